@@ -1,0 +1,40 @@
+# Two commands for a fresh clone: `make demo` and `make test` (each sets up .venv first).
+PY ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench lint lock data clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m mjlog demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n auto
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+# Benchmark peers (the `mahjong` package, RLCard) come from the `bench` extra,
+# never from the runtime dependencies.
+BENCHSTAMP := $(VENV)/.bench-installed
+$(BENCHSTAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,bench]'
+	touch $@
+
+bench: $(BENCHSTAMP)
+	$(BIN)/python bench/run.py --out BENCHMARKS.md
+
+lock:
+	rm -rf /tmp/mjlog-lock && $(PY) -m venv /tmp/mjlog-lock
+	/tmp/mjlog-lock/bin/pip install -q -e '.[test,notebook,bench]'
+	{ echo "# Pinned set: every fresh clone installs exactly these (regenerate: make lock)."; /tmp/mjlog-lock/bin/pip freeze --exclude-editable; } > constraints.txt
+
+clean:
+	rm -rf $(VENV) $(BENCHVENV)

@@ -1,0 +1,1 @@
+"""Analytics over mjlog run directories (DuckDB/pandas), plots and reports."""

@@ -1,0 +1,3 @@
+from mjlog.cli import main
+
+main()

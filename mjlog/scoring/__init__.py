@@ -1,0 +1,34 @@
+"""Scoring: one module per variant, all behind :func:`score`.
+
+The engine, the auditor and ``mjlog score`` call the same function, so a win is
+valued in exactly one place.
+"""
+
+from mjlog.scoring.base import Method, Score, WinContext
+
+__all__ = ["Method", "Score", "WinContext", "score", "ready_value"]
+
+
+def score(ctx: WinContext, rules) -> Score:
+    """Value a win under ``rules`` (a :class:`mjlog.rules.Rules`)."""
+    return _module(rules.variant).score(ctx, rules)
+
+
+def ready_value(concealed, melds, rules, **kw) -> int:
+    """The per-payer value a ready hand is owed at an exhaustive draw (查大叫); 0 if not ready."""
+    return _module(rules.variant).ready_value(concealed, melds, rules, **kw)
+
+
+def _module(variant: str):
+    if variant == "yuxi":
+        from mjlog.scoring import yuxi as m
+    elif variant == "xuezhan":
+        from mjlog.scoring import xuezhan as m
+    elif variant == "huangmei":
+        from mjlog.scoring import huangmei as m
+    else:
+        from mjlog.rules import check_variant
+
+        check_variant(variant)
+        raise AssertionError(variant)
+    return m

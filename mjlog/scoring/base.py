@@ -1,0 +1,81 @@
+"""What a scorer sees of a win, and what it returns.
+
+A :class:`WinContext` describes one finished hand at the moment of winning: the
+concealed tiles *including* the winning tile, the melds in the order they were
+made, how the hand was won and the situational flags. A :class:`Score` is the
+verdict, with the figures LOG_SCHEMA.md defines for the ``wins`` table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from mjlog.melds import Meld
+
+
+class Reason(StrEnum):
+    """Why a hand that is complete in shape may still not win."""
+
+    NOT_A_WIN = "not_a_win"                        # no winning shape
+    PLAIN_ON_DISCARD = "plain_hand_on_discard"     # yuxi: 平胡 must self-draw
+    BELOW_MIN_FAN = "below_min_fan"                # huangmei: fewer than min_fan
+    HOLDS_VOID = "holds_void_suit"                 # xuezhan: a void-suit tile in hand
+    NO_KONG_FOR_AFTER_KONG = "after_kong_without_kong"
+
+
+class Method(StrEnum):
+    SELF_DRAW = "self_draw"
+    DISCARD = "discard"
+    ROBBED_KONG = "robbed_kong"
+    SHILAOTOU = "shilaotou"
+
+
+@dataclass(frozen=True, slots=True)
+class WinContext:
+    """A finished hand to value.
+
+    concealed: 34 counts of the concealed tiles, the winning tile included
+      (for a robbed kong, the robbed tile).
+    melds: exposed and concealed melds, in the order they were made.
+    after_kong: self-draw: the winning tile is the replacement of the last kong in
+      ``melds`` (杠上花; 点杠花 when that kong is ``EXPOSED_KONG``);
+      discard: the discarder declared a kong just before this discard (杠上炮).
+    after_bonus: huangmei: won on a 发's replacement (财上开花).
+    last_tile: self-draw of the wall's last tile, or a win on the last discard.
+    first_turn: the dealer's dealt 14 (天胡) or a non-dealer's first draw before
+      any pon or kong by anyone (地胡); ``dealer`` says which.
+    bonus: huangmei: 发 laid out by the winner.
+    void: xuezhan: the winner's void suit (0 m, 1 p, 2 s), None when not chosen.
+    single_wait: huangmei: the hand before the winning tile waited on exactly one
+      kind (computed by the caller or by the scorer when None).
+    """
+
+    concealed: tuple[int, ...]
+    melds: tuple[Meld, ...]
+    win_tile: int
+    method: Method
+    after_kong: bool = False
+    after_bonus: bool = False
+    last_tile: bool = False
+    first_turn: bool = False
+    dealer: bool = False
+    bonus: int = 0
+    void: int | None = None
+    single_wait: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """A win's value. ``points`` is money per payer after the cap and ``zimo_bonus``,
+    before horses; ``legal`` False carries a ``reason`` and zero points."""
+
+    legal: bool
+    patterns: tuple[str, ...] = ()
+    fan: int = 0
+    multiplier: int | None = None
+    points: int = 0
+    capped: bool = False
+    reason: Reason | None = None
+    feeder_pays: bool = False  # 点杠花 paid by the kong's feeder alone (as a discard)
+    extra: dict = field(default_factory=dict, compare=False)

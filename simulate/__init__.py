@@ -1,0 +1,1 @@
+"""Agents and batch simulation on top of the :mod:`mjlog` engine."""
