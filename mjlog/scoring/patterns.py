@@ -1,0 +1,277 @@
+"""Pattern predicates shared by the scorers: pure functions of a finished hand.
+
+A *finished hand* is the 34 counts of the concealed tiles (the winning tile
+included), the melds (:class:`mjlog.melds.Meld`) and, where the shape matters, one
+decomposition of the concealed tiles as :func:`mjlog.hand.decompositions` returns
+it (``kind`` ``"standard"`` or ``"seven_pairs"``, ``pair``, ``sets`` of
+``("seq", first)`` / ``("trip", kind)``). Nothing here knows a variant: each
+predicate is the plain meaning of a pattern's name, and each scorer decides which
+ones it counts and what they are worth.
+
+>>> from mjlog.melds import Meld, MeldKind
+>>> from mjlog.tiles import parse_counts
+>>> melds = (Meld(MeldKind.PON, 4), Meld(MeldKind.CONCEALED_KONG, 13))
+>>> total = total_counts(parse_counts("11122233m"), melds)
+>>> total[4], total[13], sum(total)
+(3, 4, 15)
+>>> is_one_suit(total), fours(total), has_exposed_meld(melds)
+(False, [13], True)
+
+:data:`PATTERN_NAMES` gives the Chinese name of every pattern key of RULES.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mjlog.melds import Meld, MeldKind  # noqa: F401  (MeldKind: doctests)
+from mjlog.tiles import NUM_KINDS, is_honor, is_terminal_or_honor
+
+__all__ = [
+    "PATTERN_NAMES",
+    "pattern_name",
+    "meld_counts",
+    "total_counts",
+    "suits_of",
+    "is_one_suit",
+    "is_half_flush",
+    "is_seven_pairs",
+    "is_standard",
+    "is_all_triplets",
+    "groups",
+    "every_group_has_terminal",
+    "is_all_simples",
+    "is_all_258",
+    "fours",
+    "concealed_fours",
+    "has_exposed_meld",
+    "kong_count",
+    "last_kong",
+    "is_single_tile_left",
+]
+
+#: Chinese name of every pattern key used by the three variants (RULES.md).
+PATTERN_NAMES: dict[str, str] = {
+    # shared and yuxi
+    "pinghu": "平胡",
+    "pengpenghu": "碰碰胡",
+    "qingyise": "清一色",
+    "hunyise": "混一色",
+    "qidui": "七对",
+    "longqidui": "龙七对",
+    "menqing": "门清",
+    "gangshanghua": "杠上开花",
+    "gangshangpao": "杠上炮",
+    "qiangganghu": "抢杠胡",
+    "haidilaoyue": "海底捞月",
+    "shilaotou": "十老头",
+    "gen": "根",
+    "zimo": "自摸",
+    "facai": "发财",
+    # xuezhan main table
+    "jingougou": "金钩钩",
+    "qingpeng": "清碰",
+    "qingqidui": "清七对",
+    "qingjingougou": "清金钩钩",
+    "shuanglongqidui": "双龙七对",
+    "qinglongqidui": "清龙七对",
+    "sanlongqidui": "三龙七对",
+    "shibaluohan": "十八罗汉",
+    "qingshuanglongqidui": "清双龙七对",
+    "qingsanlongqidui": "清三龙七对",
+    "qingshibaluohan": "清十八罗汉",
+    # xuezhan extras
+    "daiyaojiu": "带幺九",
+    "duanyaojiu": "断幺九",
+    "qingyaojiu": "清幺九",
+    "jiangdui": "将对",
+    "jiangjingougou": "将金钩钩",
+    "tianhu": "天胡",
+    "dihu": "地胡",
+    # huangmei
+    "facai_all": "四发财",
+    "kadang": "卡档",
+    "bianzhang": "边张",
+    "dandiao": "单吊",
+    "peng_zhongbai": "碰红中/白板",
+    "minggang_shu": "明杠数牌",
+    "anke_zhongbai": "暗刻红中/白板",
+    "angang_shu": "暗杠数牌",
+    "caishangkaihua": "财上开花",
+    "minggang_zhongbai": "明杠红中/白板",
+    "angang_zhongbai": "暗杠红中/白板",
+    "quanqiuren": "全求人",
+}
+
+
+def pattern_name(key: str) -> str:
+    """The Chinese name of a pattern key, or the key itself when unknown.
+
+    >>> pattern_name("qingyise"), pattern_name("no_such_key")
+    ('清一色', 'no_such_key')
+    """
+    return PATTERN_NAMES.get(key, key)
+
+
+def meld_counts(melds: Iterable[Meld]) -> list[int]:
+    """34 counts of the tiles in the melds (3 for a pon, 4 for a kong).
+
+    >>> c = meld_counts([Meld(MeldKind.PON, 0), Meld(MeldKind.ADDED_KONG, 9)])
+    >>> c[0], c[9], sum(c)
+    (3, 4, 7)
+    """
+    counts = [0] * NUM_KINDS
+    for m in melds:
+        counts[m.tile] += m.size
+    return counts
+
+
+def total_counts(concealed: Sequence[int], melds: Iterable[Meld]) -> list[int]:
+    """34 counts of the whole hand: concealed tiles plus every meld's tiles."""
+    mc = meld_counts(melds)
+    return [a + b for a, b in zip(concealed, mc, strict=True)]
+
+
+def suits_of(counts: Sequence[int]) -> set[int]:
+    """The suits present: 0 万, 1 筒, 2 条, 3 honors.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> sorted(suits_of(parse_counts("19m5s77z")))
+    [0, 2, 3]
+    """
+    return {t // 9 for t in range(NUM_KINDS) if counts[t]}
+
+
+def is_one_suit(counts: Sequence[int]) -> bool:
+    """清一色: every tile of one suit, no honors.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> is_one_suit(parse_counts("123456789m")), is_one_suit(parse_counts("123m11z"))
+    (True, False)
+    """
+    return len(suits_of(counts)) == 1 and not any(counts[27:])
+
+
+def is_half_flush(counts: Sequence[int]) -> bool:
+    """混一色: honors and the tiles of at most one suit, with at least one honor and
+    at least one suited tile.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> is_half_flush(parse_counts("123m11z")), is_half_flush(parse_counts("123m"))
+    (True, False)
+    """
+    s = suits_of(counts)
+    return 3 in s and len(s) == 2
+
+
+def is_seven_pairs(d: Any) -> bool:
+    """The decomposition is seven pairs."""
+    return d.kind == "seven_pairs"
+
+
+def is_standard(d: Any) -> bool:
+    """The decomposition is four sets and a pair (melds counted as sets)."""
+    return d.kind == "standard"
+
+
+def is_all_triplets(d: Any) -> bool:
+    """碰碰胡 shape: a standard decomposition with no sequence (melds are triplets
+    or kongs, so only the concealed sets matter)."""
+    return is_standard(d) and all(k != "seq" for k, _ in d.sets)
+
+
+def groups(d: Any, melds: Iterable[Meld]) -> list[tuple[int, ...]]:
+    """Every group of a standard hand as tile tuples: the concealed sets, then the
+    melds (a kong as four tiles), then the pair.
+
+    >>> from types import SimpleNamespace as D
+    >>> groups(D(kind="standard", pair=8, sets=(("seq", 0), ("trip", 4))),
+    ...        [Meld(MeldKind.PON, 17)])
+    [(0, 1, 2), (4, 4, 4), (17, 17, 17), (8, 8)]
+    """
+    out: list[tuple[int, ...]] = []
+    for k, t in d.sets:
+        out.append((t, t + 1, t + 2) if k == "seq" else (t, t, t))
+    for m in melds:
+        out.append((m.tile,) * m.size)
+    if d.pair is not None:
+        out.append((d.pair, d.pair))
+    return out
+
+
+def every_group_has_terminal(d: Any, melds: Iterable[Meld]) -> bool:
+    """带幺九: a standard hand whose every set (melds included) and pair holds a 1,
+    a 9 or an honor. Never true of seven pairs."""
+    return is_standard(d) and all(
+        any(is_terminal_or_honor(t) for t in g) for g in groups(d, melds)
+    )
+
+
+def is_all_simples(counts: Sequence[int]) -> bool:
+    """断幺九: no 1, no 9 and no honor anywhere.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> is_all_simples(parse_counts("2345678m")), is_all_simples(parse_counts("2349m"))
+    (True, False)
+    """
+    return not any(counts[t] and is_terminal_or_honor(t) for t in range(NUM_KINDS))
+
+
+def is_all_258(counts: Sequence[int]) -> bool:
+    """将: every tile a suited 2, 5 or 8.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> is_all_258(parse_counts("258m258s")), is_all_258(parse_counts("25m3p"))
+    (True, False)
+    """
+    return all(
+        not counts[t] or (not is_honor(t) and t % 9 in (1, 4, 7)) for t in range(NUM_KINDS)
+    )
+
+
+def fours(counts: Sequence[int]) -> list[int]:
+    """Kinds held four times (pass :func:`total_counts` for hand + melds)."""
+    return [t for t in range(NUM_KINDS) if counts[t] == 4]
+
+
+def concealed_fours(concealed: Sequence[int]) -> int:
+    """How many kinds the concealed tiles hold four times (a seven-pairs 龙)."""
+    return sum(1 for c in concealed if c == 4)
+
+
+def has_exposed_meld(melds: Iterable[Meld]) -> bool:
+    """Any pon, exposed kong or added kong (what breaks 门清; a concealed kong does not)."""
+    return any(m.exposed for m in melds)
+
+
+def kong_count(melds: Iterable[Meld]) -> int:
+    """Number of kongs of any kind."""
+    return sum(1 for m in melds if m.is_kong)
+
+
+def last_kong(melds: Sequence[Meld]) -> Meld | None:
+    """The last kong made, or None.
+
+    >>> last_kong([Meld(MeldKind.EXPOSED_KONG, 3), Meld(MeldKind.PON, 5)]).tile
+    3
+    >>> last_kong([Meld(MeldKind.PON, 5)]) is None
+    True
+    """
+    for m in reversed(melds):
+        if m.is_kong:
+            return m
+    return None
+
+
+def is_single_tile_left(concealed: Sequence[int], melds: Sequence[Meld]) -> bool:
+    """金钩钩 / 全求人 shape: four melds, so the concealed part is the pair alone
+    (the tile left in hand and the winning tile that paired it).
+
+    >>> from mjlog.tiles import parse_counts
+    >>> ms = [Meld(MeldKind.PON, t) for t in (0, 9, 18, 27)]
+    >>> pair = parse_counts("55m")
+    >>> is_single_tile_left(pair, ms), is_single_tile_left(pair, ms[:3])
+    (True, False)
+    """
+    return len(melds) == 4 and sum(concealed) == 2 and max(concealed) == 2
