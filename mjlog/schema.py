@@ -1,0 +1,250 @@
+"""The log tables, declared once: the Arrow schemas of LOG_SCHEMA.md.
+
+Every table starts with the same id columns (``run_id``, ``variant``, ``match``,
+``rotation``, ``hand``); (``run_id``, ``match``, ``rotation``, ``hand``) names a
+hand, so runs can be globbed together and joined. Types are chosen on purpose:
+tiles and seats are int8, kinds and reasons are dictionary-encoded strings,
+money is int32. A column is non-nullable unless the contract gives it a null.
+
+The schema version is written into the key-value metadata of every Parquet file
+(``mjlog.schema_version``), with the table name (``mjlog.table``).
+
+>>> list(TABLES)
+['hands', 'events', 'wins', 'transfers']
+>>> HANDS.names[:6]
+['run_id', 'variant', 'match', 'rotation', 'hand', 'hand_seed']
+>>> str(EVENTS.field("type").type)
+'dictionary<values=string, indices=int32, ordered=0>'
+>>> EVENTS.field("tile").type, EVENTS.field("tile").nullable
+(DataType(int8), True)
+>>> schema_version(HANDS.metadata)
+1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pyarrow as pa
+
+SCHEMA_VERSION = 1
+"""Bumped on any change a reader must know about (a type, a meaning, a removal)."""
+
+VERSION_KEY = b"mjlog.schema_version"
+TABLE_KEY = b"mjlog.table"
+
+EVENT_TYPES: tuple[str, ...] = (
+    "deal",
+    "void",
+    "draw",
+    "bonus",
+    "discard",
+    "pon",
+    "kong",
+    "win",
+    "horse",
+    "transfer",
+    "end",
+)
+"""``events.type`` values, in the contract's order."""
+
+TRANSFER_REASONS: tuple[str, ...] = (
+    "win",
+    "kong_exposed",
+    "kong_added",
+    "kong_concealed",
+    "horse",
+    "call_transfer",
+    "tax_refund",
+    "flower_pig",
+    "not_ready",
+)
+"""``transfers.reason`` values (also the ``kind`` of a ``transfer`` event)."""
+
+WIN_METHODS: tuple[str, ...] = ("self_draw", "discard", "robbed_kong", "shilaotou")
+"""``wins.method`` values (also the ``kind`` of a ``win`` event)."""
+
+OUTCOMES: tuple[str, ...] = ("win", "draw")
+"""``hands.outcome`` values."""
+
+EVENT_KINDS: tuple[str, ...] = (
+    ("live", "tail")  # draw
+    + ("exposed", "concealed", "added")  # kong
+    + WIN_METHODS  # win
+    + ("m", "p", "s")  # void suit
+    + TRANSFER_REASONS  # transfer
+)
+"""Every ``events.kind`` the contract names (a reason may repeat a win method's name)."""
+
+TILE = pa.int8()
+SEAT = pa.int8()
+MONEY = pa.int32()
+STRING_DICT = pa.dictionary(pa.int32(), pa.string())
+TILES = pa.list_(pa.int8())
+
+
+def _f(name: str, typ: pa.DataType, nullable: bool = False) -> pa.Field:
+    return pa.field(name, typ, nullable=nullable)
+
+
+ID_FIELDS: tuple[pa.Field, ...] = (
+    _f("run_id", STRING_DICT),
+    _f("variant", STRING_DICT),
+    _f("match", pa.int32()),
+    _f("rotation", pa.int8()),
+    _f("hand", pa.int16()),
+)
+ID_COLUMNS: tuple[str, ...] = tuple(f.name for f in ID_FIELDS)
+HAND_KEY: tuple[str, ...] = ("match", "rotation", "hand")
+"""Within one run, these columns name a hand; files are written in this order."""
+
+
+def _table(name: str, fields: list[pa.Field]) -> pa.Schema:
+    meta = {VERSION_KEY: str(SCHEMA_VERSION).encode(), TABLE_KEY: name.encode()}
+    return pa.schema([*ID_FIELDS, *fields], metadata=meta)
+
+
+HANDS = _table(
+    "hands",
+    [
+        _f("hand_seed", pa.uint64()),
+        _f("players", pa.int8()),
+        _f("dealer", SEAT),
+        _f("dice", TILES),
+        _f("dealer_rolls", TILES, nullable=True),
+        _f("break", pa.int16()),
+        _f("wall", TILES),
+        _f("agents", pa.list_(pa.string())),
+        _f("outcome", STRING_DICT),
+        _f("winners", pa.list_(SEAT)),
+        _f("deltas", pa.list_(MONEY)),
+        _f("n_events", pa.int32()),
+        _f("wall_left", pa.int16()),
+        _f("next_dealer", SEAT),
+    ],
+)
+
+EVENTS = _table(
+    "events",
+    [
+        _f("seq", pa.int32()),
+        _f("type", STRING_DICT),
+        _f("seat", SEAT, nullable=True),
+        _f("tile", TILE, nullable=True),
+        _f("from_seat", SEAT, nullable=True),
+        _f("kind", STRING_DICT, nullable=True),
+        _f("tiles", TILES, nullable=True),
+        _f("amount", MONEY, nullable=True),
+    ],
+)
+
+WINS = _table(
+    "wins",
+    [
+        _f("seq", pa.int32()),
+        _f("seat", SEAT),
+        _f("from_seat", SEAT, nullable=True),
+        _f("tile", TILE),
+        _f("method", STRING_DICT),
+        _f("win_order", pa.int8()),
+        _f("patterns", pa.list_(pa.string())),
+        _f("fan", pa.int32()),
+        _f("multiplier", pa.int32(), nullable=True),
+        _f("points", MONEY),
+        _f("total", MONEY),
+        _f("capped", pa.bool_()),
+    ],
+)
+
+TRANSFERS = _table(
+    "transfers",
+    [
+        _f("seq", pa.int32()),
+        _f("payer", SEAT),
+        _f("payee", SEAT),
+        _f("amount", MONEY),
+        _f("reason", STRING_DICT),
+    ],
+)
+
+TABLES: dict[str, pa.Schema] = {
+    "hands": HANDS,
+    "events": EVENTS,
+    "wins": WINS,
+    "transfers": TRANSFERS,
+}
+"""Table name -> schema, in the order a shard is written (hands is renamed last)."""
+
+ALLOWED_VALUES: dict[tuple[str, str], frozenset[str]] = {
+    ("hands", "outcome"): frozenset(OUTCOMES),
+    ("events", "type"): frozenset(EVENT_TYPES),
+    ("events", "kind"): frozenset(EVENT_KINDS),
+    ("wins", "method"): frozenset(WIN_METHODS),
+    ("transfers", "reason"): frozenset(TRANSFER_REASONS),
+}
+"""The closed vocabularies of the dictionary columns; the writer rejects others."""
+
+
+def data_columns(table: str) -> tuple[str, ...]:
+    """The columns of ``table`` after the id columns, in order.
+
+    >>> data_columns("transfers")
+    ('seq', 'payer', 'payee', 'amount', 'reason')
+    """
+    return tuple(TABLES[table].names[len(ID_FIELDS) :])
+
+
+def schema_version(metadata: Mapping[bytes, bytes] | None) -> int | None:
+    """The schema version stored in Parquet/Arrow key-value metadata, or None.
+
+    >>> schema_version({b"mjlog.schema_version": b"7"}), schema_version(None)
+    (7, None)
+    """
+    if not metadata or VERSION_KEY not in metadata:
+        return None
+    try:
+        return int(metadata[VERSION_KEY])
+    except ValueError:
+        return None
+
+
+def _plain(t: pa.DataType) -> pa.DataType:
+    return t.value_type if pa.types.is_dictionary(t) else t
+
+
+def check_schema(table: str, schema: pa.Schema) -> list[str]:
+    """Problems with ``schema`` as the schema of ``table``; empty when it will do.
+
+    Every declared column must be present with its declared type; a string
+    column may be stored plain or dictionary-encoded (readers cast it back).
+    Extra columns are welcome. Nullability is not compared.
+
+    >>> check_schema("transfers", TRANSFERS)
+    []
+    >>> bad = TRANSFERS.remove(TRANSFERS.get_field_index("reason"))
+    >>> bad = bad.set(bad.get_field_index("amount"), pa.field("amount", pa.float64()))
+    >>> check_schema("transfers", bad)
+    ['column amount has type double, expected int32', 'missing column reason']
+    >>> check_schema("nope", TRANSFERS)
+    ["unknown table 'nope'; valid tables: hands, events, wins, transfers"]
+    """
+    if table not in TABLES:
+        return [f"unknown table {table!r}; valid tables: {', '.join(TABLES)}"]
+    problems = []
+    for want in TABLES[table]:
+        i = schema.get_field_index(want.name)
+        if i < 0:
+            if want.name in schema.names:
+                problems.append(f"column {want.name} appears more than once")
+            else:
+                problems.append(f"missing column {want.name}")
+            continue
+        got = schema.field(i).type
+        if got != want.type and _plain(got) != _plain(want.type):
+            problems.append(f"column {want.name} has type {got}, expected {want.type}")
+    version = schema_version(schema.metadata)
+    if version is not None and version > SCHEMA_VERSION:
+        problems.append(
+            f"schema version {version} is newer than this mjlog reads ({SCHEMA_VERSION})"
+        )
+    return problems
