@@ -1,0 +1,367 @@
+"""Huangmei (黄梅麻将) scoring: an additive fan table, at least ``min_fan`` to win.
+
+The rules are RULES.md §4. Every entry of the table below is one pattern: a key,
+a rule key ``fan.<key>`` giving its value, and a counter over a finished hand
+(how many times the pattern counts, 0 when it does not hold). A win's ``fan`` is
+the sum of count × value over the table, on the decomposition of the hand that
+gives the highest total; the win is legal when the shape wins and the total is at
+least ``min_fan`` (the seed: "不满足两番的牌型是不允许胡的").
+
+===  =================  ===================  ===========================================
+fan  pattern            key                  counted here as
+===  =================  ===================  ===========================================
+1    平胡               ``pinghu``           any standard-shape win (never seven pairs)
+1    自摸               ``zimo``             self-draw, unless 杠上开花/财上开花/海底捞月
+1    门前清             ``menqing``          no pon, no kong of any kind; not seven pairs
+1/发 发财               ``facai``            per laid-out 发 (``ctx.bonus``); all four =
+                                             ``fan.facai_all`` (8) instead of 4
+1    卡档               ``kadang``           } only when the hand before the winning tile
+1    边张               ``bianzhang``        } waited on exactly one kind; at most one of
+1    单吊               ``dandiao``          } the three per win
+1    碰红中/白板        ``peng_zhongbai``    per pon of 中 or 白
+1    明杠数牌           ``minggang_shu``     per exposed or added kong of a suited tile
+2    暗刻红中/白板      ``anke_zhongbai``    per concealed triplet of 中 or 白 in the hand;
+                                             one completed by a discard is not concealed
+2    暗杠数牌           ``angang_shu``       per concealed kong of a suited tile
+2    财上开花           ``caishangkaihua``   self-draw on a 发's replacement
+3    明杠红中/白板      ``minggang_zhongbai`` per exposed or added kong of 中 or 白
+4    暗杠红中/白板      ``angang_zhongbai``  per concealed kong of 中 or 白
+5    杠上开花           ``gangshanghua``     self-draw on a kong's replacement
+5    抢杠               ``qiangganghu``      robbing a kong
+5    海底捞月           ``haidilaoyue``      self-draw of the wall's last tile
+15   七一对             ``qidui``            seven pairs
+15   碰碰胡             ``pengpenghu``       four triplets (kongs count) and a pair
+15   清一色             ``qingyise``         one suit, no honors
+15   混一色             ``hunyise``          one suit plus honors (both present)
+30   全求人             ``quanqiuren``       four exposed melds, won on the pair tile
+                                             from a discard
+===  =================  ===================  ===========================================
+
+``Score.patterns`` lists the keys **in the order of this table**, each once per
+time it counts (``facai`` once per 发, ``peng_zhongbai`` once per pon, ...).
+
+Exclusions, as the rulebook states them:
+
+- 七一对 has no 平胡, 门前清 or 单吊, and the honors inside it earn nothing of their
+  own (a seven-pairs hand has no triplets and no melds, so no 暗刻 or kong fan can
+  arise); the hand-wide fans (自摸, 发财, 清一色, 混一色, 抢杠, 财上开花,
+  海底捞月) still count.
+- 杠上开花, 财上开花 and 海底捞月 replace 自摸. 海底捞月 never counts together
+  with 杠上开花 or 财上开花: the one with the higher ``fan.*`` value counts, and on
+  equal values 杠上开花 / 财上开花 does.
+- 全求人 replaces 碰碰胡 and 单吊. On a self-draw such a hand is no 全求人: it is
+  scored as any other hand (碰碰胡, 自摸, and 单吊 when its wait was single).
+- Winds (东南西北) earn nothing from pons, kongs or triplets; 发 is a bonus tile and
+  never sits in a hand or a meld (a 发 in ``ctx.concealed`` is a dead tile: the
+  hand cannot win, ``Reason.NOT_A_WIN``).
+
+Replacement chains. ``ctx.after_kong`` and ``ctx.after_bonus`` name the first link
+of the chain of tail draws since the player's last front draw: a chain that
+began with a kong is 杠上开花 even when a 发 came in between, one that began with
+a 发 is 财上开花 even when a kong followed. The engine sets at most one of the two
+flags; a context with both raises :class:`~mjlog.errors.InputError`. Both flags
+only count on a self-draw (huangmei has no 杠上炮).
+
+Payment (``payment``): ``linear`` gives ``points = fan × base``; ``doubling``
+gives ``base × 2^(fan − min_fan)``. ``multiplier`` is None and ``capped`` False
+(huangmei has no cap). 杠上开花 is paid as a self-draw (every other player pays),
+抢杠 by the kong player as a discard: that is the engine's business, not a flag
+of the score.
+
+Example, the seed's own: a pon of 8m, waiting on 3p/6p. On a discard the hand
+holds only 平胡 and cannot win; by self-draw it is 平胡 + 自摸.
+
+>>> from mjlog.melds import Meld, MeldKind
+>>> from mjlog.rules import resolve
+>>> from mjlog.tiles import parse_counts, parse_tile
+>>> rules = resolve("huangmei")
+>>> hand, pon = parse_counts("123m45p3p456s77s"), (Meld(MeldKind.PON, parse_tile("8m"), 1),)
+>>> s = score(WinContext(tuple(hand), pon, parse_tile("3p"), Method.DISCARD), rules)
+>>> s.legal, s.reason, s.patterns, s.fan, s.points
+(False, <Reason.BELOW_MIN_FAN: 'below_min_fan'>, ('pinghu',), 1, 0)
+>>> s = score(WinContext(tuple(hand), pon, parse_tile("3p"), Method.SELF_DRAW), rules)
+>>> s.legal, s.patterns, s.fan, s.points
+(True, ('pinghu', 'zimo'), 2, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from mjlog.errors import InputError
+from mjlog.hand import Decomposition, decompositions, waits
+from mjlog.melds import Meld, MeldKind
+from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.scoring.patterns import is_all_triplets, is_half_flush, is_one_suit, total_counts
+from mjlog.tiles import GREEN, NUM_KINDS, RED, WHITE, fmt_counts, fmt_tile
+
+__all__ = ["PATTERNS", "score", "ready_value", "is_ready"]
+
+_ZHONGBAI = (WHITE, RED)
+_EXPOSED_KONGS = (MeldKind.EXPOSED_KONG, MeldKind.ADDED_KONG)
+
+
+# ---------------------------------------------------------------- one win, one decomposition
+
+
+@dataclass(frozen=True, slots=True)
+class _Win:
+    """A win read through one decomposition of its concealed tiles."""
+
+    ctx: WinContext
+    rules: object  # mjlog.rules.Rules
+    d: Decomposition
+    single_wait: bool
+    replacement: str | None  # "gangshanghua" | "caishangkaihua" | "haidilaoyue" | None
+
+    @property
+    def seven_pairs(self) -> bool:
+        return self.d.kind == "seven_pairs"
+
+    @property
+    def self_draw(self) -> bool:
+        return self.ctx.method is Method.SELF_DRAW
+
+    def melds_of(self, kinds: Sequence[MeldKind], honor: bool) -> int:
+        """Melds of the given kinds, of 中/白 (``honor``) or of suited tiles."""
+        return sum(
+            1 for m in self.ctx.melds
+            if m.kind in kinds and (m.tile in _ZHONGBAI if honor else m.tile < 27)
+        )
+
+    @property
+    def quanqiuren(self) -> bool:
+        """Four exposed melds, the pair won from another player's tile."""
+        return (
+            len(self.ctx.melds) == 4
+            and all(m.exposed for m in self.ctx.melds)
+            and not self.self_draw
+        )
+
+    @property
+    def wait_pattern(self) -> str | None:
+        """The one of 卡档 / 边张 / 单吊 this win earns, or None.
+
+        Every place the winning tile can take in the decomposition is a candidate;
+        the highest ``fan.*`` value wins, ties in table order.
+        """
+        if not self.single_wait or self.seven_pairs:
+            return None
+        t = self.ctx.win_tile
+        found = []
+        if self.d.pair == t and not self.quanqiuren:
+            found.append("dandiao")
+        for kind, first in self.d.sets:
+            if kind != "seq" or not first <= t <= first + 2:
+                continue
+            offset, r = t - first, first % 9
+            if offset == 1:
+                found.append("kadang")
+            elif (offset == 2 and r == 0) or (offset == 0 and r == 6):
+                found.append("bianzhang")
+        if not found:
+            return None
+        return max(found, key=lambda k: (self.rules[f"fan.{k}"], -_ORDER[k]))
+
+    def total(self) -> list[int]:
+        """Counts of the hand and the melds (laid-out 发 are not part of the hand)."""
+        return total_counts(self.ctx.concealed, self.ctx.melds)
+
+
+def _anke_zhongbai(w: _Win) -> int:
+    n = sum(1 for kind, t in w.d.sets if kind == "trip" and t in _ZHONGBAI)
+    t = w.ctx.win_tile
+    # 中/白 only form triplets or the pair, and five copies do not exist: a winning
+    # 中/白 from another player in a triplet completed that triplet.
+    if not w.self_draw and t in _ZHONGBAI and ("trip", t) in w.d.sets:
+        n -= 1
+    return n
+
+
+# key -> counter (how many times it counts). In the rulebook's table order.
+PATTERNS: dict[str, Callable[[_Win], int]] = {
+    "pinghu": lambda w: not w.seven_pairs,
+    "zimo": lambda w: w.self_draw and w.replacement is None,
+    "menqing": lambda w: not w.ctx.melds and not w.seven_pairs,
+    "facai": lambda w: w.ctx.bonus,
+    "kadang": lambda w: w.wait_pattern == "kadang",
+    "bianzhang": lambda w: w.wait_pattern == "bianzhang",
+    "dandiao": lambda w: w.wait_pattern == "dandiao",
+    "peng_zhongbai": lambda w: w.melds_of((MeldKind.PON,), honor=True),
+    "minggang_shu": lambda w: w.melds_of(_EXPOSED_KONGS, honor=False),
+    "anke_zhongbai": _anke_zhongbai,
+    "angang_shu": lambda w: w.melds_of((MeldKind.CONCEALED_KONG,), honor=False),
+    "caishangkaihua": lambda w: w.replacement == "caishangkaihua",
+    "minggang_zhongbai": lambda w: w.melds_of(_EXPOSED_KONGS, honor=True),
+    "angang_zhongbai": lambda w: w.melds_of((MeldKind.CONCEALED_KONG,), honor=True),
+    "gangshanghua": lambda w: w.replacement == "gangshanghua",
+    "qiangganghu": lambda w: w.ctx.method is Method.ROBBED_KONG,
+    "haidilaoyue": lambda w: w.replacement == "haidilaoyue",
+    "qidui": lambda w: w.seven_pairs,
+    "pengpenghu": lambda w: is_all_triplets(w.d) and not w.quanqiuren,
+    "qingyise": lambda w: is_one_suit(w.total()),
+    "hunyise": lambda w: is_half_flush(w.total()),
+    "quanqiuren": lambda w: w.quanqiuren,
+}
+_ORDER = {k: i for i, k in enumerate(PATTERNS)}
+
+
+def _value(key: str, count: int, rules) -> int:
+    if key == "facai" and count == 4:
+        return rules["fan.facai_all"]
+    return count * rules[f"fan.{key}"]
+
+
+def _evaluate(w: _Win) -> tuple[tuple[str, ...], int]:
+    patterns: list[str] = []
+    fan = 0
+    for key, counter in PATTERNS.items():
+        n = int(counter(w))
+        if n:
+            patterns += [key] * n
+            fan += _value(key, n, w.rules)
+    return tuple(patterns), fan
+
+
+# ---------------------------------------------------------------- checks and situation
+
+
+def _check(ctx: WinContext) -> None:
+    c = ctx.concealed
+    if len(c) != NUM_KINDS or any(type(x) is not int or not 0 <= x <= 4 for x in c):
+        raise InputError(f"huangmei: concealed must be 34 counts 0..4, got {tuple(c)!r}")
+    if type(ctx.win_tile) is not int or not 0 <= ctx.win_tile < NUM_KINDS:
+        raise InputError(f"huangmei: bad winning tile {ctx.win_tile!r}")
+    if not c[ctx.win_tile]:
+        raise InputError(
+            f"huangmei: winning tile {fmt_tile(ctx.win_tile)} not in the concealed "
+            f"tiles {fmt_counts(c)!r}"
+        )
+    if not 0 <= ctx.bonus <= 4:
+        raise InputError(f"huangmei: {ctx.bonus} 发 laid out (expected 0..4)")
+    if ctx.after_kong and ctx.after_bonus:
+        raise InputError(
+            "huangmei: after_kong and after_bonus both set; a replacement chain "
+            "counts by its first link only (RULES.md §4)"
+        )
+
+
+def _replacement(ctx: WinContext, rules) -> str | None:
+    """The pattern that takes 自摸's place: 杠上开花, 财上开花, 海底捞月 or None."""
+    if ctx.method is not Method.SELF_DRAW:
+        return None
+    chain = "gangshanghua" if ctx.after_kong else "caishangkaihua" if ctx.after_bonus else None
+    if ctx.last_tile and (
+        chain is None or rules["fan.haidilaoyue"] > rules[f"fan.{chain}"]
+    ):
+        return "haidilaoyue"
+    return chain
+
+
+def _single_wait(ctx: WinContext) -> bool:
+    if ctx.single_wait is not None:
+        return ctx.single_wait
+    before = list(ctx.concealed)
+    before[ctx.win_tile] -= 1
+    return len(_waits(before, ctx.melds)) == 1
+
+
+def _waits(concealed: Sequence[int], melds: Sequence[Meld]) -> list[int]:
+    # A 发 is never won (a drawn 发 is laid out at once) and never held in a wait.
+    w = waits(list(concealed), melds=len(melds), held=total_counts(concealed, melds))
+    return [t for t in w if t != GREEN]
+
+
+def _not_a_win() -> Score:
+    return Score(legal=False, reason=Reason.NOT_A_WIN)
+
+
+# ---------------------------------------------------------------- the API
+
+
+def score(ctx: WinContext, rules) -> Score:
+    """Value a huangmei win: the best decomposition's fan, then ``min_fan``.
+
+    A hand that is no winning shape (or holds a dead 发) gives
+    ``Reason.NOT_A_WIN`` with no patterns; a shape that falls short of
+    ``min_fan`` gives ``Reason.BELOW_MIN_FAN`` with its patterns and fan and
+    0 points. Among decompositions with the same fan, the one whose pattern list,
+    read as positions in the table, sorts first is taken, so the choice never
+    depends on the order in which decompositions are found.
+
+    >>> from mjlog.rules import resolve
+    >>> from mjlog.tiles import parse_counts, parse_tile
+    >>> # 7779m waits on 8m and 9m: no 单吊
+    >>> ctx = WinContext(tuple(parse_counts("111m333m555m777m99m")), (), parse_tile("9m"),
+    ...                  Method.SELF_DRAW, bonus=4)
+    >>> s = score(ctx, resolve("huangmei"))
+    >>> " ".join(s.patterns)
+    'pinghu zimo menqing facai facai facai facai pengpenghu qingyise'
+    >>> s.fan, s.points
+    (41, 41)
+    >>> score(ctx, resolve("huangmei", sets=["payment=doubling", "base=2"])).points == 2 * 2**39
+    True
+    """
+    _check(ctx)
+    if ctx.concealed[GREEN] or any(m.tile == GREEN for m in ctx.melds):
+        return _not_a_win()
+    if sum(ctx.concealed) + 3 * len(ctx.melds) != 14:
+        return _not_a_win()
+    if (
+        ctx.method is Method.SELF_DRAW
+        and ctx.after_kong
+        and not any(m.is_kong for m in ctx.melds)
+    ):
+        return Score(legal=False, reason=Reason.NO_KONG_FOR_AFTER_KONG)
+    decs = decompositions(list(ctx.concealed), melds=len(ctx.melds))
+    if not decs:
+        return _not_a_win()
+    single = _single_wait(ctx)
+    repl = _replacement(ctx, rules)
+    best = min(
+        (_evaluate(_Win(ctx, rules, d, single, repl)) for d in decs),
+        key=lambda pf: (-pf[1], [_ORDER[k] for k in pf[0]]),
+    )
+    patterns, fan = best
+    if fan < rules["min_fan"]:
+        return Score(legal=False, patterns=patterns, fan=fan, reason=Reason.BELOW_MIN_FAN,
+                     extra={"single_wait": single})
+    return Score(legal=True, patterns=patterns, fan=fan, points=_points(fan, rules),
+                 extra={"single_wait": single})
+
+
+def _points(fan: int, rules) -> int:
+    if rules["payment"] == "doubling":
+        return rules["base"] * 2 ** (fan - rules["min_fan"])
+    return fan * rules["base"]
+
+
+def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules=None, **kw) -> bool:
+    """听牌 in shape (RULES.md §1): some kind, not all four of it held, completes the
+    hand. A hand holding a 发 (dealt, not yet laid out: a dead tile) is not ready.
+    ``min_fan`` is not considered; ``rules`` and ``kw`` are accepted for the
+    common signature.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> is_ready(parse_counts("1112345678999m"))
+    True
+    >>> is_ready(parse_counts("147m258p369s1234z")), is_ready(parse_counts("111234567899m6z"))
+    (False, False)
+    """
+    if concealed[GREEN] or any(m.tile == GREEN for m in melds):
+        return False
+    return bool(_waits(concealed, melds))
+
+
+def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules, **kw) -> int:
+    """Always 0: huangmei pays nothing at an exhaustive draw (RULES.md §4, "Exhaustive
+    draw: no payments"); there is no 查大叫, a ready hand is owed nothing. Use
+    :func:`is_ready` to know whether the hand is ready.
+
+    >>> from mjlog.rules import resolve
+    >>> from mjlog.tiles import parse_counts
+    >>> ready_value(parse_counts("1112345678999m"), (), resolve("huangmei"))
+    0
+    """
+    return 0
