@@ -1,0 +1,284 @@
+"""yuxi (星悦云南麻将) scoring: RULES.md §2, "Patterns and scores".
+
+A win is worth the value of its highest pattern, doubled once for every *other*
+pattern present (the seed's 基础分×2^叠加番数), capped at ``cap`` per payer.
+Values are the rule keys ``points.<key>``, each a pair self-draw / discard.
+
+====================  ================  ========  =====================================
+pattern               key               points    holds when
+====================  ================  ========  =====================================
+平胡                  ``pinghu``        1 / -     no other pattern holds (plain hand)
+碰碰胡                ``pengpenghu``    3 / 4     four triplets (kongs, pons count) + pair
+清一色                ``qingyise``      3 / 4     one suit, no honors, melds included
+小七对                ``qidui``         3 / 4     seven pairs, no four of a kind
+龙七对                ``longqidui``     6 / 7     seven pairs holding a four (2 番)
+杠上花                ``gangshanghua``  3 / 4     self-draw on the last kong's replacement
+杠上炮                ``gangshangpao``  - / 4     discard made right after the discarder's kong
+抢杠胡                ``qiangganghu``   - / 4     robbing a kong
+十老头                ``shilaotou``     3 / -     method ``SHILAOTOU``: alone, whatever the hand
+====================  ================  ========  =====================================
+
+``Score.patterns`` lists the keys in the order of this table. ``fan`` is the sum
+of the seed's 番 (龙七对 2, every other pattern 1); ``multiplier`` is None;
+``points`` = min(score, ``cap``) × ``base``; ``capped`` says the cap lowered it;
+``Score.extra["units"]`` is the uncapped score.
+
+Which column: a self-draw is valued at the self-draw column (each other player
+pays); a discard or a robbed kong at the discard column (the discarder / the kong
+player pays). 点杠花 (self-draw on the replacement of an ``EXPOSED_KONG``, the last
+kong in ``ctx.melds``) with ``dian_gang_hua = discarder_pays`` is valued at the
+discard column and sets ``feeder_pays``; with ``self_draw``, or after an added or
+concealed kong, it is an ordinary self-draw.
+
+Readings where the rulebook is silent (each documented, each tested):
+
+- A ``-`` (None) in a pattern's column for the win's method: the pattern cannot
+  be the *base* of the score but still doubles it when another pattern present
+  has a value in that column. With the default table this only matters for
+  ``--set`` overrides (``gangshangpao``/``qiangganghu`` never occur on a
+  self-draw, ``shilaotou`` is scored alone). When no pattern present has a value
+  in the column the win is illegal: ``Reason.PLAIN_ON_DISCARD`` on a discard or a
+  robbed kong (a hand needs a pattern that may be won that way), and
+  ``Reason.NOT_A_WIN`` with ``extra["why"]`` on a self-draw (only reachable by
+  overriding a self-draw value with ``-``).
+- A plain hand on a discard is illegal (``Reason.PLAIN_ON_DISCARD``, zero
+  points), but the engine may let it win in the last four tiles
+  (``last4_plain_on_discard``). The would-be money per payer is then in
+  ``Score.extra["plain_points"]``: ``points.pinghu``'s discard value, or its
+  self-draw value (1) when the discard value is ``-``, capped, × ``base``.
+  :func:`score_plain_allowed` returns that win as a legal :class:`Score`.
+- 抢杠胡 and 杠上炮 are patterns, so a plain hand robbing a kong is legal and
+  scores 4 (RULES.md **[D]**).
+- 龙七对 counts once however many fours the seven pairs hold.
+- 十老头 with ``honors = false`` does not exist: ``Reason.NOT_A_WIN``.
+- ``ctx.after_kong`` on a self-draw with no kong in ``ctx.melds`` is
+  ``Reason.NO_KONG_FOR_AFTER_KONG``.
+- Several decompositions: the one with the highest uncapped score wins, then the
+  higher ``fan``, then the first one :func:`mjlog.hand.decompositions` returns.
+
+>>> from mjlog.melds import Meld, MeldKind
+>>> from mjlog.rules import resolve
+>>> from mjlog.tiles import parse_counts, parse_tile
+>>> r = resolve("yuxi")
+>>> def win(hand, tile, method, melds=(), **kw):
+...     return score(WinContext(tuple(parse_counts(hand)), tuple(melds), parse_tile(tile),
+...                             method, **kw), r)
+>>> s = win("11122233344455m", "5m", Method.SELF_DRAW)   # 清一色 + 碰碰胡
+>>> s.patterns, s.fan, s.points
+(('pengpenghu', 'qingyise'), 2, 6)
+>>> win("11122233344455m", "5m", Method.DISCARD).points
+8
+>>> kong = (Meld(MeldKind.EXPOSED_KONG, 0, from_seat=2),)
+>>> s = win("22233344455m", "5m", Method.SELF_DRAW, kong, after_kong=True)   # 点杠花
+>>> s.patterns, s.points, s.feeder_pays
+(('pengpenghu', 'qingyise', 'gangshanghua'), 16, True)
+>>> s = win("123m456p789s11z234m", "4m", Method.DISCARD)
+>>> s.legal, s.reason, s.extra["plain_points"]
+(False, <Reason.PLAIN_ON_DISCARD: 'plain_hand_on_discard'>, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mjlog.hand import decompositions, waits
+from mjlog.melds import Meld, MeldKind
+from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.scoring.patterns import (
+    concealed_fours,
+    is_all_triplets,
+    is_one_suit,
+    is_seven_pairs,
+    last_kong,
+    total_counts,
+)
+
+__all__ = [
+    "ORDER",
+    "FAN",
+    "score",
+    "score_plain_allowed",
+    "ready_value",
+    "is_ready",
+    "shape_patterns",
+]
+
+#: Every yuxi pattern key, in the order ``Score.patterns`` lists them.
+ORDER: tuple[str, ...] = (
+    "pinghu", "pengpenghu", "qingyise", "qidui", "longqidui",
+    "gangshanghua", "gangshangpao", "qiangganghu", "shilaotou",
+)
+#: The seed's 番 per pattern.
+FAN: dict[str, int] = {k: 2 if k == "longqidui" else 1 for k in ORDER}
+
+SELF, DISCARD = 0, 1  # columns of a points.* pair
+
+
+def shape_patterns(concealed: Sequence[int], melds: Sequence[Meld], d: Any) -> list[str]:
+    """The hand-shape patterns of one decomposition (no 平胡, no situation).
+
+    >>> from types import SimpleNamespace as D
+    >>> from mjlog.tiles import parse_counts
+    >>> shape_patterns(parse_counts("11223344556666p"), (),
+    ...                D(kind="seven_pairs", pair=None, sets=(), pairs=()))
+    ['qingyise', 'longqidui']
+    """
+    out = []
+    if is_all_triplets(d):
+        out.append("pengpenghu")
+    if is_one_suit(total_counts(concealed, melds)):
+        out.append("qingyise")
+    if is_seven_pairs(d):
+        out.append("longqidui" if concealed_fours(concealed) else "qidui")
+    return out
+
+
+def _situation(ctx: WinContext) -> list[str]:
+    if ctx.method is Method.ROBBED_KONG:
+        return ["qiangganghu"]
+    if ctx.after_kong and ctx.method is Method.SELF_DRAW:
+        return ["gangshanghua"]
+    if ctx.after_kong and ctx.method is Method.DISCARD:
+        return ["gangshangpao"]
+    return []
+
+
+def _column(ctx: WinContext, rules) -> tuple[int, bool]:
+    """(column, feeder_pays) for the win's method."""
+    if ctx.method is Method.SELF_DRAW:
+        k = last_kong(ctx.melds) if ctx.after_kong else None
+        if (k is not None and k.kind is MeldKind.EXPOSED_KONG
+                and rules["dian_gang_hua"] == "discarder_pays"):
+            return DISCARD, True
+        return SELF, False
+    return DISCARD, False
+
+
+def _units(patterns: Sequence[str], col: int, rules) -> int | None:
+    """Base of the highest valued pattern × 2 per other pattern; None: no base."""
+    vals = [rules[f"points.{p}"][col] for p in patterns]
+    present = [v for v in vals if v is not None]
+    if not present:
+        return None
+    return max(present) * 2 ** (len(patterns) - 1)
+
+
+def _legal(patterns: Sequence[str], units: int, rules, feeder_pays: bool = False,
+           col: int = SELF) -> Score:
+    cap, base = rules["cap"], rules["base"]
+    return Score(
+        legal=True,
+        patterns=tuple(sorted(patterns, key=ORDER.index)),
+        fan=sum(FAN[p] for p in patterns),
+        multiplier=None,
+        points=min(units, cap) * base,
+        capped=units > cap,
+        feeder_pays=feeder_pays,
+        extra={"units": units, "column": "self_draw" if col == SELF else "discard"},
+    )
+
+
+def _illegal(reason: Reason, **extra: Any) -> Score:
+    return Score(legal=False, reason=reason, extra=extra)
+
+
+def _plain_units(rules) -> int:
+    s, d = rules["points.pinghu"]
+    return d if d is not None else (s if s is not None else 0)
+
+
+def score(ctx: WinContext, rules) -> Score:
+    """Value a yuxi win (see the module docstring)."""
+    if ctx.method is Method.SHILAOTOU:
+        if not rules["honors"]:
+            return _illegal(Reason.NOT_A_WIN, why="十老头 needs honors (honors = false)")
+        s, d = rules["points.shilaotou"]
+        units = s if s is not None else d
+        if units is None:
+            return _illegal(Reason.NOT_A_WIN, why="points.shilaotou has no value")
+        return _legal(["shilaotou"], units, rules)
+    if ctx.method is Method.SELF_DRAW and ctx.after_kong and last_kong(ctx.melds) is None:
+        return _illegal(Reason.NO_KONG_FOR_AFTER_KONG)
+
+    col, feeder_pays = _column(ctx, rules)
+    situation = _situation(ctx)
+    best: tuple[int, int, list[str]] | None = None
+    shaped = False
+    for d in decompositions(list(ctx.concealed), len(ctx.melds)):
+        shaped = True
+        pats = shape_patterns(ctx.concealed, ctx.melds, d) + situation
+        if not pats:
+            pats = ["pinghu"]
+        units = _units(pats, col, rules)
+        if units is None:
+            continue
+        key = (units, sum(FAN[p] for p in pats))
+        if best is None or key > best[:2]:
+            best = (*key, pats)
+    if not shaped:
+        return _illegal(Reason.NOT_A_WIN)
+    if best is None:
+        if col == SELF:
+            return _illegal(Reason.NOT_A_WIN, why="no pattern present has a self-draw value")
+        plain = _plain_units(rules)
+        return _illegal(Reason.PLAIN_ON_DISCARD,
+                        plain_points=min(plain, rules["cap"]) * rules["base"])
+    return _legal(best[2], best[0], rules, feeder_pays, col)
+
+
+def score_plain_allowed(ctx: WinContext, rules) -> Score:
+    """:func:`score`, except that a plain hand on a discard wins as 平胡 (what
+    ``last4_plain_on_discard`` allows in the last four tiles); the engine decides
+    when that applies.
+
+    >>> from mjlog.rules import resolve
+    >>> from mjlog.tiles import parse_counts, parse_tile
+    >>> ctx = WinContext(tuple(parse_counts("123m456p789s11z234m")), (), parse_tile("4m"),
+    ...                  Method.DISCARD)
+    >>> s = score_plain_allowed(ctx, resolve("yuxi"))
+    >>> s.legal, s.patterns, s.fan, s.points
+    (True, ('pinghu',), 1, 1)
+    """
+    s = score(ctx, rules)
+    if s.reason is not Reason.PLAIN_ON_DISCARD:
+        return s
+    return _legal(["pinghu"], _plain_units(rules), rules, col=DISCARD)
+
+
+def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None, **kw: Any) -> bool:
+    """听牌: at least one kind completes the hand (kinds held four times excluded).
+
+    >>> from mjlog.tiles import parse_counts
+    >>> is_ready(parse_counts("1112345678999m"), ()), is_ready(parse_counts("1357m2468p13579s"), ())
+    (True, False)
+    """
+    held = total_counts(concealed, melds)
+    return bool(waits(list(concealed), len(melds), held=held))
+
+
+def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules, **kw: Any) -> int:
+    """查大叫: money per payer owed to a ready hand at an exhaustive draw: the max
+    over its waits of the capped per-payer self-draw score with no situational
+    pattern; 0 when not ready. Extra keywords (``void=``...) are ignored.
+
+    >>> from mjlog.rules import resolve
+    >>> from mjlog.tiles import parse_counts
+    >>> r = resolve("yuxi")
+    >>> ready_value(parse_counts("1112223334445m"), (), r)   # 5m: 清一色 碰碰胡; 3m 6m: 清一色
+    6
+    >>> ready_value(parse_counts("123m456p789s1z234m"), (), r)   # 1z: plain
+    1
+    >>> ready_value(parse_counts("1357m2468p13579s"), (), r)
+    0
+    """
+    counts = list(concealed)
+    melds = tuple(melds)
+    held = total_counts(counts, melds)
+    best = 0
+    for w in waits(counts, len(melds), held=held):
+        c = counts.copy()
+        c[w] += 1
+        s = score(WinContext(tuple(c), melds, w, Method.SELF_DRAW), rules)
+        best = max(best, s.points)
+    return best
