@@ -1,0 +1,349 @@
+"""xuezhan (天天爱云南麻将, blood battle) scoring: RULES.md §3, "Patterns" and "Payments".
+
+A win's multiplier is its main pattern's ``mult.<key>`` × ``mult.gen`` per 根 ×
+the bonuses (× the enabled extras, per ``extras_stack``). ``Score.multiplier`` is
+that uncapped product (no ``zimo_bonus``), ``fan`` its base-2 logarithm and
+``points`` the money each payer pays: min(multiplier, ``cap``) × ``base``, with
+``zimo_bonus`` when every other active player pays.
+
+Main patterns (one per win; the highest valued that holds, ties to the later row):
+
+=====================  ==========  ====================================================
+key                    default     holds when
+=====================  ==========  ====================================================
+``pinghu``             1           four sets and a pair
+``pengpenghu``         2           no sequence, fewer than four melds (金钩钩 不计碰碰胡)
+``qingyise``           4           one suit (melds included)
+``qidui``              4           seven pairs, no four
+``jingougou``          4           four melds, the pair alone in hand, not four kongs
+``qingpeng``           8           清一色 + 碰碰胡
+``longqidui``          8           seven pairs with one four (contains 1 根)
+``qingqidui``          16          清一色 + 七对
+``qingjingougou``      16          清一色 + 金钩钩
+``shuanglongqidui``    16          seven pairs with two fours (contains 2 根)
+``qinglongqidui``      32          清一色 + 龙七对 (1 根)
+``sanlongqidui``       32          seven pairs with three fours (3 根)
+``shibaluohan``        64          金钩钩 with four kongs (4 根; 不计金钩钩, 碰碰胡)
+``qingshuanglongqidui`` 64         (2 根)
+``qingsanlongqidui``   128         (3 根)
+``qingshibaluohan``    256         (4 根)
+=====================  ==========  ====================================================
+
+- 根 (``gen``): one per kind held four times in hand + melds (kongs included),
+  minus the fours the taken main pattern contains (column above). A robbed
+  kong's four is no 根: the robbed kind is never counted for the robber (a
+  consistent game cannot give the robber that four anyway: the kong player holds
+  the other three; the kong player, who keeps a pon, no longer holds four).
+- Bonuses, ×``mult.<key>`` each: ``qiangganghu`` (method ``ROBBED_KONG``),
+  ``gangshanghua`` (self-draw with ``after_kong``, the replacement of the last
+  kong in ``ctx.melds``), ``gangshangpao`` (discard with ``after_kong``).
+- Extras (``rules["extras"]``), conditions as RULES.md states them:
+  ``daiyaojiu`` every set, melds included, and the pair hold a 1 or 9 (never
+  seven pairs); ``duanyaojiu`` no 1 or 9; ``qingyaojiu`` 清一色 + 带幺九;
+  ``jiangdui`` a 碰碰胡 (as defined above, so never a 金钩钩) of 2/5/8 only;
+  ``jiangjingougou`` a 金钩钩 (so never a 十八罗汉) of 2/5/8 only; ``menqing``
+  no pon, exposed or added kong, not seven pairs, and not when an enabled
+  ``tianhu``/``dihu`` holds; ``tianhu`` self-draw, ``ctx.first_turn``,
+  ``ctx.dealer``; ``dihu`` self-draw, ``ctx.first_turn``, not ``ctx.dealer``;
+  ``haidilaoyue`` ``ctx.last_tile`` on a self-draw or a discard.
+- ``extras_stack = separate``: every enabled extra that holds is one more
+  candidate main pattern; the highest value is taken; on a tie the main-table
+  pattern, then the extra named first in ``XUEZHAN_EXTRAS``. 根 then counts
+  against the taken candidate (an extra contains no four).
+- ``extras_stack = multiply``: every enabled extra that holds multiplies in. An
+  extra that takes the place of a pattern (``qingyaojiu`` of 清一色 and 带幺九,
+  ``jiangdui`` of 碰碰胡, ``jiangjingougou`` of 金钩钩) stands in for the main
+  pattern, whose value is then not counted; 带幺九 is not counted beside
+  清幺九. (Such an extra only ever holds when the main pattern is the one it
+  replaces, and at most one of the three holds.)
+
+``Score.patterns`` order: the main pattern (or the candidate taken), then the
+multiplying extras in ``XUEZHAN_EXTRAS`` order, then ``gen`` once per 根, then
+the bonuses in the order ``qiangganghu``, ``gangshanghua``, ``gangshangpao``.
+
+Payments: ``zimo_bonus`` (``double``: ×2 before the cap; ``add_base``: +1 unit
+after it) applies on a self-draw that every other active player pays, i.e. not
+on 点杠花 (self-draw on an ``EXPOSED_KONG``'s replacement) under
+``dian_gang_hua = discarder_pays``, which sets ``feeder_pays`` instead.
+``capped`` says the cap lowered the value (for ``double``, 2 × multiplier >
+``cap``). ``extra["units"]`` is the value before the cap (``double`` included).
+
+Legality: no winning shape → ``Reason.NOT_A_WIN``; any tile of ``ctx.void`` in
+hand or in a meld → ``Reason.HOLDS_VOID``; ``after_kong`` on a self-draw without
+a kong → ``Reason.NO_KONG_FOR_AFTER_KONG``; method ``SHILAOTOU`` → ``NOT_A_WIN``.
+Several decompositions: the highest multiplier, then the first one.
+
+>>> from mjlog.melds import Meld, MeldKind
+>>> from mjlog.rules import resolve
+>>> from mjlog.tiles import parse_counts, parse_tile
+>>> r = resolve("xuezhan")
+>>> def win(hand, tile, method=Method.SELF_DRAW, melds=(), rules=r, **kw):
+...     return score(WinContext(tuple(parse_counts(hand)), tuple(melds), parse_tile(tile),
+...                             method, **kw), rules)
+>>> s = win("11223344556677m", "7m", void=2)
+>>> s.patterns, s.multiplier, s.fan, s.points
+(('qingqidui',), 16, 4, 16)
+>>> s = win("11223344556666m", "6m", Method.DISCARD)
+>>> s.patterns, s.multiplier, s.points, s.capped
+(('qinglongqidui',), 32, 16, True)
+>>> s = win("111123m456p789p55p", "1m", Method.DISCARD)   # four 1m: one 根
+>>> s.patterns, s.multiplier
+(('pinghu', 'gen'), 2)
+>>> win("11223344556677m", "7m", void=0).reason
+<Reason.HOLDS_VOID: 'holds_void_suit'>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mjlog.hand import decompositions, waits
+from mjlog.melds import Meld, MeldKind
+from mjlog.rules import XUEZHAN_EXTRAS
+from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.scoring.patterns import (
+    concealed_fours,
+    every_group_has_terminal,
+    fours,
+    has_exposed_meld,
+    is_all_258,
+    is_all_simples,
+    is_all_triplets,
+    is_one_suit,
+    is_seven_pairs,
+    is_single_tile_left,
+    kong_count,
+    last_kong,
+    total_counts,
+)
+
+__all__ = [
+    "MAIN",
+    "CONTAINED_FOURS",
+    "BONUSES",
+    "PLACE_TAKERS",
+    "SITUATIONAL_EXTRAS",
+    "score",
+    "ready_value",
+    "is_ready",
+    "holds_void",
+]
+
+#: The main table, lowest first (ties go to the later row).
+MAIN: tuple[str, ...] = (
+    "pinghu", "pengpenghu", "qingyise", "qidui", "jingougou", "qingpeng", "longqidui",
+    "qingqidui", "qingjingougou", "shuanglongqidui", "qinglongqidui", "sanlongqidui",
+    "shibaluohan", "qingshuanglongqidui", "qingsanlongqidui", "qingshibaluohan",
+)
+#: The fours a main pattern contains (not counted as 根).
+CONTAINED_FOURS: dict[str, int] = {
+    "longqidui": 1, "qinglongqidui": 1, "shuanglongqidui": 2, "qingshuanglongqidui": 2,
+    "sanlongqidui": 3, "qingsanlongqidui": 3, "shibaluohan": 4, "qingshibaluohan": 4,
+}
+#: Bonuses, in the order ``patterns`` lists them.
+BONUSES: tuple[str, ...] = ("qiangganghu", "gangshanghua", "gangshangpao")
+#: Extras that take the place of patterns (RULES.md §3).
+PLACE_TAKERS: dict[str, tuple[str, ...]] = {
+    "qingyaojiu": ("qingyise", "daiyaojiu"),
+    "jiangdui": ("pengpenghu",),
+    "jiangjingougou": ("jingougou",),
+}
+#: Extras left out of 查大叫 (ready_value).
+SITUATIONAL_EXTRAS: tuple[str, ...] = ("tianhu", "dihu", "haidilaoyue")
+
+_QING = {
+    "pinghu": "qingyise", "pengpenghu": "qingpeng", "qidui": "qingqidui",
+    "jingougou": "qingjingougou", "longqidui": "qinglongqidui",
+    "shuanglongqidui": "qingshuanglongqidui", "sanlongqidui": "qingsanlongqidui",
+    "shibaluohan": "qingshibaluohan",
+}
+_SEVEN_PAIRS = ("qidui", "longqidui", "shuanglongqidui", "sanlongqidui")
+
+
+def _shape(concealed: Sequence[int], melds: Sequence[Meld], d: Any) -> str:
+    """The shape row of one decomposition, before 清一色."""
+    if is_seven_pairs(d):
+        return _SEVEN_PAIRS[min(concealed_fours(concealed), 3)]
+    if is_single_tile_left(concealed, melds):
+        return "shibaluohan" if kong_count(melds) == 4 else "jingougou"
+    if is_all_triplets(d):
+        return "pengpenghu"
+    return "pinghu"
+
+
+def _main(shape: str, qing: bool, standard: bool, rules) -> str:
+    cands = {shape}
+    if standard:
+        cands.add("pinghu")
+    if qing:
+        cands |= {"qingyise", _QING[shape]}
+    return max(cands, key=lambda k: (rules[f"mult.{k}"], MAIN.index(k)))
+
+
+def _extras(ctx: WinContext, d: Any, shape: str, qing: bool, total: Sequence[int],
+            enabled: Sequence[str]) -> list[str]:
+    """The enabled extras that hold, in ``XUEZHAN_EXTRAS`` order."""
+    selfdraw = ctx.method is Method.SELF_DRAW
+    yaojiu = every_group_has_terminal(d, ctx.melds)
+    holds = {
+        "daiyaojiu": yaojiu,
+        "duanyaojiu": is_all_simples(total),
+        "qingyaojiu": qing and yaojiu,
+        "jiangdui": shape == "pengpenghu" and is_all_258(total),
+        "jiangjingougou": shape == "jingougou" and is_all_258(total),
+        "tianhu": selfdraw and ctx.first_turn and ctx.dealer,
+        "dihu": selfdraw and ctx.first_turn and not ctx.dealer,
+        "haidilaoyue": ctx.last_tile and ctx.method in (Method.SELF_DRAW, Method.DISCARD),
+    }
+    first = any(holds[k] and k in enabled for k in ("tianhu", "dihu"))
+    holds["menqing"] = not is_seven_pairs(d) and not has_exposed_meld(ctx.melds) and not first
+    return [k for k in XUEZHAN_EXTRAS if k in enabled and holds[k]]
+
+
+def _bonuses(ctx: WinContext) -> list[str]:
+    if ctx.method is Method.ROBBED_KONG:
+        return ["qiangganghu"]
+    if ctx.after_kong and ctx.method is Method.SELF_DRAW:
+        return ["gangshanghua"]
+    if ctx.after_kong and ctx.method is Method.DISCARD:
+        return ["gangshangpao"]
+    return []
+
+
+def _evaluate(ctx: WinContext, d: Any, rules, enabled: Sequence[str],
+              bonuses: Sequence[str]) -> tuple[int, list[str]]:
+    """(uncapped multiplier, patterns) of one decomposition."""
+    total = total_counts(ctx.concealed, ctx.melds)
+    qing = is_one_suit(total)
+    shape = _shape(ctx.concealed, ctx.melds, d)
+    main = _main(shape, qing, not is_seven_pairs(d), rules)
+    holding = _extras(ctx, d, shape, qing, total, enabled)
+    mult = lambda k: rules[f"mult.{k}"]  # noqa: E731
+    if rules["extras_stack"] == "separate":
+        # max() keeps the first of equal values: the main pattern, then the rulebook order
+        taken = max([main, *holding], key=mult)
+        others: list[str] = []
+    else:
+        takers = [e for e in holding if e in PLACE_TAKERS]
+        taken = takers[0] if takers else main
+        dropped = {p for e in takers for p in PLACE_TAKERS[e]} | set(takers)
+        others = [e for e in holding if e not in dropped]
+    own_fours = [t for t in fours(total)
+                 if not (ctx.method is Method.ROBBED_KONG and t == ctx.win_tile)]
+    gen = max(0, len(own_fours) - CONTAINED_FOURS.get(taken, 0))
+    pats = [taken, *others, *["gen"] * gen, *bonuses]
+    value = 1
+    for p in pats:
+        value *= mult(p)
+    return value, pats
+
+
+def holds_void(concealed: Sequence[int], melds: Sequence[Meld], void: int | None) -> bool:
+    """花猪 test: any tile of suit ``void`` (0 m, 1 p, 2 s) in hand or in a meld.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> holds_void(parse_counts("123m5p"), (), 1), holds_void(parse_counts("123m5p"), (), 2)
+    (True, False)
+    """
+    if void is None:
+        return False
+    lo = 9 * void
+    return any(concealed[lo:lo + 9]) or any(lo <= m.tile < lo + 9 for m in melds)
+
+
+def _best(ctx: WinContext, rules, enabled: Sequence[str],
+          bonuses: Sequence[str]) -> tuple[int, list[str]] | None:
+    best = None
+    for d in decompositions(list(ctx.concealed), len(ctx.melds)):
+        v = _evaluate(ctx, d, rules, enabled, bonuses)
+        if best is None or v[0] > best[0]:
+            best = v
+    return best
+
+
+def score(ctx: WinContext, rules) -> Score:
+    """Value a xuezhan win (see the module docstring)."""
+    if ctx.method is Method.SHILAOTOU:
+        return Score(False, reason=Reason.NOT_A_WIN, extra={"why": "no 十老头 in xuezhan"})
+    if ctx.method is Method.SELF_DRAW and ctx.after_kong and last_kong(ctx.melds) is None:
+        return Score(False, reason=Reason.NO_KONG_FOR_AFTER_KONG)
+    best = _best(ctx, rules, rules["extras"], _bonuses(ctx))
+    if best is None:
+        return Score(False, reason=Reason.NOT_A_WIN)
+    if holds_void(ctx.concealed, ctx.melds, ctx.void):
+        return Score(False, reason=Reason.HOLDS_VOID)
+    multiplier, pats = best
+
+    k = last_kong(ctx.melds) if ctx.after_kong else None
+    feeder_pays = (ctx.method is Method.SELF_DRAW and k is not None
+                   and k.kind is MeldKind.EXPOSED_KONG
+                   and rules["dian_gang_hua"] == "discarder_pays")
+    every_other_pays = ctx.method is Method.SELF_DRAW and not feeder_pays
+    bonus = rules["zimo_bonus"] if every_other_pays else "none"
+    cap, base = rules["cap"], rules["base"]
+    units = multiplier * 2 if bonus == "double" else multiplier
+    capped = units > cap
+    units_paid = min(units, cap) + (1 if bonus == "add_base" else 0)
+    return Score(
+        legal=True,
+        patterns=tuple(pats),
+        fan=multiplier.bit_length() - 1,
+        multiplier=multiplier,
+        points=units_paid * base,
+        capped=capped,
+        feeder_pays=feeder_pays,
+        extra={"units": units, "zimo_bonus": bonus},
+    )
+
+
+def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None,
+             void: int | None = None, **kw: Any) -> bool:
+    """听牌: holds no tile of ``void`` and some kind outside it completes the hand
+    (kinds held four times excluded). A 花猪 is never ready.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> is_ready(parse_counts("1112345678999m"), (), void=1), is_ready(
+    ...     parse_counts("1112345678999m"), (), void=0)
+    (True, False)
+    """
+    if holds_void(concealed, melds, void):
+        return False
+    held = total_counts(concealed, melds)
+    return any(void is None or w // 9 != void
+               for w in waits(list(concealed), len(melds), held=held))
+
+
+def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules,
+                void: int | None = None, **kw: Any) -> int:
+    """查大叫: money per payer owed to a ready hand: the max over its waits of the
+    multiplier as for a win (根, extras per ``extras_stack``) without 天胡, 地胡,
+    海底捞月 and the bonuses, capped, × ``base``, no ``zimo_bonus``. 0 when not
+    ready or when the hand holds a tile of ``void`` (a 花猪 is never ready).
+
+    >>> from mjlog.rules import resolve
+    >>> from mjlog.tiles import parse_counts
+    >>> r = resolve("xuezhan")
+    >>> ready_value(parse_counts("1122334455667m"), (), r, void=2)   # 7m: 清七对
+    16
+    >>> ready_value(parse_counts("1112345678999m"), (), r.replace(cap=2), void=2)
+    2
+    >>> ready_value(parse_counts("1112345678999m"), (), r, void=0)
+    0
+    """
+    if holds_void(concealed, melds, void):
+        return 0
+    counts = list(concealed)
+    melds = tuple(melds)
+    held = total_counts(counts, melds)
+    enabled = [e for e in rules["extras"] if e not in SITUATIONAL_EXTRAS]
+    best = 0
+    for w in waits(counts, len(melds), held=held):
+        if void is not None and w // 9 == void:
+            continue
+        c = counts.copy()
+        c[w] += 1
+        v = _best(WinContext(tuple(c), melds, w, Method.DISCARD), rules, enabled, ())
+        if v is not None:
+            best = max(best, min(v[0], rules["cap"]) * rules["base"])
+    return best
