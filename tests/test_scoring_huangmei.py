@@ -8,6 +8,8 @@ extra WinContext fields, then the expected patterns (in table order) and fan.
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from mjlog.errors import InputError
 from mjlog.melds import Meld, MeldKind
@@ -335,3 +337,71 @@ def test_ready_value_is_zero_and_is_ready():
     # 46m waits on 5m only, and all four 5m are in the kong: no wait
     assert not is_ready(parse_counts("46m123p456p11s"), melds("exposed:5m"))
     assert is_ready(parse_counts("46m123p456p11s"), melds("exposed:8m"))
+
+
+# --- invariants over random complete hands
+
+_KINDS = [t for t in range(34) if t != parse_tile("6z")]
+
+
+@st.composite
+def winning_contexts(draw):
+    counts = [0] * 34
+    ms = []
+    n_melds = draw(st.integers(0, 4))
+    seven = n_melds == 0 and draw(st.booleans())
+    if seven:
+        for t in draw(st.lists(st.sampled_from(_KINDS), min_size=7, max_size=7)):
+            counts[t] += 2
+    else:
+        for _ in range(n_melds):
+            t = draw(st.sampled_from(_KINDS))
+            k = draw(st.sampled_from(list(MeldKind)))
+            ms.append(Meld(k, t, None if k is MeldKind.CONCEALED_KONG else 1))
+        for _ in range(4 - n_melds):
+            if draw(st.booleans()):
+                t = draw(st.sampled_from([t for t in range(27) if t % 9 <= 6]))
+                for k in (t, t + 1, t + 2):
+                    counts[k] += 1
+            else:
+                counts[draw(st.sampled_from(_KINDS))] += 3
+        counts[draw(st.sampled_from(_KINDS))] += 2
+    total = list(counts)
+    for m in ms:
+        total[m.tile] += m.size
+    assume(max(total) <= 4)
+    win = draw(st.sampled_from([t for t in range(34) if counts[t]]))
+    method = draw(st.sampled_from([SD, DC, RK]))
+    flag = draw(st.sampled_from(["", "after_kong", "after_bonus"]))
+    if flag == "after_kong" and not any(m.is_kong for m in ms):
+        flag = ""
+    kw = {flag: True} if flag else {}
+    return WinContext(tuple(counts), tuple(ms), win, method, last_tile=draw(st.booleans()),
+                      bonus=draw(st.integers(0, 4)), **kw)
+
+
+@settings(max_examples=400, deadline=None)
+@given(winning_contexts(), st.integers(0, 4))
+def test_invariants(c, min_fan):
+    rules = RULES.replace(min_fan=min_fan)
+    s = score(c, rules)
+    assert s.reason is not Reason.NOT_A_WIN
+    keys = list(PATTERNS)
+    pats = list(s.patterns)
+    assert pats == sorted(pats, key=keys.index)
+    fan = sum(RULES[f"fan.{k}"] for k in pats if k != "facai")
+    fan += RULES["fan.facai_all"] if c.bonus == 4 else c.bonus
+    assert s.fan == fan and pats.count("facai") == c.bonus
+    assert s.legal is (fan >= min_fan) and s.points == (fan if s.legal else 0)
+    assert sum(pats.count(k) for k in ("kadang", "bianzhang", "dandiao")) <= 1
+    assert sum(pats.count(k) for k in ("gangshanghua", "caishangkaihua", "haidilaoyue")) <= 1
+    if set(pats) & {"gangshanghua", "caishangkaihua", "haidilaoyue"} or c.method is not SD:
+        assert "zimo" not in pats
+    if "qidui" in pats:
+        assert not set(pats) & {"pinghu", "menqing", "dandiao", "anke_zhongbai"}
+    assert ("pinghu" in pats) != ("qidui" in pats)
+    if "quanqiuren" in pats:
+        assert not set(pats) & {"pengpenghu", "dandiao"} and c.method is not SD
+    assert not ({"qingyise", "hunyise"} <= set(pats))
+    if c.melds:
+        assert "menqing" not in pats
