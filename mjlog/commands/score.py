@@ -1,0 +1,306 @@
+"""``mjlog score``: value one winning hand under a variant's rules.
+
+The command only builds a :class:`mjlog.scoring.WinContext` from the notation and
+the flags and calls :func:`mjlog.scoring.score`, the function the engine and the
+auditor use, so what it prints is what a log would record.
+
+>>> ms = parse_melds("888m, c:5555p,a:1111z,2222s")
+>>> [(m.kind.value, m.tile) for m in ms]
+[('pon', 7), ('concealed', 13), ('added', 27), ('exposed', 19)]
+>>> parse_melds("123m")
+Traceback (most recent call last):
+...
+mjlog.errors.InputError: bad meld '123m' in --melds: a pon is three of one tile, a kong four
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from itertools import groupby
+
+import click
+
+from mjlog.errors import InputError
+from mjlog.melds import Meld, MeldKind
+from mjlog.rules import resolve
+from mjlog.scoring import Method, Score, WinContext, score
+from mjlog.scoring.base import Reason
+from mjlog.scoring.patterns import meld_counts, pattern_name
+from mjlog.tiles import (
+    GREEN,
+    NUM_KINDS,
+    TileNotationError,
+    fmt_tile,
+    is_honor,
+    parse,
+    parse_tile,
+    to_counts,
+)
+
+__all__ = ["score_command", "parse_melds", "build_context", "default_void", "REASON_TEXT"]
+
+_METHODS = {
+    "self": Method.SELF_DRAW,
+    "discard": Method.DISCARD,
+    "robbed-kong": Method.ROBBED_KONG,
+    "shilaotou": Method.SHILAOTOU,
+}
+_PREFIX = {"c:": MeldKind.CONCEALED_KONG, "a:": MeldKind.ADDED_KONG}
+
+#: One line per :class:`Reason`, for the text output.
+REASON_TEXT = {
+    Reason.NOT_A_WIN: "the tiles form no winning hand",
+    Reason.PLAIN_ON_DISCARD: "a plain hand (平胡 only) must be won by self-draw",
+    Reason.BELOW_MIN_FAN: "fewer fan than min_fan",
+    Reason.HOLDS_VOID: "the hand holds a tile of its void suit (花猪)",
+    Reason.NO_KONG_FOR_AFTER_KONG: "--after-kong on a self-draw needs a kong in --melds",
+}
+
+
+def parse_melds(s: str) -> tuple[Meld, ...]:
+    """Melds in the order made, comma-separated: three tiles a pon, four an exposed
+    kong, ``c:`` a concealed kong, ``a:`` an added kong (``888m,c:5555p``)."""
+    out = []
+    for raw in s.split(","):
+        part = raw.strip()
+        if not part:
+            continue
+        kind = None
+        body = part
+        if part[:2] in _PREFIX:
+            kind, body = _PREFIX[part[:2]], part[2:]
+        try:
+            tiles = parse(body)
+        except TileNotationError as e:
+            raise InputError(f"bad meld {part!r} in --melds: {e}") from None
+        if len(tiles) not in (3, 4) or len(set(tiles)) != 1:
+            raise InputError(
+                f"bad meld {part!r} in --melds: a pon is three of one tile, a kong four")
+        if kind is not None and len(tiles) != 4:
+            raise InputError(f"bad meld {part!r} in --melds: '{part[:2]}' marks a kong "
+                             "(four tiles)")
+        if kind is None:
+            kind = MeldKind.PON if len(tiles) == 3 else MeldKind.EXPOSED_KONG
+        out.append(Meld(kind, tiles[0]))
+    if len(out) > 4:
+        raise InputError(f"--melds: {len(out)} melds; a hand has at most 4")
+    return tuple(out)
+
+
+def default_void(counts: Sequence[int]) -> int:
+    """xuezhan's void when ``--void`` is not given: the first suit (m, p, s) absent
+    from the hand, or when all three are present the one with the fewest tiles
+    (the hand is then a 花猪 whatever it chose).
+
+    >>> from mjlog.tiles import parse_counts
+    >>> default_void(parse_counts("123m456s")), default_void(parse_counts("1m22p333s"))
+    (1, 0)
+    """
+    per_suit = [sum(counts[9 * s:9 * s + 9]) for s in range(3)]
+    return min(range(3), key=lambda s: (per_suit[s], s))
+
+
+def _check_tile_set(variant: str, rules, counts: Sequence[int]) -> None:
+    honors = [t for t in range(27, NUM_KINDS) if counts[t]]
+    if not honors:
+        return
+    bad = None
+    if variant == "xuezhan":
+        bad = "xuezhan plays the 108 suited tiles, no honors"
+    elif variant == "yuxi" and not rules["honors"]:
+        bad = "yuxi with honors = false plays 108 tiles, no honors"
+    elif variant == "huangmei" and GREEN in honors:
+        bad = "in huangmei 发 are bonus tiles, laid out at once: give them with --bonus N"
+    elif variant == "huangmei" and not rules["winds"] and any(t < 31 for t in honors):
+        bad = "huangmei with winds = false has no 东南西北"
+    if bad:
+        shown = "".join(fmt_tile(t) for t in honors)
+        raise InputError(f"honor tile(s) {shown}: {bad}")
+
+
+def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
+                  rules=None, after_kong: bool = False, last_tile: bool = False,
+                  first_turn: bool = False, dealer: bool = False, bonus: int = 0,
+                  after_bonus: bool = False, void: str | None = None) -> WinContext:
+    """The WinContext for the command line's arguments, after checking them.
+
+    >>> from mjlog.rules import resolve
+    >>> ctx = build_context("xuezhan", "1122334455667m", "7m", "self", rules=resolve("xuezhan"))
+    >>> ctx.method, ctx.win_tile, sum(ctx.concealed), ctx.void
+    (<Method.SELF_DRAW: 'self_draw'>, 6, 14, 1)
+    """
+    rules = rules if rules is not None else resolve(variant)
+    method = _METHODS[by]
+    tiles = parse(hand)
+    tile = parse_tile(win)
+    ms = parse_melds(melds)
+    need = 13 - 3 * len(ms)
+    if len(tiles) != need:
+        raise InputError(
+            f"HAND {hand!r} has {len(tiles)} tiles; with {len(ms)} meld(s) it needs {need} "
+            "(the winning tile goes in --win)")
+    counts = to_counts(tiles)
+    everything = [a + b for a, b in zip(counts, meld_counts(ms), strict=True)]
+    everything[tile] += 1
+    for t in range(NUM_KINDS):
+        if everything[t] > 4:
+            raise InputError(
+                f"{everything[t]} copies of {fmt_tile(t)} in hand, melds and --win "
+                "(there are 4)")
+    _check_tile_set(variant, rules, everything)
+    if after_kong:
+        if method in (Method.ROBBED_KONG, Method.SHILAOTOU):
+            raise InputError(
+                "--after-kong goes with --by self (杠上花) or --by discard (杠上炮)")
+        if method is Method.SELF_DRAW and not any(m.is_kong for m in ms):
+            raise InputError(
+                "--after-kong --by self: a win on a kong's replacement needs a kong in "
+                "--melds")
+    if method is Method.ROBBED_KONG and everything[tile] > 1:
+        raise InputError(
+            f"--by robbed-kong: the kong player holds the other three {fmt_tile(tile)}, "
+            "so hand and melds cannot hold one")
+    if method is Method.SHILAOTOU and not is_honor(tile):
+        raise InputError("--by shilaotou: --win is the 10th honor discard (1z-7z)")
+    if first_turn and ms:
+        raise InputError("--first-turn (天胡/地胡) is a win before any pon or kong: "
+                         "no --melds")
+    if void is not None:
+        void_suit: int | None = "mps".index(void)
+    elif variant == "xuezhan":
+        void_suit = default_void(everything)
+    else:
+        void_suit = None
+    concealed = list(counts)
+    if method is not Method.SHILAOTOU:
+        concealed[tile] += 1  # 十老头: the 10th discard left the hand
+    return WinContext(
+        concealed=tuple(concealed), melds=ms, win_tile=tile, method=method,
+        after_kong=after_kong, after_bonus=after_bonus, last_tile=last_tile,
+        first_turn=first_turn, dealer=dealer, bonus=bonus, void=void_suit,
+    )
+
+
+def _payers(variant: str, ctx: WinContext, s: Score) -> tuple[str, str]:
+    """(json code, text) of who pays ``points``."""
+    if ctx.method is Method.ROBBED_KONG:
+        return "kong_player", "the kong player pays"
+    if ctx.method is Method.DISCARD:
+        return "discarder", "the discarder pays"
+    if s.feeder_pays:
+        return "kong_feeder", "the kong's feeder pays alone, 点杠花"
+    if variant == "xuezhan":
+        return "each_other", "each other active player pays"
+    return "each_other", "each other player pays"
+
+
+def _jsonable(v):
+    if isinstance(v, tuple | list):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if v is None or isinstance(v, bool | int | float | str):
+        return v
+    return str(v)
+
+
+HELP = """Value one winning hand: legal or not (and why), patterns, fan, multiplier
+and the points each payer pays.
+
+\b
+VARIANT  yuxi | xuezhan | huangmei
+HAND     the concealed tiles WITHOUT the winning tile, in notation:
+         digits then their suit, m 万, p 筒, s 条, z honors
+         (1z-7z = 东南西北白发中): 1113335557779m, 123m456p78s11z
+\b
+--melds  melds in the order made, comma-separated: three tiles a pon,
+         four an exposed kong (明杠), c: a concealed kong (暗杠),
+         a: an added kong (补杠): 888m,c:5555p
+\b
+Example (yuxi, 清一色 + 碰碰胡 + 杠上花 on an exposed kong, 点杠花):
+  mjlog score yuxi 2223334445m --win 5m --by self --melds 1111m --after-kong
+"""
+
+
+@click.command("score", help=HELP)
+@click.argument("variant")
+@click.argument("hand")
+@click.option("--win", "win", required=True, metavar="TILE",
+              help="The winning tile, e.g. 5m (for --by shilaotou: the 10th discard).")
+@click.option("--by", "by", required=True, type=click.Choice(list(_METHODS)),
+              help="How the hand was won: self-draw, on a discard, robbing a kong, "
+                   "or yuxi 十老头.")
+@click.option("--melds", default="", metavar="M,M,...", help="Melds, in the order made.")
+@click.option("--after-kong", is_flag=True,
+              help="Self-draw on the last kong's replacement (杠上花), or a discard made "
+                   "right after the discarder's kong (杠上炮).")
+@click.option("--last-tile", is_flag=True,
+              help="Self-draw of the wall's last tile, or a win on the last discard.")
+@click.option("--first-turn", is_flag=True,
+              help="The dealer's dealt 14 (天胡, with --dealer) or a non-dealer's first draw "
+                   "(地胡).")
+@click.option("--dealer", is_flag=True, help="The winner is the dealer.")
+@click.option("--bonus", type=click.IntRange(0, 4), default=0, metavar="N",
+              help="huangmei: 发 laid out by the winner.")
+@click.option("--after-bonus", is_flag=True, help="huangmei: won on a 发's replacement.")
+@click.option("--void", type=click.Choice(["m", "p", "s"]),
+              help="xuezhan: the void suit (default: a suit absent from the hand).")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Override a rule key (repeatable), e.g. --set cap=32.")
+@click.option("--rules", "rules_file", default=None, metavar="FILE.toml",
+              help="Read rule values from a TOML file (before --set).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def score_command(variant, hand, win, by, melds, after_kong, last_tile, first_turn, dealer,
+                  bonus, after_bonus, void, sets, rules_file, as_json):
+    rules = resolve(variant, file=rules_file, sets=sets)
+    ctx = build_context(variant, hand, win, by, melds, rules, after_kong=after_kong,
+                        last_tile=last_tile, first_turn=first_turn, dealer=dealer,
+                        bonus=bonus, after_bonus=after_bonus, void=void)
+    s = score(ctx, rules)
+    payer_code, payer_text = _payers(variant, ctx, s)
+    if as_json:
+        out = {
+            "variant": variant,
+            "legal": s.legal,
+            "reason": s.reason.value if s.reason else None,
+            "patterns": list(s.patterns),
+            "pattern_names": [pattern_name(p) for p in s.patterns],
+            "fan": s.fan,
+            "multiplier": s.multiplier,
+            "points": s.points,
+            "capped": s.capped,
+            "feeder_pays": s.feeder_pays,
+            "payers": payer_code if s.legal else None,
+            "void": "mps"[ctx.void] if ctx.void is not None else None,
+            "extra": _jsonable(s.extra),
+        }
+        click.echo(json.dumps(out, ensure_ascii=False, sort_keys=False))
+        return
+    click.echo(_text(variant, ctx, s, rules, payer_text))
+
+
+def _text(variant: str, ctx: WinContext, s: Score, rules, payer_text: str) -> str:
+    lines = []
+    if not s.legal:
+        why = REASON_TEXT.get(s.reason, str(s.reason))
+        if "why" in s.extra:
+            why = f"{why}: {s.extra['why']}"
+        lines.append(f"legal: no ({s.reason.value}: {why})")
+        if "plain_points" in s.extra:
+            lines.append(f"  as 平胡 where a plain hand may win on a discard "
+                         f"(last4_plain_on_discard): {s.extra['plain_points']}")
+        return "\n".join(lines)
+    lines.append("legal: yes")
+    shown = []
+    for key, grp in groupby(s.patterns):
+        n = len(list(grp))
+        shown.append(f"{key} {pattern_name(key)}" + (f" ×{n}" if n > 1 else ""))
+    lines.append("patterns: " + (", ".join(shown) if shown else "-"))
+    lines.append(f"fan: {s.fan}")
+    lines.append(f"multiplier: {s.multiplier if s.multiplier is not None else '-'}")
+    capped = f", capped at {rules['cap']}" if s.capped and "cap" in rules else ""
+    lines.append(f"points: {s.points} ({payer_text}{capped})")
+    if variant == "xuezhan" and ctx.void is not None:
+        lines.append(f"void: {'mps'[ctx.void]}")
+    return "\n".join(lines)
