@@ -1,0 +1,110 @@
+"""The interface agents are written against.
+
+At every decision the engine hands an agent a :class:`SeatView` (what that seat
+may know) and the list of its legal choices, each an :class:`~mjlog.events.Event`
+ready to apply, plus ``None`` for *pass* in a claim window. The agent returns one
+element of that list. It gets its own seeded :class:`~mjlog.rng.Stream` for every
+hand, so its random choices are reproducible and independent of other seats.
+
+A complete agent that always takes the first choice::
+
+    >>> class First:
+    ...     name = "first"
+    ...     params = {}
+    ...     def start_hand(self, seat, rng):
+    ...         self.seat, self.rng = seat, rng
+    ...     def choose(self, view, options):
+    ...         return options[0]
+
+Register it with :func:`simulate.agents.register` to use it from the command line.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from mjlog.events import Event
+from mjlog.melds import Meld
+from mjlog.rng import Stream
+
+
+class Agent(Protocol):
+    name: str
+    params: dict
+
+    def start_hand(self, seat: int, rng: Stream) -> None:
+        """Called before each hand with the agent's seat and its random stream."""
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        """Return one element of ``options`` (``None`` = pass a claim)."""
+
+
+class SeatView:
+    """What one seat may see: its own concealed hand and everything public.
+
+    The lists are the live state, shared for speed: read them, never change them.
+    """
+
+    __slots__ = ("_s", "seat")
+
+    def __init__(self, state, seat: int):
+        self._s = state
+        self.seat = seat
+
+    @property
+    def rules(self):
+        return self._s.rules
+
+    @property
+    def variant(self) -> str:
+        return self._s.variant
+
+    @property
+    def n(self) -> int:
+        return self._s.n
+
+    @property
+    def hand(self) -> list[int]:
+        """This seat's concealed tiles as 34 counts."""
+        return self._s.hands[self.seat]
+
+    @property
+    def melds(self) -> list[list[Meld]]:
+        """Every seat's melds (concealed kongs included: their tile is public here)."""
+        return self._s.melds
+
+    @property
+    def discards(self) -> list[list[int]]:
+        return self._s.discards
+
+    @property
+    def wall_left(self) -> int:
+        return self._s.live
+
+    @property
+    def dealer(self) -> int:
+        return self._s.dealer
+
+    @property
+    def void(self) -> list[int | None]:
+        """Each seat's void suit (xuezhan; 0 m, 1 p, 2 s), None when not chosen."""
+        return self._s.void
+
+    @property
+    def won(self) -> list[bool]:
+        return self._s.won
+
+    @property
+    def drawn(self) -> int | None:
+        """The tile this seat just drew, when it is acting after a draw."""
+        return self._s.drawn if self._s.turn == self.seat else None
+
+    @property
+    def bonus(self) -> list[int]:
+        return self._s.bonus
+
+    @property
+    def window_tile(self) -> int | None:
+        """The tile open to claims, in a claim window."""
+        w = self._s.window
+        return w.tile if w is not None else None

@@ -1,0 +1,177 @@
+"""The engine: deals a hand from its seed and plays it to the end with agents.
+
+The engine only *decides which* event happens next; every change of state goes
+through :meth:`mjlog.state.HandState.apply`, the same transition the replayer and
+the auditor use.
+
+>>> from mjlog.rules import Rules
+>>> from simulate.agents import make_agents
+>>> r = Rules("yuxi")
+>>> hand = play_hand(r, make_agents(["greedy"] * 4), seed=7, match=0, hand=0, dealer=0)
+>>> hand.state.over, sum(hand.state.deltas)
+(True, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from mjlog.agent import Agent, SeatView
+from mjlog.errors import MjlogError
+from mjlog.events import WIN
+from mjlog.rng import Stream, agent_seed, hand_seed
+from mjlog.rules import Rules
+from mjlog.state import HandState, Phase
+from mjlog.variants import break_position, wall_tiles
+
+CLAIM, ROB = Phase.CLAIM, Phase.ROB
+
+
+class AgentError(MjlogError):
+    """An agent returned something that is not one of its legal choices."""
+
+
+@dataclass(slots=True)
+class PlayedHand:
+    """A finished hand: its state (events, wins, transfers inside) and identity."""
+
+    state: HandState
+    match: int
+    hand: int
+    rotation: int
+    hand_seed: int
+    agents: tuple[str, ...]
+    dealer_rolls: tuple[int, ...] | None = None
+
+    def hand_row(self) -> dict:
+        row = self.state.hand_row()
+        row["hand_seed"] = self.hand_seed
+        row["agents"] = list(self.agents)
+        row["dealer_rolls"] = list(self.dealer_rolls) if self.dealer_rolls else None
+        return row
+
+
+def first_dealer(rules: Rules, stream: Stream) -> tuple[int, tuple[int, ...] | None]:
+    """The first dealer of a match, drawn from hand 0's stream (after its wall).
+
+    huangmei: every seat rolls two dice in seat order, the highest sum deals, ties
+    re-roll among the tied; every die is returned for the log.
+    """
+    n, v = rules.n, rules.variant
+    if v == "xuezhan" and rules["first_dealer"] == "seat0":
+        return 0, None
+    if v != "huangmei":
+        return stream.below(n), None
+    rolls: list[int] = []
+    tied = list(range(n))
+    while True:
+        sums = {}
+        for s in tied:
+            a, b = stream.below(6) + 1, stream.below(6) + 1
+            rolls += [a, b]
+            sums[s] = a + b
+        top = max(sums.values())
+        tied = [s for s in tied if sums[s] == top]
+        if len(tied) == 1:
+            return tied[0], tuple(rolls)
+
+
+def deal(rules: Rules, root_seed: int, match: int, hand: int,
+         dealer: int | None) -> tuple[HandState, int, tuple[int, ...] | None]:
+    """Shuffle hand ``hand``'s wall, roll the dice, break the wall. ``dealer`` None
+    means hand 0 of a match: the first dealer is drawn from this hand's stream.
+
+    Stream order (fixed): the shuffle, then the first-dealer draws (hand 0 only),
+    then the two dice.
+    """
+    hs = hand_seed(root_seed, match, hand)
+    stream = Stream(hs)
+    ring = list(wall_tiles(rules))
+    stream.shuffle(ring)
+    rolls = None
+    if dealer is None:
+        dealer, rolls = first_dealer(rules, stream)
+    dice = (stream.below(6) + 1, stream.below(6) + 1)
+    b = break_position(rules.variant, dice, dealer, rules.n, len(ring))
+    wall = ring[b:] + ring[:b]
+    return HandState(rules, wall, dealer, dice, b), hs, rolls
+
+
+def play(state: HandState, agents: Sequence[Agent]) -> HandState:
+    """Play a dealt hand to its end. ``agents[s]`` decides for seat ``s``."""
+    views = [SeatView(state, s) for s in range(state.n)]
+    apply = state.apply
+    auto = state.auto
+    while state.phase is not Phase.OVER:
+        ev = auto()
+        if ev is not None:
+            apply(ev)
+            continue
+        opts = state.options()
+        if state.phase is CLAIM or state.phase is ROB:
+            if not opts:
+                state.close_window()
+                continue
+            picks = {}
+            for s, o in opts.items():
+                o.append(None)
+                picks[s] = _ask(agents[s], views[s], o)
+            winners = [s for s, p in picks.items() if p is not None and p.type == WIN]
+            if winners:
+                for s in winners:
+                    apply(picks[s])
+                    while state.pending:
+                        apply(state.pending[0])
+                state.close_window()
+                continue
+            claim = next((p for p in picks.values() if p is not None), None)
+            if claim is None:
+                state.close_window()
+            else:
+                apply(claim)
+            continue
+        ((s, o),) = opts.items()
+        apply(_ask(agents[s], views[s], o))
+    return state
+
+
+def _ask(agent: Agent, view: SeatView, options: list):
+    pick = agent.choose(view, options)
+    if pick not in options:
+        raise AgentError(f"agent {agent.name!r} in seat {view.seat} chose {pick!r}, "
+                         f"not one of its {len(options)} legal options")
+    return pick
+
+
+def play_hand(rules: Rules, agents: Sequence[Agent], seed: int, match: int, hand: int,
+              dealer: int | None, rotation: int = 0) -> PlayedHand:
+    """Deal and play one hand; each agent gets its seeded stream for this hand."""
+    state, hs, rolls = deal(rules, seed, match, hand, dealer)
+    for s, a in enumerate(agents):
+        a.start_hand(s, Stream(agent_seed(seed, match, hand, s)))
+    play(state, agents)
+    return PlayedHand(state, match, hand, rotation, hs,
+                      tuple(a.name for a in agents), rolls)
+
+
+def play_match(rules: Rules, agents: Sequence[Agent], seed: int, match: int, hands: int,
+               rotation: int = 0, duplicate: bool = False) -> Iterator[PlayedHand]:
+    """The hands of one match, the dealer passing as the variant says.
+
+    In duplicate play (RULES.md, Determinism) hand k's dealer is the first
+    dealer + k, whatever happened; ``agents`` are then already rotated.
+    """
+    dealer = None
+    first = None
+    n = rules.n
+    if len(agents) != n:
+        raise MjlogError(f"{len(agents)} agents for {n} players")
+    for k in range(hands):
+        if duplicate and first is not None:
+            dealer = (first + k) % n
+        played = play_hand(rules, agents, seed, match, k, dealer, rotation)
+        if first is None:
+            first = played.state.dealer
+        dealer = played.state.next_dealer
+        yield played

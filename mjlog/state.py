@@ -1,0 +1,890 @@
+"""A hand's state and the one transition function every reader shares.
+
+The engine, the replayer and the auditor all drive a :class:`HandState` the same
+way (python-chess's ``Board.push``):
+
+- :meth:`HandState.auto` is the next event that must happen whatever the agents
+  want (deals, draws, bonus tiles, transfers, forced wins, the end), or None;
+- :meth:`HandState.options` lists, per seat, the legal choices at a decision point;
+- :meth:`HandState.apply` is the only code that changes the state;
+- :meth:`HandState.close_window` ends a claim window (discard or kong robbing)
+  once every claim on it is applied; it sets the pass locks and moves play on.
+
+Chance is logged: the state is built from the logged wall, dice and dealer, so
+a replay needs no random generator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+from mjlog import scoring
+from mjlog.events import (
+    BONUS,
+    DEAL,
+    DISCARD,
+    DRAW,
+    END,
+    HORSE,
+    KONG,
+    PON,
+    TRANSFER,
+    VOID,
+    WIN,
+    Event,
+    TransferReason,
+    transfer,
+)
+from mjlog.hand import is_win
+from mjlog.melds import Meld, MeldKind
+from mjlog.rules import Rules
+from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.variants import GREEN, horse_seat_number, next_dealer
+
+LIVE, TAIL = "live", "tail"
+SUIT_LETTERS = "mps"
+
+
+class Phase(IntEnum):
+    DEAL = 0
+    VOID = 1    # xuezhan 定缺, seat by seat from the dealer
+    DRAW = 2    # ``turn`` draws (live, or tail when ``need_tail``)
+    ACT = 3     # ``turn`` wins, kongs or discards
+    CLAIM = 4   # a discard is open to win / kong / pon
+    ROB = 5     # a kong is open to robbing
+    OVER = 6
+
+
+@dataclass(slots=True)
+class Window:
+    """An open claim window: a discard, or a kong that may be robbed."""
+
+    kind: str                      # "discard" | "rob"
+    tile: int
+    from_seat: int                 # the discarder or the kong player
+    wins: dict[int, Score]         # seat → score of its legal win
+    pons: list[int]
+    kongs: list[int]
+    forced: bool = False           # every legal win is taken (yuxi 尾牌强制)
+    last: bool = False             # the last discard: win only
+    kong_kind: str | None = None   # rob windows: "added" | "exposed"
+    winners: list[int] = field(default_factory=list)
+    passed_discard_win: tuple[int, ...] = ()  # exposed-kong rob: who passed the discard
+
+
+@dataclass(slots=True)
+class WinRecord:
+    """One row of the ``wins`` table, filled as the win and its transfers apply."""
+
+    seq: int
+    seat: int
+    from_seat: int | None
+    tile: int
+    method: str
+    win_order: int
+    patterns: tuple[str, ...]
+    fan: int
+    multiplier: int | None
+    points: int
+    total: int
+    capped: bool
+
+
+class IllegalEvent(Exception):
+    """An event the rules do not allow at this point (replay/audit use)."""
+
+    def __init__(self, check: str, message: str):
+        super().__init__(message)
+        self.check = check
+
+
+class HandState:
+    """Everything about one hand in play. Seats are 0..n-1; hands are 34-count lists."""
+
+    def __init__(self, rules: Rules, wall: list[int] | tuple[int, ...], dealer: int,
+                 dice: tuple[int, int] = (1, 1), break_pos: int = 0):
+        n = rules.n
+        self.rules = rules
+        self.variant = rules.variant
+        self.n = n
+        self.wall = tuple(wall)
+        self.dealer = dealer
+        self.dice = tuple(dice)
+        self.break_pos = break_pos
+        self.front = 0                       # next live draw: wall[front]
+        self.back = len(wall) - 1            # next tail draw: wall[back]
+        self.hands = [[0] * 34 for _ in range(n)]
+        self.melds: list[list[Meld]] = [[] for _ in range(n)]
+        self.discards: list[list[int]] = [[] for _ in range(n)]
+        self.phase = Phase.DEAL
+        self.turn = dealer
+        self.need_tail = False
+        self.after_pon = False
+        self.drawn: int | None = None        # the tile this seat just drew
+        self.chain: str | None = None        # first link of the replacement chain
+        self.kong_this_turn = False          # for 杠上炮
+        self.window: Window | None = None
+        self.pending: list[Event] = []       # events that must come next, in order
+        self.events: list[Event] = []
+        self.deal_next = 0                   # seat index (from dealer) to deal next
+        self.calls_made = False              # any pon or kong so far (地胡)
+        self.draws = [0] * n                 # front and tail draws per seat
+        self.acted = [False] * n             # had a turn (huangmei dealt 发)
+        self.void: list[int | None] = [None] * n
+        self.won = [False] * n
+        self.winners: list[int] = []
+        self.first_batch: list[int] = []
+        self.first_payer: int | None = None
+        self.win_order = 0
+        self.wins: list[WinRecord] = []
+        self._batch: dict[int, WinRecord] = {}
+        self.deltas = [0] * n
+        self.transfers: list[tuple[int, int, int, int, str]] = []  # seq, payer, payee, amt, why
+        self.kong_receipts: list[list] = []  # [payer, payee, amount] for 退税
+        self.hu_lock: list = [None] * n      # yuxi: True when locked; xuezhan: max passed mult
+        self.pon_lock: list[set[int]] = [set() for _ in range(n)]
+        self.honor_run = [0] * n             # yuxi 十老头 count
+        self.bonus = [0] * n                 # huangmei 发 laid out
+        self.exhausted = False
+        self.next_dealer: int | None = None
+        self.horses: tuple[int, ...] = ()
+        self.due_draw: str | None = None     # huangmei: the draw due after dealt 发
+        self.replacing = False               # huangmei: a 发's tail replacement is due
+        self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def live(self) -> int:
+        """Tiles left in the wall (both ends)."""
+        return self.back - self.front + 1
+
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def active(self, seat: int) -> bool:
+        return not self.won[seat]
+
+    def active_seats(self) -> list[int]:
+        return [s for s in range(self.n) if not self.won[s]]
+
+    def next_active(self, seat: int) -> int:
+        for k in range(1, self.n + 1):
+            s = (seat + k) % self.n
+            if not self.won[s]:
+                return s
+        return seat
+
+    def held(self, seat: int) -> list[int]:
+        """34 counts of hand + melds (for the four-copies rule and 根)."""
+        h = self.hands[seat][:]
+        for m in self.melds[seat]:
+            h[m.tile] += m.size
+        return h
+
+    def _dead_green(self, seat: int) -> bool:
+        """huangmei: a dealt 发 not yet laid out blocks every win of its holder."""
+        return self.variant == "huangmei" and self.hands[seat][GREEN] > 0
+
+    def _holds_void(self, seat: int) -> bool:
+        v = self.void[seat]
+        if v is None:
+            return False
+        return any(self.hands[seat][9 * v: 9 * v + 9])
+
+    # ------------------------------------------------------------------ wins
+    def win_context(self, seat: int, tile: int, method: Method) -> WinContext:
+        h = self.hands[seat][:]
+        if method is not Method.SELF_DRAW:
+            h[tile] += 1
+        if method is Method.SELF_DRAW:
+            after_kong = self.chain == "kong"
+            after_bonus = self.chain == "bonus"
+            last = self.live == 0
+            first = (seat == self.dealer and self.draws[seat] == 0) or (
+                seat != self.dealer and self.draws[seat] == 1 and not self.calls_made)
+        else:
+            after_kong = method is Method.DISCARD and self.kong_this_turn
+            after_bonus = False
+            last = method is Method.DISCARD and self.live == 0
+            first = False
+        return WinContext(
+            concealed=tuple(h), melds=tuple(self.melds[seat]), win_tile=tile,
+            method=method, after_kong=after_kong, after_bonus=after_bonus,
+            last_tile=last, first_turn=first, dealer=seat == self.dealer,
+            bonus=self.bonus[seat], void=self.void[seat])
+
+    def _win_score(self, seat: int, tile: int, method: Method) -> Score | None:
+        """The score of a win ``seat`` may legally take now, or None."""
+        h = self.hands[seat]
+        nm = len(self.melds[seat])
+        if method is Method.SELF_DRAW:
+            if not is_win(h, nm):
+                return None
+        else:
+            h[tile] += 1
+            ok = is_win(h, nm)
+            h[tile] -= 1
+            if not ok:
+                return None
+        if self._dead_green(seat) or self._holds_void(seat):
+            return None
+        sc = scoring.score(self.win_context(seat, tile, method), self.rules)
+        forced_zone = self.variant == "yuxi" and self.live <= 4
+        if not sc.legal:
+            if (sc.reason is Reason.PLAIN_ON_DISCARD and forced_zone
+                    and self.rules["last4_plain_on_discard"]):
+                sc = _plain_on_discard(sc)
+            else:
+                return None
+        lock = self.hu_lock[seat]
+        if lock is not None and method is not Method.SELF_DRAW:
+            if self.variant == "yuxi" and not forced_zone:
+                return None
+        if lock is not None and self.variant == "xuezhan" and sc.multiplier <= lock:
+            return None
+        return sc
+
+    def _forced_zone(self) -> bool:
+        return self.variant == "yuxi" and self.live <= 4
+
+    # ------------------------------------------------------------------ what's next
+    def auto(self) -> Event | None:
+        """The next event no agent chooses, or None at a decision point."""
+        if self.pending:
+            return self.pending[0]
+        ph = self.phase
+        if ph is Phase.DEAL:
+            return self._deal_event()
+        if ph is Phase.DRAW:
+            return self._draw_event()
+        if ph is Phase.ACT:
+            s = self.turn
+            if self.variant == "huangmei" and self.hands[s][GREEN] and not self.after_pon:
+                return Event(BONUS, s, GREEN)
+            if self._forced_zone() and self.drawn is not None:
+                if self._win_score(s, self.drawn, Method.SELF_DRAW) is not None:
+                    return self._win_event(s, self.drawn, Method.SELF_DRAW, None)
+            return None
+        if ph in (Phase.CLAIM, Phase.ROB):
+            w = self.window
+            if w.forced:
+                for s in self._claim_order(w.from_seat):
+                    if s in w.wins and s not in w.winners:
+                        return self._window_win_event(w, s)
+            return None
+        return None
+
+    def options(self) -> dict[int, list[Event]]:
+        """Legal choices per seat at a decision point (passing is always allowed in
+        claim windows and is not an event)."""
+        ph = self.phase
+        if ph is Phase.VOID:
+            s = self.turn
+            return {s: [Event(VOID, s, None, None, c) for c in SUIT_LETTERS]}
+        if ph is Phase.ACT:
+            return {self.turn: self._act_options(self.turn)}
+        if ph in (Phase.CLAIM, Phase.ROB):
+            w = self.window
+            out: dict[int, list[Event]] = {}
+            for s in self._claim_order(w.from_seat):
+                opts = []
+                if s in w.wins and s not in w.winners:
+                    opts.append(self._window_win_event(w, s))
+                if not w.winners:
+                    if s in w.kongs:
+                        opts.append(Event(KONG, s, w.tile, w.from_seat, "exposed"))
+                    if s in w.pons:
+                        opts.append(Event(PON, s, w.tile, w.from_seat))
+                if opts:
+                    out[s] = opts
+            return out
+        return {}
+
+    def _claim_order(self, d: int) -> list[int]:
+        return [(d + k) % self.n for k in range(1, self.n)]
+
+    def _act_options(self, s: int) -> list[Event]:
+        h = self.hands[s]
+        opts: list[Event] = []
+        if self.drawn is not None:  # not after a pon
+            t = self.drawn
+            if self._win_score(s, t, Method.SELF_DRAW) is not None:
+                opts.append(self._win_event(s, t, Method.SELF_DRAW, None))
+            if self.live > 0:
+                void = self.void[s]
+                for t in range(34):
+                    if h[t] == 4 and (void is None or t // 9 != void):
+                        opts.append(Event(KONG, s, t, None, "concealed"))
+                late = self.rules["late_added_kong"]
+                for m in self.melds[s]:
+                    if m.kind is MeldKind.PON and h[m.tile]:
+                        if late == "forbidden" and m.tile != self.drawn:
+                            continue
+                        opts.append(Event(KONG, s, m.tile, None, "added"))
+        green_dead = self.variant == "huangmei"
+        for t in range(34):
+            if h[t] and not (green_dead and t == GREEN):
+                opts.append(Event(DISCARD, s, t))
+        return opts
+
+    def _win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
+        h = self.hands[s]
+        tiles = [t for t in range(34) for _ in range(h[t])]
+        if method is not Method.SELF_DRAW:
+            tiles.append(tile)
+            tiles.sort()
+        return Event(WIN, s, tile, from_seat, str(method), tuple(tiles))
+
+    def _window_win_event(self, w: Window, s: int) -> Event:
+        method = Method.DISCARD if w.kind == "discard" else Method.ROBBED_KONG
+        return self._win_event(s, w.tile, method, w.from_seat)
+
+    # ------------------------------------------------------------------ auto events
+    def _deal_event(self) -> Event:
+        n, i = self.n, self.deal_next
+        w = self.wall
+        tiles = []
+        for r in range(3):
+            a = 4 * (r * n + i)
+            tiles.extend(w[a:a + 4])
+        tiles.append(w[12 * n + i])
+        if i == 0:
+            tiles.append(w[13 * n])
+        return Event(DEAL, (self.dealer + i) % n, None, None, None, tuple(tiles))
+
+    def _draw_event(self) -> Event:
+        s = self.turn
+        if self.replacing:
+            return Event(DRAW, s, self.wall[self.back], None, TAIL)
+        # huangmei: dealt 发 are laid out before the seat's first draw of either kind
+        if self.variant == "huangmei" and self.hands[s][GREEN]:
+            return Event(BONUS, s, GREEN)
+        if self.need_tail:
+            return Event(DRAW, s, self.wall[self.back], None, TAIL)
+        return Event(DRAW, s, self.wall[self.front], None, LIVE)
+
+    # ------------------------------------------------------------------ apply
+    def fits_window(self, ev: Event) -> bool:
+        """Whether ``ev`` is a claim on the open window (a win, or a pon or exposed
+        kong before anyone won); anything else means the window must close first."""
+        w = self.window
+        if w is None:
+            return False
+        if ev.type == WIN:
+            return ev.tile == w.tile and ev.seat in w.wins and ev.seat not in w.winners
+        if w.winners or ev.tile != w.tile:
+            return False
+        if ev.type == PON:
+            return ev.seat in w.pons
+        return ev.type == KONG and ev.kind == "exposed" and ev.seat in w.kongs
+
+    def apply(self, ev: Event) -> None:
+        """Apply one event: the only code that changes the state. Unchecked: the
+        engine only applies legal events; the auditor checks before it applies.
+        A pending (forced) event must match exactly."""
+        if self.pending:
+            if ev != self.pending[0]:
+                raise IllegalEvent("expected_event",
+                                   f"expected {self.pending[0]!r}, got {ev!r}")
+            self.pending.pop(0)
+        seq = len(self.events)
+        self.events.append(ev)
+        t = ev.type
+        if t == DRAW:
+            self._apply_draw(ev)
+        elif t == DISCARD:
+            self._apply_discard(ev)
+        elif t == TRANSFER:
+            self._apply_transfer(ev, seq)
+        elif t == WIN:
+            self._apply_win(ev, seq)
+        elif t == PON:
+            self._apply_pon(ev)
+        elif t == KONG:
+            self._apply_kong(ev)
+        elif t == DEAL:
+            self._apply_deal(ev)
+        elif t == VOID:
+            self._apply_void(ev)
+        elif t == BONUS:
+            self._apply_bonus(ev)
+        elif t == HORSE:
+            self.back -= len(ev.tiles)  # turned from the tail; its transfers are queued
+            self.horses = ev.tiles
+        elif t == END:
+            self.phase = Phase.OVER
+            self.next_dealer = next_dealer(self.rules, self.dealer, self.winners,
+                                           self.first_batch, self.first_payer)
+        else:
+            raise IllegalEvent("event_type", f"unknown event type {t!r}")
+
+    def _apply_deal(self, ev: Event) -> None:
+        h = self.hands[ev.seat]
+        for t in ev.tiles:
+            h[t] += 1
+        self.deal_next += 1
+        if self.deal_next == self.n:
+            self.front = 13 * self.n + 1
+            self.turn = self.dealer
+            self.phase = Phase.VOID if self.variant == "xuezhan" else Phase.ACT
+            self.acted[self.dealer] = True
+            self.drawn = self.wall[13 * self.n]  # a win on the dealt 14 is a self-draw
+
+    def _apply_void(self, ev: Event) -> None:
+        self.void[ev.seat] = SUIT_LETTERS.index(ev.kind)
+        nxt = (ev.seat + 1) % self.n
+        if nxt == self.dealer:
+            self.turn = self.dealer
+            self.phase = Phase.ACT
+        else:
+            self.turn = nxt
+
+    def _apply_draw(self, ev: Event) -> None:
+        s = ev.seat
+        if ev.kind == TAIL:
+            self.back -= 1
+        else:
+            self.front += 1
+            self.chain = None
+            self.kong_this_turn = False
+        self.need_tail = False
+        self.replacing = False
+        self.hands[s][ev.tile] += 1
+        self.drawn = ev.tile
+        self.draws[s] += 1
+        self.acted[s] = True
+        self.after_pon = False
+        self._clear_locks(s)
+        if self.due_draw is not None:
+            if not self.hands[s][GREEN]:
+                # dealt 发 laid out before the seat's first draw: now the draw that was due
+                self.need_tail = self.due_draw == TAIL
+                self.due_draw = None
+            self.phase = Phase.DRAW
+            return
+        self.phase = Phase.ACT
+
+    def _apply_bonus(self, ev: Event) -> None:
+        s = ev.seat
+        self.hands[s][GREEN] -= 1
+        self.bonus[s] += 1
+        if self.phase is Phase.DRAW and self.due_draw is None:
+            self.due_draw = TAIL if self.need_tail else LIVE
+        if self.chain is None and self.phase is Phase.ACT:
+            self.chain = "bonus"
+        if self.live == 0:
+            # an unreplaceable 发 ends the hand as an exhaustive draw
+            self.exhausted = True
+            self._settle_exhaustion()
+            return
+        self.replacing = True
+        self.phase = Phase.DRAW
+
+    def _clear_locks(self, s: int) -> None:
+        self.hu_lock[s] = None
+        if self.pon_lock[s]:
+            self.pon_lock[s] = set()
+
+    def _apply_discard(self, ev: Event) -> None:
+        s, t = ev.seat, ev.tile
+        self._passed_self_draw(s)
+        self.hands[s][t] -= 1
+        self.discards[s].append(t)
+        self.drawn = None
+        self.after_pon = False
+        self._open_discard_window(s, t)
+
+    def _passed_self_draw(self, s: int) -> None:
+        """弃胡 / 过手胡: discarding instead of a legal self-draw win locks too."""
+        if self.drawn is not None and self.variant != "huangmei":
+            sc = self._win_score(s, self.drawn, Method.SELF_DRAW)
+            if sc is not None:
+                self._lock_passed_win(s, sc)
+
+    def _open_discard_window(self, d: int, t: int) -> None:
+        last = self.live == 0
+        wins: dict[int, Score] = {}
+        pons: list[int] = []
+        kongs: list[int] = []
+        for k in range(1, self.n):
+            s = (d + k) % self.n
+            if self.won[s]:
+                continue
+            sc = self._win_score(s, t, Method.DISCARD)
+            if sc is not None:
+                wins[s] = sc
+            if last:
+                continue
+            c = self.hands[s][t]
+            if c >= 2 and (self.void[s] is None or t // 9 != self.void[s]):
+                if t not in self.pon_lock[s]:
+                    pons.append(s)
+                if c >= 3 and self.live > 0:
+                    kongs.append(s)
+        self.window = Window("discard", t, d, wins, pons, kongs,
+                             forced=bool(wins) and self._forced_zone(), last=last)
+        self.phase = Phase.CLAIM
+
+    def close_window(self) -> None:
+        """End the open window: set pass locks, then move play on (next draw, kong
+        settlement, or the end of the hand after wins)."""
+        w = self.window
+        if w is None:
+            return
+        self.window = None
+        claimed = bool(w.winners)
+        for s, sc in w.wins.items():
+            if s not in w.winners:
+                self._lock_passed_win(s, sc)
+        if w.kind == "discard":
+            if not claimed and self.variant == "xuezhan":
+                for s in w.pons:  # 过手碰: could pon, nobody won, did not pon
+                    self.pon_lock[s].add(w.tile)
+            if claimed:
+                self._after_window_wins(w)
+                return
+            self._discard_passed(w)
+        else:
+            if claimed:
+                self._after_window_wins(w)
+                return
+            self._kong_stands(w.from_seat, w.tile, w.kong_kind)
+
+    def _lock_passed_win(self, s: int, sc: Score) -> None:
+        if self.variant == "yuxi":
+            if self.rules["pass_hu_lock"] == "until_next_draw":
+                self.hu_lock[s] = True
+        elif self.variant == "xuezhan":
+            cur = self.hu_lock[s]
+            self.hu_lock[s] = sc.multiplier if cur is None else max(cur, sc.multiplier)
+
+    def _discard_passed(self, w: Window) -> None:
+        d = w.from_seat
+        if self.variant == "yuxi" and self.rules["honors"]:
+            self.honor_run[d] = self.honor_run[d] + 1 if w.tile >= 27 else 0
+            if self.honor_run[d] >= 10:
+                h = self.hands[d]
+                tiles = tuple(t for t in range(34) for _ in range(h[t]))
+                self.pending.append(Event(WIN, d, w.tile, None, str(Method.SHILAOTOU), tiles))
+                return
+        if w.last:
+            self.exhausted = True
+            self._settle_exhaustion()
+            return
+        self.turn = self.next_active(d)
+        self.phase = Phase.DRAW
+
+    def _apply_pon(self, ev: Event) -> None:
+        w = self.window
+        self.window = None
+        for s, sc in w.wins.items():
+            self._lock_passed_win(s, sc)
+        if self.variant == "xuezhan":
+            for s in w.pons:
+                if s != ev.seat:
+                    self.pon_lock[s].add(w.tile)
+        s, t = ev.seat, ev.tile
+        self.honor_run[w.from_seat] = 0
+        self.discards[w.from_seat].pop()
+        self.hands[s][t] -= 2
+        self.melds[s].append(Meld(MeldKind.PON, t, w.from_seat))
+        self.calls_made = True
+        self.after_pon = True
+        self.drawn = None
+        self.chain = None
+        self.kong_this_turn = False
+        if self.variant == "xuezhan":
+            self._clear_locks(s)
+        self.turn = s
+        self.phase = Phase.ACT
+
+    def _apply_kong(self, ev: Event) -> None:
+        s, t, kind = ev.seat, ev.tile, ev.kind
+        h = self.hands[s]
+        self.calls_made = True
+        if self.variant == "xuezhan":
+            self._clear_locks(s)
+        if kind == "exposed":
+            w = self.window
+            self.window = None
+            for o, sc in w.wins.items():
+                self._lock_passed_win(o, sc)
+            if self.variant == "xuezhan":
+                for o in w.pons:
+                    if o != s:
+                        self.pon_lock[o].add(t)
+            self.honor_run[w.from_seat] = 0
+            self.discards[w.from_seat].pop()
+            h[t] -= 3
+            self.melds[s].append(Meld(MeldKind.EXPOSED_KONG, t, w.from_seat))
+            self.turn = s
+            self.chain = None
+            self.kong_this_turn = False
+            if self.rules["rob_exposed_kong"]:
+                barred = set(w.wins) | {w.from_seat}
+                if self._open_rob_window(s, t, "exposed", barred):
+                    return
+            self._kong_stands(s, t, kind)
+        elif kind == "added":
+            h[t] -= 1
+            ms = self.melds[s]
+            i = next(i for i, m in enumerate(ms) if m.kind is MeldKind.PON and m.tile == t)
+            ms[i] = Meld(MeldKind.ADDED_KONG, t, ms[i].from_seat)
+            self._late = t != self.drawn
+            if self._open_rob_window(s, t, "added", {s}):
+                return
+            self._kong_stands(s, t, kind)
+        else:
+            h[t] -= 4
+            self.melds[s].append(Meld(MeldKind.CONCEALED_KONG, t, None))
+            self._kong_stands(s, t, kind)
+
+    def _open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
+        wins = {}
+        for j in range(1, self.n):
+            s = (k + j) % self.n
+            if s in barred or self.won[s]:
+                continue
+            sc = self._win_score(s, t, Method.ROBBED_KONG)
+            if sc is not None:
+                wins[s] = sc
+        if not wins:
+            return False
+        self.window = Window("rob", t, k, wins, [], [], forced=self._forced_zone(),
+                             kong_kind=kind)
+        self.phase = Phase.ROB
+        return True
+
+    def _kong_stands(self, s: int, t: int, kind: str) -> None:
+        """The kong was not robbed: pay kong money, then the tail draw."""
+        if self.chain is None:
+            self.chain = "kong"
+        self.kong_this_turn = True
+        self.drawn = None
+        late = kind == "added" and getattr(self, "_late", False)
+        for payer, amount, reason in self._kong_money(s, kind, t, late):
+            self.pending.append(transfer(payer, s, amount, reason))
+            self.kong_receipts.append([payer, s, amount, t])
+        self.turn = s
+        self.need_tail = True
+        self.phase = Phase.DRAW
+
+    def _kong_money(self, s: int, kind: str, t: int, late: bool):
+        v, base = self.variant, self.rules["base"]
+        if v == "huangmei":
+            return []
+        if late and self.rules["late_added_kong"] == "no_pay":
+            return []
+        others = [o for o in range(self.n) if o != s and not self.won[o]]
+        if kind == "exposed":
+            feeder = self.melds[s][-1].from_seat
+            if self.won[feeder]:
+                return []
+            return [(feeder, 2 * base, TransferReason.KONG_EXPOSED)]
+        if kind == "added":
+            if v == "yuxi" and self.rules["bugang_payer"] == "pon_feeder":
+                m = next(m for m in self.melds[s] if m.tile == t and m.is_kong)
+                return [(m.from_seat, 2 * base, TransferReason.KONG_ADDED)]
+            return [(o, base, TransferReason.KONG_ADDED) for o in others]
+        if v == "xuezhan":
+            return [(o, 2 * base, TransferReason.KONG_CONCEALED) for o in others]
+        return []
+
+    # ------------------------------------------------------------------ wins
+    def _apply_win(self, ev: Event, seq: int) -> None:
+        s, t = ev.seat, ev.tile
+        method = Method(ev.kind)
+        w = self.window
+        if method is Method.SHILAOTOU:
+            sc = _shilaotou_score(self.rules)
+            payer = None
+            payers = [o for o in range(self.n) if o != s]
+        elif method is Method.SELF_DRAW:
+            sc = self._win_score(s, t, method)
+            if sc is None:
+                raise IllegalEvent("win_legal", f"seat {s} cannot win by self-draw now")
+            if sc.feeder_pays:
+                payer = self.melds[s][-1].from_seat
+                payers = [payer]
+            else:
+                payer = None
+                payers = [o for o in range(self.n) if o != s and not self.won[o]]
+        else:
+            sc = w.wins[s]
+            payer = w.from_seat
+            payers = [payer]
+            if method is Method.ROBBED_KONG and not w.winners:
+                self._undo_kong(w)
+        if w is None or not w.winners:  # the first win on this tile
+            self.win_order += 1
+            self._batch = {}
+            if method in (Method.DISCARD, Method.ROBBED_KONG):
+                self.won_tiles.append(t)
+                if method is Method.DISCARD:
+                    self.discards[w.from_seat].pop()
+            if self.win_order == 1:
+                self.first_payer = w.from_seat if w is not None else None
+        if self.win_order == 1:
+            self.first_batch.append(s)
+        self.winners.append(s)
+        rec = WinRecord(seq, s, payer, t, str(method),
+                        self.win_order, sc.patterns, sc.fan, sc.multiplier, sc.points, 0,
+                        sc.capped)
+        self.wins.append(rec)
+        self._batch[s] = rec
+        for p in payers:
+            if sc.points > 0:
+                self.pending.append(transfer(p, s, sc.points, TransferReason.WIN))
+        if self.variant == "xuezhan" and method is Method.DISCARD and w is not None:
+            self._call_transfer(w, s)
+        if w is not None:
+            w.winners.append(s)
+            return
+        # a self-draw (or 十老头) is a batch of its own
+        self._after_wins([s], s, payers)
+
+    def _call_transfer(self, w: Window, s: int) -> None:
+        """呼叫转移: on 杠上炮, the kong player's kong money goes to the first winner."""
+        if not (self.rules["call_transfer"] and self.kong_this_turn) or w.winners:
+            return
+        d = w.from_seat
+        kong = next((m for m in reversed(self.melds[d]) if m.is_kong), None)
+        if kong is None:
+            return
+        for r in self.kong_receipts:
+            if r[1] == d and r[3] == kong.tile and r[2] > 0:
+                self.pending.append(transfer(d, s, r[2], TransferReason.CALL_TRANSFER))
+                r[2] = 0  # moved money is not refunded by 退税
+
+    def _undo_kong(self, w: Window) -> None:
+        k, t = w.from_seat, w.tile
+        ms = self.melds[k]
+        if w.kong_kind == "added":
+            i = next(i for i, m in enumerate(ms) if m.kind is MeldKind.ADDED_KONG and m.tile == t)
+            ms[i] = Meld(MeldKind.PON, t, ms[i].from_seat)
+        else:
+            m = ms.pop()
+            self.hands[k][t] += 3
+            del m
+
+    def _after_window_wins(self, w: Window) -> None:
+        self._after_wins(list(w.winners), w.from_seat, None)
+
+    def _after_wins(self, batch: list[int], d: int, payers) -> None:
+        """Move on after a batch of wins on one tile (or a self-draw)."""
+        for s in batch:
+            self.won[s] = True
+        if self.variant != "xuezhan":
+            self._horses(batch)
+            self.pending.append(Event(END))
+            return
+        active = self.active_seats()
+        if len(active) <= 1:
+            self.pending.append(Event(END))
+            return
+        if self.live == 0:
+            self.exhausted = True
+            self._settle_exhaustion()
+            return
+        last = max(batch, key=lambda w: (w - d) % self.n)
+        self.turn = self.next_active(last)
+        self.need_tail = False
+        self.after_pon = False
+        self.phase = Phase.DRAW
+
+    def _horses(self, batch: list[int]) -> None:
+        k = self.rules["horses"] if self.variant == "yuxi" else 0
+        if not k or self.live == 0:
+            return
+        take = min(k, self.live)
+        horses = tuple(self.wall[self.back - i] for i in range(take))
+        self.pending.append(Event(HORSE, None, None, None, None, horses))
+        n = self.n
+        for h in horses:
+            num = horse_seat_number(h)
+            if num > n:
+                continue
+            seat = (self.dealer + num - 1) % n
+            if seat not in batch:
+                continue
+            rec = self._batch[seat]
+            for tr in [e for e in self.pending if e.type == TRANSFER and e.seat == seat
+                       and e.kind == TransferReason.WIN]:
+                self.pending.append(transfer(tr.from_seat, seat, rec.points,
+                                             TransferReason.HORSE))
+            for tr in [tr for tr in self.transfers if tr[2] == seat and tr[4] == "win"]:
+                self.pending.append(transfer(tr[1], seat, rec.points, TransferReason.HORSE))
+
+    def _apply_transfer(self, ev: Event, seq: int) -> None:
+        payer, payee, amount = ev.from_seat, ev.seat, ev.amount
+        self.deltas[payer] -= amount
+        self.deltas[payee] += amount
+        self.transfers.append((seq, payer, payee, amount, ev.kind))
+        if ev.kind in ("win", "horse", "call_transfer"):
+            rec = self._batch.get(payee)
+            if rec is not None:
+                rec.total += amount
+
+    # ------------------------------------------------------------------ exhaustion
+    def _settle_exhaustion(self) -> None:
+        """Payments at an exhaustive draw, then the end (RULES.md §2 and §3)."""
+        self.phase = Phase.DRAW
+        v, n, rules = self.variant, self.n, self.rules
+        out: list[Event] = []
+        if v == "yuxi":
+            value = [scoring.ready_value(tuple(self.hands[s]), tuple(self.melds[s]), rules)
+                     for s in range(n)]
+            for p in range(n):
+                if value[p]:
+                    continue
+                for r in range(n):
+                    if value[r]:
+                        out.append(transfer(p, r, value[r], TransferReason.NOT_READY))
+        elif v == "xuezhan" and len(self.active_seats()) >= 2:
+            act = self.active_seats()
+            pig = {s: self._holds_void(s) for s in range(n)}
+            value = {s: 0 if pig[s] else scoring.ready_value(
+                tuple(self.hands[s]), tuple(self.melds[s]), rules, void=self.void[s])
+                for s in act}
+            for s in act:  # 退税
+                if value[s] == 0:
+                    for payer, payee, amount, _t in self.kong_receipts:
+                        if payee == s and amount > 0:
+                            out.append(transfer(s, payer, amount, TransferReason.TAX_REFUND))
+            cap = rules["cap"] * rules["base"]
+            for s in act:  # 查花猪
+                if pig[s]:
+                    for o in range(n):
+                        if o != s and not pig[o]:
+                            out.append(transfer(s, o, cap, TransferReason.FLOWER_PIG))
+            for s in act:  # 查大叫
+                if value[s] == 0 and not pig[s]:
+                    for r in act:
+                        if value[r]:
+                            out.append(transfer(s, r, value[r], TransferReason.NOT_READY))
+        self.pending.extend(out)
+        self.pending.append(Event(END))
+
+    # ------------------------------------------------------------------ summary
+    def hand_row(self) -> dict:
+        return {
+            "players": self.n, "dealer": self.dealer, "dice": list(self.dice),
+            "break": self.break_pos, "wall": list(self.wall),
+            "outcome": "win" if self.winners else "draw",
+            "winners": list(self.winners), "deltas": list(self.deltas),
+            "n_events": len(self.events), "wall_left": self.live,
+            "next_dealer": self.next_dealer,
+        }
+
+
+def _plain_on_discard(sc: Score) -> Score:
+    pts = sc.extra.get("plain_points", 0)
+    return Score(True, ("pinghu",), sc.fan or 1, None, pts, False)
+
+
+def _shilaotou_score(rules: Rules) -> Score:
+    cap = rules["cap"]
+    units = rules["points.shilaotou"][0] or 0
+    return Score(True, ("shilaotou",), 1, None, min(units, cap) * rules["base"], units > cap)

@@ -1,0 +1,158 @@
+"""Built-in agents and the registry the command line uses.
+
+``random``: uniform over its legal choices (pass included in claim windows).
+``greedy``: takes every win; discards to minimise shanten (xuezhan: void tiles
+first, shanten counted without them; the void is the suit it holds fewest of,
+ties to m, then p, then s); pons or kongs when that does not raise shanten.
+
+>>> [a.name for a in make_agents(["greedy", "random"])]
+['greedy', 'random']
+>>> make_agents(["nobody"])
+Traceback (most recent call last):
+...
+mjlog.errors.InputError: unknown agent 'nobody'; valid agents: greedy, random
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mjlog.agent import Agent, SeatView
+from mjlog.errors import InputError
+from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
+from mjlog.hand import shanten
+from mjlog.rng import Stream
+
+_REGISTRY: dict[str, Callable[..., Agent]] = {}
+
+
+def register(name: str):
+    """Class decorator: make an agent available by name (``--agents name:k=v``)."""
+
+    def deco(cls):
+        _REGISTRY[name] = cls
+        cls.name = name
+        return cls
+
+    return deco
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"strategic:aggression=0.7"`` → ``("strategic", {"aggression": "0.7"})``."""
+    name, _, rest = spec.partition(":")
+    params = {}
+    for part in filter(None, rest.split(";")):
+        k, eq, v = part.partition("=")
+        if not eq:
+            raise InputError(f"bad agent parameter {part!r} in {spec!r}; expected key=value")
+        params[k.strip()] = v.strip()
+    return name.strip(), params
+
+
+def make_agent(spec: str) -> Agent:
+    name, params = parse_spec(spec)
+    if name not in _REGISTRY:
+        raise InputError(f"unknown agent {name!r}; valid agents: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name](**params)
+
+
+def make_agents(specs: Sequence[str]) -> list[Agent]:
+    return [make_agent(s) for s in specs]
+
+
+def agent_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+class _Base:
+    name = "base"
+
+    def __init__(self, **params):
+        if params:
+            raise InputError(f"agent {self.name!r} takes no parameters, got {sorted(params)}")
+        self.params: dict = {}
+        self.seat = 0
+        self.rng: Stream | None = None
+
+    def start_hand(self, seat: int, rng: Stream) -> None:
+        self.seat, self.rng = seat, rng
+
+
+@register("random")
+class RandomAgent(_Base):
+    """Uniform over the legal choices, from its own stream."""
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        return options[self.rng.below(len(options))]
+
+
+@register("greedy")
+class GreedyAgent(_Base):
+    """Wins when it can; otherwise keeps shanten as low as it can."""
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        first = options[0]
+        if first is not None and first.type == WIN:
+            return first
+        if first is not None and first.type == VOID:
+            h = view.hand
+            counts = [sum(h[9 * s: 9 * s + 9]) for s in range(3)]
+            return options[counts.index(min(counts))]
+        hand = view.hand
+        nm = len(view.melds[self.seat])
+        void = view.void[self.seat]
+        if options[-1] is None:  # a claim window: pon / kong / pass
+            base = _shanten(hand, nm, void)
+            t = view.window_tile
+            for o in options:
+                if o is None:
+                    continue
+                k = 2 if o.type == PON else 3
+                hand[t] -= k
+                after = _shanten(hand, nm + 1, void)
+                hand[t] += k
+                if after <= base:
+                    return o
+            return None
+        # own turn: kongs that do not raise shanten, else the best discard
+        base = None
+        discards = []
+        for o in options:
+            if o.type == KONG:
+                if base is None:
+                    base = _shanten(hand, nm, void)
+                k = 4 if o.kind == "concealed" else 1
+                hand[o.tile] -= k
+                after = _shanten(hand, nm + (k == 4), void)
+                hand[o.tile] += k
+                if after <= base:
+                    return o
+            elif o.type == DISCARD:
+                discards.append(o)
+        if void is not None:
+            vd = [o for o in discards if o.tile // 9 == void]
+            if vd:
+                return vd[self.rng.below(len(vd))]
+        best, best_s = [], 99
+        for o in discards:
+            hand[o.tile] -= 1
+            s = _shanten(hand, nm, void)
+            hand[o.tile] += 1
+            if s < best_s:
+                best, best_s = [o], s
+            elif s == best_s:
+                best.append(o)
+        return best[self.rng.below(len(best))]
+
+
+def _shanten(hand: list[int], melds: int, void: int | None) -> int:
+    if void is None:
+        return shanten(hand, melds)
+    h = hand[:]
+    h[9 * void: 9 * void + 9] = [0] * 9
+    # without its void tiles the hand is shorter; count them as tiles still to replace
+    return shanten(h, melds) + sum(hand[9 * void: 9 * void + 9])
+
+
+__all__ = ["register", "make_agent", "make_agents", "agent_names", "RandomAgent",
+           "GreedyAgent", "DISCARD", "KONG", "PON"]
