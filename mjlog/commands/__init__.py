@@ -3,5 +3,8 @@
 Each module defines one click command; add it to ``ALL`` here.
 """
 
-ALL: list = []
+from mjlog.commands.rules import rules_command
+from mjlog.commands.simulate import simulate_command
+
+ALL: list = [rules_command, simulate_command]
 ALL.append(__import__("mjlog.commands.score", fromlist=["x"]).score_command)  # mjlog score
