@@ -3,8 +3,9 @@
 Each module defines one click command; add it to ``ALL`` here.
 """
 
+from mjlog.commands.demo import demo
 from mjlog.commands.rules import rules_command
 from mjlog.commands.simulate import simulate_command
 
-ALL: list = [rules_command, simulate_command]
+ALL: list = [demo, rules_command, simulate_command]
 ALL.append(__import__("mjlog.commands.score", fromlist=["x"]).score_command)  # mjlog score
