@@ -43,6 +43,9 @@ from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.variants import GREEN, horse_seat_number, next_dealer
 
 LIVE, TAIL = "live", "tail"
+
+# Events are immutable tuples, so the common ones are built once and shared.
+_DISCARD_EV = [[Event(DISCARD, s, t) for t in range(34)] for s in range(4)]
 SUIT_LETTERS = "mps"
 
 
@@ -151,6 +154,8 @@ class HandState:
         self.horses: tuple[int, ...] = ()
         self.due_draw: str | None = None     # huangmei: the draw due after dealt 发
         self.replacing = False               # huangmei: a 发's tail replacement is due
+        self._sd_key = -1                    # cache of _self_draw_score()
+        self._sd: Score | None = None
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
 
     # ------------------------------------------------------------------ basics
@@ -246,6 +251,15 @@ class HandState:
             return None
         return sc
 
+    def _self_draw_score(self, key: int | None = None) -> Score | None:
+        """The legal self-draw win of the acting seat now, computed once per event."""
+        if key is None:
+            key = len(self.events)
+        if self._sd_key != key:
+            self._sd_key = key
+            self._sd = self._win_score(self.turn, self.drawn, Method.SELF_DRAW)
+        return self._sd
+
     def _forced_zone(self) -> bool:
         return self.variant == "yuxi" and self.live <= 4
 
@@ -264,7 +278,7 @@ class HandState:
             if self.variant == "huangmei" and self.hands[s][GREEN] and not self.after_pon:
                 return Event(BONUS, s, GREEN)
             if self._forced_zone() and self.drawn is not None:
-                if self._win_score(s, self.drawn, Method.SELF_DRAW) is not None:
+                if self._self_draw_score() is not None:
                     return self._win_event(s, self.drawn, Method.SELF_DRAW, None)
             return None
         if ph in (Phase.CLAIM, Phase.ROB):
@@ -309,24 +323,23 @@ class HandState:
         h = self.hands[s]
         opts: list[Event] = []
         if self.drawn is not None:  # not after a pon
-            t = self.drawn
-            if self._win_score(s, t, Method.SELF_DRAW) is not None:
-                opts.append(self._win_event(s, t, Method.SELF_DRAW, None))
+            if self._self_draw_score() is not None:
+                opts.append(self._win_event(s, self.drawn, Method.SELF_DRAW, None))
             if self.live > 0:
                 void = self.void[s]
-                for t in range(34):
-                    if h[t] == 4 and (void is None or t // 9 != void):
-                        opts.append(Event(KONG, s, t, None, "concealed"))
+                if 4 in h:
+                    opts += [Event(KONG, s, t, None, "concealed") for t in range(34)
+                             if h[t] == 4 and (void is None or t // 9 != void)]
                 late = self.rules["late_added_kong"]
                 for m in self.melds[s]:
                     if m.kind is MeldKind.PON and h[m.tile]:
                         if late == "forbidden" and m.tile != self.drawn:
                             continue
                         opts.append(Event(KONG, s, m.tile, None, "added"))
-        green_dead = self.variant == "huangmei"
-        for t in range(34):
-            if h[t] and not (green_dead and t == GREEN):
-                opts.append(Event(DISCARD, s, t))
+        evs = _DISCARD_EV[s]
+        opts += [evs[t] for t in range(34) if h[t]]
+        if self.variant == "huangmei" and h[GREEN]:
+            opts.remove(evs[GREEN])  # a dead dealt 发 is never discarded
         return opts
 
     def _win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
@@ -499,7 +512,7 @@ class HandState:
     def _passed_self_draw(self, s: int) -> None:
         """弃胡 / 过手胡: discarding instead of a legal self-draw win locks too."""
         if self.drawn is not None and self.variant != "huangmei":
-            sc = self._win_score(s, self.drawn, Method.SELF_DRAW)
+            sc = self._self_draw_score(len(self.events) - 1)  # before this discard
             if sc is not None:
                 self._lock_passed_win(s, sc)
 
@@ -508,24 +521,34 @@ class HandState:
         wins: dict[int, Score] = {}
         pons: list[int] = []
         kongs: list[int] = []
-        for k in range(1, self.n):
-            s = (d + k) % self.n
-            if self.won[s]:
+        n, hands, melds, won = self.n, self.hands, self.melds, self.won
+        for k in range(1, n):
+            s = (d + k) % n
+            if won[s]:
                 continue
-            sc = self._win_score(s, t, Method.DISCARD)
-            if sc is not None:
-                wins[s] = sc
+            h = hands[s]
+            h[t] += 1
+            shape = is_win(h, len(melds[s]))  # cheap lookup first; scoring is rare
+            h[t] -= 1
+            if shape:
+                sc = self._win_score(s, t, Method.DISCARD)
+                if sc is not None:
+                    wins[s] = sc
             if last:
                 continue
-            c = self.hands[s][t]
+            c = h[t]
             if c >= 2 and (self.void[s] is None or t // 9 != self.void[s]):
                 if t not in self.pon_lock[s]:
                     pons.append(s)
                 if c >= 3 and self.live > 0:
                     kongs.append(s)
-        self.window = Window("discard", t, d, wins, pons, kongs,
-                             forced=bool(wins) and self._forced_zone(), last=last)
-        self.phase = Phase.CLAIM
+        w = Window("discard", t, d, wins, pons, kongs,
+                   forced=bool(wins) and self._forced_zone(), last=last)
+        if wins or pons or kongs:
+            self.window = w
+            self.phase = Phase.CLAIM
+        else:  # nobody can claim: the discard passes at once
+            self._discard_passed(w)
 
     def close_window(self) -> None:
         """End the open window: set pass locks, then move play on (next draw, kong
