@@ -99,6 +99,8 @@ EVENT_COLUMNS = data_columns("events")
 # read; statistics only on the id columns, which filters use.
 _DELTA_COLUMNS = {"events": ("seq",), "wins": ("seq",), "transfers": ("seq",)}
 _COMPRESSION_LEVEL = 12
+_STRING_LIST = pa.list_(pa.string())
+_KEY_DTYPES = {"match": np.int32, "rotation": np.int8, "hand": np.int16}  # as in schema.ID_FIELDS
 
 
 def _leaf(field: pa.Field) -> str:
@@ -267,9 +269,7 @@ class ShardWriter:
         self._cols = {t: data_columns(t) for t in self.tables}
         self._hand_keys = frozenset(self._cols["hands"])
         self._final = {t: self.run_dir / shard_path(t, shard) for t in self.tables}
-        self._tmp = {
-            t: p.with_name(f".{p.name}.tmp-{os.getpid()}") for t, p in self._final.items()
-        }
+        self._tmp = {t: p.with_name(f".{p.name}.tmp-{os.getpid()}") for t, p in self._final.items()}
         self._writers: dict[str, pq.ParquetWriter] = {}
         self._rows = dict.fromkeys(self.tables, 0)
         self._last_key: tuple[int, int, int] | None = None
@@ -291,7 +291,7 @@ class ShardWriter:
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is not None:
             self.abort()
-        else:
+        elif self._state == "open":
             self.close()
 
     def _where(self, match: int, rotation: int, hand: int) -> str:
@@ -310,10 +310,13 @@ class ShardWriter:
         """Buffer one hand; write a row group when ``row_group_hands`` are buffered.
 
         ``hand_row`` holds the hands columns after the id columns; ``events`` are
-        tuples ``(seq, type, seat, tile, from_seat, kind, tiles, amount)`` (ignored
-        when the writer was made with ``events=False``); ``wins`` and ``transfers``
-        are dicts keyed by their table's columns. Values are checked against the
-        declared types when the row group is written.
+        tuples ``(seq, type, seat, tile, from_seat, kind, tiles, amount)`` with seq
+        0, 1, 2 …, or the same 7 fields without seq (a :class:`mjlog.events.Event`),
+        seq then being the position; they are ignored when the writer was made
+        with ``events=False``. ``wins`` and ``transfers`` are dicts keyed by their
+        table's columns. Hands must come in increasing (match, rotation, hand)
+        order. Values are checked against the declared types when the row group
+        is written (a ``ValueError`` naming the shard, table and column).
         """
         if self._state != "open":
             raise ValueError(f"shard {self.shard}: add_hand after the writer was {self._state}")
@@ -338,10 +341,12 @@ class ShardWriter:
                     cols = list(zip(*events, strict=True))
                 except ValueError:
                     cols = []
-                if len(cols) != len(EVENT_COLUMNS):
+                if len(cols) == len(EVENT_COLUMNS) - 1:  # mjlog.events.Event: no seq
+                    cols.insert(0, range(n))
+                elif len(cols) != len(EVENT_COLUMNS) or cols[0] != tuple(range(n)):
                     raise ValueError(
-                        f"{where}: events must be tuples of {len(EVENT_COLUMNS)} fields "
-                        f"({', '.join(EVENT_COLUMNS)})"
+                        f"{where}: events must be tuples ({', '.join(EVENT_COLUMNS)}) with "
+                        f"seq 0, 1, 2 …, or the same without seq"
                     )
             new_counts["events"] = n
         wins = list(wins)
@@ -389,6 +394,9 @@ class ShardWriter:
                         )
                 arr = arr.cast(field.type)
             else:
+                if field.type == _STRING_LIST and any(isinstance(v, str) for v in values):
+                    # pyarrow would split a bare string into characters.
+                    raise ValueError("a string where a list of strings is expected")
                 arr = pa.array(values, type=field.type)
         except (pa.ArrowException, TypeError, ValueError, OverflowError) as e:
             msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
@@ -406,14 +414,13 @@ class ShardWriter:
             pa.DictionaryArray.from_arrays(zeros, pa.array([self.run_id])),
             pa.DictionaryArray.from_arrays(zeros, pa.array([self.variant])),
         ]
-        schema = TABLES[table]
         for i, name in enumerate(HAND_KEY):
-            typ = schema.field(name).type
+            dtype = _KEY_DTYPES[name]
             col = keys[:, i]
-            info = np.iinfo(typ.to_pandas_dtype())
+            info = np.iinfo(dtype)
             if col.size and (col.min() < info.min or col.max() > info.max):
-                raise ValueError(f"shard {self.shard}: {name} out of range for {typ}")
-            out.append(pa.array(col.astype(typ.to_pandas_dtype())))
+                raise ValueError(f"shard {self.shard}: {name} out of range for {dtype.__name__}")
+            out.append(pa.array(col.astype(dtype)))
         return out
 
     def _flush(self) -> None:
@@ -674,7 +681,7 @@ def check_file(path: str | os.PathLike, table: str) -> int:
     pf = _open(path, table)
     try:
         for i in range(pf.num_row_groups):
-            pf.read_row_group(i)
+            pf.read_row_group(i).validate(full=True)
     except (pa.ArrowException, OSError, ValueError) as e:
         raise LogError(f"{path}: corrupt data: {_one_line(e)}") from None
     return pf.metadata.num_rows
@@ -686,8 +693,9 @@ def _conform(tab: pa.Table, table: str) -> pa.Table:
     for i, name in enumerate(tab.column_names):
         j = schema.get_field_index(name)
         if j >= 0 and tab.schema.field(i).type != schema.field(j).type:
-            tab = tab.set_column(i, schema.field(j).with_nullable(True), tab.column(i).cast(
-                schema.field(j).type))
+            tab = tab.set_column(
+                i, schema.field(j).with_nullable(True), tab.column(i).cast(schema.field(j).type)
+            )
     return tab
 
 
@@ -737,6 +745,12 @@ def read_table(
             raise LogError(f"{f}: corrupt data: {_one_line(e)}") from None
         except (ValueError, TypeError) as e:
             raise LogError(f"{f}: bad columns or filters: {_one_line(e)}") from None
+        try:
+            # A damaged page header can decode to an invalid array (say an index
+            # past the end of its dictionary); catch it here, not in the caller.
+            t.validate(full=True)
+        except pa.ArrowException as e:
+            raise LogError(f"{f}: corrupt data: {_one_line(e)}") from None
         parts.append(_conform(t, table))
     if len(parts) == 1:
         return parts[0]
@@ -767,6 +781,7 @@ def _rows_by_hand(
     rows: list = []
     try:
         for batch in pf.iter_batches(batch_size=batch_rows, columns=cols):
+            batch.validate(full=True)
             data = [batch.column(c).to_pylist() for c in cols]
             keys = zip(data[0], data[1], data[2], strict=True)
             if as_tuples:
@@ -841,6 +856,7 @@ def iter_hands(
         i = -1
         try:
             for batch in pf.iter_batches(batch_size=batch_rows):
+                batch.validate(full=True)
                 data = [batch.column(c).to_pylist() for c in names]
                 for values in zip(*data, strict=True):
                     i += 1
@@ -854,8 +870,11 @@ def iter_hands(
                             pending[t] = next(it, None)
                             nxt = pending[t]
                         if nxt is not None and position.get(nxt[0], -1) <= i:
-                            what = "duplicated or out of order" if nxt[0] in position else (
-                                f"not in {hands_path.name}")
+                            what = (
+                                "duplicated or out of order"
+                                if nxt[0] in position
+                                else (f"not in {hands_path.name}")
+                            )
                             raise LogError(f"{p}: rows for hand {nxt[0]}, {what}")
                         got.setdefault(t, [])
                     yield HandBundle(
