@@ -100,6 +100,9 @@ def test_text_output():
     assert "holds_void_suit" in r.output and r.exit_code == 0
     r = run("xuezhan", "111123m444456p5p", "--win", "5p", "--by", "discard")
     assert "gen 根 ×2" in r.output and "multiplier: 4" in r.output
+    r = run("xuezhan", "111123m444456p5p", "--win", "5p", "--by", "self",
+            "--set", "zimo_bonus=add_base")
+    assert "points: 5 (each other active player pays, zimo_bonus add_base)" in r.output
     r = run("yuxi", "123m456p789s11z23m", "--win", "4m", "--by", "discard")
     assert "legal: no (plain_hand_on_discard" in r.output
     assert "last4_plain_on_discard" in r.output

@@ -300,7 +300,9 @@ def _text(variant: str, ctx: WinContext, s: Score, rules, payer_text: str) -> st
     lines.append(f"fan: {s.fan}")
     lines.append(f"multiplier: {s.multiplier if s.multiplier is not None else '-'}")
     capped = f", capped at {rules['cap']}" if s.capped and "cap" in rules else ""
-    lines.append(f"points: {s.points} ({payer_text}{capped})")
+    bonus = s.extra.get("zimo_bonus", "none")
+    bonus = f", zimo_bonus {bonus}" if bonus != "none" else ""
+    lines.append(f"points: {s.points} ({payer_text}{capped}{bonus})")
     if variant == "xuezhan" and ctx.void is not None:
         lines.append(f"void: {'mps'[ctx.void]}")
     return "\n".join(lines)
