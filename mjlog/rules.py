@@ -207,7 +207,8 @@ _SPECS: dict[str, list[RuleKey]] = {
         _choice("dian_gang_hua", "discarder_pays", ("discarder_pays", "self_draw"),
                 "点杠花: the feeder pays alone, or every active player pays"),
         _bool("call_transfer", False, "呼叫转移: on 杠上炮 the kong money goes to the winner"),
-    ] + [RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k}") for k, v in XUEZHAN_MULT.items()],
+    ] + [RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k}")
+         for k, v in XUEZHAN_MULT.items()],
     "huangmei": _common(True) + [
         _bool("winds", True, "东南西北 in play; false = 120 tiles"),
         _int("min_fan", 2, "minimum fan to win", 0),

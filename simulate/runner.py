@@ -24,7 +24,12 @@ from mjlog import __version__
 from mjlog.engine import PlayedHand, play_match
 from mjlog.errors import InputError, MjlogError
 from mjlog.logio import (
-    ShardWriter, build_manifest, read_manifest, run_id, shard_complete, write_manifest,
+    ShardWriter,
+    build_manifest,
+    read_manifest,
+    run_id,
+    shard_complete,
+    write_manifest,
 )
 from mjlog.rng import RNG
 from mjlog.rules import Rules, resolve
@@ -174,8 +179,9 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
 
 def _entries(spec: RunSpec, out: Path, shards) -> list[dict]:
     """Manifest entries of every shard, recomputed from the files on disk."""
-    from mjlog.logio import _sha256, shard_path
     import pyarrow.parquet as pq
+
+    from mjlog.logio import _sha256, shard_path
 
     tables = ("hands", "events", "wins", "transfers") if spec.events else (
         "hands", "wins", "transfers")
