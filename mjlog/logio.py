@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from mjlog.errors import MjlogError
@@ -48,6 +49,7 @@ from mjlog.schema import (
     ID_COLUMNS,
     SCHEMA_VERSION,
     TABLES,
+    VALUE_RANGES,
     check_schema,
     data_columns,
 )
@@ -267,7 +269,8 @@ class ShardWriter:
         self.tables = _shard_tables(events)
         self.entries: list[dict[str, Any]] = []
         self._cols = {t: data_columns(t) for t in self.tables}
-        self._hand_keys = frozenset(self._cols["hands"])
+        self._col_sets = {t: frozenset(cols) for t, cols in self._cols.items()}
+        self._hand_keys = self._col_sets["hands"]
         self._final = {t: self.run_dir / shard_path(t, shard) for t in self.tables}
         self._tmp = {t: p.with_name(f".{p.name}.tmp-{os.getpid()}") for t, p in self._final.items()}
         self._writers: dict[str, pq.ParquetWriter] = {}
@@ -352,11 +355,11 @@ class ShardWriter:
         wins = list(wins)
         transfers = list(transfers)
         for name, rows in (("wins", wins), ("transfers", transfers)):
-            want = self._cols[name]
+            want = self._col_sets[name]
             for row in rows:
-                if row.keys() != set(want):
-                    missing = sorted(set(want) - row.keys())
-                    extra = sorted(row.keys() - set(want))
+                if row.keys() != want:
+                    missing = sorted(want - row.keys())
+                    extra = sorted(row.keys() - want)
                     raise ValueError(
                         f"{where}: {name} row columns wrong; missing {missing}, unknown {extra}"
                     )
@@ -378,10 +381,33 @@ class ShardWriter:
         self._keys.append(key)
         self._last_key = key
         if len(self._keys) >= self.row_group_hands:
-            self._flush()
+            try:
+                self._flush()
+            except BaseException:
+                self.abort()
+                raise
 
     def _column(self, table: str, field: pa.Field, values: list) -> pa.Array:
-        where = f"shard {self.shard}: {table}.{field.name}"
+        try:
+            return self._convert(table, field, values)
+        except ValueError as e:
+            # Name the first hand whose value fails, found the slow way (errors only).
+            where = f"shard {self.shard}: {table}.{field.name}"
+            for i, v in enumerate(values):
+                try:
+                    self._convert(table, field, [v])
+                except ValueError:
+                    hand = self._hand_of_row(table, i)
+                    raise ValueError(f"{self._where(*hand)}: {table}.{field.name}: {e}") from None
+            raise ValueError(f"{where}: {e}") from None
+
+    def _hand_of_row(self, table: str, row: int) -> tuple[int, int, int]:
+        if table == "hands":
+            return self._keys[row]
+        ends = np.cumsum(self._counts[table])
+        return self._keys[int(np.searchsorted(ends, row, side="right"))]
+
+    def _convert(self, table: str, field: pa.Field, values: list) -> pa.Array:
         try:
             if pa.types.is_dictionary(field.type):
                 arr = pa.array(values, type=field.type.value_type).dictionary_encode()
@@ -399,10 +425,17 @@ class ShardWriter:
                     raise ValueError("a string where a list of strings is expected")
                 arr = pa.array(values, type=field.type)
         except (pa.ArrowException, TypeError, ValueError, OverflowError) as e:
-            msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise ValueError(f"{where}: {msg}") from None
+            raise ValueError(_one_line(e)) from None
         if not field.nullable and arr.null_count:
-            raise ValueError(f"{where}: {arr.null_count} null(s) in a non-nullable column")
+            raise ValueError("null in a non-nullable column")
+        bounds = VALUE_RANGES.get((table, field.name))
+        if bounds is not None:
+            flat = arr.flatten() if pa.types.is_list(arr.type) else arr
+            lo_hi = pc.min_max(flat)
+            lo, hi = lo_hi["min"].as_py(), lo_hi["max"].as_py()
+            if lo is not None and (lo < bounds[0] or hi > bounds[1]):
+                bad = lo if lo < bounds[0] else hi
+                raise ValueError(f"value {bad} outside {bounds[0]}..{bounds[1]}")
         return arr
 
     def _id_arrays(self, table: str, n_rows: int) -> list[pa.Array]:

@@ -27,6 +27,8 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
+from mjlog.tiles import NUM_KINDS
+
 SCHEMA_VERSION = 1
 """Bumped on any change a reader must know about (a type, a meaning, a removal)."""
 
@@ -183,6 +185,36 @@ ALLOWED_VALUES: dict[tuple[str, str], frozenset[str]] = {
     ("transfers", "reason"): frozenset(TRANSFER_REASONS),
 }
 """The closed vocabularies of the dictionary columns; the writer rejects others."""
+
+_TILE = (0, NUM_KINDS - 1)
+_SEAT = (0, 3)
+_DIE = (1, 6)
+VALUE_RANGES: dict[tuple[str, str], tuple[int, int]] = {
+    ("hands", "players"): (2, 4),
+    ("hands", "dealer"): _SEAT,
+    ("hands", "dice"): _DIE,
+    ("hands", "dealer_rolls"): _DIE,
+    ("hands", "wall"): _TILE,
+    ("hands", "winners"): _SEAT,
+    ("hands", "next_dealer"): _SEAT,
+    ("events", "seq"): (0, 2**31 - 1),
+    ("events", "seat"): _SEAT,
+    ("events", "tile"): _TILE,
+    ("events", "from_seat"): _SEAT,
+    ("events", "tiles"): _TILE,
+    ("wins", "seat"): _SEAT,
+    ("wins", "from_seat"): _SEAT,
+    ("wins", "tile"): _TILE,
+    ("wins", "win_order"): (1, 4),
+    ("transfers", "payer"): _SEAT,
+    ("transfers", "payee"): _SEAT,
+    ("transfers", "amount"): (1, 2**31 - 1),
+}
+"""Inclusive bounds of integer columns (of the list items for list columns).
+
+Tiles are kinds 0..33 (:mod:`mjlog.tiles`), seats 0..3, dice 1..6, a transfer
+moves a positive amount. The writer rejects values outside them.
+"""
 
 
 def data_columns(table: str) -> tuple[str, ...]:

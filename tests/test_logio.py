@@ -399,7 +399,7 @@ def test_bad_value_at_flush_leaves_nothing(tmp_path):
     hands = synth_hands(5, 3)
     row, ev, wins, tr = hands[2][1]
     bad = [ev[0], (1, "discard", 0, 300, None, None, None, None), *ev[2:]]
-    with pytest.raises(ValueError, match=r"shard 0: events.tile"):
+    with pytest.raises(ValueError, match=r"shard 0 match 0 rotation 0 hand 2: events.tile"):
         with ShardWriter(tmp_path, 0, RUN_ID, "yuxi") as w:
             for key, h in hands[:2]:
                 w.add_hand(*key, *h)
@@ -418,14 +418,19 @@ def test_bad_value_at_flush_leaves_nothing(tmp_path):
         (lambda r, e, w, t: e.__setitem__(5, (5, "chi") + e[5][2:]), "unknown value.*chi"),
         (lambda r, e, w, t: t[0].update(reason="bribe"), "unknown value.*bribe"),
         (lambda r, e, w, t: t[0].pop("reason"), "transfers row columns wrong"),
-        (lambda r, e, w, t: r.update(dealer=None), "hands.dealer: 1 null"),
+        (lambda r, e, w, t: r.update(dealer=None), "hand 0: hands.dealer: null in a non-nullable"),
         (lambda r, e, w, t: r.update(hand_seed=-1), "hands.hand_seed"),
         (lambda r, e, w, t: w[0].update(patterns="zimo"), "wins.patterns"),
+        (lambda r, e, w, t: r["wall"].__setitem__(7, 34), "hands.wall: value 34 outside 0..33"),
+        (lambda r, e, w, t: e.__setitem__(5, e[5][:2] + (4,) + e[5][3:]), "events.seat: value 4"),
+        (lambda r, e, w, t: t[0].update(amount=0), "transfers.amount: value 0 outside"),
+        (lambda r, e, w, t: r.update(dice=[0, 7]), "hands.dice: value 0 outside 1..6"),
     ],
 )
 def test_writer_rejects_bad_input(tmp_path, mutate, message):
     ((key, (row, ev, wins, tr)),) = synth_hands(8, 1)
     row, ev, wins, tr = dict(row), list(ev), [dict(x) for x in wins], [dict(x) for x in tr]
+    row["wall"] = list(row["wall"])
     mutate(row, ev, wins, tr)
     with pytest.raises(ValueError, match=message):
         with ShardWriter(tmp_path, 0, RUN_ID, "yuxi") as w:
