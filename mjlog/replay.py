@@ -1,0 +1,563 @@
+"""Replay a logged hand event by event, through the one transition function.
+
+A replay rebuilds :class:`~mjlog.state.HandState` from the logged wall, dice,
+dealer and break under the run's resolved rules, then takes the *checked* path
+for every logged event (python-chess: check, then push): :func:`check_step`
+closes a claim window the log has moved past, compares a forced event with
+:meth:`HandState.auto` and a choice with :meth:`HandState.options`, then
+:meth:`HandState.apply` changes the state. No rule is re-implemented here; the
+auditor (:mod:`mjlog.audit`) uses the same step.
+
+>>> from mjlog.rules import Rules
+>>> from mjlog.engine import play_hand
+>>> from simulate.agents import make_agents
+>>> p = play_hand(Rules("yuxi"), make_agents(["greedy"] * 4), seed=3, match=0, hand=0,
+...               dealer=None)
+>>> r = Replay.from_parts(p.state.rules, p.state.hand_row(), p.state.events)
+>>> last = r.state_at(len(p.state.events) - 1)
+>>> last.event.type, list(last.deltas) == p.state.deltas, last.over
+('end', True, True)
+>>> first = r.state_at(0)
+>>> first.event.type, len(first.hands[first.event.seat]), first.live
+('deal', 14, 136)
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mjlog.errors import MjlogError
+from mjlog.events import (
+    BONUS,
+    DEAL,
+    DISCARD,
+    DRAW,
+    END,
+    HORSE,
+    KONG,
+    PON,
+    TRANSFER,
+    VOID,
+    WIN,
+    Event,
+)
+from mjlog.rules import Rules
+from mjlog.state import HandState, IllegalEvent
+from mjlog.tiles import fmt, fmt_tile, glyph, glyphs
+from mjlog.variants import wall_tiles
+
+__all__ = [
+    "Discrepancy",
+    "Replay",
+    "ReplayError",
+    "Snapshot",
+    "check_step",
+    "describe",
+    "fmt_ordered",
+    "load_hand",
+    "rebuild_wall",
+    "summarise",
+    "to_event",
+]
+
+# The check named when a forced event (HandState.auto) is not what the log says.
+AUTO_CHECKS = {
+    DEAL: "deal_tiles",
+    DRAW: "draw_tile",
+    BONUS: "bonus_tile",
+    HORSE: "horse_tiles",
+    TRANSFER: "transfer",
+    END: "end",
+    WIN: "forced_win",
+}
+
+
+class ReplayError(MjlogError):
+    """A logged event the rules do not allow; carries the :class:`Discrepancy`."""
+
+    def __init__(self, where: str, d: Discrepancy):
+        super().__init__(f"{where}: seq {d.seq}: {d.check}: the log says {d.log}; "
+                         f"the rules say {d.rules}")
+        self.discrepancy = d
+
+
+@dataclass(frozen=True, slots=True)
+class Discrepancy:
+    """The first event of a hand that the rules do not allow, and why."""
+
+    seq: int | None
+    check: str
+    log: str
+    rules: str
+
+
+# ------------------------------------------------------------------ formatting
+
+
+def fmt_ordered(tiles: Sequence[int]) -> str:
+    """Notation that keeps the order (a wall, a deal): consecutive tiles of one
+    suit share a letter. :func:`mjlog.tiles.parse` reads it back in order.
+
+    >>> fmt_ordered([0, 13, 13, 29, 1])
+    '1m55p3z2m'
+    >>> from mjlog.tiles import parse
+    >>> parse(fmt_ordered([26, 0, 33])) == [26, 0, 33]
+    True
+    """
+    out: list[str] = []
+    cur = None
+    for t in tiles:
+        s = "mpsz"[t // 9]
+        if cur is not None and s != cur:
+            out.append(cur)
+        out.append(str(t % 9 + 1))
+        cur = s
+    if cur is not None:
+        out.append(cur)
+    return "".join(out)
+
+
+def _tile(t: int | None, notation: bool) -> str:
+    if t is None:
+        return "-"
+    return fmt_tile(t) if notation else glyph(t)
+
+
+def _tiles(ts: Sequence[int] | None, notation: bool, ordered: bool = False) -> str:
+    if not ts:
+        return "-"
+    if notation:
+        return fmt_ordered(ts) if ordered else fmt(ts)
+    return "".join(glyph(t) for t in ts) if ordered else glyphs(ts)
+
+
+def describe(ev: Event, notation: bool = True) -> str:
+    """One line for an event.
+
+    >>> describe(Event("pon", 2, 13, 1))
+    'S2 pon 5p from S1'
+    >>> describe(Event("transfer", 1, None, 0, "win", None, 4))
+    'S0 pays S1 4 (win)'
+    >>> describe(Event("win", 3, 0, 1, "discard", (0, 0, 0)))
+    'S3 win 1m (discard from S1) with 111m'
+    """
+    t = ev.type
+    tile = _tile(ev.tile, notation) if ev.tile is not None else None
+    seat = f"S{ev.seat}"
+    if t == DEAL:
+        return f"{seat} deal {_tiles(ev.tiles, notation)}"
+    if t == VOID:
+        return f"{seat} void {ev.kind}"
+    if t == DRAW:
+        return f"{seat} draw {tile} ({ev.kind})"
+    if t == BONUS:
+        return f"{seat} bonus {tile}"
+    if t == DISCARD:
+        return f"{seat} discard {tile}"
+    if t == PON:
+        return f"{seat} pon {tile} from S{ev.from_seat}"
+    if t == KONG:
+        src = f" from S{ev.from_seat}" if ev.from_seat is not None else ""
+        return f"{seat} kong {tile} ({ev.kind}{src})"
+    if t == WIN:
+        src = f" from S{ev.from_seat}" if ev.from_seat is not None else ""
+        return f"{seat} win {tile} ({ev.kind}{src}) with {_tiles(ev.tiles, notation)}"
+    if t == HORSE:
+        return f"horses {_tiles(ev.tiles, notation, ordered=True)}"
+    if t == TRANSFER:
+        return f"S{ev.from_seat} pays {seat} {ev.amount} ({ev.kind})"
+    if t == END:
+        return "end"
+    return repr(ev)
+
+
+def summarise(options: Sequence[Event], notation: bool = True) -> str:
+    """A seat's legal choices in one line (discards grouped).
+
+    >>> summarise([Event("win", 0, 4, None, "self_draw", ()), Event("discard", 0, 4),
+    ...            Event("discard", 0, 9)])
+    'win 5m (self_draw), discard 5m1p'
+    """
+    parts, discards = [], []
+    for ev in options:
+        if ev.type == DISCARD:
+            discards.append(ev.tile)
+        elif ev.type == WIN:
+            parts.append(f"win {_tile(ev.tile, notation)} ({ev.kind})")
+        elif ev.type == KONG:
+            parts.append(f"kong {_tile(ev.tile, notation)} ({ev.kind})")
+        elif ev.type == PON:
+            parts.append(f"pon {_tile(ev.tile, notation)}")
+        elif ev.type == VOID:
+            parts.append(f"void {ev.kind}")
+        else:
+            parts.append(describe(ev, notation))
+    if discards:
+        parts.append("discard " + _tiles(discards, notation))
+    return ", ".join(parts) if parts else "nothing"
+
+
+# ------------------------------------------------------------------ the checked step
+
+
+def to_event(row: Sequence[Any]) -> Event:
+    """A logged events row (with or without its leading seq) as an :class:`Event`."""
+    if len(row) == 8:
+        row = row[1:]
+    typ, seat, tile, from_seat, kind, tiles, amount = row
+    return Event(typ, seat, tile, from_seat, kind,
+                 tuple(tiles) if tiles is not None else None, amount)
+
+
+def _claim_rank(st: HandState, d: int, s: int) -> int:
+    return (s - d) % st.n
+
+
+def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:
+    """Bring ``st`` to the point where the logged ``ev`` happens and check it there.
+
+    A claim window the log has moved past is closed first (once it is checked
+    that no forced win was skipped). Then a forced event must equal
+    :meth:`HandState.auto` exactly, and a choice must be one of the seat's
+    :meth:`HandState.options`. Returns the discrepancy, or None when ``ev`` may
+    be applied. The state is not changed by a failed check beyond the closing of
+    a window the log has left.
+    """
+    seq = len(st.events)
+    if st.over:
+        return Discrepancy(seq, "after_end", describe(ev, notation), "the hand is over")
+    w = st.window
+    if w is not None and not st.pending and not st.fits_window(ev):
+        forced = st.auto()
+        if forced is not None and forced.type == WIN:
+            return Discrepancy(seq, "skipped_forced_win", describe(ev, notation),
+                               f"must be {describe(forced, notation)} (forced win)")
+        st.close_window()
+    exp = st.auto()
+    if exp is not None:
+        if ev == exp:
+            return None
+        if exp.type == WIN and not (ev.type == WIN and ev.seat == exp.seat):
+            check = "skipped_forced_win"
+        else:
+            check = AUTO_CHECKS.get(exp.type, exp.type)
+        return Discrepancy(seq, check, describe(ev, notation),
+                           f"must be {describe(exp, notation)}")
+    opts = st.options()
+    mine = opts.get(ev.seat) if isinstance(ev.seat, int) else None
+    if not opts:
+        return Discrepancy(seq, "unexpected_event", describe(ev, notation),
+                           f"no event is due in phase {st.phase.name}")
+    if mine is None:
+        who = "; ".join(f"S{s} may: {summarise(o, notation)}" for s, o in sorted(opts.items()))
+        check = "illegal_action" if st.window is not None else "out_of_turn"
+        return Discrepancy(seq, check, describe(ev, notation), who)
+    if ev not in mine:
+        return Discrepancy(seq, "illegal_action", describe(ev, notation),
+                           f"S{ev.seat} may: {summarise(mine, notation)}")
+    w = st.window
+    if ev.type == WIN and w is not None and w.winners:
+        rank = _claim_rank(st, w.from_seat, ev.seat)
+        if any(_claim_rank(st, w.from_seat, s) > rank for s in w.winners):
+            return Discrepancy(seq, "win_order", describe(ev, notation),
+                               f"winners on one tile come in turn order from "
+                               f"S{w.from_seat}; S{w.winners[-1]} is already listed")
+    return None
+
+
+def apply_checked(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:
+    """:func:`check_step`, then :meth:`HandState.apply` when the check passes."""
+    d = check_step(st, ev, notation)
+    if d is not None:
+        return d
+    seq = len(st.events)
+    try:
+        st.apply(ev)
+    except IllegalEvent as e:
+        return Discrepancy(seq, e.check, describe(ev, notation), str(e))
+    except Exception as e:  # a malformed event must be a finding, never a traceback
+        return Discrepancy(seq, "apply_error", describe(ev, notation),
+                           f"{type(e).__name__}: {e}")
+    return None
+
+
+def run_events(st: HandState, events: Sequence[Event],
+               on_step: Callable[[int, Event, HandState], None] | None = None,
+               notation: bool = True) -> tuple[int, Discrepancy | None]:
+    """Check and apply ``events`` in order; stop at the first discrepancy.
+
+    Returns (events applied, discrepancy or None). A log that stops before the
+    hand is over is the discrepancy ``truncated_events``.
+    """
+    for i, ev in enumerate(events):
+        d = apply_checked(st, ev, notation)
+        if d is not None:
+            return i, d
+        if on_step is not None:
+            on_step(i, ev, st)
+    if not st.over:
+        return len(events), truncated(st, notation)
+    return len(events), None
+
+
+def truncated(st: HandState, notation: bool = True) -> Discrepancy:
+    """The discrepancy of a log that stops before its hand is over."""
+    n = len(st.events)
+    exp = st.auto()
+    due = describe(exp, notation) if exp is not None else summarise(
+        [e for o in st.options().values() for e in o], notation)
+    return Discrepancy(n, "truncated_events", f"{n} events, then nothing",
+                       f"the hand goes on: {due}")
+
+
+# ------------------------------------------------------------------ wall rebuilding
+
+
+def rebuild_wall(rules: Rules, events: Sequence[Event]) -> tuple[list[int], list[str]]:
+    """A wall consistent with a log that gives the drawn tiles but not the wall.
+
+    Deal events fill their positions (RULES.md §1, Dealing), live draws the front
+    from 13n + 1 on, tail draws and horses the back; the undrawn rest gets the
+    remaining tiles of the variant's set in sorted order. Returns the wall and
+    the problems met (a tile seen more often than the set holds, ends crossing).
+    """
+    full = list(wall_tiles(rules))
+    N, n = len(full), rules.n
+    pos: list[int | None] = [None] * N
+    problems: list[str] = []
+    deals = [e for e in events if e.type == DEAL]
+    for i, e in enumerate(deals[:n]):
+        idx = [4 * (r * n + i) + k for r in range(3) for k in range(4)] + [12 * n + i]
+        if i == 0:
+            idx.append(13 * n)
+        if e.tiles is None or len(e.tiles) != len(idx):
+            problems.append(f"deal {i} gives {len(e.tiles or ())} tiles, expected {len(idx)}")
+            continue
+        for p, t in zip(idx, e.tiles, strict=True):
+            pos[p] = t
+    front, back = 13 * n + 1, N - 1
+    for e in events:
+        if e.type == DRAW:
+            if e.kind == "tail":
+                take = [e.tile]
+            else:
+                if front <= back:
+                    pos[front] = e.tile
+                front += 1
+                continue
+        elif e.type == HORSE and e.tiles:
+            take = list(e.tiles)
+        else:
+            continue
+        for t in take:
+            if front <= back:
+                pos[back] = t
+            back -= 1
+    if front > back + 1:
+        problems.append(f"the log draws {N - (back - front + 1)} tiles from a wall of {N}")
+    seen = Counter(t for t in pos if t is not None)
+    rest = Counter(full)
+    rest.subtract(seen)
+    over = {t: -c for t, c in rest.items() if c < 0}
+    if over:
+        problems.append("tiles seen more often than the tile set holds: " + ", ".join(
+            f"{fmt_tile(t)} ×{seen[t]}" if 0 <= t < 34 else f"{t} ×{seen[t]}"
+            for t in sorted(over)))
+    fill = iter(sorted(t for t, c in rest.items() if c > 0 for _ in range(c)))
+    wall = [t if t is not None else next(fill, 0) for t in pos]
+    return wall, problems
+
+
+# ------------------------------------------------------------------ snapshots
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The table right after event ``seq``: what a replayer shows and a test reads.
+
+    ``options`` are the legal choices per seat at this moment (claims in an open
+    window, the acting seat's turn), ``forced`` the event no one chooses that
+    comes next (:meth:`HandState.auto`), both taken from the state itself.
+    """
+
+    seq: int
+    event: Event
+    phase: str
+    turn: int
+    dealer: int
+    hands: tuple[tuple[int, ...], ...]
+    melds: tuple[tuple[tuple[str, int, int | None], ...], ...]
+    discards: tuple[tuple[int, ...], ...]
+    bonus: tuple[int, ...]
+    void: tuple[int | None, ...]
+    won: tuple[bool, ...]
+    live: int
+    deltas: tuple[int, ...]
+    winners: tuple[int, ...]
+    window: dict | None
+    options: dict[int, tuple[Event, ...]]
+    forced: Event | None
+    over: bool
+    next_dealer: int | None
+
+    @classmethod
+    def of(cls, seq: int, ev: Event, st: HandState) -> Snapshot:
+        w = st.window
+        window = None
+        if w is not None:
+            window = {"kind": w.kind, "tile": w.tile, "from_seat": w.from_seat,
+                      "wins": sorted(w.wins), "pons": list(w.pons), "kongs": list(w.kongs),
+                      "forced": w.forced, "last": w.last, "winners": list(w.winners)}
+        over = st.over
+        forced = None if over else st.auto()
+        opts = {} if over or forced is not None else st.options()
+        return cls(
+            seq=seq, event=ev, phase=st.phase.name, turn=st.turn, dealer=st.dealer,
+            hands=tuple(tuple(t for t in range(34) for _ in range(h[t])) for h in st.hands),
+            melds=tuple(tuple((str(m.kind), m.tile, m.from_seat) for m in ms)
+                        for ms in st.melds),
+            discards=tuple(tuple(d) for d in st.discards), bonus=tuple(st.bonus),
+            void=tuple(st.void), won=tuple(st.won), live=st.live,
+            deltas=tuple(st.deltas), winners=tuple(st.winners), window=window,
+            options={s: tuple(o) for s, o in sorted(opts.items())}, forced=forced,
+            over=over, next_dealer=st.next_dealer)
+
+    def to_json(self, notation: bool = False) -> dict:
+        """A JSON-ready dict; tiles as ids, or in notation with ``notation``."""
+        def tl(ts, ordered=False):
+            return (fmt_ordered(ts) if ordered else fmt(ts)) if notation else list(ts)
+
+        def t1(t):
+            return fmt_tile(t) if notation and t is not None else t
+
+        def evj(ev):
+            d = {k: v for k, v in ev._asdict().items() if v is not None}
+            if "tile" in d:
+                d["tile"] = t1(d["tile"])
+            if "tiles" in d:
+                d["tiles"] = tl(d["tiles"], ordered=ev.type in (DEAL, HORSE))
+            return d
+
+        win = None
+        if self.window is not None:
+            win = dict(self.window, tile=t1(self.window["tile"]))
+        return {
+            "seq": self.seq, "event": evj(self.event), "text": describe(self.event, True),
+            "phase": self.phase, "turn": self.turn, "dealer": self.dealer,
+            "hands": [tl(h) for h in self.hands],
+            "melds": [[{"kind": k, "tile": t1(t), "from_seat": f} for k, t, f in ms]
+                      for ms in self.melds],
+            "discards": [tl(d, ordered=True) for d in self.discards],
+            "bonus": list(self.bonus), "void": ["mps"[v] if v is not None else None
+                                                for v in self.void],
+            "won": list(self.won), "wall_left": self.live, "deltas": list(self.deltas),
+            "winners": list(self.winners), "window": win,
+            "options": {str(s): [evj(e) for e in o] for s, o in self.options.items()},
+            "forced": evj(self.forced) if self.forced is not None else None,
+            "over": self.over, "next_dealer": self.next_dealer,
+        }
+
+
+# ------------------------------------------------------------------ the replay
+
+
+class Replay:
+    """One logged hand, ready to step through.
+
+    ``hand`` is the hands row (dealer, dice, break, wall, …), ``events`` the
+    logged events in order. A hand logged without its wall (an import that
+    gave only the drawn tiles) is replayed on a wall rebuilt from its draws.
+    """
+
+    def __init__(self, rules: Rules, hand: Mapping[str, Any], events: Sequence[Event],
+                 wins: Sequence[Mapping] = (), transfers: Sequence[Mapping] = (),
+                 where: str = "hand"):
+        self.rules = rules
+        self.hand = dict(hand)
+        self.events = list(events)
+        self.wins = list(wins)
+        self.transfers = list(transfers)
+        self.where = where
+        wall = list(self.hand.get("wall") or ())
+        self.wall_logged = bool(wall)
+        self.wall_problems: list[str] = []
+        if not wall:
+            wall, self.wall_problems = rebuild_wall(rules, self.events)
+        self.wall = wall
+
+    @classmethod
+    def from_parts(cls, rules: Rules, hand: Mapping[str, Any], events: Sequence,
+                   **kw: Any) -> Replay:
+        return cls(rules, hand, [e if isinstance(e, Event) else to_event(e) for e in events],
+                   **kw)
+
+    def new_state(self) -> HandState:
+        h = self.hand
+        return HandState(self.rules, self.wall, h["dealer"], tuple(h["dice"]), h["break"])
+
+    def states(self, notation: bool = True) -> Iterator[tuple[int, Event, Snapshot]]:
+        """(seq, event, snapshot after it) for every event; raises :class:`ReplayError`
+        at the first event the rules do not allow."""
+        st = self.new_state()
+        for seq, ev in enumerate(self.events):
+            d = apply_checked(st, ev, notation)
+            if d is not None:
+                raise ReplayError(self.where, d)
+            yield seq, ev, Snapshot.of(seq, ev, st)
+        if not st.over:
+            raise ReplayError(self.where, truncated(st, notation))
+
+    def state_at(self, seq: int) -> Snapshot:
+        """The snapshot right after event ``seq``."""
+        if not 0 <= seq < len(self.events):
+            raise MjlogError(f"{self.where}: no event {seq}; the hand has "
+                             f"{len(self.events)} events (0..{len(self.events) - 1})")
+        st = self.new_state()
+        for i, ev in enumerate(self.events[: seq + 1]):
+            d = apply_checked(st, ev)
+            if d is not None:
+                raise ReplayError(self.where, d)
+            if i == seq:
+                return Snapshot.of(seq, ev, st)
+        raise AssertionError("unreachable")
+
+    def final_state(self) -> HandState:
+        """The state after every event (checked); raises :class:`ReplayError`."""
+        st = self.new_state()
+        _, d = run_events(st, self.events)
+        if d is not None:
+            raise ReplayError(self.where, d)
+        return st
+
+
+def load_hand(run_dir: str | os.PathLike, match: int, hand: int, rotation: int = 0) -> Replay:
+    """Read one hand of a run directory (hands row, events, wins, transfers)."""
+    from mjlog.logio import LogError, read_manifest, read_table
+
+    manifest = read_manifest(run_dir)
+    try:
+        rules = Rules(manifest["variant"], manifest["rules"])
+    except (KeyError, TypeError) as e:
+        raise LogError(f"{run_dir}: manifest has no usable variant/rules ({e})") from None
+    where = f"{run_dir} match {match} rotation {rotation} hand {hand}"
+    flt = [("match", "=", match), ("rotation", "=", rotation), ("hand", "=", hand)]
+    rows = read_table(run_dir, "hands", filters=flt).to_pylist()
+    if not rows:
+        raise LogError(f"{where}: no such hand in the run")
+    if len(rows) > 1:
+        raise LogError(f"{where}: {len(rows)} hands rows with this key")
+    events_dir = os.path.join(os.fspath(run_dir), "events")
+    if not os.path.isdir(events_dir):
+        raise LogError(f"{run_dir}: written without events (--events none): nothing to replay")
+    ev_rows = read_table(run_dir, "events", filters=flt).to_pylist()
+    ev_rows.sort(key=lambda r: r["seq"])
+    cols = ("type", "seat", "tile", "from_seat", "kind", "tiles", "amount")
+    events = [to_event([r[c] for c in cols]) for r in ev_rows]
+    wins = sorted(read_table(run_dir, "wins", filters=flt).to_pylist(), key=lambda r: r["seq"])
+    transfers = sorted(read_table(run_dir, "transfers", filters=flt).to_pylist(),
+                       key=lambda r: r["seq"])
+    return Replay(rules, rows[0], events, wins, transfers, where=where)
