@@ -40,6 +40,7 @@ from mjlog.hand import is_win
 from mjlog.melds import Meld, MeldKind
 from mjlog.rules import Rules
 from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.scoring.yuxi import score_plain_allowed
 from mjlog.variants import GREEN, horse_seat_number, next_dealer
 
 LIVE, TAIL = "live", "tail"
@@ -235,12 +236,13 @@ class HandState:
                 return None
         if self._dead_green(seat) or self._holds_void(seat):
             return None
-        sc = scoring.score(self.win_context(seat, tile, method), self.rules)
+        ctx = self.win_context(seat, tile, method)
+        sc = scoring.score(ctx, self.rules)
         forced_zone = self.variant == "yuxi" and self.live <= 4
         if not sc.legal:
             if (sc.reason is Reason.PLAIN_ON_DISCARD and forced_zone
                     and self.rules["last4_plain_on_discard"]):
-                sc = _plain_on_discard(sc)
+                sc = score_plain_allowed(ctx, self.rules)
             else:
                 return None
         lock = self.hu_lock[seat]
@@ -900,11 +902,6 @@ class HandState:
             "n_events": len(self.events), "wall_left": self.live,
             "next_dealer": self.next_dealer,
         }
-
-
-def _plain_on_discard(sc: Score) -> Score:
-    pts = sc.extra.get("plain_points", 0)
-    return Score(True, ("pinghu",), sc.fan or 1, None, pts, False)
 
 
 def _shilaotou_score(rules: Rules) -> Score:
