@@ -1,14 +1,15 @@
 """Hand shapes on 34-count lists: decompositions, wins, waits and shanten.
 
-A hand is a list of 34 counts (see :mod:`mjlog.tiles`) holding the *concealed*
-tiles; ``melds`` is the number of exposed melds (pons and kongs, each counting
-as one triplet), so a complete hand has ``14 - 3 * melds`` concealed tiles.
+A hand is a list of 34 counts (see :mod:`mjlog.tiles`), each 0..4, holding the
+*concealed* tiles; ``melds`` (0..4) is the number of exposed melds (pons and
+kongs, each counting as one triplet), so a complete hand has ``14 - 3 * melds``
+concealed tiles and a ready one ``13 - 3 * melds``.
 
 Winning shapes (RULES.md §1): four melds (sequences of one suit, or triplets;
 honors never form sequences) and a pair, counting the exposed melds; or seven
 pairs with no melds, a four of a kind counting as two pairs.
 
->>> from mjlog.tiles import parse_counts, parse, fmt
+>>> from mjlog.tiles import parse_counts, fmt
 >>> is_win(parse_counts("11123456789999m"))
 True
 >>> fmt(waits(parse_counts("1112345678999m")))
@@ -16,9 +17,11 @@ True
 >>> shanten(parse_counts("123m456p789s1122z")), shanten(parse_counts("1133557799m1p2p3z"))
 (0, 1)
 
-Everything is table driven: each suit's nine counts (seven for honors) are a
-``bytes`` key into tables built once at import, so a win check is at most four
-slices and four dictionary lookups. See :func:`shanten` for how it is defined.
+Everything is table driven (tables in :mod:`mjlog._hand_tables`): a suit's
+counts, as ``bytes``, key a dict of its complete and all-even patterns, so
+:func:`is_win` is at most four slices and four lookups, and usually one (a
+random suit is rarely complete). :func:`shanten` reads each suit through a small
+automaton to one of 126 cost vectors and combines those by table.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
+
+from mjlog._hand_tables import F_PAIR, F_STD, TILES_SHIFT, shanten_tables, win_table
 
 __all__ = [
     "Decomposition",
@@ -68,103 +73,62 @@ class Decomposition:
     pairs: tuple[int, ...] = ()
 
 
-# ---------------------------------------------------------------- tables
+# ---------------------------------------------------------------- wins
 #
-# _WIN maps a suited suit's 9 counts (bytes) to a packed int, for every pattern
-# that is a complete standard suit (melds, or melds and one pair) or all even
-# (0, 2 or 4 copies: usable by seven pairs); _WIN_Z does the same for honors.
-# Fields are packed so that the four suits' values can simply be added:
-#   bits 0-2  pair (1 if the suit is standard-complete with a pair)
-#   bits 4-6  standard-complete (1)
-#   bits 8-10 all even (1)
-#   bits 12-  number of tiles
-# A hand is a standard win iff the sum has pair 1, standard 4 and 14 - 3m tiles;
-# seven pairs iff even 4 and 14 tiles (and no melds). A suit in neither table
-# makes the hand no win at all, which is the common early exit.
-_F_PAIR = 0x1
-_F_STD = 0x10
-_F_EVEN = 0x100
-_TILES_SHIFT = 12
+# _WIN / _WIN_Z: suit / honor counts (bytes) -> packed int, for every pattern
+# that is standard-complete (melds, or melds and one pair) or all even. The
+# fields are packed so that the four suits' values can be added:
+#   bits 0-2 pair (1 if complete with a pair), bits 4-6 complete (1),
+#   bits 8-10 all even (1), bits 12- number of tiles.
+# Standard win: sum has pair 1, complete 4 and 14 - 3m tiles. Seven pairs: even
+# 4 and 14 tiles, no melds. A suit in neither table is no win: the early exit.
+
+_WIN = win_table(9, True)
+_WIN_Z = win_table(7, False)
 _MASK_STD = ~0x700
 _MASK_7P = ~0x077
-_TARGET_7P = (14 << _TILES_SHIFT) | (4 * _F_EVEN)
-_TARGET_STD = tuple(((14 - 3 * m) << _TILES_SHIFT) | _F_PAIR | 4 * _F_STD for m in range(5))
+_TARGET_7P = (14 << TILES_SHIFT) | 0x400
+_TARGET_STD = tuple(((14 - 3 * m) << TILES_SHIFT) | F_PAIR | 4 * F_STD for m in range(5))
 
 
-def _complete_patterns(n: int, sequences: bool) -> dict[bytes, int]:
-    """Every complete pattern of an ``n``-kind suit: up to 4 melds and at most one
-    pair, counts <= 4. Value: 1 if it holds the pair, else 0."""
-    melds = [tuple(3 if j == i else 0 for j in range(n)) for i in range(n)]
-    if sequences:
-        melds += [tuple(1 if i <= j < i + 3 else 0 for j in range(n)) for i in range(n - 2)]
-    out: dict[bytes, int] = {}
-    stack: list[tuple[tuple[int, ...], int, int]] = [((0,) * n, 0, 0)]
-    while stack:
-        c, start, k = stack.pop()
-        out[bytes(c)] = 0
-        if k < 4:
-            for mi in range(start, len(melds)):
-                nc = tuple(a + b for a, b in zip(c, melds[mi], strict=True))
-                if max(nc) <= 4:
-                    stack.append((nc, mi, k + 1))
-    with_pair = {}
-    for key in out:
-        for r in range(n):
-            if key[r] <= 2:
-                k2 = bytearray(key)
-                k2[r] += 2
-                with_pair[bytes(k2)] = 1
-    out.update(with_pair)
-    return out
+def _make_is_win():
+    # A closure, so that the tables are local loads; this is the hot path.
+    get, get_z, to_bytes = _WIN.get, _WIN_Z.get, bytes
+    target_std, mask_std, mask_7p, target_7p = _TARGET_STD, _MASK_STD, _MASK_7P, _TARGET_7P
+
+    def is_win(counts: Sequence[int], melds: int = 0) -> bool:
+        """True if the concealed ``counts`` with ``melds`` exposed melds form a
+        winning hand: standard (4 melds + a pair) or, with no melds, seven pairs.
+
+        >>> from mjlog.tiles import parse_counts
+        >>> is_win(parse_counts("11223344556677z"))
+        True
+        >>> is_win(parse_counts("11112233445566m"))   # a four is two pairs
+        True
+        >>> is_win(parse_counts("123m11z"), melds=3), is_win(parse_counts("123m11z"))
+        (True, False)
+        """
+        v0 = get(to_bytes(counts[0:9]))
+        if v0 is None:
+            return False
+        v1 = get(to_bytes(counts[9:18]))
+        if v1 is None:
+            return False
+        v2 = get(to_bytes(counts[18:27]))
+        if v2 is None:
+            return False
+        v3 = get_z(to_bytes(counts[27:34]))
+        if v3 is None:
+            return False
+        s = v0 + v1 + v2 + v3
+        if s & mask_std == target_std[melds]:
+            return True
+        return melds == 0 and s & mask_7p == target_7p
+
+    return is_win
 
 
-def _win_table(n: int, sequences: bool) -> dict[bytes, int]:
-    table: dict[bytes, int] = {}
-    for key, pair in _complete_patterns(n, sequences).items():
-        table[key] = (sum(key) << _TILES_SHIFT) | _F_STD | (_F_PAIR if pair else 0)
-    for halves in product(range(3), repeat=n):
-        if sum(halves) <= 7:
-            key = bytes(2 * h for h in halves)
-            table[key] = table.get(key, sum(key) << _TILES_SHIFT) | _F_EVEN
-    return table
-
-
-_WIN = _win_table(9, True)
-_WIN_Z = _win_table(7, False)
-
-
-# ---------------------------------------------------------------- wins
-
-
-def is_win(counts: Sequence[int], melds: int = 0) -> bool:
-    """True if the concealed ``counts`` with ``melds`` exposed melds form a winning
-    hand: standard (4 melds + a pair) or, with no melds, seven pairs.
-
-    >>> from mjlog.tiles import parse_counts
-    >>> is_win(parse_counts("11223344556677z"))
-    True
-    >>> is_win(parse_counts("11112233445566m"))   # a four is two pairs
-    True
-    >>> is_win(parse_counts("123m11z"), melds=3), is_win(parse_counts("123m11z"))
-    (True, False)
-    """
-    g = _WIN.get
-    v0 = g(bytes(counts[0:9]))
-    if v0 is None:
-        return False
-    v1 = g(bytes(counts[9:18]))
-    if v1 is None:
-        return False
-    v2 = g(bytes(counts[18:27]))
-    if v2 is None:
-        return False
-    v3 = _WIN_Z.get(bytes(counts[27:34]))
-    if v3 is None:
-        return False
-    s = v0 + v1 + v2 + v3
-    if s & _MASK_STD == _TARGET_STD[melds]:
-        return True
-    return melds == 0 and s & _MASK_7P == _TARGET_7P
+is_win = _make_is_win()
 
 
 def is_standard_win(counts: Sequence[int], melds: int = 0) -> bool:
@@ -173,21 +137,21 @@ def is_standard_win(counts: Sequence[int], melds: int = 0) -> bool:
     >>> from mjlog.tiles import parse_counts
     >>> is_standard_win(parse_counts("11223344556677m")), is_standard_win(parse_counts("11z"), 4)
     (True, True)
+    >>> is_standard_win(parse_counts("11223344556677z"))
+    False
     """
-    g = _WIN.get
     s = 0
-    for a, b in _SUIT_SLICES[:3]:
-        v = g(bytes(counts[a:b]))
+    for a, b in _SUIT_SLICES:
+        v = (_WIN_Z if a == 27 else _WIN).get(bytes(counts[a:b]))
         if v is None:
             return False
         s += v
-    v = _WIN_Z.get(bytes(counts[27:34]))
-    return v is not None and (s + v) & _MASK_STD == _TARGET_STD[melds]
+    return s & _MASK_STD == _TARGET_STD[melds]
 
 
 def is_seven_pairs(counts: Sequence[int], melds: int = 0) -> bool:
-    """True if the hand is seven pairs: 14 concealed tiles, no melds, every count
-    even (a four is two pairs).
+    """True if the hand is seven pairs: no melds, 14 tiles, every count even (a
+    four is two pairs).
 
     >>> from mjlog.tiles import parse_counts
     >>> is_seven_pairs(parse_counts("11112233445566m")), is_seven_pairs(parse_counts("11122m"))
@@ -211,8 +175,8 @@ def _suit_decomps(c: list[int], base: int, sequences: bool, want_pair: bool):
             yield None, ()
         return
     x = c[i]
-    # The lowest tile's structures all start at i: t triplets, p pairs, the
-    # rest sequences; choosing the numbers (not an order) lists each once.
+    # Every structure holding the lowest tile starts at i: t triplets, p pairs,
+    # the rest sequences. Choosing the numbers (not an order) lists each once.
     for t in (0, 1):
         for p in (0, 1) if want_pair else (0,):
             s = x - 3 * t - 2 * p
@@ -245,15 +209,12 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
     []
     """
     _check_counts(counts)
-    if sum(counts) != 14 - 3 * melds:
-        return []
     out: list[Decomposition] = []
     if is_standard_win(counts, melds):
         per_suit = []
-        for si, (a, b) in enumerate(_SUIT_SLICES):
+        for a, b in _SUIT_SLICES:
             c = list(counts[a:b])
-            want = sum(c) % 3 == 2
-            per_suit.append(list(_suit_decomps(c, a, si < 3, want)))
+            per_suit.append(list(_suit_decomps(c, a, a < 27, sum(c) % 3 == 2)))
         for combo in product(*per_suit):
             pair = next(p for p, _ in combo if p is not None)
             sets = tuple(sorted(m for _, ms in combo for m in ms))
@@ -265,129 +226,165 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
     return out
 
 
-def _check_counts(counts: Sequence[int]) -> None:
-    if len(counts) != 34:
-        raise ValueError(f"expected 34 counts, got {len(counts)}")
+def _check_counts(counts: Sequence[int]) -> bytes:
+    """``bytes(counts)`` after checking there are 34 counts, each 0..4."""
+    try:
+        b = bytes(counts)
+    except (TypeError, ValueError):
+        b = b""
+    if len(b) != 34 or b.count(0) + b.count(1) + b.count(2) + b.count(3) + b.count(4) != 34:
+        raise ValueError(f"expected 34 counts of 0..4, got {list(counts)!r}")
+    return b
 
 
 # ---------------------------------------------------------------- waits
 
 
 def waits(counts: Sequence[int], melds: int = 0, held: Sequence[int] | None = None) -> list[int]:
-    """Sorted kinds that would complete the hand (``counts`` has ``13 - 3*melds``
-    tiles). A kind is no wait when the player already holds all four copies,
-    ``(held or counts)[t] >= 4``; pass ``held`` (hand + melds) when there are melds.
+    """Sorted kinds ``t`` that complete the hand (``is_win(counts + t)``);
+    ``counts`` has ``13 - 3*melds`` tiles. A kind is no wait when the player
+    already holds all four copies, ``(held or counts)[t] >= 4``: pass ``held``
+    (the 34 counts of hand + melds) when there are melds.
 
     >>> from mjlog.tiles import parse_counts, fmt
+    >>> fmt(waits(parse_counts("1122334455667z"))), fmt(waits(parse_counts("2345678p"), 2))
+    ('7z', '258p')
     >>> held = parse_counts("1111m")        # a pon of 1m and a concealed 1m
     >>> fmt(waits(parse_counts("1m"), 4)), fmt(waits(parse_counts("1m"), 4, held))
     ('1m', '')
-    >>> fmt(waits(parse_counts("5m"), melds=4)), fmt(waits(parse_counts("112233445566z")))
-    ('5m', '')
     """
-    _check_counts(counts)
+    b = _check_counts(counts)
     h = counts if held is None else held
-    c = list(counts)
-    out = []
-    for t in range(34):
-        if h[t] >= 4:
-            continue
-        c[t] += 1
-        if is_win(c, melds):
-            out.append(t)
-        c[t] -= 1
-    return out
+    if not 0 <= melds <= 4:
+        return []
+    keys = [b[0:9], b[9:18], b[18:27], b[27:34]]
+    tables = (_WIN, _WIN, _WIN, _WIN_Z)
+    vals = [tables[i].get(keys[i]) for i in range(4)]
+    ok = [v is not None and v & F_STD != 0 for v in vals]
+    out = set()
+    bad = [i for i in range(4) if not ok[i]]
+    if len(bad) <= 1:
+        # Only a suit that is not complete yet (or, if all are, one with a pair)
+        # can take the winning tile.
+        candidates = bad or [i for i in range(4) if vals[i] & F_PAIR]
+        target = 14 - 3 * melds
+        for i in candidates:
+            rest = sum(vals[j] for j in range(4) if j != i)
+            key, table, base = keys[i], tables[i], _SUIT_SLICES[i][0]
+            for r in range(len(key)):
+                if h[base + r] >= 4:
+                    continue
+                v = table.get(key[:r] + bytes((key[r] + 1,)) + key[r + 1 :])
+                if (
+                    v is not None
+                    and v & F_STD
+                    and (rest & 7) + (v & 7) == 1
+                    and (rest >> TILES_SHIFT) + (v >> TILES_SHIFT) == target
+                ):
+                    out.add(base + r)
+    if melds == 0:
+        n1, n3 = b.count(1), b.count(3)
+        if n1 + n3 == 1 and sum(b) == 13:
+            t = b.find(1) if n1 else b.find(3)
+            if h[t] < 4:
+                out.add(t)
+    return sorted(out)
 
 
 # ---------------------------------------------------------------- shanten
 
-_INF = 1 << 20
+
+def _make_shanten():
+    # The tables are built on first use (numpy, ~0.1 s); a closure keeps them in
+    # fast local cells. Each suit's counts are read through the automaton to a
+    # cost-vector id (9 lookups; 7 for honors), then the ids are combined.
+    suit = honor = pair12 = add3 = final = None
+    n_suit = n_honor = 0
+
+    def build() -> None:
+        nonlocal suit, honor, pair12, add3, final, n_suit, n_honor
+        t = shanten_tables()
+        suit, honor, pair12, add3, final = t.suit, t.honor, t.pair12, t.add3, t.final
+        n_suit, n_honor = t.n_suit, t.n_honor
+
+    def standard(b: bytes, melds: int) -> int:
+        if suit is None:
+            build()
+        S, Z = suit, honor
+        # fmt: off
+        (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17,
+         c18, c19, c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33) = b
+        # fmt: on
+        dm = S[S[S[S[S[S[S[S[S[c0] + c1] + c2] + c3] + c4] + c5] + c6] + c7] + c8]
+        dp = S[S[S[S[S[S[S[S[S[c9] + c10] + c11] + c12] + c13] + c14] + c15] + c16] + c17]
+        ds = S[S[S[S[S[S[S[S[S[c18] + c19] + c20] + c21] + c22] + c23] + c24] + c25] + c26]
+        dz = Z[Z[Z[Z[Z[Z[Z[c27] + c28] + c29] + c30] + c31] + c32] + c33]
+        g = add3[pair12[dm * n_suit + dp] * n_suit + ds]
+        return final[(g * n_honor + dz) * 5 + melds]
+
+    def shanten_standard(counts: Sequence[int], melds: int = 0) -> int:
+        """Standard-form shanten: the fewest tiles to draw (discarding others) to
+        complete 4 melds + a pair, minus one; -1 for a complete hand.
+
+        This is the usual count ``8 - 2*melds - partials - pair`` (melds and
+        partials capped at four), computed exactly: a target never needs a fifth
+        copy, so a wait on a kind the hand holds four of does not count.
+
+        >>> from mjlog.tiles import parse_counts
+        >>> shanten_standard(parse_counts("1111m234p567p789p"))   # no fifth 1m
+        1
+        >>> shanten_standard(parse_counts("123m456p789s123z1z"))
+        1
+        >>> shanten_standard(parse_counts("1z"), 4), shanten_standard(parse_counts("11z"), 4)
+        (0, -1)
+        """
+        b = _check_counts(counts)
+        if not 0 <= melds <= 4:
+            raise ValueError(f"melds must be 0..4, got {melds!r}")
+        return standard(b, melds)
+
+    def shanten(counts: Sequence[int], melds: int = 0) -> int:
+        """Shanten (向听数): the least of :func:`shanten_standard` and, with no
+        melds, :func:`shanten_seven_pairs`. 0 = ready (听牌), -1 = complete.
+        For ``13 - 3*melds`` tiles, and ``14 - 3*melds`` (a drawn hand).
+
+        >>> from mjlog.tiles import parse_counts
+        >>> shanten(parse_counts("1122334455667m")), shanten(parse_counts("19m19p19s1234567z"))
+        (0, 6)
+        """
+        try:
+            b = bytes(counts)
+        except (TypeError, ValueError):
+            b = b""
+        n0, n1, n2, n3, n4 = b.count(0), b.count(1), b.count(2), b.count(3), b.count(4)
+        if n0 + n1 + n2 + n3 + n4 != 34 or len(b) != 34:
+            _check_counts(counts)  # raises
+        if not 0 <= melds <= 4:
+            raise ValueError(f"melds must be 0..4, got {melds!r}")
+        s = standard(b, melds)
+        if melds or s < 0:
+            return s
+        if n1 == n3 == 0 and n2 + 2 * n4 == 7:
+            return -1
+        pairs = n2 + n3 + n4
+        sp = 6 - pairs + (n0 - 27 if n0 > 27 else 0)  # 7 - kinds, kinds = 34 - n0
+        return sp if sp < s else s
+
+    return shanten_standard, shanten
 
 
-def _suit_costs(c: Sequence[int], sequences: bool) -> tuple[int, ...]:
-    """Fewest tiles missing from this suit for m melds (+ the pair if h), counts in
-    the target at most 4: a tuple indexed ``h * 5 + m``."""
-    # states: (seqs started at i-1, seqs started at i-2, melds, pair) -> cost
-    states = {(0, 0, 0, 0): 0}
-    n = len(c)
-    for i in range(n):
-        x = c[i]
-        nxt: dict[tuple[int, int, int, int], int] = {}
-        for (a, b, m, h), cost in states.items():
-            for s in range(0, 5 - m) if sequences and i + 2 < n else (0,):
-                for t in (0, 1):
-                    if m + s + t > 4:
-                        continue
-                    for p in (0, 1) if not h else (0,):
-                        need = a + b + s + 3 * t + 2 * p
-                        if need > 4:
-                            continue
-                        key = (s, a, m + s + t, h | p)
-                        v = cost + (need - x if need > x else 0)
-                        if v < nxt.get(key, _INF):
-                            nxt[key] = v
-        states = nxt
-    out = [_INF] * 10
-    for (a, b, m, h), cost in states.items():
-        if a == 0 and b == 0 and cost < out[h * 5 + m]:
-            out[h * 5 + m] = cost
-    return tuple(out)
-
-
-_COSTS: dict[bytes, tuple[int, ...]] = {}
-_COSTS_Z: dict[bytes, tuple[int, ...]] = {}
-
-
-def _costs(key: bytes, honors: bool) -> tuple[int, ...]:
-    memo = _COSTS_Z if honors else _COSTS
-    v = memo.get(key)
-    if v is None:
-        v = memo[key] = _suit_costs(key, not honors)
-    return v
-
-
-def shanten_standard(counts: Sequence[int], melds: int = 0) -> int:
-    """Standard-form shanten: the fewest tiles to draw (discarding others) for a
-    complete 4 melds + pair, minus one; -1 for a complete hand.
-
-    It is the usual ``8 - 2*melds - partials - pair`` count (blocks capped at
-    four), computed exactly: a wait on a kind the hand already holds four of
-    does not count.
-
-    >>> from mjlog.tiles import parse_counts
-    >>> shanten_standard(parse_counts("1111m234p567p789p"))   # the 1m tanki is dead
-    1
-    >>> shanten_standard(parse_counts("123m456p789s123z1z"))
-    1
-    >>> shanten_standard(parse_counts("1z"), 4), shanten_standard(parse_counts("11z"), 4)
-    (0, -1)
-    """
-    _check_counts(counts)
-    target = 4 - melds
-    best = [0] + [_INF] * 9
-    for si, (a, b) in enumerate(_SUIT_SLICES):
-        d = _costs(bytes(counts[a:b]), si == 3)
-        new = [_INF] * 10
-        for h1 in (0, 1):
-            for m1 in range(target + 1):
-                g = best[h1 * 5 + m1]
-                if g >= _INF:
-                    continue
-                for h2 in (0, 1) if not h1 else (0,):
-                    for m2 in range(target + 1 - m1):
-                        v = g + d[h2 * 5 + m2]
-                        k = (h1 | h2) * 5 + m1 + m2
-                        if v < new[k]:
-                            new[k] = v
-        best = new
-    return best[5 + target] - 1
+shanten_standard, shanten = _make_shanten()
 
 
 def shanten_seven_pairs(counts: Sequence[int], melds: int = 0) -> int:
-    """Seven-pairs shanten, ``6 - pairs + max(0, 7 - kinds)``; :data:`IMPOSSIBLE`
-    with melds. Convention (as the ``mahjong`` package and riichi tools): a four
-    counts as *one* pair here, although a complete seven pairs may hold a four
-    (RULES.md); a complete seven pairs is always -1.
+    """Seven-pairs shanten ``6 - pairs + max(0, 7 - kinds)``; :data:`IMPOSSIBLE`
+    with melds.
+
+    Convention (the ``mahjong`` package's and riichi tools'): a four counts as
+    *one* pair here, and a triplet as one pair, so ``1111223344556m`` is 2, not
+    ready. RULES.md lets a complete seven pairs hold a four, so a complete one
+    (:func:`is_seven_pairs`) is always -1 and :func:`waits` finds its waits; only
+    this distance undercounts fours.
 
     >>> from mjlog.tiles import parse_counts
     >>> shanten_seven_pairs(parse_counts("1122334455667m"))
@@ -397,30 +394,16 @@ def shanten_seven_pairs(counts: Sequence[int], melds: int = 0) -> int:
     >>> shanten_seven_pairs(parse_counts("1111223344556m"))   # a four is one pair here
     2
     """
-    _check_counts(counts)
+    b = _check_counts(counts)
     if melds:
         return IMPOSSIBLE
     if is_seven_pairs(counts):
         return -1
-    pairs = kinds = 0
-    for x in counts:
-        if x:
-            kinds += 1
-            if x >= 2:
-                pairs += 1
+    kinds = 34 - b.count(0)
+    pairs = b.count(2) + b.count(3) + b.count(4)
     return 6 - pairs + (7 - kinds if kinds < 7 else 0)
 
 
-def shanten(counts: Sequence[int], melds: int = 0) -> int:
-    """Shanten: the least of :func:`shanten_standard` and, with no melds,
-    :func:`shanten_seven_pairs`. 0 = ready (听牌), -1 = complete. Works on
-    ``13 - 3*melds`` tiles and on ``14 - 3*melds``.
-
-    >>> from mjlog.tiles import parse_counts
-    >>> shanten(parse_counts("1122334455667m")), shanten(parse_counts("19m19p19s1234567z"))
-    (0, 6)
-    """
-    s = shanten_standard(counts, melds)
-    if melds == 0 and s >= 0:
-        s = min(s, shanten_seven_pairs(counts))
-    return s
+for _f in (is_win, shanten, shanten_standard):
+    _f.__qualname__ = _f.__name__
+del _f
