@@ -65,9 +65,12 @@ class Stream:
         """Uniform integer in [0, n), by rejection from the top 64 bits."""
         if n <= 0:
             raise ValueError("n must be positive")
-        limit = (1 << 64) - ((1 << 64) % n)
-        while True:
-            x = self.next64()
+        limit = _M64 + 1 - (_M64 + 1) % n
+        while True:  # next64() inlined: this is the hottest call of random agents
+            self._s = x = (self._s + _GAMMA) & _M64
+            x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+            x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+            x ^= x >> 31
             if x < limit:
                 return x % n
 

@@ -47,6 +47,8 @@ LIVE, TAIL = "live", "tail"
 
 # Events are immutable tuples, so the common ones are built once and shared.
 _DISCARD_EV = [[Event(DISCARD, s, t) for t in range(34)] for s in range(4)]
+_LIVE_EV = [[Event(DRAW, s, t, None, LIVE) for t in range(34)] for s in range(4)]
+_TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)]
 SUIT_LETTERS = "mps"
 
 
@@ -111,6 +113,8 @@ class HandState:
         n = rules.n
         self.rules = rules
         self.variant = rules.variant
+        self._yuxi = self.variant == "yuxi"
+        self._huangmei = self.variant == "huangmei"
         self.n = n
         self.wall = tuple(wall)
         self.dealer = dealer
@@ -157,6 +161,7 @@ class HandState:
         self.replacing = False               # huangmei: a 发's tail replacement is due
         self._sd_key = -1                    # cache of _self_draw_score()
         self._sd: Score | None = None
+        self._late = False                   # the added kong being declared is late
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
 
     # ------------------------------------------------------------------ basics
@@ -271,18 +276,18 @@ class HandState:
         if self.pending:
             return self.pending[0]
         ph = self.phase
-        if ph is Phase.DEAL:
-            return self._deal_event()
         if ph is Phase.DRAW:
             return self._draw_event()
         if ph is Phase.ACT:
             s = self.turn
-            if self.variant == "huangmei" and self.hands[s][GREEN] and not self.after_pon:
+            if self._huangmei and self.hands[s][GREEN] and not self.after_pon:
                 return Event(BONUS, s, GREEN)
-            if self._forced_zone() and self.drawn is not None:
+            if self._yuxi and self.back - self.front < 4 and self.drawn is not None:
                 if self._self_draw_score() is not None:
                     return self._win_event(s, self.drawn, Method.SELF_DRAW, None)
             return None
+        if ph is Phase.DEAL:
+            return self._deal_event()
         if ph in (Phase.CLAIM, Phase.ROB):
             w = self.window
             if w.forced:
@@ -372,13 +377,13 @@ class HandState:
     def _draw_event(self) -> Event:
         s = self.turn
         if self.replacing:
-            return Event(DRAW, s, self.wall[self.back], None, TAIL)
+            return _TAIL_EV[s][self.wall[self.back]]
         # huangmei: dealt 发 are laid out before the seat's first draw of either kind
-        if self.variant == "huangmei" and self.hands[s][GREEN]:
+        if self._huangmei and self.hands[s][GREEN]:
             return Event(BONUS, s, GREEN)
         if self.need_tail:
-            return Event(DRAW, s, self.wall[self.back], None, TAIL)
-        return Event(DRAW, s, self.wall[self.front], None, LIVE)
+            return _TAIL_EV[s][self.wall[self.back]]
+        return _LIVE_EV[s][self.wall[self.front]]
 
     # ------------------------------------------------------------------ apply
     def fits_window(self, ev: Event) -> bool:
