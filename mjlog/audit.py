@@ -1,0 +1,694 @@
+"""The auditor: check every hand of a run against the rules (RULES.md §5).
+
+For each hand, in the order §5 lists them:
+
+1. the wall is a permutation of the variant's tile set (``wall_permutation``);
+2. the dice give the logged break (``dice_break``);
+3. the root seed reproduces the hand seed, the wall, the dice and (hand 0) the
+   first dealer (``hand_seed``, ``seed_wall``, ``seed_dice``, ``first_dealer``,
+   ``dealer_rolls``), only when the log's ``rng`` is :data:`mjlog.rng.RNG`;
+4. every event, stepped through :class:`~mjlog.state.HandState` by
+   :func:`mjlog.replay.check_step`: forced events (deal, draws from the right
+   end, 发, transfers, forced wins, horses, the end) must be exactly what the
+   state gives, choices must be among the seat's legal options, no forced win
+   skipped (``draw_tile``, ``illegal_action``, ``out_of_turn``,
+   ``skipped_forced_win``, ``transfer``, …); the first discrepancy ends the
+   hand's event checks;
+5. the tables against the events and the state: every win's row
+   (``win_patterns``, ``win_fan``, ``win_points``, …), the transfers table
+   (``transfers_table``), the hands row (``hand_deltas``, ``hand_winners``,
+   ``next_dealer``, ``wall_left``, ``hand_n_events``, ``hand_outcome``);
+
+and for the run: the manifest (files, rows, checksums, rules, run id), the set
+of hands, and the dealer passing from hand to hand (``dealer_sequence``).
+
+A problem names the run, match, rotation, hand, seq, the check, what the log
+says and what the rules say. A file that cannot be read is a problem naming the
+file, never a traceback. Hands are checked in parallel worker processes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import time
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mjlog.events import TRANSFER, WIN
+from mjlog.logio import (
+    RUN_ID_KEYS,
+    LogError,
+    iter_hands,
+    read_manifest,
+    run_id,
+    shard_path,
+    verify_manifest,
+)
+from mjlog.replay import Discrepancy, Replay, apply_checked, describe, to_event, truncated
+from mjlog.rng import RNG, hand_seed
+from mjlog.rules import Rules
+from mjlog.tiles import fmt_tile
+from mjlog.variants import break_position, next_dealer, wall_tiles
+
+__all__ = ["Problem", "AuditResult", "RunContext", "audit_hand", "audit_runs", "write_report"]
+
+WIN_FIELDS = ("seat", "from_seat", "tile", "method", "win_order", "patterns", "fan",
+              "multiplier", "points", "total", "capped")
+BATCH_HANDS = 32
+
+
+@dataclass(slots=True)
+class Problem:
+    """One finding. ``level`` is ``problem`` (exit 1) or ``note`` (what was not
+    checked, and why)."""
+
+    run: str
+    check: str
+    log: str = ""
+    rules: str = ""
+    match: int | None = None
+    rotation: int | None = None
+    hand: int | None = None
+    seq: int | None = None
+    file: str | None = None
+    run_id: str | None = None
+    level: str = "problem"
+
+    def line(self) -> str:
+        where = [self.run]
+        for k in ("match", "rotation", "hand", "seq"):
+            v = getattr(self, k)
+            if v is not None:
+                where.append(f"{k} {v}")
+        if self.file:
+            where.append(self.file)
+        text = f"{', '.join(where)}: {self.check}"
+        if self.log:
+            text += f": the log says {self.log}"
+        if self.rules:
+            text += f"; the rules say {self.rules}" if self.log else f": {self.rules}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """What a worker needs to audit a hand of one run (picklable)."""
+
+    run: str
+    run_id: str | None
+    variant: str
+    rules: Mapping[str, Any]
+    seed: int | None
+    rng: str | None
+    events: bool
+
+
+@dataclass(slots=True)
+class HandResult:
+    problems: list[Problem]
+    events: int
+    key: tuple[int, int, int]
+    dealer: int | None
+    next_dealer: int | None
+
+
+@dataclass(slots=True)
+class AuditResult:
+    runs: int = 0
+    hands: int = 0
+    events: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[Problem] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+# ------------------------------------------------------------------ one hand
+
+
+_RULES_CACHE: dict[tuple, Rules] = {}
+
+
+def _rules(ctx: RunContext) -> Rules:
+    key = (ctx.variant, json.dumps(ctx.rules, sort_keys=True))
+    r = _RULES_CACHE.get(key)
+    if r is None:
+        r = _RULES_CACHE[key] = Rules(ctx.variant, ctx.rules)
+    return r
+
+
+def _counts_diff(got: Iterable[int], want: Iterable[int]) -> str:
+    g, w = Counter(got), Counter(want)
+    extra = g - w
+    missing = w - g
+
+    def show(c: Counter) -> str:
+        return " ".join(f"{fmt_tile(t) if isinstance(t, int) and 0 <= t < 34 else t}"
+                        f"×{k}" for t, k in sorted(c.items(), key=lambda x: str(x[0])))
+    parts = []
+    if extra:
+        parts.append(f"extra {show(extra)}")
+    if missing:
+        parts.append(f"missing {show(missing)}")
+    return "; ".join(parts)
+
+
+def _first_diff(a: Sequence, b: Sequence) -> int:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+class _Hand:
+    """Collects a hand's problems (one per check and seq)."""
+
+    def __init__(self, ctx: RunContext, row: Mapping[str, Any]):
+        self.ctx = ctx
+        self.key = (row.get("match"), row.get("rotation"), row.get("hand"))
+        self.problems: list[Problem] = []
+        self._seen: set[tuple[str, int | None]] = set()
+
+    def add(self, check: str, log: Any, rules: Any, seq: int | None = None) -> None:
+        if (check, seq) in self._seen:
+            return
+        self._seen.add((check, seq))
+        m, r, h = self.key
+        self.problems.append(Problem(self.ctx.run, check, str(log), str(rules), m, r, h, seq,
+                                     run_id=self.ctx.run_id))
+
+    def note(self, check: str, text: str) -> None:
+        if (check, "note") in self._seen:
+            return
+        self._seen.add((check, "note"))
+        m, r, h = self.key
+        self.problems.append(Problem(self.ctx.run, check, "", text, m, r, h, None,
+                                     run_id=self.ctx.run_id, level="note"))
+
+
+def audit_hand(ctx: RunContext, hand: Mapping[str, Any], events: Sequence[Sequence] | None,
+               wins: Sequence[Mapping[str, Any]],
+               transfers: Sequence[Mapping[str, Any]]) -> HandResult:
+    """Every check of one hand. ``events`` None means the run logged no events."""
+    out = _Hand(ctx, hand)
+    rules = _rules(ctx)
+    n = rules.n
+    try:
+        checked = _audit(out, ctx, rules, n, hand, events, wins, transfers)
+    except Exception as e:  # a malformed row is a finding, never a traceback
+        out.add("malformed_hand", f"{type(e).__name__}: {e}", "rows of the declared shape")
+        checked = 0
+    return HandResult(out.problems, checked, out.key, hand.get("dealer"),
+                      hand.get("next_dealer"))
+
+
+def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str, Any],
+           events: Sequence[Sequence] | None, wins: Sequence[Mapping[str, Any]],
+           transfers: Sequence[Mapping[str, Any]]) -> int:
+    m, _rot, k = out.key
+    # 0. identity
+    if ctx.run_id is not None and hand.get("run_id", ctx.run_id) != ctx.run_id:
+        out.add("hand_ids", f"run_id {hand.get('run_id')}", f"the manifest's {ctx.run_id}")
+    if hand.get("variant", ctx.variant) != ctx.variant:
+        out.add("hand_ids", f"variant {hand.get('variant')}", f"the manifest's {ctx.variant}")
+    if hand["players"] != n:
+        out.add("players", hand["players"], f"{n} players (rules)")
+    if len(hand["agents"]) != n:
+        out.add("agents", f"{len(hand['agents'])} agents", f"one per seat ({n})")
+    dealer = hand["dealer"]
+    if not 0 <= dealer < n:
+        out.add("dealer", dealer, f"a seat 0..{n - 1}")
+        return 0
+    evs = [to_event(e) for e in events] if events is not None else None
+
+    # 1. the wall
+    full = wall_tiles(rules)
+    N = len(full)
+    wall = list(hand["wall"] or ())
+    if wall:
+        if sorted(wall) != list(full):
+            out.add("wall_permutation", f"a wall of {len(wall)} tiles: "
+                    f"{_counts_diff(wall, full)}", f"a permutation of the {N}-tile set")
+    else:
+        out.note("wall_permutation", "not applicable: the wall is not logged; it is rebuilt "
+                 "from the deal and the draws")
+    # 2. dice → break
+    dice = tuple(hand["dice"])
+    if len(dice) != 2 or not all(1 <= d <= 6 for d in dice):
+        out.add("dice_break", f"dice {list(dice)}", "two dice, 1..6 each")
+    else:
+        b = break_position(rules.variant, dice, dealer, n, N)
+        if hand["break"] != b:
+            out.add("dice_break", f"break {hand['break']} for dice {list(dice)} and dealer "
+                    f"S{dealer}", f"break {b}")
+    # 3. the seed
+    _check_seed(out, ctx, rules, hand, wall, dice, dealer, m, k)
+
+    # 4. the events
+    state = None
+    checked = 0
+    stop: Discrepancy | None = None
+    if evs is None:
+        out.note("events", "not logged (--events none): event legality, win scoring and "
+                 "the hands row replay are not checked; wall, dice, seed, transfers, deltas, "
+                 "winners, win totals and the next dealer are")
+    else:
+        rp = Replay(rules, hand, evs)
+        if not rp.wall_logged:
+            for p in rp.wall_problems:
+                out.add("drawn_tiles", p, f"draws that fit one {N}-tile wall")
+        for i, e in enumerate(events):
+            if len(e) == 8 and e[0] != i:
+                out.add("event_seq", f"seq {e[0]} at position {i}", f"seq {i}", seq=i)
+                stop = Discrepancy(i, "event_seq", "", "")
+                break
+        if stop is None:
+            state = rp.new_state()
+            for ev in evs:
+                stop = apply_checked(state, ev)
+                if stop is not None:
+                    break
+                checked += 1
+            if stop is None and not state.over:
+                stop = truncated(state)
+            if stop is not None:
+                out.add(stop.check, stop.log, stop.rules, seq=stop.seq)
+
+    # 5. the tables
+    _check_tables(out, rules, n, hand, evs, wins, transfers)
+    if state is not None and stop is None:
+        _check_against_state(out, hand, state, wins, evs)
+    elif evs is None:
+        exp = _next_dealer_from_rows(rules, hand, wins)
+        if exp is not None and hand["next_dealer"] != exp:
+            out.add("next_dealer", f"S{hand['next_dealer']}", f"S{exp}")
+    return checked
+
+
+def _check_seed(out: _Hand, ctx: RunContext, rules: Rules, hand: Mapping[str, Any],
+                wall: list[int], dice: tuple, dealer: int, m: int, k: int) -> None:
+    if ctx.seed is None:
+        out.note("seed", "not applicable: the log gives no root seed")
+        return
+    if ctx.rng != RNG:
+        out.note("seed", f"not checked: the log's rng {ctx.rng!r} is not the one this mjlog "
+                 f"implements ({RNG})")
+        return
+    from mjlog.engine import deal
+
+    hs = hand_seed(ctx.seed, m, k)
+    if hand["hand_seed"] != hs:
+        out.add("hand_seed", hand["hand_seed"], f"{hs} from seed {ctx.seed}, match {m}, hand {k}")
+    st, _, rolls = deal(rules, ctx.seed, m, k, None if k == 0 else dealer)
+    if k == 0 and st.dealer != dealer:
+        out.add("first_dealer", f"S{dealer}", f"S{st.dealer} from the seed")
+        return
+    got_rolls = hand.get("dealer_rolls")
+    if (list(got_rolls) if got_rolls is not None else None) != (
+            list(rolls) if rolls is not None else None):
+        out.add("dealer_rolls", got_rolls, list(rolls) if rolls is not None else None)
+    if tuple(st.dice) != dice:
+        out.add("seed_dice", list(dice), f"{list(st.dice)} from the seed")
+    if not wall:
+        out.note("seed_wall", "not applicable: the wall is not logged")
+    elif list(st.wall) != wall:
+        i = _first_diff(wall, st.wall)
+        got = fmt_tile(wall[i]) if i < len(wall) and 0 <= wall[i] < 34 else "-"
+        want = fmt_tile(st.wall[i]) if i < len(st.wall) else "-"
+        out.add("seed_wall", f"wall[{i}] = {got}", f"wall[{i}] = {want} from the seed")
+
+
+def _transfer_rows_of_events(evs: Sequence) -> list[tuple]:
+    return [(i, e.from_seat, e.seat, e.amount, e.kind) for i, e in enumerate(evs)
+            if e.type == TRANSFER]
+
+
+def _check_tables(out: _Hand, rules: Rules, n: int, hand: Mapping[str, Any],
+                  evs: Sequence | None, wins: Sequence[Mapping[str, Any]],
+                  transfers: Sequence[Mapping[str, Any]]) -> None:
+    """Checks of the log against itself (they need no replay)."""
+    rows = [(t["seq"], t["payer"], t["payee"], t["amount"], t["reason"]) for t in transfers]
+    if evs is not None:
+        if hand["n_events"] != len(evs):
+            out.add("hand_n_events", hand["n_events"], f"{len(evs)} events logged")
+        want = _transfer_rows_of_events(evs)
+        if rows != want:
+            i = _first_diff(rows, want)
+            got = rows[i] if i < len(rows) else "no row"
+            exp = want[i] if i < len(want) else "no row"
+            seq = (want[i][0] if i < len(want) else rows[i][0])
+            out.add("transfers_table", f"{_tr(got)}", f"{_tr(exp)} (the transfer event)", seq=seq)
+        by_seq = {w["seq"]: w for w in wins}
+        for i, e in enumerate(evs):
+            if e.type == WIN and i not in by_seq:
+                out.add("wins_rows", "no wins row", f"a row for the win event {describe(e)}",
+                        seq=i)
+        for w in wins:
+            s = w["seq"]
+            e = evs[s] if 0 <= s < len(evs) else None
+            if e is None or e.type != WIN:
+                out.add("wins_rows", f"a wins row at seq {s}", "a win event there", seq=s)
+            elif (e.seat, e.tile, e.kind) != (w["seat"], w["tile"], w["method"]):
+                out.add("win_event", f"seat {w['seat']} tile {w['tile']} {w['method']}",
+                        f"{describe(e)} (the event)", seq=s)
+    for seq, payer, payee, amount, reason in rows:
+        if not (0 <= payer < n and 0 <= payee < n) or payer == payee or amount <= 0:
+            out.add("transfer_row", _tr((seq, payer, payee, amount, reason)),
+                    "a positive amount between two different seats", seq=seq)
+    d = [0] * n
+    for _s, payer, payee, amount, _r in rows:
+        if 0 <= payer < n and 0 <= payee < n:
+            d[payer] -= amount
+            d[payee] += amount
+    if list(hand["deltas"]) != d:
+        out.add("hand_deltas", list(hand["deltas"]), f"{d} (the sum of the transfers)")
+    winners = [w["seat"] for w in sorted(wins, key=lambda w: w["seq"])]
+    if list(hand["winners"]) != winners:
+        out.add("hand_winners", list(hand["winners"]), f"{winners} (the wins rows)")
+    outcome = "win" if wins else "draw"
+    if hand["outcome"] != outcome:
+        out.add("hand_outcome", hand["outcome"], outcome)
+    # totals: a win's transfers follow its event, before the next win of another tile
+    ws = sorted(wins, key=lambda w: w["seq"])
+    for w in ws:
+        nxt = min((v["seq"] for v in ws if v["win_order"] > w["win_order"]), default=1 << 31)
+        total = sum(a for s, _p, payee, a, r in rows
+                    if w["seq"] < s < nxt and payee == w["seat"]
+                    and r in ("win", "horse", "call_transfer"))
+        if w["total"] != total:
+            out.add("win_total", w["total"], f"{total} (its win, horse and call_transfer "
+                    f"transfers)", seq=w["seq"])
+        if evs is None:
+            bad = [a for s, _p, payee, a, r in rows
+                   if w["seq"] < s < nxt and payee == w["seat"] and r == "win"
+                   and a != w["points"]]
+            if bad:
+                out.add("win_points", w["points"], f"{bad[0]} (its win transfers)",
+                        seq=w["seq"])
+
+
+def _tr(row: Any) -> str:
+    if not isinstance(row, tuple):
+        return str(row)
+    seq, payer, payee, amount, reason = row
+    return f"seq {seq}: S{payer} pays S{payee} {amount} ({reason})"
+
+
+def _next_dealer_from_rows(rules: Rules, hand: Mapping[str, Any],
+                           wins: Sequence[Mapping[str, Any]]) -> int | None:
+    ws = sorted(wins, key=lambda w: w["seq"])
+    first = [w for w in ws if w["win_order"] == 1]
+    payer = first[0]["from_seat"] if first else None
+    if len(first) > 1 and payer is None:
+        return None
+    try:
+        return next_dealer(rules, hand["dealer"], [w["seat"] for w in ws],
+                           [w["seat"] for w in first], payer)
+    except TypeError:
+        return None
+
+
+def _check_against_state(out: _Hand, hand: Mapping[str, Any], st, wins: Sequence[Mapping],
+                         evs: Sequence) -> None:
+    """The tables against the state the events led to (the rules' own figures)."""
+    logged = {w["seq"]: w for w in wins}
+    for rec in st.wins:
+        row = logged.get(rec.seq)
+        if row is None:
+            continue  # reported as wins_rows
+        want = {f: getattr(rec, f) for f in WIN_FIELDS}
+        want["patterns"] = list(rec.patterns)
+        for f in WIN_FIELDS:
+            got = list(row[f]) if f == "patterns" and row[f] is not None else row[f]
+            if got != want[f]:
+                check = "win_order" if f == "win_order" else f"win_{f}"
+                out.add(check, got, want[f], seq=rec.seq)
+    recomputed = {rec.seq for rec in st.wins}
+    for s in logged:
+        if s not in recomputed:
+            out.add("wins_rows", f"a wins row at seq {s}", "no win there", seq=s)
+    row = st.hand_row()
+    for col, check in (("deltas", "hand_deltas"), ("winners", "hand_winners"),
+                       ("next_dealer", "next_dealer"), ("wall_left", "wall_left"),
+                       ("n_events", "hand_n_events"), ("outcome", "hand_outcome")):
+        got = hand[col]
+        got = list(got) if isinstance(got, list | tuple) else got
+        if got != row[col]:
+            out.add(check, got, row[col])
+
+
+def _audit_batch(ctx: RunContext, batch: list) -> list[HandResult]:
+    return [audit_hand(ctx, *b) for b in batch]
+
+
+# ------------------------------------------------------------------ runs
+
+
+def _run_problem(run: str, check: str, log: str = "", rules: str = "", file: str | None = None,
+                 rid: str | None = None, level: str = "problem") -> Problem:
+    return Problem(run, check, log, rules, file=file, run_id=rid, level=level)
+
+
+def _file_of(msg: str, run: Path) -> str | None:
+    head = msg.split(":", 1)[0].strip()
+    if head.endswith((".parquet", ".json", ".jsonl")):
+        try:
+            return str(Path(head).relative_to(run)) if Path(head).is_absolute() else head
+        except ValueError:
+            return head
+    return None
+
+
+def _check_manifest(run: Path, res: AuditResult) -> tuple[RunContext | None, dict | None]:
+    name = str(run)
+    try:
+        manifest = read_manifest(run)
+    except LogError as e:
+        res.problems.append(_run_problem(name, "manifest", str(e), "a readable manifest.json",
+                                         file="manifest.json"))
+        return None, None
+    rid = manifest.get("run_id")
+    for msg in verify_manifest(run):
+        res.problems.append(_run_problem(name, "manifest_files", msg,
+                                         "files as the manifest lists them (rows, sha256, "
+                                         "schema)", file=_file_of(msg, run), rid=rid))
+    variant = manifest.get("variant")
+    try:
+        rules = Rules(variant, manifest.get("rules") or {})
+    except Exception as e:
+        res.problems.append(_run_problem(name, "manifest_rules", f"{e}",
+                                         "valid resolved rules for a known variant",
+                                         file="manifest.json", rid=rid))
+        return None, manifest
+    if rules.to_json() != manifest.get("rules"):
+        missing = sorted(set(rules.to_json()) - set(manifest.get("rules") or {}))
+        diff = [k for k in rules.to_json() if k in (manifest.get("rules") or {})
+                and manifest["rules"][k] != rules.to_json()[k]]
+        res.problems.append(_run_problem(
+            name, "manifest_rules", f"rules not fully resolved (missing {missing}, "
+            f"not canonical {diff})", "every rule key with its resolved value",
+            file="manifest.json", rid=rid))
+    if manifest.get("players") != rules.n:
+        res.problems.append(_run_problem(name, "manifest_players", manifest.get("players"),
+                                         f"{rules.n} (rules.players)", "manifest.json", rid))
+    if all(k in manifest for k in RUN_ID_KEYS):
+        want = run_id(manifest)
+        if rid != want:
+            res.problems.append(_run_problem(name, "manifest_run_id", rid,
+                                             f"{want} (the hash of the run's arguments)",
+                                             "manifest.json", rid))
+    else:
+        missing = [k for k in RUN_ID_KEYS if k not in manifest]
+        res.problems.append(_run_problem(name, "manifest_keys", f"missing {missing}",
+                                         "every key of the run's arguments", "manifest.json",
+                                         rid))
+    seed = manifest.get("seed")
+    rng = manifest.get("rng")
+    if seed is not None and rng != RNG:
+        res.notes.append(_run_problem(name, "seed", "", f"not checked: the log's rng {rng!r} "
+                                      f"is not the one this mjlog implements ({RNG})",
+                                      rid=rid, level="note"))
+    has_events = (run / "events").is_dir()
+    ctx = RunContext(name, rid, variant, rules.to_json(), seed, rng, has_events)
+    return ctx, manifest
+
+
+def _shards_of(run: Path) -> list[int]:
+    out = set()
+    for p in (run / "hands").glob("part-*.parquet"):
+        stem = p.name[len("part-"):-len(".parquet")]
+        if stem.isdigit():
+            out.add(int(stem))
+    return sorted(out)
+
+
+def _bundles(run: Path, ctx: RunContext, res: AuditResult) -> Iterator[tuple]:
+    """(hand, events | None, wins, transfers) of every readable hand, shard by shard;
+    a file that cannot be read is reported by name and its shard skipped."""
+    shards = _shards_of(run)
+    if not shards:
+        res.problems.append(_run_problem(ctx.run, "read_error", f"{run}: no hands files",
+                                         "hands/part-*.parquet", file="hands", rid=ctx.run_id))
+    for shard in shards:
+        with_events = (run / shard_path("events", shard)).is_file()
+        try:
+            for b in iter_hands(run, events=with_events, shards=[shard]):
+                yield b.hand, (b.events if with_events else None), b.wins, b.transfers
+        except LogError as e:
+            res.problems.append(_run_problem(ctx.run, "read_error", str(e),
+                                             "a readable file of the declared schema",
+                                             file=_file_of(str(e), run), rid=ctx.run_id))
+
+
+def _cross_hand(ctx: RunContext, manifest: Mapping[str, Any], results: list[HandResult],
+                n: int, res: AuditResult, unreadable: bool = False) -> None:
+    keys = [r.key for r in results]
+    rid = ctx.run_id
+    if unreadable:
+        res.notes.append(_run_problem(ctx.run, "hand_set", "", "not checked: some files could "
+                                      "not be read", rid=rid, level="note"))
+    elif manifest.get("imported"):
+        res.notes.append(_run_problem(ctx.run, "hand_set", "", "not checked: an imported run "
+                                      "holds the hands it was given", rid=rid, level="note"))
+    else:
+        try:
+            rot = n if manifest.get("duplicate") else 1
+            want = {(m, r, h) for m in range(int(manifest["matches"])) for r in range(rot)
+                    for h in range(int(manifest["hands_per_match"]))}
+        except (KeyError, TypeError, ValueError):
+            want = None
+        if want is not None:
+            got = Counter(keys)
+            missing = sorted(want - set(got))
+            extra = sorted(set(got) - want)
+            dup = sorted(k for k, c in got.items() if c > 1)
+            if missing or extra or dup:
+                res.problems.append(_run_problem(
+                    ctx.run, "hand_set", f"{len(keys)} hands; missing {missing[:5]}"
+                    f"{'…' if len(missing) > 5 else ''}, unexpected {extra[:5]}, "
+                    f"duplicated {dup[:5]}", f"{len(want)} hands: matches × rotations × "
+                    f"hands_per_match", rid=rid))
+    by_key = {r.key: r for r in results}
+    duplicate = bool(manifest.get("duplicate"))
+    for r in results:
+        m, rot, h = r.key
+        if h == 0 or r.dealer is None:
+            continue
+        prev = by_key.get((m, rot, h - 1))
+        first = by_key.get((m, rot, 0))
+        if duplicate:
+            if first is None or first.dealer is None:
+                continue
+            want_d, why = (first.dealer + h) % n, f"hand 0's dealer S{first.dealer} + {h}"
+        else:
+            if prev is None or prev.next_dealer is None:
+                continue
+            want_d, why = prev.next_dealer, f"hand {h - 1}'s next_dealer"
+        if r.dealer != want_d:
+            res.problems.append(Problem(ctx.run, "dealer_sequence", f"dealer S{r.dealer}",
+                                        f"S{want_d} ({why})", m, rot, h, None, run_id=rid))
+
+
+def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
+               progress: Any = None) -> AuditResult:
+    """Audit run directories; every hand in parallel over ``workers`` processes."""
+    res = AuditResult()
+    t0 = time.perf_counter()
+    workers = workers or os.cpu_count() or 1
+    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    try:
+        for run_dir in runs:
+            run = Path(run_dir)
+            res.runs += 1
+            ctx, manifest = _check_manifest(run, res)
+            if ctx is None:
+                continue
+            if not ctx.events:
+                res.notes.append(_run_problem(
+                    ctx.run, "events", "", "not logged (--events none): event legality, win "
+                    "scoring and the hands row replay are not checked; wall, dice, seed, "
+                    "transfers, deltas, winners, win totals and the next dealer are",
+                    rid=ctx.run_id, level="note"))
+            before = len(res.problems)
+            results = list(_hand_results(run, ctx, res, pool, workers, progress))
+            unreadable = any(p.check == "read_error" for p in res.problems[before:])
+            for hr in results:
+                res.hands += 1
+                res.events += hr.events
+                for p in hr.problems:
+                    if p.level == "note":
+                        if not any(q.check == p.check and q.run == p.run for q in res.notes):
+                            res.notes.append(Problem(p.run, p.check, "", p.rules,
+                                                     run_id=p.run_id, level="note"))
+                    else:
+                        res.problems.append(p)
+            _cross_hand(ctx, manifest, results, Rules(ctx.variant, ctx.rules).n, res,
+                        unreadable)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _hand_results(run: Path, ctx: RunContext, res: AuditResult, pool, workers: int,
+                  progress) -> Iterator[HandResult]:
+    def tick(k: int) -> None:
+        if progress is not None:
+            progress(k)
+
+    if pool is None:
+        for b in _bundles(run, ctx, res):
+            r = audit_hand(ctx, *b)
+            tick(1)
+            yield r
+        return
+    inflight: deque[Future] = deque()
+    batch: list = []
+    for b in _bundles(run, ctx, res):
+        batch.append(b)
+        if len(batch) >= BATCH_HANDS:
+            inflight.append(pool.submit(_audit_batch, ctx, batch))
+            batch = []
+            while len(inflight) > 3 * workers:
+                rs = inflight.popleft().result()
+                tick(len(rs))
+                yield from rs
+    if batch:
+        inflight.append(pool.submit(_audit_batch, ctx, batch))
+    while inflight:
+        rs = inflight.popleft().result()
+        tick(len(rs))
+        yield from rs
+
+
+# ------------------------------------------------------------------ report
+
+
+def write_report(path: str | os.PathLike, res: AuditResult) -> Path:
+    """Every problem, then every note: JSON lines, or CSV when the name ends in .csv."""
+    p = Path(path)
+    rows = [asdict(x) for x in res.problems + res.notes]
+    cols = ["level", "run", "run_id", "match", "rotation", "hand", "seq", "check", "log",
+            "rules", "file"]
+    tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        if p.suffix == ".csv":
+            w = csv.DictWriter(f, fieldnames=cols)
+            w.writeheader()
+            for r in rows:
+                w.writerow({c: r[c] for c in cols})
+        else:
+            for r in rows:
+                f.write(json.dumps({c: r[c] for c in cols}, ensure_ascii=False) + "\n")
+    os.replace(tmp, p)
+    return p
