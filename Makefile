@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(BIN)/python -m mjlog demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -q -n auto
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
