@@ -343,14 +343,18 @@ def _make_shanten():
             raise ValueError(f"melds must be 0..4, got {melds!r}")
         return standard(b, melds)
 
-    def shanten(counts: Sequence[int], melds: int = 0) -> int:
+    def shanten(counts: Sequence[int], melds: int = 0, *, fours_as_pairs: bool = False) -> int:
         """Shanten (向听数): the least of :func:`shanten_standard` and, with no
-        melds, :func:`shanten_seven_pairs`. 0 = ready (听牌), -1 = complete.
-        For ``13 - 3*melds`` tiles, and ``14 - 3*melds`` (a drawn hand).
+        melds, :func:`shanten_seven_pairs` (whose ``fours_as_pairs`` this passes
+        on). 0 = ready (听牌), -1 = complete. For ``13 - 3*melds`` tiles, and
+        ``14 - 3*melds`` (a hand that has just drawn).
 
         >>> from mjlog.tiles import parse_counts
         >>> shanten(parse_counts("1122334455667m")), shanten(parse_counts("19m19p19s1234567z"))
         (0, 6)
+        >>> h = parse_counts("1111m22p33s44z55z7z")
+        >>> shanten(h), shanten(h, fours_as_pairs=True)
+        (2, 0)
         """
         try:
             b = bytes(counts)
@@ -364,10 +368,14 @@ def _make_shanten():
         s = standard(b, melds)
         if melds or s < 0:
             return s
-        if n1 == n3 == 0 and n2 + 2 * n4 == 7:
+        if fours_as_pairs:
+            p = n2 + n3 + 2 * n4
+            extra = 7 + p - (n1 + 2 * n2 + 3 * n3 + 4 * n4)
+            sp = 6 - p + (extra if extra > 0 else 0)
+        elif n1 == n3 == 0 and n2 + 2 * n4 == 7:
             return -1
-        pairs = n2 + n3 + n4
-        sp = 6 - pairs + (n0 - 27 if n0 > 27 else 0)  # 7 - kinds, kinds = 34 - n0
+        else:
+            sp = 6 - n2 - n3 - n4 + (n0 - 27 if n0 > 27 else 0)  # 7 - kinds, kinds = 34 - n0
         return sp if sp < s else s
 
     return shanten_standard, shanten
@@ -376,27 +384,36 @@ def _make_shanten():
 shanten_standard, shanten = _make_shanten()
 
 
-def shanten_seven_pairs(counts: Sequence[int], melds: int = 0) -> int:
-    """Seven-pairs shanten ``6 - pairs + max(0, 7 - kinds)``; :data:`IMPOSSIBLE`
-    with melds.
+def shanten_seven_pairs(
+    counts: Sequence[int], melds: int = 0, *, fours_as_pairs: bool = False
+) -> int:
+    """Seven-pairs shanten; :data:`IMPOSSIBLE` with melds.
 
-    Convention (the ``mahjong`` package's and riichi tools'): a four counts as
-    *one* pair here, and a triplet as one pair, so ``1111223344556m`` is 2, not
-    ready. RULES.md lets a complete seven pairs hold a four, so a complete one
-    (:func:`is_seven_pairs`) is always -1 and :func:`waits` finds its waits; only
-    this distance undercounts fours.
+    By default the common convention (the ``mahjong`` package's, riichi tools'):
+    ``6 - pairs + max(0, 7 - kinds)``, where a four or a triplet is *one* pair,
+    so ``1111m22p33s44z55z7z`` counts 2 although 7z completes it under RULES.md.
+    A complete seven pairs (:func:`is_seven_pairs`, fours allowed) is always -1.
+
+    With ``fours_as_pairs=True``, the RULES.md reading, exactly: a four is two
+    pairs and a triplet a pair plus a single, ``p = sum(c // 2)`` and the
+    shanten is ``6 - p`` (for 13 or 14 tiles), so it is 0 exactly when seven
+    pairs has a wait.
 
     >>> from mjlog.tiles import parse_counts
     >>> shanten_seven_pairs(parse_counts("1122334455667m"))
     0
     >>> shanten_seven_pairs(parse_counts("11112233445566m"))
     -1
-    >>> shanten_seven_pairs(parse_counts("1111223344556m"))   # a four is one pair here
-    2
+    >>> h = parse_counts("1111223344556m")
+    >>> shanten_seven_pairs(h), shanten_seven_pairs(h, fours_as_pairs=True)
+    (2, 0)
     """
     b = _check_counts(counts)
     if melds:
         return IMPOSSIBLE
+    if fours_as_pairs:
+        p = sum(c // 2 for c in b)
+        return 6 - p + max(0, 7 + p - sum(b))
     if is_seven_pairs(counts):
         return -1
     kinds = 34 - b.count(0)
