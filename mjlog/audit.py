@@ -40,12 +40,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from mjlog.events import TRANSFER, WIN
 from mjlog.logio import (
     RUN_ID_KEYS,
     LogError,
-    iter_hands,
     read_manifest,
+    read_table,
     run_id,
     shard_path,
     verify_manifest,
@@ -53,6 +55,7 @@ from mjlog.logio import (
 from mjlog.replay import Discrepancy, Replay, apply_checked, describe, to_event, truncated
 from mjlog.rng import RNG, hand_seed
 from mjlog.rules import Rules
+from mjlog.schema import HAND_KEY, data_columns
 from mjlog.tiles import fmt_tile
 from mjlog.variants import break_position, next_dealer, wall_tiles
 
@@ -60,7 +63,7 @@ __all__ = ["Problem", "AuditResult", "RunContext", "audit_hand", "audit_runs", "
 
 WIN_FIELDS = ("seat", "from_seat", "tile", "method", "win_order", "patterns", "fan",
               "multiplier", "points", "total", "capped")
-BATCH_HANDS = 32
+BATCH_HANDS = 100
 
 
 @dataclass(slots=True)
@@ -446,10 +449,6 @@ def _check_against_state(out: _Hand, hand: Mapping[str, Any], st, wins: Sequence
             out.add(check, got, row[col])
 
 
-def _audit_batch(ctx: RunContext, batch: list) -> list[HandResult]:
-    return [audit_hand(ctx, *b) for b in batch]
-
-
 # ------------------------------------------------------------------ runs
 
 
@@ -531,22 +530,116 @@ def _shards_of(run: Path) -> list[int]:
     return sorted(out)
 
 
-def _bundles(run: Path, ctx: RunContext, res: AuditResult) -> Iterator[tuple]:
-    """(hand, events | None, wins, transfers) of every readable hand, shard by shard;
-    a file that cannot be read is reported by name and its shard skipped."""
+_NP = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
+
+
+def _ints(col) -> np.ndarray:
+    """An int column as numpy, read from its buffer (to_numpy would import pandas)."""
+    arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    if arr.null_count:
+        raise LogError(f"nulls in the key column {arr.type}")
+    dtype = _NP[str(arr.type)]
+    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr) + arr.offset)[
+        arr.offset:].astype(np.int64)
+
+
+def _key_array(tab) -> np.ndarray:
+    cols = [_ints(tab.column(c)) for c in HAND_KEY]
+    return (cols[0] << 24) | ((cols[1] & 0xFF) << 16) | (cols[2] & 0xFFFF)
+
+
+_SHARD: dict[tuple[str, int], dict] = {}
+
+
+def _load_shard(run: str, shard: int, with_events: bool) -> dict:
+    """The shard's four tables and their hand keys; kept for the next chunk (one
+    shard per process at a time). Raises LogError naming a bad file."""
+    key = (run, shard)
+    got = _SHARD.get(key)
+    if got is not None:
+        return got
+    _SHARD.clear()
+    tabs: dict[str, Any] = {}
+    for t in ("hands", "events", "wins", "transfers"):
+        if t == "events" and not with_events:
+            continue
+        tab = read_table(Path(run) / shard_path(t, shard), t)
+        keys = _key_array(tab)
+        if len(keys) and np.any(np.diff(keys) < 0 if t != "hands" else np.diff(keys) <= 0):
+            raise LogError(f"{Path(run) / shard_path(t, shard)}: rows not in (match, rotation, "
+                           f"hand) order")
+        tabs[t] = (tab, keys)
+    hand_keys = tabs["hands"][1]
+    for t, (_tab, keys) in tabs.items():
+        if t != "hands" and len(keys) and not np.isin(keys, hand_keys).all():
+            raise LogError(f"{Path(run) / shard_path(t, shard)}: rows for hands that are not "
+                           f"in {shard_path('hands', shard)}")
+    _SHARD[key] = tabs
+    return tabs
+
+
+def _rows(tab, lo: int, hi: int, cols: Sequence[str]) -> list[list]:
+    part = tab.slice(lo, hi - lo)
+    return [part.column(c).to_pylist() for c in cols]
+
+
+def _audit_chunk(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, list]:
+    """Audit hands i0..i1-1 (file order) of one shard; returns (results, file problems)."""
+    try:
+        tabs = _load_shard(ctx.run, shard, ctx.events and (
+            Path(ctx.run) / shard_path("events", shard)).is_file())
+    except LogError as e:
+        return [], [_run_problem(ctx.run, "read_error", str(e),
+                                 "a readable file of the declared schema",
+                                 file=_file_of(str(e), Path(ctx.run)), rid=ctx.run_id)]
+    htab, hkeys = tabs["hands"]
+    names = htab.column_names
+    hcols = _rows(htab, i0, i1, names)
+    hands = [dict(zip(names, r, strict=True)) for r in zip(*hcols, strict=True)]
+    k0, k1 = hkeys[i0], hkeys[i1 - 1]
+    children: dict[str, dict[int, list]] = {}
+    for t in ("events", "wins", "transfers"):
+        if t not in tabs:
+            continue
+        tab, keys = tabs[t]
+        lo = int(np.searchsorted(keys, k0, "left"))
+        hi = int(np.searchsorted(keys, k1, "right"))
+        cols = data_columns(t)
+        data = _rows(tab, lo, hi, cols)
+        groups: dict[int, list] = {}
+        if t == "events":
+            recs = zip(*data, strict=True)
+        else:
+            recs = (dict(zip(cols, r, strict=True)) for r in zip(*data, strict=True))
+        for k, r in zip(keys[lo:hi].tolist(), recs, strict=True):
+            groups.setdefault(k, []).append(r)
+        children[t] = groups
+    out = []
+    for k, h in zip(hkeys[i0:i1].tolist(), hands, strict=True):
+        evs = children["events"].get(k, []) if "events" in children else None
+        out.append(audit_hand(ctx, h, evs, children["wins"].get(k, []),
+                              children["transfers"].get(k, [])))
+    return out, []
+
+
+def _chunks(run: Path, ctx: RunContext, res: AuditResult) -> list[tuple[int, int, int]]:
+    """(shard, first hand row, end row) for every chunk of every readable shard."""
     shards = _shards_of(run)
     if not shards:
         res.problems.append(_run_problem(ctx.run, "read_error", f"{run}: no hands files",
                                          "hands/part-*.parquet", file="hands", rid=ctx.run_id))
+    out = []
     for shard in shards:
-        with_events = (run / shard_path("events", shard)).is_file()
         try:
-            for b in iter_hands(run, events=with_events, shards=[shard]):
-                yield b.hand, (b.events if with_events else None), b.wins, b.transfers
+            rows = read_table(run / shard_path("hands", shard), "hands",
+                              columns=["match"]).num_rows
         except LogError as e:
             res.problems.append(_run_problem(ctx.run, "read_error", str(e),
                                              "a readable file of the declared schema",
                                              file=_file_of(str(e), run), rid=ctx.run_id))
+            continue
+        out += [(shard, i, min(i + BATCH_HANDS, rows)) for i in range(0, rows, BATCH_HANDS)]
+    return out
 
 
 def _cross_hand(ctx: RunContext, manifest: Mapping[str, Any], results: list[HandResult],
@@ -642,33 +735,29 @@ def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
 
 def _hand_results(run: Path, ctx: RunContext, res: AuditResult, pool, workers: int,
                   progress) -> Iterator[HandResult]:
-    def tick(k: int) -> None:
-        if progress is not None:
-            progress(k)
+    seen_files: set[str] = set()
 
+    def collect(rs: list, probs: list) -> list:
+        for p in probs:
+            if p.log not in seen_files:
+                seen_files.add(p.log)
+                res.problems.append(p)
+        if progress is not None:
+            progress(len(rs))
+        return rs
+
+    chunks = _chunks(run, ctx, res)
     if pool is None:
-        for b in _bundles(run, ctx, res):
-            r = audit_hand(ctx, *b)
-            tick(1)
-            yield r
+        for c in chunks:
+            yield from collect(*_audit_chunk(ctx, *c))
         return
     inflight: deque[Future] = deque()
-    batch: list = []
-    for b in _bundles(run, ctx, res):
-        batch.append(b)
-        if len(batch) >= BATCH_HANDS:
-            inflight.append(pool.submit(_audit_batch, ctx, batch))
-            batch = []
-            while len(inflight) > 3 * workers:
-                rs = inflight.popleft().result()
-                tick(len(rs))
-                yield from rs
-    if batch:
-        inflight.append(pool.submit(_audit_batch, ctx, batch))
+    for c in chunks:
+        inflight.append(pool.submit(_audit_chunk, ctx, *c))
+        while len(inflight) > 2 * workers:
+            yield from collect(*inflight.popleft().result())
     while inflight:
-        rs = inflight.popleft().result()
-        tick(len(rs))
-        yield from rs
+        yield from collect(*inflight.popleft().result())
 
 
 # ------------------------------------------------------------------ report
