@@ -14,7 +14,7 @@ the auditor use.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from mjlog.agent import Agent, SeatView
@@ -98,11 +98,17 @@ def deal(rules: Rules, root_seed: int, match: int, hand: int,
     return HandState(rules, wall, dealer, dice, b), hs, rolls
 
 
-def play(state: HandState, agents: Sequence[Agent]) -> HandState:
-    """Play a dealt hand to its end. ``agents[s]`` decides for seat ``s``."""
+def play(state: HandState, agents: Sequence[Agent],
+         observe: Callable[[HandState], None] | None = None) -> HandState:
+    """Play a dealt hand to its end. ``agents[s]`` decides for seat ``s``;
+    ``observe(state)``, if given, runs after every change of state (tests use it)."""
     views = [SeatView(state, s) for s in range(state.n)]
     apply = state.apply
     auto = state.auto
+    if observe is not None:
+        def apply(ev, _apply=state.apply):
+            _apply(ev)
+            observe(state)
     while state.phase is not Phase.OVER:
         ev = auto()
         if ev is not None:
@@ -110,27 +116,28 @@ def play(state: HandState, agents: Sequence[Agent]) -> HandState:
             continue
         opts = state.options()
         if state.phase is CLAIM or state.phase is ROB:
-            if not opts:
-                state.close_window()
-                continue
-            picks = {}
-            for s, o in opts.items():
-                o.append(None)
-                picks[s] = _ask(agents[s], views[s], o)
-            winners = [s for s, p in picks.items() if p is not None and p.type == WIN]
-            if winners:
-                for s in winners:
-                    apply(picks[s])
-                    while state.pending:
-                        apply(state.pending[0])
-                state.close_window()
-                continue
-            claim = next((p for p in picks.values() if p is not None), None)
-            if claim is None:
-                state.close_window()
-            else:
-                apply(claim)
+            if opts:
+                picks = {}
+                for s, o in opts.items():
+                    o.append(None)
+                    picks[s] = _ask(agents[s], views[s], o)
+                winners = [s for s, p in picks.items() if p is not None and p.type == WIN]
+                if winners:
+                    for s in winners:
+                        apply(picks[s])
+                        while state.pending:
+                            apply(state.pending[0])
+                else:
+                    claim = next((p for p in picks.values() if p is not None), None)
+                    if claim is not None:
+                        apply(claim)
+                        continue
+            state.close_window()
+            if observe is not None:
+                observe(state)
             continue
+        if not opts:
+            raise MjlogError(f"no legal action for the seat to act in {state.phase.name}")
         ((s, o),) = opts.items()
         apply(_ask(agents[s], views[s], o))
     return state

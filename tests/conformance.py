@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from mjlog.agent import SeatView
-from mjlog.engine import _ask, deal
+from mjlog.engine import deal, play
 from mjlog.events import WIN
+from mjlog.rng import Stream, agent_seed
 from mjlog.rules import Rules
 from mjlog.state import HandState, Phase
 from mjlog.variants import wall_tiles
@@ -53,50 +53,22 @@ def check_state(st: HandState, full: Counter) -> None:
 
 
 def play_checked(rules: Rules, agents, seed: int, match: int = 0, hand: int = 0):
-    """Play one hand like the engine does, checking the invariants after each event."""
+    """Play one hand with the engine, checking the invariants after every event."""
     st, _, _ = deal(rules, seed, match, hand, None)
     full = Counter(wall_tiles(rules))
-    from mjlog.rng import Stream, agent_seed
-
     for s, a in enumerate(agents):
         a.start_hand(s, Stream(agent_seed(seed, match, hand, s)))
-    views = [SeatView(st, s) for s in range(st.n)]
-    steps = 0
-    while not st.over:
-        steps += 1
-        assert steps < 5000, "hand does not end"
-        ev = st.auto()
-        if ev is not None:
-            st.apply(ev)
-            check_state(st, full)
-            continue
-        opts = st.options()
-        if st.phase in (Phase.CLAIM, Phase.ROB):
-            if not opts:
-                st.close_window()
-                check_state(st, full)
-                continue
-            picks = {s: _ask(agents[s], views[s], o + [None]) for s, o in opts.items()}
-            winners = [s for s, p in picks.items() if p is not None and p.type == WIN]
-            if winners:
-                for s in winners:
-                    st.apply(picks[s])
-                    while st.pending:
-                        st.apply(st.pending[0])
-                st.close_window()
-            else:
-                claim = next((p for p in picks.values() if p is not None), None)
-                if claim is None:
-                    st.close_window()
-                else:
-                    st.apply(claim)
-            check_state(st, full)
-            continue
-        assert opts, f"no legal action in {st.phase}"
-        ((s, o),) = opts.items()
-        assert o, f"seat {s} has no legal action"
-        st.apply(_ask(agents[s], views[s], o))
-        check_state(st, full)
+    steps = [0]
+
+    def check(state):
+        steps[0] += 1
+        assert steps[0] < 5000, "hand does not end"
+        if state.phase in (Phase.ACT, Phase.VOID) and not state.pending:
+            if state.auto() is None:
+                assert any(state.options().values()), f"no legal action in {state.phase}"
+        check_state(state, full)
+
+    play(st, agents, observe=check)
     # transfers sum to the deltas, seat by seat
     d = [0] * st.n
     for _seq, payer, payee, amount, _why in st.transfers:
