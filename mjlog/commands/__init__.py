@@ -11,3 +11,4 @@ ALL: list = [demo, rules_command, simulate_command]
 ALL.append(__import__("mjlog.commands.score", fromlist=["x"]).score_command)  # mjlog score
 ALL.append(__import__("mjlog.commands.validate", fromlist=["x"]).validate_command)  # validate
 ALL.append(__import__("mjlog.commands.replay", fromlist=["x"]).replay_command)  # replay
+ALL.append(__import__("mjlog.commands.hand", fromlist=["x"]).analyse)  # mjlog analyse
