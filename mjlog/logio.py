@@ -69,6 +69,7 @@ __all__ = [
     "read_table",
     "run_id",
     "shard_complete",
+    "shard_entries",
     "shard_path",
     "verify_manifest",
     "write_manifest",
@@ -212,6 +213,24 @@ def _sha256(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def shard_entries(run_dir: str | os.PathLike, shard: int, events: bool = True) -> list[dict]:
+    """The manifest entries of a complete shard, computed from its files on disk.
+
+    What :meth:`ShardWriter.close` returned, for a shard written by an earlier
+    (resumed) invocation. A missing or unreadable file raises :class:`LogError`.
+    """
+    run = Path(run_dir)
+    out = []
+    for t in _shard_tables(events):
+        rel = shard_path(t, shard)
+        path = run / rel
+        if not path.is_file():
+            raise LogError(f"{path}: missing (shard {shard} incomplete)")
+        rows = _open(path, t).metadata.num_rows
+        out.append({"table": t, "path": rel, "rows": rows, "sha256": _sha256(path)})
+    return out
 
 
 def _fsync(path: Path) -> None:

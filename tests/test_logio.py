@@ -460,6 +460,7 @@ def test_shard_complete_and_hands_renamed_last(tmp_path, monkeypatch):
     assert renamed == ["events", "wins", "transfers", "hands"]
     assert [e["table"] for e in entries] == ["hands", "events", "wins", "transfers"]
     assert logio.shard_complete(tmp_path, 0)
+    assert logio.shard_entries(tmp_path, 0) == entries
     assert not logio.shard_complete(tmp_path, 1)
     (tmp_path / logio.shard_path("wins", 0)).unlink()
     assert not logio.shard_complete(tmp_path, 0)
@@ -690,3 +691,48 @@ def test_size_per_hand(tmp_path):
     assert 115 <= n_events / n <= 125
     assert per_hand <= 600
     assert data_columns("events")[0] == "seq"
+
+
+# ----------------------------------------------------------------------- docs
+
+
+def _doc_type(t: pa.DataType) -> str:
+    if pa.types.is_dictionary(t):
+        return f"{t.value_type} (dictionary)"
+    if pa.types.is_list(t):
+        return f"list<{t.value_type}>"
+    return str(t)
+
+
+def test_docs_list_every_column():
+    """docs/log-schema.md gives every column with its type and nullability, in order."""
+    text = (Path(__file__).parent.parent / "docs" / "log-schema.md").read_text(encoding="utf-8")
+    sections: dict[str, list[tuple[str, str, bool]]] = {}
+    current = None
+    for line in text.splitlines():
+        if line.startswith("### "):
+            current = line[4:].split(" ")[0]
+            sections[current] = []
+        elif current in ("id", *TABLES) and line.startswith("| `"):
+            name, typ, null = (c.strip() for c in line.strip("|").split("|")[:3])
+            sections[current].append((name.strip("`"), typ, null == "yes"))
+    for table, schema in TABLES.items():
+        want = [(f.name, _doc_type(f.type), f.nullable) for f in schema]
+        assert sections["id"] + sections[table] == want, table
+
+
+def test_docs_duckdb_example_runs(tmp_path):
+    run = tmp_path / "r1"
+    write_run(run)
+    text = (Path(__file__).parent.parent / "docs" / "log-schema.md").read_text(encoding="utf-8")
+    sql = text.split("```sql\n", 1)[1].split("```", 1)[0]
+    queries = [
+        q.strip()
+        for q in sql.replace("RUNS/*", str(tmp_path) + "/*").replace("RUN/", f"{run}/").split(";")
+        if q.strip()
+    ]
+    assert len(queries) == 3
+    for q in queries:
+        duckdb.sql(q).fetchall()
+    by_method = duckdb.sql(queries[0]).fetchall()
+    assert sum(r[1] for r in by_method) == logio.read_table(run, "wins").num_rows
