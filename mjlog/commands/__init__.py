@@ -12,3 +12,5 @@ ALL.append(__import__("mjlog.commands.score", fromlist=["x"]).score_command)  # 
 ALL.append(__import__("mjlog.commands.validate", fromlist=["x"]).validate_command)  # validate
 ALL.append(__import__("mjlog.commands.replay", fromlist=["x"]).replay_command)  # replay
 ALL.append(__import__("mjlog.commands.hand", fromlist=["x"]).analyse)  # mjlog analyse
+ALL.append(__import__("mjlog.commands.interchange", fromlist=["x"]).export_command)  # export
+ALL.append(__import__("mjlog.commands.interchange", fromlist=["x"]).import_command)  # import
