@@ -1,8 +1,11 @@
 """Batch simulation: a run split into shards of whole matches, written atomically.
 
-Shard boundaries depend only on the run's arguments, never on the number of
-workers, so 1 worker, N workers or a Dask cluster write the same bytes. A shard
-whose files are complete is skipped on a rerun: an interrupted run resumes.
+Shard boundaries depend only on the run's arguments (and ``hands_per_shard``,
+recorded in the manifest), never on the number of workers, so 1 worker, N
+workers or a Dask cluster write the same bytes. A shard whose files are complete
+is skipped on a rerun: an interrupted run resumes. Only complete shards ever
+carry their final names (see :class:`mjlog.logio.ShardWriter`); temporary files
+left by a killed worker are removed when the run is started again.
 
 >>> import tempfile
 >>> spec = RunSpec.build("yuxi", seed=1, matches=2, hands_per_match=2,
@@ -10,13 +13,19 @@ whose files are complete is skipped on a rerun: an interrupted run resumes.
 >>> m = simulate(spec, tempfile.mkdtemp(), workers=1, progress=False)
 >>> m["variant"], sum(f["rows"] for f in m["files"] if f["table"] == "hands")
 ('yuxi', 4)
+>>> m["hands_per_shard"], m["events"]
+(2000, 'all')
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,12 +44,26 @@ from mjlog.rng import RNG
 from mjlog.rules import Rules, resolve
 from simulate.agents import make_agents, parse_spec
 
-HANDS_PER_SHARD = 2000  # target; a shard always holds whole matches
+HANDS_PER_SHARD = 2000  # default target; a shard always holds whole matches
+_REPORT_EVERY = 0.25  # seconds between a worker's progress reports
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; the complete shards stay and a rerun finishes the rest."""
+
+    def __init__(self, done: int, total: int):
+        super().__init__(f"{done} of {total} shards complete")
+        self.done, self.total = done, total
 
 
 @dataclass(frozen=True)
 class RunSpec:
-    """Everything that determines a run's bytes."""
+    """Everything that determines a run's bytes.
+
+    ``hands_per_shard`` and ``events`` set the file layout, not the hands: they are
+    written into the manifest but not into the run id, so the rows (and their
+    ``run_id`` column) are the same whatever the layout.
+    """
 
     rules: Rules
     seed: int
@@ -49,12 +72,13 @@ class RunSpec:
     agents: tuple[str, ...]
     duplicate: bool = False
     events: bool = True
+    hands_per_shard: int = HANDS_PER_SHARD
 
     @classmethod
     def build(cls, variant: str, seed: int, matches: int, hands_per_match: int,
               agents: Sequence[str], players: int | None = None, sets: Iterable[str] = (),
               rules_file: str | None = None, duplicate: bool = False,
-              events: bool = True) -> RunSpec:
+              events: bool = True, hands_per_shard: int = HANDS_PER_SHARD) -> RunSpec:
         sets = list(sets)
         if players is not None:
             sets.append(f"players={players}")
@@ -69,8 +93,11 @@ class RunSpec:
             raise InputError("--matches and --hands-per-match must be at least 1")
         if seed < 0:
             raise InputError("--seed must be a non-negative integer")
+        if hands_per_shard < 1:
+            raise InputError("--hands-per-shard must be at least 1")
         make_agents(agents)  # fail early on an unknown agent or parameter
-        return cls(rules, seed, matches, hands_per_match, agents, duplicate, events)
+        return cls(rules, seed, matches, hands_per_match, agents, duplicate, events,
+                   hands_per_shard)
 
     @property
     def variant(self) -> str:
@@ -86,13 +113,16 @@ class RunSpec:
 
     @property
     def matches_per_shard(self) -> int:
-        return max(1, HANDS_PER_SHARD // (self.hands_per_match * self.rotations))
+        return max(1, self.hands_per_shard // (self.hands_per_match * self.rotations))
 
     def shards(self) -> list[tuple[int, int, int]]:
         """(shard, first match, end match) for every shard."""
         k = self.matches_per_shard
         return [(i, a, min(a + k, self.matches))
                 for i, a in enumerate(range(0, self.matches, k))]
+
+    def shard_hands(self, first: int, end: int) -> int:
+        return (end - first) * self.rotations * self.hands_per_match
 
     def meta(self) -> dict:
         agents = []
@@ -105,6 +135,11 @@ class RunSpec:
             "players": self.rules.n, "agents": agents, "duplicate": self.duplicate,
             "rng": RNG, "mjlog_version": __version__,
         }
+
+    def layout(self) -> dict:
+        """The manifest keys that fix the files but not the rows."""
+        return {"hands_per_shard": self.hands_per_shard,
+                "events": "all" if self.events else "none"}
 
     @property
     def run_id(self) -> str:
@@ -123,13 +158,15 @@ def hand_records(p: PlayedHand) -> tuple[dict, list, list, list]:
     return p.hand_row(), st.events, wins, transfers
 
 
-def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int,
-               end: int) -> tuple[list[dict], int]:
+def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, end: int,
+               report: Callable[[int], None] | None = None) -> tuple[list[dict], int]:
     """Play matches [first, end) and write them as one shard; returns its manifest
-    entries and the number of hands."""
+    entries and the number of hands. ``report(n)`` is told of hands played, at most
+    every quarter second. Memory is bounded by the writer's row group."""
     n = spec.rules.n
     rid = spec.run_id
-    hands = 0
+    hands = reported = 0
+    last = time.monotonic()
     with ShardWriter(out, shard, rid, spec.variant, events=spec.events) as w:
         for m in range(first, end):
             for r in range(spec.rotations):
@@ -139,42 +176,157 @@ def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int,
                                     spec.hands_per_match, r, spec.duplicate):
                     w.add_hand(m, r, p.hand, *hand_records(p))
                     hands += 1
+                    if report is not None and time.monotonic() - last > _REPORT_EVERY:
+                        report(hands - reported)
+                        reported, last = hands, time.monotonic()
     return w.entries, hands
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
              progress: bool | None = None, scheduler: str | None = None) -> dict:
-    """Play the run into ``out``, skipping complete shards; write the manifest last."""
+    """Play the run into ``out``, skipping complete shards; write the manifest last.
+
+    ``workers`` local processes (default: every core), or the shards go to the
+    dask.distributed ``scheduler`` at that address (its workers must see ``out``).
+    ``progress`` None shows a bar when stderr is a terminal. A run that is
+    already complete is returned as it is, without rewriting anything.
+
+    Ctrl-C raises :class:`RunInterrupted` once the workers are stopped; a worker
+    that dies raises :class:`MjlogError`. Either way only complete shards are left.
+    """
     out = Path(out)
-    _check_same_run(spec, out)
     shards = spec.shards()
+    done_before = _check_same_run(spec, out, shards)
+    if done_before is not None:
+        return done_before
+    _remove_temporaries(out)
     todo = [s for s in shards if not shard_complete(out, s[0], events=spec.events)]
-    per_shard = {s[0]: (s[2] - s[1]) * spec.rotations * spec.hands_per_match for s in shards}
-    bar = _progress(spec.total_hands, progress)
-    bar.update(spec.total_hands - sum(per_shard[s[0]] for s in todo))
-    workers = workers or os.cpu_count() or 1
+    left = sum(spec.shard_hands(a, b) for _, a, b in todo)
+    bar = _progress(spec.total_hands, spec.total_hands - left, progress)
     try:
         if scheduler:
             from simulate.dask_runner import run_on_dask
 
-            run_on_dask(scheduler, spec, out, todo, lambda k: bar.update(per_shard[k]))
-        elif workers == 1 or len(todo) <= 1:
-            for shard, a, b in todo:
-                play_shard(spec, out, shard, a, b)
-                bar.update(per_shard[shard])
+            def on_done(shard: int) -> None:
+                _, a, b = shards[shard]
+                bar.update(spec.shard_hands(a, b))
+
+            run_on_dask(scheduler, spec, out, todo, on_done)
         else:
-            with ProcessPoolExecutor(min(workers, len(todo))) as pool:
-                futs = {pool.submit(play_shard, spec, str(out), s, a, b): s
-                        for s, a, b in todo}
-                for f in as_completed(futs):
-                    f.result()
-                    bar.update(per_shard[futs[f]])
+            workers = min(workers or default_workers(), len(todo))
+            if workers <= 1:
+                for shard, a, b in todo:
+                    play_shard(spec, out, shard, a, b, report=bar.update)
+            else:
+                _run_local(spec, out, todo, workers, bar)
+    except KeyboardInterrupt:
+        _remove_temporaries(out)
+        raise RunInterrupted(_complete(spec, out, shards), len(shards)) from None
+    except BrokenProcessPool:
+        _remove_temporaries(out)
+        done = _complete(spec, out, shards)
+        raise MjlogError(f"a worker process died (killed, or out of memory); {done} of "
+                         f"{len(shards)} shards are complete in {out}: rerun the same "
+                         f"command to finish the run") from None
     finally:
         bar.close()
-    entries = _entries(spec, out, shards)
-    manifest = build_manifest(spec.meta(), entries)
+    manifest = build_manifest(spec.meta(), _entries(spec, out, shards), **spec.layout())
     write_manifest(out, manifest)
     return manifest
+
+
+# ------------------------------------------------------------------ local pool
+
+_queue = None  # a worker's progress queue (set by _init_worker)
+
+
+def _init_worker(queue) -> None:
+    """In each worker: leave Ctrl-C to the parent, report to ``queue``, and exit if
+    the parent dies (a killed run must not leave workers behind)."""
+    global _queue
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _queue = queue
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _worker_shard(spec: RunSpec, out: str, shard: int, first: int, end: int) -> int:
+    def report(n: int) -> None:
+        _queue.put((shard, n))
+
+    play_shard(spec, out, shard, first, end, report=report)
+    return shard
+
+
+def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar) -> None:
+    import multiprocessing as mp
+    import queue as queue_mod
+
+    ctx = mp.get_context()
+    progress = ctx.Queue()
+    reported = dict.fromkeys((s for s, _, _ in todo), 0)
+    sizes = {s: spec.shard_hands(a, b) for s, a, b in todo}
+
+    def drain() -> None:
+        while True:
+            try:
+                shard, n = progress.get_nowait()
+            except queue_mod.Empty:
+                return
+            if shard in reported:  # not yet finished: late reports are dropped
+                reported[shard] += n
+                bar.update(n)
+
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
+                               initargs=(progress,))
+    try:
+        # Workers are forked while Ctrl-C is ignored, so none of them sees it before
+        # _init_worker runs; the parent alone handles it.
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            pending = {pool.submit(_worker_shard, spec, str(out), s, a, b) for s, a, b in todo}
+        finally:
+            signal.signal(signal.SIGINT, old)
+        while pending:
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            drain()
+            for f in done:
+                shard = f.result()
+                bar.update(sizes[shard] - reported.pop(shard))
+    except BaseException:
+        _stop(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        progress.close()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's workers now (a half-written shard only has temporary files)."""
+    procs = list(pool._processes.values()) if pool._processes else []
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    for p in procs:
+        p.join(5)
+
+
+# ------------------------------------------------------------------ run directory
 
 
 def _entries(spec: RunSpec, out: Path, shards) -> list[dict]:
@@ -195,27 +347,63 @@ def _entries(spec: RunSpec, out: Path, shards) -> list[dict]:
     return out_entries
 
 
-def _check_same_run(spec: RunSpec, out: Path) -> None:
-    """Refuse to mix two different runs in one directory."""
+def _fmt(layout: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in layout.items())
+
+
+def _check_same_run(spec: RunSpec, out: Path, shards) -> dict | None:
+    """Refuse to mix two runs, or two layouts of one run, in one directory.
+
+    Returns the manifest when the directory already holds this run, complete.
+    """
+    layout = _fmt(spec.layout())
     if (out / "manifest.json").exists():
         old = read_manifest(out)
         if old.get("run_id") != spec.run_id:
             raise MjlogError(f"{out} holds run {old.get('run_id')}, not {spec.run_id}: "
                              f"choose another --out")
+        old_layout = _fmt({"hands_per_shard": old.get("hands_per_shard", HANDS_PER_SHARD),
+                           "events": old.get("events", "all")})
+        if old_layout != layout:
+            raise MjlogError(f"{out} holds run {spec.run_id} written with {old_layout}, "
+                             f"not {layout}: choose another --out")
+        if _complete(spec, out, shards) == len(shards):
+            return old
     out.mkdir(parents=True, exist_ok=True)
-    marker = out / ".run_id"
-    if marker.exists() and marker.read_text().strip() != spec.run_id:
-        raise MjlogError(f"{out} holds shards of run {marker.read_text().strip()}, "
-                         f"not {spec.run_id}: choose another --out")
-    marker.write_text(spec.run_id + "\n")
+    marker = out / ".run_id"  # "<run_id> <layout>", written before the first shard
+    if marker.exists():
+        have_id, _, have_layout = marker.read_text().strip().partition(" ")
+        if have_id != spec.run_id:
+            raise MjlogError(f"{out} holds shards of run {have_id}, not {spec.run_id}: "
+                             f"choose another --out")
+        if have_layout != layout:
+            raise MjlogError(f"{out} holds shards of run {spec.run_id} written with "
+                             f"{have_layout}, not {layout}: choose another --out")
+    else:
+        marker.write_text(f"{spec.run_id} {layout}\n")
+    return None
 
 
-def _progress(total: int, enabled: bool | None):
+def _complete(spec: RunSpec, out: Path, shards) -> int:
+    return sum(shard_complete(out, s, events=spec.events) for s, _, _ in shards)
+
+
+def _remove_temporaries(out: Path) -> None:
+    """Remove the temporary files of shards that were never finished."""
+    from mjlog.schema import TABLES
+
+    for t in TABLES:
+        for p in (out / t).glob(".part-*.parquet.tmp-*"):
+            p.unlink(missing_ok=True)
+
+
+def _progress(total: int, initial: int, enabled: bool | None):
+    """A bar of hands done, hands/s and ETA on stderr (off when it is not a terminal)."""
     import sys
 
     from tqdm import tqdm
 
     if enabled is None:
         enabled = sys.stderr.isatty()
-    return tqdm(total=total, unit="hand", disable=not enabled, smoothing=0.1,
-                dynamic_ncols=True)
+    return tqdm(total=total, initial=initial, unit="hand", unit_scale=True,
+                disable=not enabled, smoothing=0.1, dynamic_ncols=True, file=sys.stderr)

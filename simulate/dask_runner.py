@@ -1,0 +1,78 @@
+"""Run a simulation's shards on an existing dask.distributed cluster.
+
+Each shard is one task: a worker plays its matches and writes the shard's files
+itself, atomically, into the run directory, which every worker must see at the
+same path (a shared filesystem). The client only waits, reports progress and,
+back in :func:`simulate.runner.simulate`, writes the manifest.
+
+A task that dies with its worker is rerun elsewhere by the scheduler; as shards
+are deterministic and renamed into place whole, a rerun writes the same bytes.
+Every worker must run the same mjlog as the client: a task checks that it
+computes the client's run id (which covers the mjlog version and the rng) and
+fails otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from mjlog.errors import MjlogError
+
+
+def _dask_shard(spec, out: str, shard: int, first: int, end: int, rid: str) -> int:
+    from simulate.runner import play_shard
+
+    if spec.run_id != rid:
+        raise MjlogError(f"a dask worker computes run id {spec.run_id}, the client {rid}: "
+                         f"install the same mjlog version on every worker")
+    play_shard(spec, out, shard, first, end)
+    return shard
+
+
+def run_on_dask(address: str, spec, out: str | os.PathLike,
+                todo_shards: Sequence[tuple[int, int, int]],
+                on_done: Callable[[int], None]) -> None:
+    """Play ``todo_shards`` ((shard, first match, end match) each) on the cluster
+    whose scheduler listens at ``address``; call ``on_done(shard)`` as each finishes.
+
+    Ctrl-C cancels the tasks not yet started; running ones finish their shard.
+    """
+    if not todo_shards:
+        return
+    try:
+        from distributed import Client, as_completed
+        from distributed.client import FutureCancelledError
+        from distributed.scheduler import KilledWorker
+    except ImportError:  # pragma: no cover - dask is a dependency
+        raise MjlogError("--scheduler needs dask.distributed (pip install 'dask[distributed]')"
+                         ) from None
+    out = str(Path(out).resolve())
+    rid = spec.run_id
+    try:
+        client = Client(address, timeout="20s", set_as_default=False)
+    except (OSError, TimeoutError) as e:
+        raise MjlogError(f"cannot reach the dask scheduler at {address}: {e}") from None
+    futures = []
+    try:
+        futures = [
+            client.submit(_dask_shard, spec, out, s, a, b, rid, pure=False,
+                          key=f"mjlog-{rid}-{spec.hands_per_shard}-shard-{s:05d}")
+            for s, a, b in todo_shards
+        ]
+        for fut in as_completed(futures, loop=client.loop):
+            try:
+                shard = fut.result()
+            except KilledWorker as e:
+                raise MjlogError(f"dask workers died running a shard ({e}); complete shards "
+                                 f"are kept: rerun the same command to finish") from None
+            except FutureCancelledError:
+                raise MjlogError("a shard's task was cancelled on the dask cluster; rerun "
+                                 "the same command to finish") from None
+            on_done(shard)
+    except BaseException:
+        client.cancel(futures)
+        raise
+    finally:
+        client.close()
