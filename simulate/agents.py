@@ -10,7 +10,7 @@ ties to m, then p, then s); pons or kongs when that does not raise shanten.
 >>> make_agents(["nobody"])
 Traceback (most recent call last):
 ...
-mjlog.errors.InputError: unknown agent 'nobody'; valid agents: greedy, random
+mjlog.errors.InputError: unknown agent 'nobody'; valid agents: efficient, greedy, random
 """
 
 from __future__ import annotations
@@ -156,3 +156,13 @@ def _shanten(hand: list[int], melds: int, void: int | None) -> int:
 
 __all__ = ["register", "make_agent", "make_agents", "agent_names", "RandomAgent",
            "GreedyAgent", "DISCARD", "KONG", "PON"]
+
+
+def _register_more() -> None:
+    # Agents in their own modules register here so `make_agent` knows every name.
+    from simulate.efficient import EfficientAgent
+
+    register("efficient")(EfficientAgent)
+
+
+_register_more()

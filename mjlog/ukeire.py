@@ -1,0 +1,163 @@
+"""Tile acceptance (受け入れ / 进张): which unseen tiles lower a hand's shanten.
+
+Built on the shanten automaton of :mod:`mjlog.hand`: a tile changes one suit
+only, so each candidate re-reads that suit (9 table steps) and recombines it
+with the other three, instead of recomputing the whole hand.
+
+>>> from mjlog.tiles import parse_counts, fmt
+>>> h = parse_counts("123m456p789s1122z")
+>>> sh, n, kinds = accept(h, 0, [4 - x for x in h])
+>>> sh, fmt(kinds), n
+(0, '12z', 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mjlog._hand_tables import shanten_tables
+
+_T = None
+
+
+def _tables():
+    global _T
+    if _T is None:
+        _T = shanten_tables()
+    return _T
+
+
+_IDS: dict[bytes, int] = {}    # suit counts → automaton id, memoised (few distinct)
+_IDS_Z: dict[bytes, int] = {}
+
+
+def _suit_id(S, c, a: int, n: int) -> int:
+    memo = _IDS_Z if n == 7 else _IDS
+    key = bytes(c[a:a + n])
+    v = memo.get(key)
+    if v is None:
+        v = 0
+        for x in key:
+            v = S[v + x]
+        memo[key] = v
+    return v
+
+
+def _near(c: Sequence[int]) -> list[int]:
+    """Kinds that can lower standard shanten: held, or within two of a held suit tile."""
+    out = []
+    for t in range(34):
+        if c[t]:
+            out.append(t)
+        elif t < 27:
+            r = t % 9
+            if (r > 0 and c[t - 1]) or (r < 8 and c[t + 1]) or (r > 1 and c[t - 2]) or (
+                    r < 7 and c[t + 2]):
+                out.append(t)
+    return out
+
+
+def accept(counts: Sequence[int], melds: int, unseen: Sequence[int],
+           candidates: Sequence[int] | None = None) -> tuple[int, int, list[int]]:
+    """(shanten, number of unseen tiles that lower it, those kinds), for a hand of
+    ``13 - 3*melds`` tiles. Seven pairs counts when ``melds == 0``.
+    ``candidates`` limits the kinds tried (default: every kind with unseen copies).
+    """
+    T = _tables()
+    S, Z, ns, nh = T.suit, T.honor, T.n_suit, T.n_honor
+    pair12, add3, final = T.pair12, T.add3, T.final
+    c = list(counts)
+    dm = _suit_id(S, c, 0, 9)
+    dp = _suit_id(S, c, 9, 9)
+    ds = _suit_id(S, c, 18, 9)
+    dz = _suit_id(Z, c, 27, 7)
+    p12 = pair12[dm * ns + dp]
+    g = add3[p12 * ns + ds]
+    base = final[(g * nh + dz) * 5 + melds]
+    seven = melds == 0
+    if seven:
+        pairs = sum(1 for x in c if x >= 2)
+        kinds = sum(1 for x in c if x)
+        base7 = 6 - pairs + max(0, 7 - kinds)
+        best = base7 if base7 < base else base
+    else:
+        best = base
+    got: list[int] = []
+    total = 0
+    if candidates is None:
+        # an isolated new kind only helps seven pairs short of seven kinds
+        candidates = range(34) if seven and kinds < 7 else _near(c)
+    for t in candidates:
+        u = unseen[t]
+        if u <= 0 or c[t] >= 4:
+            continue
+        c[t] += 1
+        if t < 9:
+            v = final[(add3[pair12[_suit_id(S, c, 0, 9) * ns + dp] * ns + ds] * nh + dz) * 5
+                      + melds]
+        elif t < 18:
+            v = final[(add3[pair12[dm * ns + _suit_id(S, c, 9, 9)] * ns + ds] * nh + dz) * 5
+                      + melds]
+        elif t < 27:
+            v = final[(add3[p12 * ns + _suit_id(S, c, 18, 9)] * nh + dz) * 5 + melds]
+        else:
+            v = final[(g * nh + _suit_id(Z, c, 27, 7)) * 5 + melds]
+        if seven and c[t] == 2 or (seven and c[t] == 1 and kinds < 7):
+            p2 = pairs + (c[t] == 2)
+            k2 = kinds + (c[t] == 1)
+            v7 = 6 - p2 + max(0, 7 - k2)
+            if v7 < v:
+                v = v7
+        c[t] -= 1
+        if v < best:
+            got.append(t)
+            total += u
+    return best, total, got
+
+
+def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
+    """Shanten after discarding each kind held, for a hand of ``14 - 3*melds`` tiles.
+
+    >>> from mjlog.tiles import parse_counts, parse_tile
+    >>> r = after_discards(parse_counts("123m456p789s11223z"), 0)
+    >>> r[parse_tile("3z")], r[parse_tile("1m")]
+    (0, 1)
+    """
+    T = _tables()
+    S, Z, ns, nh = T.suit, T.honor, T.n_suit, T.n_honor
+    pair12, add3, final = T.pair12, T.add3, T.final
+    c = list(counts)
+    dm = _suit_id(S, c, 0, 9)
+    dp = _suit_id(S, c, 9, 9)
+    ds = _suit_id(S, c, 18, 9)
+    dz = _suit_id(Z, c, 27, 7)
+    p12 = pair12[dm * ns + dp]
+    g = add3[p12 * ns + ds]
+    seven = melds == 0
+    if seven:
+        pairs = sum(1 for x in c if x >= 2)
+        kinds = sum(1 for x in c if x)
+    out: dict[int, int] = {}
+    for t in range(34):
+        if not c[t]:
+            continue
+        c[t] -= 1
+        if t < 9:
+            v = final[(add3[pair12[_suit_id(S, c, 0, 9) * ns + dp] * ns + ds] * nh + dz) * 5
+                      + melds]
+        elif t < 18:
+            v = final[(add3[pair12[dm * ns + _suit_id(S, c, 9, 9)] * ns + ds] * nh + dz) * 5
+                      + melds]
+        elif t < 27:
+            v = final[(add3[p12 * ns + _suit_id(S, c, 18, 9)] * nh + dz) * 5 + melds]
+        else:
+            v = final[(g * nh + _suit_id(Z, c, 27, 7)) * 5 + melds]
+        if seven:
+            p2 = pairs - (c[t] == 1)
+            k2 = kinds - (c[t] == 0)
+            v7 = 6 - p2 + max(0, 7 - k2)
+            if v7 < v:
+                v = v7
+        c[t] += 1
+        out[t] = v
+    return out

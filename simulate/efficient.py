@@ -1,0 +1,159 @@
+"""``efficient``: plays for tile acceptance (进张).
+
+It discards to keep shanten lowest and, among those discards, to maximise the
+number of unseen tiles (not in its hand, any discard pile or any meld) that
+would lower shanten; ties go to the discard that keeps its longest suit (a
+cheap proxy for hand value), then to its random stream. It wins whenever it
+can and claims a pon or kong only when that lowers shanten, or keeps it while
+accepting more tiles. In xuezhan it voids the suit it holds fewest of and
+discards void tiles first.
+
+>>> from simulate.agents import make_agent
+>>> make_agent("efficient").name
+'efficient'
+"""
+
+from __future__ import annotations
+
+from mjlog.agent import SeatView
+from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
+from mjlog.ukeire import accept, after_discards
+
+
+def unseen_counts(view: SeatView) -> list[int]:
+    """4 minus the copies this seat can see: its hand, every discard, every meld."""
+    seen = list(view.hand)
+    for pile in view.discards:
+        for t in pile:
+            seen[t] += 1
+    for ms in view.melds:
+        for m in ms:
+            seen[m.tile] += m.size
+    return [4 - x if x < 4 else 0 for x in seen]
+
+
+def without_void(hand: list[int], void: int | None) -> tuple[list[int], int]:
+    """The hand without its void-suit tiles, and how many there were."""
+    if void is None:
+        return hand, 0
+    h = hand[:]
+    k = sum(h[9 * void: 9 * void + 9])
+    h[9 * void: 9 * void + 9] = [0] * 9
+    return h, k
+
+
+def longest_suit(hand: list[int]) -> int:
+    return max(sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27]))
+
+
+class EfficientCore:
+    """The acceptance arithmetic shared by ``efficient`` and ``strategic``."""
+
+    def rank_discards(self, view: SeatView, discards: list[Event], unseen: list[int]):
+        """Discards sorted best first by (shanten, -acceptance, -longest suit)."""
+        hand = view.hand
+        nm = len(view.melds[view.seat])
+        void = view.void[view.seat]
+        if void is not None:
+            vd = [o for o in discards if o.tile // 9 == void]
+            if vd:
+                return [(0, 0, 0, o) for o in vd]
+        h, _ = without_void(hand, void)
+        sh_after = after_discards(h, nm) if void is None else None
+        if sh_after is None:  # void suit emptied: shanten of the rest
+            sh_after = {}
+            for o in discards:
+                h[o.tile] -= 1
+                sh_after[o.tile] = _shanten13(h, nm)
+                h[o.tile] += 1
+        best_sh = min(sh_after[o.tile] for o in discards)
+        ranked = []
+        for o in discards:
+            if sh_after[o.tile] != best_sh:
+                continue
+            h[o.tile] -= 1
+            _, n, _ = accept(h, nm, unseen)
+            val = longest_suit(h)
+            h[o.tile] += 1
+            ranked.append((best_sh, -n, -val, o))
+        ranked.sort(key=lambda r: r[:3])
+        return ranked
+
+    def claim_helps(self, view: SeatView, o: Event, unseen: list[int]) -> bool:
+        hand = view.hand
+        nm = len(view.melds[view.seat])
+        h, _ = without_void(hand, view.void[view.seat])
+        t = o.tile
+        sh0, n0, _ = accept(h, nm, unseen)
+        if o.type == PON:
+            h[t] -= 2
+            after = after_discards(h, nm + 1)
+            h[t] += 2
+            sh1 = min(after.values()) if after else 99
+            if sh1 != sh0:
+                return sh1 < sh0
+            h[t] -= 2
+            best = 0
+            for d, v in after.items():
+                if v == sh1:
+                    h[d] -= 1
+                    best = max(best, accept(h, nm + 1, unseen)[1])
+                    h[d] += 1
+            h[t] += 2
+            return best > n0
+        h[t] -= 3
+        sh1, _n1, _ = accept(h, nm + 1, unseen)
+        h[t] += 3
+        return sh1 <= sh0
+
+    def own_kong_helps(self, view: SeatView, o: Event, best_sh: int, unseen) -> bool:
+        hand = view.hand
+        nm = len(view.melds[view.seat])
+        h, _ = without_void(hand, view.void[view.seat])
+        k = 4 if o.kind == "concealed" else 1
+        h[o.tile] -= k
+        sh1, _, _ = accept(h, nm + (k == 4), unseen)
+        h[o.tile] += k
+        return sh1 <= best_sh
+
+
+def _shanten13(h, nm):
+    from mjlog.hand import shanten
+
+    return shanten(h, nm)
+
+
+class EfficientAgent(EfficientCore):
+    name = "efficient"
+
+    def __init__(self, **params):
+        from mjlog.errors import InputError
+
+        if params:
+            raise InputError(f"agent 'efficient' takes no parameters, got {sorted(params)}")
+        self.params: dict = {}
+
+    def start_hand(self, seat, rng) -> None:
+        self.seat, self.rng = seat, rng
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        first = options[0]
+        if first is not None and first.type == WIN:
+            return first
+        if first is not None and first.type == VOID:
+            h = view.hand
+            counts = [sum(h[9 * s: 9 * s + 9]) for s in range(3)]
+            return options[counts.index(min(counts))]
+        unseen = unseen_counts(view)
+        if options[-1] is None:  # claim window
+            for o in options:
+                if o is not None and o.type in (PON, KONG) and self.claim_helps(view, o, unseen):
+                    return o
+            return None
+        discards = [o for o in options if o.type == DISCARD]
+        ranked = self.rank_discards(view, discards, unseen)
+        for o in options:
+            if o.type == KONG and self.own_kong_helps(view, o, ranked[0][0], unseen):
+                return o
+        top = [r[3] for r in ranked if r[:3] == ranked[0][:3]]
+        return top[self.rng.below(len(top))]
