@@ -51,9 +51,9 @@ _REPORT_EVERY = 0.25  # seconds between a worker's progress reports
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped a run; the complete shards stay and a rerun finishes the rest."""
 
-    def __init__(self, done: int, total: int):
-        super().__init__(f"{done} of {total} shards complete")
-        self.done, self.total = done, total
+    def __init__(self, done: int, total: int, out: Path):
+        super().__init__(f"{done} of {total} shards complete in {out}")
+        self.done, self.total, self.out = done, total, out
 
 
 @dataclass(frozen=True)
@@ -191,12 +191,13 @@ def default_workers() -> int:
 
 
 def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
-             progress: bool | None = None, scheduler: str | None = None) -> dict:
+             progress: bool | None = None, scheduler: str | None = None,
+             desc: str | None = None) -> dict:
     """Play the run into ``out``, skipping complete shards; write the manifest last.
 
     ``workers`` local processes (default: every core), or the shards go to the
     dask.distributed ``scheduler`` at that address (its workers must see ``out``).
-    ``progress`` None shows a bar when stderr is a terminal. A run that is
+    ``progress`` None shows a bar (labelled ``desc``) when stderr is a terminal. A run that is
     already complete is returned as it is, without rewriting anything.
 
     Ctrl-C raises :class:`RunInterrupted` once the workers are stopped; a worker
@@ -210,7 +211,7 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
     _remove_temporaries(out)
     todo = [s for s in shards if not shard_complete(out, s[0], events=spec.events)]
     left = sum(spec.shard_hands(a, b) for _, a, b in todo)
-    bar = _progress(spec.total_hands, spec.total_hands - left, progress)
+    bar = _progress(spec.total_hands, spec.total_hands - left, progress, desc)
     try:
         if scheduler:
             from simulate.dask_runner import run_on_dask
@@ -229,7 +230,7 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
                 _run_local(spec, out, todo, workers, bar)
     except KeyboardInterrupt:
         _remove_temporaries(out)
-        raise RunInterrupted(_complete(spec, out, shards), len(shards)) from None
+        raise RunInterrupted(_complete(spec, out, shards), len(shards), out) from None
     except BrokenProcessPool:
         _remove_temporaries(out)
         done = _complete(spec, out, shards)
@@ -397,7 +398,7 @@ def _remove_temporaries(out: Path) -> None:
             p.unlink(missing_ok=True)
 
 
-def _progress(total: int, initial: int, enabled: bool | None):
+def _progress(total: int, initial: int, enabled: bool | None, desc: str | None = None):
     """A bar of hands done, hands/s and ETA on stderr (off when it is not a terminal)."""
     import sys
 
@@ -405,5 +406,5 @@ def _progress(total: int, initial: int, enabled: bool | None):
 
     if enabled is None:
         enabled = sys.stderr.isatty()
-    return tqdm(total=total, initial=initial, unit="hand", unit_scale=True,
+    return tqdm(total=total, initial=initial, desc=desc, unit="hand", unit_scale=True,
                 disable=not enabled, smoothing=0.1, dynamic_ncols=True, file=sys.stderr)

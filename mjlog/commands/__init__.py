@@ -14,3 +14,4 @@ ALL.append(__import__("mjlog.commands.replay", fromlist=["x"]).replay_command)  
 ALL.append(__import__("mjlog.commands.hand", fromlist=["x"]).analyse)  # mjlog analyse
 ALL.append(__import__("mjlog.commands.interchange", fromlist=["x"]).export_command)  # export
 ALL.append(__import__("mjlog.commands.interchange", fromlist=["x"]).import_command)  # import
+ALL.append(__import__("mjlog.commands.sweep", fromlist=["x"]).sweep_command)  # mjlog sweep

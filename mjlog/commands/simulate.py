@@ -49,21 +49,10 @@ def run_options(f):
     return f
 
 
-def build_spec(variant, matches, hands_per_match, seed, players, agents, rules_file, sets,
-               duplicate, events, hands_per_shard, extra_sets=()):
-    from simulate.runner import RunSpec
-
-    return RunSpec.build(variant, seed, matches, hands_per_match, agents.split(","),
-                         players=players, sets=[*sets, *extra_sets], rules_file=rules_file,
-                         duplicate=duplicate, events=events == "all",
-                         hands_per_shard=hands_per_shard)
-
-
-def interrupted(e: KeyboardInterrupt, out) -> None:
+def interrupted(e: KeyboardInterrupt) -> None:
     """Report Ctrl-C as one line and exit 130 (the shell's code for SIGINT)."""
-    what = f"{e.done} of {e.total} shards complete" if hasattr(e, "done") else "stopped"
-    click.echo(f"mjlog: interrupted: {what} in {out}; rerun the same command to resume",
-               err=True)
+    click.echo(f"mjlog: interrupted: {e.args[0] if e.args else 'stopped'}; rerun the same "
+               f"command to resume", err=True)
     sys.exit(130)
 
 
@@ -83,15 +72,17 @@ def simulate_command(variant, matches, hands_per_match, seed, players, agents, r
     Example: mjlog simulate --variant yuxi --matches 10 --hands-per-match 8
     --seed 1 --agents greedy,random,greedy,random --out runs/demo
     """
-    from simulate.runner import simulate
+    from simulate.runner import RunSpec, simulate
 
-    spec = build_spec(variant, matches, hands_per_match, seed, players, agents, rules_file,
-                      sets, duplicate, events, hands_per_shard)
+    spec = RunSpec.build(variant, seed, matches, hands_per_match, agents.split(","),
+                         players=players, sets=sets, rules_file=rules_file,
+                         duplicate=duplicate, events=events == "all",
+                         hands_per_shard=hands_per_shard)
     try:
         m = simulate(spec, out, workers=workers, progress=None if not quiet else False,
                      scheduler=scheduler)
     except KeyboardInterrupt as e:
-        interrupted(e, out)
+        interrupted(e)
     hands = sum(f["rows"] for f in m["files"] if f["table"] == "hands")
     if not quiet:
         click.echo(f"run {m['run_id']}: {hands} hands of {variant} written to {out}")
