@@ -25,8 +25,7 @@ def _brute_accept(c, melds):
     for t in range(34):
         if c[t] < 4:
             c[t] += 1
-            best = min(shanten([x - (i == j) for i, x in enumerate(c)], melds)
-                       for j in range(34) if c[j])
+            best = shanten(c, melds)  # a drawn hand: -1 if complete, else its best discard
             c[t] -= 1
             if best < sh:
                 kinds.append(t)
