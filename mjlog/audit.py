@@ -697,7 +697,7 @@ def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
     res = AuditResult()
     t0 = time.perf_counter()
     workers = workers or os.cpu_count() or 1
-    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    pool = _LazyPool(workers)
     try:
         for run_dir in runs:
             run = Path(run_dir)
@@ -727,13 +727,29 @@ def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
             _cross_hand(ctx, manifest, results, Rules(ctx.variant, ctx.rules).n, res,
                         unreadable)
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        pool.shutdown()
     res.seconds = time.perf_counter() - t0
     return res
 
 
-def _hand_results(run: Path, ctx: RunContext, res: AuditResult, pool, workers: int,
+class _LazyPool:
+    """A process pool started only when a run has more than one chunk of hands."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def get(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers)
+        return self._pool
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
+
+def _hand_results(run: Path, ctx: RunContext, res: AuditResult, pool: _LazyPool, workers: int,
                   progress) -> Iterator[HandResult]:
     seen_files: set[str] = set()
 
@@ -747,13 +763,13 @@ def _hand_results(run: Path, ctx: RunContext, res: AuditResult, pool, workers: i
         return rs
 
     chunks = _chunks(run, ctx, res)
-    if pool is None:
+    if pool.workers == 1 or len(chunks) <= 1:
         for c in chunks:
             yield from collect(*_audit_chunk(ctx, *c))
         return
     inflight: deque[Future] = deque()
     for c in chunks:
-        inflight.append(pool.submit(_audit_chunk, ctx, *c))
+        inflight.append(pool.get().submit(_audit_chunk, ctx, *c))
         while len(inflight) > 2 * workers:
             yield from collect(*inflight.popleft().result())
     while inflight:
