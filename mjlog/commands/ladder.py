@@ -1,0 +1,41 @@
+"""``mjlog ladder``: rank agents by duplicate play."""
+
+from __future__ import annotations
+
+import click
+
+from mjlog.rules import VARIANTS
+
+
+@click.command("ladder")
+@click.option("--variant", type=click.Choice(VARIANTS), required=True)
+@click.option("--agents", required=True,
+              help="Comma-separated line-up, one per seat "
+                   "(e.g. strategic,efficient,greedy,random).")
+@click.option("--hands", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="At least this many hands in all (every match is played once per rotation).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--hands-per-match", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a rule key.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: every core).")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write the table as CSV.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Keep the run directory here (default: a temporary one).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers, csv_path,
+                   out, quiet) -> None:
+    """Play duplicate matches and rank the agents: mean points per hand with a 95%
+    interval (matches as the unit), win rate, deal-in rate, mean points per win.
+    """
+    from simulate.ladder import ladder
+
+    table = ladder(variant, agents.split(","), hands, seed, hands_per_match, sets,
+                   workers=workers, out=out, progress=None if not quiet else False)
+    click.echo(f"{variant}, {int(table['hands'].sum())} seat-hands, seed {seed}, "
+               f"line-up {agents}")
+    click.echo(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    if csv_path:
+        table.to_csv(csv_path, index=False)
+        click.echo(f"written {csv_path}")
