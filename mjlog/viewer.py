@@ -1,0 +1,569 @@
+"""A replay viewer in the browser: one self-contained HTML page per logged hand.
+
+The replayer (:mod:`mjlog.replay`) rebuilds every step of a hand through the one
+transition function; this module turns those snapshots into JSON, embeds it in
+one HTML page with its CSS and JavaScript (no network, no server), and writes an
+``index.html`` for many hands. The page only renders what the replayer computed:
+it never re-implements a rule.
+
+What a page shows at each step: every seat's hand face up, melds, discard piles,
+laid-out 发 (huangmei) and void suits (xuezhan), the live wall count, the dealer,
+the scores (this hand and the match so far), the event in words, and from each
+win on: the winning hand, its patterns (keys and Chinese names), fan and every
+payment. Controls: step, jump, play/pause, a slider, an event list, the keys
+←/→, Home/End and space; the URL fragment ``#seq=N`` keeps the position.
+
+The page's elements carry ``data-`` attributes in notation (``data-hand``,
+``data-discards``, ``data-wall-left``, ``data-score`` …) so tests and scripts can
+read what it shows.
+
+>>> from mjlog.rules import Rules
+>>> from mjlog.engine import play_hand
+>>> from mjlog.replay import Replay
+>>> from simulate.agents import make_agents
+>>> p = play_hand(Rules("huangmei"), make_agents(["greedy"] * 4), seed=5, match=0, hand=0,
+...               dealer=None)
+>>> rp = Replay.from_parts(p.state.rules, p.state.hand_row(), p.state.events)
+>>> data = hand_data(rp)
+>>> len(data["steps"]) == len(p.state.events), data["meta"]["variant"]
+(True, 'huangmei')
+>>> page = render_hand_page(data)
+>>> page.startswith("<!DOCTYPE html>") and "http://" not in page and "https://" not in page
+True
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from mjlog.errors import InputError
+from mjlog.events import (
+    BONUS,
+    DEAL,
+    DISCARD,
+    DRAW,
+    END,
+    HORSE,
+    KONG,
+    PON,
+    TRANSFER,
+    VOID,
+    WIN,
+    Event,
+)
+from mjlog.replay import Replay, Snapshot, describe, fmt_ordered, summarise
+from mjlog.scoring.patterns import pattern_name
+from mjlog.tiles import fmt, fmt_tile, name
+
+__all__ = [
+    "VARIANT_NAMES",
+    "REASON_NAMES",
+    "hand_data",
+    "words",
+    "render_hand_page",
+    "render_index",
+    "parse_hands",
+    "page_name",
+    "write_hand_page",
+    "write_pages",
+]
+
+#: Shown in the page title and the index.
+VARIANT_NAMES = {
+    "yuxi": "星悦云南麻将",
+    "xuezhan": "血战到底",
+    "huangmei": "黄梅麻将",
+}
+
+#: Transfer reasons (LOG_SCHEMA.md) in Chinese.
+REASON_NAMES = {
+    "win": "胡",
+    "kong_exposed": "明杠",
+    "kong_added": "补杠",
+    "kong_concealed": "暗杠",
+    "horse": "买马",
+    "call_transfer": "呼叫转移",
+    "tax_refund": "退税",
+    "flower_pig": "查花猪",
+    "not_ready": "查大叫",
+}
+
+_SUIT_NAMES = {"m": "万 (m)", "p": "筒 (p)", "s": "条 (s)"}
+_KONG_WORDS = {"exposed": "an exposed kong (明杠)", "added": "an added kong (补杠)",
+               "concealed": "a concealed kong (暗杠)"}
+_WIN_PATTERN_WINS = ("win", "horse", "call_transfer")
+
+
+# ------------------------------------------------------------------ words
+
+
+def _t(t: int) -> str:
+    return f"{fmt_tile(t)} {name(t)}"
+
+
+def words(ev: Event, dealer: int | None = None) -> str:
+    """The event as a sentence, for the page's status line.
+
+    >>> words(Event("pon", 2, 13, 1))
+    'S2 pons 5p 五筒 discarded by S1.'
+    >>> words(Event("win", 3, 4, None, "self_draw", (4,)))
+    'S3 wins by self-draw (自摸) on 5m 五万.'
+    >>> words(Event("transfer", 1, None, 0, "kong_exposed", None, 2))
+    'S0 pays S1 2 (kong_exposed 明杠).'
+    """
+    t, s = ev.type, f"S{ev.seat}"
+    if t == DEAL:
+        n = len(ev.tiles or ())
+        who = " (the dealer)" if ev.seat == dealer else ""
+        return f"{s}{who} is dealt {n} tiles."
+    if t == VOID:
+        return f"{s} chooses {_SUIT_NAMES.get(ev.kind, ev.kind)} as its void suit (定缺)."
+    if t == DRAW:
+        where = "the tail (a replacement)" if ev.kind == "tail" else "the wall"
+        return f"{s} draws {_t(ev.tile)} from {where}."
+    if t == BONUS:
+        return f"{s} lays out {_t(ev.tile)} (a bonus tile); a replacement follows from the tail."
+    if t == DISCARD:
+        return f"{s} discards {_t(ev.tile)}."
+    if t == PON:
+        return f"{s} pons {_t(ev.tile)} discarded by S{ev.from_seat}."
+    if t == KONG:
+        what = _KONG_WORDS.get(ev.kind, f"a kong ({ev.kind})")
+        src = f", claiming S{ev.from_seat}'s discard" if ev.kind == "exposed" else ""
+        return f"{s} declares {what} of {_t(ev.tile)}{src}."
+    if t == WIN:
+        if ev.kind == "self_draw":
+            how = "by self-draw (自摸) on"
+        elif ev.kind == "discard":
+            how = f"on S{ev.from_seat}'s discard (点炮)"
+        elif ev.kind == "robbed_kong":
+            how = f"by robbing S{ev.from_seat}'s kong (抢杠胡) of"
+        elif ev.kind == "shilaotou":
+            how = "with ten honour discards (十老头), the last"
+        else:
+            how = f"({ev.kind}) on"
+        return f"{s} wins {how} {_t(ev.tile)}."
+    if t == HORSE:
+        tiles = ", ".join(_t(x) for x in ev.tiles or ()) or "none"
+        return f"Horses (买马) turned from the tail: {tiles}."
+    if t == TRANSFER:
+        why = f"{ev.kind} {REASON_NAMES[ev.kind]}" if ev.kind in REASON_NAMES else ev.kind
+        return f"S{ev.from_seat} pays {s} {ev.amount} ({why})."
+    if t == END:
+        return "The hand ends."
+    return describe(ev)
+
+
+# ------------------------------------------------------------------ data
+
+
+def _meld_json(ms: Sequence[tuple[str, int, int | None]]) -> list[list]:
+    return [[k, t, f] for k, t, f in ms]
+
+
+def _next_text(snap: Snapshot) -> str:
+    if snap.over:
+        return ""
+    if snap.forced is not None:
+        return "Next (forced): " + describe(snap.forced)
+    if not snap.options:
+        return "Nobody may claim: the window closes."
+    claim = " (or pass)" if snap.window is not None else ""
+    return " · ".join(f"S{s} may: {summarise(o)}{claim}" for s, o in snap.options.items())
+
+
+def _step(snap: Snapshot, dealer: int) -> dict[str, Any]:
+    ev = snap.event
+    return {
+        "seq": snap.seq,
+        "ev": [ev.type, ev.seat, ev.tile, ev.from_seat, ev.kind,
+               list(ev.tiles) if ev.tiles is not None else None, ev.amount],
+        "text": describe(ev),
+        "words": words(ev, dealer),
+        "next": _next_text(snap),
+        "phase": snap.phase,
+        "turn": snap.turn,
+        "hands": [list(h) for h in snap.hands],
+        "melds": [_meld_json(m) for m in snap.melds],
+        "discards": [list(d) for d in snap.discards],
+        "bonus": list(snap.bonus),
+        "void": ["mps"[v] if v is not None else None for v in snap.void],
+        "won": list(snap.won),
+        "wall": snap.live,
+        "deltas": list(snap.deltas),
+        "winners": list(snap.winners),
+        "over": snap.over,
+        "next_dealer": snap.next_dealer,
+    }
+
+
+def _win_transfers(events: Sequence[Event], wins: Sequence[Mapping]) -> dict[int, list[int]]:
+    """seq of each win → seqs of its transfers (LOG_SCHEMA.md, wins): payee the
+    winner, reason win/horse/call_transfer, after its win event and before the
+    next win event of another tile (another ``win_order``)."""
+    order = {w["seq"]: w["win_order"] for w in wins}
+    out: dict[int, list[int]] = {}
+    for w in wins:
+        seqs = []
+        for q in range(w["seq"] + 1, len(events)):
+            ev = events[q]
+            if ev.type == WIN and order.get(q, w["win_order"]) != w["win_order"]:
+                break
+            if (ev.type == TRANSFER and ev.seat == w["seat"]
+                    and ev.kind in _WIN_PATTERN_WINS):
+                seqs.append(q)
+        out[w["seq"]] = seqs
+    return out
+
+
+def hand_data(rp: Replay, match_before: Sequence[int] | None = None) -> dict[str, Any]:
+    """Everything one page shows, as JSON-ready data: ``meta`` (the hand row and
+    the run), ``steps`` (one per event, from the replayer's snapshots), ``wins``
+    (the wins rows with their hands, pattern names and payments), ``tiles``
+    (names). ``match_before`` is each seat's match score before this hand.
+
+    Raises :class:`mjlog.replay.ReplayError` when the log breaks the rules.
+    """
+    h = rp.hand
+    dealer = h["dealer"]
+    snaps = [snap for _, _, snap in rp.states()]
+    events = rp.events
+    n = rp.rules.n
+    variant = rp.rules.variant
+    wins_rows = rp.wins or _wins_from_events(events)
+    tr_of = _win_transfers(events, wins_rows)
+    wins = []
+    for w in wins_rows:
+        ev = events[w["seq"]]
+        snap = snaps[w["seq"]]
+        pats = list(w.get("patterns") or [])
+        wins.append({
+            "seq": w["seq"], "seat": w["seat"], "from_seat": w.get("from_seat"),
+            "tile": w.get("tile", ev.tile), "method": w.get("method", ev.kind),
+            "win_order": w.get("win_order"),
+            "hand": sorted(ev.tiles or ()),
+            "melds": _meld_json(snap.melds[w["seat"]]),
+            "bonus": snap.bonus[w["seat"]],
+            "patterns": [[k, pattern_name(k)] for k in pats],
+            "fan": w.get("fan"), "multiplier": w.get("multiplier"),
+            "points": w.get("points"), "total": w.get("total"), "capped": w.get("capped"),
+            "transfers": [[q, events[q].from_seat, events[q].seat, events[q].amount,
+                           events[q].kind] for q in tr_of.get(w["seq"], [])],
+        })
+    meta = {
+        "run_id": h.get("run_id"), "variant": variant,
+        "variant_name": VARIANT_NAMES.get(variant, variant),
+        "match": h.get("match"), "rotation": h.get("rotation", 0), "hand": h.get("hand"),
+        "players": n, "dealer": dealer, "dice": list(h.get("dice") or ()),
+        "break": h.get("break"), "agents": list(h.get("agents") or ()),
+        "outcome": h.get("outcome"), "winners": list(h.get("winners") or ()),
+        "deltas": list(h.get("deltas") or snaps[-1].deltas),
+        "n_events": len(events), "wall_size": len(rp.wall),
+        "wall_logged": rp.wall_logged, "next_dealer": h.get("next_dealer"),
+        "has_bonus": variant == "huangmei", "has_void": variant == "xuezhan",
+        "match_before": list(match_before) if match_before is not None else None,
+    }
+    return {
+        "meta": meta,
+        "tiles": {"names": [name(t) for t in range(34)]},
+        "reasons": REASON_NAMES,
+        "wins": wins,
+        "steps": [_step(s, dealer) for s in snaps],
+    }
+
+
+def _wins_from_events(events: Sequence[Event]) -> list[dict]:
+    """Bare wins rows from the win events, for a hand given without its wins table."""
+    out, order, prev = [], 0, None
+    for q, ev in enumerate(events):
+        if ev.type != WIN:
+            prev = None if ev.type != TRANSFER else prev
+            continue
+        if prev is None or prev != (ev.tile, ev.from_seat):
+            order += 1
+        prev = (ev.tile, ev.from_seat)
+        out.append({"seq": q, "seat": ev.seat, "from_seat": ev.from_seat, "tile": ev.tile,
+                    "method": ev.kind, "win_order": order})
+    return out
+
+
+# ------------------------------------------------------------------ pages
+
+
+def _asset(fname: str) -> str:
+    return resources.files("mjlog").joinpath("viewer_assets", fname).read_text("utf-8")
+
+
+def _embed_json(obj: Any) -> str:
+    """JSON safe inside a <script> element: no ``</``, no ``<!--``."""
+    s = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return s.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _title(meta: Mapping[str, Any]) -> str:
+    rot = f" rotation {meta['rotation']}" if meta.get("rotation") else ""
+    return (f"{meta['variant']} {meta['variant_name']} · match {meta['match']}{rot} "
+            f"hand {meta['hand']}")
+
+
+def render_hand_page(data: Mapping[str, Any], index_href: str | None = None) -> str:
+    """One self-contained HTML page (inline CSS, JavaScript and data)."""
+    page = _asset("hand.html")
+    parts = {
+        "{{TITLE}}": html.escape(_title(data["meta"])),
+        "{{INDEX_LINK}}": (f'<a class="index" href="{html.escape(index_href)}">'
+                           f'all hands</a>' if index_href else ""),
+        "{{CSS}}": _asset("viewer.css"),
+        "{{DATA}}": _embed_json(data),
+        "{{JS}}": _asset("viewer.js"),
+    }
+    return _fill(page, parts)
+
+
+def _fill(page: str, parts: Mapping[str, str]) -> str:
+    """Substitute every placeholder in one pass (a value is never re-scanned)."""
+    return re.sub(r"\{\{[A-Z_]+\}\}", lambda m: parts.get(m.group(0), m.group(0)), page)
+
+
+def page_name(match: int, hand: int, rotation: int = 0) -> str:
+    """File name of one hand's page in an ``--html-dir``.
+
+    >>> page_name(0, 3), page_name(2, 1, rotation=1)
+    ('match000-hand003.html', 'match002-rot1-hand001.html')
+    """
+    rot = f"-rot{rotation}" if rotation else ""
+    return f"match{match:03d}{rot}-hand{hand:03d}.html"
+
+
+def _match_scores(run_dir: str | os.PathLike, match: int, rotation: int,
+                  hand: int) -> list[int] | None:
+    from mjlog.logio import read_table
+
+    rows = read_table(run_dir, "hands", columns=["match", "rotation", "hand", "deltas"],
+                      filters=[("match", "=", match), ("rotation", "=", rotation),
+                               ("hand", "<", hand)]).to_pylist()
+    if not rows:
+        return None
+    tot = [0] * len(rows[0]["deltas"])
+    for r in rows:
+        for s, d in enumerate(r["deltas"]):
+            tot[s] += d
+    return tot
+
+
+def write_hand_page(run_dir: str | os.PathLike, match: int, hand: int,
+                    out: str | os.PathLike, rotation: int = 0, start: int | None = None) -> Path:
+    """Replay one hand of a run and write its page to ``out``; the page opens at
+    event ``start`` (default 0) unless its URL has a ``#seq=N`` fragment."""
+    from mjlog.replay import load_hand
+
+    rp = load_hand(run_dir, match, hand, rotation)
+    if start is not None and not 0 <= start < len(rp.events):
+        raise InputError(f"--at {start}: the hand has {len(rp.events)} events "
+                         f"(0..{len(rp.events) - 1})")
+    before = _match_scores(run_dir, match, rotation, hand) if hand > 0 else None
+    data = hand_data(rp, before or ([0] * rp.rules.n))
+    data["start"] = start or 0
+    return _write(out, render_hand_page(data))
+
+
+def _write(path: str | os.PathLike, text: str) -> Path:
+    p = Path(path)
+    if p.parent and not p.parent.is_dir():
+        p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, p)
+    return p
+
+
+def parse_hands(spec: str) -> list[tuple[int, int, int]] | None:
+    """``--hands``: ``all`` (None) or a comma list of ``MATCH:HAND`` or
+    ``MATCH:ROTATION:HAND``; keys come back as (match, rotation, hand).
+
+    >>> parse_hands("0:0, 0:1,2:1:3")
+    [(0, 0, 0), (0, 0, 1), (2, 1, 3)]
+    >>> parse_hands("all") is None
+    True
+    >>> parse_hands("0-1")
+    Traceback (most recent call last):
+    ...
+    mjlog.errors.InputError: bad --hands item '0-1': expected MATCH:HAND or MATCH:ROTATION:HAND
+    """
+    if spec.strip().lower() == "all":
+        return None
+    keys = []
+    for item in spec.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        parts = item.split(":")
+        if len(parts) not in (2, 3) or not all(p.strip().isdigit() for p in parts):
+            raise InputError(f"bad --hands item {item!r}: expected MATCH:HAND or "
+                             f"MATCH:ROTATION:HAND")
+        nums = [int(p) for p in parts]
+        keys.append((nums[0], 0, nums[1]) if len(nums) == 2 else tuple(nums))
+    if not keys:
+        raise InputError("--hands names no hand (give MATCH:HAND,… or all)")
+    return keys
+
+
+def write_pages(run_dir: str | os.PathLike, out_dir: str | os.PathLike,
+                hands: Iterable[tuple[int, int, int]] | None = None,
+                progress: Any = None) -> tuple[Path, int]:
+    """Write a page per hand (``hands`` keys, or every hand) and ``index.html``
+    listing them. Reads the run once, shard by shard. Returns (index path, pages)."""
+    from mjlog.logio import LogError, iter_hands, read_manifest
+    from mjlog.rules import Rules
+
+    manifest = read_manifest(run_dir)
+    rules = Rules(manifest["variant"], manifest["rules"])
+    wanted = None if hands is None else set(hands)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    totals: dict[tuple[int, int], list[int]] = {}
+    rows, seen = [], set()
+    for b in iter_hands(run_dir, events=True):
+        h = b.hand
+        key = (h["match"], h["rotation"], h["hand"])
+        mk = key[:2]
+        before = totals.setdefault(mk, [0] * len(h["deltas"]))
+        if wanted is None or key in wanted:
+            where = f"{run_dir} match {key[0]} rotation {key[1]} hand {key[2]}"
+            rp = Replay.from_parts(rules, h, b.events, wins=b.wins, transfers=b.transfers,
+                                   where=where)
+            data = hand_data(rp, list(before))
+            fname = page_name(key[0], key[2], key[1])
+            _write(out / fname, render_hand_page(data, index_href="index.html"))
+            rows.append(_index_row(data, fname))
+            seen.add(key)
+            if progress is not None:
+                progress(1)
+        totals[mk] = [a + d for a, d in zip(before, h["deltas"], strict=True)]
+    if wanted is not None and wanted - seen:
+        missing = ", ".join(f"{m}:{r}:{h}" if r else f"{m}:{h}" for m, r, h in sorted(
+            wanted - seen))
+        raise LogError(f"{run_dir}: no such hand(s) in the run: {missing}")
+    index = _write(out / "index.html", render_index(manifest, rows))
+    return index, len(rows)
+
+
+def _index_row(data: Mapping[str, Any], href: str) -> dict[str, Any]:
+    m = data["meta"]
+    return {"href": href, "match": m["match"], "rotation": m["rotation"], "hand": m["hand"],
+            "dealer": m["dealer"], "outcome": m["outcome"], "winners": m["winners"],
+            "deltas": m["deltas"], "n_events": m["n_events"],
+            "wins": [{"seat": w["seat"], "method": w["method"], "tile": w["tile"],
+                      "patterns": w["patterns"], "fan": w["fan"], "points": w["points"],
+                      "total": w["total"]} for w in data["wins"]]}
+
+
+def render_index(manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
+    """The ``index.html`` of an ``--html-dir``: one row per hand, linked."""
+    variant = manifest.get("variant", "?")
+    e = html.escape
+    body = []
+    for r in rows:
+        wins = []
+        for w in r["wins"]:
+            pats = " ".join(
+                f'<span class="pat">{e(zh)} <code>{e(k)}</code>{f" ×{c}" if c > 1 else ""}</span>'
+                for k, zh, c in _grouped(w["patterns"]))
+            keys = e(",".join(k for k, _ in w["patterns"]))
+            tile = fmt_tile(w["tile"]) if w["tile"] is not None else "-"
+            pts = "" if w["points"] is None else f"{w['points']}"
+            tot = "" if w["total"] is None else f" (total {w['total']})"
+            fan = "" if w["fan"] is None else f" · fan {w['fan']}"
+            wins.append(f'<div class="win" data-patterns="{keys}">S{w["seat"]} {e(w["method"])} '
+                        f'{tile} {pats}{fan} · points {pts}{tot}</div>')
+        deltas = " ".join(f"{d:+d}" for d in r["deltas"])
+        rot = f"{r['rotation']}" if r["rotation"] else ""
+        body.append(
+            f'<tr data-key="{r["match"]}:{r["rotation"]}:{r["hand"]}">'
+            f'<td><a href="{e(r["href"])}">{r["match"]}:{r["hand"]}</a></td>'
+            f"<td>{rot}</td><td>S{r['dealer']}</td><td>{e(str(r['outcome']))}</td>"
+            f"<td>{', '.join(f'S{s}' for s in r['winners']) or '-'}</td>"
+            f"<td>{''.join(wins) or '-'}</td><td class=num>{deltas}</td>"
+            f"<td class=num>{r['n_events']}</td></tr>")
+    page = _asset("index.html")
+    parts = {
+        "{{TITLE}}": e(f"{variant} {VARIANT_NAMES.get(variant, '')} · run "
+                       f"{manifest.get('run_id', '?')}"),
+        "{{CSS}}": _asset("viewer.css"),
+        "{{META}}": e(f"{len(rows)} hands · seed {manifest.get('seed', '?')}"
+                      f" · agents {', '.join(_agent_names(manifest))}"),
+        "{{ROWS}}": "\n".join(body),
+    }
+    return _fill(page, parts)
+
+
+def _grouped(patterns: Sequence[Sequence[str]]) -> list[tuple[str, str, int]]:
+    """(key, name, count) with repeated keys (``gen``, ``facai``) counted once.
+
+    >>> _grouped([["qidui", "七对"], ["facai", "发财"], ["facai", "发财"]])
+    [('qidui', '七对', 1), ('facai', '发财', 2)]
+    """
+    out: dict[str, list] = {}
+    for k, zh in patterns:
+        out.setdefault(k, [k, zh, 0])[2] += 1
+    return [tuple(v) for v in out.values()]
+
+
+def _agent_names(manifest: Mapping[str, Any]) -> list[str]:
+    out = []
+    for a in manifest.get("agents") or ():
+        out.append(a.get("name", "?") if isinstance(a, Mapping) else str(a))
+    return out
+
+
+# notation helpers the tests share with the page's data attributes
+def hand_notation(tiles: Sequence[int]) -> str:
+    """What ``data-hand`` holds: sorted notation, ``-`` for none."""
+    return fmt(tiles) if tiles else "-"
+
+
+def discards_notation(tiles: Sequence[int]) -> str:
+    """What ``data-discards`` holds: notation in discard order, ``-`` for none."""
+    return fmt_ordered(tiles) if tiles else "-"
+
+
+# ------------------------------------------------------------------ the command
+
+
+def html_command(run: str, hand_ref: str | None, rotation: int, html_out: str | None,
+                 html_dir: str | None, hands_spec: str | None, at: int | None = None) -> str:
+    """What ``mjlog replay RUN --html OUT`` / ``--html-dir DIR [--hands …]`` do;
+    returns the line to print. ``--at SEQ`` makes a single page open at SEQ."""
+    from mjlog.commands.replay import parse_hand_ref
+
+    if html_out and html_dir:
+        raise InputError("give --html OUT.html (one hand) or --html-dir DIR (many), not both")
+    if not html_out and not html_dir:
+        raise InputError("--hands goes with --html-dir DIR")
+    if html_out:
+        if hand_ref is None:
+            raise InputError("--html needs --hand MATCH:HAND (for many hands: --html-dir DIR "
+                             "--hands …)")
+        if hands_spec is not None:
+            raise InputError("--hands goes with --html-dir, not --html")
+        match, hand = parse_hand_ref(hand_ref)
+        path = write_hand_page(run, match, hand, html_out, rotation, start=at)
+        return f"wrote {path} (open it in a browser; #seq=N opens at event N)"
+    if at is not None:
+        raise InputError("--at goes with --html (one page), not --html-dir")
+    if hands_spec is not None:
+        keys = parse_hands(hands_spec)
+    elif hand_ref is not None:
+        match, hand = parse_hand_ref(hand_ref)
+        keys = [(match, rotation, hand)]
+    else:
+        keys = None
+    index, n = write_pages(run, html_dir, keys)
+    return f"wrote {n} hand page(s) and {index}"
