@@ -95,23 +95,40 @@ def render(snap, notation: bool = False, color: bool = True) -> str:
 
 @click.command("replay")
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
-@click.option("--hand", "hand_ref", required=True, metavar="MATCH:HAND",
-              help="The hand to replay, e.g. 0:3.")
+@click.option("--hand", "hand_ref", default=None, metavar="MATCH:HAND",
+              help="The hand to replay, e.g. 0:3 (required but with --html-dir).")
 @click.option("--rotation", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seat rotation (duplicate play).")
 @click.option("--at", "at", type=click.IntRange(min=0), default=None, metavar="SEQ",
               help="Show only the table right after event SEQ.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object (for machines).")
 @click.option("--notation", is_flag=True, help="Tiles as 123m notation instead of glyphs.")
-def replay_command(run, hand_ref, rotation, at, as_json, notation) -> None:
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
+              metavar="OUT.html", help="Write the hand as one self-contained page to step "
+              "through in a browser (no network, no server); --at sets where it opens.")
+@click.option("--html-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write a page per hand of --hands (default: all) plus index.html.")
+@click.option("--hands", "hands_spec", default=None, metavar="M:H,…|all",
+              help="With --html-dir: the hands (MATCH:HAND or MATCH:ROTATION:HAND), or all.")
+def replay_command(run, hand_ref, rotation, at, as_json, notation, html_out=None,
+                   html_dir=None, hands_spec=None) -> None:
     """Replay one hand of RUN event by event: every hand, meld, discard pile, the
     wall count, the scores so far and each seat's legal options, rebuilt from the
     logged wall and dice under the run's rules.
 
     Example: mjlog replay runs/demo/yuxi --hand 0:3 --at 40 --notation
+
+    In a browser: --html OUT.html (one hand), --html-dir DIR --hands 0:0,0:1 (or all).
     """
     from mjlog.replay import ReplayError, load_hand
 
+    if html_out or html_dir or hands_spec:
+        from mjlog.viewer import html_command  # the browser viewer
+
+        click.echo(html_command(run, hand_ref, rotation, html_out, html_dir, hands_spec, at))
+        return
+    if hand_ref is None:
+        raise click.UsageError("--hand MATCH:HAND is required (or --html-dir DIR)")
     match, hand = parse_hand_ref(hand_ref)
     rp = load_hand(run, match, hand, rotation)
     h = rp.hand
