@@ -1,0 +1,327 @@
+"""xuezhan engine flow (RULES.md §1 and §3), hand by hand from scripted walls.
+
+Every scenario lays out the deal (and the draws that matter) in notation, plays it
+with :class:`tests.scripted.Scripted` agents and checks the exact transfers
+(payer, payee, amount, reason), winners and next dealer. Unscripted seats discard
+the tile they just drew and pass every claim, so their hands stay as dealt.
+Tiles: ``1m..9m`` 0..8, ``1p..9p`` 9..17, ``1s..9s`` 18..26.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from mjlog.engine import deal, play_match
+from mjlog.events import DISCARD, DRAW, KONG, PON, VOID, WIN
+from mjlog.melds import MeldKind
+from mjlog.rng import Stream, hand_seed
+from mjlog.rules import Rules
+from mjlog.tiles import parse_tile, tile_set
+from mjlog.variants import wall_tiles
+from simulate.agents import make_agents
+from tests.scripted import offered, pays, play_script
+
+T = parse_tile
+
+
+def XZ(**kw) -> Rules:
+    """xuezhan rules; ``mult__gen=4`` stands for ``mult.gen=4``."""
+    return Rules("xuezhan", {k.replace("__", "."): v for k, v in kw.items()})
+
+
+def run(hands, scripts=None, voids="mmmm", rules=None, **kw):
+    """play_script with every seat's 定缺 given (``voids[seat]``) before its script."""
+    rules = rules or XZ()
+    sc = {s: [f"void {voids[s]}"] + list((scripts or {}).get(s, ())) for s in range(rules.n)}
+    return play_script(rules, hands, scripts=sc, **kw)
+
+
+def after(st, ev_type, seat=None, tile=None):
+    """The event right after the first event of this type (and seat/tile)."""
+    for i, e in enumerate(st.events):
+        if e.type == ev_type and (seat is None or e.seat == seat) and (
+                tile is None or e.tile == T(tile)):
+            return st.events[i + 1:]
+    raise AssertionError(f"no {ev_type} event")
+
+
+def first_draw_after(st, ev_type, seat=None, tile=None):
+    return next(e for e in after(st, ev_type, seat, tile) if e.type == DRAW)
+
+
+def wins(st):
+    return [(w.seat, w.from_seat, w.method, w.patterns, w.multiplier, w.points, w.win_order)
+            for w in st.wins]
+
+
+# ---------------------------------------------------------------- tiles, dealer, 定缺
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_tile_set_is_108_suited_tiles(players):
+    r = XZ(players=players)
+    assert Counter(wall_tiles(r)) == Counter(tile_set(108))
+    assert all(t < 27 for t in wall_tiles(r))
+    st, _, _ = deal(r, 5, 0, 0, None)
+    assert len(st.wall) == 108 and Counter(st.wall) == Counter(tile_set(108))
+
+
+def test_first_dealer_seat0_and_random():
+    for seed in range(10):
+        st, _, rolls = deal(XZ(), seed, 0, 0, None)
+        assert st.dealer == 0 and rolls is None
+    seen = set()
+    for seed in range(20):
+        st, _, rolls = deal(XZ(first_dealer="random"), seed, 0, 0, None)
+        # drawn from hand 0's stream right after the shuffle (engine.deal's order)
+        s = Stream(hand_seed(seed, 0, 0))
+        s.shuffle(list(wall_tiles(XZ())))
+        assert st.dealer == s.below(4) and rolls is None
+        seen.add(st.dealer)
+    assert len(seen) > 1
+
+
+def test_void_events_in_seat_order_from_the_dealer():
+    st, _ = run({}, voids="spmm", dealer=2, stop=True)
+    voids = [e for e in st.events if e.type == VOID]
+    assert [(e.seat, e.kind) for e in voids] == [(2, "m"), (3, "m"), (0, "s"), (1, "p")]
+    # right after the four deals, before the dealer's first action
+    assert [e.type for e in st.events[:8]] == ["deal"] * 4 + ["void"] * 4
+    assert st.void == [2, 1, 0, 0]
+
+
+@pytest.mark.parametrize("void, allowed", [("p", False), ("s", True)])
+def test_no_pon_or_kong_of_the_void_suit(void, allowed):
+    # seat 1 holds 55p and 555p... one at a time: pon on 5p with a pair, kong with three
+    hands = {0: "123m456m789m1234s 5p", 1: "55p 12345678s 9s 1m 2m"}
+    st, ag = run(hands, voids="m" + void + "mm", stop=True, scripts={0: ["discard 5p"]})
+    assert offered(ag[1], PON, "5p") == allowed
+    hands = {0: "123m456m789m1234s 5p", 1: "555p 12345678s 9s 1m"}
+    st, ag = run(hands, voids="m" + void + "mm", stop=True, scripts={0: ["discard 5p"]})
+    assert offered(ag[1], KONG, "5p") == allowed
+    assert offered(ag[1], PON, "5p") == allowed
+    # a concealed kong of the void suit is refused too (dealer with four 5p)
+    hands = {0: "5555p 123m456m789m 1s"}
+    st, ag = run(hands, voids=void + "mmm", stop=True, scripts={0: ["discard 1s"]})
+    assert offered(ag[0], KONG, "5p") == allowed
+
+
+@pytest.mark.parametrize("void, allowed", [("p", False), ("m", True)])
+def test_no_win_while_holding_the_void_suit(void, allowed):
+    # seat 1 waits on 5p with a single 5p: a tile of its void suit if it chose p
+    hands = {0: "123m456m789m1234s 5p", 1: "123s456s789s234s 5p"}
+    st, ag = run(hands, voids="m" + void + "mm", stop=True, scripts={0: ["discard 5p"]})
+    assert offered(ag[1], WIN, "5p") == allowed
+    # nor by self-draw: seat 1 draws the 5p itself
+    hands = {0: "123m456m789m1234s 4m", 1: "123s456s789s234s 5p"}
+    st, ag = run(hands, voids="m" + void + "mm", stop=True, draws="5p",
+                 scripts={0: ["discard 4m"], 1: ["discard 9s"]})
+    assert offered(ag[1], WIN, "5p") == allowed
+
+
+# ---------------------------------------------------------------- blood battle
+
+# seat 2 and seat 3 both wait on 5p (tanki); seat 0 (dealer) discards its 14th, a 5p
+TANKI_5P = {0: "345m678m456s789s1s 5p", 1: "123m456m789m666p 9p",
+            2: "123s456s789s777p 5p", 3: "111p222p333p444p 5p"}
+
+
+def test_single_discard_win_then_the_winners_next_seat_draws():
+    st, _ = run(TANKI_5P, voids="msmm", scripts={2: ["win 5p"]}, stop=True)
+    assert wins(st) == [(2, 0, "discard", ("pinghu",), 1, 1, 1)]
+    assert pays(st) == [(0, 2, 1, "win")]
+    assert st.won == [False, False, True, False]
+    # seat 3 could win too but passed: it is locked (过手胡), and it draws next
+    assert first_draw_after(st, WIN).seat == 3
+
+
+def test_several_winners_on_one_discard_then_the_discarder_may_draw():
+    st, _ = run(TANKI_5P, voids="msmm", scripts={2: ["win 5p"], 3: ["win 5p"]})
+    assert wins(st)[:2] == [(2, 0, "discard", ("pinghu",), 1, 1, 1),
+                            (3, 0, "discard", ("qingpeng",), 8, 8, 1)]
+    assert pays(st, "win") == [(0, 2, 1, "win"), (0, 3, 8, "win")]
+    assert st.winners == [2, 3] and st.first_batch == [2, 3]
+    # (w − d) mod 4 is largest for seat 3; the next active seat after it is the discarder
+    assert first_draw_after(st, WIN, seat=3).seat == 0
+    assert st.next_dealer == 0  # several winners on the first winning discard: the discarder
+
+
+def test_winners_ordered_from_the_discarder_and_play_resumes_after_the_last():
+    # seat 1 discards 5p (drawn): seats 3 and 0 win, in that order ((w − 1) mod 4 = 2, 3);
+    # play resumes after seat 0, i.e. with the discarder seat 1 itself
+    hands = {0: "123s456s789s777p 5p 9p", 1: "123m456m789m666p 9p",
+             2: "345m678m456s789s 1s", 3: "111p222p333p444p 5p"}
+    st, _ = run(hands, voids="mspm", draws="5p", scripts={3: ["win 5p"], 0: ["win 5p"]},
+                stop=True)
+    assert [(w.seat, w.from_seat, w.win_order) for w in st.wins] == [(3, 1, 1), (0, 1, 1)]
+    assert st.winners == [3, 0]
+    assert first_draw_after(st, WIN, seat=0).seat == 1
+
+
+def test_self_draw_paid_by_active_players_and_play_skips_winners():
+    # seat 2 wins on the dealer's 5p; later seat 1 self-draws: 0 and 3 pay, seat 3 draws next
+    hands = dict(TANKI_5P)
+    hands[1] = "123m456m789m666p 8p"
+    st, _ = run(hands, voids="msmm", draws="1m 1m 8p",
+                scripts={2: ["win 5p"], 3: ["pass 5p"], 1: ["win 8p"]}, stop=True)
+    assert [(w.seat, w.from_seat, w.method) for w in st.wins] == [
+        (2, 0, "discard"), (1, None, "self_draw")]
+    assert pays(st) == [(0, 2, 1, "win"), (0, 1, 1, "win"), (3, 1, 1, "win")]
+    assert first_draw_after(st, WIN, seat=1).seat == 3
+
+
+def test_one_player_left_ends_the_hand_and_keeps_its_kong_money():
+    # the dealer kongs 9p (下雨: 2 from each), discards the tail 5p: all three others win
+    # on it (杠上炮). One player is left: no 退税 / 查花猪 / 查大叫 although the dealer
+    # holds its void suit and is not ready.
+    hands = dict(TANKI_5P)
+    hands[0] = "9999p345m678m456s 1s"
+    hands[1] = "123m456m789m666p 5p"
+    st, _ = run(hands, voids="ssmm", tail="5p",
+                scripts={0: ["kong 9p"], 1: ["win 5p"], 2: ["win 5p"], 3: ["win 5p"]})
+    assert pays(st) == [(1, 0, 2, "kong_concealed"), (2, 0, 2, "kong_concealed"),
+                        (3, 0, 2, "kong_concealed"),
+                        (0, 1, 2, "win"), (0, 2, 2, "win"), (0, 3, 16, "win")]
+    assert [w.patterns for w in st.wins] == [("pinghu", "gangshangpao")] * 2 + [
+        ("qingpeng", "gangshangpao")]
+    assert st.winners == [1, 2, 3] and st.events[-1].type == "end"
+    assert st.live > 0 and not st.exhausted
+    assert st.deltas == [-14, 0, 0, 14]
+    assert st.next_dealer == 0
+
+
+# ---------------------------------------------------------------- robbing a kong
+
+
+def test_robbing_an_added_kong():
+    # seat 1 pons 7s from seat 2 (the dealer, waiting on 4s/7s, passes it), later
+    # draws the fourth 7s and adds it: the dealer robs it. No kong money; seat 1 keeps its pon and pays; play
+    # resumes after the robber, i.e. with the kong player.
+    hands = {0: "123p456p789p11p56s 9m", 1: "77s123m456m789m22s"}
+    st, ag = run(hands, voids="mpmm", draws="9m 7s 1m 1m 9m 7s",
+                 scripts={1: ["pon 7s", "discard 2s", "kong 7s"], 0: ["pass 7s", "win 7s"]})
+    assert wins(st) == [(0, 1, "robbed_kong", ("pinghu", "qiangganghu"), 2, 2, 1)]
+    assert pays(st, "win", "kong_added") == [(1, 0, 2, "win")]
+    assert [(m.kind, m.tile) for m in st.melds[1]] == [(MeldKind.PON, T("7s"))]
+    assert first_draw_after(st, WIN).seat == 1
+    assert st.next_dealer == 0
+
+
+# seat 1 waits on 1p/4p (1 each); seat 3 holds 444p; the dealer discards the drawn 4p
+ROB_EXPOSED = {0: "55667789p66889s 3m", 1: "23p456s789s123s99s", 3: "444p123m456m789m5m"}
+
+
+@pytest.mark.parametrize("rob", [False, True])
+def test_rob_exposed_kong_by_a_player_locked_at_the_discard(rob):
+    # seat 1 passes 1p from seat 2 (过手胡 at 1), so it cannot win on the dealer's 4p
+    # (1 ≤ 1); seat 3 konged that 4p: robbing it is worth 2 > 1 and seat 1 is neither
+    # the discarder nor a player that could have won on that discard.
+    st, ag = run(ROB_EXPOSED, voids="mmms", draws="9p 1p 9p 4p",
+                 rules=XZ(rob_exposed_kong=rob),
+                 scripts={1: ["pass 1p"] + (["win 4p"] if rob else []), 3: ["kong 4p"]},
+                 stop=True)
+    assert offered(ag[1], WIN, "1p") == 1
+    assert offered(ag[1], WIN, "4p") == (1 if rob else 0)
+    if rob:
+        assert wins(st) == [(1, 3, "robbed_kong", ("pinghu", "qiangganghu"), 2, 2, 1)]
+        assert pays(st) == [(3, 1, 2, "win")]  # the kong player pays; the discarder nothing
+        assert st.melds[3] == [] and st.hands[3][T("4p")] == 3
+        assert first_draw_after(st, WIN).seat == 2
+    else:
+        assert st.wins == []
+        assert pays(st) == [(0, 3, 2, "kong_exposed")]
+        assert first_draw_after(st, KONG).kind == "tail"
+
+
+def test_rob_exposed_kong_barred_for_the_discarder_and_who_passed_the_discard():
+    # seat 1 could win on the dealer's 4p and passes; the dealer itself waits on 4p
+    # (it drew it: passing the self-draw). Seat 3 kongs the 4p: nobody may rob it.
+    hands = dict(ROB_EXPOSED)
+    hands[0] = "23p111m222m333m99m 5m"
+    hands[2] = "1155667788p567p"  # void p: never wins
+    st, ag = run(hands, voids="smps", draws="9p 9p 9p 4p", rules=XZ(rob_exposed_kong=True),
+                 scripts={1: ["pass 4p"], 3: ["kong 4p"]}, stop=True)
+    assert offered(ag[0], WIN, "4p") == 1  # the self-draw it passed
+    assert offered(ag[1], WIN, "4p") == 1  # the discard it passed
+    assert st.wins == [] and pays(st) == [(0, 3, 2, "kong_exposed")]
+
+
+# ---------------------------------------------------------------- 过手胡 / 过手碰
+
+# seat 2 waits on 1p (111p + 23p: 1 根, ×2) and 4p (×1)
+LOCKED = {0: "55667789p 6688s 3m 4p", 2: "111p23p456s77s999s"}
+
+
+@pytest.mark.parametrize("tile, offered_again", [("4p", False), ("1p", True)])
+def test_passed_discard_win_locks_until_a_higher_multiplier(tile, offered_again):
+    scripts = {1: [f"discard {tile}"], 2: ["pass 4p"] + ([f"win {tile}"] if offered_again else [])}
+    st, ag = run(LOCKED, voids="mmmm", draws=tile, scripts=scripts, stop=True)
+    assert st.events[10] == (DISCARD, 1, T(tile), None, None, None, None)
+    assert offered(ag[2], WIN, "4p") == 1  # the dealer's, passed; seat 1's is not offered
+    assert offered(ag[2], WIN, "1p") == (1 if offered_again else 0)
+    if offered_again:
+        assert wins(st) == [(2, 1, "discard", ("pinghu", "gen"), 2, 2, 1)]
+    else:
+        assert st.wins == []
+
+
+def test_the_lock_ends_at_the_next_draw():
+    st, ag = run(LOCKED, voids="mmmm", draws="4p 9m 4p",
+                 scripts={2: ["pass 4p", "win 4p"]}, stop=True)
+    # passed from seat 0, not offered from seat 1 (locked), offered from seat 3 (drew since)
+    assert offered(ag[2], WIN, "4p") == 2
+    assert wins(st) == [(2, 3, "discard", ("pinghu",), 1, 1, 1)]
+
+
+def test_passing_a_self_draw_locks_too():
+    hands = dict(LOCKED)
+    hands[0] = "55667789p 6688s 3m 9p"
+    st, ag = run(hands, voids="mmmm", draws="9m 4p 4p 1p",
+                 scripts={2: ["discard 4p", "win 1p"]}, stop=True)
+    assert offered(ag[2], WIN, "4p") == 1   # its own draw; seat 3's 4p is not offered
+    assert wins(st) == [(2, 0, "discard", ("pinghu", "gen"), 2, 2, 1)]
+
+
+@pytest.mark.parametrize("claim, tile, then, mult", [("pon 7s", "7s", ["discard 9s"], 1),
+                                                     ("kong 9s", "9s", [], 2)])
+def test_the_lock_ends_at_a_pon_or_kong(claim, tile, then, mult):
+    st, ag = run(LOCKED, voids="mmmm", draws=f"{tile} 4p", tail="9m",
+                 scripts={2: ["pass 4p", claim, *then, "win 4p"]}, stop=True)
+    # the 4p (×1; ×2 with the konged 9s as 根) is offered again from seat 3
+    assert [(w.seat, w.from_seat, w.multiplier) for w in st.wins] == [(2, 3, mult)]
+
+
+# seat 2 holds 55s; the dealer discards 5s first
+PONLOCK = {0: "55667789p 6688s 3m 5s", 2: "55s123p456p789p11s"}
+
+
+@pytest.mark.parametrize("who, draws, again", [(1, "5s", False), (3, "9m 9m 5s", True)])
+def test_passed_pon_locks_that_kind_until_the_next_draw(who, draws, again):
+    st, ag = run(PONLOCK, voids="mmmm", draws=draws,
+                 scripts={who: ["discard 5s"], 2: ["pass 5s"] + (["pon 5s"] if again else [])},
+                 stop=True)
+    second = [e for e in st.events if e.type == DISCARD and e.tile == T("5s")][1]
+    assert second.seat == who
+    assert offered(ag[2], PON, "5s") == (2 if again else 1)
+
+
+def test_a_discard_someone_won_locks_nobody():
+    hands = dict(PONLOCK)
+    hands[3] = "46s111m222m333m99m"
+    st, ag = run(hands, voids="mmmp", draws="5s", scripts={3: ["win 5s"], 2: ["pass 5s", "pon 5s"]},
+                 stop=True)
+    assert [(w.seat, w.from_seat) for w in st.wins] == [(3, 0)]
+    assert offered(ag[2], PON, "5s") == 2
+    assert [(m.kind, m.tile, m.from_seat) for m in st.melds[2]] == [(MeldKind.PON, T("5s"), 0)]
+
+
+def test_pon_lock_leaves_the_exposed_kong_allowed():
+    # unreachable with four copies (a locked seat cannot gain a third tile without
+    # drawing); checked on the window the engine opens
+    st, _ = run(PONLOCK, voids="mmmm", stop=True)
+    st.hands[2][T("5s")] = 3
+    st.pon_lock[2].add(T("5s"))
+    st._open_discard_window(1, T("5s"))
+    assert st.window.kongs == [2] and st.window.pons == []
