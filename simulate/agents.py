@@ -10,7 +10,7 @@ ties to m, then p, then s); pons or kongs when that does not raise shanten.
 >>> make_agents(["nobody"])
 Traceback (most recent call last):
 ...
-mjlog.errors.InputError: unknown agent 'nobody'; valid agents: efficient, greedy, random
+mjlog.errors.InputError: unknown agent 'nobody'; valid agents: efficient, greedy, random, strategic
 """
 
 from __future__ import annotations
@@ -161,8 +161,10 @@ __all__ = ["register", "make_agent", "make_agents", "agent_names", "RandomAgent"
 def _register_more() -> None:
     # Agents in their own modules register here so `make_agent` knows every name.
     from simulate.efficient import EfficientAgent
+    from simulate.strategic import StrategicAgent
 
     register("efficient")(EfficientAgent)
+    register("strategic")(StrategicAgent)
 
 
 _register_more()
