@@ -570,12 +570,19 @@ def _load_shard(run: str, shard: int, with_events: bool) -> dict:
                            f"hand) order")
         tabs[t] = (tab, keys)
     hand_keys = tabs["hands"][1]
-    for t, (_tab, keys) in tabs.items():
-        if t != "hands" and len(keys) and not np.isin(keys, hand_keys).all():
-            raise LogError(f"{Path(run) / shard_path(t, shard)}: rows for hands that are not "
-                           f"in {shard_path('hands', shard)}")
+    orphans = []
+    for t, (_tab, keys) in list(tabs.items()):
+        if t != "hands" and len(keys):
+            stray = np.unique(keys[~np.isin(keys, hand_keys)])
+            if len(stray):
+                orphans.append((shard_path(t, shard), [_unkey(k) for k in stray.tolist()]))
+    tabs["_orphans"] = orphans
     _SHARD[key] = tabs
     return tabs
+
+
+def _unkey(k: int) -> tuple[int, int, int]:
+    return (k >> 24, (k >> 16) & 0xFF, k & 0xFFFF)
 
 
 def _rows(tab, lo: int, hi: int, cols: Sequence[str]) -> list[list]:
@@ -619,7 +626,16 @@ def _audit_chunk(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, l
         evs = children["events"].get(k, []) if "events" in children else None
         out.append(audit_hand(ctx, h, evs, children["wins"].get(k, []),
                               children["transfers"].get(k, [])))
-    return out, []
+    probs = []
+    if i0 == 0:
+        for f, keys in tabs["_orphans"]:
+            more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
+            probs.append(_run_problem(
+                ctx.run, "orphan_rows", f"rows for (match, rotation, hand) "
+                f"{', '.join(map(str, keys[:3]))}{more}",
+                f"rows only for hands of {shard_path('hands', shard)}", file=f,
+                rid=ctx.run_id))
+    return out, probs
 
 
 def _chunks(run: Path, ctx: RunContext, res: AuditResult) -> list[tuple[int, int, int]]:
@@ -751,12 +767,12 @@ class _LazyPool:
 
 def _hand_results(run: Path, ctx: RunContext, res: AuditResult, pool: _LazyPool, workers: int,
                   progress) -> Iterator[HandResult]:
-    seen_files: set[str] = set()
+    seen_files: set[tuple[str, str]] = set()
 
     def collect(rs: list, probs: list) -> list:
         for p in probs:
-            if p.log not in seen_files:
-                seen_files.add(p.log)
+            if (p.check, p.log) not in seen_files:
+                seen_files.add((p.check, p.log))
                 res.problems.append(p)
         if progress is not None:
             progress(len(rs))
