@@ -661,7 +661,9 @@ class HandState:
             h[t] -= 1
             ms = self.melds[s]
             i = next(i for i, m in enumerate(ms) if m.kind is MeldKind.PON and m.tile == t)
-            ms[i] = Meld(MeldKind.ADDED_KONG, t, ms[i].from_seat)
+            # melds stay in the order made: the added kong is now the last kong, so a
+            # 杠上花 on its replacement is not 点杠花 of an earlier exposed kong
+            ms.append(Meld(MeldKind.ADDED_KONG, t, ms.pop(i).from_seat))
             self._late = t != self.drawn
             if self._open_rob_window(s, t, "added", {s}):
                 return
