@@ -443,6 +443,13 @@ def test_chadajiao_pays_each_ready_player_its_best_self_draw():
     assert st.deltas == [-7, 12, 2, -7]
 
 
+def test_chadajiao_is_capped_and_in_money():
+    hands = {0: JA + "7p", 1: "1112223334445m", 2: "123p234p456s789s9m", 3: JC}
+    st, _ = play_script(rules("cap=4", "base=2"), hands, tail="3s 3s 3s 3s 6s")
+    assert pays(st) == [(0, 1, 8, "not_ready"), (0, 2, 2, "not_ready"),
+                        (3, 1, 8, "not_ready"), (3, 2, 2, "not_ready")]
+
+
 def test_chadajiao_with_nobody_ready_pays_nothing():
     hands = {0: JA + "7p", 1: JB, 2: JC, 3: "147m258p369s1s4s7s9s"}
     assert waits(parse_counts(hands[3]), 0) == []
@@ -772,3 +779,34 @@ def test_flower_on_an_added_kong_after_an_exposed_one_is_a_self_draw():
     assert wins(st) == [(1, "self_draw", None, ("gangshanghua",), 3)]
     assert pays(st) == [(2, 1, 2, "kong_exposed"), (0, 1, 2, "kong_added"), (0, 1, 3, "win"),
                         (2, 1, 3, "win"), (3, 1, 3, "win")]
+
+
+@pytest.mark.parametrize("horses", [0, 2])
+def test_multi_win_robbing_an_added_kong(horses):
+    # seat 1 pons seat 2's 5m (the dealer passes it), then adds the fourth 5m: seat 3
+    # (plain, 46m) and the dealer (清一色 on 5m/6m) both rob it. Horses: 北 → 4 = seat
+    # 3, 东 → 1 = seat 0: a hit each
+    hands = {0: "123m46m789m999m11m3s", 1: "55m123p456p789s19s", 2: JC,
+             3: "46m789p123s456s99s"}
+    scripts = {0: ["pass 5m", "win 5m"], 1: ["pon 5m", "discard 1s", "kong 5m"],
+               3: ["win 5m"]}
+    st, _ = play_script(rules(f"horses={horses}"), hands, scripts,
+                        draws="7p 5m 7p 1p 1p 5m", tail="4z 1z")
+    assert wins(st) == [(3, "robbed_kong", 1, ("qiangganghu",), 4),
+                        (0, "robbed_kong", 1, ("qingyise", "qiangganghu"), 8)]
+    assert st.winners == [3, 0] and st.next_dealer == 2  # the kong player's 下家
+    want = [(1, 3, 4, "win"), (1, 0, 8, "win")]
+    if horses:
+        want += [(1, 3, 4, "horse"), (1, 0, 8, "horse")]
+    assert pays(st) == want
+    assert [w.total for w in st.wins] == ([8, 16] if horses else [4, 8])
+    assert st.melds[1] == [Meld(MeldKind.PON, parse_tile("5m"), 2)]
+
+
+def test_no_horse_when_the_wall_is_empty():
+    # seat 3's last discard (the wall's last tile) is won: no tile left for horses
+    st, _ = play_script(rules("horses=2", "last4_plain_on_discard=true"), PLAIN_HANDS,
+                        tail="9p 3s 3s 3s 3s")
+    assert wins(st) == [(1, "discard", 3, ("pinghu",), 1)]
+    assert st.live == 0 and not [e for e in st.events if e.type == HORSE]
+    assert pays(st) == [(3, 1, 1, "win")]
