@@ -161,8 +161,9 @@ def hand_records(p: PlayedHand) -> tuple[dict, list, list, list]:
 def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, end: int,
                report: Callable[[int], None] | None = None) -> tuple[list[dict], int]:
     """Play matches [first, end) and write them as one shard; returns its manifest
-    entries and the number of hands. ``report(n)`` is told of hands played, at most
-    every quarter second. Memory is bounded by the writer's row group."""
+    entries and the number of hands. ``report(n)`` is told of the hands played, at
+    most every quarter second and once at the end. Memory is bounded by the
+    writer's row group."""
     n = spec.rules.n
     rid = spec.run_id
     hands = reported = 0
@@ -179,6 +180,8 @@ def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, en
                     if report is not None and time.monotonic() - last > _REPORT_EVERY:
                         report(hands - reported)
                         reported, last = hands, time.monotonic()
+    if report is not None and hands > reported:
+        report(hands - reported)
     return w.entries, hands
 
 
@@ -197,8 +200,8 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
 
     ``workers`` local processes (default: every core), or the shards go to the
     dask.distributed ``scheduler`` at that address (its workers must see ``out``).
-    ``progress`` None shows a bar (labelled ``desc``) when stderr is a terminal. A run that is
-    already complete is returned as it is, without rewriting anything.
+    ``progress`` None shows a bar (labelled ``desc``) when stderr is a terminal. A
+    run that is already complete is returned as it is, without rewriting anything.
 
     Ctrl-C raises :class:`RunInterrupted` once the workers are stopped; a worker
     that dies raises :class:`MjlogError`. Either way only complete shards are left.
@@ -208,7 +211,7 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
     done_before = _check_same_run(spec, out, shards)
     if done_before is not None:
         return done_before
-    _remove_temporaries(out)
+    _clean(out, shards)
     todo = [s for s in shards if not shard_complete(out, s[0], events=spec.events)]
     left = sum(spec.shard_hands(a, b) for _, a, b in todo)
     bar = _progress(spec.total_hands, spec.total_hands - left, progress, desc)
@@ -229,10 +232,11 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
             else:
                 _run_local(spec, out, todo, workers, bar)
     except KeyboardInterrupt:
-        _remove_temporaries(out)
+        if not scheduler:  # dask tasks already running finish their shard
+            _clean(out, shards)
         raise RunInterrupted(_complete(spec, out, shards), len(shards), out) from None
     except BrokenProcessPool:
-        _remove_temporaries(out)
+        _clean(out, shards)
         done = _complete(spec, out, shards)
         raise MjlogError(f"a worker process died (killed, or out of memory); {done} of "
                          f"{len(shards)} shards are complete in {out}: rerun the same "
@@ -389,13 +393,19 @@ def _complete(spec: RunSpec, out: Path, shards) -> int:
     return sum(shard_complete(out, s, events=spec.events) for s, _, _ in shards)
 
 
-def _remove_temporaries(out: Path) -> None:
-    """Remove the temporary files of shards that were never finished."""
+def _clean(out: Path, shards) -> None:
+    """Remove what unfinished shards left: temporary files, and the files of a shard
+    whose writer died between its renames (its hands file, renamed last, is missing)."""
+    from mjlog.logio import shard_path
     from mjlog.schema import TABLES
 
     for t in TABLES:
         for p in (out / t).glob(".part-*.parquet.tmp-*"):
             p.unlink(missing_ok=True)
+    for s, _, _ in shards:
+        if not (out / shard_path("hands", s)).is_file():
+            for t in TABLES:
+                (out / shard_path(t, s)).unlink(missing_ok=True)
 
 
 def _progress(total: int, initial: int, enabled: bool | None, desc: str | None = None):
@@ -406,5 +416,5 @@ def _progress(total: int, initial: int, enabled: bool | None, desc: str | None =
 
     if enabled is None:
         enabled = sys.stderr.isatty()
-    return tqdm(total=total, initial=initial, desc=desc, unit="hand", unit_scale=True,
+    return tqdm(total=total, initial=initial, desc=desc, unit="hand",
                 disable=not enabled, smoothing=0.1, dynamic_ncols=True, file=sys.stderr)

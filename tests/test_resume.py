@@ -1,0 +1,116 @@
+"""Crash safety: a run stopped midway (Ctrl-C, its process killed, a worker killed)
+leaves only complete shards, and rerunning the same command yields the bytes of an
+uninterrupted run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from mjlog.logio import check_file, shard_complete, verify_manifest
+from simulate.runner import RunSpec, simulate
+
+# 16 shards of 20 random hands: long enough to be stopped after the first shard.
+SPEC = dict(variant="yuxi", seed=8, matches=64, hands_per_match=5, agents=["random"],
+            hands_per_shard=20)
+ARGS = ["simulate", "--variant", "yuxi", "--seed", "8", "--matches", "64",
+        "--hands-per-match", "5", "--agents", "random", "--hands-per-shard", "20"]
+SHARDS = 16
+
+
+def files(run: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("*"))
+            if p.is_file() and p.name != ".run_id"}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict[str, bytes]:
+    out = tmp_path_factory.mktemp("ref")
+    simulate(RunSpec.build(**SPEC), out, workers=1, progress=False)
+    return files(out)
+
+
+def start(out: Path, workers: int) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "mjlog", *ARGS, "--workers", str(workers), "--out", str(out)]
+    # Its own process group, as a shell job: Ctrl-C goes to the whole group.
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not list(out.glob("hands/part-*.parquet")):
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() < deadline, "no shard after 60 s"
+        time.sleep(0.005)
+    return p
+
+
+def only_complete_shards(out: Path) -> int:
+    """Every file with a final name belongs to a complete, readable shard."""
+    complete = 0
+    for s in range(SHARDS):
+        present = [t for t in ("hands", "events", "wins", "transfers")
+                   if (out / t / f"part-{s:05d}.parquet").exists()]
+        if present:
+            assert shard_complete(out, s), f"shard {s} is partial: {present}"
+            for t in present:
+                check_file(out / t / f"part-{s:05d}.parquet", t)
+            complete += 1
+    return complete
+
+
+def finish(out: Path, reference: dict[str, bytes]) -> None:
+    r = subprocess.run([sys.executable, "-m", "mjlog", *ARGS, "--workers", "2", "--quiet",
+                        "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert files(out) == reference
+    assert verify_manifest(out) == []
+
+
+def wait_gone(pids: list[int]) -> None:
+    """Workers must not outlive their run (they watch for their parent's death)."""
+    _, alive = psutil.wait_procs([psutil.Process(p) for p in pids if psutil.pid_exists(p)],
+                                 timeout=10)
+    assert not alive, f"workers left behind: {alive}"
+
+
+def test_ctrl_c_exits_130_with_one_line_and_resumes(tmp_path, reference):
+    out = tmp_path / "run"
+    p = start(out, workers=2)
+    os.killpg(p.pid, signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=60)
+    assert p.returncode == 130
+    assert stderr.count("\n") == 1 and stderr.startswith("mjlog: interrupted: ")
+    assert "rerun the same command to resume" in stderr and "Traceback" not in stderr
+    done = only_complete_shards(out)
+    assert 1 <= done < SHARDS and f"{done} of {SHARDS} shards complete" in stderr
+    assert not list(out.rglob(".part-*")), "temporary files left"
+    assert not (out / "manifest.json").exists()
+    finish(out, reference)
+
+
+def test_killed_run_resumes_to_the_same_bytes(tmp_path, reference):
+    out = tmp_path / "run"
+    p = start(out, workers=2)
+    workers = [c.pid for c in psutil.Process(p.pid).children()]
+    p.kill()
+    p.wait(30)
+    wait_gone(workers)
+    assert 1 <= only_complete_shards(out) < SHARDS
+    finish(out, reference)
+
+
+def test_killed_worker_is_reported_and_the_rerun_finishes(tmp_path, reference):
+    out = tmp_path / "run"
+    p = start(out, workers=2)
+    psutil.Process(p.pid).children()[0].kill()
+    stdout, stderr = p.communicate(timeout=60)
+    assert p.returncode == 2 and "Traceback" not in stderr
+    assert stderr.startswith("mjlog: error: a worker process died")
+    assert 1 <= only_complete_shards(out) < SHARDS
+    finish(out, reference)
