@@ -21,7 +21,7 @@ from mjlog.rules import Rules
 from mjlog.tiles import parse_tile, tile_set
 from mjlog.variants import wall_tiles
 from simulate.agents import make_agents
-from tests.scripted import offered, pays, play_script
+from tests.scripted import Scripted, build_wall, offered, pays, play_script
 
 T = parse_tile
 
@@ -197,8 +197,8 @@ def test_one_player_left_ends_the_hand_and_keeps_its_kong_money():
 
 def test_robbing_an_added_kong():
     # seat 1 pons 7s from seat 2 (the dealer, waiting on 4s/7s, passes it), later
-    # draws the fourth 7s and adds it: the dealer robs it. No kong money; seat 1 keeps its pon and pays; play
-    # resumes after the robber, i.e. with the kong player.
+    # draws the fourth 7s and adds it: the dealer robs it. No kong money; seat 1 keeps
+    # its pon and pays; play resumes after the robber, i.e. with the kong player.
     hands = {0: "123p456p789p11p56s 9m", 1: "77s123m456m789m22s"}
     st, ag = run(hands, voids="mpmm", draws="9m 7s 1m 1m 9m 7s",
                  scripts={1: ["pon 7s", "discard 2s", "kong 7s"], 0: ["pass 7s", "win 7s"]})
@@ -325,3 +325,294 @@ def test_pon_lock_leaves_the_exposed_kong_allowed():
     st.pon_lock[2].add(T("5s"))
     st._open_discard_window(1, T("5s"))
     assert st.window.kongs == [2] and st.window.pons == []
+
+
+# ---------------------------------------------------------------- kong money
+
+
+def test_kong_money_of_each_kind_to_and_from_active_players_only():
+    # seat 2 wins first; then 刮风 (seat 3 kongs the dealer's 6s: the discarder pays 2),
+    # 巴杠 (seat 1 adds 1m to its pon: each other active player 1) and 下雨 (seat 1's
+    # concealed 9m: each other active player 2). The winner (seat 2) neither pays nor earns.
+    hands = {0: "123p456p789p2345s 5p", 1: "9999m11m234s678p1s",
+             2: "234m567m888m234m 5p", 3: "666s234p789s23m8p9p"}
+    st, _ = run(hands, voids="mssm", draws="1m 7m 6s 7m 1m", tail="9s 9s 9s",
+                scripts={2: ["win 5p"], 1: ["pon 1m", "discard 2s", "kong 1m", "kong 9m"],
+                         3: ["kong 6s"]}, stop=True)
+    assert pays(st) == [(0, 2, 1, "win"), (0, 3, 2, "kong_exposed"),
+                        (0, 1, 1, "kong_added"), (3, 1, 1, "kong_added"),
+                        (0, 1, 2, "kong_concealed"), (3, 1, 2, "kong_concealed")]
+    assert [(m.kind, m.tile) for m in st.melds[1]] == [
+        (MeldKind.ADDED_KONG, T("1m")), (MeldKind.CONCEALED_KONG, T("9m"))]
+
+
+# seat 1 pons the dealer's 1m; on its next turn it adds the kong
+LATE = {0: "123p456p789p2345s 1m", 1: "111m234s567s789s9p"}
+FRESH = {0: "123p456p789p2345s 1m", 1: "11m234s567s789s9p8p"}
+
+
+@pytest.mark.parametrize("late_rule, money", [
+    ("pays", [(0, 1, 1, "kong_added"), (2, 1, 1, "kong_added"), (3, 1, 1, "kong_added")]),
+    ("no_pay", []),
+])
+def test_late_added_kong_pays_or_not(late_rule, money):
+    st, ag = run(LATE, voids="mpmm", draws="7m 7m 7m 7m", rules=XZ(late_added_kong=late_rule),
+                 scripts={1: ["pon 1m", "discard 9p", "kong 1m"]}, stop=True)
+    assert [e.kind for e in st.events if e.type == KONG] == ["added"]
+    assert pays(st) == money
+
+
+def test_late_added_kong_forbidden_but_a_fresh_one_allowed():
+    rules = XZ(late_added_kong="forbidden")
+    st, ag = run(LATE, voids="mpmm", draws="7m 7m 7m 7m", rules=rules,
+                 scripts={1: ["pon 1m", "discard 9p", "discard 7m"]}, stop=True)
+    own_turn = ag[1].offers[-1]
+    assert own_turn[-1] is not None and not any(o.type == KONG for o in own_turn)
+    st, ag = run(FRESH, voids="mpmm", draws="7m 7m 7m 1m", rules=rules,
+                 scripts={1: ["pon 1m", "discard 9p", "kong 1m"]}, stop=True)
+    assert pays(st) == [(0, 1, 1, "kong_added"), (2, 1, 1, "kong_added"),
+                        (3, 1, 1, "kong_added")]
+
+
+# ---------------------------------------------------------------- payments
+
+
+# seat 1 kongs the dealer's 5s and wins on the replacement 1s: 点杠花
+DGH = {0: "123m456m789m2346s 5s", 1: "555s123p456p789p1s"}
+
+
+@pytest.mark.parametrize("dgh, bonus, expected", [
+    ("discarder_pays", "none", [(0, 1, 4, "win")]),
+    ("discarder_pays", "double", [(0, 1, 4, "win")]),  # not every active player pays
+    ("self_draw", "none", [(0, 1, 4, "win"), (2, 1, 4, "win"), (3, 1, 4, "win")]),
+    ("self_draw", "double", [(0, 1, 8, "win"), (2, 1, 8, "win"), (3, 1, 8, "win")]),
+])
+def test_dian_gang_hua(dgh, bonus, expected):
+    st, _ = run(DGH, voids="pmmm", tail="1s", rules=XZ(dian_gang_hua=dgh, zimo_bonus=bonus),
+                scripts={1: ["kong 5s", "win 1s"]}, stop=True)
+    assert pays(st) == [(0, 1, 2, "kong_exposed")] + expected
+    assert wins(st)[0][:5] == (1, 0 if dgh == "discarder_pays" else None, "self_draw",
+                               ("pinghu", "gen", "gangshanghua"), 4)
+
+
+@pytest.mark.parametrize("bonus, cap, points", [
+    ("none", 16, 1), ("add_base", 16, 2), ("double", 16, 2),
+    ("double", 1, 1),     # doubled before the cap
+    ("add_base", 1, 2),   # added after it
+])
+def test_zimo_bonus_on_a_self_draw_only(bonus, cap, points):
+    # seat 2 wins on a discard (no bonus); seat 1 then self-draws 8p (平胡 ×1): the
+    # active players 0 and 3 pay, with the bonus
+    hands = dict(TANKI_5P)
+    hands[1] = "123m456m789m666p 8p"
+    st, _ = run(hands, voids="msmm", draws="1m 1m 8p", rules=XZ(zimo_bonus=bonus, cap=cap),
+                scripts={2: ["win 5p"], 3: ["pass 5p"], 1: ["win 8p"]}, stop=True)
+    assert pays(st) == [(0, 2, 1, "win"), (0, 1, points, "win"), (3, 1, points, "win")]
+    assert st.wins[1].multiplier == 1
+
+
+def test_cap_limits_each_payment_not_the_logged_multiplier():
+    st, _ = run(TANKI_5P, voids="msmm", rules=XZ(cap=4, base=3),
+                scripts={2: ["win 5p"], 3: ["win 5p"]}, stop=True)
+    assert pays(st) == [(0, 2, 3, "win"), (0, 3, 12, "win")]
+    assert [(w.multiplier, w.fan, w.capped) for w in st.wins] == [(1, 0, False), (8, 3, True)]
+
+
+@pytest.mark.parametrize("call", [False, True])
+def test_call_transfer_on_gangshangpao(call):
+    # the dealer's 下雨 (2 from each), then its discard is won by seats 1, 2 and 3: with
+    # 呼叫转移 the kong money goes to the first winner from the kong player (seat 1)
+    hands = dict(TANKI_5P)
+    hands[0] = "9999p345m678m456s 1s"
+    hands[1] = "123m456m789m666p 5p"
+    st, _ = run(hands, voids="ssmm", tail="5p", rules=XZ(call_transfer=call),
+                scripts={0: ["kong 9p"], 1: ["win 5p"], 2: ["win 5p"], 3: ["win 5p"]})
+    moved = [(0, 1, 2, "call_transfer")] * 3 if call else []
+    assert pays(st) == [(1, 0, 2, "kong_concealed"), (2, 0, 2, "kong_concealed"),
+                        (3, 0, 2, "kong_concealed"),
+                        (0, 1, 2, "win"), *moved, (0, 2, 2, "win"), (0, 3, 16, "win")]
+    assert st.deltas == ([-20, 6, 0, 14] if call else [-14, 0, 0, 14])
+
+
+# ---------------------------------------------------------------- end of the wall
+
+
+def test_end_of_wall_tax_refund_flower_pig_and_not_ready_in_order():
+    # seat 0 (void p, keeps 5p: 花猪) kongs 5m (下雨, 2 from each) and discards the tail
+    # 9s; seat 1 kongs it (刮风, 2 from seat 0); seat 3 self-draws 8s (清碰 ×8) and
+    # leaves. Everyone else discards what it draws until the wall is empty. Then:
+    # 退税: seat 0 (花猪, never ready) repays 1, 2 and 3 (3 has won since);
+    #       seat 1 (not ready) repays seat 0;
+    # 查花猪: seat 0 pays the cap (16) to 1, 2 and the winner 3;
+    # 查大叫: seat 1 pays seat 2 (ready: 1112345678999p, best 1p/9p = 清一色 × 根 = 8).
+    hands = {0: "5555m123m789m5p4s8s 6m", 1: "999s147s258s36p47p",
+             2: "1112345678999p", 3: "222s333s666s777s8s"}
+    st, _ = run(hands, voids="pmmm", draws="1m 8s", tail="9s 1m",
+                scripts={0: ["kong 5m"], 1: ["kong 9s"], 3: ["win 8s"]})
+    assert st.exhausted and st.live == 0 and st.winners == [3]
+    assert pays(st) == [
+        (1, 0, 2, "kong_concealed"), (2, 0, 2, "kong_concealed"), (3, 0, 2, "kong_concealed"),
+        (0, 1, 2, "kong_exposed"),
+        (0, 3, 8, "win"), (1, 3, 8, "win"), (2, 3, 8, "win"),
+        (0, 1, 2, "tax_refund"), (0, 2, 2, "tax_refund"), (0, 3, 2, "tax_refund"),
+        (1, 0, 2, "tax_refund"),
+        (0, 1, 16, "flower_pig"), (0, 2, 16, "flower_pig"), (0, 3, 16, "flower_pig"),
+        (1, 2, 8, "not_ready"),
+    ]
+    assert st.deltas == [-56, 0, 16, 40]
+    assert st.next_dealer == 3
+
+
+# seat 1 self-draws at once and leaves; seat 3 kongs 9m at its first turn; the draws then
+# go 2, 3, 0, ... so seat 3 draws the last tile (54 live draws + 1 tail): a 5s that both
+# seat 0 and seat 2 can win. Seat 3 is a 花猪 and is not ready.
+LAST = {0: "111m222m333m444m5s 9p", 1: "234s678s999s11s44p", 2: "123p456p789p55s22s",
+        3: "9999m5m6m7m8m2p3p7s8s1s"}
+LAST_DRAWS = "4p " + "? " * 51 + "1p 5s"
+
+
+def test_last_discard_won_leaving_one_player_ends_without_end_of_wall_checks():
+    st, ag = run(LAST, voids="pmmp", draws=LAST_DRAWS,
+                 scripts={1: ["win 4p"], 3: ["kong 9m"], 0: ["win 5s"], 2: ["win 5s"]})
+    last_draw = [e for e in st.events if e.type == DRAW][-1]
+    assert (last_draw.seat, last_draw.tile, st.live) == (3, T("5s"), 0)
+    assert pays(st) == [(0, 1, 1, "win"), (2, 1, 1, "win"), (3, 1, 1, "win"),
+                        (0, 3, 2, "kong_concealed"), (2, 3, 2, "kong_concealed"),
+                        (3, 0, 2, "win"), (3, 2, 1, "win")]
+    assert st.winners == [1, 0, 2] and [w.win_order for w in st.wins] == [1, 2, 2]
+    assert st.deltas == [-1, 3, -2, 0]  # seat 3 keeps its kong money
+    assert st.next_dealer == 1
+
+
+def test_last_discard_never_ponged_and_end_of_wall_checks_with_two_left():
+    st, ag = run(LAST, voids="pmmp", draws=LAST_DRAWS,
+                 scripts={1: ["win 4p"], 3: ["kong 9m"], 0: ["win 5s"], 2: ["pass 5s"]})
+    last_window = ag[2].offers[-1]
+    assert [o and o.type for o in last_window] == [WIN, None]  # no pon of the last discard
+    assert st.winners == [1, 0] and st.exhausted
+    assert pays(st)[5:] == [
+        (3, 0, 2, "win"),
+        (3, 0, 2, "tax_refund"), (3, 2, 2, "tax_refund"),    # repaid to a winner too
+        (3, 0, 16, "flower_pig"), (3, 1, 16, "flower_pig"), (3, 2, 16, "flower_pig"),
+    ]  # 查大叫: seat 2 is ready but the only non-ready player is a 花猪
+
+
+@pytest.mark.parametrize("locked", [False, True])
+def test_robbing_an_added_kong_is_limited_by_the_lock(locked):
+    # seat 2 (1p ×2 with its 根, 4p ×1) passes the dealer's 4p, which seat 1 pons; after
+    # seat 2's next draw, seat 3 discards 1p (passed: locked at 2) or not. Seat 1 then
+    # adds the fourth 4p: robbing it is worth 1 × 2 (抢杠胡) = 2, not above a lock of 2.
+    hands = dict(LOCKED)
+    hands[1] = "44p456m789m11m22m3m"
+    draws = "7m 1p 7m 4p" if locked else "7m 7m 7m 4p"
+    st, ag = run(hands, voids="msmm", draws=draws,
+                 scripts={1: ["pon 4p", "discard 3m", "kong 4p"],
+                          2: ["pass 4p"] + (["pass 1p"] if locked else ["win 4p"])}, stop=True)
+    if locked:
+        assert offered(ag[2], WIN, "4p") == 1 and st.wins == []
+        assert pays(st) == [(0, 1, 1, "kong_added"), (2, 1, 1, "kong_added"),
+                            (3, 1, 1, "kong_added")]
+    else:
+        assert wins(st) == [(2, 1, "robbed_kong", ("pinghu", "qiangganghu"), 2, 2, 1)]
+        assert pays(st) == [(1, 2, 2, "win")]
+
+
+# ---------------------------------------------------------------- 2 and 3 players
+
+
+def test_three_players_resume_and_end():
+    r = XZ(players=3)
+    hands = {0: "345m678m456s789s1s 5p", 1: "123m456m789m666p 5p", 2: "123s456s789s777p 5p"}
+    st, _ = run(hands, voids="msm", rules=r, scripts={2: ["win 5p"], 1: ["pass 5p"]},
+                stop=True)
+    assert len(st.wall) == 108 and st.winners == [2]
+    assert first_draw_after(st, WIN).seat == 0  # (2 − 0) mod 3: the discarder draws
+    st, _ = run(hands, voids="msm", rules=r, scripts={1: ["win 5p"], 2: ["win 5p"]})
+    assert st.winners == [1, 2] and st.events[-1].type == "end" and not st.exhausted
+    assert pays(st) == [(0, 1, 1, "win"), (0, 2, 1, "win")]
+    assert st.next_dealer == 0
+
+
+def test_two_players_first_win_leaves_one_player():
+    r = XZ(players=2)
+    hands = {0: "345m678m456s789s1s 5p", 1: "123s456s789s777p 5p"}
+    st, _ = run(hands, voids="mm", rules=r, scripts={1: ["win 5p"]})
+    assert len(st.wall) == 108
+    assert pays(st) == [(0, 1, 1, "win")] and st.events[-1].type == "end"
+    assert st.next_dealer == 1
+
+
+# ---------------------------------------------------------------- dealer rotation
+
+
+class PerHand:
+    """A Scripted agent with one script per hand of a match."""
+
+    name = "per_hand"
+    params: dict = {}
+
+    def __init__(self, scripts):
+        self.scripts = list(scripts)
+        self.inner = None
+
+    def start_hand(self, seat, rng):
+        self.inner = Scripted(self.scripts.pop(0) if self.scripts else ())
+        self.inner.start_hand(seat, rng)
+
+    def choose(self, view, options):
+        return self.inner.choose(view, options)
+
+
+def test_dealer_rotation_across_a_match(monkeypatch):
+    import mjlog.engine as engine
+    from mjlog.state import HandState
+
+    # hand 0 (dealer 0): seat 2 wins first, seat 1 later → seat 2 deals
+    # hand 1 (dealer 2): seat 3's discard is won by seats 0 and 1 → seat 3 deals
+    # hand 2 (dealer 3): nobody wins → seat 3 deals again
+    h0 = dict(TANKI_5P)
+    h0[1] = "123m456m789m666p 8p"
+    layouts = [
+        (h0, "1m 1m 8p"),
+        ({2: "345m678m456s789s1s 9p", 0: "123s456s789s777p 5p", 1: "111p222p333p444p 5p"},
+         "5p"),
+        ({}, ""),
+        ({}, ""),
+    ]
+    scripts = {
+        0: [["void m"], ["win 5p"]],
+        1: [["void s", "win 8p"], ["win 5p"]],
+        2: [["void m", "win 5p"]],
+        3: [["void m", "pass 5p"]],
+    }
+
+    def fake_deal(rules, root_seed, match, hand, dealer):
+        hands, draws = layouts[hand]
+        dealer = 0 if dealer is None else dealer
+        wall = build_wall(rules, hands, dealer, draws)
+        return HandState(rules, wall, dealer), 0, None
+
+    monkeypatch.setattr(engine, "deal", fake_deal)
+    agents = [PerHand(scripts[s]) for s in range(4)]
+    played = list(play_match(XZ(), agents, seed=1, match=0, hands=4))
+    assert [p.state.dealer for p in played] == [0, 2, 3, 3]
+    assert [p.state.winners[:2] for p in played[:2]] == [[2, 1], [0, 1]]
+    assert played[2].state.winners == [] and played[2].state.next_dealer == 3
+
+
+def test_dealer_rotation_follows_the_first_winning_batch_in_real_play():
+    r = XZ()
+    prev = None
+    for p in play_match(r, make_agents(["greedy"] * 4), seed=11, match=0, hands=12):
+        st = p.state
+        if prev is not None:
+            assert st.dealer == prev
+        batch = [w.seat for w in st.wins if w.win_order == 1]
+        if not batch:
+            expected = st.dealer
+        elif len(batch) == 1:
+            expected = batch[0]
+        else:
+            expected = st.wins[0].from_seat
+        assert st.next_dealer == expected
+        prev = st.next_dealer
