@@ -87,8 +87,9 @@ def analyse_lines(text: str, melds: int | None = None) -> list[str]:
 def analyse(hand: str, melds: int | None) -> None:
     """Show a hand's shape: win and decompositions, shanten, waits.
 
-    Example: `mjlog analyse 1112345678999m`. HAND, in notation, holds the concealed tiles (13 - 3*melds tiles, or 14 - 3*melds for a
-    complete or just-drawn hand).
+    Example: `mjlog analyse 1112345678999m`. HAND, in notation, holds the
+    concealed tiles: 13 - 3*melds, or 14 - 3*melds for a complete or
+    just-drawn hand.
     """
     for line in analyse_lines(hand, melds):
         click.echo(line)
