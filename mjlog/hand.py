@@ -304,8 +304,9 @@ def _make_shanten():
     def build() -> None:
         nonlocal suit, honor, pair12, add3, final, n_suit, n_honor
         t = shanten_tables()
-        suit, honor, pair12, add3, final = t.suit, t.honor, t.pair12, t.add3, t.final
+        honor, pair12, add3, final = t.honor, t.pair12, t.add3, t.final
         n_suit, n_honor = t.n_suit, t.n_honor
+        suit = t.suit  # last: another thread reads "built" from it
 
     def standard(b: bytes, melds: int) -> int:
         if suit is None:

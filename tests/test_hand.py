@@ -56,6 +56,29 @@ def ref_decomps(c: tuple[int, ...], sequences: bool, melds: int, pairs: int) -> 
     return frozenset(out)
 
 
+@cache
+def ref_hand_decomps(c: tuple[int, ...], melds: int, pairs: int) -> frozenset:
+    """``ref_decomps`` over all 34 kinds: sequences stay inside a suit."""
+    i = next((k for k, x in enumerate(c) if x), None)
+    if i is None:
+        return frozenset({()}) if melds == 0 and pairs == 0 else frozenset()
+    out = set()
+    options = []
+    if pairs and c[i] >= 2:
+        options.append(("pair", (i, i), melds, pairs - 1))
+    if melds and c[i] >= 3:
+        options.append(("trip", (i, i, i), melds - 1, pairs))
+    if melds and i < 27 and i % 9 < 7 and c[i + 1] and c[i + 2]:
+        options.append(("seq", (i, i + 1, i + 2), melds - 1, pairs))
+    for shape, used, m, p in options:
+        rest = list(c)
+        for k in used:
+            rest[k] -= 1
+        for d in ref_hand_decomps(tuple(rest), m, p):
+            out.add(tuple(sorted(d + ((shape, i),))))
+    return frozenset(out)
+
+
 def one_suit_hands(kinds: int, tiles: int):
     """Every count vector of ``kinds`` kinds, 0..4 each, summing to ``tiles``."""
     if kinds == 0:
@@ -299,6 +322,16 @@ def test_complete_iff_shanten_minus_one(hand):
     assert (shanten(counts, melds) == -1) == is_win(counts, melds)
     assert (shanten(counts, melds, fours_as_pairs=True) == -1) == is_win(counts, melds)
     assert bool(decompositions(counts, melds)) == is_win(counts, melds)
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(hands(ready_tiles=False))
+def test_decompositions_of_mixed_hands(hand):
+    counts, melds = hand
+    ref = ref_hand_decomps(tuple(counts), 4 - melds, 1)
+    std = [d for d in decompositions(counts, melds) if d.kind == "standard"]
+    assert {as_ref(d, 0) for d in std} == set(ref)
+    assert len(std) == len(ref)
 
 
 # ---------------------------------------------------------------- scripted
