@@ -52,7 +52,7 @@ from mjlog.logio import (
     shard_path,
     verify_manifest,
 )
-from mjlog.replay import Discrepancy, Replay, apply_checked, describe, to_event, truncated
+from mjlog.replay import Check, Discrepancy, Replay, apply_checked, describe, to_event, truncated
 from mjlog.rng import RNG, hand_seed
 from mjlog.rules import Rules
 from mjlog.schema import HAND_KEY, data_columns
@@ -208,7 +208,7 @@ def audit_hand(ctx: RunContext, hand: Mapping[str, Any], events: Sequence[Sequen
     try:
         checked = _audit(out, ctx, rules, n, hand, events, wins, transfers)
     except Exception as e:  # a malformed row is a finding, never a traceback
-        out.add("malformed_hand", f"{type(e).__name__}: {e}", "rows of the declared shape")
+        out.add(Check.MALFORMED_HAND, f"{type(e).__name__}: {e}", "rows of the declared shape")
         checked = 0
     return HandResult(out.problems, checked, out.key, hand.get("dealer"),
                       hand.get("next_dealer"))
@@ -220,16 +220,16 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
     m, _rot, k = out.key
     # 0. identity
     if ctx.run_id is not None and hand.get("run_id", ctx.run_id) != ctx.run_id:
-        out.add("hand_ids", f"run_id {hand.get('run_id')}", f"the manifest's {ctx.run_id}")
+        out.add(Check.HAND_IDS, f"run_id {hand.get('run_id')}", f"the manifest's {ctx.run_id}")
     if hand.get("variant", ctx.variant) != ctx.variant:
-        out.add("hand_ids", f"variant {hand.get('variant')}", f"the manifest's {ctx.variant}")
+        out.add(Check.HAND_IDS, f"variant {hand.get('variant')}", f"the manifest's {ctx.variant}")
     if hand["players"] != n:
-        out.add("players", hand["players"], f"{n} players (rules)")
+        out.add(Check.PLAYERS, hand["players"], f"{n} players (rules)")
     if len(hand["agents"]) != n:
-        out.add("agents", f"{len(hand['agents'])} agents", f"one per seat ({n})")
+        out.add(Check.AGENTS, f"{len(hand['agents'])} agents", f"one per seat ({n})")
     dealer = hand["dealer"]
     if not 0 <= dealer < n:
-        out.add("dealer", dealer, f"a seat 0..{n - 1}")
+        out.add(Check.DEALER, dealer, f"a seat 0..{n - 1}")
         return 0
     evs = [to_event(e) for e in events] if events is not None else None
 
@@ -239,19 +239,19 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
     wall = list(hand["wall"] or ())
     if wall:
         if sorted(wall) != list(full):
-            out.add("wall_permutation", f"a wall of {len(wall)} tiles: "
+            out.add(Check.WALL_PERMUTATION, f"a wall of {len(wall)} tiles: "
                     f"{_counts_diff(wall, full)}", f"a permutation of the {N}-tile set")
     else:
-        out.note("wall_permutation", "not applicable: the wall is not logged; it is rebuilt "
+        out.note(Check.WALL_PERMUTATION, "not applicable: the wall is not logged; it is rebuilt "
                  "from the deal and the draws")
     # 2. dice → break
     dice = tuple(hand["dice"])
     if len(dice) != 2 or not all(1 <= d <= 6 for d in dice):
-        out.add("dice_break", f"dice {list(dice)}", "two dice, 1..6 each")
+        out.add(Check.DICE_BREAK, f"dice {list(dice)}", "two dice, 1..6 each")
     else:
         b = break_position(rules.variant, dice, dealer, n, N)
         if hand["break"] != b:
-            out.add("dice_break", f"break {hand['break']} for dice {list(dice)} and dealer "
+            out.add(Check.DICE_BREAK, f"break {hand['break']} for dice {list(dice)} and dealer "
                     f"S{dealer}", f"break {b}")
     # 3. the seed
     _check_seed(out, ctx, rules, hand, wall, dice, dealer, m, k)
@@ -261,18 +261,18 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
     checked = 0
     stop: Discrepancy | None = None
     if evs is None:
-        out.note("events", "not logged (--events none): event legality, win scoring and "
+        out.note(Check.EVENTS, "not logged (--events none): event legality, win scoring and "
                  "the hands row replay are not checked; wall, dice, seed, transfers, deltas, "
                  "winners, win totals and the next dealer are")
     else:
         rp = Replay(rules, hand, evs)
         if not rp.wall_logged:
             for p in rp.wall_problems:
-                out.add("drawn_tiles", p, f"draws that fit one {N}-tile wall")
+                out.add(Check.DRAWN_TILES, p, f"draws that fit one {N}-tile wall")
         for i, e in enumerate(events):
             if len(e) == 8 and e[0] != i:
-                out.add("event_seq", f"seq {e[0]} at position {i}", f"seq {i}", seq=i)
-                stop = Discrepancy(i, "event_seq", "", "")
+                out.add(Check.EVENT_SEQ, f"seq {e[0]} at position {i}", f"seq {i}", seq=i)
+                stop = Discrepancy(i, Check.EVENT_SEQ, "", "")
                 break
         if stop is None:
             state = rp.new_state()
@@ -293,41 +293,42 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
     elif evs is None:
         exp = _next_dealer_from_rows(rules, hand, wins)
         if exp is not None and hand["next_dealer"] != exp:
-            out.add("next_dealer", f"S{hand['next_dealer']}", f"S{exp}")
+            out.add(Check.NEXT_DEALER, f"S{hand['next_dealer']}", f"S{exp}")
     return checked
 
 
 def _check_seed(out: _Hand, ctx: RunContext, rules: Rules, hand: Mapping[str, Any],
                 wall: list[int], dice: tuple, dealer: int, m: int, k: int) -> None:
     if ctx.seed is None:
-        out.note("seed", "not applicable: the log gives no root seed")
+        out.note(Check.SEED, "not applicable: the log gives no root seed")
         return
     if ctx.rng != RNG:
-        out.note("seed", f"not checked: the log's rng {ctx.rng!r} is not the one this mjlog "
+        out.note(Check.SEED, f"not checked: the log's rng {ctx.rng!r} is not the one this mjlog "
                  f"implements ({RNG})")
         return
     from mjlog.engine import deal
 
     hs = hand_seed(ctx.seed, m, k)
     if hand["hand_seed"] != hs:
-        out.add("hand_seed", hand["hand_seed"], f"{hs} from seed {ctx.seed}, match {m}, hand {k}")
+        out.add(Check.HAND_SEED, hand["hand_seed"],
+                f"{hs} from seed {ctx.seed}, match {m}, hand {k}")
     st, _, rolls = deal(rules, ctx.seed, m, k, None if k == 0 else dealer)
     if k == 0 and st.dealer != dealer:
-        out.add("first_dealer", f"S{dealer}", f"S{st.dealer} from the seed")
+        out.add(Check.FIRST_DEALER, f"S{dealer}", f"S{st.dealer} from the seed")
         return
     got_rolls = hand.get("dealer_rolls")
     if (list(got_rolls) if got_rolls is not None else None) != (
             list(rolls) if rolls is not None else None):
-        out.add("dealer_rolls", got_rolls, list(rolls) if rolls is not None else None)
+        out.add(Check.DEALER_ROLLS, got_rolls, list(rolls) if rolls is not None else None)
     if tuple(st.dice) != dice:
-        out.add("seed_dice", list(dice), f"{list(st.dice)} from the seed")
+        out.add(Check.SEED_DICE, list(dice), f"{list(st.dice)} from the seed")
     if not wall:
-        out.note("seed_wall", "not applicable: the wall is not logged")
+        out.note(Check.SEED_WALL, "not applicable: the wall is not logged")
     elif list(st.wall) != wall:
         i = _first_diff(wall, st.wall)
         got = fmt_tile(wall[i]) if i < len(wall) and 0 <= wall[i] < 34 else "-"
         want = fmt_tile(st.wall[i]) if i < len(st.wall) else "-"
-        out.add("seed_wall", f"wall[{i}] = {got}", f"wall[{i}] = {want} from the seed")
+        out.add(Check.SEED_WALL, f"wall[{i}] = {got}", f"wall[{i}] = {want} from the seed")
 
 
 def _transfer_rows_of_events(evs: Sequence) -> list[tuple]:
@@ -342,30 +343,31 @@ def _check_tables(out: _Hand, rules: Rules, n: int, hand: Mapping[str, Any],
     rows = [(t["seq"], t["payer"], t["payee"], t["amount"], t["reason"]) for t in transfers]
     if evs is not None:
         if hand["n_events"] != len(evs):
-            out.add("hand_n_events", hand["n_events"], f"{len(evs)} events logged")
+            out.add(Check.HAND_N_EVENTS, hand["n_events"], f"{len(evs)} events logged")
         want = _transfer_rows_of_events(evs)
         if rows != want:
             i = _first_diff(rows, want)
             got = rows[i] if i < len(rows) else "no row"
             exp = want[i] if i < len(want) else "no row"
             seq = (want[i][0] if i < len(want) else rows[i][0])
-            out.add("transfers_table", f"{_tr(got)}", f"{_tr(exp)} (the transfer event)", seq=seq)
+            out.add(Check.TRANSFERS_TABLE, _tr(got), f"{_tr(exp)} (the transfer event)",
+                    seq=seq)
         by_seq = {w["seq"]: w for w in wins}
         for i, e in enumerate(evs):
             if e.type == WIN and i not in by_seq:
-                out.add("wins_rows", "no wins row", f"a row for the win event {describe(e)}",
+                out.add(Check.WINS_ROWS, "no wins row", f"a row for the win event {describe(e)}",
                         seq=i)
         for w in wins:
             s = w["seq"]
             e = evs[s] if 0 <= s < len(evs) else None
             if e is None or e.type != WIN:
-                out.add("wins_rows", f"a wins row at seq {s}", "a win event there", seq=s)
+                out.add(Check.WINS_ROWS, f"a wins row at seq {s}", "a win event there", seq=s)
             elif (e.seat, e.tile, e.kind) != (w["seat"], w["tile"], w["method"]):
-                out.add("win_event", f"seat {w['seat']} tile {w['tile']} {w['method']}",
+                out.add(Check.WIN_EVENT, f"seat {w['seat']} tile {w['tile']} {w['method']}",
                         f"{describe(e)} (the event)", seq=s)
     for seq, payer, payee, amount, reason in rows:
         if not (0 <= payer < n and 0 <= payee < n) or payer == payee or amount <= 0:
-            out.add("transfer_row", _tr((seq, payer, payee, amount, reason)),
+            out.add(Check.TRANSFER_ROW, _tr((seq, payer, payee, amount, reason)),
                     "a positive amount between two different seats", seq=seq)
     d = [0] * n
     for _s, payer, payee, amount, _r in rows:
@@ -373,13 +375,13 @@ def _check_tables(out: _Hand, rules: Rules, n: int, hand: Mapping[str, Any],
             d[payer] -= amount
             d[payee] += amount
     if list(hand["deltas"]) != d:
-        out.add("hand_deltas", list(hand["deltas"]), f"{d} (the sum of the transfers)")
+        out.add(Check.HAND_DELTAS, list(hand["deltas"]), f"{d} (the sum of the transfers)")
     winners = [w["seat"] for w in sorted(wins, key=lambda w: w["seq"])]
     if list(hand["winners"]) != winners:
-        out.add("hand_winners", list(hand["winners"]), f"{winners} (the wins rows)")
+        out.add(Check.HAND_WINNERS, list(hand["winners"]), f"{winners} (the wins rows)")
     outcome = "win" if wins else "draw"
     if hand["outcome"] != outcome:
-        out.add("hand_outcome", hand["outcome"], outcome)
+        out.add(Check.HAND_OUTCOME, hand["outcome"], outcome)
     # totals: a win's transfers follow its event, before the next win of another tile
     ws = sorted(wins, key=lambda w: w["seq"])
     for w in ws:
@@ -388,14 +390,14 @@ def _check_tables(out: _Hand, rules: Rules, n: int, hand: Mapping[str, Any],
                     if w["seq"] < s < nxt and payee == w["seat"]
                     and r in ("win", "horse", "call_transfer"))
         if w["total"] != total:
-            out.add("win_total", w["total"], f"{total} (its win, horse and call_transfer "
+            out.add(Check.WIN_TOTAL, w["total"], f"{total} (its win, horse and call_transfer "
                     f"transfers)", seq=w["seq"])
         if evs is None:
             bad = [a for s, _p, payee, a, r in rows
                    if w["seq"] < s < nxt and payee == w["seat"] and r == "win"
                    and a != w["points"]]
             if bad:
-                out.add("win_points", w["points"], f"{bad[0]} (its win transfers)",
+                out.add(Check.WIN_POINTS, w["points"], f"{bad[0]} (its win transfers)",
                         seq=w["seq"])
 
 
@@ -433,16 +435,16 @@ def _check_against_state(out: _Hand, hand: Mapping[str, Any], st, wins: Sequence
         for f in WIN_FIELDS:
             got = list(row[f]) if f == "patterns" and row[f] is not None else row[f]
             if got != want[f]:
-                check = "win_order" if f == "win_order" else f"win_{f}"
+                check = Check.WIN_ORDER if f == "win_order" else f"win_{f}"
                 out.add(check, got, want[f], seq=rec.seq)
     recomputed = {rec.seq for rec in st.wins}
     for s in logged:
         if s not in recomputed:
-            out.add("wins_rows", f"a wins row at seq {s}", "no win there", seq=s)
+            out.add(Check.WINS_ROWS, f"a wins row at seq {s}", "no win there", seq=s)
     row = st.hand_row()
-    for col, check in (("deltas", "hand_deltas"), ("winners", "hand_winners"),
-                       ("next_dealer", "next_dealer"), ("wall_left", "wall_left"),
-                       ("n_events", "hand_n_events"), ("outcome", "hand_outcome")):
+    for col, check in (("deltas", Check.HAND_DELTAS), ("winners", Check.HAND_WINNERS),
+                       ("next_dealer", Check.NEXT_DEALER), ("wall_left", Check.WALL_LEFT),
+                       ("n_events", Check.HAND_N_EVENTS), ("outcome", Check.HAND_OUTCOME)):
         got = hand[col]
         got = list(got) if isinstance(got, list | tuple) else got
         if got != row[col]:
@@ -472,19 +474,19 @@ def _check_manifest(run: Path, res: AuditResult) -> tuple[RunContext | None, dic
     try:
         manifest = read_manifest(run)
     except LogError as e:
-        res.problems.append(_run_problem(name, "manifest", str(e), "a readable manifest.json",
+        res.problems.append(_run_problem(name, Check.MANIFEST, str(e), "a readable manifest.json",
                                          file="manifest.json"))
         return None, None
     rid = manifest.get("run_id")
     for msg in verify_manifest(run):
-        res.problems.append(_run_problem(name, "manifest_files", msg,
+        res.problems.append(_run_problem(name, Check.MANIFEST_FILES, msg,
                                          "files as the manifest lists them (rows, sha256, "
                                          "schema)", file=_file_of(msg, run), rid=rid))
     variant = manifest.get("variant")
     try:
         rules = Rules(variant, manifest.get("rules") or {})
     except Exception as e:
-        res.problems.append(_run_problem(name, "manifest_rules", f"{e}",
+        res.problems.append(_run_problem(name, Check.MANIFEST_RULES, f"{e}",
                                          "valid resolved rules for a known variant",
                                          file="manifest.json", rid=rid))
         return None, manifest
@@ -493,27 +495,27 @@ def _check_manifest(run: Path, res: AuditResult) -> tuple[RunContext | None, dic
         diff = [k for k in rules.to_json() if k in (manifest.get("rules") or {})
                 and manifest["rules"][k] != rules.to_json()[k]]
         res.problems.append(_run_problem(
-            name, "manifest_rules", f"rules not fully resolved (missing {missing}, "
+            name, Check.MANIFEST_RULES, f"rules not fully resolved (missing {missing}, "
             f"not canonical {diff})", "every rule key with its resolved value",
             file="manifest.json", rid=rid))
     if manifest.get("players") != rules.n:
-        res.problems.append(_run_problem(name, "manifest_players", manifest.get("players"),
+        res.problems.append(_run_problem(name, Check.MANIFEST_PLAYERS, manifest.get("players"),
                                          f"{rules.n} (rules.players)", "manifest.json", rid))
     if all(k in manifest for k in RUN_ID_KEYS):
         want = run_id(manifest)
         if rid != want:
-            res.problems.append(_run_problem(name, "manifest_run_id", rid,
+            res.problems.append(_run_problem(name, Check.MANIFEST_RUN_ID, rid,
                                              f"{want} (the hash of the run's arguments)",
                                              "manifest.json", rid))
     else:
         missing = [k for k in RUN_ID_KEYS if k not in manifest]
-        res.problems.append(_run_problem(name, "manifest_keys", f"missing {missing}",
+        res.problems.append(_run_problem(name, Check.MANIFEST_KEYS, f"missing {missing}",
                                          "every key of the run's arguments", "manifest.json",
                                          rid))
     seed = manifest.get("seed")
     rng = manifest.get("rng")
     if seed is not None and rng != RNG:
-        res.notes.append(_run_problem(name, "seed", "", f"not checked: the log's rng {rng!r} "
+        res.notes.append(_run_problem(name, Check.SEED, "", f"not checked: the log's rng {rng!r} "
                                       f"is not the one this mjlog implements ({RNG})",
                                       rid=rid, level="note"))
     has_events = (run / "events").is_dir()
@@ -596,7 +598,7 @@ def _audit_chunk(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, l
         tabs = _load_shard(ctx.run, shard, ctx.events and (
             Path(ctx.run) / shard_path("events", shard)).is_file())
     except LogError as e:
-        return [], [_run_problem(ctx.run, "read_error", str(e),
+        return [], [_run_problem(ctx.run, Check.READ_ERROR, str(e),
                                  "a readable file of the declared schema",
                                  file=_file_of(str(e), Path(ctx.run)), rid=ctx.run_id)]
     htab, hkeys = tabs["hands"]
@@ -631,7 +633,7 @@ def _audit_chunk(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, l
         for f, keys in tabs["_orphans"]:
             more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
             probs.append(_run_problem(
-                ctx.run, "orphan_rows", f"rows for (match, rotation, hand) "
+                ctx.run, Check.ORPHAN_ROWS, f"rows for (match, rotation, hand) "
                 f"{', '.join(map(str, keys[:3]))}{more}",
                 f"rows only for hands of {shard_path('hands', shard)}", file=f,
                 rid=ctx.run_id))
@@ -642,7 +644,7 @@ def _chunks(run: Path, ctx: RunContext, res: AuditResult) -> list[tuple[int, int
     """(shard, first hand row, end row) for every chunk of every readable shard."""
     shards = _shards_of(run)
     if not shards:
-        res.problems.append(_run_problem(ctx.run, "read_error", f"{run}: no hands files",
+        res.problems.append(_run_problem(ctx.run, Check.READ_ERROR, f"{run}: no hands files",
                                          "hands/part-*.parquet", file="hands", rid=ctx.run_id))
     out = []
     for shard in shards:
@@ -650,7 +652,7 @@ def _chunks(run: Path, ctx: RunContext, res: AuditResult) -> list[tuple[int, int
             rows = read_table(run / shard_path("hands", shard), "hands",
                               columns=["match"]).num_rows
         except LogError as e:
-            res.problems.append(_run_problem(ctx.run, "read_error", str(e),
+            res.problems.append(_run_problem(ctx.run, Check.READ_ERROR, str(e),
                                              "a readable file of the declared schema",
                                              file=_file_of(str(e), run), rid=ctx.run_id))
             continue
@@ -663,10 +665,10 @@ def _cross_hand(ctx: RunContext, manifest: Mapping[str, Any], results: list[Hand
     keys = [r.key for r in results]
     rid = ctx.run_id
     if unreadable:
-        res.notes.append(_run_problem(ctx.run, "hand_set", "", "not checked: some files could "
+        res.notes.append(_run_problem(ctx.run, Check.HAND_SET, "", "not checked: some files could "
                                       "not be read", rid=rid, level="note"))
     elif manifest.get("imported"):
-        res.notes.append(_run_problem(ctx.run, "hand_set", "", "not checked: an imported run "
+        res.notes.append(_run_problem(ctx.run, Check.HAND_SET, "", "not checked: an imported run "
                                       "holds the hands it was given", rid=rid, level="note"))
     else:
         try:
@@ -682,7 +684,7 @@ def _cross_hand(ctx: RunContext, manifest: Mapping[str, Any], results: list[Hand
             dup = sorted(k for k, c in got.items() if c > 1)
             if missing or extra or dup:
                 res.problems.append(_run_problem(
-                    ctx.run, "hand_set", f"{len(keys)} hands; missing {missing[:5]}"
+                    ctx.run, Check.HAND_SET, f"{len(keys)} hands; missing {missing[:5]}"
                     f"{'…' if len(missing) > 5 else ''}, unexpected {extra[:5]}, "
                     f"duplicated {dup[:5]}", f"{len(want)} hands: matches × rotations × "
                     f"hands_per_match", rid=rid))
@@ -703,7 +705,7 @@ def _cross_hand(ctx: RunContext, manifest: Mapping[str, Any], results: list[Hand
                 continue
             want_d, why = prev.next_dealer, f"hand {h - 1}'s next_dealer"
         if r.dealer != want_d:
-            res.problems.append(Problem(ctx.run, "dealer_sequence", f"dealer S{r.dealer}",
+            res.problems.append(Problem(ctx.run, Check.DEALER_SEQUENCE, f"dealer S{r.dealer}",
                                         f"S{want_d} ({why})", m, rot, h, None, run_id=rid))
 
 
@@ -723,7 +725,7 @@ def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
                 continue
             if not ctx.events:
                 res.notes.append(_run_problem(
-                    ctx.run, "events", "", "not logged (--events none): event legality, win "
+                    ctx.run, Check.EVENTS, "", "not logged (--events none): event legality, win "
                     "scoring and the hands row replay are not checked; wall, dice, seed, "
                     "transfers, deltas, winners, win totals and the next dealer are",
                     rid=ctx.run_id, level="note"))

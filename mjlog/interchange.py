@@ -148,7 +148,10 @@ def _header(d: Mapping[str, Any], where: str) -> tuple[Rules, dict[str, Any]]:
                          f"({rules.n} under the rules)")
     wall = d.get("wall")
     try:
-        wall = parse(wall) if isinstance(wall, str) else list(wall or [])
+        if isinstance(wall, str):
+            wall = parse(wall)
+        else:
+            wall = [parse_tile(t) if isinstance(t, str) else t for t in wall or []]
     except TileNotationError as e:
         raise InputError(f"{where}: wall: {e}") from None
     return rules, {**d, "players": [str(p) for p in players], "wall": wall}

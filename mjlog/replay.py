@@ -28,6 +28,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from mjlog.errors import MjlogError
@@ -51,6 +52,7 @@ from mjlog.tiles import fmt, fmt_tile, glyph, glyphs
 from mjlog.variants import wall_tiles
 
 __all__ = [
+    "Check",
     "Discrepancy",
     "Replay",
     "ReplayError",
@@ -64,15 +66,84 @@ __all__ = [
     "to_event",
 ]
 
+class Check(StrEnum):
+    """What the replayer and the auditor check: the ``check`` of every finding."""
+
+    AFTER_END = "after_end"  # an event after the end event
+    SKIPPED_FORCED_WIN = "skipped_forced_win"  # a forced win (尾牌强制) is missing
+    FORCED_WIN = "forced_win"  # a forced win logged with the wrong fields
+    DEAL_TILES = "deal_tiles"  # a deal event that is not the wall's tiles for that seat
+    DRAW_TILE = "draw_tile"  # a draw that is not the next tile from the right end
+    BONUS_TILE = "bonus_tile"  # a 发 laid out (or not) where the rules say otherwise
+    HORSE_TILES = "horse_tiles"  # horses that are not the wall's tail tiles
+    TRANSFER = "transfer"  # a payment that is not the one due next
+    END = "end"  # the end event missing or misplaced
+    UNEXPECTED_EVENT = "unexpected_event"  # an event where nothing can happen
+    ILLEGAL_ACTION = "illegal_action"  # a choice not among the seat's legal options
+    OUT_OF_TURN = "out_of_turn"  # a seat acting when it is not its turn
+    WIN_ORDER = "win_order"  # winners on one tile out of turn order, or a wrong win_order
+    APPLY_ERROR = "apply_error"  # an event the transition function rejects
+    EXPECTED_EVENT = "expected_event"  # an event other than the one that must come next
+    WIN_LEGAL = "win_legal"  # a win that is not legal
+    EVENT_TYPE = "event_type"  # an unknown event type
+    EVENT_SEQ = "event_seq"  # events.seq not 0, 1, 2, …
+    TRUNCATED_EVENTS = "truncated_events"  # the events stop before the hand is over
+    MALFORMED_HAND = "malformed_hand"  # rows that cannot be read as a hand
+    HAND_IDS = "hand_ids"  # run_id or variant columns that disagree with the manifest
+    PLAYERS = "players"  # hands.players not the rules' number of players
+    AGENTS = "agents"  # not one agent per seat
+    DEALER = "dealer"  # a dealer that is not a seat
+    WALL_PERMUTATION = "wall_permutation"  # the wall is not a permutation of the tile set
+    DRAWN_TILES = "drawn_tiles"  # drawn tiles that fit no wall (a wall rebuilt from the draws)
+    DICE_BREAK = "dice_break"  # dice that do not give the logged break
+    SEED = "seed"  # the seed checks (notes: not checked / not applicable)
+    HAND_SEED = "hand_seed"  # hands.hand_seed not derived from the root seed
+    FIRST_DEALER = "first_dealer"  # hand 0's dealer not the one the seed draws
+    DEALER_ROLLS = "dealer_rolls"  # huangmei first-dealer rolls not the seed's
+    SEED_DICE = "seed_dice"  # dice not the seed's
+    SEED_WALL = "seed_wall"  # the wall not the seed's shuffle
+    EVENTS = "events"  # the events table (note: not logged)
+    TRANSFERS_TABLE = "transfers_table"  # a transfers row that is not its transfer event
+    TRANSFER_ROW = "transfer_row"  # a transfer that is not a positive amount between two seats
+    WINS_ROWS = "wins_rows"  # a win event without its wins row, or a row without its event
+    WIN_EVENT = "win_event"  # a wins row that disagrees with its win event
+    WIN_SEAT = "win_seat"  # wins.seat
+    WIN_FROM_SEAT = "win_from_seat"  # wins.from_seat
+    WIN_TILE = "win_tile"  # wins.tile
+    WIN_METHOD = "win_method"  # wins.method
+    WIN_PATTERNS = "win_patterns"  # wins.patterns
+    WIN_FAN = "win_fan"  # wins.fan
+    WIN_MULTIPLIER = "win_multiplier"  # wins.multiplier
+    WIN_POINTS = "win_points"  # wins.points
+    WIN_TOTAL = "win_total"  # wins.total not the sum of its transfers
+    WIN_CAPPED = "win_capped"  # wins.capped
+    HAND_DELTAS = "hand_deltas"  # hands.deltas not the sum of the transfers
+    HAND_WINNERS = "hand_winners"  # hands.winners
+    HAND_OUTCOME = "hand_outcome"  # hands.outcome
+    HAND_N_EVENTS = "hand_n_events"  # hands.n_events
+    WALL_LEFT = "wall_left"  # hands.wall_left
+    NEXT_DEALER = "next_dealer"  # hands.next_dealer not the rules' next dealer
+    MANIFEST = "manifest"  # manifest.json missing or unreadable
+    MANIFEST_FILES = "manifest_files"  # a file not as the manifest lists it (rows, sha256, schema)
+    MANIFEST_RULES = "manifest_rules"  # the manifest's rules not valid resolved rules
+    MANIFEST_PLAYERS = "manifest_players"  # manifest.players not the rules' players
+    MANIFEST_RUN_ID = "manifest_run_id"  # run_id not the hash of the run's arguments
+    MANIFEST_KEYS = "manifest_keys"  # manifest keys of the run's arguments missing
+    READ_ERROR = "read_error"  # a file that cannot be read (corrupt, truncated, schema drift)
+    ORPHAN_ROWS = "orphan_rows"  # rows for hands that are not in the shard's hands file
+    HAND_SET = "hand_set"  # hands missing, unexpected or duplicated
+    DEALER_SEQUENCE = "dealer_sequence"  # a dealer not following the last hand
+
+
 # The check named when a forced event (HandState.auto) is not what the log says.
 AUTO_CHECKS = {
-    DEAL: "deal_tiles",
-    DRAW: "draw_tile",
-    BONUS: "bonus_tile",
-    HORSE: "horse_tiles",
-    TRANSFER: "transfer",
-    END: "end",
-    WIN: "forced_win",
+    DEAL: Check.DEAL_TILES,
+    DRAW: Check.DRAW_TILE,
+    BONUS: Check.BONUS_TILE,
+    HORSE: Check.HORSE_TILES,
+    TRANSFER: Check.TRANSFER,
+    END: Check.END,
+    WIN: Check.FORCED_WIN,
 }
 
 
@@ -229,12 +300,12 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     """
     seq = len(st.events)
     if st.over:
-        return Discrepancy(seq, "after_end", describe(ev, notation), "the hand is over")
+        return Discrepancy(seq, Check.AFTER_END, describe(ev, notation), "the hand is over")
     w = st.window
     if w is not None and not st.pending and not st.fits_window(ev):
         forced = st.auto()
         if forced is not None and forced.type == WIN:
-            return Discrepancy(seq, "skipped_forced_win", describe(ev, notation),
+            return Discrepancy(seq, Check.SKIPPED_FORCED_WIN, describe(ev, notation),
                                f"must be {describe(forced, notation)} (forced win)")
         st.close_window()
     exp = st.auto()
@@ -242,7 +313,7 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
         if ev == exp:
             return None
         if exp.type == WIN and not (ev.type == WIN and ev.seat == exp.seat):
-            check = "skipped_forced_win"
+            check = Check.SKIPPED_FORCED_WIN
         else:
             check = AUTO_CHECKS.get(exp.type, exp.type)
         return Discrepancy(seq, check, describe(ev, notation),
@@ -250,20 +321,20 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     opts = st.options()
     mine = opts.get(ev.seat) if isinstance(ev.seat, int) else None
     if not opts:
-        return Discrepancy(seq, "unexpected_event", describe(ev, notation),
+        return Discrepancy(seq, Check.UNEXPECTED_EVENT, describe(ev, notation),
                            f"no event is due in phase {st.phase.name}")
     if mine is None:
         who = "; ".join(f"S{s} may: {summarise(o, notation)}" for s, o in sorted(opts.items()))
-        check = "illegal_action" if st.window is not None else "out_of_turn"
+        check = Check.ILLEGAL_ACTION if st.window is not None else "out_of_turn"
         return Discrepancy(seq, check, describe(ev, notation), who)
     if ev not in mine:
-        return Discrepancy(seq, "illegal_action", describe(ev, notation),
+        return Discrepancy(seq, Check.ILLEGAL_ACTION, describe(ev, notation),
                            f"S{ev.seat} may: {summarise(mine, notation)}")
     w = st.window
     if ev.type == WIN and w is not None and w.winners:
         rank = _claim_rank(st, w.from_seat, ev.seat)
         if any(_claim_rank(st, w.from_seat, s) > rank for s in w.winners):
-            return Discrepancy(seq, "win_order", describe(ev, notation),
+            return Discrepancy(seq, Check.WIN_ORDER, describe(ev, notation),
                                f"winners on one tile come in turn order from "
                                f"S{w.from_seat}; S{w.winners[-1]} is already listed")
     return None
@@ -278,9 +349,10 @@ def apply_checked(st: HandState, ev: Event, notation: bool = True) -> Discrepanc
     try:
         st.apply(ev)
     except IllegalEvent as e:
-        return Discrepancy(seq, e.check, describe(ev, notation), str(e))
+        check = e.check if e.check in Check._value2member_map_ else Check.APPLY_ERROR
+        return Discrepancy(seq, Check(check), describe(ev, notation), str(e))
     except Exception as e:  # a malformed event must be a finding, never a traceback
-        return Discrepancy(seq, "apply_error", describe(ev, notation),
+        return Discrepancy(seq, Check.APPLY_ERROR, describe(ev, notation),
                            f"{type(e).__name__}: {e}")
     return None
 
@@ -310,7 +382,7 @@ def truncated(st: HandState, notation: bool = True) -> Discrepancy:
     exp = st.auto()
     due = describe(exp, notation) if exp is not None else summarise(
         [e for o in st.options().values() for e in o], notation)
-    return Discrepancy(n, "truncated_events", f"{n} events, then nothing",
+    return Discrepancy(n, Check.TRUNCATED_EVENTS, f"{n} events, then nothing",
                        f"the hand goes on: {due}")
 
 
