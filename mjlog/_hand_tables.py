@@ -2,7 +2,7 @@
 
 Two families:
 
-* **Win tables** (:func:`win_tables`, built at import of ``mjlog.hand``, ~20 ms):
+* **Win tables** (:func:`win_table`, built at import of ``mjlog.hand``, ~20 ms):
   a dict from one suit's counts (``bytes``, 9 for a suit, 7 for honors) to a
   packed int, for the patterns that are complete (melds and at most one pair) or
   all even. See ``mjlog.hand`` for the packing.
@@ -221,7 +221,21 @@ def _combine(np, a, b):
 
 
 def shanten_tables() -> ShantenTables:
-    """Build the shanten tables (numpy is needed only here)."""
+    """Build the shanten tables (numpy is needed only here).
+
+    >>> t = shanten_tables()
+    >>> len(t.suit) // 5, t.n_suit, len(t.honor) // 5, t.n_honor, len(t.final) // (5 * t.n_honor)
+    (4481, 126, 180, 55, 180)
+    >>> def vector(counts):
+    ...     s = 0
+    ...     for x in counts:
+    ...         s = t.suit[s + x]
+    ...     return t.suit_vectors[s]
+    >>> vector([0] * 9)  # h*5 + m: 3 tiles a meld, 2 the pair
+    (0, 3, 6, 9, 12, 2, 5, 8, 11, 14)
+    >>> vector([1, 1, 1, 0, 0, 0, 0, 0, 2])
+    (0, 0, 1, 4, 7, 0, 0, 3, 6, 9)
+    """
     import numpy as np
 
     suit, dv = _automaton(np, 9, True)
