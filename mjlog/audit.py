@@ -715,6 +715,7 @@ def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
     res = AuditResult()
     t0 = time.perf_counter()
     workers = workers or os.cpu_count() or 1
+    _SHARD.clear()  # files may have changed since a previous call in this process
     pool = _LazyPool(workers)
     try:
         for run_dir in runs:
@@ -746,6 +747,7 @@ def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
                         unreadable)
     finally:
         pool.shutdown()
+        _SHARD.clear()
     res.seconds = time.perf_counter() - t0
     return res
 
