@@ -336,3 +336,48 @@ def test_drawn_hand_no_payments_next_dealer_is_the_dealers_next_seat():
     st, _ = run({}, dealer=2)
     assert st.exhausted and st.winners == [] and st.transfers == []
     assert st.next_dealer == 3
+
+
+def test_dealer_wins_on_its_dealt_fas_replacement_caishangkaihua():
+    st, _ = run({0: "6z123m456m789m123p 5p"}, tail="5p", scripts={0: ["win 5p"]})
+    assert evs(st)[:3] == [(BONUS, 0, FA, None), (DRAW, 0, T("5p"), "tail"),
+                           (WIN, 0, T("5p"), "self_draw")]
+    assert wins(st) == [(0, None, "self_draw",
+                         ("pinghu", "menqing", "facai", "dandiao", "caishangkaihua"), 6, 6)]
+    assert pays(st) == [(1, 0, 6, "win"), (2, 0, 6, "win"), (3, 0, 6, "win")]
+    assert st.next_dealer == 0
+
+
+def test_haidilaoyue_on_the_last_live_tile():
+    # seat 3 holds all four 发 (four tail draws at its first turn): 79 live draws, the
+    # last one (k = 78) is seat 3's; it completes the hand (the other 5p stay with the
+    # dealer, so no earlier 5p is offered)
+    st, _ = run({0: "55p111s222s333s44s 9s", 3: "6666z123m456m789m"}, tail="1p 2p 3p 5p",
+                draws="? " * 78 + "5p",
+                scripts={3: ["win 5p"]})
+    assert st.live == 0
+    assert wins(st) == [(3, None, "self_draw", ("pinghu", "menqing", *["facai"] * 4,
+                                                "dandiao", "haidilaoyue"), 16, 16)]
+    assert pays(st) == [(0, 3, 16, "win"), (1, 3, 16, "win"), (2, 3, 16, "win")]
+
+
+def test_robbing_an_added_kong():
+    # seat 3 pons seat 2's 3p and later adds the fourth; seat 1 (the example hand, which
+    # may not win on a discarded 3p) robs it: 平胡 1 + 抢杠 5, paid by the kong player
+    hands = dict(EXAMPLE)
+    hands[3] = "33p444z555z123m77p"
+    st, ag = run(hands, draws="3p 9m 9m 9m 3p",
+                 scripts={1: EXAMPLE_SCRIPT + ["win 3p"], 3: ["pon 3p", "discard 7p", "kong 3p"]})
+    assert offered(ag[1], WIN) == 1
+    assert wins(st) == [(1, 3, "robbed_kong", ("pinghu", "qiangganghu"), 6, 6)]
+    assert pays(st) == [(3, 1, 6, "win")]
+    assert [(m.kind, m.tile) for m in st.melds[3]] == [(MeldKind.PON, T("3p"))]
+    assert st.next_dealer == 1
+
+
+def test_winds_false_hand_plays_on_120_tiles():
+    r = HM(winds=False)
+    st, _ = run({0: "123s456s789s1234m 9m", 1: "123m456m789m123p 5p"}, rules=r, draws="5p",
+                scripts={1: ["win 5p"]})
+    assert len(st.wall) == 120 and not any(27 <= t <= 30 for t in st.wall)
+    assert wins(st) == [(1, None, "self_draw", ("pinghu", "zimo", "menqing", "dandiao"), 4, 4)]

@@ -616,3 +616,54 @@ def test_dealer_rotation_follows_the_first_winning_batch_in_real_play():
             expected = st.wins[0].from_seat
         assert st.next_dealer == expected
         prev = st.next_dealer
+
+
+@pytest.mark.parametrize("call", [False, True])
+def test_kong_money_moved_by_call_transfer_is_not_refunded(call):
+    # the dealer (花猪, never ready) kongs 9p, its tail 5p is won by seat 2 (杠上炮);
+    # seats 1 and 3 are ready and play on to the end of the wall. 退税 repays only
+    # kong money the dealer still holds.
+    hands = {0: "9999p345m678m456s 1s", 1: "123m456m789m666p 8p",
+             2: "123s456s789s777p 5p", 3: "111p222p333p444p 5p"}
+    st, _ = run(hands, voids="ssmm", tail="5p", rules=XZ(call_transfer=call),
+                scripts={0: ["kong 9p"], 2: ["win 5p"], 3: ["pass 5p"]})
+    assert st.exhausted and st.winners == [2]
+    kong = [(1, 0, 2, "kong_concealed"), (2, 0, 2, "kong_concealed"),
+            (3, 0, 2, "kong_concealed")]
+    if call:
+        middle = [(0, 2, 2, "win")] + [(0, 2, 2, "call_transfer")] * 3
+    else:
+        middle = [(0, 2, 2, "win"),
+                  (0, 1, 2, "tax_refund"), (0, 2, 2, "tax_refund"), (0, 3, 2, "tax_refund")]
+    pig = [(0, 1, 16, "flower_pig"), (0, 2, 16, "flower_pig"), (0, 3, 16, "flower_pig")]
+    assert pays(st) == kong + middle + pig
+
+
+def test_pon_lock_ends_at_a_pon():
+    # seat 2 passes the dealer's 5s (locked), pons seat 1's 1s, then may pon seat 3's 5s
+    st, ag = run(PONLOCK, voids="mmmm", draws="1s 5s",
+                 scripts={2: ["pass 5s", "pon 1s", "discard 9p", "pon 5s"]}, stop=True)
+    assert [(m.tile, m.from_seat) for m in st.melds[2]] == [(T("1s"), 1), (T("5s"), 3)]
+
+
+def test_three_players_end_of_wall():
+    # seat 1 kongs 8s (2 from 0 and 2) and is not ready; seat 0 is a 花猪; seat 2 ready
+    hands = {0: "123m456m789m5p123s 9s", 1: "8888s147s258m369m", 2: "1112345678999p"}
+    st, _ = run(hands, voids="ppm", rules=XZ(players=3), scripts={1: ["kong 8s"]})
+    assert st.exhausted and st.winners == []
+    assert pays(st) == [(0, 1, 2, "kong_concealed"), (2, 1, 2, "kong_concealed"),
+                        (1, 0, 2, "tax_refund"), (1, 2, 2, "tax_refund"),
+                        (0, 1, 16, "flower_pig"), (0, 2, 16, "flower_pig"),
+                        (1, 2, 8, "not_ready")]
+    assert st.next_dealer == 0  # no winner: the dealer stays
+
+
+def test_greedy_void_is_the_suit_it_holds_fewest_of():
+    for seed in range(6):
+        p = next(play_match(XZ(), make_agents(["greedy"] * 4), seed=seed, match=0, hands=1))
+        st = p.state
+        dealt = {e.seat: e.tiles for e in st.events if e.type == "deal"}
+        for e in st.events:
+            if e.type == VOID:
+                counts = [sum(1 for t in dealt[e.seat] if t // 9 == k) for k in range(3)]
+                assert e.kind == "mps"[counts.index(min(counts))]
