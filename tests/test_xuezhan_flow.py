@@ -667,3 +667,31 @@ def test_greedy_void_is_the_suit_it_holds_fewest_of():
             if e.type == VOID:
                 counts = [sum(1 for t in dealt[e.seat] if t // 9 == k) for k in range(3)]
                 assert e.kind == "mps"[counts.index(min(counts))]
+
+
+def test_two_players_rob_one_added_kong():
+    # as above, and seat 3 (68s) also robs: winners in (w − 1) mod 4 order, both paid by
+    # the kong player, who deals next and draws next
+    hands = {0: "123p456p789p11p56s 9m", 1: "77s123m456m789m22s", 3: "68s234m567m888m33m"}
+    st, _ = run(hands, voids="mpmp", draws="9m 7s 1m 1m 9m 7s",
+                scripts={1: ["pon 7s", "discard 2s", "kong 7s"], 0: ["pass 7s", "win 7s"],
+                         3: ["pass 7s", "win 7s"]})
+    assert [(w.seat, w.from_seat, w.method, w.win_order) for w in st.wins[:2]] == [
+        (3, 1, "robbed_kong", 1), (0, 1, "robbed_kong", 1)]
+    assert pays(st, "win")[:2] == [(1, 3, 2, "win"), (1, 0, 2, "win")]
+    assert [(m.kind, m.tile) for m in st.melds[1]] == [(MeldKind.PON, T("7s"))]
+    assert first_draw_after(st, WIN, seat=0).seat == 1
+    assert st.next_dealer == 1
+
+
+def test_win_has_priority_over_a_pon_claim():
+    # seat 2 claims pon on the dealer's 5s while seat 3 wins on it: the win is taken,
+    # no pon happens and nobody is pon-locked
+    hands = dict(PONLOCK)
+    hands[3] = "46s111m222m333m99m"
+    st, ag = run(hands, voids="mmmp", draws="5s",
+                 scripts={3: ["win 5s"], 2: ["pon 5s", "pon 5s"]}, stop=True)
+    assert [(w.seat, w.from_seat) for w in st.wins] == [(3, 0)]
+    pons = [e for e in st.events if e.type == PON]
+    assert [(e.seat, e.from_seat) for e in pons] == [(2, 0)]  # the second 5s, from seat 0
+    assert offered(ag[2], PON, "5s") == 2
