@@ -188,6 +188,7 @@ def _step(snap: Snapshot, dealer: int) -> dict[str, Any]:
         "text": describe(ev),
         "words": words(ev, dealer),
         "next": _next_text(snap),
+        "may": sorted(snap.options),
         "phase": snap.phase,
         "turn": snap.turn,
         "hands": [list(h) for h in snap.hands],

@@ -112,7 +112,11 @@
       var order = st.winners.indexOf(s) + 1;
       badges += '<span class="badge won">胡 won' + (st.winners.length > 1 ? " #" + order : "") + "</span>";
     }
-    if (!st.over && st.turn === s && !won) badges += '<span class="badge turn">turn</span>';
+    if (!won && st.turn === s && (st.phase === "DRAW" || st.phase === "ACT")) {
+      badges += '<span class="badge turn">' + (st.phase === "DRAW" ? "to draw" : "to play") + "</span>";
+    } else if ((st.phase === "CLAIM" || st.phase === "ROB") && st.may.indexOf(s) >= 0) {
+      badges += '<span class="badge turn">may claim</span>';
+    }
     var delta = st.deltas[s];
     var score = '<span class="score">hand <b class="' + cls(delta) + '">' + signed(delta) + "</b>";
     var total = null;
@@ -226,20 +230,32 @@
       }
     }
     $("payments").innerHTML = pays.length ? pays.join("") : '<li class="pending">none yet</li>';
-    $("payments").scrollTop = $("payments").scrollHeight;
     var list = $("events");
     var prev = list.querySelector("li.current");
     if (prev) prev.classList.remove("current");
     var li = list.children[i];
+    if (li) li.classList.add("current");
+    // scrolling reads the layout: once per frame, not once per step
+    if (!scrollPending) {
+      scrollPending = true;
+      requestAnimationFrame(scrollLists);
+    }
+    $("slider").value = String(i);
+    $("pos").textContent = "seq " + i + " / " + (N - 1);
+  }
+
+  var scrollPending = false;
+  function scrollLists() {
+    scrollPending = false;
+    var list = $("events"), li = list.children[cur];
     if (li) {
-      li.classList.add("current");
       var top = li.offsetTop - list.offsetTop;
       if (top < list.scrollTop || top + li.offsetHeight > list.scrollTop + list.clientHeight) {
         list.scrollTop = top - list.clientHeight / 2;
       }
     }
-    $("slider").value = String(i);
-    $("pos").textContent = "seq " + i + " / " + (N - 1);
+    var pays = $("payments");
+    pays.scrollTop = pays.scrollHeight;
   }
 
   function clamp(i) { return Math.max(0, Math.min(N - 1, i | 0)); }
