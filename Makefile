@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint lock data clean
+.PHONY: demo test bench lint lock data clean chromium
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,7 +15,11 @@ $(STAMP): pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(BIN)/python -m mjlog demo
 
-test: $(STAMP)
+# The browser tests drive Debian's chromium: installed when missing and allowed.
+chromium:
+	@sh tests/ensure_chromium.sh
+
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -n auto
 
 lint: $(STAMP)
@@ -30,6 +34,10 @@ $(BENCHSTAMP): $(STAMP)
 
 bench: $(BENCHSTAMP)
 	$(BIN)/python bench/run.py --out BENCHMARKS.md
+
+# The sample runs in data/, rewritten from their seeds (after any engine change: run, commit).
+data: $(STAMP)
+	$(BIN)/python -m analysis.sample --out data
 
 lock:
 	rm -rf /tmp/mjlog-lock && $(PY) -m venv /tmp/mjlog-lock
