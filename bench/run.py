@@ -96,6 +96,9 @@ def main() -> None:
         "| variant | agents | hands | hands/s | ratio to bareloop | events/hand "
         "| bytes/hand on disk |\n"
         "|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    import bench_batch
+
+    sections.append(bench_batch.run(quick=q)["section"])
     text = "\n".join(sections)
     print(text)
     if args.out:
