@@ -314,13 +314,20 @@ def _title(meta: Mapping[str, Any]) -> str:
             f"hand {meta['hand']}")
 
 
-def render_hand_page(data: Mapping[str, Any], index_href: str | None = None) -> str:
-    """One self-contained HTML page (inline CSS, JavaScript and data)."""
+def _nav(links: Mapping[str, str | None]) -> str:
+    label = {"prev": "&larr; previous hand", "index": "all hands", "next": "next hand &rarr;"}
+    return "".join(f'<a class="index" id="link-{k}" href="{html.escape(links[k])}">{label[k]}</a>'
+                   for k in ("prev", "index", "next") if links.get(k))
+
+
+def render_hand_page(data: Mapping[str, Any],
+                     links: Mapping[str, str | None] | None = None) -> str:
+    """One self-contained HTML page (inline CSS, JavaScript and data). ``links``
+    may name the ``index``, ``prev`` and ``next`` pages (an ``--html-dir``)."""
     page = _asset("hand.html")
     parts = {
         "{{TITLE}}": html.escape(_title(data["meta"])),
-        "{{INDEX_LINK}}": (f'<a class="index" href="{html.escape(index_href)}">'
-                           f'all hands</a>' if index_href else ""),
+        "{{INDEX_LINK}}": _nav(links or {}),
         "{{CSS}}": _asset("viewer.css"),
         "{{DATA}}": _embed_json(data),
         "{{JS}}": _asset("viewer.js"),
@@ -431,6 +438,14 @@ def write_pages(run_dir: str | os.PathLike, out_dir: str | os.PathLike,
     out.mkdir(parents=True, exist_ok=True)
     totals: dict[tuple[int, int], list[int]] = {}
     rows, seen = [], set()
+    # a page is written once the next one is known, for its "next hand" link
+    pending: list = []
+
+    def flush(next_name: str | None) -> None:
+        if pending:
+            name_, data_, prev_ = pending.pop()
+            links = {"index": "index.html", "prev": prev_, "next": next_name}
+            _write(out / name_, render_hand_page(data_, links))
     for b in iter_hands(run_dir, events=True):
         h = b.hand
         key = (h["match"], h["rotation"], h["hand"])
@@ -442,12 +457,14 @@ def write_pages(run_dir: str | os.PathLike, out_dir: str | os.PathLike,
                                    where=where)
             data = hand_data(rp, list(before))
             fname = page_name(key[0], key[2], key[1])
-            _write(out / fname, render_hand_page(data, index_href="index.html"))
+            flush(fname)
+            pending.append((fname, data, rows[-1]["href"] if rows else None))
             rows.append(_index_row(data, fname))
             seen.add(key)
             if progress is not None:
                 progress(1)
         totals[mk] = [a + d for a, d in zip(before, h["deltas"], strict=True)]
+    flush(None)
     if wanted is not None and wanted - seen:
         missing = ", ".join(f"{m}:{r}:{h}" if r else f"{m}:{h}" for m, r, h in sorted(
             wanted - seen))

@@ -124,6 +124,12 @@ def test_html_dir_writes_pages_and_an_index(runs, tmp_path):
     r0, r1 = load_hand(run, 1, 0), load_hand(run, 1, 1)
     assert d1["match_before"] == [a + b for a, b in zip(r0.hand["deltas"], r1.hand["deltas"],
                                                          strict=True)]
+    # each page links to the index and its neighbours
+    mid = (out / links[1]).read_text("utf-8")
+    assert f'id="link-prev" href="{links[0]}"' in mid and 'href="index.html"' in mid
+    assert f'id="link-next" href="{links[2]}"' in mid
+    assert 'id="link-prev"' not in (out / links[0]).read_text("utf-8")
+    assert 'id="link-next"' not in (out / links[-1]).read_text("utf-8")
     # a chosen list
     msg = _replay(run, "--html-dir", str(tmp_path / "two"), "--hands", "0:1,1:0")
     assert sorted(p.name for p in (tmp_path / "two").iterdir()) == [
