@@ -143,8 +143,9 @@ def test_non_dealer_lays_out_dealt_fa_before_its_first_front_draw():
 def test_dealt_fa_is_dead_but_may_pon_then_discards_another_tile():
     # seat 1's 发发 would be the pair of 123m456m789m111s: no win on the dealer's 1s;
     # it may pon the 1s and must then discard something other than 发
-    hands = {0: "123p456p789p2345s 1s", 1: "66z123m456m789m11s"}
-    st, ag = run(hands, tail="2p 3p", draws="? ? ? 4p",
+    hands = {0: "123p456p789p2345s 1s", 1: "66z123m456m789m11s", 2: "111z222z333z444z7z",
+             3: "55z77z112233445p"}  # no other 发 comes out before seat 1's turn
+    st, ag = run(hands, tail="2p 3p", draws="9m 9m 9m 4p",
                  scripts={1: ["pon 1s", "discard 9m", "discard 4p"]}, stop=True)
     assert offered(ag[1], WIN) == 0
     after_pon = ag[1].offers[1]
@@ -381,3 +382,32 @@ def test_winds_false_hand_plays_on_120_tiles():
                 scripts={1: ["win 5p"]})
     assert len(st.wall) == 120 and not any(27 <= t <= 30 for t in st.wall)
     assert wins(st) == [(1, None, "self_draw", ("pinghu", "zimo", "menqing", "dandiao"), 4, 4)]
+
+
+def test_a_discard_ends_a_chain_an_exposed_kong_starts_a_new_one():
+    # reading: seat 1's drawn 发 and its replacement end with its discard; the exposed
+    # kong it claims later starts a new chain, so its win on that replacement is
+    # 杠上开花 (平胡 1, 发 1, 单吊 1, 明杠 1, 5), paid as a self-draw
+    hands = {0: "123s456s789s1234m 9m", 1: "555m123p456p789p9s", 2: "111z222z333z444z7z",
+             3: "55z77z112233m678m"}
+    st, _ = run(hands, draws="6z 5m", tail="9m 9s", rules=HM(rob_exposed_kong=False),
+                scripts={1: ["discard 9m", "kong 5m", "win 9s"]})
+    assert wins(st) == [(1, None, "self_draw",
+                         ("pinghu", "facai", "dandiao", "minggang_shu", "gangshanghua"), 9, 9)]
+    assert pays(st) == [(0, 1, 9, "win"), (2, 1, 9, "win"), (3, 1, 9, "win")]
+
+
+def test_dealer_rotation_in_real_play():
+    r = HM()
+    prev = None
+    for p in play_match(r, make_agents(["greedy"] * 4), seed=5, match=0, hands=12):
+        st = p.state
+        if prev is None:
+            assert st.dealer == _replay_rolls(p.dealer_rolls, 4)
+        else:
+            assert st.dealer == prev and p.dealer_rolls is None
+        batch = [w for w in st.wins if w.win_order == 1]
+        expected = ((st.dealer + 1) % 4 if not batch else
+                    batch[0].seat if len(batch) == 1 else batch[0].from_seat)
+        assert st.next_dealer == expected
+        prev = st.next_dealer
