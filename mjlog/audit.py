@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from mjlog.events import TRANSFER, WIN
 from mjlog.logio import (
@@ -587,9 +588,18 @@ def _unkey(k: int) -> tuple[int, int, int]:
     return (k >> 24, (k >> 16) & 0xFF, k & 0xFFFF)
 
 
+def _pylist(col) -> list:
+    """``to_pylist``, fast for dictionary columns (decoded through their indices)."""
+    arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    if not pa.types.is_dictionary(arr.type):
+        return arr.to_pylist()
+    values = arr.dictionary.to_pylist()
+    return [values[i] if i is not None else None for i in arr.indices.to_pylist()]
+
+
 def _rows(tab, lo: int, hi: int, cols: Sequence[str]) -> list[list]:
     part = tab.slice(lo, hi - lo)
-    return [part.column(c).to_pylist() for c in cols]
+    return [_pylist(part.column(c)) for c in cols]
 
 
 def _audit_chunk(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, list]:
