@@ -165,7 +165,11 @@
       return '<li class="' + (tr[0] > i ? "pending" : "") + '">S' + tr[1] + " → S" + tr[2] + " " +
         tr[3] + " (" + tr[4] + (REASONS[tr[4]] ? " " + REASONS[tr[4]] : "") + ")</li>";
     }).join("");
-    var from = w.from_seat !== null && w.from_seat !== undefined ? " from S" + w.from_seat : "";
+    var from = "";
+    if (w.from_seat !== null && w.from_seat !== undefined) {
+      // a self-draw with a payer is 点杠花: the kong's feeder pays alone
+      from = w.method === "self_draw" ? " · paid by S" + w.from_seat + " (点杠花)" : " from S" + w.from_seat;
+    }
     var current = i === w.seq || w.transfers.some(function (tr) { return tr[0] === i; });
     return '<div class="wincard' + (current ? " current" : "") + '" data-seat="' + w.seat +
       '" data-patterns="' + w.patterns.map(function (p) { return p[0]; }).join(",") + '">' +
@@ -211,6 +215,7 @@
     $("step").textContent = "event " + i + " of " + (N - 1) + " · " + st.phase.toLowerCase();
     $("event").textContent = st.words;
     $("event-code").textContent = st.text;
+    $("event-tiles").innerHTML = st.ev[0] === "horse" && st.ev[5] ? tiles(st.ev[5]) : "";
     $("next").textContent = st.next || "";
     var over = "";
     if (st.over) {
