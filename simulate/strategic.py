@@ -88,8 +88,11 @@ class StrategicAgent(EfficientCore):
         pairs = sum(1 for x in hand if x >= 2)
         if v == "yuxi" and view.rules["honors"] and honors >= 7 and not melds:
             return "shilaotou", None
-        if not melds and pairs >= 5:
+        # seven pairs is slow: in the blood battle, where speed pays, wait for a 6th pair
+        if not melds and pairs >= (6 if v == "xuezhan" else 5):
             return "pairs", None
+        if v == "huangmei":  # 混一色 (15 fan) keeps honors: they count toward the suit
+            suits = [x + sum(held[27:34]) for x in suits]
         s = max(range(3), key=lambda i: (suits[i], -i))
         need = 9 + round(2 * (1 - self.aggression))
         if v == "xuezhan" and view.void[seat] == s:
@@ -98,9 +101,23 @@ class StrategicAgent(EfficientCore):
                                     for m in melds):
             return "flush", s
         trips = sum(1 for x in hand if x >= 3) + len(melds)
-        if pairs + trips >= 4 + (self.aggression < 0.5):
+        if pairs + trips >= 5 + (self.aggression < 0.5):
             return "triplets", None
         return "plain", None
+
+    def committed(self, view: SeatView, plan: str, suit: int | None) -> bool:
+        """Whether the plan is close enough to pay a step of shanten for it."""
+        hand = view.hand
+        if plan == "flush":
+            held = sum(hand[9 * suit: 9 * suit + 9]) + sum(
+                m.size for m in view.melds[self.seat] if m.tile // 9 == suit)
+            if view.variant == "huangmei":
+                held += sum(hand[27:34]) + sum(
+                    m.size for m in view.melds[self.seat] if m.tile >= 27)
+            return held >= 12 - round(2 * self.aggression)
+        if plan == "shilaotou":
+            return True
+        return False
 
     # ------------------------------------------------------------ danger
     def threats(self, view: SeatView) -> list[tuple[int, int | None]]:
@@ -169,11 +186,8 @@ class StrategicAgent(EfficientCore):
             t = o.tile
             if plan == "pairs":
                 return None
-            if view.variant == "huangmei":
-                if t in (WHITE, RED):
-                    return o
-                if plan not in ("triplets", "flush") and o.type == PON:
-                    continue  # stay concealed: 门前清 is a fan
+            if view.variant == "huangmei" and t in (WHITE, RED):
+                return o
             if plan == "flush" and not (t // 9 == suit or (view.variant == "huangmei"
                                                            and t >= 27)):
                 continue
@@ -214,6 +228,9 @@ class StrategicAgent(EfficientCore):
             inrank = [o for o in pool if id(o) in order]
             if inrank:
                 pool = inrank
+            elif not self.committed(view, plan, suit):
+                pool = None  # the plan would cost a step: not worth it yet
+        if pool:
             if threats:
                 return min(pool, key=lambda o: (order.get(id(o), 99),
                                                 self.danger(view, o.tile, threats, unseen)))
