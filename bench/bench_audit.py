@@ -1,0 +1,61 @@
+"""Benchmark of the auditor: validation hands/s and events/s on greedy-agent logs of
+each variant, one core and every core, beside the engine's own random-agent
+simulation throughput for that variant (the target: at least that, on one core).
+
+    python bench/bench_audit.py [--quick]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def _simulate(variant: str, agent: str, hands: int, out: str, workers: int = 1) -> float:
+    from simulate.runner import RunSpec, simulate
+
+    spec = RunSpec.build(variant, seed=777, matches=max(1, hands // 8), hands_per_match=8,
+                         agents=[agent])
+    t0 = time.perf_counter()
+    simulate(spec, out, workers=workers, progress=False)
+    return spec.total_hands / (time.perf_counter() - t0)
+
+
+def run(quick: bool = False) -> dict:
+    from mjlog.audit import audit_runs
+
+    n = 80 if quick else 1000
+    rows, figures = [], {}
+    cores = os.cpu_count() or 1
+    for variant in ("yuxi", "xuezhan", "huangmei"):
+        with tempfile.TemporaryDirectory() as d:
+            sim_random = _simulate(variant, "random", n, str(Path(d) / "r"))
+            _simulate(variant, "greedy", n, str(Path(d) / "g"), workers=cores)
+            res1 = audit_runs([str(Path(d) / "g")], workers=1)
+            resn = audit_runs([str(Path(d) / "g")], workers=cores)
+        h1 = res1.hands / res1.seconds
+        hn = resn.hands / resn.seconds
+        ok = "met" if h1 >= sim_random else "NOT met"
+        figures[variant] = {"audit_hands_per_s_1": h1, "audit_hands_per_s_all": hn,
+                            "sim_random_hands_per_s": sim_random,
+                            "problems": len(res1.problems)}
+        rows.append(f"| {variant} | {res1.hands} | {h1:.0f} | {res1.events / res1.seconds:.0f} "
+                    f"| {hn:.0f} | {sim_random:.0f} | {ok} | {len(res1.problems)} |")
+    section = (
+        "## Auditor: `mjlog validate` throughput on greedy-agent logs\n\n"
+        f"One core and all {cores} cores; target: one-core validation at least the "
+        "engine's random-agent simulation throughput for the variant, measured in the "
+        "same run.\n\n"
+        "| variant | hands | hands/s (1 core) | events/s (1 core) | hands/s (all cores) "
+        "| simulate random hands/s | target | problems |\n"
+        "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    return {"section": section, "figures": figures}
+
+
+if __name__ == "__main__":
+    print(run(quick="--quick" in sys.argv)["section"])
