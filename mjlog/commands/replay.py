@@ -96,7 +96,7 @@ def render(snap, notation: bool = False, color: bool = True) -> str:
 @click.command("replay")
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
 @click.option("--hand", "hand_ref", default=None, metavar="MATCH:HAND",
-              help="The hand to replay, e.g. 0:3 (required but with --html-dir).")
+              help="The hand to replay, e.g. 0:3 (not needed with --html-dir).")
 @click.option("--rotation", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seat rotation (duplicate play).")
 @click.option("--at", "at", type=click.IntRange(min=0), default=None, metavar="SEQ",
