@@ -63,20 +63,7 @@ def engine(variant: str, agent: str, hands: int) -> dict:
             "bytes_per_hand": size / n}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", default=None, help="write the Markdown report here")
-    ap.add_argument("--quick", action="store_true", help="tiny sizes (a smoke test)")
-    args = ap.parse_args()
-    q = args.quick
-    sections = [f"# Benchmarks\n\nCommand: `make bench` (runs `python bench/run.py --out "
-                f"BENCHMARKS.md`).\nMachine: {machine()}.\n"]
-
-    import bench_hand
-
-    hand = bench_hand.run(quick=q)
-    sections.append(hand["section"])
-
+def engine_section(q: bool) -> str:
     ref = bareloop(300 if q else 3000)
     n = 40 if q else 2000
     rows = []
@@ -92,7 +79,7 @@ def main() -> None:
             rows.append(f"| {variant} | {agent} | {r['hands']} | {r['hands_per_s']:.0f} | "
                         f"{ratio:.3f}× | {target and f'{target}×' or '—'} {verdict} | "
                         f"{r['events_per_hand']:.0f} | {r['bytes_per_hand']:.0f} |")
-    sections.append(
+    return (
         "## Engine: hands per second, one worker, logs written\n\n"
         f"Reference loop `../shared/bench/bareloop.py` in the same run: "
         f"{ref['hands_per_s']:.0f} hands/s. Every seat plays the named agent; "
@@ -100,13 +87,40 @@ def main() -> None:
         "| variant | agents | hands | hands/s | ratio to bareloop | target | events/hand "
         "| bytes/hand on disk |\n"
         "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
-    for name in ("bench_audit", "bench_batch", "bench_analysis"):
-        try:
-            mod = __import__(name)
-        except ImportError as e:
-            sections.append(f"## {name}\n\nNot run: {e}\n")
-            continue
-        sections.append(mod.run(quick=q)["section"])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default=None, help="write the Markdown report here")
+    ap.add_argument("--quick", action="store_true", help="tiny sizes (a smoke test)")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated parts to rerun (hand, engine, audit, batch, analysis, "
+                         "ladder); the others are taken from bench/results/")
+    args = ap.parse_args()
+    only = set(args.only.split(",")) if args.only else None
+    q = args.quick
+    results = ROOT / "bench" / "results"
+    results.mkdir(exist_ok=True)
+    parts = {"hand": lambda: __import__("bench_hand").run(quick=q)["section"],
+             "engine": lambda: engine_section(q)}
+    for name in ("audit", "batch", "analysis", "ladder"):
+        parts[name] = (lambda name=name: __import__(f"bench_{name}").run(quick=q)["section"])
+    sections = [f"# Benchmarks\n\nCommand: `make bench` (runs `python bench/run.py --out "
+                f"BENCHMARKS.md`; `--only engine,ladder` reruns some parts and reuses the "
+                f"others from `bench/results/`).\nMachine: {machine()}.\n"]
+    for name, fn in parts.items():
+        cached = results / f"{name}.md"
+        if only is None or name in only or not cached.exists():
+            print(f"running {name} ...", file=sys.stderr, flush=True)
+            try:
+                text = fn()
+            except ImportError as e:
+                text = f"## {name}\n\nNot run: {e}\n"
+            if not q:
+                cached.write_text(text)
+        else:
+            text = cached.read_text()
+        sections.append(text)
     text = "\n".join(sections)
     print(text)
     if args.out:
