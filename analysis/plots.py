@@ -1,0 +1,341 @@
+"""Figures (matplotlib) of the :mod:`analysis.queries` tables, with Chinese labels.
+
+Each function takes the DataFrame its query returns and gives a
+:class:`matplotlib.figure.Figure`; :func:`figures` makes all of them for a set of
+runs, and :func:`to_png` / :func:`to_svg` turn one into bytes. Every legend names
+the group (variant, rule changes, agent line-up), so a figure always says which
+agents played. Labels are rendered with the CJK font of :mod:`analysis.fonts`.
+
+>>> from analysis.sample import tiny_run
+>>> from analysis import queries
+>>> fig = seat_figure(queries.seat_stats(tiny_run(), by="agent"))
+>>> [ax.get_title() for ax in fig.axes][:2]
+['胡牌率 win rate', '自摸占比 self-draw share']
+>>> to_png(fig)[:4]
+b'\\x89PNG'
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analysis import fonts, queries
+from analysis.queries import group_label
+
+__all__ = [
+    "compare_figure",
+    "dealer_figure",
+    "figures",
+    "first_winner_figure",
+    "histogram_figure",
+    "money_figure",
+    "outcomes_figure",
+    "patterns_figure",
+    "seat_figure",
+    "texts",
+    "to_png",
+    "to_svg",
+]
+
+METRICS = {
+    "win_rate": "胡牌率 win rate",
+    "self_draw_share": "自摸占比 self-draw share",
+    "deal_in_rate": "点炮率 deal-in rate",
+    "mean_points": "每局平均得分 mean points per hand",
+}
+
+WHAT = {
+    "win_points": ("每次胡牌得分 points per win", "wins.total"),
+    "win_base": ("每家支付 points per payer", "wins.points"),
+    "hand_points": ("每局流动金额 money moved per hand", "Σ positive deltas"),
+    "hand_length": ("每局事件数 hand length", "events per hand"),
+    "wall_left": ("剩余牌墙 tiles left in the wall", "tiles"),
+}
+
+CATEGORY_NAMES = {"win": "胡牌 win", "kong": "杠 kong", "settlement": "结算 settlement",
+                  "other": "其他 other"}
+
+
+def _fig(nrows: int = 1, ncols: int = 1, w: float = 6.4, h: float = 4.0, **kw):
+    fonts.use()
+    # A bare Figure, not pyplot: no backend or global list of open figures involved.
+    fig = Figure(figsize=(w * ncols, h * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
+    return fig, axes.ravel()
+
+
+def _labels(df: pd.DataFrame) -> pd.Series:
+    return group_label(df)
+
+
+def _x_labels(df: pd.DataFrame) -> tuple[pd.Series, str]:
+    if "seat" in df:
+        return "座" + df["seat"].astype(str) + " " + df["agent"].astype(str), "座位 seat"
+    if "agent" in df:
+        return df["agent"].astype(str), "智能体 agent"
+    if "position" in df:
+        pos = df["position"].astype(int)
+        return pos.map(lambda p: "庄 dealer" if p == 0 else f"庄下{p} dealer+{p}"), \
+            "相对庄家 seat after the dealer"
+    if "order" in df:
+        return df["order"].astype(str), "胡牌顺序 order of winning"
+    return pd.Series(["all"] * len(df), index=df.index), ""
+
+
+def _grouped_bars(ax, df: pd.DataFrame, x: pd.Series, col: str, err: bool = True) -> None:
+    """One bar series per group, side by side over the x categories, with CI whiskers."""
+    labels = _labels(df)
+    key = df["order"].map(lambda o: (o == "none", o)) if "order" in df else x
+    cats = list(dict.fromkeys(x[key.sort_values(kind="stable").index]))
+    groups = list(dict.fromkeys(labels))
+    width = 0.8 / max(len(groups), 1)
+    for i, g in enumerate(groups):
+        sub = df[labels == g]
+        xs = np.array([cats.index(v) for v in x[labels == g]]) - 0.4 + width * (i + 0.5)
+        y = sub[col].astype(float).to_numpy()
+        yerr = None
+        if err and f"{col}_lo" in sub:
+            lo = sub[f"{col}_lo"].astype(float).to_numpy()
+            hi = sub[f"{col}_hi"].astype(float).to_numpy()
+            yerr = np.vstack([np.clip(y - lo, 0, None), np.clip(hi - y, 0, None)])
+            yerr = np.nan_to_num(yerr)
+        ax.bar(xs, np.nan_to_num(y), width=width, yerr=yerr, capsize=2, label=g)
+    ax.set_xticks(range(len(cats)), cats, rotation=20 if len(cats) > 4 else 0)
+    ax.grid(axis="y", alpha=0.3)
+
+
+def _legend(fig: Figure, ax) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 2),
+                   fontsize="small", title="组 group: variant [agents by seat]")
+
+
+def _key_legend(fig: Figure, labels: Iterable[str]) -> list[str]:
+    """A legend ``G1: group`` … under the figure, coloured C0, C1 …; returns the keys."""
+    from matplotlib.patches import Patch
+
+    labels = list(labels)
+    keys = [f"G{i + 1}" for i in range(len(labels))]
+    handles = [Patch(color=f"C{i % 10}", label=f"{k}: {g}")
+               for i, (k, g) in enumerate(zip(keys, labels, strict=True))]
+    fig.legend(handles=handles, loc="outside lower center", ncols=min(len(labels), 2),
+               fontsize="small", title="组 group: variant [agents by seat]")
+    return keys
+
+
+def seat_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(METRICS),
+                title: str = "") -> Figure:
+    """The :func:`~analysis.queries.seat_stats` figures (any ``by``) as bars with 95% CIs."""
+    metrics = list(metrics)
+    x, xlabel = _x_labels(df)
+    ncols = 2 if len(metrics) > 1 else 1
+    nrows = (len(metrics) + ncols - 1) // ncols
+    fig, axes = _fig(nrows, ncols, w=5.6, h=3.4)
+    for ax, m in zip(axes, metrics, strict=False):
+        _grouped_bars(ax, df, x, m)
+        ax.set_title(METRICS[m])
+        ax.set_xlabel(xlabel)
+        if m == "mean_points":
+            ax.axhline(0, color="black", lw=0.8)
+    for ax in axes[len(metrics):]:
+        ax.set_visible(False)
+    _legend(fig, axes[0])
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def dealer_figure(df: pd.DataFrame) -> Figure:
+    """Dealer advantage: win rate and mean points by seat position after the dealer."""
+    return seat_figure(df, ("win_rate", "mean_points"),
+                       title="庄家优势 dealer advantage (95% CI)")
+
+
+def first_winner_figure(df: pd.DataFrame) -> Figure:
+    """Mean points of a seat by the order it won in (血战到底: does winning first pay?)."""
+    return seat_figure(df, ("mean_points",),
+                       title="先胡优势 first-winner advantage (mean points, 95% CI)")
+
+
+def patterns_figure(df: pd.DataFrame, top: int = 12) -> Figure:
+    """Pattern (番种) frequency per win and share of all points, for the ``top``
+    patterns of each group."""
+    labels = _labels(df)
+    keep = (df.assign(_g=labels).sort_values("per_win", ascending=False)
+            .groupby("_g", sort=False).head(top)["pattern"])
+    pats = list(dict.fromkeys(
+        df[df.pattern.isin(set(keep))].sort_values("per_win", ascending=False)["pattern"]))
+    names = {p: f"{n} {p}" for p, n in zip(df.pattern, df.name, strict=True)}
+    groups = list(dict.fromkeys(labels))
+    fig, axes = _fig(1, 2, w=5.6, h=max(3.0, 0.32 * len(pats) * max(1, len(groups)) ** 0.5))
+    height = 0.8 / max(len(groups), 1)
+    for col, ax, title in (("per_win", axes[0], "番种频率 share of wins with the pattern"),
+                           ("points_share", axes[1], "得分占比 share of all points")):
+        for i, g in enumerate(groups):
+            sub = df[(labels == g) & df.pattern.isin(pats)]
+            ys = np.array([pats.index(p) for p in sub.pattern]) - 0.4 + height * (i + 0.5)
+            xerr = None
+            if col == "per_win":
+                v = sub[col].to_numpy(float)
+                xerr = np.nan_to_num(np.vstack([v - sub.per_win_lo.to_numpy(float),
+                                                sub.per_win_hi.to_numpy(float) - v]))
+            ax.barh(ys, sub[col].to_numpy(float), height=height, xerr=xerr, capsize=2,
+                    label=g)
+        ax.set_yticks(range(len(pats)), [names[p] for p in pats])
+        ax.invert_yaxis()
+        ax.set_title(title)
+        ax.grid(axis="x", alpha=0.3)
+    axes[1].set_yticklabels([])
+    _legend(fig, axes[0])
+    fig.suptitle("番种 patterns")
+    return fig
+
+
+def histogram_figure(df: pd.DataFrame, what: str = "win_points", log: bool = True) -> Figure:
+    """The distribution of a value (:func:`~analysis.queries.histogram`), one line per
+    group: the share of wins or hands at each value, and the share at or above it."""
+    title, unit = WHAT[what]
+    fig, axes = _fig(1, 2, w=5.0, h=3.6)
+    labels = _labels(df)
+    for g in dict.fromkeys(labels):
+        sub = df[labels == g].sort_values("value")
+        v = sub["value"].to_numpy(float)
+        share = sub["share"].to_numpy(float)
+        axes[0].plot(v, share, marker="o", ms=2.5, lw=0.8, label=g)
+        axes[1].step(v, share[::-1].cumsum()[::-1], where="post", label=g)
+    axes[0].set_title("占比 share at each value")
+    axes[1].set_title("累计 share at or above the value")
+    for ax in axes:
+        if log:
+            ax.set_yscale("log")
+        ax.set_xlabel(f"{title.split()[0]} ({unit})")
+        ax.grid(alpha=0.3)
+    fig.suptitle(title)
+    _legend(fig, axes[0])
+    return fig
+
+
+def outcomes_figure(df: pd.DataFrame) -> Figure:
+    """Drawn-hand (流局) rate with its CI, and mean hand length, per group."""
+    fig, axes = _fig(1, 2, w=5.0, h=3.4)
+    short = _key_legend(fig, _labels(df))
+    for ax, col, title in ((axes[0], "draw_rate", "流局率 drawn-hand rate"),
+                           (axes[1], "mean_length", "平均事件数 mean events per hand")):
+        lo = df.get(f"{col}_lo")
+        y = df[col].to_numpy(float)
+        yerr = None if lo is None else np.nan_to_num(np.vstack(
+            [y - lo.to_numpy(float), df[f"{col}_hi"].to_numpy(float) - y]))
+        ax.bar(range(len(df)), y, yerr=yerr, capsize=3,
+               color=[f"C{i % 10}" for i in range(len(df))])
+        ax.set_xticks(range(len(df)), short)
+        ax.set_title(title)
+        ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def money_figure(df: pd.DataFrame) -> Figure:
+    """Money by transfer reason as a share of the money moved
+    (:func:`~analysis.queries.money_shares`), stacked per group."""
+    key = "reason" if "reason" in df else "category"
+    labels = _labels(df)
+    groups = list(dict.fromkeys(labels))
+    order = list(dict.fromkeys(df.sort_values("amount", ascending=False)[key]))
+    fig, (ax,) = _fig(1, 1, w=9.0, h=0.7 * len(groups) + 2.0)
+    left = np.zeros(len(groups))
+    for i, k in enumerate(order):
+        v = np.array([df[(labels == g) & (df[key] == k)]["share"].sum() for g in groups])
+        name = (queries.REASON_NAMES.get(k, k) + " " + k) if key == "reason" \
+            else CATEGORY_NAMES.get(k, k)
+        ax.barh(range(len(groups)), v, left=left, label=name, color=f"C{i % 10}")
+        left += v
+    ax.set_yticks(range(len(groups)), [g.replace(" [", "\n[") for g in groups],
+                  fontsize="small")
+    ax.invert_yaxis()
+    ax.axvline(1, color="black", lw=0.8)
+    ax.set_xlabel("占流动金额 share of money moved (Σ positive deltas)")
+    ax.set_title("杠钱与结算 kong money and end-of-wall settlements")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    return fig
+
+
+COMPARE = {
+    "draw_rate": "流局率 drawn-hand rate",
+    "mean_win_points": "每次胡牌平均得分 mean points per win",
+    "mean_moved_per_hand": "每局流动金额 money moved per hand",
+    "mean_length": "平均事件数 mean events per hand",
+    "dealer_advantage": "庄家优势 dealer advantage",
+    "share_kong": "杠钱占比 kong share",
+    "share_settlement": "结算占比 settlement share",
+    "share_capped": "封顶占比 share capped",
+}
+
+
+def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) -> Figure:
+    """Headline figures side by side (:func:`~analysis.queries.compare`): variants,
+    sweep points, line-ups."""
+    metrics = [m for m in metrics if m in df]
+    ncols = 4
+    nrows = (len(metrics) + ncols - 1) // ncols
+    fig, axes = _fig(nrows, ncols, w=3.4, h=2.8)
+    short = _key_legend(fig, _labels(df))
+    for ax, m in zip(axes, metrics, strict=False):
+        ax.bar(range(len(df)), df[m].fillna(0).to_numpy(float),
+               color=[f"C{i % 10}" for i in range(len(df))])
+        ax.set_xticks(range(len(df)), short)
+        ax.set_title(COMPARE[m], fontsize="medium")
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes[len(metrics):]:
+        ax.set_visible(False)
+    fig.suptitle("对比 comparison")
+    return fig
+
+
+def figures(runs_or_tables) -> dict[str, Figure]:
+    """Every figure, by name, for runs or for the :func:`analysis.queries.tables` of them."""
+    t = runs_or_tables if isinstance(runs_or_tables, dict) else queries.tables(runs_or_tables)
+    return {
+        "compare": compare_figure(t["compare"]),
+        "seats": seat_figure(t["seats"], title="每个座位 per seat (95% CI)"),
+        "agents": seat_figure(t["agents"], title="每个智能体 per agent (95% CI)"),
+        "variants": seat_figure(t["variants"], title="每个玩法 per variant (95% CI)"),
+        "dealer": dealer_figure(t["dealer"]),
+        "patterns": patterns_figure(t["patterns"]),
+        "win_points": histogram_figure(t["hist_win_points"], "win_points"),
+        "hand_points": histogram_figure(t["hist_hand_points"], "hand_points"),
+        "hand_length": histogram_figure(t["hist_hand_length"], "hand_length", log=False),
+        "outcomes": outcomes_figure(t["outcomes"]),
+        "money": money_figure(t["money"]),
+        "first_winner": first_winner_figure(t["first_winner"]),
+    }
+
+
+def to_png(fig: Figure, dpi: int = 100) -> bytes:
+    """PNG bytes (the same figure gives the same bytes)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+def to_svg(fig: Figure) -> bytes:
+    """SVG bytes, glyphs as paths; no date and fixed ids, so the same figure gives the
+    same bytes."""
+    import matplotlib
+
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": "mjlog", "svg.fonttype": "path"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    return buf.getvalue()
+
+
+def texts(fig: Figure) -> list[str]:
+    """Every text the figure draws (titles, labels, ticks, legends)."""
+    from matplotlib.text import Text
+
+    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+

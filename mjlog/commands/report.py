@@ -1,0 +1,29 @@
+"""``mjlog report``: one self-contained HTML report comparing runs."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("report")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), required=True,
+              help="Folder to write index.html into.")
+@click.option("--format", "fmt", type=click.Choice(["png", "svg"]), default="png",
+              show_default=True, help="How the figures are embedded.")
+@click.option("--title", default="mjlog report", show_default=True)
+def report_command(runs, out, fmt, title) -> None:
+    """Compare RUNS (run directories or sweep folders) in OUT/index.html.
+
+    Tables and figures are inline (no network): win rate, self-draw share,
+    deal-in rate and mean points per seat, agent and variant with 95% CIs;
+    patterns (番种); points per win and per hand; dealer advantage; hand length
+    and drawn hands; kong money and end-of-wall settlements; first-winner
+    advantage. Every figure is per agent line-up.
+
+    Example: mjlog report runs/yuxi runs/xuezhan --out runs/report
+    """
+    from analysis.report import write_report
+
+    path = write_report(list(runs), out, fmt=fmt, title=title)
+    click.echo(str(path))
