@@ -13,9 +13,9 @@ Each decision starts from a *plan* read off the hand (and the variant):
   中/白 (their triplets are fan), pons only them, and keeps the hand concealed
   (门前清) otherwise, steering toward the 2-fan minimum.
 
-In xuezhan the void is the suit whose removal leaves the best hand (lowest
-shanten counting the void tiles still to throw, then the longest suit), not only
-the shortest suit; void tiles go first; every win is taken at once, since a
+In xuezhan the void is the suit whose loss costs the fewest connected tiles
+(pairs, triplets, tiles within two of another), not only the shortest suit;
+void tiles go first; every win is taken at once, since a
 winner leaves the table and a passed win locks.
 
 Defence, every variant: an opponent *threatens* when it shows two or more melds
@@ -41,7 +41,6 @@ from __future__ import annotations
 from mjlog.agent import SeatView
 from mjlog.errors import InputError
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
-from mjlog.hand import shanten
 from simulate.efficient import EfficientCore, unseen_counts
 
 WHITE, RED = 31, 33
@@ -166,18 +165,19 @@ class StrategicAgent(EfficientCore):
         return self.discard(view, discards, ranked, unseen, plan, suit)
 
     def choose_void(self, view: SeatView, options: list[Event]) -> Event:
+        """Void the suit whose loss costs the fewest *connected* tiles (in a pair,
+        a triplet, or within two of another tile of the suit): scattered tiles go,
+        shapes that become melds stay; then the suit with fewest tiles."""
         h = view.hand
-        best = None
-        for o in options:
-            v = "mps".index(o.kind)
-            rest = h[:]
-            n_void = sum(rest[9 * v: 9 * v + 9])
-            rest[9 * v: 9 * v + 9] = [0] * 9
-            longest = max(sum(rest[9 * s: 9 * s + 9]) for s in range(3))
-            key = (shanten(rest, 0) + n_void, -longest, n_void)
-            if best is None or key < best[0]:
-                best = (key, o)
-        return best[1]
+
+        def connected(v: int) -> int:
+            c = h[9 * v: 9 * v + 9]
+            return sum(c[r] for r in range(9) if c[r] >= 2 or any(
+                0 <= r + d < 9 and c[r + d] for d in (-2, -1, 1, 2)))
+
+        return min(options, key=lambda o: (connected("mps".index(o.kind)),
+                                           sum(h[9 * "mps".index(o.kind):][:9]),
+                                           "mps".index(o.kind)))
 
     def claim(self, view, options, unseen, plan, suit) -> Event | None:
         for o in options:
