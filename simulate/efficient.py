@@ -106,7 +106,9 @@ class EfficientCore:
         h[t] += 3
         return sh1 <= sh0
 
-    def own_kong_helps(self, view: SeatView, o: Event, best_sh: int, unseen) -> bool:
+    def own_kong_helps(self, view: SeatView, o: Event, best_sh: int, unseen,
+                       slack: int = 0) -> bool:
+        """A concealed or added kong that keeps shanten within ``slack`` of the best."""
         hand = view.hand
         nm = len(view.melds[view.seat])
         h, _ = without_void(hand, view.void[view.seat])
@@ -114,7 +116,7 @@ class EfficientCore:
         h[o.tile] -= k
         sh1, _, _ = accept(h, nm + (k == 4), unseen)
         h[o.tile] += k
-        return sh1 <= best_sh
+        return sh1 <= best_sh + slack
 
 
 def _shanten13(h, nm):

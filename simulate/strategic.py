@@ -104,6 +104,11 @@ class StrategicAgent(EfficientCore):
             return "triplets", None
         return "plain", None
 
+    def kong_slack(self, view: SeatView, best_sh: int) -> int:
+        """Kong money is paid at once in xuezhan (and a kong is a 根): a far-off hand
+        may give up a step of shanten for it."""
+        return 1 if view.variant == "xuezhan" and best_sh >= 2 else 0
+
     def committed(self, view: SeatView, plan: str, suit: int | None) -> bool:
         """Whether the plan is close enough to pay a step of shanten for it."""
         hand = view.hand
@@ -160,7 +165,7 @@ class StrategicAgent(EfficientCore):
         ranked = self.rank_discards(view, discards, unseen)
         for o in options:
             if o.type == KONG and plan != "pairs" and self.own_kong_helps(
-                    view, o, ranked[0][0], unseen):
+                    view, o, ranked[0][0], unseen, self.kong_slack(view, ranked[0][0])):
                 return o
         return self.discard(view, discards, ranked, unseen, plan, suit)
 
@@ -193,6 +198,8 @@ class StrategicAgent(EfficientCore):
                 continue
             if plan == "triplets" or self.claim_helps(view, o, unseen):
                 return o
+            if o.type == KONG and view.variant == "xuezhan":
+                return o  # 刮风: the discarder pays at once, and the four is a 根
         return None
 
     def discard(self, view, discards, ranked, unseen, plan, suit) -> Event:
