@@ -1,19 +1,25 @@
-"""Subcommands of the ``mjlog`` CLI, one module each.
+"""Subcommands of the ``mjlog`` CLI, one module each; ``ALL`` lists them.
 
-Each module defines one click command; add it to ``ALL`` here.
+Command modules import their heavy dependencies inside the command, so
+``mjlog --help`` stays fast.
 """
 
 from mjlog.commands.demo import demo
+from mjlog.commands.hand import analyse
+from mjlog.commands.interchange import export_command, import_command
 from mjlog.commands.ladder import ladder_command
+from mjlog.commands.replay import replay_command
+from mjlog.commands.report import report_command
 from mjlog.commands.rules import rules_command
+from mjlog.commands.score import score_command
 from mjlog.commands.simulate import simulate_command
+from mjlog.commands.sweep import sweep_command
+from mjlog.commands.validate import validate_command
 
-ALL: list = [demo, ladder_command, rules_command, simulate_command]
-ALL.append(__import__("mjlog.commands.score", fromlist=["x"]).score_command)  # mjlog score
-ALL.append(__import__("mjlog.commands.validate", fromlist=["x"]).validate_command)  # validate
-ALL.append(__import__("mjlog.commands.replay", fromlist=["x"]).replay_command)  # replay
-ALL.append(__import__("mjlog.commands.hand", fromlist=["x"]).analyse)  # mjlog analyse
-ALL.append(__import__("mjlog.commands.interchange", fromlist=["x"]).export_command)  # export
-ALL.append(__import__("mjlog.commands.interchange", fromlist=["x"]).import_command)  # import
-ALL.append(__import__("mjlog.commands.sweep", fromlist=["x"]).sweep_command)  # mjlog sweep
-ALL.append(__import__("mjlog.commands.report", fromlist=["x"]).report_command)  # mjlog report
+ALL: list = [
+    analyse, score_command, rules_command,            # hands and rules
+    simulate_command, sweep_command, ladder_command,  # playing
+    replay_command, validate_command,                 # replaying and auditing
+    export_command, import_command,                   # interchange
+    report_command, demo,                             # analysis and the tour
+]
