@@ -75,7 +75,11 @@ def _labels(df: pd.DataFrame) -> pd.Series:
 
 def _x_labels(df: pd.DataFrame) -> tuple[pd.Series, str]:
     if "seat" in df:
-        return "座" + df["seat"].astype(str) + " " + df["agent"].astype(str), "座位 seat"
+        # name the seat's agent on the axis when every group seats the same one there
+        same = df.groupby("seat")["agent"].transform("nunique") == 1
+        label = "座" + df["seat"].astype(str)
+        return label.where(~same, label + " " + df["agent"].astype(str)), \
+            "座位 seat (agents: see the line-up in the legend)"
     if "agent" in df:
         return df["agent"].astype(str), "智能体 agent"
     if "position" in df:

@@ -18,8 +18,8 @@ Confidence intervals are 95%: Wilson score intervals for rates, normal ones
 >>> from analysis.sample import tiny_run
 >>> runs = Runs(tiny_run())
 >>> stats = seat_stats(runs, by="variant")
->>> list(stats[["variant", "lineup", "hands"]].itertuples(index=False))
-[('yuxi', 'greedy,random,greedy,random', 128)]
+>>> stats[["variant", "lineup", "hands"]].values.tolist()  # 128 hands × 4 seats
+[['yuxi', 'greedy,random,greedy,random', 512]]
 >>> bool(stats.win_rate_lo.iloc[0] <= stats.win_rate.iloc[0] <= stats.win_rate_hi.iloc[0])
 True
 """

@@ -64,3 +64,10 @@ def demo(out: str, matches: int, hands_per_match: int) -> None:
     click.echo("")
     click.echo(f"Runs are in {parent}/ — query them with DuckDB, e.g. "
                f"SELECT * FROM read_parquet('{parent}/yuxi/wins/*.parquet')")
+
+    from analysis.report import write_report  # the report of the three runs, last
+
+    _section("Report: the three runs compared (analysis.report)")
+    page = write_report([parent / v for v in ("yuxi", "xuezhan", "huangmei")], parent / "report",
+                        title="mjlog demo: yuxi, xuezhan and huangmei compared")
+    click.echo(f"  open {page}")
