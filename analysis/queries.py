@@ -348,8 +348,10 @@ _HANDS = """
     h AS (
         SELECT h.run_id, h.match, h.rotation, h.hand, h.variant::VARCHAR AS variant,
                r.config,
-               array_to_string(list_transform(range(h.players::BIGINT),
-                   lambda j: h.agents[(j + h.rotation) % h.players + 1]), ',') AS lineup,
+               CASE WHEN h.rotation = 0 THEN array_to_string(h.agents, ',')
+                    ELSE array_to_string(list_transform(range(h.players::BIGINT),
+                        lambda j: h.agents[(j + h.rotation) % h.players + 1]), ',')
+               END AS lineup,
                h.players, h.dealer, h.agents, h.winners, h.deltas, h.outcome::VARCHAR AS outcome,
                h.n_events, h.wall_left
         FROM read_parquet($hands) h JOIN runs r USING (run_id)
