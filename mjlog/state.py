@@ -146,7 +146,8 @@ class HandState:
         self.first_payer: int | None = None
         self.win_order = 0
         self.wins: list[WinRecord] = []
-        self._batch: dict[int, WinRecord] = {}
+        self._batch: dict[int, WinRecord] = {}   # the wins on the current tile
+        self._payers: dict[int, list[int]] = {}  # who pays each of them
         self.deltas = [0] * n
         self.transfers: list[tuple[int, int, int, int, str]] = []  # seq, payer, payee, amt, why
         self.kong_receipts: list[list] = []  # [payer, payee, amount] for 退税
@@ -695,7 +696,7 @@ class HandState:
             self.chain = "kong"
         self.kong_this_turn = True
         self.drawn = None
-        late = kind == "added" and getattr(self, "_late", False)
+        late = kind == "added" and self._late
         for payer, amount, reason in self._kong_money(s, kind, t, late):
             self.pending.append(transfer(payer, s, amount, reason))
             self.kong_receipts.append([payer, s, amount, t])
@@ -752,6 +753,7 @@ class HandState:
         if w is None or not w.winners:  # the first win on this tile
             self.win_order += 1
             self._batch = {}
+            self._payers = {}
             if method in (Method.DISCARD, Method.ROBBED_KONG):
                 self.won_tiles.append(t)
                 if method is Method.DISCARD:
@@ -766,6 +768,7 @@ class HandState:
                         sc.capped)
         self.wins.append(rec)
         self._batch[s] = rec
+        self._payers[s] = payers
         for p in payers:
             if sc.points > 0:
                 self.pending.append(transfer(p, s, sc.points, TransferReason.WIN))
@@ -775,7 +778,7 @@ class HandState:
             w.winners.append(s)
             return
         # a self-draw (or 十老头) is a batch of its own
-        self._after_wins([s], s, payers)
+        self._after_wins([s], s)
 
     def _call_transfer(self, w: Window, s: int) -> None:
         """呼叫转移: on 杠上炮, the kong player's kong money goes to the first winner."""
@@ -802,9 +805,9 @@ class HandState:
             del m
 
     def _after_window_wins(self, w: Window) -> None:
-        self._after_wins(list(w.winners), w.from_seat, None)
+        self._after_wins(list(w.winners), w.from_seat)
 
-    def _after_wins(self, batch: list[int], d: int, payers) -> None:
+    def _after_wins(self, batch: list[int], d: int) -> None:
         """Move on after a batch of wins on one tile (or a self-draw)."""
         for s in batch:
             self.won[s] = True
@@ -842,12 +845,9 @@ class HandState:
             if seat not in batch:
                 continue
             rec = self._batch[seat]
-            for tr in [e for e in self.pending if e.type == TRANSFER and e.seat == seat
-                       and e.kind == TransferReason.WIN]:
-                self.pending.append(transfer(tr.from_seat, seat, rec.points,
-                                             TransferReason.HORSE))
-            for tr in [tr for tr in self.transfers if tr[2] == seat and tr[4] == "win"]:
-                self.pending.append(transfer(tr[1], seat, rec.points, TransferReason.HORSE))
+            if rec.points > 0:  # each payer of the win pays its points once more per hit
+                for p in self._payers[seat]:
+                    self.pending.append(transfer(p, seat, rec.points, TransferReason.HORSE))
 
     def _apply_transfer(self, ev: Event, seq: int) -> None:
         payer, payee, amount = ev.from_seat, ev.seat, ev.amount
