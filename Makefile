@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint lock data clean chromium
+.PHONY: demo test bench lint lock data clean golden chromium
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -21,6 +21,10 @@ chromium:
 
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -n auto
+
+# Golden playthroughs (tests/golden/*.jsonl): rewrite after an intended change of play.
+golden: $(STAMP)
+	$(BIN)/python tests/golden/regen.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
