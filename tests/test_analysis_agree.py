@@ -1,0 +1,179 @@
+"""DuckDB (analysis.queries) and plain pandas compute the same figures.
+
+The pandas side reads the tables whole with pyarrow (fine for the samples) and
+recomputes every figure its own way: explode seats, count, group. Run on the
+three committed samples and the committed sweep, so line-ups, variants and
+sweep points are all covered.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import queries
+from analysis.sample import data_dir
+from mjlog.logio import read_table
+
+GROUP = list(queries.GROUP)
+RUNS = [data_dir() / v for v in ("yuxi", "xuezhan", "huangmei")] + \
+    [data_dir() / "sweep" / "xuezhan-cap"]
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return queries.Runs(RUNS)
+
+
+@pytest.fixture(scope="module")
+def frames(runs):
+    """hands, wins and transfers of every run as pandas, with the group columns."""
+    hands, wins, transfers = [], [], []
+    for r in runs.runs:
+        h = read_table(r.path, "hands", columns=[
+            "run_id", "variant", "match", "rotation", "hand", "players", "dealer", "agents",
+            "winners", "deltas", "outcome", "n_events", "wall_left"]).to_pandas()
+        h["variant"] = h["variant"].astype(str)
+        h["config"] = r.config
+        h["lineup"] = h["agents"].map(lambda a: ",".join(a))
+        hands.append(h)
+        wins.append(read_table(r.path, "wins").to_pandas())
+        transfers.append(read_table(r.path, "transfers").to_pandas())
+    key = ["run_id", "match", "rotation", "hand"]
+    h = pd.concat(hands, ignore_index=True)
+    w = pd.concat(wins, ignore_index=True).drop(columns=["variant"])
+    w = w.merge(h[key + GROUP + ["agents"]], on=key)
+    t = pd.concat(transfers, ignore_index=True).drop(columns=["variant"])
+    t = t.merge(h[key + GROUP], on=key)
+    for df in (h, w, t):
+        df["run_id"] = df["run_id"].astype(str)
+    w["method"] = w["method"].astype(str)
+    t["reason"] = t["reason"].astype(str)
+    return h, w, t
+
+
+def _same(duck: pd.DataFrame, ref: pd.DataFrame, on: list[str], cols: list[str]) -> None:
+    m = duck.merge(ref, on=on, how="outer", suffixes=("_duck", "_pd"), indicator=True)
+    assert (m["_merge"] == "both").all(), m[m["_merge"] != "both"][on]
+    for c in cols:
+        a = m[f"{c}_duck"].to_numpy(float)
+        b = m[f"{c}_pd"].to_numpy(float)
+        assert np.allclose(a, b, rtol=1e-9, atol=1e-9, equal_nan=True), (c, m[on + [
+            f"{c}_duck", f"{c}_pd"]][~np.isclose(a, b, equal_nan=True)])
+
+
+def _seats(h: pd.DataFrame, w: pd.DataFrame) -> pd.DataFrame:
+    key = ["run_id", "match", "rotation", "hand"]
+    rows = h.loc[h.index.repeat(h["players"])].copy()
+    rows["seat"] = rows.groupby(level=0).cumcount()
+    rows["agent"] = [a[s] for a, s in zip(rows["agents"], rows["seat"], strict=True)]
+    rows["pts"] = [d[s] for d, s in zip(rows["deltas"], rows["seat"], strict=True)]
+    rows["position"] = (rows["seat"] - rows["dealer"]) % rows["players"]
+    won = w.groupby(key + ["seat"]).agg(n_wins=("seq", "size"),
+                                        n_self=("method", lambda m: (m == "self_draw").sum()),
+                                        order=("win_order", "min")).reset_index()
+    fed = w[w.from_seat.notna()].assign(seat=lambda d: d.from_seat.astype(int))
+    fed = fed.groupby(key + ["seat"]).size().rename("n_fed").reset_index()
+    rows = rows.reset_index(drop=True).merge(won, on=key + ["seat"], how="left").merge(
+        fed, on=key + ["seat"], how="left")
+    rows[["n_wins", "n_self", "n_fed"]] = rows[["n_wins", "n_self", "n_fed"]].fillna(0)
+    names = {1: "1st", 2: "2nd", 3: "3rd"}
+    rows["order"] = rows["order"].map(lambda o: "none" if pd.isna(o) else names[int(o)])
+    return rows
+
+
+@pytest.mark.parametrize("by", ["seat", "agent", "position", "order", "variant"])
+def test_seat_stats_agree(runs, frames, by):
+    h, w, _ = frames
+    s = _seats(h, w)
+    keys = GROUP + {"seat": ["seat", "agent"], "agent": ["agent"], "position": ["position"],
+                    "order": ["order"], "variant": []}[by]
+    ref = s.groupby(keys).agg(
+        hands=("pts", "size"),
+        win_rate=("n_wins", lambda x: (x > 0).mean()),
+        self_draws=("n_self", "sum"), wins=("n_wins", "sum"),
+        deal_in_rate=("n_fed", lambda x: (x > 0).mean()),
+        mean_points=("pts", "mean"), var=("pts", "var")).reset_index()
+    ref["self_draw_share"] = ref.self_draws / ref.wins
+    duck = queries.seat_stats(runs, by=by)
+    for c in ("seat", "position"):
+        if c in duck:
+            duck[c] = duck[c].astype(int)
+            ref[c] = ref[c].astype(int)
+    duck["var"] = ((duck.points_sq - duck.points ** 2 / duck.hands) / (duck.hands - 1))
+    _same(duck, ref, keys, ["hands", "win_rate", "self_draw_share", "deal_in_rate",
+                            "mean_points", "var"])
+    # the interval is the Wilson one
+    lo, hi = queries.wilson(duck.hands_won, duck.hands)
+    assert np.allclose(duck.win_rate_lo, lo) and np.allclose(duck.win_rate_hi, hi)
+
+
+def test_pattern_frequencies_agree(runs, frames):
+    h, w, _ = frames
+    e = w[["run_id", "match", "rotation", "hand", "seq", "seat", "total", "patterns", *GROUP]]
+    e = e.explode("patterns").dropna(subset=["patterns"]).rename(columns={"patterns": "pattern"})
+    per = e.groupby(GROUP + ["run_id", "match", "rotation", "hand", "seq", "seat", "pattern"]) \
+        .agg(n=("total", "size"), total=("total", "first")).reset_index()
+    ref = per.groupby(GROUP + ["pattern"]).agg(
+        wins_with=("n", "size"), count=("n", "sum"), points_with=("total", "sum")).reset_index()
+    tot = w.groupby(GROUP).agg(wins=("total", "size"), points=("total", "sum")).reset_index()
+    ref = ref.merge(tot, on=GROUP).merge(h.groupby(GROUP).size().rename("hands").reset_index(),
+                                         on=GROUP)
+    ref["per_win"] = ref.wins_with / ref.wins
+    ref["per_hand"] = ref.wins_with / ref.hands
+    ref["points_share"] = ref.points_with / ref.points
+    duck = queries.pattern_frequencies(runs)
+    _same(duck, ref, GROUP + ["pattern"],
+          ["wins_with", "count", "per_win", "per_hand", "points_share"])
+
+
+@pytest.mark.parametrize("what", ["win_points", "win_base", "hand_points", "hand_length"])
+def test_distributions_agree(runs, frames, what):
+    h, w, _ = frames
+    if what.startswith("win"):
+        col = "total" if what == "win_points" else "points"
+        v = w.assign(value=w[col], capped=w["capped"].astype(float))
+    else:
+        capped = w.groupby(["run_id", "match", "rotation", "hand"])["capped"].max()
+        v = h.merge(capped.rename("capped").reset_index(), how="left",
+                    on=["run_id", "match", "rotation", "hand"])
+        v["capped"] = v["capped"].fillna(False).astype(float)
+        v["value"] = (v["deltas"].map(lambda d: sum(x for x in d if x > 0))
+                      if what == "hand_points" else v["n_events"])
+    g = v.groupby(GROUP)["value"]
+    ref = pd.DataFrame({"n": g.size(), "mean": g.mean(), "var": g.var(), "max": g.max(),
+                        "p50": g.quantile(0.5), "p90": g.quantile(0.9),
+                        "p99": g.quantile(0.99),
+                        "share_capped": v.groupby(GROUP)["capped"].mean()}).reset_index()
+    duck = queries.distribution(runs, what)
+    cols = ["n", "mean", "var", "max", "p50", "p90", "p99"]
+    _same(duck, ref, GROUP, cols + ([] if what == "hand_length" else ["share_capped"]))
+
+
+def test_money_shares_agree(runs, frames):
+    h, _, t = frames
+    moved = h.assign(moved=h["deltas"].map(lambda d: sum(x for x in d if x > 0))) \
+        .groupby(GROUP).agg(moved=("moved", "sum"), hands=("moved", "size")).reset_index()
+    ref = t.groupby(GROUP + ["reason"]).agg(
+        amount=("amount", "sum"),
+        hands_with_n=("hand", lambda s: len(set(zip(
+            t.loc[s.index, "run_id"], t.loc[s.index, "match"], t.loc[s.index, "rotation"], s,
+            strict=True))))).reset_index()
+    ref = ref.merge(moved, on=GROUP)
+    ref["share"] = ref.amount / ref.moved
+    ref["hands_with"] = ref.hands_with_n / ref.hands
+    duck = queries.money_shares(runs)
+    _same(duck, ref, GROUP + ["reason"], ["amount", "share", "hands_with"])
+    cat = queries.money_shares(runs, by="category")
+    settle = cat[cat.category == "settlement"].set_index(GROUP)["amount"]
+    want = ref[ref.reason.isin(queries.SETTLEMENT_REASONS)].groupby(GROUP)["amount"].sum()
+    assert settle.astype("int64").to_dict() == want.astype("int64").to_dict()
+
+
+def test_outcomes_agree(runs, frames):
+    h, _, _ = frames
+    ref = h.groupby(GROUP).agg(hands=("hand", "size"),
+                               draw_rate=("outcome", lambda o: (o == "draw").mean()),
+                               mean_length=("n_events", "mean")).reset_index()
+    _same(queries.outcomes(runs), ref, GROUP, ["hands", "draw_rate", "mean_length"])

@@ -1,0 +1,68 @@
+"""Figures: every one renders, and every character of every label has a glyph in the
+project's CJK font (no fallback boxes)."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from analysis import fonts, plots, queries
+from analysis.sample import data_dir
+
+
+@pytest.fixture(scope="module")
+def figs():
+    runs = queries.Runs([data_dir() / v for v in ("yuxi", "xuezhan", "huangmei")]
+                        + [data_dir() / "sweep" / "xuezhan-cap"])
+    return plots.figures(runs)
+
+
+def test_the_font_comes_from_the_installed_package():
+    path = fonts.font_path()
+    assert "site-packages" in str(path) or "dist-packages" in str(path)
+    from matplotlib import font_manager
+
+    fonts.use()
+    assert font_manager.findfont(fonts.FAMILY, fallback_to_default=False) == str(path)
+
+
+def test_missing_finds_characters_the_font_lacks():
+    assert fonts.missing("清一色 碰碰胡 番种 查花猪 abc 123 ×Σ") == ""
+    assert fonts.missing("麻将 \U0001F004 \U0001F004") == "\U0001F004"  # 🀄 has no glyph
+
+
+def test_every_figure_is_drawn(figs):
+    assert set(figs) == {"compare", "seats", "agents", "variants", "dealer", "patterns",
+                         "win_points", "hand_points", "hand_length", "outcomes", "money",
+                         "first_winner"}
+
+
+def test_every_label_has_glyphs(figs):
+    for name, fig in figs.items():
+        text = "".join(plots.texts(fig))
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in text), name  # Chinese is there
+        assert fonts.missing(text) == "", (name, fonts.missing(text))
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg"])
+def test_rendering_warns_of_no_missing_glyph(figs, fmt):
+    # matplotlib warns "Glyph N (...) missing from font(s) ..." when it falls back to a box
+    render = plots.to_png if fmt == "png" else plots.to_svg
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for fig in (figs["patterns"], figs["money"], figs["seats"]):
+            assert len(render(fig)) > 1000
+
+
+def test_a_missing_glyph_would_be_caught():
+    fig, (ax,) = plots._fig()
+    ax.set_title("\U0001F004")
+    with pytest.warns(UserWarning, match="[Gg]lyph"):
+        plots.to_png(fig)
+    assert fonts.missing("".join(plots.texts(fig))) == "\U0001F004"
+
+
+def test_legends_name_the_agents(figs):
+    for name in ("seats", "agents", "patterns", "win_points", "compare", "money"):
+        assert any("greedy,random,greedy,random" in t for t in plots.texts(figs[name])), name
