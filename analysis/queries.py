@@ -364,19 +364,19 @@ _KEY = "run_id, match, rotation, hand"
 
 
 _SEAT_BY = {
-    "seat": (("seat", "agent"), "seat, agent"),
-    "agent": (("agent",), "agent"),
-    "position": (("position",), "position"),
-    "order": (("order",), "\"order\""),
-    "variant": ((), ""),
+    "seat": ", seat, agent",
+    "agent": ", agent",
+    "position": ", position",
+    "order": ', "order"',
+    "variant": "",
 }
+"""``seat_stats(by=...)`` → the columns grouped on besides :data:`GROUP`."""
 
 
 def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
     if by not in _SEAT_BY:
         raise ValueError(f"by must be one of {', '.join(_SEAT_BY)}, not {by!r}")
-    cols, sel = _SEAT_BY[by]
-    extra = f", {sel}" if sel else ""
+    extra = _SEAT_BY[by]
     q = f"""
     WITH {_HANDS},
     w AS (SELECT {_KEY}, seat, from_seat, method::VARCHAR AS method, win_order
