@@ -25,7 +25,7 @@ from mjlog.rules import Rules
 from mjlog.state import HandState, Phase
 from mjlog.variants import break_position, wall_tiles
 
-CLAIM, ROB = Phase.CLAIM, Phase.ROB
+ACT, CLAIM, ROB = Phase.ACT, Phase.CLAIM, Phase.ROB
 
 
 class AgentError(MjlogError):
@@ -113,6 +113,10 @@ def play(state: HandState, agents: Sequence[Agent],
         ev = auto()
         if ev is not None:
             apply(ev)
+            continue
+        if state.phase is ACT:  # the common case, without the per-seat dict
+            s = state.turn
+            apply(_ask(agents[s], views[s], state.act_options()))
             continue
         opts = state.options()
         if state.phase is CLAIM or state.phase is ROB:

@@ -114,6 +114,7 @@ class HandState:
         self.rules = rules
         self.variant = rules.variant
         self._yuxi = self.variant == "yuxi"
+        self._late_forbidden = rules["late_added_kong"] == "forbidden"
         self._huangmei = self.variant == "huangmei"
         self.n = n
         self.wall = tuple(wall)
@@ -306,7 +307,7 @@ class HandState:
             s = self.turn
             return {s: [Event(VOID, s, None, None, c) for c in SUIT_LETTERS]}
         if ph is Phase.ACT:
-            return {self.turn: self._act_options(self.turn)}
+            return {self.turn: self.act_options()}
         if ph in (Phase.CLAIM, Phase.ROB):
             w = self.window
             out: dict[int, list[Event]] = {}
@@ -327,7 +328,9 @@ class HandState:
     def _claim_order(self, d: int) -> list[int]:
         return [(d + k) % self.n for k in range(1, self.n)]
 
-    def _act_options(self, s: int) -> list[Event]:
+    def act_options(self) -> list[Event]:
+        """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
+        s = self.turn
         h = self.hands[s]
         opts: list[Event] = []
         if self.drawn is not None:  # not after a pon
@@ -338,10 +341,9 @@ class HandState:
                 if 4 in h:
                     opts += [Event(KONG, s, t, None, "concealed") for t in range(34)
                              if h[t] == 4 and (void is None or t // 9 != void)]
-                late = self.rules["late_added_kong"]
                 for m in self.melds[s]:
                     if m.kind is MeldKind.PON and h[m.tile]:
-                        if late == "forbidden" and m.tile != self.drawn:
+                        if self._late_forbidden and m.tile != self.drawn:
                             continue
                         opts.append(Event(KONG, s, m.tile, None, "added"))
         evs = _DISCARD_EV[s]
@@ -525,11 +527,11 @@ class HandState:
                 self._lock_passed_win(s, sc)
 
     def _open_discard_window(self, d: int, t: int) -> None:
-        last = self.live == 0
+        last = self.back < self.front  # the wall is empty: the last discard
         wins: dict[int, Score] = {}
         pons: list[int] = []
         kongs: list[int] = []
-        n, hands, melds, won = self.n, self.hands, self.melds, self.won
+        n, hands, melds, won, void = self.n, self.hands, self.melds, self.won, self.void
         for k in range(1, n):
             s = (d + k) % n
             if won[s]:
@@ -542,21 +544,18 @@ class HandState:
                 sc = self._win_score(s, t, Method.DISCARD)
                 if sc is not None:
                     wins[s] = sc
-            if last:
-                continue
             c = h[t]
-            if c >= 2 and (self.void[s] is None or t // 9 != self.void[s]):
+            if c >= 2 and not last and (void[s] is None or t // 9 != void[s]):
                 if t not in self.pon_lock[s]:
                     pons.append(s)
-                if c >= 3 and self.live > 0:
+                if c >= 3:  # the wall is not empty here, so a kong can be replaced
                     kongs.append(s)
-        w = Window("discard", t, d, wins, pons, kongs,
-                   forced=bool(wins) and self._forced_zone(), last=last)
         if wins or pons or kongs:
-            self.window = w
+            self.window = Window("discard", t, d, wins, pons, kongs,
+                                 forced=bool(wins) and self._forced_zone(), last=last)
             self.phase = Phase.CLAIM
         else:  # nobody can claim: the discard passes at once
-            self._discard_passed(w)
+            self._discard_passed(d, t, last)
 
     def close_window(self) -> None:
         """End the open window: set pass locks, then move play on (next draw, kong
@@ -576,7 +575,7 @@ class HandState:
             if claimed:
                 self._after_window_wins(w)
                 return
-            self._discard_passed(w)
+            self._discard_passed(w.from_seat, w.tile, w.last)
         else:
             if claimed:
                 self._after_window_wins(w)
@@ -591,16 +590,16 @@ class HandState:
             cur = self.hu_lock[s]
             self.hu_lock[s] = sc.multiplier if cur is None else max(cur, sc.multiplier)
 
-    def _discard_passed(self, w: Window) -> None:
-        d = w.from_seat
-        if self.variant == "yuxi" and self.rules["honors"]:
-            self.honor_run[d] = self.honor_run[d] + 1 if w.tile >= 27 else 0
+    def _discard_passed(self, d: int, tile: int, last: bool) -> None:
+        """Nobody claimed ``d``'s discard: count 十老头, then the next draw (or the end)."""
+        if self._yuxi and self.rules["honors"]:
+            self.honor_run[d] = self.honor_run[d] + 1 if tile >= 27 else 0
             if self.honor_run[d] >= 10:
                 h = self.hands[d]
                 tiles = tuple(t for t in range(34) for _ in range(h[t]))
-                self.pending.append(Event(WIN, d, w.tile, None, str(Method.SHILAOTOU), tiles))
+                self.pending.append(Event(WIN, d, tile, None, str(Method.SHILAOTOU), tiles))
                 return
-        if w.last:
+        if last:
             self.exhausted = True
             self._settle_exhaustion()
             return
