@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from itertools import compress
 
 from mjlog import scoring
 from mjlog.events import (
@@ -115,6 +116,7 @@ class HandState:
         self.variant = rules.variant
         self._yuxi = self.variant == "yuxi"
         self._late_forbidden = rules["late_added_kong"] == "forbidden"
+        self._shilaotou = self._yuxi and rules["honors"]  # 十老头 counting is on
         self._huangmei = self.variant == "huangmei"
         self.n = n
         self.wall = tuple(wall)
@@ -347,7 +349,7 @@ class HandState:
                             continue
                         opts.append(Event(KONG, s, m.tile, None, "added"))
         evs = _DISCARD_EV[s]
-        opts += [evs[t] for t in range(34) if h[t]]
+        opts += compress(evs, h)  # the kinds held, in C
         if self.variant == "huangmei" and h[GREEN]:
             opts.remove(evs[GREEN])  # a dead dealt 发 is never discarded
         return opts
@@ -592,7 +594,7 @@ class HandState:
 
     def _discard_passed(self, d: int, tile: int, last: bool) -> None:
         """Nobody claimed ``d``'s discard: count 十老头, then the next draw (or the end)."""
-        if self._yuxi and self.rules["honors"]:
+        if self._shilaotou:
             self.honor_run[d] = self.honor_run[d] + 1 if tile >= 27 else 0
             if self.honor_run[d] >= 10:
                 h = self.hands[d]
