@@ -33,6 +33,7 @@ class Sample:
     agents: tuple[str, ...]
     seed: int = 2026
     sets: tuple[str, ...] = ()
+    hands_per_shard: int = 500
 
     @property
     def hands(self) -> int:
@@ -43,18 +44,20 @@ class Sample:
 
         return RunSpec.build(self.variant, seed=self.seed, matches=self.matches,
                              hands_per_match=self.hands_per_match, agents=list(self.agents),
-                             sets=list(self.sets), events=events)
+                             sets=list(self.sets), events=events,
+                             hands_per_shard=self.hands_per_shard)
 
 
-MIXED = ("greedy", "random", "greedy", "random")
+LINEUP = ("greedy", "efficient", "greedy", "efficient")
+MIXED = ("greedy", "random", "greedy", "random")  # quick runs for doctests
 
 SAMPLES: dict[str, Sample] = {
-    "yuxi": Sample("yuxi", 375, 8, MIXED),
-    "xuezhan": Sample("xuezhan", 375, 8, MIXED),
-    "huangmei": Sample("huangmei", 375, 8, MIXED),
+    "yuxi": Sample("yuxi", 375, 8, LINEUP),
+    "xuezhan": Sample("xuezhan", 375, 8, LINEUP),
+    "huangmei": Sample("huangmei", 375, 8, LINEUP),
 }
-"""The committed samples: 3,000 hands each (two shards: 2,000 + 1,000 hands), two
-greedy and two random seats."""
+"""The committed samples: 3,000 hands each in shards of 500, two greedy and two
+efficient (tile-acceptance) seats."""
 
 SWEEP = {"name": "xuezhan-cap", "variant": "xuezhan", "key": "cap", "values": (1, 2, 4, 16),
          "matches": 50, "hands_per_match": 8, "agents": ("greedy",), "seed": 2026}

@@ -65,4 +65,4 @@ def test_a_missing_glyph_would_be_caught():
 
 def test_legends_name_the_agents(figs):
     for name in ("seats", "agents", "patterns", "win_points", "compare", "money"):
-        assert any("greedy,random,greedy,random" in t for t in plots.texts(figs[name])), name
+        assert any("greedy,efficient,greedy,efficient" in t for t in plots.texts(figs[name])), name

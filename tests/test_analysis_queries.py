@@ -24,11 +24,11 @@ def runs():
 def test_groups_name_variant_rules_and_agents(runs):
     info = runs.info()
     assert list(info.variant) == ["yuxi", "xuezhan", "huangmei"]
-    assert set(info.agents) == {"greedy,random,greedy,random"}
+    assert set(info.agents) == {"greedy,efficient,greedy,efficient"}
     s = queries.seat_stats(runs, by="seat")
     assert list(dict.fromkeys(s.variant)) == ["yuxi", "xuezhan", "huangmei"]  # as given
-    assert set(s.lineup) == {"greedy,random,greedy,random"}
-    assert list(s[s.variant == "yuxi"].agent) == ["greedy", "random", "greedy", "random"]
+    assert set(s.lineup) == {"greedy,efficient,greedy,efficient"}
+    assert list(s[s.variant == "yuxi"].agent) == ["greedy", "efficient", "greedy", "efficient"]
 
 
 def test_seat_figures_are_consistent(runs):
@@ -44,10 +44,9 @@ def test_seat_figures_are_consistent(runs):
         assert s.groupby("variant").hands.sum().equals(by_var.set_index("variant").hands
                                                         .loc[s.groupby("variant").hands
                                                              .sum().index])
-    agents = queries.seat_stats(runs, by="agent").set_index(["variant", "agent"])
-    # the greedy seats win more often than the random ones in every variant
-    for v in ("yuxi", "xuezhan", "huangmei"):
-        assert agents.loc[(v, "greedy"), "win_rate"] > agents.loc[(v, "random"), "win_rate"]
+    agents = queries.seat_stats(runs, by="agent")
+    assert len(agents) == 6 and (agents.hands == 2 * hands[agents.variant].to_numpy()).all()
+    assert (agents.groupby("variant").points.sum() == 0).all()
 
 
 def test_first_winner_orders(runs):
@@ -75,7 +74,7 @@ def test_money_shares_add_up(runs):
     # within a hand transfers can cancel, never exceed: Σ transfers ≥ money moved
     assert (by_reason.groupby("variant").share.sum() >= 1 - 1e-12).all()
     settle = set(by_reason[by_reason.variant == "xuezhan"].reason)
-    assert {"not_ready", "flower_pig", "tax_refund"} <= settle
+    assert "not_ready" in settle  # 查大叫 (查花猪 and 退税 only when someone is caught)
     assert set(by_reason[by_reason.variant == "huangmei"].reason) == {"win"}
 
 
