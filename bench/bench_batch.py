@@ -46,17 +46,21 @@ def _spec(agent: str, hands: int, hands_per_shard: int | None = None, seed: int 
                          agents=[agent], hands_per_shard=hands_per_shard or HANDS_PER_SHARD)
 
 
-def scaling(hands: int, hands_per_shard: int) -> dict:
-    """Wall-clock hands/s of the same run with 1 and 2 local workers (pool start included)."""
+def scaling(hands: int, hands_per_shard: int, repeat: int) -> dict:
+    """Wall-clock hands/s of the same run with 1 and 2 local workers (pool start
+    included), best of ``repeat`` interleaved passes, as other work comes and goes."""
     from simulate.runner import simulate
 
     spec = _spec("random", hands, hands_per_shard)
-    out = {"hands": spec.total_hands, "shards": len(spec.shards())}
-    for workers in (1, 2):
-        with tempfile.TemporaryDirectory() as d:
-            t0 = time.perf_counter()
-            simulate(spec, d, workers=workers, progress=False)
-            out[f"workers_{workers}_hands_per_s"] = spec.total_hands / (time.perf_counter() - t0)
+    out = {"hands": spec.total_hands, "shards": len(spec.shards()), "repeat": repeat}
+    for _ in range(repeat):
+        for workers in (1, 2):
+            with tempfile.TemporaryDirectory() as d:
+                t0 = time.perf_counter()
+                simulate(spec, d, workers=workers, progress=False)
+                rate = spec.total_hands / (time.perf_counter() - t0)
+            key = f"workers_{workers}_hands_per_s"
+            out[key] = max(out.get(key, 0.0), rate)
     out["speedup"] = out["workers_2_hands_per_s"] / out["workers_1_hands_per_s"]
     return out
 
@@ -158,7 +162,7 @@ def mjlog_hands_per_s(hands: int) -> dict:
 
 def run(quick: bool = False) -> dict:
     q = quick
-    scale = scaling(800 if q else 16_000, 100 if q else 2000)
+    scale = scaling(800 if q else 8_000, 100 if q else 1000, 2 if q else 3)
     big = 4_000 if q else 200_000
     mem_small = peak_memory(big // 10)
     mem = peak_memory(big)
@@ -174,35 +178,30 @@ def run(quick: bool = False) -> dict:
     ok_rl = "meets" if ratio >= TARGETS["rlcard_ratio"] else "misses"
     section = f"""## Batch simulation (`bench/bench_batch.py`{' --quick' if q else ''})
 
-Workers scaling, yuxi, random agents, {scale['hands']} hands in {scale['shards']} shards,
-wall clock (pool start-up included; other work on the machine shows here):
-
-| workers | hands/s |
-|---|---|
-| 1 | {scale['workers_1_hands_per_s']:.0f} |
-| 2 | {scale['workers_2_hands_per_s']:.0f} |
-
-Speed-up with 2 workers: {scale['speedup']:.2f}×.
+Scaling: yuxi, random agents, {scale['hands']:,} hands in {scale['shards']} shards, wall
+clock with the pool's start-up, best of {scale['repeat']} interleaved passes (other work
+on the machine shows here): 1 worker {scale['workers_1_hands_per_s']:.0f} hands/s,
+2 workers {scale['workers_2_hands_per_s']:.0f} hands/s, **{scale['speedup']:.2f}×**.
 
 Peak memory (RSS of `mjlog simulate` and its workers summed, sampled every 0.1 s),
-random agents, {mem['workers']} workers (the default): {mem['peak_rss_mb']:.0f} MB for
-{mem['hands']:,} hands ({mem['hands_per_s']:.0f} hands/s), {mem_small['peak_rss_mb']:.0f} MB for
-{mem_small['hands']:,} hands: memory is bounded by a shard's row group per worker, not by
-the run's size.
+random agents, {mem['workers']} workers (the default): **{mem['peak_rss_mb']:.0f} MB** for
+{mem['hands']:,} hands ({mem['hands_per_s']:.0f} hands/s), {mem_small['peak_rss_mb']:.0f} MB
+for {mem_small['hands']:,} hands. Memory is bounded by one shard's row group per worker,
+not by the run's size.
 
-Log size on disk, yuxi, {size['agents']} agents, {size['hands']:,} hands, {size['shards']}
-shards (default), all events: **{size['bytes_per_hand']:.0f} bytes/hand** for the four
-tables (target ≤ {TARGETS['bytes_per_hand']}: {ok_size} it).
+Log size on disk: yuxi, {size['agents']} agents, {size['hands']:,} hands in
+{size['shards']} shards (the default size), all events: **{size['bytes_per_hand']:.0f}
+bytes/hand** for the four tables (target ≤ {TARGETS['bytes_per_hand']}: {ok_size} it).
 
 | table | rows | bytes | bytes/row | bytes/hand |
 |---|---|---|---|---|
 {size_rows}
 
-RLCard's `mahjong` game loop (random choice over the distinct legal actions, no
-observation encoding, {rl.get('steps_per_hand', float('nan')):.0f} steps/hand):
-{rl['hands_per_s']:.0f} hands/s; mjlog, random agents, one worker, logs written
-({mj['events_per_hand']:.0f} events/hand): {mj['hands_per_s']:.0f} hands/s, both in CPU
-seconds. mjlog is **{ratio:.1f}×** faster per hand (target ≥ {TARGETS['rlcard_ratio']:.0f}×:
+RLCard: its `mahjong` game loop (uniform over the distinct legal actions, no
+observation encoding, {rl.get('steps_per_hand', float('nan')):.0f} steps/hand) plays
+{rl['hands_per_s']:.0f} hands/s; mjlog with random agents, one worker, logs written
+({mj['events_per_hand']:.0f} events/hand), {mj['hands_per_s']:.0f} hands/s (both CPU
+seconds): mjlog is **{ratio:.1f}×** faster per hand (target ≥ {TARGETS['rlcard_ratio']:.0f}×:
 {ok_rl} it).
 """
     figures = {"scaling": scale, "memory": mem, "memory_small": mem_small, "log_size": size,
