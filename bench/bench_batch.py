@@ -14,7 +14,8 @@
   greedy yuxi run, default shards, every event (target: ≤ 600 bytes/hand);
 - RLCard: its ``mahjong`` game loop with uniform random choices over the distinct
   legal actions (no observation encoding) against mjlog's random agents with logs
-  written, both on one core (target: mjlog ≥ 15× faster per hand).
+  written, both on one core, best of interleaved passes (target: mjlog ≥ 15×
+  faster per hand).
 
 Single-process figures are CPU seconds (``time.process_time``), so that other
 work on a shared machine does not change them; the scaling and memory runs are
@@ -124,7 +125,7 @@ def log_size(hands: int, agent: str = "greedy") -> dict:
 
 
 def rlcard_hands_per_s(hands: int, seed: int = 0) -> dict:
-    """RLCard's mahjong game loop, uniform over the distinct legal actions."""
+    """One pass of RLCard's mahjong game loop, uniform over the distinct legal actions."""
     try:
         import rlcard
     except ImportError:
@@ -147,7 +148,7 @@ def rlcard_hands_per_s(hands: int, seed: int = 0) -> dict:
 
 
 def mjlog_hands_per_s(hands: int) -> dict:
-    """mjlog random agents, one worker, logs written (CPU seconds of this process)."""
+    """One pass of mjlog random agents, one worker, logs written."""
     from simulate.runner import simulate
 
     spec = _spec("random", hands)
@@ -160,6 +161,16 @@ def mjlog_hands_per_s(hands: int) -> dict:
     return {"hands": n, "hands_per_s": n / dt, "events_per_hand": ev / n}
 
 
+def versus_rlcard(rl_hands: int, mj_hands: int, repeat: int) -> tuple[dict, dict]:
+    """Best of ``repeat`` interleaved passes of each loop (CPU seconds, one core)."""
+    rl = mj = None
+    for _ in range(repeat):
+        r, m = rlcard_hands_per_s(rl_hands), mjlog_hands_per_s(mj_hands)
+        rl = r if rl is None or r["hands_per_s"] > rl["hands_per_s"] else rl
+        mj = m if mj is None or m["hands_per_s"] > mj["hands_per_s"] else mj
+    return rl, mj
+
+
 def run(quick: bool = False) -> dict:
     q = quick
     scale = scaling(800 if q else 8_000, 100 if q else 1000, 2 if q else 3)
@@ -167,8 +178,7 @@ def run(quick: bool = False) -> dict:
     mem_small = peak_memory(big // 10)
     mem = peak_memory(big)
     size = log_size(1_000 if q else 100_000)
-    rl = rlcard_hands_per_s(30 if q else 1_000)
-    mj = mjlog_hands_per_s(200 if q else 5_000)
+    rl, mj = versus_rlcard(30 if q else 1_000, 200 if q else 5_000, 2 if q else 3)
     ratio = mj["hands_per_s"] / rl["hands_per_s"]
 
     size_rows = "\n".join(
@@ -200,9 +210,9 @@ bytes/hand** for the four tables (target ≤ {TARGETS['bytes_per_hand']}: {ok_si
 RLCard: its `mahjong` game loop (uniform over the distinct legal actions, no
 observation encoding, {rl.get('steps_per_hand', float('nan')):.0f} steps/hand) plays
 {rl['hands_per_s']:.0f} hands/s; mjlog with random agents, one worker, logs written
-({mj['events_per_hand']:.0f} events/hand), {mj['hands_per_s']:.0f} hands/s (both CPU
-seconds): mjlog is **{ratio:.1f}×** faster per hand (target ≥ {TARGETS['rlcard_ratio']:.0f}×:
-{ok_rl} it).
+({mj['events_per_hand']:.0f} events/hand), {mj['hands_per_s']:.0f} hands/s (both in CPU
+seconds, best of interleaved passes): mjlog is **{ratio:.1f}×** faster per hand
+(target ≥ {TARGETS['rlcard_ratio']:.0f}×: {ok_rl} it).
 """
     figures = {"scaling": scale, "memory": mem, "memory_small": mem_small, "log_size": size,
                "rlcard": rl, "mjlog_random": mj, "rlcard_ratio": ratio}
