@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from mjlog.errors import InputError, MjlogError
-from mjlog.logio import canonical_json
+from mjlog.logio import LogError, canonical_json, read_manifest
 from simulate.runner import RunSpec, simulate
 
 SWEEP_FILE = "sweep.json"
@@ -110,7 +110,8 @@ def sweep(variant: str, grid: Grid, out: str | os.PathLike, sets: Sequence[str] 
                  for k, v in build.items() if k not in ("hands_per_shard", "events")},
         **first.layout(),
         "points": [{"point": point, "dir": name, "run_id": spec.run_id,
-                    "complete": False} for name, point, spec in runs],
+                    "complete": _finished(parent / name, spec.run_id)}
+                   for name, point, spec in runs],
     }
     doc["sweep_id"] = _sweep_id(doc)
     path = parent / SWEEP_FILE
@@ -132,6 +133,14 @@ def sweep(variant: str, grid: Grid, out: str | os.PathLike, sets: Sequence[str] 
         if on_run is not None:
             on_run(name, manifest)
     return doc
+
+
+def _finished(run: Path, rid: str) -> bool:
+    """A run directory with this run's manifest (written last, so complete)."""
+    try:
+        return read_manifest(run).get("run_id") == rid
+    except LogError:
+        return False
 
 
 def _sweep_id(doc: dict) -> str:
