@@ -42,10 +42,11 @@ def demo(out: str, matches: int, hands_per_match: int) -> None:
         click.echo(f"  {method:<9} patterns {','.join(s.patterns):<22} points {s.points}")
 
     parent = Path(out)
-    for variant, agents in (("yuxi", "greedy,random,greedy,random"), ("xuezhan", "greedy"),
-                            ("huangmei", "greedy")):
+    # every seat plays `strategic`, the most realistic agent (see `mjlog ladder`)
+    for variant, agents in (("yuxi", "strategic"), ("xuezhan", "strategic"),
+                            ("huangmei", "strategic")):
         _section(f"Simulate {variant}: {matches} matches × {hands_per_match} hands, "
-                 f"agents {agents}")
+                 f"agents: {agents} in every seat")
         spec = RunSpec.build(variant, seed=2026, matches=matches,
                              hands_per_match=hands_per_match, agents=agents.split(","))
         run = parent / variant
@@ -69,5 +70,6 @@ def demo(out: str, matches: int, hands_per_match: int) -> None:
 
     _section("Report: the three runs compared (analysis.report)")
     page = write_report([parent / v for v in ("yuxi", "xuezhan", "huangmei")], parent / "report",
-                        title="mjlog demo: yuxi, xuezhan and huangmei compared")
+                        title="mjlog demo: yuxi, xuezhan and huangmei compared "
+                              "(strategic agents in every seat)")
     click.echo(f"  open {page}")
