@@ -232,6 +232,7 @@ class Runs:
                 raise LogError(f"{runs[0].path}: the manifest lists no {t} files")
         self.runs = runs
         self.con = duckdb.connect()
+        self.con.execute("SET enable_progress_bar = false")  # a library prints nothing
         self.con.register("runs", self.info()[["run_id", "config"]])
         self.con.register("reasons", pd.DataFrame(
             {"reason": list(REASON_CATEGORY), "category": list(REASON_CATEGORY.values())}))
