@@ -344,7 +344,7 @@ def _make_shanten():
             raise ValueError(f"melds must be 0..4, got {melds!r}")
         return standard(b, melds)
 
-    def shanten(counts: Sequence[int], melds: int = 0, *, fours_as_pairs: bool = False) -> int:
+    def shanten(counts: Sequence[int], melds: int = 0, *, fours_as_pairs: bool = True) -> int:
         """Shanten (向听数): the least of :func:`shanten_standard` and, with no
         melds, :func:`shanten_seven_pairs` (whose ``fours_as_pairs`` this passes
         on). 0 = ready (听牌), -1 = complete. For ``13 - 3*melds`` tiles, and
@@ -353,9 +353,9 @@ def _make_shanten():
         >>> from mjlog.tiles import parse_counts
         >>> shanten(parse_counts("1122334455667m")), shanten(parse_counts("19m19p19s1234567z"))
         (0, 6)
-        >>> h = parse_counts("1111m22p33s44z55z7z")
-        >>> shanten(h), shanten(h, fours_as_pairs=True)
-        (2, 0)
+        >>> h = parse_counts("1111m22p33s44z55z7z")   # 7z makes seven pairs (RULES.md)
+        >>> shanten(h), shanten(h, fours_as_pairs=False)  # the riichi convention says 2
+        (0, 2)
         """
         try:
             b = bytes(counts)
@@ -386,19 +386,19 @@ shanten_standard, shanten = _make_shanten()
 
 
 def shanten_seven_pairs(
-    counts: Sequence[int], melds: int = 0, *, fours_as_pairs: bool = False
+    counts: Sequence[int], melds: int = 0, *, fours_as_pairs: bool = True
 ) -> int:
     """Seven-pairs shanten; :data:`IMPOSSIBLE` with melds.
 
-    By default the common convention (the ``mahjong`` package's, riichi tools'):
-    ``6 - pairs + max(0, 7 - kinds)``, where a four or a triplet is *one* pair,
-    so ``1111m22p33s44z55z7z`` counts 2 although 7z completes it under RULES.md.
-    A complete seven pairs (:func:`is_seven_pairs`, fours allowed) is always -1.
+    By default the RULES.md reading, exactly: a four is two pairs and a triplet a
+    pair plus a single, ``p = sum(c // 2)`` and the shanten is ``6 - p`` (for 13
+    or 14 tiles), so it is 0 exactly when seven pairs has a wait.
 
-    With ``fours_as_pairs=True``, the RULES.md reading, exactly: a four is two
-    pairs and a triplet a pair plus a single, ``p = sum(c // 2)`` and the
-    shanten is ``6 - p`` (for 13 or 14 tiles), so it is 0 exactly when seven
-    pairs has a wait.
+    With ``fours_as_pairs=False``, the common convention (the ``mahjong``
+    package's, riichi tools'): ``6 - pairs + max(0, 7 - kinds)``, where a four or
+    a triplet is *one* pair, so ``1111m22p33s44z55z7z`` counts 2 although 7z
+    completes it under RULES.md. A complete seven pairs (:func:`is_seven_pairs`,
+    fours allowed) is always -1.
 
     >>> from mjlog.tiles import parse_counts
     >>> shanten_seven_pairs(parse_counts("1122334455667m"))
@@ -406,8 +406,8 @@ def shanten_seven_pairs(
     >>> shanten_seven_pairs(parse_counts("11112233445566m"))
     -1
     >>> h = parse_counts("1111223344556m")
-    >>> shanten_seven_pairs(h), shanten_seven_pairs(h, fours_as_pairs=True)
-    (2, 0)
+    >>> shanten_seven_pairs(h), shanten_seven_pairs(h, fours_as_pairs=False)
+    (0, 2)
     """
     b = _check_counts(counts)
     if melds:

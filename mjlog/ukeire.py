@@ -43,6 +43,12 @@ def _suit_id(S, c, a: int, n: int) -> int:
     return v
 
 
+def _seven(pairs: int, tiles: int) -> int:
+    """Seven-pairs shanten as RULES.md reads it (a four is two pairs), for any size."""
+    short = 7 + pairs - tiles
+    return 6 - pairs + (short if short > 0 else 0)
+
+
 def _near(c: Sequence[int]) -> list[int]:
     """Kinds that can lower standard shanten: held, or within two of a held suit tile."""
     out = []
@@ -74,19 +80,22 @@ def accept(counts: Sequence[int], melds: int, unseen: Sequence[int],
     p12 = pair12[dm * ns + dp]
     g = add3[p12 * ns + ds]
     base = final[(g * nh + dz) * 5 + melds]
+    # seven pairs as RULES.md reads it: a four is two pairs, shanten 6 - sum(c // 2)
     seven = melds == 0
     if seven:
-        pairs = sum(1 for x in c if x >= 2)
-        kinds = sum(1 for x in c if x)
-        base7 = 6 - pairs + max(0, 7 - kinds)
+        pairs = sum(x // 2 for x in c)
+        tiles = sum(c)  # short of 13 when void tiles were taken out
+        base7 = _seven(pairs, tiles)
         best = base7 if base7 < base else base
     else:
         best = base
     got: list[int] = []
     total = 0
     if candidates is None:
-        # an isolated new kind only helps seven pairs short of seven kinds
-        candidates = range(34) if seven and kinds < 7 else _near(c)
+        # a new isolated kind helps neither form, unless the hand is short of tiles
+        # (void tiles taken out): then any tile can fill a gap
+        short = sum(c) + 3 * melds < 13
+        candidates = range(34) if short else _near(c)
     for t in candidates:
         u = unseen[t]
         if u <= 0 or c[t] >= 4:
@@ -102,10 +111,8 @@ def accept(counts: Sequence[int], melds: int, unseen: Sequence[int],
             v = final[(add3[p12 * ns + _suit_id(S, c, 18, 9)] * nh + dz) * 5 + melds]
         else:
             v = final[(g * nh + _suit_id(Z, c, 27, 7)) * 5 + melds]
-        if seven and c[t] == 2 or (seven and c[t] == 1 and kinds < 7):
-            p2 = pairs + (c[t] == 2)
-            k2 = kinds + (c[t] == 1)
-            v7 = 6 - p2 + max(0, 7 - k2)
+        if seven:
+            v7 = _seven(pairs + (c[t] % 2 == 0), tiles + 1)
             if v7 < v:
                 v = v7
         c[t] -= 1
@@ -135,8 +142,8 @@ def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
     g = add3[p12 * ns + ds]
     seven = melds == 0
     if seven:
-        pairs = sum(1 for x in c if x >= 2)
-        kinds = sum(1 for x in c if x)
+        pairs = sum(x // 2 for x in c)
+        tiles = sum(c)
     out: dict[int, int] = {}
     for t in range(34):
         if not c[t]:
@@ -152,10 +159,8 @@ def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
             v = final[(add3[p12 * ns + _suit_id(S, c, 18, 9)] * nh + dz) * 5 + melds]
         else:
             v = final[(g * nh + _suit_id(Z, c, 27, 7)) * 5 + melds]
-        if seven:
-            p2 = pairs - (c[t] == 1)
-            k2 = kinds - (c[t] == 0)
-            v7 = 6 - p2 + max(0, 7 - k2)
+        if seven:  # c[t] is after the discard: it broke a pair when it is now odd
+            v7 = _seven(pairs - (c[t] % 2), tiles - 1)
             if v7 < v:
                 v = v7
         c[t] += 1

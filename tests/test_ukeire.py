@@ -33,7 +33,7 @@ def _brute_accept(c, melds):
 
 
 @pytest.mark.parametrize("melds,size,tiles", [(0, 13, 136), (1, 10, 136), (2, 7, 108),
-                                              (0, 13, 108)])
+                                              (0, 13, 108), (0, 10, 108), (0, 7, 108)])
 def test_accept_matches_brute_force(melds, size, tiles):
     for c in _hands(150, size, seed=melds * 10 + size, tiles=tiles):
         unseen = [4 - x for x in c]
@@ -42,7 +42,7 @@ def test_accept_matches_brute_force(melds, size, tiles):
         assert n == sum(unseen[t] for t in kinds)
 
 
-@pytest.mark.parametrize("melds,size", [(0, 14), (1, 11), (3, 5)])
+@pytest.mark.parametrize("melds,size", [(0, 14), (1, 11), (3, 5), (0, 11), (0, 8)])
 def test_after_discards_matches_shanten(melds, size):
     for c in _hands(200, size, seed=size):
         got = after_discards(c, melds)
