@@ -232,7 +232,10 @@ class Runs:
                 raise LogError(f"{runs[0].path}: the manifest lists no {t} files")
         self.runs = runs
         self.con = duckdb.connect()
-        self.con.execute("SET enable_progress_bar = false")  # a library prints nothing
+        try:  # a library prints nothing (in Jupyter DuckDB draws no bar without ipywidgets)
+            self.con.execute("SET enable_progress_bar = false")
+        except duckdb.Error:
+            pass
         self.con.register("runs", self.info()[["run_id", "config"]])
         self.con.register("reasons", pd.DataFrame(
             {"reason": list(REASON_CATEGORY), "category": list(REASON_CATEGORY.values())}))
