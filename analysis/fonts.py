@@ -64,7 +64,16 @@ def missing(text: str) -> str:
 def _register() -> None:
     from matplotlib import font_manager
 
-    font_manager.fontManager.addfont(str(font_path()))
+    fm = font_manager.fontManager
+    ours = str(font_path())
+    fm.addfont(ours)
+    # A system copy of the same family (say Debian's fonts-wqy-microhei) must not be
+    # picked instead: the figures use the file this project installs, nothing else.
+    names = {f.name for f in fm.ttflist if f.fname == ours}
+    fm.ttflist = [f for f in fm.ttflist if f.name not in names or f.fname == ours]
+    clear = getattr(getattr(fm, "_findfont_cached", None), "cache_clear", None)
+    if clear is not None:
+        clear()
 
 
 def use() -> str:

@@ -18,11 +18,18 @@ def figs():
     return plots.figures(runs)
 
 
-def test_the_font_comes_from_the_installed_package():
-    path = fonts.font_path()
-    assert "site-packages" in str(path) or "dist-packages" in str(path)
+def test_the_font_comes_from_the_installed_package(tmp_path):
+    import shutil
+
     from matplotlib import font_manager
 
+    path = fonts.font_path()
+    assert "site-packages" in str(path) or "dist-packages" in str(path)
+    # even when another copy of the family is known (a system font, say)
+    other = tmp_path / "wqy-microhei.ttc"
+    shutil.copy(path, other)
+    font_manager.fontManager.addfont(str(other))
+    fonts._register.cache_clear()
     fonts.use()
     assert font_manager.findfont(fonts.FAMILY, fallback_to_default=False) == str(path)
 
