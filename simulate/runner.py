@@ -381,11 +381,12 @@ def _check_same_run(spec: RunSpec, out: Path, shards) -> dict | None:
         if have_id != spec.run_id:
             raise MjlogError(f"{out} holds shards of run {have_id}, not {spec.run_id}: "
                              f"choose another --out")
-        if have_layout != layout:
+        if have_layout and have_layout != layout:
             raise MjlogError(f"{out} holds shards of run {spec.run_id} written with "
                              f"{have_layout}, not {layout}: choose another --out")
-    else:
-        marker.write_text(f"{spec.run_id} {layout}\n")
+        if have_layout:
+            return None
+    marker.write_text(f"{spec.run_id} {layout}\n")  # new, or an older marker without layout
     return None
 
 
