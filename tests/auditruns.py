@@ -21,7 +21,7 @@ from mjlog.rules import Rules
 from simulate.runner import RunSpec, simulate
 
 SPECS = {
-    "yuxi": dict(variant="yuxi", seed=1, matches=8, hands_per_match=4,
+    "yuxi": dict(variant="yuxi", seed=6, matches=8, hands_per_match=4,
                  agents=["greedy", "random", "greedy", "random"], sets=["horses=4"]),
     "xuezhan": dict(variant="xuezhan", seed=2, matches=4, hands_per_match=4,
                     agents=["greedy", "random", "greedy", "greedy"],

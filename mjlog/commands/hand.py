@@ -37,7 +37,7 @@ def analyse_lines(text: str, melds: int | None = None) -> list[str]:
               pair 55m; 123m 123m 123m 444m
               pair 55m; 111m 234m 234m 234m
               pair 55m; 111m 222m 333m 444m
-    shanten:  -1  (standard -1, seven pairs 3)
+    shanten:  -1  (standard -1, seven pairs 1)
     """
     counts = T.parse_counts(text)
     n = sum(counts)
