@@ -48,7 +48,7 @@ class Sample:
                              hands_per_shard=self.hands_per_shard)
 
 
-LINEUP = ("greedy", "efficient", "greedy", "efficient")
+LINEUP = ("strategic",) * 4  # the most realistic agent in every seat (see `mjlog ladder`)
 MIXED = ("greedy", "random", "greedy", "random")  # quick runs for doctests
 
 SAMPLES: dict[str, Sample] = {
@@ -56,13 +56,12 @@ SAMPLES: dict[str, Sample] = {
     "xuezhan": Sample("xuezhan", 375, 8, LINEUP),
     "huangmei": Sample("huangmei", 375, 8, LINEUP),
 }
-"""The committed samples: 3,000 hands each in shards of 500, two greedy and two
-efficient (tile-acceptance) seats."""
+"""The committed samples: 3,000 hands each in shards of 500, `strategic` in every seat."""
 
 SWEEP = {"name": "xuezhan-cap", "variant": "xuezhan", "key": "cap", "values": (1, 2, 4, 16),
-         "matches": 50, "hands_per_match": 8, "agents": ("greedy",), "seed": 2026}
-"""The committed sweep (``data/sweep/xuezhan-cap``): xuezhan at four caps (封顶), greedy
-seats, 400 hands a point, the same walls at every point, without events."""
+         "matches": 50, "hands_per_match": 8, "agents": ("strategic",), "seed": 2026}
+"""The committed sweep (``data/sweep/xuezhan-cap``): xuezhan at four caps (封顶),
+`strategic` in every seat, 400 hands a point, the same walls at every point, no events."""
 
 
 def make_sample(sample: Sample, out: str | Path, workers: int | None = None) -> Path:

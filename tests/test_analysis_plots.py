@@ -72,4 +72,5 @@ def test_a_missing_glyph_would_be_caught():
 
 def test_legends_name_the_agents(figs):
     for name in ("seats", "agents", "patterns", "win_points", "compare", "money"):
-        assert any("greedy,efficient,greedy,efficient" in t for t in plots.texts(figs[name])), name
+        assert any("strategic,strategic,strategic,strategic" in t
+                   for t in plots.texts(figs[name])), name

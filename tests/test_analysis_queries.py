@@ -24,11 +24,11 @@ def runs():
 def test_groups_name_variant_rules_and_agents(runs):
     info = runs.info()
     assert list(info.variant) == ["yuxi", "xuezhan", "huangmei"]
-    assert set(info.agents) == {"greedy,efficient,greedy,efficient"}
+    assert set(info.agents) == {"strategic,strategic,strategic,strategic"}
     s = queries.seat_stats(runs, by="seat")
     assert list(dict.fromkeys(s.variant)) == ["yuxi", "xuezhan", "huangmei"]  # as given
-    assert set(s.lineup) == {"greedy,efficient,greedy,efficient"}
-    assert list(s[s.variant == "yuxi"].agent) == ["greedy", "efficient", "greedy", "efficient"]
+    assert set(s.lineup) == {"strategic,strategic,strategic,strategic"}
+    assert list(s[s.variant == "yuxi"].agent) == ["strategic"] * 4
 
 
 def test_seat_figures_are_consistent(runs):
@@ -45,7 +45,8 @@ def test_seat_figures_are_consistent(runs):
                                                         .loc[s.groupby("variant").hands
                                                              .sum().index])
     agents = queries.seat_stats(runs, by="agent")
-    assert len(agents) == 6 and (agents.hands == 2 * hands[agents.variant].to_numpy()).all()
+    # one agent per variant, in all four seats
+    assert len(agents) == 3 and (agents.hands == 4 * hands[agents.variant].to_numpy()).all()
     assert (agents.groupby("variant").points.sum() == 0).all()
 
 
