@@ -109,7 +109,8 @@ def play(state: HandState, agents: Sequence[Agent],
         def apply(ev, _apply=state.apply):
             _apply(ev)
             observe(state)
-    while state.phase is not Phase.OVER:
+    over = Phase.OVER
+    while state.phase is not over:
         ev = auto()
         if ev is not None:
             apply(ev)

@@ -338,7 +338,7 @@ class HandState:
         if self.drawn is not None:  # not after a pon
             if self._self_draw_score() is not None:
                 opts.append(self._win_event(s, self.drawn, Method.SELF_DRAW, None))
-            if self.live > 0:
+            if self.back >= self.front:  # a kong needs a tile to replace it
                 void = self.void[s]
                 if 4 in h:
                     opts += [Event(KONG, s, t, None, "concealed") for t in range(34)
@@ -350,7 +350,7 @@ class HandState:
                         opts.append(Event(KONG, s, m.tile, None, "added"))
         evs = _DISCARD_EV[s]
         opts += compress(evs, h)  # the kinds held, in C
-        if self.variant == "huangmei" and h[GREEN]:
+        if self._huangmei and h[GREEN]:
             opts.remove(evs[GREEN])  # a dead dealt 发 is never discarded
         return opts
 
@@ -514,19 +514,17 @@ class HandState:
 
     def _apply_discard(self, ev: Event) -> None:
         s, t = ev.seat, ev.tile
-        self._passed_self_draw(s)
+        if self.drawn is not None and not self._huangmei:
+            # 弃胡 / 过手胡: discarding instead of a legal self-draw win locks too
+            key = len(self.events) - 1  # the state before this discard
+            sc = self._sd if self._sd_key == key else self._self_draw_score(key)
+            if sc is not None:
+                self._lock_passed_win(s, sc)
         self.hands[s][t] -= 1
         self.discards[s].append(t)
         self.drawn = None
         self.after_pon = False
         self._open_discard_window(s, t)
-
-    def _passed_self_draw(self, s: int) -> None:
-        """弃胡 / 过手胡: discarding instead of a legal self-draw win locks too."""
-        if self.drawn is not None and self.variant != "huangmei":
-            sc = self._self_draw_score(len(self.events) - 1)  # before this discard
-            if sc is not None:
-                self._lock_passed_win(s, sc)
 
     def _open_discard_window(self, d: int, t: int) -> None:
         last = self.back < self.front  # the wall is empty: the last discard
