@@ -80,10 +80,21 @@ class Stream:
 
     def shuffle(self, items: list) -> None:
         """Fisher–Yates in place: for i = len-1 .. 1, swap i with below(i + 1)."""
-        below = self.below
+        # below() inlined: the same draws, without a method call per tile
+        x = self._s
         for i in range(len(items) - 1, 0, -1):
-            j = below(i + 1)
+            n = i + 1
+            limit = _M64 + 1 - (_M64 + 1) % n
+            while True:
+                x = (x + _GAMMA) & _M64
+                z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+                z ^= z >> 31
+                if z < limit:
+                    break
+            j = z % n
             items[i], items[j] = items[j], items[i]
+        self._s = x
 
     def choice(self, seq):
         return seq[self.below(len(seq))]

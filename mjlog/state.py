@@ -118,6 +118,7 @@ class HandState:
         self._late_forbidden = rules["late_added_kong"] == "forbidden"
         self._shilaotou = self._yuxi and rules["honors"]  # 十老头 counting is on
         self._huangmei = self.variant == "huangmei"
+        self._xuezhan = self.variant == "xuezhan"
         self.n = n
         self.wall = tuple(wall)
         self.dealer = dealer
@@ -481,7 +482,9 @@ class HandState:
         self.draws[s] += 1
         self.acted[s] = True
         self.after_pon = False
-        self._clear_locks(s)
+        self.hu_lock[s] = None  # a draw ends the pass locks (inlined _clear_locks)
+        if self.pon_lock[s]:
+            self.pon_lock[s] = set()
         if self.due_draw is not None:
             if not self.hands[s][GREEN]:
                 # dealt 发 laid out before the seat's first draw: now the draw that was due
@@ -603,7 +606,7 @@ class HandState:
             self.exhausted = True
             self._settle_exhaustion()
             return
-        self.turn = self.next_active(d)
+        self.turn = self.next_active(d) if self._xuezhan else (d + 1) % self.n
         self.phase = Phase.DRAW
 
     def _apply_pon(self, ev: Event) -> None:
