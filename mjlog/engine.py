@@ -117,7 +117,11 @@ def play(state: HandState, agents: Sequence[Agent],
             continue
         if state.phase is ACT:  # the common case, without the per-seat dict
             s = state.turn
-            apply(_ask(agents[s], views[s], state.act_options()))
+            o = state.act_options()
+            pick = agents[s].choose(views[s], o)
+            if pick not in o:
+                _refuse(agents[s], s, pick, o)
+            apply(pick)
             continue
         opts = state.options()
         if state.phase is CLAIM or state.phase is ROB:
@@ -151,9 +155,13 @@ def play(state: HandState, agents: Sequence[Agent],
 def _ask(agent: Agent, view: SeatView, options: list):
     pick = agent.choose(view, options)
     if pick not in options:
-        raise AgentError(f"agent {agent.name!r} in seat {view.seat} chose {pick!r}, "
-                         f"not one of its {len(options)} legal options")
+        _refuse(agent, view.seat, pick, options)
     return pick
+
+
+def _refuse(agent: Agent, seat: int, pick, options: list):
+    raise AgentError(f"agent {agent.name!r} in seat {seat} chose {pick!r}, "
+                     f"not one of its {len(options)} legal options")
 
 
 def play_hand(rules: Rules, agents: Sequence[Agent], seed: int, match: int, hand: int,

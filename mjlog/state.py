@@ -63,6 +63,10 @@ class Phase(IntEnum):
     OVER = 6
 
 
+# The phases as module constants: the hot paths read them without an attribute lookup.
+_DEAL, _VOID, _DRAW, _ACT, _CLAIM, _ROB, _OVER = Phase
+
+
 @dataclass(slots=True)
 class Window:
     """An open claim window: a discard, or a kong that may be robbed."""
@@ -119,6 +123,7 @@ class HandState:
         self._shilaotou = self._yuxi and rules["honors"]  # 十老头 counting is on
         self._huangmei = self.variant == "huangmei"
         self._xuezhan = self.variant == "xuezhan"
+        self._order = [[(d + k) % n for k in range(1, n)] for d in range(n)]  # claim order
         self.n = n
         self.wall = tuple(wall)
         self.dealer = dealer
@@ -129,7 +134,7 @@ class HandState:
         self.hands = [[0] * 34 for _ in range(n)]
         self.melds: list[list[Meld]] = [[] for _ in range(n)]
         self.discards: list[list[int]] = [[] for _ in range(n)]
-        self.phase = Phase.DEAL
+        self.phase = _DEAL
         self.turn = dealer
         self.need_tail = False
         self.after_pon = False
@@ -177,7 +182,7 @@ class HandState:
 
     @property
     def over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     def active(self, seat: int) -> bool:
         return not self.won[seat]
@@ -281,9 +286,9 @@ class HandState:
         if self.pending:
             return self.pending[0]
         ph = self.phase
-        if ph is Phase.DRAW:
+        if ph is _DRAW:
             return self._draw_event()
-        if ph is Phase.ACT:
+        if ph is _ACT:
             s = self.turn
             if self._huangmei and self.hands[s][GREEN] and not self.after_pon:
                 return Event(BONUS, s, GREEN)
@@ -291,9 +296,9 @@ class HandState:
                 if self._self_draw_score() is not None:
                     return self._win_event(s, self.drawn, Method.SELF_DRAW, None)
             return None
-        if ph is Phase.DEAL:
+        if ph is _DEAL:
             return self._deal_event()
-        if ph in (Phase.CLAIM, Phase.ROB):
+        if ph in (_CLAIM, _ROB):
             w = self.window
             if w.forced:
                 for s in self._claim_order(w.from_seat):
@@ -306,12 +311,12 @@ class HandState:
         """Legal choices per seat at a decision point (passing is always allowed in
         claim windows and is not an event)."""
         ph = self.phase
-        if ph is Phase.VOID:
+        if ph is _VOID:
             s = self.turn
             return {s: [Event(VOID, s, None, None, c) for c in SUIT_LETTERS]}
-        if ph is Phase.ACT:
+        if ph is _ACT:
             return {self.turn: self.act_options()}
-        if ph in (Phase.CLAIM, Phase.ROB):
+        if ph in (_CLAIM, _ROB):
             w = self.window
             out: dict[int, list[Event]] = {}
             for s in self._claim_order(w.from_seat):
@@ -329,7 +334,9 @@ class HandState:
         return {}
 
     def _claim_order(self, d: int) -> list[int]:
-        return [(d + k) % self.n for k in range(1, self.n)]
+        """The other seats from ``d``'s 下家 on: claims, and winners on one tile, go in
+        this order."""
+        return self._order[d]
 
     def act_options(self) -> list[Event]:
         """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
@@ -440,7 +447,7 @@ class HandState:
             self.back -= len(ev.tiles)  # turned from the tail; its transfers are queued
             self.horses = ev.tiles
         elif t == END:
-            self.phase = Phase.OVER
+            self.phase = _OVER
             self.next_dealer = next_dealer(self.rules, self.dealer, self.winners,
                                            self.first_batch, self.first_payer)
         else:
@@ -454,7 +461,7 @@ class HandState:
         if self.deal_next == self.n:
             self.front = 13 * self.n + 1
             self.turn = self.dealer
-            self.phase = Phase.VOID if self.variant == "xuezhan" else Phase.ACT
+            self.phase = _VOID if self.variant == "xuezhan" else _ACT
             self.acted[self.dealer] = True
             self.drawn = self.wall[13 * self.n]  # a win on the dealt 14 is a self-draw
 
@@ -463,7 +470,7 @@ class HandState:
         nxt = (ev.seat + 1) % self.n
         if nxt == self.dealer:
             self.turn = self.dealer
-            self.phase = Phase.ACT
+            self.phase = _ACT
         else:
             self.turn = nxt
 
@@ -490,17 +497,17 @@ class HandState:
                 # dealt 发 laid out before the seat's first draw: now the draw that was due
                 self.need_tail = self.due_draw == TAIL
                 self.due_draw = None
-            self.phase = Phase.DRAW
+            self.phase = _DRAW
             return
-        self.phase = Phase.ACT
+        self.phase = _ACT
 
     def _apply_bonus(self, ev: Event) -> None:
         s = ev.seat
         self.hands[s][GREEN] -= 1
         self.bonus[s] += 1
-        if self.phase is Phase.DRAW and self.due_draw is None:
+        if self.phase is _DRAW and self.due_draw is None:
             self.due_draw = TAIL if self.need_tail else LIVE
-        if self.chain is None and self.phase is Phase.ACT:
+        if self.chain is None and self.phase is _ACT:
             self.chain = "bonus"
         if self.live == 0:
             # an unreplaceable 发 ends the hand as an exhaustive draw
@@ -508,7 +515,7 @@ class HandState:
             self._settle_exhaustion()
             return
         self.replacing = True
-        self.phase = Phase.DRAW
+        self.phase = _DRAW
 
     def _clear_locks(self, s: int) -> None:
         self.hu_lock[s] = None
@@ -534,9 +541,8 @@ class HandState:
         wins: dict[int, Score] = {}
         pons: list[int] = []
         kongs: list[int] = []
-        n, hands, melds, won, void = self.n, self.hands, self.melds, self.won, self.void
-        for k in range(1, n):
-            s = (d + k) % n
+        hands, melds, won, void = self.hands, self.melds, self.won, self.void
+        for s in self._order[d]:
             if won[s]:
                 continue
             h = hands[s]
@@ -556,7 +562,7 @@ class HandState:
         if wins or pons or kongs:
             self.window = Window("discard", t, d, wins, pons, kongs,
                                  forced=bool(wins) and self._forced_zone(), last=last)
-            self.phase = Phase.CLAIM
+            self.phase = _CLAIM
         else:  # nobody can claim: the discard passes at once
             self._discard_passed(d, t, last)
 
@@ -607,7 +613,7 @@ class HandState:
             self._settle_exhaustion()
             return
         self.turn = self.next_active(d) if self._xuezhan else (d + 1) % self.n
-        self.phase = Phase.DRAW
+        self.phase = _DRAW
 
     def _apply_pon(self, ev: Event) -> None:
         w = self.window
@@ -631,7 +637,7 @@ class HandState:
         if self.variant == "xuezhan":
             self._clear_locks(s)
         self.turn = s
-        self.phase = Phase.ACT
+        self.phase = _ACT
 
     def _apply_kong(self, ev: Event) -> None:
         s, t, kind = ev.seat, ev.tile, ev.kind
@@ -689,7 +695,7 @@ class HandState:
             return False
         self.window = Window("rob", t, k, wins, [], [], forced=self._forced_zone(),
                              kong_kind=kind)
-        self.phase = Phase.ROB
+        self.phase = _ROB
         return True
 
     def _kong_stands(self, s: int, t: int, kind: str) -> None:
@@ -704,7 +710,7 @@ class HandState:
             self.kong_receipts.append([payer, s, amount, t])
         self.turn = s
         self.need_tail = True
-        self.phase = Phase.DRAW
+        self.phase = _DRAW
 
     def _kong_money(self, s: int, kind: str, t: int, late: bool):
         v, base = self.variant, self.rules["base"]
@@ -829,7 +835,7 @@ class HandState:
         self.turn = self.next_active(last)
         self.need_tail = False
         self.after_pon = False
-        self.phase = Phase.DRAW
+        self.phase = _DRAW
 
     def _horses(self, batch: list[int]) -> None:
         k = self.rules["horses"] if self.variant == "yuxi" else 0
@@ -864,7 +870,7 @@ class HandState:
     # ------------------------------------------------------------------ exhaustion
     def _settle_exhaustion(self) -> None:
         """Payments at an exhaustive draw, then the end (RULES.md §2 and §3)."""
-        self.phase = Phase.DRAW
+        self.phase = _DRAW
         v, n, rules = self.variant, self.n, self.rules
         out: list[Event] = []
         if v == "yuxi":
