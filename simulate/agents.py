@@ -22,6 +22,7 @@ from mjlog.errors import InputError
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.hand import shanten
 from mjlog.rng import Stream
+from mjlog.ukeire import after_discards
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {}
 
@@ -133,15 +134,10 @@ class GreedyAgent(_Base):
             vd = [o for o in discards if o.tile // 9 == void]
             if vd:
                 return vd[self.rng.below(len(vd))]
-        best, best_s = [], 99
-        for o in discards:
-            hand[o.tile] -= 1
-            s = _shanten(hand, nm, void)
-            hand[o.tile] += 1
-            if s < best_s:
-                best, best_s = [o], s
-            elif s == best_s:
-                best.append(o)
+        # no void tile left: the shanten after each discard, all at once
+        after = after_discards(hand, nm)
+        best_s = min(after[o.tile] for o in discards)
+        best = [o for o in discards if after[o.tile] == best_s]
         return best[self.rng.below(len(best))]
 
 

@@ -25,7 +25,7 @@ def test_report_of_the_samples_is_self_contained(tmp_path):
     assert "<script" not in html and "http://" not in html and "https://" not in html
     assert base64.b64decode(srcs[0].split(",", 1)[1])[:4] == b"\x89PNG"
     # names the agents, the variants, the sweep points and the patterns in Chinese
-    assert "greedy,efficient,greedy,efficient" in html and "greedy,greedy,greedy,greedy" in html
+    assert "strategic,strategic,strategic,strategic" in html
     for word in ("yuxi", "xuezhan", "huangmei", "cap=1", "cap=16", "清一色", "查大叫", "退税"):
         assert word in html, word
 
