@@ -64,7 +64,8 @@ def engine(variant: str, agent: str, hands: int) -> dict:
 
 
 def engine_section(q: bool) -> str:
-    ref = bareloop(300 if q else 3000)
+    # Best of several passes on both sides: a shared machine only ever slows a pass.
+    refs = [bareloop(300 if q else 3000)["hands_per_s"] for _ in range(1 if q else 3)]
     n = 40 if q else 2000
     rows = []
     targets = {"random": 0.33, "greedy": 0.10, "strategic": 0.03}
@@ -72,7 +73,11 @@ def engine_section(q: bool) -> str:
         for agent in ("random", "greedy", "efficient", "strategic"):
             if q and (variant != "yuxi" or agent in ("efficient", "strategic")):
                 continue
-            r = engine(variant, agent, n)
+            passes = 1 if q or agent in ("efficient", "strategic") else 3
+            r = max((engine(variant, agent, n) for _ in range(passes)),
+                    key=lambda x: x["hands_per_s"])
+            refs.append(bareloop(300 if q else 3000)["hands_per_s"])
+            ref = {"hands_per_s": max(refs)}
             ratio = r["hands_per_s"] / ref["hands_per_s"]
             target = targets.get(agent)
             verdict = "" if target is None else ("met" if ratio >= target else "NOT met")
@@ -81,9 +86,10 @@ def engine_section(q: bool) -> str:
                         f"{r['events_per_hand']:.0f} | {r['bytes_per_hand']:.0f} |")
     return (
         "## Engine: hands per second, one worker, logs written\n\n"
-        f"Reference loop `../shared/bench/bareloop.py` in the same run: "
-        f"{ref['hands_per_s']:.0f} hands/s. Every seat plays the named agent; "
-        "process start-up is excluded.\n\n"
+        f"Reference loop `../shared/bench/bareloop.py`, run as is in the same invocation "
+        f"between the rows: best {max(refs):.0f} hands/s. Random and greedy rows are the "
+        "best of 3 passes, each ratio is against the best reference pass so far. Every "
+        "seat plays the named agent; process start-up is excluded.\n\n"
         "| variant | agents | hands | hands/s | ratio to bareloop | target | events/hand "
         "| bytes/hand on disk |\n"
         "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")

@@ -318,6 +318,9 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
             check = AUTO_CHECKS.get(exp.type, exp.type)
         return Discrepancy(seq, check, describe(ev, notation),
                            f"must be {describe(exp, notation)}")
+    if st.is_legal(ev) and not (ev.type == WIN and st.window is not None
+                                and st.window.winners):
+        return None  # the common case; the slow path below explains a refusal
     opts = st.options()
     mine = opts.get(ev.seat) if isinstance(ev.seat, int) else None
     if not opts:

@@ -333,6 +333,18 @@ class HandState:
             return out
         return {}
 
+    def is_legal(self, ev: Event) -> bool:
+        """Whether ``ev`` is one of its seat's choices now (the checked path's
+        predicate; :meth:`options` lists them). A plain discard, the commonest
+        choice, is judged without building the list."""
+        if ev.type == DISCARD and self.phase is _ACT and not self.pending:
+            t = ev.tile
+            return (ev.seat == self.turn and ev[3:] == (None, None, None, None)
+                    and isinstance(t, int) and 0 <= t < 34 and self.hands[self.turn][t] > 0
+                    and not (self._huangmei and t == GREEN))
+        mine = self.options().get(ev.seat)
+        return mine is not None and ev in mine
+
     def _claim_order(self, d: int) -> list[int]:
         """The other seats from ``d``'s 下家 on: claims, and winners on one tile, go in
         this order."""

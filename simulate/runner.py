@@ -313,7 +313,15 @@ def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar) -> None:
                 shard = f.result()
                 bar.update(sizes[shard] - reported.pop(shard))
     except BaseException:
-        _stop(pool)
+        # Killing workers mid-write can make the pool's own threads hit a closed pipe
+        # (EBADF) and print a traceback; the run is stopping, so keep the one line.
+        quiet_threads = threading.excepthook
+        threading.excepthook = lambda args: None
+        try:
+            _stop(pool)
+            pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            threading.excepthook = quiet_threads
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
