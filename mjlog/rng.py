@@ -20,6 +20,8 @@ RNG = "splitmix64-fy/1"
 
 _M64 = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
+# below(n) rejects draws at or above the largest multiple of n (no modulo bias)
+_LIMITS = [0] + [_M64 + 1 - (_M64 + 1) % n for n in range(1, 256)]
 
 
 def mix64(z: int) -> int:
@@ -65,7 +67,7 @@ class Stream:
         """Uniform integer in [0, n), by rejection from the top 64 bits."""
         if n <= 0:
             raise ValueError("n must be positive")
-        limit = _M64 + 1 - (_M64 + 1) % n
+        limit = _LIMITS[n] if n < 256 else _M64 + 1 - (_M64 + 1) % n
         while True:  # next64() inlined: this is the hottest call of random agents
             self._s = x = (self._s + _GAMMA) & _M64
             x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64

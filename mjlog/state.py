@@ -554,8 +554,9 @@ class HandState:
         pons: list[int] = []
         kongs: list[int] = []
         hands, melds, won, void = self.hands, self.melds, self.won, self.void
+        xuezhan = self._xuezhan
         for s in self._order[d]:
-            if won[s]:
+            if xuezhan and won[s]:  # only the blood battle goes on after a win
                 continue
             h = hands[s]
             h[t] += 1
