@@ -37,6 +37,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from mjlog.events import REASON_NAMES
 from mjlog.logio import LogError, read_manifest
 from mjlog.scoring.patterns import pattern_name
 
@@ -77,18 +78,6 @@ REASON_CATEGORY = {
 }
 """``transfers.reason`` → ``kong``, ``settlement`` (end of wall) or ``win``."""
 
-REASON_NAMES = {
-    "win": "胡牌",
-    "kong_exposed": "明杠",
-    "kong_added": "补杠",
-    "kong_concealed": "暗杠",
-    "horse": "买马",
-    "call_transfer": "呼叫转移",
-    "tax_refund": "退税",
-    "flower_pig": "查花猪",
-    "not_ready": "查大叫",
-}
-"""Chinese name of every transfer reason."""
 
 
 # ------------------------------------------------------------------ the runs

@@ -47,6 +47,20 @@ class TransferReason(StrEnum):
     NOT_READY = "not_ready"           # 查大叫
 
 
+REASON_NAMES: dict[str, str] = {
+    "win": "胡牌",
+    "kong_exposed": "明杠",
+    "kong_added": "补杠",
+    "kong_concealed": "暗杠",
+    "horse": "买马",
+    "call_transfer": "呼叫转移",
+    "tax_refund": "退税",
+    "flower_pig": "查花猪",
+    "not_ready": "查大叫",
+}
+"""The Chinese name of every transfer reason (for reports and the viewer)."""
+
+
 class Event(NamedTuple):
     """One logged event. ``seq`` is its position in the hand's list, not a field."""
 

@@ -43,6 +43,17 @@ def _suit_id(S, c, a: int, n: int) -> int:
     return v
 
 
+def _read(T, c: list[int]) -> tuple[int, int, int, int, int, int]:
+    """Each suit's automaton id, and the m+p and m+p+s combinations."""
+    S, ns = T.suit, T.n_suit
+    dm = _suit_id(S, c, 0, 9)
+    dp = _suit_id(S, c, 9, 9)
+    ds = _suit_id(S, c, 18, 9)
+    dz = _suit_id(T.honor, c, 27, 7)
+    p12 = T.pair12[dm * ns + dp]
+    return dm, dp, ds, dz, p12, T.add3[p12 * ns + ds]
+
+
 def _seven(pairs: int, tiles: int) -> int:
     """Seven-pairs shanten as RULES.md reads it (a four is two pairs), for any size."""
     short = 7 + pairs - tiles
@@ -73,12 +84,7 @@ def accept(counts: Sequence[int], melds: int, unseen: Sequence[int],
     S, Z, ns, nh = T.suit, T.honor, T.n_suit, T.n_honor
     pair12, add3, final = T.pair12, T.add3, T.final
     c = list(counts)
-    dm = _suit_id(S, c, 0, 9)
-    dp = _suit_id(S, c, 9, 9)
-    ds = _suit_id(S, c, 18, 9)
-    dz = _suit_id(Z, c, 27, 7)
-    p12 = pair12[dm * ns + dp]
-    g = add3[p12 * ns + ds]
+    dm, dp, ds, dz, p12, g = _read(T, c)
     base = final[(g * nh + dz) * 5 + melds]
     # seven pairs as RULES.md reads it: a four is two pairs, shanten 6 - sum(c // 2)
     seven = melds == 0
@@ -134,12 +140,7 @@ def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
     S, Z, ns, nh = T.suit, T.honor, T.n_suit, T.n_honor
     pair12, add3, final = T.pair12, T.add3, T.final
     c = list(counts)
-    dm = _suit_id(S, c, 0, 9)
-    dp = _suit_id(S, c, 9, 9)
-    ds = _suit_id(S, c, 18, 9)
-    dz = _suit_id(Z, c, 27, 7)
-    p12 = pair12[dm * ns + dp]
-    g = add3[p12 * ns + ds]
+    dm, dp, ds, dz, p12, g = _read(T, c)
     seven = melds == 0
     if seven:
         pairs = sum(x // 2 for x in c)

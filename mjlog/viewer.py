@@ -53,6 +53,7 @@ from mjlog.events import (
     HORSE,
     KONG,
     PON,
+    REASON_NAMES,
     TRANSFER,
     VOID,
     WIN,
@@ -80,19 +81,6 @@ VARIANT_NAMES = {
     "yuxi": "星悦云南麻将",
     "xuezhan": "血战到底",
     "huangmei": "黄梅麻将",
-}
-
-#: Transfer reasons (LOG_SCHEMA.md) in Chinese.
-REASON_NAMES = {
-    "win": "胡",
-    "kong_exposed": "明杠",
-    "kong_added": "补杠",
-    "kong_concealed": "暗杠",
-    "horse": "买马",
-    "call_transfer": "呼叫转移",
-    "tax_refund": "退税",
-    "flower_pig": "查花猪",
-    "not_ready": "查大叫",
 }
 
 _SUIT_NAMES = {"m": "万 (m)", "p": "筒 (p)", "s": "条 (s)"}
