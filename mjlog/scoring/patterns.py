@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mjlog.melds import Meld, MeldKind  # noqa: F401  (MeldKind: doctests)
+from mjlog.scoring.base import Method, WinContext
 from mjlog.tiles import NUM_KINDS, is_honor, is_terminal_or_honor
 
 __all__ = [
@@ -275,3 +276,21 @@ def is_single_tile_left(concealed: Sequence[int], melds: Sequence[Meld]) -> bool
     (True, False)
     """
     return len(melds) == 4 and sum(concealed) == 2 and max(concealed) == 2
+
+
+def kong_situation(ctx: WinContext) -> list[str]:
+    """The kong-related pattern a win's situation gives (yuxi and xuezhan share them):
+    抢杠胡 on a robbed kong, 杠上花 on a kong's replacement, 杠上炮 on the discard
+    after the discarder's kong.
+
+    >>> from mjlog.scoring.base import WinContext, Method
+    >>> kong_situation(WinContext((0,) * 34, (), 0, Method.DISCARD, after_kong=True))
+    ['gangshangpao']
+    """
+    if ctx.method is Method.ROBBED_KONG:
+        return ["qiangganghu"]
+    if ctx.after_kong and ctx.method is Method.SELF_DRAW:
+        return ["gangshanghua"]
+    if ctx.after_kong and ctx.method is Method.DISCARD:
+        return ["gangshangpao"]
+    return []

@@ -114,6 +114,7 @@ from mjlog.scoring.patterns import (
     is_seven_pairs,
     is_single_tile_left,
     kong_count,
+    kong_situation,
     last_kong,
     total_counts,
 )
@@ -201,16 +202,6 @@ def _extras(ctx: WinContext, d: Any, shape: str, qing: bool, total: Sequence[int
     return [k for k in XUEZHAN_EXTRAS if k in enabled and holds[k]]
 
 
-def _bonuses(ctx: WinContext) -> list[str]:
-    if ctx.method is Method.ROBBED_KONG:
-        return ["qiangganghu"]
-    if ctx.after_kong and ctx.method is Method.SELF_DRAW:
-        return ["gangshanghua"]
-    if ctx.after_kong and ctx.method is Method.DISCARD:
-        return ["gangshangpao"]
-    return []
-
-
 def _evaluate(ctx: WinContext, d: Any, rules, enabled: Sequence[str],
               bonuses: Sequence[str]) -> tuple[int, list[str]]:
     """(uncapped multiplier, patterns) of one decomposition."""
@@ -268,7 +259,7 @@ def score(ctx: WinContext, rules) -> Score:
         return Score(False, reason=Reason.NOT_A_WIN, extra={"why": "no 十老头 in xuezhan"})
     if ctx.method is Method.SELF_DRAW and ctx.after_kong and last_kong(ctx.melds) is None:
         return Score(False, reason=Reason.NO_KONG_FOR_AFTER_KONG)
-    best = _best(ctx, rules, rules["extras"], _bonuses(ctx))
+    best = _best(ctx, rules, rules["extras"], kong_situation(ctx))
     if best is None:
         return Score(False, reason=Reason.NOT_A_WIN)
     if holds_void(ctx.concealed, ctx.melds, ctx.void):

@@ -90,6 +90,7 @@ from mjlog.scoring.patterns import (
     is_all_triplets,
     is_one_suit,
     is_seven_pairs,
+    kong_situation,
     last_kong,
     total_counts,
 )
@@ -132,16 +133,6 @@ def shape_patterns(concealed: Sequence[int], melds: Sequence[Meld], d: Any) -> l
     if is_seven_pairs(d):
         out.append("longqidui" if concealed_fours(concealed) else "qidui")
     return out
-
-
-def _situation(ctx: WinContext) -> list[str]:
-    if ctx.method is Method.ROBBED_KONG:
-        return ["qiangganghu"]
-    if ctx.after_kong and ctx.method is Method.SELF_DRAW:
-        return ["gangshanghua"]
-    if ctx.after_kong and ctx.method is Method.DISCARD:
-        return ["gangshangpao"]
-    return []
 
 
 def _column(ctx: WinContext, rules) -> tuple[int, bool]:
@@ -202,7 +193,7 @@ def score(ctx: WinContext, rules) -> Score:
         return _illegal(Reason.NO_KONG_FOR_AFTER_KONG)
 
     col, feeder_pays = _column(ctx, rules)
-    situation = _situation(ctx)
+    situation = kong_situation(ctx)
     best: tuple[int, int, list[str]] | None = None
     shaped = False
     for d in decompositions(list(ctx.concealed), len(ctx.melds)):
