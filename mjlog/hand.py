@@ -38,6 +38,8 @@ __all__ = [
     "is_win",
     "is_standard_win",
     "is_seven_pairs",
+    "suit_misses",
+    "MISS_OTHER_SUITS",
     "waits",
     "shanten",
     "shanten_standard",
@@ -147,6 +149,47 @@ def is_standard_win(counts: Sequence[int], melds: int = 0) -> bool:
             return False
         s += v
     return s & _MASK_STD == _TARGET_STD[melds]
+
+
+def _make_suit_misses():
+    get, get_z, to_bytes = _WIN.get, _WIN_Z.get, bytes
+
+    def suit_misses(counts: Sequence[int]) -> int:
+        """Bitmask of the suits (bit 0 m, 1 p, 2 s, 3 honours) whose tiles fit no
+        complete hand, whatever the other suits hold; 15 as soon as two do (then
+        no single tile completes the hand).
+
+        One tile added to suit k leaves every other suit as it is, so the hand plus
+        tile ``t`` can win only if ``suit_misses(counts) & MISS_OTHER_SUITS[t] == 0``:
+        the engine keeps this per seat and skips :func:`is_win` on most discards.
+
+        >>> from mjlog.tiles import parse_counts
+        >>> suit_misses(parse_counts("123m11p")), suit_misses(parse_counts("123m45p11z"))
+        (0, 2)
+        >>> suit_misses(parse_counts("1m45p11z"))
+        15
+        """
+        m = 0 if get(to_bytes(counts[0:9])) is not None else 1
+        if get(to_bytes(counts[9:18])) is None:
+            if m:
+                return 15
+            m = 2
+        if get(to_bytes(counts[18:27])) is None:
+            if m:
+                return 15
+            m = 4
+        if get_z(to_bytes(counts[27:34])) is None:
+            return 15 if m else 8
+        return m
+
+    return suit_misses
+
+
+suit_misses = _make_suit_misses()
+
+
+MISS_OTHER_SUITS: tuple[int, ...] = tuple(15 & ~(1 << (t // 9)) for t in range(34))
+"""Per tile kind, the bits of :func:`suit_misses` that rule out a win with it."""
 
 
 def is_seven_pairs(counts: Sequence[int], melds: int = 0) -> bool:

@@ -37,7 +37,7 @@ from mjlog.events import (
     TransferReason,
     transfer,
 )
-from mjlog.hand import is_win
+from mjlog.hand import MISS_OTHER_SUITS, is_win, suit_misses
 from mjlog.melds import Meld, MeldKind
 from mjlog.rules import Rules
 from mjlog.scoring.base import Method, Reason, Score, WinContext
@@ -171,6 +171,11 @@ class HandState:
         self.replacing = False               # huangmei: a 发's tail replacement is due
         self._sd_key = -1                    # cache of _self_draw_score()
         self._sd: Score | None = None
+        self._sd_maybe = True                # the drawn tile may complete the hand
+        # per seat, suit_misses() of the hand, None when stale: a discard or draw that
+        # cannot complete a hand skips is_win (the hands change far less often than
+        # they are checked). Reset wherever a hand changes.
+        self._miss: list[int | None] = [None] * n
         self._late = False                   # the added kong being declared is late
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
 
@@ -274,7 +279,8 @@ class HandState:
             key = len(self.events)
         if self._sd_key != key:
             self._sd_key = key
-            self._sd = self._win_score(self.turn, self.drawn, Method.SELF_DRAW)
+            self._sd = (self._win_score(self.turn, self.drawn, Method.SELF_DRAW)
+                        if self._sd_maybe else None)
         return self._sd
 
     def _forced_zone(self) -> bool:
@@ -469,6 +475,7 @@ class HandState:
         h = self.hands[ev.seat]
         for t in ev.tiles:
             h[t] += 1
+        self._miss[ev.seat] = None
         self.deal_next += 1
         if self.deal_next == self.n:
             self.front = 13 * self.n + 1
@@ -476,6 +483,7 @@ class HandState:
             self.phase = _VOID if self.variant == "xuezhan" else _ACT
             self.acted[self.dealer] = True
             self.drawn = self.wall[13 * self.n]  # a win on the dealt 14 is a self-draw
+            self._sd_maybe = True
 
     def _apply_void(self, ev: Event) -> None:
         self.void[ev.seat] = SUIT_LETTERS.index(ev.kind)
@@ -496,8 +504,15 @@ class HandState:
             self.kong_this_turn = False
         self.need_tail = False
         self.replacing = False
-        self.hands[s][ev.tile] += 1
-        self.drawn = ev.tile
+        t = ev.tile
+        h = self.hands[s]
+        miss = self._miss[s]
+        if miss is None:
+            miss = suit_misses(h)
+        self._sd_maybe = not miss & MISS_OTHER_SUITS[t]
+        self._miss[s] = None
+        h[t] += 1
+        self.drawn = t
         self.draws[s] += 1
         self.acted[s] = True
         self.after_pon = False
@@ -516,6 +531,7 @@ class HandState:
     def _apply_bonus(self, ev: Event) -> None:
         s = ev.seat
         self.hands[s][GREEN] -= 1
+        self._miss[s] = None
         self.bonus[s] += 1
         if self.phase is _DRAW and self.due_draw is None:
             self.due_draw = TAIL if self.need_tail else LIVE
@@ -543,6 +559,7 @@ class HandState:
             if sc is not None:
                 self._lock_passed_win(s, sc)
         self.hands[s][t] -= 1
+        self._miss[s] = None
         self.discards[s].append(t)
         self.drawn = None
         self.after_pon = False
@@ -553,19 +570,24 @@ class HandState:
         wins: dict[int, Score] = {}
         pons: list[int] = []
         kongs: list[int] = []
-        hands, melds, won, void = self.hands, self.melds, self.won, self.void
+        hands, melds, won, void, misses = self.hands, self.melds, self.won, self.void, self._miss
         xuezhan = self._xuezhan
+        other_suits = MISS_OTHER_SUITS[t]
         for s in self._order[d]:
             if xuezhan and won[s]:  # only the blood battle goes on after a win
                 continue
             h = hands[s]
-            h[t] += 1
-            shape = is_win(h, len(melds[s]))  # cheap lookup first; scoring is rare
-            h[t] -= 1
-            if shape:
-                sc = self._win_score(s, t, Method.DISCARD)
-                if sc is not None:
-                    wins[s] = sc
+            miss = misses[s]
+            if miss is None:
+                miss = misses[s] = suit_misses(h)
+            if not miss & other_suits:
+                h[t] += 1
+                shape = is_win(h, len(melds[s]))  # cheap lookup first; scoring is rare
+                h[t] -= 1
+                if shape:
+                    sc = self._win_score(s, t, Method.DISCARD)
+                    if sc is not None:
+                        wins[s] = sc
             c = h[t]
             if c >= 2 and not last and (void[s] is None or t // 9 != void[s]):
                 if t not in self.pon_lock[s]:
@@ -641,6 +663,7 @@ class HandState:
         self.honor_run[w.from_seat] = 0
         self.discards[w.from_seat].pop()
         self.hands[s][t] -= 2
+        self._miss[s] = None
         self.melds[s].append(Meld(MeldKind.PON, t, w.from_seat))
         self.calls_made = True
         self.after_pon = True
@@ -655,6 +678,7 @@ class HandState:
     def _apply_kong(self, ev: Event) -> None:
         s, t, kind = ev.seat, ev.tile, ev.kind
         h = self.hands[s]
+        self._miss[s] = None  # every kind of kong takes tiles from the hand
         self.calls_made = True
         if self.variant == "xuezhan":
             self._clear_locks(s)
@@ -823,6 +847,7 @@ class HandState:
         else:
             m = ms.pop()
             self.hands[k][t] += 3
+            self._miss[k] = None
             del m
 
     def _after_window_wins(self, w: Window) -> None:

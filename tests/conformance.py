@@ -9,6 +9,7 @@ from collections import Counter
 
 from mjlog.engine import deal, play
 from mjlog.events import WIN
+from mjlog.hand import is_win, suit_misses
 from mjlog.rng import Stream, agent_seed
 from mjlog.rules import Rules
 from mjlog.state import HandState, Phase
@@ -50,6 +51,12 @@ def check_state(st: HandState, full: Counter) -> None:
         elif st.phase is not Phase.OVER and not (st.pending and st.pending[0].type == WIN):
             assert size == expected, f"seat {s} holds {size}, expected {expected} in {st.phase}"
     assert sum(st.deltas) == 0
+    # the engine's shortcuts agree with a fresh look at the hands
+    for s in range(st.n):
+        miss = st._miss[s]
+        assert miss is None or miss == suit_misses(st.hands[s]), f"stale suit_misses of S{s}"
+    if st.phase is Phase.ACT and st.drawn is not None and not st._sd_maybe:
+        assert not is_win(st.hands[st.turn], len(st.melds[st.turn])), "a self-draw win skipped"
 
 
 def play_checked(rules: Rules, agents, seed: int, match: int = 0, hand: int = 0):

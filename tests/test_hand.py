@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from mjlog.cli import main
 from mjlog.hand import (
     IMPOSSIBLE,
+    MISS_OTHER_SUITS,
     decompositions,
     is_seven_pairs,
     is_standard_win,
@@ -23,6 +24,7 @@ from mjlog.hand import (
     shanten,
     shanten_seven_pairs,
     shanten_standard,
+    suit_misses,
     waits,
 )
 from mjlog.tiles import TILESET_136, fmt, parse_counts
@@ -284,6 +286,18 @@ def test_waits_are_the_winning_kinds(hand, meld_tiles):
     for t in meld_tiles:
         held[t] = min(4, held[t] + 3)
     assert waits(counts, melds, held) == [t for t in brute if held[t] < 4]
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(hands())
+def test_suit_misses_never_rules_out_a_winning_tile(hand):
+    counts, melds = hand
+    miss = suit_misses(counts)
+    for t in range(34):
+        if is_win(add(counts, t), melds):
+            assert not miss & MISS_OTHER_SUITS[t], (fmt(counts), t)
+    # and it does rule out: two suits that fit no complete hand leave no wait
+    assert miss != 15 or not waits(counts, melds)
 
 
 @settings(derandomize=True, max_examples=300, deadline=None)

@@ -98,7 +98,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mjlog.hand import decompositions, waits
+from mjlog.hand import decompositions, suit_misses, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.rules import XUEZHAN_EXTRAS
 from mjlog.scoring.base import Method, Reason, Score, WinContext
@@ -322,8 +322,8 @@ def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules,
     >>> ready_value(parse_counts("1112345678999m"), (), r, void=0)
     0
     """
-    if holds_void(concealed, melds, void):
-        return 0
+    if holds_void(concealed, melds, void) or suit_misses(concealed) == 15:
+        return 0  # a 花猪; or two suits fit no complete hand: no wait
     counts = list(concealed)
     melds = tuple(melds)
     held = total_counts(counts, melds)

@@ -82,7 +82,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mjlog.hand import decompositions, waits
+from mjlog.hand import decompositions, suit_misses, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.patterns import (
@@ -263,6 +263,8 @@ def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules, **kw: An
     >>> ready_value(parse_counts("1357m2468p13579s"), (), r)
     0
     """
+    if suit_misses(concealed) == 15:
+        return 0  # two suits fit no complete hand: no wait (the common case, cheaply)
     counts = list(concealed)
     melds = tuple(melds)
     held = total_counts(counts, melds)
