@@ -30,6 +30,7 @@ file, never a traceback. Hands are checked in parallel worker processes.
 from __future__ import annotations
 
 import csv
+import gc
 import json
 import os
 import time
@@ -37,13 +38,14 @@ from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
-from mjlog.events import TRANSFER, WIN
+from mjlog.events import TRANSFER, WIN, Event
 from mjlog.logio import (
     RUN_ID_KEYS,
     LogError,
@@ -140,13 +142,17 @@ class AuditResult:
 
 
 _RULES_CACHE: dict[tuple, Rules] = {}
+_LAST_RULES: list = [None, None]  # (context, rules): every hand of a chunk shares one
 
 
 def _rules(ctx: RunContext) -> Rules:
+    if _LAST_RULES[0] is ctx:
+        return _LAST_RULES[1]
     key = (ctx.variant, json.dumps(ctx.rules, sort_keys=True))
     r = _RULES_CACHE.get(key)
     if r is None:
         r = _RULES_CACHE[key] = Rules(ctx.variant, ctx.rules)
+    _LAST_RULES[:] = [ctx, r]
     return r
 
 
@@ -199,6 +205,13 @@ class _Hand:
                                      run_id=self.ctx.run_id, level="note"))
 
 
+class LoggedEvents(NamedTuple):
+    """A hand's events rows, already split into their seq column and events."""
+
+    seqs: list[int]
+    events: list[Event]
+
+
 def audit_hand(ctx: RunContext, hand: Mapping[str, Any], events: Sequence[Sequence] | None,
                wins: Sequence[Mapping[str, Any]],
                transfers: Sequence[Mapping[str, Any]]) -> HandResult:
@@ -232,7 +245,13 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
     if not 0 <= dealer < n:
         out.add(Check.DEALER, dealer, f"a seat 0..{n - 1}")
         return 0
-    evs = [to_event(e) for e in events] if events is not None else None
+    if events is None:
+        evs = seqs = None
+    elif isinstance(events, LoggedEvents):
+        seqs, evs = events.seqs, events.events
+    else:
+        seqs = [e[0] if len(e) == 8 else i for i, e in enumerate(events)]
+        evs = [to_event(e) for e in events]
 
     # 1. the wall
     full = wall_tiles(rules)
@@ -270,11 +289,10 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
         if not rp.wall_logged:
             for p in rp.wall_problems:
                 out.add(Check.DRAWN_TILES, p, f"draws that fit one {N}-tile wall")
-        for i, e in enumerate(events):
-            if len(e) == 8 and e[0] != i:
-                out.add(Check.EVENT_SEQ, f"seq {e[0]} at position {i}", f"seq {i}", seq=i)
-                stop = Discrepancy(i, Check.EVENT_SEQ, "", "")
-                break
+        if seqs != list(range(len(seqs))):
+            i = _first_diff(seqs, range(len(seqs)))
+            out.add(Check.EVENT_SEQ, f"seq {seqs[i]} at position {i}", f"seq {i}", seq=i)
+            stop = Discrepancy(i, Check.EVENT_SEQ, "", "")
         if stop is None:
             state = rp.new_state()
             for ev in evs:
@@ -307,13 +325,14 @@ def _check_seed(out: _Hand, ctx: RunContext, rules: Rules, hand: Mapping[str, An
         out.note(Check.SEED, f"not checked: the log's rng {ctx.rng!r} is not the one this mjlog "
                  f"implements ({RNG})")
         return
-    from mjlog.engine import deal
+    from mjlog.engine import deal_wall
 
     hs = hand_seed(ctx.seed, m, k)
     if hand["hand_seed"] != hs:
         out.add(Check.HAND_SEED, hand["hand_seed"],
                 f"{hs} from seed {ctx.seed}, match {m}, hand {k}")
-    st, _, rolls = deal(rules, ctx.seed, m, k, None if k == 0 else dealer)
+    st = deal_wall(rules, ctx.seed, m, k, None if k == 0 else dealer)
+    rolls = st.rolls
     if k == 0 and st.dealer != dealer:
         out.add(Check.FIRST_DEALER, f"S{dealer}", f"S{st.dealer} from the seed")
         return
@@ -602,8 +621,38 @@ def _rows(tab, lo: int, hi: int, cols: Sequence[str]) -> list[list]:
     return [_pylist(part.column(c)) for c in cols]
 
 
+_new_tuple = tuple.__new__
+
+
+def _events_by_hand(keys: np.ndarray, data: list[list]) -> dict[int, LoggedEvents]:
+    """Events rows (columns ``data``, sorted by hand ``keys``) as one
+    :class:`LoggedEvents` per hand: the columns are cut at the hand boundaries,
+    and each row becomes an Event without a Python-level call per row."""
+    seq, *fields = data
+    fields[5] = [tuple(x) if x is not None else None for x in fields[5]]  # tiles
+    evs = list(map(_new_tuple, repeat(Event), zip(*fields, strict=True)))
+    cuts = [0, *(np.flatnonzero(np.diff(keys)) + 1).tolist(), len(evs)]
+    return {int(keys[a]): LoggedEvents(seq[a:b], evs[a:b])
+            for a, b in zip(cuts, cuts[1:], strict=False) if b > a}
+
+
 def _audit_chunk(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, list]:
-    """Audit hands i0..i1-1 (file order) of one shard; returns (results, file problems)."""
+    """Audit hands i0..i1-1 (file order) of one shard; returns (results, file problems).
+
+    The cyclic garbage collector is paused meanwhile: a chunk holds some 10^4 live
+    rows and events, which made every collection walk them all (15 % of the time);
+    a chunk makes no reference cycles worth collecting early.
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _audit_chunk_now(ctx, shard, i0, i1)
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _audit_chunk_now(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, list]:
     try:
         tabs = _load_shard(ctx.run, shard, ctx.events and (
             Path(ctx.run) / shard_path("events", shard)).is_file())
@@ -625,11 +674,11 @@ def _audit_chunk(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, l
         hi = int(np.searchsorted(keys, k1, "right"))
         cols = data_columns(t)
         data = _rows(tab, lo, hi, cols)
-        groups: dict[int, list] = {}
         if t == "events":
-            recs = zip(*data, strict=True)
-        else:
-            recs = (dict(zip(cols, r, strict=True)) for r in zip(*data, strict=True))
+            children[t] = _events_by_hand(keys[lo:hi], data)
+            continue
+        groups: dict[int, list] = {}
+        recs = (dict(zip(cols, r, strict=True)) for r in zip(*data, strict=True))
         for k, r in zip(keys[lo:hi].tolist(), recs, strict=True):
             groups.setdefault(k, []).append(r)
         children[t] = groups

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from mjlog.agent import Agent, SeatView
 from mjlog.errors import MjlogError
@@ -77,13 +78,24 @@ def first_dealer(rules: Rules, stream: Stream) -> tuple[int, tuple[int, ...] | N
             return tied[0], tuple(rolls)
 
 
-def deal(rules: Rules, root_seed: int, match: int, hand: int,
-         dealer: int | None) -> tuple[HandState, int, tuple[int, ...] | None]:
+class Dealt(NamedTuple):
+    """What the seed gives a hand before play: see :func:`deal_wall`."""
+
+    wall: list[int]
+    dealer: int
+    dice: tuple[int, int]
+    break_pos: int
+    hand_seed: int
+    rolls: tuple[int, ...] | None
+
+
+def deal_wall(rules: Rules, root_seed: int, match: int, hand: int,
+              dealer: int | None) -> Dealt:
     """Shuffle hand ``hand``'s wall, roll the dice, break the wall. ``dealer`` None
     means hand 0 of a match: the first dealer is drawn from this hand's stream.
 
     Stream order (fixed): the shuffle, then the first-dealer draws (hand 0 only),
-    then the two dice.
+    then the two dice. The auditor calls this to check a log against its seed.
     """
     hs = hand_seed(root_seed, match, hand)
     stream = Stream(hs)
@@ -94,8 +106,14 @@ def deal(rules: Rules, root_seed: int, match: int, hand: int,
         dealer, rolls = first_dealer(rules, stream)
     dice = (stream.below(6) + 1, stream.below(6) + 1)
     b = break_position(rules.variant, dice, dealer, rules.n, len(ring))
-    wall = ring[b:] + ring[:b]
-    return HandState(rules, wall, dealer, dice, b), hs, rolls
+    return Dealt(ring[b:] + ring[:b], dealer, dice, b, hs, rolls)
+
+
+def deal(rules: Rules, root_seed: int, match: int, hand: int,
+         dealer: int | None) -> tuple[HandState, int, tuple[int, ...] | None]:
+    """:func:`deal_wall`, as a hand ready to play: (state, hand seed, dealer rolls)."""
+    d = deal_wall(rules, root_seed, match, hand, dealer)
+    return HandState(rules, d.wall, d.dealer, d.dice, d.break_pos), d.hand_seed, d.rolls
 
 
 def play(state: HandState, agents: Sequence[Agent],

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import product
 
 from mjlog._hand_tables import F_PAIR, F_STD, TILES_SHIFT, shanten_tables, win_table
@@ -206,6 +207,14 @@ def is_seven_pairs(counts: Sequence[int], melds: int = 0) -> bool:
 # ---------------------------------------------------------------- decompositions
 
 
+@lru_cache(maxsize=1 << 14)
+def _suit_options(seg: bytes, base: int) -> tuple:
+    """The decompositions of one suit's counts ``seg`` (kinds from ``base``), as
+    :func:`_suit_decomps` lists them; cached, since scoring asks for the same
+    suits again and again."""
+    return tuple(_suit_decomps(list(seg), base, base < 27, sum(seg) % 3 == 2))
+
+
 def _suit_decomps(c: list[int], base: int, sequences: bool, want_pair: bool):
     """Yield (pair or None, melds) for every decomposition of one suit's counts
     into melds and, if ``want_pair``, exactly one pair. Each multiset once."""
@@ -254,10 +263,7 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
     _check_counts(counts)
     out: list[Decomposition] = []
     if is_standard_win(counts, melds):
-        per_suit = []
-        for a, b in _SUIT_SLICES:
-            c = list(counts[a:b])
-            per_suit.append(list(_suit_decomps(c, a, a < 27, sum(c) % 3 == 2)))
+        per_suit = [_suit_options(bytes(counts[a:b]), a) for a, b in _SUIT_SLICES]
         for combo in product(*per_suit):
             pair = next(p for p, _ in combo if p is not None)
             sets = tuple(sorted(m for _, ms in combo for m in ms))

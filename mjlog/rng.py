@@ -16,12 +16,21 @@ True
 
 from __future__ import annotations
 
+import numpy as np
+
 RNG = "splitmix64-fy/1"
 
 _M64 = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 # below(n) rejects draws at or above the largest multiple of n (no modulo bias)
 _LIMITS = [0] + [_M64 + 1 - (_M64 + 1) % n for n in range(1, 256)]
+# numpy's uint64 arithmetic wraps modulo 2**64: SplitMix64's own arithmetic
+_GAMMA_U, _MUL1, _MUL2 = (np.uint64(v) for v in (_GAMMA, 0xBF58476D1CE4E5B9,
+                                                    0x94D049BB133111EB))
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+_STEPS = np.arange(1, 256, dtype=np.uint64)  # shuffles of up to 256 items
+# the largest draw below(n) accepts, per n (limit - 1: a limit of 2**64 is no uint64)
+_TOPS_U = np.array([0, *(_M64 - (_M64 + 1) % n for n in range(1, 257))], dtype=np.uint64)
 
 
 def mix64(z: int) -> int:
@@ -81,8 +90,31 @@ class Stream:
         return (self.next64() >> 11) * (1.0 / (1 << 53))
 
     def shuffle(self, items: list) -> None:
-        """Fisher–Yates in place: for i = len-1 .. 1, swap i with below(i + 1)."""
-        # below() inlined: the same draws, without a method call per tile
+        """Fisher–Yates in place: for i = len-1 .. 1, swap i with below(i + 1).
+
+        SplitMix64's state only ever adds the constant gamma, so the draws of a
+        whole shuffle are computed at once with numpy's wrapping uint64
+        arithmetic; a rejected draw (odds about 1 in 10^17 per tile) redoes the
+        shuffle the plain way, so the result is always :meth:`_shuffle_loop`'s.
+        """
+        m = len(items) - 1
+        if m < 1:
+            return
+        ks = _STEPS[:m] if m <= len(_STEPS) else np.arange(1, m + 1, dtype=np.uint64)
+        z = np.uint64(self._s) + ks * _GAMMA_U  # the states after 1 .. m draws
+        z = (z ^ (z >> _S30)) * _MUL1
+        z = (z ^ (z >> _S27)) * _MUL2
+        z ^= z >> _S31
+        ns = np.arange(m + 1, 1, -1, dtype=np.uint64)  # i + 1 for i = m .. 1
+        if m > len(_STEPS) or (z > _TOPS_U[ns]).any():
+            self._shuffle_loop(items)
+            return
+        self._s = (self._s + m * _GAMMA) & _M64
+        for i, j in zip(range(m, 0, -1), (z % ns).tolist(), strict=True):
+            items[i], items[j] = items[j], items[i]
+
+    def _shuffle_loop(self, items: list) -> None:
+        """The reference Fisher–Yates, one draw at a time (below() inlined)."""
         x = self._s
         for i in range(len(items) - 1, 0, -1):
             n = i + 1

@@ -34,3 +34,39 @@ def test_below_is_in_range_and_uses_every_value():
 
 
 FIRST_EIGHT = [14, 12, 20, 4, 89, 106, 80, 62]  # frozen: a change breaks old seeds
+
+
+def _seeds():
+    s = Stream(2026)
+    return [0, 1, 1 << 63, (1 << 64) - 1] + [s.next64() for _ in range(200)]
+
+
+def test_vectorised_shuffle_equals_the_plain_loop():
+    for seed in _seeds():
+        for n in (0, 1, 2, 3, 108, 120, 136, 255, 256, 257, 300):
+            a, b = list(range(n)), list(range(n))
+            s1, s2 = Stream(seed), Stream(seed)
+            s1.shuffle(a)
+            s2._shuffle_loop(b)
+            assert a == b, (seed, n)
+            assert s1.next64() == s2.next64()  # the stream goes on from the same state
+
+
+def test_a_rejected_draw_falls_back_to_the_plain_loop(monkeypatch):
+    import numpy as np
+
+    import mjlog.rng as rng
+
+    # pretend every draw above 2**63 is rejected: the vectorised check must notice
+    # and hand over to the loop, whose own (true) limits then decide
+    monkeypatch.setattr(rng, "_TOPS_U", np.full(257, 1 << 63, dtype=np.uint64))
+    calls = []
+    real = Stream._shuffle_loop
+    monkeypatch.setattr(Stream, "_shuffle_loop",
+                        lambda self, items: (calls.append(len(items)), real(self, items)))
+    a = list(range(136))
+    Stream(7).shuffle(a)
+    assert calls == [136]
+    b = list(range(136))
+    real(Stream(7), b)
+    assert a == b

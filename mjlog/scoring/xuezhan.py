@@ -105,7 +105,6 @@ from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.patterns import (
     concealed_fours,
     every_group_has_terminal,
-    fours,
     has_exposed_meld,
     is_all_258,
     is_all_simples,
@@ -173,26 +172,59 @@ def _shape(concealed: Sequence[int], melds: Sequence[Meld], d: Any) -> str:
     return "pinghu"
 
 
-def _main(shape: str, qing: bool, standard: bool, rules) -> str:
-    cands = {shape}
+def _mults(rules) -> dict[str, int]:
+    """Every ``mult.<pattern>`` of ``rules``, by pattern (read once per Rules)."""
+    got = _MULTS.get(rules)
+    if got is None:
+        got = {k[5:]: v for k, v in rules.items() if k.startswith("mult.")}
+        if len(_MULTS) > 64:
+            _MULTS.clear()
+        _MULTS[rules] = got
+    return got
+
+
+_MULTS: dict[Any, dict[str, int]] = {}
+_MAIN_RANK = {k: i for i, k in enumerate(MAIN)}
+
+
+def _main(shape: str, qing: bool, standard: bool, mult: dict[str, int]) -> str:
+    cands = [shape]
     if standard:
-        cands.add("pinghu")
+        cands.append("pinghu")
     if qing:
-        cands |= {"qingyise", _QING[shape]}
-    return max(cands, key=lambda k: (rules[f"mult.{k}"], MAIN.index(k)))
+        cands += ["qingyise", _QING[shape]]
+    return max(cands, key=lambda k: (mult[k], _MAIN_RANK[k]))
 
 
-def _extras(ctx: WinContext, d: Any, shape: str, qing: bool, total: Sequence[int],
+class _Hand:
+    """The facts of a winning hand that do not depend on how it is read."""
+
+    __slots__ = ("total", "qing", "simples", "all258", "own_fours", "selfdraw")
+
+    def __init__(self, ctx: WinContext, extras: bool):
+        total = total_counts(ctx.concealed, ctx.melds)
+        self.total = total
+        self.qing = is_one_suit(total)
+        if extras:  # only the optional extras look at these
+            self.simples = is_all_simples(total)
+            self.all258 = is_all_258(total)
+        self.own_fours = total.count(4)
+        if ctx.method is Method.ROBBED_KONG and total[ctx.win_tile] == 4:
+            self.own_fours -= 1  # the robbed kong's fourth tile is no 根 of the winner
+        self.selfdraw = ctx.method is Method.SELF_DRAW
+
+
+def _extras(ctx: WinContext, d: Any, shape: str, hand: _Hand,
             enabled: Sequence[str]) -> list[str]:
     """The enabled extras that hold, in ``XUEZHAN_EXTRAS`` order."""
-    selfdraw = ctx.method is Method.SELF_DRAW
+    selfdraw = hand.selfdraw
     yaojiu = every_group_has_terminal(d, ctx.melds)
     holds = {
         "daiyaojiu": yaojiu,
-        "duanyaojiu": is_all_simples(total),
-        "qingyaojiu": qing and yaojiu,
-        "jiangdui": shape == "pengpenghu" and is_all_258(total),
-        "jiangjingougou": shape == "jingougou" and is_all_258(total),
+        "duanyaojiu": hand.simples,
+        "qingyaojiu": hand.qing and yaojiu,
+        "jiangdui": shape == "pengpenghu" and hand.all258,
+        "jiangjingougou": shape == "jingougou" and hand.all258,
         "tianhu": selfdraw and ctx.first_turn and ctx.dealer,
         "dihu": selfdraw and ctx.first_turn and not ctx.dealer,
         "haidilaoyue": ctx.last_tile and ctx.method in (Method.SELF_DRAW, Method.DISCARD),
@@ -203,30 +235,27 @@ def _extras(ctx: WinContext, d: Any, shape: str, qing: bool, total: Sequence[int
 
 
 def _evaluate(ctx: WinContext, d: Any, rules, enabled: Sequence[str],
-              bonuses: Sequence[str]) -> tuple[int, list[str]]:
+              bonuses: Sequence[str], hand: _Hand) -> tuple[int, list[str]]:
     """(uncapped multiplier, patterns) of one decomposition."""
-    total = total_counts(ctx.concealed, ctx.melds)
-    qing = is_one_suit(total)
+    mult = _mults(rules)
+    qing = hand.qing
     shape = _shape(ctx.concealed, ctx.melds, d)
-    main = _main(shape, qing, not is_seven_pairs(d), rules)
-    holding = _extras(ctx, d, shape, qing, total, enabled)
-    mult = lambda k: rules[f"mult.{k}"]  # noqa: E731
+    main = _main(shape, qing, not is_seven_pairs(d), mult)
+    holding = _extras(ctx, d, shape, hand, enabled) if enabled else []
     if rules["extras_stack"] == "separate":
         # max() keeps the first of equal values: the main pattern, then the rulebook order
-        taken = max([main, *holding], key=mult)
+        taken = max([main, *holding], key=mult.__getitem__)
         others: list[str] = []
     else:
         takers = [e for e in holding if e in PLACE_TAKERS]
         taken = takers[0] if takers else main
         dropped = {p for e in takers for p in PLACE_TAKERS[e]} | set(takers)
         others = [e for e in holding if e not in dropped]
-    own_fours = [t for t in fours(total)
-                 if not (ctx.method is Method.ROBBED_KONG and t == ctx.win_tile)]
-    gen = max(0, len(own_fours) - CONTAINED_FOURS.get(taken, 0))
+    gen = max(0, hand.own_fours - CONTAINED_FOURS.get(taken, 0))
     pats = [taken, *others, *["gen"] * gen, *bonuses]
     value = 1
     for p in pats:
-        value *= mult(p)
+        value *= mult[p]
     return value, pats
 
 
@@ -246,8 +275,11 @@ def holds_void(concealed: Sequence[int], melds: Sequence[Meld], void: int | None
 def _best(ctx: WinContext, rules, enabled: Sequence[str],
           bonuses: Sequence[str]) -> tuple[int, list[str]] | None:
     best = None
-    for d in decompositions(list(ctx.concealed), len(ctx.melds)):
-        v = _evaluate(ctx, d, rules, enabled, bonuses)
+    hand = None
+    for d in decompositions(ctx.concealed, len(ctx.melds)):
+        if hand is None:
+            hand = _Hand(ctx, bool(enabled))
+        v = _evaluate(ctx, d, rules, enabled, bonuses, hand)
         if best is None or v[0] > best[0]:
             best = v
     return best
