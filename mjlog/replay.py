@@ -345,10 +345,19 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
 
 def apply_checked(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:
     """:func:`check_step`, then :meth:`HandState.apply` when the check passes."""
+    seq = len(st.events)
+    try:
+        if st.try_apply(ev):  # the common case, checked by the state itself
+            return None
+    except IllegalEvent as e:
+        check = e.check if e.check in Check._value2member_map_ else Check.APPLY_ERROR
+        return Discrepancy(seq, Check(check), describe(ev, notation), str(e))
+    except Exception as e:  # a malformed event must be a finding, never a traceback
+        return Discrepancy(seq, Check.APPLY_ERROR, describe(ev, notation),
+                           f"{type(e).__name__}: {e}")
     d = check_step(st, ev, notation)
     if d is not None:
         return d
-    seq = len(st.events)
     try:
         st.apply(ev)
     except IllegalEvent as e:

@@ -351,6 +351,29 @@ class HandState:
         mine = self.options().get(ev.seat)
         return mine is not None and ev in mine
 
+    def try_apply(self, ev: Event) -> bool:
+        """Apply ``ev`` if it is plainly what happens now (the event due, a draw from
+        the right end, a legal discard) and return True; otherwise change nothing
+        and return False. The checked path's fast lane: anything else, claims and
+        windows included, goes through :func:`mjlog.replay.check_step`, which
+        also explains a refusal."""
+        pending = self.pending
+        if pending:
+            if ev != pending[0]:
+                return False
+        elif self.window is not None:
+            return False
+        else:
+            ph = self.phase
+            if ph is _DRAW:
+                if ev != self._draw_event():
+                    return False
+            elif ph is not _ACT or ev.type != DISCARD or self.auto() is not None \
+                    or not self.is_legal(ev):
+                return False
+        self.apply(ev)
+        return True
+
     def _claim_order(self, d: int) -> list[int]:
         """The other seats from ``d``'s 下家 on: claims, and winners on one tile, go in
         this order."""
