@@ -32,11 +32,23 @@ def run(quick: bool = False) -> dict:
     n = 80 if quick else 1000
     rows, figures = [], {}
     cores = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory() as d:
+        # warm-up: the first Parquet write of a process imports pandas (via pyarrow),
+        # start-up cost that would otherwise land in the first variant's figure
+        _simulate("yuxi", "random", 8, str(Path(d) / "w"))
+        audit_runs([str(Path(d) / "w")], workers=1)
+    passes = 1 if quick else 3
     for variant in ("yuxi", "xuezhan", "huangmei"):
         with tempfile.TemporaryDirectory() as d:
-            sim_random = _simulate(variant, "random", n, str(Path(d) / "r"))
             _simulate(variant, "greedy", n, str(Path(d) / "g"), workers=cores)
-            res1 = audit_runs([str(Path(d) / "g")], workers=1)
+            # best of interleaved passes on both sides: a shared machine only slows a pass
+            sim_random, res1 = 0.0, None
+            for i in range(passes):
+                sim_random = max(sim_random,
+                                 _simulate(variant, "random", n, str(Path(d) / f"r{i}")))
+                r = audit_runs([str(Path(d) / "g")], workers=1)
+                if res1 is None or r.seconds < res1.seconds:
+                    res1 = r
             resn = audit_runs([str(Path(d) / "g")], workers=cores)
         h1 = res1.hands / res1.seconds
         hn = resn.hands / resn.seconds
@@ -50,7 +62,8 @@ def run(quick: bool = False) -> dict:
         "## Auditor: `mjlog validate` throughput on greedy-agent logs\n\n"
         f"One core and all {cores} cores; target: one-core validation at least the "
         "engine's random-agent simulation throughput for the variant, measured in the "
-        "same run.\n\n"
+        f"same run (one core: best of {passes} interleaved passes of each, after a "
+        "warm-up).\n\n"
         "| variant | hands | hands/s (1 core) | events/s (1 core) | hands/s (all cores) "
         "| simulate random hands/s | target | problems |\n"
         "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")

@@ -55,7 +55,7 @@ from mjlog.logio import (
     shard_path,
     verify_manifest,
 )
-from mjlog.replay import Check, Discrepancy, Replay, apply_checked, describe, to_event, truncated
+from mjlog.replay import Check, Discrepancy, Replay, describe, run_checked, to_event, truncated
 from mjlog.rng import RNG, hand_seed
 from mjlog.rules import Rules
 from mjlog.schema import HAND_KEY, data_columns
@@ -295,11 +295,7 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
             stop = Discrepancy(i, Check.EVENT_SEQ, "", "")
         if stop is None:
             state = rp.new_state()
-            for ev in evs:
-                stop = apply_checked(state, ev)
-                if stop is not None:
-                    break
-                checked += 1
+            checked, stop = run_checked(state, evs)
             if stop is None and not state.over:
                 stop = truncated(state)
             if stop is not None:
@@ -351,9 +347,16 @@ def _check_seed(out: _Hand, ctx: RunContext, rules: Rules, hand: Mapping[str, An
         out.add(Check.SEED_WALL, f"wall[{i}] = {got}", f"wall[{i}] = {want} from the seed")
 
 
-def _transfer_rows_of_events(evs: Sequence) -> list[tuple]:
-    return [(i, e.from_seat, e.seat, e.amount, e.kind) for i, e in enumerate(evs)
-            if e.type == TRANSFER]
+def _transfers_and_wins(evs: Sequence) -> tuple[list[tuple], list[int]]:
+    """The transfers table rows the transfer events imply, and the win events' seqs."""
+    rows, wins = [], []
+    for i, e in enumerate(evs):
+        t = e[0]
+        if t == TRANSFER:
+            rows.append((i, e[3], e[1], e[6], e[4]))  # seq, payer, payee, amount, reason
+        elif t == WIN:
+            wins.append(i)
+    return rows, wins
 
 
 def _check_tables(out: _Hand, rules: Rules, n: int, hand: Mapping[str, Any],
@@ -364,7 +367,7 @@ def _check_tables(out: _Hand, rules: Rules, n: int, hand: Mapping[str, Any],
     if evs is not None:
         if hand["n_events"] != len(evs):
             out.add(Check.HAND_N_EVENTS, hand["n_events"], f"{len(evs)} events logged")
-        want = _transfer_rows_of_events(evs)
+        want, win_seqs = _transfers_and_wins(evs)
         if rows != want:
             i = _first_diff(rows, want)
             got = rows[i] if i < len(rows) else "no row"
@@ -373,10 +376,10 @@ def _check_tables(out: _Hand, rules: Rules, n: int, hand: Mapping[str, Any],
             out.add(Check.TRANSFERS_TABLE, _tr(got), f"{_tr(exp)} (the transfer event)",
                     seq=seq)
         by_seq = {w["seq"]: w for w in wins}
-        for i, e in enumerate(evs):
-            if e.type == WIN and i not in by_seq:
-                out.add(Check.WINS_ROWS, "no wins row", f"a row for the win event {describe(e)}",
-                        seq=i)
+        for i in win_seqs:
+            if i not in by_seq:
+                out.add(Check.WINS_ROWS, "no wins row",
+                        f"a row for the win event {describe(evs[i])}", seq=i)
         for w in wins:
             s = w["seq"]
             e = evs[s] if 0 <= s < len(evs) else None

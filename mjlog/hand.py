@@ -27,9 +27,9 @@ automaton to one of 126 cost vectors and combines those by table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
+from typing import NamedTuple
 
 from mjlog._hand_tables import F_PAIR, F_STD, TILES_SHIFT, shanten_tables, win_table
 
@@ -54,8 +54,7 @@ IMPOSSIBLE = 99
 _SUIT_SLICES = ((0, 9), (9, 18), (18, 27), (27, 34))
 
 
-@dataclass(frozen=True, slots=True)
-class Decomposition:
+class Decomposition(NamedTuple):
     """One way to read a complete hand.
 
     ``kind`` is ``"standard"`` or ``"seven_pairs"``. For a standard hand, ``pair``

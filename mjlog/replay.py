@@ -58,6 +58,7 @@ __all__ = [
     "ReplayError",
     "Snapshot",
     "check_step",
+    "run_checked",
     "describe",
     "fmt_ordered",
     "load_hand",
@@ -349,24 +350,47 @@ def apply_checked(st: HandState, ev: Event, notation: bool = True) -> Discrepanc
     try:
         if st.try_apply(ev):  # the common case, checked by the state itself
             return None
-    except IllegalEvent as e:
-        check = e.check if e.check in Check._value2member_map_ else Check.APPLY_ERROR
-        return Discrepancy(seq, Check(check), describe(ev, notation), str(e))
     except Exception as e:  # a malformed event must be a finding, never a traceback
-        return Discrepancy(seq, Check.APPLY_ERROR, describe(ev, notation),
-                           f"{type(e).__name__}: {e}")
+        return _apply_error(seq, ev, e, notation)
+    return _apply_slow(st, ev, notation)
+
+
+def _apply_slow(st: HandState, ev: Event, notation: bool) -> Discrepancy | None:
+    seq = len(st.events)
     d = check_step(st, ev, notation)
     if d is not None:
         return d
     try:
         st.apply(ev)
-    except IllegalEvent as e:
+    except Exception as e:
+        return _apply_error(seq, ev, e, notation)
+    return None
+
+
+def _apply_error(seq: int, ev: Event, e: Exception, notation: bool) -> Discrepancy:
+    if isinstance(e, IllegalEvent):
         check = e.check if e.check in Check._value2member_map_ else Check.APPLY_ERROR
         return Discrepancy(seq, Check(check), describe(ev, notation), str(e))
-    except Exception as e:  # a malformed event must be a finding, never a traceback
-        return Discrepancy(seq, Check.APPLY_ERROR, describe(ev, notation),
-                           f"{type(e).__name__}: {e}")
-    return None
+    return Discrepancy(seq, Check.APPLY_ERROR, describe(ev, notation),
+                       f"{type(e).__name__}: {e}")
+
+
+def run_checked(st: HandState, events: Sequence[Event],
+                notation: bool = True) -> tuple[int, Discrepancy | None]:
+    """:func:`apply_checked` over ``events`` in order, stopping at the first
+    discrepancy: (events applied, discrepancy or None). A log that stops before
+    the hand is over is left to the caller (:func:`truncated`)."""
+    try_apply = st.try_apply  # the fast lane, called here without a wrapper per event
+    for i, ev in enumerate(events):
+        try:
+            if try_apply(ev):
+                continue
+        except Exception as e:
+            return i, _apply_error(len(st.events), ev, e, notation)
+        d = _apply_slow(st, ev, notation)
+        if d is not None:
+            return i, d
+    return len(events), None
 
 
 def run_events(st: HandState, events: Sequence[Event],

@@ -352,11 +352,11 @@ class HandState:
         return mine is not None and ev in mine
 
     def try_apply(self, ev: Event) -> bool:
-        """Apply ``ev`` if it is plainly what happens now (the event due, a draw from
-        the right end, a legal discard) and return True; otherwise change nothing
-        and return False. The checked path's fast lane: anything else, claims and
-        windows included, goes through :func:`mjlog.replay.check_step`, which
-        also explains a refusal."""
+        """Apply ``ev`` if it is plainly what happens now (the event due, the deal, a
+        draw from the right end, a legal discard or void choice) and return True;
+        otherwise change nothing and return False. The checked path's fast lane:
+        anything else, claims and windows included, goes through
+        :func:`mjlog.replay.check_step`, which also explains a refusal."""
         pending = self.pending
         if pending:
             if ev != pending[0]:
@@ -368,8 +368,13 @@ class HandState:
             if ph is _DRAW:
                 if ev != self._draw_event():
                     return False
-            elif ph is not _ACT or ev.type != DISCARD or self.auto() is not None \
-                    or not self.is_legal(ev):
+            elif ph is _ACT:
+                if ev.type != DISCARD or self.auto() is not None or not self.is_legal(ev):
+                    return False
+            elif ph is _DEAL:
+                if ev != self._deal_event():
+                    return False
+            elif ph is not _VOID or not self.is_legal(ev):
                 return False
         self.apply(ev)
         return True
@@ -596,8 +601,11 @@ class HandState:
         hands, melds, won, void, misses = self.hands, self.melds, self.won, self.void, self._miss
         xuezhan = self._xuezhan
         other_suits = MISS_OTHER_SUITS[t]
+        suit = t // 9
         for s in self._order[d]:
             if xuezhan and won[s]:  # only the blood battle goes on after a win
+                continue
+            if void[s] == suit:  # its void suit: no win (a 花猪), no pon, no kong
                 continue
             h = hands[s]
             miss = misses[s]
@@ -612,7 +620,7 @@ class HandState:
                     if sc is not None:
                         wins[s] = sc
             c = h[t]
-            if c >= 2 and not last and (void[s] is None or t // 9 != void[s]):
+            if c >= 2 and not last:
                 if t not in self.pon_lock[s]:
                     pons.append(s)
                 if c >= 3:  # the wall is not empty here, so a kong can be replaced

@@ -130,8 +130,12 @@ def meld_counts(melds: Iterable[Meld]) -> list[int]:
 
 def total_counts(concealed: Sequence[int], melds: Iterable[Meld]) -> list[int]:
     """34 counts of the whole hand: concealed tiles plus every meld's tiles."""
-    mc = meld_counts(melds)
-    return [a + b for a, b in zip(concealed, mc, strict=True)]
+    if len(concealed) != NUM_KINDS:
+        raise ValueError(f"expected {NUM_KINDS} counts, got {len(concealed)}")
+    total = list(concealed)
+    for m in melds:
+        total[m.tile] += m.size
+    return total
 
 
 def suits_of(counts: Sequence[int]) -> set[int]:
@@ -151,7 +155,8 @@ def is_one_suit(counts: Sequence[int]) -> bool:
     >>> is_one_suit(parse_counts("123456789m")), is_one_suit(parse_counts("123m11z"))
     (True, False)
     """
-    return len(suits_of(counts)) == 1 and not any(counts[27:])
+    return not any(counts[27:]) and (any(counts[0:9]) + any(counts[9:18])
+                                     + any(counts[18:27])) == 1
 
 
 def is_half_flush(counts: Sequence[int]) -> bool:
