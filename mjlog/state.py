@@ -295,13 +295,7 @@ class HandState:
         if ph is _DRAW:
             return self._draw_event()
         if ph is _ACT:
-            s = self.turn
-            if self._huangmei and self.hands[s][GREEN] and not self.after_pon:
-                return Event(BONUS, s, GREEN)
-            if self._yuxi and self.back - self.front < 4 and self.drawn is not None:
-                if self._self_draw_score() is not None:
-                    return self._win_event(s, self.drawn, Method.SELF_DRAW, None)
-            return None
+            return self._act_forced()
         if ph is _DEAL:
             return self._deal_event()
         if ph in (_CLAIM, _ROB):
@@ -311,6 +305,17 @@ class HandState:
                     if s in w.wins and s not in w.winners:
                         return self._window_win_event(w, s)
             return None
+        return None
+
+    def _act_forced(self) -> Event | None:
+        """The event forced on the acting seat before it may choose: a dealt 发 laid
+        out (huangmei), the forced self-draw win in the last four tiles (yuxi)."""
+        s = self.turn
+        if self._huangmei and self.hands[s][GREEN] and not self.after_pon:
+            return Event(BONUS, s, GREEN)
+        if self._yuxi and self.back - self.front < 4 and self.drawn is not None:
+            if self._self_draw_score() is not None:
+                return self._win_event(s, self.drawn, Method.SELF_DRAW, None)
         return None
 
     def options(self) -> dict[int, list[Event]]:
@@ -369,7 +374,12 @@ class HandState:
                 if ev != self._draw_event():
                     return False
             elif ph is _ACT:
-                if ev.type != DISCARD or self.auto() is not None or not self.is_legal(ev):
+                # a plain discard is the cached event of a held kind (the same test
+                # as is_legal's), when nothing is forced first
+                t = ev.tile
+                if (type(t) is not int or not 0 <= t < 34 or ev != _DISCARD_EV[self.turn][t]
+                        or not self.hands[self.turn][t] or (self._huangmei and t == GREEN)
+                        or self._act_forced() is not None):
                     return False
             elif ph is _DEAL:
                 if ev != self._deal_event():

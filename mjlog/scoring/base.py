@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 from mjlog.melds import Meld
 
@@ -31,8 +32,7 @@ class Method(StrEnum):
     SHILAOTOU = "shilaotou"
 
 
-@dataclass(frozen=True, slots=True)
-class WinContext:
+class WinContext(NamedTuple):
     """A finished hand to value.
 
     concealed: 34 counts of the concealed tiles, the winning tile included
