@@ -259,17 +259,27 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
     >>> decompositions(parse_counts("123m"))
     []
     """
-    _check_counts(counts)
+    b = _check_counts(counts)
     out: list[Decomposition] = []
-    if is_standard_win(counts, melds):
-        per_suit = [_suit_options(bytes(counts[a:b]), a) for a, b in _SUIT_SLICES]
-        for combo in product(*per_suit):
-            pair = next(p for p, _ in combo if p is not None)
-            sets = tuple(sorted(m for _, ms in combo for m in ms))
-            out.append(Decomposition("standard", pair, sets))
-        out.sort(key=lambda d: (d.pair, d.sets))
-    if is_seven_pairs(counts, melds):
-        pairs = tuple(t for t in range(34) for _ in range(counts[t] // 2))
+    segs = (b[0:9], b[9:18], b[18:27], b[27:34])
+    v = [_WIN.get(segs[0]), _WIN.get(segs[1]), _WIN.get(segs[2]), _WIN_Z.get(segs[3])]
+    if None not in v and sum(v) & _MASK_STD == _TARGET_STD[melds]:  # is_standard_win
+        per_suit = [_suit_options(seg, a) for seg, (a, _) in zip(segs, _SUIT_SLICES,
+                                                                 strict=True)]
+        if all(len(o) == 1 for o in per_suit):  # one reading (the usual case)
+            (p0, s0), (p1, s1), (p2, s2), (p3, s3) = (o[0] for o in per_suit)
+            pair = p0 if p0 is not None else p1 if p1 is not None else (
+                p2 if p2 is not None else p3)
+            out.append(Decomposition("standard", pair, tuple(sorted(s0 + s1 + s2 + s3))))
+        else:
+            for combo in product(*per_suit):
+                pair = next(p for p, _ in combo if p is not None)
+                sets = tuple(sorted(m for _, ms in combo for m in ms))
+                out.append(Decomposition("standard", pair, sets))
+            out.sort(key=lambda d: (d.pair, d.sets))
+    # seven pairs (is_seven_pairs): 14 tiles, every count even
+    if melds == 0 and b.count(1) == 0 and b.count(3) == 0 and sum(b) == 14:
+        pairs = tuple(t for t in range(34) for _ in range(b[t] // 2))
         out.append(Decomposition("seven_pairs", None, (), pairs))
     return out
 
