@@ -150,6 +150,7 @@ class HandState:
         self.acted = [False] * n             # had a turn (huangmei dealt 发)
         self.void: list[int | None] = [None] * n
         self.won = [False] * n
+        self._next = [(s + 1) % n for s in range(n)]  # next_active(), kept as seats win
         self.winners: list[int] = []
         self.first_batch: list[int] = []
         self.first_payer: int | None = None
@@ -196,6 +197,10 @@ class HandState:
         return [s for s in range(self.n) if not self.won[s]]
 
     def next_active(self, seat: int) -> int:
+        """The first seat after ``seat`` still in play (``seat`` itself if none)."""
+        return self._next[seat]
+
+    def _find_next_active(self, seat: int) -> int:
         for k in range(1, self.n + 1):
             s = (seat + k) % self.n
             if not self.won[s]:
@@ -363,11 +368,16 @@ class HandState:
         anything else, claims and windows included, goes through
         :func:`mjlog.replay.check_step`, which also explains a refusal."""
         pending = self.pending
+        w = self.window
         if pending:
             if ev != pending[0]:
                 return False
-        elif self.window is not None:
-            return False
+        elif w is not None:
+            # a pon before anyone won, in a window where no win is forced: exactly
+            # the event options() offers that seat
+            if (ev.type != PON or w.forced or w.winners or ev.seat not in w.pons
+                    or ev != Event(PON, ev.seat, w.tile, w.from_seat)):
+                return False
         else:
             ph = self.phase
             if ph is _DRAW:
@@ -688,7 +698,7 @@ class HandState:
             self.exhausted = True
             self._settle_exhaustion()
             return
-        self.turn = self.next_active(d) if self._xuezhan else (d + 1) % self.n
+        self.turn = self._next[d] if self._xuezhan else (d + 1) % self.n
         self.phase = _DRAW
 
     def _apply_pon(self, ev: Event) -> None:
@@ -898,6 +908,7 @@ class HandState:
         """Move on after a batch of wins on one tile (or a self-draw)."""
         for s in batch:
             self.won[s] = True
+        self._next = [self._find_next_active(s) for s in range(self.n)]
         if self.variant != "xuezhan":
             self._horses(batch)
             self.pending.append(Event(END))
