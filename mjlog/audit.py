@@ -616,7 +616,11 @@ def _pylist(col) -> list:
     if not pa.types.is_dictionary(arr.type):
         return arr.to_pylist()
     values = arr.dictionary.to_pylist()
-    return [values[i] if i is not None else None for i in arr.indices.to_pylist()]
+    idx = arr.indices
+    if idx.null_count:
+        values.append(None)  # nulls point one past the dictionary
+        idx = idx.fill_null(len(values) - 1)
+    return list(map(values.__getitem__, idx.to_pylist()))
 
 
 def _rows(tab, lo: int, hi: int, cols: Sequence[str]) -> list[list]:

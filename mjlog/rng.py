@@ -18,6 +18,8 @@ True
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 RNG = "splitmix64-fy/1"
@@ -30,7 +32,6 @@ _LIMITS = [0] + [_M64 + 1 - (_M64 + 1) % n for n in range(1, 256)]
 _GAMMA_U, _MUL1, _MUL2 = (np.uint64(v) for v in (_GAMMA, 0xBF58476D1CE4E5B9,
                                                     0x94D049BB133111EB))
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
-_STEPS = np.arange(1, 256, dtype=np.uint64)  # shuffles of up to 256 items
 # the largest draw below(n) accepts, per n (limit - 1: a limit of 2**64 is no uint64)
 _TOPS_U = np.array([0, *(_M64 - (_M64 + 1) % n for n in range(1, 257))], dtype=np.uint64)
 
@@ -58,6 +59,15 @@ def hand_seed(root: int, match: int, hand: int) -> int:
 def agent_seed(root: int, match: int, hand: int, seat: int) -> int:
     """The seed of the agent in ``seat`` for one hand (the same tuple plus the seat)."""
     return derive(root, match, hand, 1000 + seat)
+
+
+@lru_cache(maxsize=8)
+def _shuffle_plan(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a shuffle of m + 1 items: the state offsets k·gamma (k = 1 .. m), the
+    bounds n = i + 1 (i = m .. 1) and the largest draw below(n) accepts."""
+    steps = np.arange(1, m + 1, dtype=np.uint64) * _GAMMA_U
+    ns = np.arange(m + 1, 1, -1, dtype=np.uint64)
+    return steps, ns, _TOPS_U[ns]
 
 
 class Stream:
@@ -102,13 +112,15 @@ class Stream:
         m = len(items) - 1
         if m < 1:
             return
-        ks = _STEPS[:m] if m <= len(_STEPS) else np.arange(1, m + 1, dtype=np.uint64)
-        z = np.uint64(self._s) + ks * _GAMMA_U  # the states after 1 .. m draws
+        if m + 1 >= len(_TOPS_U):  # more items than the bounds table covers
+            self._shuffle_loop(items)
+            return
+        steps, ns, tops = _shuffle_plan(m)
+        z = np.uint64(self._s) + steps  # the states after 1 .. m draws
         z = (z ^ (z >> _S30)) * _MUL1
         z = (z ^ (z >> _S27)) * _MUL2
         z ^= z >> _S31
-        ns = np.arange(m + 1, 1, -1, dtype=np.uint64)  # i + 1 for i = m .. 1
-        if m > len(_STEPS) or (z > _TOPS_U[ns]).any():
+        if (z > tops).any():
             self._shuffle_loop(items)
             return
         self._s = (self._s + m * _GAMMA) & _M64

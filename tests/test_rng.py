@@ -52,7 +52,7 @@ def test_vectorised_shuffle_equals_the_plain_loop():
             assert s1.next64() == s2.next64()  # the stream goes on from the same state
 
 
-def test_a_rejected_draw_falls_back_to_the_plain_loop(monkeypatch):
+def test_a_rejected_draw_falls_back_to_the_plain_loop(monkeypatch, request):
     import numpy as np
 
     import mjlog.rng as rng
@@ -60,6 +60,8 @@ def test_a_rejected_draw_falls_back_to_the_plain_loop(monkeypatch):
     # pretend every draw above 2**63 is rejected: the vectorised check must notice
     # and hand over to the loop, whose own (true) limits then decide
     monkeypatch.setattr(rng, "_TOPS_U", np.full(257, 1 << 63, dtype=np.uint64))
+    rng._shuffle_plan.cache_clear()  # plans hold bounds read from _TOPS_U
+    request.addfinalizer(rng._shuffle_plan.cache_clear)
     calls = []
     real = Stream._shuffle_loop
     monkeypatch.setattr(Stream, "_shuffle_loop",
