@@ -616,11 +616,10 @@ def _pylist(col) -> list:
     if not pa.types.is_dictionary(arr.type):
         return arr.to_pylist()
     values = arr.dictionary.to_pylist()
-    idx = arr.indices
-    if idx.null_count:
-        values.append(None)  # nulls point one past the dictionary
-        idx = idx.fill_null(len(values) - 1)
-    return list(map(values.__getitem__, idx.to_pylist()))
+    idx = arr.indices.to_pylist()
+    if arr.null_count:
+        return [values[i] if i is not None else None for i in idx]
+    return list(map(values.__getitem__, idx))
 
 
 def _rows(tab, lo: int, hi: int, cols: Sequence[str]) -> list[list]:
