@@ -45,6 +45,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
+from mjlog.engine import deal_wall
 from mjlog.events import TRANSFER, WIN, Event
 from mjlog.logio import (
     RUN_ID_KEYS,
@@ -56,7 +57,7 @@ from mjlog.logio import (
     verify_manifest,
 )
 from mjlog.replay import Check, Discrepancy, Replay, describe, run_checked, to_event, truncated
-from mjlog.rng import RNG, hand_seed
+from mjlog.rng import RNG
 from mjlog.rules import Rules
 from mjlog.schema import HAND_KEY, data_columns
 from mjlog.tiles import fmt_tile
@@ -321,13 +322,11 @@ def _check_seed(out: _Hand, ctx: RunContext, rules: Rules, hand: Mapping[str, An
         out.note(Check.SEED, f"not checked: the log's rng {ctx.rng!r} is not the one this mjlog "
                  f"implements ({RNG})")
         return
-    from mjlog.engine import deal_wall
-
-    hs = hand_seed(ctx.seed, m, k)
+    st = deal_wall(rules, ctx.seed, m, k, None if k == 0 else dealer)
+    hs = st.hand_seed
     if hand["hand_seed"] != hs:
         out.add(Check.HAND_SEED, hand["hand_seed"],
                 f"{hs} from seed {ctx.seed}, match {m}, hand {k}")
-    st = deal_wall(rules, ctx.seed, m, k, None if k == 0 else dealer)
     rolls = st.rolls
     if k == 0 and st.dealer != dealer:
         out.add(Check.FIRST_DEALER, f"S{dealer}", f"S{st.dealer} from the seed")
@@ -340,7 +339,7 @@ def _check_seed(out: _Hand, ctx: RunContext, rules: Rules, hand: Mapping[str, An
         out.add(Check.SEED_DICE, list(dice), f"{list(st.dice)} from the seed")
     if not wall:
         out.note(Check.SEED_WALL, "not applicable: the wall is not logged")
-    elif list(st.wall) != wall:
+    elif st.wall != wall:
         i = _first_diff(wall, st.wall)
         got = fmt_tile(wall[i]) if i < len(wall) and 0 <= wall[i] < 34 else "-"
         want = fmt_tile(st.wall[i]) if i < len(st.wall) else "-"
