@@ -380,9 +380,15 @@ class HandState:
                 return False
         else:
             ph = self.phase
+            # the two commonest events go straight to their transition (what apply()
+            # would call, nothing being pending)
             if ph is _DRAW:
                 if ev != self._draw_event():
                     return False
+                if ev.type == DRAW:  # not a huangmei 发 laid out before the draw
+                    self.events.append(ev)
+                    self._apply_draw(ev)
+                    return True
             elif ph is _ACT:
                 # a plain discard is the cached event of a held kind (the same test
                 # as is_legal's), when nothing is forced first
@@ -391,6 +397,9 @@ class HandState:
                         or not self.hands[self.turn][t] or (self._huangmei and t == GREEN)
                         or self._act_forced() is not None):
                     return False
+                self.events.append(ev)
+                self._apply_discard(ev)
+                return True
             elif ph is _DEAL:
                 if ev != self._deal_event():
                     return False
