@@ -350,9 +350,9 @@ def _transfers_and_wins(evs: Sequence) -> tuple[list[tuple], list[int]]:
     """The transfers table rows the transfer events imply, and the win events' seqs."""
     rows, wins = [], []
     for i, e in enumerate(evs):
-        t = e[0]
+        t = e.type
         if t == TRANSFER:
-            rows.append((i, e[3], e[1], e[6], e[4]))  # seq, payer, payee, amount, reason
+            rows.append((i, e.from_seat, e.seat, e.amount, e.kind))  # payer → payee
         elif t == WIN:
             wins.append(i)
     return rows, wins

@@ -142,13 +142,16 @@ def is_standard_win(counts: Sequence[int], melds: int = 0) -> bool:
     >>> is_standard_win(parse_counts("11223344556677z"))
     False
     """
-    s = 0
-    for a, b in _SUIT_SLICES:
-        v = (_WIN_Z if a == 27 else _WIN).get(bytes(counts[a:b]))
-        if v is None:
-            return False
-        s += v
-    return s & _MASK_STD == _TARGET_STD[melds]
+    return _standard_values(bytes(counts), melds) is not None
+
+
+def _standard_values(b: bytes, melds: int) -> list[int] | None:
+    """The four suits' table values of the 34 counts ``b`` if they make a
+    standard win with ``melds`` melds, else None."""
+    v = [_WIN.get(b[0:9]), _WIN.get(b[9:18]), _WIN.get(b[18:27]), _WIN_Z.get(b[27:34])]
+    if None in v or sum(v) & _MASK_STD != _TARGET_STD[melds]:
+        return None
+    return v
 
 
 def _make_suit_misses():
@@ -262,11 +265,8 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
     """
     b = _check_counts(counts)
     out: list[Decomposition] = []
-    segs = (b[0:9], b[9:18], b[18:27], b[27:34])
-    v = [_WIN.get(segs[0]), _WIN.get(segs[1]), _WIN.get(segs[2]), _WIN_Z.get(segs[3])]
-    if None not in v and sum(v) & _MASK_STD == _TARGET_STD[melds]:  # is_standard_win
-        per_suit = [_suit_options(seg, a) for seg, (a, _) in zip(segs, _SUIT_SLICES,
-                                                                 strict=True)]
+    if _standard_values(b, melds) is not None:
+        per_suit = [_suit_options(b[a:e], a) for a, e in _SUIT_SLICES]
         if all(len(o) == 1 for o in per_suit):  # one reading (the usual case)
             (p0, s0), (p1, s1), (p2, s2), (p3, s3) = (o[0] for o in per_suit)
             pair = p0 if p0 is not None else p1 if p1 is not None else (

@@ -354,12 +354,16 @@ class HandState:
         predicate; :meth:`options` lists them). A plain discard, the commonest
         choice, is judged without building the list."""
         if ev.type == DISCARD and self.phase is _ACT and not self.pending:
-            t = ev.tile
-            return (ev.seat == self.turn and ev[3:] == (None, None, None, None)
-                    and isinstance(t, int) and 0 <= t < 34 and self.hands[self.turn][t] > 0
-                    and not (self._huangmei and t == GREEN))
+            return self._is_plain_discard(ev)
         mine = self.options().get(ev.seat)
         return mine is not None and ev in mine
+
+    def _is_plain_discard(self, ev: Event) -> bool:
+        """``ev`` is the acting seat's discard of a kind it holds, as act_options()
+        lists them (never a dealt 发, which is laid out)."""
+        t = ev.tile
+        return (type(t) is int and 0 <= t < 34 and ev == _DISCARD_EV[self.turn][t]
+                and self.hands[self.turn][t] > 0 and not (self._huangmei and t == GREEN))
 
     def try_apply(self, ev: Event) -> bool:
         """Apply ``ev`` if it is plainly what happens now (the event due, the deal, a
@@ -390,12 +394,8 @@ class HandState:
                     self._apply_draw(ev)
                     return True
             elif ph is _ACT:
-                # a plain discard is the cached event of a held kind (the same test
-                # as is_legal's), when nothing is forced first
-                t = ev.tile
-                if (type(t) is not int or not 0 <= t < 34 or ev != _DISCARD_EV[self.turn][t]
-                        or not self.hands[self.turn][t] or (self._huangmei and t == GREEN)
-                        or self._act_forced() is not None):
+                # a plain discard, when nothing is forced first
+                if not self._is_plain_discard(ev) or self._act_forced() is not None:
                     return False
                 self.events.append(ev)
                 self._apply_discard(ev)
