@@ -142,16 +142,13 @@ def is_standard_win(counts: Sequence[int], melds: int = 0) -> bool:
     >>> is_standard_win(parse_counts("11223344556677z"))
     False
     """
-    return _standard_values(bytes(counts), melds) is not None
+    return _is_standard_bytes(bytes(counts), melds)
 
 
-def _standard_values(b: bytes, melds: int) -> list[int] | None:
-    """The four suits' table values of the 34 counts ``b`` if they make a
-    standard win with ``melds`` melds, else None."""
+def _is_standard_bytes(b: bytes, melds: int) -> bool:
+    """:func:`is_standard_win` of the 34 counts ``b`` as bytes."""
     v = [_WIN.get(b[0:9]), _WIN.get(b[9:18]), _WIN.get(b[18:27]), _WIN_Z.get(b[27:34])]
-    if None in v or sum(v) & _MASK_STD != _TARGET_STD[melds]:
-        return None
-    return v
+    return None not in v and sum(v) & _MASK_STD == _TARGET_STD[melds]
 
 
 def _make_suit_misses():
@@ -265,7 +262,7 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
     """
     b = _check_counts(counts)
     out: list[Decomposition] = []
-    if _standard_values(b, melds) is not None:
+    if _is_standard_bytes(b, melds):
         per_suit = [_suit_options(b[a:e], a) for a, e in _SUIT_SLICES]
         if all(len(o) == 1 for o in per_suit):  # one reading (the usual case)
             (p0, s0), (p1, s1), (p2, s2), (p3, s3) = (o[0] for o in per_suit)

@@ -612,8 +612,7 @@ class HandState:
         if self.drawn is not None and not self._huangmei:
             # 弃胡 / 过手胡: discarding instead of a legal self-draw win locks too
             key = len(self.events) - 1  # the state before this discard
-            sc = self._sd if self._sd_key == key else (
-                self._self_draw_score(key) if self._sd_maybe else None)
+            sc = self._sd if self._sd_key == key else self._self_draw_score(key)
             if sc is not None:
                 self._lock_passed_win(s, sc)
         self.hands[s][t] -= 1
