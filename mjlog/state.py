@@ -840,7 +840,10 @@ class HandState:
             payer = None
             payers = [o for o in range(self.n) if o != s]
         elif method is Method.SELF_DRAW:
-            sc = self._win_score(s, t, method)
+            # the acting seat's win on its drawn tile: scored once per state
+            # (options() and the checked path asked already)
+            sc = (self._self_draw_score(seq) if s == self.turn and t == self.drawn
+                  else self._win_score(s, t, method))
             if sc is None:
                 raise IllegalEvent("win_legal", f"seat {s} cannot win by self-draw now")
             if sc.feeder_pays:

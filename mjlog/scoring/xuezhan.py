@@ -103,7 +103,6 @@ from mjlog.melds import Meld, MeldKind
 from mjlog.rules import XUEZHAN_EXTRAS
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.patterns import (
-    concealed_fours,
     every_group_has_terminal,
     has_exposed_meld,
     is_all_258,
@@ -161,45 +160,61 @@ _QING = {
 _SEVEN_PAIRS = ("qidui", "longqidui", "shuanglongqidui", "sanlongqidui")
 
 
-def _shape(concealed: Sequence[int], melds: Sequence[Meld], d: Any) -> str:
-    """The shape row of one decomposition, before 清一色."""
-    if is_seven_pairs(d):
-        return _SEVEN_PAIRS[min(concealed_fours(concealed), 3)]
-    if is_single_tile_left(concealed, melds):
-        return "shibaluohan" if kong_count(melds) == 4 else "jingougou"
-    if is_all_triplets(d):
-        return "pengpenghu"
-    return "pinghu"
+class _Table:
+    """What scoring reads of one Rules, read once per Rules (a win is valued many
+    times under the same rules; ``Rules.__getitem__`` is a Python call)."""
+
+    __slots__ = ("mult", "extras", "ready_extras", "separate", "cap", "base", "zimo_bonus",
+                 "discarder_pays", "main_of", "plain")
+
+    def __init__(self, rules):
+        self.mult = {k[5:]: v for k, v in rules.items() if k.startswith("mult.")}
+        self.extras = tuple(rules["extras"])
+        self.ready_extras = tuple(e for e in self.extras if e not in SITUATIONAL_EXTRAS)
+        self.separate = rules["extras_stack"] == "separate"
+        self.cap, self.base = rules["cap"], rules["base"]
+        self.zimo_bonus = rules["zimo_bonus"]
+        self.discarder_pays = rules["dian_gang_hua"] == "discarder_pays"
+        self.main_of: dict[tuple[str, bool, bool], str] = {}  # _main() by its arguments
+        # _evaluate() with no extras enabled, by (shape, qing, standard, own fours,
+        # bonuses): nothing else enters the value then
+        self.plain: dict[tuple, tuple[int, tuple[str, ...]]] = {}
 
 
-def _mults(rules) -> dict[str, int]:
-    """Every ``mult.<pattern>`` of ``rules``, by pattern (read once per Rules)."""
-    got = _MULTS.get(rules)
+def _table(rules) -> _Table:
+    got = _TABLES.get(rules)
     if got is None:
-        got = {k[5:]: v for k, v in rules.items() if k.startswith("mult.")}
-        if len(_MULTS) > 64:
-            _MULTS.clear()
-        _MULTS[rules] = got
+        if len(_TABLES) > 64:
+            _TABLES.clear()
+        got = _TABLES[rules] = _Table(rules)
     return got
 
 
-_MULTS: dict[Any, dict[str, int]] = {}
+_TABLES: dict[Any, _Table] = {}
 _MAIN_RANK = {k: i for i, k in enumerate(MAIN)}
 
 
-def _main(shape: str, qing: bool, standard: bool, mult: dict[str, int]) -> str:
-    cands = [shape]
-    if standard:
-        cands.append("pinghu")
-    if qing:
-        cands += ["qingyise", _QING[shape]]
-    return max(cands, key=lambda k: (mult[k], _MAIN_RANK[k]))
+def _main(shape: str, qing: bool, standard: bool, t: _Table) -> str:
+    """The main pattern: the highest valued of the shape's candidates (ties to the
+    later row of the main table)."""
+    key = (shape, qing, standard)
+    got = t.main_of.get(key)
+    if got is None:
+        cands = [shape]
+        if standard:
+            cands.append("pinghu")
+        if qing:
+            cands += ["qingyise", _QING[shape]]
+        mult = t.mult
+        got = t.main_of[key] = max(cands, key=lambda k: (mult[k], _MAIN_RANK[k]))
+    return got
 
 
 class _Hand:
     """The facts of a winning hand that do not depend on how it is read."""
 
-    __slots__ = ("total", "qing", "simples", "all258", "own_fours", "selfdraw")
+    __slots__ = ("total", "qing", "simples", "all258", "own_fours", "selfdraw",
+                 "concealed_fours", "single_tile_left", "four_kongs")
 
     def __init__(self, ctx: WinContext, extras: bool):
         total = total_counts(ctx.concealed, ctx.melds)
@@ -212,6 +227,20 @@ class _Hand:
         if ctx.method is Method.ROBBED_KONG and total[ctx.win_tile] == 4:
             self.own_fours -= 1  # the robbed kong's fourth tile is no 根 of the winner
         self.selfdraw = ctx.method is Method.SELF_DRAW
+        self.concealed_fours = ctx.concealed.count(4)
+        self.single_tile_left = is_single_tile_left(ctx.concealed, ctx.melds)
+        self.four_kongs = self.single_tile_left and kong_count(ctx.melds) == 4
+
+
+def _shape(d: Any, hand: _Hand) -> str:
+    """The shape row of one decomposition, before 清一色."""
+    if is_seven_pairs(d):
+        return _SEVEN_PAIRS[min(hand.concealed_fours, 3)]
+    if hand.single_tile_left:
+        return "shibaluohan" if hand.four_kongs else "jingougou"
+    if is_all_triplets(d):
+        return "pengpenghu"
+    return "pinghu"
 
 
 def _extras(ctx: WinContext, d: Any, shape: str, hand: _Hand,
@@ -234,25 +263,35 @@ def _extras(ctx: WinContext, d: Any, shape: str, hand: _Hand,
     return [k for k in XUEZHAN_EXTRAS if k in enabled and holds[k]]
 
 
-def _evaluate(ctx: WinContext, d: Any, rules, enabled: Sequence[str],
-              bonuses: Sequence[str], hand: _Hand) -> tuple[int, list[str]]:
+def _evaluate(ctx: WinContext, d: Any, t: _Table, enabled: Sequence[str],
+              bonuses: tuple[str, ...], hand: _Hand) -> tuple[int, tuple[str, ...]]:
     """(uncapped multiplier, patterns) of one decomposition."""
-    mult = _mults(rules)
-    qing = hand.qing
-    shape = _shape(ctx.concealed, ctx.melds, d)
-    main = _main(shape, qing, not is_seven_pairs(d), mult)
-    holding = _extras(ctx, d, shape, hand, enabled) if enabled else []
-    if rules["extras_stack"] == "separate":
+    shape = _shape(d, hand)
+    standard = not is_seven_pairs(d)
+    if not enabled:
+        key = (shape, hand.qing, standard, hand.own_fours, bonuses)
+        got = t.plain.get(key)
+        if got is None:
+            got = t.plain[key] = _value(_main(shape, hand.qing, standard, t), [], hand, bonuses,
+                                        t.mult)
+        return got
+    main = _main(shape, hand.qing, standard, t)
+    holding = _extras(ctx, d, shape, hand, enabled)
+    if t.separate:
         # max() keeps the first of equal values: the main pattern, then the rulebook order
-        taken = max([main, *holding], key=mult.__getitem__)
-        others: list[str] = []
-    else:
-        takers = [e for e in holding if e in PLACE_TAKERS]
-        taken = takers[0] if takers else main
-        dropped = {p for e in takers for p in PLACE_TAKERS[e]} | set(takers)
-        others = [e for e in holding if e not in dropped]
+        return _value(max([main, *holding], key=t.mult.__getitem__), [], hand, bonuses, t.mult)
+    takers = [e for e in holding if e in PLACE_TAKERS]
+    dropped = {p for e in takers for p in PLACE_TAKERS[e]} | set(takers)
+    return _value(takers[0] if takers else main, [e for e in holding if e not in dropped],
+                  hand, bonuses, t.mult)
+
+
+def _value(taken: str, others: list[str], hand: _Hand, bonuses: Sequence[str],
+           mult: dict[str, int]) -> tuple[int, tuple[str, ...]]:
+    """(multiplier, patterns) of the taken candidate with the multiplying extras,
+    根 (the hand's fours less those ``taken`` contains) and the bonuses."""
     gen = max(0, hand.own_fours - CONTAINED_FOURS.get(taken, 0))
-    pats = [taken, *others, *["gen"] * gen, *bonuses]
+    pats = (taken, *others, *("gen",) * gen, *bonuses)
     value = 1
     for p in pats:
         value *= mult[p]
@@ -272,14 +311,14 @@ def holds_void(concealed: Sequence[int], melds: Sequence[Meld], void: int | None
     return any(concealed[lo:lo + 9]) or any(lo <= m.tile < lo + 9 for m in melds)
 
 
-def _best(ctx: WinContext, rules, enabled: Sequence[str],
-          bonuses: Sequence[str]) -> tuple[int, list[str]] | None:
+def _best(ctx: WinContext, t: _Table, enabled: Sequence[str],
+          bonuses: tuple[str, ...]) -> tuple[int, tuple[str, ...]] | None:
     best = None
     hand = None
     for d in decompositions(ctx.concealed, len(ctx.melds)):
         if hand is None:
             hand = _Hand(ctx, bool(enabled))
-        v = _evaluate(ctx, d, rules, enabled, bonuses, hand)
+        v = _evaluate(ctx, d, t, enabled, bonuses, hand)
         if best is None or v[0] > best[0]:
             best = v
     return best
@@ -287,34 +326,33 @@ def _best(ctx: WinContext, rules, enabled: Sequence[str],
 
 def score(ctx: WinContext, rules) -> Score:
     """Value a xuezhan win (see the module docstring)."""
-    if ctx.method is Method.SHILAOTOU:
+    method = ctx.method
+    if method is Method.SHILAOTOU:
         return Score(False, reason=Reason.NOT_A_WIN, extra={"why": "no 十老头 in xuezhan"})
-    if ctx.method is Method.SELF_DRAW and ctx.after_kong and last_kong(ctx.melds) is None:
+    if method is Method.SELF_DRAW and ctx.after_kong and last_kong(ctx.melds) is None:
         return Score(False, reason=Reason.NO_KONG_FOR_AFTER_KONG)
-    best = _best(ctx, rules, rules["extras"], kong_situation(ctx))
+    t = _table(rules)
+    best = _best(ctx, t, t.extras, tuple(kong_situation(ctx)))
     if best is None:
         return Score(False, reason=Reason.NOT_A_WIN)
     if holds_void(ctx.concealed, ctx.melds, ctx.void):
         return Score(False, reason=Reason.HOLDS_VOID)
     multiplier, pats = best
 
-    k = last_kong(ctx.melds) if ctx.after_kong else None
-    feeder_pays = (ctx.method is Method.SELF_DRAW and k is not None
-                   and k.kind is MeldKind.EXPOSED_KONG
-                   and rules["dian_gang_hua"] == "discarder_pays")
-    every_other_pays = ctx.method is Method.SELF_DRAW and not feeder_pays
-    bonus = rules["zimo_bonus"] if every_other_pays else "none"
-    cap, base = rules["cap"], rules["base"]
+    feeder_pays = (method is Method.SELF_DRAW and ctx.after_kong and t.discarder_pays
+                   and last_kong(ctx.melds).kind is MeldKind.EXPOSED_KONG)
+    every_other_pays = method is Method.SELF_DRAW and not feeder_pays
+    bonus = t.zimo_bonus if every_other_pays else "none"
+    cap = t.cap
     units = multiplier * 2 if bonus == "double" else multiplier
-    capped = units > cap
     units_paid = min(units, cap) + (1 if bonus == "add_base" else 0)
     return Score(
         legal=True,
-        patterns=tuple(pats),
+        patterns=pats,
         fan=multiplier.bit_length() - 1,
         multiplier=multiplier,
-        points=units_paid * base,
-        capped=capped,
+        points=units_paid * t.base,
+        capped=units > cap,
         feeder_pays=feeder_pays,
         extra={"units": units, "zimo_bonus": bonus},
     )
@@ -359,14 +397,14 @@ def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules,
     counts = list(concealed)
     melds = tuple(melds)
     held = total_counts(counts, melds)
-    enabled = [e for e in rules["extras"] if e not in SITUATIONAL_EXTRAS]
+    t = _table(rules)
     best = 0
     for w in waits(counts, len(melds), held=held):
         if void is not None and w // 9 == void:
             continue
         c = counts.copy()
         c[w] += 1
-        v = _best(WinContext(tuple(c), melds, w, Method.DISCARD), rules, enabled, ())
-        if v is not None:
-            best = max(best, min(v[0], rules["cap"]) * rules["base"])
-    return best
+        v = _best(WinContext(tuple(c), melds, w, Method.DISCARD), t, t.ready_extras, ())
+        if v is not None and v[0] > best:
+            best = v[0]
+    return min(best, t.cap) * t.base
