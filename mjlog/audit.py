@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from mjlog.engine import deal_wall
+from mjlog.engine import Dealt, deal_wall, deal_walls
 from mjlog.events import TRANSFER, WIN, Event
 from mjlog.logio import (
     RUN_ID_KEYS,
@@ -215,13 +215,15 @@ class LoggedEvents(NamedTuple):
 
 def audit_hand(ctx: RunContext, hand: Mapping[str, Any], events: Sequence[Sequence] | None,
                wins: Sequence[Mapping[str, Any]],
-               transfers: Sequence[Mapping[str, Any]]) -> HandResult:
-    """Every check of one hand. ``events`` None means the run logged no events."""
+               transfers: Sequence[Mapping[str, Any]], dealt: Dealt | None = None) -> HandResult:
+    """Every check of one hand. ``events`` None means the run logged no events.
+    ``dealt`` is what the seed gives the hand, when the caller dealt it already
+    (:func:`mjlog.engine.deal_walls`, for a batch of hands)."""
     out = _Hand(ctx, hand)
     rules = _rules(ctx)
     n = rules.n
     try:
-        checked = _audit(out, ctx, rules, n, hand, events, wins, transfers)
+        checked = _audit(out, ctx, rules, n, hand, events, wins, transfers, dealt)
     except Exception as e:  # a malformed row is a finding, never a traceback
         out.add(Check.MALFORMED_HAND, f"{type(e).__name__}: {e}", "rows of the declared shape")
         checked = 0
@@ -231,7 +233,7 @@ def audit_hand(ctx: RunContext, hand: Mapping[str, Any], events: Sequence[Sequen
 
 def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str, Any],
            events: Sequence[Sequence] | None, wins: Sequence[Mapping[str, Any]],
-           transfers: Sequence[Mapping[str, Any]]) -> int:
+           transfers: Sequence[Mapping[str, Any]], dealt: Dealt | None) -> int:
     m, _rot, k = out.key
     # 0. identity
     if ctx.run_id is not None and hand.get("run_id", ctx.run_id) != ctx.run_id:
@@ -275,7 +277,7 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
             out.add(Check.DICE_BREAK, f"break {hand['break']} for dice {list(dice)} and dealer "
                     f"S{dealer}", f"break {b}")
     # 3. the seed
-    _check_seed(out, ctx, rules, hand, wall, dice, dealer, m, k)
+    _check_seed(out, ctx, rules, hand, wall, dice, dealer, m, k, dealt)
 
     # 4. the events
     state = None
@@ -314,7 +316,8 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
 
 
 def _check_seed(out: _Hand, ctx: RunContext, rules: Rules, hand: Mapping[str, Any],
-                wall: list[int], dice: tuple, dealer: int, m: int, k: int) -> None:
+                wall: list[int], dice: tuple, dealer: int, m: int, k: int,
+                dealt: Dealt | None) -> None:
     if ctx.seed is None:
         out.note(Check.SEED, "not applicable: the log gives no root seed")
         return
@@ -322,7 +325,7 @@ def _check_seed(out: _Hand, ctx: RunContext, rules: Rules, hand: Mapping[str, An
         out.note(Check.SEED, f"not checked: the log's rng {ctx.rng!r} is not the one this mjlog "
                  f"implements ({RNG})")
         return
-    st = deal_wall(rules, ctx.seed, m, k, None if k == 0 else dealer)
+    st = dealt or deal_wall(rules, ctx.seed, m, k, None if k == 0 else dealer)
     hs = st.hand_seed
     if hand["hand_seed"] != hs:
         out.add(Check.HAND_SEED, hand["hand_seed"],
@@ -688,10 +691,10 @@ def _audit_chunk_now(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[lis
             groups.setdefault(k, []).append(r)
         children[t] = groups
     out = []
-    for k, h in zip(hkeys[i0:i1].tolist(), hands, strict=True):
+    for k, h, dealt in zip(hkeys[i0:i1].tolist(), hands, _deal_walls(ctx, hands), strict=True):
         evs = children["events"].get(k, []) if "events" in children else None
         out.append(audit_hand(ctx, h, evs, children["wins"].get(k, []),
-                              children["transfers"].get(k, [])))
+                              children["transfers"].get(k, []), dealt))
     probs = []
     if i0 == 0:
         for f, keys in tabs["_orphans"]:
@@ -702,6 +705,19 @@ def _audit_chunk_now(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[lis
                 f"rows only for hands of {shard_path('hands', shard)}", file=f,
                 rid=ctx.run_id))
     return out, probs
+
+
+def _deal_walls(ctx: RunContext, hands: list[dict]) -> list[Dealt | None]:
+    """What the seed gives each hands row, dealt in one batch for the seed check;
+    None for every hand when the seed check will not run or a row is malformed
+    (each hand is then dealt on its own, and a bad row reported there)."""
+    if ctx.seed is None or ctx.rng != RNG:
+        return [None] * len(hands)
+    try:
+        want = [(h["match"], h["hand"], None if h["hand"] == 0 else h["dealer"]) for h in hands]
+        return deal_walls(_rules(ctx), ctx.seed, want)
+    except Exception:  # a malformed row: audit_hand reports it
+        return [None] * len(hands)
 
 
 def _chunks(run: Path, ctx: RunContext, res: AuditResult) -> list[tuple[int, int, int]]:

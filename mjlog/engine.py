@@ -21,7 +21,7 @@ from typing import NamedTuple
 from mjlog.agent import Agent, SeatView
 from mjlog.errors import MjlogError
 from mjlog.events import WIN
-from mjlog.rng import Stream, agent_seed, hand_seed
+from mjlog.rng import Stream, agent_seed, hand_seed, shuffle_many
 from mjlog.rules import Rules
 from mjlog.state import HandState, Phase
 from mjlog.variants import break_position, wall_tiles
@@ -101,6 +101,30 @@ def deal_wall(rules: Rules, root_seed: int, match: int, hand: int,
     stream = Stream(hs)
     ring = list(wall_tiles(rules))
     stream.shuffle(ring)
+    return _dealt(rules, hs, ring, stream, dealer)
+
+
+def deal_walls(rules: Rules, root_seed: int,
+               hands: Sequence[tuple[int, int, int | None]]) -> list[Dealt]:
+    """:func:`deal_wall` of every (match, hand, dealer) in ``hands``, the shuffles
+    done together (:func:`mjlog.rng.shuffle_many`): the auditor's seed check of a
+    batch of hands.
+
+    >>> from mjlog.rules import resolve
+    >>> r = resolve("xuezhan")
+    >>> deal_walls(r, 9, [(0, 0, None), (0, 1, 2)]) == [deal_wall(r, 9, 0, 0, None),
+    ...                                                  deal_wall(r, 9, 0, 1, 2)]
+    True
+    """
+    seeds = [hand_seed(root_seed, m, k) for m, k, _d in hands]
+    shuffled = shuffle_many(seeds, list(wall_tiles(rules)))
+    return [_dealt(rules, hs, ring, stream, d)
+            for hs, (ring, stream), (_m, _k, d) in zip(seeds, shuffled, hands, strict=True)]
+
+
+def _dealt(rules: Rules, hs: int, ring: list[int], stream: Stream,
+           dealer: int | None) -> Dealt:
+    """The rest of a deal once the wall ``ring`` is shuffled from ``stream``."""
     rolls = None
     if dealer is None:
         dealer, rolls = first_dealer(rules, stream)

@@ -263,9 +263,14 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
     b = _check_counts(counts)
     out: list[Decomposition] = []
     if _is_standard_bytes(b, melds):
-        per_suit = [_suit_options(b[a:e], a) for a, e in _SUIT_SLICES]
-        if all(len(o) == 1 for o in per_suit):  # one reading (the usual case)
-            (p0, s0), (p1, s1), (p2, s2), (p3, s3) = (o[0] for o in per_suit)
+        per_suit = (_suit_options(b[0:9], 0), _suit_options(b[9:18], 9),
+                    _suit_options(b[18:27], 18), _suit_options(b[27:34], 27))
+        o0, o1, o2, o3 = per_suit
+        if len(o0) == len(o1) == len(o2) == len(o3) == 1:  # one reading (the usual case)
+            (p0, s0), = o0
+            (p1, s1), = o1
+            (p2, s2), = o2
+            (p3, s3), = o3
             pair = p0 if p0 is not None else p1 if p1 is not None else (
                 p2 if p2 is not None else p3)
             out.append(Decomposition("standard", pair, tuple(sorted(s0 + s1 + s2 + s3))))
@@ -282,13 +287,16 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
     return out
 
 
+_COUNTS_0_TO_4 = bytes(range(5))
+
+
 def _check_counts(counts: Sequence[int]) -> bytes:
     """``bytes(counts)`` after checking there are 34 counts, each 0..4."""
     try:
         b = bytes(counts)
     except (TypeError, ValueError):
         b = b""
-    if len(b) != 34 or b.count(0) + b.count(1) + b.count(2) + b.count(3) + b.count(4) != 34:
+    if len(b) != 34 or b.translate(None, _COUNTS_0_TO_4):  # something left: not 0..4
         raise ValueError(f"expected 34 counts of 0..4, got {list(counts)!r}")
     return b
 

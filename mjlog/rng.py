@@ -70,6 +70,50 @@ def _shuffle_plan(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return steps, ns, _TOPS_U[ns]
 
 
+def shuffle_many(seeds: list[int], items: list) -> list[tuple[list, Stream]]:
+    """``Stream(seed).shuffle`` of a copy of ``items`` for every seed, at once:
+    [(shuffled copy, the stream after the shuffle)], in the order of ``seeds``.
+
+    The draws of all the shuffles are one numpy array (the per-call overhead of
+    :meth:`Stream.shuffle` is paid once); a stream with a rejected draw is
+    shuffled on its own, so every result is :meth:`Stream.shuffle`'s.
+
+    >>> shuffle_many([7, 8], list(range(5)))[1][0] == _shuffled(8, list(range(5)))
+    True
+    """
+    m = len(items) - 1
+    if m < 1 or m + 1 >= len(_TOPS_U) or not seeds:
+        return [_shuffled_with(seed, items) for seed in seeds]
+    steps, ns, tops = _shuffle_plan(m)
+    z = np.array([seed & _M64 for seed in seeds], dtype=np.uint64)[:, None] + steps
+    z = (z ^ (z >> _S30)) * _MUL1
+    z = (z ^ (z >> _S27)) * _MUL2
+    z ^= z >> _S31
+    rejected = (z > tops).any(axis=1).tolist()
+    js = (z % ns).tolist()
+    out = []
+    for seed, bad, j in zip(seeds, rejected, js, strict=True):
+        if bad:
+            out.append(_shuffled_with(seed, items))
+            continue
+        a = list(items)
+        for i, k in zip(range(m, 0, -1), j, strict=True):
+            a[i], a[k] = a[k], a[i]
+        out.append((a, Stream((seed + m * _GAMMA) & _M64)))
+    return out
+
+
+def _shuffled_with(seed: int, items: list) -> tuple[list, Stream]:
+    st = Stream(seed)
+    a = list(items)
+    st.shuffle(a)
+    return a, st
+
+
+def _shuffled(seed: int, items: list) -> list:
+    return _shuffled_with(seed, items)[0]
+
+
 class Stream:
     """A SplitMix64 stream. Only :meth:`next64`, :meth:`below`, :meth:`shuffle` exist."""
 

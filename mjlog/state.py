@@ -987,11 +987,11 @@ class HandState:
         elif v == "xuezhan" and len(self.active_seats()) >= 2:
             act = self.active_seats()
             pig = {s: self._holds_void(s) for s in range(n)}
-            value = {s: 0 if pig[s] else scoring.ready_value(
+            ready = {s: not pig[s] and scoring.is_ready(
                 tuple(self.hands[s]), tuple(self.melds[s]), rules, void=self.void[s])
                 for s in act}
             for s in act:  # 退税
-                if value[s] == 0:
+                if not ready[s]:
                     for payer, payee, amount, _t in self.kong_receipts:
                         if payee == s and amount > 0:
                             out.append(transfer(s, payer, amount, TransferReason.TAX_REFUND))
@@ -1001,11 +1001,14 @@ class HandState:
                     for o in range(n):
                         if o != s and not pig[o]:
                             out.append(transfer(s, o, cap, TransferReason.FLOWER_PIG))
-            for s in act:  # 查大叫
-                if value[s] == 0 and not pig[s]:
-                    for r in act:
-                        if value[r]:
-                            out.append(transfer(s, r, value[r], TransferReason.NOT_READY))
+            payers = [s for s in act if not ready[s] and not pig[s]]
+            if payers:  # 查大叫: only then is what a ready hand is owed needed
+                value = {r: scoring.ready_value(tuple(self.hands[r]), tuple(self.melds[r]),
+                                                rules, void=self.void[r])
+                         for r in act if ready[r]}  # positive exactly when ready
+                for s in payers:
+                    for r in value:
+                        out.append(transfer(s, r, value[r], TransferReason.NOT_READY))
         self.pending.extend(out)
         self.pending.append(Event(END))
 

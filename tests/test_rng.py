@@ -72,3 +72,39 @@ def test_a_rejected_draw_falls_back_to_the_plain_loop(monkeypatch, request):
     b = list(range(136))
     real(Stream(7), b)
     assert a == b
+
+
+def test_shuffle_many_equals_one_shuffle_per_seed():
+    from mjlog.rng import shuffle_many
+
+    seeds = _seeds()
+    for n in (0, 1, 2, 108, 136, 257):
+        got = shuffle_many(seeds, list(range(n)))
+        assert len(got) == len(seeds)
+        for seed, (items, stream) in zip(seeds, got, strict=True):
+            want, s = list(range(n)), Stream(seed)
+            s.shuffle(want)
+            assert items == want, (seed, n)
+            assert stream.next64() == s.next64()  # each stream goes on from its state
+
+
+def test_shuffle_many_redoes_only_a_stream_with_a_rejected_draw(monkeypatch, request):
+    import numpy as np
+
+    import mjlog.rng as rng
+
+    # about half the streams now see a "rejected" draw: those alone must be redone
+    monkeypatch.setattr(rng, "_TOPS_U", np.full(257, (1 << 64) - (1 << 57), dtype=np.uint64))
+    rng._shuffle_plan.cache_clear()
+    request.addfinalizer(rng._shuffle_plan.cache_clear)
+    redone = []
+    real = rng._shuffled_with
+    monkeypatch.setattr(rng, "_shuffled_with",
+                        lambda seed, items: (redone.append(seed), real(seed, items))[1])
+    seeds = _seeds()[:60]
+    got = rng.shuffle_many(seeds, list(range(108)))
+    assert 0 < len(redone) < len(seeds)
+    for seed, (items, _s) in zip(seeds, got, strict=True):
+        want = list(range(108))
+        Stream(seed)._shuffle_loop(want)
+        assert items == want

@@ -327,3 +327,35 @@ def test_ready_value(hand, melds, void, overrides, value):
     from mjlog.scoring import ready_value as dispatched
     assert dispatched(c, ms, r, void=void) == value
     assert is_ready(c, ms, r, void=void) == (value > 0)
+
+
+def test_ready_value_is_positive_exactly_when_ready_on_random_hands():
+    # The exhaustive-draw settlement asks is_ready() first and ready_value() only
+    # when someone pays 查大叫: the two must agree. Hands one tile from four sets
+    # and a pair (suited only, so voids bite), drawn from a seeded stream.
+    from mjlog.rng import Stream
+
+    s = Stream(20261129)
+    seen_ready = seen_not = 0
+    for _ in range(1500):
+        counts = [0] * 34
+        groups = [("pair", s.below(27))] + [
+            ("seq" if s.below(2) else "trip", s.below(27)) for _ in range(4)]
+        for kind, t in groups:
+            if kind == "seq":
+                t = 9 * (t // 9) + t % 9 % 7
+                for k in (t, t + 1, t + 2):
+                    counts[k] += 1
+            else:
+                counts[t] += 2 if kind == "pair" else 3
+        if max(counts) > 4:
+            continue
+        held = [k for k in range(34) for _ in range(counts[k])]
+        counts[held[s.below(len(held))]] -= 1
+        void = s.below(4)
+        void = None if void == 3 else void
+        value = ready_value(counts, (), R, void=void)
+        assert is_ready(counts, (), R, void=void) == (value > 0), (counts, void)
+        seen_ready += value > 0
+        seen_not += value == 0
+    assert seen_ready > 100 and seen_not > 100

@@ -6,7 +6,7 @@ valued in exactly one place.
 
 from mjlog.scoring.base import Method, Score, WinContext
 
-__all__ = ["Method", "Score", "WinContext", "score", "ready_value"]
+__all__ = ["Method", "Score", "WinContext", "score", "ready_value", "is_ready"]
 
 
 def score(ctx: WinContext, rules) -> Score:
@@ -17,6 +17,12 @@ def score(ctx: WinContext, rules) -> Score:
 def ready_value(concealed, melds, rules, **kw) -> int:
     """The per-payer value a ready hand is owed at an exhaustive draw (查大叫); 0 if not ready."""
     return _module(rules.variant).ready_value(concealed, melds, rules, **kw)
+
+
+def is_ready(concealed, melds, rules, **kw) -> bool:
+    """听牌: some tile would complete the hand (as the variant counts it); cheaper
+    than :func:`ready_value`, which is positive exactly when this holds."""
+    return _module(rules.variant).is_ready(concealed, melds, rules, **kw)
 
 
 def _module(variant: str):
