@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from itertools import compress
+from itertools import chain, compress, repeat
 
 from mjlog import scoring
 from mjlog.events import (
@@ -333,28 +333,38 @@ class HandState:
         if ph is _ACT:
             return {self.turn: self.act_options()}
         if ph in (_CLAIM, _ROB):
-            w = self.window
             out: dict[int, list[Event]] = {}
-            for s in self._claim_order(w.from_seat):
-                opts = []
-                if s in w.wins and s not in w.winners:
-                    opts.append(self._window_win_event(w, s))
-                if not w.winners:
-                    if s in w.kongs:
-                        opts.append(Event(KONG, s, w.tile, w.from_seat, "exposed"))
-                    if s in w.pons:
-                        opts.append(Event(PON, s, w.tile, w.from_seat))
+            for s in self._claim_order(self.window.from_seat):
+                opts = self._claim_options(s)
                 if opts:
                     out[s] = opts
             return out
         return {}
 
+    def _claim_options(self, s: int) -> list[Event]:
+        """Seat ``s``'s claims on the open window: win, then kong, then pon."""
+        w = self.window
+        opts = []
+        if s in w.wins and s not in w.winners:
+            opts.append(self._window_win_event(w, s))
+        if not w.winners:
+            if s in w.kongs:
+                opts.append(Event(KONG, s, w.tile, w.from_seat, "exposed"))
+            if s in w.pons:
+                opts.append(Event(PON, s, w.tile, w.from_seat))
+        return opts
+
     def is_legal(self, ev: Event) -> bool:
         """Whether ``ev`` is one of its seat's choices now (the checked path's
         predicate; :meth:`options` lists them). A plain discard, the commonest
-        choice, is judged without building the list."""
-        if ev.type == DISCARD and self.phase is _ACT and not self.pending:
+        choice, is judged without building the list; a claim, from its seat's
+        claims alone."""
+        ph = self.phase
+        if ev.type == DISCARD and ph is _ACT and not self.pending:
             return self._is_plain_discard(ev)
+        if ph in (_CLAIM, _ROB):  # only seats other than the discarder have claims
+            s = ev.seat
+            return type(s) is int and s != self.window.from_seat and ev in self._claim_options(s)
         mine = self.options().get(ev.seat)
         return mine is not None and ev in mine
 
@@ -438,8 +448,7 @@ class HandState:
         return opts
 
     def _win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
-        h = self.hands[s]
-        tiles = [t for t in range(34) for _ in range(h[t])]
+        tiles = list(chain.from_iterable(map(repeat, range(34), self.hands[s])))  # sorted
         if method is not Method.SELF_DRAW:
             tiles.append(tile)
             tiles.sort()
