@@ -365,6 +365,8 @@ class HandState:
         if ph in (_CLAIM, _ROB):  # only seats other than the discarder have claims
             s = ev.seat
             return type(s) is int and s != self.window.from_seat and ev in self._claim_options(s)
+        if ph is _ACT and ev.type != DISCARD:  # a self-draw win or a kong
+            return ev.seat == self.turn and ev in self._act_claims()
         mine = self.options().get(ev.seat)
         return mine is not None and ev in mine
 
@@ -427,6 +429,17 @@ class HandState:
         """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
         s = self.turn
         h = self.hands[s]
+        opts = self._act_claims()
+        evs = _DISCARD_EV[s]
+        opts += compress(evs, h)  # the kinds held, in C
+        if self._huangmei and h[GREEN]:
+            opts.remove(evs[GREEN])  # a dead dealt 发 is never discarded
+        return opts
+
+    def _act_claims(self) -> list[Event]:
+        """The acting seat's self-draw win and kongs (act_options() less the discards)."""
+        s = self.turn
+        h = self.hands[s]
         opts: list[Event] = []
         if self.drawn is not None:  # not after a pon
             if self._self_draw_score() is not None:
@@ -441,10 +454,6 @@ class HandState:
                         if self._late_forbidden and m.tile != self.drawn:
                             continue
                         opts.append(Event(KONG, s, m.tile, None, "added"))
-        evs = _DISCARD_EV[s]
-        opts += compress(evs, h)  # the kinds held, in C
-        if self._huangmei and h[GREEN]:
-            opts.remove(evs[GREEN])  # a dead dealt 发 is never discarded
         return opts
 
     def _win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
