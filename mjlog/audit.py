@@ -39,6 +39,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from itertools import repeat
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -60,6 +61,7 @@ from mjlog.replay import Check, Discrepancy, Replay, describe, run_checked, to_e
 from mjlog.rng import RNG
 from mjlog.rules import Rules
 from mjlog.schema import HAND_KEY, data_columns
+from mjlog.state import HandState
 from mjlog.tiles import fmt_tile
 from mjlog.variants import break_position, next_dealer, wall_tiles
 
@@ -67,6 +69,8 @@ __all__ = ["Problem", "AuditResult", "RunContext", "audit_hand", "audit_runs", "
 
 WIN_FIELDS = ("seat", "from_seat", "tile", "method", "win_order", "patterns", "fan",
               "multiplier", "points", "total", "capped")
+_win_of_record, _win_of_row = attrgetter(*WIN_FIELDS), itemgetter(*WIN_FIELDS)
+_PATTERNS = WIN_FIELDS.index("patterns")
 BATCH_HANDS = 100
 
 
@@ -261,7 +265,8 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
     N = len(full)
     wall = list(hand["wall"] or ())
     if wall:
-        if sorted(wall) != list(full):
+        # the seed's wall (dealt already in a batch) is a permutation by construction
+        if (dealt is None or dealt.wall != wall) and sorted(wall) != list(full):
             out.add(Check.WALL_PERMUTATION, f"a wall of {len(wall)} tiles: "
                     f"{_counts_diff(wall, full)}", f"a permutation of the {N}-tile set")
     else:
@@ -305,7 +310,8 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
                 out.add(stop.check, stop.log, stop.rules, seq=stop.seq)
 
     # 5. the tables
-    _check_tables(out, rules, n, hand, evs, wins, transfers)
+    done = state if state is not None and stop is None and state.over else None
+    _check_tables(out, rules, n, hand, evs, wins, transfers, done)
     if state is not None and stop is None:
         _check_against_state(out, hand, state, wins, evs)
     elif evs is None:
@@ -349,8 +355,11 @@ def _check_seed(out: _Hand, ctx: RunContext, rules: Rules, hand: Mapping[str, An
         out.add(Check.SEED_WALL, f"wall[{i}] = {got}", f"wall[{i}] = {want} from the seed")
 
 
-def _transfers_and_wins(evs: Sequence) -> tuple[list[tuple], list[int]]:
-    """The transfers table rows the transfer events imply, and the win events' seqs."""
+def _transfers_and_wins(evs: Sequence, st: HandState | None) -> tuple[list[tuple], list[int]]:
+    """The transfers table rows the transfer events imply, and the win events' seqs:
+    what ``st``, the state that applied every event, recorded, or a scan of ``evs``."""
+    if st is not None:
+        return st.transfers, [rec.seq for rec in st.wins]
     rows, wins = [], []
     for i, e in enumerate(evs):
         t = e.type
@@ -363,13 +372,14 @@ def _transfers_and_wins(evs: Sequence) -> tuple[list[tuple], list[int]]:
 
 def _check_tables(out: _Hand, rules: Rules, n: int, hand: Mapping[str, Any],
                   evs: Sequence | None, wins: Sequence[Mapping[str, Any]],
-                  transfers: Sequence[Mapping[str, Any]]) -> None:
-    """Checks of the log against itself (they need no replay)."""
+                  transfers: Sequence[Mapping[str, Any]], done: HandState | None) -> None:
+    """Checks of the log against itself (they need no replay; ``done``, the state
+    after every event applied, saves scanning them again)."""
     rows = [(t["seq"], t["payer"], t["payee"], t["amount"], t["reason"]) for t in transfers]
     if evs is not None:
         if hand["n_events"] != len(evs):
             out.add(Check.HAND_N_EVENTS, hand["n_events"], f"{len(evs)} events logged")
-        want, win_seqs = _transfers_and_wins(evs)
+        want, win_seqs = _transfers_and_wins(evs, done)
         if rows != want:
             i = _first_diff(rows, want)
             got = rows[i] if i < len(rows) else "no row"
@@ -455,13 +465,17 @@ def _check_against_state(out: _Hand, hand: Mapping[str, Any], st, wins: Sequence
         row = logged.get(rec.seq)
         if row is None:
             continue  # reported as wins_rows
-        want = {f: getattr(rec, f) for f in WIN_FIELDS}
-        want["patterns"] = list(rec.patterns)
-        for f in WIN_FIELDS:
-            got = list(row[f]) if f == "patterns" and row[f] is not None else row[f]
-            if got != want[f]:
+        want = list(_win_of_record(rec))
+        want[_PATTERNS] = list(rec.patterns)
+        got = list(_win_of_row(row))
+        if got[_PATTERNS] is not None:
+            got[_PATTERNS] = list(got[_PATTERNS])
+        if got == want:
+            continue
+        for f, g, w in zip(WIN_FIELDS, got, want, strict=True):
+            if g != w:
                 check = Check.WIN_ORDER if f == "win_order" else f"win_{f}"
-                out.add(check, got, want[f], seq=rec.seq)
+                out.add(check, g, w, seq=rec.seq)
     recomputed = {rec.seq for rec in st.wins}
     for s in logged:
         if s not in recomputed:
