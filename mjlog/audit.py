@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import repeat
 from operator import attrgetter, itemgetter
 from pathlib import Path
+from sys import intern
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -627,20 +628,52 @@ def _unkey(k: int) -> tuple[int, int, int]:
 
 
 def _pylist(col) -> list:
-    """``to_pylist``, fast for dictionary columns (decoded through their indices)."""
+    """``to_pylist``, fast for dictionary columns (decoded through their indices,
+    in numpy)."""
     arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
-    if not pa.types.is_dictionary(arr.type):
+    if not pa.types.is_dictionary(arr.type) or str(arr.indices.type) not in _NP:
         return arr.to_pylist()
-    values = arr.dictionary.to_pylist()
-    idx = arr.indices.to_pylist()
-    if arr.null_count:
-        return [values[i] if i is not None else None for i in idx]
-    return list(map(values.__getitem__, idx))
+    # interned: the same objects as the code's own constants ("discard", "live"...),
+    # so the replay's comparisons with them succeed on identity
+    values = [intern(v) if type(v) is str else v for v in arr.dictionary.to_pylist()]
+    table = np.array([*values, None], dtype=object)  # the last entry stands for null
+    idx = arr.indices
+    ind = np.frombuffer(idx.buffers()[1], dtype=_NP[str(idx.type)],
+                        count=len(idx) + idx.offset)[idx.offset:]
+    if idx.null_count:
+        ind = np.where(_valid(idx), ind, len(values))
+    return table[ind].tolist()
 
 
-def _rows(tab, lo: int, hi: int, cols: Sequence[str]) -> list[list]:
+def _valid(arr) -> np.ndarray:
+    """The validity bitmap of ``arr`` (which has nulls) as a bool array."""
+    bits = np.unpackbits(np.frombuffer(arr.buffers()[0], dtype=np.uint8), bitorder="little")
+    return bits[arr.offset:arr.offset + len(arr)].astype(bool)
+
+
+def _tuples(col) -> list:
+    """A list column as tuples, None for a null row: only the rows set are built
+    (the events' ``tiles`` is null but for deals and wins)."""
+    arr = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+    n = len(arr)
+    out: list = [None] * n
+    rows = np.flatnonzero(_valid(arr)) if arr.null_count else np.arange(n)
+    if not len(rows):
+        return out
+    offs = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=n + 1 + arr.offset)[arr.offset:]
+    lo = int(offs[0])
+    values = arr.values.slice(lo, int(offs[-1]) - lo).to_pylist()
+    for i, a, b in zip(rows.tolist(), (offs[rows] - lo).tolist(), (offs[rows + 1] - lo).tolist(),
+                       strict=True):
+        out[i] = tuple(values[a:b])
+    return out
+
+
+def _rows(tab, lo: int, hi: int, cols: Sequence[str], tuples: Sequence[str] = ()) -> list[list]:
+    """Rows lo..hi-1 of ``tab`` as one Python list per column; the ``tuples``
+    columns (lists) as tuples."""
     part = tab.slice(lo, hi - lo)
-    return [_pylist(part.column(c)) for c in cols]
+    return [(_tuples if c in tuples else _pylist)(part.column(c)) for c in cols]
 
 
 _new_tuple = tuple.__new__
@@ -651,7 +684,6 @@ def _events_by_hand(keys: np.ndarray, data: list[list]) -> dict[int, LoggedEvent
     :class:`LoggedEvents` per hand: the columns are cut at the hand boundaries,
     and each row becomes an Event without a Python-level call per row."""
     seq, *fields = data
-    fields[5] = [tuple(x) if x is not None else None for x in fields[5]]  # tiles
     evs = list(map(_new_tuple, repeat(Event), zip(*fields, strict=True)))
     cuts = [0, *(np.flatnonzero(np.diff(keys)) + 1).tolist(), len(evs)]
     return {int(keys[a]): LoggedEvents(seq[a:b], evs[a:b])
@@ -695,7 +727,7 @@ def _audit_chunk_now(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[lis
         lo = int(np.searchsorted(keys, k0, "left"))
         hi = int(np.searchsorted(keys, k1, "right"))
         cols = data_columns(t)
-        data = _rows(tab, lo, hi, cols)
+        data = _rows(tab, lo, hi, cols, ("tiles",))
         if t == "events":
             children[t] = _events_by_hand(keys[lo:hi], data)
             continue
