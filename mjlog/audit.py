@@ -58,7 +58,15 @@ from mjlog.logio import (
     shard_path,
     verify_manifest,
 )
-from mjlog.replay import Check, Discrepancy, Replay, describe, run_checked, to_event, truncated
+from mjlog.replay import (
+    Check,
+    Discrepancy,
+    describe,
+    play_wall,
+    run_checked,
+    to_event,
+    truncated,
+)
 from mjlog.rng import RNG
 from mjlog.rules import Rules
 from mjlog.schema import HAND_KEY, data_columns
@@ -294,16 +302,15 @@ def _audit(out: _Hand, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str,
                  "the hands row replay are not checked; wall, dice, seed, transfers, deltas, "
                  "winners, win totals and the next dealer are")
     else:
-        rp = Replay(rules, hand, evs)
-        if not rp.wall_logged:
-            for p in rp.wall_problems:
-                out.add(Check.DRAWN_TILES, p, f"draws that fit one {N}-tile wall")
+        on_wall, wall_problems = play_wall(rules, wall, evs)
+        for p in wall_problems:
+            out.add(Check.DRAWN_TILES, p, f"draws that fit one {N}-tile wall")
         if seqs != list(range(len(seqs))):
             i = _first_diff(seqs, range(len(seqs)))
             out.add(Check.EVENT_SEQ, f"seq {seqs[i]} at position {i}", f"seq {i}", seq=i)
             stop = Discrepancy(i, Check.EVENT_SEQ, "", "")
         if stop is None:
-            state = rp.new_state()
+            state = HandState(rules, on_wall, dealer, dice, hand["break"])
             checked, stop = run_checked(state, evs)
             if stop is None and not state.over:
                 stop = truncated(state)

@@ -425,6 +425,15 @@ def truncated(st: HandState, notation: bool = True) -> Discrepancy:
 # ------------------------------------------------------------------ wall rebuilding
 
 
+def play_wall(rules: Rules, logged: list[int],
+              events: Sequence[Event]) -> tuple[list[int], list[str]]:
+    """The wall a hand is replayed on: the ``logged`` one, or when the log gives
+    none, the one its deal and draws imply (:func:`rebuild_wall`, with its problems)."""
+    if logged:
+        return logged, []
+    return rebuild_wall(rules, events)
+
+
 def rebuild_wall(rules: Rules, events: Sequence[Event]) -> tuple[list[int], list[str]]:
     """A wall consistent with a log that gives the drawn tiles but not the wall.
 
@@ -590,12 +599,9 @@ class Replay:
         self.wins = list(wins)
         self.transfers = list(transfers)
         self.where = where
-        wall = list(self.hand.get("wall") or ())
-        self.wall_logged = bool(wall)
-        self.wall_problems: list[str] = []
-        if not wall:
-            wall, self.wall_problems = rebuild_wall(rules, self.events)
-        self.wall = wall
+        logged = list(self.hand.get("wall") or ())
+        self.wall_logged = bool(logged)
+        self.wall, self.wall_problems = play_wall(rules, logged, self.events)
 
     @classmethod
     def from_parts(cls, rules: Rules, hand: Mapping[str, Any], events: Sequence,

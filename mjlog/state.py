@@ -246,11 +246,15 @@ class HandState:
             last_tile=last, first_turn=first, dealer=seat == self.dealer,
             bonus=self.bonus[seat], void=self.void[seat])
 
-    def _win_score(self, seat: int, tile: int, method: Method) -> Score | None:
-        """The score of a win ``seat`` may legally take now, or None."""
+    def _win_score(self, seat: int, tile: int, method: Method,
+                   shape: bool = False) -> Score | None:
+        """The score of a win ``seat`` may legally take now, or None. ``shape``:
+        the caller found the hand complete already."""
         h = self.hands[seat]
         nm = len(self.melds[seat])
-        if method is Method.SELF_DRAW:
+        if shape:
+            pass
+        elif method is Method.SELF_DRAW:
             if not is_win(h, nm):
                 return None
         else:
@@ -663,7 +667,7 @@ class HandState:
                 shape = is_win(h, len(melds[s]))  # cheap lookup first; scoring is rare
                 h[t] -= 1
                 if shape:
-                    sc = self._win_score(s, t, Method.DISCARD)
+                    sc = self._win_score(s, t, Method.DISCARD, shape=True)
                     if sc is not None:
                         wins[s] = sc
             c = h[t]
