@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from itertools import chain, compress, repeat
+from itertools import chain, compress
+from operator import getitem
 
 from mjlog import scoring
 from mjlog.events import (
@@ -51,6 +52,8 @@ _DISCARD_EV = [[Event(DISCARD, s, t) for t in range(34)] for s in range(4)]
 _LIVE_EV = [[Event(DRAW, s, t, None, LIVE) for t in range(34)] for s in range(4)]
 _TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)]
 SUIT_LETTERS = "mps"
+# _COPIES[t][c]: c copies of kind t (a hand's counts expand to its tiles in C)
+_COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
 
 
 class Phase(IntEnum):
@@ -461,7 +464,7 @@ class HandState:
         return opts
 
     def _win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
-        tiles = list(chain.from_iterable(map(repeat, range(34), self.hands[s])))  # sorted
+        tiles = list(chain.from_iterable(map(getitem, _COPIES, self.hands[s])))  # sorted
         if method is not Method.SELF_DRAW:
             tiles.append(tile)
             tiles.sort()

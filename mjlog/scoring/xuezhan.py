@@ -368,8 +368,8 @@ def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None,
     ...     parse_counts("1112345678999m"), (), void=0)
     (True, False)
     """
-    if holds_void(concealed, melds, void):
-        return False
+    if holds_void(concealed, melds, void) or suit_misses(concealed) == 15:
+        return False  # a 花猪; or two suits fit no complete hand: no wait
     held = total_counts(concealed, melds)
     return any(void is None or w // 9 != void
                for w in waits(list(concealed), len(melds), held=held))
