@@ -126,6 +126,7 @@ class HandState:
         self._shilaotou = self._yuxi and rules["honors"]  # 十老头 counting is on
         self._huangmei = self.variant == "huangmei"
         self._xuezhan = self.variant == "xuezhan"
+        self._may_force = not self._xuezhan  # _act_forced() never applies in xuezhan
         self._order = [[(d + k) % n for k in range(1, n)] for d in range(n)]  # claim order
         self.n = n
         self.wall = tuple(wall)
@@ -414,7 +415,8 @@ class HandState:
                     return True
             elif ph is _ACT:
                 # a plain discard, when nothing is forced first
-                if not self._is_plain_discard(ev) or self._act_forced() is not None:
+                if not self._is_plain_discard(ev) or (
+                        self._may_force and self._act_forced() is not None):
                     return False
                 self.events.append(ev)
                 self._apply_discard(ev)
