@@ -183,8 +183,9 @@ def is_standard(d: Any) -> bool:
 
 def is_all_triplets(d: Any) -> bool:
     """碰碰胡 shape: a standard decomposition with no sequence (melds are triplets
-    or kongs, so only the concealed sets matter)."""
-    return is_standard(d) and all(k != "seq" for k, _ in d.sets)
+    or kongs, so only the concealed sets matter). The sets are sorted, sequences
+    first: the first set tells."""
+    return d.kind == "standard" and (not d.sets or d.sets[0][0] != "seq")
 
 
 def groups(d: Any, melds: Iterable[Meld]) -> list[tuple[int, ...]]:
