@@ -488,7 +488,7 @@ def _check_against_state(out: _Hand, hand: Mapping[str, Any], st, wins: Sequence
     for s in logged:
         if s not in recomputed:
             out.add(Check.WINS_ROWS, f"a wins row at seq {s}", "no win there", seq=s)
-    row = st.hand_row()
+    row = st.outcome_row()
     for col, check in (("deltas", Check.HAND_DELTAS), ("winners", Check.HAND_WINNERS),
                        ("next_dealer", Check.NEXT_DEALER), ("wall_left", Check.WALL_LEFT),
                        ("n_events", Check.HAND_N_EVENTS), ("outcome", Check.HAND_OUTCOME)):

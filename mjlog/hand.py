@@ -304,6 +304,20 @@ def _check_counts(counts: Sequence[int]) -> bytes:
 # ---------------------------------------------------------------- waits
 
 
+@lru_cache(maxsize=1 << 14)
+def _completions(seg: bytes, honors: bool) -> tuple[tuple[int, int], ...]:
+    """(r, table value) for every kind r of one suit's counts ``seg`` whose one more
+    copy leaves the suit a standard-complete shape; cached, as the same suits come
+    back hand after hand."""
+    table = _WIN_Z if honors else _WIN
+    out = []
+    for r in range(len(seg)):
+        v = table.get(seg[:r] + bytes((seg[r] + 1,)) + seg[r + 1:]) if seg[r] < 4 else None
+        if v is not None and v & F_STD:
+            out.append((r, v))
+    return tuple(out)
+
+
 def waits(counts: Sequence[int], melds: int = 0, held: Sequence[int] | None = None) -> list[int]:
     """Sorted kinds ``t`` that complete the hand (``is_win(counts + t)``);
     ``counts`` has ``13 - 3*melds`` tiles. A kind is no wait when the player
@@ -334,14 +348,10 @@ def waits(counts: Sequence[int], melds: int = 0, held: Sequence[int] | None = No
         target = 14 - 3 * melds
         for i in candidates:
             rest = sum(vals[j] for j in range(4) if j != i)
-            key, table, base = keys[i], tables[i], _SUIT_SLICES[i][0]
-            for r in range(len(key)):
-                if h[base + r] >= 4:
-                    continue
-                v = table.get(key[:r] + bytes((key[r] + 1,)) + key[r + 1 :])
+            base = _SUIT_SLICES[i][0]
+            for r, v in _completions(keys[i], i == 3):
                 if (
-                    v is not None
-                    and v & F_STD
+                    h[base + r] < 4
                     and (rest & 7) + (v & 7) == 1
                     and (rest >> TILES_SHIFT) + (v >> TILES_SHIFT) == target
                 ):

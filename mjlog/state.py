@@ -1043,7 +1043,12 @@ class HandState:
     def hand_row(self) -> dict:
         return {
             "players": self.n, "dealer": self.dealer, "dice": list(self.dice),
-            "break": self.break_pos, "wall": list(self.wall),
+            "break": self.break_pos, "wall": list(self.wall), **self.outcome_row(),
+        }
+
+    def outcome_row(self) -> dict:
+        """The hands row's columns play decides (:meth:`hand_row` less the deal)."""
+        return {
             "outcome": "win" if self.winners else "draw",
             "winners": list(self.winners), "deltas": list(self.deltas),
             "n_events": len(self.events), "wall_left": self.live,
