@@ -26,6 +26,9 @@ def is_ready(concealed, melds, rules, **kw) -> bool:
 
 
 def _module(variant: str):
+    m = _MODULES.get(variant)  # a dict read: scoring is called on every win
+    if m is not None:
+        return m
     if variant == "yuxi":
         from mjlog.scoring import yuxi as m
     elif variant == "xuezhan":
@@ -37,4 +40,8 @@ def _module(variant: str):
 
         check_variant(variant)
         raise AssertionError(variant)
+    _MODULES[variant] = m
     return m
+
+
+_MODULES: dict = {}
