@@ -387,16 +387,20 @@ class HandState:
 
     def try_apply(self, ev: Event) -> bool:
         """Apply ``ev`` if it is plainly what happens now (the event due, the deal, a
-        draw from the right end, a legal discard or void choice) and return True;
-        otherwise change nothing and return False. The checked path's fast lane:
-        anything else, claims and windows included, goes through
-        :func:`mjlog.replay.check_step`, which also explains a refusal."""
+        draw from the right end, a legal discard or void choice, a pon) and return
+        True; otherwise return False, having changed nothing but, as
+        :func:`mjlog.replay.check_step` would, closed a claim window where no win is
+        forced that ``ev`` does not claim. The checked path's fast lane: anything
+        else goes through check_step, which also explains a refusal."""
         pending = self.pending
         w = self.window
         if pending:
             if ev != pending[0]:
                 return False
         elif w is not None:
+            if not w.forced and not self.fits_window(ev):
+                self.close_window()  # everyone passed: the log has moved on
+                return self.try_apply(ev)
             # a pon before anyone won, in a window where no win is forced: exactly
             # the event options() offers that seat
             if (ev.type != PON or w.forced or w.winners or ev.seat not in w.pons
