@@ -37,7 +37,7 @@ def run(quick: bool = False) -> dict:
         # start-up cost that would otherwise land in the first variant's figure
         _simulate("yuxi", "random", 8, str(Path(d) / "w"))
         audit_runs([str(Path(d) / "w")], workers=1)
-    passes = 1 if quick else 9
+    passes = 1 if quick else 15
     for variant in ("yuxi", "xuezhan", "huangmei"):
         with tempfile.TemporaryDirectory() as d:
             _simulate(variant, "greedy", n, str(Path(d) / "g"), workers=cores)
