@@ -38,6 +38,7 @@ __all__ = [
     "decompositions",
     "is_win",
     "is_standard_win",
+    "check_counts",
     "is_seven_pairs",
     "suit_misses",
     "MISS_OTHER_SUITS",
@@ -260,7 +261,7 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
     >>> decompositions(parse_counts("123m"))
     []
     """
-    b = _check_counts(counts)
+    b = check_counts(counts)
     out: list[Decomposition] = []
     if _is_standard_bytes(b, melds):
         per_suit = (_suit_options(b[0:9], 0), _suit_options(b[9:18], 9),
@@ -290,8 +291,13 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
 _COUNTS_0_TO_4 = bytes(range(5))
 
 
-def _check_counts(counts: Sequence[int]) -> bytes:
-    """``bytes(counts)`` after checking there are 34 counts, each 0..4."""
+def check_counts(counts: Sequence[int]) -> bytes:
+    """``bytes(counts)`` after checking there are 34 counts, each 0..4; else
+    ValueError.
+
+    >>> check_counts([0] * 33 + [2])[-1]
+    2
+    """
     try:
         b = bytes(counts)
     except (TypeError, ValueError):
@@ -331,7 +337,7 @@ def waits(counts: Sequence[int], melds: int = 0, held: Sequence[int] | None = No
     >>> fmt(waits(parse_counts("1m"), 4)), fmt(waits(parse_counts("1m"), 4, held))
     ('1m', '')
     """
-    b = _check_counts(counts)
+    b = check_counts(counts)
     h = counts if held is None else held
     if not 0 <= melds <= 4:
         return []
@@ -413,7 +419,7 @@ def _make_shanten():
         >>> shanten_standard(parse_counts("1z"), 4), shanten_standard(parse_counts("11z"), 4)
         (0, -1)
         """
-        b = _check_counts(counts)
+        b = check_counts(counts)
         if not 0 <= melds <= 4:
             raise ValueError(f"melds must be 0..4, got {melds!r}")
         return standard(b, melds)
@@ -437,7 +443,7 @@ def _make_shanten():
             b = b""
         n0, n1, n2, n3, n4 = b.count(0), b.count(1), b.count(2), b.count(3), b.count(4)
         if n0 + n1 + n2 + n3 + n4 != 34 or len(b) != 34:
-            _check_counts(counts)  # raises
+            check_counts(counts)  # raises
         if not 0 <= melds <= 4:
             raise ValueError(f"melds must be 0..4, got {melds!r}")
         s = standard(b, melds)
@@ -483,7 +489,7 @@ def shanten_seven_pairs(
     >>> shanten_seven_pairs(h), shanten_seven_pairs(h, fours_as_pairs=False)
     (0, 2)
     """
-    b = _check_counts(counts)
+    b = check_counts(counts)
     if melds:
         return IMPOSSIBLE
     if fours_as_pairs:

@@ -359,3 +359,79 @@ def test_ready_value_is_positive_exactly_when_ready_on_random_hands():
         seen_ready += value > 0
         seen_not += value == 0
     assert seen_ready > 100 and seen_not > 100
+
+
+def _random_wins(n: int, seed: int):
+    """Seeded winning hands of every shape: sets and a pair with 0-4 melds (pons
+    and kongs), seven pairs (some with fours), and hands with several readings."""
+    from mjlog.melds import Meld, MeldKind
+    from mjlog.rng import Stream
+
+    s = Stream(seed)
+    kinds = [MeldKind.PON, MeldKind.EXPOSED_KONG, MeldKind.ADDED_KONG, MeldKind.CONCEALED_KONG]
+    out = []
+    while len(out) < n:
+        counts = [0] * 34
+        melds = []
+        suits = (0, 9, 18) if s.below(3) == 0 else (0, 9, 18, 27)[: 1 + s.below(4)]
+
+        def pick(suits=suits):
+            base = suits[s.below(len(suits))]
+            return base + s.below(7 if base == 27 else 9)
+
+        if s.below(6) == 0:  # seven pairs
+            for _ in range(7):
+                counts[pick() if s.below(4) else 4 * s.below(2)] += 2
+        elif s.below(10) == 0:  # seven pairs that also read as sets: 112233 twice + a pair
+            for _ in range(2):
+                a = 9 * s.below(3) + s.below(7)
+                for k in (a, a + 1, a + 2):
+                    counts[k] += 2
+            counts[pick()] += 2
+        else:
+            n_melds = s.below(5)
+            for _ in range(n_melds):
+                t = pick()
+                melds.append(Meld(kinds[s.below(4)], t, 1))
+            counts[pick()] += 2
+            for _ in range(4 - n_melds):
+                t = pick()
+                if t < 27 and t % 9 < 7 and s.below(3):
+                    for k in (t, t + 1, t + 2):
+                        counts[k] += 1
+                else:
+                    counts[t] += 3
+            if s.below(8) == 0 and not melds:  # 111222333-style: several readings
+                counts = [0] * 34
+                a = 9 * s.below(3) + s.below(7)
+                for k in (a, a + 1, a + 2):
+                    counts[k] += 3
+                counts[pick()] += 3
+                counts[pick()] += 2
+        total = list(counts)
+        for m in melds:
+            total[m.tile] += m.size
+        if max(total) > 4 or max(counts) > 4:
+            continue
+        held = [t for t in range(34) for _ in range(counts[t])]
+        method = (Method.SELF_DRAW, Method.DISCARD, Method.ROBBED_KONG)[s.below(3)]
+        out.append(WinContext(tuple(counts), tuple(melds), held[s.below(len(held))], method,
+                              after_kong=method is not Method.ROBBED_KONG and s.below(4) == 0))
+    return out
+
+
+@pytest.mark.parametrize("sets", [[], ["mult.pengpenghu=1"], ["mult.pinghu=4", "mult.qidui=2"],
+                                  ["mult.pinghu=4"],  # 七对 = 平胡: the sets reading comes first
+                                  ["mult.qingyise=32", "mult.gen=4", "cap=256"]])
+def test_extras_free_scoring_matches_the_reading_by_reading_path(sets):
+    # With no extra enabled a win is valued from its counts alone; with an extra
+    # that never holds here (天胡: not a first turn), every reading is valued. The
+    # two must agree on every figure, ties between readings included.
+    plain = resolve("xuezhan", sets=sets)
+    every = resolve("xuezhan", sets=[*sets, "extras=tianhu"])
+    wins = _random_wins(3000, 7 + len(sets))
+    assert sum(score(c, plain).legal for c in wins) > 2000
+    for c in wins:
+        a, b = score(c, plain), score(c, every)
+        assert (a.legal, a.reason, a.patterns, a.multiplier, a.points, a.capped) == (
+            b.legal, b.reason, b.patterns, b.multiplier, b.points, b.capped), c

@@ -98,7 +98,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mjlog.hand import decompositions, suit_misses, waits
+from mjlog.hand import check_counts, decompositions, is_standard_win, suit_misses, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.rules import XUEZHAN_EXTRAS
 from mjlog.scoring.base import Method, Reason, Score, WinContext
@@ -269,28 +269,36 @@ def _evaluate(ctx: WinContext, d: Any, t: _Table, enabled: Sequence[str],
     shape = _shape(d, hand)
     standard = not is_seven_pairs(d)
     if not enabled:
-        key = (shape, hand.qing, standard, hand.own_fours, bonuses)
-        got = t.plain.get(key)
-        if got is None:
-            got = t.plain[key] = _value(_main(shape, hand.qing, standard, t), [], hand, bonuses,
-                                        t.mult)
-        return got
+        return _plain(t, shape, hand.qing, standard, hand.own_fours, bonuses)
     main = _main(shape, hand.qing, standard, t)
     holding = _extras(ctx, d, shape, hand, enabled)
+    own = hand.own_fours
     if t.separate:
         # max() keeps the first of equal values: the main pattern, then the rulebook order
-        return _value(max([main, *holding], key=t.mult.__getitem__), [], hand, bonuses, t.mult)
+        return _value(max([main, *holding], key=t.mult.__getitem__), [], own, bonuses, t.mult)
     takers = [e for e in holding if e in PLACE_TAKERS]
     dropped = {p for e in takers for p in PLACE_TAKERS[e]} | set(takers)
     return _value(takers[0] if takers else main, [e for e in holding if e not in dropped],
-                  hand, bonuses, t.mult)
+                  own, bonuses, t.mult)
 
 
-def _value(taken: str, others: list[str], hand: _Hand, bonuses: Sequence[str],
+def _plain(t: _Table, shape: str, qing: bool, standard: bool, own_fours: int,
+           bonuses: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
+    """:func:`_evaluate` with no extra enabled: nothing but these arguments enter
+    the value then, so it is kept per rules."""
+    key = (shape, qing, standard, own_fours, bonuses)
+    got = t.plain.get(key)
+    if got is None:
+        got = t.plain[key] = _value(_main(shape, qing, standard, t), [], own_fours, bonuses,
+                                    t.mult)
+    return got
+
+
+def _value(taken: str, others: list[str], own_fours: int, bonuses: Sequence[str],
            mult: dict[str, int]) -> tuple[int, tuple[str, ...]]:
     """(multiplier, patterns) of the taken candidate with the multiplying extras,
-    根 (the hand's fours less those ``taken`` contains) and the bonuses."""
-    gen = max(0, hand.own_fours - CONTAINED_FOURS.get(taken, 0))
+    根 (the hand's ``own_fours`` less those ``taken`` contains) and the bonuses."""
+    gen = max(0, own_fours - CONTAINED_FOURS.get(taken, 0))
     pats = (taken, *others, *("gen",) * gen, *bonuses)
     value = 1
     for p in pats:
@@ -313,6 +321,12 @@ def holds_void(concealed: Sequence[int], melds: Sequence[Meld], void: int | None
 
 def _best(ctx: WinContext, t: _Table, enabled: Sequence[str],
           bonuses: tuple[str, ...]) -> tuple[int, tuple[str, ...]] | None:
+    """The best reading's (multiplier, patterns), None when the hand is no win:
+    the highest multiplier, then the first reading (:func:`decompositions` order)."""
+    if not enabled:
+        got = _best_plain(ctx, t, bonuses)
+        if got is not _EVERY_READING:
+            return got
     best = None
     hand = None
     for d in decompositions(ctx.concealed, len(ctx.melds)):
@@ -321,6 +335,51 @@ def _best(ctx: WinContext, t: _Table, enabled: Sequence[str],
         v = _evaluate(ctx, d, t, enabled, bonuses, hand)
         if best is None or v[0] > best[0]:
             best = v
+    return best
+
+
+_EVERY_READING = object()
+
+
+def _best_plain(ctx: WinContext, t: _Table, bonuses: tuple[str, ...]):
+    """:func:`_best` with no extra enabled, read off the counts (no decompositions;
+    a win is valued on every discard a ready hand could take).
+
+    Without extras a reading's value is its shape row's, and a hand's readings fall
+    in three classes at most: the one with no sequence (碰碰胡; every kind held 0,
+    2 or 3 times, one pair), those with one (平胡, valued alike), and seven pairs,
+    which come last. 金钩钩 and 十八罗汉 have one reading. Returns _EVERY_READING
+    when 碰碰胡 is not valued above 平胡 (custom multipliers): which reading comes
+    first then decides, and :func:`_best` reads them all.
+    """
+    concealed, melds = ctx.concealed, ctx.melds
+    nm = len(melds)
+    b = check_counts(concealed)
+    standard = is_standard_win(b, nm)
+    seven = nm == 0 and b.count(1) == 0 and b.count(3) == 0 and sum(b) == 14
+    if not (standard or seven):
+        return None
+    total = total_counts(concealed, melds)
+    qing = is_one_suit(total)
+    own = total.count(4)
+    if ctx.method is Method.ROBBED_KONG and total[ctx.win_tile] == 4:
+        own -= 1  # as _Hand: the robbed kong's fourth tile is no 根 of the winner
+    best = None
+    if standard:
+        if is_single_tile_left(concealed, melds):
+            shape = "shibaluohan" if kong_count(melds) == 4 else "jingougou"
+            best = _plain(t, shape, qing, True, own, bonuses)
+        else:
+            best = _plain(t, "pinghu", qing, True, own, bonuses)
+            if b.count(1) == 0 and b.count(4) == 0 and b.count(2) == 1:  # no sequence
+                trip = _plain(t, "pengpenghu", qing, True, own, bonuses)
+                if trip[0] <= best[0]:
+                    return _EVERY_READING
+                best = trip
+    if seven:
+        pairs = _plain(t, _SEVEN_PAIRS[min(b.count(4), 3)], qing, False, own, bonuses)
+        if best is None or pairs[0] > best[0]:
+            best = pairs
     return best
 
 
