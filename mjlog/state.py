@@ -256,15 +256,13 @@ class HandState:
         the caller found the hand complete already."""
         h = self.hands[seat]
         nm = len(self.melds[seat])
-        if shape:
-            pass
-        elif method is Method.SELF_DRAW:
-            if not is_win(h, nm):
-                return None
-        else:
-            h[tile] += 1
-            ok = is_win(h, nm)
-            h[tile] -= 1
+        if not shape:
+            if method is Method.SELF_DRAW:
+                ok = is_win(h, nm)
+            else:
+                h[tile] += 1
+                ok = is_win(h, nm)
+                h[tile] -= 1
             if not ok:
                 return None
         if self._dead_green(seat) or self._holds_void(seat):
