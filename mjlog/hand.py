@@ -194,6 +194,9 @@ MISS_OTHER_SUITS: tuple[int, ...] = tuple(15 & ~(1 << (t // 9)) for t in range(3
 """Per tile kind, the bits of :func:`suit_misses` that rule out a win with it."""
 
 
+_EVEN_0_TO_4 = bytes((0, 2, 4))
+
+
 def is_seven_pairs(counts: Sequence[int], melds: int = 0) -> bool:
     """True if the hand is seven pairs: no melds, 14 tiles, every count even (a
     four is two pairs).
@@ -202,7 +205,10 @@ def is_seven_pairs(counts: Sequence[int], melds: int = 0) -> bool:
     >>> is_seven_pairs(parse_counts("11112233445566m")), is_seven_pairs(parse_counts("11122m"))
     (True, False)
     """
-    return melds == 0 and sum(counts) == 14 and all(c in (0, 2, 4) for c in counts)
+    if melds:
+        return False
+    b = bytes(counts)
+    return sum(b) == 14 and not b.translate(None, _EVEN_0_TO_4)  # only 0, 2 or 4 left out
 
 
 # ---------------------------------------------------------------- decompositions
@@ -281,8 +287,7 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
                 sets = tuple(sorted(m for _, ms in combo for m in ms))
                 out.append(Decomposition("standard", pair, sets))
             out.sort(key=lambda d: (d.pair, d.sets))
-    # seven pairs (is_seven_pairs): 14 tiles, every count even
-    if melds == 0 and b.count(1) == 0 and b.count(3) == 0 and sum(b) == 14:
+    if is_seven_pairs(b, melds):
         pairs = tuple(t for t in range(34) for _ in range(b[t] // 2))
         out.append(Decomposition("seven_pairs", None, (), pairs))
     return out

@@ -99,6 +99,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mjlog.hand import check_counts, decompositions, is_standard_win, suit_misses, waits
+from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
 from mjlog.melds import Meld, MeldKind
 from mjlog.rules import XUEZHAN_EXTRAS
 from mjlog.scoring.base import Method, Reason, Score, WinContext
@@ -352,22 +353,18 @@ def _best_plain(ctx: WinContext, t: _Table, bonuses: tuple[str, ...]):
     when 碰碰胡 is not valued above 平胡 (custom multipliers): which reading comes
     first then decides, and :func:`_best` reads them all.
     """
-    concealed, melds = ctx.concealed, ctx.melds
-    nm = len(melds)
-    b = check_counts(concealed)
+    nm = len(ctx.melds)
+    b = check_counts(ctx.concealed)
     standard = is_standard_win(b, nm)
-    seven = nm == 0 and b.count(1) == 0 and b.count(3) == 0 and sum(b) == 14
+    seven = is_seven_pairs_counts(b, nm)
     if not (standard or seven):
         return None
-    total = total_counts(concealed, melds)
-    qing = is_one_suit(total)
-    own = total.count(4)
-    if ctx.method is Method.ROBBED_KONG and total[ctx.win_tile] == 4:
-        own -= 1  # as _Hand: the robbed kong's fourth tile is no 根 of the winner
+    hand = _Hand(ctx, False)
+    qing, own = hand.qing, hand.own_fours
     best = None
     if standard:
-        if is_single_tile_left(concealed, melds):
-            shape = "shibaluohan" if kong_count(melds) == 4 else "jingougou"
+        if hand.single_tile_left:
+            shape = "shibaluohan" if hand.four_kongs else "jingougou"
             best = _plain(t, shape, qing, True, own, bonuses)
         else:
             best = _plain(t, "pinghu", qing, True, own, bonuses)
@@ -377,7 +374,7 @@ def _best_plain(ctx: WinContext, t: _Table, bonuses: tuple[str, ...]):
                     return _EVERY_READING
                 best = trip
     if seven:
-        pairs = _plain(t, _SEVEN_PAIRS[min(b.count(4), 3)], qing, False, own, bonuses)
+        pairs = _plain(t, _SEVEN_PAIRS[min(hand.concealed_fours, 3)], qing, False, own, bonuses)
         if best is None or pairs[0] > best[0]:
             best = pairs
     return best
