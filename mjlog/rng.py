@@ -74,9 +74,10 @@ def shuffle_many(seeds: list[int], items: list) -> list[tuple[list, Stream]]:
     """``Stream(seed).shuffle`` of a copy of ``items`` for every seed, at once:
     [(shuffled copy, the stream after the shuffle)], in the order of ``seeds``.
 
-    The draws of all the shuffles are one numpy array (the per-call overhead of
-    :meth:`Stream.shuffle` is paid once); a stream with a rejected draw is
-    shuffled on its own, so every result is :meth:`Stream.shuffle`'s.
+    SplitMix64's state only adds gamma, so the draws of all the shuffles are one
+    numpy array, computed with its wrapping uint64 arithmetic; a stream with a
+    rejected draw (odds about 1 in 10^17 per tile) is redone by the one-at-a-time
+    loop, so every result is :meth:`Stream._shuffle_loop`'s.
 
     >>> items = list(range(5))
     >>> Stream(8).shuffle(items)
@@ -106,9 +107,10 @@ def shuffle_many(seeds: list[int], items: list) -> list[tuple[list, Stream]]:
 
 
 def _shuffled_with(seed: int, items: list) -> tuple[list, Stream]:
+    """The reference loop on a copy of ``items``: (shuffled copy, the stream after)."""
     st = Stream(seed)
     a = list(items)
-    st.shuffle(a)
+    st._shuffle_loop(a)
     return a, st
 
 
@@ -144,30 +146,11 @@ class Stream:
         return (self.next64() >> 11) * (1.0 / (1 << 53))
 
     def shuffle(self, items: list) -> None:
-        """Fisher–Yates in place: for i = len-1 .. 1, swap i with below(i + 1).
-
-        SplitMix64's state only ever adds the constant gamma, so the draws of a
-        whole shuffle are computed at once with numpy's wrapping uint64
-        arithmetic; a rejected draw (odds about 1 in 10^17 per tile) redoes the
-        shuffle the plain way, so the result is always :meth:`_shuffle_loop`'s.
-        """
-        m = len(items) - 1
-        if m < 1:
-            return
-        if m + 1 >= len(_TOPS_U):  # more items than the bounds table covers
-            self._shuffle_loop(items)
-            return
-        steps, ns, tops = _shuffle_plan(m)
-        z = np.uint64(self._s) + steps  # the states after 1 .. m draws
-        z = (z ^ (z >> _S30)) * _MUL1
-        z = (z ^ (z >> _S27)) * _MUL2
-        z ^= z >> _S31
-        if (z > tops).any():
-            self._shuffle_loop(items)
-            return
-        self._s = (self._s + m * _GAMMA) & _M64
-        for i, j in zip(range(m, 0, -1), (z % ns).tolist(), strict=True):
-            items[i], items[j] = items[j], items[i]
+        """Fisher–Yates in place: for i = len-1 .. 1, swap i with below(i + 1)
+        (computed at once: :func:`shuffle_many` of this one stream)."""
+        (shuffled, after), = shuffle_many([self._s], items)
+        items[:] = shuffled
+        self._s = after._s
 
     def _shuffle_loop(self, items: list) -> None:
         """The reference Fisher–Yates, one draw at a time (below() inlined)."""

@@ -214,12 +214,11 @@ def _main(shape: str, qing: bool, standard: bool, t: _Table) -> str:
 class _Hand:
     """The facts of a winning hand that do not depend on how it is read."""
 
-    __slots__ = ("total", "qing", "simples", "all258", "own_fours", "selfdraw",
+    __slots__ = ("qing", "simples", "all258", "own_fours", "selfdraw",
                  "concealed_fours", "single_tile_left", "four_kongs")
 
     def __init__(self, ctx: WinContext, extras: bool):
         total = total_counts(ctx.concealed, ctx.melds)
-        self.total = total
         self.qing = is_one_suit(total)
         if extras:  # only the optional extras look at these
             self.simples = is_all_simples(total)
