@@ -12,8 +12,11 @@ changed from the variant's defaults, ``default`` when none; sweep points differ
 here) and ``lineup`` (``hands.agents`` joined with commas: the agents, seat by
 seat). Runs that share all three (say two seeds) are pooled.
 
-Confidence intervals are 95%: Wilson score intervals for rates, normal ones
-(mean ± 1.96·s/√n) for means, treating hands as independent.
+Confidence intervals are 95% and take the **match** as the unit, as ``mjlog
+ladder`` does (hands of one match share seats, dealers and, in duplicate play,
+walls): every rate and mean is a ratio of per-match sums, and its interval is
+the cluster-robust t interval of :mod:`analysis.stats`. ``matches`` gives the
+number of units; ``*_se`` the standard error.
 
 >>> from analysis.sample import tiny_run
 >>> runs = Runs(tiny_run())
@@ -37,6 +40,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from analysis.stats import estimates
 from mjlog.events import REASON_NAMES
 from mjlog.logio import LogError, read_manifest
 from mjlog.scoring.patterns import pattern_name
@@ -57,6 +61,7 @@ __all__ = [
     "money_shares",
     "outcomes",
     "pattern_frequencies",
+    "position_advantage",
     "replay_frame",
     "run_table",
     "seat_stats",
@@ -138,6 +143,29 @@ def config_label(variant: str, rules: dict[str, Any], duplicate: bool = False,
     return label + " dup" if duplicate else label
 
 
+def rule_values(variant: str, rules: dict[str, Any], always: Iterable[str] = ()
+                ) -> dict[str, Any]:
+    """The rule keys :func:`config_label` names, with their logged (typed) values: an
+    int stays an int, a list is joined with commas.
+
+    >>> rule_values("yuxi", {"cap": 8, "base": 1})
+    {'cap': 8}
+    """
+    from mjlog.rules import Rules
+
+    always = set(always)
+    try:
+        resolved, default = Rules(variant, rules), Rules(variant)
+        keys_ = [k for k in sorted(resolved) if resolved[k] != default[k] or k in always]
+    except Exception:
+        keys_ = sorted(rules)
+    out = {}
+    for k in keys_:
+        v = rules.get(k)
+        out[k] = ",".join(map(str, v)) if isinstance(v, list | tuple) else v
+    return out
+
+
 def _is_run(p: Path) -> bool:
     return (p / "manifest.json").is_file()
 
@@ -187,6 +215,7 @@ class Runs:
         runs: list[Run] = []
         self._files: dict[str, list[str]] = {t: [] for t in ("hands", "events", "wins",
                                                             "transfers")}
+        self._rule_values: dict[tuple[str, str], dict[str, Any]] = {}
         seen = set()
         for given in paths:
             for p, varied in _expand(Path(given)):
@@ -200,6 +229,9 @@ class Runs:
                     if f.get("table") in self._files:
                         self._files[f["table"]].append(str((p / f["path"]).resolve()))
                 rows = sum(f.get("rows", 0) for f in files if f.get("table") == "hands")
+                self._rule_values[(str(m.get("variant")), config_label(
+                    str(m.get("variant")), m.get("rules") or {}, bool(m.get("duplicate")),
+                    varied))] = rule_values(str(m.get("variant")), m.get("rules") or {}, varied)
                 runs.append(Run(
                     path=p,
                     run_id=str(rid),
@@ -259,6 +291,29 @@ class Runs:
                 params.setdefault(t, self.files(t))
         return self._in_run_order(self.con.execute(query, params).df())
 
+    def rule_columns(self) -> pd.DataFrame:
+        """One row per (variant, config): a typed column per rule key any run changed
+        (``cap`` an int, ``zimo_bonus`` a string; missing where a group keeps the default
+        or does not have the key)."""
+        items = list(self._rule_values.items())
+        keys_ = list(dict.fromkeys(k for _, vals in items for k in vals))
+        df = pd.DataFrame({"variant": [v for (v, _), _ in items],
+                           "config": [c for (_, c), _ in items]})
+        for k in keys_:
+            raw = [vals.get(k) for _, vals in items]
+            got = [v for v in raw if v is not None]
+            if got and all(isinstance(v, bool) for v in got):
+                dtype = "boolean"
+            elif got and all(isinstance(v, int) and not isinstance(v, bool) for v in got):
+                dtype = "Int64"
+            elif got and all(isinstance(v, int | float) and not isinstance(v, bool)
+                             for v in got):
+                dtype = "Float64"
+            else:
+                dtype, raw = "string", [None if v is None else str(v) for v in raw]
+            df[k] = pd.array(raw, dtype=dtype)
+        return df
+
     def _in_run_order(self, df: pd.DataFrame) -> pd.DataFrame:
         """Groups in the order their runs were given (sweep points in grid order), rows
         within a group as the query ordered them."""
@@ -271,6 +326,20 @@ class Runs:
                                                              strict=True)]
         order = np.argsort(np.asarray(key), kind="stable")
         return df.iloc[order].reset_index(drop=True)
+
+
+def _finish(runs: Runs, df: pd.DataFrame) -> pd.DataFrame:
+    """The rule keys as typed columns after ``config`` (:meth:`Runs.rule_columns`), in
+    run order."""
+    rc = runs.rule_columns()
+    extra = [c for c in rc.columns[2:] if c not in df.columns]
+    if extra and {"variant", "config"} <= set(df.columns):
+        at = list(df.columns).index("config") + 1
+        df = df.merge(rc[["variant", "config", *extra]], on=["variant", "config"], how="left")
+        cols = list(df.columns)
+        cols = cols[:at] + extra + [c for c in cols[at:] if c not in extra]
+        df = df[cols]
+    return runs._in_run_order(df)
 
 
 def as_runs(runs: Runs | str | os.PathLike | Iterable[str | os.PathLike]) -> Runs:
@@ -300,25 +369,6 @@ def wilson(k: Any, n: Any, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
         mid = (p + z * z / (2 * n)) / den
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
     return mid - half, mid + half
-
-
-def _rate(df: pd.DataFrame, name: str, k: str, n: str) -> None:
-    kk, nn = df[k].astype(float), df[n].astype(float)
-    df[name] = (kk / nn).where(nn > 0)
-    df[f"{name}_lo"], df[f"{name}_hi"] = wilson(kk, nn)
-
-
-def _mean(df: pd.DataFrame, name: str, s: str, ss: str, n: str) -> None:
-    """Mean, sample variance and normal CI from the sum, sum of squares and count."""
-    n_ = df[n].astype(float)
-    s_ = df[s].astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = s_ / n_
-        var = ((df[ss].astype(float) - s_ * mean) / (n_ - 1)).clip(lower=0)
-        half = Z95 * np.sqrt(var / n_)
-    df[name] = mean.where(n_ > 0)
-    df[f"{name}_lo"] = mean - half
-    df[f"{name}_hi"] = mean + half
 
 
 def group_label(df: pd.DataFrame, with_config: bool | None = None) -> pd.Series:
@@ -383,7 +433,7 @@ def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
     s AS (SELECT {_KEY}, {_G}, players, dealer, agents, deltas,
                  unnest(range(players::BIGINT))::TINYINT AS seat FROM h),
     x AS (
-        SELECT {_G}, s.seat, agents[s.seat + 1] AS agent,
+        SELECT {_G}, run_id, match, s.seat, agents[s.seat + 1] AS agent,
                ((s.seat - dealer + players) % players)::INT AS position,
                coalesce(CASE win_order WHEN 1 THEN '1st' WHEN 2 THEN '2nd' WHEN 3 THEN '3rd'
                         ELSE win_order::VARCHAR || 'th' END, 'none') AS "order",
@@ -391,7 +441,7 @@ def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
                coalesce(n_dealin, 0) AS n_dealin, deltas[s.seat + 1]::BIGINT AS pts
         FROM s LEFT JOIN ws USING ({_KEY}, seat) LEFT JOIN di USING ({_KEY}, seat)
     )
-    SELECT {_G}{extra},
+    SELECT {_G}{extra}, run_id, match,
            count(*) AS hands,
            count(*) FILTER (WHERE n_wins > 0) AS hands_won,
            sum(n_wins)::BIGINT AS wins,
@@ -405,8 +455,34 @@ def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
     return runs.sql(q)
 
 
+_SEAT_COUNTS = ["hands", "hands_won", "wins", "self_draws", "hands_dealt_in", "deal_ins",
+                "points", "points_sq"]
+_SEAT_RATES = {"win_rate": ("hands_won", "hands"), "self_draw_share": ("self_draws", "wins"),
+               "deal_in_rate": ("hands_dealt_in", "hands")}
+
+
+def _by_cols(by: str) -> list[str]:
+    return [c.strip().strip('"') for c in _SEAT_BY[by].split(",") if c.strip()]
+
+
+def _collapse(units: pd.DataFrame, keys: list[str], counts: list[str],
+              rates: dict[str, tuple[str, str]], means: dict[str, tuple[str, str | None]]
+              ) -> pd.DataFrame:
+    """Unit-level (per match) sums → per ``keys``: the summed ``counts``, then each rate
+    (interval clipped to [0, 1]) and mean with its match-unit interval."""
+    sums = units.groupby(keys, sort=False)[counts].sum().reset_index()
+    out = sums
+    for specs, clip in ((rates, (0.0, 1.0)), (means, None)):
+        if specs:
+            est = estimates(units, keys, specs, clip=clip)
+            out = out.merge(est.drop(columns=[c for c in ("matches",) if c in out]),
+                            on=keys, how="left")
+    return out
+
+
 def seat_stats(runs, by: str = "seat") -> pd.DataFrame:
-    """Win rate, self-draw share, deal-in rate and mean points, each with a 95% CI.
+    """Win rate, self-draw share, deal-in rate and mean points, each with a 95% CI
+    (the match as the unit; ``matches`` counts them).
 
     ``by``: ``seat`` (one row per seat, with its agent), ``agent`` (seats pooled
     per agent name), ``position`` (seat relative to the dealer: 0 is the
@@ -421,26 +497,48 @@ def seat_stats(runs, by: str = "seat") -> pd.DataFrame:
     - ``mean_points`` = mean of its ``hands.deltas`` entry per hand.
     """
     runs = as_runs(runs)
-    df = _seat_sums(runs, by)
-    _rate(df, "win_rate", "hands_won", "hands")
-    _rate(df, "self_draw_share", "self_draws", "wins")
-    _rate(df, "deal_in_rate", "hands_dealt_in", "hands")
-    _mean(df, "mean_points", "points", "points_sq", "hands")
-    return df
+    units = _seat_sums(runs, by)
+    keys = [*GROUP, *_by_cols(by)]
+    df = _collapse(units, keys, _SEAT_COUNTS, _SEAT_RATES,
+                   {"mean_points": ("points", "hands")})
+    return _finish(runs, df)
+
+
+def position_advantage(runs) -> pd.DataFrame:
+    """Each seat position's advantage (0 = the dealer), with its 95% CI over matches.
+
+    ``advantage`` = the position's mean points per hand minus the other positions'
+    pooled mean; per match the unit value is ``pts_p − Σ pts_others / (n − 1)`` over
+    its hands, so the interval is paired within the match (same walls for every
+    position). In duplicate play every agent sits at every position on the same
+    walls, so the advantage is the seat's, not the agents'; in a mixed line-up
+    without duplicate play it also measures who sits where (``mixed`` is True and
+    ``duplicate`` False: read it with care). The building block of a balance study:
+    the dealer advantage is position 0.
+    """
+    runs = as_runs(runs)
+    u = _seat_sums(runs, "position")
+    tot = u.groupby([*GROUP, "run_id", "match"], sort=False)["points"].transform("sum")
+    n = u.groupby([*GROUP, "run_id", "match"], sort=False)["position"].transform("nunique")
+    u = u.assign(adv_y=u["points"] - (tot - u["points"]) / (n - 1).clip(lower=1))
+    keys = [*GROUP, "position"]
+    df = _collapse(u, keys, ["hands", "points"], {}, {"advantage": ("adv_y", "hands")})
+    df["mixed"] = df["lineup"].map(lambda s: len(set(s.split(","))) > 1)
+    dup = {(r.variant, r.config): r.duplicate for r in runs.runs}
+    df["duplicate"] = [dup.get((v, c), False) for v, c in zip(df.variant, df.config,
+                                                                strict=True)]
+    return _finish(runs, df)
 
 
 def dealer_advantage(runs) -> pd.DataFrame:
     """Per seat position relative to the dealer (0 = dealer): the :func:`seat_stats`
-    figures, and ``advantage`` = the position's mean points minus the mean of the
-    other positions."""
+    figures, and ``advantage`` (with ``advantage_lo``/``_hi``) from
+    :func:`position_advantage`, with its ``mixed`` and ``duplicate`` flags."""
+    runs = as_runs(runs)
     df = seat_stats(runs, by="position")
-    adv = []
-    for _, g in df.groupby(list(GROUP), sort=False):
-        for i, row in g.iterrows():
-            others = g.drop(index=i)
-            adv.append((i, row.mean_points - others.points.sum() / others.hands.sum()))
-    df["advantage"] = pd.Series(dict(adv))
-    return df
+    adv = position_advantage(runs)[[*GROUP, "position", "advantage", "advantage_lo",
+                                     "advantage_hi", "advantage_se", "mixed", "duplicate"]]
+    return df.merge(adv, on=[*GROUP, "position"], how="left")
 
 
 def first_winner(runs) -> pd.DataFrame:
@@ -453,19 +551,28 @@ def first_winner(runs) -> pd.DataFrame:
 
 
 def pattern_frequencies(runs) -> pd.DataFrame:
-    """Each pattern (番种) per group: how often and how much it is worth.
+    """Each pattern (番种) per group: how often, and how much of the points it adds.
 
     - ``wins_with``: wins counting the pattern (once per win), ``count``: times
       counted (``gen`` and ``facai`` repeat per count),
-    - ``per_win`` = wins_with / wins (with a Wilson CI), ``per_hand`` = wins_with / hands,
-    - ``points_share`` = Σ ``total`` of the wins counting it / Σ ``total`` of all wins,
+    - ``per_win`` = wins_with / wins: the *share of wins that carry it* (95% CI, the
+      match as the unit), ``per_hand`` = wins_with / hands,
+    - ``contribution`` = the pattern's *marginal share of the points*: each win's
+      ``total`` split among its patterns by what each adds (:func:`pattern_weights`:
+      its fan over the win's fan for additive huangmei, its log2 doubling for yuxi and
+      xuezhan), summed, over Σ ``total``; the contributions of a group add to 1
+      (95% CI by match),
+    - ``points_share`` = Σ ``total`` of the wins carrying it / Σ ``total`` (a win
+      counts for every pattern it has, so these add to more than 1: read
+      ``contribution`` for "which 番种 carry the points"),
     - ``name``: the Chinese name.
     """
     runs = as_runs(runs)
     q = f"""
     WITH {_HANDS},
     g AS (SELECT {_G}, count(*) AS hands FROM h GROUP BY ALL),
-    w AS (SELECT {_HG}, {_KEY}, w.seq, w.seat, w.patterns, w.total
+    w AS (SELECT {_HG}, {_KEY}, w.seq, w.seat, w.patterns, w.total,
+                 w.method::VARCHAR AS method
           FROM read_parquet($wins) w JOIN h USING ({_KEY})),
     t AS (SELECT {_G}, count(*) AS wins, sum(total)::BIGINT AS points FROM w GROUP BY ALL),
     u AS (SELECT {_G}, run_id, match, rotation, hand, seq, seat, total,
@@ -480,10 +587,125 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     """
     df = runs.sql(q)
     df.insert(GROUP.__len__() + 1, "name", df["pattern"].map(pattern_name))
-    _rate(df, "per_win", "wins_with", "wins")
     df["per_hand"] = df["wins_with"] / df["hands"]
     df["points_share"] = (df["points_with"] / df["points"]).where(df["points"] > 0)
-    return df
+    # per match: wins, points, and per pattern wins carrying it and points it adds
+    combos = runs.sql(f"""
+    WITH {_HANDS}
+    SELECT {_HG}, w.run_id, w.match, w.method::VARCHAR AS method, w.patterns,
+           count(*) AS n, sum(w.total)::BIGINT AS total
+    FROM read_parquet($wins) w JOIN h USING ({_KEY})
+    GROUP BY ALL ORDER BY ALL""")
+    units = runs.sql(f"""
+    WITH {_HANDS}
+    SELECT {_HG}, h.run_id, h.match, count(w.seq) AS wins,
+           coalesce(sum(w.total), 0)::BIGINT AS points
+    FROM h LEFT JOIN read_parquet($wins) w USING ({_KEY})
+    GROUP BY ALL ORDER BY ALL""")
+    rules = {(r.variant, r.config): _rules_of(r) for r in runs.runs}
+    rows = []
+    cache: dict = {}
+    for c in combos.itertuples(index=False):
+        key = (c.variant, c.config, c.method, tuple(c.patterns))
+        if key not in cache:
+            cache[key] = pattern_weights(c.variant, rules.get((c.variant, c.config)),
+                                         c.method, list(c.patterns))
+        seen = set()
+        for pat, share in cache[key].items():
+            rows.append((c.variant, c.config, c.lineup, c.run_id, c.match, pat,
+                         share * c.total, c.n if pat not in seen else 0))
+            seen.add(pat)
+    long = pd.DataFrame(rows, columns=[*GROUP, "run_id", "match", "pattern", "added", "with"])
+    long = long.groupby([*GROUP, "run_id", "match", "pattern"], sort=False).sum().reset_index()
+    out = []
+    for (v, cfg, lu, pat), g in long.groupby([*GROUP, "pattern"], sort=False):
+        u = units[(units.variant == v) & (units.config == cfg) & (units.lineup == lu)]
+        g = g.set_index(["run_id", "match"])[["with", "added"]].reindex(
+            pd.MultiIndex.from_frame(u[["run_id", "match"]])).fillna(0)
+        base = pd.DataFrame({"variant": v, "config": cfg, "lineup": lu, "pattern": pat,
+                             "wins": u["wins"].to_numpy(), "points": u["points"].to_numpy(),
+                             "with_": g["with"].to_numpy(), "added": g["added"].to_numpy()})
+        out.append(base)
+    if out:
+        allu = pd.concat(out, ignore_index=True)
+        est = estimates(allu, [*GROUP, "pattern"], {"per_win": ("with_", "wins")},
+                        clip=(0.0, 1.0)).drop(columns="matches")
+        est2 = estimates(allu, [*GROUP, "pattern"], {"contribution": ("added", "points")},
+                         clip=(0.0, 1.0))
+        df = df.merge(est, on=[*GROUP, "pattern"], how="left").merge(
+            est2, on=[*GROUP, "pattern"], how="left")
+    else:
+        for c in ("per_win", "contribution"):
+            for suf in ("", "_lo", "_hi", "_se"):
+                df[c + suf] = np.nan
+        df["matches"] = 0
+    return _finish(runs, df)
+
+
+def _rules_of(run: Run):
+    from mjlog.logio import read_manifest
+    from mjlog.rules import Rules
+
+    try:
+        return Rules(run.variant, read_manifest(run.path).get("rules") or {})
+    except Exception:  # rules of another mjlog version: weights fall back to equal shares
+        return None
+
+
+def pattern_weights(variant: str, rules, method: str, patterns: list[str]) -> dict[str, float]:
+    """How a win's points split among its patterns: share per pattern key, adding to 1.
+
+    - huangmei (additive fan): a pattern's ``fan.<key>`` × its count (four 发财 count
+      ``fan.facai_all``) over the sum;
+    - xuezhan (doubling): ``log2(mult.<key>)`` per count over the sum of those
+      (× pinghu 1 adds no doubling);
+    - yuxi (the highest pattern's value, doubled once per other pattern): log2 of the
+      base pattern's value in the win's column (self-draw or discard), 1 for each other.
+
+    A win whose patterns add nothing by that measure (a plain 平胡 worth the base) is
+    split equally among its patterns. The weights read the rules logged with the run;
+    with the variant modules (issue 16) they belong beside each scorer.
+
+    >>> from mjlog.rules import Rules
+    >>> pattern_weights("huangmei", Rules("huangmei"), "self_draw", ["pinghu", "zimo"])
+    {'pinghu': 0.5, 'zimo': 0.5}
+    >>> w = pattern_weights("xuezhan", Rules("xuezhan"), "discard", ["qingyise", "gen"])
+    >>> {k: round(v, 3) for k, v in w.items()}
+    {'qingyise': 0.667, 'gen': 0.333}
+    """
+    import math
+    from collections import Counter
+
+    counts = Counter(patterns)
+    w: dict[str, float] = dict.fromkeys(counts, 0.0)
+    if rules is not None:
+        try:
+            if variant == "huangmei":
+                for k, n in counts.items():
+                    f = rules.get(f"fan.{k}") if hasattr(rules, "get") else None
+                    if k == "facai" and n == 4 and "fan.facai_all" in rules:
+                        f, n = rules["fan.facai_all"], 1
+                    w[k] = float((f or 0) * n)
+            elif variant == "xuezhan":
+                for k, n in counts.items():
+                    m = rules[f"mult.{k}"] if f"mult.{k}" in rules else 1
+                    w[k] = n * math.log2(m) if m and m > 0 else 0.0
+            elif variant == "yuxi":
+                col = 0 if method == "self_draw" else 1
+                vals = {k: (rules[f"points.{k}"][col] if f"points.{k}" in rules else None)
+                        for k in counts}
+                valued = [k for k in counts if vals[k]]
+                if valued:
+                    base = max(valued, key=lambda k: vals[k])
+                    for k in counts:
+                        w[k] = 1.0 * counts[k]
+                    w[base] = math.log2(vals[base]) + (counts[base] - 1)
+        except (KeyError, TypeError, ValueError):
+            w = dict.fromkeys(counts, 0.0)
+    total = sum(w.values())
+    if total <= 0:
+        return {k: 1 / len(counts) for k in counts} if counts else {}
+    return {k: v / total for k, v in w.items()}
 
 
 # ---------------------------------------------------------------- distributions
@@ -508,14 +730,15 @@ def _values_cte(what: str) -> tuple[str, str]:
     expr, src, capped = _VALUES[what]
     cte = f"""
     WITH {_HANDS},
-    wv AS (SELECT {_HG}, w.total, w.points, w.capped
+    wv AS (SELECT {_HG}, h.run_id, h.match, w.total, w.points, w.capped
            FROM read_parquet($wins) w JOIN h USING ({_KEY})),
     cw AS (SELECT {_KEY}, max(capped::INT) AS capped FROM read_parquet($wins) GROUP BY ALL),
-    hv AS (SELECT {_G}, n_events, wall_left,
+    hv AS (SELECT {_G}, run_id, match, n_events, wall_left,
                   list_sum(list_transform(deltas, lambda d: greatest(d, 0)))::BIGINT AS moved,
                   coalesce(cw.capped, 0) AS capped
            FROM h LEFT JOIN cw USING ({_KEY})),
-    v AS (SELECT {_G}, ({expr})::BIGINT AS value, ({capped})::DOUBLE AS capped FROM {src})"""
+    v AS (SELECT {_G}, run_id, match, ({expr})::BIGINT AS value,
+                 ({capped})::DOUBLE AS capped FROM {src})"""
     return cte, src
 
 
@@ -540,14 +763,21 @@ def distribution(runs, what: str = "win_points",
     FROM v GROUP BY ALL ORDER BY ALL
     """
     df = runs.sql(q, qs=[float(x) for x in quantiles])
-    _mean(df, "mean", "sum", "sum_sq", "n")
+    units = runs.sql(f"""{cte.replace("SELECT {_G}, (", "SELECT {_G}, run_id, match, (")}
+    SELECT {_G}, run_id, match, count(*) AS n, sum(value)::DOUBLE AS sum,
+           sum(capped)::DOUBLE AS capped
+    FROM v GROUP BY ALL ORDER BY ALL""")
+    est = estimates(units, list(GROUP), {"mean": ("sum", "n")}).merge(
+        estimates(units, list(GROUP), {"share_capped": ("capped", "n")}, clip=(0.0, 1.0))
+        .drop(columns=["matches", "share_capped"]), on=list(GROUP))
+    df = df.merge(est, on=list(GROUP), how="left")
     n = df["n"].astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         df["var"] = ((df["sum_sq"] - df["sum"] * df["mean"]) / (n - 1)).where(n > 1)
     for i, x in enumerate(quantiles):
         df[f"p{x * 100:g}"] = df["q"].map(lambda v, i=i: v[i] if v is not None else np.nan)
     df.insert(len(GROUP), "what", what)
-    return df.drop(columns=["q"])
+    return _finish(runs, df.drop(columns=["q"]))
 
 
 def histogram(runs, what: str = "win_points") -> pd.DataFrame:
@@ -558,35 +788,42 @@ def histogram(runs, what: str = "win_points") -> pd.DataFrame:
     df = runs.sql(f"""{cte}
     SELECT {_G}, value, count(*) AS n FROM v GROUP BY ALL ORDER BY ALL""")
     df["share"] = df["n"] / df.groupby(list(GROUP))["n"].transform("sum")
-    return df
+    return _finish(runs, df)
 
 
 # ---------------------------------------------------------------- hands
 
 
 def outcomes(runs) -> pd.DataFrame:
-    """Per group: hands, drawn hands (no winner) and the drawn-hand rate with a CI,
-    mean events per hand and mean tiles left in the wall."""
+    """Per group: hands, drawn hands (no winner) and the drawn-hand rate, mean events
+    per hand (each with a 95% CI by match), mean tiles left in the wall and winners per
+    hand."""
     runs = as_runs(runs)
-    df = runs.sql(f"""
+    units = runs.sql(f"""
     WITH {_HANDS}
-    SELECT {_G}, count(*) AS hands, count(*) FILTER (WHERE outcome = 'draw') AS draws,
-           avg(n_events) AS mean_length, avg(wall_left) AS mean_wall_left,
-           avg(len(winners)) AS mean_winners
+    SELECT {_G}, run_id, match, count(*) AS hands,
+           count(*) FILTER (WHERE outcome = 'draw') AS draws,
+           sum(n_events)::BIGINT AS events, sum(wall_left)::BIGINT AS wall_left,
+           sum(len(winners))::BIGINT AS winners
     FROM h GROUP BY ALL ORDER BY ALL""")
-    _rate(df, "draw_rate", "draws", "hands")
-    return df
+    df = _collapse(units, list(GROUP), ["hands", "draws", "events", "wall_left", "winners"],
+                   {"draw_rate": ("draws", "hands")},
+                   {"mean_length": ("events", "hands")})
+    df["mean_wall_left"] = df["wall_left"] / df["hands"]
+    df["mean_winners"] = df["winners"] / df["hands"]
+    return _finish(runs, df.drop(columns=["events", "wall_left", "winners"]))
 
 
 def money_shares(runs, by: str = "reason") -> pd.DataFrame:
-    """Money by transfer reason, as a share of the money moved.
+    """Money by transfer reason.
 
-    Money moved in a hand = Σ of its positive ``hands.deltas``; ``share`` = Σ
-    ``amount`` of the reason's transfers / Σ money moved (transfers within a hand
-    can cancel, so shares can add to more than 1); ``share_of_transfers`` = the
-    reason's amount / all transfer amounts; ``hands_with`` = hands with such a
-    transfer / hands. ``by``: ``reason`` or ``category`` (``kong``, ``settlement``
-    = 查大叫 + 查花猪 + 退税, ``win``).
+    ``share_of_transfers`` = the reason's Σ ``amount`` / Σ ``amount`` of all transfers
+    (gross over gross: the shares of a group add to 1; 95% CI by match);
+    ``per_hand`` = its amount per hand (95% CI by match); ``hands_with`` = hands with
+    such a transfer / hands. ``share`` = amount / money moved (Σ positive
+    ``hands.deltas``, a *net* figure: transfers within a hand cancel, so these add
+    to more than 1; kept for reference, not for stacking). ``by``: ``reason`` or
+    ``category`` (``kong``, ``settlement`` = 查大叫 + 查花猪 + 退税, ``win``).
     """
     if by not in ("reason", "category"):
         raise ValueError(f"by must be reason or category, not {by!r}")
@@ -611,21 +848,66 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     if by == "reason":
         df.insert(len(GROUP) + 1, "name", df["reason"].map(REASON_NAMES).fillna(df["reason"]))
     df["share"] = (df["amount"] / df["moved"]).where(df["moved"] > 0)
-    df["share_of_transfers"] = df["amount"] / df["all_amount"]
     df["hands_with"] = df["hands_with_n"] / df["hands"]
-    df["per_hand"] = df["amount"] / df["hands"]
-    return df
+    units = runs.sql(f"""
+    WITH {_HANDS},
+    t AS (SELECT {_KEY}, sum(amount)::BIGINT AS gross FROM read_parquet($transfers)
+          GROUP BY ALL)
+    SELECT {_G}, run_id, match, count(*) AS hands, coalesce(sum(t.gross), 0)::BIGINT AS gross
+    FROM h LEFT JOIN t USING ({_KEY}) GROUP BY ALL ORDER BY ALL""")
+    long = runs.sql(f"""
+    WITH {_HANDS}
+    SELECT {_HG}, h.run_id, h.match, coalesce(c.category, 'other') AS category,
+           t.reason::VARCHAR AS reason, t.amount
+    FROM read_parquet($transfers) t JOIN h USING ({_KEY})
+    LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR""")
+    long = long.groupby([*GROUP, "run_id", "match", by], sort=False)["amount"].sum()
+    est = _sparse_estimates(long.reset_index(), units, by, "amount", {
+        "share_of_transfers": ("amount", "gross", (0.0, 1.0)),
+        "per_hand": ("amount", "hands", None)})
+    return _finish(runs, df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore")
+                   .merge(est, on=[*GROUP, by], how="left"))
+
+
+def _sparse_estimates(long: pd.DataFrame, units: pd.DataFrame, key: str, value: str,
+                      specs: dict[str, tuple[str, str, tuple[float, float] | None]]
+                      ) -> pd.DataFrame:
+    """Match-unit estimates per (group, ``key``) where ``long`` lists only the matches
+    with a non-zero ``value``: every match of the group (``units``) counts, the missing
+    ones as 0. ``specs``: name → (numerator column, denominator column in ``units``,
+    clip)."""
+    frames = []
+    ucols = ["run_id", "match"]
+    ugroups = {k: u for k, u in units.groupby(list(GROUP), sort=False)}
+    for (v, cfg, lu, k), g in long.groupby([*GROUP, key], sort=False):
+        u = ugroups[(v, cfg, lu)]
+        y = g.set_index(ucols)[value].reindex(pd.MultiIndex.from_frame(u[ucols])).fillna(0)
+        f = u.drop(columns=ucols).copy()
+        f[key] = k
+        f[value] = y.to_numpy(float)
+        frames.append(f)
+    cols = [*GROUP, key]
+    if not frames:
+        return pd.DataFrame(columns=cols)
+    allu = pd.concat(frames, ignore_index=True)
+    out = None
+    for name, (yc, xc, clip) in specs.items():
+        e = estimates(allu, cols, {name: (yc, xc)}, clip=clip)
+        out = e if out is None else out.merge(e.drop(columns="matches"), on=cols)
+    return out
 
 
 def compare(runs) -> pd.DataFrame:
     """Headline figures side by side, one row per group (variants, sweep points, line-ups):
     hands, drawn-hand rate, mean length, wins, points per win (mean, p90, max, share
     capped), money moved per hand, the dealer's win rate, mean points and advantage,
-    and the shares of money moved by kong, settlement and win transfers."""
+    and the shares of all money transferred (gross) by kong, settlement and win
+    transfers; rates and means with their 95% CI by match (``*_lo``, ``*_hi``)."""
     runs = as_runs(runs)
-    return compare_from(outcomes(runs), distribution(runs, "win_points"),
-                        distribution(runs, "hand_points"), dealer_advantage(runs),
-                        money_shares(runs, by="category"))
+    return _finish(runs, compare_from(outcomes(runs), distribution(runs, "win_points"),
+                                      distribution(runs, "hand_points"),
+                                      dealer_advantage(runs),
+                                      money_shares(runs, by="category")))
 
 
 def compare_from(outcomes_df: pd.DataFrame, win_points: pd.DataFrame,
@@ -633,17 +915,25 @@ def compare_from(outcomes_df: pd.DataFrame, win_points: pd.DataFrame,
                  money_by_category: pd.DataFrame) -> pd.DataFrame:
     """:func:`compare` from tables already computed."""
     g = list(GROUP)
-    d0 = dealer[dealer.position == 0][[*g, "win_rate", "mean_points", "advantage"]].rename(
-        columns={"win_rate": "dealer_win_rate", "mean_points": "dealer_mean_points",
-                 "advantage": "dealer_advantage"})
-    cats = money_by_category.pivot_table(index=g, columns="category", values="share",
+    ci = ("", "_lo", "_hi")
+    d0 = dealer[dealer.position == 0][
+        [*g, *(f"win_rate{c}" for c in ci), "mean_points", *(f"advantage{c}" for c in ci),
+         "mixed", "duplicate"]].rename(columns={
+            **{f"win_rate{c}": f"dealer_win_rate{c}" for c in ci},
+            "mean_points": "dealer_mean_points",
+            **{f"advantage{c}": f"dealer_advantage{c}" for c in ci}})
+    cats = money_by_category.pivot_table(index=g, columns="category",
+                                         values="share_of_transfers",
                                          aggfunc="sum").add_prefix("share_").reset_index()
     cats.columns.name = None
-    out = (outcomes_df[[*g, "hands", "draw_rate", "mean_length"]]
-           .merge(win_points[[*g, "n", "mean", "p90", "max", "share_capped"]].rename(columns={
-               "n": "wins", "mean": "mean_win_points", "p90": "p90_win_points",
-               "max": "max_win_points"}), on=g, how="left")
-           .merge(hand_points[[*g, "mean"]].rename(columns={"mean": "mean_moved_per_hand"}),
+    out = (outcomes_df[[*g, "hands", "matches", *(f"draw_rate{c}" for c in ci),
+                        *(f"mean_length{c}" for c in ci)]]
+           .merge(win_points[[*g, "n", *(f"mean{c}" for c in ci), "p90", "max",
+                              *(f"share_capped{c}" for c in ci)]].rename(columns={
+               "n": "wins", **{f"mean{c}": f"mean_win_points{c}" for c in ci},
+               "p90": "p90_win_points", "max": "max_win_points"}), on=g, how="left")
+           .merge(hand_points[[*g, *(f"mean{c}" for c in ci)]].rename(
+               columns={f"mean{c}": f"mean_moved_per_hand{c}" for c in ci}),
                   on=g, how="left")
            .merge(d0, on=g, how="left")
            .merge(cats, on=g, how="left"))
@@ -669,8 +959,9 @@ def tables(runs) -> dict[str, pd.DataFrame]:
         t[f"hist_{what}"] = histogram(runs, what)
     t["money"] = money_shares(runs, by="reason")
     t["money_category"] = money_shares(runs, by="category")
-    t["compare"] = compare_from(t["outcomes"], t["win_points"], t["hand_points"], t["dealer"],
-                                t["money_category"])
+    t["compare"] = _finish(runs, compare_from(t["outcomes"], t["win_points"],
+                                              t["hand_points"], t["dealer"],
+                                              t["money_category"]))
     return t
 
 

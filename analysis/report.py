@@ -90,7 +90,8 @@ def render(t: dict[str, pd.DataFrame], figs: dict, fmt: str = "png",
         f"{html.escape(', '.join(dict.fromkeys(runs.variant)))}; agents "
         f"{html.escape('; '.join(dict.fromkeys(runs.agents)))}. Groups pool runs of the same "
         "variant, rules and agent line-up (agents listed seat by seat). Intervals are 95% "
-        "(Wilson for rates, normal for means; hands treated as independent).</p>",
+        "and take the match as the unit, as mjlog ladder does (cluster-robust t interval "
+        "of a ratio of per-match sums).</p>",
         "<h2>Runs 运行</h2>",
         _table(runs, {"run_id": "run", "variant": "variant", "config": "rules changed",
                       "agents": "agents (seat 0..n-1)", "seed": "seed", "matches": "matches",

@@ -3,7 +3,8 @@
 Each match is played once per seat rotation on the same walls (RULES.md,
 Determinism), so every agent meets the same tiles from every seat. The unit of
 the confidence interval is the match (its rotations averaged), which removes
-most of the wall's luck from the comparison.
+most of the wall's luck from the comparison; the interval is the t interval of
+:mod:`analysis.stats`, the same as every interval of :mod:`analysis.queries`.
 
 >>> import tempfile
 >>> t = ladder("yuxi", ["greedy", "random", "greedy", "random"], hands=32, seed=3,
@@ -17,7 +18,6 @@ most of the wall's luck from the comparison.
 
 from __future__ import annotations
 
-import math
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +25,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from analysis.stats import estimate
 from simulate.runner import RunSpec, simulate
 
 COLUMNS = ["agent", "hands", "mean_points", "ci_low", "ci_high", "win_rate", "deal_in_rate",
@@ -65,15 +66,12 @@ def standings(run: str | Path) -> pd.DataFrame:
     df = duckdb.execute(_PER_SEAT, params).df()
     rows = []
     for agent, g in df.groupby("agent", sort=True):
-        per_match = g.groupby("match")["points"].mean()
-        m = len(per_match)
-        mean = float(g["points"].mean())
-        sd = float(per_match.std(ddof=1)) if m > 1 else float("nan")
-        half = 1.96 * sd / math.sqrt(m) if m > 1 else float("nan")
+        per_match = g.groupby("match")["points"].agg(["sum", "size"])
+        e = estimate(per_match["sum"].to_numpy(float), per_match["size"].to_numpy(float))
         wins = int(g["n_wins"].sum())
         rows.append({
-            "agent": agent, "hands": int(len(g)), "mean_points": mean,
-            "ci_low": mean - half, "ci_high": mean + half,
+            "agent": agent, "hands": int(len(g)), "mean_points": e.value,
+            "ci_low": e.lo, "ci_high": e.hi,
             "win_rate": float(g["won"].mean()), "deal_in_rate": float(g["dealt_in"].mean()),
             "mean_points_per_win": float(g["win_total"].sum() / wins) if wins else 0.0,
         })

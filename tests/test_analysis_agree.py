@@ -104,9 +104,63 @@ def test_seat_stats_agree(runs, frames, by):
     duck["var"] = ((duck.points_sq - duck.points ** 2 / duck.hands) / (duck.hands - 1))
     _same(duck, ref, keys, ["hands", "win_rate", "self_draw_share", "deal_in_rate",
                             "mean_points", "var"])
-    # the interval is the Wilson one
-    lo, hi = queries.wilson(duck.hands_won, duck.hands)
-    assert np.allclose(duck.win_rate_lo, lo) and np.allclose(duck.win_rate_hi, hi)
+    # the intervals take the match as the unit: reproduced by statsmodels below
+    assert (duck.matches > 1).all()
+
+
+def _wls_interval(units: pd.DataFrame, y: str, x: str) -> tuple[float, float, float]:
+    """The ratio Σy/Σx over matches with its 95% interval, computed independently: a
+    weighted least-squares fit of y/x on a constant (weights x) with
+    heteroskedasticity-robust HC1 errors and a t interval (statsmodels)."""
+    import statsmodels.api as sm
+
+    fit = sm.WLS(units[y] / units[x], np.ones(len(units)), weights=units[x]).fit(
+        cov_type="HC1", use_t=True)
+    lo, hi = np.asarray(fit.conf_int(alpha=0.05))[0]
+    return float(np.asarray(fit.params)[0]), float(lo), float(hi)
+
+
+@pytest.mark.parametrize("metric,y,x", [("win_rate", "won", "one"),
+                                        ("mean_points", "pts", "one"),
+                                        ("deal_in_rate", "fed", "one")])
+def test_match_unit_intervals_reproduced(frames, metric, y, x):
+    """A few seat_stats intervals, from raw rows (pandas) and statsmodels."""
+    h, w, _ = frames
+    s = _seats(h, w).assign(won=lambda d: (d.n_wins > 0).astype(float), one=1.0,
+                            fed=lambda d: (d.n_fed > 0).astype(float))
+    duck = queries.seat_stats(queries.Runs(RUNS), by="position")
+    for (variant, config, position), g in list(s.groupby(["variant", "config", "position"]))[:6]:
+        units = g.groupby(["run_id", "match"])[[y, x]].sum().reset_index()
+        value, lo, hi = _wls_interval(units, y, x)
+        row = duck[(duck.variant == variant) & (duck.config == config)
+                   & (duck.position == position)].iloc[0]
+        assert row.matches == len(units)
+        assert np.isclose(row[metric], value) and np.isclose(row[f"{metric}_lo"], lo) \
+            and np.isclose(row[f"{metric}_hi"], hi), (variant, config, position)
+
+
+def test_draw_rate_and_points_per_win_intervals_reproduced(frames):
+    h, w, _ = frames
+    units = h.assign(draw=(h.outcome == "draw").astype(float), one=1.0) \
+        .groupby(GROUP + ["run_id", "match"])[["draw", "one"]].sum().reset_index()
+    out = queries.outcomes(queries.Runs(RUNS))
+    wins = w.assign(one=1.0).groupby(GROUP + ["run_id", "match"])[["total", "one"]].sum() \
+        .reset_index()
+    dist = queries.distribution(queries.Runs(RUNS), "win_points")
+    for (v, c, lu), g in units.groupby(GROUP):
+        value, lo, hi = _wls_interval(g, "draw", "one")
+        row = out[(out.variant == v) & (out.config == c) & (out.lineup == lu)].iloc[0]
+        assert np.allclose([row.draw_rate, row.draw_rate_lo], [value, max(lo, 0)])
+        # points per win: matches without a win count with weight 0 (dropped here)
+        gw = wins[(wins.variant == v) & (wins.config == c) & (wins.lineup == lu)]
+        value, lo, hi = _wls_interval(gw, "total", "one")
+        row = dist[(dist.variant == v) & (dist.config == c) & (dist.lineup == lu)].iloc[0]
+        m_all = row.matches
+        # HC1's m/(m−1) counts the units: equal when every match has a win
+        if m_all == len(gw):
+            assert np.allclose([row["mean"], row.mean_lo, row.mean_hi], [value, lo, hi])
+        else:
+            assert np.isclose(row["mean"], value)
 
 
 def test_pattern_frequencies_agree(runs, frames):
