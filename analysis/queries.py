@@ -396,7 +396,7 @@ _HANDS = """
                         lambda j: h.agents[(j + h.rotation) % h.players + 1]), ',')
                END AS lineup,
                h.players, h.dealer, h.agents, h.winners, h.deltas, h.outcome::VARCHAR AS outcome,
-               h.n_events, h.wall_left
+               h.n_events, h.wall_left, h.wall
         FROM read_parquet($hands) h JOIN runs r USING (run_id)
     )"""
 
@@ -1012,3 +1012,165 @@ def replay_frame(run_dir: str | os.PathLike, match: int, hand: int,
             row[f"seat {s}"] = h
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- paired comparison
+
+
+COMPARE_METRICS = {
+    "mean_points[p]": "points per seat-hand at position p after the dealer (0 = dealer)",
+    "dealer_advantage": "points per hand: the dealer's mean minus the other positions'",
+    "draw_rate": "drawn hands / hands",
+    "mean_points_per_win": "wins.total per win",
+    "money_moved_per_hand": "Σ positive deltas per hand",
+    "pattern_rate[key]": "wins carrying the pattern / wins",
+    "capped_share": "capped wins / wins",
+}
+"""The metrics of :func:`paired_comparison` and their units."""
+
+
+def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per match (the unit of every interval): its group, run, ``seed``, ``pair_key``
+    (match size, duplicate flag, match index and a hash of its first wall: equal keys
+    mean the same walls), and the sums the
+    headline figures are ratios of: ``hands``, ``draws``, ``moved``, ``pts0``…``pts3``
+    (points by position after the dealer), ``players``, ``wins``, ``win_total``,
+    ``capped``. Second frame: per match and pattern, ``with_`` = wins carrying it.
+    DuckDB aggregates; only one row per match comes back."""
+    runs = as_runs(runs)
+    units = runs.sql(f"""
+    WITH {_HANDS},
+    w AS (SELECT {_KEY}, count(*) AS wins, sum(total)::BIGINT AS win_total,
+                 count(*) FILTER (WHERE capped) AS capped
+          FROM read_parquet($wins) GROUP BY ALL),
+    hp AS (SELECT h.*, list_transform(range(h.players::BIGINT),
+                  lambda p: h.deltas[(h.dealer + p) % h.players + 1]) AS by_pos
+           FROM h)
+    SELECT {_G}, run_id, match, count(*) AS hands, max(players) AS players,
+           count(*) FILTER (WHERE outcome = 'draw') AS draws,
+           sum(list_sum(list_transform(deltas, lambda d: greatest(d, 0))))::BIGINT AS moved,
+           sum(by_pos[1])::BIGINT AS pts0, sum(by_pos[2])::BIGINT AS pts1,
+           coalesce(sum(by_pos[3]), 0)::BIGINT AS pts2,
+           coalesce(sum(by_pos[4]), 0)::BIGINT AS pts3,
+           coalesce(sum(w.wins), 0)::BIGINT AS wins,
+           coalesce(sum(w.win_total), 0)::BIGINT AS win_total,
+           coalesce(sum(w.capped), 0)::BIGINT AS capped,
+           any_value(hash(h.wall)) FILTER (WHERE h.hand = 0 AND h.rotation = 0) AS wall0
+    FROM hp h LEFT JOIN w USING ({_KEY})
+    GROUP BY ALL ORDER BY ALL""")
+    meta = {r.run_id: (r.seed, r.hands_per_match, r.duplicate) for r in runs.runs}
+    units["seed"] = units["run_id"].map(lambda r: meta[r][0])
+    # the same walls: same match index and size, and the same first wall (a different
+    # variant or tile set deals other walls from the same seed)
+    units["pair_key"] = [(*meta[r][1:], int(m), int(w) if w == w else None)
+                         for r, m, w in zip(units.run_id, units.match, units.wall0,
+                                            strict=True)]
+    pats = runs.sql(f"""
+    WITH {_HANDS},
+    u AS (SELECT DISTINCT {_KEY}, seq, unnest(patterns) AS pattern FROM read_parquet($wins))
+    SELECT {_HG}, h.run_id, h.match, u.pattern, count(*) AS with_
+    FROM u JOIN h USING ({_KEY}) GROUP BY ALL ORDER BY ALL""")
+    return units, pats
+
+
+def _metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str]
+                   ) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
+    """metric → (y, x, unit) per match of one group (rows of ``u`` in order)."""
+    n = int(u["players"].max())
+    hands = u["hands"].to_numpy(float)
+    wins = u["wins"].to_numpy(float)
+    out: dict[str, tuple[np.ndarray, np.ndarray, str]] = {}
+    for p in range(n):
+        out[f"mean_points[{p}]"] = (u[f"pts{p}"].to_numpy(float), hands,
+                                    "points per seat-hand")
+    others = sum(u[f"pts{p}"].to_numpy(float) for p in range(1, n)) / max(n - 1, 1)
+    out["dealer_advantage"] = (u["pts0"].to_numpy(float) - others, hands, "points per hand")
+    out["draw_rate"] = (u["draws"].to_numpy(float), hands, "share of hands")
+    out["mean_points_per_win"] = (u["win_total"].to_numpy(float), wins, "points per win")
+    out["money_moved_per_hand"] = (u["moved"].to_numpy(float), hands, "points per hand")
+    idx = pd.MultiIndex.from_frame(u[["run_id", "match"]])
+    by_pat = dict(tuple(pats.groupby("pattern", sort=False)))
+    for pat in patterns:
+        g = by_pat.get(pat)
+        y = np.zeros(len(u)) if g is None else \
+            g.set_index(["run_id", "match"])["with_"].reindex(idx).fillna(0).to_numpy(float)
+        out[f"pattern_rate[{pat}]"] = (y, wins, "share of wins")
+    out["capped_share"] = (u["capped"].to_numpy(float), wins, "share of wins")
+    return out
+
+
+def paired_comparison(paths) -> pd.DataFrame:
+    """Every headline figure of each run against the first (the baseline), as
+    differences with a 95% CI and a p-value.
+
+    ``paths``: run directories or sweep folders, the baseline first; a sweep folder
+    stands for its points in order (so a sweep alone compares its points with its
+    first). Each run directory is one side, whatever its rules. Runs with the same
+    seed (and tile set, match size, duplicate flag) play the same walls match by
+    match, so the unit is the pair of matches with the same walls
+    (:func:`match_units`' ``pair_key``): the difference is
+    :func:`scipy.stats.ttest_rel` on the per-match pseudo-values
+    (:mod:`analysis.stats`). Runs that share no such match with the baseline are
+    compared unpaired (Welch), and ``paired`` says so. ``paired_se`` and
+    ``unpaired_se`` are given side by side; ``p_adjusted`` is the Benjamini–Hochberg
+    adjustment over the metrics of one comparison.
+
+    Columns: ``baseline_group``, ``group`` (variant, rules, line-up and directory),
+    ``metric``, ``unit``, ``baseline``, ``value``, ``diff``, ``lo``, ``hi``, ``p``,
+    ``p_adjusted``, ``paired_se``, ``unpaired_se``, ``units`` (paired matches, or
+    the smaller side's matches), ``paired``.
+    """
+    from scipy.stats import false_discovery_control
+
+    from analysis.stats import compare_units
+
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    sides = [p for given in paths for p, _ in _expand(Path(given))]
+    sides = list(dict.fromkeys(sides))
+    if len(sides) < 2:
+        raise LogError("compare needs a baseline and at least one other run (or a sweep "
+                       "folder with two points or more)")
+    gu, gp, label = {}, {}, {}
+    for i, side in enumerate(sides):
+        u, pt = match_units(Runs(side))
+        if u.empty:
+            raise LogError(f"{side}: the run has no hands")
+        gu[i], gp[i] = u.reset_index(drop=True), pt
+        r = u.iloc[0]
+        label[i] = f"{r.variant} {r.config} [{r.lineup}] {side}"
+    groups = list(range(len(sides)))
+    empty = gp[0].iloc[:0]
+    base = groups[0]
+    rows = []
+    for other in groups[1:]:
+        ub, uo = gu[base], gu[other]
+        common = sorted(set(ub.pair_key) & set(uo.pair_key))
+        paired = bool(common)
+        if paired:
+            ub = ub.set_index("pair_key").loc[common].reset_index()
+            uo = uo.set_index("pair_key").loc[common].reset_index()
+        names = sorted(set(gp.get(base, empty).pattern) | set(gp.get(other, empty).pattern))
+        mb = _metric_arrays(ub, gp.get(base, empty), names)
+        mo = _metric_arrays(uo, gp.get(other, empty), names)
+        block = []
+        for metric in [m for m in mb if m in mo]:
+            yb, xb, unit = mb[metric]
+            yo, xo, _ = mo[metric]
+            d = compare_units(yb, xb, yo, xo, paired)
+            block.append({"baseline_group": label[base], "group": label[other],
+                          "metric": metric, "unit": unit, "baseline": d.baseline,
+                          "value": d.value, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
+                          "paired_se": d.paired_se, "unpaired_se": d.unpaired_se,
+                          "units": d.units, "paired": d.paired})
+        ps = np.array([r["p"] for r in block], dtype=float)
+        ok = ~np.isnan(ps)
+        adj = np.full(len(ps), np.nan)
+        if ok.any():
+            adj[ok] = false_discovery_control(ps[ok])
+        for r, a in zip(block, adj, strict=True):
+            r["p_adjusted"] = float(a)
+        rows.extend(block)
+    cols = ["baseline_group", "group", "metric", "unit", "baseline", "value", "diff", "lo",
+            "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "paired"]
+    return pd.DataFrame(rows, columns=cols)

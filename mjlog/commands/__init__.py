@@ -4,6 +4,7 @@ Command modules import their heavy dependencies inside the command, so
 ``mjlog --help`` stays fast.
 """
 
+from mjlog.commands.compare import compare_command
 from mjlog.commands.demo import demo
 from mjlog.commands.hand import analyse
 from mjlog.commands.interchange import export_command, import_command
@@ -21,5 +22,5 @@ ALL: list = [
     simulate_command, sweep_command, ladder_command,  # playing
     replay_command, validate_command,                 # replaying and auditing
     export_command, import_command,                   # interchange
-    report_command, demo,                             # analysis and the tour
+    report_command, compare_command, demo,            # analysis and the tour
 ]
