@@ -1174,3 +1174,36 @@ def paired_comparison(paths) -> pd.DataFrame:
     cols = ["baseline_group", "group", "metric", "unit", "baseline", "value", "diff", "lo",
             "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "paired"]
     return pd.DataFrame(rows, columns=cols)
+
+
+# ---------------------------------------------------------------- how many hands
+
+
+def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFrame:
+    """How precise each headline figure is now, and how many hands a target needs.
+
+    Per group and metric (those of :func:`paired_comparison`): ``value`` with its 95%
+    interval (the match as the unit), ``half_width``, ``matches``, ``hands``, and
+    ``hands_needed`` for a 95% half-width of ``target`` (one number for every metric,
+    or metric → half-width): the standard error falls as 1/√hands, so it is
+    ``hands × (half_width / target)²`` with the match size kept. ``unit`` names the
+    metric's unit (``mean_points[p]``: points per seat-hand, one seat-hand per hand).
+    """
+    from analysis.stats import estimate, hands_needed
+
+    runs = as_runs(runs)
+    units, pats = match_units(runs)
+    rows = []
+    for key, u in units.groupby(list(GROUP), sort=False):
+        u = u.reset_index(drop=True)
+        p = pats[(pats.variant == key[0]) & (pats.config == key[1]) & (pats.lineup == key[2])]
+        hands = int(u["hands"].sum())
+        for metric, (y, x, unit) in _metric_arrays(u, p, sorted(set(p.pattern))).items():
+            e = estimate(y, x)
+            t = target.get(metric) if isinstance(target, dict) else target
+            rows.append({**dict(zip(GROUP, key, strict=True)), "metric": metric,
+                         "unit": unit, "value": e.value, "lo": e.lo, "hi": e.hi,
+                         "half_width": e.half_width, "matches": e.units, "hands": hands,
+                         "target": t, "hands_needed": hands_needed(e.half_width, hands, t)
+                         if t else np.nan})
+    return _finish(runs, pd.DataFrame(rows))

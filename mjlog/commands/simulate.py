@@ -60,9 +60,16 @@ def interrupted(e: KeyboardInterrupt) -> None:
 @run_options
 @click.option("--out", type=click.Path(file_okay=False), required=True,
               help="Run directory to write (resumed if it holds this run's shards).")
+@click.option("--until", "until", default=None, metavar="METRIC=HALF_WIDTH",
+              help="Add whole shards until METRIC's 95% half-width is at most HALF_WIDTH "
+                   "(say dealer_advantage=0.1; see simulate/until.py); needs --max-hands, "
+                   "ignores --matches. Plays the chosen hands twice (a scratch pass, then "
+                   "the run).")
+@click.option("--max-hands", type=click.IntRange(min=1), default=None,
+              help="With --until: stop here whatever the half-width.")
 def simulate_command(variant, matches, hands_per_match, seed, players, agents, rules_file,
                      sets, workers, scheduler, duplicate, events, hands_per_shard, quiet,
-                     out) -> None:
+                     out, until, max_hands) -> None:
     """Play MATCHES × HANDS-PER-MATCH hands and write a run directory (Parquet).
 
     Uses every core (--workers N), or a Dask cluster (--scheduler ADDRESS); the
@@ -78,6 +85,10 @@ def simulate_command(variant, matches, hands_per_match, seed, players, agents, r
                          players=players, sets=sets, rules_file=rules_file,
                          duplicate=duplicate, events=events == "all",
                          hands_per_shard=hands_per_shard)
+    if until is not None or max_hands is not None:
+        from simulate.until import until_command
+
+        return until_command(spec, out, until, max_hands, workers, scheduler, quiet)
     try:
         m = simulate(spec, out, workers=workers, progress=None if not quiet else False,
                      scheduler=scheduler)

@@ -1,0 +1,165 @@
+"""``mjlog simulate --until METRIC=HALF_WIDTH --max-hands N``: play until a figure is precise.
+
+Shards of whole matches are played in order into a scratch run (the run with
+``N`` hands' worth of matches, next to ``--out``), ``--workers`` shards at a time.
+After each batch the metric's 95% half-width (the match as the unit,
+:func:`analysis.queries.precision`) is computed on every prefix of complete
+shards *in shard order*, and the first prefix of at least :data:`MIN_MATCHES`
+matches whose half-width is above 0 and at most the target decides the number
+of matches ``M``. The rule reads only the logged rows of that prefix, so
+``M``, and with it every byte written, is the same for any number of workers
+(batches only decide how much is played beyond ``M`` in scratch and thrown away).
+
+The run's id hashes its number of matches, so the scratch rows (written under the
+id of the ``N``-hand run) cannot be kept: the run of ``M`` matches is then played
+into ``--out`` as ``--matches M`` would play it (byte-identical to it), and the
+scratch run is removed. The price is playing the hands twice; the gain is an
+ordinary, auditable run. The manifest records the rule under ``until``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import shutil
+from pathlib import Path
+
+from mjlog.errors import InputError, MjlogError
+
+MIN_MATCHES = 30
+"""No stop on fewer matches: a small prefix can show no spread at all (no drawn hand
+yet), and a zero-width interval from it says nothing."""
+
+_UNTIL = re.compile(r"^\s*([a-z_]+(?:\[[a-z0-9_]+\])?)\s*=\s*([0-9.eE+-]+)\s*$")
+
+
+def parse_until(text: str) -> tuple[str, float]:
+    """``METRIC=HALF_WIDTH`` → (metric, half-width).
+
+    >>> parse_until("dealer_advantage=0.1")
+    ('dealer_advantage', 0.1)
+    >>> parse_until("mean_points[0]=0.05")
+    ('mean_points[0]', 0.05)
+    """
+    m = _UNTIL.match(text)
+    try:
+        half = float(m.group(2)) if m else math.nan
+    except ValueError:
+        half = math.nan
+    if not m or not half > 0:
+        raise InputError(f"bad --until {text!r}; expected METRIC=HALF_WIDTH, say "
+                         f"dealer_advantage=0.1 (metrics: mean_points[p], dealer_advantage, "
+                         f"draw_rate, mean_points_per_win, money_moved_per_hand, "
+                         f"pattern_rate[key], capped_share)")
+    return m.group(1), half
+
+
+_KNOWN = re.compile(r"^(mean_points\[\d\]|dealer_advantage|draw_rate|mean_points_per_win|"
+                    r"money_moved_per_hand|pattern_rate\[[a-z0-9_]+\]|capped_share)$")
+
+
+def _half_widths(scratch: Path, spec, metric: str, ends: list[int]) -> list[float]:
+    """The metric's 95% half-width on the matches [0, end) of the scratch run, per end."""
+    from analysis import queries
+    from analysis.stats import estimate
+
+    units, pats = queries.match_units(queries.Runs(scratch))
+    out = []
+    for end in ends:
+        u = units[units.match < end].reset_index(drop=True)
+        p = pats[pats.match < end]
+        names = [metric[len("pattern_rate["):-1]] if metric.startswith("pattern_rate[") \
+            else []
+        arrays = queries._metric_arrays(u, p, names)
+        if metric not in arrays:
+            raise InputError(f"--until: no metric {metric} for {spec.rules.n} players")
+        y, x, _ = arrays[metric]
+        out.append(estimate(y, x).half_width)
+    return out
+
+
+def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: int,
+              workers: int | None = None, progress: bool | None = None) -> tuple[dict, dict]:
+    """Play ``spec`` (its ``matches`` ignored) until ``metric``'s 95% half-width is at most
+    ``half_width`` or ``max_hands`` are played; returns (manifest, what the rule found)."""
+    from mjlog.logio import build_manifest, read_manifest, write_manifest
+    from simulate import runner
+
+    if not _KNOWN.match(metric):
+        parse_until(f"?={half_width}")  # the error names the metrics
+    per_match = spec.rotations * spec.hands_per_match
+    max_matches = max_hands // per_match
+    if max_matches < 1:
+        raise InputError(f"--max-hands {max_hands} is less than one match ({per_match} hands)")
+    full = dataclasses.replace(spec, matches=max_matches)
+    out = Path(out)
+    scratch = out.parent / f".{out.name}.until-{full.run_id}"
+    shards = full.shards()
+    workers = max(1, workers or runner.default_workers())
+    runner._check_same_run(full, scratch, shards)
+    runner._clean(scratch, shards)
+    found = None
+    checked = 0
+    while found is None and checked < len(shards):
+        batch = shards[checked:checked + workers]
+        todo = [s for s in batch if not runner.shard_complete(scratch, s[0], events=spec.events)]
+        if todo:
+            bar = runner._progress(full.shard_hands(batch[0][1], batch[-1][2]), 0, progress,
+                                   f"until {metric}<={half_width}")
+            try:
+                if len(todo) == 1 or workers == 1:
+                    for s, a, b in todo:
+                        runner.play_shard(full, scratch, s, a, b, report=bar.update)
+                else:
+                    runner._run_local(full, scratch, todo, min(workers, len(todo)), bar)
+            finally:
+                bar.close()
+        done = shards[:checked + len(batch)]
+        write_manifest(scratch, build_manifest(full.meta(), runner._entries(full, scratch, done),
+                                               **full.layout()))
+        ends = [b for _, _, b in batch]
+        for end, hw in zip(ends, _half_widths(scratch, spec, metric, ends), strict=True):
+            if end >= MIN_MATCHES and 0 < hw <= half_width:
+                found = (end, hw)
+                break
+        checked += len(batch)
+        last = (ends[-1], hw)
+    matches, hw = found or last
+    final = dataclasses.replace(spec, matches=matches)
+    if (out / "manifest.json").exists() and read_manifest(out).get("run_id") != final.run_id:
+        raise MjlogError(f"{out} holds run {read_manifest(out).get('run_id')}, not the one "
+                         f"--until chose ({final.run_id}, {matches} matches): choose "
+                         f"another --out")
+    manifest = runner.simulate(final, out, workers=workers, progress=progress)
+    rule = {"metric": metric, "half_width": half_width, "max_hands": max_hands,
+            "reached": found is not None, "achieved_half_width": hw,
+            "hands": matches * per_match}
+    manifest = {**manifest, "until": rule}
+    write_manifest(out, manifest)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return manifest, rule
+
+
+def until_command(spec, out, until: str | None, max_hands: int | None, workers, scheduler,
+                  quiet: bool) -> None:
+    """``mjlog simulate --until``: check the options, run, say what the rule found."""
+    import click
+
+    if until is None or max_hands is None:
+        raise InputError("--until and --max-hands go together")
+    if scheduler:
+        raise InputError("--until runs on local workers (no --scheduler)")
+    metric, half = parse_until(until)
+    try:
+        m, rule = run_until(spec, out, metric, half, max_hands, workers,
+                            progress=None if not quiet else False)
+    except KeyboardInterrupt as e:
+        from mjlog.commands.simulate import interrupted
+
+        interrupted(e)
+    if not quiet:
+        how = "reached" if rule["reached"] else "NOT reached (stopped at --max-hands)"
+        click.echo(f"run {m['run_id']}: {rule['hands']} hands of {spec.variant} written to "
+                   f"{out}; {metric} 95% half-width {rule['achieved_half_width']:.4g} "
+                   f"(target {half:g}: {how})")
