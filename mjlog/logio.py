@@ -678,6 +678,9 @@ def verify_manifest(run_dir: str | os.PathLike, read_pages: bool = True) -> list
         if not path.is_file():
             problems.append(f"{rel}: listed in the manifest but missing")
             continue
+        size = path.stat().st_size
+        if isinstance(f.get("bytes"), int) and f["bytes"] != size:
+            problems.append(f"{rel}: {size} bytes, the manifest says {f['bytes']}")
         digest = _sha256(path)
         if digest != f["sha256"]:
             problems.append(f"{rel}: sha256 {digest[:12]}… differs from the manifest's")
