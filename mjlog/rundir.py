@@ -274,8 +274,8 @@ class RunClaim:
             except BlockingIOError:
                 raise self._refuse("is being written by another mjlog process right now; "
                                    f"wait for it, or choose another {self.option}") from None
-            text = os.pread(fd, 256, 0).decode("utf-8", "replace").strip()
-            have_id, _, have_layout = text.partition(" ")
+            head = os.pread(fd, 256, 0).decode("utf-8", "replace")
+            have_id, _, have_layout = head.split("\n", 1)[0].strip().partition(" ")
             if have_id != self.run_id:
                 raise self._refuse(f"holds shards of run {clip(have_id, 40)}, not "
                                    f"{self.run_id}: choose another {self.option}")
@@ -286,6 +286,7 @@ class RunClaim:
             if not have_layout:  # a marker from before layouts were recorded
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, f"{self.run_id} {self.layout}\n".encode(), 0)
+            os.lseek(fd, 0, os.SEEK_END)
             self._check_manifest_id()
         except BaseException:
             os.close(fd)
@@ -301,6 +302,30 @@ class RunClaim:
         if rid != self.run_id:
             raise self._refuse(f"holds run {clip(str(rid), 40)}, not {self.run_id}: choose "
                                f"another directory")
+
+    def record(self, shard: int, entries: list[dict[str, Any]]) -> None:
+        """Journal a finished shard's manifest entries in the marker (after its line
+        of run id and layout), so a resumed run checks the shard against the hashes
+        it was written with. Only the claim's holder writes here."""
+        assert self._fd is not None, "record() needs the claim"
+        line = json.dumps({"shard": shard, "files": entries}, sort_keys=True) + "\n"
+        os.write(self._fd, line.encode())
+        os.fsync(self._fd)
+
+    def journal(self) -> dict[int, list[dict[str, Any]]]:
+        """The shards journalled by :meth:`record` (this writer's and earlier ones');
+        a torn last line (a writer killed mid-write) is ignored."""
+        assert self._fd is not None, "journal() needs the claim"
+        size = os.fstat(self._fd).st_size
+        text = os.pread(self._fd, size, 0).decode("utf-8", "replace")
+        out: dict[int, list[dict[str, Any]]] = {}
+        for line in text.splitlines()[1:]:
+            try:
+                d = json.loads(line)
+                out[int(d["shard"])] = list(d["files"])
+            except (ValueError, KeyError, TypeError):
+                continue
+        return out
 
     def release(self) -> None:
         if self._fd is not None:

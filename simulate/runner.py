@@ -220,22 +220,28 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
     """
     out = Path(out)
     shards = spec.shards()
-    with RunClaim(out, spec.run_id, _fmt(spec.layout()), inside=inside):
+    with RunClaim(out, spec.run_id, _fmt(spec.layout()), inside=inside) as claim:
         done_before = _finished_run(spec, out, shards)
         if done_before is not None:
             return done_before
         _clean(out, shards)
-        good = _verified_shards(spec, out, shards)
+        good = _verified_shards(spec, out, shards, claim.journal())
         todo = [s for s in shards if s[0] not in good]
-        _play(spec, out, shards, todo, workers, progress, scheduler, desc)
-        entries = [e for shard, _a, _b in shards
-                   for e in good.get(shard) or _entries(spec, out, shard)]
+
+        def finished(shard: int, entries: list[dict] | None = None) -> None:
+            good[shard] = entries or _entries(spec, out, shard)
+            claim.record(shard, good[shard])
+
+        _play(spec, out, shards, todo, workers, progress, scheduler, desc, finished)
+        entries = [e for shard, _a, _b in shards for e in good[shard]]
         manifest = build_manifest(spec.meta(), entries, **spec.layout())
         write_manifest(out, manifest)
     return manifest
 
 
-def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, desc) -> None:
+def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, desc,
+          finished: Callable[..., None]) -> None:
+    """Play the ``todo`` shards; ``finished(shard, entries)`` as each is in place."""
     left = sum(spec.shard_hands(a, b) for _, a, b in todo)
     bar = _progress(spec.total_hands, spec.total_hands - left, progress, desc)
     try:
@@ -244,6 +250,7 @@ def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, 
 
             def on_done(shard: int) -> None:
                 _, a, b = shards[shard]
+                finished(shard)
                 bar.update(spec.shard_hands(a, b))
 
             run_on_dask(scheduler, spec, out, todo, on_done)
@@ -251,9 +258,9 @@ def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, 
             workers = min(workers or default_workers(), len(todo))
             if workers <= 1:
                 for shard, a, b in todo:
-                    play_shard(spec, out, shard, a, b, report=bar.update)
+                    finished(shard, play_shard(spec, out, shard, a, b, report=bar.update)[0])
             elif todo:
-                _run_local(spec, out, todo, workers, bar)
+                _run_local(spec, out, todo, workers, bar, finished)
     except KeyboardInterrupt:
         if not scheduler:  # dask tasks already running finish their shard
             _clean(out, shards)
@@ -289,15 +296,15 @@ def _init_worker(queue) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _worker_shard(spec: RunSpec, out: str, shard: int, first: int, end: int) -> int:
+def _worker_shard(spec: RunSpec, out: str, shard: int, first: int,
+                  end: int) -> tuple[int, list[dict]]:
     def report(n: int) -> None:
         _queue.put((shard, n))
 
-    play_shard(spec, out, shard, first, end, report=report)
-    return shard
+    return shard, play_shard(spec, out, shard, first, end, report=report)[0]
 
 
-def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar) -> None:
+def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished) -> None:
     import multiprocessing as mp
     import queue as queue_mod
 
@@ -330,7 +337,8 @@ def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar) -> None:
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             drain()
             for f in done:
-                shard = f.result()
+                shard, entries = f.result()
+                finished(shard, entries)
                 bar.update(sizes[shard] - reported.pop(shard))
     except BaseException:
         # Killing workers mid-write can make the pool's own threads hit a closed pipe
@@ -401,12 +409,14 @@ def _finished_run(spec: RunSpec, out: Path, shards) -> dict | None:
     return old if set(files.entries) == want else None
 
 
-def _verified_shards(spec: RunSpec, out: Path, shards) -> dict[int, list[dict]]:
+def _verified_shards(spec: RunSpec, out: Path, shards,
+                     journal: dict[int, list[dict]]) -> dict[int, list[dict]]:
     """The manifest entries of every shard on disk that passes its checks: each file
     a regular file whose pages all read (checksums included), whose rows all carry
-    this run's id, with the hands count the spec gives it (and, when an earlier
-    manifest lists it, the sha256 listed). A shard that fails is removed, to be
-    played again: it is never folded into the manifest."""
+    this run's id, with the hands count the spec gives it, and with the sha256 it
+    was written with when the run's journal (or an earlier manifest) has it. A
+    shard that fails is removed, to be played again: it is never folded into the
+    manifest."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
@@ -417,6 +427,8 @@ def _verified_shards(spec: RunSpec, out: Path, shards) -> dict[int, list[dict]]:
                       if isinstance(f, dict) and isinstance(f.get("path"), str)}
         except (LogError, AttributeError):
             listed = {}
+    for entries in journal.values():  # the hashes each shard was written with
+        listed.update({f.get("path"): f.get("sha256") for f in entries if isinstance(f, dict)})
     good: dict[int, list[dict]] = {}
     for shard, a, b in shards:
         if not shard_complete(out, shard, events=spec.events):

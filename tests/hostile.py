@@ -75,13 +75,27 @@ def run(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT,
 
 def refused(args: Sequence[str], cwd: Path, inputs: Iterable[Path] = (),
             watch: Iterable[Path] = (), needle: str | None = None,
-            timeout: float = TIMEOUT) -> Result:
+            timeout: float = TIMEOUT, finding: bool = False) -> Result:
     """Run a command that must refuse, and check every promise of a refusal.
 
     ``inputs`` must be byte-for-byte unchanged; ``watch`` are places nothing may be
     written to (the working directory ``cwd`` is always watched). ``needle``, if
-    given, must appear in the one line on stderr.
+    given, must appear in the one line on stderr. ``finding`` is for
+    ``mjlog validate``, whose refusal of a run is a finding: exit 1, the needle in a
+    line of its report on stdout, nothing on stderr.
     """
+    if finding:
+        inputs = [Path(p) for p in inputs]
+        watched = [Path(cwd), *[Path(p) for p in watch]]
+        before = snapshot(*inputs, *watched)
+        res = run(args, cwd, timeout)
+        cmd = "mjlog " + " ".join(str(a) for a in args)
+        assert res.code == 1, f"{cmd}: exit {res.code}, expected 1\n{res.stdout}{res.stderr}"
+        assert "Traceback" not in res.stderr + res.stdout, f"{cmd}: traceback\n{res.stderr}"
+        assert not res.stderr.strip(), f"{cmd}: stderr {res.stderr!r}"
+        assert needle is None or needle in res.stdout, f"{cmd}: {needle!r} not in\n{res.stdout}"
+        assert snapshot(*inputs, *watched) == before, f"{cmd}: changed or wrote files"
+        return res
     inputs = [Path(p) for p in inputs]
     watched = [Path(cwd), *[Path(p) for p in watch]]
     before = snapshot(*inputs, *watched)
