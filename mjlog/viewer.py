@@ -13,6 +13,13 @@ win on: the winning hand, its patterns (keys and Chinese names), fan and every
 payment. Controls: step, jump, play/pause, a slider, an event list, the keys
 ←/→, Home/End and space; the URL fragment ``#seq=N`` keeps the position.
 
+A run is data, and a shared one may be hostile: every value reaches a page as
+text. The data is embedded as JSON with ``<``, ``>``, ``&``, U+2028 and U+2029
+escaped; the page's script builds its DOM with ``createElement`` and text nodes
+(never ``innerHTML``); the index escapes every value. Each page carries a
+Content-Security-Policy (:func:`csp`) that lets only its own inline script and
+style run, by their sha256, and nothing be fetched.
+
 The page's elements carry ``data-`` attributes in notation (``data-hand``,
 ``data-discards``, ``data-wall-left``, ``data-score`` …) so tests and scripts can
 read what it shows.

@@ -8,6 +8,8 @@ tests/artifacts/ (gitignored).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -76,6 +78,18 @@ def test_html_page_is_self_contained_and_embeds_the_replayers_states(runs, tmp_p
     # nothing fetched: no external script, style, image or font
     for bad in ("http://", "https://", "<link", " src=", "@import", "url("):
         assert bad not in text, bad
+    # a CSP allowing the page's own inline script and style, by hash, and nothing else
+    csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">',
+                    text).group(1).replace("&#x27;", "'")
+    script = re.search(r"<script>(.*?)</script>", text, re.S).group(1)
+    style = re.search(r"<style>(.*?)</style>", text, re.S).group(1)
+    want = {"script-src": script, "style-src": style}
+    rules = dict(d.split(" ", 1) for d in csp.split("; "))
+    assert rules["default-src"] == "'none'" and rules["base-uri"] == "'none'"
+    for directive, block in want.items():
+        digest = base64.b64encode(hashlib.sha256(block.encode()).digest()).decode()
+        assert rules[directive] == f"'sha256-{digest}'", directive
+    assert "unsafe" not in csp
     data = _page_data(out)
     rp = load_hand(run, 0, 0)
     snaps = [s for _, _, s in rp.states()]
