@@ -5,7 +5,7 @@ The run is written by mjlog, then rewritten with pyarrow as an attacker would
 (the Parquet writer refuses values outside the log's vocabularies; a run from
 elsewhere need not come from that writer), and sealed with a manifest that
 matches its files (:func:`_seal`, the one place that knows the manifest's form).
-Every payload calls ``pwned()`` or sets ``window.__pwned`` if it ever runs.
+A markup payload calls ``pwned()`` or sets ``window.__pwned`` if it ever runs.
 
 In Chromium (tests/browser.py) every event of every page is stepped through with
 the page's own key handler and controls, checking at each step that no element
@@ -30,7 +30,9 @@ from mjlog.cli import main
 from mjlog.replay import load_hand
 from mjlog.viewer import hand_data, render_hand_page, render_index
 
-# Each one, if it ever ran, would call pwned(<its name>) or set window.__pwned.
+# The markup would call pwned(<its name>) or set window.__pwned if it ever ran; the
+# rest probe entities (shown as typed), the page's {{PLACEHOLDERS}}, line separators in
+# JSON and names that JavaScript objects inherit.
 PAYLOADS = [
     "<img src=x onerror=\"pwned('img')\">",
     "</script><script>pwned('script')</script>",
