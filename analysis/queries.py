@@ -29,7 +29,6 @@ True
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -41,8 +40,10 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats import estimates
+from mjlog.errors import clip
 from mjlog.events import REASON_NAMES
-from mjlog.logio import LogError, read_manifest
+from mjlog.logio import LogError
+from mjlog.rundir import RunFiles, duckdb_path, read_json
 from mjlog.scoring.patterns import pattern_name
 
 __all__ = [
@@ -98,7 +99,8 @@ class Run:
     config: str
     agents: tuple[str, ...]
     """Agent per seat as given to ``mjlog simulate`` (``name`` or ``name:k=v;…``)."""
-    seed: int
+    seed: int | None
+    """The root seed; None for an imported hand that came without one."""
     matches: int
     hands_per_match: int
     duplicate: bool
@@ -180,21 +182,23 @@ def _expand(path: Path) -> list[tuple[Path, tuple[str, ...]]]:
     sweep = path / "sweep.json"
     listed: list[tuple[Path, tuple[str, ...]]] = []
     if sweep.is_file():
-        try:
-            meta = json.loads(sweep.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise LogError(f"{sweep}: not valid JSON: {e}") from None
+        meta = read_json(sweep, "sweep file")
         # mjlog sweep writes {"grid": {...}, "points": [{"dir": ..., "run_id": ...}, ...]}
         meta = meta if isinstance(meta, dict) else {"points": meta}
         grid = meta.get("grid")
-        varied = tuple(grid) if isinstance(grid, dict) else ()
+        varied = tuple(str(k) for k in grid) if isinstance(grid, dict) else ()
         entries = meta.get("points") or meta.get("runs") or []
         for e in entries if isinstance(entries, list) else []:
-            rel = e if isinstance(e, str) else (e.get("dir") or e.get("path"))
-            if rel:
-                p = Path(rel) if Path(rel).is_absolute() else path / rel
-                if _is_run(p):
-                    listed.append((p, varied))
+            rel = e if isinstance(e, str) else (
+                (e.get("dir") or e.get("path")) if isinstance(e, dict) else None)
+            if not isinstance(rel, str) or not rel:
+                raise LogError(f"{sweep}: a point without a 'dir' string")
+            if os.path.isabs(rel) or ".." in Path(rel).parts or "/" in rel.strip("/"):
+                raise LogError(f"{sweep}: point dir {clip(rel, 80)!r} is not a folder of "
+                               f"the sweep: refused")
+            p = path / rel
+            if _is_run(p):
+                listed.append((p, varied))
     if not listed:
         listed = [(p, ()) for p in sorted(path.iterdir()) if p.is_dir() and _is_run(p)]
     if not listed:
@@ -206,29 +210,36 @@ class Runs:
     """A set of run directories, queried together through one DuckDB connection.
 
     ``paths``: run directories or sweep parents. A run given twice (same
-    ``run_id``) is counted once. Table files are the ones the manifest lists.
+    ``run_id``) is counted once. Table files are the ones the manifest lists,
+    checked as :class:`mjlog.rundir.RunFiles` checks them: a manifest with a
+    duplicate entry, a path out of the run, a file that is not regular, a wrong
+    field type or a wrong run id is refused (:class:`LogError`, one line), and a
+    file's sha256 is checked the first time a query reads its table.
+    ``verify_hashes=False`` skips the sha256 (sizes are still checked): for data
+    you trust and read often, say a run you just wrote.
     """
 
-    def __init__(self, paths: str | os.PathLike | Iterable[str | os.PathLike]):
+    def __init__(self, paths: str | os.PathLike | Iterable[str | os.PathLike],
+                 verify_hashes: bool = True):
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         runs: list[Run] = []
-        self._files: dict[str, list[str]] = {t: [] for t in ("hands", "events", "wins",
-                                                            "transfers")}
+        self._runs: list[RunFiles] = []
         self._rule_values: dict[tuple[str, str], dict[str, Any]] = {}
+        self.rules: dict[str, dict[str, Any]] = {}
+        """The logged rules of each run, by run id."""
         seen = set()
         for given in paths:
             for p, varied in _expand(Path(given)):
-                m = read_manifest(p)
+                rf = RunFiles(p, hashes=verify_hashes)
+                m = rf.manifest
                 rid = m.get("run_id")
                 if rid in seen:
                     continue
                 seen.add(rid)
-                files = m.get("files") or []
-                for f in files:
-                    if f.get("table") in self._files:
-                        self._files[f["table"]].append(str((p / f["path"]).resolve()))
-                rows = sum(f.get("rows", 0) for f in files if f.get("table") == "hands")
+                self._runs.append(rf)
+                rows = rf.rows("hands")
+                self.rules[str(rid)] = m.get("rules") if isinstance(m.get("rules"), dict) else {}
                 self._rule_values[(str(m.get("variant")), config_label(
                     str(m.get("variant")), m.get("rules") or {}, bool(m.get("duplicate")),
                     varied))] = rule_values(str(m.get("variant")), m.get("rules") or {}, varied)
@@ -239,18 +250,20 @@ class Runs:
                     config=config_label(str(m.get("variant")), m.get("rules") or {},
                                         bool(m.get("duplicate")), varied),
                     agents=tuple(_agent_spec(a) for a in m.get("agents") or ()),
-                    seed=int(m.get("seed", 0)),
-                    matches=int(m.get("matches", 0)),
-                    hands_per_match=int(m.get("hands_per_match", 0)),
+                    seed=m.get("seed"),
+                    matches=int(m.get("matches") or 0),
+                    hands_per_match=int(m.get("hands_per_match") or 0),
                     duplicate=bool(m.get("duplicate")),
                     hands=rows,
-                    events=any(f.get("table") == "events" for f in files),
+                    events=rf.has_events,
                 ))
         if not runs:
             raise LogError("no runs given")
-        for t in ("hands", "wins", "transfers"):
-            if not self._files[t]:
-                raise LogError(f"{runs[0].path}: the manifest lists no {t} files")
+        for rf in self._runs:
+            for t in ("hands", "wins", "transfers"):
+                if not rf.by_table[t]:
+                    raise LogError(f"{rf.manifest_path}: the manifest lists no {t} files")
+        self._checked: dict[str, list[str]] = {}
         self.runs = runs
         self.con = duckdb.connect()
         try:  # a library prints nothing (in Jupyter DuckDB draws no bar without ipywidgets)
@@ -268,10 +281,15 @@ class Runs:
         return len(self.runs)
 
     def files(self, table: str) -> list[str]:
-        """The Parquet files of ``table`` over every run (absolute paths)."""
-        if table == "events" and not self._files["events"]:
-            raise LogError("these runs were written without events (--events none)")
-        return list(self._files[table])
+        """The Parquet files of ``table`` over every run: absolute paths with DuckDB's
+        glob characters escaped (a folder named ``run[1]`` is read literally), each
+        file verified the first time it is asked for."""
+        if table not in self._checked:
+            if table == "events" and not all(rf.has_events for rf in self._runs):
+                raise LogError("these runs were written without events (--events none)")
+            self._checked[table] = [duckdb_path(p.resolve()) for rf in self._runs
+                                    for p in rf.files(table)]
+        return list(self._checked[table])
 
     def info(self) -> pd.DataFrame:
         """One row per run: id, variant, config, agents (with parameters), seed, size, path."""
@@ -289,7 +307,15 @@ class Runs:
         for t in ("hands", "wins", "transfers", "events"):
             if f"${t}" in query:
                 params.setdefault(t, self.files(t))
-        return self._in_run_order(self.con.execute(query, params).df())
+        try:
+            df = self.con.execute(query, params).df()
+        except duckdb.IOException as e:  # a damaged file its manifest vouches for
+            raise LogError(f"cannot read the runs' Parquet files: "
+                           f"{clip(str(e).splitlines()[0])}") from None
+        except duckdb.InvalidInputException as e:
+            raise LogError(f"the runs' Parquet files are not as declared: "
+                           f"{clip(str(e).splitlines()[0])}") from None
+        return self._in_run_order(df)
 
     def rule_columns(self) -> pd.DataFrame:
         """One row per (variant, config): a typed column per rule key any run changed
@@ -472,9 +498,9 @@ def _collapse(units: pd.DataFrame, keys: list[str], counts: list[str],
     (interval clipped to [0, 1]) and mean with its match-unit interval."""
     sums = units.groupby(keys, sort=False)[counts].sum().reset_index()
     out = sums
-    for specs, clip in ((rates, (0.0, 1.0)), (means, None)):
+    for specs, bounds in ((rates, (0.0, 1.0)), (means, None)):
         if specs:
-            est = estimates(units, keys, specs, clip=clip)
+            est = estimates(units, keys, specs, clip=bounds)
             out = out.merge(est.drop(columns=[c for c in ("matches",) if c in out]),
                             on=keys, how="left")
     return out
@@ -602,7 +628,7 @@ def pattern_frequencies(runs) -> pd.DataFrame:
            coalesce(sum(w.total), 0)::BIGINT AS points
     FROM h LEFT JOIN read_parquet($wins) w USING ({_KEY})
     GROUP BY ALL ORDER BY ALL""")
-    rules = {(r.variant, r.config): _rules_of(r) for r in runs.runs}
+    rules = {(r.variant, r.config): _rules_of(runs, r) for r in runs.runs}
     rows = []
     cache: dict = {}
     for c in combos.itertuples(index=False):
@@ -642,12 +668,11 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     return _finish(runs, df)
 
 
-def _rules_of(run: Run):
-    from mjlog.logio import read_manifest
+def _rules_of(runs: Runs, run: Run):
     from mjlog.rules import Rules
 
     try:
-        return Rules(run.variant, read_manifest(run.path).get("rules") or {})
+        return Rules(run.variant, runs.rules.get(run.run_id) or {})
     except Exception:  # rules of another mjlog version: weights fall back to equal shares
         return None
 
@@ -891,8 +916,8 @@ def _sparse_estimates(long: pd.DataFrame, units: pd.DataFrame, key: str, value: 
         return pd.DataFrame(columns=cols)
     allu = pd.concat(frames, ignore_index=True)
     out = None
-    for name, (yc, xc, clip) in specs.items():
-        e = estimates(allu, cols, {name: (yc, xc)}, clip=clip)
+    for name, (yc, xc, bounds) in specs.items():
+        e = estimates(allu, cols, {name: (yc, xc)}, clip=bounds)
         out = e if out is None else out.merge(e.drop(columns="matches"), on=cols)
     return out
 

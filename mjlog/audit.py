@@ -69,6 +69,7 @@ from mjlog.replay import (
 )
 from mjlog.rng import RNG
 from mjlog.rules import Rules
+from mjlog.rundir import RunFiles
 from mjlog.schema import HAND_KEY, data_columns
 from mjlog.state import HandState
 from mjlog.tiles import fmt_tile
@@ -525,6 +526,15 @@ def _check_manifest(run: Path, res: AuditResult) -> tuple[RunContext | None, dic
                                          file="manifest.json"))
         return None, None
     rid = manifest.get("run_id")
+    try:  # nothing is read from a manifest that cannot be trusted as a list of files
+        RunFiles(run, hashes=False, strict=False)
+    except LogError as e:
+        res.problems.append(_run_problem(name, Check.MANIFEST_FILES, str(e),
+                                         "a manifest whose every entry is a regular file of "
+                                         "the run, listed once, of its listed size",
+                                         file=_file_of(str(e), run) or "manifest.json",
+                                         rid=rid if isinstance(rid, str) else None))
+        return None, None
     for msg in verify_manifest(run, read_pages=False):  # the shards are read in full below
         res.problems.append(_run_problem(name, Check.MANIFEST_FILES, msg,
                                          "files as the manifest lists them (rows, sha256, "
@@ -565,18 +575,14 @@ def _check_manifest(run: Path, res: AuditResult) -> tuple[RunContext | None, dic
         res.notes.append(_run_problem(name, Check.SEED, "", f"not checked: the log's rng {rng!r} "
                                       f"is not the one this mjlog implements ({RNG})",
                                       rid=rid, level="note"))
-    has_events = (run / "events").is_dir()
+    has_events = RunFiles(run, hashes=False, strict=False).has_events
     ctx = RunContext(name, rid, variant, rules.to_json(), seed, rng, has_events)
     return ctx, manifest
 
 
 def _shards_of(run: Path) -> list[int]:
-    out = set()
-    for p in (run / "hands").glob("part-*.parquet"):
-        stem = p.name[len("part-"):-len(".parquet")]
-        if stem.isdigit():
-            out.add(int(stem))
-    return sorted(out)
+    """The shards the manifest lists (checked by _check_manifest before)."""
+    return sorted(RunFiles(run, hashes=False, strict=False).shards)
 
 
 _NP = {"int8": np.int8, "int16": np.int16, "int32": np.int32}

@@ -258,5 +258,8 @@ def import_file(path: str | os.PathLike, out: str | os.PathLike, warn=None) -> d
     return import_lines(text.splitlines(), out, name=str(p), warn=warn)
 
 
-def write_lines(lines: Sequence[str], path: str | os.PathLike) -> None:
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+def write_lines(lines: Sequence[str], path: str | os.PathLike, option: str = "--out") -> None:
+    """Write the lines atomically, never inside a run (:func:`mjlog.rundir.write_atomic`)."""
+    from mjlog.rundir import write_atomic
+
+    write_atomic(path, "\n".join(lines) + "\n", option)

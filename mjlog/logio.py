@@ -29,10 +29,10 @@ Reading: :func:`read_table` and :func:`iter_hands`. Every problem with a file
 from __future__ import annotations
 
 import dataclasses
-import glob
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mjlog.errors import MjlogError
+from mjlog.rundir import LogError, RunFiles, read_json
 from mjlog.schema import (
     ALLOWED_VALUES,
     HAND_KEY,
@@ -63,6 +63,7 @@ __all__ = [
     "canonical_json",
     "check_file",
     "check_schema",
+    "file_entry",
     "iter_hands",
     "manifest_files",
     "read_manifest",
@@ -125,8 +126,6 @@ def _write_options(table: str) -> dict[str, Any]:
     )
 
 
-class LogError(MjlogError):
-    """A run directory, manifest or log file that cannot be read as the contract says."""
 
 
 # --------------------------------------------------------------------------- ids
@@ -170,7 +169,7 @@ def run_id(meta: Mapping[str, Any]) -> str:
     >>> run_id({"variant": "yuxi"})
     Traceback (most recent call last):
     ...
-    mjlog.logio.LogError: run_id needs meta keys agents, duplicate, hands_per_match, \
+    mjlog.rundir.LogError: run_id needs meta keys agents, duplicate, hands_per_match, \
 matches, mjlog_version, players, rng, rules, seed (missing from the run's metadata)
     """
     missing = sorted(k for k in RUN_ID_KEYS if k not in meta)
@@ -230,8 +229,15 @@ def shard_entries(run_dir: str | os.PathLike, shard: int, events: bool = True) -
         if not path.is_file():
             raise LogError(f"{path}: missing (shard {shard} incomplete)")
         rows = _open(path, t).metadata.num_rows
-        out.append({"table": t, "path": rel, "rows": rows, "sha256": _sha256(path)})
+        out.append(file_entry(path, t, rel, rows))
     return out
+
+
+def file_entry(path: Path, table: str, rel: str, rows: int) -> dict[str, Any]:
+    """The manifest entry of one file: its table, path in the run, rows, size and
+    sha256 (what every reader checks before it trusts the file)."""
+    return {"table": table, "path": rel, "rows": rows, "bytes": path.stat().st_size,
+            "sha256": _sha256(path)}
 
 
 def _fsync(path: Path) -> None:
@@ -513,12 +519,7 @@ class ShardWriter:
             for t in self.tables:
                 _fsync(self._tmp[t])
                 entries.append(
-                    {
-                        "table": t,
-                        "path": shard_path(t, self.shard),
-                        "rows": self._rows[t],
-                        "sha256": _sha256(self._tmp[t]),
-                    }
+                    file_entry(self._tmp[t], t, shard_path(t, self.shard), self._rows[t])
                 )
             # hands last: its presence marks the shard complete.
             for t in sorted(self.tables, key=lambda t: t == "hands"):
@@ -612,20 +613,15 @@ def write_manifest(run_dir: str | os.PathLike, manifest: Mapping[str, Any]) -> P
 
 
 def read_manifest(run_dir: str | os.PathLike) -> dict[str, Any]:
-    """Read ``manifest.json``; a missing, unreadable or malformed one raises :class:`LogError`."""
+    """Read ``manifest.json`` as JSON only (no checks of its entries: that is
+    :class:`mjlog.rundir.RunFiles`); a missing, unreadable or malformed one raises
+    :class:`LogError`, one line naming the file."""
     path = Path(run_dir) / MANIFEST
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         raise LogError(
             f"{path}: no manifest (not a run directory, or the run never finished)"
-        ) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise LogError(f"{path}: cannot read: {_one_line(e)}") from None
-    try:
-        manifest = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise LogError(f"{path}: not valid JSON: {e}") from None
+        )
+    manifest = read_json(path, "manifest")
     if not isinstance(manifest, dict):
         raise LogError(f"{path}: expected a JSON object, found {type(manifest).__name__}")
     return manifest
@@ -682,6 +678,9 @@ def verify_manifest(run_dir: str | os.PathLike, read_pages: bool = True) -> list
         if not path.is_file():
             problems.append(f"{rel}: listed in the manifest but missing")
             continue
+        size = path.stat().st_size
+        if isinstance(f.get("bytes"), int) and f["bytes"] != size:
+            problems.append(f"{rel}: {size} bytes, the manifest says {f['bytes']}")
         digest = _sha256(path)
         if digest != f["sha256"]:
             problems.append(f"{rel}: sha256 {digest[:12]}… differs from the manifest's")
@@ -714,6 +713,8 @@ def _one_line(e: BaseException) -> str:
 def _open(path: Path, table: str) -> pq.ParquetFile:
     """Open one file of ``table`` and check its schema; LogError on any problem."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the read
+            raise LogError(f"{path}: not a regular file")
         pf = pq.ParquetFile(path, page_checksum_verification=True)
         schema = pf.schema_arrow
     except FileNotFoundError:
@@ -754,21 +755,29 @@ def _conform(tab: pa.Table, table: str) -> pa.Table:
     return tab
 
 
-def _files(path: Path, table: str) -> list[Path]:
+def _files(path: Path | RunFiles, table: str) -> list[Path]:
+    """The files of ``table``: a run's, as its verified manifest lists them, or the
+    one file given."""
     if table not in TABLES:
         raise LogError(f"unknown table {table!r}; valid tables: {', '.join(TABLES)}")
-    if path.is_file():
+    if isinstance(path, RunFiles):
+        run = path
+    elif path.is_dir():
+        run = RunFiles(path)
+    elif os.path.exists(path):
         return [path]
-    if not path.is_dir():
+    else:
         raise LogError(f"{path}: no such run directory or file")
-    files = sorted(Path(p) for p in glob.glob(str(path / table / "part-*.parquet")))
+    files = run.files(table)
     if not files:
-        raise LogError(f"{path}: no {table} files ({table}/part-*.parquet)")
+        what = "written without events (--events none)" if table == "events" else (
+            f"no {table} files in the manifest")
+        raise LogError(f"{run.path}: {what}")
     return files
 
 
 def read_table(
-    path_or_run_dir: str | os.PathLike,
+    path_or_run_dir: str | os.PathLike | RunFiles,
     table: str,
     columns: Sequence[str] | None = None,
     filters: Any = None,
@@ -779,8 +788,9 @@ def read_table(
     ``(column, op, value)`` tuples or an expression). Columns come back with the
     declared types. Any bad file raises :class:`LogError` naming it.
     """
+    src = path_or_run_dir if isinstance(path_or_run_dir, RunFiles) else Path(path_or_run_dir)
     parts = []
-    for f in _files(Path(path_or_run_dir), table):
+    for f in _files(src, table):
         pf = _open(f, table)
         if columns is not None:
             unknown = [c for c in columns if c not in pf.schema_arrow.names]
@@ -856,17 +866,8 @@ def _rows_by_hand(
         yield key, rows
 
 
-def _shards(run: Path) -> list[int]:
-    out = []
-    for p in _files(run, "hands"):
-        stem = p.name[len("part-") : -len(".parquet")]
-        if stem.isdigit():
-            out.append(int(stem))
-    return sorted(out)
-
-
 def iter_hands(
-    run_dir: str | os.PathLike,
+    run_dir: str | os.PathLike | RunFiles,
     events: bool | None = None,
     shards: Iterable[int] | None = None,
     batch_rows: int = 65536,
@@ -879,22 +880,17 @@ def iter_hands(
     ``True`` requires them. A row that belongs to no hand of its shard, or rows
     out of order, raise :class:`LogError`.
     """
-    run = Path(run_dir)
-    if not run.is_dir():
-        raise LogError(f"{run}: no such run directory")
-    for shard in sorted(shards) if shards is not None else _shards(run):
-        hands_path = run / shard_path("hands", shard)
-        if not hands_path.is_file():
-            raise LogError(f"{hands_path}: missing (shard {shard} incomplete)")
-        events_path = run / shard_path("events", shard)
-        with_events = events if events is not None else events_path.is_file()
+    run = run_dir if isinstance(run_dir, RunFiles) else RunFiles(run_dir)
+    if events and not run.has_events:
+        raise LogError(f"{run.path}: written without events (--events none)")
+    with_events = run.has_events if events is None else events
+    for shard in sorted(shards) if shards is not None else sorted(run.shards):
+        hands_path = run.file("hands", shard)
         children = {}
         for t in ("events", "wins", "transfers"):
             if t == "events" and not with_events:
                 continue
-            p = run / shard_path(t, shard)
-            if not p.is_file():
-                raise LogError(f"{p}: missing (shard {shard} incomplete)")
+            p = run.file(t, shard)
             children[t] = (p, _rows_by_hand(p, t, batch_rows, as_tuples=(t == "events")))
         pf = _open(hands_path, "hands")
         try:

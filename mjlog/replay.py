@@ -648,30 +648,65 @@ class Replay:
         return st
 
 
-def load_hand(run_dir: str | os.PathLike, match: int, hand: int, rotation: int = 0) -> Replay:
-    """Read one hand of a run directory (hands row, events, wins, transfers)."""
-    from mjlog.logio import LogError, read_manifest, read_table
+def _shards_with_match(run, match: int) -> list[int]:
+    """The shards whose hands file may hold ``match``, from the footers' statistics
+    (every shard when a file has none)."""
+    import pyarrow.parquet as pq
 
-    manifest = read_manifest(run_dir)
+    from mjlog.logio import LogError
+
+    out = []
+    for shard in sorted(run.shards):
+        path = run.path / run.shards[shard]["hands"]
+        try:
+            md = pq.ParquetFile(path).metadata
+            col = md.schema.to_arrow_schema().get_field_index("match")
+            stats = [md.row_group(i).column(col).statistics for i in range(md.num_row_groups)]
+        except Exception as e:  # noqa: BLE001 - any footer damage: name the file
+            raise LogError(f"{path}: not a readable Parquet file: {e}") from None
+        if any(st is None or not st.has_min_max or st.min <= match <= st.max for st in stats):
+            out.append(shard)
+    return out
+
+
+def load_hand(run_dir: str | os.PathLike, match: int, hand: int, rotation: int = 0) -> Replay:
+    """Read one hand of a run directory (hands row, events, wins, transfers).
+
+    The manifest is verified first (:class:`mjlog.rundir.RunFiles`), and the files
+    read, those of the shard holding the hand, have their sha256 checked.
+    """
+    from mjlog.logio import LogError, read_table
+    from mjlog.rundir import RunFiles
+
+    run = RunFiles(run_dir)
+    manifest = run.manifest
     try:
         rules = Rules(manifest["variant"], manifest["rules"])
     except (KeyError, TypeError) as e:
         raise LogError(f"{run_dir}: manifest has no usable variant/rules ({e})") from None
     where = f"{run_dir} match {match} rotation {rotation} hand {hand}"
-    flt = [("match", "=", match), ("rotation", "=", rotation), ("hand", "=", hand)]
-    rows = read_table(run_dir, "hands", filters=flt).to_pylist()
-    if not rows:
-        raise LogError(f"{where}: no such hand in the run")
-    if len(rows) > 1:
-        raise LogError(f"{where}: {len(rows)} hands rows with this key")
-    events_dir = os.path.join(os.fspath(run_dir), "events")
-    if not os.path.isdir(events_dir):
+    if not run.has_events:
         raise LogError(f"{run_dir}: written without events (--events none): nothing to replay")
-    ev_rows = read_table(run_dir, "events", filters=flt).to_pylist()
-    ev_rows.sort(key=lambda r: r["seq"])
+    flt = [("match", "=", match), ("rotation", "=", rotation), ("hand", "=", hand)]
+    found = []
+    for shard in _shards_with_match(run, match):
+        rows = read_table(run.file("hands", shard), "hands", filters=flt).to_pylist()
+        found += [(shard, r) for r in rows]
+    if not found:
+        m = manifest
+        raise LogError(f"{where}: no such hand in the run (matches 0..{m.get('matches', 0) - 1}"
+                       f", hands 0..{m.get('hands_per_match', 0) - 1}"
+                       + (f", rotations 0..{m.get('players', 1) - 1}" if m.get("duplicate")
+                          else "") + ")")
+    if len(found) > 1:
+        raise LogError(f"{where}: {len(found)} hands rows with this key")
+    shard, row = found[0]
+
+    def rows_of(table: str) -> list[dict]:
+        tab = read_table(run.file(table, shard), table, filters=flt).to_pylist()
+        return sorted(tab, key=lambda r: r["seq"])
+
+    ev_rows = rows_of("events")
     cols = ("type", "seat", "tile", "from_seat", "kind", "tiles", "amount")
     events = [to_event([r[c] for c in cols]) for r in ev_rows]
-    wins = sorted(read_table(run_dir, "wins", filters=flt).to_pylist(), key=lambda r: r["seq"])
-    transfers = sorted(read_table(run_dir, "transfers", filters=flt).to_pylist(),
-                       key=lambda r: r["seq"])
-    return Replay(rules, rows[0], events, wins, transfers, where=where)
+    return Replay(rules, row, events, rows_of("wins"), rows_of("transfers"), where=where)

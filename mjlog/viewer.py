@@ -13,6 +13,13 @@ win on: the winning hand, its patterns (keys and Chinese names), fan and every
 payment. Controls: step, jump, play/pause, a slider, an event list, the keys
 ←/→, Home/End and space; the URL fragment ``#seq=N`` keeps the position.
 
+A run is data, and a shared one may be hostile: every value reaches a page as
+text. The data is embedded as JSON with ``<``, ``>``, ``&``, U+2028 and U+2029
+escaped; the page's script builds its DOM with ``createElement`` and text nodes
+(never ``innerHTML``); the index escapes every value. Each page carries a
+Content-Security-Policy (:func:`csp`) that lets only its own inline script and
+style run, by their sha256, and nothing be fetched.
+
 The page's elements carry ``data-`` attributes in notation (``data-hand``,
 ``data-discards``, ``data-wall-left``, ``data-score`` …) so tests and scripts can
 read what it shows.
@@ -34,6 +41,8 @@ True
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import os
@@ -291,9 +300,46 @@ def _asset(fname: str) -> str:
 
 
 def _embed_json(obj: Any) -> str:
-    """JSON safe inside a <script> element: no ``</``, no ``<!--``."""
+    """JSON safe inside a ``<script type="application/json">`` element: ``<``, ``>``
+    and ``&`` become ``\\u003c``, ``\\u003e`` and ``\\u0026`` (no ``</script>``, no
+    ``<!--``, nothing an HTML parser acts on), and U+2028/U+2029 are escaped too.
+    ``JSON.parse`` reads the same values back.
+
+    >>> _embed_json({"k": "</script><!--&\u2028"})
+    '{"k":"\\\\u003c/script\\\\u003e\\\\u003c!--\\\\u0026\\\\u2028"}'
+    """
     s = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    return s.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return s.translate(_JSON_ESCAPES)
+
+
+_JSON_ESCAPES = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
+
+
+def _csp_hash(text: str) -> str:
+    """A CSP source for one inline block: its sha256, as the browser computes it."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def csp(scripts: Sequence[str] = (), styles: Sequence[str] = ()) -> str:
+    """The Content-Security-Policy of a page whose only active content is the inline
+    ``scripts`` and ``styles`` given (their exact text): nothing is fetched, no other
+    script runs (no inline handler, no ``javascript:`` URL, no injected element),
+    no string reaches an HTML sink (Trusted Types: the viewer builds its DOM with
+    ``createElement`` and ``textContent``), no form is sent, no ``<base>`` applies.
+
+    >>> csp(styles=["p{}"]).split("; ")
+    ["default-src 'none'", "style-src 'sha256-gG2yISYereRMiG2lMXrbiUgi0Ubw9p7QCeWcroOvy9Y='", \
+"base-uri 'none'", "form-action 'none'"]
+    """
+    parts = ["default-src 'none'"]
+    if scripts:
+        parts.append("script-src " + " ".join(_csp_hash(t) for t in scripts))
+        parts.append("require-trusted-types-for 'script'; trusted-types 'none'")
+    if styles:
+        parts.append("style-src " + " ".join(_csp_hash(t) for t in styles))
+    parts += ["base-uri 'none'", "form-action 'none'"]
+    return "; ".join(parts)
 
 
 def _title(meta: Mapping[str, Any]) -> str:
@@ -313,14 +359,26 @@ def render_hand_page(data: Mapping[str, Any],
     """One self-contained HTML page (inline CSS, JavaScript and data). ``links``
     may name the ``index``, ``prev`` and ``next`` pages (an ``--html-dir``)."""
     page = _asset("hand.html")
+    css, js = _inline("viewer.css", "style"), _inline("viewer.js", "script")
     parts = {
+        "{{CSP}}": html.escape(csp(scripts=[js], styles=[css])),
         "{{TITLE}}": html.escape(_title(data["meta"])),
         "{{INDEX_LINK}}": _nav(links or {}),
-        "{{CSS}}": _asset("viewer.css"),
+        "{{CSS}}": css,
         "{{DATA}}": _embed_json(data),
-        "{{JS}}": _asset("viewer.js"),
+        "{{JS}}": js,
     }
     return _fill(page, parts)
+
+
+def _inline(fname: str, tag: str) -> str:
+    """An asset as the text of an inline ``<style>``/``<script>`` (what its CSP
+    hash covers); it must not end its element early."""
+    text = "\n" + _asset(fname) + "\n"
+    low = text.lower()
+    if f"</{tag}" in low or "<!--" in low:
+        raise AssertionError(f"viewer asset {fname} would end its <{tag}> element")
+    return text
 
 
 def _fill(page: str, parts: Mapping[str, str]) -> str:
@@ -472,42 +530,65 @@ def _index_row(data: Mapping[str, Any], href: str) -> dict[str, Any]:
 
 
 def render_index(manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
-    """The ``index.html`` of an ``--html-dir``: one row per hand, linked."""
+    """The ``index.html`` of an ``--html-dir``: one row per hand, linked. Every
+    value is escaped (a run is data, and a shared run may be hostile).
+
+    >>> page = render_index({"variant": "<i>", "run_id": '"><b>', "agents": [{"name": "<s>"}]},
+    ...                     [])
+    >>> "<i>" in page or "<b>" in page or "<s>" in page, "&lt;s&gt;" in page
+    (False, True)
+    """
+    e = _text
     variant = manifest.get("variant", "?")
-    e = html.escape
+    vname = VARIANT_NAMES.get(variant, "") if isinstance(variant, str) else ""
     body = []
     for r in rows:
         wins = []
         for w in r["wins"]:
             pats = " ".join(
-                f'<span class="pat">{e(zh)} <code>{e(k)}</code>{f" ×{c}" if c > 1 else ""}</span>'
-                for k, zh, c in _grouped(w["patterns"]))
-            keys = e(",".join(k for k, _ in w["patterns"]))
-            tile = fmt_tile(w["tile"]) if w["tile"] is not None else "-"
-            pts = "" if w["points"] is None else f"{w['points']}"
-            tot = "" if w["total"] is None else f" (total {w['total']})"
-            fan = "" if w["fan"] is None else f" · fan {w['fan']}"
-            wins.append(f'<div class="win" data-patterns="{keys}">S{w["seat"]} {e(w["method"])} '
-                        f'{tile} {pats}{fan} · points {pts}{tot}</div>')
-        deltas = " ".join(f"{d:+d}" for d in r["deltas"])
-        rot = f"{r['rotation']}" if r["rotation"] else ""
+                f'<span class="pat">{e(zh)} <code>{e(k)}</code>{f" ×{e(c)}" if c > 1 else ""}'
+                f"</span>" for k, zh, c in _grouped(w["patterns"]))
+            keys = e(",".join(str(k) for k, _ in w["patterns"]))
+            tile = e(_tile_code(w["tile"]))
+            pts = "" if w["points"] is None else e(w["points"])
+            tot = "" if w["total"] is None else f" (total {e(w['total'])})"
+            fan = "" if w["fan"] is None else f" · fan {e(w['fan'])}"
+            wins.append(f'<div class="win" data-patterns="{keys}">S{e(w["seat"])} '
+                        f'{e(w["method"])} {tile} {pats}{fan} · points {pts}{tot}</div>')
+        deltas = e(" ".join(_signed(d) for d in r["deltas"]))
+        rot = e(r["rotation"]) if r["rotation"] else ""
+        winners = ", ".join(f"S{e(s)}" for s in r["winners"]) or "-"
         body.append(
-            f'<tr data-key="{r["match"]}:{r["rotation"]}:{r["hand"]}">'
-            f'<td><a href="{e(r["href"])}">{r["match"]}:{r["hand"]}</a></td>'
-            f"<td>{rot}</td><td>S{r['dealer']}</td><td>{e(str(r['outcome']))}</td>"
-            f"<td>{', '.join(f'S{s}' for s in r['winners']) or '-'}</td>"
+            f'<tr data-key="{e(r["match"])}:{e(r["rotation"])}:{e(r["hand"])}">'
+            f'<td><a href="{e(r["href"])}">{e(r["match"])}:{e(r["hand"])}</a></td>'
+            f"<td>{rot}</td><td>S{e(r['dealer'])}</td><td>{e(r['outcome'])}</td>"
+            f"<td>{winners}</td>"
             f"<td>{''.join(wins) or '-'}</td><td class=num>{deltas}</td>"
-            f"<td class=num>{r['n_events']}</td></tr>")
+            f"<td class=num>{e(r['n_events'])}</td></tr>")
     page = _asset("index.html")
+    css = _inline("viewer.css", "style")
     parts = {
-        "{{TITLE}}": e(f"{variant} {VARIANT_NAMES.get(variant, '')} · run "
-                       f"{manifest.get('run_id', '?')}"),
-        "{{CSS}}": _asset("viewer.css"),
+        "{{CSP}}": e(csp(styles=[css])),
+        "{{TITLE}}": e(f"{variant} {vname} · run {manifest.get('run_id', '?')}"),
+        "{{CSS}}": css,
         "{{META}}": e(f"{len(rows)} hands · seed {manifest.get('seed', '?')}"
                       f" · agents {', '.join(_agent_names(manifest))}"),
         "{{ROWS}}": "\n".join(body),
     }
     return _fill(page, parts)
+
+
+def _text(value: Any) -> str:
+    """Any value as HTML text or a quoted attribute value."""
+    return html.escape(str(value), quote=True)
+
+
+def _signed(d: Any) -> str:
+    return f"{d:+d}" if isinstance(d, int) else str(d)
+
+
+def _tile_code(t: Any) -> str:
+    return fmt_tile(t) if isinstance(t, int) and 0 <= t < 34 else "-" if t is None else str(t)
 
 
 def _grouped(patterns: Sequence[Sequence[str]]) -> list[tuple[str, str, int]]:
@@ -525,7 +606,7 @@ def _grouped(patterns: Sequence[Sequence[str]]) -> list[tuple[str, str, int]]:
 def _agent_names(manifest: Mapping[str, Any]) -> list[str]:
     out = []
     for a in manifest.get("agents") or ():
-        out.append(a.get("name", "?") if isinstance(a, Mapping) else str(a))
+        out.append(str(a.get("name", "?")) if isinstance(a, Mapping) else str(a))
     return out
 
 

@@ -33,15 +33,21 @@ from mjlog import __version__
 from mjlog.engine import PlayedHand, play_match
 from mjlog.errors import InputError, MjlogError
 from mjlog.logio import (
+    LogError,
     ShardWriter,
     build_manifest,
+    check_file,
+    file_entry,
     read_manifest,
     run_id,
     shard_complete,
+    shard_path,
     write_manifest,
 )
 from mjlog.rng import RNG
 from mjlog.rules import Rules, resolve
+from mjlog.rundir import RunClaim, RunFiles
+from mjlog.schema import TABLES
 from simulate.agents import make_agents, parse_spec
 
 HANDS_PER_SHARD = 2000  # default target; a shard always holds whole matches
@@ -195,7 +201,7 @@ def default_workers() -> int:
 
 def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
              progress: bool | None = None, scheduler: str | None = None,
-             desc: str | None = None) -> dict:
+             desc: str | None = None, inside: str | os.PathLike | None = None) -> dict:
     """Play the run into ``out``, skipping complete shards; write the manifest last.
 
     ``workers`` local processes (default: every core), or the shards go to the
@@ -203,16 +209,39 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
     ``progress`` None shows a bar (labelled ``desc``) when stderr is a terminal. A
     run that is already complete is returned as it is, without rewriting anything.
 
+    ``out`` must be new, empty, or this run (resumed); ``inside`` names the sweep
+    directory a sweep point is written in. Another writer, another run, or a
+    directory inside a run raises :class:`~mjlog.rundir.LogError` (see
+    :class:`~mjlog.rundir.RunClaim`). Shards already on disk are verified before
+    they are kept (:func:`_verified_shards`).
+
     Ctrl-C raises :class:`RunInterrupted` once the workers are stopped; a worker
     that dies raises :class:`MjlogError`. Either way only complete shards are left.
     """
     out = Path(out)
     shards = spec.shards()
-    done_before = _check_same_run(spec, out, shards)
-    if done_before is not None:
-        return done_before
-    _clean(out, shards)
-    todo = [s for s in shards if not shard_complete(out, s[0], events=spec.events)]
+    with RunClaim(out, spec.run_id, _fmt(spec.layout()), inside=inside) as claim:
+        done_before = _finished_run(spec, out, shards)
+        if done_before is not None:
+            return done_before
+        _clean(out, shards)
+        good = _verified_shards(spec, out, shards, claim.journal())
+        todo = [s for s in shards if s[0] not in good]
+
+        def finished(shard: int, entries: list[dict] | None = None) -> None:
+            good[shard] = entries or _entries(spec, out, shard)
+            claim.record(shard, good[shard])
+
+        _play(spec, out, shards, todo, workers, progress, scheduler, desc, finished)
+        entries = [e for shard, _a, _b in shards for e in good[shard]]
+        manifest = build_manifest(spec.meta(), entries, **spec.layout())
+        write_manifest(out, manifest)
+    return manifest
+
+
+def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, desc,
+          finished: Callable[..., None]) -> None:
+    """Play the ``todo`` shards; ``finished(shard, entries)`` as each is in place."""
     left = sum(spec.shard_hands(a, b) for _, a, b in todo)
     bar = _progress(spec.total_hands, spec.total_hands - left, progress, desc)
     try:
@@ -221,6 +250,7 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
 
             def on_done(shard: int) -> None:
                 _, a, b = shards[shard]
+                finished(shard)
                 bar.update(spec.shard_hands(a, b))
 
             run_on_dask(scheduler, spec, out, todo, on_done)
@@ -228,9 +258,9 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
             workers = min(workers or default_workers(), len(todo))
             if workers <= 1:
                 for shard, a, b in todo:
-                    play_shard(spec, out, shard, a, b, report=bar.update)
-            else:
-                _run_local(spec, out, todo, workers, bar)
+                    finished(shard, play_shard(spec, out, shard, a, b, report=bar.update)[0])
+            elif todo:
+                _run_local(spec, out, todo, workers, bar, finished)
     except KeyboardInterrupt:
         if not scheduler:  # dask tasks already running finish their shard
             _clean(out, shards)
@@ -243,9 +273,6 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
                          f"command to finish the run") from None
     finally:
         bar.close()
-    manifest = build_manifest(spec.meta(), _entries(spec, out, shards), **spec.layout())
-    write_manifest(out, manifest)
-    return manifest
 
 
 # ------------------------------------------------------------------ local pool
@@ -269,15 +296,15 @@ def _init_worker(queue) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _worker_shard(spec: RunSpec, out: str, shard: int, first: int, end: int) -> int:
+def _worker_shard(spec: RunSpec, out: str, shard: int, first: int,
+                  end: int) -> tuple[int, list[dict]]:
     def report(n: int) -> None:
         _queue.put((shard, n))
 
-    play_shard(spec, out, shard, first, end, report=report)
-    return shard
+    return shard, play_shard(spec, out, shard, first, end, report=report)[0]
 
 
-def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar) -> None:
+def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished) -> None:
     import multiprocessing as mp
     import queue as queue_mod
 
@@ -310,7 +337,8 @@ def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar) -> None:
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             drain()
             for f in done:
-                shard = f.result()
+                shard, entries = f.result()
+                finished(shard, entries)
                 bar.update(sizes[shard] - reported.pop(shard))
     except BaseException:
         # Killing workers mid-write can make the pool's own threads hit a closed pipe
@@ -342,60 +370,99 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 # ------------------------------------------------------------------ run directory
 
 
-def _entries(spec: RunSpec, out: Path, shards) -> list[dict]:
-    """Manifest entries of every shard, recomputed from the files on disk."""
+def _tables(spec: RunSpec) -> tuple[str, ...]:
+    return ("hands", "events", "wins", "transfers") if spec.events else (
+        "hands", "wins", "transfers")
+
+
+def _entries(spec: RunSpec, out: Path, shard: int) -> list[dict]:
+    """Manifest entries of a shard just written, computed from its files on disk."""
     import pyarrow.parquet as pq
 
-    from mjlog.logio import _sha256, shard_path
-
-    tables = ("hands", "events", "wins", "transfers") if spec.events else (
-        "hands", "wins", "transfers")
-    out_entries = []
-    for shard, _a, _b in shards:
-        for t in tables:
-            p = out / shard_path(t, shard)
-            out_entries.append({"table": t, "path": shard_path(t, shard),
-                                "rows": pq.ParquetFile(p).metadata.num_rows,
-                                "sha256": _sha256(p)})
-    return out_entries
+    return [file_entry(out / shard_path(t, shard), t, shard_path(t, shard),
+                       pq.ParquetFile(out / shard_path(t, shard)).metadata.num_rows)
+            for t in _tables(spec)]
 
 
 def _fmt(layout: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in layout.items())
 
 
-def _check_same_run(spec: RunSpec, out: Path, shards) -> dict | None:
-    """Refuse to mix two runs, or two layouts of one run, in one directory.
+def _finished_run(spec: RunSpec, out: Path, shards) -> dict | None:
+    """The manifest, when ``out`` already holds this run complete and every file is
+    as its manifest says (nothing is rewritten then); None when work is left."""
+    if not (out / "manifest.json").exists():
+        return None
+    old = read_manifest(out)
+    old_layout = _fmt({"hands_per_shard": old.get("hands_per_shard", HANDS_PER_SHARD),
+                       "events": old.get("events", "all")})
+    if old_layout != _fmt(spec.layout()):
+        raise MjlogError(f"{out} holds run {spec.run_id} written with {old_layout}, "
+                         f"not {_fmt(spec.layout())}: choose another --out")
+    try:
+        files = RunFiles(out)
+        for t in _tables(spec):
+            files.files(t)
+    except LogError:
+        return None  # a damaged file: the shards are verified one by one next
+    want = {shard_path(t, s) for s, _, _ in shards for t in _tables(spec)}
+    return old if set(files.entries) == want else None
 
-    Returns the manifest when the directory already holds this run, complete.
-    """
-    layout = _fmt(spec.layout())
+
+def _verified_shards(spec: RunSpec, out: Path, shards,
+                     journal: dict[int, list[dict]]) -> dict[int, list[dict]]:
+    """The manifest entries of every shard on disk that passes its checks: each file
+    a regular file whose pages all read (checksums included), whose rows all carry
+    this run's id, with the hands count the spec gives it, and with the sha256 it
+    was written with when the run's journal (or an earlier manifest) has it. A
+    shard that fails is removed, to be played again: it is never folded into the
+    manifest."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    listed: dict[str, str] = {}
     if (out / "manifest.json").exists():
-        old = read_manifest(out)
-        if old.get("run_id") != spec.run_id:
-            raise MjlogError(f"{out} holds run {old.get('run_id')}, not {spec.run_id}: "
-                             f"choose another --out")
-        old_layout = _fmt({"hands_per_shard": old.get("hands_per_shard", HANDS_PER_SHARD),
-                           "events": old.get("events", "all")})
-        if old_layout != layout:
-            raise MjlogError(f"{out} holds run {spec.run_id} written with {old_layout}, "
-                             f"not {layout}: choose another --out")
-        if _complete(spec, out, shards) == len(shards):
-            return old
-    out.mkdir(parents=True, exist_ok=True)
-    marker = out / ".run_id"  # "<run_id> <layout>", written before the first shard
-    if marker.exists():
-        have_id, _, have_layout = marker.read_text().strip().partition(" ")
-        if have_id != spec.run_id:
-            raise MjlogError(f"{out} holds shards of run {have_id}, not {spec.run_id}: "
-                             f"choose another --out")
-        if have_layout and have_layout != layout:
-            raise MjlogError(f"{out} holds shards of run {spec.run_id} written with "
-                             f"{have_layout}, not {layout}: choose another --out")
-        if have_layout:
-            return None
-    marker.write_text(f"{spec.run_id} {layout}\n")  # new, or an older marker without layout
-    return None
+        try:
+            listed = {f["path"]: f["sha256"] for f in read_manifest(out).get("files", [])
+                      if isinstance(f, dict) and isinstance(f.get("path"), str)}
+        except (LogError, AttributeError):
+            listed = {}
+    for entries in journal.values():  # the hashes each shard was written with
+        listed.update({f.get("path"): f.get("sha256") for f in entries if isinstance(f, dict)})
+    good: dict[int, list[dict]] = {}
+    for shard, a, b in shards:
+        if not shard_complete(out, shard, events=spec.events):
+            continue
+        entries = []
+        try:
+            for t in _tables(spec):
+                rel = shard_path(t, shard)
+                p = out / rel
+                if p.is_symlink() or not p.is_file():
+                    raise LogError(f"{p}: not a regular file")
+                rows = check_file(p, t)
+                entry = file_entry(p, t, rel, rows)
+                if rel in listed and listed[rel] != entry["sha256"]:
+                    raise LogError(f"{p}: sha256 differs from the manifest's")
+                ids = pc.unique(pq.read_table(p, columns=["run_id"]).column("run_id")
+                                .cast("string")).to_pylist() if rows else [spec.run_id]
+                if ids != [spec.run_id]:
+                    raise LogError(f"{p}: rows of run(s) {ids}, not {spec.run_id}")
+                if t == "hands":
+                    match = pq.read_table(p, columns=["match"]).column("match")
+                    mm = pc.min_max(match).as_py()
+                    if rows != spec.shard_hands(a, b) or (rows and (
+                            mm["min"] != a or mm["max"] != b - 1)):
+                        raise LogError(f"{p}: {rows} hands of matches {mm['min']}.."
+                                       f"{mm['max']}, not {spec.shard_hands(a, b)} of "
+                                       f"{a}..{b - 1}")
+                entries.append(entry)
+        except LogError:
+            for t in TABLES:
+                (out / shard_path(t, shard)).unlink(missing_ok=True)
+            continue
+        good[shard] = entries
+    return good
 
 
 def _complete(spec: RunSpec, out: Path, shards) -> int:
@@ -405,9 +472,6 @@ def _complete(spec: RunSpec, out: Path, shards) -> int:
 def _clean(out: Path, shards) -> None:
     """Remove what unfinished shards left: temporary files, and the files of a shard
     whose writer died between its renames (its hands file, renamed last, is missing)."""
-    from mjlog.logio import shard_path
-    from mjlog.schema import TABLES
-
     for t in TABLES:
         for p in (out / t).glob(".part-*.parquet.tmp-*"):
             p.unlink(missing_ok=True)

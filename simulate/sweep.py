@@ -25,8 +25,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from mjlog.errors import InputError, MjlogError
+from mjlog.errors import InputError
 from mjlog.logio import LogError, canonical_json, read_manifest
+from mjlog.rundir import SWEEP_MARKER, RunClaim
 from simulate.runner import RunSpec, simulate
 
 SWEEP_FILE = "sweep.json"
@@ -115,23 +116,16 @@ def sweep(variant: str, grid: Grid, out: str | os.PathLike, sets: Sequence[str] 
     }
     doc["sweep_id"] = _sweep_id(doc)
     path = parent / SWEEP_FILE
-    if path.exists():
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise MjlogError(f"{path}: cannot read: {e}") from None
-        if old.get("sweep_id") != doc["sweep_id"]:
-            raise MjlogError(f"{parent} holds sweep {old.get('sweep_id')}, not "
-                             f"{doc['sweep_id']}: choose another --out")
-    parent.mkdir(parents=True, exist_ok=True)
-    _write(path, doc)
-    for entry, (name, _point, spec) in zip(doc["points"], runs, strict=True):
-        manifest = simulate(spec, parent / name, workers=workers, progress=progress,
-                            scheduler=scheduler, desc=name)
-        entry["complete"] = True
+    with RunClaim(parent, doc["sweep_id"], "sweep", marker=SWEEP_MARKER, manifest=SWEEP_FILE,
+                  id_key="sweep_id"):
         _write(path, doc)
-        if on_run is not None:
-            on_run(name, manifest)
+        for entry, (name, _point, spec) in zip(doc["points"], runs, strict=True):
+            manifest = simulate(spec, parent / name, workers=workers, progress=progress,
+                                scheduler=scheduler, desc=name, inside=parent)
+            entry["complete"] = True
+            _write(path, doc)
+            if on_run is not None:
+                on_run(name, manifest)
     return doc
 
 

@@ -64,7 +64,7 @@ def _half_widths(scratch: Path, spec, metric: str, ends: list[int]) -> list[floa
     from analysis import queries
     from analysis.stats import estimate
 
-    units, pats = queries.match_units(queries.Runs(scratch))
+    units, pats = queries.match_units(queries.Runs(scratch, verify_hashes=False))
     out = []
     for end in ends:
         u = units[units.match < end].reset_index(drop=True)
@@ -84,6 +84,7 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
     """Play ``spec`` (its ``matches`` ignored) until ``metric``'s 95% half-width is at most
     ``half_width`` or ``max_hands`` are played; returns (manifest, what the rule found)."""
     from mjlog.logio import build_manifest, read_manifest, write_manifest
+    from mjlog.rundir import RunClaim
     from simulate import runner
 
     if not _KNOWN.match(metric):
@@ -97,34 +98,30 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
     scratch = out.parent / f".{out.name}.until-{full.run_id}"
     shards = full.shards()
     workers = max(1, workers or runner.default_workers())
-    runner._check_same_run(full, scratch, shards)
-    runner._clean(scratch, shards)
-    found = None
-    checked = 0
-    while found is None and checked < len(shards):
-        batch = shards[checked:checked + workers]
-        todo = [s for s in batch if not runner.shard_complete(scratch, s[0], events=spec.events)]
-        if todo:
-            bar = runner._progress(full.shard_hands(batch[0][1], batch[-1][2]), 0, progress,
-                                   f"until {metric}<={half_width}")
-            try:
-                if len(todo) == 1 or workers == 1:
-                    for s, a, b in todo:
-                        runner.play_shard(full, scratch, s, a, b, report=bar.update)
-                else:
-                    runner._run_local(full, scratch, todo, min(workers, len(todo)), bar)
-            finally:
-                bar.close()
-        done = shards[:checked + len(batch)]
-        write_manifest(scratch, build_manifest(full.meta(), runner._entries(full, scratch, done),
-                                               **full.layout()))
-        ends = [b for _, _, b in batch]
-        for end, hw in zip(ends, _half_widths(scratch, spec, metric, ends), strict=True):
-            if end >= MIN_MATCHES and 0 < hw <= half_width:
-                found = (end, hw)
-                break
-        checked += len(batch)
-        last = (ends[-1], hw)
+    found = last = None
+    with RunClaim(scratch, full.run_id, runner._fmt(full.layout())) as claim:
+        runner._clean(scratch, shards)
+        good = runner._verified_shards(full, scratch, shards, claim.journal())
+
+        def finished(shard: int, entries: list[dict] | None = None) -> None:
+            good[shard] = entries or runner._entries(full, scratch, shard)
+            claim.record(shard, good[shard])
+
+        checked = 0
+        while found is None and checked < len(shards):
+            batch = shards[checked:checked + workers]
+            todo = [s for s in batch if s[0] not in good]
+            runner._play(full, scratch, shards, todo, workers, progress, None,
+                         f"until {metric}<={half_width:g}", finished)
+            entries = [e for s, _a, _b in shards[:checked + len(batch)] for e in good[s]]
+            write_manifest(scratch, build_manifest(full.meta(), entries, **full.layout()))
+            ends = [b for _, _, b in batch]
+            for end, hw in zip(ends, _half_widths(scratch, spec, metric, ends), strict=True):
+                last = (end, hw)
+                if end >= MIN_MATCHES and 0 < hw <= half_width:
+                    found = last
+                    break
+            checked += len(batch)
     matches, hw = found or last
     final = dataclasses.replace(spec, matches=matches)
     if (out / "manifest.json").exists() and read_manifest(out).get("run_id") != final.run_id:

@@ -16,7 +16,10 @@ ARGS = ["simulate", "--variant", "yuxi", "--seed", "3", "--agents", "random",
 
 
 def _files(d):
-    return {p.relative_to(d): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+    """The run's data files and manifest (not the runner's hidden marker, which journals
+    shards in the order they finished)."""
+    return {p.relative_to(d): p.read_bytes() for p in sorted(d.rglob("*"))
+            if p.is_file() and not p.name.startswith(".")}
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,8 @@ tests/artifacts/ (gitignored).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -76,6 +78,18 @@ def test_html_page_is_self_contained_and_embeds_the_replayers_states(runs, tmp_p
     # nothing fetched: no external script, style, image or font
     for bad in ("http://", "https://", "<link", " src=", "@import", "url("):
         assert bad not in text, bad
+    # a CSP allowing the page's own inline script and style, by hash, and nothing else
+    csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">',
+                    text).group(1).replace("&#x27;", "'")
+    script = re.search(r"<script>(.*?)</script>", text, re.S).group(1)
+    style = re.search(r"<style>(.*?)</style>", text, re.S).group(1)
+    want = {"script-src": script, "style-src": style}
+    rules = dict(d.split(" ", 1) for d in csp.split("; "))
+    assert rules["default-src"] == "'none'" and rules["base-uri"] == "'none'"
+    for directive, block in want.items():
+        digest = base64.b64encode(hashlib.sha256(block.encode()).digest()).decode()
+        assert rules[directive] == f"'sha256-{digest}'", directive
+    assert "unsafe" not in csp
     data = _page_data(out)
     rp = load_hand(run, 0, 0)
     snaps = [s for _, _, s in rp.states()]
@@ -280,7 +294,7 @@ def test_pages_in_chromium_follow_the_replayer(runs, tmp_path):
             _open(page, path, f"#seq={mid}")
             _check(page.evaluate(READ_PAGE), snaps[mid], before)
             page.evaluate("location.hash = '#seq=7'")
-            page.wait_for_function("document.getElementById('table').dataset.seq === '7'")
+            page.wait_for_selector("#table[data-seq='7']")
             _check(page.evaluate(READ_PAGE), snaps[7], before)
             # buttons, slider and event list (focus on a control: the keys still work)
             page.click("#b-next")
@@ -300,7 +314,8 @@ def test_pages_in_chromium_follow_the_replayer(runs, tmp_path):
         page.select_option("#speed", "250")
         page.keyboard.press("Space")
         assert page.evaluate(READ_PAGE)["playing"] == "1"
-        page.wait_for_function("+document.getElementById('table').dataset.seq >= 32")
+        # a function, not an expression string: the page's CSP forbids eval
+        page.wait_for_function("() => +document.getElementById('table').dataset.seq >= 32")
         page.keyboard.press("Space")
         view = page.evaluate(READ_PAGE)
         assert view["playing"] == "0"

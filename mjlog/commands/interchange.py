@@ -24,7 +24,10 @@ def export_command(run, hand_ref, rotation, fmt, out) -> None:
     """
     from mjlog.commands.replay import parse_hand_ref
     from mjlog.interchange import export_hand, write_lines
+    from mjlog.rundir import check_output
 
+    if out is not None:
+        check_output(out, "--out")
     match, hand = parse_hand_ref(hand_ref)
     lines = export_hand(run, match, hand, rotation)
     if out is None:
@@ -49,6 +52,8 @@ def import_command(file, out) -> None:
     Example: mjlog import hand.jsonl --out runs/imported
     """
     from mjlog.interchange import import_file
+    from mjlog.rundir import check_output
 
+    check_output(out, "--out")
     m = import_file(file, out, warn=lambda s: click.echo(f"warning: {s}", err=True))
     click.echo(f"run {m['run_id']} ({m['variant']}, 1 hand) written to {out}")

@@ -29,13 +29,16 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
     """Play duplicate matches and rank the agents: mean points per hand with a 95%
     interval (matches as the unit), win rate, deal-in rate, mean points per win.
     """
+    from mjlog.rundir import check_output, write_atomic
     from simulate.ladder import ladder
 
+    if csv_path:
+        check_output(csv_path, "--csv")
     table = ladder(variant, agents.split(","), hands, seed, hands_per_match, sets,
                    workers=workers, out=out, progress=None if not quiet else False)
     click.echo(f"{variant}, {int(table['hands'].sum())} seat-hands, seed {seed}, "
                f"line-up {agents}")
     click.echo(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     if csv_path:
-        table.to_csv(csv_path, index=False)
+        write_atomic(csv_path, table.to_csv(index=False), "--csv")
         click.echo(f"written {csv_path}")

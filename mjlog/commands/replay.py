@@ -123,7 +123,13 @@ def replay_command(run, hand_ref, rotation, at, as_json, notation, html_out=None
     from mjlog.replay import ReplayError, load_hand
 
     if html_out or html_dir or hands_spec:
+        from mjlog.rundir import check_output
         from mjlog.viewer import html_command  # the browser viewer
+
+        if html_out:
+            check_output(html_out, "--html")
+        if html_dir:
+            check_output(html_dir, "--html-dir")
 
         click.echo(html_command(run, hand_ref, rotation, html_out, html_dir, hands_spec, at))
         return

@@ -24,6 +24,8 @@ def report_command(runs, out, fmt, title) -> None:
     Example: mjlog report runs/yuxi runs/xuezhan --out runs/report
     """
     from analysis.report import write_report
+    from mjlog.rundir import check_output
 
+    check_output(out, "--out")
     path = write_report(list(runs), out, fmt=fmt, title=title)
     click.echo(str(path))

@@ -13,10 +13,34 @@
   var cur = -1, timer = null;
 
   function $(id) { return document.getElementById(id); }
-  function esc(s) {
-    return String(s).replace(/[&<>"]/g, function (c) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c];
-    });
+  // The DOM is built with createElement and text nodes, never from HTML strings:
+  // every value from the data (a shared run may be hostile) is shown as text.
+  // Attribute names are the code's own; data only ever fills text and values.
+  function add(parent, kids) {
+    if (kids === null || kids === undefined || kids === "") return parent;
+    if (Array.isArray(kids)) {
+      kids.forEach(function (k) { add(parent, k); });
+    } else if (typeof kids === "object" && kids.nodeType) {
+      parent.appendChild(kids);
+    } else {
+      parent.appendChild(document.createTextNode(String(kids)));
+    }
+    return parent;
+  }
+  function el(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        var v = attrs[k];
+        if (v !== null && v !== undefined) e.setAttribute(k, String(v));
+      });
+    }
+    return add(e, kids);
+  }
+  function fill(id, kids) { var e = $(id); e.textContent = ""; return add(e, kids); }
+  // a table of the code's own names, never an inherited property ("constructor")
+  function own(table, key) {
+    return Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;
   }
   function code(t) { return (t % 9 + 1) + SUIT[Math.floor(t / 9)]; }
   // notation, as mjlog.tiles.fmt (sorted) and mjlog.replay.fmt_ordered (in order)
@@ -43,16 +67,16 @@
   }
   function signed(x) { return (x > 0 ? "+" : "") + x; }
   function cls(x) { return x > 0 ? "pos" : x < 0 ? "neg" : ""; }
+  function reason(r) { var zh = own(REASONS, r); return r + (zh ? " " + zh : ""); }
 
   function tile(t, extra) {
     var s = Math.floor(t / 9), r = t % 9 + 1;
     var c = "tile s" + SUIT[s] + (s === 3 ? " z" + r : "") + (extra ? " " + extra : "");
-    var face = s < 3 ? "<b>" + r + "</b><i>" + SUITCH[s] + "</i>" : "<b>" + HONOR[r - 1] + "</b>";
-    return '<span class="' + c + '" data-t="' + code(t) + '" title="' + NAMES[t] + " " + code(t) +
-      '">' + face + "</span>";
+    var face = s < 3 ? [el("b", null, r), el("i", null, SUITCH[s])] : el("b", null, HONOR[r - 1]);
+    return el("span", { "class": c, "data-t": code(t), title: NAMES[t] + " " + code(t) }, face);
   }
   function tiles(ts, extraOf) {
-    return ts.map(function (t, i) { return tile(t, extraOf ? extraOf(t, i) : ""); }).join("");
+    return ts.map(function (t, i) { return tile(t, extraOf ? extraOf(t, i) : ""); });
   }
 
   var MELD_LABEL = { pon: "碰 pon", exposed: "明杠 kong", added: "补杠 kong", concealed: "暗杠 kong" };
@@ -60,9 +84,11 @@
     var kind = m[0], t = m[1], from = m[2], n = kind === "pon" ? 3 : 4, ts = [];
     for (var i = 0; i < n; i++) ts.push(t);
     var src = from !== null && from !== undefined ? " ←S" + from : "";
-    return '<div class="meld" data-meld="' + kind + ":" + code(t) + '"><div class="tiles">' +
-      tiles(ts, function () { return (kind === "concealed" ? "concealed" : "") + (hot ? " hot" : ""); }) +
-      '</div><div class="label">' + MELD_LABEL[kind] + src + "</div></div>";
+    return el("div", { "class": "meld", "data-meld": kind + ":" + code(t) }, [
+      el("div", { "class": "tiles" }, tiles(ts, function () {
+        return (kind === "concealed" ? "concealed" : "") + (hot ? " hot" : "");
+      })),
+      el("div", { "class": "label" }, (own(MELD_LABEL, kind) || kind) + src)]);
   }
   function meldCode(ms) {
     return ms.length ? ms.map(function (m) { return m[0] + ":" + code(m[1]); }).join(",") : "-";
@@ -74,7 +100,7 @@
     return null;
   }
 
-  function seatHtml(st, s, i) {
+  function seatEl(st, s, i) {
     var ev = st.ev, type = ev[0], evSeat = ev[1];
     var acting = evSeat === s && type !== "transfer" && type !== "end";
     var hand = st.hands[s].slice(), drawn = null;
@@ -83,78 +109,80 @@
       if (k >= 0) { hand.splice(k, 1); drawn = ev[2]; }
     }
     var voidSuit = st.void[s], vi = voidSuit ? SUIT.indexOf(voidSuit) : -1;
-    var handHtml = tiles(hand, function (t) { return Math.floor(t / 9) === vi ? "void" : ""; });
-    if (drawn !== null) handHtml += '<span class="gap"></span>' + tile(drawn, "drawn");
+    var handEls = tiles(hand, function (t) { return Math.floor(t / 9) === vi ? "void" : ""; });
+    if (drawn !== null) handEls.push(el("span", { "class": "gap" }), tile(drawn, "drawn"));
     // st.won marks the blood battle's winners who left; st.winners every variant's
     var won = st.won[s] || st.winners.indexOf(s) >= 0;
     var w = won ? winOf(s, i) : null;
     if (w && w.method !== "self_draw" && w.method !== "shilaotou") {
-      handHtml += '<span class="gap"></span>' + tile(w.tile, "wintile");
+      handEls.push(el("span", { "class": "gap" }), tile(w.tile, "wintile"));
     }
     var hotMeld = (type === "pon" || type === "kong") && evSeat === s ? ev[2] : null;
-    var melds = st.melds[s].map(function (m) { return meld(m, m[1] === hotMeld); }).join("");
-    var bonus = "";
+    var melds = st.melds[s].map(function (m) { return meld(m, m[1] === hotMeld); });
     if (st.bonus[s]) {
       var gs = []; for (var b = 0; b < st.bonus[s]; b++) gs.push(GREEN);
-      bonus = '<div class="meld bonus-tiles" data-bonus="' + st.bonus[s] + '"><div class="tiles">' +
-        tiles(gs, function (t, j) { return type === "bonus" && evSeat === s && j === gs.length - 1 ? "hot" : ""; }) +
-        '</div><div class="label">发 bonus ×' + st.bonus[s] + "</div></div>";
+      melds.push(el("div", { "class": "meld bonus-tiles", "data-bonus": st.bonus[s] }, [
+        el("div", { "class": "tiles" }, tiles(gs, function (t, j) {
+          return type === "bonus" && evSeat === s && j === gs.length - 1 ? "hot" : "";
+        })),
+        el("div", { "class": "label" }, "发 bonus ×" + st.bonus[s])]));
     }
     var disc = st.discards[s];
-    var discHtml = tiles(disc, function (t, j) {
+    var discEls = tiles(disc, function (t, j) {
       return type === "discard" && evSeat === s && j === disc.length - 1 ? "last" : "";
     });
-    var badges = "";
-    if (s === META.dealer) badges += '<span class="badge dealer" title="dealer">庄 dealer</span>';
-    if (voidSuit) badges += '<span class="badge void" title="void suit (定缺)">缺 ' +
-      SUITCH[vi] + " (" + voidSuit + ")</span>";
+    var badges = [];
+    if (s === META.dealer) badges.push(el("span", { "class": "badge dealer", title: "dealer" }, "庄 dealer"));
+    if (voidSuit) {
+      badges.push(el("span", { "class": "badge void", title: "void suit (定缺)" },
+        "缺 " + SUITCH[vi] + " (" + voidSuit + ")"));
+    }
     if (won) {
       var order = st.winners.indexOf(s) + 1;
-      badges += '<span class="badge won">胡 won' + (st.winners.length > 1 ? " #" + order : "") + "</span>";
+      badges.push(el("span", { "class": "badge won" }, "胡 won" + (st.winners.length > 1 ? " #" + order : "")));
     }
     if (!won && st.turn === s && (st.phase === "DRAW" || st.phase === "ACT")) {
-      badges += '<span class="badge turn">' + (st.phase === "DRAW" ? "to draw" : "to play") + "</span>";
+      badges.push(el("span", { "class": "badge turn" }, st.phase === "DRAW" ? "to draw" : "to play"));
     } else if ((st.phase === "CLAIM" || st.phase === "ROB") && st.may.indexOf(s) >= 0) {
-      badges += '<span class="badge turn">may claim</span>';
+      badges.push(el("span", { "class": "badge turn" }, "may claim"));
     }
     var delta = st.deltas[s];
-    var score = '<span class="score">hand <b class="' + cls(delta) + '">' + signed(delta) + "</b>";
+    var score = el("span", { "class": "score" }, ["hand ", el("b", { "class": cls(delta) }, signed(delta))]);
     var total = null;
     if (META.match_before) {
       total = META.match_before[s] + delta;
-      score += ' · match <b class="' + cls(total) + '">' + signed(total) + "</b>";
+      add(score, [" · match ", el("b", { "class": cls(total) }, signed(total))]);
     }
-    score += "</span>";
-    var agent = META.agents[s] ? '<span class="agent">' + esc(META.agents[s]) + "</span>" : "";
-    var classes = "seat" + (acting ? " acting" : "") + (won ? " won" : "");
-    return '<div class="' + classes + '" id="seat-' + s + '" data-seat="' + s +
-      '" data-hand="' + fmt(st.hands[s]) + '" data-melds="' + meldCode(st.melds[s]) +
-      '" data-discards="' + fmtOrdered(disc) + '" data-score="' + delta + '"' +
-      (total !== null ? ' data-total="' + total + '"' : "") +
-      ' data-bonus="' + st.bonus[s] + '" data-void="' + (voidSuit || "") +
-      '" data-won="' + (won ? 1 : 0) + '">' +
-      '<div class="head"><span class="name">S' + s + "</span>" + badges + agent + score + "</div>" +
-      '<div class="row"><div class="hand">' + handHtml + '</div><div class="melds">' + melds +
-      bonus + "</div></div>" +
-      '<div class="discards"><span class="label">discards</span>' + discHtml + "</div></div>";
+    var agent = META.agents[s] ? el("span", { "class": "agent" }, META.agents[s]) : null;
+    return el("div", {
+      "class": "seat" + (acting ? " acting" : "") + (won ? " won" : ""), id: "seat-" + s,
+      "data-seat": s, "data-hand": fmt(st.hands[s]), "data-melds": meldCode(st.melds[s]),
+      "data-discards": fmtOrdered(disc), "data-score": delta, "data-total": total,
+      "data-bonus": st.bonus[s], "data-void": voidSuit || "", "data-won": won ? 1 : 0
+    }, [
+      el("div", { "class": "head" }, [el("span", { "class": "name" }, "S" + s), badges, agent, score]),
+      el("div", { "class": "row" }, [el("div", { "class": "hand" }, handEls),
+        el("div", { "class": "melds" }, melds)]),
+      el("div", { "class": "discards" }, [el("span", { "class": "label" }, "discards"), discEls])]);
   }
 
   var METHOD = { self_draw: "self-draw 自摸", discard: "on a discard 点炮",
     robbed_kong: "robbing a kong 抢杠胡", shilaotou: "十老头" };
-  function winHtml(w, i) {
+  function winEl(w, i) {
     var hand = tiles(w.hand, function (t, j) {
       return t === w.tile && j === w.hand.lastIndexOf(w.tile) ? "wintile" : "";
     });
-    var melds = w.melds.map(function (m) { return meld(m, false); }).join("");
-    var groups = [], seen = {};
+    var melds = w.melds.map(function (m) { return meld(m, false); });
+    var groups = [], seen = new Map();
     w.patterns.forEach(function (p) {
-      if (seen[p[0]]) { seen[p[0]][2]++; return; }
-      seen[p[0]] = [p[0], p[1], 1]; groups.push(seen[p[0]]);
+      var g = seen.get(p[0]);
+      if (g) { g[2]++; return; }
+      g = [p[0], p[1], 1]; seen.set(p[0], g); groups.push(g);
     });
     var pats = groups.map(function (g) {
-      return '<span class="pat" data-key="' + g[0] + '" title="' + g[0] + '">' + g[1] + " <code>" +
-        g[0] + "</code>" + (g[2] > 1 ? " ×" + g[2] : "") + "</span>";
-    }).join("");
+      return el("span", { "class": "pat", "data-key": g[0], title: g[0] },
+        [g[1] + " ", el("code", null, g[0]), g[2] > 1 ? " ×" + g[2] : ""]);
+    });
     var nums = [];
     if (w.fan !== null && w.fan !== undefined) nums.push("fan " + w.fan);
     if (w.multiplier !== null && w.multiplier !== undefined) nums.push("×" + w.multiplier);
@@ -162,25 +190,28 @@
     if (w.total !== null && w.total !== undefined) nums.push("total " + w.total);
     if (w.bonus) nums.push("发 ×" + w.bonus);
     var pays = w.transfers.map(function (tr) {
-      return '<li class="' + (tr[0] > i ? "pending" : "") + '">S' + tr[1] + " → S" + tr[2] + " " +
-        tr[3] + " (" + tr[4] + (REASONS[tr[4]] ? " " + REASONS[tr[4]] : "") + ")</li>";
-    }).join("");
+      return el("li", { "class": tr[0] > i ? "pending" : "" },
+        "S" + tr[1] + " → S" + tr[2] + " " + tr[3] + " (" + reason(tr[4]) + ")");
+    });
     var from = "";
     if (w.from_seat !== null && w.from_seat !== undefined) {
       // a self-draw with a payer is 点杠花: the kong's feeder pays alone
       from = w.method === "self_draw" ? " · paid by S" + w.from_seat + " (点杠花)" : " from S" + w.from_seat;
     }
     var current = i === w.seq || w.transfers.some(function (tr) { return tr[0] === i; });
-    return '<div class="wincard' + (current ? " current" : "") + '" data-seat="' + w.seat +
-      '" data-patterns="' + w.patterns.map(function (p) { return p[0]; }).join(",") + '">' +
-      '<div class="title">S' + w.seat + " 胡 wins " + (METHOD[w.method] || w.method) + from +
-      " · " + NAMES[w.tile] + " " + code(w.tile) + "</div>" +
-      '<div class="row"><div class="hand">' + hand + '</div><div class="melds">' + melds + "</div></div>" +
-      '<div class="pats">' + pats + '</div><div class="nums">' + nums.join(" · ") + "</div>" +
-      (pays ? "<ul>" + pays + "</ul>" : "") + "</div>";
+    return el("div", {
+      "class": "wincard" + (current ? " current" : ""), "data-seat": w.seat,
+      "data-patterns": w.patterns.map(function (p) { return p[0]; }).join(",")
+    }, [
+      el("div", { "class": "title" }, "S" + w.seat + " 胡 wins " + (own(METHOD, w.method) || w.method) +
+        from + " · " + NAMES[w.tile] + " " + code(w.tile)),
+      el("div", { "class": "row" }, [el("div", { "class": "hand" }, hand),
+        el("div", { "class": "melds" }, melds)]),
+      el("div", { "class": "pats" }, pats), el("div", { "class": "nums" }, nums.join(" · ")),
+      pays.length ? el("ul", null, pays) : null]);
   }
 
-  function metaHtml() {
+  function metaEls() {
     var m = META, bits = [];
     bits.push("dealer S" + m.dealer);
     bits.push("dice " + m.dice.join("+"));
@@ -188,17 +219,16 @@
     bits.push(m.wall_size + " tiles" + (m.wall_logged ? "" : " (wall rebuilt)"));
     bits.push(m.players + " players");
     if (m.run_id) bits.push("run " + m.run_id);
-    return bits.map(function (b) { return '<span class="chip">' + esc(b) + "</span>"; }).join("");
+    return bits.map(function (b) { return el("span", { "class": "chip" }, b); });
   }
 
   function buildStatic() {
-    $("meta").innerHTML = metaHtml();
+    fill("meta", metaEls());
     var sl = $("slider");
     sl.max = String(N - 1);
-    var items = STEPS.map(function (st, i) {
-      return '<li value="' + i + '" data-seq="' + i + '">' + esc(st.text) + "</li>";
-    });
-    $("events").innerHTML = items.join("");
+    fill("events", STEPS.map(function (st, i) {
+      return el("li", { value: i, "data-seq": i }, st.text);
+    }));
   }
 
   function render(i) {
@@ -208,14 +238,14 @@
     root.dataset.wallLeft = String(st.wall);
     document.body.dataset.seq = String(i);
     var seats = [];
-    for (var s = 0; s < NP; s++) seats.push(seatHtml(st, s, i));
-    $("seats").innerHTML = seats.join("");
+    for (var s = 0; s < NP; s++) seats.push(seatEl(st, s, i));
+    fill("seats", seats);
     $("wall-left").textContent = String(st.wall);
     $("wall").dataset.wallLeft = String(st.wall);
-    $("step").textContent = "event " + i + " of " + (N - 1) + " · " + st.phase.toLowerCase();
+    $("step").textContent = "event " + i + " of " + (N - 1) + " · " + String(st.phase).toLowerCase();
     $("event").textContent = st.words;
     $("event-code").textContent = st.text;
-    $("event-tiles").innerHTML = st.ev[0] === "horse" && st.ev[5] ? tiles(st.ev[5]) : "";
+    fill("event-tiles", st.ev[0] === "horse" && st.ev[5] ? tiles(st.ev[5]) : null);
     $("next").textContent = st.next || "";
     var over = "";
     if (st.over) {
@@ -223,18 +253,18 @@
       if (st.next_dealer !== null && st.next_dealer !== undefined) over += " Next dealer S" + st.next_dealer + ".";
     }
     $("over").textContent = over;
-    $("wins").innerHTML = WINS.filter(function (w) { return w.seq <= i; }).map(function (w) {
-      return winHtml(w, i);
-    }).join("");
+    fill("wins", WINS.filter(function (w) { return w.seq <= i; }).map(function (w) {
+      return winEl(w, i);
+    }));
     var pays = [];
     for (var q = 0; q <= i; q++) {
       var e = STEPS[q].ev;
       if (e[0] === "transfer") {
-        pays.push('<li value="' + q + '" class="' + (q === i ? "hot" : "") + '">S' + e[3] + " → S" + e[1] + " " +
-          e[6] + " (" + e[4] + (REASONS[e[4]] ? " " + REASONS[e[4]] : "") + ")</li>");
+        pays.push(el("li", { value: q, "class": q === i ? "hot" : "" },
+          "S" + e[3] + " → S" + e[1] + " " + e[6] + " (" + reason(e[4]) + ")"));
       }
     }
-    $("payments").innerHTML = pays.length ? pays.join("") : '<li class="pending">none yet</li>';
+    fill("payments", pays.length ? pays : el("li", { "class": "pending" }, "none yet"));
     var list = $("events");
     var prev = list.querySelector("li.current");
     if (prev) prev.classList.remove("current");
@@ -291,7 +321,7 @@
       }, parseInt($("speed").value, 10) || 600);
     }
     document.body.dataset.playing = on ? "1" : "0";
-    $("b-play").innerHTML = on ? "&#10074;&#10074; pause" : "&#9654; play";
+    $("b-play").textContent = on ? "\u275a\u275a pause" : "\u25b6 play";
   }
   function toggle() { setPlaying(timer === null); }
   function step(i) { setPlaying(false); go(i); }

@@ -1,0 +1,114 @@
+"""The harness of the hostile-input suite: run a command on bad input and hold it to
+the project's standard.
+
+A refused command must exit non-zero with exactly one line on stderr, print no
+traceback, write nothing outside the output it was asked for, and leave every
+input byte-for-byte as it was. :func:`refused` checks all of that in one call;
+the tables of cases live in ``tests/test_hostile*.py``.
+
+Commands run in a child process (``python -m mjlog``) with a time limit, so a hang
+(a FIFO read, a dead scheduler) fails the case instead of the suite, and a
+traceback printed by any layer is seen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+TIMEOUT = 60.0  # seconds a refused command may take (a hang fails the case)
+
+
+def snapshot(*roots: Path) -> dict[str, str]:
+    """Every entry under ``roots``: path → sha256 of a file's bytes, or its kind.
+
+    Symlinks are recorded as their target and not followed; FIFOs and other
+    special files as their kind (never opened: a FIFO would block).
+    """
+    out: dict[str, str] = {}
+    for root in roots:
+        root = Path(root)
+        if not os.path.lexists(root):
+            out[str(root)] = "absent"
+            continue
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            d = Path(dirpath)
+            out[str(d)] = "dir"
+            for name in dirnames + filenames:
+                p = d / name
+                st = p.lstat()
+                if stat.S_ISLNK(st.st_mode):
+                    out[str(p)] = f"link -> {os.readlink(p)}"
+                elif stat.S_ISREG(st.st_mode):
+                    out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
+                elif not stat.S_ISDIR(st.st_mode):
+                    out[str(p)] = f"special {stat.S_IFMT(st.st_mode):o}"
+    return out
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT,
+        env: dict[str, str] | None = None) -> Result:
+    """``python -m mjlog ARGS`` in ``cwd``; a hang past ``timeout`` fails the test."""
+    full_env = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
+    try:
+        p = subprocess.run([sys.executable, "-m", "mjlog", *args], cwd=cwd,
+                           capture_output=True, text=True, timeout=timeout,
+                           stdin=subprocess.DEVNULL, env=full_env)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"mjlog {' '.join(args)}: still running after {timeout} s "
+                             f"(a hang)") from None
+    return Result(p.returncode, p.stdout, p.stderr)
+
+
+def refused(args: Sequence[str], cwd: Path, inputs: Iterable[Path] = (),
+            watch: Iterable[Path] = (), needle: str | None = None,
+            timeout: float = TIMEOUT, finding: bool = False) -> Result:
+    """Run a command that must refuse, and check every promise of a refusal.
+
+    ``inputs`` must be byte-for-byte unchanged; ``watch`` are places nothing may be
+    written to (the working directory ``cwd`` is always watched). ``needle``, if
+    given, must appear in the one line on stderr. ``finding`` is for
+    ``mjlog validate``, whose refusal of a run is a finding: exit 1, the needle in a
+    line of its report on stdout, nothing on stderr.
+    """
+    if finding:
+        inputs = [Path(p) for p in inputs]
+        watched = [Path(cwd), *[Path(p) for p in watch]]
+        before = snapshot(*inputs, *watched)
+        res = run(args, cwd, timeout)
+        cmd = "mjlog " + " ".join(str(a) for a in args)
+        assert res.code == 1, f"{cmd}: exit {res.code}, expected 1\n{res.stdout}{res.stderr}"
+        assert "Traceback" not in res.stderr + res.stdout, f"{cmd}: traceback\n{res.stderr}"
+        assert not res.stderr.strip(), f"{cmd}: stderr {res.stderr!r}"
+        assert needle is None or needle in res.stdout, f"{cmd}: {needle!r} not in\n{res.stdout}"
+        assert snapshot(*inputs, *watched) == before, f"{cmd}: changed or wrote files"
+        return res
+    inputs = [Path(p) for p in inputs]
+    watched = [Path(cwd), *[Path(p) for p in watch]]
+    before = snapshot(*inputs, *watched)
+    res = run(args, cwd, timeout)
+    cmd = "mjlog " + " ".join(str(a) for a in args)
+    assert res.code != 0, f"{cmd}: exit 0, expected a refusal\n{res.stdout}{res.stderr}"
+    assert "Traceback" not in res.stderr + res.stdout, f"{cmd}: traceback\n{res.stderr}"
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, f"{cmd}: expected one line on stderr, got {len(lines)}:\n{res.stderr}"
+    assert len(lines[0]) < 600, f"{cmd}: a {len(lines[0])}-character error line"
+    if needle is not None:
+        assert needle in lines[0], f"{cmd}: {needle!r} not in {lines[0]!r}"
+    after = snapshot(*inputs, *watched)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert not changed, f"{cmd}: changed or wrote {changed[:5]}"
+    return res
