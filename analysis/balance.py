@@ -1,0 +1,173 @@
+"""Swing and skill: how a seat's match total spreads, and how much of it the agents explain.
+
+- :func:`swing`: per group, the distribution of a seat's **match total** (the sum of
+  its points over the hands of one match, each rotation of a duplicate match
+  apart): its SD with a bootstrap 95% interval (matches resampled, seeded), and
+  quantiles.
+- :func:`skill_share`: from **duplicate** runs (``mjlog ladder --out DIR``, or
+  ``mjlog simulate --duplicate``), the share of the variance of match totals
+  explained by which agent sat there (skill) rather than by the walls, the seat
+  and the play (luck): ω² of a one-way layout (agents as the factor), with a
+  bootstrap 95% interval over matches. One call on several runs answers "does
+  skill matter more in huangmei than in yuxi?"; :func:`skill_share_difference`
+  gives that difference with its interval.
+
+The seat-position figures a balance study needs (dealer advantage and each
+position's, paired within the match) are :func:`analysis.queries.position_advantage`.
+
+>>> from analysis.sample import tiny_run
+>>> s = swing(tiny_run())
+>>> bool(s.sd_lo.iloc[0] <= s.sd.iloc[0] <= s.sd_hi.iloc[0])
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as st
+
+from analysis.queries import _G, _HANDS, GROUP, _finish, as_runs
+
+__all__ = ["BOOTSTRAP", "skill_share", "skill_share_difference", "swing"]
+
+BOOTSTRAP = 999
+"""Bootstrap resamples (percentile intervals, seeded: the same runs give the same CI)."""
+
+_TOTALS = f"""
+WITH {_HANDS},
+s AS (SELECT {_G}, run_id, match, rotation, players, deltas,
+             unnest(range(players::BIGINT)) AS seat FROM h)
+SELECT {_G}, run_id, match, rotation, seat::INT AS seat,
+       ((seat - rotation + players) % players)::INT AS spec,
+       sum(deltas[seat + 1])::BIGINT AS total, count(*) AS hands
+FROM s GROUP BY ALL ORDER BY ALL
+"""
+"""A seat's match total per (match, rotation, seat); ``spec`` is the agent's place in
+the line-up as given (duplicate play seats it at (spec + rotation) mod n)."""
+
+
+def _totals(runs) -> pd.DataFrame:
+    runs = as_runs(runs)
+    return runs, runs.sql(_TOTALS)
+
+
+def _boot(data: tuple[np.ndarray, ...], stat, seed: int = 0) -> tuple[float, float]:
+    if len(data[0]) < 2:
+        return np.nan, np.nan
+    r = st.bootstrap(data, stat, n_resamples=BOOTSTRAP, vectorized=False, paired=True,
+                     method="percentile", rng=np.random.default_rng(seed))
+    return float(r.confidence_interval.low), float(r.confidence_interval.high)
+
+
+def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
+    """Per group: a seat's match total (points over one match's hands): ``sd`` with a
+    bootstrap 95% CI (``sd_lo``, ``sd_hi``; matches resampled), ``mean_abs``, the
+    quantiles ``p5`` … ``p95``, ``matches``, ``hands_per_match`` (mean)."""
+    runs, t = _totals(runs)
+    rows = []
+    for key, g in t.groupby(list(GROUP), sort=False):
+        by_match = [x.to_numpy(float) for _, x in g.groupby(["run_id", "match"],
+                                                               sort=False)["total"]]
+        idx = np.arange(len(by_match))
+
+        def sd(i, by_match=by_match):
+            return float(np.concatenate([by_match[j] for j in i]).std(ddof=1))
+
+        v = g["total"].to_numpy(float)
+        lo, hi = _boot((idx,), sd)
+        row = {**dict(zip(GROUP, key, strict=True)), "matches": len(by_match),
+               "hands_per_match": float(g.groupby(["run_id", "match", "rotation"])["hands"]
+                                        .max().mean()),
+               "sd": float(v.std(ddof=1)) if len(v) > 1 else np.nan, "sd_lo": lo, "sd_hi": hi,
+               "mean_abs": float(np.abs(v).mean())}
+        for q in quantiles:
+            row[f"p{q * 100:g}"] = float(np.quantile(v, q))
+        rows.append(row)
+    return _finish(runs, pd.DataFrame(rows))
+
+
+def _omega2(s: np.ndarray, q: np.ndarray, n: np.ndarray) -> float:
+    """ω² of a one-way layout from per-match sums: ``s[m, j]`` Σ totals of agent j,
+    ``q[m]`` Σ squares, ``n[m, j]`` counts."""
+    sj, nj = s.sum(0), n.sum(0)
+    N, k = nj.sum(), (nj > 0).sum()
+    grand = sj.sum()
+    ss_total = q.sum() - grand ** 2 / N
+    ss_between = (sj[nj > 0] ** 2 / nj[nj > 0]).sum() - grand ** 2 / N
+    ms_within = (ss_total - ss_between) / (N - k) if N > k else np.nan
+    if not ss_total > 0:
+        return np.nan
+    return float(max(0.0, (ss_between - (k - 1) * ms_within) / (ss_total + ms_within)))
+
+
+def _layout(t: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per match: Σ totals per line-up place ``s[m, j]``, Σ squares ``q[m]``, counts
+    ``n[m, j]``."""
+    m_index = pd.MultiIndex.from_frame(t[["run_id", "match"]].drop_duplicates())
+    gg = t.assign(sq=t["total"].astype(float) ** 2, one=1.0)
+
+    def per(col):
+        return gg.pivot_table(index=["run_id", "match"], columns="spec", values=col,
+                              aggfunc="sum", fill_value=0).reindex(m_index).to_numpy(float)
+
+    q = gg.groupby(["run_id", "match"])["sq"].sum().reindex(m_index).to_numpy(float)
+    return per("total"), q, per("one")
+
+
+def skill_share(runs) -> pd.DataFrame:
+    """Per group of duplicate runs: ``skill_share`` = the share of the variance of a
+    seat's match total explained by the agent (ω², clipped at 0) with a bootstrap 95%
+    CI (``skill_share_lo``, ``_hi``; matches resampled: the walls are the luck), and
+    ``luck_share`` = 1 − skill_share. ``agents`` counts the line-up's distinct places.
+    Groups that are not duplicate play get NaN: there the agents' seats and walls are
+    confounded. The unit is the agent's place in the line-up as given (two ``greedy``
+    are two places)."""
+    runs, t = _totals(runs)
+    dup = {(r.variant, r.config): r.duplicate for r in runs.runs}
+    rows = []
+    for key, g in t.groupby(list(GROUP), sort=False):
+        row = {**dict(zip(GROUP, key, strict=True)), "duplicate": dup.get(key[:2], False)}
+        k = int(g["spec"].max()) + 1
+        m_index = pd.MultiIndex.from_frame(g[["run_id", "match"]].drop_duplicates())
+        row["matches"], row["agents"] = len(m_index), k
+        if not row["duplicate"] or len(m_index) < 2:
+            row.update(skill_share=np.nan, skill_share_lo=np.nan, skill_share_hi=np.nan,
+                       luck_share=np.nan)
+            rows.append(row)
+            continue
+        s, q, n = _layout(g)
+        value = _omega2(s, q, n)
+
+        def stat(i, s=s, q=q, n=n):
+            return _omega2(s[i], q[i], n[i])
+
+        lo, hi = _boot((np.arange(len(q)),), stat)
+        row.update(skill_share=value, skill_share_lo=lo, skill_share_hi=hi,
+                   luck_share=1 - value)
+        rows.append(row)
+    return _finish(runs, pd.DataFrame(rows))
+
+
+def skill_share_difference(a, b) -> dict:
+    """``skill_share(b) − skill_share(a)`` for two duplicate runs (each one group), with
+    a bootstrap 95% CI (each side's matches resampled independently, seeded) and the
+    share of resamples on the other side of 0 (×2, a two-sided bootstrap p, at least
+    2/(B + 1))."""
+    parts = []
+    for runs in (a, b):
+        _, t = _totals(runs)
+        parts.append(_layout(t))
+    rng = np.random.default_rng(0)
+    diffs = []
+    for _ in range(BOOTSTRAP):
+        v = []
+        for s, q, n in parts:
+            i = rng.integers(0, len(q), len(q))
+            v.append(_omega2(s[i], q[i], n[i]))
+        diffs.append(v[1] - v[0])
+    diffs = np.asarray(diffs)
+    point = _omega2(*parts[1]) - _omega2(*parts[0])
+    lo, hi = np.nanpercentile(diffs, [2.5, 97.5])
+    p = min(1.0, 2 * (min((diffs <= 0).sum(), (diffs >= 0).sum()) + 1) / (len(diffs) + 1))
+    return {"diff": float(point), "lo": float(lo), "hi": float(hi), "p": float(p)}

@@ -1,0 +1,110 @@
+"""Marginal pattern contributions, swing, skill share and typed rule columns."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import balance, queries
+from analysis.sample import data_dir
+from mjlog.logio import read_table
+from mjlog.rules import Rules
+from simulate.runner import RunSpec, simulate
+
+SAMPLES = [data_dir() / v for v in ("yuxi", "xuezhan", "huangmei")]
+
+
+@pytest.fixture(scope="module")
+def patterns():
+    return queries.pattern_frequencies(SAMPLES)
+
+
+def test_contributions_add_to_one_and_are_not_the_carried_share(patterns):
+    sums = patterns.groupby("variant")["contribution"].sum()
+    assert np.allclose(sums.to_numpy(), 1.0)
+    hm = patterns[patterns.variant == "huangmei"].set_index("pattern")
+    # 平胡 rides on most wins but adds little of their fan
+    assert hm.loc["pinghu", "points_share"] > 0.8 > hm.loc["pinghu", "contribution"]
+    assert (patterns.contribution_lo <= patterns.contribution + 1e-12).all()
+    assert (patterns.contribution <= patterns.contribution_hi + 1e-12).all()
+
+
+def test_huangmei_contribution_recomputed_from_the_fan_table(patterns):
+    rules = Rules("huangmei")
+    w = read_table(data_dir() / "huangmei", "wins", columns=["patterns", "total"]).to_pandas()
+    added: Counter = Counter()
+    for pats, total in zip(w["patterns"], w["total"], strict=True):
+        c = Counter(pats)
+        fan = {k: (rules["fan.facai_all"] if k == "facai" and n == 4 else n * rules[f"fan.{k}"])
+               for k, n in c.items()}
+        s = sum(fan.values())
+        for k, f in fan.items():
+            added[k] += total * f / s
+    want = {k: v / w["total"].sum() for k, v in added.items()}
+    got = patterns[patterns.variant == "huangmei"].set_index("pattern")["contribution"]
+    assert set(got.index) == set(want)
+    assert all(np.isclose(got[k], want[k]) for k in want)
+
+
+def test_swing_sd_is_that_of_a_seats_match_total():
+    s = queries.as_runs(data_dir() / "xuezhan")
+    got = balance.swing(s).iloc[0]
+    h = read_table(data_dir() / "xuezhan", "hands", columns=["match", "deltas"]).to_pandas()
+    totals = np.vstack(h.groupby("match")["deltas"].apply(lambda d: np.sum(np.vstack(d), 0)))
+    assert np.isclose(got.sd, totals.ravel().std(ddof=1))
+    assert got.sd_lo < got.sd < got.sd_hi and got.matches == len(totals)
+    assert balance.swing(s).equals(balance.swing(s))  # seeded bootstrap
+
+
+def test_omega_squared_matches_statsmodels_anova():
+    import statsmodels.api as sm
+    from statsmodels.formula.api import ols
+
+    rng = np.random.default_rng(7)
+    t = pd.DataFrame({"run_id": "r", "match": np.repeat(np.arange(40), 4),
+                      "spec": np.tile(np.arange(4), 40)})
+    t["total"] = rng.normal(0, 5, len(t)) + t["spec"] * 1.5
+    s, q, n = balance._layout(t)
+    a = sm.stats.anova_lm(ols("total ~ C(spec)", data=t).fit())
+    ss_b, ss_w = a.loc["C(spec)", "sum_sq"], a.loc["Residual", "sum_sq"]
+    ms_w = a.loc["Residual", "mean_sq"]
+    want = (ss_b - a.loc["C(spec)", "df"] * ms_w) / (ss_b + ss_w + ms_w)
+    assert np.isclose(balance._omega2(s, q, n), want)
+
+
+@pytest.fixture(scope="module")
+def ladders(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dup")
+    out = {}
+    for name, agents, dup in (("mixed", ["strategic", "random", "strategic", "random"], True),
+                              ("same", ["greedy"] * 4, True),
+                              ("plain", ["strategic", "random", "strategic", "random"], False)):
+        spec = RunSpec.build("yuxi", seed=11, matches=30, hands_per_match=2, agents=agents,
+                             duplicate=dup, events=False)
+        simulate(spec, d / name, workers=1, progress=False)
+        out[name] = d / name
+    return out
+
+
+def test_skill_share_separates_a_skill_gap_from_none(ladders):
+    t = balance.skill_share([ladders["mixed"], ladders["same"], ladders["plain"]])
+    t = t.set_index(t.lineup + t.duplicate.astype(str))
+    mixed = t.loc["strategic,random,strategic,randomTrue"]
+    same = t.loc["greedy,greedy,greedy,greedyTrue"]
+    assert mixed.skill_share_lo > same.skill_share_hi
+    assert 0 <= same.skill_share_lo <= same.skill_share <= same.skill_share_hi
+    assert np.isnan(t.loc["strategic,random,strategic,randomFalse", "skill_share"])
+    d = balance.skill_share_difference(ladders["same"], ladders["mixed"])
+    assert d["lo"] <= d["diff"] <= d["hi"] and d["lo"] > 0 and d["p"] < 0.05
+
+
+def test_rule_values_are_typed_columns():
+    sweep = data_dir() / "sweep" / "xuezhan-cap"
+    for df in (queries.outcomes(sweep), queries.compare(sweep), queries.precision(sweep)):
+        assert str(df["cap"].dtype) == "Int64"
+        assert list(dict.fromkeys(df["cap"])) == [1, 2, 4, 16]
+    mixed = queries.outcomes([data_dir() / "yuxi", sweep])
+    assert mixed["cap"].isna().iloc[0] and mixed["cap"].iloc[1] == 1
