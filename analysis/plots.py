@@ -10,7 +10,7 @@ agents played. Labels are rendered with the CJK font of :mod:`analysis.fonts`.
 >>> from analysis import queries
 >>> fig = seat_figure(queries.seat_stats(tiny_run(), by="agent"))
 >>> [ax.get_title() for ax in fig.axes][:2]
-['胡牌率 win rate', '自摸占比 self-draw share']
+['胡牌率 win rate (share of hands)', '自摸占比 self-draw share (of wins)']
 >>> to_png(fig)[:4]
 b'\\x89PNG'
 """
@@ -29,6 +29,7 @@ from analysis.queries import group_label
 
 __all__ = [
     "compare_figure",
+    "sweep_key",
     "dealer_figure",
     "figures",
     "first_winner_figure",
@@ -43,10 +44,10 @@ __all__ = [
 ]
 
 METRICS = {
-    "win_rate": "胡牌率 win rate",
-    "self_draw_share": "自摸占比 self-draw share",
-    "deal_in_rate": "点炮率 deal-in rate",
-    "mean_points": "每局平均得分 mean points per hand",
+    "win_rate": "胡牌率 win rate (share of hands)",
+    "self_draw_share": "自摸占比 self-draw share (of wins)",
+    "deal_in_rate": "点炮率 deal-in rate (share of hands)",
+    "mean_points": "每局平均得分 mean points (per seat-hand)",
 }
 
 WHAT = {
@@ -102,13 +103,17 @@ def _grouped_bars(ax, df: pd.DataFrame, x: pd.Series, col: str, err: bool = True
         sub = df[labels == g]
         xs = np.array([cats.index(v) for v in x[labels == g]]) - 0.4 + width * (i + 0.5)
         y = sub[col].astype(float).to_numpy()
+        ok = ~np.isnan(y)  # no wins, say: no bar and no whisker, a note instead
         yerr = None
         if err and f"{col}_lo" in sub:
             lo = sub[f"{col}_lo"].astype(float).to_numpy()
             hi = sub[f"{col}_hi"].astype(float).to_numpy()
             yerr = np.vstack([np.clip(y - lo, 0, None), np.clip(hi - y, 0, None)])
-            yerr = np.nan_to_num(yerr)
-        ax.bar(xs, np.nan_to_num(y), width=width, yerr=yerr, capsize=2, label=g)
+            yerr = np.nan_to_num(yerr)[:, ok]
+        bars = ax.bar(xs[ok], y[ok], width=width, yerr=yerr, capsize=2, label=g)
+        for x in xs[~ok]:
+            ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize="x-small",
+                    color=bars.patches[0].get_facecolor() if bars.patches else "gray")
     ax.set_xticks(range(len(cats)), cats, rotation=20 if len(cats) > 4 else 0)
     ax.grid(axis="y", alpha=0.3)
 
@@ -156,9 +161,13 @@ def seat_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(METRICS),
 
 
 def dealer_figure(df: pd.DataFrame) -> Figure:
-    """Dealer advantage: win rate and mean points by seat position after the dealer."""
-    return seat_figure(df, ("win_rate", "mean_points"),
-                       title="庄家优势 dealer advantage (95% CI)")
+    """Dealer advantage: win rate and mean points by seat position after the dealer.
+    A group with a mixed line-up outside duplicate play is marked: there the seat's
+    figure is also its agent's."""
+    title = "庄家优势 dealer advantage (95% CI by match)"
+    if "mixed" in df and "duplicate" in df and (df["mixed"] & ~df["duplicate"]).any():
+        title += "\n注意 caveat: mixed line-ups without duplicate play measure the agents too"
+    return seat_figure(df, ("win_rate", "mean_points"), title=title)
 
 
 def first_winner_figure(df: pd.DataFrame) -> Figure:
@@ -244,8 +253,8 @@ def outcomes_figure(df: pd.DataFrame) -> Figure:
 
 
 def money_figure(df: pd.DataFrame) -> Figure:
-    """Money by transfer reason as a share of the money moved
-    (:func:`~analysis.queries.money_shares`), stacked per group."""
+    """Money by transfer reason as a share of all money transferred (gross, so the
+    stack of a group adds to 100%; :func:`~analysis.queries.money_shares`)."""
     key = "reason" if "reason" in df else "category"
     labels = _labels(df)
     groups = list(dict.fromkeys(labels))
@@ -253,7 +262,8 @@ def money_figure(df: pd.DataFrame) -> Figure:
     fig, (ax,) = _fig(1, 1, w=9.0, h=0.7 * len(groups) + 2.0)
     left = np.zeros(len(groups))
     for i, k in enumerate(order):
-        v = np.array([df[(labels == g) & (df[key] == k)]["share"].sum() for g in groups])
+        v = np.array([df[(labels == g) & (df[key] == k)]["share_of_transfers"].sum()
+                      for g in groups])
         name = (queries.REASON_NAMES.get(k, k) + " " + k) if key == "reason" \
             else CATEGORY_NAMES.get(k, k)
         ax.barh(range(len(groups)), v, left=left, label=name, color=f"C{i % 10}")
@@ -262,8 +272,8 @@ def money_figure(df: pd.DataFrame) -> Figure:
                   fontsize="small")
     ax.invert_yaxis()
     ax.axvline(1, color="black", lw=0.8)
-    ax.set_xlabel("占流动金额 share of money moved (Σ positive deltas)")
-    ax.set_title("杠钱与结算 kong money and end-of-wall settlements")
+    ax.set_xlabel("占转账总额 share of all money transferred (gross Σ amount; adds to 1)")
+    ax.set_title("杠钱与结算 kong money and end-of-wall settlements (95% CIs: see the table)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     return fig
 
@@ -280,23 +290,74 @@ COMPARE = {
 }
 
 
+def sweep_key(df: pd.DataFrame) -> str | None:
+    """The one rule key a one-key sweep varies (a typed column of the query result), or
+    None when the rows differ otherwise (several variants, line-ups or keys)."""
+    if df["variant"].nunique() != 1 or df["lineup"].nunique() != 1 or len(df) < 2:
+        return None
+    known = set(queries.GROUP) | {"hands", "matches", "wins"}
+    keys = [c for c in df.columns if c not in known and not c.startswith(("share_", "mean_",
+                                                                          "draw_", "dealer_",
+                                                                          "p90", "max_"))
+            and c not in ("mixed", "duplicate")
+            and (str(df[c].dtype) in ("Int64", "Float64", "string", "boolean"))]
+    varying = [c for c in keys if df[c].nunique(dropna=False) > 1]
+    return varying[0] if len(varying) == 1 else None
+
+
+COMPARE_UNITS = {
+    "draw_rate": "share of hands", "mean_win_points": "points per win",
+    "mean_moved_per_hand": "points per hand", "mean_length": "events per hand",
+    "dealer_advantage": "points per hand", "share_kong": "share of money transferred",
+    "share_settlement": "share of money transferred", "share_capped": "share of wins",
+}
+
+
 def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) -> Figure:
-    """Headline figures side by side (:func:`~analysis.queries.compare`): variants,
-    sweep points, line-ups."""
+    """Headline figures side by side (:func:`~analysis.queries.compare`) with their 95%
+    CIs: bars per group, or, for a one-key sweep, a line over the swept value."""
     metrics = [m for m in metrics if m in df]
+    key = sweep_key(df)
     ncols = 4
     nrows = (len(metrics) + ncols - 1) // ncols
     fig, axes = _fig(nrows, ncols, w=3.4, h=2.8)
-    short = _key_legend(fig, _labels(df))
+    if key is None:
+        short = _key_legend(fig, _labels(df))
+        xs = np.arange(len(df))
+    else:
+        vals = df[key]
+        numeric = str(vals.dtype) in ("Int64", "Float64")
+        xs = vals.astype(float).to_numpy() if numeric else np.arange(len(df))
+        order = np.argsort(xs, kind="stable")
     for ax, m in zip(axes, metrics, strict=False):
-        ax.bar(range(len(df)), df[m].fillna(0).to_numpy(float),
-               color=[f"C{i % 10}" for i in range(len(df))])
-        ax.set_xticks(range(len(df)), short)
-        ax.set_title(COMPARE[m], fontsize="medium")
+        y = df[m].astype(float).to_numpy()
+        lo, hi = df.get(f"{m}_lo"), df.get(f"{m}_hi")
+        yerr = None if lo is None else np.nan_to_num(np.vstack(
+            [np.clip(y - lo.astype(float).to_numpy(), 0, None),
+             np.clip(hi.astype(float).to_numpy() - y, 0, None)]))
+        if key is None:
+            ax.bar(xs, np.nan_to_num(y), yerr=yerr, capsize=3,
+                   color=[f"C{i % 10}" for i in range(len(df))])
+            ax.set_xticks(xs, short)
+        else:
+            ax.errorbar(xs[order], y[order], yerr=None if yerr is None else yerr[:, order],
+                        marker="o", capsize=3)
+            if str(df[key].dtype) in ("Int64", "Float64"):
+                if xs.min() > 0 and xs.max() / xs.min() >= 8:
+                    ax.set_xscale("log", base=2)
+                ax.set_xticks(xs, [f"{v:g}" for v in xs])
+            else:
+                ax.set_xticks(xs, df[key].astype(str))
+            ax.set_xlabel(key)
+        ax.set_title(f"{COMPARE[m]}\n({COMPARE_UNITS.get(m, '')}, 95% CI)", fontsize="medium")
         ax.grid(axis="y", alpha=0.3)
     for ax in axes[len(metrics):]:
         ax.set_visible(False)
-    fig.suptitle("对比 comparison")
+    if key is not None:
+        fig.legend(handles=[], title=f"组 group: {df['variant'].iloc[0]} "
+                                     f"[{df['lineup'].iloc[0]}]",
+                   loc="outside lower center", fontsize="small")
+    fig.suptitle("对比 comparison" + (f": {key}" if key else ""))
     return fig
 
 
@@ -305,9 +366,11 @@ def figures(runs_or_tables) -> dict[str, Figure]:
     t = runs_or_tables if isinstance(runs_or_tables, dict) else queries.tables(runs_or_tables)
     return {
         "compare": compare_figure(t["compare"]),
-        "seats": seat_figure(t["seats"], title="每个座位 per seat (95% CI)"),
-        "agents": seat_figure(t["agents"], title="每个智能体 per agent (95% CI)"),
-        "variants": seat_figure(t["variants"], title="每个玩法 per variant (95% CI)"),
+        "seats": seat_figure(t["seats"], title="每个座位 per seat (95% CI by match)"),
+        "agents": seat_figure(t["agents"], title="每个智能体 per agent (95% CI by match)"),
+        # every seat of a variant pooled: mean points is 0 by construction (zero-sum)
+        "variants": seat_figure(t["variants"], ("win_rate", "self_draw_share", "deal_in_rate"),
+                                title="每个玩法 per variant (95% CI by match)"),
         "dealer": dealer_figure(t["dealer"]),
         "patterns": patterns_figure(t["patterns"]),
         "win_points": histogram_figure(t["hist_win_points"], "win_points"),

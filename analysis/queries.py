@@ -947,9 +947,14 @@ def compare_from(outcomes_df: pd.DataFrame, win_points: pd.DataFrame,
             **{f"win_rate{c}": f"dealer_win_rate{c}" for c in ci},
             "mean_points": "dealer_mean_points",
             **{f"advantage{c}": f"dealer_advantage{c}" for c in ci}})
-    cats = money_by_category.pivot_table(index=g, columns="category",
-                                         values="share_of_transfers",
-                                         aggfunc="sum").add_prefix("share_").reset_index()
+    cats = None
+    for suffix in ci:
+        c = money_by_category.pivot_table(index=g, columns="category",
+                                          values=f"share_of_transfers{suffix}",
+                                          aggfunc="sum").add_prefix("share_")
+        c.columns = [f"{x}{suffix}" for x in c.columns]
+        cats = c if cats is None else cats.join(c)
+    cats = cats.reset_index()
     cats.columns.name = None
     out = (outcomes_df[[*g, "hands", "matches", *(f"draw_rate{c}" for c in ci),
                         *(f"mean_length{c}" for c in ci)]]

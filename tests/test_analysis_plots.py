@@ -74,3 +74,42 @@ def test_legends_name_the_agents(figs):
     for name in ("seats", "agents", "patterns", "win_points", "compare", "money"):
         assert any("strategic,strategic,strategic,strategic" in t
                    for t in plots.texts(figs[name])), name
+
+
+def test_a_one_key_sweep_is_a_line_over_the_typed_value():
+    c = queries.compare(data_dir() / "sweep" / "xuezhan-cap")
+    assert plots.sweep_key(c) == "cap"
+    fig = plots.compare_figure(c)
+    ax = fig.axes[0]
+    line = ax.get_lines()[0]
+    assert list(line.get_xdata()) == [1, 2, 4, 16]  # the cap itself on the x axis
+    assert "95% CI" in ax.get_title() and ax.get_xlabel() == "cap"
+    assert plots.sweep_key(queries.compare([data_dir() / "yuxi", data_dir() / "xuezhan"])) \
+        is None
+
+
+def test_panels_that_misled_are_fixed(figs):
+    # per variant: no mean-points panel (always 0: the game is zero-sum)
+    assert not any("mean points" in t for t in plots.texts(figs["variants"]))
+    # money: gross shares, each group's stack adds to 1
+    m = queries.money_shares([data_dir() / "xuezhan"])
+    assert abs(m["share_of_transfers"].sum() - 1) < 1e-9
+    ax = figs["money"].axes[0]
+    widths = {}
+    for p in ax.patches:
+        widths.setdefault(round(p.get_y(), 6), 0.0)
+        widths[round(p.get_y(), 6)] += p.get_width()
+    assert all(abs(w - 1) < 1e-9 for w in widths.values())
+
+
+def test_undefined_values_draw_no_whisker():
+    import pandas as pd
+
+    df = pd.DataFrame({"variant": ["yuxi"] * 2, "config": ["default"] * 2,
+                       "lineup": ["a"] * 2, "agent": ["x", "y"],
+                       "self_draw_share": [0.5, float("nan")],
+                       "self_draw_share_lo": [0.4, float("nan")],
+                       "self_draw_share_hi": [0.6, float("nan")]})
+    fig = plots.seat_figure(df, ("self_draw_share",))
+    ax = fig.axes[0]
+    assert len(ax.patches) == 1 and "n/a" in plots.texts(fig)
