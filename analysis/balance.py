@@ -67,16 +67,17 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
     runs, t = _totals(runs)
     rows = []
     for key, g in t.groupby(list(GROUP), sort=False):
-        by_match = [x.to_numpy(float) for _, x in g.groupby(["run_id", "match"],
-                                                               sort=False)["total"]]
-        idx = np.arange(len(by_match))
+        per = g.assign(sq=g["total"].astype(float) ** 2, one=1.0).groupby(
+            ["run_id", "match"], sort=False)[["total", "sq", "one"]].sum()
+        ms, mq, mn = (per[c].to_numpy(float) for c in ("total", "sq", "one"))
 
-        def sd(i, by_match=by_match):
-            return float(np.concatenate([by_match[j] for j in i]).std(ddof=1))
+        def sd(i, ms=ms, mq=mq, mn=mn):  # from per-match sums: fast on 10^5 matches
+            n, t = mn[i].sum(), ms[i].sum()
+            return float(np.sqrt(max(mq[i].sum() - t * t / n, 0) / (n - 1)))
 
         v = g["total"].to_numpy(float)
-        lo, hi = _boot((idx,), sd)
-        row = {**dict(zip(GROUP, key, strict=True)), "matches": len(by_match),
+        lo, hi = _boot((np.arange(len(per)),), sd)
+        row = {**dict(zip(GROUP, key, strict=True)), "matches": len(per),
                "hands_per_match": float(g.groupby(["run_id", "match", "rotation"])["hands"]
                                         .max().mean()),
                "sd": float(v.std(ddof=1)) if len(v) > 1 else np.nan, "sd_lo": lo, "sd_hi": hi,

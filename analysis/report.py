@@ -1,11 +1,21 @@
-"""One self-contained HTML report comparing runs: tables and figures inline, no network.
+"""One self-contained HTML report comparing runs: findings, tables and figures inline.
 
-:func:`write_report` computes every table once (:func:`analysis.queries.tables`),
-draws every figure (:func:`analysis.plots.figures`) and writes ``OUT/index.html``
-with the figures as base64 PNG (or SVG) ``data:`` URIs. The report names the
-runs, their rule changes and their agents (with parameters) at the top, and
-every table and legend names the agent line-up. Nothing in it depends on the
-time or the host, so the same runs give the same file. For example::
+:func:`write_report` computes every table once (:func:`analysis.queries.tables`, plus
+swing, skill and precision from :mod:`analysis.balance` and
+:func:`analysis.queries.precision`), draws every figure
+(:func:`analysis.plots.figures`) and writes ``OUT/index.html`` with the figures as
+base64 PNG (or SVG) ``data:`` URIs. The page opens with a table of contents and a
+*findings* section: each sentence gives its 95% interval and says whether the
+difference from 0 (or from the baseline sweep point, paired by walls) is
+significant. Every interval takes the match as its unit, as the CLI does, and the
+units are the CLI's (points per seat-hand, points per hand, share of wins…).
+
+Safety: every string that reaches the page (run paths, agent names, rule values,
+table cells) goes through :func:`html.escape`; the page's Content-Security-Policy
+allows nothing but its own inline style and script (by their sha256) and
+``data:`` images, so a hostile run directory cannot make the page load or run
+anything. Nothing depends on the time or the host: the same runs give the same
+file. For example::
 
     write_report(["data/yuxi", "data/xuezhan", "data/huangmei"], "/tmp/report")
     # -> /tmp/report/index.html (tests/test_report_cli.py checks it)
@@ -15,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,8 +34,9 @@ import pandas as pd
 
 from analysis import plots, queries
 from analysis.queries import GROUP
+from mjlog.viewer import csp as _csp
 
-__all__ = ["render", "write_report"]
+__all__ = ["CSP", "findings", "render", "write_report"]
 
 _CSS = """
 body { font-family: "Noto Sans", "WenQuanYi Micro Hei", "PingFang SC", "Microsoft YaHei",
@@ -32,10 +44,58 @@ body { font-family: "Noto Sans", "WenQuanYi Micro Hei", "PingFang SC", "Microsof
 h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.8em 0; }
 th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: right; }
-th { background: #f3f3f3; } td:nth-child(-n+3) { text-align: left; }
+th { background: #f3f3f3; cursor: pointer; user-select: none; }
+th.asc::after { content: " \\25B2"; } th.desc::after { content: " \\25BC"; }
+td:nth-child(-n+3) { text-align: left; }
 img { max-width: 100%; display: block; margin: 0.8em 0; }
 p.note { color: #555; font-size: 0.9em; }
+ul.findings li { margin: 0.35em 0; } .caveat { color: #a40; }
+nav ol { columns: 2; }
 """
+
+# Click a column head to sort by it (numbers by value: the first number in the cell).
+_JS = """
+document.querySelectorAll("table.sortable").forEach(function (t) {
+  var heads = t.querySelectorAll("thead th");
+  heads.forEach(function (th, col) {
+    th.addEventListener("click", function () {
+      var asc = !th.classList.contains("asc");
+      heads.forEach(function (h) { h.classList.remove("asc", "desc"); });
+      th.classList.add(asc ? "asc" : "desc");
+      var body = t.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+      function key(r) {
+        var s = r.cells[col] ? r.cells[col].textContent.trim() : "";
+        var m = s.match(/^[-+]?\\d[\\d,]*(\\.\\d+)?(e[-+]?\\d+)?/i);
+        return m ? parseFloat(m[0].replace(/,/g, "")) : s;
+      }
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b), c;
+        if (typeof x === "number" && typeof y === "number") c = x - y;
+        else c = String(x).localeCompare(String(y));
+        return asc ? c : -c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
+"""
+
+
+CSP = _csp(scripts=[_JS], styles=[_CSS]).replace("default-src 'none'",
+                                                 "default-src 'none'; img-src data:", 1)
+"""The page's Content-Security-Policy (the viewer's, :func:`mjlog.viewer.csp`): its own
+inline style and script by their sha256, ``data:`` images, nothing else (no
+``unsafe-inline``; Trusted Types: the sorting script builds nothing from strings)."""
+
+
+def _e(x) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _fmt(v, digits: int = 3) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    return f"{v:.{digits}f}"
 
 
 def _ci(df: pd.DataFrame, col: str, digits: int = 3) -> pd.Series:
@@ -47,19 +107,26 @@ def _ci(df: pd.DataFrame, col: str, digits: int = 3) -> pd.Series:
         if lo is None or pd.isna(lo):
             return f"{v:.{digits}f}"
         return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
-    return df.apply(one, axis=1)
+    return df.apply(one, axis=1) if len(df) else pd.Series([], dtype=object)
 
 
 def _table(df: pd.DataFrame, columns: dict[str, str] | None = None,
            ci: dict[str, str] | None = None, floats: int = 3) -> str:
+    """An escaped, sortable HTML table (pandas escapes every cell and head)."""
     out = pd.DataFrame(index=df.index)
     for c, name in (columns or {c: c for c in df.columns}).items():
-        out[name] = df[c]
+        if c in df:
+            out[name] = df[c]
     for c, name in (ci or {}).items():
-        out[name] = _ci(df, c)
+        if c in df:
+            out[name] = _ci(df, c)
     fmt = {c: (lambda v, d=floats: "–" if pd.isna(v) else f"{v:.{d}f}")
            for c in out.columns if pd.api.types.is_float_dtype(out[c])}
-    return out.to_html(index=False, escape=True, formatters=fmt, border=0, na_rep="–")
+    page = out.to_html(index=False, escape=True, formatters=fmt, border=0, na_rep="–",
+                       classes="sortable")
+    # pandas styles the head row inline; the CSP allows no style attribute (the
+    # stylesheet right-aligns cells anyway)
+    return page.replace(' style="text-align: right;"', "")
 
 
 def _img(fig, fmt: str) -> str:
@@ -67,123 +134,312 @@ def _img(fig, fmt: str) -> str:
         data, mime = plots.to_svg(fig), "image/svg+xml"
     else:
         data, mime = plots.to_png(fig), "image/png"
-    title = html.escape(fig._suptitle.get_text() if fig._suptitle else "figure")
+    title = _e(fig._suptitle.get_text() if fig._suptitle else "figure")
     return (f'<img alt="{title}" src="data:{mime};base64,'
             f'{base64.b64encode(data).decode("ascii")}">')
 
 
 _G = {"variant": "variant 玩法", "config": "rules 规则", "lineup": "agents by seat 智能体"}
-_SEAT_CI = {"win_rate": "win rate 胡牌率", "self_draw_share": "self-draw share 自摸占比",
-            "deal_in_rate": "deal-in rate 点炮率", "mean_points": "mean points 平均得分"}
+_SEAT_CI = {"win_rate": "win rate 胡牌率 (share of hands)",
+            "self_draw_share": "self-draw share 自摸占比 (of wins)",
+            "deal_in_rate": "deal-in rate 点炮率 (share of hands)",
+            "mean_points": "mean points 平均得分 (per seat-hand)"}
+
+
+def _sig(lo: float, hi: float) -> str:
+    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
+        return "not testable (too few matches)"
+    if lo > 0 or hi < 0:
+        return "significant at the 5% level (the interval excludes 0)"
+    return "not significant at the 5% level (the interval includes 0)"
+
+
+def _label(r) -> str:
+    cfg = "" if r["config"] == "default" else f" {r['config']}"
+    return f"{r['variant']}{cfg} [{r['lineup']}]"
+
+
+def findings(t: dict[str, pd.DataFrame]) -> list[str]:
+    """The report's findings as plain sentences (escaped when rendered), each with its
+    95% interval (the match as the unit) and whether it is significant."""
+    out: list[str] = []
+    d = t["dealer"]
+    for _, r in d[d.position == 0].iterrows():
+        s = (f"{_label(r)}: the dealer gains {r.advantage:+.3f} points per hand over the "
+             f"other seats (95% CI [{r.advantage_lo:+.3f}, {r.advantage_hi:+.3f}], "
+             f"{int(r.matches)} matches); {_sig(r.advantage_lo, r.advantage_hi)}.")
+        if r.get("mixed") and not r.get("duplicate"):
+            s += (" Caveat: a mixed line-up without duplicate play: the seats' agents differ, "
+                  "so this measures the agents as much as the seat.")
+        out.append(s)
+    o = t["outcomes"]
+    for _, r in o.iterrows():
+        out.append(f"{_label(r)}: {r.draw_rate:.1%} of hands are drawn (95% CI "
+                   f"[{r.draw_rate_lo:.1%}, {r.draw_rate_hi:.1%}]); a win brings "
+                   + _win_points(t, r) + ".")
+    p = t["patterns"]
+    for _key, g in p.groupby(list(GROUP), sort=False):
+        top = g.sort_values("contribution", ascending=False).iloc[0]
+        ride = g.sort_values("per_win", ascending=False).iloc[0]
+        out.append(f"{_label(top)}: {top['name']} {top.pattern} adds the largest share of "
+                   f"the points, {top.contribution:.1%} (95% CI [{top.contribution_lo:.1%}, "
+                   f"{top.contribution_hi:.1%}]); {ride['name']} {ride.pattern} is on the "
+                   f"most wins, {ride.per_win:.1%} of them (95% CI [{ride.per_win_lo:.1%}, "
+                   f"{ride.per_win_hi:.1%}]).")
+    for _, r in t.get("swing", pd.DataFrame()).iterrows():
+        out.append(f"{_label(r)}: a seat's match total ({r.hands_per_match:g} hands) has an "
+                   f"SD of {r.sd:.1f} points (95% bootstrap CI [{r.sd_lo:.1f}, {r.sd_hi:.1f}]"
+                   f"); 90% of match totals lie in [{r.p5:+.0f}, {r.p95:+.0f}].")
+    sk = t.get("skill", pd.DataFrame())
+    for _, r in sk[sk.get("duplicate", pd.Series(dtype=bool)).fillna(False).astype(bool)] \
+            .iterrows() if len(sk) else []:
+        out.append(f"{_label(r)}: the agents explain {r.skill_share:.0%} of the variance of "
+                   f"a seat's match total (skill; 95% bootstrap CI [{r.skill_share_lo:.0%}, "
+                   f"{r.skill_share_hi:.0%}]), the walls and play the rest (luck).")
+    pc = t.get("paired", pd.DataFrame())
+    for _, r in pc.iterrows():
+        how = "paired by walls" if r.paired else "UNPAIRED (no shared walls)"
+        sig = ("significant" if r.p_adjusted < 0.05 else "not significant") \
+            if r.p_adjusted == r.p_adjusted else "not testable"
+        out.append(f"{r.group} vs {r.baseline_group}: {r.metric} {r.diff:+.3f} {r.unit} "
+                   f"(95% CI [{r.lo:+.3f}, {r.hi:+.3f}], {how}, {int(r.units)} matches, "
+                   f"p = {r.p:.2g}, {sig} after Benjamini–Hochberg).")
+    pr = t.get("precision", pd.DataFrame())
+    for _, r in pr[pr.metric == "dealer_advantage"].iterrows() if len(pr) else []:
+        out.append(f"{_label(r)}: the dealer advantage is known to ±{r.half_width:.3f} "
+                   f"points per hand (95% half-width) from {int(r.hands):,} hands; "
+                   f"±{r.target:g} needs about {_n(r.hands_needed)} hands.")
+    return out
+
+
+def _n(v) -> str:
+    return "–" if v is None or v != v else f"{int(v):,}"
+
+
+def _win_points(t, r) -> str:
+    w = t["win_points"]
+    w = w[(w.variant == r.variant) & (w.config == r.config) & (w.lineup == r.lineup)]
+    if w.empty or pd.isna(w["mean"].iloc[0]):
+        return "no points (no wins)"
+    x = w.iloc[0]
+    return (f"{x['mean']:.2f} points on average (95% CI [{x.mean_lo:.2f}, {x.mean_hi:.2f}], "
+            f"points per win)")
 
 
 def render(t: dict[str, pd.DataFrame], figs: dict, fmt: str = "png",
            title: str = "mjlog report") -> str:
-    """The HTML page for the tables ``t`` (:func:`analysis.queries.tables`) and figures."""
+    """The HTML page for the tables ``t`` (:func:`analysis.queries.tables`, and
+    optionally ``swing``, ``skill``, ``precision``, ``paired``) and figures."""
     runs = t["runs"]
-    parts = [
-        "<!doctype html>",
-        '<html lang="zh"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>{len(runs)} run(s), {int(runs.hands.sum()):,} hands; variants "
-        f"{html.escape(', '.join(dict.fromkeys(runs.variant)))}; agents "
-        f"{html.escape('; '.join(dict.fromkeys(runs.agents)))}. Groups pool runs of the same "
-        "variant, rules and agent line-up (agents listed seat by seat). Intervals are 95% "
-        "and take the match as the unit, as mjlog ladder does (cluster-robust t interval "
-        "of a ratio of per-match sums).</p>",
-        "<h2>Runs 运行</h2>",
-        _table(runs, {"run_id": "run", "variant": "variant", "config": "rules changed",
-                      "agents": "agents (seat 0..n-1)", "seed": "seed", "matches": "matches",
-                      "hands_per_match": "hands/match", "hands": "hands",
-                      "path": "directory"}),
-    ]
+    body: list[str] = []
+    toc: list[tuple[str, str]] = []
 
-    def section(h: str, fig: str | None, *body: str, note: str = "") -> None:
-        parts.append(f"<h2>{html.escape(h)}</h2>")
+    def section(h: str, fig: str | None, *parts: str, note: str = "") -> None:
+        anchor = f"s{len(toc) + 1}"
+        toc.append((anchor, h))
+        body.append(f'<h2 id="{anchor}">{_e(h)}</h2>')
         if note:
-            parts.append(f'<p class="note">{html.escape(note)}</p>')
+            body.append(f'<p class="note">{_e(note)}</p>')
         if fig is not None:
-            parts.append(_img(figs[fig], fmt))
-        parts.extend(body)
+            body.append(_img(figs[fig], fmt))
+        body.extend(parts)
 
+    fs = findings(t)
+    section("Findings 结论", None, '<ul class="findings">' + "".join(
+        f'<li{" class=caveat" if "Caveat" in f else ""}>{_e(f)}</li>' for f in fs) + "</ul>",
+        note="Each figure with its 95% interval; the unit of every interval is the match. "
+             "Significant = the interval excludes 0 (a two-sided t test at 5%); paired "
+             "comparisons also give p-values adjusted for the many metrics compared.")
+    section("Runs 运行", None, _table(runs, {
+        "run_id": "run", "variant": "variant", "config": "rules changed",
+        "agents": "agents (seat 0..n-1)", "seed": "seed", "matches": "matches",
+        "hands_per_match": "hands/match", "hands": "hands", "path": "directory"}))
     c = t["compare"]
     section("Comparison 对比", "compare", _table(c, {
-        **_G, "hands": "hands", "draw_rate": "drawn 流局率", "mean_length": "events/hand",
-        "wins": "wins", "mean_win_points": "points/win", "p90_win_points": "p90",
-        "max_win_points": "max", "share_capped": "capped", "mean_moved_per_hand":
-        "moved/hand", "dealer_win_rate": "dealer win rate", "dealer_advantage":
-        "dealer advantage", "share_kong": "kong share", "share_settlement":
-        "settlement share"}),
-        note="Variants, sweep points and line-ups side by side; G1, G2… in the figure are "
-             "the rows of this table in order.")
+        **_G, "hands": "hands", "matches": "matches", "wins": "wins",
+        "p90_win_points": "p90 points/win", "max_win_points": "max points/win"}, {
+        "draw_rate": "drawn 流局率 (share of hands)", "mean_length": "events/hand",
+        "mean_win_points": "points per win", "share_capped": "capped (share of wins)",
+        "mean_moved_per_hand": "moved (points per hand)",
+        "dealer_win_rate": "dealer win rate", "dealer_advantage":
+        "dealer advantage (points per hand)", "share_kong": "kong (share of transfers)",
+        "share_settlement": "settlement (share of transfers)"}),
+        note="Variants, sweep points and line-ups side by side, 95% CIs by match. A one-key "
+             "sweep is drawn as a line over the swept value; otherwise G1, G2… in the figure "
+             "are the rows of this table in order.")
+    if "paired" in t and len(t["paired"]):
+        pc = t["paired"]
+        section("Paired comparison 配对比较", None, _table(pc, {
+            "baseline_group": "baseline", "group": "other", "metric": "metric",
+            "unit": "unit", "baseline": "baseline value", "value": "value",
+            "diff": "difference", "lo": "95% CI low", "hi": "95% CI high", "p": "p",
+            "p_adjusted": "p (BH)", "paired_se": "paired SE", "unpaired_se": "unpaired SE",
+            "units": "matches", "paired": "paired"}, floats=4),
+            note="Each sweep point against the first, matches paired by their walls (same "
+                 "seed): the paired SE is what the pairing buys over the unpaired one "
+                 "(mjlog compare gives the same table).")
     for key, h in (("seats", "Per seat 每个座位"), ("agents", "Per agent 每个智能体"),
                    ("variants", "Per variant 每个玩法")):
         df = t[key]
-        cols = {**_G, **{k: k for k in ("seat", "agent") if k in df}, "hands": "hands"}
-        section(h, key, _table(df, cols, _SEAT_CI),
+        cols = {**_G, **{k: k for k in ("seat", "agent") if k in df}, "hands": "seat-hands",
+                "matches": "matches"}
+        ci = dict(_SEAT_CI)
+        if key == "variants":
+            ci.pop("mean_points")
+        section(h, key, _table(df, cols, ci),
                 note="win rate = hands won / hands; self-draw share = self-drawn wins / "
                      "wins; deal-in rate = hands the seat paid for a win as discarder / hands;"
-                     " mean points = mean of the seat's hands.deltas.")
+                     " mean points = mean of the seat's hands.deltas (per variant it is 0 by "
+                     "construction: the game is zero-sum, so it is not shown).")
     d = t["dealer"]
+    mixed = bool(("mixed" in d) and (d["mixed"] & ~d["duplicate"]).any())
     section("Dealer advantage 庄家优势", "dealer", _table(
-        d, {**_G, "position": "seat after dealer", "hands": "hands",
-            "advantage": "advantage (points vs the others)"},
-        {"win_rate": "win rate", "mean_points": "mean points"}),
+        d, {**_G, "position": "seat after dealer", "hands": "seat-hands",
+            "matches": "matches", "mixed": "mixed line-up", "duplicate": "duplicate"},
+        {"advantage": "advantage (points per hand vs the others)",
+         "win_rate": "win rate", "mean_points": "mean points (per seat-hand)"}),
         note="position 0 is the dealer; advantage = its mean points minus the other "
-             "positions' pooled mean.")
+             "positions' pooled mean, paired within the match." + (
+                 " Caveat: some groups are mixed line-ups without duplicate play; there the "
+                 "agents at each position differ, so the advantage measures them as much as "
+                 "the seat. Use duplicate play (mjlog ladder --out, simulate --duplicate)."
+                 if mixed else ""))
     p = t["patterns"]
     top = p.groupby(list(GROUP), sort=False).head(15)
     section("Patterns 番种", "patterns", _table(
         top, {**_G, "name": "番种", "pattern": "key", "wins_with": "wins with it",
               "count": "times counted", "per_hand": "per hand",
-              "points_share": "share of all points"}, {"per_win": "per win"}),
-        note="per win = wins counting the pattern / wins; share of all points = Σ total of "
-             "the wins counting it / Σ total of all wins (a win counts for every pattern it "
-             "has, so shares add to more than 1). Top 15 per group.")
+              "points_share": "points of the wins carrying it (overlapping)"},
+        {"contribution": "share of points it adds 边际得分占比",
+         "per_win": "share of wins that carry it 出现率"}),
+        note="share of points it adds = each win's total split among its patterns by what "
+             "each adds (huangmei: its fan / the win's fan; yuxi, xuezhan: its log2 "
+             "doubling), summed over wins / all points: these add to 100% per group. "
+             "share of wins that carry it = wins counting it / wins. The overlapping "
+             "column credits a win's whole total to each of its patterns (adds to more "
+             "than 100%). Top 15 per group.")
     dist_cols = {**_G, "n": "n", "var": "variance", "p50": "p50", "p90": "p90",
                  "p99": "p99", "max": "max"}
     section("Points per win 每次胡牌得分", "win_points", _table(
-        t["win_points"], {**dist_cols, "share_capped": "share capped"}, {"mean": "mean"}),
+        t["win_points"], dist_cols, {"mean": "mean (points per win)",
+                                     "share_capped": "share capped"}),
         note="wins.total: everything a win brought its winner.")
     section("Points per hand 每局流动金额", "hand_points", _table(
-        t["hand_points"], {**dist_cols, "share_capped": "hands with a capped win"},
-        {"mean": "mean"}), note="money moved in a hand = Σ of its positive hands.deltas.")
+        t["hand_points"], dist_cols, {"mean": "mean (points per hand)",
+                                      "share_capped": "hands with a capped win"}),
+        note="money moved in a hand = Σ of its positive hands.deltas.")
+    if "swing" in t:
+        section("Swing 波动", None, _table(t["swing"], {
+            **_G, "matches": "matches", "hands_per_match": "hands per match",
+            "mean_abs": "mean |total|", "p5": "p5", "p25": "p25", "p50": "p50", "p75": "p75",
+            "p95": "p95"}, {"sd": "SD of a seat's match total (points)"}),
+            note="A seat's match total = its points summed over one match; the SD's 95% "
+                 "interval is a bootstrap over matches (seeded).")
+    if "skill" in t and t["skill"]["duplicate"].any():
+        section("Skill and luck 技术与运气", None, _table(
+            t["skill"][t["skill"]["duplicate"]], {**_G, "matches": "matches",
+                                                  "agents": "line-up places",
+                                                  "luck_share": "luck share"},
+            {"skill_share": "skill share (ω², 95% bootstrap CI)"}),
+            note="Duplicate runs only: the share of the variance of a seat's match total "
+                 "explained by which agent sat there (ω²); the rest is the walls, the seat "
+                 "and the play.")
+    if "precision" in t:
+        pr = t["precision"]
+        pr = pr[~pr.metric.str.startswith("pattern_rate")]
+        section("How many hands 所需局数", None, _table(pr, {
+            **_G, "metric": "metric", "unit": "unit", "value": "value",
+            "half_width": "95% half-width now", "hands": "hands", "target": "target ±",
+            "hands_needed": "hands needed"}, floats=4),
+            note="hands needed = hands × (half-width / target)²: the standard error falls as "
+                 "1/√hands. Targets: 0.1 points for point metrics, 0.01 for shares. "
+                 "mjlog simulate --until METRIC=HALF_WIDTH plays until one is reached.")
     o = t["outcomes"]
     section("Hand length and drawn hands 局长与流局", "hand_length",
             _img(figs["outcomes"], fmt),
             _table(t["hand_length"], dist_cols, {"mean": "mean events"}),
-            _table(o, {**_G, "hands": "hands", "draws": "drawn hands",
+            _table(o, {**_G, "hands": "hands", "draws": "drawn hands", "matches": "matches",
                        "mean_wall_left": "tiles left", "mean_winners": "winners/hand"},
-                   {"draw_rate": "drawn-hand rate 流局率"}))
+                   {"draw_rate": "drawn-hand rate 流局率 (share of hands)"}))
     m = t["money"]
     section("Kong money and end-of-wall settlements 杠钱与结算", "money", _table(
         m, {**_G, "name": "名称", "reason": "reason", "amount": "amount",
-            "share": "share of money moved", "share_of_transfers": "share of transfers",
-            "hands_with": "hands with it", "per_hand": "per hand"}),
+            "hands_with": "hands with it", "share": "amount / money moved (net, reference)"},
+        {"share_of_transfers": "share of all money transferred",
+         "per_hand": "points per hand"}),
         _table(t["money_category"], {**_G, "category": "category", "amount": "amount",
-                                     "share": "share of money moved",
-                                     "hands_with": "hands with it"}),
-        note="share = Σ amount of the reason's transfers / Σ money moved (Σ positive deltas "
-             "per hand). 查大叫 not_ready, 查花猪 flower_pig and 退税 tax_refund are the "
-             "end-of-wall settlements.")
+                                     "hands_with": "hands with it"},
+               {"share_of_transfers": "share of all money transferred"}),
+        note="share of all money transferred = Σ amount of the reason's transfers / Σ amount "
+             "of every transfer (gross over gross: adds to 100%). Money moved (Σ positive "
+             "deltas) is net: transfers within a hand cancel, so amount / money moved adds "
+             "to more than 100% and is kept for reference only. 查大叫 not_ready, 查花猪 "
+             "flower_pig and 退税 tax_refund are the end-of-wall settlements.")
     fw = t["first_winner"]
     section("First-winner advantage 先胡优势", "first_winner", _table(
         fw, {**_G, "order": "order of winning", "hands": "seat-hands"},
-        {"mean_points": "mean points", "deal_in_rate": "deal-in rate"}),
+        {"mean_points": "mean points (per seat-hand)", "deal_in_rate": "deal-in rate"}),
         note="Seats by the order they won in (none: did not win). In xuezhan (血战到底) "
              "winners leave and play goes on, so later winners face fewer payers.")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+
+    head = [
+        "<!doctype html>",
+        '<html lang="zh"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">',
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_e(title)}</h1>",
+        f"<p>{len(runs)} run(s), {int(runs.hands.sum()):,} hands; variants "
+        f"{_e(', '.join(dict.fromkeys(map(str, runs.variant))))}; agents "
+        f"{_e('; '.join(dict.fromkeys(map(str, runs.agents))))}. Groups pool runs of the same "
+        "variant, rules and agent line-up (agents listed seat by seat). Intervals are 95% "
+        "and take the match as the unit, as mjlog ladder and mjlog compare do "
+        "(cluster-robust t interval of a ratio of per-match sums). Click a column head to "
+        "sort a table.</p>",
+        "<nav><h2>Contents 目录</h2><ol>" + "".join(
+            f'<li><a href="#{a}">{_e(h)}</a></li>' for a, h in toc) + "</ol></nav>",
+    ]
+    return "\n".join([*head, *body, f"<script>{_JS}</script>", "</body></html>"]) + "\n"
+
+
+def _paired(r: queries.Runs) -> pd.DataFrame | None:
+    """Sweep points against the first, when the runs are one variant and line-up and
+    each group is one run (the report's paired section), key metrics only."""
+    info = r.info()
+    if len(info) < 2 or info.variant.nunique() != 1 or info.agents.nunique() != 1 \
+            or info.config.nunique() != len(info):
+        return None
+    pc = queries.paired_comparison([x.path for x in r.runs])
+    keep = ("dealer_advantage", "draw_rate", "mean_points_per_win", "money_moved_per_hand",
+            "capped_share")
+    return pc[pc.metric.isin(keep)].reset_index(drop=True)
+
+
+def _targets(metric: str) -> float:
+    return 0.01 if metric.endswith(("rate", "share")) or metric.startswith("pattern_rate") \
+        else 0.1
 
 
 def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os.PathLike,
                  fmt: str = "png", title: str = "mjlog report") -> Path:
     """Write ``out/index.html`` for ``runs``; returns its path."""
+    from analysis import balance
+
     if fmt not in ("png", "svg"):
         raise ValueError(f"fmt must be png or svg, not {fmt!r}")
     r = queries.as_runs(runs)
     t = queries.tables(r)
+    t["swing"] = balance.swing(r)
+    t["skill"] = balance.skill_share(r)
+    pr = queries.precision(r)
+    pr["target"] = pr["metric"].map(_targets)
+    from analysis.stats import hands_needed
+
+    pr["hands_needed"] = [hands_needed(h, n, x) for h, n, x in
+                          zip(pr.half_width, pr.hands, pr.target, strict=True)]
+    t["precision"] = pr
+    paired = _paired(r)
+    if paired is not None:
+        t["paired"] = paired
     figs = plots.figures(t)
     page = render(t, figs, fmt, title)
     out = Path(out)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
+import shutil
 
 from click.testing import CliRunner
 
@@ -19,15 +21,73 @@ def test_report_of_the_samples_is_self_contained(tmp_path):
     path = tmp_path / "r" / "index.html"
     assert res.output.strip() == str(path)
     html = path.read_text(encoding="utf-8")
-    # nothing fetched: every image is a data: URI, no scripts, no links out
+    # nothing fetched: every image is a data: URI, one inline script, no links out
     srcs = re.findall(r'src="([^"]*)"', html)
     assert len(srcs) >= 12 and all(s.startswith("data:image/png;base64,") for s in srcs)
-    assert "<script" not in html and "http://" not in html and "https://" not in html
+    assert html.count("<script") == 1 and "<script>" in html
+    assert "http://" not in html and "https://" not in html
     assert base64.b64decode(srcs[0].split(",", 1)[1])[:4] == b"\x89PNG"
+    _csp_allows_only_the_inline_blocks(html)
+    # opens with contents and findings; findings carry intervals and significance
+    assert html.index("Contents") < html.index("Findings") < html.index("Runs 运行")
+    findings = re.search(r'<ul class="findings">(.*?)</ul>', html, re.S).group(1)
+    items = re.findall(r"<li[^>]*>(.*?)</li>", findings)
+    assert len(items) >= 9
+    assert all("95%" in i for i in items)
+    assert sum("significant" in i for i in items) >= 3
+    assert 'class="dataframe sortable"' in html
+    assert "share of points it adds" in html and "share of wins that carry it" in html
     # names the agents, the variants, the sweep points and the patterns in Chinese
     assert "strategic,strategic,strategic,strategic" in html
     for word in ("yuxi", "xuezhan", "huangmei", "cap=1", "cap=16", "清一色", "查大叫", "退税"):
         assert word in html, word
+
+
+def _csp_allows_only_the_inline_blocks(html: str) -> None:
+    csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">',
+                    html).group(1).replace("&#x27;", "'")
+    rules = dict(d.split(" ", 1) for d in csp.split("; "))
+    assert rules["default-src"] == "'none'" and rules["img-src"] == "data:"
+    for directive, tag in (("script-src", "script"), ("style-src", "style")):
+        block = re.search(rf"<{tag}>(.*?)</{tag}>", html, re.S).group(1)
+        digest = base64.b64encode(hashlib.sha256(block.encode()).digest()).decode()
+        assert rules[directive] == f"'sha256-{digest}'", directive
+    assert "unsafe" not in csp
+
+
+def test_hostile_strings_reach_the_page_escaped(tmp_path):
+    # a run directory and a title made of markup show as text, never as markup
+    evil = tmp_path / '<img src=x onerror="alert(1)">'
+    shutil.copytree(data_dir() / "huangmei", evil)
+    title = "</title><script>alert(2)</script>"
+    res = CliRunner().invoke(main, ["report", str(evil), "--title", title,
+                                    "--out", str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
+    assert "<img src=x" not in page and "alert(2)</script>" not in page
+    assert "&lt;img src=x onerror=" in page  # shown as text (pandas escapes <>&)
+    assert page.count("<script") == 1
+    _csp_allows_only_the_inline_blocks(page)
+
+
+def test_tables_sort_in_a_browser_under_the_csp(tmp_path):
+    from tests.browser import chromium
+
+    res = CliRunner().invoke(main, ["report", str(data_dir() / "xuezhan"), "--out",
+                                    str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    with chromium() as page:
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto((tmp_path / "index.html").as_uri())
+        table = page.locator("h2:has-text('Patterns') ~ table").first
+        col = [h.inner_text() for h in table.locator("thead th").all()].index("wins with it")
+        table.locator("thead th").nth(col).click()
+        table.locator("thead th").nth(col).click()  # descending
+        vals = [int(r.locator("td").nth(col).inner_text())
+                for r in table.locator("tbody tr").all()]
+        assert vals == sorted(vals, reverse=True) and len(vals) > 3
+        assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
 def test_report_svg(tmp_path):
