@@ -34,29 +34,43 @@ __all__ = ["BOOTSTRAP", "skill_share", "skill_share_difference", "swing"]
 BOOTSTRAP = 999
 """Bootstrap resamples (percentile intervals, seeded: the same runs give the same CI)."""
 
+_SEATS = ", ".join(f"sum(deltas[{i + 1}])::BIGINT AS s{i}" for i in range(4))
 _TOTALS = f"""
-WITH {_HANDS},
-s AS (SELECT {_G}, run_id, match, rotation, players, deltas,
-             unnest(range(players::BIGINT)) AS seat FROM h)
-SELECT {_G}, run_id, match, rotation, seat::INT AS seat,
-       ((seat - rotation + players) % players)::INT AS spec,
-       sum(deltas[seat + 1])::BIGINT AS total, count(*) AS hands
-FROM s GROUP BY ALL ORDER BY ALL
+WITH {_HANDS}
+SELECT {_G}, run_id, match, rotation, max(players) AS players, count(*) AS hands, {_SEATS}
+FROM h GROUP BY ALL ORDER BY ALL
 """
-"""A seat's match total per (match, rotation, seat); ``spec`` is the agent's place in
-the line-up as given (duplicate play seats it at (spec + rotation) mod n)."""
+"""Per (match, rotation): each seat's points summed (plain column sums)."""
 
 
-def _totals(runs) -> pd.DataFrame:
+def _totals(runs):
+    """A seat's match total per (match, rotation, seat); ``spec`` is the agent's place in
+    the line-up as given (duplicate play seats it at (spec + rotation) mod n). Kept on
+    ``runs`` (swing and skill share it)."""
     runs = as_runs(runs)
-    return runs, runs.sql(_TOTALS)
+    cache = runs.__dict__.setdefault("_cache", {})
+    if "totals" not in cache:
+        w = runs.sql(_TOTALS)
+        parts = []
+        for i in range(4):
+            part = w[w["players"] > i][[*GROUP, "run_id", "match", "rotation", "players",
+                                        "hands", f"s{i}"]].rename(columns={f"s{i}": "total"})
+            part["seat"] = i
+            parts.append(part)
+        t = pd.concat(parts, ignore_index=True).sort_values(
+            ["run_id", "match", "rotation", "seat"], kind="stable")
+        t["spec"] = (t["seat"] - t["rotation"]) % t["players"]
+        cache["totals"] = runs._in_run_order(t.reset_index(drop=True))
+    return runs, cache["totals"]
 
 
-def _boot(data: tuple[np.ndarray, ...], stat, seed: int = 0) -> tuple[float, float]:
+def _boot(data: tuple[np.ndarray, ...], stat, seed: int = 0,
+          vectorized: bool = False) -> tuple[float, float]:
     if len(data[0]) < 2:
         return np.nan, np.nan
-    r = st.bootstrap(data, stat, n_resamples=BOOTSTRAP, vectorized=False, paired=True,
-                     method="percentile", rng=np.random.default_rng(seed))
+    r = st.bootstrap(data, stat, n_resamples=BOOTSTRAP, vectorized=vectorized, paired=True,
+                     method="percentile", rng=np.random.default_rng(seed),
+                     batch=max(1, 5_000_000 // len(data[0])) if vectorized else None)
     return float(r.confidence_interval.low), float(r.confidence_interval.high)
 
 
@@ -71,12 +85,13 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
             ["run_id", "match"], sort=False)[["total", "sq", "one"]].sum()
         ms, mq, mn = (per[c].to_numpy(float) for c in ("total", "sq", "one"))
 
-        def sd(i, ms=ms, mq=mq, mn=mn):  # from per-match sums: fast on 10^5 matches
-            n, t = mn[i].sum(), ms[i].sum()
-            return float(np.sqrt(max(mq[i].sum() - t * t / n, 0) / (n - 1)))
+        def sd(i, ms=ms, mq=mq, mn=mn, axis=-1):  # from per-match sums, resamples at once
+            i = i.astype(int)
+            n, t = mn[i].sum(axis), ms[i].sum(axis)
+            return np.sqrt(np.maximum(mq[i].sum(axis) - t * t / n, 0) / (n - 1))
 
         v = g["total"].to_numpy(float)
-        lo, hi = _boot((np.arange(len(per)),), sd)
+        lo, hi = _boot((np.arange(len(per)),), sd, vectorized=True)
         row = {**dict(zip(GROUP, key, strict=True)), "matches": len(per),
                "hands_per_match": float(g.groupby(["run_id", "match", "rotation"])["hands"]
                                         .max().mean()),

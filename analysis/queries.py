@@ -348,9 +348,11 @@ class Runs:
         rank: dict[tuple[str, str], int] = {}
         for r in self.runs:
             rank.setdefault((r.variant, r.config), len(rank))
-        key = [rank.get((v, c), len(rank)) for v, c in zip(df["variant"], df["config"],
-                                                             strict=True)]
-        order = np.argsort(np.asarray(key), kind="stable")
+        if len({k[0] + "\x00" + k[1] for k in rank}) == 1:
+            return df.reset_index(drop=True)
+        text = df["variant"].astype(str) + "\x00" + df["config"].astype(str)
+        key = text.map({v + "\x00" + c: i for (v, c), i in rank.items()}).fillna(len(rank))
+        order = np.argsort(key.to_numpy(float), kind="stable")
         return df.iloc[order].reset_index(drop=True)
 
 
@@ -443,8 +445,17 @@ _SEAT_BY = {
 
 
 def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
+    """Per group, ``by`` key and match: the seat sums (kept on ``runs``: the dealer and
+    position tables share them)."""
     if by not in _SEAT_BY:
         raise ValueError(f"by must be one of {', '.join(_SEAT_BY)}, not {by!r}")
+    cache = runs.__dict__.setdefault("_cache", {})
+    if ("seat_sums", by) not in cache:
+        cache[("seat_sums", by)] = _seat_sums_query(runs, by)
+    return cache[("seat_sums", by)].copy()
+
+
+def _seat_sums_query(runs: Runs, by: str) -> pd.DataFrame:
     extra = _SEAT_BY[by]
     q = f"""
     WITH {_HANDS},
@@ -882,12 +893,13 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     FROM h LEFT JOIN t USING ({_KEY}) GROUP BY ALL ORDER BY ALL""")
     long = runs.sql(f"""
     WITH {_HANDS}
-    SELECT {_HG}, h.run_id, h.match, coalesce(c.category, 'other') AS category,
-           t.reason::VARCHAR AS reason, t.amount
+    SELECT {_HG}, h.run_id, h.match, {"coalesce(c.category, 'other')" if by == "category"
+                                       else "t.reason::VARCHAR"} AS {by},
+           sum(t.amount)::BIGINT AS amount
     FROM read_parquet($transfers) t JOIN h USING ({_KEY})
-    LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR""")
-    long = long.groupby([*GROUP, "run_id", "match", by], sort=False)["amount"].sum()
-    est = _sparse_estimates(long.reset_index(), units, by, "amount", {
+    LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR
+    GROUP BY ALL ORDER BY ALL""")
+    est = _sparse_estimates(long, units, by, "amount", {
         "share_of_transfers": ("amount", "gross", (0.0, 1.0)),
         "per_hand": ("amount", "hands", None)})
     return _finish(runs, df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore")
@@ -1060,47 +1072,89 @@ COMPARE_METRICS = {
 
 
 def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per match (the unit of every interval): its group, run, ``seed``, ``pair_key``
-    (match size, duplicate flag, match index and a hash of its first wall: equal keys
-    mean the same walls), and the sums the
-    headline figures are ratios of: ``hands``, ``draws``, ``moved``, ``pts0``…``pts3``
-    (points by position after the dealer), ``players``, ``wins``, ``win_total``,
-    ``capped``. Second frame: per match and pattern, ``with_`` = wins carrying it.
-    DuckDB aggregates; only one row per match comes back."""
+    """Per match (the unit of every interval): its group, run and ``seed``; the
+    :data:`PAIR_KEY` columns (match size, duplicate flag, match index and ``seed0``,
+    the seed of its first hand: equal keys mean the same walls when the tile sets
+    agree, which :func:`paired_comparison` checks); and the sums the
+    headline figures are ratios of: ``hands``, ``draws``, ``moved``, ``pts0`` …
+    ``pts3`` (points by position after the dealer), ``players``, ``wins``,
+    ``win_total``, ``capped``. Second frame: per match and pattern, ``with_`` = wins
+    carrying it. DuckDB aggregates by match, reading only the columns it needs; the
+    group columns come from each run's manifest (a run's line-up is its agents as
+    given, which is also what duplicate play turns back to rotation 0)."""
     runs = as_runs(runs)
-    units = runs.sql(f"""
-    WITH {_HANDS},
-    w AS (SELECT {_KEY}, count(*) AS wins, sum(total)::BIGINT AS win_total,
-                 count(*) FILTER (WHERE capped) AS capped
-          FROM read_parquet($wins) GROUP BY ALL),
-    hp AS (SELECT h.*, list_transform(range(h.players::BIGINT),
-                  lambda p: h.deltas[(h.dealer + p) % h.players + 1]) AS by_pos
-           FROM h)
-    SELECT {_G}, run_id, match, count(*) AS hands, max(players) AS players,
-           count(*) FILTER (WHERE outcome = 'draw') AS draws,
-           sum(list_sum(list_transform(deltas, lambda d: greatest(d, 0))))::BIGINT AS moved,
-           sum(by_pos[1])::BIGINT AS pts0, sum(by_pos[2])::BIGINT AS pts1,
-           coalesce(sum(by_pos[3]), 0)::BIGINT AS pts2,
-           coalesce(sum(by_pos[4]), 0)::BIGINT AS pts3,
-           coalesce(sum(w.wins), 0)::BIGINT AS wins,
-           coalesce(sum(w.win_total), 0)::BIGINT AS win_total,
-           coalesce(sum(w.capped), 0)::BIGINT AS capped,
-           any_value(hash(h.wall)) FILTER (WHERE h.hand = 0 AND h.rotation = 0) AS wall0
-    FROM hp h LEFT JOIN w USING ({_KEY})
-    GROUP BY ALL ORDER BY ALL""")
-    meta = {r.run_id: (r.seed, r.hands_per_match, r.duplicate) for r in runs.runs}
-    units["seed"] = units["run_id"].map(lambda r: meta[r][0])
-    # the same walls: same match index and size, and the same first wall (a different
-    # variant or tile set deals other walls from the same seed)
-    units["pair_key"] = [(*meta[r][1:], int(m), int(w) if w == w else None)
-                         for r, m, w in zip(units.run_id, units.match, units.wall0,
-                                            strict=True)]
-    pats = runs.sql(f"""
-    WITH {_HANDS},
-    u AS (SELECT DISTINCT {_KEY}, seq, unnest(patterns) AS pattern FROM read_parquet($wins))
-    SELECT {_HG}, h.run_id, h.match, u.pattern, count(*) AS with_
-    FROM u JOIN h USING ({_KEY}) GROUP BY ALL ORDER BY ALL""")
-    return units, pats
+    con = runs.con
+    hands, wins = runs.files("hands"), runs.files("wins")
+    seats = ", ".join(f"coalesce(sum(h.deltas[{i + 1}]), 0)::BIGINT AS seat{i}"
+                      for i in range(4))
+    # per (match, dealer): each seat's points summed (plain column sums, cheap); the
+    # positions after the dealer are these rotated by the dealer, in numpy below
+    by_dealer = con.execute(f"""
+    SELECT h.run_id::VARCHAR AS run_id, h.match, h.dealer, max(h.players) AS players,
+           count(*) AS hands, count(*) FILTER (WHERE h.outcome = 'draw') AS draws,
+           sum(list_sum(list_transform(h.deltas, lambda d: greatest(d, 0))))::BIGINT AS moved,
+           {seats}
+    FROM read_parquet($hands) h GROUP BY ALL ORDER BY ALL""", {"hands": hands}).df()
+    n = by_dealer["players"].to_numpy()
+    d = by_dealer["dealer"].to_numpy().astype(int)
+    seat = by_dealer[[f"seat{i}" for i in range(4)]].to_numpy()
+    for p in range(4):
+        col = (d + p) % np.maximum(n, 1)
+        by_dealer[f"pts{p}"] = np.where(p < n, seat[np.arange(len(d)), col], 0)
+    units = by_dealer.groupby(["run_id", "match"], sort=False).agg(
+        hands=("hands", "sum"), players=("players", "max"), draws=("draws", "sum"),
+        moved=("moved", "sum"), **{f"pts{p}": (f"pts{p}", "sum") for p in range(4)}
+    ).reset_index()
+    w = con.execute("""
+    SELECT run_id::VARCHAR AS run_id, match, count(*) AS wins, sum(total)::BIGINT AS win_total,
+           count(*) FILTER (WHERE capped) AS capped
+    FROM read_parquet($wins) GROUP BY ALL""", {"wins": wins}).df()
+    units = units.merge(w, on=["run_id", "match"], how="left")
+    for c in ("wins", "win_total", "capped"):
+        units[c] = units[c].fillna(0).astype("int64")
+    walls = con.execute("""
+    SELECT run_id::VARCHAR AS run_id, match, hand_seed AS seed0 FROM read_parquet($hands)
+    WHERE hand = 0 AND rotation = 0""", {"hands": hands}).df()
+    units = units.merge(walls, on=["run_id", "match"], how="left")
+    info = {r.run_id: r for r in runs.runs}
+    for i, c in enumerate(GROUP):
+        units.insert(i, c, units["run_id"].map(
+            {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}))
+    units["seed"] = units["run_id"].map({rid: r.seed for rid, r in info.items()})
+    # the same walls: same match size, duplicate flag, match index and first wall (a
+    # different variant or tile set deals other walls from the same seed)
+    units["hands_per_match"] = units["run_id"].map(
+        {rid: r.hands_per_match for rid, r in info.items()})
+    units["duplicate"] = units["run_id"].map({rid: r.duplicate for rid, r in info.items()})
+    pats = con.execute("""
+    SELECT run_id::VARCHAR AS run_id, match, pattern, count(*) AS with_
+    FROM (SELECT run_id, match, unnest(list_distinct(patterns)) AS pattern
+          FROM read_parquet($wins))
+    GROUP BY ALL ORDER BY ALL""", {"wins": wins}).df()
+    for i, c in enumerate(GROUP):
+        pats.insert(i, c, pats["run_id"].map(
+            {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}))
+    units["_order"] = units["run_id"].map({rid: i for i, rid in enumerate(info)})
+    units = units.sort_values(["_order", "match"], kind="stable").drop(columns="_order")
+    return units.reset_index(drop=True), pats
+
+
+PAIR_KEY = ["hands_per_match", "duplicate", "match", "seed0"]
+"""The columns of :func:`match_units` that say two matches were dealt the same walls
+(given the same tile set: :func:`_same_walls`)."""
+
+WALL_CHECKS = 32
+"""Paired matches whose first walls are compared before a comparison is paired."""
+
+
+def _same_walls(a: Runs, b: Runs, matches: list[int]) -> bool:
+    """Whether the first hands of these matches hold the same walls in ``a`` and ``b``
+    (the same seed deals other walls under another tile set: another variant, say)."""
+    q = """SELECT match, hash(wall) AS w FROM read_parquet($hands)
+           WHERE hand = 0 AND rotation = 0 AND match IN (SELECT unnest($m)) ORDER BY match"""
+    wa, wb = (r.con.execute(q, {"hands": r.files("hands"), "m": matches}).fetchall()
+              for r in (a, b))
+    return len(wa) == len(wb) == len(matches) and wa == wb
 
 
 def _metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str]
@@ -1138,7 +1192,7 @@ def paired_comparison(paths) -> pd.DataFrame:
     first). Each run directory is one side, whatever its rules. Runs with the same
     seed (and tile set, match size, duplicate flag) play the same walls match by
     match, so the unit is the pair of matches with the same walls
-    (:func:`match_units`' ``pair_key``): the difference is
+    (:data:`PAIR_KEY`): the difference is
     :func:`scipy.stats.ttest_rel` on the per-match pseudo-values
     (:mod:`analysis.stats`). Runs that share no such match with the baseline are
     compared unpaired (Welch), and ``paired`` says so. ``paired_se`` and
@@ -1161,9 +1215,10 @@ def paired_comparison(paths) -> pd.DataFrame:
     if len(sides) < 2:
         raise LogError("compare needs a baseline and at least one other run (or a sweep "
                        "folder with two points or more)")
-    gu, gp, label = {}, {}, {}
+    gu, gp, label, rs = {}, {}, {}, {}
     for i, side in enumerate(sides):
-        u, pt = match_units(Runs(side))
+        rs[i] = Runs(side)
+        u, pt = match_units(rs[i])
         if u.empty:
             raise LogError(f"{side}: the run has no hands")
         gu[i], gp[i] = u.reset_index(drop=True), pt
@@ -1175,11 +1230,13 @@ def paired_comparison(paths) -> pd.DataFrame:
     rows = []
     for other in groups[1:]:
         ub, uo = gu[base], gu[other]
-        common = sorted(set(ub.pair_key) & set(uo.pair_key))
-        paired = bool(common)
+        both = ub[PAIR_KEY].merge(uo[PAIR_KEY].assign(_o=np.arange(len(uo))), on=PAIR_KEY)
+        paired = len(both) > 0 and _same_walls(
+            rs[base], rs[other], sorted(set(both["match"].astype(int)))[:WALL_CHECKS])
         if paired:
-            ub = ub.set_index("pair_key").loc[common].reset_index()
-            uo = uo.set_index("pair_key").loc[common].reset_index()
+            bi = ub[PAIR_KEY].assign(_b=np.arange(len(ub))).merge(both, on=PAIR_KEY)
+            ub = ub.iloc[bi["_b"].to_numpy()].reset_index(drop=True)
+            uo = uo.iloc[bi["_o"].to_numpy()].reset_index(drop=True)
         names = sorted(set(gp.get(base, empty).pattern) | set(gp.get(other, empty).pattern))
         mb = _metric_arrays(ub, gp.get(base, empty), names)
         mo = _metric_arrays(uo, gp.get(other, empty), names)

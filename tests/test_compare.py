@@ -102,3 +102,12 @@ def test_dealer_advantage_equals_position_advantage(runs):
                       df.loc["dealer_advantage", "baseline"])
     # random and greedy sit at fixed seats, not duplicate: flagged for the caveat
     assert adv["mixed"].all() and not adv["duplicate"].any()
+
+
+def test_the_same_seed_under_another_tile_set_is_not_paired():
+    from analysis.sample import data_dir
+
+    # data/yuxi and the xuezhan sweep share seed 2026, but 136 and 108 tiles deal other walls
+    df = queries.paired_comparison([data_dir() / "yuxi",
+                                    data_dir() / "sweep" / "xuezhan-cap" / "cap=16"])
+    assert not df["paired"].any()

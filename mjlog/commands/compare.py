@@ -52,7 +52,8 @@ def compare_command(baseline, others, fmt) -> None:
         n = int(g["units"].iloc[0])
         how = (f"paired on {n} matches (same seed and match: same walls; both figures over "
                f"those matches)" if paired else
-               f"UNPAIRED: the runs share no seed and match; Welch test, {n} matches "
+               f"UNPAIRED: no match of these runs was dealt the same walls (another seed, "
+               f"tile set or match size); Welch test, {n} matches "
                f"on the smaller side")
         click.echo(f"baseline {base}\n   other {group}\n{how}; 95% CI; p two-sided "
                    f"(p_adj: Benjamini-Hochberg over these metrics)")
