@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint lock data clean golden chromium
+.PHONY: demo test bench lint lock data clean golden chromium notebooks
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -21,6 +21,13 @@ chromium:
 
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -n auto
+
+# Execute every notebook top to bottom on the sample data; the executed copies (with
+# their tables and figures) go to build/notebooks/, the committed ones stay clean.
+notebooks: $(STAMP)
+	mkdir -p build/notebooks
+	$(BIN)/jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 \
+		--output-dir build/notebooks notebooks/*.ipynb
 
 # Golden playthroughs (tests/golden/*.jsonl): rewrite after an intended change of play.
 golden: $(STAMP)

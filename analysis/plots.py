@@ -177,8 +177,9 @@ def first_winner_figure(df: pd.DataFrame) -> Figure:
 
 
 def patterns_figure(df: pd.DataFrame, top: int = 12) -> Figure:
-    """Pattern (番种) frequency per win and share of all points, for the ``top``
-    patterns of each group."""
+    """Pattern (番种): the share of wins that carry it and the share of the points it
+    adds (:func:`~analysis.queries.pattern_frequencies` ``contribution``), each with its
+    95% CI, for the ``top`` patterns of each group."""
     labels = _labels(df)
     keep = (df.assign(_g=labels).sort_values("per_win", ascending=False)
             .groupby("_g", sort=False).head(top)["pattern"])
@@ -188,16 +189,19 @@ def patterns_figure(df: pd.DataFrame, top: int = 12) -> Figure:
     groups = list(dict.fromkeys(labels))
     fig, axes = _fig(1, 2, w=5.6, h=max(3.0, 0.32 * len(pats) * max(1, len(groups)) ** 0.5))
     height = 0.8 / max(len(groups), 1)
-    for col, ax, title in (("per_win", axes[0], "番种频率 share of wins with the pattern"),
-                           ("points_share", axes[1], "得分占比 share of all points")):
+    second = "contribution" if "contribution" in df else "points_share"
+    for col, ax, title in (
+            ("per_win", axes[0], "出现率 share of wins that carry it (95% CI)"),
+            (second, axes[1], "边际得分占比 share of the points it adds (95% CI; adds to 1)"
+             if second == "contribution" else "得分占比 share of all points")):
         for i, g in enumerate(groups):
             sub = df[(labels == g) & df.pattern.isin(pats)]
             ys = np.array([pats.index(p) for p in sub.pattern]) - 0.4 + height * (i + 0.5)
             xerr = None
-            if col == "per_win":
+            if f"{col}_lo" in sub:
                 v = sub[col].to_numpy(float)
-                xerr = np.nan_to_num(np.vstack([v - sub.per_win_lo.to_numpy(float),
-                                                sub.per_win_hi.to_numpy(float) - v]))
+                xerr = np.nan_to_num(np.vstack([v - sub[f"{col}_lo"].to_numpy(float),
+                                                sub[f"{col}_hi"].to_numpy(float) - v]))
             ax.barh(ys, sub[col].to_numpy(float), height=height, xerr=xerr, capsize=2,
                     label=g)
         ax.set_yticks(range(len(pats)), [names[p] for p in pats])

@@ -165,7 +165,7 @@ def findings(t: dict[str, pd.DataFrame]) -> list[str]:
     out: list[str] = []
     d = t["dealer"]
     for _, r in d[d.position == 0].iterrows():
-        s = (f"{_label(r)}: the dealer gains {r.advantage:+.3f} points per hand over the "
+        s = (f"{_label(r)}: the dealer's advantage is {r.advantage:+.3f} points per hand over the "
              f"other seats (95% CI [{r.advantage_lo:+.3f}, {r.advantage_hi:+.3f}], "
              f"{int(r.matches)} matches); {_sig(r.advantage_lo, r.advantage_hi)}.")
         if r.get("mixed") and not r.get("duplicate"):
