@@ -274,12 +274,10 @@ class Runs:
                 params.setdefault(t, self.files(t))
         try:
             df = self.con.execute(query, params).df()
-        except duckdb.IOException as e:  # a damaged file its manifest vouches for
-            raise LogError(f"cannot read the runs' Parquet files: "
-                           f"{clip(str(e).splitlines()[0])}") from None
-        except duckdb.InvalidInputException as e:
-            raise LogError(f"the runs' Parquet files are not as declared: "
-                           f"{clip(str(e).splitlines()[0])}") from None
+        except duckdb.Error as e:  # a damaged file its manifest vouches for, say
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise LogError(f"DuckDB could not run the query over the runs' Parquet files: "
+                           f"{clip(first)}") from None
         return self._in_run_order(df)
 
     def _in_run_order(self, df: pd.DataFrame) -> pd.DataFrame:

@@ -188,6 +188,16 @@ def read_json(path: Path, what: str = "JSON") -> Any:
 # ------------------------------------------------------------------ the writer's claim
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class RunClaim:
     """Own ``out`` as run ``run_id`` (with ``layout``) while it is written.
 
@@ -258,7 +268,9 @@ class RunClaim:
         if self._fd is None:
             self._take_existing(marker)
         for stale in out.glob(f"{self.marker}.new-*"):  # left by a writer killed while claiming
-            stale.unlink(missing_ok=True)
+            pid = stale.name.rsplit("-", 1)[-1]
+            if pid.isdigit() and not _alive(int(pid)):
+                stale.unlink(missing_ok=True)
 
     def _take_existing(self, marker: Path) -> None:
         try:
