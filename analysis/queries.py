@@ -93,7 +93,7 @@ class Run:
     config: str
     agents: tuple[str, ...]
     """Agent per seat as given to ``mjlog simulate`` (``name`` or ``name:k=v;…``)."""
-    seed: int
+    seed: int | None  # None: an imported hand without its seed
     matches: int
     hands_per_match: int
     duplicate: bool
@@ -207,7 +207,7 @@ class Runs:
                     config=config_label(str(m.get("variant")), m.get("rules") or {},
                                         bool(m.get("duplicate")), varied),
                     agents=tuple(_agent_spec(a) for a in m.get("agents") or ()),
-                    seed=int(m.get("seed", 0)),
+                    seed=None if m.get("seed") is None else int(m["seed"]),
                     matches=int(m.get("matches", 0)),
                     hands_per_match=int(m.get("hands_per_match", 0)),
                     duplicate=bool(m.get("duplicate")),
