@@ -252,7 +252,7 @@ def keys(variant: str) -> dict[str, RuleKey]:
 
 def check_variant(variant: str) -> str:
     if variant not in _SPECS:
-        raise RuleError(f"unknown variant {variant!r}; valid variants: {', '.join(VARIANTS)}")
+        raise RuleError(f"unknown variant {quote(variant)}; valid variants: {', '.join(VARIANTS)}")
     return variant
 
 
