@@ -5,6 +5,7 @@ this file only assembles them and turns user-facing errors into one line and exi
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import click
@@ -25,12 +26,16 @@ def os_error_text(e: OSError) -> str:
 
     >>> os_error_text(PermissionError(13, "Permission denied", "/ro/x"))
     '/ro/x: Permission denied'
+    >>> os_error_text(FileNotFoundError(2, "No such file or directory", "no/.a.jsonl.tmp-7"))
+    'no/a.jsonl: No such file or directory'
     """
-    paths = [p for p in (e.filename, e.filename2) if p is not None]
+    # A temporary file written next to its target (``.NAME.tmp-PID``) is named as NAME.
+    paths = [re.sub(r"(^|/)\.([^/]+)\.tmp-[0-9]+$", r"\1\2", os.fsdecode(p))
+             for p in (e.filename, e.filename2) if p is not None]
     what = e.strerror or str(e)
     if not paths:
         return what
-    return f"{' -> '.join(quote(os.fsdecode(p))[1:-1] for p in paths)}: {what}"
+    return f"{' -> '.join(quote(p)[1:-1] for p in paths)}: {what}"
 
 
 class _Group(click.Group):
