@@ -11,7 +11,7 @@ import sys
 import click
 
 from mjlog import __version__
-from mjlog.errors import MjlogError, cut, quote
+from mjlog.errors import LIMIT, MjlogError, cut, quote
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -38,6 +38,16 @@ def os_error_text(e: OSError) -> str:
     return f"{' -> '.join(quote(p)[1:-1] for p in paths)}: {what}"
 
 
+def _cut_quoted(message: str) -> str:
+    """Click quotes a bad value in full: cut each long quoted value as
+    :func:`mjlog.errors.quote` does.
+
+    >>> _cut_quoted("Invalid value: '" + "9" * 300 + "' is not a valid integer.")[-47:]
+    "9999'… (300 characters) is not a valid integer."
+    """
+    return re.sub(f"'([^']{{{LIMIT + 1},}})'", lambda m: quote(m[1]), message)
+
+
 class _Group(click.Group):
     """A group whose commands report :class:`MjlogError`, a usage error (bad option
     value) and any :class:`OSError` (naming its path) as one line, exit status 2."""
@@ -48,7 +58,7 @@ class _Group(click.Group):
         except MjlogError as e:
             _fail(str(e))
         except click.ClickException as e:  # usage errors: one line, not usage + hint
-            _fail(e.format_message(), e.exit_code)
+            _fail(_cut_quoted(e.format_message()), e.exit_code)
         except BrokenPipeError:  # `mjlog ... | head`: the reader went away
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())

@@ -405,4 +405,18 @@ def import_file(path: str | os.PathLike, out: str | os.PathLike, warn=None) -> d
 
 
 def write_lines(lines: Sequence[str], path: str | os.PathLike) -> None:
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    """Write ``lines`` to the file ``path`` whole or not at all: a temporary file
+    next to it, renamed into place; a failure (a full disk) leaves no half-written
+    file. A device or a pipe (``/dev/null``) is written to, never replaced."""
+    p, text = Path(path), "\n".join(lines) + "\n"
+    if p.exists() and not p.is_file() and not p.is_dir():  # a device or a pipe: never
+        with p.open("w", encoding="utf-8") as f:            # replaced, written to
+            f.write(text)
+        return
+    tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
