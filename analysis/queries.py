@@ -36,7 +36,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from mjlog.errors import clip
+from mjlog.errors import cut as clip
 from mjlog.events import REASON_NAMES
 from mjlog.logio import LogError
 from mjlog.rundir import RunFiles, duckdb_path, read_json
@@ -94,8 +94,7 @@ class Run:
     config: str
     agents: tuple[str, ...]
     """Agent per seat as given to ``mjlog simulate`` (``name`` or ``name:k=v;…``)."""
-    seed: int | None
-    """The root seed; None for an imported hand that came without one."""
+    seed: int | None  # None: an imported hand without its seed
     matches: int
     hands_per_match: int
     duplicate: bool
@@ -215,7 +214,7 @@ class Runs:
                     config=config_label(str(m.get("variant")), m.get("rules") or {},
                                         bool(m.get("duplicate")), varied),
                     agents=tuple(_agent_spec(a) for a in m.get("agents") or ()),
-                    seed=m.get("seed"),
+                    seed=None if m.get("seed") is None else int(m["seed"]),
                     matches=int(m.get("matches") or 0),
                     hands_per_match=int(m.get("hands_per_match") or 0),
                     duplicate=bool(m.get("duplicate")),

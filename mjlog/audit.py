@@ -137,6 +137,30 @@ class HandResult:
     key: tuple[int, int, int]
     dealer: int | None
     next_dealer: int | None
+    file: str | None = None  # the hands file the row was read from
+
+
+_WINS_CHECKS = frozenset({"wins_rows", "win_event", "win_seat", "win_from_seat", "win_tile",
+                          "win_method", "win_patterns", "win_fan", "win_multiplier",
+                          "win_points", "win_total", "win_capped"})
+_TRANSFERS_CHECKS = frozenset({"transfers_table", "transfer_row"})
+
+
+def _name_files(r: HandResult, shard: int, events: bool) -> None:
+    """Fill in the Parquet file of each finding of a hand: the wins or transfers file
+    for a row of theirs, the events file for an event (a seq), else the hands file."""
+    r.file = shard_path("hands", shard)
+    for p in r.problems:
+        if p.file is not None:
+            continue
+        if p.check in _WINS_CHECKS:
+            p.file = shard_path("wins", shard)
+        elif p.check in _TRANSFERS_CHECKS:
+            p.file = shard_path("transfers", shard)
+        elif p.seq is not None and events:
+            p.file = shard_path("events", shard)
+        else:
+            p.file = r.file
 
 
 @dataclass(slots=True)
@@ -766,6 +790,7 @@ def _audit_chunk_now(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[lis
         evs = children["events"].get(k, []) if "events" in children else None
         out.append(audit_hand(ctx, h, evs, children["wins"].get(k, []),
                               children["transfers"].get(k, []), dealt))
+        _name_files(out[-1], shard, "events" in children)
     probs = []
     if i0 == 0:
         for f, keys in tabs["_orphans"]:
@@ -857,7 +882,8 @@ def _cross_hand(ctx: RunContext, manifest: Mapping[str, Any], results: list[Hand
             want_d, why = prev.next_dealer, f"hand {h - 1}'s next_dealer"
         if r.dealer != want_d:
             res.problems.append(Problem(ctx.run, Check.DEALER_SEQUENCE, f"dealer S{r.dealer}",
-                                        f"S{want_d} ({why})", m, rot, h, None, run_id=rid))
+                                        f"S{want_d} ({why})", m, rot, h, None, file=r.file,
+                                        run_id=rid))
 
 
 def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,

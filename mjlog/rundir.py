@@ -44,7 +44,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mjlog.errors import InputError, MjlogError, clip
+from mjlog.errors import InputError, MjlogError
+from mjlog.errors import cut as clip
 
 __all__ = [
     "MANIFEST",
@@ -124,6 +125,10 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "outp
     if p.is_dir():
         raise InputError(f"{option} {clip(str(path))} is a directory; give a file name")
     raw = data.encode("utf-8") if isinstance(data, str) else data
+    if p.exists() and not p.is_file():  # a device or a pipe (/dev/null): written to, kept
+        with open(p, "wb") as f:
+            f.write(raw)
+        return p
     tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "wb") as f:

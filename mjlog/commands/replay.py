@@ -26,10 +26,20 @@ def parse_hand_ref(text: str) -> tuple[int, int]:
     ...
     mjlog.errors.InputError: bad --hand '3': expected MATCH:HAND, e.g. 0:3
     """
-    parts = text.split(":")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise InputError(f"bad --hand {text!r}: expected MATCH:HAND, e.g. 0:3")
-    return int(parts[0]), int(parts[1])
+    import re
+
+    from mjlog.errors import quote
+    from mjlog.schema import int_max
+
+    parts = [p.strip() for p in text.split(":")]
+    if len(parts) != 2 or not all(re.fullmatch(r"[0-9]{1,20}", p) for p in parts):
+        raise InputError(f"bad --hand {quote(text)}: expected MATCH:HAND, e.g. 0:3")
+    match, hand = int(parts[0]), int(parts[1])
+    for name, v in (("match", match), ("hand", hand)):
+        if v > int_max("hands", name):
+            raise InputError(f"bad --hand {quote(text)}: {name} {v} is past the log's "
+                             f"largest ({int_max('hands', name)})")
+    return match, hand
 
 
 def _tiles(ts, notation: bool, ordered: bool = False) -> str:
@@ -97,7 +107,7 @@ def render(snap, notation: bool = False, color: bool = True) -> str:
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
 @click.option("--hand", "hand_ref", default=None, metavar="MATCH:HAND",
               help="The hand to replay, e.g. 0:3 (not needed with --html-dir).")
-@click.option("--rotation", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--rotation", type=click.IntRange(0, 3), default=0, show_default=True,
               help="Seat rotation (duplicate play).")
 @click.option("--at", "at", type=click.IntRange(min=0), default=None, metavar="SEQ",
               help="Show only the table right after event SEQ.")

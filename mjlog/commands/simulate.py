@@ -9,6 +9,16 @@ import click
 from mjlog.rules import VARIANTS
 
 
+def _scheduler(ctx, param, value):
+    """Check a --scheduler address (its form, and that it answers) before anything
+    is written."""
+    if value is None:
+        return None
+    from simulate.dask_runner import check_address
+
+    return check_address(value)
+
+
 def run_options(f):
     """The options of one run, shared by ``mjlog simulate`` and ``mjlog sweep``."""
     options = [
@@ -29,7 +39,7 @@ def run_options(f):
                      help="Override a rule key."),
         click.option("--workers", type=click.IntRange(min=1), default=None,
                      help="Local worker processes (default: every core)."),
-        click.option("--scheduler", default=None, metavar="ADDRESS",
+        click.option("--scheduler", default=None, metavar="ADDRESS", callback=_scheduler,
                      help="Run the shards on this dask.distributed scheduler instead "
                           "(tcp://host:8786; the workers must see --out)."),
         click.option("--duplicate", is_flag=True,
