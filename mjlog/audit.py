@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import gc
+import io
 import json
 import os
 import time
@@ -69,7 +70,7 @@ from mjlog.replay import (
 )
 from mjlog.rng import RNG
 from mjlog.rules import Rules
-from mjlog.rundir import RunFiles
+from mjlog.rundir import RunFiles, write_atomic
 from mjlog.schema import HAND_KEY, data_columns
 from mjlog.state import HandState
 from mjlog.tiles import fmt_tile
@@ -982,15 +983,13 @@ def write_report(path: str | os.PathLike, res: AuditResult) -> Path:
     rows = [asdict(x) for x in res.problems + res.notes]
     cols = ["level", "run", "run_id", "match", "rotation", "hand", "seq", "check", "log",
             "rules", "file"]
-    tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        if p.suffix == ".csv":
-            w = csv.DictWriter(f, fieldnames=cols)
-            w.writeheader()
-            for r in rows:
-                w.writerow({c: r[c] for c in cols})
-        else:
-            for r in rows:
-                f.write(json.dumps({c: r[c] for c in cols}, ensure_ascii=False) + "\n")
-    os.replace(tmp, p)
-    return p
+    f = io.StringIO(newline="")
+    if p.suffix == ".csv":
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        for r in rows:
+            w.writerow({c: r[c] for c in cols})
+    else:
+        for r in rows:
+            f.write(json.dumps({c: r[c] for c in cols}, ensure_ascii=False) + "\n")
+    return write_atomic(p, f.getvalue(), "--report")  # never into a run; whole or not at all

@@ -129,6 +129,12 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "outp
         with open(p, "wb") as f:
             f.write(raw)
         return p
+    return replace_file(p, raw)
+
+
+def replace_file(p: Path, raw: bytes) -> Path:
+    """Put ``raw`` at ``p`` atomically, unchecked (the writer of a run uses it for
+    the run's own manifest): a temporary file beside it, flushed, then renamed."""
     tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "wb") as f:
