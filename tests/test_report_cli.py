@@ -31,7 +31,7 @@ def test_report_of_the_samples_is_self_contained(tmp_path):
 
 
 def test_report_svg(tmp_path):
-    res = CliRunner().invoke(main, ["report", str(data_dir() / "huangmei"), "--format", "svg",
+    res = CliRunner().invoke(main, ["report", str(data_dir() / "huangmei"), "--figures", "svg",
                                     "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     html = (tmp_path / "index.html").read_text(encoding="utf-8")

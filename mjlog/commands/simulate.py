@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
@@ -19,6 +20,18 @@ def _scheduler(ctx, param, value):
     return check_address(value)
 
 
+class AgentsOption(click.Option):
+    """``--agents``, whose help lists the agents registered when help is asked for
+    (importing them all at start-up would slow every command)."""
+
+    def get_help_record(self, ctx):
+        from simulate.agents import agent_names
+
+        self.help = (f"{self.help} Registered: {', '.join(agent_names())}; parameters as "
+                     f"name:key=value;key=value.")
+        return super().get_help_record(ctx)
+
+
 def run_options(f):
     """The options of one run, shared by ``mjlog simulate`` and ``mjlog sweep``."""
     options = [
@@ -30,9 +43,8 @@ def run_options(f):
                      help="Root seed: fixes every wall, die, dealer and agent choice."),
         click.option("--players", type=click.IntRange(2, 4), default=None,
                      help="2, 3 or 4 (default: the rules' `players`, 4)."),
-        click.option("--agents", default="greedy", show_default=True,
-                     help="Comma-separated agents per seat, or one for all "
-                          "(random, greedy; parameters as name:key=value)."),
+        click.option("--agents", cls=AgentsOption, default="greedy", show_default=True,
+                     help="Comma-separated agents per seat, or one for all."),
         click.option("--rules", "rules_file", type=click.Path(dir_okay=False),
                      help="TOML file of rule values."),
         click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
@@ -52,7 +64,10 @@ def run_options(f):
                      show_default=True,
                      help="Target hands per shard file (whole matches). Sets the file "
                           "layout, recorded in the manifest; not part of the run id."),
-        click.option("--quiet", is_flag=True, help="No progress bar."),
+        click.option("--quiet", is_flag=True, help="No progress bar, and no line on success."),
+        click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+                     show_default=True, help="json: print the result as one object "
+                     "(documented in docs/cli.md)."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -72,7 +87,7 @@ def interrupted(e: KeyboardInterrupt) -> None:
               help="Run directory to write (resumed if it holds this run's shards).")
 def simulate_command(variant, matches, hands_per_match, seed, players, agents, rules_file,
                      sets, workers, scheduler, duplicate, events, hands_per_shard, quiet,
-                     out) -> None:
+                     fmt, out) -> None:
     """Play MATCHES × HANDS-PER-MATCH hands and write a run directory (Parquet).
 
     Uses every core (--workers N), or a Dask cluster (--scheduler ADDRESS); the
@@ -94,5 +109,15 @@ def simulate_command(variant, matches, hands_per_match, seed, players, agents, r
     except KeyboardInterrupt as e:
         interrupted(e)
     hands = sum(f["rows"] for f in m["files"] if f["table"] == "hands")
-    if not quiet:
+    if fmt == "json":
+        click.echo(json.dumps(run_json(m, out)))
+    elif not quiet:
         click.echo(f"run {m['run_id']}: {hands} hands of {variant} written to {out}")
+
+
+def run_json(m: dict, out) -> dict:
+    """A written run as ``--format json`` prints it (docs/cli.md)."""
+    return {"run_id": m["run_id"], "variant": m["variant"], "out": str(out),
+            "seed": m.get("seed"), "matches": m.get("matches"),
+            "hands": sum(f["rows"] for f in m["files"] if f["table"] == "hands"),
+            "files": len(m["files"])}
