@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats import estimates
-from mjlog.errors import clip
+from mjlog.errors import cut as clip
 from mjlog.events import REASON_NAMES
 from mjlog.logio import LogError
 from mjlog.rundir import RunFiles, duckdb_path, read_json
@@ -99,8 +99,7 @@ class Run:
     config: str
     agents: tuple[str, ...]
     """Agent per seat as given to ``mjlog simulate`` (``name`` or ``name:k=v;…``)."""
-    seed: int | None
-    """The root seed; None for an imported hand that came without one."""
+    seed: int | None  # None: an imported hand without its seed
     matches: int
     hands_per_match: int
     duplicate: bool
@@ -250,7 +249,7 @@ class Runs:
                     config=config_label(str(m.get("variant")), m.get("rules") or {},
                                         bool(m.get("duplicate")), varied),
                     agents=tuple(_agent_spec(a) for a in m.get("agents") or ()),
-                    seed=m.get("seed"),
+                    seed=None if m.get("seed") is None else int(m["seed"]),
                     matches=int(m.get("matches") or 0),
                     hands_per_match=int(m.get("hands_per_match") or 0),
                     duplicate=bool(m.get("duplicate")),
@@ -309,12 +308,10 @@ class Runs:
                 params.setdefault(t, self.files(t))
         try:
             df = self.con.execute(query, params).df()
-        except duckdb.IOException as e:  # a damaged file its manifest vouches for
-            raise LogError(f"cannot read the runs' Parquet files: "
-                           f"{clip(str(e).splitlines()[0])}") from None
-        except duckdb.InvalidInputException as e:
-            raise LogError(f"the runs' Parquet files are not as declared: "
-                           f"{clip(str(e).splitlines()[0])}") from None
+        except duckdb.Error as e:  # a damaged file its manifest vouches for, say
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise LogError(f"DuckDB could not run the query over the runs' Parquet files: "
+                           f"{clip(first)}") from None
         return self._in_run_order(df)
 
     def rule_columns(self) -> pd.DataFrame:

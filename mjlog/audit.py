@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import gc
+import io
 import json
 import os
 import time
@@ -69,7 +70,7 @@ from mjlog.replay import (
 )
 from mjlog.rng import RNG
 from mjlog.rules import Rules
-from mjlog.rundir import RunFiles
+from mjlog.rundir import RunFiles, write_atomic
 from mjlog.schema import HAND_KEY, data_columns
 from mjlog.state import HandState
 from mjlog.tiles import fmt_tile
@@ -137,6 +138,30 @@ class HandResult:
     key: tuple[int, int, int]
     dealer: int | None
     next_dealer: int | None
+    file: str | None = None  # the hands file the row was read from
+
+
+_WINS_CHECKS = frozenset({"wins_rows", "win_event", "win_seat", "win_from_seat", "win_tile",
+                          "win_method", "win_patterns", "win_fan", "win_multiplier",
+                          "win_points", "win_total", "win_capped"})
+_TRANSFERS_CHECKS = frozenset({"transfers_table", "transfer_row"})
+
+
+def _name_files(r: HandResult, shard: int, events: bool) -> None:
+    """Fill in the Parquet file of each finding of a hand: the wins or transfers file
+    for a row of theirs, the events file for an event (a seq), else the hands file."""
+    r.file = shard_path("hands", shard)
+    for p in r.problems:
+        if p.file is not None:
+            continue
+        if p.check in _WINS_CHECKS:
+            p.file = shard_path("wins", shard)
+        elif p.check in _TRANSFERS_CHECKS:
+            p.file = shard_path("transfers", shard)
+        elif p.seq is not None and events:
+            p.file = shard_path("events", shard)
+        else:
+            p.file = r.file
 
 
 @dataclass(slots=True)
@@ -766,6 +791,7 @@ def _audit_chunk_now(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[lis
         evs = children["events"].get(k, []) if "events" in children else None
         out.append(audit_hand(ctx, h, evs, children["wins"].get(k, []),
                               children["transfers"].get(k, []), dealt))
+        _name_files(out[-1], shard, "events" in children)
     probs = []
     if i0 == 0:
         for f, keys in tabs["_orphans"]:
@@ -857,7 +883,8 @@ def _cross_hand(ctx: RunContext, manifest: Mapping[str, Any], results: list[Hand
             want_d, why = prev.next_dealer, f"hand {h - 1}'s next_dealer"
         if r.dealer != want_d:
             res.problems.append(Problem(ctx.run, Check.DEALER_SEQUENCE, f"dealer S{r.dealer}",
-                                        f"S{want_d} ({why})", m, rot, h, None, run_id=rid))
+                                        f"S{want_d} ({why})", m, rot, h, None, file=r.file,
+                                        run_id=rid))
 
 
 def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
@@ -956,15 +983,13 @@ def write_report(path: str | os.PathLike, res: AuditResult) -> Path:
     rows = [asdict(x) for x in res.problems + res.notes]
     cols = ["level", "run", "run_id", "match", "rotation", "hand", "seq", "check", "log",
             "rules", "file"]
-    tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        if p.suffix == ".csv":
-            w = csv.DictWriter(f, fieldnames=cols)
-            w.writeheader()
-            for r in rows:
-                w.writerow({c: r[c] for c in cols})
-        else:
-            for r in rows:
-                f.write(json.dumps({c: r[c] for c in cols}, ensure_ascii=False) + "\n")
-    os.replace(tmp, p)
-    return p
+    f = io.StringIO(newline="")
+    if p.suffix == ".csv":
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        for r in rows:
+            w.writerow({c: r[c] for c in cols})
+    else:
+        for r in rows:
+            f.write(json.dumps({c: r[c] for c in cols}, ensure_ascii=False) + "\n")
+    return write_atomic(p, f.getvalue(), "--report")  # never into a run; whole or not at all

@@ -4,23 +4,67 @@ this file only assembles them and turns user-facing errors into one line and exi
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 
 import click
 
 from mjlog import __version__
-from mjlog.errors import MjlogError
+from mjlog.errors import LIMIT, MjlogError, cut, quote
+
+
+def _fail(message: str, code: int = 2) -> None:
+    """Print ``mjlog: error: MESSAGE`` as one line (cut, control characters
+    escaped) and exit with ``code``."""
+    click.echo(f"mjlog: error: {cut(message, 500)}", err=True)
+    sys.exit(code)
+
+
+def os_error_text(e: OSError) -> str:
+    """An OSError as ``PATH: what went wrong`` (both paths of a rename).
+
+    >>> os_error_text(PermissionError(13, "Permission denied", "/ro/x"))
+    '/ro/x: Permission denied'
+    >>> os_error_text(FileNotFoundError(2, "No such file or directory", "no/.a.jsonl.tmp-7"))
+    'no/a.jsonl: No such file or directory'
+    """
+    # A temporary file written next to its target (``.NAME.tmp-PID``) is named as NAME.
+    paths = [re.sub(r"(^|/)\.([^/]+)\.tmp-[0-9]+$", r"\1\2", os.fsdecode(p))
+             for p in (e.filename, e.filename2) if p is not None]
+    what = e.strerror or str(e)
+    if not paths:
+        return what
+    return f"{' -> '.join(quote(p)[1:-1] for p in paths)}: {what}"
+
+
+def _cut_quoted(message: str) -> str:
+    """Click quotes a bad value in full: cut each long quoted value as
+    :func:`mjlog.errors.quote` does.
+
+    >>> _cut_quoted("Invalid value: '" + "9" * 300 + "' is not a valid integer.")[-47:]
+    "9999'… (300 characters) is not a valid integer."
+    """
+    return re.sub(f"'([^']{{{LIMIT + 1},}})'", lambda m: quote(m[1]), message)
 
 
 class _Group(click.Group):
-    """A group whose commands report :class:`MjlogError` as one line, exit status 2."""
+    """A group whose commands report :class:`MjlogError`, a usage error (bad option
+    value) and any :class:`OSError` (naming its path) as one line, exit status 2."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except MjlogError as e:
-            click.echo(f"mjlog: error: {e}", err=True)
-            sys.exit(2)
+            _fail(str(e))
+        except click.ClickException as e:  # usage errors: one line, not usage + hint
+            _fail(_cut_quoted(e.format_message()), e.exit_code)
+        except BrokenPipeError:  # `mjlog ... | head`: the reader went away
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(1)
+        except OSError as e:  # read-only or missing directory, full disk, no permission
+            _fail(os_error_text(e))
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

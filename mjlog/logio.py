@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mjlog.rundir import LogError, RunFiles, read_json
+from mjlog.rundir import LogError, RunFiles, read_json, replace_file, sha256_file
 from mjlog.schema import (
     ALLOWED_VALUES,
     HAND_KEY,
@@ -207,14 +207,6 @@ def shard_complete(run_dir: str | os.PathLike, shard: int, events: bool = True) 
     return all((run / shard_path(t, shard)).is_file() for t in _shard_tables(events))
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def shard_entries(run_dir: str | os.PathLike, shard: int, events: bool = True) -> list[dict]:
     """The manifest entries of a complete shard, computed from its files on disk.
 
@@ -237,7 +229,7 @@ def file_entry(path: Path, table: str, rel: str, rows: int) -> dict[str, Any]:
     """The manifest entry of one file: its table, path in the run, rows, size and
     sha256 (what every reader checks before it trusts the file)."""
     return {"table": table, "path": rel, "rows": rows, "bytes": path.stat().st_size,
-            "sha256": _sha256(path)}
+            "sha256": sha256_file(path)}
 
 
 def _fsync(path: Path) -> None:
@@ -597,19 +589,8 @@ def write_manifest(run_dir: str | os.PathLike, manifest: Mapping[str, Any]) -> P
     """Write ``manifest.json`` atomically (temporary file, then rename)."""
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
-    path = run / MANIFEST
-    tmp = run / f".{MANIFEST}.tmp-{os.getpid()}"
     text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False, default=_jsonable)
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+    return replace_file(run / MANIFEST, (text + "\n").encode("utf-8"))
 
 
 def read_manifest(run_dir: str | os.PathLike) -> dict[str, Any]:
@@ -681,7 +662,7 @@ def verify_manifest(run_dir: str | os.PathLike, read_pages: bool = True) -> list
         size = path.stat().st_size
         if isinstance(f.get("bytes"), int) and f["bytes"] != size:
             problems.append(f"{rel}: {size} bytes, the manifest says {f['bytes']}")
-        digest = _sha256(path)
+        digest = sha256_file(path)
         if digest != f["sha256"]:
             problems.append(f"{rel}: sha256 {digest[:12]}… differs from the manifest's")
         try:

@@ -18,13 +18,32 @@ mjlog.rules.RuleError: unknown rule key 'capp' for yuxi; valid keys: base, bugan
 
 from __future__ import annotations
 
+import os
+import re
+import stat
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mjlog.errors import InputError
+from mjlog.errors import InputError, quote
+
+INT32_MAX = 2**31 - 1
+"""The largest value of an int32 log column (money, fan, multiplier, points:
+mjlog/schema.py); every integer rule value that flows into one is at most this."""
+
+_INTEGER = re.compile(r"[+-]?[0-9]{1,19}")
+
+
+def _strict_int(raw: Any) -> int | None:
+    """An int given as an int (not a bool, not a float) or as decimal ASCII digits;
+    None for anything else. ``3.0``, ``True``, ``"1e3"`` and ``"٣"`` are not integers."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and _INTEGER.fullmatch(raw.strip()):
+        return int(raw.strip())
+    return None
 
 
 class RuleError(InputError):
@@ -45,61 +64,66 @@ class RuleKey:
 
     def parse(self, raw: Any, variant: str) -> Any:
         """Turn a TOML value or a command-line string into this key's value."""
-        bad = f"bad value {raw!r} for {variant} rule key {self.name!r}"
+        bad = f"bad value {quote(raw)} for {variant} rule key {self.name!r}"
         if self.kind in ("int", "pow2"):
-            if isinstance(raw, bool):
+            v = _strict_int(raw)
+            if v is None:
                 raise RuleError(f"{bad}; expected an integer")
-            try:
-                v = int(raw)
-            except (TypeError, ValueError):
-                raise RuleError(f"{bad}; expected an integer") from None
             if self.minimum is not None and v < self.minimum:
                 raise RuleError(f"{bad}; expected an integer >= {self.minimum}")
-            if self.maximum is not None and v > self.maximum:
-                raise RuleError(f"{bad}; expected an integer <= {self.maximum}")
+            top = self.maximum if self.maximum is not None else (
+                2**30 if self.kind == "pow2" else INT32_MAX)
+            if v > top:
+                raise RuleError(f"{bad}; expected an integer <= {top} (the log's int32 columns)")
             if self.kind == "pow2" and (v < 1 or v & (v - 1)):
                 raise RuleError(f"{bad}; expected a power of two (1, 2, 4, 8, ...)")
             return v
         if self.kind == "bool":
             if isinstance(raw, bool):
                 return raw
-            s = str(raw).strip().lower()
+            if not isinstance(raw, str):
+                raise RuleError(f"{bad}; valid values: true, false")
+            s = raw.strip().lower()
             if s in ("true", "1", "yes", "on"):
                 return True
             if s in ("false", "0", "no", "off"):
                 return False
             raise RuleError(f"{bad}; valid values: true, false")
         if self.kind == "choice":
-            s = str(raw).strip()
+            s = raw.strip() if isinstance(raw, str) else None
             if s not in self.choices:
                 raise RuleError(f"{bad}; valid values: {', '.join(self.choices)}")
             return s
         if self.kind == "list":
-            items = raw if isinstance(raw, list) else [x for x in str(raw).split(",")]
-            items = [str(x).strip() for x in items if str(x).strip()]
+            items = raw if isinstance(raw, list) else (
+                raw.split(",") if isinstance(raw, str) else None)
+            if items is None or not all(isinstance(x, str) for x in items):
+                raise RuleError(f"{bad}; expected a list of names, e.g. menqing,dihu")
+            items = [x.strip() for x in items if x.strip()]
             for x in items:
                 if x not in self.choices:
                     raise RuleError(
-                        f"{bad}; unknown item {x!r}, valid items: {', '.join(self.choices)}"
+                        f"{bad}; unknown item {quote(x)}, valid items: {', '.join(self.choices)}"
                     )
             # canonical order: the order of the rulebook's list, each once
             return tuple(c for c in self.choices if c in items)
         if self.kind == "pair":
-            parts = list(raw) if isinstance(raw, list | tuple) else str(raw).split("/")
+            parts = list(raw) if isinstance(raw, list | tuple) else (
+                raw.split("/") if isinstance(raw, str) else [])
             if len(parts) != 2:
                 raise RuleError(f"{bad}; expected S/D, e.g. 3/4 or -/4")
             out = []
             for p in parts:
-                p = str(p).strip() if p is not None else "-"
-                if p in ("-", "", "None"):
+                if p is None or (isinstance(p, str) and p.strip() in ("-", "", "None")):
                     out.append(None)
                     continue
-                try:
-                    v = int(p)
-                except ValueError:
-                    raise RuleError(f"{bad}; expected S/D, e.g. 3/4 or -/4") from None
+                v = _strict_int(p)
+                if v is None:
+                    raise RuleError(f"{bad}; expected S/D, e.g. 3/4 or -/4")
                 if v < 0:
                     raise RuleError(f"{bad}; points must be >= 0")
+                if v > INT32_MAX:
+                    raise RuleError(f"{bad}; points must be <= {INT32_MAX} (an int32 column)")
                 out.append(v)
             return tuple(out)
         raise AssertionError(self.kind)
@@ -228,7 +252,7 @@ def keys(variant: str) -> dict[str, RuleKey]:
 
 def check_variant(variant: str) -> str:
     if variant not in _SPECS:
-        raise RuleError(f"unknown variant {variant!r}; valid variants: {', '.join(VARIANTS)}")
+        raise RuleError(f"unknown variant {quote(variant)}; valid variants: {', '.join(VARIANTS)}")
     return variant
 
 
@@ -249,10 +273,8 @@ class Rules(Mapping[str, Any]):
         vals = {k.name: k.default for k in spec.values()}
         for name, raw in (values or {}).items():
             if name not in spec:
-                raise RuleError(
-                    f"unknown rule key {name!r} for {variant}; valid keys: "
-                    + ", ".join(sorted(spec))
-                )
+                raise RuleError(f"unknown rule key {quote(name)} for {variant}; valid keys: "
+                                f"{_key_list(spec)}")
             vals[name] = spec[name].parse(raw, variant)
         self.variant = variant
         self._values = vals
@@ -308,6 +330,14 @@ class Rules(Mapping[str, Any]):
         return self._values["players"]
 
 
+def _key_list(spec: Mapping[str, RuleKey]) -> str:
+    """The valid keys, each family of dotted keys as one entry (``mult.<pattern>``),
+    so the line stays short; ``mjlog rules VARIANT`` lists them all."""
+    plain = sorted(k for k in spec if "." not in k)
+    families = sorted({k.split(".")[0] for k in spec if "." in k})
+    return ", ".join(plain + [f"{f}.<pattern>" for f in families])
+
+
 def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in d.items():
@@ -327,13 +357,21 @@ def load_toml(path: str | Path) -> dict[str, Any]:
     """
     p = Path(path)
     try:
+        if not stat.S_ISREG(os.stat(p).st_mode):  # a FIFO would block, a directory fail
+            raise RuleError(f"{p}: cannot read rules file: not a regular file")
         with p.open("rb") as f:
             data = tomllib.load(f)
+        return _flatten(data)
+    except RuleError:
+        raise
     except OSError as e:
         raise RuleError(f"{p}: cannot read rules file: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise RuleError(f"{p}: not valid TOML: {e}") from None
-    return _flatten(data)
+    except UnicodeDecodeError as e:
+        raise RuleError(f"{p}: not valid TOML: not UTF-8 (byte {e.start})") from None
+    except RecursionError:
+        raise RuleError(f"{p}: not valid TOML: nested too deeply") from None
+    except ValueError as e:  # TOMLDecodeError, or an integer of thousands of digits
+        raise RuleError(f"{p}: not valid TOML: {quote(str(e))[1:-1]}") from None
 
 
 def parse_sets(sets: Iterable[str]) -> dict[str, str]:
@@ -341,7 +379,7 @@ def parse_sets(sets: Iterable[str]) -> dict[str, str]:
     out = {}
     for s in sets:
         if "=" not in s:
-            raise RuleError(f"bad --set {s!r}; expected KEY=VALUE")
+            raise RuleError(f"bad --set {quote(s)}; expected KEY=VALUE")
         k, v = s.split("=", 1)
         out[k.strip()] = v.strip()
     return out
@@ -356,7 +394,7 @@ def resolve(variant: str, file: str | Path | None = None,
         data = load_toml(file)
         fv = data.pop("variant", variant)
         if fv != variant:
-            raise RuleError(f"{file}: rules are for variant {fv!r}, not {variant!r}")
+            raise RuleError(f"{file}: rules are for variant {quote(fv)}, not {variant!r}")
         merged.update(data)
     merged.update(values or {})
     merged.update(parse_sets(sets))

@@ -44,7 +44,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mjlog.errors import InputError, MjlogError, clip
+from mjlog.errors import InputError, MjlogError
+from mjlog.errors import cut as clip
 
 __all__ = [
     "MANIFEST",
@@ -124,6 +125,16 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "outp
     if p.is_dir():
         raise InputError(f"{option} {clip(str(path))} is a directory; give a file name")
     raw = data.encode("utf-8") if isinstance(data, str) else data
+    if p.exists() and not p.is_file():  # a device or a pipe (/dev/null): written to, kept
+        with open(p, "wb") as f:
+            f.write(raw)
+        return p
+    return replace_file(p, raw)
+
+
+def replace_file(p: Path, raw: bytes) -> Path:
+    """Put ``raw`` at ``p`` atomically, unchecked (the writer of a run uses it for
+    the run's own manifest): a temporary file beside it, flushed, then renamed."""
     tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "wb") as f:
@@ -186,6 +197,16 @@ def read_json(path: Path, what: str = "JSON") -> Any:
 
 
 # ------------------------------------------------------------------ the writer's claim
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class RunClaim:
@@ -258,7 +279,9 @@ class RunClaim:
         if self._fd is None:
             self._take_existing(marker)
         for stale in out.glob(f"{self.marker}.new-*"):  # left by a writer killed while claiming
-            stale.unlink(missing_ok=True)
+            pid = stale.name.rsplit("-", 1)[-1]
+            if pid.isdigit() and not _alive(int(pid)):
+                stale.unlink(missing_ok=True)
 
     def _take_existing(self, marker: Path) -> None:
         try:

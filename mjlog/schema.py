@@ -217,6 +217,21 @@ moves a positive amount. The writer rejects values outside them.
 """
 
 
+def int_max(table: str, column: str) -> int:
+    """The largest value an integer column (or a list column's items) can hold:
+    what every numeric option that flows into it is checked against up front.
+
+    >>> int_max("hands", "match"), int_max("hands", "hand"), int_max("hands", "hand_seed")
+    (2147483647, 32767, 18446744073709551615)
+    """
+    t = TABLES[table].field(column).type
+    if pa.types.is_list(t):
+        t = t.value_type
+    if pa.types.is_signed_integer(t):
+        return 2 ** (t.bit_width - 1) - 1
+    return 2**t.bit_width - 1
+
+
 def data_columns(table: str) -> tuple[str, ...]:
     """The columns of ``table`` after the id columns, in order.
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from mjlog.errors import InputError
+from mjlog.errors import InputError, cut, quote
 
 __all__ = [
     "Tile",
@@ -126,7 +126,7 @@ def is_terminal_or_honor(t: Tile) -> bool:
 def _iter_notation(s: str):
     """Yield tile ids of ``s`` in written order; raise TileNotationError."""
     if not isinstance(s, str):
-        raise TileNotationError(f"tile notation must be a string, got {s!r}")
+        raise TileNotationError(f"tile notation must be a string, got {quote(s)}")
     digits_start = -1
     for i, ch in enumerate(s):
         if "0" <= ch <= "9":
@@ -134,24 +134,26 @@ def _iter_notation(s: str):
                 digits_start = i
         elif ch in SUITS:
             if digits_start < 0:
-                raise TileNotationError(f"suit letter '{ch}' without digits in {s!r}")
+                raise TileNotationError(f"suit letter '{ch}' without digits in {quote(s)}")
             base = 9 * SUITS.index(ch)
             top = 7 if ch == "z" else 9
             for d in s[digits_start:i]:
                 r = ord(d) - 48
                 if not 1 <= r <= top:
-                    raise TileNotationError(f"unknown tile '{d}{ch}' in {s!r}")
+                    raise TileNotationError(f"unknown tile '{d}{ch}' in {quote(s)}")
                 yield base + r - 1
             digits_start = -1
         elif ch.isspace():
             if digits_start >= 0:
                 raise TileNotationError(
-                    f"digits without a suit letter '{s[digits_start:i]}' in {s!r}"
+                    f"digits without a suit letter '{cut(s[digits_start:i], 20)}' "
+                    f"in {quote(s)}"
                 )
         else:
-            raise TileNotationError(f"unexpected character '{ch}' in {s!r}")
+            raise TileNotationError(f"unexpected character '{ch}' in {quote(s)}")
     if digits_start >= 0:
-        raise TileNotationError(f"digits without a suit letter '{s[digits_start:]}' in {s!r}")
+        raise TileNotationError(
+            f"digits without a suit letter '{cut(s[digits_start:], 20)}' in {quote(s)}")
 
 
 def parse(s: str) -> list[Tile]:
@@ -183,7 +185,7 @@ def parse_tile(s: str) -> Tile:
     """
     tiles = parse(s)
     if len(tiles) != 1:
-        raise TileNotationError(f"expected exactly one tile, got {len(tiles)} in {s!r}")
+        raise TileNotationError(f"expected exactly one tile, got {len(tiles)} in {quote(s)}")
     return tiles[0]
 
 
@@ -225,7 +227,7 @@ def parse_counts(s: str) -> list[int]:
     for t in _iter_notation(s):
         counts[t] += 1
         if counts[t] > 4:
-            raise TileNotationError(f"more than 4 copies of '{fmt_tile(t)}' in {s!r}")
+            raise TileNotationError(f"more than 4 copies of '{fmt_tile(t)}' in {quote(s)}")
     return counts
 
 

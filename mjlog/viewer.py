@@ -52,7 +52,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mjlog.errors import InputError
+from mjlog.errors import InputError, quote
 from mjlog.events import (
     BONUS,
     DEAL,
@@ -459,8 +459,9 @@ def parse_hands(spec: str) -> list[tuple[int, int, int]] | None:
         if not item:
             continue
         parts = item.split(":")
-        if len(parts) not in (2, 3) or not all(p.strip().isdigit() for p in parts):
-            raise InputError(f"bad --hands item {item!r}: expected MATCH:HAND or "
+        if len(parts) not in (2, 3) or not all(re.fullmatch(r"[0-9]{1,9}", p.strip())
+                                               for p in parts):  # ASCII, int32 at most
+            raise InputError(f"bad --hands item {quote(item)}: expected MATCH:HAND or "
                              f"MATCH:ROTATION:HAND")
         nums = [int(p) for p in parts]
         keys.append((nums[0], 0, nums[1]) if len(nums) == 2 else tuple(nums))

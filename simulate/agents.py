@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mjlog.agent import Agent, SeatView
-from mjlog.errors import InputError
+from mjlog.errors import InputError, quote
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.hand import shanten
 from mjlog.rng import Stream
@@ -45,7 +45,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     for part in filter(None, rest.split(";")):
         k, eq, v = part.partition("=")
         if not eq:
-            raise InputError(f"bad agent parameter {part!r} in {spec!r}; expected key=value")
+            raise InputError(f"bad agent parameter {quote(part)} in {quote(spec)}; "
+                             f"expected key=value")
         params[k.strip()] = v.strip()
     return name.strip(), params
 
@@ -53,7 +54,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
 def make_agent(spec: str) -> Agent:
     name, params = parse_spec(spec)
     if name not in _REGISTRY:
-        raise InputError(f"unknown agent {name!r}; valid agents: {', '.join(sorted(_REGISTRY))}")
+        raise InputError(f"unknown agent {quote(name)}; valid agents: "
+                         f"{', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name](**params)
 
 

@@ -15,10 +15,48 @@ fails otherwise.
 from __future__ import annotations
 
 import os
+import re
+import socket
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from mjlog.errors import MjlogError
+from mjlog.errors import InputError, MjlogError, quote
+
+CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for the scheduler: a wrong address fails fast, not after 40 s."""
+
+_INPROC = re.compile(r"inproc://[0-9A-Za-z.:\[\]]+/[0-9]+/[0-9]+")  # a cluster in this process
+_ADDRESS = re.compile(r"(?:(?P<scheme>tcp|tls|ucx|ws|wss)://)?"
+                      r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,252}))"
+                      r"(?::(?P<port>[0-9]{1,5}))?")
+
+
+def check_address(address: str, probe: bool = True) -> str:
+    """Refuse a scheduler address that is not ``[tcp://]HOST[:PORT]`` (or tls, ucx,
+    ws, wss; or the ``inproc://`` address of a cluster in this process), and
+    (``probe``) one where nothing accepts a connection within
+    :data:`CONNECT_TIMEOUT`; returns the address.
+
+    >>> check_address("tcp://10.0.0.5:8786", probe=False)
+    'tcp://10.0.0.5:8786'
+    >>> check_address("not a url")
+    Traceback (most recent call last):
+    ...
+    mjlog.errors.InputError: bad --scheduler 'not a url': expected tcp://HOST:PORT
+    """
+    if _INPROC.fullmatch(address):
+        return address
+    m = _ADDRESS.fullmatch(address.strip())
+    if m is None or not 0 < int(m["port"] or 8786) < 65536:
+        raise InputError(f"bad --scheduler {quote(address)}: expected tcp://HOST:PORT")
+    if probe:
+        host, port = m["host"].strip("[]"), int(m["port"] or 8786)
+        try:
+            socket.create_connection((host, port), timeout=CONNECT_TIMEOUT).close()
+        except OSError as e:
+            raise MjlogError(f"cannot reach the dask scheduler at {quote(address)}: "
+                             f"{e.strerror or e}") from None
+    return address
 
 
 def _dask_shard(spec, out: str, shard: int, first: int, end: int, rid: str) -> int:
@@ -51,7 +89,8 @@ def run_on_dask(address: str, spec, out: str | os.PathLike,
     out = str(Path(out).resolve())
     rid = spec.run_id
     try:
-        client = Client(address, timeout="20s", set_as_default=False)
+        client = Client(check_address(address), timeout=f"{CONNECT_TIMEOUT:g}s",
+                        set_as_default=False)
     except (OSError, TimeoutError) as e:
         raise MjlogError(f"cannot reach the dask scheduler at {address}: {e}") from None
     futures = []

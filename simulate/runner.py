@@ -62,6 +62,49 @@ class RunInterrupted(KeyboardInterrupt):
         self.done, self.total, self.out = done, total, out
 
 
+def _money_bound(rules: Rules) -> int | None:
+    """An upper bound of the money one seat wins or loses in a hand (the int32
+    ``deltas``, ``amount`` and ``total`` columns), or None where the rules set none
+    (huangmei ``doubling`` has no cap). Generous: every payer pays every win at the
+    cap, every horse hits, every kong is paid."""
+    base = rules["base"]
+    if rules.variant == "yuxi":
+        return (3 * rules["cap"] * (2 + rules["horses"]) + 32) * base
+    if rules.variant == "xuezhan":
+        return (12 * (rules["cap"] + 1) + 64) * base
+    if rules["payment"] == "linear":
+        fan = 4 * sum(v for k, v in rules.items() if k.startswith("fan."))
+        return 6 * fan * base
+    return None
+
+
+def _check_numbers(rules: Rules, seed, matches, hands_per_match, hands_per_shard) -> None:
+    """Refuse, before anything is played or written, a number the log cannot hold:
+    the bounds come from the schema's integer widths (match int32, hand int16,
+    hand_seed uint64, money int32)."""
+    from mjlog.errors import quote
+    from mjlog.schema import MONEY, int_max
+
+    for name, v, low, top, why in (
+            ("--seed", seed, 0, int_max("hands", "hand_seed"), "seeds are 64-bit"),
+            ("--matches", matches, 1, int_max("hands", "match") + 1, "match is int32"),
+            ("--hands-per-match", hands_per_match, 1, int_max("hands", "hand") + 1,
+             "hand is int16"),
+            ("--hands-per-shard", hands_per_shard, 1, None, "")):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise InputError(f"{name} must be an integer, not {quote(v)}")
+        if v < low or (top is not None and v > top):
+            raise InputError(f"{name} {quote(v)} is out of range {low}..{top} ({why} in "
+                             f"the log)" if top is not None else
+                             f"{name} must be at least {low}")
+    bound = _money_bound(rules)
+    money_max = 2 ** (MONEY.bit_width - 1) - 1
+    if bound is not None and bound > money_max:
+        raise InputError(f"base {rules['base']} with these rules can move up to {bound} in "
+                         f"one hand, past the log's int32 money columns ({money_max}): "
+                         f"lower base or cap")
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """Everything that determines a run's bytes.
@@ -95,12 +138,7 @@ class RunSpec:
         if len(agents) != rules.n:
             raise InputError(f"{len(agents)} agents given for {rules.n} players; give one "
                              f"per seat or a single one for all")
-        if matches < 1 or hands_per_match < 1:
-            raise InputError("--matches and --hands-per-match must be at least 1")
-        if seed < 0:
-            raise InputError("--seed must be a non-negative integer")
-        if hands_per_shard < 1:
-            raise InputError("--hands-per-shard must be at least 1")
+        _check_numbers(rules, seed, matches, hands_per_match, hands_per_shard)
         make_agents(agents)  # fail early on an unknown agent or parameter
         return cls(rules, seed, matches, hands_per_match, agents, duplicate, events,
                    hands_per_shard)

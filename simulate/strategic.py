@@ -39,7 +39,7 @@ Parameters (``--agents strategic:aggression=0.7;defense=0.5``):
 from __future__ import annotations
 
 from mjlog.agent import SeatView
-from mjlog.errors import InputError
+from mjlog.errors import InputError, quote
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from simulate.efficient import EfficientCore, unseen_counts
 
@@ -51,14 +51,14 @@ def _parse(params: dict) -> dict:
     out = dict(DEFAULTS)
     for k, v in params.items():
         if k not in DEFAULTS:
-            raise InputError(f"unknown strategic parameter {k!r}; valid: "
+            raise InputError(f"unknown strategic parameter {quote(k)}; valid: "
                              f"{', '.join(DEFAULTS)}")
         try:
             val = type(DEFAULTS[k])(v)
         except ValueError:
-            raise InputError(f"bad value {v!r} for strategic parameter {k!r}") from None
+            raise InputError(f"bad value {quote(v)} for strategic parameter {quote(k)}") from None
         if k != "fold" and not 0.0 <= val <= 1.0:
-            raise InputError(f"strategic parameter {k!r} must be in 0..1, got {v!r}")
+            raise InputError(f"strategic parameter {quote(k)} must be in 0..1, got {quote(v)}")
         out[k] = val
     return out
 

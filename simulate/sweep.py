@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from mjlog.errors import InputError
+from mjlog.errors import quote as show
 from mjlog.logio import LogError, canonical_json, read_manifest
 from mjlog.rundir import SWEEP_MARKER, RunClaim
 from simulate.runner import RunSpec, simulate
@@ -47,12 +48,12 @@ def parse_grid(items: Iterable[str]) -> Grid:
         key, eq, values = item.partition("=")
         key = key.strip()
         if not eq or not key:
-            raise InputError(f"bad --grid {item!r}; expected KEY=VALUE1,VALUE2,...")
+            raise InputError(f"bad --grid {show(item)}; expected KEY=VALUE1,VALUE2,...")
         vals = tuple(v.strip() for v in values.split(";" if ";" in values else ","))
         if len(set(vals)) != len(vals):
-            raise InputError(f"--grid {item!r} repeats a value")
+            raise InputError(f"--grid {show(item)} repeats a value")
         if any(k == key for k, _ in grid):
-            raise InputError(f"--grid names {key!r} twice")
+            raise InputError(f"--grid names {show(key)} twice")
         grid.append((key, vals))
     if not grid:
         raise InputError("a sweep needs at least one --grid KEY=VALUES")

@@ -139,7 +139,7 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
 
 
 def until_command(spec, out, until: str | None, max_hands: int | None, workers, scheduler,
-                  quiet: bool) -> None:
+                  quiet: bool, fmt: str = "text") -> None:
     """``mjlog simulate --until``: check the options, run, say what the rule found."""
     import click
 
@@ -155,7 +155,13 @@ def until_command(spec, out, until: str | None, max_hands: int | None, workers, 
         from mjlog.commands.simulate import interrupted
 
         interrupted(e)
-    if not quiet:
+    if fmt == "json":
+        import json
+
+        from mjlog.commands.simulate import run_json
+
+        click.echo(json.dumps({**run_json(m, out), "until": rule}))
+    elif not quiet:
         how = "reached" if rule["reached"] else "NOT reached (stopped at --max-hands)"
         click.echo(f"run {m['run_id']}: {rule['hands']} hands of {spec.variant} written to "
                    f"{out}; {metric} 95% half-width {rule['achieved_half_width']:.4g} "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -277,7 +278,7 @@ DAMAGE = {
     "duplicate entry": (_dup_entry, "listed twice"),
     "path with ..": (_path("hands/../../elsewhere/part-00000.parquet"), "climbs out"),
     "absolute path": (_path("{r}/hands/part-00000.parquet"), "absolute"),
-    "path not in the layout": (_path("hands/part-*.parquet"), "not hands/part-NNNNN"),
+    "path not in the layout": (_path("hands/part-*.parquet"), "part-NNNNN.parquet"),
     "wrong run_id": (_wrong_run_id, "not the hash"),
     "bit flip in a page": (_bitflip, "sha256"),
     "truncated shard": (_truncate, "bytes"),
@@ -293,6 +294,8 @@ DAMAGE = {
     "5,000-digit integer": (_huge_number, "not valid JSON"),
     "NaN in the manifest": (_nan, "not valid JSON"),
 }
+
+ISOLATE = {"shard replaced by a FIFO"}  # could hang: run in a child with a time limit
 
 READERS = {
     "replay": ["replay", "{r}", "--hand", "0:0"],
@@ -311,13 +314,15 @@ def test_every_reader_refuses_a_damaged_run(reader, damage, r, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     args = [a.format(r=r, out=out) for a in READERS[reader]]
-    refused(args, tmp_path, inputs=[r], watch=[out], needle=DAMAGE[damage][1])
+    refused(args, tmp_path, inputs=[r], watch=[out], needle=DAMAGE[damage][1],
+            isolate=damage in ISOLATE)
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_validate_reports_a_damaged_run_naming_the_file(damage, r, tmp_path):
     DAMAGE[damage][0](r)
-    refused(["validate", str(r), "--workers", "1"], tmp_path, inputs=[r], finding=True)
+    refused(["validate", str(r), "--workers", "1"], tmp_path, inputs=[r], finding=True,
+            isolate=damage in ISOLATE)
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
@@ -330,7 +335,7 @@ def test_runs_api_refuses_a_damaged_run(damage, r):
     before = snapshot(r)
     DAMAGE[damage][0](r)
     damaged = snapshot(r)
-    with pytest.raises(LogError, match=DAMAGE[damage][1].split("'")[0]) as e:
+    with pytest.raises(LogError, match=re.escape(DAMAGE[damage][1])) as e:
         seat_stats(Runs(r))
     assert "\n" not in str(e.value)
     assert snapshot(r) == damaged != before
@@ -353,11 +358,11 @@ def test_runs_hash_check_can_be_turned_off_for_trusted_data(r):
     from analysis.queries import Runs, seat_stats
     from mjlog.logio import LogError
 
-    p = r / "transfers" / "part-00001.parquet"
+    p = r / "wins" / "part-00001.parquet"
     data = bytearray(p.read_bytes())
     data[-12] ^= 0x01  # in the footer's length field: the file is still its size
     p.write_bytes(data)
     with pytest.raises(LogError, match="sha256"):
         seat_stats(Runs(r))
-    with pytest.raises(LogError, match="transfers|Parquet"):
+    with pytest.raises(LogError, match="Parquet"):
         seat_stats(Runs(r, verify_hashes=False))

@@ -173,7 +173,7 @@ def test_fmt_ordered_and_describe():
 def test_replay_cli_every_step():
     h = _hands("huangmei")[1]
     ref = f"{h['match']}:{h['hand']}"
-    r = CliRunner().invoke(main, ["replay", str(ar.run("huangmei")), "--hand", ref])
+    r = CliRunner().invoke(main, ["replay", str(ar.run("huangmei")), "--hand", ref, "--step"])
     assert r.exit_code == 0, r.output
     assert r.output.count("\nseq ") == h["n_events"]
     assert "🀇" in r.output or "🀙" in r.output or "🀐" in r.output  # glyphs by default

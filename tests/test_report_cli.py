@@ -91,7 +91,7 @@ def test_tables_sort_in_a_browser_under_the_csp(tmp_path):
 
 
 def test_report_svg(tmp_path):
-    res = CliRunner().invoke(main, ["report", str(data_dir() / "huangmei"), "--format", "svg",
+    res = CliRunner().invoke(main, ["report", str(data_dir() / "huangmei"), "--figures", "svg",
                                     "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     html = (tmp_path / "index.html").read_text(encoding="utf-8")

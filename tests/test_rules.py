@@ -98,10 +98,35 @@ def test_json_round_trip_is_identity(variant):
 def test_rules_cli():
     res = CliRunner().invoke(main, ["rules", "yuxi", "--set", "cap=8"])
     assert res.exit_code == 0
-    assert "cap = 8  (changed)" in res.output
-    res = CliRunner().invoke(main, ["rules", "xuezhan", "--json"])
+    assert "cap = 8 # " in res.output and "(changed; default 64)" in res.output
+    res = CliRunner().invoke(main, ["rules", "xuezhan", "--format", "json"])
     assert json.loads(res.output)["rules"]["cap"] == 16
     res = CliRunner().invoke(main, ["rules", "yuxi", "--set", "bogus=1"])
     assert res.exit_code == 2
     assert "unknown rule key 'bogus'" in res.output
     assert "Traceback" not in res.output
+
+
+ROUND_TRIP_SETS = {
+    "yuxi": ["cap=8", "points.shilaotou=-/5", "points.longqidui=6/7", "base=3"],
+    "xuezhan": ["cap=32", "zimo_bonus=add_base", "extras=jiangdui,menqing",
+                "mult.qingyise=16"],
+    "huangmei": ["fan.qingyise=3", "players=3"],
+}
+
+
+@pytest.mark.parametrize("variant", sorted(ROUND_TRIP_SETS))
+@pytest.mark.parametrize("changed", [False, True])
+def test_rules_output_is_a_rules_file_that_reads_back(variant, changed, tmp_path):
+    """`mjlog rules V > r.toml` then `--rules r.toml` gives the same rules, every key."""
+    sets = ROUND_TRIP_SETS[variant] if changed else []
+    res = CliRunner().invoke(main, ["rules", variant, *[a for s in sets for a in ("--set", s)]])
+    assert res.exit_code == 0, res.output
+    path = tmp_path / "r.toml"
+    path.write_text(res.output)
+    want = resolve(variant, sets=sets)
+    assert resolve(variant, file=str(path)) == want
+    assert resolve(variant, file=str(path)).to_json() == want.to_json()
+    assert ("(changed; default" in res.output) == changed
+    back = CliRunner().invoke(main, ["rules", variant, "--rules", str(path), "--format", "json"])
+    assert json.loads(back.output)["rules"] == want.to_json()

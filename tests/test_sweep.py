@@ -19,8 +19,10 @@ POINTS = ["cap=8__zimo_bonus=none", "cap=8__zimo_bonus=add_base",
 
 
 def files(parent: Path) -> dict[str, bytes]:
+    """Every file but the run markers (a writer's journal of what it finished, which a
+    resumed run appends to)."""
     return {str(p.relative_to(parent)): p.read_bytes() for p in sorted(parent.rglob("*"))
-            if p.is_file()}
+            if p.is_file() and p.name != ".run_id"}
 
 
 def test_sweep_runs_every_point_and_resumes(tmp_path):

@@ -11,7 +11,7 @@ import click
 
 from mjlog import hand as H
 from mjlog import tiles as T
-from mjlog.errors import InputError
+from mjlog.errors import InputError, quote
 
 
 def _fmt_set(kind: str, t: int) -> str:
@@ -46,7 +46,7 @@ def analyse_lines(text: str, melds: int | None = None) -> list[str]:
     if n not in (13 - 3 * melds, 14 - 3 * melds):
         raise InputError(
             f"a hand with {melds} melds has {13 - 3 * melds} or {14 - 3 * melds} tiles, "
-            f"got {n} in {text!r}"
+            f"got {n} in {quote(text)}"
         )
     tiles = T.from_counts(counts)
     lines = [

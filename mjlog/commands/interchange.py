@@ -10,7 +10,7 @@ import click
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
 @click.option("--hand", "hand_ref", required=True, metavar="MATCH:HAND",
               help="The hand to export, e.g. 0:3.")
-@click.option("--rotation", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--rotation", type=click.IntRange(0, 3), default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl",
               show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
+from mjlog.commands.simulate import AgentsOption
 from mjlog.rules import VARIANTS
 
 
 @click.command("ladder")
 @click.option("--variant", type=click.Choice(VARIANTS), required=True)
-@click.option("--agents", required=True,
+@click.option("--agents", cls=AgentsOption, required=True,
               help="Comma-separated line-up, one per seat "
                    "(e.g. strategic,efficient,greedy,random).")
 @click.option("--hands", type=click.IntRange(min=1), default=2000, show_default=True,
@@ -20,12 +21,15 @@ from mjlog.rules import VARIANTS
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: every core).")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None,
-              help="Also write the table as CSV.")
+              help="Also write the table as CSV to this file.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text",
+              show_default=True, help="How to print the table: aligned text, a JSON list "
+              "of rows, or CSV.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Keep the run directory here (default: a temporary one).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers, csv_path,
-                   out, quiet) -> None:
+                   fmt, out, quiet) -> None:
     """Play duplicate matches and rank the agents: mean points per hand with a 95%
     interval (matches as the unit), win rate, deal-in rate, mean points per win.
     """
@@ -36,9 +40,14 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
         check_output(csv_path, "--csv")
     table = ladder(variant, agents.split(","), hands, seed, hands_per_match, sets,
                    workers=workers, out=out, progress=None if not quiet else False)
-    click.echo(f"{variant}, {int(table['hands'].sum())} seat-hands, seed {seed}, "
-               f"line-up {agents}")
-    click.echo(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    if fmt == "json":
+        click.echo(table.to_json(orient="records", force_ascii=False))
+    elif fmt == "csv":
+        click.echo(table.to_csv(index=False), nl=False)
+    else:
+        click.echo(f"{variant}, {int(table['hands'].sum())} seat-hands, seed {seed}, "
+                   f"line-up {agents}")
+        click.echo(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     if csv_path:
         write_atomic(csv_path, table.to_csv(index=False), "--csv")
-        click.echo(f"written {csv_path}")
+        click.echo(f"written {csv_path}", err=True)

@@ -26,10 +26,20 @@ def parse_hand_ref(text: str) -> tuple[int, int]:
     ...
     mjlog.errors.InputError: bad --hand '3': expected MATCH:HAND, e.g. 0:3
     """
-    parts = text.split(":")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise InputError(f"bad --hand {text!r}: expected MATCH:HAND, e.g. 0:3")
-    return int(parts[0]), int(parts[1])
+    import re
+
+    from mjlog.errors import quote
+    from mjlog.schema import int_max
+
+    parts = [p.strip() for p in text.split(":")]
+    if len(parts) != 2 or not all(re.fullmatch(r"[0-9]{1,20}", p) for p in parts):
+        raise InputError(f"bad --hand {quote(text)}: expected MATCH:HAND, e.g. 0:3")
+    match, hand = int(parts[0]), int(parts[1])
+    for name, v in (("match", match), ("hand", hand)):
+        if v > int_max("hands", name):
+            raise InputError(f"bad --hand {quote(text)}: {name} {v} is past the log's "
+                             f"largest ({int_max('hands', name)})")
+    return match, hand
 
 
 def _tiles(ts, notation: bool, ordered: bool = False) -> str:
@@ -97,11 +107,16 @@ def render(snap, notation: bool = False, color: bool = True) -> str:
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
 @click.option("--hand", "hand_ref", default=None, metavar="MATCH:HAND",
               help="The hand to replay, e.g. 0:3 (not needed with --html-dir).")
-@click.option("--rotation", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--rotation", type=click.IntRange(0, 3), default=0, show_default=True,
               help="Seat rotation (duplicate play).")
 @click.option("--at", "at", type=click.IntRange(min=0), default=None, metavar="SEQ",
-              help="Show only the table right after event SEQ.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object (for machines).")
+              help="Show the table right after event SEQ.")
+@click.option("--step", is_flag=True,
+              help="Show the table after every event (the whole hand, step by step).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="json: one object with the steps shown (every step "
+              "unless --at).")
+@click.option("--json", "as_json", is_flag=True, hidden=True)  # before --format json
 @click.option("--notation", is_flag=True, help="Tiles as 123m notation instead of glyphs.")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
               metavar="OUT.html", help="Write the hand as one self-contained page to step "
@@ -110,11 +125,12 @@ def render(snap, notation: bool = False, color: bool = True) -> str:
               help="Write a page per hand of --hands (default: all) plus index.html.")
 @click.option("--hands", "hands_spec", default=None, metavar="M:H,…|all",
               help="With --html-dir: the hands (MATCH:HAND or MATCH:ROTATION:HAND), or all.")
-def replay_command(run, hand_ref, rotation, at, as_json, notation, html_out=None,
+def replay_command(run, hand_ref, rotation, at, step, fmt, as_json, notation, html_out=None,
                    html_dir=None, hands_spec=None) -> None:
-    """Replay one hand of RUN event by event: every hand, meld, discard pile, the
-    wall count, the scores so far and each seat's legal options, rebuilt from the
-    logged wall and dice under the run's rules.
+    """Replay one hand of RUN through the rules: a summary of the hand (the deal, the
+    wins with their patterns and points, the money, the final hands), or with
+    --step every event's table (hands, melds, discards, the wall count, the scores
+    so far and each seat's legal options), or with --at SEQ one moment of it.
 
     Example: mjlog replay runs/demo/yuxi --hand 0:3 --at 40 --notation
 
@@ -130,35 +146,34 @@ def replay_command(run, hand_ref, rotation, at, as_json, notation, html_out=None
             check_output(html_out, "--html")
         if html_dir:
             check_output(html_dir, "--html-dir")
-
         click.echo(html_command(run, hand_ref, rotation, html_out, html_dir, hands_spec, at))
         return
     if hand_ref is None:
         raise click.UsageError("--hand MATCH:HAND is required (or --html-dir DIR)")
     match, hand = parse_hand_ref(hand_ref)
     rp = load_hand(run, match, hand, rotation)
+    if at is not None and at >= len(rp.events):
+        raise InputError(f"--at {at}: this hand has events 0..{len(rp.events) - 1}")
     h = rp.hand
     head = {"run": run, "variant": rp.rules.variant, "match": match, "rotation": rotation,
             "hand": hand, "dealer": h["dealer"], "dice": list(h["dice"]),
             "break": h["break"], "agents": list(h.get("agents") or []),
             "wall_logged": rp.wall_logged, "n_events": len(rp.events)}
-    if at is not None:
-        snaps = [rp.state_at(at)]
-    else:
-        snaps = []
-    color = not as_json
-    if as_json:
-        if at is None:
-            snaps = [s for _, _, s in rp.states(notation)]
+    if as_json or fmt == "json":
+        snaps = [rp.state_at(at)] if at is not None else [s for _, _, s in rp.states(notation)]
         head["steps"] = [s.to_json(notation=notation) for s in snaps]
         click.echo(json.dumps(head, ensure_ascii=False))
         return
+    color = True
     click.echo(click.style(
         f"{run}  {rp.rules.variant}  match {match} rotation {rotation} hand {hand}  "
         f"dealer S{h['dealer']}  dice {list(h['dice'])}  break {h['break']}  "
         f"agents {', '.join(head['agents'])}", bold=True))
     if at is not None:
-        click.echo(render(snaps[0], notation, color))
+        click.echo(render(rp.state_at(at), notation, color))
+        return
+    if not step:
+        click.echo(summary(rp, notation))
         return
     try:
         for _, _, snap in rp.states(notation):
@@ -166,3 +181,35 @@ def replay_command(run, hand_ref, rotation, at, as_json, notation, html_out=None
     except ReplayError as e:
         click.echo(click.style(f"stop: {e}", fg="red", bold=True))
         raise
+
+
+def summary(rp, notation: bool = False) -> str:
+    """The hand in a few lines: how it ended, each win (patterns by their Chinese
+    names, points and total), the money per seat, the final hands, and how to see
+    more. Every figure is the replayed state's, not the log's claim."""
+    from mjlog.scoring.patterns import pattern_name
+
+    st = rp.final_state()
+    last = None
+    for _, _, snap in rp.states(notation):
+        last = snap
+    n = len(st.deltas)
+    lines = [f"{len(rp.events)} events; "
+             + (f"won by {', '.join(f'S{s}' for s in st.winners)}" if st.winners
+                else "drawn (no winner)")
+             + (f"; next dealer S{st.next_dealer}" if st.next_dealer is not None else "")]
+    for w in st.wins:
+        frm = f" from S{w.from_seat}" if w.from_seat is not None else ""
+        names = " ".join(pattern_name(p) for p in w.patterns) or "-"
+        lines.append(f"  win at seq {w.seq}: S{w.seat} {w.method}{frm} on "
+                     f"{_tiles([w.tile], notation)}: {names}; {w.points} points, "
+                     f"total {w.total}" + (" (capped)" if w.capped else ""))
+    lines.append("  money: " + "  ".join(f"S{s} {st.deltas[s]:+d}" for s in range(n)))
+    if last is not None:
+        for s in range(n):
+            melds = " ".join(_meld(k, t, f, notation) for k, t, f in last.melds[s])
+            lines.append(f"  S{s}  {_tiles(last.hands[s], notation)}"
+                         + (f"  | {melds}" if melds else ""))
+    lines.append("  (--step: the table after every event; --at SEQ: one moment; "
+                 "--html FILE: in a browser)")
+    return "\n".join(lines)

@@ -9,10 +9,12 @@ import click
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option("--out", type=click.Path(file_okay=False), required=True,
               help="Folder to write index.html into.")
-@click.option("--format", "fmt", type=click.Choice(["png", "svg"]), default="png",
+@click.option("--figures", "figures", type=click.Choice(["png", "svg"]), default="png",
               show_default=True, help="How the figures are embedded.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help='What to print: the page\'s path, or {"index": path}.')
 @click.option("--title", default="mjlog report", show_default=True)
-def report_command(runs, out, fmt, title) -> None:
+def report_command(runs, out, figures, fmt, title) -> None:
     """Compare RUNS (run directories or sweep folders) in OUT/index.html.
 
     Tables and figures are inline (no network): win rate, self-draw share,
@@ -27,5 +29,10 @@ def report_command(runs, out, fmt, title) -> None:
     from mjlog.rundir import check_output
 
     check_output(out, "--out")
-    path = write_report(list(runs), out, fmt=fmt, title=title)
-    click.echo(str(path))
+    path = write_report(list(runs), out, fmt=figures, title=title)
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps({"index": str(path)}, ensure_ascii=False))
+    else:
+        click.echo(str(path))

@@ -21,7 +21,7 @@ from itertools import groupby
 
 import click
 
-from mjlog.errors import InputError
+from mjlog.errors import InputError, quote
 from mjlog.melds import Meld, MeldKind
 from mjlog.rules import resolve
 from mjlog.scoring import Method, Score, WinContext, score
@@ -73,12 +73,12 @@ def parse_melds(s: str) -> tuple[Meld, ...]:
         try:
             tiles = parse(body)
         except TileNotationError as e:
-            raise InputError(f"bad meld {part!r} in --melds: {e}") from None
+            raise InputError(f"bad meld {quote(part)} in --melds: {e}") from None
         if len(tiles) not in (3, 4) or len(set(tiles)) != 1:
             raise InputError(
-                f"bad meld {part!r} in --melds: a pon is three of one tile, a kong four")
+                f"bad meld {quote(part)} in --melds: a pon is three of one tile, a kong four")
         if kind is not None and len(tiles) != 4:
-            raise InputError(f"bad meld {part!r} in --melds: '{part[:2]}' marks a kong "
+            raise InputError(f"bad meld {quote(part)} in --melds: '{part[:2]}' marks a kong "
                              "(four tiles)")
         if kind is None:
             kind = MeldKind.PON if len(tiles) == 3 else MeldKind.EXPOSED_KONG
@@ -138,7 +138,7 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
     need = 13 - 3 * len(ms)
     if len(tiles) != need:
         raise InputError(
-            f"HAND {hand!r} has {len(tiles)} tiles; with {len(ms)} meld(s) it needs {need} "
+            f"HAND {quote(hand)} has {len(tiles)} tiles; with {len(ms)} meld(s) it needs {need} "
             "(the winning tile goes in --win)")
     counts = to_counts(tiles)
     everything = [a + b for a, b in zip(counts, meld_counts(ms), strict=True)]

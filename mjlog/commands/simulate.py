@@ -2,11 +2,34 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
 
 from mjlog.rules import VARIANTS
+
+
+def _scheduler(ctx, param, value):
+    """Check a --scheduler address (its form, and that it answers) before anything
+    is written."""
+    if value is None:
+        return None
+    from simulate.dask_runner import check_address
+
+    return check_address(value)
+
+
+class AgentsOption(click.Option):
+    """``--agents``, whose help lists the agents registered when help is asked for
+    (importing them all at start-up would slow every command)."""
+
+    def get_help_record(self, ctx):
+        from simulate.agents import agent_names
+
+        self.help = (f"{self.help} Registered: {', '.join(agent_names())}; parameters as "
+                     f"name:key=value;key=value.")
+        return super().get_help_record(ctx)
 
 
 def run_options(f):
@@ -20,16 +43,15 @@ def run_options(f):
                      help="Root seed: fixes every wall, die, dealer and agent choice."),
         click.option("--players", type=click.IntRange(2, 4), default=None,
                      help="2, 3 or 4 (default: the rules' `players`, 4)."),
-        click.option("--agents", default="greedy", show_default=True,
-                     help="Comma-separated agents per seat, or one for all "
-                          "(random, greedy; parameters as name:key=value)."),
+        click.option("--agents", cls=AgentsOption, default="greedy", show_default=True,
+                     help="Comma-separated agents per seat, or one for all."),
         click.option("--rules", "rules_file", type=click.Path(dir_okay=False),
                      help="TOML file of rule values."),
         click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
                      help="Override a rule key."),
         click.option("--workers", type=click.IntRange(min=1), default=None,
                      help="Local worker processes (default: every core)."),
-        click.option("--scheduler", default=None, metavar="ADDRESS",
+        click.option("--scheduler", default=None, metavar="ADDRESS", callback=_scheduler,
                      help="Run the shards on this dask.distributed scheduler instead "
                           "(tcp://host:8786; the workers must see --out)."),
         click.option("--duplicate", is_flag=True,
@@ -42,7 +64,10 @@ def run_options(f):
                      show_default=True,
                      help="Target hands per shard file (whole matches). Sets the file "
                           "layout, recorded in the manifest; not part of the run id."),
-        click.option("--quiet", is_flag=True, help="No progress bar."),
+        click.option("--quiet", is_flag=True, help="No progress bar, and no line on success."),
+        click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+                     show_default=True, help="json: print the result as one object "
+                     "(documented in docs/cli.md)."),
     ]
     for option in reversed(options):
         f = option(f)
@@ -69,7 +94,7 @@ def interrupted(e: KeyboardInterrupt) -> None:
               help="With --until: stop here whatever the half-width.")
 def simulate_command(variant, matches, hands_per_match, seed, players, agents, rules_file,
                      sets, workers, scheduler, duplicate, events, hands_per_shard, quiet,
-                     out, until, max_hands) -> None:
+                     fmt, out, until, max_hands) -> None:
     """Play MATCHES × HANDS-PER-MATCH hands and write a run directory (Parquet).
 
     Uses every core (--workers N), or a Dask cluster (--scheduler ADDRESS); the
@@ -88,12 +113,22 @@ def simulate_command(variant, matches, hands_per_match, seed, players, agents, r
     if until is not None or max_hands is not None:
         from simulate.until import until_command
 
-        return until_command(spec, out, until, max_hands, workers, scheduler, quiet)
+        return until_command(spec, out, until, max_hands, workers, scheduler, quiet, fmt)
     try:
         m = simulate(spec, out, workers=workers, progress=None if not quiet else False,
                      scheduler=scheduler)
     except KeyboardInterrupt as e:
         interrupted(e)
     hands = sum(f["rows"] for f in m["files"] if f["table"] == "hands")
-    if not quiet:
+    if fmt == "json":
+        click.echo(json.dumps(run_json(m, out)))
+    elif not quiet:
         click.echo(f"run {m['run_id']}: {hands} hands of {variant} written to {out}")
+
+
+def run_json(m: dict, out) -> dict:
+    """A written run as ``--format json`` prints it (docs/cli.md)."""
+    return {"run_id": m["run_id"], "variant": m["variant"], "out": str(out),
+            "seed": m.get("seed"), "matches": m.get("matches"),
+            "hands": sum(f["rows"] for f in m["files"] if f["table"] == "hands"),
+            "files": len(m["files"])}

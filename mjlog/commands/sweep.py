@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from mjlog.commands.simulate import interrupted, run_options
@@ -15,7 +17,7 @@ from mjlog.commands.simulate import interrupted, run_options
 @click.option("--out", type=click.Path(file_okay=False), required=True,
               help="Parent directory: one run directory per point, and sweep.json.")
 def sweep_command(variant, matches, hands_per_match, seed, players, agents, rules_file, sets,
-                  workers, scheduler, duplicate, events, hands_per_shard, quiet, grids,
+                  workers, scheduler, duplicate, events, hands_per_shard, quiet, fmt, grids,
                   out) -> None:
     """Run the same simulation for every combination of rule values.
 
@@ -29,7 +31,7 @@ def sweep_command(variant, matches, hands_per_match, seed, players, agents, rule
     from simulate.sweep import parse_grid, sweep
 
     def done(name: str, manifest: dict) -> None:
-        if not quiet:
+        if not quiet and fmt == "text":
             hands = sum(f["rows"] for f in manifest["files"] if f["table"] == "hands")
             click.echo(f"{name}: run {manifest['run_id']}, {hands} hands")
 
@@ -42,6 +44,12 @@ def sweep_command(variant, matches, hands_per_match, seed, players, agents, rule
                     hands_per_shard=hands_per_shard)
     except KeyboardInterrupt as e:
         interrupted(e)
-    if not quiet:
+    if fmt == "json":
+        click.echo(json.dumps({"sweep_id": doc["sweep_id"], "variant": variant,
+                               "out": str(out), "grid": doc["grid"],
+                               "points": [{"dir": p["dir"], "point": p["point"],
+                                           "run_id": p["run_id"]} for p in doc["points"]]},
+                              ensure_ascii=False))
+    elif not quiet:
         click.echo(f"sweep {doc['sweep_id']}: {len(doc['points'])} runs of {variant} in {out} "
                    f"(listed in {out}/sweep.json)")

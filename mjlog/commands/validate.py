@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import sys
+from dataclasses import asdict
 
 import click
+
+
+def result_json(res) -> dict:
+    """The audit as one JSON object (the shape is documented in docs/cli.md)."""
+    return {"runs": res.runs, "hands": res.hands, "events": res.events,
+            "seconds": round(res.seconds, 3),
+            "problems": [asdict(p) for p in res.problems],
+            "notes": [asdict(n) for n in res.notes]}
 
 
 @click.command("validate")
@@ -15,9 +25,12 @@ import click
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: every core).")
 @click.option("--quiet", is_flag=True, help="Only the summary line.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="json: one object {runs, hands, events, seconds, "
+              "problems: [...], notes: [...]} (every finding, --show ignored).")
 @click.option("--show", type=click.IntRange(min=0), default=10, show_default=True,
               help="Print at most this many problems.")
-def validate_command(runs, report, workers, quiet, show) -> None:
+def validate_command(runs, report, workers, quiet, show, fmt) -> None:
     """Check every hand of each RUN: the wall, the dice, the seed, every event's
     legality, every win's score, every transfer, the totals and the next dealer.
 
@@ -49,6 +62,9 @@ def validate_command(runs, report, workers, quiet, show) -> None:
             bar.close()
     if report is not None:
         write_report(report, res)
+    if fmt == "json":
+        click.echo(json.dumps(result_json(res), ensure_ascii=False))
+        sys.exit(1 if res.problems else 0)
     if not quiet:
         for p in res.problems[:show]:
             click.echo(p.line())
