@@ -17,11 +17,15 @@ import click
 def report_command(runs, out, figures, fmt, title) -> None:
     """Compare RUNS (run directories or sweep folders) in OUT/index.html.
 
-    Tables and figures are inline (no network): win rate, self-draw share,
-    deal-in rate and mean points per seat, agent and variant with 95% CIs;
-    patterns (番种); points per win and per hand; dealer advantage; hand length
-    and drawn hands; kong money and end-of-wall settlements; first-winner
-    advantage. Every figure is per agent line-up.
+    Opens with a table of contents and the findings, each with its 95% CI (the
+    match as the unit, as in `mjlog ladder` and `mjlog compare`) and whether it
+    is significant. Tables (sortable) and figures are inline (no network): win
+    rate, self-draw share, deal-in rate and mean points per seat, agent and
+    variant; dealer advantage; patterns (番种: share of wins carrying each, share
+    of the points each adds); points per win and per hand; swing; skill and luck
+    (duplicate runs); hands needed; hand length and drawn hands; kong money and
+    end-of-wall settlements; first-winner advantage; sweep points paired by walls.
+    Every figure is per agent line-up.
 
     Example: mjlog report runs/yuxi runs/xuezhan --out runs/report
     """
