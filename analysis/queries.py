@@ -448,7 +448,13 @@ def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
         raise ValueError(f"by must be one of {', '.join(_SEAT_BY)}, not {by!r}")
     cache = runs.__dict__.setdefault("_cache", {})
     if ("seat_sums", by) not in cache:
-        cache[("seat_sums", by)] = _seat_sums_query(runs, by)
+        if by in ("agent", "variant"):  # seats pooled: from the per-seat sums, no query
+            u = _seat_sums(runs, "seat")
+            keys = [*GROUP, *_by_cols(by), "run_id", "match"]
+            cache[("seat_sums", by)] = u.groupby(keys, sort=False)[_SEAT_COUNTS].sum() \
+                .reset_index()
+        else:
+            cache[("seat_sums", by)] = _seat_sums_query(runs, by)
     return cache[("seat_sums", by)].copy()
 
 
