@@ -110,6 +110,8 @@ CASES = [
     ("hands-per-match-32769", [*SIM[:-3], "--hands-per-match", "32769", "--quiet", "--out",
                                "out"], {}, "32768"),
     ("matches-1e12", [*SIM[:3], "--matches", "1000000000000", "--out", "out"], {}, "int32"),
+    ("matches-2-31-too-many-shards", [*SIM[:3], "--matches", str(2**31), "--out", "out"], {},
+     "--hands-per-shard"),
     ("matches-100000-digits", [*SIM[:3], "--matches", BIG, "--out", "out"], {}, "--matches"),
     ("seed-2-64", [*SIM, "--seed", str(2**64), "--out", "out"], {}, "--seed"),
     ("players-5", [*SIM, "--players", "5", "--out", "out"], {}, "--players"),
