@@ -63,6 +63,9 @@ SIM = ["simulate", "--variant", "yuxi", "--matches", "1", "--hands-per-match", "
 # id, args, files to create (name → text, bytes, a builder of the shared hand, or
 # "fifo"/"dir"), needle in the one stderr line. "{run}" is the shared run.
 CASES = [
+    # ---- usage errors are one line too (not usage, hint and error)
+    ("unknown-option-of-mjlog", ["--bogus"], {}, "--bogus"),
+    ("missing-argument", ["rules"], {}, "Missing argument"),
     # ---- TOML rules files (--rules) and rule values (--set)
     ("toml-not-utf8", ["rules", "yuxi", "--rules", "r.toml"], {"r.toml": b"cap = 3 # \xff\xfe\n"},
      "not UTF-8"),
