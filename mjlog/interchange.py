@@ -409,14 +409,16 @@ def write_lines(lines: Sequence[str], path: str | os.PathLike) -> None:
     next to it, renamed into place; a failure (a full disk) leaves no half-written
     file. A device or a pipe (``/dev/null``) is written to, never replaced."""
     p, text = Path(path), "\n".join(lines) + "\n"
-    if p.exists() and not p.is_file() and not p.is_dir():  # a device or a pipe: never
-        with p.open("w", encoding="utf-8") as f:            # replaced, written to
-            f.write(text)
-        return
     tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
     try:
+        if p.exists() and not p.is_file() and not p.is_dir():  # a device or a pipe:
+            with p.open("w", encoding="utf-8") as f:            # written to, never replaced
+                f.write(text)
+            return
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as e:
         tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError) and e.filename is None:  # a full disk names no file
+            e.filename = str(p)
         raise

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -258,3 +259,22 @@ def test_audit_findings_name_the_parquet_file(shared, tmp_path):
         assert p.file is not None and p.file.endswith(".parquet"), p
         assert p.file in p.line()
     assert any(p.seq == 4 and p.file == "events/part-00000.parquet" for p in res.problems)
+
+
+def test_a_full_disk_leaves_no_half_written_export(tmp_path, monkeypatch):
+    """``export --out``: a write that fails (ENOSPC) leaves neither the file nor its
+    temporary, and the error names the file (the CLI prints it as one line)."""
+    import errno
+
+    from mjlog.cli import os_error_text
+    from mjlog.interchange import write_lines
+
+    def full(self, *a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    target = tmp_path / "h.jsonl"
+    with pytest.raises(OSError) as e:
+        write_lines(["{}"], target)
+    assert os_error_text(e.value) == f"{target}: No space left on device"
+    assert list(tmp_path.iterdir()) == []
