@@ -142,8 +142,10 @@ def replace_file(p: Path, raw: bytes) -> Path:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as e:
         tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError) and e.filename is None:  # a full disk names no file
+            e.filename = str(p)
         raise
     return p
 
