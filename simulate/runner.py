@@ -230,7 +230,11 @@ def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, en
                 agents = make_agents(lineup)
                 for p in play_match(spec.rules, agents, spec.seed, m,
                                     spec.hands_per_match, r, spec.duplicate):
-                    w.add_hand(m, r, p.hand, *hand_records(p))
+                    try:
+                        w.add_hand(m, r, p.hand, *hand_records(p))
+                    except ValueError as e:  # a value past its column (see RunSpec.build)
+                        raise MjlogError(f"{out}: cannot log {e}; nothing of shard "
+                                         f"{shard} was kept") from None
                     hands += 1
                     if report is not None and time.monotonic() - last > _REPORT_EVERY:
                         report(hands - reported)
