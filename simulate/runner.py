@@ -223,22 +223,21 @@ def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, en
     rid = spec.run_id
     hands = reported = 0
     last = time.monotonic()
-    with ShardWriter(out, shard, rid, spec.variant, events=spec.events) as w:
-        for m in range(first, end):
-            for r in range(spec.rotations):
-                lineup = [spec.agents[(s - r) % n] for s in range(n)]
-                agents = make_agents(lineup)
-                for p in play_match(spec.rules, agents, spec.seed, m,
-                                    spec.hands_per_match, r, spec.duplicate):
-                    try:
+    try:
+        with ShardWriter(out, shard, rid, spec.variant, events=spec.events) as w:
+            for m in range(first, end):
+                for r in range(spec.rotations):
+                    lineup = [spec.agents[(s - r) % n] for s in range(n)]
+                    agents = make_agents(lineup)
+                    for p in play_match(spec.rules, agents, spec.seed, m,
+                                        spec.hands_per_match, r, spec.duplicate):
                         w.add_hand(m, r, p.hand, *hand_records(p))
-                    except ValueError as e:  # a value past its column (see RunSpec.build)
-                        raise MjlogError(f"{out}: cannot log {e}; nothing of shard "
-                                         f"{shard} was kept") from None
-                    hands += 1
-                    if report is not None and time.monotonic() - last > _REPORT_EVERY:
-                        report(hands - reported)
-                        reported, last = hands, time.monotonic()
+                        hands += 1
+                        if report is not None and time.monotonic() - last > _REPORT_EVERY:
+                            report(hands - reported)
+                            reported, last = hands, time.monotonic()
+    except ValueError as e:  # a value past its column's width (see RunSpec.build)
+        raise MjlogError(f"{out}: cannot log {e}; nothing of shard {shard} was kept") from None
     if report is not None and hands > reported:
         report(hands - reported)
     return w.entries, hands
