@@ -22,9 +22,10 @@ For each hand, in the order §5 lists them:
 and for the run: the manifest (files, rows, checksums, rules, run id), the set
 of hands, and the dealer passing from hand to hand (``dealer_sequence``).
 
-A problem names the run, match, rotation, hand, seq, the check, what the log
-says and what the rules say. A file that cannot be read is a problem naming the
-file, never a traceback. Hands are checked in parallel worker processes.
+A problem names the run, match, rotation, hand, seq, the Parquet file it was
+read from, the check, what the log says and what the rules say. A file that
+cannot be read is a problem naming the file, never a traceback. Hands are
+checked in parallel worker processes.
 """
 
 from __future__ import annotations

@@ -45,12 +45,21 @@ def _cut_quoted(message: str) -> str:
     >>> _cut_quoted("Invalid value: '" + "9" * 300 + "' is not a valid integer.")[-47:]
     "9999'… (300 characters) is not a valid integer."
     """
+    message = " ".join(message.split())  # click breaks some messages over lines
     return re.sub(f"'([^']{{{LIMIT + 1},}})'", lambda m: quote(m[1]), message)
 
 
 class _Group(click.Group):
     """A group whose commands report :class:`MjlogError`, a usage error (bad option
     value) and any :class:`OSError` (naming its path) as one line, exit status 2."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:  # `mjlog --bogus`: the group's own usage errors, one line too
+            return super().parse_args(ctx, args)
+        except click.UsageError as e:
+            if type(e).__name__ == "NoArgsIsHelpError":  # bare `mjlog`: the help, as ever
+                raise
+            _fail(_cut_quoted(e.format_message()), e.exit_code)
 
     def invoke(self, ctx: click.Context):
         try:

@@ -163,7 +163,7 @@ def event_from_json(d: Mapping[str, Any], where: str) -> Event:
     """
     unknown = set(d) - {"seq", "type", "seat", "tile", "from_seat", "kind", "tiles", "amount"}
     if unknown:
-        raise InputError(f"{where}: unknown field(s) {sorted(unknown)}")
+        raise InputError(f"{where}: unknown field(s) {quote(sorted(unknown))}")
     typ = d.get("type")
     if not isinstance(typ, str) or typ not in EVENT_TYPES:
         raise InputError(f"{where}: unknown event type {quote(typ)}; valid: "

@@ -108,6 +108,12 @@ def check_output(path: str | os.PathLike, option: str) -> Path:
     """``path`` if a command may write there: refuses a path at or inside a run or
     sweep directory (:class:`InputError`, one line)."""
     p = Path(path)
+    for parent in Path(os.path.abspath(p)).parents:
+        if os.path.exists(parent):
+            if not parent.is_dir():
+                raise InputError(f"{option} {clip(str(path))}: {clip(str(parent))} is not a "
+                                 f"directory")
+            break
     owner = data_dir_of(p)
     if owner is not None:
         kind = "run" if _is_data_dir(owner).name in (MANIFEST, MARKER) else "sweep"
@@ -142,8 +148,10 @@ def replace_file(p: Path, raw: bytes) -> Path:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as e:
         tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError) and e.filename is None:  # a full disk names no file
+            e.filename = str(p)
         raise
     return p
 

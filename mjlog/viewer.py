@@ -429,13 +429,13 @@ def write_hand_page(run_dir: str | os.PathLike, match: int, hand: int,
 
 
 def _write(path: str | os.PathLike, text: str) -> Path:
+    """A page, whole or not at all, never into a run (a device is written to)."""
+    from mjlog.rundir import write_atomic
+
     p = Path(path)
     if p.parent and not p.parent.is_dir():
         p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, p)
-    return p
+    return write_atomic(p, text, "--html")
 
 
 def parse_hands(spec: str) -> list[tuple[int, int, int]] | None:

@@ -78,10 +78,16 @@ def _money_bound(rules: Rules) -> int | None:
     return None
 
 
-def _check_numbers(rules: Rules, seed, matches, hands_per_match, hands_per_shard) -> None:
+MAX_SHARDS = 2**20
+"""Shards in one run at most: a file per shard and table in one directory, and
+the run's plan held in memory (``--matches 10**12`` grew to 2.4 GB before this)."""
+
+
+def _check_numbers(rules: Rules, seed, matches, hands_per_match, hands_per_shard,
+                   duplicate=False) -> None:
     """Refuse, before anything is played or written, a number the log cannot hold:
     the bounds come from the schema's integer widths (match int32, hand int16,
-    hand_seed uint64, money int32)."""
+    hand_seed uint64, money int32), and a run has at most :data:`MAX_SHARDS`."""
     from mjlog.errors import quote
     from mjlog.schema import MONEY, int_max
 
@@ -97,6 +103,11 @@ def _check_numbers(rules: Rules, seed, matches, hands_per_match, hands_per_shard
             raise InputError(f"{name} {quote(v)} is out of range {low}..{top} ({why} in "
                              f"the log)" if top is not None else
                              f"{name} must be at least {low}")
+    per_shard = max(1, hands_per_shard // (hands_per_match * (rules.n if duplicate else 1)))
+    shards = -(-matches // per_shard)
+    if shards > MAX_SHARDS:
+        raise InputError(f"{matches} matches make {shards} shards of {per_shard} match(es); "
+                         f"a run has at most {MAX_SHARDS}: raise --hands-per-shard")
     bound = _money_bound(rules)
     money_max = 2 ** (MONEY.bit_width - 1) - 1
     if bound is not None and bound > money_max:
@@ -138,7 +149,7 @@ class RunSpec:
         if len(agents) != rules.n:
             raise InputError(f"{len(agents)} agents given for {rules.n} players; give one "
                              f"per seat or a single one for all")
-        _check_numbers(rules, seed, matches, hands_per_match, hands_per_shard)
+        _check_numbers(rules, seed, matches, hands_per_match, hands_per_shard, duplicate)
         make_agents(agents)  # fail early on an unknown agent or parameter
         return cls(rules, seed, matches, hands_per_match, agents, duplicate, events,
                    hands_per_shard)
@@ -212,18 +223,21 @@ def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, en
     rid = spec.run_id
     hands = reported = 0
     last = time.monotonic()
-    with ShardWriter(out, shard, rid, spec.variant, events=spec.events) as w:
-        for m in range(first, end):
-            for r in range(spec.rotations):
-                lineup = [spec.agents[(s - r) % n] for s in range(n)]
-                agents = make_agents(lineup)
-                for p in play_match(spec.rules, agents, spec.seed, m,
-                                    spec.hands_per_match, r, spec.duplicate):
-                    w.add_hand(m, r, p.hand, *hand_records(p))
-                    hands += 1
-                    if report is not None and time.monotonic() - last > _REPORT_EVERY:
-                        report(hands - reported)
-                        reported, last = hands, time.monotonic()
+    try:
+        with ShardWriter(out, shard, rid, spec.variant, events=spec.events) as w:
+            for m in range(first, end):
+                for r in range(spec.rotations):
+                    lineup = [spec.agents[(s - r) % n] for s in range(n)]
+                    agents = make_agents(lineup)
+                    for p in play_match(spec.rules, agents, spec.seed, m,
+                                        spec.hands_per_match, r, spec.duplicate):
+                        w.add_hand(m, r, p.hand, *hand_records(p))
+                        hands += 1
+                        if report is not None and time.monotonic() - last > _REPORT_EVERY:
+                            report(hands - reported)
+                            reported, last = hands, time.monotonic()
+    except ValueError as e:  # a value past its column's width (see RunSpec.build)
+        raise MjlogError(f"{out}: cannot log {e}; nothing of shard {shard} was kept") from None
     if report is not None and hands > reported:
         report(hands - reported)
     return w.entries, hands

@@ -366,3 +366,18 @@ def test_runs_hash_check_can_be_turned_off_for_trusted_data(r):
         seat_stats(Runs(r))
     with pytest.raises(LogError, match="Parquet"):
         seat_stats(Runs(r, verify_hashes=False))
+
+
+def test_a_value_the_log_cannot_hold_stops_simulate_with_one_line(tmp_path):
+    """huangmei's doubling payment has no cap: a big base overflows the int32 money
+    columns mid-run. The run stops with one line naming the shard, keeps no part of
+    it, and leaves the run resumable (its complete shards, none here, stay)."""
+    out = tmp_path / "runs" / "overflow"
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    res = refused(["simulate", "--variant", "huangmei", "--set", "payment=doubling",
+                   "--set", "base=1000000000", "--matches", "2", "--hands-per-match", "4",
+                   "--workers", "1", "--quiet", "--out", str(out)], cwd,
+                  needle="cannot log", isolate=False)
+    assert "nothing of shard 0 was kept" in res.stderr
+    assert not list(out.rglob("*.parquet")) and not (out / "manifest.json").exists()

@@ -34,10 +34,11 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
     interval (matches as the unit), win rate, deal-in rate, mean points per win.
     """
     from mjlog.rundir import check_output, write_atomic
+
+    if csv_path:  # before the heavy imports: a refusal is instant
+        check_output(csv_path, "--csv")
     from simulate.ladder import ladder
 
-    if csv_path:
-        check_output(csv_path, "--csv")
     table = ladder(variant, agents.split(","), hands, seed, hands_per_match, sets,
                    workers=workers, out=out, progress=None if not quiet else False)
     if fmt == "json":

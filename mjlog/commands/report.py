@@ -29,10 +29,11 @@ def report_command(runs, out, figures, fmt, title) -> None:
 
     Example: mjlog report runs/yuxi runs/xuezhan --out runs/report
     """
-    from analysis.report import write_report
     from mjlog.rundir import check_output
 
-    check_output(out, "--out")
+    check_output(out, "--out")  # before the heavy imports: a refusal is instant
+    from analysis.report import write_report
+
     path = write_report(list(runs), out, fmt=figures, title=title)
     if fmt == "json":
         import json

@@ -42,14 +42,14 @@ def validate_command(runs, report, workers, quiet, show, fmt) -> None:
     """
     from pathlib import Path
 
-    from mjlog.audit import audit_runs, write_report
     from mjlog.errors import InputError
     from mjlog.rundir import check_output
 
-    if report is not None:
+    if report is not None:  # before the heavy imports: a refusal is instant
         check_output(report, "--report")
         if Path(report).is_dir():
             raise InputError(f"--report {report} is a directory; give a file name")
+    from mjlog.audit import audit_runs, write_report
     bar = None
     if not quiet and sys.stderr.isatty():
         from tqdm import tqdm
