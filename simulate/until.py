@@ -93,6 +93,9 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
     max_matches = max_hands // per_match
     if max_matches < 1:
         raise InputError(f"--max-hands {max_hands} is less than one match ({per_match} hands)")
+    # the same limits as --matches (log widths, shard count), before anything is played
+    runner._check_numbers(spec.rules, spec.seed, max_matches, spec.hands_per_match,
+                          spec.hands_per_shard, spec.duplicate)
     full = dataclasses.replace(spec, matches=max_matches)
     out = Path(out)
     scratch = out.parent / f".{out.name}.until-{full.run_id}"

@@ -79,7 +79,8 @@ def test_max_hands_stops_and_says_so(tmp_path):
 @pytest.mark.parametrize("args", [["--until", "draw_rate"], ["--until", "x=1",
                                                               "--max-hands", "10"],
                                   ["--until", "draw_rate=0.1"], ["--max-hands", "10"],
-                                  ["--until", "draw_rate=-1", "--max-hands", "10"]])
+                                  ["--until", "draw_rate=-1", "--max-hands", "10"],
+                                  ["--until", "draw_rate=0.1", "--max-hands", str(10**13)]])
 def test_bad_until_is_one_line(tmp_path, args):
     res = CliRunner().invoke(main, [*ARGS, *args, "--out", str(tmp_path / "r")])
     assert res.exit_code == 2 and "Traceback" not in res.output, res.output
