@@ -303,7 +303,12 @@ class StrategicAgent(EfficientCore):
                 if plan == "triplets" or self.claim_helps(view, o, unseen):
                     return o
                 continue
-            if self.claim_helps(view, o, unseen) and self.opening_pays(view, o, unseen, R):
+            if R.open_ratio < 1 and not any(m.exposed for m in view.melds[self.seat]):
+                # opening costs worth: only a step nearer ready can pay for it (this
+                # implies claim_helps, whose shanten it computes itself)
+                if self.opening_pays(view, o, unseen, R):
+                    return o
+            elif self.claim_helps(view, o, unseen):
                 return o
         return None
 
