@@ -18,13 +18,14 @@ LINEUP = ["strategic", "efficient", "greedy", "random"]
 HANDS = {"yuxi": 20000, "xuezhan": 40000, "huangmei": 20000}
 
 
-def run(quick: bool = False, variants: list[str] | None = None) -> dict:
+def run(quick: bool = False, variants: list[str] | None = None, workers: int | None = None,
+        hands: dict | None = None) -> dict:
     from simulate.ladder import ladder
 
     parts, figures = [], {}
     for variant in variants or list(HANDS):
-        hands = 320 if quick else HANDS[variant]
-        t = ladder(variant, LINEUP, hands=hands, seed=2026, workers=None)
+        n = 320 if quick else (hands or HANDS)[variant]
+        t = ladder(variant, LINEUP, hands=n, seed=2026, workers=workers)
         order = list(t["agent"])
         separated = all(t["ci_low"].iloc[i] > t["ci_high"].iloc[i + 1]
                         for i in range(len(t) - 1))
@@ -38,7 +39,7 @@ def run(quick: bool = False, variants: list[str] | None = None) -> dict:
             for r in t.itertuples())
         parts.append(
             f"### {variant}: {verdict}\n\n"
-            f"`mjlog ladder --variant {variant} --agents {','.join(LINEUP)} --hands {hands} "
+            f"`mjlog ladder --variant {variant} --agents {','.join(LINEUP)} --hands {n} "
             f"--seed 2026`\n\n"
             "| agent | seat-hands | mean points/hand | 95% CI | win rate | deal-in rate "
             "| points/win |\n|---|---|---|---|---|---|---|\n" + rows + "\n")

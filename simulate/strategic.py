@@ -1,21 +1,48 @@
-"""``strategic``: ``efficient`` plus a plan for value and a sense of danger.
+"""``strategic``: ``efficient`` plus plans for value, weighed under the rules in force.
 
-Each decision starts from a *plan* read off the hand (and the variant):
+Every value comes from the active :class:`~mjlog.rules.Rules` through the scorer
+(:mod:`simulate.values`): what a plain hand, a one-suit hand (清一色; 混一色 where
+the rules pay for honors in it), seven pairs and all triplets are worth, concealed
+and open, by self-draw (every payer) and on a discard (or nothing, where the
+rules forbid that win: yuxi's plain hand, a huangmei hand short of ``min_fan``),
+with the cap and horses folded in. The agent knows no variant's values: it reads
+each target's *worth ratio* to a plain hand (expected money per win, a third of
+wins taken by self-draw... see :data:`P_SELF`) and turns it into how far it will
+go for that target.
 
-- ``pairs`` (七对): no melds and at least 5 pairs. Keeps pairs, throws the
-  single with the fewest unseen copies, never pons.
-- ``flush`` (清一色; huangmei 混一色): one suit holds most tiles (9 + 2×(1 −
-  aggression) of hand and melds) and every meld. Throws other suits first (in
-  huangmei honors stay), pons only in the suit.
-- ``triplets`` (碰碰胡): pairs + triplets ≥ 4. Throws singles, pons freely.
-- ``shilaotou`` (yuxi 十老头): 7 or more honors in hand. Throws honors.
-- ``plain``: plays for acceptance as ``efficient`` does. In huangmei it keeps
-  中/白 (their triplets are fan), pons only them, and keeps the hand concealed
-  (门前清) otherwise, steering toward the 2-fan minimum.
+Plans, read off the hand:
+
+- ``pairs`` (七对): no melds and at least ``7 − allow`` pairs;
+- ``flush`` (清一色; honors count toward the suit when the rules pay 混一色
+  about as much): every meld in the suit and at most ``allow`` tiles off it;
+  throws off-suit tiles first, pons only in the suit (a kong counts three);
+- ``triplets`` (碰碰胡): pairs + triplets ≥ ``6 − allow`` (rounded up from
+  0.6); pons freely;
+- yuxi ``shilaotou`` (十老头): 7 or more honors, no melds, while it pays;
+- ``plain``: acceptance, as ``efficient``; keeps the pairs of kinds whose pon
+  pays by itself (huangmei's 中/白).
+
+``allow`` grows with ``log2`` of the target's worth ratio, scaled by
+``aggression``: a one-suit hand worth four plain hands buys about four tiles off
+the suit, seven pairs worth four plain hands about one missing pair; a target
+worth no more than a plain hand buys nothing. A plan that costs a step of shanten is
+followed only within ``allow − 1``.
+
+A pon is weighed against the closed hand it gives up: in the plain plan it is
+taken when it helps acceptance *and* the open hand keeps its worth (a huangmei
+open plain hand may not win on a discard: it pons only when the step it gains
+pays for that). A kong is weighed: its money (the engine's table, who pays by
+``bugang_payer`` and ``late_added_kong``; refunded at the end by a hand not
+ready in xuezhan), what it adds to a win (a 根, a kong fan, a lost 门清: the
+scorer's difference between the hand with the kong and without), the
+replacement draw and its 杠上花 chance, against a shanten step it costs, the
+chance it is robbed (抢杠胡, more with threats and late) and the 杠上炮 its next
+discard risks. 查大叫 (a ready hand is paid at the end) makes a hand far from
+ready late in the wall give up plans for speed.
 
 In xuezhan the void is the suit whose loss costs the fewest connected tiles
 (pairs, triplets, tiles within two of another), not only the shortest suit;
-void tiles go first; every win is taken at once, since a
+void tiles go first (a 花猪 pays the cap); every win is taken at once, since a
 winner leaves the table and a passed win locks.
 
 Defence, every variant: an opponent *threatens* when it shows two or more melds
@@ -28,23 +55,36 @@ Parameters (``--agents strategic:aggression=0.7;defense=0.5``):
 
 - ``aggression`` (0..1, default 0.6): how readily it chases value;
 - ``defense`` (0..1, default 0.5): how early it starts to fear the wall;
-- ``fold`` (int, default 3): the shanten from which a threatened hand folds.
+- ``fold`` (int, default 3): the shanten from which a threatened hand folds;
+- ``rules`` (``in_force`` | ``default``): ``default`` values every choice as if
+  the variant's default rules were in force, whatever they are (a rule-blind
+  copy for the ladder); it is logged as ``strategic:rules=default``.
 
 >>> from simulate.agents import make_agent
 >>> a = make_agent("strategic:aggression=0.9")
 >>> a.name, a.params["aggression"], a.params["fold"]
 ('strategic', 0.9, 3)
+>>> make_agent("strategic:rules=default").name
+'strategic:rules=default'
 """
 
 from __future__ import annotations
 
+import math
+
 from mjlog.agent import SeatView
 from mjlog.errors import InputError, quote
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
-from simulate.efficient import EfficientCore, unseen_counts
+from mjlog.rules import Rules
+from mjlog.ukeire import accept
+from simulate.efficient import EfficientCore, unseen_counts, without_void
+from simulate.values import RuleValues, kong_money, values
 
 WHITE, RED = 31, 33
-DEFAULTS = {"aggression": 0.6, "defense": 0.5, "fold": 3}
+DEFAULTS = {"aggression": 0.6, "defense": 0.5, "fold": 3, "rules": "in_force"}
+RULES_CHOICES = ("in_force", "default")
+#: share of wins taken by self-draw, for a target's expected money per win
+P_SELF = 0.4
 
 
 def _parse(params: dict) -> dict:
@@ -53,6 +93,12 @@ def _parse(params: dict) -> dict:
         if k not in DEFAULTS:
             raise InputError(f"unknown strategic parameter {quote(k)}; valid: "
                              f"{', '.join(DEFAULTS)}")
+        if k == "rules":
+            if v not in RULES_CHOICES:
+                raise InputError(f"bad value {v!r} for strategic parameter 'rules'; valid: "
+                                 f"{', '.join(RULES_CHOICES)}")
+            out[k] = v
+            continue
         try:
             val = type(DEFAULTS[k])(v)
         except ValueError:
@@ -63,6 +109,39 @@ def _parse(params: dict) -> dict:
     return out
 
 
+class Reading:
+    """What the agent takes from one RuleValues: worth ratios and allowances.
+
+    Kept per Rules object by the agent; nothing here is computed per decision.
+    """
+
+    __slots__ = ("V", "rules", "ratio", "allow", "half", "open_ratio", "zhongbai")
+
+    def __init__(self, V: RuleValues, rules: Rules, aggression: float):
+        self.V, self.rules = V, rules
+        payers = V.n - 1
+        plain = V.win_money("plain", payers, P_SELF) or 1e-9
+        plain_open = V.win_money("plain_open", payers, P_SELF)
+        self.ratio = {k: V.win_money(k, payers, P_SELF) / plain for k in V.target}
+        # 混一色: honors may stay in a one-suit hand when the rules pay for it
+        self.half = self.ratio["half"] >= 0.8 * self.ratio["flush"] and self.ratio["half"] > 1
+        scale = (0.5 + aggression) / 1.1
+
+        def allow(key, per_doubling):
+            r = self.ratio[key]
+            a = per_doubling * scale * math.log2(r) if r > 1 else 0.0
+            return min(a, 5.0)  # no wall gives time to replace more
+
+        # per doubling of worth: two tiles off the suit, about one missing pair,
+        # two thirds of a pair-or-triplet
+        self.allow = {"flush": allow("flush", 2.0), "half": allow("half", 2.0),
+                      "pairs": allow("pairs", 0.9), "triplets": allow("triplets", 2 / 3),
+                      "triplets_open": allow("triplets_open", 2 / 3)}
+        # what opening a plain hand keeps of its worth (huangmei: no discard win)
+        self.open_ratio = plain_open / plain
+        self.zhongbai = V.zhongbai_pon_bonus > 0
+
+
 class StrategicAgent(EfficientCore):
     name = "strategic"
 
@@ -71,12 +150,34 @@ class StrategicAgent(EfficientCore):
         self.aggression = self.params["aggression"]
         self.defense = self.params["defense"]
         self.fold = self.params["fold"]
+        self.blind = self.params["rules"] == "default"
+        if self.blind:
+            self.name = "strategic:rules=default"
+        self._for: Rules | None = None
+        self._read: Reading | None = None
 
     def start_hand(self, seat, rng) -> None:
         self.seat, self.rng = seat, rng
 
+    # ------------------------------------------------------------ values
+    def reading(self, view: SeatView) -> Reading:
+        """The rules this agent plays by, read once per Rules object."""
+        r = view.rules
+        if r is not self._for:
+            rules = Rules(r.variant, {"players": r.n}) if self.blind else r
+            key = (rules, self.aggression)
+            self._read = _READINGS.get(key)
+            if self._read is None:
+                if len(_READINGS) > 64:
+                    _READINGS.clear()
+                self._read = _READINGS[key] = Reading(values(rules), rules, self.aggression)
+            self._for = r
+        return self._read
+
     # ------------------------------------------------------------ plan
-    def plan(self, view: SeatView) -> tuple[str, int | None]:
+    def plan(self, view: SeatView, R: Reading) -> tuple[str, int | None, float]:
+        """(plan, suit, slack): slack is how many tiles off the plan the hand is
+        short of its allowance (a plan with slack ≥ 1 may cost a step of shanten)."""
         hand, seat, v = view.hand, self.seat, view.variant
         melds = view.melds[seat]
         held = list(hand)
@@ -85,43 +186,38 @@ class StrategicAgent(EfficientCore):
         suits = [sum(held[9 * s: 9 * s + 9]) for s in range(3)]
         honors = sum(hand[27:34])
         pairs = sum(1 for x in hand if x >= 2)
-        if v == "yuxi" and view.rules["honors"] and honors >= 7 and not melds:
-            return "shilaotou", None
-        # seven pairs is slow: in the blood battle, where speed pays, wait for a 6th pair
-        if not melds and pairs >= (6 if v == "xuezhan" else 5):
-            return "pairs", None
-        if v == "huangmei":  # 混一色 (15 fan) keeps honors: they count toward the suit
+        if (v == "yuxi" and honors >= 7 and not melds and R.rules["honors"]
+                and (R.rules["points.shilaotou"][0] or 0) > 0):
+            return "shilaotou", None, 1.0
+        # late in the wall, 查大叫 pays a ready hand: a far one plays for speed
+        if R.V.ready_owed and view.wall_left < 12 and len(melds) < 2:
+            return "plain", None, 0.0
+        # every eligible plan, best worth first: its ratio, less 0.6 per tile or
+        # pair or set still missing (a 碰碰胡 in reach beats a far 清一色 of equal worth)
+        cands = []
+        if not melds and pairs >= 7 - int(R.allow["pairs"]):
+            cands.append((R.ratio["pairs"] * 0.6 ** (6 - pairs), 2, "pairs", None, 0.0))
+        half = R.half
+        if half:
             suits = [x + sum(held[27:34]) for x in suits]
         s = max(range(3), key=lambda i: (suits[i], -i))
-        need = 9 + round(2 * (1 - self.aggression))
-        if v == "xuezhan" and view.void[seat] == s:
-            need = 99
-        if suits[s] >= need and all(m.tile // 9 == s or (v == "huangmei" and m.tile >= 27)
-                                    for m in melds):
-            return "flush", s
+        off = 14 - suits[s]  # tiles short of a one-suit hand (a kong counts three)
+        key = "half" if half else "flush"
+        allow = R.allow[key]
+        if view.void[seat] == s:
+            allow = -1.0
+        if off <= allow and all(m.tile // 9 == s or (half and m.tile >= 27) for m in melds):
+            cands.append((R.ratio[key] * 0.6 ** max(0, off - 1), 1, "flush", s, allow - off))
         trips = sum(1 for x in hand if x >= 3) + len(melds)
-        if pairs + trips >= 5 + (self.aggression < 0.5):
-            return "triplets", None
-        return "plain", None
-
-    def kong_slack(self, view: SeatView, best_sh: int) -> int:
-        """Kong money is paid at once in xuezhan (and a kong is a 根): a far-off hand
-        may give up a step of shanten for it."""
-        return 1 if view.variant == "xuezhan" and best_sh >= 2 else 0
-
-    def committed(self, view: SeatView, plan: str, suit: int | None) -> bool:
-        """Whether the plan is close enough to pay a step of shanten for it."""
-        hand = view.hand
-        if plan == "flush":
-            held = sum(hand[9 * suit: 9 * suit + 9]) + sum(
-                m.size for m in view.melds[self.seat] if m.tile // 9 == suit)
-            if view.variant == "huangmei":
-                held += sum(hand[27:34]) + sum(
-                    m.size for m in view.melds[self.seat] if m.tile >= 27)
-            return held >= 12 - round(2 * self.aggression)
-        if plan == "shilaotou":
-            return True
-        return False
+        opened = any(m.exposed for m in melds)
+        tkey = "triplets_open" if opened else "triplets"
+        if pairs + trips >= 6 - int(R.allow[tkey] + 0.4) + (self.aggression < 0.5):
+            cands.append((R.ratio[tkey] * 0.6 ** max(0, 5 - pairs - trips), 0, "triplets",
+                          None, 0.0))
+        if cands:
+            _, _, p, su, slack = max(cands)
+            return p, su, slack
+        return "plain", None, 0.0
 
     # ------------------------------------------------------------ danger
     def threats(self, view: SeatView) -> list[tuple[int, int | None]]:
@@ -157,17 +253,18 @@ class StrategicAgent(EfficientCore):
             return first
         if first is not None and first.type == VOID:
             return self.choose_void(view, options)
+        R = self.reading(view)
         unseen = unseen_counts(view)
-        plan, suit = self.plan(view)
+        plan, suit, slack = self.plan(view, R)
         if options[-1] is None:
-            return self.claim(view, options, unseen, plan, suit)
+            return self.claim(view, options, unseen, plan, suit, R)
         discards = [o for o in options if o.type == DISCARD]
         ranked = self.rank_discards(view, discards, unseen)
         for o in options:
-            if o.type == KONG and plan != "pairs" and self.own_kong_helps(
-                    view, o, ranked[0][0], unseen, self.kong_slack(view, ranked[0][0])):
+            if o.type == KONG and plan != "pairs" and self.kong_pays(
+                    view, o, unseen, ranked[0][0], plan, R):
                 return o
-        return self.discard(view, discards, ranked, unseen, plan, suit)
+        return self.discard(view, discards, ranked, unseen, plan, suit, slack, R)
 
     def choose_void(self, view: SeatView, options: list[Event]) -> Event:
         """Void the suit whose loss costs the fewest *connected* tiles (in a pair,
@@ -184,25 +281,107 @@ class StrategicAgent(EfficientCore):
                                            sum(h[9 * "mps".index(o.kind):][:9]),
                                            "mps".index(o.kind)))
 
-    def claim(self, view, options, unseen, plan, suit) -> Event | None:
+    def claim(self, view, options, unseen, plan, suit, R: Reading) -> Event | None:
         for o in options:
             if o is None or o.type not in (PON, KONG):
                 continue
             t = o.tile
             if plan == "pairs":
                 return None
-            if view.variant == "huangmei" and t in (WHITE, RED):
-                return o
-            if plan == "flush" and not (t // 9 == suit or (view.variant == "huangmei"
-                                                           and t >= 27)):
+            if o.type == KONG:
+                h, _ = without_void(view.hand, view.void[self.seat])
+                sh0 = accept(h, len(view.melds[self.seat]), unseen)[0]
+                if (plan != "flush" or t // 9 == suit or (R.half and t >= 27)) and \
+                        self.kong_pays(view, o, unseen, sh0, plan, R):
+                    return o
                 continue
-            if plan == "triplets" or self.claim_helps(view, o, unseen):
+            if R.zhongbai and t in (WHITE, RED):
+                return o  # the pon itself pays
+            if plan == "flush" and not (t // 9 == suit or (R.half and t >= 27)):
+                continue
+            if plan == "triplets" or plan == "flush":
+                if plan == "triplets" or self.claim_helps(view, o, unseen):
+                    return o
+                continue
+            if R.open_ratio < 1 and not any(m.exposed for m in view.melds[self.seat]):
+                # opening costs worth: only a step nearer ready can pay for it (this
+                # implies claim_helps, whose shanten it computes itself)
+                if self.opening_pays(view, o, unseen, R):
+                    return o
+            elif self.claim_helps(view, o, unseen):
                 return o
-            if o.type == KONG and view.variant == "xuezhan":
-                return o  # 刮风: the discarder pays at once, and the four is a 根
         return None
 
-    def discard(self, view, discards, ranked, unseen, plan, suit) -> Event:
+    def opening_pays(self, view, o, unseen, R: Reading) -> bool:
+        """A pon that opens a plain hand: worth it when the step it gains covers
+        what opening costs (``open_ratio``; 1 when the hand is open already)."""
+        melds = view.melds[self.seat]
+        if any(m.exposed for m in melds) or R.open_ratio >= 1:
+            return True
+        if R.open_ratio <= 0:
+            return False
+        h, _ = without_void(view.hand, view.void[self.seat])
+        nm = len(melds)
+        sh0 = accept(h, nm, unseen)[0]
+        from mjlog.ukeire import after_discards
+
+        h[o.tile] -= 2
+        after = after_discards(h, nm + 1)
+        h[o.tile] += 2
+        sh1 = min(after.values()) if after else 99
+        # a step nearer ready is worth about 1 / (0.25 + 0.3 × aggression) times more
+        gain = (1 / (0.25 + 0.3 * self.aggression)) ** (sh0 - sh1)
+        return R.open_ratio * gain > 1
+
+    def kong_pays(self, view, o, unseen, best_sh: int, plan: str, R: Reading) -> bool:
+        """Weigh a kong: money, what it adds to a win, the replacement draw, against
+        a step of shanten, a robbed kong and a following 杠上炮 (see the module doc)."""
+        V = R.V
+        seat = self.seat
+        melds = view.melds[seat]
+        kind = o.kind if o.type == KONG and o.kind else "exposed"
+        t = o.tile
+        h, _ = without_void(view.hand, view.void[seat])
+        nm = len(melds)
+        if kind == "added":
+            k, nm1 = 1, nm
+        elif kind == "concealed":
+            k, nm1 = 4, nm + 1
+        else:
+            k, nm1 = 3, nm + 1
+        h[t] -= k
+        sh1, n, _ = accept(h, nm1, unseen)
+        h[t] += k
+        others = view.n - 1 - sum(view.won[x] for x in range(view.n) if x != seat)
+        late = kind == "added" and view.drawn != t
+        money = kong_money(R.rules, kind, late, others)
+        if view.void[seat] is not None and sh1 > 0:
+            money *= 0.7  # 退税: a hand not ready at the end hands it back
+        # a win's worth now, roughly: the plan's money per win, a third of the time
+        key = {"flush": "flush", "triplets": "triplets_open", "pairs": "pairs"}.get(
+            plan, "plain_open" if any(m.exposed for m in melds) else "plain")
+        win = V.win_money(key, others, P_SELF) * 0.3
+        ratio = V.kong_ratio[kind]
+        if kind == "exposed" and not any(m.exposed for m in melds):
+            ratio *= R.open_ratio  # the kong opens a concealed hand
+        gain = money + (ratio - 1) * win
+        # the replacement draw: a win on it (杠上花), else a chance to improve
+        q = n / max(1, sum(unseen))
+        gain += q * win * (V.gangshanghua_ratio if sh1 <= 0 else 0.5)
+        # a step of shanten lost
+        if sh1 > best_sh:
+            gain -= (sh1 - best_sh) * win * 1.5
+        # robbed (抢杠胡) or 杠上炮: worse with threats and late in the wall
+        threats = len(self.threats(view))
+        p = 0.01 * others + 0.04 * threats + (0.03 if view.wall_left < 30 else 0.0)
+        if kind == "added" or (kind == "exposed" and R.rules["rob_exposed_kong"]):
+            gain -= p * V.robbed
+        if V.gangshangpao_ratio > 1:
+            gain -= p * (V.gangshangpao_ratio - 1) * (V.target["plain"][1] or
+                                                      V.target["plain"][0] or 1)
+        return gain > 0
+
+    def discard(self, view, discards, ranked, unseen, plan, suit, slack, R) -> Event:
         hand = view.hand
         void = view.void[self.seat]
         if void is not None:
@@ -223,19 +402,18 @@ class StrategicAgent(EfficientCore):
         elif plan == "shilaotou":
             pool = [o for o in discards if o.tile >= 27]
         elif plan == "flush":
-            keep_honors = view.variant == "huangmei"
             pool = [o for o in discards
-                    if o.tile // 9 != suit and not (keep_honors and o.tile >= 27)]
+                    if o.tile // 9 != suit and not (R.half and o.tile >= 27)]
         elif plan == "triplets":
             pool = [o for o in discards if hand[o.tile] == 1]
-        elif view.variant == "huangmei":
+        elif R.zhongbai:
             pool = [o for o in discards if not (o.tile in (WHITE, RED) and hand[o.tile] >= 2)]
         if pool:
             order = {id(r[3]): i for i, r in enumerate(ranked)}
             inrank = [o for o in pool if id(o) in order]
             if inrank:
                 pool = inrank
-            elif not self.committed(view, plan, suit):
+            elif not (plan == "shilaotou" or slack >= 1):
                 pool = None  # the plan would cost a step: not worth it yet
         if pool:
             if threats:
@@ -246,3 +424,6 @@ class StrategicAgent(EfficientCore):
         if threats and len(top) > 1:
             return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
         return top[self.rng.below(len(top))][3]
+
+
+_READINGS: dict = {}

@@ -35,7 +35,8 @@ def test_bad_agent_parameters(spec, needle):
 
 def test_strategic_parameters_are_parsed():
     a = make_agent("strategic:aggression=0.9;defense=0.1;fold=2")
-    assert a.params == {"aggression": 0.9, "defense": 0.1, "fold": 2}
+    assert a.params == {"aggression": 0.9, "defense": 0.1, "fold": 2, "rules": "in_force"}
+    assert make_agent("strategic:rules=default").params["rules"] == "default"
 
 
 @pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
