@@ -1,0 +1,56 @@
+"""Many-hand import: time and peak memory of ``mjlog import`` against the number of
+hands (issue 20). Memory should stay flat: the import holds one hand and one row
+group, plus 8 bytes or so per hand key.
+
+    python bench/bench_import.py --hands 10000 40000
+
+Each size: simulate a yuxi run with events, export every hand to one JSONL file,
+then import it in a fresh process and read that process's peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def measure(hands: int, work: Path) -> dict:
+    run, jsonl, out = work / f"run{hands}", work / f"h{hands}.jsonl", work / f"imp{hands}"
+    py = [sys.executable, "-m", "mjlog"]
+    subprocess.run([*py, "simulate", "--variant", "yuxi", "--matches", str(hands // 8),
+                    "--hands-per-match", "8", "--agents", "greedy", "--seed", "1", "--quiet",
+                    "--workers", "2", "--out", str(run)], check=True, cwd=ROOT)
+    subprocess.run([*py, "export", str(run), "--out", str(jsonl)], check=True, cwd=ROOT,
+                   capture_output=True)
+    t0 = time.perf_counter()
+    code = ("import resource, sys; from mjlog.interchange import import_files; "
+            f"import_files([{str(jsonl)!r}], {str(out)!r}); "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    r = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
+                       capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    return {"hands": hands, "jsonl_mb": round(jsonl.stat().st_size / 2**20, 1),
+            "seconds": round(dt, 1), "hands_per_s": round(hands / dt),
+            "peak_rss_mb": round(int(r.stdout.split()[-1]) / 1024)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hands", type=int, nargs="+", default=[2000, 8000])
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        for n in a.hands:
+            print(json.dumps(measure(n, Path(d))), flush=True)
+    _ = resource  # the child reads it
+
+
+if __name__ == "__main__":
+    main()
