@@ -5,7 +5,8 @@ group, plus 8 bytes or so per hand key.
     python bench/bench_import.py --hands 10000 40000
 
 Each size: simulate a yuxi run with events, export every hand to one JSONL file,
-then import it in a fresh process and read that process's peak RSS.
+then import it in a fresh process and read that process's peak RSS and CPU time
+(CPU seconds, not wall time, since the machine may be shared).
 """
 
 from __future__ import annotations
@@ -33,13 +34,16 @@ def measure(hands: int, work: Path) -> dict:
     t0 = time.perf_counter()
     code = ("import resource, sys; from mjlog.interchange import import_files; "
             f"import_files([{str(jsonl)!r}], {str(out)!r}); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+            "u = resource.getrusage(resource.RUSAGE_SELF); "
+            "print(u.ru_maxrss, u.ru_utime + u.ru_stime)")
     r = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
                        capture_output=True, text=True)
     dt = time.perf_counter() - t0
+    rss, cpu = r.stdout.split()[-2:]
     return {"hands": hands, "jsonl_mb": round(jsonl.stat().st_size / 2**20, 1),
-            "seconds": round(dt, 1), "hands_per_s": round(hands / dt),
-            "peak_rss_mb": round(int(r.stdout.split()[-1]) / 1024)}
+            "wall_s": round(dt, 1), "cpu_s": round(float(cpu), 1),
+            "hands_per_cpu_s": round(hands / float(cpu)),
+            "peak_rss_mb": round(int(rss) / 1024)}
 
 
 def main() -> None:

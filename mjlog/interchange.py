@@ -68,6 +68,7 @@ _HEADER_FIELDS = ("format", "variant", "rules", "players", "match", "rotation", 
                   "dealer", "dice", "break", "dealer_rolls", "wall", "seed", "rng",
                   "hand_seed", "source_run")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_AMOUNT_MAX = int_max("transfers", "amount")
 
 
 def _int(d: Mapping[str, Any], k: str, where: str, low: int, high: int,
@@ -128,7 +129,8 @@ def _parse_line(line: str, where: str) -> dict[str, Any]:
         raise InputError(f"{where}: not JSON: {quote(str(e))[1:-1]}") from None
     if not isinstance(d, dict):
         raise InputError(f"{where}: expected a JSON object, not {type(d).__name__}")
-    _check_strings(d, where)
+    if "\\u" in line or _SURROGATE.search(line):  # else no string can hold a surrogate
+        _check_strings(d, where)
     return d
 
 
@@ -177,7 +179,7 @@ def event_from_json(d: Mapping[str, Any], where: str) -> Event:
         raise InputError(f"{where}: unknown event type {quote(typ)}; valid: "
                          f"{', '.join(EVENT_TYPES)}")
     seat, from_seat = (_int(d, k, where, 0, 3) for k in ("seat", "from_seat"))
-    amount = _int(d, "amount", where, 1, int_max("transfers", "amount"))
+    amount = _int(d, "amount", where, 1, _AMOUNT_MAX)
     kind = _str(d, "kind", where)
     if kind is not None and kind not in EVENT_KINDS:
         raise InputError(f"{where}: unknown kind {quote(kind)}")
@@ -276,6 +278,22 @@ def export_lines(run_dir: str | os.PathLike, hands: Sequence[tuple[int, int, int
 # ------------------------------------------------------------------ import
 
 
+_RULES_CACHE: dict[str, Rules] = {}
+
+
+def _rules(variant: str, given: dict[str, Any]) -> Rules:
+    """``Rules(variant, given)``, resolved once per distinct text: a file of many
+    hands repeats one ruleset."""
+    key = json.dumps([variant, given], sort_keys=True)
+    r = _RULES_CACHE.get(key)
+    if r is None:
+        r = Rules(variant, given)
+        if len(_RULES_CACHE) > 64:
+            _RULES_CACHE.clear()
+        _RULES_CACHE[key] = r
+    return r
+
+
 def _header(d: Mapping[str, Any], where: str) -> tuple[Rules, dict[str, Any]]:
     if d.get("format") != FORMAT:
         raise InputError(f"{where}: not an {FORMAT} header (format {quote(d.get('format'))})")
@@ -291,7 +309,7 @@ def _header(d: Mapping[str, Any], where: str) -> tuple[Rules, dict[str, Any]]:
         raise InputError(f"{where}: rules must be an object of rule keys, not "
                          f"{quote(d['rules'])}")
     try:
-        rules = Rules(d["variant"], d.get("rules") or {})
+        rules = _rules(d["variant"], d.get("rules") or {})
     except InputError as e:
         raise InputError(f"{where}: {e}") from None
     n = rules.n

@@ -32,7 +32,9 @@ def run_options(f):
                      help="2, 3 or 4 (default: the rules' `players`, 4)."),
         click.option("--agents", default="greedy", show_default=True,
                      help="Comma-separated agents per seat, or one for all "
-                          "(random, greedy; parameters as name:key=value)."),
+                          "(random, greedy, efficient, strategic, a plugin of the "
+                          "mjlog.agents entry points or package.module:factory; "
+                          "parameters as name:key=value)."),
         click.option("--rules", "rules_file", type=click.Path(dir_okay=False),
                      help="TOML file of rule values."),
         click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
