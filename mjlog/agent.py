@@ -108,6 +108,11 @@ class SeatView:
         return self._s.bonus
 
     @property
+    def scores(self) -> list[int]:
+        """Each seat's points won (+) or paid (−) so far this hand."""
+        return self._s.deltas
+
+    @property
     def window_tile(self) -> int | None:
         """The tile open to claims, in a claim window."""
         w = self._s.window

@@ -83,13 +83,15 @@ try:
 except ImportError as e:  # pragma: no cover - the `env` extra is not installed
     raise ImportError("mjlog.env needs pettingzoo and gymnasium: pip install 'mjlog[env]'") from e
 
+from mjlog.agent import SeatView
 from mjlog.engine import deal
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.rules import Rules, resolve
 from mjlog.state import HandState, Phase
 from mjlog.variants import wall_tiles
 
-__all__ = ["N_ACTIONS", "PASS", "MjlogEnv", "MjlogGymEnv", "action_of", "flat_size", "env"]
+__all__ = ["N_ACTIONS", "PASS", "MjlogEnv", "MjlogGymEnv", "action_of", "flat_size", "env",
+           "observe_view"]
 
 N_ACTIONS = 109
 CONCEALED, ADDED, EXPOSED, PON_A, WIN_A, VOID_A, PASS = 34, 68, 102, 103, 104, 105, 108
@@ -488,6 +490,36 @@ class MjlogEnv(AECEnv):
         manifest = build_manifest(meta, w.entries, **layout)
         write_manifest(Path(out), manifest)
         return manifest
+
+
+def observe_view(view: SeatView) -> np.ndarray:
+    """The flat observation (as :meth:`MjlogEnv.observation_flat` gives it) of the
+    seat of a :class:`~mjlog.agent.SeatView`: what an agent trained in the
+    environment sees when it plays in ``mjlog simulate`` or ``mjlog ladder``."""
+    n, seat = view.n, view.seat
+    order = [(seat + k) % n for k in range(n)]
+    v = np.zeros(flat_size(n), np.float32)
+    v[0:34] = view.hand
+    window = view.window_tile
+    if view.drawn is not None and window is None:
+        v[34 + view.drawn] = 1.0
+    if window is not None:
+        v[68 + window] = 1.0
+    mo, do, vo = 102, 102 + 34 * n, 102 + 68 * n
+    for i, s in enumerate(order):
+        for m in view.melds[s]:
+            v[mo + 34 * i + m.tile] += m.size
+        for t in view.discards[s]:
+            v[do + 34 * i + t] += 1.0
+        if view.void[s] is not None:
+            v[vo + 3 * i + view.void[s]] = 1.0
+    o = vo + 3 * n
+    v[o:o + n] = [view.won[s] for s in order]
+    v[o + n:o + 2 * n] = [view.bonus[s] for s in order]
+    v[o + 2 * n] = view.wall_left / len(wall_tiles(view.rules))
+    v[o + 2 * n + 1:o + 3 * n + 1] = [view.scores[s] / 100.0 for s in order]
+    v[o + 3 * n + 1 + order.index(view.dealer)] = 1.0
+    return v
 
 
 def env(**kwargs) -> MjlogEnv:

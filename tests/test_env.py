@@ -12,7 +12,7 @@ import pytest
 from mjlog.agent import SeatView
 from mjlog.audit import audit_runs
 from mjlog.engine import play_hand
-from mjlog.env import N_ACTIONS, MjlogEnv, MjlogGymEnv, action_of, flat_size
+from mjlog.env import N_ACTIONS, MjlogEnv, MjlogGymEnv, action_of, flat_size, observe_view
 from mjlog.rng import Stream, agent_seed
 from simulate.agents import make_agents
 
@@ -149,5 +149,6 @@ def test_flat_is_the_dict_flattened():
             want[i] /= env._wall_size
             want[i + 1:i + 5] /= 100.0
             assert np.allclose(obs["observation"], want)
+            assert np.allclose(observe_view(SeatView(env.state, s)), want)
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(rng.choice(legal)))
