@@ -3,7 +3,7 @@
 policy over the flat observation (``mjlog.env``), trained by REINFORCE.
 
     python examples/numpy_policy.py --variant xuezhan --minutes 3 --out runs/policy.npz
-    python -m mjlog ladder --variant xuezhan --hands 4000 \\
+    python -m mjlog ladder --variant xuezhan --hands 4000 --seed 1 \\
         --agents "examples.numpy_policy:LinearPolicy:weights=runs/policy.npz,random,random,random"
 
 (run from the repository root, so that ``examples`` is importable by name, in the
@@ -49,7 +49,7 @@ class Policy:
 class LinearPolicy:
     """The trained policy as an mjlog agent: ``--agents
     examples.numpy_policy:LinearPolicy:weights=PATH.npz``. Plays the most likely
-    legal action (no sampling: its games are reproducible)."""
+    legal action, ties broken at random from its seeded stream (reproducible)."""
 
     def __init__(self, weights: str):
         with np.load(weights, allow_pickle=False) as f:  # never unpickle a file
@@ -58,7 +58,7 @@ class LinearPolicy:
         self.params = {"weights": Path(weights).name}
 
     def start_hand(self, seat, rng) -> None:
-        self.seat = seat
+        self.seat, self.rng = seat, rng
 
     def choose(self, view, options):
         obs = observe_view(view)
@@ -66,7 +66,12 @@ class LinearPolicy:
             raise ValueError(f"the weights were trained for {self.W.shape[1]} inputs, "
                              f"this table gives {obs.shape[0]}")
         z = self.W @ obs + self.b
-        return max(options, key=lambda o: z[action_of(o)])
+        scores = [z[action_of(o)] for o in options]
+        top = max(scores)
+        best = [o for o, v in zip(options, scores, strict=True) if v == top]
+        # ties broken by the seat's own stream: untrained (zero) weights play exactly
+        # as `random` does, so what the ladder shows is what training added
+        return best[self.rng.below(len(best))]
 
 
 def train(variant: str, seconds: float, seed: int = 0, batch: int = 16, lr: float = 0.01,
