@@ -55,8 +55,9 @@ def _import(path: str) -> Callable[..., Any]:
     mod_name, attr = _PATH.fullmatch(path).groups()
     try:
         obj: Any = importlib.import_module(mod_name)
-    except ImportError as e:
-        raise InputError(f"agent {quote(path)}: cannot import {mod_name}: {e}") from None
+    except Exception as e:  # noqa: BLE001 - missing, or broken (a SyntaxError): one line
+        raise InputError(f"agent {quote(path)}: cannot import {mod_name}: "
+                         f"{type(e).__name__}: {e}") from None
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise InputError(f"agent {quote(path)}: {mod_name} has no {attr}")
@@ -99,6 +100,9 @@ def make(name: str, params: dict[str, str], builtins: Sequence[str]) -> Any:
         raise
     except (TypeError, ValueError) as e:
         raise InputError(f"agent {quote(name)}: bad parameters {quote(params)}: {e}") from None
+    except Exception as e:  # noqa: BLE001 - the plugin's own failure: one line naming it
+        raise InputError(f"agent {quote(name)}: its factory failed: "
+                         f"{type(e).__name__}: {e}") from None
     for method in ("start_hand", "choose"):
         if not callable(getattr(agent, method, None)):
             raise InputError(f"agent {quote(name)}: its factory returned "

@@ -215,6 +215,12 @@ CASES = [
      "no match 3"),
     ("export-two-selections", ["export", "{run}", "--hand", "0:0", "--match", "0"], {},
      "give one of"),
+    ("simulate-agent-module-missing", [*SIM, "--agents", "no_such_mod:Agent", "--out", "out"],
+     {}, "cannot import no_such_mod"),
+    ("simulate-agent-not-an-agent", [*SIM, "--agents", "collections:OrderedDict", "--out",
+                                     "out"], {}, "has no start_hand"),
+    ("ladder-agent-bad-parameters", ["ladder", "--variant", "yuxi", "--hands", "8", "--agents",
+                                     "fractions:Fraction:numerator=x"], {}, "bad parameters"),
     # ---- tile notation
     ("score-junk-hand", ["score", "yuxi", "12x4m", "--win", "5m", "--by", "self"], {},
      "unexpected character"),

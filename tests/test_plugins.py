@@ -86,6 +86,10 @@ def on_path(site, monkeypatch):
         f.cache_clear()
 
 
+def broken_factory(**params):
+    raise RuntimeError("the plugin's own bug")
+
+
 def test_specs_parse():
     assert parse_spec("strategic:aggression=0.7") == ("strategic", {"aggression": "0.7"})
     assert parse_spec("pkg.mod:Make") == ("pkg.mod:Make", {})
@@ -98,6 +102,8 @@ def test_specs_parse():
         make_agent("simulate.agents:Nope")
     with pytest.raises(InputError, match="has no start_hand"):
         make_agent("collections:OrderedDict")
+    with pytest.raises(InputError, match="its factory failed: RuntimeError: the plugin's own"):
+        make_agent("tests.test_plugins:broken_factory")
 
 
 def test_simulate_two_workers_ladder_validate(site, tmp_path):
