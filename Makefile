@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q pip==26.3
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,env]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -40,7 +40,7 @@ lint: $(STAMP)
 # never from the runtime dependencies.
 BENCHSTAMP := $(VENV)/.bench-installed
 $(BENCHSTAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,bench]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,env,bench]'
 	touch $@
 
 bench: $(BENCHSTAMP)
@@ -52,7 +52,7 @@ data: $(STAMP)
 
 lock:
 	rm -rf /tmp/mjlog-lock && $(PY) -m venv /tmp/mjlog-lock
-	/tmp/mjlog-lock/bin/pip install -q -e '.[test,notebook,bench]'
+	/tmp/mjlog-lock/bin/pip install -q -e '.[test,notebook,env,bench]'
 	{ echo "# Pinned set: every fresh clone installs exactly these (regenerate: make lock)."; /tmp/mjlog-lock/bin/pip freeze --exclude-editable; } > constraints.txt
 
 clean:

@@ -205,11 +205,32 @@ def _expand(path: Path) -> list[tuple[Path, tuple[str, ...]]]:
     return listed
 
 
+def _same_content(a: RunFiles, b: RunFiles) -> None:
+    """Refuse two runs that share a run id but not their content. The files' sha256
+    are compared when both runs have one layout (shard size, events); otherwise
+    the rows of every table, as the run id vouches for the rest."""
+    ma, mb = a.manifest, b.manifest
+    layout = ("hands_per_shard", "events")
+    if all(ma.get(k) == mb.get(k) for k in layout):
+        same = {(f["path"], f["sha256"]) for f in ma["files"]} == {
+            (f["path"], f["sha256"]) for f in mb["files"]}
+    else:
+        tables = ("hands", "wins", "transfers")
+        same = all(a.rows(t) == b.rows(t) for t in tables)
+    if not same:
+        raise LogError(f"{b.path}: run {ma.get('run_id')} is also {a.path}, with different "
+                       f"content: one id, two runs (an edited or foreign manifest?); give one "
+                       f"of them")
+
+
 class Runs:
     """A set of run directories, queried together through one DuckDB connection.
 
     ``paths``: run directories or sweep parents. A run given twice (same
-    ``run_id``) is counted once. Table files are the ones the manifest lists,
+    ``run_id`` and the same content: the same files, or in another layout the same
+    rows per table) is counted once; two runs with one ``run_id`` but different
+    content are refused (:class:`LogError`, one line) rather than one silently
+    dropped. Table files are the ones the manifest lists,
     checked as :class:`mjlog.rundir.RunFiles` checks them: a manifest with a
     duplicate entry, a path out of the run, a file that is not regular, a wrong
     field type or a wrong run id is refused (:class:`LogError`, one line), and a
@@ -227,15 +248,16 @@ class Runs:
         self._rule_values: dict[tuple[str, str], dict[str, Any]] = {}
         self.rules: dict[str, dict[str, Any]] = {}
         """The logged rules of each run, by run id."""
-        seen = set()
+        seen: dict[str, RunFiles] = {}
         for given in paths:
             for p, varied in _expand(Path(given)):
                 rf = RunFiles(p, hashes=verify_hashes)
                 m = rf.manifest
                 rid = m.get("run_id")
                 if rid in seen:
+                    _same_content(seen[rid], rf)
                     continue
-                seen.add(rid)
+                seen[rid] = rf
                 self._runs.append(rf)
                 rows = rf.rows("hands")
                 self.rules[str(rid)] = m.get("rules") if isinstance(m.get("rules"), dict) else {}

@@ -16,7 +16,11 @@ A complete agent that always takes the first choice::
     ...     def choose(self, view, options):
     ...         return options[0]
 
-Register it with :func:`simulate.agents.register` to use it from the command line.
+To use it from the command line, in worker processes and on Dask, make it a
+plugin (:mod:`simulate.plugins`): name it ``--agents mypkg.mod:First``, or declare
+an entry point in the ``mjlog.agents`` group of your package and name it
+``--agents first``. (:func:`simulate.agents.register` reaches only the process
+that calls it.)
 """
 
 from __future__ import annotations
@@ -102,6 +106,11 @@ class SeatView:
     @property
     def bonus(self) -> list[int]:
         return self._s.bonus
+
+    @property
+    def scores(self) -> list[int]:
+        """Each seat's points won (+) or paid (−) so far this hand."""
+        return self._s.deltas
 
     @property
     def window_tile(self) -> int | None:

@@ -31,28 +31,36 @@ reported as not applicable.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mjlog import __version__
 from mjlog.errors import InputError, quote
 from mjlog.events import DEAL, HORSE, TRANSFER, WIN, Event
-from mjlog.logio import ShardWriter, build_manifest, read_manifest, run_id, write_manifest
-from mjlog.replay import Replay, apply_checked, fmt_ordered, load_hand, truncated
+from mjlog.logio import (
+    ShardWriter,
+    build_manifest,
+    canonical_json,
+    read_manifest,
+    run_id,
+    write_manifest,
+)
+from mjlog.replay import Replay, apply_checked, fmt_ordered, load_hand, to_event, truncated
 from mjlog.rng import RNG, hand_seed
 from mjlog.rules import Rules
 from mjlog.schema import EVENT_KINDS, EVENT_TYPES, int_max
 from mjlog.tiles import TileNotationError, fmt, fmt_tile, parse, parse_tile
 from mjlog.variants import wall_tiles
 
-__all__ = ["FORMAT", "export_hand", "import_lines", "import_file", "event_to_json",
-           "event_from_json"]
+__all__ = ["FORMAT", "export_hand", "export_lines", "import_lines", "import_file",
+           "import_files", "import_sources", "event_to_json", "event_from_json"]
 
 FORMAT = "mjlog-hand/1"
 _ORDERED = (DEAL, HORSE)  # tiles whose order matters in the log (the deal, the horses)
@@ -60,6 +68,7 @@ _HEADER_FIELDS = ("format", "variant", "rules", "players", "match", "rotation", 
                   "dealer", "dice", "break", "dealer_rolls", "wall", "seed", "rng",
                   "hand_seed", "source_run")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_AMOUNT_MAX = int_max("transfers", "amount")
 
 
 def _int(d: Mapping[str, Any], k: str, where: str, low: int, high: int,
@@ -120,7 +129,8 @@ def _parse_line(line: str, where: str) -> dict[str, Any]:
         raise InputError(f"{where}: not JSON: {quote(str(e))[1:-1]}") from None
     if not isinstance(d, dict):
         raise InputError(f"{where}: expected a JSON object, not {type(d).__name__}")
-    _check_strings(d, where)
+    if "\\u" in line or _SURROGATE.search(line):  # else no string can hold a surrogate
+        _check_strings(d, where)
     return d
 
 
@@ -169,7 +179,7 @@ def event_from_json(d: Mapping[str, Any], where: str) -> Event:
         raise InputError(f"{where}: unknown event type {quote(typ)}; valid: "
                          f"{', '.join(EVENT_TYPES)}")
     seat, from_seat = (_int(d, k, where, 0, 3) for k in ("seat", "from_seat"))
-    amount = _int(d, "amount", where, 1, int_max("transfers", "amount"))
+    amount = _int(d, "amount", where, 1, _AMOUNT_MAX)
     kind = _str(d, "kind", where)
     if kind is not None and kind not in EVENT_KINDS:
         raise InputError(f"{where}: unknown kind {quote(kind)}")
@@ -188,31 +198,100 @@ def event_from_json(d: Mapping[str, Any], where: str) -> Event:
 # ------------------------------------------------------------------ export
 
 
+def _export_header(rules: Rules, m: Mapping[str, Any], h: Mapping[str, Any]) -> dict[str, Any]:
+    source = m.get("source") if m.get("imported") else None
+    src_run = source.get("run") if isinstance(source, dict) else None
+    return {
+        "format": FORMAT,
+        "variant": rules.variant,
+        "rules": rules.to_json(),
+        "players": list(h.get("agents") or []),
+        "match": h["match"], "rotation": h["rotation"], "hand": h["hand"],
+        "dealer": h["dealer"], "dice": list(h["dice"]), "break": h["break"],
+        "dealer_rolls": list(h["dealer_rolls"]) if h.get("dealer_rolls") else None,
+        "wall": fmt_ordered(h["wall"]) if h.get("wall") else None,
+        "seed": m.get("seed"), "rng": m.get("rng"), "hand_seed": h.get("hand_seed"),
+        # an imported run names the run its hands came from, so that export → import
+        # → export gives the same bytes
+        "source_run": src_run if isinstance(src_run, str) else m.get("run_id"),
+    }
+
+
+def _hand_lines(rules: Rules, m: Mapping[str, Any], h: Mapping[str, Any],
+                events: Iterable[Event]) -> list[str]:
+    lines = [json.dumps(_export_header(rules, m, h), ensure_ascii=False)]
+    lines += [json.dumps(event_to_json(i, e), ensure_ascii=False) for i, e in enumerate(events)]
+    return lines
+
+
 def export_hand(run_dir: str | os.PathLike, match: int, hand: int,
                 rotation: int = 0) -> list[str]:
     """The hand as JSON lines (header first), without trailing newlines."""
     rp = load_hand(run_dir, match, hand, rotation)
     m = read_manifest(run_dir)
-    h = rp.hand
-    header = {
-        "format": FORMAT,
-        "variant": rp.rules.variant,
-        "rules": rp.rules.to_json(),
-        "players": list(h.get("agents") or []),
-        "match": match, "rotation": rotation, "hand": hand,
-        "dealer": h["dealer"], "dice": list(h["dice"]), "break": h["break"],
-        "dealer_rolls": list(h["dealer_rolls"]) if h.get("dealer_rolls") else None,
-        "wall": fmt_ordered(h["wall"]) if h.get("wall") else None,
-        "seed": m.get("seed"), "rng": m.get("rng"), "hand_seed": h.get("hand_seed"),
-        "source_run": m.get("run_id"),
-    }
-    lines = [json.dumps(header, ensure_ascii=False)]
-    lines += [json.dumps(event_to_json(i, e), ensure_ascii=False)
-              for i, e in enumerate(rp.events)]
-    return lines
+    h = {**rp.hand, "match": match, "rotation": rotation, "hand": hand}
+    return _hand_lines(rp.rules, m, h, rp.events)
+
+
+def export_lines(run_dir: str | os.PathLike, hands: Sequence[tuple[int, int, int]] | None = None,
+                 matches: Sequence[int] | None = None) -> Iterator[str]:
+    """Every hand of the run (or those of ``matches``, or the ``(match, rotation,
+    hand)`` keys of ``hands``) as JSON lines, one header per hand, in the run's
+    order; streamed shard by shard. A requested hand or match the run does not
+    hold is refused (:class:`InputError`) before a line is given."""
+    from mjlog.logio import iter_hands, read_table
+    from mjlog.rundir import RunFiles
+
+    run = RunFiles(run_dir)
+    m = run.manifest
+    try:
+        rules = Rules(m["variant"], m["rules"])
+    except (KeyError, TypeError) as e:
+        raise InputError(f"{run_dir}: manifest has no usable variant/rules ({e})") from None
+    if not run.has_events:
+        raise InputError(f"{run_dir}: written without events (--events none): nothing to export")
+    want_hands = set(hands) if hands is not None else None
+    want_matches = set(matches) if matches is not None else None
+    if want_hands is not None or want_matches is not None:
+        keys = read_table(run, "hands", columns=["match", "rotation", "hand"])
+        have = set(zip(*(keys.column(c).to_pylist() for c in ("match", "rotation", "hand")),
+                       strict=True))
+        missing = sorted((want_hands or set()) - have)
+        if missing:
+            mm, r, k = missing[0]
+            raise InputError(f"{run_dir}: no hand {mm}:{k}" + (f" (rotation {r})" if r else "")
+                             + f" in the run ({len(have)} hands)")
+        lost = sorted((want_matches or set()) - {k[0] for k in have})
+        if lost:
+            raise InputError(f"{run_dir}: no match {lost[0]} in the run")
+        del keys, have
+    for b in iter_hands(run, events=True):
+        h = b.hand
+        key = (h["match"], h["rotation"], h["hand"])
+        if want_hands is not None and key not in want_hands:
+            continue
+        if want_matches is not None and key[0] not in want_matches:
+            continue
+        yield from _hand_lines(rules, m, h, (to_event(e) for e in b.events))
 
 
 # ------------------------------------------------------------------ import
+
+
+_RULES_CACHE: dict[str, Rules] = {}
+
+
+def _rules(variant: str, given: dict[str, Any]) -> Rules:
+    """``Rules(variant, given)``, resolved once per distinct text: a file of many
+    hands repeats one ruleset."""
+    key = json.dumps([variant, given], sort_keys=True)
+    r = _RULES_CACHE.get(key)
+    if r is None:
+        r = Rules(variant, given)
+        if len(_RULES_CACHE) > 64:
+            _RULES_CACHE.clear()
+        _RULES_CACHE[key] = r
+    return r
 
 
 def _header(d: Mapping[str, Any], where: str) -> tuple[Rules, dict[str, Any]]:
@@ -230,7 +309,7 @@ def _header(d: Mapping[str, Any], where: str) -> tuple[Rules, dict[str, Any]]:
         raise InputError(f"{where}: rules must be an object of rule keys, not "
                          f"{quote(d['rules'])}")
     try:
-        rules = Rules(d["variant"], d.get("rules") or {})
+        rules = _rules(d["variant"], d.get("rules") or {})
     except InputError as e:
         raise InputError(f"{where}: {e}") from None
     n = rules.n
@@ -267,26 +346,82 @@ def _header(d: Mapping[str, Any], where: str) -> tuple[Rules, dict[str, Any]]:
     return rules, {**d, **out, "players": list(players), "wall": wall}
 
 
-def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jsonl>",
-                 warn=None) -> dict[str, Any]:
-    """Write the hand of ``lines`` as a run directory ``out``; returns the manifest.
+MAX_LINE = 1 << 24  # characters in one line: a hand's header is ~400, a whole run never one line
+HANDS_PER_SHARD = 2000  # hands per imported shard (and per row group)
+_NO_WARN_AFTER = 20  # warnings told one by one; past that, only counted
 
-    ``warn`` gets one line when the events break the rules (the run is still
-    written, so that the auditor reports it in full).
-    """
-    out = Path(out)
-    if (out / "manifest.json").exists() or (out.exists() and any(out.iterdir())):
-        raise InputError(f"{out}: exists and is not empty; a run is never overwritten")
-    header = None
-    events: list[Event] = []
-    for i, line in enumerate(lines, 1):
+
+class _Hand:
+    """One parsed hand of a JSONL source: its header, events and where it starts."""
+
+    __slots__ = ("rules", "header", "events", "where")
+
+    def __init__(self, rules: Rules, header: dict[str, Any], events: list[Event], where: str):
+        self.rules, self.header, self.events, self.where = rules, header, events, where
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        h = self.header
+        return h["match"], h["rotation"], h["hand"]
+
+    def canonical(self) -> str:
+        """The hand's canonical lines: the header as export writes it (rules resolved,
+        tiles re-formatted), then each event line, as canonical JSON. Equal hands give
+        equal text however their files were spaced, ordered or spelled."""
+        h = self.header
+        head = {"format": FORMAT, "variant": self.rules.variant, "rules": self.rules.to_json(),
+                **{k: h.get(k) for k in _HEADER_FIELDS[3:]},
+                "wall": fmt_ordered(h["wall"]) if h["wall"] else None}
+        lines = [canonical_json(head)]
+        lines += [canonical_json(event_to_json(i, e)) for i, e in enumerate(self.events)]
+        return "\n".join(lines) + "\n"
+
+
+def _read_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of a UTF-8 file, streamed; lines end at "\\n" only
+    (JSON strings may hold U+2028 unescaped, at which str.splitlines would cut)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block, a directory fail
+            raise InputError(f"{path}: cannot read: not a regular file")
+        f = open(path, encoding="utf-8", newline="\n")  # noqa: SIM115 - closed below
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
+    i = 0
+    with f:
+        while True:
+            try:
+                line = f.readline(MAX_LINE + 1)
+            except UnicodeDecodeError as e:
+                raise InputError(f"{path}:{i + 1}: cannot read: not UTF-8 "
+                                 f"(byte {e.start} of a block)") from None
+            except OSError as e:
+                raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
+            if not line:
+                return
+            i += 1
+            if len(line) > MAX_LINE:
+                raise InputError(f"{path}:{i}: a line longer than {MAX_LINE} characters")
+            yield i, line
+
+
+def _hands(lines: Iterable[tuple[int, str]], name: str) -> Iterator[_Hand]:
+    """Parse a source's lines into hands: a header line (one holding ``format``)
+    starts a hand, the event lines after it are its events."""
+    cur: _Hand | None = None
+    seen_any = False
+    for i, line in lines:
         if not line.strip():
             continue
         where = f"{name}:{i}"
         d = _parse_line(line, where)
-        if header is None:
+        seen_any = True
+        if "format" in d or cur is None:
+            if cur is not None:
+                yield cur
             rules, header = _header(d, where)
+            cur = _Hand(rules, header, [], where)
             continue
+        events, rules = cur.events, cur.rules
         seq = d.get("seq", len(events))
         if not isinstance(seq, int) or isinstance(seq, bool) or seq != len(events):
             raise InputError(f"{where}: seq {quote(seq)} out of order (expected {len(events)})")
@@ -294,9 +429,18 @@ def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jso
         if any(s is not None and s >= rules.n for s in (ev.seat, ev.from_seat)):
             raise InputError(f"{where}: a seat past the {rules.n} players")
         events.append(ev)
-    if header is None:
+    if not seen_any:
         raise InputError(f"{name}: empty file")
-    match, rotation, k = (header[x] for x in ("match", "rotation", "hand"))
+    if cur is not None:
+        yield cur
+
+
+def _replayed(hand: _Hand, seed: int | None,
+              rng: str | None) -> tuple[dict, list, list, str | None]:
+    """The hands row, wins and transfers of a hand, recomputed by replaying its events
+    through the one transition function; plus a warning when the rules stop it."""
+    rules, header, events = hand.rules, hand.header, hand.events
+    match, k = header["match"], header["hand"]
     dealer, dice, brk = header["dealer"], list(header["dice"]), header["break"]
     rp = Replay(rules, {"dealer": dealer, "dice": dice, "break": brk, "wall": header["wall"]},
                 events)
@@ -308,12 +452,11 @@ def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jso
             break
     if stop is None and not st.over:
         stop = truncated(st)
-    warning = None  # told only once the run is written: a refusal stays one line
+    warning = None
     if stop is not None:
-        warning = (f"{name}: event {stop.seq}: {stop.check}: {stop.log}; the rules say "
+        warning = (f"{hand.where}: event {stop.seq}: {stop.check}: {stop.log}; the rules say "
                    f"{stop.rules} (written anyway; `mjlog validate` reports it)")
     n = rules.n
-    seed, rng = header.get("seed"), header.get("rng")
     hs = header.get("hand_seed")
     if hs is None:
         hs = hand_seed(seed, match, k) if seed is not None and rng == RNG else 0
@@ -338,30 +481,193 @@ def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jso
              "method": w.method, "win_order": w.win_order, "patterns": list(w.patterns),
              "fan": w.fan, "multiplier": w.multiplier, "points": w.points, "total": w.total,
              "capped": w.capped} for w in st.wins]
-    meta = {
-        "variant": rules.variant, "rules": rules.to_json(), "seed": seed,
-        "matches": 1, "hands_per_match": 1, "players": n,
-        "agents": [{"name": p, "params": {}} for p in header["players"]],
-        "duplicate": False, "rng": rng, "mjlog_version": __version__,
-    }
+    return hand_row, wins, transfers, warning
+
+
+class _Survey:
+    """What the first pass learns of the sources: the run's variant and rules, the
+    hands' keys (each once), the common seed, rng and source run, and the hash of
+    every hand's canonical lines, in order."""
+
+    def __init__(self) -> None:
+        self.rules: Rules | None = None
+        self.rules_json = ""
+        self.first = ""
+        self.keys: set[int] = set()
+        self.hands = 0
+        self.digest = hashlib.sha256()
+        self.seed: Any = ...
+        self.rng: Any = ...
+        self.source_run: Any = ...
+        self.players: list[str] | None = None
+        self.matches = self.hands_per_match = 0
+        self.rotations = False
+
+    def add(self, h: _Hand) -> None:
+        rj = canonical_json(h.rules.to_json())
+        if self.rules is None:
+            self.rules, self.rules_json, self.first = h.rules, rj, h.where
+        elif h.rules.variant != self.rules.variant or rj != self.rules_json:
+            raise InputError(f"{h.where}: this hand's variant or rules differ from those of "
+                             f"the first hand ({self.first}); one run has one ruleset: import "
+                             f"them into separate runs")
+        m, r, k = h.key
+        packed = (m << 24) | (r << 16) | k
+        if packed in self.keys:
+            raise InputError(f"{h.where}: hand {m}:{k} (rotation {r}) is given twice; a run "
+                             f"holds each (match, rotation, hand) once")
+        self.keys.add(packed)
+        self.hands += 1
+        self.digest.update(h.canonical().encode("utf-8"))
+        for attr, v in (("seed", h.header.get("seed")), ("rng", h.header.get("rng")),
+                        ("source_run", h.header.get("source_run"))):
+            have = getattr(self, attr)
+            setattr(self, attr, v if have is ... or have == v else None)
+        p = h.header["players"]
+        self.players = list(p) if self.players is None else [
+            a if a == b else "(various)" for a, b in zip(self.players, p, strict=True)]
+        self.matches = max(self.matches, m + 1)
+        self.hands_per_match = max(self.hands_per_match, k + 1)
+        self.rotations = self.rotations or r > 0
+
+    def meta(self) -> dict[str, Any]:
+        assert self.rules is not None
+        rules = self.rules
+        seed = None if self.seed is ... else self.seed
+        rng = None if self.rng is ... else self.rng
+        return {
+            "variant": rules.variant, "rules": rules.to_json(), "seed": seed,
+            "matches": self.matches, "hands_per_match": self.hands_per_match,
+            "players": rules.n, "agents": [{"name": a, "params": {}} for a in self.players or []],
+            "duplicate": self.rotations, "rng": rng,
+            "mjlog_version": __version__, "content": self.digest.hexdigest(),
+        }
+
+
+def _progress(total: int | None, desc: str, show: bool):
+    if not show:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="hand", dynamic_ncols=True, leave=False)
+
+
+Source = tuple[str, Callable[[], Iterable[tuple[int, str]]]]
+
+
+def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
+                   progress: bool = False, hands_per_shard: int = HANDS_PER_SHARD
+                   ) -> dict[str, Any]:
+    """Write every hand of ``sources`` (name, a function giving its numbered lines)
+    as one run directory ``out``; returns the manifest.
+
+    Two streamed passes: the first parses and checks every line, refuses a
+    repeated hand key or a second ruleset, and hashes each hand's canonical
+    lines into the run id; the second replays each hand and writes it through
+    :class:`~mjlog.logio.ShardWriter`, in the order given (a new shard starts
+    every ``hands_per_shard`` hands and wherever the keys stop increasing). Memory
+    holds one hand and one row group, whatever the number of hands.
+
+    ``warn`` gets one line per hand whose events break the rules (the run is still
+    written, so that the auditor reports it in full); past 20, only their count.
+    """
+    from mjlog.rundir import RunClaim
+
+    out = Path(out)
+    if (out / "manifest.json").exists() or (out.is_dir() and any(out.iterdir())):
+        raise InputError(f"{out}: exists and is not empty; a run is never overwritten")
+    survey = _Survey()
+    bar = _progress(None, "checking", progress)
+    try:
+        for name, lines in sources:
+            for h in _hands(lines(), name):
+                survey.add(h)
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    if survey.rules is None:
+        raise InputError(f"{', '.join(n for n, _ in sources)}: no hands")
+    meta = survey.meta()
+    rules = survey.rules
     rid = run_id(meta)
     created = _first_missing(out)  # on failure `out` is left as it was found
+    warnings: list[str] = []
+    entries: list[dict[str, Any]] = []
+    bar = _progress(survey.hands, "importing", progress)
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        with ShardWriter(out, 0, rid, rules.variant, events=True) as w:
-            w.add_hand(match, rotation, k, hand_row, events, wins, transfers)
-        manifest = build_manifest(meta, w.entries, imported=True,
-                                  source={"file": Path(name).name,
-                                          "run": header.get("source_run")})
-        write_manifest(out, manifest)
+        with RunClaim(out, rid, f"hands_per_shard={hands_per_shard}") as claim:
+            w: ShardWriter | None = None
+            shard, in_shard, last = 0, 0, None
+            try:
+                for name, lines in sources:
+                    for h in _hands(lines(), name):
+                        if w is None or in_shard >= hands_per_shard or h.key <= last:
+                            if w is not None:
+                                entries += w.close()
+                                claim.record(shard, w.entries)
+                                shard += 1
+                            w = ShardWriter(out, shard, rid, rules.variant, events=True,
+                                            row_group_hands=hands_per_shard)
+                            in_shard = 0
+                        row, wins, transfers, warning = _replayed(h, meta["seed"], meta["rng"])
+                        w.add_hand(*h.key, row, h.events, wins, transfers)
+                        in_shard += 1
+                        last = h.key
+                        if warning is not None:
+                            warnings.append(warning)
+                        if bar is not None:
+                            bar.update(1)
+                if w is not None:
+                    entries += w.close()
+                    claim.record(shard, w.entries)
+            except BaseException:
+                if w is not None:
+                    w.abort()
+                raise
+            source = {"files": [Path(n).name for n, _ in sources], "run": survey.source_run
+                      if survey.source_run is not ... else None}
+            manifest = build_manifest(
+                meta, entries, imported=True, source=source, hands_per_shard=hands_per_shard,
+                events="all")
+            write_manifest(out, manifest)
     except BaseException as e:
         _undo(out, created)
         if isinstance(e, ValueError):
-            raise InputError(f"{name}: cannot be written as a run: {e}") from None
+            names = ", ".join(n for n, _ in sources)
+            raise InputError(f"{names}: cannot be written as a run: {e}") from None
         raise
-    if warning is not None and warn is not None:
-        warn(warning)
+    finally:
+        if bar is not None:
+            bar.close()
+    if warn is not None:
+        for s in warnings[:_NO_WARN_AFTER]:
+            warn(s)
+        if len(warnings) > _NO_WARN_AFTER:
+            warn(f"{len(warnings) - _NO_WARN_AFTER} more hands break the rules "
+                 f"(`mjlog validate` reports them all)")
     return manifest
+
+
+def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jsonl>",
+                 warn=None, progress: bool = False) -> dict[str, Any]:
+    """:func:`import_sources` over lines held in memory (one source named ``name``)."""
+    lines = list(lines)
+    return import_sources([(name, lambda: enumerate(lines, 1))], out, warn=warn,
+                          progress=progress)
+
+
+def import_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike, warn=None,
+                 progress: bool = False) -> dict[str, Any]:
+    """:func:`import_sources` over files, each streamed twice, never held whole."""
+    sources = [(str(p), lambda p=Path(p): _read_lines(p)) for p in paths]
+    return import_sources(sources, out, warn=warn, progress=progress)
+
+
+def import_file(path: str | os.PathLike, out: str | os.PathLike, warn=None) -> dict[str, Any]:
+    """:func:`import_files` of one file."""
+    return import_files([path], out, warn=warn)
 
 
 def _first_missing(out: Path) -> Path | None:
@@ -386,22 +692,6 @@ def _undo(out: Path, created: Path | None) -> None:
                 shutil.rmtree(p, ignore_errors=True)
             else:
                 p.unlink(missing_ok=True)
-
-
-def import_file(path: str | os.PathLike, out: str | os.PathLike, warn=None) -> dict[str, Any]:
-    """:func:`import_lines` over a file."""
-    p = Path(path)
-    try:
-        if not stat.S_ISREG(os.stat(p).st_mode):  # a FIFO would block, a directory fail
-            raise InputError(f"{p}: cannot read: not a regular file")
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{p}: cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise InputError(f"{p}: cannot read: not UTF-8 (byte {e.start})") from None
-    # Lines end at "\n" only: str.splitlines would also cut at U+2028, which JSON
-    # strings may hold unescaped.
-    return import_lines(text.split("\n"), out, name=str(p), warn=warn)
 
 
 def write_lines(lines: Sequence[str], path: str | os.PathLike, option: str = "--out") -> None:

@@ -91,6 +91,11 @@ RUN_ID_KEYS: tuple[str, ...] = (
 )
 """The manifest keys ``run_id`` hashes: the arguments of a run, nothing else."""
 
+CONTENT_KEY = "content"
+"""An imported run's manifest key: the sha256 of its hands' canonical lines
+(:mod:`mjlog.interchange`). ``run_id`` hashes it too when present, so two imports
+share an id only when they hold the same hands."""
+
 EVENT_COLUMNS = data_columns("events")
 """The order of the fields of an event tuple, as written and as read back."""
 
@@ -163,8 +168,9 @@ def canonical_json(obj: Any) -> str:
 def run_id(meta: Mapping[str, Any]) -> str:
     """First 16 hex digits of the sha256 of the canonical JSON of the run's arguments.
 
-    Only the keys of :data:`RUN_ID_KEYS` are hashed; other keys of ``meta``
-    (a creation time, the shard list) do not change the id.
+    Only the keys of :data:`RUN_ID_KEYS` (and :data:`CONTENT_KEY`, when present)
+    are hashed; other keys of ``meta`` (a creation time, the shard list) do not
+    change the id.
 
     >>> run_id({"variant": "yuxi"})
     Traceback (most recent call last):
@@ -177,7 +183,8 @@ matches, mjlog_version, players, rng, rules, seed (missing from the run's metada
         raise LogError(
             f"run_id needs meta keys {', '.join(missing)} (missing from the run's metadata)"
         )
-    text = canonical_json({k: meta[k] for k in RUN_ID_KEYS})
+    keys = RUN_ID_KEYS + (CONTENT_KEY,) if CONTENT_KEY in meta else RUN_ID_KEYS
+    text = canonical_json({k: meta[k] for k in keys})
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

@@ -381,6 +381,7 @@ _META_TYPES: dict[str, tuple[type, ...]] = {
     "players": (int,), "agents": (list,), "duplicate": (bool,), "rng": (str, type(None)),
     "mjlog_version": (str,), "seed": (int, type(None)), "schema_version": (int,),
     "hands_per_shard": (int,), "events": (str,), "imported": (bool,),
+    "content": (str,),
 }
 
 

@@ -10,11 +10,13 @@ ties to m, then p, then s); pons or kongs when that does not raise shanten.
 >>> make_agents(["nobody"])
 Traceback (most recent call last):
 ...
-mjlog.errors.InputError: unknown agent 'nobody'; valid agents: efficient, greedy, random, strategic
+mjlog.errors.InputError: unknown agent 'nobody'; valid agents: efficient, greedy, random, \
+strategic, or package.module:factory
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from mjlog.agent import Agent, SeatView
@@ -25,6 +27,7 @@ from mjlog.rng import Stream
 from mjlog.ukeire import after_discards
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {}
+_FACTORY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def register(name: str):
@@ -39,8 +42,18 @@ def register(name: str):
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"strategic:aggression=0.7"`` → ``("strategic", {"aggression": "0.7"})``."""
+    """``"strategic:aggression=0.7"`` → ``("strategic", {"aggression": "0.7"})``.
+
+    A plugin named by its factory keeps ``module:factory`` as its name, its
+    parameters after a second colon:
+
+    >>> parse_spec("mypkg.agents:make:depth=2")
+    ('mypkg.agents:make', {'depth': '2'})
+    """
     name, _, rest = spec.partition(":")
+    head, colon, tail = rest.partition(":")
+    if _FACTORY.fullmatch(head) and (colon or "=" not in head):
+        name, rest = f"{name}:{head}", tail
     params = {}
     for part in filter(None, rest.split(";")):
         k, eq, v = part.partition("=")
@@ -52,11 +65,15 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 
 def make_agent(spec: str) -> Agent:
+    """The agent of ``spec``: a registered name, an entry point of the
+    ``mjlog.agents`` group, or a ``package.module:factory`` to import (see
+    :mod:`simulate.plugins`); ``:key=value;…`` parameters go to its factory."""
+    from simulate import plugins
+
     name, params = parse_spec(spec)
-    if name not in _REGISTRY:
-        raise InputError(f"unknown agent {quote(name)}; valid agents: "
-                         f"{', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name](**params)
+    if name in _REGISTRY:
+        return _REGISTRY[name](**params)
+    return plugins.make(name, params, sorted(_REGISTRY))
 
 
 def make_agents(specs: Sequence[str]) -> list[Agent]:
@@ -64,7 +81,21 @@ def make_agents(specs: Sequence[str]) -> list[Agent]:
 
 
 def agent_names() -> list[str]:
-    return sorted(_REGISTRY)
+    """Built-in and registered agents, then those of installed ``mjlog.agents`` plugins."""
+    from simulate import plugins
+
+    return sorted(_REGISTRY) + sorted(set(plugins.entry_points()) - set(_REGISTRY))
+
+
+def agent_entry(spec: str) -> dict:
+    """The manifest's record of one seat's agent: name and parameters; a plugin's
+    also its ``spec`` and the ``version`` of the distribution that provides it."""
+    from simulate import plugins
+
+    name, params = parse_spec(spec)
+    if name in _REGISTRY:
+        return {"name": name, "params": params}
+    return {"name": name, "params": params, "spec": spec, "version": plugins.version(name)}
 
 
 class _Base:
@@ -152,7 +183,7 @@ def _shanten(hand: list[int], melds: int, void: int | None) -> int:
     return shanten(h, melds) + sum(hand[9 * void: 9 * void + 9])
 
 
-__all__ = ["register", "make_agent", "make_agents", "agent_names", "RandomAgent",
+__all__ = ["register", "make_agent", "make_agents", "agent_names", "agent_entry", "RandomAgent",
            "GreedyAgent", "DISCARD", "KONG", "PON"]
 
 

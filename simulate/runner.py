@@ -48,7 +48,7 @@ from mjlog.rng import RNG
 from mjlog.rules import Rules, resolve
 from mjlog.rundir import RunClaim, RunFiles
 from mjlog.schema import TABLES
-from simulate.agents import make_agents, parse_spec
+from simulate.agents import agent_entry, make_agents
 
 HANDS_PER_SHARD = 2000  # default target; a shard always holds whole matches
 _REPORT_EVERY = 0.25  # seconds between a worker's progress reports
@@ -180,10 +180,7 @@ class RunSpec:
         return (end - first) * self.rotations * self.hands_per_match
 
     def meta(self) -> dict:
-        agents = []
-        for a in self.agents:
-            name, params = parse_spec(a)
-            agents.append({"name": name, "params": params})
+        agents = [agent_entry(a) for a in self.agents]
         return {
             "variant": self.variant, "rules": self.rules.to_json(), "seed": self.seed,
             "matches": self.matches, "hands_per_match": self.hands_per_match,

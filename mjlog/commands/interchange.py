@@ -1,59 +1,138 @@
-"""``mjlog export`` and ``mjlog import``: one hand as JSON lines, and back to a run
+"""``mjlog export`` and ``mjlog import``: hands as JSON lines, and back to a run
 (format: docs/jsonl-format.md)."""
 
 from __future__ import annotations
 
+import sys
+
 import click
+
+from mjlog.errors import InputError, quote
+
+
+def parse_hand_keys(text: str) -> list[tuple[int, int, int]]:
+    """``--hands`` as (match, rotation, hand) keys: ``M:H`` or ``M:R:H``, comma-separated.
+
+    >>> parse_hand_keys("0:3, 2:1:0")
+    [(0, 0, 3), (2, 1, 0)]
+    """
+    import re
+
+    from mjlog.schema import int_max
+
+    keys = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        nums = part.split(":")
+        if len(nums) not in (2, 3) or not all(re.fullmatch(r"[0-9]{1,20}", n) for n in nums):
+            raise InputError(f"bad --hands {quote(part)}: expected MATCH:HAND or "
+                             f"MATCH:ROTATION:HAND, e.g. 0:3")
+        m, r, h = (int(nums[0]), 0, int(nums[1])) if len(nums) == 2 else map(int, nums)
+        for name, v in (("match", m), ("rotation", r), ("hand", h)):
+            if v > int_max("hands", name):
+                raise InputError(f"bad --hands {quote(part)}: {name} {v} is past the log's "
+                                 f"largest ({int_max('hands', name)})")
+        keys.append((m, r, h))
+    if not keys:
+        raise InputError("--hands names no hand")
+    return keys
 
 
 @click.command("export")
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
-@click.option("--hand", "hand_ref", required=True, metavar="MATCH:HAND",
-              help="The hand to export, e.g. 0:3.")
+@click.option("--hand", "hand_ref", default=None, metavar="MATCH:HAND",
+              help="One hand, e.g. 0:3 (with --rotation in a duplicate run).")
 @click.option("--rotation", type=click.IntRange(0, 3), default=0, show_default=True)
+@click.option("--hands", "hands_ref", default=None, metavar="M:H,…|all",
+              help="Hands to export: MATCH:HAND or MATCH:ROTATION:HAND, comma-separated, "
+                   "or 'all' (the default).")
+@click.option("--match", "matches", type=click.IntRange(0, 2**31 - 1), multiple=True,
+              help="Every hand of this match (repeatable).")
 @click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl",
               show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="File to write (default: standard output).")
-def export_command(run, hand_ref, rotation, fmt, out) -> None:
-    """Write one hand of RUN as human-readable JSON lines: a header (variant, rules,
-    players, dealer, dice, break, wall, seed), then one line per event, tiles in
-    notation.
+def export_command(run, hand_ref, rotation, hands_ref, matches, fmt, out) -> None:
+    """Write hands of RUN as human-readable JSON lines: per hand a header (variant,
+    rules, players, dealer, dice, break, wall, seed), then one line per event,
+    tiles in notation. Without --hand, --hands or --match: every hand.
 
-    Example: mjlog export runs/demo/yuxi --hand 0:3 --out hand.jsonl
+    Example: mjlog export runs/demo/yuxi --hands 0:3,1:0 --out hands.jsonl
     """
     from mjlog.commands.replay import parse_hand_ref
-    from mjlog.interchange import export_hand, write_lines
+    from mjlog.interchange import export_lines
     from mjlog.rundir import check_output
 
+    if sum(x is not None and x != () for x in (hand_ref, hands_ref, matches)) > 1:
+        raise InputError("give one of --hand, --hands and --match")
     if out is not None:
         check_output(out, "--out")
-    match, hand = parse_hand_ref(hand_ref)
-    lines = export_hand(run, match, hand, rotation)
+    keys = None
+    if hand_ref is not None:
+        m, h = parse_hand_ref(hand_ref)
+        keys = [(m, rotation, h)]
+    elif hands_ref is not None and hands_ref.strip() != "all":
+        keys = parse_hand_keys(hands_ref)
+    lines = export_lines(run, hands=keys, matches=list(matches) or None)
     if out is None:
         for line in lines:
-            click.echo(line)
-    else:
-        write_lines(lines, out)
-        click.echo(f"{len(lines) - 1} events of match {match} hand {hand} written to {out}",
-                   err=True)
+            sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+        return
+    n = _write_stream(lines, out)
+    click.echo(f"{n} hands written to {out}", err=True)
+
+
+def _write_stream(lines, out: str) -> int:
+    """Write streamed lines whole or not at all: a temporary file renamed into place
+    (a device such as /dev/null is written to, never replaced)."""
+    import os
+    from pathlib import Path
+
+    from mjlog.rundir import check_output
+
+    p = check_output(out, "--out")
+    if p.is_dir():
+        raise InputError(f"--out {out} is a directory; give a file name")
+    direct = p.exists() and not p.is_file()
+    tmp = p if direct else p.with_name(f".{p.name}.tmp-{os.getpid()}")
+    n = 0
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            for line in lines:
+                f.write(line + "\n")
+                n += line.startswith('{"format"')
+            if not direct:
+                f.flush()
+                os.fsync(f.fileno())
+        if not direct:
+            os.replace(tmp, p)
+    except BaseException:
+        if not direct:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    return n
 
 
 @click.command("import")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("files", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Run directory to create (must not exist or be empty).")
-def import_command(file, out) -> None:
-    """Turn a JSON-lines hand (FILE.jsonl) into a run directory that `mjlog validate`
-    checks. Wins, transfers and the hands row are recomputed by replaying the
-    events under the header's rules; a file without a wall is replayed on a wall
-    rebuilt from its draws.
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def import_command(files, out, quiet) -> None:
+    """Turn JSON-lines files of hands (one header line per hand, any number of
+    hands) into one run directory that `mjlog validate` checks. Wins, transfers
+    and the hands rows are recomputed by replaying the events under the header's
+    rules; a hand without a wall is replayed on a wall rebuilt from its draws.
+    The run id is derived from the hands' content.
 
-    Example: mjlog import hand.jsonl --out runs/imported
+    Example: mjlog import a.jsonl b.jsonl --out runs/imported
     """
-    from mjlog.interchange import import_file
+    from mjlog.interchange import import_files
     from mjlog.rundir import check_output
 
     check_output(out, "--out")
-    m = import_file(file, out, warn=lambda s: click.echo(f"warning: {s}", err=True))
-    click.echo(f"run {m['run_id']} ({m['variant']}, 1 hand) written to {out}")
+    m = import_files(files, out, warn=lambda s: click.echo(f"warning: {s}", err=True),
+                     progress=not quiet and sys.stderr.isatty())
+    n = sum(f["rows"] for f in m["files"] if f["table"] == "hands")
+    click.echo(f"run {m['run_id']} ({m['variant']}, {n} hand{'s' * (n != 1)}) written to {out}")

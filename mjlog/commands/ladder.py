@@ -12,7 +12,8 @@ from mjlog.rules import VARIANTS
 @click.option("--variant", type=click.Choice(VARIANTS), required=True)
 @click.option("--agents", cls=AgentsOption, required=True,
               help="Comma-separated line-up, one per seat "
-                   "(e.g. strategic,efficient,greedy,random).")
+                   "(e.g. strategic,efficient,greedy,random; plugins by entry-point "
+                   "name or package.module:factory).")
 @click.option("--hands", type=click.IntRange(min=1), default=2000, show_default=True,
               help="At least this many hands in all (every match is played once per rotation).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)

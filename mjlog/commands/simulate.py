@@ -44,7 +44,9 @@ def run_options(f):
         click.option("--players", type=click.IntRange(2, 4), default=None,
                      help="2, 3 or 4 (default: the rules' `players`, 4)."),
         click.option("--agents", cls=AgentsOption, default="greedy", show_default=True,
-                     help="Comma-separated agents per seat, or one for all."),
+                     help="Comma-separated agents per seat, or one for all: a registered "
+                          "name (built-in or of the mjlog.agents entry points) or a "
+                          "package.module:factory plugin."),
         click.option("--rules", "rules_file", type=click.Path(dir_okay=False),
                      help="TOML file of rule values."),
         click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",

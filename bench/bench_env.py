@@ -1,0 +1,107 @@
+"""Environment overhead (issue 20): the time per decision of the PettingZoo
+environment (``env.last()`` with the flat observation and the action mask, then
+``env.step``) against the engine's own play loop (``mjlog.engine.play_hand``) on
+the same hands, both choosing uniformly among the legal choices.
+
+    python bench/bench_env.py [--hands 300] [--variant yuxi]
+
+Prints JSON: decisions, µs per decision for each, and their ratio (target ≤ 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mjlog.engine import play_hand  # noqa: E402
+from mjlog.env import MjlogEnv  # noqa: E402
+from simulate.agents import make_agents  # noqa: E402
+
+
+class Counting:
+    """The built-in random agent, counting its decisions."""
+
+    def __init__(self):
+        (self.inner,) = make_agents(["random"])
+        self.name, self.params, self.n = "random", {}, 0
+
+    def start_hand(self, seat, rng):
+        self.inner.start_hand(seat, rng)
+
+    def choose(self, view, options):
+        self.n += 1
+        return self.inner.choose(view, options)
+
+
+def engine(variant: str, hands: int) -> tuple[int, float]:
+    env = MjlogEnv(variant)
+    agents = [Counting() for _ in range(env.n)]
+    t0 = time.process_time()
+    for h in range(hands):
+        play_hand(env.rules, agents, h, 0, 0, None)
+    return sum(a.n for a in agents), time.process_time() - t0
+
+
+def environment(variant: str, hands: int) -> tuple[int, float]:
+    env = MjlogEnv(variant)
+    rng = random.Random(0)
+    n = 0
+    t0 = time.process_time()
+    for h in range(hands):
+        env.reset(seed=h)
+        for _agent in env.agent_iter():
+            obs, _r, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            env.step(int(legal[rng.randrange(len(legal))]))
+            n += 1
+    return n, time.process_time() - t0
+
+
+def measure(variant: str, hands: int) -> dict:
+    rows = []
+    for _ in range(3):  # best of three: the machine may be shared
+        de, te = engine(variant, hands)
+        dv, tv = environment(variant, hands)
+        rows.append((te / de, tv / dv, de, dv))
+    e_us, v_us, de, dv = min(rows, key=lambda r: r[1] / r[0])
+    return {"variant": variant, "hands": hands, "engine_decisions": de,
+            "env_decisions": dv, "engine_us_per_decision": round(e_us * 1e6, 1),
+            "env_us_per_decision": round(v_us * 1e6, 1), "ratio": round(v_us / e_us, 2)}
+
+
+def run(quick: bool = False) -> dict:
+    """The BENCHMARKS.md section (``bench/run.py``)."""
+    rows = [measure(v, 10 if quick else 100) for v in ("yuxi", "xuezhan", "huangmei")]
+    lines = [f"| {r['variant']} | {r['env_decisions']} | {r['engine_us_per_decision']} | "
+             f"{r['env_us_per_decision']} | {r['ratio']} |" for r in rows]
+    section = (
+        "## Environment overhead (`bench/bench_env.py`)\n\n"
+        "CPU time per decision of the PettingZoo environment (`env.last()` with the flat "
+        "observation and the action mask, then `env.step`) against the engine's own loop "
+        "(`mjlog.engine.play_hand`) on the same hands, both choosing uniformly among the "
+        "legal choices; best of three passes. Target (issue 20): at most 2x: "
+        f"{'met' if max(r['ratio'] for r in rows) <= 2 else '**not met**'}.\n\n"
+        "| variant | decisions | engine µs/decision | env µs/decision | ratio |\n"
+        "|---|---|---|---|---|\n" + "\n".join(lines) + "\n")
+    return {"rows": rows, "section": section}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hands", type=int, default=300)
+    ap.add_argument("--variant", default="yuxi")
+    a = ap.parse_args()
+    print(json.dumps(measure(a.variant, a.hands)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Many-hand import: time and peak memory of ``mjlog import`` against the number of
+hands (issue 20). Memory should stay flat: the import holds one hand and one row
+group, plus 8 bytes or so per hand key.
+
+    python bench/bench_import.py --hands 10000 40000
+
+Each size: simulate a yuxi run with events, export every hand to one JSONL file,
+then import it in a fresh process and read that process's peak RSS and CPU time
+(CPU seconds, not wall time, since the machine may be shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def measure(hands: int, work: Path) -> dict:
+    run, jsonl, out = work / f"run{hands}", work / f"h{hands}.jsonl", work / f"imp{hands}"
+    py = [sys.executable, "-m", "mjlog"]
+    subprocess.run([*py, "simulate", "--variant", "yuxi", "--matches", str(hands // 8),
+                    "--hands-per-match", "8", "--agents", "greedy", "--seed", "1", "--quiet",
+                    "--workers", "2", "--out", str(run)], check=True, cwd=ROOT)
+    subprocess.run([*py, "export", str(run), "--out", str(jsonl)], check=True, cwd=ROOT,
+                   capture_output=True)
+    t0 = time.perf_counter()
+    code = ("import resource, sys; from mjlog.interchange import import_files; "
+            f"import_files([{str(jsonl)!r}], {str(out)!r}); "
+            "u = resource.getrusage(resource.RUSAGE_SELF); "
+            "print(u.ru_maxrss, u.ru_utime + u.ru_stime)")
+    r = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
+                       capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    rss, cpu = r.stdout.split()[-2:]
+    return {"hands": hands, "jsonl_mb": round(jsonl.stat().st_size / 2**20, 1),
+            "wall_s": round(dt, 1), "cpu_s": round(float(cpu), 1),
+            "hands_per_cpu_s": round(hands / float(cpu)),
+            "peak_rss_mb": round(int(rss) / 1024)}
+
+
+def run(quick: bool = False) -> dict:
+    """The BENCHMARKS.md section (``bench/run.py``)."""
+    with tempfile.TemporaryDirectory() as d:
+        rows = [measure(n, Path(d)) for n in ((200, 800) if quick else (1000, 8000))]
+    lines = [f"| {r['hands']} | {r['jsonl_mb']} | {r['cpu_s']} | {r['hands_per_cpu_s']} | "
+             f"{r['peak_rss_mb']} |" for r in rows]
+    section = (
+        "## Many-hand import (`bench/bench_import.py`)\n\n"
+        "`mjlog import` of one JSON-lines file holding every hand of a greedy yuxi run "
+        "(exported with `mjlog export RUN`), in a fresh process: its CPU time and peak "
+        "resident memory (most of it the libraries loaded). Memory stays flat as the "
+        "hands grow: one hand and one row group are held.\n\n"
+        "| hands | JSONL MB | CPU s | hands per CPU s | peak RSS MB |\n"
+        "|---|---|---|---|---|\n" + "\n".join(lines) + "\n")
+    return {"rows": rows, "section": section}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hands", type=int, nargs="+", default=[2000, 8000])
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        for n in a.hands:
+            print(json.dumps(measure(n, Path(d))), flush=True)
+    _ = resource  # the child reads it
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""The PettingZoo environment and its Gymnasium wrapper (issue 20, item 3): the
+libraries' own checkers, the engine's play reproduced move for move, rewards that
+add up to the hand's points, and episodes written as runs that validate."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from mjlog.agent import SeatView
+from mjlog.audit import audit_runs
+from mjlog.engine import play_hand
+from mjlog.env import N_ACTIONS, MjlogEnv, MjlogGymEnv, action_of, flat_size, observe_view
+from mjlog.rng import Stream, agent_seed
+from simulate.agents import make_agents
+
+CONFIGS = [("yuxi", []), ("xuezhan", []), ("huangmei", []), ("xuezhan", ["players=3"]),
+           ("huangmei", ["players=3"]), ("yuxi", ["players=2"])]
+
+
+@pytest.mark.parametrize("variant,sets", CONFIGS, ids=[f"{v}{''.join(s)}" for v, s in CONFIGS])
+def test_pettingzoo_api(variant, sets):
+    from pettingzoo.test import api_test
+
+    api_test(MjlogEnv(variant, sets), num_cycles=300)
+    api_test(MjlogEnv(variant, sets, obs_type="dict"), num_cycles=60)
+
+
+@pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
+def test_gymnasium_check_env(variant):
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "no spec to test other render modes"
+        check_env(MjlogGymEnv(variant, opponents=["greedy"]))
+
+
+def _drive(env: MjlogEnv, specs: list[str], seed: int) -> None:
+    """Play the episode with the built-in agents, as the engine would."""
+    agents = make_agents(specs)
+    env.reset(seed=seed)
+    for s, a in enumerate(agents):
+        a.start_hand(s, Stream(agent_seed(seed, 0, 0, s)))
+    total = dict.fromkeys(env.possible_agents, 0)
+    for name in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        total[name] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        s = env.possible_agents.index(name)
+        opts = env.legal_events(name)
+        assert sorted(np.flatnonzero(obs["action_mask"])) == sorted(map(action_of, opts))
+        env.step(action_of(agents[s].choose(SeatView(env.state, s), opts)))
+    assert [total[a] for a in env.possible_agents] == env.state.deltas
+
+
+@pytest.mark.parametrize("variant,sets", CONFIGS[:4], ids=[v + "".join(s) for v, s in CONFIGS[:4]])
+def test_env_plays_as_the_engine(variant, sets):
+    specs = ["greedy", "random", "greedy", "random"]
+    env = MjlogEnv(variant, sets)
+    for seed in (1, 2, 3):
+        _drive(env, specs[:env.n], seed)
+        ref = play_hand(env.rules, make_agents(specs[:env.n]), seed, 0, 0, None)
+        assert env.state.events == ref.state.events
+        assert env.state.deltas == ref.state.deltas
+
+
+def test_observation_dict_and_flat(tmp_path):
+    env = MjlogEnv("xuezhan", obs_type="dict")
+    env.reset(seed=4)
+    obs = env.observe(env.agent_selection)
+    d = obs["observation"]
+    assert set(d) == {"hand", "drawn", "window", "melds", "discards", "voids", "won", "bonus",
+                      "wall", "scores", "dealer"}
+    assert env.observation_space(env.agent_selection).contains(obs)
+    assert d["hand"].sum() in (13, 14) and d["wall"][0] == env.state.live
+    flat = MjlogEnv("xuezhan")
+    flat.reset(seed=4)
+    v = flat.observe(flat.agent_selection)["observation"]
+    assert v.shape == (flat_size(4),) and v.dtype == np.float32
+    assert np.array_equal(v[:34], d["hand"])
+    assert obs["action_mask"].shape == (N_ACTIONS,)
+
+
+def test_episodes_write_runs_that_validate(tmp_path):
+    env = MjlogEnv("huangmei")
+    _drive(env, ["greedy"] * 4, 7)
+    env.write_run(tmp_path / "aec")
+    gym_env = MjlogGymEnv("xuezhan", seat=2, opponents=["greedy", "random", "greedy"])
+    obs, _ = gym_env.reset(seed=5)
+    done, total = False, 0.0
+    rng = np.random.default_rng(0)
+    while not done:
+        legal = np.flatnonzero(obs["action_mask"])
+        obs, r, done, _, info = gym_env.step(int(rng.choice(legal)))
+        assert "illegal_action" not in info
+        total += r
+    assert total == info["deltas"][2]
+    m = gym_env.write_run(tmp_path / "gym")
+    assert [a["name"] for a in m["agents"]] == ["greedy", "random", "learner", "greedy"]
+    res = audit_runs([tmp_path / "aec", tmp_path / "gym"], workers=1)
+    assert res.problems == [], [p.line() for p in res.problems]
+
+
+def test_illegal_actions():
+    env = MjlogEnv("yuxi")
+    env.reset(seed=1)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(bad)
+    g = MjlogGymEnv("yuxi", illegal="raise")
+    g.reset(seed=1)
+    with pytest.raises(ValueError, match="not legal"):
+        g.step(bad)
+    g = MjlogGymEnv("yuxi")
+    g.reset(seed=1)
+    assert g.step(bad)[4]["illegal_action"] is True
+
+
+def test_same_seed_same_episode():
+    a, b = MjlogEnv("huangmei"), MjlogEnv("huangmei")
+    _drive(a, ["random"] * 4, 11)
+    _drive(b, ["random"] * 4, 11)
+    assert a.state.events == b.state.events
+
+
+def test_flat_is_the_dict_flattened():
+    """The fast flat encoding equals the documented dict, flattened and scaled,
+    at every decision of a few hands."""
+    env = MjlogEnv("huangmei")
+    rng = np.random.default_rng(3)
+    for seed in (1, 2):
+        env.reset(seed=seed)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            s = env.possible_agents.index(name)
+            d = env.observation_dict(s)
+            want = np.concatenate([d[k].ravel().astype(np.float32) for k in (
+                "hand", "drawn", "window", "melds", "discards", "voids", "won", "bonus",
+                "wall", "scores", "dealer")])
+            i = 102 + 68 * 4 + 12 + 8
+            want[i] /= env._wall_size
+            want[i + 1:i + 5] /= 100.0
+            assert np.allclose(obs["observation"], want)
+            assert np.allclose(observe_view(SeatView(env.state, s)), want)
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(rng.choice(legal)))

@@ -1,0 +1,21 @@
+"""The training example (examples/numpy_policy.py), seconds-long: it trains, saves
+weights, and its agent plays a duplicate ladder by its import path."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from examples.numpy_policy import LinearPolicy, train
+from simulate.ladder import ladder
+
+
+def test_train_save_and_ladder(tmp_path):
+    pol, hands = train("xuezhan", seconds=2.0, seed=1, log=lambda s: None)
+    assert hands >= 1 and np.isfinite(pol.W).all()
+    weights = tmp_path / "p.npz"
+    pol.save(weights)
+    LinearPolicy(str(weights))  # loads without pickle
+    spec = f"examples.numpy_policy:LinearPolicy:weights={weights}"
+    table = ladder("xuezhan", [spec, "random", "random", "random"], 32, seed=2, workers=1)
+    assert set(table["agent"]) == {"numpy_policy", "random"}
+    assert table["hands"].sum() == 128

@@ -1,0 +1,133 @@
+"""Many hands in one JSON-lines stream, one run for all (issue 20, item 1).
+
+Export → import → export is byte-identical; run ids come from the content;
+duplicate keys, a second ruleset and a clash of run ids are refused in one line.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mjlog.audit import audit_runs
+from mjlog.cli import main
+from mjlog.errors import InputError
+from mjlog.interchange import export_lines, import_files, import_lines, import_sources
+from mjlog.logio import RUN_ID_KEYS, LogError, read_table
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A duplicate xuezhan run: 2 matches x 2 hands x 4 rotations, events logged."""
+    from simulate.runner import RunSpec, simulate
+
+    out = tmp_path_factory.mktemp("many") / "run"
+    simulate(RunSpec.build("xuezhan", 3, 2, 2, ["greedy", "random"] * 2, duplicate=True),
+             out, workers=1, progress=False)
+    return out
+
+
+def _export(run, tmp_path, name="all.jsonl", args=()):
+    f = tmp_path / name
+    r = CliRunner().invoke(main, ["export", str(run), *args, "--out", str(f)])
+    assert r.exit_code == 0, r.output
+    return f
+
+
+def test_export_import_export_is_byte_identical(run, tmp_path):
+    first = _export(run, tmp_path)
+    text = first.read_text(encoding="utf-8")
+    assert text.count('"format"') == 16
+    r = CliRunner().invoke(main, ["import", str(first), "--out", str(tmp_path / "imp")])
+    assert r.exit_code == 0, r.output
+    assert "16 hands" in r.output
+    second = _export(tmp_path / "imp", tmp_path, "again.jsonl")
+    assert second.read_bytes() == first.read_bytes()
+    res = audit_runs([tmp_path / "imp"], workers=1)
+    assert res.problems == [], [p.line() for p in res.problems]
+    # the hands rows are those of the source (run id aside)
+    cols = ("match", "rotation", "hand", "dealer", "wall", "deltas", "next_dealer", "hand_seed")
+    src = read_table(run, "hands", columns=list(cols)).to_pylist()
+    assert read_table(tmp_path / "imp", "hands", columns=list(cols)).to_pylist() == src
+
+
+def test_many_files_shards_and_selections(run, tmp_path):
+    lines = list(export_lines(run))
+    heads = [i for i, x in enumerate(lines) if x.startswith('{"format"')]
+    a, b = lines[:heads[5]], lines[heads[5]:]
+    (tmp_path / "a.jsonl").write_text("\n".join(a) + "\n", encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text("\n\n".join(b) + "\n", encoding="utf-8")  # blank lines
+    out = tmp_path / "ab"
+    m = import_sources([(str(tmp_path / n), (lambda n=n: enumerate(
+        (tmp_path / n).read_text(encoding="utf-8").split("\n"), 1))) for n in ("a.jsonl",
+                                                                           "b.jsonl")],
+        out, hands_per_shard=3)
+    assert sum(f["rows"] for f in m["files"] if f["table"] == "hands") == 16
+    assert len({f["path"] for f in m["files"] if f["table"] == "hands"}) == 6  # 3 per shard
+    assert m["source"] == {"files": ["a.jsonl", "b.jsonl"], "run": m["source"]["run"]}
+    assert list(export_lines(out)) == lines  # layout aside, the same hands
+    # same content, other layout and file names: the same run id
+    assert import_files([tmp_path / "a.jsonl", tmp_path / "b.jsonl"],
+                        tmp_path / "ab2")["run_id"] == m["run_id"]
+    one = list(export_lines(run, hands=[(1, 2, 0)]))
+    assert json.loads(one[0])["match"] == 1 and json.loads(one[0])["rotation"] == 2
+    assert sum(x.startswith('{"format"') for x in export_lines(run, matches=[0])) == 8
+    with pytest.raises(InputError, match="no hand 9:0"):
+        list(export_lines(run, hands=[(9, 0, 0)]))
+
+
+def test_run_id_follows_content(run, tmp_path):
+    lines = list(export_lines(run, hands=[(0, 0, 0)]))
+    m1 = import_lines(lines, tmp_path / "one")
+    # the same hand, spaced and keyed differently: the same id
+    same = [json.dumps(json.loads(x), indent=None, separators=(", ", ":  ")) for x in lines]
+    assert import_lines(same, tmp_path / "same")["run_id"] == m1["run_id"]
+    # two foreign hands without seed or source that differ only in a player's name
+    head = json.loads(lines[0])
+    head.update(seed=None, rng=None, hand_seed=None, source_run=None)
+    head2 = dict(head, players=["x", *head["players"][1:]])
+    ids = {import_lines([json.dumps(h)] + lines[1:], tmp_path / f"f{i}")["run_id"]
+           for i, h in enumerate((head, head2))}
+    assert len(ids) == 2
+
+
+def test_duplicate_key_refused_naming_file_and_line(run, tmp_path):
+    lines = list(export_lines(run, hands=[(0, 0, 0), (0, 0, 1)]))
+    f = tmp_path / "dup.jsonl"
+    f.write_text("\n".join(lines + lines[:3]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as e:
+        import_files([f], tmp_path / "out")
+    assert f"{f}:{len(lines) + 1}: hand 0:0 (rotation 0) is given twice" in str(e.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_second_ruleset_refused(run, tmp_path):
+    lines = list(export_lines(run, hands=[(0, 0, 0)]))
+    head = json.loads(lines[0])
+    head["rules"] = dict(head["rules"], cap=head["rules"]["cap"] * 2)
+    head["hand"] = 5
+    with pytest.raises(InputError, match="differ from those of the first hand"):
+        import_lines(lines + [json.dumps(head)] + lines[1:], tmp_path / "out", name="x.jsonl")
+
+
+def test_runs_refuses_one_id_two_contents(run, tmp_path):
+    from analysis.queries import Runs
+
+    lines = list(export_lines(run, hands=[(0, 0, 0)]))
+    a = tmp_path / "a"
+    import_lines(lines, a)
+    b = tmp_path / "b"
+    import_lines(lines, b)
+    assert len(Runs([a, b]).runs) == 1  # the same content twice: counted once
+    assert len(Runs([run, run]).runs) == 1
+    # b's data replaced by other hands under a's id and manifest
+    c = tmp_path / "c"
+    import_lines(list(export_lines(run, hands=[(0, 0, 1)])), c)
+    mb = json.loads((b / "manifest.json").read_text())
+    mc = json.loads((c / "manifest.json").read_text())
+    mc.update({k: mb[k] for k in (*RUN_ID_KEYS, "run_id", "content")})
+    (c / "manifest.json").write_text(json.dumps(mc))
+    with pytest.raises(LogError, match="different content"):
+        Runs([a, c], verify_hashes=False)
