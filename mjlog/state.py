@@ -325,8 +325,9 @@ class HandState:
         if self._huangmei and self.hands[s][GREEN] and not self.after_pon:
             return Event(BONUS, s, GREEN)
         if self._yuxi and self.back - self.front < 4 and self.drawn is not None:
-            if self._self_draw_score() is not None:
-                return self._win_event(s, self.drawn, Method.SELF_DRAW, None)
+            sc = self._self_draw_score()
+            if sc is not None:
+                return self._self_draw_event(s, sc)
         return None
 
     def options(self) -> dict[int, list[Event]]:
@@ -453,8 +454,9 @@ class HandState:
         h = self.hands[s]
         opts: list[Event] = []
         if self.drawn is not None:  # not after a pon
-            if self._self_draw_score() is not None:
-                opts.append(self._win_event(s, self.drawn, Method.SELF_DRAW, None))
+            sc = self._self_draw_score()
+            if sc is not None:
+                opts.append(self._self_draw_event(s, sc))
             if self.back >= self.front:  # a kong needs a tile to replace it
                 void = self.void[s]
                 if 4 in h:
@@ -473,6 +475,13 @@ class HandState:
             tiles.append(tile)
             tiles.sort()
         return Event(WIN, s, tile, from_seat, str(method), tuple(tiles))
+
+    def _self_draw_event(self, s: int, sc: Score) -> Event:
+        """The acting seat's self-draw win: ``from_seat`` is who pays as the
+        discarder, the kong's feeder of a 点杠花 paid by the feeder (the wins row's
+        ``from_seat`` too), else None."""
+        feeder = self.melds[s][-1].from_seat if sc.feeder_pays else None
+        return self._win_event(s, self.drawn, Method.SELF_DRAW, feeder)
 
     def _window_win_event(self, w: Window, s: int) -> Event:
         method = Method.DISCARD if w.kind == "discard" else Method.ROBBED_KONG

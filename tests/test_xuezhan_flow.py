@@ -393,6 +393,8 @@ def test_dian_gang_hua(dgh, bonus, expected):
     assert pays(st) == [(0, 1, 2, "kong_exposed")] + expected
     assert wins(st)[0][:5] == (1, 0 if dgh == "discarder_pays" else None, "self_draw",
                                ("pinghu", "gen", "gangshanghua"), 4)
+    # the win event's from_seat is the wins row's (LOG_SCHEMA.md)
+    assert st.events[st.wins[0].seq].from_seat == st.wins[0].from_seat
 
 
 @pytest.mark.parametrize("bonus, cap, points", [

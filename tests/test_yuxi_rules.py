@@ -22,6 +22,7 @@ from mjlog.engine import deal, play_match
 from mjlog.events import DEAL, DRAW, HORSE, KONG, WIN
 from mjlog.hand import waits
 from mjlog.melds import Meld, MeldKind
+from mjlog.replay import Replay, ReplayError
 from mjlog.rng import Stream, hand_seed
 from mjlog.rules import keys, resolve
 from mjlog.tiles import from_counts, parse, parse_counts, parse_tile
@@ -467,11 +468,24 @@ def test_exposed_kong_money_and_dian_gang_hua_discarder_pays():
     assert wins(st) == [(1, "self_draw", 0, ("gangshanghua",), 4)]
     assert pays(st) == [(0, 1, 2, "kong_exposed"), (0, 1, 4, "win")]
     assert st.deltas == [-6, 6, 0, 0]
+    # the win event names the feeder too, as its wins row does (LOG_SCHEMA.md)
+    win = st.events[st.wins[0].seq]
+    assert (win.type, win.kind, win.from_seat) == ("win", "self_draw", 0)
+    # and the log replays clean through the checked path
+    Replay.from_parts(st.rules, st.hand_row(), st.events).final_state()
+
+
+def test_dian_gang_hua_win_event_without_the_feeder_is_refused():
+    st, _ = exposed_kong_flower()
+    events = [e._replace(from_seat=None) if e.type == "win" else e for e in st.events]
+    with pytest.raises(ReplayError, match="illegal_action"):
+        Replay.from_parts(st.rules, st.hand_row(), events).final_state()
 
 
 def test_dian_gang_hua_self_draw():
     st, _ = exposed_kong_flower(rules("dian_gang_hua=self_draw"))
     assert wins(st) == [(1, "self_draw", None, ("gangshanghua",), 3)]
+    assert st.events[st.wins[0].seq].from_seat is None  # every other player pays
     assert pays(st) == [(0, 1, 2, "kong_exposed"), (0, 1, 3, "win"), (2, 1, 3, "win"),
                         (3, 1, 3, "win")]
     assert st.deltas == [-5, 11, -3, -3]
