@@ -284,6 +284,14 @@ class HandState:
             return None
         return sc
 
+    def _shilaotou_score(self, seat: int, tile: int) -> Score:
+        """十老头 on ``seat``'s 10th honor discard ``tile``, valued by the scorer
+        (``mjlog score --by shilaotou`` says the same); not legal: no win."""
+        ctx = WinContext(concealed=tuple(self.hands[seat]), melds=tuple(self.melds[seat]),
+                         win_tile=tile, method=Method.SHILAOTOU,
+                         dealer=seat == self.dealer)
+        return scoring.score(ctx, self.rules)
+
     def _self_draw_score(self, key: int | None = None) -> Score | None:
         """The legal self-draw win of the acting seat now, computed once per event."""
         if key is None:
@@ -736,7 +744,7 @@ class HandState:
         """Nobody claimed ``d``'s discard: count 十老头, then the next draw (or the end)."""
         if self._shilaotou:
             self.honor_run[d] = self.honor_run[d] + 1 if tile >= 27 else 0
-            if self.honor_run[d] >= 10:
+            if self.honor_run[d] >= 10 and self._shilaotou_score(d, tile).legal:
                 h = self.hands[d]
                 tiles = tuple(t for t in range(34) for _ in range(h[t]))
                 self.pending.append(Event(WIN, d, tile, None, str(Method.SHILAOTOU), tiles))
@@ -874,7 +882,7 @@ class HandState:
         method = Method(ev.kind)
         w = self.window
         if method is Method.SHILAOTOU:
-            sc = _shilaotou_score(self.rules)
+            sc = self._shilaotou_score(s, t)
             payer = None
             payers = [o for o in range(self.n) if o != s]
         elif method is Method.SELF_DRAW:
@@ -1066,8 +1074,3 @@ class HandState:
             "next_dealer": self.next_dealer,
         }
 
-
-def _shilaotou_score(rules: Rules) -> Score:
-    cap = rules["cap"]
-    units = rules["points.shilaotou"][0] or 0
-    return Score(True, ("shilaotou",), 1, None, min(units, cap) * rules["base"], units > cap)

@@ -66,6 +66,14 @@ def test_json(args, patterns, fan, multiplier, points, feeder):
                         "capped", "feeder_pays"}
 
 
+@pytest.mark.parametrize("value, legal, points", [("-/5", True, 5), ("-/-", False, 0)])
+def test_shilaotou_values(value, legal, points):
+    # the engine asks the same scorer (tests/test_yuxi_rules.py): -/- is no win
+    out = js("yuxi", "123m456p789s11z56m", "--win", "7z", "--by", "shilaotou",
+             "--set", f"points.shilaotou={value}")
+    assert (out["legal"], out["points"]) == (legal, points)
+
+
 def test_json_capped_and_names():
     out = js("xuezhan", "1122334455666m", "--win", "6m", "--by", "discard")
     assert out["capped"] is True and out["pattern_names"] == ["清龙七对"]

@@ -25,6 +25,7 @@ from mjlog.melds import Meld, MeldKind
 from mjlog.replay import Replay, ReplayError
 from mjlog.rng import Stream, hand_seed
 from mjlog.rules import keys, resolve
+from mjlog.scoring import Method, WinContext, score
 from mjlog.tiles import from_counts, parse, parse_counts, parse_tile
 from mjlog.variants import break_position, side_start, wall_tiles
 from simulate.agents import make_agents
@@ -634,6 +635,27 @@ def test_a_win_on_the_10th_honor_comes_first():
 def test_shilaotou_points():
     (st, _), _ = shilaotou(rules("points.shilaotou=5/-"))
     assert pays(st) == [(0, 1, 5, "win"), (2, 1, 5, "win"), (3, 1, 5, "win")]
+
+
+@pytest.mark.parametrize("value, points", [("-/5", 5), ("2/5", 2), ("7/-", 6)])
+def test_shilaotou_paid_as_the_scorer_values_it(value, points):
+    # one scorer: the engine pays what `mjlog score --by shilaotou` says (cap 6)
+    r = rules(f"points.shilaotou={value}", "cap=6")
+    (st, _), seq = shilaotou(r)
+    ev = next(e for e in st.events if e.type == WIN)
+    sc = score(WinContext(tuple(st.hands[1]), (), ev.tile, Method.SHILAOTOU), r)
+    assert sc.legal and sc.points == points
+    assert wins(st) == [(1, "shilaotou", None, ("shilaotou",), points)]
+    assert pays(st) == [(0, 1, points, "win"), (2, 1, points, "win"), (3, 1, points, "win")]
+
+
+def test_shilaotou_without_a_value_is_no_win():
+    # points.shilaotou = -/-: the scorer finds no 十老头 win, so the hand plays on
+    (st, _), seq = shilaotou(rules("points.shilaotou=-/-"))
+    assert not any(e.type == WIN and e.kind == "shilaotou" for e in st.events)
+    assert all(w.method != "shilaotou" for w in st.wins)
+    # its 10 honor discards were passed and stayed in its discards: play went on
+    assert st.discards[1][:len(seq)] == [parse_tile(t) for t in seq] and st.over
 
 
 # ---------------------------------------------------------------- horses

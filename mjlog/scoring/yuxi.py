@@ -50,7 +50,10 @@ Readings where the rulebook is silent (each documented, each tested):
 - 抢杠胡 and 杠上炮 are patterns, so a plain hand robbing a kong is legal and
   scores 4 (RULES.md **[D]**).
 - 龙七对 counts once however many fours the seven pairs hold.
-- 十老头 with ``honors = false`` does not exist: ``Reason.NOT_A_WIN``.
+- 十老头 with ``honors = false`` does not exist: ``Reason.NOT_A_WIN``. Its value
+  is ``points.shilaotou``'s self-draw column, else its discard column (each other
+  player pays); with ``-/-`` it is ``Reason.NOT_A_WIN`` and the engine, which asks
+  this scorer on a 10th honor discard, lets play go on.
 - ``ctx.after_kong`` on a self-draw with no kong in ``ctx.melds`` is
   ``Reason.NO_KONG_FOR_AFTER_KONG``.
 - Several decompositions: the one with the highest uncapped score wins, then the
