@@ -86,6 +86,15 @@ class Check(StrEnum):
     APPLY_ERROR = "apply_error"  # an event the transition function rejects
     EXPECTED_EVENT = "expected_event"  # an event other than the one that must come next
     WIN_LEGAL = "win_legal"  # a win that is not legal
+    # a claim the rules refuse, by the rule it breaks (HandState.claim_refusal)
+    PLAIN_ON_DISCARD = "plain_on_discard"  # yuxi: a plain hand (平胡 only) on a discard
+    PASS_LOCK = "pass_lock"  # a discard win after a passed win (弃胡, 过手胡)
+    PON_LOCK = "pon_lock"  # a pon of a tile passed since the last draw (过手碰)
+    VOID_SUIT = "void_suit"  # a pon or kong of a tile of the void suit
+    FLOWER_PIG = "flower_pig"  # a win holding or on the void suit (花猪)
+    MIN_FAN = "min_fan"  # huangmei: a win below min_fan
+    DEAD_GREEN = "dead_green"  # huangmei: a claim of a 发, or a win holding a dealt 发
+    BARRED_ROB = "barred_rob"  # a kong that may not be robbed, or by that seat
     EVENT_TYPE = "event_type"  # an unknown event type
     EVENT_SEQ = "event_seq"  # events.seq not 0, 1, 2, …
     TRUNCATED_EVENTS = "truncated_events"  # the events stop before the hand is over
@@ -316,6 +325,9 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
         if exp.type == WIN and not (ev.type == WIN and ev.seat == exp.seat):
             check = Check.SKIPPED_FORCED_WIN
         else:
+            d = _refused_claim(st, ev, notation)
+            if d is not None:
+                return d
             check = AUTO_CHECKS.get(exp.type, exp.type)
         return Discrepancy(seq, check, describe(ev, notation),
                            f"must be {describe(exp, notation)}")
@@ -327,6 +339,10 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     if not opts:
         return Discrepancy(seq, Check.UNEXPECTED_EVENT, describe(ev, notation),
                            f"no event is due in phase {st.phase.name}")
+    if mine is None or ev not in mine:
+        d = _refused_claim(st, ev, notation)
+        if d is not None:
+            return d
     if mine is None:
         who = "; ".join(f"S{s} may: {summarise(o, notation)}" for s, o in sorted(opts.items()))
         check = Check.ILLEGAL_ACTION if st.window is not None else "out_of_turn"
@@ -342,6 +358,35 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
                                f"winners on one tile come in turn order from "
                                f"S{w.from_seat}; S{w.winners[-1]} is already listed")
     return None
+
+
+def is_claim(ev: Event) -> bool:
+    """A claim on a discard or a kong: a pon, an exposed kong, a win on a discard
+    or robbing a kong."""
+    return ev.type == PON or (ev.type == KONG and ev.kind == "exposed") or (
+        ev.type == WIN and ev.kind in ("discard", "robbed_kong"))
+
+
+def _refused_claim(st: HandState, ev: Event, notation: bool) -> Discrepancy | None:
+    """The rule a refused claim breaks, asked of the state just before the discard
+    or kong it claims (rebuilt from the events the log gave so far); None when
+    ``ev`` is no claim on the last discard or kong, or the rules would allow it."""
+    if not is_claim(ev):
+        return None
+    events = st.events
+    k = len(events) - 1
+    while k >= 0 and events[k].type in (WIN, TRANSFER):  # wins on the tile, kong money
+        k -= 1
+    if k < 0 or events[k].type not in (DISCARD, KONG) or events[k].tile != ev.tile:
+        return None
+    before = HandState(st.rules, st.wall, st.dealer, st.dice, st.break_pos)
+    applied, d = run_checked(before, events[:k], notation)
+    if d is not None or applied != k:
+        return None
+    why = before.claim_refusal(events[k], ev)
+    if why is None:
+        return None
+    return Discrepancy(len(events), Check(why[0]), describe(ev, notation), why[1])
 
 
 def apply_checked(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:

@@ -43,6 +43,7 @@ from mjlog.melds import Meld, MeldKind
 from mjlog.rules import Rules
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.yuxi import score_plain_allowed
+from mjlog.tiles import fmt_tile
 from mjlog.variants import GREEN, horse_seat_number, next_dealer
 
 LIVE, TAIL = "live", "tail"
@@ -54,6 +55,11 @@ _TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)
 SUIT_LETTERS = "mps"
 # _COPIES[t][c]: c copies of kind t (a hand's counts expand to its tiles in C)
 _COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
+
+
+# The checks a scorer's refusal breaks (see HandState.win_verdict).
+_REFUSED = {Reason.PLAIN_ON_DISCARD: "plain_on_discard", Reason.BELOW_MIN_FAN: "min_fan",
+            Reason.HOLDS_VOID: "flower_pig"}
 
 
 class Phase(IntEnum):
@@ -254,6 +260,15 @@ class HandState:
                    shape: bool = False) -> Score | None:
         """The score of a win ``seat`` may legally take now, or None. ``shape``:
         the caller found the hand complete already."""
+        v = self.win_verdict(seat, tile, method, shape)
+        return v if type(v) is Score else None
+
+    def win_verdict(self, seat: int, tile: int, method: Method,
+                    shape: bool = False) -> Score | str:
+        """The score of the win ``seat`` would take now, or the check it breaks
+        (a :class:`mjlog.replay.Check` value: ``win_legal``, ``dead_green``,
+        ``flower_pig``, ``plain_on_discard``, ``min_fan``, ``pass_lock``).
+        ``shape``: the caller found the hand complete already."""
         h = self.hands[seat]
         nm = len(self.melds[seat])
         if not shape:
@@ -264,9 +279,11 @@ class HandState:
                 ok = is_win(h, nm)
                 h[tile] -= 1
             if not ok:
-                return None
-        if self._dead_green(seat) or self._holds_void(seat):
-            return None
+                return "win_legal"
+        if self._dead_green(seat):
+            return "dead_green"
+        if self._holds_void(seat):
+            return "flower_pig"
         ctx = self.win_context(seat, tile, method)
         sc = scoring.score(ctx, self.rules)
         forced_zone = self.variant == "yuxi" and self.live <= 4
@@ -275,14 +292,83 @@ class HandState:
                     and self.rules["last4_plain_on_discard"]):
                 sc = score_plain_allowed(ctx, self.rules)
             else:
-                return None
+                return _REFUSED.get(sc.reason, "win_legal")
         lock = self.hu_lock[seat]
         if lock is not None and method is not Method.SELF_DRAW:
             if self.variant == "yuxi" and not forced_zone:
-                return None
+                return "pass_lock"
         if lock is not None and self.variant == "xuezhan" and sc.multiplier <= lock:
-            return None
+            return "pass_lock"
         return sc
+
+    def claim_refusal(self, target: Event, ev: Event) -> tuple[str, str] | None:
+        """Why ``ev``, a claim on ``target`` (the discard or kong about to be
+        applied to this state), is not among its seat's options: (check, the rule
+        in words), or None when the rules would have offered it (the log is then
+        wrong in some other way). The auditor's explanation of a refused claim."""
+        s, t = ev.seat, ev.tile
+        d = target.seat
+        if type(s) is not int or not 0 <= s < self.n or s == d or t != target.tile:
+            return None
+        name = fmt_tile(t)
+        if self.won[s]:
+            return "illegal_action", f"S{s} has won already and makes no claim"
+        if ev.type == WIN and ev.kind == str(Method.ROBBED_KONG):
+            if target.type != KONG:
+                return None
+            if target.kind == "concealed":
+                return "barred_rob", "a concealed kong cannot be robbed"
+            if target.kind == "exposed":
+                if not self.rules["rob_exposed_kong"]:
+                    return "barred_rob", "an exposed kong may not be robbed (rob_exposed_kong)"
+                w = self.window
+                if s == target.from_seat:
+                    return "barred_rob", f"S{s} discarded the {name} S{d} konged"
+                if w is not None and s in w.wins:
+                    return "barred_rob", (f"S{s} could win on the discarded {name} and did "
+                                          f"not: it may not rob the kong of it")
+            method = Method.ROBBED_KONG
+        else:
+            if target.type != DISCARD:
+                return None
+            if self.void[s] == t // 9:
+                if ev.type == WIN:
+                    return "flower_pig", f"{name} is of S{s}'s void suit: no win on it (花猪)"
+                return "void_suit", f"{name} is of S{s}'s void suit: no {ev.type} of it"
+            if self._huangmei and t == GREEN:
+                return "dead_green", "发 is a bonus tile: it is laid out, never claimed"
+            if ev.type != WIN:
+                held = self.hands[s][t]
+                need = 2 if ev.type == PON else 3
+                if self.back < self.front:
+                    return "illegal_action", "the last discard may only be won"
+                if held < need:
+                    return "illegal_action", f"S{s} holds {held} {name}; a {ev.type} needs {need}"
+                if ev.type == PON and t in self.pon_lock[s]:
+                    return "pon_lock", (f"过手碰: S{s} passed a pon of {name} since its last "
+                                        f"draw")
+                return None
+            method = Method.DISCARD
+        v = self.win_verdict(s, t, method)
+        if type(v) is Score:
+            return None
+        return v, self._refusal_text(v, s, name)
+
+    def _refusal_text(self, check: str, s: int, name: str) -> str:
+        if check == "plain_on_discard":
+            return f"S{s}'s hand is plain (平胡 only): it must be won by self-draw"
+        if check == "min_fan":
+            return f"S{s}'s win on {name} has fewer fan than min_fan = {self.rules['min_fan']}"
+        if check == "flower_pig":
+            return f"S{s} holds a tile of its void suit: no win (花猪)"
+        if check == "dead_green":
+            return f"S{s} holds a dealt 发 not laid out: no win"
+        if check == "pass_lock":
+            if self._xuezhan:
+                return (f"过手胡: S{s} passed a win worth ×{self.hu_lock[s]} since its last "
+                        f"draw; only a bigger one may be taken")
+            return f"弃胡: S{s} passed a win since its last draw; discard wins wait for its draw"
+        return f"S{s}'s hand with {name} is no legal win"
 
     def _shilaotou_score(self, seat: int, tile: int) -> Score:
         """十老头 on ``seat``'s 10th honor discard ``tile``, valued by the scorer
