@@ -240,7 +240,7 @@ def hand_data(rp: Replay, match_before: Sequence[int] | None = None) -> dict[str
             "hand": sorted(ev.tiles or ()),
             "melds": _meld_json(snap.melds[w["seat"]]),
             "bonus": snap.bonus[w["seat"]],
-            "patterns": [[k, pattern_name(k)] for k in pats],
+            "patterns": [[k, pattern_name(k, variant)] for k in pats],
             "fan": w.get("fan"), "multiplier": w.get("multiplier"),
             "points": w.get("points"), "total": w.get("total"), "capped": w.get("capped"),
             "transfers": [[q, events[q].from_seat, events[q].seat, events[q].amount,

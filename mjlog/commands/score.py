@@ -265,7 +265,7 @@ def score_command(variant, hand, win, by, melds, after_kong, last_tile, first_tu
             "legal": s.legal,
             "reason": s.reason.value if s.reason else None,
             "patterns": list(s.patterns),
-            "pattern_names": [pattern_name(p) for p in s.patterns],
+            "pattern_names": [pattern_name(p, variant) for p in s.patterns],
             "fan": s.fan,
             "multiplier": s.multiplier,
             "points": s.points,
@@ -295,7 +295,7 @@ def _text(variant: str, ctx: WinContext, s: Score, rules, payer_text: str) -> st
     shown = []
     for key, grp in groupby(s.patterns):
         n = len(list(grp))
-        shown.append(f"{key} {pattern_name(key)}" + (f" ×{n}" if n > 1 else ""))
+        shown.append(f"{key} {pattern_name(key, variant)}" + (f" ×{n}" if n > 1 else ""))
     lines.append("patterns: " + (", ".join(shown) if shown else "-"))
     lines.append(f"fan: {s.fan}")
     lines.append(f"multiplier: {s.multiplier if s.multiplier is not None else '-'}")

@@ -6,7 +6,7 @@ valued in exactly one place.
 
 from mjlog.scoring.base import Method, Score, WinContext
 
-__all__ = ["Method", "Score", "WinContext", "score", "ready_value", "is_ready"]
+__all__ = ["Method", "Score", "WinContext", "score", "ready_value", "is_ready", "names"]
 
 
 def score(ctx: WinContext, rules) -> Score:
@@ -23,6 +23,11 @@ def is_ready(concealed, melds, rules, **kw) -> bool:
     """听牌: some tile would complete the hand (as the variant counts it); cheaper
     than :func:`ready_value`, which is positive exactly when this holds."""
     return _module(rules.variant).is_ready(concealed, melds, rules, **kw)
+
+
+def names(variant: str) -> dict[str, str]:
+    """The Chinese name of each pattern key, as the variant's rulebook writes it."""
+    return _module(variant).NAMES
 
 
 def _module(variant: str):

@@ -93,10 +93,16 @@ from mjlog.errors import InputError
 from mjlog.hand import Decomposition, decompositions, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.patterns import is_all_triplets, is_half_flush, is_one_suit, total_counts
+from mjlog.scoring.patterns import (
+    PATTERN_NAMES,
+    is_all_triplets,
+    is_half_flush,
+    is_one_suit,
+    total_counts,
+)
 from mjlog.tiles import GREEN, NUM_KINDS, RED, WHITE, fmt_counts, fmt_tile
 
-__all__ = ["PATTERNS", "score", "ready_value", "is_ready"]
+__all__ = ["PATTERNS", "NAMES", "score", "ready_value", "is_ready"]
 
 _ZHONGBAI = (WHITE, RED)
 _EXPOSED_KONGS = (MeldKind.EXPOSED_KONG, MeldKind.ADDED_KONG)
@@ -205,6 +211,9 @@ PATTERNS: dict[str, Callable[[_Win], int]] = {
     "quanqiuren": lambda w: w.quanqiuren,
 }
 _ORDER = {k: i for i, k in enumerate(PATTERNS)}
+#: The Chinese names of the table above (RULES.md §4: 门前清, 抢杠, 七一对).
+NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in PATTERNS} | {
+    "menqing": "门前清", "qiangganghu": "抢杠", "qidui": "七一对"}
 
 
 def _value(key: str, count: int, rules) -> int:

@@ -17,7 +17,8 @@ ones it counts and what they are worth.
 >>> is_one_suit(total), fours(total), has_exposed_meld(melds)
 (False, [13], True)
 
-:data:`PATTERN_NAMES` gives the Chinese name of every pattern key of RULES.md.
+:data:`PATTERN_NAMES` gives the shared Chinese name of every pattern key of RULES.md;
+each scorer's ``NAMES`` is its own rulebook's spelling (yuxi 杠上花, huangmei 七一对).
 """
 
 from __future__ import annotations
@@ -106,12 +107,22 @@ PATTERN_NAMES: dict[str, str] = {
 }
 
 
-def pattern_name(key: str) -> str:
-    """The Chinese name of a pattern key, or the key itself when unknown.
+def pattern_name(key: str, variant: str | None = None) -> str:
+    """The Chinese name of a pattern key as ``variant``'s rulebook writes it (each
+    scorer's ``NAMES``), the shared name without a variant, or the key itself
+    when unknown.
 
     >>> pattern_name("qingyise"), pattern_name("no_such_key")
     ('清一色', 'no_such_key')
+    >>> pattern_name("gangshanghua", "yuxi"), pattern_name("gangshanghua", "xuezhan")
+    ('杠上花', '杠上开花')
+    >>> pattern_name("qidui", "yuxi"), pattern_name("qidui", "huangmei")
+    ('小七对', '七一对')
     """
+    if variant is not None:
+        from mjlog.scoring import names  # the variant's scorer, imported on first use
+
+        return names(variant).get(key, key)
     return PATTERN_NAMES.get(key, key)
 
 

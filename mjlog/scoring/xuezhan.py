@@ -104,6 +104,7 @@ from mjlog.melds import Meld, MeldKind
 from mjlog.rules import XUEZHAN_EXTRAS
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.patterns import (
+    PATTERN_NAMES,
     every_group_has_terminal,
     has_exposed_meld,
     is_all_258,
@@ -120,6 +121,7 @@ from mjlog.scoring.patterns import (
 
 __all__ = [
     "MAIN",
+    "NAMES",
     "CONTAINED_FOURS",
     "BONUSES",
     "PLACE_TAKERS",
@@ -151,6 +153,9 @@ PLACE_TAKERS: dict[str, tuple[str, ...]] = {
 }
 #: Extras left out of 查大叫 (ready_value).
 SITUATIONAL_EXTRAS: tuple[str, ...] = ("tianhu", "dihu", "haidilaoyue")
+#: The Chinese names of every pattern above (RULES.md §3: 七对, 杠上开花, 门清).
+NAMES: dict[str, str] = {k: PATTERN_NAMES[k]
+                         for k in (*MAIN, "gen", *BONUSES, *XUEZHAN_EXTRAS)}
 
 _QING = {
     "pinghu": "qingyise", "pengpenghu": "qingpeng", "qidui": "qingqidui",

@@ -89,6 +89,7 @@ from mjlog.hand import decompositions, suit_misses, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.patterns import (
+    PATTERN_NAMES,
     concealed_fours,
     is_all_triplets,
     is_one_suit,
@@ -101,6 +102,7 @@ from mjlog.scoring.patterns import (
 __all__ = [
     "ORDER",
     "FAN",
+    "NAMES",
     "score",
     "score_plain_allowed",
     "ready_value",
@@ -113,6 +115,9 @@ ORDER: tuple[str, ...] = (
     "pinghu", "pengpenghu", "qingyise", "qidui", "longqidui",
     "gangshanghua", "gangshangpao", "qiangganghu", "shilaotou",
 )
+#: The Chinese names of the table above (RULES.md §2: 小七对, 杠上花).
+NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in ORDER} | {
+    "qidui": "小七对", "gangshanghua": "杠上花"}
 #: The seed's 番 per pattern.
 FAN: dict[str, int] = {k: 2 if k == "longqidui" else 1 for k in ORDER}
 
