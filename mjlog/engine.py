@@ -24,7 +24,6 @@ from mjlog.events import WIN
 from mjlog.rng import Stream, agent_seed, hand_seed, shuffle_many
 from mjlog.rules import Rules
 from mjlog.state import HandState, Phase
-from mjlog.variants import break_position, wall_tiles
 
 ACT, CLAIM, ROB = Phase.ACT, Phase.CLAIM, Phase.ROB
 
@@ -54,28 +53,10 @@ class PlayedHand:
 
 
 def first_dealer(rules: Rules, stream: Stream) -> tuple[int, tuple[int, ...] | None]:
-    """The first dealer of a match, drawn from hand 0's stream (after its wall).
-
-    huangmei: every seat rolls two dice in seat order, the highest sum deals, ties
-    re-roll among the tied; every die is returned for the log.
-    """
-    n, v = rules.n, rules.variant
-    if v == "xuezhan" and rules["first_dealer"] == "seat0":
-        return 0, None
-    if v != "huangmei":
-        return stream.below(n), None
-    rolls: list[int] = []
-    tied = list(range(n))
-    while True:
-        sums = {}
-        for s in tied:
-            a, b = stream.below(6) + 1, stream.below(6) + 1
-            rolls += [a, b]
-            sums[s] = a + b
-        top = max(sums.values())
-        tied = [s for s in tied if sums[s] == top]
-        if len(tied) == 1:
-            return tied[0], tuple(rolls)
+    """The first dealer of a match, drawn from hand 0's stream (after its wall), and
+    the dice rolled for it, as the variant says (huangmei: every seat rolls two
+    dice in seat order, the highest sum deals, ties re-roll among the tied)."""
+    return rules.spec.first_dealer(rules, stream)
 
 
 class Dealt(NamedTuple):
@@ -99,7 +80,7 @@ def deal_wall(rules: Rules, root_seed: int, match: int, hand: int,
     """
     hs = hand_seed(root_seed, match, hand)
     stream = Stream(hs)
-    ring = list(wall_tiles(rules))
+    ring = list(rules.spec.wall_tiles(rules))
     stream.shuffle(ring)
     return _dealt(rules, hs, ring, stream, dealer)
 
@@ -117,7 +98,7 @@ def deal_walls(rules: Rules, root_seed: int,
     True
     """
     seeds = [hand_seed(root_seed, m, k) for m, k, _d in hands]
-    shuffled = shuffle_many(seeds, list(wall_tiles(rules)))
+    shuffled = shuffle_many(seeds, list(rules.spec.wall_tiles(rules)))
     return [_dealt(rules, hs, ring, stream, d)
             for hs, (ring, stream), (_m, _k, d) in zip(seeds, shuffled, hands, strict=True)]
 
@@ -129,7 +110,7 @@ def _dealt(rules: Rules, hs: int, ring: list[int], stream: Stream,
     if dealer is None:
         dealer, rolls = first_dealer(rules, stream)
     dice = (stream.below(6) + 1, stream.below(6) + 1)
-    b = break_position(rules.variant, dice, dealer, rules.n, len(ring))
+    b = rules.spec.break_position(dice, dealer, rules.n, len(ring))
     return Dealt(ring[b:] + ring[:b], dealer, dice, b, hs, rolls)
 
 

@@ -44,7 +44,7 @@ from mjlog.rules import Rules
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.yuxi import score_plain_allowed
 from mjlog.tiles import fmt_tile
-from mjlog.variants import GREEN, horse_seat_number, next_dealer
+from mjlog.variants import horse_seat_number
 
 LIVE, TAIL = "live", "tail"
 
@@ -127,12 +127,16 @@ class HandState:
         n = rules.n
         self.rules = rules
         self.variant = rules.variant
-        self._yuxi = self.variant == "yuxi"
+        self.spec = spec = rules.spec  # the variant's facts and hooks
         self._late_forbidden = rules["late_added_kong"] == "forbidden"
-        self._shilaotou = self._yuxi and rules["honors"]  # 十老头 counting is on
-        self._huangmei = self.variant == "huangmei"
-        self._xuezhan = self.variant == "xuezhan"
-        self._may_force = not self._xuezhan  # _act_forced() never applies in xuezhan
+        self._shilaotou = spec.counts_honor_discards(rules)  # 十老头 counting is on
+        self._bonus_tile = spec.bonus_tile      # huangmei 发, else None
+        self._blood = spec.blood_battle         # xuezhan: winners leave, play goes on
+        self._forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
+        self._locks = spec.pass_locks           # passing a win may lock (not huangmei)
+        self._call_transfer_on = spec.call_transfer(rules)
+        # _act_forced() applies: a bonus tile is laid out, or a win is forced
+        self._may_force = self._bonus_tile is not None or self._forced_tiles >= 0
         self._order = [[(d + k) % n for k in range(1, n)] for d in range(n)]  # claim order
         self.n = n
         self.wall = tuple(wall)
@@ -226,9 +230,11 @@ class HandState:
 
     def _dead_green(self, seat: int) -> bool:
         """huangmei: a dealt 发 not yet laid out blocks every win of its holder."""
-        return self.variant == "huangmei" and self.hands[seat][GREEN] > 0
+        b = self._bonus_tile
+        return b is not None and self.hands[seat][b] > 0
 
-    def _holds_void(self, seat: int) -> bool:
+    def holds_void(self, seat: int) -> bool:
+        """The seat holds a tile of its void suit (a 花猪)."""
         v = self.void[seat]
         if v is None:
             return False
@@ -282,22 +288,20 @@ class HandState:
                 return "win_legal"
         if self._dead_green(seat):
             return "dead_green"
-        if self._holds_void(seat):
+        if self.holds_void(seat):
             return "flower_pig"
         ctx = self.win_context(seat, tile, method)
         sc = scoring.score(ctx, self.rules)
-        forced_zone = self.variant == "yuxi" and self.live <= 4
+        forced_zone = self.live <= self._forced_tiles
         if not sc.legal:
             if (sc.reason is Reason.PLAIN_ON_DISCARD and forced_zone
-                    and self.rules["last4_plain_on_discard"]):
+                    and self.spec.plain_win_allowed(self.rules)):
                 sc = score_plain_allowed(ctx, self.rules)
             else:
                 return _REFUSED.get(sc.reason, "win_legal")
         lock = self.hu_lock[seat]
-        if lock is not None and method is not Method.SELF_DRAW:
-            if self.variant == "yuxi" and not forced_zone:
-                return "pass_lock"
-        if lock is not None and self.variant == "xuezhan" and sc.multiplier <= lock:
+        if lock is not None and self.spec.lock_refuses(lock, sc, method is Method.SELF_DRAW,
+                                                       forced_zone):
             return "pass_lock"
         return sc
 
@@ -335,7 +339,7 @@ class HandState:
                 if ev.type == WIN:
                     return "flower_pig", f"{name} is of S{s}'s void suit: no win on it (花猪)"
                 return "void_suit", f"{name} is of S{s}'s void suit: no {ev.type} of it"
-            if self._huangmei and t == GREEN:
+            if t == self._bonus_tile:
                 return "dead_green", "发 is a bonus tile: it is laid out, never claimed"
             if ev.type != WIN:
                 held = self.hands[s][t]
@@ -364,10 +368,7 @@ class HandState:
         if check == "dead_green":
             return f"S{s} holds a dealt 发 not laid out: no win"
         if check == "pass_lock":
-            if self._xuezhan:
-                return (f"过手胡: S{s} passed a win worth ×{self.hu_lock[s]} since its last "
-                        f"draw; only a bigger one may be taken")
-            return f"弃胡: S{s} passed a win since its last draw; discard wins wait for its draw"
+            return self.spec.pass_lock_text(s, self.hu_lock[s])
         return f"S{s}'s hand with {name} is no legal win"
 
     def _shilaotou_score(self, seat: int, tile: int) -> Score:
@@ -389,7 +390,7 @@ class HandState:
         return self._sd
 
     def _forced_zone(self) -> bool:
-        return self.variant == "yuxi" and self.live <= 4
+        return self.live <= self._forced_tiles
 
     # ------------------------------------------------------------------ what's next
     def auto(self) -> Event | None:
@@ -416,9 +417,10 @@ class HandState:
         """The event forced on the acting seat before it may choose: a dealt 发 laid
         out (huangmei), the forced self-draw win in the last four tiles (yuxi)."""
         s = self.turn
-        if self._huangmei and self.hands[s][GREEN] and not self.after_pon:
-            return Event(BONUS, s, GREEN)
-        if self._yuxi and self.back - self.front < 4 and self.drawn is not None:
+        b = self._bonus_tile
+        if b is not None and self.hands[s][b] and not self.after_pon:
+            return Event(BONUS, s, b)
+        if self.back - self.front < self._forced_tiles and self.drawn is not None:
             sc = self._self_draw_score()
             if sc is not None:
                 return self._self_draw_event(s, sc)
@@ -476,7 +478,7 @@ class HandState:
         lists them (never a dealt 发, which is laid out)."""
         t = ev.tile
         return (type(t) is int and 0 <= t < 34 and ev == _DISCARD_EV[self.turn][t]
-                and self.hands[self.turn][t] > 0 and not (self._huangmei and t == GREEN))
+                and self.hands[self.turn][t] > 0 and t != self._bonus_tile)
 
     def try_apply(self, ev: Event) -> bool:
         """Apply ``ev`` if it is plainly what happens now (the event due, the deal, a
@@ -538,8 +540,9 @@ class HandState:
         opts = self._act_claims()
         evs = _DISCARD_EV[s]
         opts += compress(evs, h)  # the kinds held, in C
-        if self._huangmei and h[GREEN]:
-            opts.remove(evs[GREEN])  # a dead dealt 发 is never discarded
+        b = self._bonus_tile
+        if b is not None and h[b]:
+            opts.remove(evs[b])  # a dead dealt 发 is never discarded
         return opts
 
     def _act_claims(self) -> list[Event]:
@@ -599,8 +602,9 @@ class HandState:
         if self.replacing:
             return _TAIL_EV[s][self.wall[self.back]]
         # huangmei: dealt 发 are laid out before the seat's first draw of either kind
-        if self._huangmei and self.hands[s][GREEN]:
-            return Event(BONUS, s, GREEN)
+        b = self._bonus_tile
+        if b is not None and self.hands[s][b]:
+            return Event(BONUS, s, b)
         if self.need_tail:
             return _TAIL_EV[s][self.wall[self.back]]
         return _LIVE_EV[s][self.wall[self.front]]
@@ -655,8 +659,8 @@ class HandState:
             self.horses = ev.tiles
         elif t == END:
             self.phase = _OVER
-            self.next_dealer = next_dealer(self.rules, self.dealer, self.winners,
-                                           self.first_batch, self.first_payer)
+            self.next_dealer = self.spec.next_dealer(self.rules, self.dealer, self.winners,
+                                                     self.first_batch, self.first_payer)
         else:
             raise IllegalEvent("event_type", f"unknown event type {t!r}")
 
@@ -669,7 +673,7 @@ class HandState:
         if self.deal_next == self.n:
             self.front = 13 * self.n + 1
             self.turn = self.dealer
-            self.phase = _VOID if self.variant == "xuezhan" else _ACT
+            self.phase = _VOID if self.spec.has_void else _ACT
             self.acted[self.dealer] = True
             self.drawn = self.wall[13 * self.n]  # a win on the dealt 14 is a self-draw
             self._sd_maybe = True
@@ -709,7 +713,7 @@ class HandState:
         if self.pon_lock[s]:
             self.pon_lock[s] = set()
         if self.due_draw is not None:
-            if not self.hands[s][GREEN]:
+            if not self.hands[s][self._bonus_tile]:
                 # dealt 发 laid out before the seat's first draw: now the draw that was due
                 self.need_tail = self.due_draw == TAIL
                 self.due_draw = None
@@ -719,7 +723,7 @@ class HandState:
 
     def _apply_bonus(self, ev: Event) -> None:
         s = ev.seat
-        self.hands[s][GREEN] -= 1
+        self.hands[s][ev.tile] -= 1
         self._miss[s] = None
         self.bonus[s] += 1
         if self.phase is _DRAW and self.due_draw is None:
@@ -741,7 +745,7 @@ class HandState:
 
     def _apply_discard(self, ev: Event) -> None:
         s, t = ev.seat, ev.tile
-        if self.drawn is not None and not self._huangmei:
+        if self.drawn is not None and self._locks:
             # 弃胡 / 过手胡: discarding instead of a legal self-draw win locks too
             key = len(self.events) - 1  # the state before this discard
             sc = self._sd if self._sd_key == key else self._self_draw_score(key)
@@ -760,11 +764,11 @@ class HandState:
         pons: list[int] = []
         kongs: list[int] = []
         hands, melds, won, void, misses = self.hands, self.melds, self.won, self.void, self._miss
-        xuezhan = self._xuezhan
+        blood = self._blood
         other_suits = MISS_OTHER_SUITS[t]
         suit = t // 9
         for s in self._order[d]:
-            if xuezhan and won[s]:  # only the blood battle goes on after a win
+            if blood and won[s]:  # only the blood battle goes on after a win
                 continue
             if void[s] == suit:  # its void suit: no win (a 花猪), no pon, no kong
                 continue
@@ -805,7 +809,7 @@ class HandState:
             if s not in w.winners:
                 self._lock_passed_win(s, sc)
         if w.kind == "discard":
-            if not claimed and self.variant == "xuezhan":
+            if not claimed and self.spec.pon_lock:
                 for s in w.pons:  # 过手碰: could pon, nobody won, did not pon
                     self.pon_lock[s].add(w.tile)
             if claimed:
@@ -819,12 +823,7 @@ class HandState:
             self._kong_stands(w.from_seat, w.tile, w.kong_kind)
 
     def _lock_passed_win(self, s: int, sc: Score) -> None:
-        if self.variant == "yuxi":
-            if self.rules["pass_hu_lock"] == "until_next_draw":
-                self.hu_lock[s] = True
-        elif self.variant == "xuezhan":
-            cur = self.hu_lock[s]
-            self.hu_lock[s] = sc.multiplier if cur is None else max(cur, sc.multiplier)
+        self.hu_lock[s] = self.spec.lock_after_pass(self.rules, self.hu_lock[s], sc)
 
     def _discard_passed(self, d: int, tile: int, last: bool) -> None:
         """Nobody claimed ``d``'s discard: count 十老头, then the next draw (or the end)."""
@@ -839,7 +838,7 @@ class HandState:
             self.exhausted = True
             self._settle_exhaustion()
             return
-        self.turn = self._next[d] if self._xuezhan else (d + 1) % self.n
+        self.turn = self._next[d] if self._blood else (d + 1) % self.n
         self.phase = _DRAW
 
     def _apply_pon(self, ev: Event) -> None:
@@ -847,7 +846,7 @@ class HandState:
         self.window = None
         for s, sc in w.wins.items():
             self._lock_passed_win(s, sc)
-        if self.variant == "xuezhan":
+        if self.spec.pon_lock:
             for s in w.pons:
                 if s != ev.seat:
                     self.pon_lock[s].add(w.tile)
@@ -862,7 +861,7 @@ class HandState:
         self.drawn = None
         self.chain = None
         self.kong_this_turn = False
-        if self.variant == "xuezhan":
+        if self.spec.pon_lock:  # 过手胡 and 过手碰 end at the seat's own pon or kong
             self._clear_locks(s)
         self.turn = s
         self.phase = _ACT
@@ -872,14 +871,14 @@ class HandState:
         h = self.hands[s]
         self._miss[s] = None  # every kind of kong takes tiles from the hand
         self.calls_made = True
-        if self.variant == "xuezhan":
+        if self.spec.pon_lock:
             self._clear_locks(s)
         if kind == "exposed":
             w = self.window
             self.window = None
             for o, sc in w.wins.items():
                 self._lock_passed_win(o, sc)
-            if self.variant == "xuezhan":
+            if self.spec.pon_lock:
                 for o in w.pons:
                     if o != s:
                         self.pon_lock[o].add(t)
@@ -934,33 +933,12 @@ class HandState:
         self.kong_this_turn = True
         self.drawn = None
         late = kind == "added" and self._late
-        for payer, amount, reason in self._kong_money(s, kind, t, late):
+        for payer, amount, reason in self.spec.kong_money(self, s, kind, t, late):
             self.pending.append(transfer(payer, s, amount, reason))
             self.kong_receipts.append([payer, s, amount, t])
         self.turn = s
         self.need_tail = True
         self.phase = _DRAW
-
-    def _kong_money(self, s: int, kind: str, t: int, late: bool):
-        v, base = self.variant, self.rules["base"]
-        if v == "huangmei":
-            return []
-        if late and self.rules["late_added_kong"] == "no_pay":
-            return []
-        others = [o for o in range(self.n) if o != s and not self.won[o]]
-        if kind == "exposed":
-            feeder = self.melds[s][-1].from_seat
-            if self.won[feeder]:
-                return []
-            return [(feeder, 2 * base, TransferReason.KONG_EXPOSED)]
-        if kind == "added":
-            if v == "yuxi" and self.rules["bugang_payer"] == "pon_feeder":
-                m = next(m for m in self.melds[s] if m.tile == t and m.is_kong)
-                return [(m.from_seat, 2 * base, TransferReason.KONG_ADDED)]
-            return [(o, base, TransferReason.KONG_ADDED) for o in others]
-        if v == "xuezhan":
-            return [(o, 2 * base, TransferReason.KONG_CONCEALED) for o in others]
-        return []
 
     # ------------------------------------------------------------------ wins
     def _apply_win(self, ev: Event, seq: int) -> None:
@@ -1012,7 +990,7 @@ class HandState:
         for p in payers:
             if sc.points > 0:
                 self.pending.append(transfer(p, s, sc.points, TransferReason.WIN))
-        if self.variant == "xuezhan" and method is Method.DISCARD and w is not None:
+        if self._call_transfer_on and method is Method.DISCARD and w is not None:
             self._call_transfer(w, s)
         if w is not None:
             w.winners.append(s)
@@ -1022,7 +1000,7 @@ class HandState:
 
     def _call_transfer(self, w: Window, s: int) -> None:
         """呼叫转移: on 杠上炮, the kong player's kong money goes to the first winner."""
-        if not (self.rules["call_transfer"] and self.kong_this_turn) or w.winners:
+        if not self.kong_this_turn or w.winners:
             return
         d = w.from_seat
         kong = next((m for m in reversed(self.melds[d]) if m.is_kong), None)
@@ -1053,7 +1031,7 @@ class HandState:
         for s in batch:
             self.won[s] = True
         self._next = [self._find_next_active(s) for s in range(self.n)]
-        if self.variant != "xuezhan":
+        if not self._blood:
             self._horses(batch)
             self.pending.append(Event(END))
             return
@@ -1072,7 +1050,7 @@ class HandState:
         self.phase = _DRAW
 
     def _horses(self, batch: list[int]) -> None:
-        k = self.rules["horses"] if self.variant == "yuxi" else 0
+        k = self.spec.horses(self.rules)
         if not k or self.live == 0:
             return
         take = min(k, self.live)
@@ -1103,45 +1081,9 @@ class HandState:
 
     # ------------------------------------------------------------------ exhaustion
     def _settle_exhaustion(self) -> None:
-        """Payments at an exhaustive draw, then the end (RULES.md §2 and §3)."""
+        """Payments at an exhaustive draw (the variant's), then the end."""
         self.phase = _DRAW
-        v, n, rules = self.variant, self.n, self.rules
-        out: list[Event] = []
-        if v == "yuxi":
-            value = [scoring.ready_value(tuple(self.hands[s]), tuple(self.melds[s]), rules)
-                     for s in range(n)]
-            for p in range(n):
-                if value[p]:
-                    continue
-                for r in range(n):
-                    if value[r]:
-                        out.append(transfer(p, r, value[r], TransferReason.NOT_READY))
-        elif v == "xuezhan" and len(self.active_seats()) >= 2:
-            act = self.active_seats()
-            pig = {s: self._holds_void(s) for s in range(n)}
-            ready = {s: not pig[s] and scoring.is_ready(
-                tuple(self.hands[s]), tuple(self.melds[s]), rules, void=self.void[s])
-                for s in act}
-            for s in act:  # 退税
-                if not ready[s]:
-                    for payer, payee, amount, _t in self.kong_receipts:
-                        if payee == s and amount > 0:
-                            out.append(transfer(s, payer, amount, TransferReason.TAX_REFUND))
-            cap = rules["cap"] * rules["base"]
-            for s in act:  # 查花猪
-                if pig[s]:
-                    for o in range(n):
-                        if o != s and not pig[o]:
-                            out.append(transfer(s, o, cap, TransferReason.FLOWER_PIG))
-            payers = [s for s in act if not ready[s] and not pig[s]]
-            if payers:  # 查大叫: only then is what a ready hand is owed needed
-                value = {r: scoring.ready_value(tuple(self.hands[r]), tuple(self.melds[r]),
-                                                rules, void=self.void[r])
-                         for r in act if ready[r]}  # positive exactly when ready
-                for s in payers:
-                    for r in value:
-                        out.append(transfer(s, r, value[r], TransferReason.NOT_READY))
-        self.pending.extend(out)
+        self.pending.extend(self.spec.settle_exhaustion(self))
         self.pending.append(Event(END))
 
     # ------------------------------------------------------------------ summary

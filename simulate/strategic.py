@@ -77,7 +77,7 @@ class StrategicAgent(EfficientCore):
 
     # ------------------------------------------------------------ plan
     def plan(self, view: SeatView) -> tuple[str, int | None]:
-        hand, seat, v = view.hand, self.seat, view.variant
+        hand, seat, v = view.hand, self.seat, view.spec
         melds = view.melds[seat]
         held = list(hand)
         for m in melds:
@@ -85,19 +85,19 @@ class StrategicAgent(EfficientCore):
         suits = [sum(held[9 * s: 9 * s + 9]) for s in range(3)]
         honors = sum(hand[27:34])
         pairs = sum(1 for x in hand if x >= 2)
-        if v == "yuxi" and view.rules["honors"] and honors >= 7 and not melds:
+        if v.counts_honor_discards(view.rules) and honors >= 7 and not melds:
             return "shilaotou", None
         # seven pairs is slow: in the blood battle, where speed pays, wait for a 6th pair
-        if not melds and pairs >= (6 if v == "xuezhan" else 5):
+        if not melds and pairs >= (6 if v.blood_battle else 5):
             return "pairs", None
-        if v == "huangmei":  # 混一色 (15 fan) keeps honors: they count toward the suit
+        if "hunyise" in v.scorer.NAMES:  # 混一色 keeps honors: they count toward the suit
             suits = [x + sum(held[27:34]) for x in suits]
         s = max(range(3), key=lambda i: (suits[i], -i))
         need = 9 + round(2 * (1 - self.aggression))
-        if v == "xuezhan" and view.void[seat] == s:
+        if v.has_void and view.void[seat] == s:
             need = 99
-        if suits[s] >= need and all(m.tile // 9 == s or (v == "huangmei" and m.tile >= 27)
-                                    for m in melds):
+        if suits[s] >= need and all(m.tile // 9 == s or (
+                "hunyise" in v.scorer.NAMES and m.tile >= 27) for m in melds):
             return "flush", s
         trips = sum(1 for x in hand if x >= 3) + len(melds)
         if pairs + trips >= 5 + (self.aggression < 0.5):
@@ -107,7 +107,7 @@ class StrategicAgent(EfficientCore):
     def kong_slack(self, view: SeatView, best_sh: int) -> int:
         """Kong money is paid at once in xuezhan (and a kong is a 根): a far-off hand
         may give up a step of shanten for it."""
-        return 1 if view.variant == "xuezhan" and best_sh >= 2 else 0
+        return 1 if view.spec.blood_battle and best_sh >= 2 else 0
 
     def committed(self, view: SeatView, plan: str, suit: int | None) -> bool:
         """Whether the plan is close enough to pay a step of shanten for it."""
@@ -115,7 +115,7 @@ class StrategicAgent(EfficientCore):
         if plan == "flush":
             held = sum(hand[9 * suit: 9 * suit + 9]) + sum(
                 m.size for m in view.melds[self.seat] if m.tile // 9 == suit)
-            if view.variant == "huangmei":
+            if "hunyise" in view.spec.scorer.NAMES:
                 held += sum(hand[27:34]) + sum(
                     m.size for m in view.melds[self.seat] if m.tile >= 27)
             return held >= 12 - round(2 * self.aggression)
@@ -191,14 +191,14 @@ class StrategicAgent(EfficientCore):
             t = o.tile
             if plan == "pairs":
                 return None
-            if view.variant == "huangmei" and t in (WHITE, RED):
+            if "peng_zhongbai" in view.spec.scorer.NAMES and t in (WHITE, RED):
                 return o
-            if plan == "flush" and not (t // 9 == suit or (view.variant == "huangmei"
+            if plan == "flush" and not (t // 9 == suit or ("hunyise" in view.spec.scorer.NAMES
                                                            and t >= 27)):
                 continue
             if plan == "triplets" or self.claim_helps(view, o, unseen):
                 return o
-            if o.type == KONG and view.variant == "xuezhan":
+            if o.type == KONG and view.spec.blood_battle:
                 return o  # 刮风: the discarder pays at once, and the four is a 根
         return None
 
@@ -223,12 +223,12 @@ class StrategicAgent(EfficientCore):
         elif plan == "shilaotou":
             pool = [o for o in discards if o.tile >= 27]
         elif plan == "flush":
-            keep_honors = view.variant == "huangmei"
+            keep_honors = "hunyise" in view.spec.scorer.NAMES
             pool = [o for o in discards
                     if o.tile // 9 != suit and not (keep_honors and o.tile >= 27)]
         elif plan == "triplets":
             pool = [o for o in discards if hand[o.tile] == 1]
-        elif view.variant == "huangmei":
+        elif "anke_zhongbai" in view.spec.scorer.NAMES:
             pool = [o for o in discards if not (o.tile in (WHITE, RED) and hand[o.tile] >= 2)]
         if pool:
             order = {id(r[3]): i for i, r in enumerate(ranked)}

@@ -107,22 +107,13 @@ PATTERN_NAMES: dict[str, str] = {
 }
 
 
-def pattern_name(key: str, variant: str | None = None) -> str:
-    """The Chinese name of a pattern key as ``variant``'s rulebook writes it (each
-    scorer's ``NAMES``), the shared name without a variant, or the key itself
-    when unknown.
+def pattern_name(key: str) -> str:
+    """The shared Chinese name of a pattern key, or the key itself when unknown
+    (a variant's own spelling: :meth:`mjlog.variants.Variant.pattern_name`).
 
     >>> pattern_name("qingyise"), pattern_name("no_such_key")
     ('清一色', 'no_such_key')
-    >>> pattern_name("gangshanghua", "yuxi"), pattern_name("gangshanghua", "xuezhan")
-    ('杠上花', '杠上开花')
-    >>> pattern_name("qidui", "yuxi"), pattern_name("qidui", "huangmei")
-    ('小七对', '七一对')
     """
-    if variant is not None:
-        from mjlog.scoring import names  # the variant's scorer, imported on first use
-
-        return names(variant).get(key, key)
     return PATTERN_NAMES.get(key, key)
 
 

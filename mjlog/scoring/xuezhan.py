@@ -101,7 +101,6 @@ from typing import Any
 from mjlog.hand import check_counts, decompositions, is_standard_win, suit_misses, waits
 from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
 from mjlog.melds import Meld, MeldKind
-from mjlog.rules import XUEZHAN_EXTRAS
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
@@ -122,6 +121,7 @@ from mjlog.scoring.patterns import (
 __all__ = [
     "MAIN",
     "NAMES",
+    "XUEZHAN_EXTRAS",
     "CONTAINED_FOURS",
     "BONUSES",
     "PLACE_TAKERS",
@@ -132,6 +132,10 @@ __all__ = [
     "holds_void",
 ]
 
+#: The optional patterns (key ``extras``), in the rulebook's order.
+XUEZHAN_EXTRAS: tuple[str, ...] = ("daiyaojiu", "duanyaojiu", "qingyaojiu", "jiangdui",
+                                   "jiangjingougou", "menqing", "tianhu", "dihu",
+                                   "haidilaoyue")
 #: The main table, lowest first (ties go to the later row).
 MAIN: tuple[str, ...] = (
     "pinghu", "pengpenghu", "qingyise", "qidui", "jingougou", "qingpeng", "longqidui",
