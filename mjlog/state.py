@@ -90,7 +90,6 @@ class Window:
     last: bool = False             # the last discard: win only
     kong_kind: str | None = None   # rob windows: "added" | "exposed"
     winners: list[int] = field(default_factory=list)
-    passed_discard_win: tuple[int, ...] = ()  # exposed-kong rob: who passed the discard
 
 
 @dataclass(slots=True)
@@ -161,7 +160,6 @@ class HandState:
         self.deal_next = 0                   # seat index (from dealer) to deal next
         self.calls_made = False              # any pon or kong so far (地胡)
         self.draws = [0] * n                 # front and tail draws per seat
-        self.acted = [False] * n             # had a turn (huangmei dealt 发)
         self.void: list[int | None] = [None] * n
         self.won = [False] * n
         self._next = [(s + 1) % n for s in range(n)]  # next_active(), kept as seats win
@@ -203,9 +201,6 @@ class HandState:
     @property
     def over(self) -> bool:
         return self.phase is _OVER
-
-    def active(self, seat: int) -> bool:
-        return not self.won[seat]
 
     def active_seats(self) -> list[int]:
         return [s for s in range(self.n) if not self.won[s]]
@@ -674,7 +669,6 @@ class HandState:
             self.front = 13 * self.n + 1
             self.turn = self.dealer
             self.phase = _VOID if self.spec.has_void else _ACT
-            self.acted[self.dealer] = True
             self.drawn = self.wall[13 * self.n]  # a win on the dealt 14 is a self-draw
             self._sd_maybe = True
 
@@ -707,7 +701,6 @@ class HandState:
         h[t] += 1
         self.drawn = t
         self.draws[s] += 1
-        self.acted[s] = True
         self.after_pon = False
         self.hu_lock[s] = None  # a draw ends the pass locks (inlined _clear_locks)
         if self.pon_lock[s]:
@@ -1018,10 +1011,9 @@ class HandState:
             i = next(i for i, m in enumerate(ms) if m.kind is MeldKind.ADDED_KONG and m.tile == t)
             ms[i] = Meld(MeldKind.PON, t, ms[i].from_seat)
         else:
-            m = ms.pop()
+            ms.pop()
             self.hands[k][t] += 3
             self._miss[k] = None
-            del m
 
     def _after_window_wins(self, w: Window) -> None:
         self._after_wins(list(w.winners), w.from_seat)
