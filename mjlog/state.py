@@ -35,10 +35,10 @@ from mjlog.events import (
     VOID,
     WIN,
     Event,
-    TransferReason,
     transfer,
 )
 from mjlog.hand import MISS_OTHER_SUITS, is_win, suit_misses
+from mjlog.ledger import Ledger, WinRecord
 from mjlog.melds import Meld, MeldKind
 from mjlog.rules import Rules
 from mjlog.scoring.base import Method, Reason, Score, WinContext
@@ -90,24 +90,6 @@ class Window:
     last: bool = False             # the last discard: win only
     kong_kind: str | None = None   # rob windows: "added" | "exposed"
     winners: list[int] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class WinRecord:
-    """One row of the ``wins`` table, filled as the win and its transfers apply."""
-
-    seq: int
-    seat: int
-    from_seat: int | None
-    tile: int
-    method: str
-    win_order: int
-    patterns: tuple[str, ...]
-    fan: int
-    multiplier: int | None
-    points: int
-    total: int
-    capped: bool
 
 
 class IllegalEvent(Exception):
@@ -163,16 +145,7 @@ class HandState:
         self.void: list[int | None] = [None] * n
         self.won = [False] * n
         self._next = [(s + 1) % n for s in range(n)]  # next_active(), kept as seats win
-        self.winners: list[int] = []
-        self.first_batch: list[int] = []
-        self.first_payer: int | None = None
-        self.win_order = 0
-        self.wins: list[WinRecord] = []
-        self._batch: dict[int, WinRecord] = {}   # the wins on the current tile
-        self._payers: dict[int, list[int]] = {}  # who pays each of them
-        self.deltas = [0] * n
-        self.transfers: list[tuple[int, int, int, int, str]] = []  # seq, payer, payee, amt, why
-        self.kong_receipts: list[list] = []  # [payer, payee, amount] for 退税
+        self.ledger = Ledger(n)              # money, transfers and the wins rows
         self.hu_lock: list = [None] * n      # yuxi: True when locked; xuezhan: max passed mult
         self.pon_lock: list[set[int]] = [set() for _ in range(n)]
         self.honor_run = [0] * n             # yuxi 十老头 count
@@ -193,6 +166,23 @@ class HandState:
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
 
     # ------------------------------------------------------------------ basics
+    # the ledger's books, read as the state's own (tests, the writer, the auditor)
+    @property
+    def deltas(self) -> list[int]:
+        return self.ledger.deltas
+
+    @property
+    def transfers(self) -> list[tuple[int, int, int, int, str]]:
+        return self.ledger.transfers
+
+    @property
+    def wins(self) -> list[WinRecord]:
+        return self.ledger.wins
+
+    @property
+    def winners(self) -> list[int]:
+        return self.ledger.winners
+
     @property
     def live(self) -> int:
         """Tiles left in the wall (both ends)."""
@@ -654,8 +644,9 @@ class HandState:
             self.horses = ev.tiles
         elif t == END:
             self.phase = _OVER
-            self.next_dealer = self.spec.next_dealer(self.rules, self.dealer, self.winners,
-                                                     self.first_batch, self.first_payer)
+            book = self.ledger
+            self.next_dealer = self.spec.next_dealer(self.rules, self.dealer, book.winners,
+                                                     book.first_batch, book.first_payer)
         else:
             raise IllegalEvent("event_type", f"unknown event type {t!r}")
 
@@ -928,7 +919,7 @@ class HandState:
         late = kind == "added" and self._late
         for payer, amount, reason in self.spec.kong_money(self, s, kind, t, late):
             self.pending.append(transfer(payer, s, amount, reason))
-            self.kong_receipts.append([payer, s, amount, t])
+            self.ledger.kong_paid(payer, s, amount, t)
         self.turn = s
         self.need_tail = True
         self.phase = _DRAW
@@ -962,27 +953,12 @@ class HandState:
             if method is Method.ROBBED_KONG and not w.winners:
                 self._undo_kong(w)
         if w is None or not w.winners:  # the first win on this tile
-            self.win_order += 1
-            self._batch = {}
-            self._payers = {}
+            self.ledger.new_tile(w.from_seat if w is not None else None)
             if method in (Method.DISCARD, Method.ROBBED_KONG):
                 self.won_tiles.append(t)
                 if method is Method.DISCARD:
                     self.discards[w.from_seat].pop()
-            if self.win_order == 1:
-                self.first_payer = w.from_seat if w is not None else None
-        if self.win_order == 1:
-            self.first_batch.append(s)
-        self.winners.append(s)
-        rec = WinRecord(seq, s, payer, t, str(method),
-                        self.win_order, sc.patterns, sc.fan, sc.multiplier, sc.points, 0,
-                        sc.capped)
-        self.wins.append(rec)
-        self._batch[s] = rec
-        self._payers[s] = payers
-        for p in payers:
-            if sc.points > 0:
-                self.pending.append(transfer(p, s, sc.points, TransferReason.WIN))
+        self.pending += self.ledger.add_win(seq, s, payer, t, str(method), sc, payers)
         if self._call_transfer_on and method is Method.DISCARD and w is not None:
             self._call_transfer(w, s)
         if w is not None:
@@ -999,10 +975,7 @@ class HandState:
         kong = next((m for m in reversed(self.melds[d]) if m.is_kong), None)
         if kong is None:
             return
-        for r in self.kong_receipts:
-            if r[1] == d and r[3] == kong.tile and r[2] > 0:
-                self.pending.append(transfer(d, s, r[2], TransferReason.CALL_TRANSFER))
-                r[2] = 0  # moved money is not refunded by 退税
+        self.pending += self.ledger.move_kong_money(d, kong.tile, s)
 
     def _undo_kong(self, w: Window) -> None:
         k, t = w.from_seat, w.tile
@@ -1054,22 +1027,11 @@ class HandState:
             if num > n:
                 continue
             seat = (self.dealer + num - 1) % n
-            if seat not in batch:
-                continue
-            rec = self._batch[seat]
-            if rec.points > 0:  # each payer of the win pays its points once more per hit
-                for p in self._payers[seat]:
-                    self.pending.append(transfer(p, seat, rec.points, TransferReason.HORSE))
+            if seat in batch:
+                self.pending += self.ledger.horse_payments(seat)
 
     def _apply_transfer(self, ev: Event, seq: int) -> None:
-        payer, payee, amount = ev.from_seat, ev.seat, ev.amount
-        self.deltas[payer] -= amount
-        self.deltas[payee] += amount
-        self.transfers.append((seq, payer, payee, amount, ev.kind))
-        if ev.kind in ("win", "horse", "call_transfer"):
-            rec = self._batch.get(payee)
-            if rec is not None:
-                rec.total += amount
+        self.ledger.pay(seq, ev.from_seat, ev.seat, ev.amount, ev.kind)
 
     # ------------------------------------------------------------------ exhaustion
     def _settle_exhaustion(self) -> None:

@@ -118,7 +118,7 @@ class Xuezhan(Variant):
             for s in act}
         for s in act:  # 退税
             if not ready[s]:
-                for payer, payee, amount, _t in state.kong_receipts:
+                for payer, payee, amount, _t in state.ledger.kong_receipts:
                     if payee == s and amount > 0:
                         out.append(transfer(s, payer, amount, TransferReason.TAX_REFUND))
         cap = rules["cap"] * rules["base"]
