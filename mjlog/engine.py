@@ -1,8 +1,9 @@
 """The engine: deals a hand from its seed and plays it to the end with agents.
 
-The engine only *decides which* event happens next; every change of state goes
-through :meth:`mjlog.state.HandState.apply`, the same transition the replayer and
-the auditor use.
+The engine only asks the agents which event happens next; every change of
+state goes through :meth:`mjlog.state.HandState.apply`, the same transition the
+replayer and the auditor use, and what a window's claims make happen is
+:meth:`~mjlog.state.HandState.claim_events`.
 
 >>> from mjlog.rules import Rules
 >>> from simulate.agents import make_agents
@@ -148,25 +149,14 @@ def play(state: HandState, agents: Sequence[Agent],
             continue
         opts = state.options()
         if state.phase is CLAIM or state.phase is ROB:
-            if opts:
-                picks = {}
-                for s, o in opts.items():
-                    o.append(None)
-                    picks[s] = _ask(agents[s], views[s], o)
-                winners = [s for s, p in picks.items() if p is not None and p.type == WIN]
-                if winners:
-                    for s in winners:
-                        apply(picks[s])
-                        while state.pending:
-                            apply(state.pending[0])
-                else:
-                    claim = next((p for p in picks.values() if p is not None), None)
-                    if claim is not None:
-                        apply(claim)
-                        continue
-            state.close_window()
-            if observe is not None:
-                observe(state)
+            picks = {}
+            for s, o in opts.items():
+                o.append(None)
+                picks[s] = _ask(agents[s], views[s], o)
+            for ev in state.claim_events(picks):  # claim priority is the state's
+                apply(ev)
+                while state.pending and ev.type == WIN:  # a win's payments come first
+                    apply(state.pending[0])
             continue
         if not opts:
             raise MjlogError(f"no legal action for the seat to act in {state.phase.name}")

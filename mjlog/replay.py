@@ -47,7 +47,7 @@ from mjlog.events import (
     Event,
 )
 from mjlog.rules import Rules
-from mjlog.state import HandState, IllegalEvent
+from mjlog.state import PASS, HandState, IllegalEvent
 from mjlog.tiles import fmt, fmt_tile, glyph, glyphs
 from mjlog.variants import wall_tiles
 
@@ -317,7 +317,7 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
         if forced is not None and forced.type == WIN:
             return Discrepancy(seq, Check.SKIPPED_FORCED_WIN, describe(ev, notation),
                                f"must be {describe(forced, notation)} (forced win)")
-        st.close_window()
+        st.apply(PASS)  # everyone passed: the log has moved on
     exp = st.auto()
     if exp is not None:
         if ev == exp:

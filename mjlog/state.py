@@ -6,9 +6,11 @@ way (python-chess's ``Board.push``):
 - :meth:`HandState.auto` is the next event that must happen whatever the agents
   want (deals, draws, bonus tiles, transfers, forced wins, the end), or None;
 - :meth:`HandState.options` lists, per seat, the legal choices at a decision point;
-- :meth:`HandState.apply` is the only code that changes the state;
-- :meth:`HandState.close_window` ends a claim window (discard or kong robbing)
-  once every claim on it is applied; it sets the pass locks and moves play on.
+- :meth:`HandState.apply` is the only code that changes the state; applying
+  :data:`PASS` (never logged) ends a claim window (discard or kong robbing) once
+  every claim on it is applied: it sets the pass locks and moves play on;
+- :meth:`HandState.claim_events` is claim priority: what the seats' picks on a
+  window make happen (wins in turn order, else the pon or kong, else PASS).
 
 Chance is logged: the state is built from the logged wall, dice and dealer, so
 a replay needs no random generator.
@@ -71,6 +73,10 @@ class Phase(IntEnum):
     ROB = 5     # a kong is open to robbing
     OVER = 6
 
+
+#: Every seat passes the open claim window (or the log has moved past it): the
+#: window closes. Applied like an event, never logged.
+PASS = Event("pass")
 
 # The phases as module constants: the hot paths read them without an attribute lookup.
 _DEAL, _VOID, _DRAW, _ACT, _CLAIM, _ROB, _OVER = Phase
@@ -442,6 +448,20 @@ class HandState:
                 opts.append(Event(PON, s, w.tile, w.from_seat))
         return opts
 
+    def claim_events(self, picks: dict[int, Event | None]) -> list[Event]:
+        """What the seats' picks on the open window make happen, to apply in order
+        (claim priority, RULES.md §1): every win, in turn order from the discarder
+        (each followed by its pending payments), then :data:`PASS`; else the one
+        pon or kong; else :data:`PASS`. ``picks`` maps each seat asked to its
+        choice, None for a pass."""
+        order = self._order[self.window.from_seat]
+        wins = [picks[s] for s in order
+                if picks.get(s) is not None and picks[s].type == WIN]
+        if wins:
+            return wins + [PASS]
+        claim = next((picks[s] for s in order if picks.get(s) is not None), None)
+        return [PASS] if claim is None else [claim]
+
     def is_legal(self, ev: Event) -> bool:
         """Whether ``ev`` is one of its seat's choices now (the checked path's
         predicate; :meth:`options` lists them). A plain discard, the commonest
@@ -479,7 +499,7 @@ class HandState:
                 return False
         elif w is not None:
             if not w.forced and not self.fits_window(ev):
-                self.close_window()  # everyone passed: the log has moved on
+                self._close_window()  # everyone passed: the log has moved on
                 return self.try_apply(ev)
             # a pon before anyone won, in a window where no win is forced: exactly
             # the event options() offers that seat
@@ -618,6 +638,9 @@ class HandState:
                 raise IllegalEvent("expected_event",
                                    f"expected {self.pending[0]!r}, got {ev!r}")
             self.pending.pop(0)
+        elif ev is PASS:
+            self._close_window()
+            return
         seq = len(self.events)
         self.events.append(ev)
         t = ev.type
@@ -781,9 +804,9 @@ class HandState:
         else:  # nobody can claim: the discard passes at once
             self._discard_passed(d, t, last)
 
-    def close_window(self) -> None:
-        """End the open window: set pass locks, then move play on (next draw, kong
-        settlement, or the end of the hand after wins)."""
+    def _close_window(self) -> None:
+        """End the open window (:data:`PASS`): set pass locks, then move play on
+        (next draw, kong settlement, or the end of the hand after wins)."""
         w = self.window
         if w is None:
             return

@@ -26,6 +26,7 @@ from mjlog.replay import Replay, ReplayError
 from mjlog.rng import Stream, hand_seed
 from mjlog.rules import keys, resolve
 from mjlog.scoring import Method, WinContext, score
+from mjlog.state import PASS
 from mjlog.tiles import from_counts, parse, parse_counts, parse_tile
 from mjlog.variants import break_position, side_start, wall_tiles
 from simulate.agents import make_agents
@@ -184,7 +185,7 @@ def test_deal_is_4_4_4_1_from_the_logged_wall(n, dealer):
     assert [sum(st.hands[(dealer + i) % n]) for i in range(n)] == [14] + [13] * (n - 1)
     assert st.auto() is None and list(st.options()) == [dealer]  # the dealer acts first
     st.apply(next(o for o in st.options()[dealer] if o.type == "discard"))
-    st.close_window()
+    st.apply(PASS)
     ev = st.auto()
     assert ev == (DRAW, (dealer + 1) % n, w[13 * n + 1], None, "live", None, None)
 
