@@ -39,12 +39,13 @@ from mjlog.events import (
     Event,
     transfer,
 )
-from mjlog.hand import MISS_OTHER_SUITS, is_win, suit_misses
+from mjlog.hand import MISS_OTHER_SUITS, is_win
 from mjlog.ledger import Ledger, WinRecord
-from mjlog.melds import Meld, MeldKind
+from mjlog.melds import MeldKind
 from mjlog.rules import Rules
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.yuxi import score_plain_allowed
+from mjlog.seats import Seats
 from mjlog.tiles import fmt_tile
 from mjlog.variants import horse_seat_number
 
@@ -132,9 +133,11 @@ class HandState:
         self.break_pos = break_pos
         self.front = 0                       # next live draw: wall[front]
         self.back = len(wall) - 1            # next tail draw: wall[back]
-        self.hands = [[0] * 34 for _ in range(n)]
-        self.melds: list[list[Meld]] = [[] for _ in range(n)]
-        self.discards: list[list[int]] = [[] for _ in range(n)]
+        self.seats = seats = Seats(n)         # the seats' tiles and their caches
+        # the seats' lists, read as the state's own (never rebound; changed by seats)
+        self.hands, self.melds, self.discards = seats.hands, seats.melds, seats.discards
+        self.void, self.won, self.bonus = seats.void, seats.won, seats.bonus
+        self.draws = seats.draws
         self.phase = _DEAL
         self.turn = dealer
         self.need_tail = False
@@ -147,15 +150,10 @@ class HandState:
         self.events: list[Event] = []
         self.deal_next = 0                   # seat index (from dealer) to deal next
         self.calls_made = False              # any pon or kong so far (地胡)
-        self.draws = [0] * n                 # front and tail draws per seat
-        self.void: list[int | None] = [None] * n
-        self.won = [False] * n
-        self._next = [(s + 1) % n for s in range(n)]  # next_active(), kept as seats win
         self.ledger = Ledger(n)              # money, transfers and the wins rows
         self.hu_lock: list = [None] * n      # yuxi: True when locked; xuezhan: max passed mult
         self.pon_lock: list[set[int]] = [set() for _ in range(n)]
         self.honor_run = [0] * n             # yuxi 十老头 count
-        self.bonus = [0] * n                 # huangmei 发 laid out
         self.exhausted = False
         self.next_dealer: int | None = None
         self.horses: tuple[int, ...] = ()
@@ -164,10 +162,6 @@ class HandState:
         self._sd_key = -1                    # cache of _self_draw_score()
         self._sd: Score | None = None
         self._sd_maybe = True                # the drawn tile may complete the hand
-        # per seat, suit_misses() of the hand, None when stale: a discard or draw that
-        # cannot complete a hand skips is_win (the hands change far less often than
-        # they are checked). Reset wherever a hand changes.
-        self._miss: list[int | None] = [None] * n
         self._late = False                   # the added kong being declared is late
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
 
@@ -199,25 +193,15 @@ class HandState:
         return self.phase is _OVER
 
     def active_seats(self) -> list[int]:
-        return [s for s in range(self.n) if not self.won[s]]
+        return self.seats.active()
 
     def next_active(self, seat: int) -> int:
         """The first seat after ``seat`` still in play (``seat`` itself if none)."""
-        return self._next[seat]
-
-    def _find_next_active(self, seat: int) -> int:
-        for k in range(1, self.n + 1):
-            s = (seat + k) % self.n
-            if not self.won[s]:
-                return s
-        return seat
+        return self.seats.next_active(seat)
 
     def held(self, seat: int) -> list[int]:
         """34 counts of hand + melds (for the four-copies rule and 根)."""
-        h = self.hands[seat][:]
-        for m in self.melds[seat]:
-            h[m.tile] += m.size
-        return h
+        return self.seats.held(seat)
 
     def _dead_green(self, seat: int) -> bool:
         """huangmei: a dealt 发 not yet laid out blocks every win of its holder."""
@@ -226,10 +210,7 @@ class HandState:
 
     def holds_void(self, seat: int) -> bool:
         """The seat holds a tile of its void suit (a 花猪)."""
-        v = self.void[seat]
-        if v is None:
-            return False
-        return any(self.hands[seat][9 * v: 9 * v + 9])
+        return self.seats.holds_void(seat)
 
     # ------------------------------------------------------------------ wins
     def win_context(self, seat: int, tile: int, method: Method) -> WinContext:
@@ -674,10 +655,7 @@ class HandState:
             raise IllegalEvent("event_type", f"unknown event type {t!r}")
 
     def _apply_deal(self, ev: Event) -> None:
-        h = self.hands[ev.seat]
-        for t in ev.tiles:
-            h[t] += 1
-        self._miss[ev.seat] = None
+        self.seats.deal(ev.seat, ev.tiles)
         self.deal_next += 1
         if self.deal_next == self.n:
             self.front = 13 * self.n + 1
@@ -706,15 +684,10 @@ class HandState:
         self.need_tail = False
         self.replacing = False
         t = ev.tile
-        h = self.hands[s]
-        miss = self._miss[s]
-        if miss is None:
-            miss = suit_misses(h)
-        self._sd_maybe = not miss & MISS_OTHER_SUITS[t]
-        self._miss[s] = None
-        h[t] += 1
+        seats = self.seats
+        self._sd_maybe = seats.may_complete(s, t)  # before the tile joins the hand
+        seats.draw(s, t)
         self.drawn = t
-        self.draws[s] += 1
         self.after_pon = False
         self.hu_lock[s] = None  # a draw ends the pass locks (inlined _clear_locks)
         if self.pon_lock[s]:
@@ -730,9 +703,7 @@ class HandState:
 
     def _apply_bonus(self, ev: Event) -> None:
         s = ev.seat
-        self.hands[s][ev.tile] -= 1
-        self._miss[s] = None
-        self.bonus[s] += 1
+        self.seats.lay_out(s, ev.tile)
         if self.phase is _DRAW and self.due_draw is None:
             self.due_draw = TAIL if self.need_tail else LIVE
         if self.chain is None and self.phase is _ACT:
@@ -758,9 +729,7 @@ class HandState:
             sc = self._sd if self._sd_key == key else self._self_draw_score(key)
             if sc is not None:
                 self._lock_passed_win(s, sc)
-        self.hands[s][t] -= 1
-        self._miss[s] = None
-        self.discards[s].append(t)
+        self.seats.discard(s, t)
         self.drawn = None
         self.after_pon = False
         self._open_discard_window(s, t)
@@ -770,7 +739,8 @@ class HandState:
         wins: dict[int, Score] = {}
         pons: list[int] = []
         kongs: list[int] = []
-        hands, melds, won, void, misses = self.hands, self.melds, self.won, self.void, self._miss
+        hands, melds, won, void = self.hands, self.melds, self.won, self.void
+        miss_of = self.seats.miss
         blood = self._blood
         other_suits = MISS_OTHER_SUITS[t]
         suit = t // 9
@@ -780,10 +750,7 @@ class HandState:
             if void[s] == suit:  # its void suit: no win (a 花猪), no pon, no kong
                 continue
             h = hands[s]
-            miss = misses[s]
-            if miss is None:
-                miss = misses[s] = suit_misses(h)
-            if not miss & other_suits:
+            if not miss_of(s) & other_suits:
                 h[t] += 1
                 shape = is_win(h, len(melds[s]))  # cheap lookup first; scoring is rare
                 h[t] -= 1
@@ -845,7 +812,7 @@ class HandState:
             self.exhausted = True
             self._settle_exhaustion()
             return
-        self.turn = self._next[d] if self._blood else (d + 1) % self.n
+        self.turn = self.seats.next_active(d) if self._blood else (d + 1) % self.n
         self.phase = _DRAW
 
     def _apply_pon(self, ev: Event) -> None:
@@ -859,10 +826,7 @@ class HandState:
                     self.pon_lock[s].add(w.tile)
         s, t = ev.seat, ev.tile
         self.honor_run[w.from_seat] = 0
-        self.discards[w.from_seat].pop()
-        self.hands[s][t] -= 2
-        self._miss[s] = None
-        self.melds[s].append(Meld(MeldKind.PON, t, w.from_seat))
+        self.seats.pon(s, t, w.from_seat)
         self.calls_made = True
         self.after_pon = True
         self.drawn = None
@@ -875,8 +839,6 @@ class HandState:
 
     def _apply_kong(self, ev: Event) -> None:
         s, t, kind = ev.seat, ev.tile, ev.kind
-        h = self.hands[s]
-        self._miss[s] = None  # every kind of kong takes tiles from the hand
         self.calls_made = True
         if self.spec.pon_lock:
             self._clear_locks(s)
@@ -890,9 +852,7 @@ class HandState:
                     if o != s:
                         self.pon_lock[o].add(t)
             self.honor_run[w.from_seat] = 0
-            self.discards[w.from_seat].pop()
-            h[t] -= 3
-            self.melds[s].append(Meld(MeldKind.EXPOSED_KONG, t, w.from_seat))
+            self.seats.kong(s, t, kind, w.from_seat)
             self.turn = s
             self.chain = None
             self.kong_this_turn = False
@@ -902,19 +862,13 @@ class HandState:
                     return
             self._kong_stands(s, t, kind)
         elif kind == "added":
-            h[t] -= 1
-            ms = self.melds[s]
-            i = next(i for i, m in enumerate(ms) if m.kind is MeldKind.PON and m.tile == t)
-            # melds stay in the order made: the added kong is now the last kong, so a
-            # 杠上花 on its replacement is not 点杠花 of an earlier exposed kong
-            ms.append(Meld(MeldKind.ADDED_KONG, t, ms.pop(i).from_seat))
+            self.seats.kong(s, t, kind)
             self._late = t != self.drawn
             if self._open_rob_window(s, t, "added", {s}):
                 return
             self._kong_stands(s, t, kind)
         else:
-            h[t] -= 4
-            self.melds[s].append(Meld(MeldKind.CONCEALED_KONG, t, None))
+            self.seats.kong(s, t, kind)
             self._kong_stands(s, t, kind)
 
     def _open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
@@ -980,7 +934,7 @@ class HandState:
             if method in (Method.DISCARD, Method.ROBBED_KONG):
                 self.won_tiles.append(t)
                 if method is Method.DISCARD:
-                    self.discards[w.from_seat].pop()
+                    self.seats.take_discard(w.from_seat)
         self.pending += self.ledger.add_win(seq, s, payer, t, str(method), sc, payers)
         if self._call_transfer_on and method is Method.DISCARD and w is not None:
             self._call_transfer(w, s)
@@ -1001,24 +955,14 @@ class HandState:
         self.pending += self.ledger.move_kong_money(d, kong.tile, s)
 
     def _undo_kong(self, w: Window) -> None:
-        k, t = w.from_seat, w.tile
-        ms = self.melds[k]
-        if w.kong_kind == "added":
-            i = next(i for i, m in enumerate(ms) if m.kind is MeldKind.ADDED_KONG and m.tile == t)
-            ms[i] = Meld(MeldKind.PON, t, ms[i].from_seat)
-        else:
-            ms.pop()
-            self.hands[k][t] += 3
-            self._miss[k] = None
+        self.seats.undo_kong(w.from_seat, w.tile, w.kong_kind)
 
     def _after_window_wins(self, w: Window) -> None:
         self._after_wins(list(w.winners), w.from_seat)
 
     def _after_wins(self, batch: list[int], d: int) -> None:
         """Move on after a batch of wins on one tile (or a self-draw)."""
-        for s in batch:
-            self.won[s] = True
-        self._next = [self._find_next_active(s) for s in range(self.n)]
+        self.seats.win(batch)
         if not self._blood:
             self._horses(batch)
             self.pending.append(Event(END))
