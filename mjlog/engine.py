@@ -3,7 +3,7 @@
 The engine only asks the agents which event happens next; every change of
 state goes through :meth:`mjlog.state.HandState.apply`, the same transition the
 replayer and the auditor use, and what a window's claims make happen is
-:meth:`~mjlog.state.HandState.claim_events`.
+:meth:`mjlog.claims.Claims.resolve`.
 
 >>> from mjlog.rules import Rules
 >>> from simulate.agents import make_agents
@@ -153,7 +153,7 @@ def play(state: HandState, agents: Sequence[Agent],
             for s, o in opts.items():
                 o.append(None)
                 picks[s] = _ask(agents[s], views[s], o)
-            for ev in state.claim_events(picks):  # claim priority is the state's
+            for ev in state.claims.resolve(picks):  # claim priority is the state's
                 apply(ev)
                 while state.pending and ev.type == WIN:  # a win's payments come first
                     apply(state.pending[0])

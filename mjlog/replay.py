@@ -86,7 +86,7 @@ class Check(StrEnum):
     APPLY_ERROR = "apply_error"  # an event the transition function rejects
     EXPECTED_EVENT = "expected_event"  # an event other than the one that must come next
     WIN_LEGAL = "win_legal"  # a win that is not legal
-    # a claim the rules refuse, by the rule it breaks (HandState.claim_refusal)
+    # a claim the rules refuse, by the rule it breaks (Claims.claim_refusal)
     PLAIN_ON_DISCARD = "plain_on_discard"  # yuxi: a plain hand (平胡 only) on a discard
     PASS_LOCK = "pass_lock"  # a discard win after a passed win (弃胡, 过手胡)
     PON_LOCK = "pon_lock"  # a pon of a tile passed since the last draw (过手碰)
@@ -312,7 +312,7 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     if st.over:
         return Discrepancy(seq, Check.AFTER_END, describe(ev, notation), "the hand is over")
     w = st.window
-    if w is not None and not st.pending and not st.fits_window(ev):
+    if w is not None and not st.pending and not st.claims.fits(ev):
         forced = st.auto()
         if forced is not None and forced.type == WIN:
             return Discrepancy(seq, Check.SKIPPED_FORCED_WIN, describe(ev, notation),
@@ -383,7 +383,7 @@ def _refused_claim(st: HandState, ev: Event, notation: bool) -> Discrepancy | No
     applied, d = run_checked(before, events[:k], notation)
     if d is not None or applied != k:
         return None
-    why = before.claim_refusal(events[k], ev)
+    why = before.claims.claim_refusal(events[k], ev)
     if why is None:
         return None
     return Discrepancy(len(events), Check(why[0]), describe(ev, notation), why[1])

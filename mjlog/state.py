@@ -9,8 +9,11 @@ way (python-chess's ``Board.push``):
 - :meth:`HandState.apply` is the only code that changes the state; applying
   :data:`PASS` (never logged) ends a claim window (discard or kong robbing) once
   every claim on it is applied: it sets the pass locks and moves play on;
-- :meth:`HandState.claim_events` is claim priority: what the seats' picks on a
-  window make happen (wins in turn order, else the pon or kong, else PASS).
+- :attr:`HandState.claims` (:class:`mjlog.claims.Claims`) judges wins and claims
+  on the position and holds claim priority (``claims.resolve``: what the seats'
+  picks on a window make happen: wins in turn order, else the pon or kong, else
+  PASS); :attr:`HandState.seats` holds the tiles and :attr:`HandState.ledger`
+  the money, each changed only while an event applies.
 
 Chance is logged: the state is built from the logged wall, dice and dealer, so
 a replay needs no random generator.
@@ -18,12 +21,10 @@ a replay needs no random generator.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import IntEnum
-from itertools import chain, compress
-from operator import getitem
+from itertools import compress
 
-from mjlog import scoring
+from mjlog.claims import PASS, Claims, Window
 from mjlog.events import (
     BONUS,
     DEAL,
@@ -39,15 +40,14 @@ from mjlog.events import (
     Event,
     transfer,
 )
-from mjlog.hand import MISS_OTHER_SUITS, is_win
 from mjlog.ledger import Ledger, WinRecord
 from mjlog.melds import MeldKind
 from mjlog.rules import Rules
-from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.yuxi import score_plain_allowed
+from mjlog.scoring.base import Method, Score
 from mjlog.seats import Seats
-from mjlog.tiles import fmt_tile
 from mjlog.variants import horse_seat_number
+
+__all__ = ["PASS", "HandState", "IllegalEvent", "Phase", "Window", "WinRecord"]
 
 LIVE, TAIL = "live", "tail"
 
@@ -56,13 +56,6 @@ _DISCARD_EV = [[Event(DISCARD, s, t) for t in range(34)] for s in range(4)]
 _LIVE_EV = [[Event(DRAW, s, t, None, LIVE) for t in range(34)] for s in range(4)]
 _TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)]
 SUIT_LETTERS = "mps"
-# _COPIES[t][c]: c copies of kind t (a hand's counts expand to its tiles in C)
-_COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
-
-
-# The checks a scorer's refusal breaks (see HandState.win_verdict).
-_REFUSED = {Reason.PLAIN_ON_DISCARD: "plain_on_discard", Reason.BELOW_MIN_FAN: "min_fan",
-            Reason.HOLDS_VOID: "flower_pig"}
 
 
 class Phase(IntEnum):
@@ -75,28 +68,8 @@ class Phase(IntEnum):
     OVER = 6
 
 
-#: Every seat passes the open claim window (or the log has moved past it): the
-#: window closes. Applied like an event, never logged.
-PASS = Event("pass")
-
 # The phases as module constants: the hot paths read them without an attribute lookup.
 _DEAL, _VOID, _DRAW, _ACT, _CLAIM, _ROB, _OVER = Phase
-
-
-@dataclass(slots=True)
-class Window:
-    """An open claim window: a discard, or a kong that may be robbed."""
-
-    kind: str                      # "discard" | "rob"
-    tile: int
-    from_seat: int                 # the discarder or the kong player
-    wins: dict[int, Score]         # seat → score of its legal win
-    pons: list[int]
-    kongs: list[int]
-    forced: bool = False           # every legal win is taken (yuxi 尾牌强制)
-    last: bool = False             # the last discard: win only
-    kong_kind: str | None = None   # rob windows: "added" | "exposed"
-    winners: list[int] = field(default_factory=list)
 
 
 class IllegalEvent(Exception):
@@ -125,8 +98,8 @@ class HandState:
         self._call_transfer_on = spec.call_transfer(rules)
         # _act_forced() applies: a bonus tile is laid out, or a win is forced
         self._may_force = self._bonus_tile is not None or self._forced_tiles >= 0
-        self._order = [[(d + k) % n for k in range(1, n)] for d in range(n)]  # claim order
         self.n = n
+        self.claims = Claims(self)           # what the seats may win and claim now
         self.wall = tuple(wall)
         self.dealer = dealer
         self.dice = tuple(dice)
@@ -203,153 +176,9 @@ class HandState:
         """34 counts of hand + melds (for the four-copies rule and 根)."""
         return self.seats.held(seat)
 
-    def _dead_green(self, seat: int) -> bool:
-        """huangmei: a dealt 发 not yet laid out blocks every win of its holder."""
-        b = self._bonus_tile
-        return b is not None and self.hands[seat][b] > 0
-
     def holds_void(self, seat: int) -> bool:
         """The seat holds a tile of its void suit (a 花猪)."""
         return self.seats.holds_void(seat)
-
-    # ------------------------------------------------------------------ wins
-    def win_context(self, seat: int, tile: int, method: Method) -> WinContext:
-        h = self.hands[seat][:]
-        if method is not Method.SELF_DRAW:
-            h[tile] += 1
-        if method is Method.SELF_DRAW:
-            after_kong = self.chain == "kong"
-            after_bonus = self.chain == "bonus"
-            last = self.live == 0
-            first = (seat == self.dealer and self.draws[seat] == 0) or (
-                seat != self.dealer and self.draws[seat] == 1 and not self.calls_made)
-        else:
-            after_kong = method is Method.DISCARD and self.kong_this_turn
-            after_bonus = False
-            last = method is Method.DISCARD and self.live == 0
-            first = False
-        return WinContext(
-            concealed=tuple(h), melds=tuple(self.melds[seat]), win_tile=tile,
-            method=method, after_kong=after_kong, after_bonus=after_bonus,
-            last_tile=last, first_turn=first, dealer=seat == self.dealer,
-            bonus=self.bonus[seat], void=self.void[seat])
-
-    def _win_score(self, seat: int, tile: int, method: Method,
-                   shape: bool = False) -> Score | None:
-        """The score of a win ``seat`` may legally take now, or None. ``shape``:
-        the caller found the hand complete already."""
-        v = self.win_verdict(seat, tile, method, shape)
-        return v if type(v) is Score else None
-
-    def win_verdict(self, seat: int, tile: int, method: Method,
-                    shape: bool = False) -> Score | str:
-        """The score of the win ``seat`` would take now, or the check it breaks
-        (a :class:`mjlog.replay.Check` value: ``win_legal``, ``dead_green``,
-        ``flower_pig``, ``plain_on_discard``, ``min_fan``, ``pass_lock``).
-        ``shape``: the caller found the hand complete already."""
-        h = self.hands[seat]
-        nm = len(self.melds[seat])
-        if not shape:
-            if method is Method.SELF_DRAW:
-                ok = is_win(h, nm)
-            else:
-                h[tile] += 1
-                ok = is_win(h, nm)
-                h[tile] -= 1
-            if not ok:
-                return "win_legal"
-        if self._dead_green(seat):
-            return "dead_green"
-        if self.holds_void(seat):
-            return "flower_pig"
-        ctx = self.win_context(seat, tile, method)
-        sc = scoring.score(ctx, self.rules)
-        forced_zone = self.live <= self._forced_tiles
-        if not sc.legal:
-            if (sc.reason is Reason.PLAIN_ON_DISCARD and forced_zone
-                    and self.spec.plain_win_allowed(self.rules)):
-                sc = score_plain_allowed(ctx, self.rules)
-            else:
-                return _REFUSED.get(sc.reason, "win_legal")
-        lock = self.hu_lock[seat]
-        if lock is not None and self.spec.lock_refuses(lock, sc, method is Method.SELF_DRAW,
-                                                       forced_zone):
-            return "pass_lock"
-        return sc
-
-    def claim_refusal(self, target: Event, ev: Event) -> tuple[str, str] | None:
-        """Why ``ev``, a claim on ``target`` (the discard or kong about to be
-        applied to this state), is not among its seat's options: (check, the rule
-        in words), or None when the rules would have offered it (the log is then
-        wrong in some other way). The auditor's explanation of a refused claim."""
-        s, t = ev.seat, ev.tile
-        d = target.seat
-        if type(s) is not int or not 0 <= s < self.n or s == d or t != target.tile:
-            return None
-        name = fmt_tile(t)
-        if self.won[s]:
-            return "illegal_action", f"S{s} has won already and makes no claim"
-        if ev.type == WIN and ev.kind == str(Method.ROBBED_KONG):
-            if target.type != KONG:
-                return None
-            if target.kind == "concealed":
-                return "barred_rob", "a concealed kong cannot be robbed"
-            if target.kind == "exposed":
-                if not self.rules["rob_exposed_kong"]:
-                    return "barred_rob", "an exposed kong may not be robbed (rob_exposed_kong)"
-                w = self.window
-                if s == target.from_seat:
-                    return "barred_rob", f"S{s} discarded the {name} S{d} konged"
-                if w is not None and s in w.wins:
-                    return "barred_rob", (f"S{s} could win on the discarded {name} and did "
-                                          f"not: it may not rob the kong of it")
-            method = Method.ROBBED_KONG
-        else:
-            if target.type != DISCARD:
-                return None
-            if self.void[s] == t // 9:
-                if ev.type == WIN:
-                    return "flower_pig", f"{name} is of S{s}'s void suit: no win on it (花猪)"
-                return "void_suit", f"{name} is of S{s}'s void suit: no {ev.type} of it"
-            if t == self._bonus_tile:
-                return "dead_green", "发 is a bonus tile: it is laid out, never claimed"
-            if ev.type != WIN:
-                held = self.hands[s][t]
-                need = 2 if ev.type == PON else 3
-                if self.back < self.front:
-                    return "illegal_action", "the last discard may only be won"
-                if held < need:
-                    return "illegal_action", f"S{s} holds {held} {name}; a {ev.type} needs {need}"
-                if ev.type == PON and t in self.pon_lock[s]:
-                    return "pon_lock", (f"过手碰: S{s} passed a pon of {name} since its last "
-                                        f"draw")
-                return None
-            method = Method.DISCARD
-        v = self.win_verdict(s, t, method)
-        if type(v) is Score:
-            return None
-        return v, self._refusal_text(v, s, name)
-
-    def _refusal_text(self, check: str, s: int, name: str) -> str:
-        if check == "plain_on_discard":
-            return f"S{s}'s hand is plain (平胡 only): it must be won by self-draw"
-        if check == "min_fan":
-            return f"S{s}'s win on {name} has fewer fan than min_fan = {self.rules['min_fan']}"
-        if check == "flower_pig":
-            return f"S{s} holds a tile of its void suit: no win (花猪)"
-        if check == "dead_green":
-            return f"S{s} holds a dealt 发 not laid out: no win"
-        if check == "pass_lock":
-            return self.spec.pass_lock_text(s, self.hu_lock[s])
-        return f"S{s}'s hand with {name} is no legal win"
-
-    def _shilaotou_score(self, seat: int, tile: int) -> Score:
-        """十老头 on ``seat``'s 10th honor discard ``tile``, valued by the scorer
-        (``mjlog score --by shilaotou`` says the same); not legal: no win."""
-        ctx = WinContext(concealed=tuple(self.hands[seat]), melds=tuple(self.melds[seat]),
-                         win_tile=tile, method=Method.SHILAOTOU,
-                         dealer=seat == self.dealer)
-        return scoring.score(ctx, self.rules)
 
     def _self_draw_score(self, key: int | None = None) -> Score | None:
         """The legal self-draw win of the acting seat now, computed once per event."""
@@ -357,7 +186,7 @@ class HandState:
             key = len(self.events)
         if self._sd_key != key:
             self._sd_key = key
-            self._sd = (self._win_score(self.turn, self.drawn, Method.SELF_DRAW)
+            self._sd = (self.claims.win_score(self.turn, self.drawn, Method.SELF_DRAW)
                         if self._sd_maybe else None)
         return self._sd
 
@@ -379,9 +208,9 @@ class HandState:
         if ph in (_CLAIM, _ROB):
             w = self.window
             if w.forced:
-                for s in self._claim_order(w.from_seat):
+                for s in self.claims.order[w.from_seat]:
                     if s in w.wins and s not in w.winners:
-                        return self._window_win_event(w, s)
+                        return self.claims.window_win_event(w, s)
             return None
         return None
 
@@ -409,39 +238,12 @@ class HandState:
             return {self.turn: self.act_options()}
         if ph in (_CLAIM, _ROB):
             out: dict[int, list[Event]] = {}
-            for s in self._claim_order(self.window.from_seat):
-                opts = self._claim_options(s)
+            for s in self.claims.order[self.window.from_seat]:
+                opts = self.claims.options_of(s)
                 if opts:
                     out[s] = opts
             return out
         return {}
-
-    def _claim_options(self, s: int) -> list[Event]:
-        """Seat ``s``'s claims on the open window: win, then kong, then pon."""
-        w = self.window
-        opts = []
-        if s in w.wins and s not in w.winners:
-            opts.append(self._window_win_event(w, s))
-        if not w.winners:
-            if s in w.kongs:
-                opts.append(Event(KONG, s, w.tile, w.from_seat, "exposed"))
-            if s in w.pons:
-                opts.append(Event(PON, s, w.tile, w.from_seat))
-        return opts
-
-    def claim_events(self, picks: dict[int, Event | None]) -> list[Event]:
-        """What the seats' picks on the open window make happen, to apply in order
-        (claim priority, RULES.md §1): every win, in turn order from the discarder
-        (each followed by its pending payments), then :data:`PASS`; else the one
-        pon or kong; else :data:`PASS`. ``picks`` maps each seat asked to its
-        choice, None for a pass."""
-        order = self._order[self.window.from_seat]
-        wins = [picks[s] for s in order
-                if picks.get(s) is not None and picks[s].type == WIN]
-        if wins:
-            return wins + [PASS]
-        claim = next((picks[s] for s in order if picks.get(s) is not None), None)
-        return [PASS] if claim is None else [claim]
 
     def is_legal(self, ev: Event) -> bool:
         """Whether ``ev`` is one of its seat's choices now (the checked path's
@@ -453,7 +255,7 @@ class HandState:
             return self._is_plain_discard(ev)
         if ph in (_CLAIM, _ROB):  # only seats other than the discarder have claims
             s = ev.seat
-            return type(s) is int and s != self.window.from_seat and ev in self._claim_options(s)
+            return type(s) is int and s != self.window.from_seat and ev in self.claims.options_of(s)
         if ph is _ACT and ev.type != DISCARD:  # a self-draw win or a kong
             return ev.seat == self.turn and ev in self._act_claims()
         mine = self.options().get(ev.seat)
@@ -479,7 +281,7 @@ class HandState:
             if ev != pending[0]:
                 return False
         elif w is not None:
-            if not w.forced and not self.fits_window(ev):
+            if not w.forced and not self.claims.fits(ev):
                 self._close_window()  # everyone passed: the log has moved on
                 return self.try_apply(ev)
             # a pon before anyone won, in a window where no win is forced: exactly
@@ -514,11 +316,6 @@ class HandState:
         self.apply(ev)
         return True
 
-    def _claim_order(self, d: int) -> list[int]:
-        """The other seats from ``d``'s 下家 on: claims, and winners on one tile, go in
-        this order."""
-        return self._order[d]
-
     def act_options(self) -> list[Event]:
         """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
         s = self.turn
@@ -552,23 +349,12 @@ class HandState:
                         opts.append(Event(KONG, s, m.tile, None, "added"))
         return opts
 
-    def _win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
-        tiles = list(chain.from_iterable(map(getitem, _COPIES, self.hands[s])))  # sorted
-        if method is not Method.SELF_DRAW:
-            tiles.append(tile)
-            tiles.sort()
-        return Event(WIN, s, tile, from_seat, str(method), tuple(tiles))
-
     def _self_draw_event(self, s: int, sc: Score) -> Event:
         """The acting seat's self-draw win: ``from_seat`` is who pays as the
         discarder, the kong's feeder of a 点杠花 paid by the feeder (the wins row's
         ``from_seat`` too), else None."""
         feeder = self.melds[s][-1].from_seat if sc.feeder_pays else None
-        return self._win_event(s, self.drawn, Method.SELF_DRAW, feeder)
-
-    def _window_win_event(self, w: Window, s: int) -> Event:
-        method = Method.DISCARD if w.kind == "discard" else Method.ROBBED_KONG
-        return self._win_event(s, w.tile, method, w.from_seat)
+        return self.claims.win_event(s, self.drawn, Method.SELF_DRAW, feeder)
 
     # ------------------------------------------------------------------ auto events
     def _deal_event(self) -> Event:
@@ -596,20 +382,6 @@ class HandState:
         return _LIVE_EV[s][self.wall[self.front]]
 
     # ------------------------------------------------------------------ apply
-    def fits_window(self, ev: Event) -> bool:
-        """Whether ``ev`` is a claim on the open window (a win, or a pon or exposed
-        kong before anyone won); anything else means the window must close first."""
-        w = self.window
-        if w is None:
-            return False
-        if ev.type == WIN:
-            return ev.tile == w.tile and ev.seat in w.wins and ev.seat not in w.winners
-        if w.winners or ev.tile != w.tile:
-            return False
-        if ev.type == PON:
-            return ev.seat in w.pons
-        return ev.type == KONG and ev.kind == "exposed" and ev.seat in w.kongs
-
     def apply(self, ev: Event) -> None:
         """Apply one event: the only code that changes the state. Unchecked: the
         engine only applies legal events; the auditor checks before it applies.
@@ -735,41 +507,20 @@ class HandState:
         self._open_discard_window(s, t)
 
     def _open_discard_window(self, d: int, t: int) -> None:
-        last = self.back < self.front  # the wall is empty: the last discard
-        wins: dict[int, Score] = {}
-        pons: list[int] = []
-        kongs: list[int] = []
-        hands, melds, won, void = self.hands, self.melds, self.won, self.void
-        miss_of = self.seats.miss
-        blood = self._blood
-        other_suits = MISS_OTHER_SUITS[t]
-        suit = t // 9
-        for s in self._order[d]:
-            if blood and won[s]:  # only the blood battle goes on after a win
-                continue
-            if void[s] == suit:  # its void suit: no win (a 花猪), no pon, no kong
-                continue
-            h = hands[s]
-            if not miss_of(s) & other_suits:
-                h[t] += 1
-                shape = is_win(h, len(melds[s]))  # cheap lookup first; scoring is rare
-                h[t] -= 1
-                if shape:
-                    sc = self._win_score(s, t, Method.DISCARD, shape=True)
-                    if sc is not None:
-                        wins[s] = sc
-            c = h[t]
-            if c >= 2 and not last:
-                if t not in self.pon_lock[s]:
-                    pons.append(s)
-                if c >= 3:  # the wall is not empty here, so a kong can be replaced
-                    kongs.append(s)
-        if wins or pons or kongs:
-            self.window = Window("discard", t, d, wins, pons, kongs,
-                                 forced=bool(wins) and self._forced_zone(), last=last)
-            self.phase = _CLAIM
-        else:  # nobody can claim: the discard passes at once
-            self._discard_passed(d, t, last)
+        w = self.claims.discard_window(d, t)
+        if w is None:  # nobody can claim: the discard passes at once
+            self._discard_passed(d, t, self.back < self.front)
+            return
+        self.window = w
+        self.phase = _CLAIM
+
+    def _open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
+        w = self.claims.rob_window(k, t, kind, barred)
+        if w is None:
+            return False
+        self.window = w
+        self.phase = _ROB
+        return True
 
     def _close_window(self) -> None:
         """End the open window (:data:`PASS`): set pass locks, then move play on
@@ -803,7 +554,7 @@ class HandState:
         """Nobody claimed ``d``'s discard: count 十老头, then the next draw (or the end)."""
         if self._shilaotou:
             self.honor_run[d] = self.honor_run[d] + 1 if tile >= 27 else 0
-            if self.honor_run[d] >= 10 and self._shilaotou_score(d, tile).legal:
+            if self.honor_run[d] >= 10 and self.claims.shilaotou_score(d, tile).legal:
                 h = self.hands[d]
                 tiles = tuple(t for t in range(34) for _ in range(h[t]))
                 self.pending.append(Event(WIN, d, tile, None, str(Method.SHILAOTOU), tiles))
@@ -871,22 +622,6 @@ class HandState:
             self.seats.kong(s, t, kind)
             self._kong_stands(s, t, kind)
 
-    def _open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
-        wins = {}
-        for j in range(1, self.n):
-            s = (k + j) % self.n
-            if s in barred or self.won[s]:
-                continue
-            sc = self._win_score(s, t, Method.ROBBED_KONG)
-            if sc is not None:
-                wins[s] = sc
-        if not wins:
-            return False
-        self.window = Window("rob", t, k, wins, [], [], forced=self._forced_zone(),
-                             kong_kind=kind)
-        self.phase = _ROB
-        return True
-
     def _kong_stands(self, s: int, t: int, kind: str) -> None:
         """The kong was not robbed: pay kong money, then the tail draw."""
         if self.chain is None:
@@ -907,14 +642,14 @@ class HandState:
         method = Method(ev.kind)
         w = self.window
         if method is Method.SHILAOTOU:
-            sc = self._shilaotou_score(s, t)
+            sc = self.claims.shilaotou_score(s, t)
             payer = None
             payers = [o for o in range(self.n) if o != s]
         elif method is Method.SELF_DRAW:
             # the acting seat's win on its drawn tile: scored once per state
             # (options() and the checked path asked already)
             sc = (self._self_draw_score(seq) if s == self.turn and t == self.drawn
-                  else self._win_score(s, t, method))
+                  else self.claims.win_score(s, t, method))
             if sc is None:
                 raise IllegalEvent("win_legal", f"seat {s} cannot win by self-draw now")
             if sc.feeder_pays:
