@@ -128,7 +128,7 @@ def play(state: HandState, agents: Sequence[Agent],
     ``observe(state)``, if given, runs after every change of state (tests use it)."""
     views = [SeatView(state, s) for s in range(state.n)]
     apply = state.apply
-    auto = state.auto
+    auto = state.choices.auto  # bound once: the loop calls it for every event
     if observe is not None:
         def apply(ev, _apply=state.apply):
             _apply(ev)
@@ -141,7 +141,7 @@ def play(state: HandState, agents: Sequence[Agent],
             continue
         if state.phase is ACT:  # the common case, without the per-seat dict
             s = state.turn
-            o = state.act_options()
+            o = state.choices.act_options()
             pick = agents[s].choose(views[s], o)
             if pick not in o:
                 _refuse(agents[s], s, pick, o)

@@ -21,9 +21,7 @@ a replay needs no random generator.
 
 from __future__ import annotations
 
-from enum import IntEnum
-from itertools import compress
-
+from mjlog.choices import Choices
 from mjlog.claims import PASS, Claims, Window
 from mjlog.events import (
     BONUS,
@@ -41,32 +39,13 @@ from mjlog.events import (
     transfer,
 )
 from mjlog.ledger import Ledger, WinRecord
-from mjlog.melds import MeldKind
+from mjlog.phase import LIVE, SUIT_LETTERS, TAIL, Phase
 from mjlog.rules import Rules
 from mjlog.scoring.base import Method, Score
 from mjlog.seats import Seats
 from mjlog.variants import horse_seat_number
 
 __all__ = ["PASS", "HandState", "IllegalEvent", "Phase", "Window", "WinRecord"]
-
-LIVE, TAIL = "live", "tail"
-
-# Events are immutable tuples, so the common ones are built once and shared.
-_DISCARD_EV = [[Event(DISCARD, s, t) for t in range(34)] for s in range(4)]
-_LIVE_EV = [[Event(DRAW, s, t, None, LIVE) for t in range(34)] for s in range(4)]
-_TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)]
-SUIT_LETTERS = "mps"
-
-
-class Phase(IntEnum):
-    DEAL = 0
-    VOID = 1    # xuezhan 定缺, seat by seat from the dealer
-    DRAW = 2    # ``turn`` draws (live, or tail when ``need_tail``)
-    ACT = 3     # ``turn`` wins, kongs or discards
-    CLAIM = 4   # a discard is open to win / kong / pon
-    ROB = 5     # a kong is open to robbing
-    OVER = 6
-
 
 # The phases as module constants: the hot paths read them without an attribute lookup.
 _DEAL, _VOID, _DRAW, _ACT, _CLAIM, _ROB, _OVER = Phase
@@ -89,17 +68,16 @@ class HandState:
         self.rules = rules
         self.variant = rules.variant
         self.spec = spec = rules.spec  # the variant's facts and hooks
-        self._late_forbidden = rules["late_added_kong"] == "forbidden"
         self._shilaotou = spec.counts_honor_discards(rules)  # 十老头 counting is on
         self._bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self._blood = spec.blood_battle         # xuezhan: winners leave, play goes on
-        self._forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
         self._locks = spec.pass_locks           # passing a win may lock (not huangmei)
         self._call_transfer_on = spec.call_transfer(rules)
         # _act_forced() applies: a bonus tile is laid out, or a win is forced
-        self._may_force = self._bonus_tile is not None or self._forced_tiles >= 0
+        self._may_force = self._bonus_tile is not None or spec.forced_tiles >= 0
         self.n = n
         self.claims = Claims(self)           # what the seats may win and claim now
+        self.choices = Choices(self)         # what may happen next
         self.wall = tuple(wall)
         self.dealer = dealer
         self.dice = tuple(dice)
@@ -132,9 +110,7 @@ class HandState:
         self.horses: tuple[int, ...] = ()
         self.due_draw: str | None = None     # huangmei: the draw due after dealt 发
         self.replacing = False               # huangmei: a 发's tail replacement is due
-        self._sd_key = -1                    # cache of _self_draw_score()
-        self._sd: Score | None = None
-        self._sd_maybe = True                # the drawn tile may complete the hand
+        self.drawn_may_win = True            # the drawn tile may complete the hand
         self._late = False                   # the added kong being declared is late
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
 
@@ -180,93 +156,23 @@ class HandState:
         """The seat holds a tile of its void suit (a 花猪)."""
         return self.seats.holds_void(seat)
 
-    def _self_draw_score(self, key: int | None = None) -> Score | None:
-        """The legal self-draw win of the acting seat now, computed once per event."""
-        if key is None:
-            key = len(self.events)
-        if self._sd_key != key:
-            self._sd_key = key
-            self._sd = (self.claims.win_score(self.turn, self.drawn, Method.SELF_DRAW)
-                        if self._sd_maybe else None)
-        return self._sd
-
-    def _forced_zone(self) -> bool:
-        return self.live <= self._forced_tiles
-
     # ------------------------------------------------------------------ what's next
     def auto(self) -> Event | None:
         """The next event no agent chooses, or None at a decision point."""
-        if self.pending:
-            return self.pending[0]
-        ph = self.phase
-        if ph is _DRAW:
-            return self._draw_event()
-        if ph is _ACT:
-            return self._act_forced()
-        if ph is _DEAL:
-            return self._deal_event()
-        if ph in (_CLAIM, _ROB):
-            w = self.window
-            if w.forced:
-                for s in self.claims.order[w.from_seat]:
-                    if s in w.wins and s not in w.winners:
-                        return self.claims.window_win_event(w, s)
-            return None
-        return None
-
-    def _act_forced(self) -> Event | None:
-        """The event forced on the acting seat before it may choose: a dealt 发 laid
-        out (huangmei), the forced self-draw win in the last four tiles (yuxi)."""
-        s = self.turn
-        b = self._bonus_tile
-        if b is not None and self.hands[s][b] and not self.after_pon:
-            return Event(BONUS, s, b)
-        if self.back - self.front < self._forced_tiles and self.drawn is not None:
-            sc = self._self_draw_score()
-            if sc is not None:
-                return self._self_draw_event(s, sc)
-        return None
+        return self.choices.auto()
 
     def options(self) -> dict[int, list[Event]]:
         """Legal choices per seat at a decision point (passing is always allowed in
         claim windows and is not an event)."""
-        ph = self.phase
-        if ph is _VOID:
-            s = self.turn
-            return {s: [Event(VOID, s, None, None, c) for c in SUIT_LETTERS]}
-        if ph is _ACT:
-            return {self.turn: self.act_options()}
-        if ph in (_CLAIM, _ROB):
-            out: dict[int, list[Event]] = {}
-            for s in self.claims.order[self.window.from_seat]:
-                opts = self.claims.options_of(s)
-                if opts:
-                    out[s] = opts
-            return out
-        return {}
+        return self.choices.options()
+
+    def act_options(self) -> list[Event]:
+        """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
+        return self.choices.act_options()
 
     def is_legal(self, ev: Event) -> bool:
-        """Whether ``ev`` is one of its seat's choices now (the checked path's
-        predicate; :meth:`options` lists them). A plain discard, the commonest
-        choice, is judged without building the list; a claim, from its seat's
-        claims alone."""
-        ph = self.phase
-        if ev.type == DISCARD and ph is _ACT and not self.pending:
-            return self._is_plain_discard(ev)
-        if ph in (_CLAIM, _ROB):  # only seats other than the discarder have claims
-            s = ev.seat
-            return type(s) is int and s != self.window.from_seat and ev in self.claims.options_of(s)
-        if ph is _ACT and ev.type != DISCARD:  # a self-draw win or a kong
-            return ev.seat == self.turn and ev in self._act_claims()
-        mine = self.options().get(ev.seat)
-        return mine is not None and ev in mine
-
-    def _is_plain_discard(self, ev: Event) -> bool:
-        """``ev`` is the acting seat's discard of a kind it holds, as act_options()
-        lists them (never a dealt 发, which is laid out)."""
-        t = ev.tile
-        return (type(t) is int and 0 <= t < 34 and ev == _DISCARD_EV[self.turn][t]
-                and self.hands[self.turn][t] > 0 and t != self._bonus_tile)
+        """Whether ``ev`` is one of its seat's choices now."""
+        return self.choices.is_legal(ev)
 
     def try_apply(self, ev: Event) -> bool:
         """Apply ``ev`` if it is plainly what happens now (the event due, the deal, a
@@ -294,7 +200,7 @@ class HandState:
             # the two commonest events go straight to their transition (what apply()
             # would call, nothing being pending)
             if ph is _DRAW:
-                if ev != self._draw_event():
+                if ev != self.choices.draw_event():
                     return False
                 if ev.type == DRAW:  # not a huangmei 发 laid out before the draw
                     self.events.append(ev)
@@ -302,84 +208,19 @@ class HandState:
                     return True
             elif ph is _ACT:
                 # a plain discard, when nothing is forced first
-                if not self._is_plain_discard(ev) or (
-                        self._may_force and self._act_forced() is not None):
+                if not self.choices.is_plain_discard(ev) or (
+                        self._may_force and self.choices.forced_act() is not None):
                     return False
                 self.events.append(ev)
                 self._apply_discard(ev)
                 return True
             elif ph is _DEAL:
-                if ev != self._deal_event():
+                if ev != self.choices.deal_event():
                     return False
             elif ph is not _VOID or not self.is_legal(ev):
                 return False
         self.apply(ev)
         return True
-
-    def act_options(self) -> list[Event]:
-        """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
-        s = self.turn
-        h = self.hands[s]
-        opts = self._act_claims()
-        evs = _DISCARD_EV[s]
-        opts += compress(evs, h)  # the kinds held, in C
-        b = self._bonus_tile
-        if b is not None and h[b]:
-            opts.remove(evs[b])  # a dead dealt 发 is never discarded
-        return opts
-
-    def _act_claims(self) -> list[Event]:
-        """The acting seat's self-draw win and kongs (act_options() less the discards)."""
-        s = self.turn
-        h = self.hands[s]
-        opts: list[Event] = []
-        if self.drawn is not None:  # not after a pon
-            sc = self._self_draw_score()
-            if sc is not None:
-                opts.append(self._self_draw_event(s, sc))
-            if self.back >= self.front:  # a kong needs a tile to replace it
-                void = self.void[s]
-                if 4 in h:
-                    opts += [Event(KONG, s, t, None, "concealed") for t in range(34)
-                             if h[t] == 4 and (void is None or t // 9 != void)]
-                for m in self.melds[s]:
-                    if m.kind is MeldKind.PON and h[m.tile]:
-                        if self._late_forbidden and m.tile != self.drawn:
-                            continue
-                        opts.append(Event(KONG, s, m.tile, None, "added"))
-        return opts
-
-    def _self_draw_event(self, s: int, sc: Score) -> Event:
-        """The acting seat's self-draw win: ``from_seat`` is who pays as the
-        discarder, the kong's feeder of a 点杠花 paid by the feeder (the wins row's
-        ``from_seat`` too), else None."""
-        feeder = self.melds[s][-1].from_seat if sc.feeder_pays else None
-        return self.claims.win_event(s, self.drawn, Method.SELF_DRAW, feeder)
-
-    # ------------------------------------------------------------------ auto events
-    def _deal_event(self) -> Event:
-        n, i = self.n, self.deal_next
-        w = self.wall
-        tiles = []
-        for r in range(3):
-            a = 4 * (r * n + i)
-            tiles.extend(w[a:a + 4])
-        tiles.append(w[12 * n + i])
-        if i == 0:
-            tiles.append(w[13 * n])
-        return Event(DEAL, (self.dealer + i) % n, None, None, None, tuple(tiles))
-
-    def _draw_event(self) -> Event:
-        s = self.turn
-        if self.replacing:
-            return _TAIL_EV[s][self.wall[self.back]]
-        # huangmei: dealt 发 are laid out before the seat's first draw of either kind
-        b = self._bonus_tile
-        if b is not None and self.hands[s][b]:
-            return Event(BONUS, s, b)
-        if self.need_tail:
-            return _TAIL_EV[s][self.wall[self.back]]
-        return _LIVE_EV[s][self.wall[self.front]]
 
     # ------------------------------------------------------------------ apply
     def apply(self, ev: Event) -> None:
@@ -434,7 +275,7 @@ class HandState:
             self.turn = self.dealer
             self.phase = _VOID if self.spec.has_void else _ACT
             self.drawn = self.wall[13 * self.n]  # a win on the dealt 14 is a self-draw
-            self._sd_maybe = True
+            self.drawn_may_win = True
 
     def _apply_void(self, ev: Event) -> None:
         self.void[ev.seat] = SUIT_LETTERS.index(ev.kind)
@@ -457,7 +298,7 @@ class HandState:
         self.replacing = False
         t = ev.tile
         seats = self.seats
-        self._sd_maybe = seats.may_complete(s, t)  # before the tile joins the hand
+        self.drawn_may_win = seats.may_complete(s, t)  # before the tile joins the hand
         seats.draw(s, t)
         self.drawn = t
         self.after_pon = False
@@ -498,7 +339,7 @@ class HandState:
         if self.drawn is not None and self._locks:
             # 弃胡 / 过手胡: discarding instead of a legal self-draw win locks too
             key = len(self.events) - 1  # the state before this discard
-            sc = self._sd if self._sd_key == key else self._self_draw_score(key)
+            sc = self.choices.self_draw_score(key)
             if sc is not None:
                 self._lock_passed_win(s, sc)
         self.seats.discard(s, t)
@@ -648,7 +489,7 @@ class HandState:
         elif method is Method.SELF_DRAW:
             # the acting seat's win on its drawn tile: scored once per state
             # (options() and the checked path asked already)
-            sc = (self._self_draw_score(seq) if s == self.turn and t == self.drawn
+            sc = (self.choices.self_draw_score(seq) if s == self.turn and t == self.drawn
                   else self.claims.win_score(s, t, method))
             if sc is None:
                 raise IllegalEvent("win_legal", f"seat {s} cannot win by self-draw now")
