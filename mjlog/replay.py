@@ -1,12 +1,14 @@
 """Replay a logged hand event by event, through the one transition function.
 
 A replay rebuilds :class:`~mjlog.state.HandState` from the logged wall, dice,
-dealer and break under the run's resolved rules, then takes the *checked* path
-for every logged event (python-chess: check, then push): :func:`check_step`
-closes a claim window the log has moved past, compares a forced event with
-:meth:`HandState.auto` and a choice with :meth:`HandState.options`, then
-:meth:`HandState.apply` changes the state. No rule is re-implemented here; the
-auditor (:mod:`mjlog.audit`) uses the same step.
+dealer and break under the run's resolved rules, then takes the *checked* step
+for every logged event (python-chess: check, then push): :func:`apply_checked`
+applies the event when :meth:`HandState.try_apply` finds it allowed (closing a
+claim window the log has moved past), and otherwise names the rule it breaks
+with :func:`check_step`, which compares a forced event with
+:meth:`HandState.auto` and a choice with :meth:`HandState.options`. No rule is
+re-implemented here; the auditor (:mod:`mjlog.audit`), the viewer and the
+importer use the same step.
 
 >>> from mjlog.rules import Rules
 >>> from mjlog.engine import play_hand
@@ -299,7 +301,9 @@ def _claim_rank(st: HandState, d: int, s: int) -> int:
 
 
 def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:
-    """Bring ``st`` to the point where the logged ``ev`` happens and check it there.
+    """The reference check, and the explanation of a refusal: bring ``st`` to the
+    point where the logged ``ev`` happens and check it there, by
+    :meth:`HandState.auto` and :meth:`HandState.options` alone.
 
     A claim window the log has moved past is closed first (once it is checked
     that no forced win was skipped). Then a forced event must equal
@@ -390,26 +394,26 @@ def _refused_claim(st: HandState, ev: Event, notation: bool) -> Discrepancy | No
 
 
 def apply_checked(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:
-    """:func:`check_step`, then :meth:`HandState.apply` when the check passes."""
+    """The one checked step: apply ``ev`` if the rules allow it now
+    (:meth:`HandState.try_apply`, the only path that accepts), else return the
+    discrepancy naming the rule it breaks (:func:`check_step`, the plain
+    reference, which only explains). The replayer, the auditor, the viewer and
+    the importer all step through here; tests/test_checked_step.py holds the two
+    equal on thousands of mutated events."""
     seq = len(st.events)
     try:
-        if st.try_apply(ev):  # the common case, checked by the state itself
+        if st.try_apply(ev):
             return None
     except Exception as e:  # a malformed event must be a finding, never a traceback
         return _apply_error(seq, ev, e, notation)
-    return _apply_slow(st, ev, notation)
-
-
-def _apply_slow(st: HandState, ev: Event, notation: bool) -> Discrepancy | None:
-    seq = len(st.events)
-    d = check_step(st, ev, notation)
-    if d is not None:
-        return d
     try:
-        st.apply(ev)
+        d = check_step(st, ev, notation)
     except Exception as e:
         return _apply_error(seq, ev, e, notation)
-    return None
+    if d is None:  # never: the test above holds the checked apply to the reference
+        d = Discrepancy(seq, Check.APPLY_ERROR, describe(ev, notation),
+                        "refused by the checked step, allowed by its reference")
+    return d
 
 
 def _apply_error(seq: int, ev: Event, e: Exception, notation: bool) -> Discrepancy:
@@ -425,14 +429,8 @@ def run_checked(st: HandState, events: Sequence[Event],
     """:func:`apply_checked` over ``events`` in order, stopping at the first
     discrepancy: (events applied, discrepancy or None). A log that stops before
     the hand is over is left to the caller (:func:`truncated`)."""
-    try_apply = st.try_apply  # the fast lane, called here without a wrapper per event
     for i, ev in enumerate(events):
-        try:
-            if try_apply(ev):
-                continue
-        except Exception as e:
-            return i, _apply_error(len(st.events), ev, e, notation)
-        d = _apply_slow(st, ev, notation)
+        d = apply_checked(st, ev, notation)
         if d is not None:
             return i, d
     return len(events), None

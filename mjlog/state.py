@@ -175,50 +175,65 @@ class HandState:
         return self.choices.is_legal(ev)
 
     def try_apply(self, ev: Event) -> bool:
-        """Apply ``ev`` if it is plainly what happens now (the event due, the deal, a
-        draw from the right end, a legal discard or void choice, a pon) and return
-        True; otherwise return False, having changed nothing but, as
-        :func:`mjlog.replay.check_step` would, closed a claim window where no win is
-        forced that ``ev`` does not claim. The checked path's fast lane: anything
-        else goes through check_step, which also explains a refusal."""
+        """The checked apply: apply ``ev`` and return True when the rules allow it
+        now (it is the event due, or one of its seat's choices, winners on one tile
+        in turn order); otherwise return False having changed nothing, except that
+        a claim window the log has left (``ev`` claims nothing on it and no forced
+        win is due) is closed first, as :data:`PASS` would. The one path of
+        :func:`mjlog.replay.apply_checked`; :meth:`auto` and :meth:`options`, the
+        plain reference, explain a refusal, and a test holds the two equal."""
         pending = self.pending
-        w = self.window
         if pending:
             if ev != pending[0]:
                 return False
-        elif w is not None:
-            if not w.forced and not self.claims.fits(ev):
+            self.apply(ev)
+            return True
+        w = self.window
+        ch = self.choices
+        if w is not None:
+            if not self.claims.fits(ev):
+                if w.forced and ch.auto() is not None:  # a forced win is still due
+                    return False
                 self._close_window()  # everyone passed: the log has moved on
                 return self.try_apply(ev)
-            # a pon before anyone won, in a window where no win is forced: exactly
-            # the event options() offers that seat
-            if (ev.type != PON or w.forced or w.winners or ev.seat not in w.pons
-                    or ev != Event(PON, ev.seat, w.tile, w.from_seat)):
+            if w.forced:  # the forced wins, in turn order: exactly what auto() says
+                if ev != ch.auto():
+                    return False
+            elif not ch.is_legal(ev):
                 return False
-        else:
-            ph = self.phase
-            # the two commonest events go straight to their transition (what apply()
-            # would call, nothing being pending)
-            if ph is _DRAW:
-                if ev != self.choices.draw_event():
+            elif ev.type == WIN and w.winners:  # winners on one tile in turn order
+                d, n = w.from_seat, self.n
+                rank = (ev.seat - d) % n
+                if any((s - d) % n > rank for s in w.winners):
                     return False
-                if ev.type == DRAW:  # not a huangmei 发 laid out before the draw
-                    self.events.append(ev)
-                    self._apply_draw(ev)
-                    return True
-            elif ph is _ACT:
-                # a plain discard, when nothing is forced first
-                if not self.choices.is_plain_discard(ev) or (
-                        self._may_force and self.choices.forced_act() is not None):
+            self.apply(ev)
+            return True
+        ph = self.phase
+        # the two commonest events go straight to their transition (what apply()
+        # would call, nothing being pending)
+        if ph is _DRAW:
+            if ev != ch.draw_event():
+                return False
+            if ev.type == DRAW:  # not a huangmei 发 laid out before the draw
+                self.events.append(ev)
+                self._apply_draw(ev)
+                return True
+        elif ph is _ACT:
+            forced = ch.forced_act() if self._may_force else None
+            if forced is not None:
+                if ev != forced:
                     return False
+            elif ch.is_plain_discard(ev):
                 self.events.append(ev)
                 self._apply_discard(ev)
                 return True
-            elif ph is _DEAL:
-                if ev != self.choices.deal_event():
-                    return False
-            elif ph is not _VOID or not self.is_legal(ev):
+            elif ev.type == DISCARD or not ch.is_legal(ev):
                 return False
+        elif ph is _DEAL:
+            if ev != ch.deal_event():
+                return False
+        elif ph is not _VOID or not ch.is_legal(ev):
+            return False
         self.apply(ev)
         return True
 
