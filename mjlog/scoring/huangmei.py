@@ -90,7 +90,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mjlog.errors import InputError
-from mjlog.hand import Decomposition, decompositions, waits
+from mjlog.hand import SEQ, TRIP, Decomposition, decompositions, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.patterns import (
@@ -159,7 +159,7 @@ class _Win:
         if self.d.pair == t and not self.quanqiuren:
             found.append("dandiao")
         for kind, first in self.d.sets:
-            if kind != "seq" or not first <= t <= first + 2:
+            if kind is not SEQ or not first <= t <= first + 2:
                 continue
             offset, r = t - first, first % 9
             if offset == 1:
@@ -176,11 +176,11 @@ class _Win:
 
 
 def _anke_zhongbai(w: _Win) -> int:
-    n = sum(1 for kind, t in w.d.sets if kind == "trip" and t in _ZHONGBAI)
+    n = sum(1 for kind, t in w.d.sets if kind is TRIP and t in _ZHONGBAI)
     t = w.ctx.win_tile
     # 中/白 only form triplets or the pair, and five copies do not exist: a winning
     # 中/白 from another player in a triplet completed that triplet.
-    if not w.self_draw and t in _ZHONGBAI and ("trip", t) in w.d.sets:
+    if not w.self_draw and t in _ZHONGBAI and (TRIP, t) in w.d.sets:
         n -= 1
     return n
 
