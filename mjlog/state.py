@@ -36,6 +36,7 @@ from mjlog.events import (
     VOID,
     WIN,
     Event,
+    IllegalEvent,
     transfer,
 )
 from mjlog.ledger import Ledger, WinRecord
@@ -43,20 +44,12 @@ from mjlog.phase import LIVE, SUIT_LETTERS, TAIL, Phase
 from mjlog.rules import Rules
 from mjlog.scoring.base import Method, Score
 from mjlog.seats import Seats
-from mjlog.variants import horse_seat_number
+from mjlog.wins import WinFlow
 
 __all__ = ["PASS", "HandState", "IllegalEvent", "Phase", "Window", "WinRecord"]
 
 # The phases as module constants: the hot paths read them without an attribute lookup.
 _DEAL, _VOID, _DRAW, _ACT, _CLAIM, _ROB, _OVER = Phase
-
-
-class IllegalEvent(Exception):
-    """An event the rules do not allow at this point (replay/audit use)."""
-
-    def __init__(self, check: str, message: str):
-        super().__init__(message)
-        self.check = check
 
 
 class HandState:
@@ -72,12 +65,12 @@ class HandState:
         self._bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self._blood = spec.blood_battle         # xuezhan: winners leave, play goes on
         self._locks = spec.pass_locks           # passing a win may lock (not huangmei)
-        self._call_transfer_on = spec.call_transfer(rules)
         # _act_forced() applies: a bonus tile is laid out, or a win is forced
         self._may_force = self._bonus_tile is not None or spec.forced_tiles >= 0
         self.n = n
         self.claims = Claims(self)           # what the seats may win and claim now
         self.choices = Choices(self)         # what may happen next
+        self.flow = WinFlow(self)            # what wins do, and how the hand ends
         self.wall = tuple(wall)
         self.dealer = dealer
         self.dice = tuple(dice)
@@ -260,7 +253,7 @@ class HandState:
         elif t == TRANSFER:
             self._apply_transfer(ev, seq)
         elif t == WIN:
-            self._apply_win(ev, seq)
+            self.flow.apply_win(ev, seq)
         elif t == PON:
             self._apply_pon(ev)
         elif t == KONG:
@@ -338,8 +331,7 @@ class HandState:
             self.chain = "bonus"
         if self.live == 0:
             # an unreplaceable 发 ends the hand as an exhaustive draw
-            self.exhausted = True
-            self._settle_exhaustion()
+            self.flow.exhaust()
             return
         self.replacing = True
         self.phase = _DRAW
@@ -394,12 +386,12 @@ class HandState:
                 for s in w.pons:  # 过手碰: could pon, nobody won, did not pon
                     self.pon_lock[s].add(w.tile)
             if claimed:
-                self._after_window_wins(w)
+                self.flow.after_window_wins(w)
                 return
             self._discard_passed(w.from_seat, w.tile, w.last)
         else:
             if claimed:
-                self._after_window_wins(w)
+                self.flow.after_window_wins(w)
                 return
             self._kong_stands(w.from_seat, w.tile, w.kong_kind)
 
@@ -416,8 +408,7 @@ class HandState:
                 self.pending.append(Event(WIN, d, tile, None, str(Method.SHILAOTOU), tiles))
                 return
         if last:
-            self.exhausted = True
-            self._settle_exhaustion()
+            self.flow.exhaust()
             return
         self.turn = self.seats.next_active(d) if self._blood else (d + 1) % self.n
         self.phase = _DRAW
@@ -492,111 +483,8 @@ class HandState:
         self.need_tail = True
         self.phase = _DRAW
 
-    # ------------------------------------------------------------------ wins
-    def _apply_win(self, ev: Event, seq: int) -> None:
-        s, t = ev.seat, ev.tile
-        method = Method(ev.kind)
-        w = self.window
-        if method is Method.SHILAOTOU:
-            sc = self.claims.shilaotou_score(s, t)
-            payer = None
-            payers = [o for o in range(self.n) if o != s]
-        elif method is Method.SELF_DRAW:
-            # the acting seat's win on its drawn tile: scored once per state
-            # (options() and the checked path asked already)
-            sc = (self.choices.self_draw_score(seq) if s == self.turn and t == self.drawn
-                  else self.claims.win_score(s, t, method))
-            if sc is None:
-                raise IllegalEvent("win_legal", f"seat {s} cannot win by self-draw now")
-            if sc.feeder_pays:
-                payer = self.melds[s][-1].from_seat
-                payers = [payer]
-            else:
-                payer = None
-                payers = [o for o in range(self.n) if o != s and not self.won[o]]
-        else:
-            sc = w.wins[s]
-            payer = w.from_seat
-            payers = [payer]
-            if method is Method.ROBBED_KONG and not w.winners:
-                self._undo_kong(w)
-        if w is None or not w.winners:  # the first win on this tile
-            self.ledger.new_tile(w.from_seat if w is not None else None)
-            if method in (Method.DISCARD, Method.ROBBED_KONG):
-                self.won_tiles.append(t)
-                if method is Method.DISCARD:
-                    self.seats.take_discard(w.from_seat)
-        self.pending += self.ledger.add_win(seq, s, payer, t, str(method), sc, payers)
-        if self._call_transfer_on and method is Method.DISCARD and w is not None:
-            self._call_transfer(w, s)
-        if w is not None:
-            w.winners.append(s)
-            return
-        # a self-draw (or 十老头) is a batch of its own
-        self._after_wins([s], s)
-
-    def _call_transfer(self, w: Window, s: int) -> None:
-        """呼叫转移: on 杠上炮, the kong player's kong money goes to the first winner."""
-        if not self.kong_this_turn or w.winners:
-            return
-        d = w.from_seat
-        kong = next((m for m in reversed(self.melds[d]) if m.is_kong), None)
-        if kong is None:
-            return
-        self.pending += self.ledger.move_kong_money(d, kong.tile, s)
-
-    def _undo_kong(self, w: Window) -> None:
-        self.seats.undo_kong(w.from_seat, w.tile, w.kong_kind)
-
-    def _after_window_wins(self, w: Window) -> None:
-        self._after_wins(list(w.winners), w.from_seat)
-
-    def _after_wins(self, batch: list[int], d: int) -> None:
-        """Move on after a batch of wins on one tile (or a self-draw)."""
-        self.seats.win(batch)
-        if not self._blood:
-            self._horses(batch)
-            self.pending.append(Event(END))
-            return
-        active = self.active_seats()
-        if len(active) <= 1:
-            self.pending.append(Event(END))
-            return
-        if self.live == 0:
-            self.exhausted = True
-            self._settle_exhaustion()
-            return
-        last = max(batch, key=lambda w: (w - d) % self.n)
-        self.turn = self.next_active(last)
-        self.need_tail = False
-        self.after_pon = False
-        self.phase = _DRAW
-
-    def _horses(self, batch: list[int]) -> None:
-        k = self.spec.horses(self.rules)
-        if not k or self.live == 0:
-            return
-        take = min(k, self.live)
-        horses = tuple(self.wall[self.back - i] for i in range(take))
-        self.pending.append(Event(HORSE, None, None, None, None, horses))
-        n = self.n
-        for h in horses:
-            num = horse_seat_number(h)
-            if num > n:
-                continue
-            seat = (self.dealer + num - 1) % n
-            if seat in batch:
-                self.pending += self.ledger.horse_payments(seat)
-
     def _apply_transfer(self, ev: Event, seq: int) -> None:
         self.ledger.pay(seq, ev.from_seat, ev.seat, ev.amount, ev.kind)
-
-    # ------------------------------------------------------------------ exhaustion
-    def _settle_exhaustion(self) -> None:
-        """Payments at an exhaustive draw (the variant's), then the end."""
-        self.phase = _DRAW
-        self.pending.extend(self.spec.settle_exhaustion(self))
-        self.pending.append(Event(END))
 
     # ------------------------------------------------------------------ summary
     def hand_row(self) -> dict:
