@@ -65,7 +65,7 @@ class HandState:
         self._bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self._blood = spec.blood_battle         # xuezhan: winners leave, play goes on
         self._locks = spec.pass_locks           # passing a win may lock (not huangmei)
-        # _act_forced() applies: a bonus tile is laid out, or a win is forced
+        # Choices.forced_act() applies: a bonus tile is laid out, or a win is forced
         self._may_force = self._bonus_tile is not None or spec.forced_tiles >= 0
         self.n = n
         self.claims = Claims(self)           # what the seats may win and claim now
