@@ -281,7 +281,8 @@ class Claims:
         pons: list[int] = []
         kongs: list[int] = []
         hands, melds, won, void, pon_lock = st.hands, st.melds, st.won, st.void, st.pon_lock
-        miss_of = st.seats.miss
+        seats = st.seats
+        misses, miss_of = seats.misses, seats.miss  # the cache, read inline
         blood = self.blood
         other_suits = MISS_OTHER_SUITS[t]
         suit = t // 9
@@ -291,7 +292,10 @@ class Claims:
             if void[s] == suit:  # its void suit: no win (a 花猪), no pon, no kong
                 continue
             h = hands[s]
-            if not miss_of(s) & other_suits:
+            miss = misses[s]
+            if miss is None:
+                miss = miss_of(s)
+            if not miss & other_suits:
                 h[t] += 1
                 shape = is_win(h, len(melds[s]))  # cheap lookup first; scoring is rare
                 h[t] -= 1

@@ -32,7 +32,7 @@ class Seats:
     """The tiles of ``n`` seats (0..n-1)."""
 
     __slots__ = ("n", "hands", "melds", "discards", "void", "won", "bonus", "draws",
-                 "_miss", "_next")
+                 "misses", "_next")
 
     def __init__(self, n: int):
         self.n = n
@@ -45,21 +45,24 @@ class Seats:
         self.draws = [0] * n                  # front and tail draws per seat
         # per seat, suit_misses() of the hand, None when stale: a discard or draw
         # that cannot complete a hand skips is_win (the hands change far less often
-        # than they are checked)
-        self._miss: list[int | None] = [None] * n
+        # than they are checked). Read it (hot loops do); only this class writes it.
+        self.misses: list[int | None] = [None] * n
         self._next = [(s + 1) % n for s in range(n)]  # next_active(), kept as seats win
 
     # ------------------------------------------------------------ reading
     def miss(self, s: int) -> int:
         """suit_misses() of seat ``s``'s hand, computed once per change of it."""
-        m = self._miss[s]
+        m = self.misses[s]
         if m is None:
-            m = self._miss[s] = suit_misses(self.hands[s])
+            m = self.misses[s] = suit_misses(self.hands[s])
         return m
 
     def may_complete(self, s: int, t: int) -> bool:
         """Tile ``t`` might complete seat ``s``'s hand (False: it surely cannot)."""
-        return not self.miss(s) & MISS_OTHER_SUITS[t]
+        m = self.misses[s]
+        if m is None:
+            m = self.misses[s] = suit_misses(self.hands[s])
+        return not m & MISS_OTHER_SUITS[t]
 
     def held(self, s: int) -> list[int]:
         """34 counts of hand + melds (for the four-copies rule and 根)."""
@@ -90,17 +93,17 @@ class Seats:
             raise ValueError(f"S{s} holds {h[t]} of tile {t}; a pon needs {k}"
                              if k == 2 else f"S{s} holds {h[t]} of tile {t}, not {k}")
         h[t] -= k
-        self._miss[s] = None
+        self.misses[s] = None
 
     def deal(self, s: int, tiles: Iterable[int]) -> None:
         h = self.hands[s]
         for t in tiles:
             h[t] += 1
-        self._miss[s] = None
+        self.misses[s] = None
 
     def draw(self, s: int, t: int) -> None:
         self.hands[s][t] += 1
-        self._miss[s] = None
+        self.misses[s] = None
         self.draws[s] += 1
 
     def lay_out(self, s: int, t: int) -> None:
@@ -149,7 +152,7 @@ class Seats:
         else:
             ms.pop()
             self.hands[s][t] += 3
-            self._miss[s] = None
+            self.misses[s] = None
 
     def win(self, batch: Iterable[int]) -> None:
         """The seats of ``batch`` have won."""

@@ -53,7 +53,7 @@ def check_state(st: HandState, full: Counter) -> None:
     assert sum(st.deltas) == 0
     # the engine's shortcuts agree with a fresh look at the hands
     for s in range(st.n):
-        miss = st.seats._miss[s]
+        miss = st.seats.misses[s]
         assert miss is None or miss == suit_misses(st.hands[s]), f"stale suit_misses of S{s}"
     if st.phase is Phase.ACT and st.drawn is not None and not st.drawn_may_win:
         assert not is_win(st.hands[st.turn], len(st.melds[st.turn])), "a self-draw win skipped"
