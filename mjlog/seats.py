@@ -101,10 +101,16 @@ class Seats:
             h[t] += 1
         self.misses[s] = None
 
-    def draw(self, s: int, t: int) -> None:
+    def draw(self, s: int, t: int) -> bool:
+        """Seat ``s`` draws ``t``; returns :meth:`may_complete` of the hand before
+        (whether the drawn tile may have completed it), read in the same step."""
+        m = self.misses[s]
+        if m is None:
+            m = suit_misses(self.hands[s])
         self.hands[s][t] += 1
         self.misses[s] = None
         self.draws[s] += 1
+        return not m & MISS_OTHER_SUITS[t]
 
     def lay_out(self, s: int, t: int) -> None:
         """A bonus tile leaves the hand and is laid out."""
@@ -112,7 +118,11 @@ class Seats:
         self.bonus[s] += 1
 
     def discard(self, s: int, t: int) -> None:
-        self._take(s, t, 1)
+        h = self.hands[s]
+        if h[t] < 1:
+            raise ValueError(f"S{s} holds no tile {t} to discard")
+        h[t] -= 1
+        self.misses[s] = None
         self.discards[s].append(t)
 
     def take_discard(self, d: int) -> None:

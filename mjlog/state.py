@@ -306,8 +306,7 @@ class HandState:
         self.replacing = False
         t = ev.tile
         seats = self.seats
-        self.drawn_may_win = seats.may_complete(s, t)  # before the tile joins the hand
-        seats.draw(s, t)
+        self.drawn_may_win = seats.draw(s, t)  # may the tile complete the hand
         self.drawn = t
         self.after_pon = False
         self.hu_lock[s] = None  # a draw ends the pass locks (inlined _clear_locks)
@@ -358,9 +357,9 @@ class HandState:
         w = self.claims.discard_window(d, t)
         if w is None:  # nobody can claim: the discard passes at once
             self._discard_passed(d, t, self.back < self.front)
-            return
-        self.window = w
-        self.phase = _CLAIM
+        else:
+            self.window = w
+            self.phase = _CLAIM
 
     def _open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
         w = self.claims.rob_window(k, t, kind, barred)
