@@ -46,6 +46,15 @@ from mjlog.logio import LogError
 from mjlog.rundir import RunFiles, duckdb_path, read_json
 from mjlog.scoring.patterns import pattern_name
 
+
+def _pattern_name(variant: str, key: str) -> str:
+    """A pattern's Chinese name as the variant's own table writes it (杠上花 in yuxi,
+    杠上开花 in xuezhan); the shared name for a variant this mjlog does not know."""
+    from mjlog.variants import VARIANTS as _BY_NAME
+
+    v = _BY_NAME.get(variant)
+    return v.pattern_name(key) if v is not None else pattern_name(key)
+
 __all__ = [
     "GROUP",
     "Run",
@@ -648,7 +657,8 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     ORDER BY {_G}, wins_with DESC, pattern
     """
     df = runs.sql(q)
-    df.insert(GROUP.__len__() + 1, "name", df["pattern"].map(pattern_name))
+    df.insert(GROUP.__len__() + 1, "name", [_pattern_name(v, k) for v, k in
+                                              zip(df["variant"], df["pattern"], strict=True)])
     df["per_hand"] = df["wins_with"] / df["hands"]
     df["points_share"] = (df["points_with"] / df["points"]).where(df["points"] > 0)
     # per match: wins, points, and per pattern wins carrying it and points it adds
@@ -724,8 +734,9 @@ def pattern_weights(variant: str, rules, method: str, patterns: list[str]) -> di
       base pattern's value in the win's column (self-draw or discard), 1 for each other.
 
     A win whose patterns add nothing by that measure (a plain 平胡 worth the base) is
-    split equally among its patterns. The weights read the rules logged with the run;
-    with the variant modules (issue 16) they belong beside each scorer.
+    split equally among its patterns. The weights read the rules logged with the run:
+    the family of its pattern value keys (``fan.``, ``mult.``, ``points.``) says which
+    of the three ways its patterns combine.
 
     >>> from mjlog.rules import Rules
     >>> pattern_weights("huangmei", Rules("huangmei"), "self_draw", ["pinghu", "zimo"])
@@ -741,17 +752,21 @@ def pattern_weights(variant: str, rules, method: str, patterns: list[str]) -> di
     w: dict[str, float] = dict.fromkeys(counts, 0.0)
     if rules is not None:
         try:
-            if variant == "huangmei":
+            # how a variant's patterns combine follows the family of its value keys:
+            # fan.* add, mult.* multiply, points.* double from the highest pattern
+            family = next((k.split(".")[0] for k in rules
+                           if k.split(".")[0] in ("fan", "mult", "points")), None)
+            if family == "fan":
                 for k, n in counts.items():
                     f = rules.get(f"fan.{k}") if hasattr(rules, "get") else None
                     if k == "facai" and n == 4 and "fan.facai_all" in rules:
                         f, n = rules["fan.facai_all"], 1
                     w[k] = float((f or 0) * n)
-            elif variant == "xuezhan":
+            elif family == "mult":
                 for k, n in counts.items():
                     m = rules[f"mult.{k}"] if f"mult.{k}" in rules else 1
                     w[k] = n * math.log2(m) if m and m > 0 else 0.0
-            elif variant == "yuxi":
+            elif family == "points":
                 col = 0 if method == "self_draw" else 1
                 vals = {k: (rules[f"points.{k}"][col] if f"points.{k}" in rules else None)
                         for k in counts}
@@ -1058,7 +1073,8 @@ def biggest_wins(runs, n: int = 10) -> pd.DataFrame:
            w.points, w.total, w.capped
     FROM read_parquet($wins) w JOIN h USING ({_KEY})
     ORDER BY w.total DESC, h.run_id, w.match, w.rotation, w.hand, w.seat LIMIT $n""", n=n)
-    df["names"] = df["patterns"].map(lambda ps: " ".join(pattern_name(p) for p in ps))
+    df["names"] = [" ".join(_pattern_name(v, p) for p in ps)
+                   for v, ps in zip(df["variant"], df["patterns"], strict=True)]
     return df
 
 

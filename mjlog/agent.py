@@ -64,6 +64,11 @@ class SeatView:
         return self._s.variant
 
     @property
+    def spec(self):
+        """The variant's facts and hooks (:class:`mjlog.variants.Variant`)."""
+        return self._s.spec
+
+    @property
     def n(self) -> int:
         return self._s.n
 

@@ -1,8 +1,9 @@
 """The engine: deals a hand from its seed and plays it to the end with agents.
 
-The engine only *decides which* event happens next; every change of state goes
-through :meth:`mjlog.state.HandState.apply`, the same transition the replayer and
-the auditor use.
+The engine only asks the agents which event happens next; every change of
+state goes through :meth:`mjlog.state.HandState.apply`, the same transition the
+replayer and the auditor use, and what a window's claims make happen is
+:meth:`mjlog.claims.Claims.resolve`.
 
 >>> from mjlog.rules import Rules
 >>> from simulate.agents import make_agents
@@ -24,7 +25,6 @@ from mjlog.events import WIN
 from mjlog.rng import Stream, agent_seed, hand_seed, shuffle_many
 from mjlog.rules import Rules
 from mjlog.state import HandState, Phase
-from mjlog.variants import break_position, wall_tiles
 
 ACT, CLAIM, ROB = Phase.ACT, Phase.CLAIM, Phase.ROB
 
@@ -54,28 +54,10 @@ class PlayedHand:
 
 
 def first_dealer(rules: Rules, stream: Stream) -> tuple[int, tuple[int, ...] | None]:
-    """The first dealer of a match, drawn from hand 0's stream (after its wall).
-
-    huangmei: every seat rolls two dice in seat order, the highest sum deals, ties
-    re-roll among the tied; every die is returned for the log.
-    """
-    n, v = rules.n, rules.variant
-    if v == "xuezhan" and rules["first_dealer"] == "seat0":
-        return 0, None
-    if v != "huangmei":
-        return stream.below(n), None
-    rolls: list[int] = []
-    tied = list(range(n))
-    while True:
-        sums = {}
-        for s in tied:
-            a, b = stream.below(6) + 1, stream.below(6) + 1
-            rolls += [a, b]
-            sums[s] = a + b
-        top = max(sums.values())
-        tied = [s for s in tied if sums[s] == top]
-        if len(tied) == 1:
-            return tied[0], tuple(rolls)
+    """The first dealer of a match, drawn from hand 0's stream (after its wall), and
+    the dice rolled for it, as the variant says (huangmei: every seat rolls two
+    dice in seat order, the highest sum deals, ties re-roll among the tied)."""
+    return rules.spec.first_dealer(rules, stream)
 
 
 class Dealt(NamedTuple):
@@ -99,7 +81,7 @@ def deal_wall(rules: Rules, root_seed: int, match: int, hand: int,
     """
     hs = hand_seed(root_seed, match, hand)
     stream = Stream(hs)
-    ring = list(wall_tiles(rules))
+    ring = list(rules.spec.wall_tiles(rules))
     stream.shuffle(ring)
     return _dealt(rules, hs, ring, stream, dealer)
 
@@ -117,7 +99,7 @@ def deal_walls(rules: Rules, root_seed: int,
     True
     """
     seeds = [hand_seed(root_seed, m, k) for m, k, _d in hands]
-    shuffled = shuffle_many(seeds, list(wall_tiles(rules)))
+    shuffled = shuffle_many(seeds, list(rules.spec.wall_tiles(rules)))
     return [_dealt(rules, hs, ring, stream, d)
             for hs, (ring, stream), (_m, _k, d) in zip(seeds, shuffled, hands, strict=True)]
 
@@ -129,7 +111,7 @@ def _dealt(rules: Rules, hs: int, ring: list[int], stream: Stream,
     if dealer is None:
         dealer, rolls = first_dealer(rules, stream)
     dice = (stream.below(6) + 1, stream.below(6) + 1)
-    b = break_position(rules.variant, dice, dealer, rules.n, len(ring))
+    b = rules.spec.break_position(dice, dealer, rules.n, len(ring))
     return Dealt(ring[b:] + ring[:b], dealer, dice, b, hs, rolls)
 
 
@@ -146,7 +128,7 @@ def play(state: HandState, agents: Sequence[Agent],
     ``observe(state)``, if given, runs after every change of state (tests use it)."""
     views = [SeatView(state, s) for s in range(state.n)]
     apply = state.apply
-    auto = state.auto
+    auto = state.choices.auto  # bound once: the loop calls it for every event
     if observe is not None:
         def apply(ev, _apply=state.apply):
             _apply(ev)
@@ -159,7 +141,7 @@ def play(state: HandState, agents: Sequence[Agent],
             continue
         if state.phase is ACT:  # the common case, without the per-seat dict
             s = state.turn
-            o = state.act_options()
+            o = state.choices.act_options()
             pick = agents[s].choose(views[s], o)
             if pick not in o:
                 _refuse(agents[s], s, pick, o)
@@ -167,25 +149,14 @@ def play(state: HandState, agents: Sequence[Agent],
             continue
         opts = state.options()
         if state.phase is CLAIM or state.phase is ROB:
-            if opts:
-                picks = {}
-                for s, o in opts.items():
-                    o.append(None)
-                    picks[s] = _ask(agents[s], views[s], o)
-                winners = [s for s, p in picks.items() if p is not None and p.type == WIN]
-                if winners:
-                    for s in winners:
-                        apply(picks[s])
-                        while state.pending:
-                            apply(state.pending[0])
-                else:
-                    claim = next((p for p in picks.values() if p is not None), None)
-                    if claim is not None:
-                        apply(claim)
-                        continue
-            state.close_window()
-            if observe is not None:
-                observe(state)
+            picks = {}
+            for s, o in opts.items():
+                o.append(None)
+                picks[s] = _ask(agents[s], views[s], o)
+            for ev in state.claims.resolve(picks):  # claim priority is the state's
+                apply(ev)
+                while state.pending and ev.type == WIN:  # a win's payments come first
+                    apply(state.pending[0])
             continue
         if not opts:
             raise MjlogError(f"no legal action for the seat to act in {state.phase.name}")

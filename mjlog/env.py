@@ -291,26 +291,16 @@ class MjlogEnv(AECEnv):
         st = self.state
         self._queue.pop(0)
         if st.phase is Phase.CLAIM or st.phase is Phase.ROB:
-            # the engine's resolution (mjlog.engine.play): every seat answers, then
-            # the wins are taken together, else the first claim in claim order
+            # every seat answers, then the state's claim priority decides what
+            # happens (mjlog.claims.Claims.resolve, as in mjlog.engine.play)
             self._picks[seat] = pick
             if self._queue:
                 self._settle()
                 return
-            picks = self._picks
-            winners = [s for s, p in picks.items() if p is not None and p.type == WIN]
-            if winners:
-                for s in winners:
-                    st.apply(picks[s])
-                    while st.pending:
-                        st.apply(st.pending[0])
-                st.close_window()
-            else:
-                claim = next((p for p in picks.values() if p is not None), None)
-                if claim is not None:
-                    st.apply(claim)
-                else:
-                    st.close_window()
+            for ev in st.claims.resolve(self._picks):
+                st.apply(ev)
+                while st.pending and ev.type == WIN:  # a win's payments come first
+                    st.apply(st.pending[0])
         else:
             st.apply(pick)
         self._advance()

@@ -80,3 +80,11 @@ def transfer(payer: int, payee: int, amount: int, reason: str) -> Event:
     Event(type='transfer', seat=2, tile=None, from_seat=0, kind='win', tiles=None, amount=4)
     """
     return Event(TRANSFER, payee, None, payer, str(reason), None, amount)
+
+
+class IllegalEvent(Exception):
+    """An event the rules do not allow at this point (replay/audit use)."""
+
+    def __init__(self, check: str, message: str):
+        super().__init__(message)
+        self.check = check

@@ -27,6 +27,7 @@ automaton to one of 126 cost vectors and combines those by table.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import IntEnum
 from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
@@ -47,6 +48,9 @@ __all__ = [
     "shanten_standard",
     "shanten_seven_pairs",
     "IMPOSSIBLE",
+    "Group",
+    "SEQ",
+    "TRIP",
 ]
 
 IMPOSSIBLE = 99
@@ -55,24 +59,38 @@ IMPOSSIBLE = 99
 _SUIT_SLICES = ((0, 9), (9, 18), (18, 27), (27, 34))
 
 
+class Group(IntEnum):
+    """A concealed set of a decomposition: a sequence (its first kind) or a
+    triplet (its kind). Sequences sort first, by design."""
+
+    SEQ = 0
+    TRIP = 1
+
+    def __repr__(self) -> str:  # pastes back: (SEQ, 0)
+        return self.name
+
+
+SEQ, TRIP = Group
+
+
 class Decomposition(NamedTuple):
     """One way to read a complete hand.
 
     ``kind`` is ``"standard"`` or ``"seven_pairs"``. For a standard hand, ``pair``
-    is the pair's kind and ``sets`` the *concealed* melds, each ``("seq", first
-    kind)`` or ``("trip", kind)``, sorted (``sorted()`` order: sequences first);
-    exposed melds are not listed. For seven pairs, ``pair`` is None, ``sets`` is
-    empty and ``pairs`` holds the seven pair kinds sorted, a four listed twice.
+    is the pair's kind and ``sets`` the *concealed* melds, each ``(SEQ, first
+    kind)`` or ``(TRIP, kind)``, sorted (sequences first, then by kind); exposed
+    melds are not listed. For seven pairs, ``pair`` is None, ``sets`` is empty
+    and ``pairs`` holds the seven pair kinds sorted, a four listed twice.
 
     >>> from mjlog.tiles import parse_counts
     >>> d = decompositions(parse_counts("11122233344455m"))[-1]
     >>> d.kind, d.pair, d.sets
-    ('standard', 4, (('trip', 0), ('trip', 1), ('trip', 2), ('trip', 3)))
+    ('standard', 4, ((TRIP, 0), (TRIP, 1), (TRIP, 2), (TRIP, 3)))
     """
 
     kind: str
     pair: int | None
-    sets: tuple[tuple[str, int], ...]
+    sets: tuple[tuple[Group, int], ...]
     pairs: tuple[int, ...] = ()
 
 
@@ -245,7 +263,7 @@ def _suit_decomps(c: list[int], base: int, sequences: bool, want_pair: bool):
             if s:
                 c[i + 1] -= s
                 c[i + 2] -= s
-            here = (("trip", base + i),) * t + (("seq", base + i),) * s
+            here = ((TRIP, base + i),) * t + ((SEQ, base + i),) * s
             for pair, rest in _suit_decomps(c, base, sequences, want_pair and not p):
                 yield (base + i if p else pair), here + rest
             c[i] += x
@@ -261,7 +279,7 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
 
     >>> from mjlog.tiles import parse_counts
     >>> [(d.pair, d.sets) for d in decompositions(parse_counts("111222333m55p"), 1)]
-    [(13, (('seq', 0), ('seq', 0), ('seq', 0))), (13, (('trip', 0), ('trip', 1), ('trip', 2)))]
+    [(13, ((SEQ, 0), (SEQ, 0), (SEQ, 0))), (13, ((TRIP, 0), (TRIP, 1), (TRIP, 2)))]
     >>> [d.kind for d in decompositions(parse_counts("22334455667788p"))]
     ['standard', 'standard', 'standard', 'seven_pairs']
     >>> decompositions(parse_counts("123m"))

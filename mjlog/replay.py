@@ -1,12 +1,14 @@
 """Replay a logged hand event by event, through the one transition function.
 
 A replay rebuilds :class:`~mjlog.state.HandState` from the logged wall, dice,
-dealer and break under the run's resolved rules, then takes the *checked* path
-for every logged event (python-chess: check, then push): :func:`check_step`
-closes a claim window the log has moved past, compares a forced event with
-:meth:`HandState.auto` and a choice with :meth:`HandState.options`, then
-:meth:`HandState.apply` changes the state. No rule is re-implemented here; the
-auditor (:mod:`mjlog.audit`) uses the same step.
+dealer and break under the run's resolved rules, then takes the *checked* step
+for every logged event (python-chess: check, then push): :func:`apply_checked`
+applies the event when :meth:`HandState.try_apply` finds it allowed (closing a
+claim window the log has moved past), and otherwise names the rule it breaks
+with :func:`check_step`, which compares a forced event with
+:meth:`HandState.auto` and a choice with :meth:`HandState.options`. No rule is
+re-implemented here; the auditor (:mod:`mjlog.audit`), the viewer and the
+importer use the same step.
 
 >>> from mjlog.rules import Rules
 >>> from mjlog.engine import play_hand
@@ -47,7 +49,7 @@ from mjlog.events import (
     Event,
 )
 from mjlog.rules import Rules
-from mjlog.state import HandState, IllegalEvent
+from mjlog.state import PASS, HandState, IllegalEvent
 from mjlog.tiles import fmt, fmt_tile, glyph, glyphs
 from mjlog.variants import wall_tiles
 
@@ -86,6 +88,15 @@ class Check(StrEnum):
     APPLY_ERROR = "apply_error"  # an event the transition function rejects
     EXPECTED_EVENT = "expected_event"  # an event other than the one that must come next
     WIN_LEGAL = "win_legal"  # a win that is not legal
+    # a claim the rules refuse, by the rule it breaks (Claims.claim_refusal)
+    PLAIN_ON_DISCARD = "plain_on_discard"  # yuxi: a plain hand (平胡 only) on a discard
+    PASS_LOCK = "pass_lock"  # a discard win after a passed win (弃胡, 过手胡)
+    PON_LOCK = "pon_lock"  # a pon of a tile passed since the last draw (过手碰)
+    VOID_SUIT = "void_suit"  # a pon or kong of a tile of the void suit
+    FLOWER_PIG = "flower_pig"  # a win holding or on the void suit (花猪)
+    MIN_FAN = "min_fan"  # huangmei: a win below min_fan
+    DEAD_GREEN = "dead_green"  # huangmei: a claim of a 发, or a win holding a dealt 发
+    BARRED_ROB = "barred_rob"  # a kong that may not be robbed, or by that seat
     EVENT_TYPE = "event_type"  # an unknown event type
     EVENT_SEQ = "event_seq"  # events.seq not 0, 1, 2, …
     TRUNCATED_EVENTS = "truncated_events"  # the events stop before the hand is over
@@ -290,7 +301,9 @@ def _claim_rank(st: HandState, d: int, s: int) -> int:
 
 
 def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:
-    """Bring ``st`` to the point where the logged ``ev`` happens and check it there.
+    """The reference check, and the explanation of a refusal: bring ``st`` to the
+    point where the logged ``ev`` happens and check it there, by
+    :meth:`HandState.auto` and :meth:`HandState.options` alone.
 
     A claim window the log has moved past is closed first (once it is checked
     that no forced win was skipped). Then a forced event must equal
@@ -303,12 +316,12 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     if st.over:
         return Discrepancy(seq, Check.AFTER_END, describe(ev, notation), "the hand is over")
     w = st.window
-    if w is not None and not st.pending and not st.fits_window(ev):
+    if w is not None and not st.pending and not st.claims.fits(ev):
         forced = st.auto()
         if forced is not None and forced.type == WIN:
             return Discrepancy(seq, Check.SKIPPED_FORCED_WIN, describe(ev, notation),
                                f"must be {describe(forced, notation)} (forced win)")
-        st.close_window()
+        st.apply(PASS)  # everyone passed: the log has moved on
     exp = st.auto()
     if exp is not None:
         if ev == exp:
@@ -316,6 +329,9 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
         if exp.type == WIN and not (ev.type == WIN and ev.seat == exp.seat):
             check = Check.SKIPPED_FORCED_WIN
         else:
+            d = _refused_claim(st, ev, notation)
+            if d is not None:
+                return d
             check = AUTO_CHECKS.get(exp.type, exp.type)
         return Discrepancy(seq, check, describe(ev, notation),
                            f"must be {describe(exp, notation)}")
@@ -327,6 +343,10 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     if not opts:
         return Discrepancy(seq, Check.UNEXPECTED_EVENT, describe(ev, notation),
                            f"no event is due in phase {st.phase.name}")
+    if mine is None or ev not in mine:
+        d = _refused_claim(st, ev, notation)
+        if d is not None:
+            return d
     if mine is None:
         who = "; ".join(f"S{s} may: {summarise(o, notation)}" for s, o in sorted(opts.items()))
         check = Check.ILLEGAL_ACTION if st.window is not None else "out_of_turn"
@@ -344,27 +364,56 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     return None
 
 
+def is_claim(ev: Event) -> bool:
+    """A claim on a discard or a kong: a pon, an exposed kong, a win on a discard
+    or robbing a kong."""
+    return ev.type == PON or (ev.type == KONG and ev.kind == "exposed") or (
+        ev.type == WIN and ev.kind in ("discard", "robbed_kong"))
+
+
+def _refused_claim(st: HandState, ev: Event, notation: bool) -> Discrepancy | None:
+    """The rule a refused claim breaks, asked of the state just before the discard
+    or kong it claims (rebuilt from the events the log gave so far); None when
+    ``ev`` is no claim on the last discard or kong, or the rules would allow it."""
+    if not is_claim(ev):
+        return None
+    events = st.events
+    k = len(events) - 1
+    while k >= 0 and events[k].type in (WIN, TRANSFER):  # wins on the tile, kong money
+        k -= 1
+    if k < 0 or events[k].type not in (DISCARD, KONG) or events[k].tile != ev.tile:
+        return None
+    before = HandState(st.rules, st.wall, st.dealer, st.dice, st.break_pos)
+    applied, d = run_checked(before, events[:k], notation)
+    if d is not None or applied != k:
+        return None
+    why = before.claims.claim_refusal(events[k], ev)
+    if why is None:
+        return None
+    return Discrepancy(len(events), Check(why[0]), describe(ev, notation), why[1])
+
+
 def apply_checked(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:
-    """:func:`check_step`, then :meth:`HandState.apply` when the check passes."""
+    """The one checked step: apply ``ev`` if the rules allow it now
+    (:meth:`HandState.try_apply`, the only path that accepts), else return the
+    discrepancy naming the rule it breaks (:func:`check_step`, the plain
+    reference, which only explains). The replayer, the auditor, the viewer and
+    the importer all step through here; tests/test_checked_step.py holds the two
+    equal on thousands of mutated events."""
     seq = len(st.events)
     try:
-        if st.try_apply(ev):  # the common case, checked by the state itself
+        if st.try_apply(ev):
             return None
     except Exception as e:  # a malformed event must be a finding, never a traceback
         return _apply_error(seq, ev, e, notation)
-    return _apply_slow(st, ev, notation)
-
-
-def _apply_slow(st: HandState, ev: Event, notation: bool) -> Discrepancy | None:
-    seq = len(st.events)
-    d = check_step(st, ev, notation)
-    if d is not None:
-        return d
     try:
-        st.apply(ev)
+        d = check_step(st, ev, notation)
     except Exception as e:
         return _apply_error(seq, ev, e, notation)
-    return None
+    if d is None:  # never: the test above holds the checked apply to the reference
+        d = Discrepancy(seq, Check.APPLY_ERROR, describe(ev, notation),
+                        "refused by the checked step, allowed by its reference")
+    return d
 
 
 def _apply_error(seq: int, ev: Event, e: Exception, notation: bool) -> Discrepancy:
@@ -380,14 +429,8 @@ def run_checked(st: HandState, events: Sequence[Event],
     """:func:`apply_checked` over ``events`` in order, stopping at the first
     discrepancy: (events applied, discrepancy or None). A log that stops before
     the hand is over is left to the caller (:func:`truncated`)."""
-    try_apply = st.try_apply  # the fast lane, called here without a wrapper per event
     for i, ev in enumerate(events):
-        try:
-            if try_apply(ev):
-                continue
-        except Exception as e:
-            return i, _apply_error(len(st.events), ev, e, notation)
-        d = _apply_slow(st, ev, notation)
+        d = apply_checked(st, ev, notation)
         if d is not None:
             return i, d
     return len(events), None

@@ -27,6 +27,10 @@ from collections.abc import Mapping
 
 import pyarrow as pa
 
+from mjlog.events import EventType, TransferReason
+from mjlog.melds import MeldKind
+from mjlog.phase import LIVE, SUIT_LETTERS, TAIL
+from mjlog.scoring.base import Method
 from mjlog.tiles import NUM_KINDS
 
 SCHEMA_VERSION = 1
@@ -35,48 +39,36 @@ SCHEMA_VERSION = 1
 VERSION_KEY = b"mjlog.schema_version"
 TABLE_KEY = b"mjlog.table"
 
-EVENT_TYPES: tuple[str, ...] = (
-    "deal",
-    "void",
-    "draw",
-    "bonus",
-    "discard",
-    "pon",
-    "kong",
-    "win",
-    "horse",
-    "transfer",
-    "end",
-)
-"""``events.type`` values, in the contract's order."""
+EVENT_TYPES: tuple[str, ...] = tuple(t.value for t in EventType)
+"""``events.type`` values, in the contract's order (:class:`mjlog.events.EventType`)."""
 
-TRANSFER_REASONS: tuple[str, ...] = (
-    "win",
-    "kong_exposed",
-    "kong_added",
-    "kong_concealed",
-    "horse",
-    "call_transfer",
-    "tax_refund",
-    "flower_pig",
-    "not_ready",
-)
-"""``transfers.reason`` values (also the ``kind`` of a ``transfer`` event)."""
+TRANSFER_REASONS: tuple[str, ...] = tuple(r.value for r in TransferReason)
+"""``transfers.reason`` values (also the ``kind`` of a ``transfer`` event;
+:class:`mjlog.events.TransferReason`)."""
 
-WIN_METHODS: tuple[str, ...] = ("self_draw", "discard", "robbed_kong", "shilaotou")
-"""``wins.method`` values (also the ``kind`` of a ``win`` event)."""
+WIN_METHODS: tuple[str, ...] = tuple(m.value for m in Method)
+"""``wins.method`` values (also the ``kind`` of a ``win`` event;
+:class:`mjlog.scoring.base.Method`)."""
 
 OUTCOMES: tuple[str, ...] = ("win", "draw")
 """``hands.outcome`` values."""
 
+KONG_KINDS: tuple[str, ...] = tuple(
+    k.value for k in (MeldKind.EXPOSED_KONG, MeldKind.CONCEALED_KONG, MeldKind.ADDED_KONG))
+"""A ``kong`` event's ``kind`` (:class:`mjlog.melds.MeldKind` less the pon)."""
+
 EVENT_KINDS: tuple[str, ...] = (
-    ("live", "tail")  # draw
-    + ("exposed", "concealed", "added")  # kong
+    (LIVE, TAIL)  # draw
+    + KONG_KINDS  # kong
     + WIN_METHODS  # win
-    + ("m", "p", "s")  # void suit
+    + tuple(SUIT_LETTERS)  # void suit
     + TRANSFER_REASONS  # transfer
 )
-"""Every ``events.kind`` the contract names (a reason may repeat a win method's name)."""
+"""Every ``events.kind`` the contract names (a reason may repeat a win method's name).
+
+>>> EVENT_KINDS[:8]
+('live', 'tail', 'exposed', 'concealed', 'added', 'self_draw', 'discard', 'robbed_kong')
+"""
 
 TILE = pa.int8()
 SEAT = pa.int8()

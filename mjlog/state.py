@@ -6,9 +6,14 @@ way (python-chess's ``Board.push``):
 - :meth:`HandState.auto` is the next event that must happen whatever the agents
   want (deals, draws, bonus tiles, transfers, forced wins, the end), or None;
 - :meth:`HandState.options` lists, per seat, the legal choices at a decision point;
-- :meth:`HandState.apply` is the only code that changes the state;
-- :meth:`HandState.close_window` ends a claim window (discard or kong robbing)
-  once every claim on it is applied; it sets the pass locks and moves play on.
+- :meth:`HandState.apply` is the only code that changes the state; applying
+  :data:`PASS` (never logged) ends a claim window (discard or kong robbing) once
+  every claim on it is applied: it sets the pass locks and moves play on;
+- :attr:`HandState.claims` (:class:`mjlog.claims.Claims`) judges wins and claims
+  on the position and holds claim priority (``claims.resolve``: what the seats'
+  picks on a window make happen: wins in turn order, else the pon or kong, else
+  PASS); :attr:`HandState.seats` holds the tiles and :attr:`HandState.ledger`
+  the money, each changed only while an event applies.
 
 Chance is logged: the state is built from the logged wall, dice and dealer, so
 a replay needs no random generator.
@@ -16,12 +21,8 @@ a replay needs no random generator.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import IntEnum
-from itertools import chain, compress
-from operator import getitem
-
-from mjlog import scoring
+from mjlog.choices import Choices
+from mjlog.claims import PASS, Claims, Window
 from mjlog.events import (
     BONUS,
     DEAL,
@@ -35,82 +36,20 @@ from mjlog.events import (
     VOID,
     WIN,
     Event,
-    TransferReason,
+    IllegalEvent,
     transfer,
 )
-from mjlog.hand import MISS_OTHER_SUITS, is_win, suit_misses
-from mjlog.melds import Meld, MeldKind
+from mjlog.ledger import Ledger, WinRecord
+from mjlog.phase import LIVE, SUIT_LETTERS, TAIL, Phase
 from mjlog.rules import Rules
-from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.yuxi import score_plain_allowed
-from mjlog.variants import GREEN, horse_seat_number, next_dealer
+from mjlog.scoring.base import Method, Score
+from mjlog.seats import Seats
+from mjlog.wins import WinFlow
 
-LIVE, TAIL = "live", "tail"
-
-# Events are immutable tuples, so the common ones are built once and shared.
-_DISCARD_EV = [[Event(DISCARD, s, t) for t in range(34)] for s in range(4)]
-_LIVE_EV = [[Event(DRAW, s, t, None, LIVE) for t in range(34)] for s in range(4)]
-_TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)]
-SUIT_LETTERS = "mps"
-# _COPIES[t][c]: c copies of kind t (a hand's counts expand to its tiles in C)
-_COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
-
-
-class Phase(IntEnum):
-    DEAL = 0
-    VOID = 1    # xuezhan 定缺, seat by seat from the dealer
-    DRAW = 2    # ``turn`` draws (live, or tail when ``need_tail``)
-    ACT = 3     # ``turn`` wins, kongs or discards
-    CLAIM = 4   # a discard is open to win / kong / pon
-    ROB = 5     # a kong is open to robbing
-    OVER = 6
-
+__all__ = ["PASS", "HandState", "IllegalEvent", "Phase", "Window", "WinRecord"]
 
 # The phases as module constants: the hot paths read them without an attribute lookup.
 _DEAL, _VOID, _DRAW, _ACT, _CLAIM, _ROB, _OVER = Phase
-
-
-@dataclass(slots=True)
-class Window:
-    """An open claim window: a discard, or a kong that may be robbed."""
-
-    kind: str                      # "discard" | "rob"
-    tile: int
-    from_seat: int                 # the discarder or the kong player
-    wins: dict[int, Score]         # seat → score of its legal win
-    pons: list[int]
-    kongs: list[int]
-    forced: bool = False           # every legal win is taken (yuxi 尾牌强制)
-    last: bool = False             # the last discard: win only
-    kong_kind: str | None = None   # rob windows: "added" | "exposed"
-    winners: list[int] = field(default_factory=list)
-    passed_discard_win: tuple[int, ...] = ()  # exposed-kong rob: who passed the discard
-
-
-@dataclass(slots=True)
-class WinRecord:
-    """One row of the ``wins`` table, filled as the win and its transfers apply."""
-
-    seq: int
-    seat: int
-    from_seat: int | None
-    tile: int
-    method: str
-    win_order: int
-    patterns: tuple[str, ...]
-    fan: int
-    multiplier: int | None
-    points: int
-    total: int
-    capped: bool
-
-
-class IllegalEvent(Exception):
-    """An event the rules do not allow at this point (replay/audit use)."""
-
-    def __init__(self, check: str, message: str):
-        super().__init__(message)
-        self.check = check
 
 
 class HandState:
@@ -121,23 +60,28 @@ class HandState:
         n = rules.n
         self.rules = rules
         self.variant = rules.variant
-        self._yuxi = self.variant == "yuxi"
-        self._late_forbidden = rules["late_added_kong"] == "forbidden"
-        self._shilaotou = self._yuxi and rules["honors"]  # 十老头 counting is on
-        self._huangmei = self.variant == "huangmei"
-        self._xuezhan = self.variant == "xuezhan"
-        self._may_force = not self._xuezhan  # _act_forced() never applies in xuezhan
-        self._order = [[(d + k) % n for k in range(1, n)] for d in range(n)]  # claim order
+        self.spec = spec = rules.spec  # the variant's facts and hooks
+        self._shilaotou = spec.counts_honor_discards(rules)  # 十老头 counting is on
+        self._bonus_tile = spec.bonus_tile      # huangmei 发, else None
+        self._blood = spec.blood_battle         # xuezhan: winners leave, play goes on
+        self._locks = spec.pass_locks           # passing a win may lock (not huangmei)
+        # Choices.forced_act() applies: a bonus tile is laid out, or a win is forced
+        self._may_force = self._bonus_tile is not None or spec.forced_tiles >= 0
         self.n = n
+        self.claims = Claims(self)           # what the seats may win and claim now
+        self.choices = Choices(self)         # what may happen next
+        self.flow = WinFlow(self)            # what wins do, and how the hand ends
         self.wall = tuple(wall)
         self.dealer = dealer
         self.dice = tuple(dice)
         self.break_pos = break_pos
         self.front = 0                       # next live draw: wall[front]
         self.back = len(wall) - 1            # next tail draw: wall[back]
-        self.hands = [[0] * 34 for _ in range(n)]
-        self.melds: list[list[Meld]] = [[] for _ in range(n)]
-        self.discards: list[list[int]] = [[] for _ in range(n)]
+        self.seats = seats = Seats(n)         # the seats' tiles and their caches
+        # the seats' lists, read as the state's own (never rebound; changed by seats)
+        self.hands, self.melds, self.discards = seats.hands, seats.melds, seats.discards
+        self.void, self.won, self.bonus = seats.void, seats.won, seats.bonus
+        self.draws = seats.draws
         self.phase = _DEAL
         self.turn = dealer
         self.need_tail = False
@@ -150,41 +94,37 @@ class HandState:
         self.events: list[Event] = []
         self.deal_next = 0                   # seat index (from dealer) to deal next
         self.calls_made = False              # any pon or kong so far (地胡)
-        self.draws = [0] * n                 # front and tail draws per seat
-        self.acted = [False] * n             # had a turn (huangmei dealt 发)
-        self.void: list[int | None] = [None] * n
-        self.won = [False] * n
-        self._next = [(s + 1) % n for s in range(n)]  # next_active(), kept as seats win
-        self.winners: list[int] = []
-        self.first_batch: list[int] = []
-        self.first_payer: int | None = None
-        self.win_order = 0
-        self.wins: list[WinRecord] = []
-        self._batch: dict[int, WinRecord] = {}   # the wins on the current tile
-        self._payers: dict[int, list[int]] = {}  # who pays each of them
-        self.deltas = [0] * n
-        self.transfers: list[tuple[int, int, int, int, str]] = []  # seq, payer, payee, amt, why
-        self.kong_receipts: list[list] = []  # [payer, payee, amount] for 退税
+        self.ledger = Ledger(n)              # money, transfers and the wins rows
         self.hu_lock: list = [None] * n      # yuxi: True when locked; xuezhan: max passed mult
         self.pon_lock: list[set[int]] = [set() for _ in range(n)]
         self.honor_run = [0] * n             # yuxi 十老头 count
-        self.bonus = [0] * n                 # huangmei 发 laid out
         self.exhausted = False
         self.next_dealer: int | None = None
         self.horses: tuple[int, ...] = ()
         self.due_draw: str | None = None     # huangmei: the draw due after dealt 发
         self.replacing = False               # huangmei: a 发's tail replacement is due
-        self._sd_key = -1                    # cache of _self_draw_score()
-        self._sd: Score | None = None
-        self._sd_maybe = True                # the drawn tile may complete the hand
-        # per seat, suit_misses() of the hand, None when stale: a discard or draw that
-        # cannot complete a hand skips is_win (the hands change far less often than
-        # they are checked). Reset wherever a hand changes.
-        self._miss: list[int | None] = [None] * n
+        self.drawn_may_win = True            # the drawn tile may complete the hand
         self._late = False                   # the added kong being declared is late
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
 
     # ------------------------------------------------------------------ basics
+    # the ledger's books, read as the state's own (tests, the writer, the auditor)
+    @property
+    def deltas(self) -> list[int]:
+        return self.ledger.deltas
+
+    @property
+    def transfers(self) -> list[tuple[int, int, int, int, str]]:
+        return self.ledger.transfers
+
+    @property
+    def wins(self) -> list[WinRecord]:
+        return self.ledger.wins
+
+    @property
+    def winners(self) -> list[int]:
+        return self.ledger.winners
+
     @property
     def live(self) -> int:
         """Tiles left in the wall (both ends)."""
@@ -194,329 +134,103 @@ class HandState:
     def over(self) -> bool:
         return self.phase is _OVER
 
-    def active(self, seat: int) -> bool:
-        return not self.won[seat]
-
     def active_seats(self) -> list[int]:
-        return [s for s in range(self.n) if not self.won[s]]
+        return self.seats.active()
 
     def next_active(self, seat: int) -> int:
         """The first seat after ``seat`` still in play (``seat`` itself if none)."""
-        return self._next[seat]
-
-    def _find_next_active(self, seat: int) -> int:
-        for k in range(1, self.n + 1):
-            s = (seat + k) % self.n
-            if not self.won[s]:
-                return s
-        return seat
+        return self.seats.next_active(seat)
 
     def held(self, seat: int) -> list[int]:
         """34 counts of hand + melds (for the four-copies rule and 根)."""
-        h = self.hands[seat][:]
-        for m in self.melds[seat]:
-            h[m.tile] += m.size
-        return h
+        return self.seats.held(seat)
 
-    def _dead_green(self, seat: int) -> bool:
-        """huangmei: a dealt 发 not yet laid out blocks every win of its holder."""
-        return self.variant == "huangmei" and self.hands[seat][GREEN] > 0
-
-    def _holds_void(self, seat: int) -> bool:
-        v = self.void[seat]
-        if v is None:
-            return False
-        return any(self.hands[seat][9 * v: 9 * v + 9])
-
-    # ------------------------------------------------------------------ wins
-    def win_context(self, seat: int, tile: int, method: Method) -> WinContext:
-        h = self.hands[seat][:]
-        if method is not Method.SELF_DRAW:
-            h[tile] += 1
-        if method is Method.SELF_DRAW:
-            after_kong = self.chain == "kong"
-            after_bonus = self.chain == "bonus"
-            last = self.live == 0
-            first = (seat == self.dealer and self.draws[seat] == 0) or (
-                seat != self.dealer and self.draws[seat] == 1 and not self.calls_made)
-        else:
-            after_kong = method is Method.DISCARD and self.kong_this_turn
-            after_bonus = False
-            last = method is Method.DISCARD and self.live == 0
-            first = False
-        return WinContext(
-            concealed=tuple(h), melds=tuple(self.melds[seat]), win_tile=tile,
-            method=method, after_kong=after_kong, after_bonus=after_bonus,
-            last_tile=last, first_turn=first, dealer=seat == self.dealer,
-            bonus=self.bonus[seat], void=self.void[seat])
-
-    def _win_score(self, seat: int, tile: int, method: Method,
-                   shape: bool = False) -> Score | None:
-        """The score of a win ``seat`` may legally take now, or None. ``shape``:
-        the caller found the hand complete already."""
-        h = self.hands[seat]
-        nm = len(self.melds[seat])
-        if not shape:
-            if method is Method.SELF_DRAW:
-                ok = is_win(h, nm)
-            else:
-                h[tile] += 1
-                ok = is_win(h, nm)
-                h[tile] -= 1
-            if not ok:
-                return None
-        if self._dead_green(seat) or self._holds_void(seat):
-            return None
-        ctx = self.win_context(seat, tile, method)
-        sc = scoring.score(ctx, self.rules)
-        forced_zone = self.variant == "yuxi" and self.live <= 4
-        if not sc.legal:
-            if (sc.reason is Reason.PLAIN_ON_DISCARD and forced_zone
-                    and self.rules["last4_plain_on_discard"]):
-                sc = score_plain_allowed(ctx, self.rules)
-            else:
-                return None
-        lock = self.hu_lock[seat]
-        if lock is not None and method is not Method.SELF_DRAW:
-            if self.variant == "yuxi" and not forced_zone:
-                return None
-        if lock is not None and self.variant == "xuezhan" and sc.multiplier <= lock:
-            return None
-        return sc
-
-    def _self_draw_score(self, key: int | None = None) -> Score | None:
-        """The legal self-draw win of the acting seat now, computed once per event."""
-        if key is None:
-            key = len(self.events)
-        if self._sd_key != key:
-            self._sd_key = key
-            self._sd = (self._win_score(self.turn, self.drawn, Method.SELF_DRAW)
-                        if self._sd_maybe else None)
-        return self._sd
-
-    def _forced_zone(self) -> bool:
-        return self.variant == "yuxi" and self.live <= 4
+    def holds_void(self, seat: int) -> bool:
+        """The seat holds a tile of its void suit (a 花猪)."""
+        return self.seats.holds_void(seat)
 
     # ------------------------------------------------------------------ what's next
     def auto(self) -> Event | None:
         """The next event no agent chooses, or None at a decision point."""
-        if self.pending:
-            return self.pending[0]
-        ph = self.phase
-        if ph is _DRAW:
-            return self._draw_event()
-        if ph is _ACT:
-            return self._act_forced()
-        if ph is _DEAL:
-            return self._deal_event()
-        if ph in (_CLAIM, _ROB):
-            w = self.window
-            if w.forced:
-                for s in self._claim_order(w.from_seat):
-                    if s in w.wins and s not in w.winners:
-                        return self._window_win_event(w, s)
-            return None
-        return None
-
-    def _act_forced(self) -> Event | None:
-        """The event forced on the acting seat before it may choose: a dealt 发 laid
-        out (huangmei), the forced self-draw win in the last four tiles (yuxi)."""
-        s = self.turn
-        if self._huangmei and self.hands[s][GREEN] and not self.after_pon:
-            return Event(BONUS, s, GREEN)
-        if self._yuxi and self.back - self.front < 4 and self.drawn is not None:
-            if self._self_draw_score() is not None:
-                return self._win_event(s, self.drawn, Method.SELF_DRAW, None)
-        return None
+        return self.choices.auto()
 
     def options(self) -> dict[int, list[Event]]:
         """Legal choices per seat at a decision point (passing is always allowed in
         claim windows and is not an event)."""
-        ph = self.phase
-        if ph is _VOID:
-            s = self.turn
-            return {s: [Event(VOID, s, None, None, c) for c in SUIT_LETTERS]}
-        if ph is _ACT:
-            return {self.turn: self.act_options()}
-        if ph in (_CLAIM, _ROB):
-            out: dict[int, list[Event]] = {}
-            for s in self._claim_order(self.window.from_seat):
-                opts = self._claim_options(s)
-                if opts:
-                    out[s] = opts
-            return out
-        return {}
-
-    def _claim_options(self, s: int) -> list[Event]:
-        """Seat ``s``'s claims on the open window: win, then kong, then pon."""
-        w = self.window
-        opts = []
-        if s in w.wins and s not in w.winners:
-            opts.append(self._window_win_event(w, s))
-        if not w.winners:
-            if s in w.kongs:
-                opts.append(Event(KONG, s, w.tile, w.from_seat, "exposed"))
-            if s in w.pons:
-                opts.append(Event(PON, s, w.tile, w.from_seat))
-        return opts
-
-    def is_legal(self, ev: Event) -> bool:
-        """Whether ``ev`` is one of its seat's choices now (the checked path's
-        predicate; :meth:`options` lists them). A plain discard, the commonest
-        choice, is judged without building the list; a claim, from its seat's
-        claims alone."""
-        ph = self.phase
-        if ev.type == DISCARD and ph is _ACT and not self.pending:
-            return self._is_plain_discard(ev)
-        if ph in (_CLAIM, _ROB):  # only seats other than the discarder have claims
-            s = ev.seat
-            return type(s) is int and s != self.window.from_seat and ev in self._claim_options(s)
-        if ph is _ACT and ev.type != DISCARD:  # a self-draw win or a kong
-            return ev.seat == self.turn and ev in self._act_claims()
-        mine = self.options().get(ev.seat)
-        return mine is not None and ev in mine
-
-    def _is_plain_discard(self, ev: Event) -> bool:
-        """``ev`` is the acting seat's discard of a kind it holds, as act_options()
-        lists them (never a dealt 发, which is laid out)."""
-        t = ev.tile
-        return (type(t) is int and 0 <= t < 34 and ev == _DISCARD_EV[self.turn][t]
-                and self.hands[self.turn][t] > 0 and not (self._huangmei and t == GREEN))
-
-    def try_apply(self, ev: Event) -> bool:
-        """Apply ``ev`` if it is plainly what happens now (the event due, the deal, a
-        draw from the right end, a legal discard or void choice, a pon) and return
-        True; otherwise return False, having changed nothing but, as
-        :func:`mjlog.replay.check_step` would, closed a claim window where no win is
-        forced that ``ev`` does not claim. The checked path's fast lane: anything
-        else goes through check_step, which also explains a refusal."""
-        pending = self.pending
-        w = self.window
-        if pending:
-            if ev != pending[0]:
-                return False
-        elif w is not None:
-            if not w.forced and not self.fits_window(ev):
-                self.close_window()  # everyone passed: the log has moved on
-                return self.try_apply(ev)
-            # a pon before anyone won, in a window where no win is forced: exactly
-            # the event options() offers that seat
-            if (ev.type != PON or w.forced or w.winners or ev.seat not in w.pons
-                    or ev != Event(PON, ev.seat, w.tile, w.from_seat)):
-                return False
-        else:
-            ph = self.phase
-            # the two commonest events go straight to their transition (what apply()
-            # would call, nothing being pending)
-            if ph is _DRAW:
-                if ev != self._draw_event():
-                    return False
-                if ev.type == DRAW:  # not a huangmei 发 laid out before the draw
-                    self.events.append(ev)
-                    self._apply_draw(ev)
-                    return True
-            elif ph is _ACT:
-                # a plain discard, when nothing is forced first
-                if not self._is_plain_discard(ev) or (
-                        self._may_force and self._act_forced() is not None):
-                    return False
-                self.events.append(ev)
-                self._apply_discard(ev)
-                return True
-            elif ph is _DEAL:
-                if ev != self._deal_event():
-                    return False
-            elif ph is not _VOID or not self.is_legal(ev):
-                return False
-        self.apply(ev)
-        return True
-
-    def _claim_order(self, d: int) -> list[int]:
-        """The other seats from ``d``'s 下家 on: claims, and winners on one tile, go in
-        this order."""
-        return self._order[d]
+        return self.choices.options()
 
     def act_options(self) -> list[Event]:
         """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
-        s = self.turn
-        h = self.hands[s]
-        opts = self._act_claims()
-        evs = _DISCARD_EV[s]
-        opts += compress(evs, h)  # the kinds held, in C
-        if self._huangmei and h[GREEN]:
-            opts.remove(evs[GREEN])  # a dead dealt 发 is never discarded
-        return opts
+        return self.choices.act_options()
 
-    def _act_claims(self) -> list[Event]:
-        """The acting seat's self-draw win and kongs (act_options() less the discards)."""
-        s = self.turn
-        h = self.hands[s]
-        opts: list[Event] = []
-        if self.drawn is not None:  # not after a pon
-            if self._self_draw_score() is not None:
-                opts.append(self._win_event(s, self.drawn, Method.SELF_DRAW, None))
-            if self.back >= self.front:  # a kong needs a tile to replace it
-                void = self.void[s]
-                if 4 in h:
-                    opts += [Event(KONG, s, t, None, "concealed") for t in range(34)
-                             if h[t] == 4 and (void is None or t // 9 != void)]
-                for m in self.melds[s]:
-                    if m.kind is MeldKind.PON and h[m.tile]:
-                        if self._late_forbidden and m.tile != self.drawn:
-                            continue
-                        opts.append(Event(KONG, s, m.tile, None, "added"))
-        return opts
+    def is_legal(self, ev: Event) -> bool:
+        """Whether ``ev`` is one of its seat's choices now."""
+        return self.choices.is_legal(ev)
 
-    def _win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
-        tiles = list(chain.from_iterable(map(getitem, _COPIES, self.hands[s])))  # sorted
-        if method is not Method.SELF_DRAW:
-            tiles.append(tile)
-            tiles.sort()
-        return Event(WIN, s, tile, from_seat, str(method), tuple(tiles))
-
-    def _window_win_event(self, w: Window, s: int) -> Event:
-        method = Method.DISCARD if w.kind == "discard" else Method.ROBBED_KONG
-        return self._win_event(s, w.tile, method, w.from_seat)
-
-    # ------------------------------------------------------------------ auto events
-    def _deal_event(self) -> Event:
-        n, i = self.n, self.deal_next
-        w = self.wall
-        tiles = []
-        for r in range(3):
-            a = 4 * (r * n + i)
-            tiles.extend(w[a:a + 4])
-        tiles.append(w[12 * n + i])
-        if i == 0:
-            tiles.append(w[13 * n])
-        return Event(DEAL, (self.dealer + i) % n, None, None, None, tuple(tiles))
-
-    def _draw_event(self) -> Event:
-        s = self.turn
-        if self.replacing:
-            return _TAIL_EV[s][self.wall[self.back]]
-        # huangmei: dealt 发 are laid out before the seat's first draw of either kind
-        if self._huangmei and self.hands[s][GREEN]:
-            return Event(BONUS, s, GREEN)
-        if self.need_tail:
-            return _TAIL_EV[s][self.wall[self.back]]
-        return _LIVE_EV[s][self.wall[self.front]]
+    def try_apply(self, ev: Event) -> bool:
+        """The checked apply: apply ``ev`` and return True when the rules allow it
+        now (it is the event due, or one of its seat's choices, winners on one tile
+        in turn order); otherwise return False having changed nothing, except that
+        a claim window the log has left (``ev`` claims nothing on it and no forced
+        win is due) is closed first, as :data:`PASS` would. The one path of
+        :func:`mjlog.replay.apply_checked`; :meth:`auto` and :meth:`options`, the
+        plain reference, explain a refusal, and a test holds the two equal."""
+        pending = self.pending
+        if pending:
+            if ev != pending[0]:
+                return False
+            self.apply(ev)
+            return True
+        w = self.window
+        ch = self.choices
+        if w is not None:
+            if not self.claims.fits(ev):
+                if w.forced and ch.auto() is not None:  # a forced win is still due
+                    return False
+                self._close_window()  # everyone passed: the log has moved on
+                return self.try_apply(ev)
+            if w.forced:  # the forced wins, in turn order: exactly what auto() says
+                if ev != ch.auto():
+                    return False
+            elif not ch.is_legal(ev):
+                return False
+            elif ev.type == WIN and w.winners:  # winners on one tile in turn order
+                d, n = w.from_seat, self.n
+                rank = (ev.seat - d) % n
+                if any((s - d) % n > rank for s in w.winners):
+                    return False
+            self.apply(ev)
+            return True
+        ph = self.phase
+        # the two commonest events go straight to their transition (what apply()
+        # would call, nothing being pending)
+        if ph is _DRAW:
+            if ev != ch.draw_event():
+                return False
+            if ev.type == DRAW:  # not a huangmei 发 laid out before the draw
+                self.events.append(ev)
+                self._apply_draw(ev)
+                return True
+        elif ph is _ACT:
+            forced = ch.forced_act() if self._may_force else None
+            if forced is not None:
+                if ev != forced:
+                    return False
+            elif ch.is_plain_discard(ev):
+                self.events.append(ev)
+                self._apply_discard(ev)
+                return True
+            elif ev.type == DISCARD or not ch.is_legal(ev):
+                return False
+        elif ph is _DEAL:
+            if ev != ch.deal_event():
+                return False
+        elif ph is not _VOID or not ch.is_legal(ev):
+            return False
+        self.apply(ev)
+        return True
 
     # ------------------------------------------------------------------ apply
-    def fits_window(self, ev: Event) -> bool:
-        """Whether ``ev`` is a claim on the open window (a win, or a pon or exposed
-        kong before anyone won); anything else means the window must close first."""
-        w = self.window
-        if w is None:
-            return False
-        if ev.type == WIN:
-            return ev.tile == w.tile and ev.seat in w.wins and ev.seat not in w.winners
-        if w.winners or ev.tile != w.tile:
-            return False
-        if ev.type == PON:
-            return ev.seat in w.pons
-        return ev.type == KONG and ev.kind == "exposed" and ev.seat in w.kongs
-
     def apply(self, ev: Event) -> None:
         """Apply one event: the only code that changes the state. Unchecked: the
         engine only applies legal events; the auditor checks before it applies.
@@ -526,6 +240,9 @@ class HandState:
                 raise IllegalEvent("expected_event",
                                    f"expected {self.pending[0]!r}, got {ev!r}")
             self.pending.pop(0)
+        elif ev is PASS:
+            self._close_window()
+            return
         seq = len(self.events)
         self.events.append(ev)
         t = ev.type
@@ -536,7 +253,7 @@ class HandState:
         elif t == TRANSFER:
             self._apply_transfer(ev, seq)
         elif t == WIN:
-            self._apply_win(ev, seq)
+            self.flow.apply_win(ev, seq)
         elif t == PON:
             self._apply_pon(ev)
         elif t == KONG:
@@ -552,24 +269,21 @@ class HandState:
             self.horses = ev.tiles
         elif t == END:
             self.phase = _OVER
-            self.next_dealer = next_dealer(self.rules, self.dealer, self.winners,
-                                           self.first_batch, self.first_payer)
+            book = self.ledger
+            self.next_dealer = self.spec.next_dealer(self.rules, self.dealer, book.winners,
+                                                     book.first_batch, book.first_payer)
         else:
             raise IllegalEvent("event_type", f"unknown event type {t!r}")
 
     def _apply_deal(self, ev: Event) -> None:
-        h = self.hands[ev.seat]
-        for t in ev.tiles:
-            h[t] += 1
-        self._miss[ev.seat] = None
+        self.seats.deal(ev.seat, ev.tiles)
         self.deal_next += 1
         if self.deal_next == self.n:
             self.front = 13 * self.n + 1
             self.turn = self.dealer
-            self.phase = _VOID if self.variant == "xuezhan" else _ACT
-            self.acted[self.dealer] = True
+            self.phase = _VOID if self.spec.has_void else _ACT
             self.drawn = self.wall[13 * self.n]  # a win on the dealt 14 is a self-draw
-            self._sd_maybe = True
+            self.drawn_may_win = True
 
     def _apply_void(self, ev: Event) -> None:
         self.void[ev.seat] = SUIT_LETTERS.index(ev.kind)
@@ -591,22 +305,15 @@ class HandState:
         self.need_tail = False
         self.replacing = False
         t = ev.tile
-        h = self.hands[s]
-        miss = self._miss[s]
-        if miss is None:
-            miss = suit_misses(h)
-        self._sd_maybe = not miss & MISS_OTHER_SUITS[t]
-        self._miss[s] = None
-        h[t] += 1
+        seats = self.seats
+        self.drawn_may_win = seats.draw(s, t)  # may the tile complete the hand
         self.drawn = t
-        self.draws[s] += 1
-        self.acted[s] = True
         self.after_pon = False
         self.hu_lock[s] = None  # a draw ends the pass locks (inlined _clear_locks)
         if self.pon_lock[s]:
             self.pon_lock[s] = set()
         if self.due_draw is not None:
-            if not self.hands[s][GREEN]:
+            if not self.hands[s][self._bonus_tile]:
                 # dealt 发 laid out before the seat's first draw: now the draw that was due
                 self.need_tail = self.due_draw == TAIL
                 self.due_draw = None
@@ -616,17 +323,14 @@ class HandState:
 
     def _apply_bonus(self, ev: Event) -> None:
         s = ev.seat
-        self.hands[s][GREEN] -= 1
-        self._miss[s] = None
-        self.bonus[s] += 1
+        self.seats.lay_out(s, ev.tile)
         if self.phase is _DRAW and self.due_draw is None:
             self.due_draw = TAIL if self.need_tail else LIVE
         if self.chain is None and self.phase is _ACT:
             self.chain = "bonus"
         if self.live == 0:
             # an unreplaceable 发 ends the hand as an exhaustive draw
-            self.exhausted = True
-            self._settle_exhaustion()
+            self.flow.exhaust()
             return
         self.replacing = True
         self.phase = _DRAW
@@ -638,61 +342,36 @@ class HandState:
 
     def _apply_discard(self, ev: Event) -> None:
         s, t = ev.seat, ev.tile
-        if self.drawn is not None and not self._huangmei:
+        if self.drawn is not None and self._locks:
             # 弃胡 / 过手胡: discarding instead of a legal self-draw win locks too
             key = len(self.events) - 1  # the state before this discard
-            sc = self._sd if self._sd_key == key else self._self_draw_score(key)
+            sc = self.choices.self_draw_score(key)
             if sc is not None:
                 self._lock_passed_win(s, sc)
-        self.hands[s][t] -= 1
-        self._miss[s] = None
-        self.discards[s].append(t)
+        self.seats.discard(s, t)
         self.drawn = None
         self.after_pon = False
         self._open_discard_window(s, t)
 
     def _open_discard_window(self, d: int, t: int) -> None:
-        last = self.back < self.front  # the wall is empty: the last discard
-        wins: dict[int, Score] = {}
-        pons: list[int] = []
-        kongs: list[int] = []
-        hands, melds, won, void, misses = self.hands, self.melds, self.won, self.void, self._miss
-        xuezhan = self._xuezhan
-        other_suits = MISS_OTHER_SUITS[t]
-        suit = t // 9
-        for s in self._order[d]:
-            if xuezhan and won[s]:  # only the blood battle goes on after a win
-                continue
-            if void[s] == suit:  # its void suit: no win (a 花猪), no pon, no kong
-                continue
-            h = hands[s]
-            miss = misses[s]
-            if miss is None:
-                miss = misses[s] = suit_misses(h)
-            if not miss & other_suits:
-                h[t] += 1
-                shape = is_win(h, len(melds[s]))  # cheap lookup first; scoring is rare
-                h[t] -= 1
-                if shape:
-                    sc = self._win_score(s, t, Method.DISCARD, shape=True)
-                    if sc is not None:
-                        wins[s] = sc
-            c = h[t]
-            if c >= 2 and not last:
-                if t not in self.pon_lock[s]:
-                    pons.append(s)
-                if c >= 3:  # the wall is not empty here, so a kong can be replaced
-                    kongs.append(s)
-        if wins or pons or kongs:
-            self.window = Window("discard", t, d, wins, pons, kongs,
-                                 forced=bool(wins) and self._forced_zone(), last=last)
+        w = self.claims.discard_window(d, t)
+        if w is None:  # nobody can claim: the discard passes at once
+            self._discard_passed(d, t, self.back < self.front)
+        else:
+            self.window = w
             self.phase = _CLAIM
-        else:  # nobody can claim: the discard passes at once
-            self._discard_passed(d, t, last)
 
-    def close_window(self) -> None:
-        """End the open window: set pass locks, then move play on (next draw, kong
-        settlement, or the end of the hand after wins)."""
+    def _open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
+        w = self.claims.rob_window(k, t, kind, barred)
+        if w is None:
+            return False
+        self.window = w
+        self.phase = _ROB
+        return True
+
+    def _close_window(self) -> None:
+        """End the open window (:data:`PASS`): set pass locks, then move play on
+        (next draw, kong settlement, or the end of the hand after wins)."""
         w = self.window
         if w is None:
             return
@@ -702,41 +381,35 @@ class HandState:
             if s not in w.winners:
                 self._lock_passed_win(s, sc)
         if w.kind == "discard":
-            if not claimed and self.variant == "xuezhan":
+            if not claimed and self.spec.pon_lock:
                 for s in w.pons:  # 过手碰: could pon, nobody won, did not pon
                     self.pon_lock[s].add(w.tile)
             if claimed:
-                self._after_window_wins(w)
+                self.flow.after_window_wins(w)
                 return
             self._discard_passed(w.from_seat, w.tile, w.last)
         else:
             if claimed:
-                self._after_window_wins(w)
+                self.flow.after_window_wins(w)
                 return
             self._kong_stands(w.from_seat, w.tile, w.kong_kind)
 
     def _lock_passed_win(self, s: int, sc: Score) -> None:
-        if self.variant == "yuxi":
-            if self.rules["pass_hu_lock"] == "until_next_draw":
-                self.hu_lock[s] = True
-        elif self.variant == "xuezhan":
-            cur = self.hu_lock[s]
-            self.hu_lock[s] = sc.multiplier if cur is None else max(cur, sc.multiplier)
+        self.hu_lock[s] = self.spec.lock_after_pass(self.rules, self.hu_lock[s], sc)
 
     def _discard_passed(self, d: int, tile: int, last: bool) -> None:
         """Nobody claimed ``d``'s discard: count 十老头, then the next draw (or the end)."""
         if self._shilaotou:
             self.honor_run[d] = self.honor_run[d] + 1 if tile >= 27 else 0
-            if self.honor_run[d] >= 10:
+            if self.honor_run[d] >= 10 and self.claims.shilaotou_score(d, tile).legal:
                 h = self.hands[d]
                 tiles = tuple(t for t in range(34) for _ in range(h[t]))
                 self.pending.append(Event(WIN, d, tile, None, str(Method.SHILAOTOU), tiles))
                 return
         if last:
-            self.exhausted = True
-            self._settle_exhaustion()
+            self.flow.exhaust()
             return
-        self.turn = self._next[d] if self._xuezhan else (d + 1) % self.n
+        self.turn = self.seats.next_active(d) if self._blood else (d + 1) % self.n
         self.phase = _DRAW
 
     def _apply_pon(self, ev: Event) -> None:
@@ -744,46 +417,39 @@ class HandState:
         self.window = None
         for s, sc in w.wins.items():
             self._lock_passed_win(s, sc)
-        if self.variant == "xuezhan":
+        if self.spec.pon_lock:
             for s in w.pons:
                 if s != ev.seat:
                     self.pon_lock[s].add(w.tile)
         s, t = ev.seat, ev.tile
         self.honor_run[w.from_seat] = 0
-        self.discards[w.from_seat].pop()
-        self.hands[s][t] -= 2
-        self._miss[s] = None
-        self.melds[s].append(Meld(MeldKind.PON, t, w.from_seat))
+        self.seats.pon(s, t, w.from_seat)
         self.calls_made = True
         self.after_pon = True
         self.drawn = None
         self.chain = None
         self.kong_this_turn = False
-        if self.variant == "xuezhan":
+        if self.spec.pon_lock:  # 过手胡 and 过手碰 end at the seat's own pon or kong
             self._clear_locks(s)
         self.turn = s
         self.phase = _ACT
 
     def _apply_kong(self, ev: Event) -> None:
         s, t, kind = ev.seat, ev.tile, ev.kind
-        h = self.hands[s]
-        self._miss[s] = None  # every kind of kong takes tiles from the hand
         self.calls_made = True
-        if self.variant == "xuezhan":
+        if self.spec.pon_lock:
             self._clear_locks(s)
         if kind == "exposed":
             w = self.window
             self.window = None
             for o, sc in w.wins.items():
                 self._lock_passed_win(o, sc)
-            if self.variant == "xuezhan":
+            if self.spec.pon_lock:
                 for o in w.pons:
                     if o != s:
                         self.pon_lock[o].add(t)
             self.honor_run[w.from_seat] = 0
-            self.discards[w.from_seat].pop()
-            h[t] -= 3
-            self.melds[s].append(Meld(MeldKind.EXPOSED_KONG, t, w.from_seat))
+            self.seats.kong(s, t, kind, w.from_seat)
             self.turn = s
             self.chain = None
             self.kong_this_turn = False
@@ -793,36 +459,14 @@ class HandState:
                     return
             self._kong_stands(s, t, kind)
         elif kind == "added":
-            h[t] -= 1
-            ms = self.melds[s]
-            i = next(i for i, m in enumerate(ms) if m.kind is MeldKind.PON and m.tile == t)
-            # melds stay in the order made: the added kong is now the last kong, so a
-            # 杠上花 on its replacement is not 点杠花 of an earlier exposed kong
-            ms.append(Meld(MeldKind.ADDED_KONG, t, ms.pop(i).from_seat))
+            self.seats.kong(s, t, kind)
             self._late = t != self.drawn
             if self._open_rob_window(s, t, "added", {s}):
                 return
             self._kong_stands(s, t, kind)
         else:
-            h[t] -= 4
-            self.melds[s].append(Meld(MeldKind.CONCEALED_KONG, t, None))
+            self.seats.kong(s, t, kind)
             self._kong_stands(s, t, kind)
-
-    def _open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
-        wins = {}
-        for j in range(1, self.n):
-            s = (k + j) % self.n
-            if s in barred or self.won[s]:
-                continue
-            sc = self._win_score(s, t, Method.ROBBED_KONG)
-            if sc is not None:
-                wins[s] = sc
-        if not wins:
-            return False
-        self.window = Window("rob", t, k, wins, [], [], forced=self._forced_zone(),
-                             kong_kind=kind)
-        self.phase = _ROB
-        return True
 
     def _kong_stands(self, s: int, t: int, kind: str) -> None:
         """The kong was not robbed: pay kong money, then the tail draw."""
@@ -831,215 +475,15 @@ class HandState:
         self.kong_this_turn = True
         self.drawn = None
         late = kind == "added" and self._late
-        for payer, amount, reason in self._kong_money(s, kind, t, late):
+        for payer, amount, reason in self.spec.kong_money(self, s, kind, t, late):
             self.pending.append(transfer(payer, s, amount, reason))
-            self.kong_receipts.append([payer, s, amount, t])
+            self.ledger.kong_paid(payer, s, amount, t)
         self.turn = s
         self.need_tail = True
         self.phase = _DRAW
 
-    def _kong_money(self, s: int, kind: str, t: int, late: bool):
-        v, base = self.variant, self.rules["base"]
-        if v == "huangmei":
-            return []
-        if late and self.rules["late_added_kong"] == "no_pay":
-            return []
-        others = [o for o in range(self.n) if o != s and not self.won[o]]
-        if kind == "exposed":
-            feeder = self.melds[s][-1].from_seat
-            if self.won[feeder]:
-                return []
-            return [(feeder, 2 * base, TransferReason.KONG_EXPOSED)]
-        if kind == "added":
-            if v == "yuxi" and self.rules["bugang_payer"] == "pon_feeder":
-                m = next(m for m in self.melds[s] if m.tile == t and m.is_kong)
-                return [(m.from_seat, 2 * base, TransferReason.KONG_ADDED)]
-            return [(o, base, TransferReason.KONG_ADDED) for o in others]
-        if v == "xuezhan":
-            return [(o, 2 * base, TransferReason.KONG_CONCEALED) for o in others]
-        return []
-
-    # ------------------------------------------------------------------ wins
-    def _apply_win(self, ev: Event, seq: int) -> None:
-        s, t = ev.seat, ev.tile
-        method = Method(ev.kind)
-        w = self.window
-        if method is Method.SHILAOTOU:
-            sc = _shilaotou_score(self.rules)
-            payer = None
-            payers = [o for o in range(self.n) if o != s]
-        elif method is Method.SELF_DRAW:
-            # the acting seat's win on its drawn tile: scored once per state
-            # (options() and the checked path asked already)
-            sc = (self._self_draw_score(seq) if s == self.turn and t == self.drawn
-                  else self._win_score(s, t, method))
-            if sc is None:
-                raise IllegalEvent("win_legal", f"seat {s} cannot win by self-draw now")
-            if sc.feeder_pays:
-                payer = self.melds[s][-1].from_seat
-                payers = [payer]
-            else:
-                payer = None
-                payers = [o for o in range(self.n) if o != s and not self.won[o]]
-        else:
-            sc = w.wins[s]
-            payer = w.from_seat
-            payers = [payer]
-            if method is Method.ROBBED_KONG and not w.winners:
-                self._undo_kong(w)
-        if w is None or not w.winners:  # the first win on this tile
-            self.win_order += 1
-            self._batch = {}
-            self._payers = {}
-            if method in (Method.DISCARD, Method.ROBBED_KONG):
-                self.won_tiles.append(t)
-                if method is Method.DISCARD:
-                    self.discards[w.from_seat].pop()
-            if self.win_order == 1:
-                self.first_payer = w.from_seat if w is not None else None
-        if self.win_order == 1:
-            self.first_batch.append(s)
-        self.winners.append(s)
-        rec = WinRecord(seq, s, payer, t, str(method),
-                        self.win_order, sc.patterns, sc.fan, sc.multiplier, sc.points, 0,
-                        sc.capped)
-        self.wins.append(rec)
-        self._batch[s] = rec
-        self._payers[s] = payers
-        for p in payers:
-            if sc.points > 0:
-                self.pending.append(transfer(p, s, sc.points, TransferReason.WIN))
-        if self.variant == "xuezhan" and method is Method.DISCARD and w is not None:
-            self._call_transfer(w, s)
-        if w is not None:
-            w.winners.append(s)
-            return
-        # a self-draw (or 十老头) is a batch of its own
-        self._after_wins([s], s)
-
-    def _call_transfer(self, w: Window, s: int) -> None:
-        """呼叫转移: on 杠上炮, the kong player's kong money goes to the first winner."""
-        if not (self.rules["call_transfer"] and self.kong_this_turn) or w.winners:
-            return
-        d = w.from_seat
-        kong = next((m for m in reversed(self.melds[d]) if m.is_kong), None)
-        if kong is None:
-            return
-        for r in self.kong_receipts:
-            if r[1] == d and r[3] == kong.tile and r[2] > 0:
-                self.pending.append(transfer(d, s, r[2], TransferReason.CALL_TRANSFER))
-                r[2] = 0  # moved money is not refunded by 退税
-
-    def _undo_kong(self, w: Window) -> None:
-        k, t = w.from_seat, w.tile
-        ms = self.melds[k]
-        if w.kong_kind == "added":
-            i = next(i for i, m in enumerate(ms) if m.kind is MeldKind.ADDED_KONG and m.tile == t)
-            ms[i] = Meld(MeldKind.PON, t, ms[i].from_seat)
-        else:
-            m = ms.pop()
-            self.hands[k][t] += 3
-            self._miss[k] = None
-            del m
-
-    def _after_window_wins(self, w: Window) -> None:
-        self._after_wins(list(w.winners), w.from_seat)
-
-    def _after_wins(self, batch: list[int], d: int) -> None:
-        """Move on after a batch of wins on one tile (or a self-draw)."""
-        for s in batch:
-            self.won[s] = True
-        self._next = [self._find_next_active(s) for s in range(self.n)]
-        if self.variant != "xuezhan":
-            self._horses(batch)
-            self.pending.append(Event(END))
-            return
-        active = self.active_seats()
-        if len(active) <= 1:
-            self.pending.append(Event(END))
-            return
-        if self.live == 0:
-            self.exhausted = True
-            self._settle_exhaustion()
-            return
-        last = max(batch, key=lambda w: (w - d) % self.n)
-        self.turn = self.next_active(last)
-        self.need_tail = False
-        self.after_pon = False
-        self.phase = _DRAW
-
-    def _horses(self, batch: list[int]) -> None:
-        k = self.rules["horses"] if self.variant == "yuxi" else 0
-        if not k or self.live == 0:
-            return
-        take = min(k, self.live)
-        horses = tuple(self.wall[self.back - i] for i in range(take))
-        self.pending.append(Event(HORSE, None, None, None, None, horses))
-        n = self.n
-        for h in horses:
-            num = horse_seat_number(h)
-            if num > n:
-                continue
-            seat = (self.dealer + num - 1) % n
-            if seat not in batch:
-                continue
-            rec = self._batch[seat]
-            if rec.points > 0:  # each payer of the win pays its points once more per hit
-                for p in self._payers[seat]:
-                    self.pending.append(transfer(p, seat, rec.points, TransferReason.HORSE))
-
     def _apply_transfer(self, ev: Event, seq: int) -> None:
-        payer, payee, amount = ev.from_seat, ev.seat, ev.amount
-        self.deltas[payer] -= amount
-        self.deltas[payee] += amount
-        self.transfers.append((seq, payer, payee, amount, ev.kind))
-        if ev.kind in ("win", "horse", "call_transfer"):
-            rec = self._batch.get(payee)
-            if rec is not None:
-                rec.total += amount
-
-    # ------------------------------------------------------------------ exhaustion
-    def _settle_exhaustion(self) -> None:
-        """Payments at an exhaustive draw, then the end (RULES.md §2 and §3)."""
-        self.phase = _DRAW
-        v, n, rules = self.variant, self.n, self.rules
-        out: list[Event] = []
-        if v == "yuxi":
-            value = [scoring.ready_value(tuple(self.hands[s]), tuple(self.melds[s]), rules)
-                     for s in range(n)]
-            for p in range(n):
-                if value[p]:
-                    continue
-                for r in range(n):
-                    if value[r]:
-                        out.append(transfer(p, r, value[r], TransferReason.NOT_READY))
-        elif v == "xuezhan" and len(self.active_seats()) >= 2:
-            act = self.active_seats()
-            pig = {s: self._holds_void(s) for s in range(n)}
-            ready = {s: not pig[s] and scoring.is_ready(
-                tuple(self.hands[s]), tuple(self.melds[s]), rules, void=self.void[s])
-                for s in act}
-            for s in act:  # 退税
-                if not ready[s]:
-                    for payer, payee, amount, _t in self.kong_receipts:
-                        if payee == s and amount > 0:
-                            out.append(transfer(s, payer, amount, TransferReason.TAX_REFUND))
-            cap = rules["cap"] * rules["base"]
-            for s in act:  # 查花猪
-                if pig[s]:
-                    for o in range(n):
-                        if o != s and not pig[o]:
-                            out.append(transfer(s, o, cap, TransferReason.FLOWER_PIG))
-            payers = [s for s in act if not ready[s] and not pig[s]]
-            if payers:  # 查大叫: only then is what a ready hand is owed needed
-                value = {r: scoring.ready_value(tuple(self.hands[r]), tuple(self.melds[r]),
-                                                rules, void=self.void[r])
-                         for r in act if ready[r]}  # positive exactly when ready
-                for s in payers:
-                    for r in value:
-                        out.append(transfer(s, r, value[r], TransferReason.NOT_READY))
-        self.pending.extend(out)
-        self.pending.append(Event(END))
+        self.ledger.pay(seq, ev.from_seat, ev.seat, ev.amount, ev.kind)
 
     # ------------------------------------------------------------------ summary
     def hand_row(self) -> dict:
@@ -1057,8 +501,3 @@ class HandState:
             "next_dealer": self.next_dealer,
         }
 
-
-def _shilaotou_score(rules: Rules) -> Score:
-    cap = rules["cap"]
-    units = rules["points.shilaotou"][0] or 0
-    return Score(True, ("shilaotou",), 1, None, min(units, cap) * rules["base"], units > cap)

@@ -69,7 +69,6 @@ from mjlog.events import (
     Event,
 )
 from mjlog.replay import Replay, Snapshot, describe, fmt_ordered, summarise
-from mjlog.scoring.patterns import pattern_name
 from mjlog.tiles import fmt, fmt_tile, name
 
 __all__ = [
@@ -249,7 +248,7 @@ def hand_data(rp: Replay, match_before: Sequence[int] | None = None) -> dict[str
             "hand": sorted(ev.tiles or ()),
             "melds": _meld_json(snap.melds[w["seat"]]),
             "bonus": snap.bonus[w["seat"]],
-            "patterns": [[k, pattern_name(k)] for k in pats],
+            "patterns": [[k, rp.rules.spec.pattern_name(k)] for k in pats],
             "fan": w.get("fan"), "multiplier": w.get("multiplier"),
             "points": w.get("points"), "total": w.get("total"), "capped": w.get("capped"),
             "transfers": [[q, events[q].from_seat, events[q].seat, events[q].amount,
@@ -265,7 +264,7 @@ def hand_data(rp: Replay, match_before: Sequence[int] | None = None) -> dict[str
         "deltas": list(h.get("deltas") or snaps[-1].deltas),
         "n_events": len(events), "wall_size": len(rp.wall),
         "wall_logged": rp.wall_logged, "next_dealer": h.get("next_dealer"),
-        "has_bonus": variant == "huangmei", "has_void": variant == "xuezhan",
+        "has_bonus": rp.rules.spec.bonus_tile is not None, "has_void": rp.rules.spec.has_void,
         "match_before": list(match_before) if match_before is not None else None,
     }
     return {

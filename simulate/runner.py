@@ -62,22 +62,6 @@ class RunInterrupted(KeyboardInterrupt):
         self.done, self.total, self.out = done, total, out
 
 
-def _money_bound(rules: Rules) -> int | None:
-    """An upper bound of the money one seat wins or loses in a hand (the int32
-    ``deltas``, ``amount`` and ``total`` columns), or None where the rules set none
-    (huangmei ``doubling`` has no cap). Generous: every payer pays every win at the
-    cap, every horse hits, every kong is paid."""
-    base = rules["base"]
-    if rules.variant == "yuxi":
-        return (3 * rules["cap"] * (2 + rules["horses"]) + 32) * base
-    if rules.variant == "xuezhan":
-        return (12 * (rules["cap"] + 1) + 64) * base
-    if rules["payment"] == "linear":
-        fan = 4 * sum(v for k, v in rules.items() if k.startswith("fan."))
-        return 6 * fan * base
-    return None
-
-
 MAX_SHARDS = 2**20
 """Shards in one run at most: a file per shard and table in one directory, and
 the run's plan held in memory (``--matches 10**12`` grew to 2.4 GB before this)."""
@@ -108,7 +92,7 @@ def _check_numbers(rules: Rules, seed, matches, hands_per_match, hands_per_shard
     if shards > MAX_SHARDS:
         raise InputError(f"{matches} matches make {shards} shards of {per_shard} match(es); "
                          f"a run has at most {MAX_SHARDS}: raise --hands-per-shard")
-    bound = _money_bound(rules)
+    bound = rules.spec.money_bound(rules)
     money_max = 2 ** (MONEY.bit_width - 1) - 1
     if bound is not None and bound > money_max:
         raise InputError(f"base {rules['base']} with these rules can move up to {bound} in "

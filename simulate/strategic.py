@@ -178,7 +178,7 @@ class StrategicAgent(EfficientCore):
     def plan(self, view: SeatView, R: Reading) -> tuple[str, int | None, float]:
         """(plan, suit, slack): slack is how many tiles off the plan the hand is
         short of its allowance (a plan with slack ≥ 1 may cost a step of shanten)."""
-        hand, seat, v = view.hand, self.seat, view.variant
+        hand, seat, v = view.hand, self.seat, view.spec
         melds = view.melds[seat]
         held = list(hand)
         for m in melds:
@@ -186,7 +186,7 @@ class StrategicAgent(EfficientCore):
         suits = [sum(held[9 * s: 9 * s + 9]) for s in range(3)]
         honors = sum(hand[27:34])
         pairs = sum(1 for x in hand if x >= 2)
-        if (v == "yuxi" and honors >= 7 and not melds and R.rules["honors"]
+        if (v.counts_honor_discards(R.rules) and honors >= 7 and not melds
                 and (R.rules["points.shilaotou"][0] or 0) > 0):
             return "shilaotou", None, 1.0
         # late in the wall, 查大叫 pays a ready hand: a far one plays for speed

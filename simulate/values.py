@@ -78,7 +78,7 @@ def _counts(tiles):
 def _value(rules: Rules, tiles, melds, win: int, method: Method, **kw) -> int | None:
     ms = tuple(Meld(k, t, None if k is _C else 1) for k, t in melds)
     ctx = WinContext(_counts(tiles), ms, win, method,
-                     void=2 if rules.variant == "xuezhan" else None, **kw)
+                     void=2 if rules.spec.has_void else None, **kw)
     s = score(ctx, rules)
     return s.points if s.legal else None
 
@@ -173,7 +173,7 @@ def _compute(rules: Rules) -> RuleValues:
 
     tiles13 = list(_counts(_PROTO["plain"][0]))
     tiles13[_PROTO["plain"][2]] -= 1
-    owed = ready_value(tiles13, (), rules, void=2 if rules.variant == "xuezhan" else None)
+    owed = ready_value(tiles13, (), rules, void=2 if rules.spec.has_void else None)
     return RuleValues(
         variant=rules.variant, n=rules.n, base=rules["base"], target=target,
         kong_ratio=kong_ratio,
@@ -183,7 +183,7 @@ def _compute(rules: Rules) -> RuleValues:
         gangshangpao_ratio=_ratio(pao, nopao),
         horse_factor=1.0 + horses / rules.n,
         ready_owed=owed,
-        huazhu=rules["cap"] * rules["base"] if rules.variant == "xuezhan" else 0,
+        huazhu=rules["cap"] * rules["base"] if rules.spec.has_void else 0,  # 查花猪
     )
 
 

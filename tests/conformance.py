@@ -53,9 +53,9 @@ def check_state(st: HandState, full: Counter) -> None:
     assert sum(st.deltas) == 0
     # the engine's shortcuts agree with a fresh look at the hands
     for s in range(st.n):
-        miss = st._miss[s]
+        miss = st.seats.misses[s]
         assert miss is None or miss == suit_misses(st.hands[s]), f"stale suit_misses of S{s}"
-    if st.phase is Phase.ACT and st.drawn is not None and not st._sd_maybe:
+    if st.phase is Phase.ACT and st.drawn is not None and not st.drawn_may_win:
         assert not is_win(st.hands[st.turn], len(st.melds[st.turn])), "a self-draw win skipped"
 
 
@@ -83,4 +83,7 @@ def play_checked(rules: Rules, agents, seed: int, match: int = 0, hand: int = 0)
         d[payer] -= amount
         d[payee] += amount
     assert d == st.deltas
+    # the log contract: a win event's from_seat is its wins row's (LOG_SCHEMA.md)
+    for rec in st.wins:
+        assert st.events[rec.seq].from_seat == rec.from_seat, rec
     return st

@@ -66,6 +66,30 @@ def test_json(args, patterns, fan, multiplier, points, feeder):
                         "capped", "feeder_pays"}
 
 
+@pytest.mark.parametrize("value, legal, points", [("-/5", True, 5), ("-/-", False, 0)])
+def test_shilaotou_values(value, legal, points):
+    # the engine asks the same scorer (tests/test_yuxi_rules.py): -/- is no win
+    out = js("yuxi", "123m456p789s11z56m", "--win", "7z", "--by", "shilaotou",
+             "--set", f"points.shilaotou={value}")
+    assert (out["legal"], out["points"]) == (legal, points)
+
+
+@pytest.mark.parametrize("args, names", [
+    # each variant's rulebook spelling (RULES.md): yuxi 杠上花 and 小七对
+    (("yuxi", "2223334445m", "--win", "5m", "--by", "self", "--melds", "1111m",
+      "--after-kong"), ["碰碰胡", "清一色", "杠上花"]),
+    (("yuxi", "1133557799m113p", "--win", "3p", "--by", "self"), ["小七对"]),
+    (("xuezhan", "123p456p789p5p", "--win", "5p", "--by", "self", "--melds", "9999m",
+      "--after-kong"), ["平胡", "根", "杠上开花"]),
+    (("xuezhan", "1133557799m113p", "--win", "3p", "--by", "self", "--void", "s"),
+     ["七对"]),
+    (("huangmei", "1133557799m113p", "--win", "3p", "--by", "self"),
+     ["自摸", "七一对"]),
+])
+def test_pattern_names_per_variant(args, names):
+    assert js(*args)["pattern_names"] == names
+
+
 def test_json_capped_and_names():
     out = js("xuezhan", "1122334455666m", "--win", "6m", "--by", "discard")
     assert out["capped"] is True and out["pattern_names"] == ["清龙七对"]
@@ -92,7 +116,7 @@ def test_text_output():
             "--after-kong")
     assert r.exit_code == 0
     assert "legal: yes" in r.output
-    assert "pengpenghu 碰碰胡, qingyise 清一色, gangshanghua 杠上开花" in r.output
+    assert "pengpenghu 碰碰胡, qingyise 清一色, gangshanghua 杠上花" in r.output  # yuxi
     assert "fan: 3" in r.output and "multiplier: -" in r.output
     assert "points: 16" in r.output and "点杠花" in r.output
     r = run("xuezhan", "123m456p789p5p", "--win", "5p", "--by", "discard",

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from mjlog.cli import main
 from mjlog.replay import load_hand
+from mjlog.variants import get_variant
 from mjlog.viewer import discards_notation, hand_notation
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -106,6 +107,7 @@ def test_html_page_is_self_contained_and_embeds_the_replayers_states(runs, tmp_p
     for w, row in zip(data["wins"], rp.wins, strict=True):
         assert [k for k, _ in w["patterns"]] == row["patterns"]
         assert all(zh and zh != k for k, zh in w["patterns"])
+        assert all(zh == get_variant("xuezhan").pattern_name(k) for k, zh in w["patterns"])
         assert sum(t[3] for t in w["transfers"]) == row["total"]
         assert all(t[2] == row["seat"] for t in w["transfers"])
 

@@ -142,7 +142,7 @@ def test_several_winners_on_one_discard_then_the_discarder_may_draw():
     assert wins(st)[:2] == [(2, 0, "discard", ("pinghu",), 1, 1, 1),
                             (3, 0, "discard", ("qingpeng",), 8, 8, 1)]
     assert pays(st, "win") == [(0, 2, 1, "win"), (0, 3, 8, "win")]
-    assert st.winners == [2, 3] and st.first_batch == [2, 3]
+    assert st.winners == [2, 3] and st.ledger.first_batch == [2, 3]
     # (w − d) mod 4 is largest for seat 3; the next active seat after it is the discarder
     assert first_draw_after(st, WIN, seat=3).seat == 0
     assert st.next_dealer == 0  # several winners on the first winning discard: the discarder
@@ -393,6 +393,8 @@ def test_dian_gang_hua(dgh, bonus, expected):
     assert pays(st) == [(0, 1, 2, "kong_exposed")] + expected
     assert wins(st)[0][:5] == (1, 0 if dgh == "discarder_pays" else None, "self_draw",
                                ("pinghu", "gen", "gangshanghua"), 4)
+    # the win event's from_seat is the wins row's (LOG_SCHEMA.md)
+    assert st.events[st.wins[0].seq].from_seat == st.wins[0].from_seat
 
 
 @pytest.mark.parametrize("bonus, cap, points", [

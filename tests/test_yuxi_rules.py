@@ -22,8 +22,11 @@ from mjlog.engine import deal, play_match
 from mjlog.events import DEAL, DRAW, HORSE, KONG, WIN
 from mjlog.hand import waits
 from mjlog.melds import Meld, MeldKind
+from mjlog.replay import Replay, ReplayError
 from mjlog.rng import Stream, hand_seed
 from mjlog.rules import keys, resolve
+from mjlog.scoring import Method, WinContext, score
+from mjlog.state import PASS
 from mjlog.tiles import from_counts, parse, parse_counts, parse_tile
 from mjlog.variants import break_position, side_start, wall_tiles
 from simulate.agents import make_agents
@@ -182,7 +185,7 @@ def test_deal_is_4_4_4_1_from_the_logged_wall(n, dealer):
     assert [sum(st.hands[(dealer + i) % n]) for i in range(n)] == [14] + [13] * (n - 1)
     assert st.auto() is None and list(st.options()) == [dealer]  # the dealer acts first
     st.apply(next(o for o in st.options()[dealer] if o.type == "discard"))
-    st.close_window()
+    st.apply(PASS)
     ev = st.auto()
     assert ev == (DRAW, (dealer + 1) % n, w[13 * n + 1], None, "live", None, None)
 
@@ -467,11 +470,24 @@ def test_exposed_kong_money_and_dian_gang_hua_discarder_pays():
     assert wins(st) == [(1, "self_draw", 0, ("gangshanghua",), 4)]
     assert pays(st) == [(0, 1, 2, "kong_exposed"), (0, 1, 4, "win")]
     assert st.deltas == [-6, 6, 0, 0]
+    # the win event names the feeder too, as its wins row does (LOG_SCHEMA.md)
+    win = st.events[st.wins[0].seq]
+    assert (win.type, win.kind, win.from_seat) == ("win", "self_draw", 0)
+    # and the log replays clean through the checked path
+    Replay.from_parts(st.rules, st.hand_row(), st.events).final_state()
+
+
+def test_dian_gang_hua_win_event_without_the_feeder_is_refused():
+    st, _ = exposed_kong_flower()
+    events = [e._replace(from_seat=None) if e.type == "win" else e for e in st.events]
+    with pytest.raises(ReplayError, match="illegal_action"):
+        Replay.from_parts(st.rules, st.hand_row(), events).final_state()
 
 
 def test_dian_gang_hua_self_draw():
     st, _ = exposed_kong_flower(rules("dian_gang_hua=self_draw"))
     assert wins(st) == [(1, "self_draw", None, ("gangshanghua",), 3)]
+    assert st.events[st.wins[0].seq].from_seat is None  # every other player pays
     assert pays(st) == [(0, 1, 2, "kong_exposed"), (0, 1, 3, "win"), (2, 1, 3, "win"),
                         (3, 1, 3, "win")]
     assert st.deltas == [-5, 11, -3, -3]
@@ -620,6 +636,27 @@ def test_a_win_on_the_10th_honor_comes_first():
 def test_shilaotou_points():
     (st, _), _ = shilaotou(rules("points.shilaotou=5/-"))
     assert pays(st) == [(0, 1, 5, "win"), (2, 1, 5, "win"), (3, 1, 5, "win")]
+
+
+@pytest.mark.parametrize("value, points", [("-/5", 5), ("2/5", 2), ("7/-", 6)])
+def test_shilaotou_paid_as_the_scorer_values_it(value, points):
+    # one scorer: the engine pays what `mjlog score --by shilaotou` says (cap 6)
+    r = rules(f"points.shilaotou={value}", "cap=6")
+    (st, _), seq = shilaotou(r)
+    ev = next(e for e in st.events if e.type == WIN)
+    sc = score(WinContext(tuple(st.hands[1]), (), ev.tile, Method.SHILAOTOU), r)
+    assert sc.legal and sc.points == points
+    assert wins(st) == [(1, "shilaotou", None, ("shilaotou",), points)]
+    assert pays(st) == [(0, 1, points, "win"), (2, 1, points, "win"), (3, 1, points, "win")]
+
+
+def test_shilaotou_without_a_value_is_no_win():
+    # points.shilaotou = -/-: the scorer finds no 十老头 win, so the hand plays on
+    (st, _), seq = shilaotou(rules("points.shilaotou=-/-"))
+    assert not any(e.type == WIN and e.kind == "shilaotou" for e in st.events)
+    assert all(w.method != "shilaotou" for w in st.wins)
+    # its 10 honor discards were passed and stayed in its discards: play went on
+    assert st.discards[1][:len(seq)] == [parse_tile(t) for t in seq] and st.over
 
 
 # ---------------------------------------------------------------- horses

@@ -14,8 +14,8 @@ from mjlog import tiles as T
 from mjlog.errors import InputError, quote
 
 
-def _fmt_set(kind: str, t: int) -> str:
-    return T.fmt([t, t + 1, t + 2] if kind == "seq" else [t, t, t])
+def _fmt_set(kind: H.Group, t: int) -> str:
+    return T.fmt([t, t + 1, t + 2] if kind is H.SEQ else [t, t, t])
 
 
 def _fmt_decomposition(d: H.Decomposition) -> str:

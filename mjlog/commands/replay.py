@@ -187,8 +187,6 @@ def summary(rp, notation: bool = False) -> str:
     """The hand in a few lines: how it ended, each win (patterns by their Chinese
     names, points and total), the money per seat, the final hands, and how to see
     more. Every figure is the replayed state's, not the log's claim."""
-    from mjlog.scoring.patterns import pattern_name
-
     st = rp.final_state()
     last = None
     for _, _, snap in rp.states(notation):
@@ -200,7 +198,7 @@ def summary(rp, notation: bool = False) -> str:
              + (f"; next dealer S{st.next_dealer}" if st.next_dealer is not None else "")]
     for w in st.wins:
         frm = f" from S{w.from_seat}" if w.from_seat is not None else ""
-        names = " ".join(pattern_name(p) for p in w.patterns) or "-"
+        names = " ".join(rp.rules.spec.pattern_name(p) for p in w.patterns) or "-"
         lines.append(f"  win at seq {w.seq}: S{w.seat} {w.method}{frm} on "
                      f"{_tiles([w.tile], notation)}: {names}; {w.points} points, "
                      f"total {w.total}" + (" (capped)" if w.capped else ""))

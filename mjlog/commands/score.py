@@ -26,9 +26,8 @@ from mjlog.melds import Meld, MeldKind
 from mjlog.rules import resolve
 from mjlog.scoring import Method, Score, WinContext, score
 from mjlog.scoring.base import Reason
-from mjlog.scoring.patterns import meld_counts, pattern_name
+from mjlog.scoring.patterns import meld_counts
 from mjlog.tiles import (
-    GREEN,
     NUM_KINDS,
     TileNotationError,
     fmt_tile,
@@ -101,19 +100,11 @@ def default_void(counts: Sequence[int]) -> int:
     return min(range(3), key=lambda s: (per_suit[s], s))
 
 
-def _check_tile_set(variant: str, rules, counts: Sequence[int]) -> None:
+def _check_tile_set(rules, counts: Sequence[int]) -> None:
     honors = [t for t in range(27, NUM_KINDS) if counts[t]]
     if not honors:
         return
-    bad = None
-    if variant == "xuezhan":
-        bad = "xuezhan plays the 108 suited tiles, no honors"
-    elif variant == "yuxi" and not rules["honors"]:
-        bad = "yuxi with honors = false plays 108 tiles, no honors"
-    elif variant == "huangmei" and GREEN in honors:
-        bad = "in huangmei 发 are bonus tiles, laid out at once: give them with --bonus N"
-    elif variant == "huangmei" and not rules["winds"] and any(t < 31 for t in honors):
-        bad = "huangmei with winds = false has no 东南西北"
+    bad = rules.spec.check_tile_set(rules, honors)
     if bad:
         shown = "".join(fmt_tile(t) for t in honors)
         raise InputError(f"honor tile(s) {shown}: {bad}")
@@ -148,7 +139,7 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
             raise InputError(
                 f"{everything[t]} copies of {fmt_tile(t)} in hand, melds and --win "
                 "(there are 4)")
-    _check_tile_set(variant, rules, everything)
+    _check_tile_set(rules, everything)
     if after_kong:
         if method in (Method.ROBBED_KONG, Method.SHILAOTOU):
             raise InputError(
@@ -168,7 +159,7 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
                          "no --melds")
     if void is not None:
         void_suit: int | None = "mps".index(void)
-    elif variant == "xuezhan":
+    elif rules.spec.has_void:
         void_suit = default_void(everything)
     else:
         void_suit = None
@@ -182,7 +173,7 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
     )
 
 
-def _payers(variant: str, ctx: WinContext, s: Score) -> tuple[str, str]:
+def _payers(rules, ctx: WinContext, s: Score) -> tuple[str, str]:
     """(json code, text) of who pays ``points``."""
     if ctx.method is Method.ROBBED_KONG:
         return "kong_player", "the kong player pays"
@@ -190,7 +181,7 @@ def _payers(variant: str, ctx: WinContext, s: Score) -> tuple[str, str]:
         return "discarder", "the discarder pays"
     if s.feeder_pays:
         return "kong_feeder", "the kong's feeder pays alone, 点杠花"
-    if variant == "xuezhan":
+    if rules.spec.blood_battle:
         return "each_other", "each other active player pays"
     return "each_other", "each other player pays"
 
@@ -258,14 +249,14 @@ def score_command(variant, hand, win, by, melds, after_kong, last_tile, first_tu
                         last_tile=last_tile, first_turn=first_turn, dealer=dealer,
                         bonus=bonus, after_bonus=after_bonus, void=void)
     s = score(ctx, rules)
-    payer_code, payer_text = _payers(variant, ctx, s)
+    payer_code, payer_text = _payers(rules, ctx, s)
     if as_json:
         out = {
             "variant": variant,
             "legal": s.legal,
             "reason": s.reason.value if s.reason else None,
             "patterns": list(s.patterns),
-            "pattern_names": [pattern_name(p) for p in s.patterns],
+            "pattern_names": [rules.spec.pattern_name(p) for p in s.patterns],
             "fan": s.fan,
             "multiplier": s.multiplier,
             "points": s.points,
@@ -295,7 +286,7 @@ def _text(variant: str, ctx: WinContext, s: Score, rules, payer_text: str) -> st
     shown = []
     for key, grp in groupby(s.patterns):
         n = len(list(grp))
-        shown.append(f"{key} {pattern_name(key)}" + (f" ×{n}" if n > 1 else ""))
+        shown.append(f"{key} {rules.spec.pattern_name(key)}" + (f" ×{n}" if n > 1 else ""))
     lines.append("patterns: " + (", ".join(shown) if shown else "-"))
     lines.append(f"fan: {s.fan}")
     lines.append(f"multiplier: {s.multiplier if s.multiplier is not None else '-'}")
@@ -303,6 +294,6 @@ def _text(variant: str, ctx: WinContext, s: Score, rules, payer_text: str) -> st
     bonus = s.extra.get("zimo_bonus", "none")
     bonus = f", zimo_bonus {bonus}" if bonus != "none" else ""
     lines.append(f"points: {s.points} ({payer_text}{capped}{bonus})")
-    if variant == "xuezhan" and ctx.void is not None:
+    if rules.spec.has_void and ctx.void is not None:
         lines.append(f"void: {'mps'[ctx.void]}")
     return "\n".join(lines)

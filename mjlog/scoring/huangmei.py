@@ -90,13 +90,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mjlog.errors import InputError
-from mjlog.hand import Decomposition, decompositions, waits
+from mjlog.hand import SEQ, TRIP, Decomposition, decompositions, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.patterns import is_all_triplets, is_half_flush, is_one_suit, total_counts
+from mjlog.scoring.patterns import (
+    PATTERN_NAMES,
+    is_all_triplets,
+    is_half_flush,
+    is_one_suit,
+    total_counts,
+)
 from mjlog.tiles import GREEN, NUM_KINDS, RED, WHITE, fmt_counts, fmt_tile
 
-__all__ = ["PATTERNS", "score", "ready_value", "is_ready"]
+__all__ = ["PATTERNS", "NAMES", "score", "ready_value", "is_ready"]
 
 _ZHONGBAI = (WHITE, RED)
 _EXPOSED_KONGS = (MeldKind.EXPOSED_KONG, MeldKind.ADDED_KONG)
@@ -153,7 +159,7 @@ class _Win:
         if self.d.pair == t and not self.quanqiuren:
             found.append("dandiao")
         for kind, first in self.d.sets:
-            if kind != "seq" or not first <= t <= first + 2:
+            if kind is not SEQ or not first <= t <= first + 2:
                 continue
             offset, r = t - first, first % 9
             if offset == 1:
@@ -170,11 +176,11 @@ class _Win:
 
 
 def _anke_zhongbai(w: _Win) -> int:
-    n = sum(1 for kind, t in w.d.sets if kind == "trip" and t in _ZHONGBAI)
+    n = sum(1 for kind, t in w.d.sets if kind is TRIP and t in _ZHONGBAI)
     t = w.ctx.win_tile
     # 中/白 only form triplets or the pair, and five copies do not exist: a winning
     # 中/白 from another player in a triplet completed that triplet.
-    if not w.self_draw and t in _ZHONGBAI and ("trip", t) in w.d.sets:
+    if not w.self_draw and t in _ZHONGBAI and (TRIP, t) in w.d.sets:
         n -= 1
     return n
 
@@ -205,6 +211,9 @@ PATTERNS: dict[str, Callable[[_Win], int]] = {
     "quanqiuren": lambda w: w.quanqiuren,
 }
 _ORDER = {k: i for i, k in enumerate(PATTERNS)}
+#: The Chinese names of the table above (RULES.md §4: 门前清, 抢杠, 七一对).
+NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in PATTERNS} | {
+    "menqing": "门前清", "qiangganghu": "抢杠", "qidui": "七一对"}
 
 
 def _value(key: str, count: int, rules) -> int:

@@ -4,7 +4,7 @@ A *finished hand* is the 34 counts of the concealed tiles (the winning tile
 included), the melds (:class:`mjlog.melds.Meld`) and, where the shape matters, one
 decomposition of the concealed tiles as :func:`mjlog.hand.decompositions` returns
 it (``kind`` ``"standard"`` or ``"seven_pairs"``, ``pair``, ``sets`` of
-``("seq", first)`` / ``("trip", kind)``). Nothing here knows a variant: each
+``(SEQ, first)`` / ``(TRIP, kind)``). Nothing here knows a variant: each
 predicate is the plain meaning of a pattern's name, and each scorer decides which
 ones it counts and what they are worth.
 
@@ -17,7 +17,8 @@ ones it counts and what they are worth.
 >>> is_one_suit(total), fours(total), has_exposed_meld(melds)
 (False, [13], True)
 
-:data:`PATTERN_NAMES` gives the Chinese name of every pattern key of RULES.md.
+:data:`PATTERN_NAMES` gives the shared Chinese name of every pattern key of RULES.md;
+each scorer's ``NAMES`` is its own rulebook's spelling (yuxi 杠上花, huangmei 七一对).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from mjlog.hand import SEQ, TRIP  # noqa: F401  (TRIP: doctests)
 from mjlog.melds import Meld, MeldKind  # noqa: F401  (MeldKind: doctests)
 from mjlog.scoring.base import Method, WinContext
 from mjlog.tiles import NUM_KINDS, is_honor, is_terminal_or_honor
@@ -107,7 +109,8 @@ PATTERN_NAMES: dict[str, str] = {
 
 
 def pattern_name(key: str) -> str:
-    """The Chinese name of a pattern key, or the key itself when unknown.
+    """The shared Chinese name of a pattern key, or the key itself when unknown
+    (a variant's own spelling: :meth:`mjlog.variants.Variant.pattern_name`).
 
     >>> pattern_name("qingyise"), pattern_name("no_such_key")
     ('清一色', 'no_such_key')
@@ -185,7 +188,7 @@ def is_all_triplets(d: Any) -> bool:
     """碰碰胡 shape: a standard decomposition with no sequence (melds are triplets
     or kongs, so only the concealed sets matter). The sets are sorted, sequences
     first: the first set tells."""
-    return d.kind == "standard" and (not d.sets or d.sets[0][0] != "seq")
+    return d.kind == "standard" and (not d.sets or d.sets[0][0] is not SEQ)
 
 
 def groups(d: Any, melds: Iterable[Meld]) -> list[tuple[int, ...]]:
@@ -193,13 +196,13 @@ def groups(d: Any, melds: Iterable[Meld]) -> list[tuple[int, ...]]:
     melds (a kong as four tiles), then the pair.
 
     >>> from types import SimpleNamespace as D
-    >>> groups(D(kind="standard", pair=8, sets=(("seq", 0), ("trip", 4))),
+    >>> groups(D(kind="standard", pair=8, sets=((SEQ, 0), (TRIP, 4))),
     ...        [Meld(MeldKind.PON, 17)])
     [(0, 1, 2), (4, 4, 4), (17, 17, 17), (8, 8)]
     """
     out: list[tuple[int, ...]] = []
     for k, t in d.sets:
-        out.append((t, t + 1, t + 2) if k == "seq" else (t, t, t))
+        out.append((t, t + 1, t + 2) if k is SEQ else (t, t, t))
     for m in melds:
         out.append((m.tile,) * m.size)
     if d.pair is not None:

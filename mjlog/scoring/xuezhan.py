@@ -101,9 +101,9 @@ from typing import Any
 from mjlog.hand import check_counts, decompositions, is_standard_win, suit_misses, waits
 from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
 from mjlog.melds import Meld, MeldKind
-from mjlog.rules import XUEZHAN_EXTRAS
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.patterns import (
+    PATTERN_NAMES,
     every_group_has_terminal,
     has_exposed_meld,
     is_all_258,
@@ -120,6 +120,8 @@ from mjlog.scoring.patterns import (
 
 __all__ = [
     "MAIN",
+    "NAMES",
+    "XUEZHAN_EXTRAS",
     "CONTAINED_FOURS",
     "BONUSES",
     "PLACE_TAKERS",
@@ -130,6 +132,10 @@ __all__ = [
     "holds_void",
 ]
 
+#: The optional patterns (key ``extras``), in the rulebook's order.
+XUEZHAN_EXTRAS: tuple[str, ...] = ("daiyaojiu", "duanyaojiu", "qingyaojiu", "jiangdui",
+                                   "jiangjingougou", "menqing", "tianhu", "dihu",
+                                   "haidilaoyue")
 #: The main table, lowest first (ties go to the later row).
 MAIN: tuple[str, ...] = (
     "pinghu", "pengpenghu", "qingyise", "qidui", "jingougou", "qingpeng", "longqidui",
@@ -151,6 +157,9 @@ PLACE_TAKERS: dict[str, tuple[str, ...]] = {
 }
 #: Extras left out of 查大叫 (ready_value).
 SITUATIONAL_EXTRAS: tuple[str, ...] = ("tianhu", "dihu", "haidilaoyue")
+#: The Chinese names of every pattern above (RULES.md §3: 七对, 杠上开花, 门清).
+NAMES: dict[str, str] = {k: PATTERN_NAMES[k]
+                         for k in (*MAIN, "gen", *BONUSES, *XUEZHAN_EXTRAS)}
 
 _QING = {
     "pinghu": "qingyise", "pengpenghu": "qingpeng", "qidui": "qingqidui",

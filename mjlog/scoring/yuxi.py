@@ -50,7 +50,10 @@ Readings where the rulebook is silent (each documented, each tested):
 - 抢杠胡 and 杠上炮 are patterns, so a plain hand robbing a kong is legal and
   scores 4 (RULES.md **[D]**).
 - 龙七对 counts once however many fours the seven pairs hold.
-- 十老头 with ``honors = false`` does not exist: ``Reason.NOT_A_WIN``.
+- 十老头 with ``honors = false`` does not exist: ``Reason.NOT_A_WIN``. Its value
+  is ``points.shilaotou``'s self-draw column, else its discard column (each other
+  player pays); with ``-/-`` it is ``Reason.NOT_A_WIN`` and the engine, which asks
+  this scorer on a 10th honor discard, lets play go on.
 - ``ctx.after_kong`` on a self-draw with no kong in ``ctx.melds`` is
   ``Reason.NO_KONG_FOR_AFTER_KONG``.
 - Several decompositions: the one with the highest uncapped score wins, then the
@@ -86,6 +89,7 @@ from mjlog.hand import decompositions, suit_misses, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.patterns import (
+    PATTERN_NAMES,
     concealed_fours,
     is_all_triplets,
     is_one_suit,
@@ -98,6 +102,7 @@ from mjlog.scoring.patterns import (
 __all__ = [
     "ORDER",
     "FAN",
+    "NAMES",
     "score",
     "score_plain_allowed",
     "ready_value",
@@ -110,6 +115,9 @@ ORDER: tuple[str, ...] = (
     "pinghu", "pengpenghu", "qingyise", "qidui", "longqidui",
     "gangshanghua", "gangshangpao", "qiangganghu", "shilaotou",
 )
+#: The Chinese names of the table above (RULES.md §2: 小七对, 杠上花).
+NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in ORDER} | {
+    "qidui": "小七对", "gangshanghua": "杠上花"}
 #: The seed's 番 per pattern.
 FAN: dict[str, int] = {k: 2 if k == "longqidui" else 1 for k in ORDER}
 

@@ -1,0 +1,210 @@
+"""What may happen next: the event no one chooses, and each seat's legal choices.
+
+:class:`Choices` is the generator and the predicate of python-chess's three
+parts (the state's :meth:`~mjlog.state.HandState.apply` is the third): it reads
+its :class:`~mjlog.state.HandState` and never changes the position. It keeps one
+cache, the acting seat's self-draw verdict, keyed by the number of events so it
+can never be stale.
+"""
+
+from __future__ import annotations
+
+from itertools import compress
+from typing import TYPE_CHECKING
+
+from mjlog.events import BONUS, DEAL, DISCARD, DRAW, KONG, VOID, Event
+from mjlog.melds import MeldKind
+from mjlog.phase import LIVE, SUIT_LETTERS, TAIL, Phase
+from mjlog.scoring.base import Method, Score
+
+if TYPE_CHECKING:
+    from mjlog.state import HandState
+
+__all__ = ["Choices"]
+
+_DEAL, _VOID, _DRAW, _ACT, _CLAIM, _ROB, _OVER = Phase
+# Events are immutable tuples, so the common ones are built once and shared.
+_DISCARD_EV = [[Event(DISCARD, s, t) for t in range(34)] for s in range(4)]
+_LIVE_EV = [[Event(DRAW, s, t, None, LIVE) for t in range(34)] for s in range(4)]
+_TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)]
+
+
+
+
+class Choices:
+    """The next forced event and the legal choices of one hand's seats."""
+
+    __slots__ = ("st", "bonus_tile", "forced_tiles", "late_forbidden", "_sd_key", "_sd")
+
+    def __init__(self, st: HandState):
+        self.st = st
+        spec = st.spec
+        self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
+        self.forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
+        self.late_forbidden = st.rules["late_added_kong"] == "forbidden"
+        self._sd_key = -1                      # the event count _sd was computed at
+        self._sd: Score | None = None
+
+    def self_draw_score(self, key: int | None = None) -> Score | None:
+        """The legal self-draw win of the acting seat now, computed once per event."""
+        st = self.st
+        if key is None:
+            key = len(st.events)
+        if self._sd_key != key:
+            self._sd_key = key
+            self._sd = (st.claims.win_score(st.turn, st.drawn, Method.SELF_DRAW)
+                        if st.drawn_may_win else None)
+        return self._sd
+
+    # ------------------------------------------------------------ what's next
+    def auto(self) -> Event | None:
+        """The next event no agent chooses, or None at a decision point."""
+        st = self.st
+        if st.pending:
+            return st.pending[0]
+        ph = st.phase
+        if ph is _DRAW:
+            return self.draw_event()
+        if ph is _ACT:
+            return self.forced_act()
+        if ph is _DEAL:
+            return self.deal_event()
+        if ph in (_CLAIM, _ROB):
+            w = st.window
+            if w.forced:
+                for s in st.claims.order[w.from_seat]:
+                    if s in w.wins and s not in w.winners:
+                        return st.claims.window_win_event(w, s)
+            return None
+        return None
+
+    def forced_act(self) -> Event | None:
+        """The event forced on the acting seat before it may choose: a dealt 发 laid
+        out (huangmei), the forced self-draw win in the last four tiles (yuxi)."""
+        st = self.st
+        s = st.turn
+        b = self.bonus_tile
+        if b is not None and st.hands[s][b] and not st.after_pon:
+            return Event(BONUS, s, b)
+        if st.back - st.front < self.forced_tiles and st.drawn is not None:
+            sc = self.self_draw_score()
+            if sc is not None:
+                return self.self_draw_event(s, sc)
+        return None
+
+    def options(self) -> dict[int, list[Event]]:
+        """Legal choices per seat at a decision point (passing is always allowed in
+        claim windows and is not an event)."""
+        st = self.st
+        ph = st.phase
+        if ph is _VOID:
+            s = st.turn
+            return {s: [Event(VOID, s, None, None, c) for c in SUIT_LETTERS]}
+        if ph is _ACT:
+            return {st.turn: self.act_options()}
+        if ph in (_CLAIM, _ROB):
+            out: dict[int, list[Event]] = {}
+            for s in st.claims.order[st.window.from_seat]:
+                opts = st.claims.options_of(s)
+                if opts:
+                    out[s] = opts
+            return out
+        return {}
+
+    def is_legal(self, ev: Event) -> bool:
+        """Whether ``ev`` is one of its seat's choices now (the checked path's
+        predicate; :meth:`options` lists them). A plain discard, the commonest
+        choice, is judged without building the list; a claim, from its seat's
+        claims alone."""
+        st = self.st
+        ph = st.phase
+        if ev.type == DISCARD and ph is _ACT and not st.pending:
+            return self.is_plain_discard(ev)
+        if ph in (_CLAIM, _ROB):  # only seats other than the discarder have claims
+            s = ev.seat
+            return type(s) is int and s != st.window.from_seat and ev in st.claims.options_of(s)
+        if ph is _ACT and ev.type != DISCARD:  # a self-draw win or a kong
+            return ev.seat == st.turn and ev in self.act_claims()
+        mine = self.options().get(ev.seat)
+        return mine is not None and ev in mine
+
+    def is_plain_discard(self, ev: Event) -> bool:
+        """``ev`` is the acting seat's discard of a kind it holds, as act_options()
+        lists them (never a dealt 发, which is laid out)."""
+        st = self.st
+        t = ev.tile
+        return (type(t) is int and 0 <= t < 34 and ev == _DISCARD_EV[st.turn][t]
+                and st.hands[st.turn][t] > 0 and t != self.bonus_tile)
+
+    def act_options(self) -> list[Event]:
+        """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
+        st = self.st
+        s = st.turn
+        h = st.hands[s]
+        opts = self.act_claims()
+        evs = _DISCARD_EV[s]
+        opts += compress(evs, h)  # the kinds held, in C
+        b = self.bonus_tile
+        if b is not None and h[b]:
+            opts.remove(evs[b])  # a dead dealt 发 is never discarded
+        return opts
+
+    def act_claims(self) -> list[Event]:
+        """The acting seat's self-draw win and kongs (act_options() less the discards)."""
+        st = self.st
+        s = st.turn
+        h = st.hands[s]
+        opts: list[Event] = []
+        if st.drawn is not None:  # not after a pon
+            sc = self.self_draw_score()
+            if sc is not None:
+                opts.append(self.self_draw_event(s, sc))
+            if st.back >= st.front:  # a kong needs a tile to replace it
+                void = st.void[s]
+                if 4 in h:
+                    opts += [Event(KONG, s, t, None, "concealed") for t in range(34)
+                             if h[t] == 4 and (void is None or t // 9 != void)]
+                for m in st.melds[s]:
+                    if m.kind is MeldKind.PON and h[m.tile]:
+                        if self.late_forbidden and m.tile != st.drawn:
+                            continue
+                        opts.append(Event(KONG, s, m.tile, None, "added"))
+        return opts
+
+    def self_draw_event(self, s: int, sc: Score) -> Event:
+        """The acting seat's self-draw win: ``from_seat`` is who pays as the
+        discarder, the kong's feeder of a 点杠花 paid by the feeder (the wins row's
+        ``from_seat`` too), else None."""
+        st = self.st
+        feeder = st.melds[s][-1].from_seat if sc.feeder_pays else None
+        return st.claims.win_event(s, st.drawn, Method.SELF_DRAW, feeder)
+
+    # ------------------------------------------------------------ auto events
+    def deal_event(self) -> Event:
+        """The next deal event: the wall's tiles for the next seat (RULES.md §1)."""
+        st = self.st
+        n, i = st.n, st.deal_next
+        w = st.wall
+        tiles = []
+        for r in range(3):
+            a = 4 * (r * n + i)
+            tiles.extend(w[a:a + 4])
+        tiles.append(w[12 * n + i])
+        if i == 0:
+            tiles.append(w[13 * n])
+        return Event(DEAL, (st.dealer + i) % n, None, None, None, tuple(tiles))
+
+    def draw_event(self) -> Event:
+        """The draw due: a 发's replacement, a dealt 发 laid out first, a kong's tail
+        draw, or the next live tile."""
+        st = self.st
+        s = st.turn
+        if st.replacing:
+            return _TAIL_EV[s][st.wall[st.back]]
+        # huangmei: dealt 发 are laid out before the seat's first draw of either kind
+        b = self.bonus_tile
+        if b is not None and st.hands[s][b]:
+            return Event(BONUS, s, b)
+        if st.need_tail:
+            return _TAIL_EV[s][st.wall[st.back]]
+        return _LIVE_EV[s][st.wall[st.front]]

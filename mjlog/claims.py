@@ -1,0 +1,331 @@
+"""Claims and wins: what a seat may win or claim now, and the open claim window.
+
+:class:`Claims` reads the position of its :class:`~mjlog.state.HandState` and
+never changes it: the verdict on a win (its score, or the check it breaks), the
+window a discard or a kong opens (who may win, pon or kong), each seat's
+claims on it, and claim priority (what the seats' picks make happen). The state
+applies what it says; closing a window is :data:`PASS`, applied like an event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import chain
+from operator import getitem
+from typing import TYPE_CHECKING
+
+from mjlog import scoring
+from mjlog.events import DISCARD, KONG, PON, WIN, Event
+from mjlog.hand import MISS_OTHER_SUITS, is_win
+from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.scoring.yuxi import score_plain_allowed
+from mjlog.tiles import fmt_tile
+
+if TYPE_CHECKING:
+    from mjlog.state import HandState
+
+__all__ = ["PASS", "Claims", "Window"]
+
+# _COPIES[t][c]: c copies of kind t (a hand's counts expand to its tiles in C)
+_COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
+
+# The checks a scorer's refusal breaks (see Claims.win_verdict).
+_REFUSED = {Reason.PLAIN_ON_DISCARD: "plain_on_discard", Reason.BELOW_MIN_FAN: "min_fan",
+            Reason.HOLDS_VOID: "flower_pig"}
+
+
+#: Every seat passes the open claim window (or the log has moved past it): the
+#: window closes. Applied like an event, never logged.
+PASS = Event("pass")
+
+
+@dataclass(slots=True)
+class Window:
+    """An open claim window: a discard, or a kong that may be robbed."""
+
+    kind: str                      # "discard" | "rob"
+    tile: int
+    from_seat: int                 # the discarder or the kong player
+    wins: dict[int, Score]         # seat → score of its legal win
+    pons: list[int]
+    kongs: list[int]
+    forced: bool = False           # every legal win is taken (yuxi 尾牌强制)
+    last: bool = False             # the last discard: win only
+    kong_kind: str | None = None   # rob windows: "added" | "exposed"
+    winners: list[int] = field(default_factory=list)
+
+
+class Claims:
+    """The claims and wins of one hand's seats, judged on its state's position."""
+
+    __slots__ = ("st", "order", "bonus_tile", "forced_tiles", "blood")
+
+    def __init__(self, st: HandState):
+        self.st = st
+        n, spec = st.n, st.spec
+        # claim order: the other seats from each seat's 下家 on (claims, and winners
+        # on one tile, go in this order)
+        self.order = [[(d + k) % n for k in range(1, n)] for d in range(n)]
+        self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
+        self.forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
+        self.blood = spec.blood_battle         # xuezhan: winners leave, play goes on
+
+    def _dead_green(self, seat: int) -> bool:
+        """huangmei: a dealt 发 not yet laid out blocks every win of its holder."""
+        b = self.bonus_tile
+        return b is not None and self.st.hands[seat][b] > 0
+
+    # ------------------------------------------------------------ wins
+    def win_context(self, seat: int, tile: int, method: Method) -> WinContext:
+        st = self.st
+        h = st.hands[seat][:]
+        if method is not Method.SELF_DRAW:
+            h[tile] += 1
+        if method is Method.SELF_DRAW:
+            after_kong = st.chain == "kong"
+            after_bonus = st.chain == "bonus"
+            last = st.live == 0
+            first = (seat == st.dealer and st.draws[seat] == 0) or (
+                seat != st.dealer and st.draws[seat] == 1 and not st.calls_made)
+        else:
+            after_kong = method is Method.DISCARD and st.kong_this_turn
+            after_bonus = False
+            last = method is Method.DISCARD and st.live == 0
+            first = False
+        return WinContext(
+            concealed=tuple(h), melds=tuple(st.melds[seat]), win_tile=tile,
+            method=method, after_kong=after_kong, after_bonus=after_bonus,
+            last_tile=last, first_turn=first, dealer=seat == st.dealer,
+            bonus=st.bonus[seat], void=st.void[seat])
+
+    def win_score(self, seat: int, tile: int, method: Method,
+                   shape: bool = False) -> Score | None:
+        """The score of a win ``seat`` may legally take now, or None. ``shape``:
+        the caller found the hand complete already."""
+        v = self.win_verdict(seat, tile, method, shape)
+        return v if type(v) is Score else None
+
+    def win_verdict(self, seat: int, tile: int, method: Method,
+                    shape: bool = False) -> Score | str:
+        """The score of the win ``seat`` would take now, or the check it breaks
+        (a :class:`mjlog.replay.Check` value: ``win_legal``, ``dead_green``,
+        ``flower_pig``, ``plain_on_discard``, ``min_fan``, ``pass_lock``).
+        ``shape``: the caller found the hand complete already."""
+        st = self.st
+        h = st.hands[seat]
+        nm = len(st.melds[seat])
+        if not shape:
+            if method is Method.SELF_DRAW:
+                ok = is_win(h, nm)
+            else:
+                h[tile] += 1
+                ok = is_win(h, nm)
+                h[tile] -= 1
+            if not ok:
+                return "win_legal"
+        if self._dead_green(seat):
+            return "dead_green"
+        if st.holds_void(seat):
+            return "flower_pig"
+        ctx = self.win_context(seat, tile, method)
+        sc = scoring.score(ctx, st.rules)
+        forced_zone = st.live <= self.forced_tiles
+        if not sc.legal:
+            if (sc.reason is Reason.PLAIN_ON_DISCARD and forced_zone
+                    and st.spec.plain_win_allowed(st.rules)):
+                sc = score_plain_allowed(ctx, st.rules)
+            else:
+                return _REFUSED.get(sc.reason, "win_legal")
+        lock = st.hu_lock[seat]
+        if lock is not None and st.spec.lock_refuses(lock, sc, method is Method.SELF_DRAW,
+                                                       forced_zone):
+            return "pass_lock"
+        return sc
+
+    def claim_refusal(self, target: Event, ev: Event) -> tuple[str, str] | None:
+        """Why ``ev``, a claim on ``target`` (the discard or kong about to be
+        applied to this state), is not among its seat's options: (check, the rule
+        in words), or None when the rules would have offered it (the log is then
+        wrong in some other way). The auditor's explanation of a refused claim."""
+        st = self.st
+        s, t = ev.seat, ev.tile
+        d = target.seat
+        if type(s) is not int or not 0 <= s < st.n or s == d or t != target.tile:
+            return None
+        name = fmt_tile(t)
+        if st.won[s]:
+            return "illegal_action", f"S{s} has won already and makes no claim"
+        if ev.type == WIN and ev.kind == str(Method.ROBBED_KONG):
+            if target.type != KONG:
+                return None
+            if target.kind == "concealed":
+                return "barred_rob", "a concealed kong cannot be robbed"
+            if target.kind == "exposed":
+                if not st.rules["rob_exposed_kong"]:
+                    return "barred_rob", "an exposed kong may not be robbed (rob_exposed_kong)"
+                w = st.window
+                if s == target.from_seat:
+                    return "barred_rob", f"S{s} discarded the {name} S{d} konged"
+                if w is not None and s in w.wins:
+                    return "barred_rob", (f"S{s} could win on the discarded {name} and did "
+                                          f"not: it may not rob the kong of it")
+            method = Method.ROBBED_KONG
+        else:
+            if target.type != DISCARD:
+                return None
+            if st.void[s] == t // 9:
+                if ev.type == WIN:
+                    return "flower_pig", f"{name} is of S{s}'s void suit: no win on it (花猪)"
+                return "void_suit", f"{name} is of S{s}'s void suit: no {ev.type} of it"
+            if t == self.bonus_tile:
+                return "dead_green", "发 is a bonus tile: it is laid out, never claimed"
+            if ev.type != WIN:
+                held = st.hands[s][t]
+                need = 2 if ev.type == PON else 3
+                if st.back < st.front:
+                    return "illegal_action", "the last discard may only be won"
+                if held < need:
+                    return "illegal_action", f"S{s} holds {held} {name}; a {ev.type} needs {need}"
+                if ev.type == PON and t in st.pon_lock[s]:
+                    return "pon_lock", (f"过手碰: S{s} passed a pon of {name} since its last "
+                                        f"draw")
+                return None
+            method = Method.DISCARD
+        v = self.win_verdict(s, t, method)
+        if type(v) is Score:
+            return None
+        return v, self._refusal_text(v, s, name)
+
+    def _refusal_text(self, check: str, s: int, name: str) -> str:
+        st = self.st
+        if check == "plain_on_discard":
+            return f"S{s}'s hand is plain (平胡 only): it must be won by self-draw"
+        if check == "min_fan":
+            return f"S{s}'s win on {name} has fewer fan than min_fan = {st.rules['min_fan']}"
+        if check == "flower_pig":
+            return f"S{s} holds a tile of its void suit: no win (花猪)"
+        if check == "dead_green":
+            return f"S{s} holds a dealt 发 not laid out: no win"
+        if check == "pass_lock":
+            return st.spec.pass_lock_text(s, st.hu_lock[s])
+        return f"S{s}'s hand with {name} is no legal win"
+
+    def shilaotou_score(self, seat: int, tile: int) -> Score:
+        """十老头 on ``seat``'s 10th honor discard ``tile``, valued by the scorer
+        (``mjlog score --by shilaotou`` says the same); not legal: no win."""
+        st = self.st
+        ctx = WinContext(concealed=tuple(st.hands[seat]), melds=tuple(st.melds[seat]),
+                         win_tile=tile, method=Method.SHILAOTOU,
+                         dealer=seat == st.dealer)
+        return scoring.score(ctx, st.rules)
+
+    def options_of(self, s: int) -> list[Event]:
+        """Seat ``s``'s claims on the open window: win, then kong, then pon."""
+        w = self.st.window
+        opts = []
+        if s in w.wins and s not in w.winners:
+            opts.append(self.window_win_event(w, s))
+        if not w.winners:
+            if s in w.kongs:
+                opts.append(Event(KONG, s, w.tile, w.from_seat, "exposed"))
+            if s in w.pons:
+                opts.append(Event(PON, s, w.tile, w.from_seat))
+        return opts
+
+    def resolve(self, picks: dict[int, Event | None]) -> list[Event]:
+        """What the seats' picks on the open window make happen, to apply in order
+        (claim priority, RULES.md §1): every win, in turn order from the discarder
+        (each followed by its pending payments), then :data:`PASS`; else the one
+        pon or kong; else :data:`PASS`. ``picks`` maps each seat asked to its
+        choice, None for a pass."""
+        order = self.order[self.st.window.from_seat]
+        wins = [picks[s] for s in order
+                if picks.get(s) is not None and picks[s].type == WIN]
+        if wins:
+            return wins + [PASS]
+        claim = next((picks[s] for s in order if picks.get(s) is not None), None)
+        return [PASS] if claim is None else [claim]
+
+    def win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
+        """A win event of seat ``s`` on ``tile``, its tiles the hand with the tile."""
+        tiles = list(chain.from_iterable(map(getitem, _COPIES, self.st.hands[s])))  # sorted
+        if method is not Method.SELF_DRAW:
+            tiles.append(tile)
+            tiles.sort()
+        return Event(WIN, s, tile, from_seat, str(method), tuple(tiles))
+
+    def window_win_event(self, w: Window, s: int) -> Event:
+        method = Method.DISCARD if w.kind == "discard" else Method.ROBBED_KONG
+        return self.win_event(s, w.tile, method, w.from_seat)
+
+    def fits(self, ev: Event) -> bool:
+        """Whether ``ev`` is a claim on the open window (a win, or a pon or exposed
+        kong before anyone won); anything else means the window must close first."""
+        w = self.st.window
+        if w is None:
+            return False
+        if ev.type == WIN:
+            return ev.tile == w.tile and ev.seat in w.wins and ev.seat not in w.winners
+        if w.winners or ev.tile != w.tile:
+            return False
+        if ev.type == PON:
+            return ev.seat in w.pons
+        return ev.type == KONG and ev.kind == "exposed" and ev.seat in w.kongs
+
+    def discard_window(self, d: int, t: int) -> Window | None:
+        """The window seat ``d``'s discard ``t`` opens, or None when nobody may claim
+        it (the hot path: a cheap shape lookup before any scoring)."""
+        st = self.st
+        last = st.back < st.front  # the wall is empty: the last discard
+        wins: dict[int, Score] = {}
+        pons: list[int] = []
+        kongs: list[int] = []
+        hands, melds, won, void, pon_lock = st.hands, st.melds, st.won, st.void, st.pon_lock
+        seats = st.seats
+        misses, miss_of = seats.misses, seats.miss  # the cache, read inline
+        blood = self.blood
+        other_suits = MISS_OTHER_SUITS[t]
+        suit = t // 9
+        for s in self.order[d]:
+            if blood and won[s]:  # only the blood battle goes on after a win
+                continue
+            if void[s] == suit:  # its void suit: no win (a 花猪), no pon, no kong
+                continue
+            h = hands[s]
+            miss = misses[s]
+            if miss is None:
+                miss = miss_of(s)
+            if not miss & other_suits:
+                h[t] += 1
+                shape = is_win(h, len(melds[s]))  # cheap lookup first; scoring is rare
+                h[t] -= 1
+                if shape:
+                    sc = self.win_score(s, t, Method.DISCARD, shape=True)
+                    if sc is not None:
+                        wins[s] = sc
+            c = h[t]
+            if c >= 2 and not last:
+                if t not in pon_lock[s]:
+                    pons.append(s)
+                if c >= 3:  # the wall is not empty here, so a kong can be replaced
+                    kongs.append(s)
+        if not (wins or pons or kongs):
+            return None
+        return Window("discard", t, d, wins, pons, kongs,
+                      forced=bool(wins) and st.live <= self.forced_tiles, last=last)
+
+    def rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> Window | None:
+        """The window seat ``k``'s kong of ``t`` opens for robbing, or None when
+        nobody may rob it (``barred``: seats that may not)."""
+        st = self.st
+        wins = {}
+        for s in self.order[k]:
+            if s in barred or st.won[s]:
+                continue
+            sc = self.win_score(s, t, Method.ROBBED_KONG)
+            if sc is not None:
+                wins[s] = sc
+        if not wins:
+            return None
+        return Window("rob", t, k, wins, [], [], forced=st.live <= self.forced_tiles,
+                      kong_kind=kind)

@@ -1,0 +1,161 @@
+"""A rule key: its name, default, type and allowed values (RULES.md), and the
+error an unknown key or a bad value raises. Each variant module
+(:mod:`mjlog.variants`) lists its keys; :mod:`mjlog.rules` resolves them.
+
+>>> RuleKey("cap", 64, "int", minimum=1).parse("32", "yuxi")
+32
+>>> RuleKey("points.qidui", (3, 4), "pair").parse("-/5", "yuxi")
+(None, 5)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from mjlog.errors import InputError, quote
+
+__all__ = ["INT32_MAX", "RuleError", "RuleKey", "int_key", "choice_key", "bool_key",
+           "common_keys"]
+
+INT32_MAX = 2**31 - 1
+"""The largest value of an int32 log column (money, fan, multiplier, points:
+mjlog/schema.py); every integer rule value that flows into one is at most this."""
+
+_INTEGER = re.compile(r"[+-]?[0-9]{1,19}")
+
+
+def _strict_int(raw: Any) -> int | None:
+    """An int given as an int (not a bool, not a float) or as decimal ASCII digits;
+    None for anything else. ``3.0``, ``True``, ``"1e3"`` and ``"٣"`` are not integers."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and _INTEGER.fullmatch(raw.strip()):
+        return int(raw.strip())
+    return None
+
+
+
+
+class RuleError(InputError):
+    """An unknown variant, an unknown rule key or a bad value."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleKey:
+    """One switchable rule: its name, default, type and allowed values."""
+
+    name: str
+    default: Any
+    kind: str  # "int" | "bool" | "choice" | "list" | "pair" | "pow2"
+    choices: tuple[str, ...] = ()
+    doc: str = ""
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, raw: Any, variant: str) -> Any:
+        """Turn a TOML value or a command-line string into this key's value."""
+        bad = f"bad value {quote(raw)} for {variant} rule key {self.name!r}"
+        if self.kind in ("int", "pow2"):
+            v = _strict_int(raw)
+            if v is None:
+                raise RuleError(f"{bad}; expected an integer")
+            if self.minimum is not None and v < self.minimum:
+                raise RuleError(f"{bad}; expected an integer >= {self.minimum}")
+            top = self.maximum if self.maximum is not None else (
+                2**30 if self.kind == "pow2" else INT32_MAX)
+            if v > top:
+                raise RuleError(f"{bad}; expected an integer <= {top} (the log's int32 columns)")
+            if self.kind == "pow2" and (v < 1 or v & (v - 1)):
+                raise RuleError(f"{bad}; expected a power of two (1, 2, 4, 8, ...)")
+            return v
+        if self.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            if not isinstance(raw, str):
+                raise RuleError(f"{bad}; valid values: true, false")
+            s = raw.strip().lower()
+            if s in ("true", "1", "yes", "on"):
+                return True
+            if s in ("false", "0", "no", "off"):
+                return False
+            raise RuleError(f"{bad}; valid values: true, false")
+        if self.kind == "choice":
+            s = raw.strip() if isinstance(raw, str) else None
+            if s not in self.choices:
+                raise RuleError(f"{bad}; valid values: {', '.join(self.choices)}")
+            return s
+        if self.kind == "list":
+            items = raw if isinstance(raw, list) else (
+                raw.split(",") if isinstance(raw, str) else None)
+            if items is None or not all(isinstance(x, str) for x in items):
+                raise RuleError(f"{bad}; expected a list of names, e.g. menqing,dihu")
+            items = [x.strip() for x in items if x.strip()]
+            for x in items:
+                if x not in self.choices:
+                    raise RuleError(
+                        f"{bad}; unknown item {quote(x)}, valid items: {', '.join(self.choices)}"
+                    )
+            # canonical order: the order of the rulebook's list, each once
+            return tuple(c for c in self.choices if c in items)
+        if self.kind == "pair":
+            parts = list(raw) if isinstance(raw, list | tuple) else (
+                raw.split("/") if isinstance(raw, str) else [])
+            if len(parts) != 2:
+                raise RuleError(f"{bad}; expected S/D, e.g. 3/4 or -/4")
+            out = []
+            for p in parts:
+                if p is None or (isinstance(p, str) and p.strip() in ("-", "", "None")):
+                    out.append(None)
+                    continue
+                v = _strict_int(p)
+                if v is None:
+                    raise RuleError(f"{bad}; expected S/D, e.g. 3/4 or -/4")
+                if v < 0:
+                    raise RuleError(f"{bad}; points must be >= 0")
+                if v > INT32_MAX:
+                    raise RuleError(f"{bad}; points must be <= {INT32_MAX} (an int32 column)")
+                out.append(v)
+            return tuple(out)
+        raise AssertionError(self.kind)
+
+    def show(self, value: Any) -> str:
+        """The value as written on the command line."""
+        if self.kind == "bool":
+            return "true" if value else "false"
+        if self.kind == "list":
+            return ",".join(value)
+        if self.kind == "pair":
+            return "/".join("-" if v is None else str(v) for v in value)
+        return str(value)
+
+    def to_json(self, value: Any) -> Any:
+        if self.kind == "pair":
+            return list(value)
+        if self.kind == "list":
+            return list(value)
+        return value
+
+
+def int_key(name, default, doc, minimum=0, maximum=None):
+    return RuleKey(name, default, "int", doc=doc, minimum=minimum, maximum=maximum)
+
+
+def choice_key(name, default, choices, doc):
+    return RuleKey(name, default, "choice", tuple(choices), doc)
+
+
+def bool_key(name, default, doc):
+    return RuleKey(name, default, "bool", doc=doc)
+
+
+def common_keys(rob_default: bool) -> list[RuleKey]:
+    return [
+        int_key("players", 4, "number of players (2, 3 or 4)", 2, 4),
+        int_key("base", 1, "底分: money per unit", 1),
+        choice_key("late_added_kong", "pays", ("pays", "no_pay", "forbidden"),
+                "an added kong whose fourth tile is not the tile just drawn"),
+        bool_key("rob_exposed_kong", rob_default,
+              "an exposed kong claimed from a discard may be robbed"),
+    ]

@@ -1,0 +1,99 @@
+"""huangmei — 黄梅麻将 (Huangmei, Hubei), RULES.md §4.
+
+- 136 tiles (key ``winds``; false drops 东南西北: 120). The four 发 are bonus
+  tiles: a dealt 发 is dead (no win for its holder) until laid out at the start
+  of its holder's first turn; any other 发 is laid out at once. Each 发 laid out
+  is one ``bonus`` event and one tail draw; a 发 that cannot be replaced ends the
+  hand as an exhaustive draw. A 发 is never discarded or claimed.
+- First dealer: every seat rolls two dice from hand 0's stream in seat order,
+  the highest sum deals, ties re-roll among the tied (``hands.dealer_rolls``).
+  Next dealer: the single winner; several on one tile: the discarder (or kong
+  player); no winner: the dealer's 下家.
+- Dice: the break is on the side of seat dealer + t (t from the dice sum, by
+  the seed's table), at that side's first position + 2 × the smaller die.
+- The first win ends the hand. No pass locks, no kong money, no horses, and no
+  payments at an exhaustive draw.
+- Scoring: :mod:`mjlog.scoring.huangmei` (additive fan ``fan.<pattern>``, at
+  least ``min_fan`` to win; ``payment`` linear or doubling).
+
+>>> from mjlog.rules import Rules
+>>> HUANGMEI.break_position((3, 4), dealer=0, n=4, N=136)
+74
+>>> len(HUANGMEI.wall_tiles(Rules("huangmei", {"winds": False})))
+120
+"""
+
+from __future__ import annotations
+
+from mjlog.rulekeys import bool_key, choice_key, common_keys, int_key
+from mjlog.scoring import huangmei as scorer
+from mjlog.tiles import GREEN, tile_set
+from mjlog.variants.base import Variant, side_start
+
+#: the fan of every pattern, RULES.md §4
+FAN = {
+    "pinghu": 1, "zimo": 1, "menqing": 1, "facai": 1, "facai_all": 8, "kadang": 1,
+    "bianzhang": 1, "dandiao": 1, "peng_zhongbai": 1, "minggang_shu": 1,
+    "anke_zhongbai": 2, "angang_shu": 2, "caishangkaihua": 2, "minggang_zhongbai": 3,
+    "angang_zhongbai": 4, "gangshanghua": 5, "qiangganghu": 5, "haidilaoyue": 5,
+    "qidui": 15, "pengpenghu": 15, "qingyise": 15, "hunyise": 15, "quanqiuren": 30,
+}
+
+_T4 = {2: 1, 6: 1, 10: 1, 4: 3, 8: 3, 12: 3}  # dice sum → t with 4 players; others 2 (对家)
+_T3 = {4: 2, 8: 2, 12: 2}                     # with 3 players; others 1
+
+
+class Huangmei(Variant):
+    name = "huangmei"
+    title = "黄梅麻将"
+    scorer = scorer
+    bonus_tile = GREEN
+    rule_keys = tuple(common_keys(True) + [
+        bool_key("winds", True, "东南西北 in play; false = 120 tiles"),
+        int_key("min_fan", 2, "minimum fan to win", 0),
+        choice_key("payment", "linear", ("linear", "doubling"),
+                   "fan × base, or base × 2^(fan − min_fan)"),
+    ] + [int_key(f"fan.{k}", v, f"fan of {k}") for k, v in FAN.items()])
+
+    def money_bound(self, rules):
+        if rules["payment"] != "linear":
+            return None  # doubling has no cap: checked when the hand is written
+        return 6 * 4 * sum(v for k, v in rules.items() if k.startswith("fan.")) * rules["base"]
+
+    def wall_tiles(self, rules):
+        return tile_set(136 if rules["winds"] else 120)
+
+    def break_position(self, dice, dealer, n, N):
+        total = dice[0] + dice[1]
+        t = _T4.get(total, 2) if n == 4 else _T3.get(total, 1) if n == 3 else 1
+        side = (dealer + t) % n
+        return (side_start(side, n, N) + 2 * min(dice)) % N
+
+    def first_dealer(self, rules, stream):
+        rolls: list[int] = []
+        tied = list(range(rules.n))
+        while True:
+            sums = {}
+            for s in tied:
+                a, b = stream.below(6) + 1, stream.below(6) + 1
+                rolls += [a, b]
+                sums[s] = a + b
+            top = max(sums.values())
+            tied = [s for s in tied if sums[s] == top]
+            if len(tied) == 1:
+                return tied[0], tuple(rolls)
+
+    def next_dealer(self, rules, dealer, winners, first_batch, payer_of_first):
+        if not winners:
+            return (dealer + 1) % rules.n
+        return super().next_dealer(rules, dealer, winners, first_batch, payer_of_first)
+
+    def check_tile_set(self, rules, honors):
+        if GREEN in honors:
+            return "in huangmei 发 are bonus tiles, laid out at once: give them with --bonus N"
+        if not rules["winds"] and any(t < 31 for t in honors):
+            return "huangmei with winds = false has no 东南西北"
+        return None
+
+
+HUANGMEI = Huangmei()

@@ -1,0 +1,132 @@
+"""yuxi — 星悦云南麻将 (Yuxi folk rules), RULES.md §2.
+
+- 136 tiles (key ``honors``; false: the 108 suited tiles, and no 十老头). No chi.
+  First dealer drawn from hand 0's stream; the dice give the break
+  (side of seat dealer + sum − 1, that side's first position + 2 × sum).
+- The first win ends the hand; several winners on one discard all win. Next
+  dealer: the single winner; several: the discarder's 下家; a drawn hand: the
+  dealer stays (key ``dealer_on_draw``).
+- A plain hand (平胡 only) must be won by self-draw. 弃胡: passing a legal win
+  locks a seat out of discard and rob wins until its next draw; a pon does not
+  end it (key ``pass_hu_lock``).
+- 尾牌强制: with 4 tiles or fewer left every legal win is taken by the engine,
+  over the pass lock and rather than a kong; a plain hand still may not win on a
+  discard there unless ``last4_plain_on_discard``.
+- 十老头: ten consecutive honor discards, each passed by all, win at once
+  (``points.shilaotou``, valued by the scorer: ``-/-`` means no win).
+- Kong money: an exposed kong's discarder pays 2; an added kong's pon feeder
+  pays 2 (key ``bugang_payer``: or each other player 1); a concealed kong earns
+  nothing. 点杠花: key ``dian_gang_hua``.
+- 买马 (key ``horses``): after the win(s), that many tiles turned from the tail;
+  each pointing at a winner makes each of its payers pay its points once more.
+- Exhaustive draw (查大叫): every player that is not ready pays each ready
+  player that player's best self-draw value.
+- Scoring: :mod:`mjlog.scoring.yuxi` (``points.<pattern>``, self-draw/discard
+  pairs; the highest, doubled per other pattern; ``cap``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mjlog.events import TransferReason, transfer
+from mjlog.rulekeys import RuleKey, bool_key, choice_key, common_keys, int_key
+from mjlog.scoring import yuxi as scorer
+from mjlog.tiles import tile_set
+from mjlog.variants.base import Variant
+
+#: pattern: (self-draw, discard) points per payer, RULES.md §2
+POINTS = {
+    "pinghu": (1, None),
+    "pengpenghu": (3, 4),
+    "qingyise": (3, 4),
+    "qidui": (3, 4),
+    "shilaotou": (3, None),
+    "gangshanghua": (3, 4),
+    "gangshangpao": (None, 4),
+    "qiangganghu": (None, 4),
+    "longqidui": (6, 7),
+}
+
+
+class Yuxi(Variant):
+    name = "yuxi"
+    title = "星悦云南麻将"
+    scorer = scorer
+    pass_locks = True
+    forced_tiles = 4
+    rule_keys = tuple(common_keys(True) + [
+        bool_key("honors", True, "136 tiles with honors; false = 108 (disables 十老头)"),
+        choice_key("dealer_on_draw", "stay", ("stay", "next"), "dealer after a drawn hand"),
+        choice_key("pass_hu_lock", "until_next_draw", ("until_next_draw", "none"),
+                   "弃胡: passing a win locks discard wins until the next draw"),
+        bool_key("last4_plain_on_discard", False,
+                 "in the last four tiles a plain hand may win on a discard"),
+        int_key("cap", 64, "maximum points per payer", 1),
+        choice_key("dian_gang_hua", "discarder_pays", ("discarder_pays", "self_draw"),
+                   "点杠花: who pays a win on an exposed kong's replacement"),
+        choice_key("bugang_payer", "pon_feeder", ("pon_feeder", "each_other"),
+                   "转弯杠 money: the pon's feeder pays 2, or each other player pays 1"),
+        int_key("horses", 0, "买马: horses turned after a win (0 = off)", 0, 20),
+    ] + [RuleKey(f"points.{k}", v, "pair", doc=f"points per payer for {k}: self-draw/discard")
+         for k, v in POINTS.items()])
+
+    def wall_tiles(self, rules):
+        return tile_set(136 if rules["honors"] else 108)
+
+    def next_dealer(self, rules, dealer, winners, first_batch, payer_of_first):
+        if not winners:
+            return (dealer + 1) % rules.n if rules["dealer_on_draw"] == "next" else dealer
+        if len(first_batch) == 1:
+            return first_batch[0]
+        return (payer_of_first + 1) % rules.n  # several winners: the discarder's 下家
+
+    def check_tile_set(self, rules, honors):
+        if not rules["honors"]:
+            return "yuxi with honors = false plays 108 tiles, no honors"
+        return None
+
+    def money_bound(self, rules):
+        return (3 * rules["cap"] * (2 + rules["horses"]) + 32) * rules["base"]
+
+    def counts_honor_discards(self, rules):
+        return rules["honors"]
+
+    def lock_after_pass(self, rules, lock, sc):
+        return True if rules["pass_hu_lock"] == "until_next_draw" else lock
+
+    def lock_refuses(self, lock, sc, self_draw, forced):
+        return not self_draw and not forced
+
+    def pass_lock_text(self, seat, lock):
+        return f"弃胡: S{seat} passed a win since its last draw; discard wins wait for its draw"
+
+    def plain_win_allowed(self, rules):
+        return rules["last4_plain_on_discard"]
+
+    def kong_money(self, state, s, kind, t, late):
+        rules = state.rules
+        base = rules["base"]
+        if late and rules["late_added_kong"] == "no_pay":
+            return []
+        if kind == "exposed":
+            return [(state.melds[s][-1].from_seat, 2 * base, TransferReason.KONG_EXPOSED)]
+        if kind == "added":
+            if rules["bugang_payer"] == "pon_feeder":
+                m = next(m for m in state.melds[s] if m.tile == t and m.is_kong)
+                return [(m.from_seat, 2 * base, TransferReason.KONG_ADDED)]
+            return [(o, base, TransferReason.KONG_ADDED) for o in range(state.n) if o != s]
+        return []
+
+    def horses(self, rules):
+        return rules["horses"]
+
+    def settle_exhaustion(self, state) -> list[Any]:
+        n, rules = state.n, state.rules
+        value = [scorer.ready_value(tuple(state.hands[s]), tuple(state.melds[s]), rules)
+                 for s in range(n)]
+        return [transfer(p, r, value[r], TransferReason.NOT_READY)
+                for p in range(n) if not value[p] for r in range(n) if value[r]]
+
+
+YUXI = Yuxi()
