@@ -244,10 +244,7 @@ def export_lines(run_dir: str | os.PathLike, hands: Sequence[tuple[int, int, int
 
     run = RunFiles(run_dir)
     m = run.manifest
-    try:
-        rules = Rules(m["variant"], m["rules"])
-    except (KeyError, TypeError) as e:
-        raise InputError(f"{run_dir}: manifest has no usable variant/rules ({e})") from None
+    rules = run.rules()
     if not run.has_events:
         raise InputError(f"{run_dir}: written without events (--events none): nothing to export")
     want_hands = set(hands) if hands is not None else None

@@ -723,10 +723,7 @@ def load_hand(run_dir: str | os.PathLike, match: int, hand: int, rotation: int =
 
     run = RunFiles(run_dir)
     manifest = run.manifest
-    try:
-        rules = Rules(manifest["variant"], manifest["rules"])
-    except (KeyError, TypeError) as e:
-        raise LogError(f"{run_dir}: manifest has no usable variant/rules ({e})") from None
+    rules = run.rules()
     where = f"{run_dir} match {match} rotation {rotation} hand {hand}"
     if not run.has_events:
         raise LogError(f"{run_dir}: written without events (--events none): nothing to replay")

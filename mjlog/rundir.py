@@ -509,6 +509,17 @@ class RunFiles:
 
     # -- the files ---------------------------------------------------------------
 
+    def rules(self):
+        """The run's resolved rules (:class:`mjlog.rules.Rules`); LogError when the
+        manifest's variant or rules cannot be used."""
+        from mjlog.rules import Rules
+
+        m = self.manifest
+        try:
+            return Rules(m["variant"], m["rules"])
+        except (KeyError, TypeError) as e:
+            raise LogError(f"{self.manifest_path}: no usable variant/rules ({e})") from None
+
     @property
     def has_events(self) -> bool:
         return bool(self.by_table["events"])
