@@ -475,7 +475,10 @@ class HandState:
         self.kong_this_turn = True
         self.drawn = None
         late = kind == "added" and self._late
-        for payer, amount, reason in self.spec.kong_money(self, s, kind, t, late):
+        # a late added kong pays nothing under late_added_kong = no_pay (every variant)
+        paid = () if late and self.rules["late_added_kong"] == "no_pay" else (
+            self.spec.kong_money(self, s, kind, t, late))
+        for payer, amount, reason in paid:
             self.pending.append(transfer(payer, s, amount, reason))
             self.ledger.kong_paid(payer, s, amount, t)
         self.turn = s

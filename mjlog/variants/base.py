@@ -148,7 +148,8 @@ class Variant:
     def kong_money(self, state: Any, s: int, kind: str, t: int,
                    late: bool) -> list[tuple[int, int, TransferReason]]:
         """(payer, amount, reason) of the kong money seat ``s`` earns for a kong of
-        ``kind`` on ``t`` that stands (``late``: a late added kong)."""
+        ``kind`` on ``t`` that stands (``late``: a late added kong; the state pays
+        nothing for one under ``late_added_kong = no_pay`` without asking)."""
         return []
 
     def money_bound(self, rules: Rules) -> int | None:

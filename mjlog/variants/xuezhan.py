@@ -97,8 +97,6 @@ class Xuezhan(Variant):
     def kong_money(self, state, s, kind, t, late):
         rules = state.rules
         base = rules["base"]
-        if late and rules["late_added_kong"] == "no_pay":
-            return []
         if kind == "exposed":
             feeder = state.melds[s][-1].from_seat
             if state.won[feeder]:

@@ -107,8 +107,6 @@ class Yuxi(Variant):
     def kong_money(self, state, s, kind, t, late):
         rules = state.rules
         base = rules["base"]
-        if late and rules["late_added_kong"] == "no_pay":
-            return []
         if kind == "exposed":
             return [(state.melds[s][-1].from_seat, 2 * base, TransferReason.KONG_EXPOSED)]
         if kind == "added":
