@@ -32,6 +32,7 @@ calls), so an agent pays for them once per run, not per decision.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from mjlog.melds import Meld, MeldKind
@@ -124,17 +125,10 @@ class RuleValues:
         return got * self.horse_factor
 
 
-_CACHE: dict[Rules, RuleValues] = {}
-
-
+@functools.lru_cache(maxsize=64)
 def values(rules: Rules) -> RuleValues:
     """The :class:`RuleValues` of these rules (computed once per distinct Rules)."""
-    got = _CACHE.get(rules)
-    if got is None:
-        if len(_CACHE) > 64:
-            _CACHE.clear()
-        got = _CACHE[rules] = _compute(rules)
-    return got
+    return _compute(rules)
 
 
 def _compute(rules: Rules) -> RuleValues:

@@ -95,6 +95,7 @@ Several decompositions: the highest multiplier, then the first one.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -191,16 +192,12 @@ class _Table:
         self.plain: dict[tuple, tuple[int, tuple[str, ...]]] = {}
 
 
+@functools.lru_cache(maxsize=64)
 def _table(rules) -> _Table:
-    got = _TABLES.get(rules)
-    if got is None:
-        if len(_TABLES) > 64:
-            _TABLES.clear()
-        got = _TABLES[rules] = _Table(rules)
-    return got
+    """The rule facts of these rules, read once per distinct Rules."""
+    return _Table(rules)
 
 
-_TABLES: dict[Any, _Table] = {}
 _MAIN_RANK = {k: i for i, k in enumerate(MAIN)}
 
 
