@@ -163,8 +163,8 @@ class Choices:
         h = st.hands[s]
         opts = self.act_claims()
         evs = _DISCARD_EV[s]
-        v = st.void[s]
-        if self.void_first and v is not None and st.holds_void(s):
+        if self.void_first and st.void[s] is not None and st.holds_void(s):
+            v = st.void[s]
             opts += compress(evs[9 * v:9 * v + 9], h[9 * v:9 * v + 9])  # 打缺
         else:
             opts += compress(evs, h)  # the kinds held, in C
