@@ -21,7 +21,7 @@ memory and compares it with the file.
 >>> print(pattern_table("yuxi").splitlines()[3])
 | 碰碰胡 | `pengpenghu` | `points.pengpenghu` | 3 / 4 |
 >>> page = "a\\n<!-- generated: vocabularies -->\\nstale\\n<!-- end generated -->\\n"
->>> "stale" in refresh(page), "`compensation`" in refresh(page) or "`win`" in refresh(page)
+>>> "stale" in refresh(page), "`tax_refund`" in refresh(page)
 (False, True)
 """
 
@@ -37,6 +37,7 @@ from mjlog import schema
 from mjlog.errors import InputError
 from mjlog.rulekeys import RuleKey
 from mjlog.rundir import replace_file
+from mjlog.scoring.patterns import pattern_name
 from mjlog.variants import VARIANTS, Variant
 
 __all__ = ["common_key_names", "key_table", "common_key_table", "pattern_keys",
@@ -138,7 +139,9 @@ def pattern_table(name: str) -> str:
     extra = [k for k in v.rule_keys if _is_value_key(v, k)
              and k.name.split(".", 1)[1] not in pattern_keys(v)]
     for k in extra:  # a value that is no pattern of its own (huangmei fan.facai_all)
-        rows.append(f"| {_cell(k.doc)} | — | `{k.name}` | {k.default} |")
+        key = k.name.split(".", 1)[1]
+        rows.append(f"| {pattern_name(key)} | (a value of `{key.split('_')[0]}`) "
+                    f"| `{k.name}` | {k.default} |")
     return "\n".join(rows)
 
 
