@@ -124,3 +124,37 @@ def test_nothing_points_outside_the_repository():
             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
             if any(s in line for s in _OUTSIDE)]
     assert not hits, "\n".join(hits)
+
+
+def test_log_contract_explains_every_transfer_reason():
+    from mjlog.schema import TRANSFER_REASONS
+
+    text = (DOCS / "log-schema.md").read_text(encoding="utf-8")
+    table = text.split("### Transfer reasons", 1)[1].split("###", 1)[0]
+    listed = re.findall(r"^\| `([a-z_]+)` \|", table, re.M)
+    assert set(TRANSFER_REASONS) <= set(listed), set(TRANSFER_REASONS) - set(listed)
+    assert "compensation" in listed  # the dealer_compensation key's transfers
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a heading."""
+    s = re.sub(r"[^\w\- ]", "", heading.strip().lower().replace("`", ""))
+    return s.replace(" ", "-")
+
+
+def test_links_between_pages_resolve():
+    bad = []
+    for page in [ROOT / "README.md", *DOCS.rglob("*.md")]:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            path, _, anchor = target.partition("#")
+            dest = (page.parent / path).resolve() if path else page
+            if not dest.exists():
+                bad.append(f"{page.relative_to(ROOT)}: {target} (no such file)")
+            elif anchor and dest.suffix == ".md":
+                heads = re.findall(r"^#+ (.+)$", dest.read_text(encoding="utf-8"), re.M)
+                if anchor not in {_anchor(h) for h in heads}:
+                    bad.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    assert not bad, "\n".join(bad)
