@@ -158,3 +158,19 @@ def test_links_between_pages_resolve():
                 if anchor not in {_anchor(h) for h in heads}:
                     bad.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("mjlog sc", {"score"}),
+    ("mjlog rules ", set(VARIANTS)),
+    ("mjlog validate --format ", {"text", "json"}),
+])
+def test_shell_completion_as_documented(words, expected):
+    """docs/cli.md, "Shell completion": the shell asks mjlog (bash shown)."""
+    assert "_MJLOG_COMPLETE=bash_source mjlog" in (DOCS / "cli.md").read_text(encoding="utf-8")
+    cword = len(words.split()) - (0 if words.endswith(" ") else 1)
+    res = CliRunner().invoke(main, [], prog_name="mjlog", env={
+        "_MJLOG_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(cword)})
+    assert res.exit_code == 0, res.output
+    got = {line.split(",", 1)[1] for line in res.output.splitlines() if line}
+    assert got == expected
