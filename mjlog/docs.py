@@ -89,11 +89,12 @@ def pattern_keys(variant: Variant) -> tuple[str, ...]:
 
 def _value_key(variant: Variant, pattern: str) -> RuleKey | None:
     """The rule key giving a pattern's value (``points.``/``mult.``/``fan.<key>``)."""
-    return next((k for k in variant.rule_keys if k.name.split(".", 1)[-1] == pattern
-                 and "." in k.name), None)
+    return next((k for k in variant.rule_keys
+                 if _is_value_key(k) and k.name.split(".", 1)[1] == pattern), None)
 
 
-def _is_value_key(variant: Variant, k: RuleKey) -> bool:
+def _is_value_key(k: RuleKey) -> bool:
+    """A pattern's value (``points.``, ``mult.``, ``fan.<key>``), not a rule of play."""
     return "." in k.name
 
 
@@ -103,7 +104,7 @@ def key_table(name: str) -> str:
     common = set(common_key_names())
     rows = ["| key | default | values | what it does |", "|---|---|---|---|"]
     for k in v.rule_keys:
-        if k.name in common or _is_value_key(v, k):
+        if k.name in common or _is_value_key(k):
             continue
         rows.append(f"| `{k.name}` | {_default(k)} | {_values(k)} | {_cell(k.doc)} |")
     return "\n".join(rows)
@@ -136,7 +137,7 @@ def pattern_table(name: str) -> str:
                        else str(k.default))
         note = " (optional)" if p in optional else ""
         rows.append(f"| {v.pattern_name(p)} | `{p}`{note} | {value} | {default} |")
-    extra = [k for k in v.rule_keys if _is_value_key(v, k)
+    extra = [k for k in v.rule_keys if _is_value_key(k)
              and k.name.split(".", 1)[1] not in pattern_keys(v)]
     for k in extra:  # a value that is no pattern of its own (huangmei fan.facai_all)
         key = k.name.split(".", 1)[1]
