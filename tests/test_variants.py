@@ -30,7 +30,7 @@ def test_each_module_opens_with_its_rules_and_holds_its_keys(name):
     assert isinstance(v, Variant) and v.name == name
     module = __import__(f"mjlog.variants.{name}", fromlist=["_"])
     assert module.__doc__.startswith(f"{name} — ")
-    assert "RULES.md" in module.__doc__
+    assert f"docs/rules/{name}.md" in module.__doc__
     assert set(keys(name)) == {k.name for k in v.rule_keys}
     assert Rules(name).spec is v
     assert v.scorer.NAMES and all(v.pattern_name(k) == zh for k, zh in v.scorer.NAMES.items())
