@@ -93,6 +93,7 @@ from mjlog.errors import InputError
 from mjlog.hand import SEQ, TRIP, Decomposition, decompositions, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.scoring.breakdown import Breakdown, Term, grouped, payer_role
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     is_all_triplets,
@@ -102,7 +103,7 @@ from mjlog.scoring.patterns import (
 )
 from mjlog.tiles import GREEN, NUM_KINDS, RED, WHITE, fmt_counts, fmt_tile
 
-__all__ = ["PATTERNS", "NAMES", "score", "ready_value", "is_ready"]
+__all__ = ["PATTERNS", "NAMES", "score", "explain", "ready_value", "is_ready"]
 
 _ZHONGBAI = (WHITE, RED)
 _EXPOSED_KONGS = (MeldKind.EXPOSED_KONG, MeldKind.ADDED_KONG)
@@ -344,6 +345,43 @@ def _points(fan: int, rules) -> int:
     if rules["payment"] == "doubling":
         return rules["base"] * 2 ** (fan - rules["min_fan"])
     return fan * rules["base"]
+
+
+def explain(patterns: Sequence[str], method: Method | str, rules,
+            feeder_pays: bool = False) -> Breakdown:
+    """The breakdown of a huangmei win with these patterns (``Score.patterns``, in
+    table order, a key once per time it counts), won by ``method``. A total below
+    ``min_fan`` is explained too, with 0 points.
+
+    >>> from mjlog.rules import resolve
+    >>> r = resolve("huangmei")
+    >>> b = explain(("pinghu", "menqing", "kadang"), "discard", r)
+    >>> b.formula, b.points, b.payer_text
+    ('平胡 1 + 门前清 1 + 卡档 1 = 3 fan', 3, 'the discarder pays')
+    >>> explain(("pinghu", "zimo", "facai", "facai"), "self_draw",
+    ...         resolve("huangmei", sets=["payment=doubling"])).formula
+    '平胡 1 + 自摸 1 + 发财×2 2 = 4 fan → 1 × 2^(4 − 2) = 4 points'
+    """
+    method = Method(method)
+    terms = []
+    for key, n in grouped(tuple(patterns)):
+        terms.append(Term(key, NAMES.get(key, key), n, _value(key, n, rules), "fan"))
+    if not terms:
+        raise ValueError("huangmei: no pattern, no win")
+    fan = sum(t.value for t in terms)
+    legal = fan >= rules["min_fan"]
+    points = _points(fan, rules) if legal else 0
+    shown = " + ".join(f"{t.name}{f'×{t.count}' if t.count > 1 else ''} {t.value}"
+                       for t in terms)
+    steps = [f"{shown} = {fan} fan"]
+    if not legal:
+        steps.append(f"below min_fan {rules['min_fan']}: no win")
+    elif rules["payment"] == "doubling":
+        steps.append(f"{rules['base']} × 2^({fan} − {rules['min_fan']}) = {points} points")
+    elif rules["base"] != 1:
+        steps.append(f"× {rules['base']} (base) = {points} points")
+    return Breakdown("huangmei", tuple(terms), " → ".join(steps), fan, points, fan, None,
+                     False, payer_role(method, feeder_pays, False))
 
 
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules=None, **kw) -> bool:

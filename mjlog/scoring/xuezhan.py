@@ -103,6 +103,7 @@ from mjlog.hand import check_counts, decompositions, is_standard_win, suit_misse
 from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.scoring.breakdown import Breakdown, Term, grouped, money, money_steps, payer_role
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     every_group_has_terminal,
@@ -128,6 +129,7 @@ __all__ = [
     "PLACE_TAKERS",
     "SITUATIONAL_EXTRAS",
     "score",
+    "explain",
     "ready_value",
     "is_ready",
     "holds_void",
@@ -306,10 +308,15 @@ def _value(taken: str, others: list[str], own_fours: int, bonuses: Sequence[str]
     根 (the hand's ``own_fours`` less those ``taken`` contains) and the bonuses."""
     gen = max(0, own_fours - CONTAINED_FOURS.get(taken, 0))
     pats = (taken, *others, *("gen",) * gen, *bonuses)
+    return _product(pats, mult), pats
+
+
+def _product(pats: Sequence[str], mult: dict[str, int]) -> int:
+    """The multiplier of a win's patterns: the product of their ``mult.*``."""
     value = 1
     for p in pats:
         value *= mult[p]
-    return value, pats
+    return value
 
 
 def holds_void(concealed: Sequence[int], melds: Sequence[Meld], void: int | None) -> bool:
@@ -402,21 +409,59 @@ def score(ctx: WinContext, rules) -> Score:
 
     feeder_pays = (method is Method.SELF_DRAW and ctx.after_kong and t.discarder_pays
                    and last_kong(ctx.melds).kind is MeldKind.EXPOSED_KONG)
-    every_other_pays = method is Method.SELF_DRAW and not feeder_pays
-    bonus = t.zimo_bonus if every_other_pays else "none"
-    cap = t.cap
+    bonus = _bonus(method, feeder_pays, t)
     units = multiplier * 2 if bonus == "double" else multiplier
-    units_paid = min(units, cap) + (1 if bonus == "add_base" else 0)
+    points, capped = money(multiplier, t.cap, t.base, bonus)
     return Score(
         legal=True,
         patterns=pats,
         fan=multiplier.bit_length() - 1,
         multiplier=multiplier,
-        points=units_paid * t.base,
-        capped=units > cap,
+        points=points,
+        capped=capped,
         feeder_pays=feeder_pays,
         extra={"units": units, "zimo_bonus": bonus},
     )
+
+
+def _bonus(method: Method, feeder_pays: bool, t: _Table) -> str:
+    """The ``zimo_bonus`` a win gets: only a self-draw every other active player pays."""
+    return t.zimo_bonus if method is Method.SELF_DRAW and not feeder_pays else "none"
+
+
+def explain(patterns: Sequence[str], method: Method | str, rules,
+            feeder_pays: bool = False) -> Breakdown:
+    """The breakdown of a legal xuezhan win with these patterns (``Score.patterns``),
+    won by ``method``; ``feeder_pays``: 点杠花 paid by the kong's feeder alone.
+
+    >>> from mjlog.rules import resolve
+    >>> r = resolve("xuezhan")
+    >>> b = explain(("qingyise", "gen"), Method.SELF_DRAW, r)
+    >>> b.formula, b.points, b.payer_text
+    ('×4 ×2 (根) = ×8 → 8 points', 8, 'each other active player pays')
+    >>> explain(("qinglongqidui", "gangshangpao"), "discard", r).formula
+    '×32 ×2 (杠上炮) = ×64 → capped at 16 → 16 points'
+    """
+    method = Method(method)
+    patterns = tuple(patterns)
+    if not patterns or method is Method.SHILAOTOU:
+        raise ValueError(f"xuezhan: {' '.join(patterns) or 'no pattern'} is no legal win "
+                         f"({method})")
+    t = _table(rules)
+    multiplier = _product(patterns, t.mult)
+    bonus = _bonus(method, feeder_pays, t)
+    points, capped = money(multiplier, t.cap, t.base, bonus)
+    terms, factors = [], []
+    for i, (p, n) in enumerate(grouped(patterns)):
+        role = ("main" if i == 0 else "gen" if p == "gen" else "bonus" if p in BONUSES
+                else "extra")
+        terms.append(Term(p, NAMES.get(p, p), n, t.mult[p], role))
+        factors += [f"×{t.mult[p]}" if i == 0 else f"×{t.mult[p]} ({NAMES.get(p, p)})"] * n
+    formula = " → ".join([f"{' '.join(factors)} = ×{multiplier}",
+                          *money_steps(multiplier, t.cap, t.base, bonus), f"{points} points"])
+    return Breakdown("xuezhan", tuple(terms), formula, multiplier, points,
+                     multiplier.bit_length() - 1, multiplier, capped,
+                     payer_role(method, feeder_pays, True))
 
 
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None,
