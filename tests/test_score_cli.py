@@ -21,7 +21,7 @@ def js(*args, code=0):
     return json.loads(r.stdout)
 
 
-# the seed's examples (RULES.md §2) and the xuezhan cases of the brief
+# the seed's examples (docs/rules/yuxi.md, "Patterns") and xuezhan cases
 @pytest.mark.parametrize("args,patterns,fan,multiplier,points,feeder", [
     (("yuxi", "1112223334445m", "--win", "5m", "--by", "self"),
      ["pengpenghu", "qingyise"], 2, None, 6, False),
@@ -81,7 +81,7 @@ def test_shilaotou_values(value, legal, points):
 
 
 @pytest.mark.parametrize("args, names", [
-    # each variant's rulebook spelling (RULES.md): yuxi 杠上花 and 小七对
+    # each variant's rulebook spelling (docs/rules/): yuxi 杠上花 and 小七对
     (("yuxi", "2223334445m", "--win", "5m", "--by", "self", "--melds", "1111m",
       "--after-kong"), ["碰碰胡", "清一色", "杠上花"]),
     (("yuxi", "1133557799m113p", "--win", "3p", "--by", "self"), ["小七对"]),
@@ -348,3 +348,14 @@ def test_huangmei_seed_example():
     assert (out["legal"], out["reason"]) == (False, "below_min_fan")
     r = run("huangmei", "45p123s456s66z", "--win", "3p", "--melds", "888m", "--by", "self")
     assert r.exit_code == 2 and "--bonus" in r.stderr
+
+
+def test_the_example_in_docs_cli_md_is_what_the_command_prints():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text("utf-8")
+    block = doc.split("## `mjlog score`", 1)[1].split("```\n", 2)[1]
+    cmd, _, printed = block.partition("\n")
+    assert cmd.startswith("$ mjlog score ")
+    r = run(*cmd.split()[3:])
+    assert r.exit_code == 0 and r.output == printed

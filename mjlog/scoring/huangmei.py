@@ -1,11 +1,11 @@
 """Huangmei (黄梅麻将) scoring: an additive fan table, at least ``min_fan`` to win.
 
-The rules are RULES.md §4. Every entry of the table below is one pattern: a key,
-a rule key ``fan.<key>`` giving its value, and a counter over a finished hand
-(how many times the pattern counts, 0 when it does not hold). A win's ``fan`` is
-the sum of count × value over the table, on the decomposition of the hand that
-gives the highest total; the win is legal when the shape wins and the total is at
-least ``min_fan`` (the seed: "不满足两番的牌型是不允许胡的").
+The rules are docs/rules/huangmei.md, "Patterns". Every entry of the table below is
+one pattern: a key, a rule key ``fan.<key>`` giving its value, and a counter over a
+finished hand (how many times the pattern counts, 0 when it does not hold). A win's
+``fan`` is the sum of count × value over the table, on the decomposition of the hand
+that gives the highest total; the win is legal when the shape wins and the total is
+at least ``min_fan`` (the seed: "不满足两番的牌型是不允许胡的").
 
 ===  =================  ===================  ===========================================
 fan  pattern            key                  counted here as
@@ -212,7 +212,7 @@ PATTERNS: dict[str, Callable[[_Win], int]] = {
     "quanqiuren": lambda w: w.quanqiuren,
 }
 _ORDER = {k: i for i, k in enumerate(PATTERNS)}
-#: The Chinese names of the table above (RULES.md §4: 门前清, 抢杠, 七一对).
+#: The Chinese names of the table above (docs/rules/huangmei.md: 门前清, 抢杠, 七一对).
 NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in PATTERNS} | {
     "menqing": "门前清", "qiangganghu": "抢杠", "qidui": "七一对"}
 
@@ -253,7 +253,7 @@ def _check(ctx: WinContext) -> None:
     if ctx.after_kong and ctx.after_bonus:
         raise InputError(
             "huangmei: after_kong and after_bonus both set; a replacement chain "
-            "counts by its first link only (RULES.md §4)"
+            "counts by its first link only (docs/rules/huangmei.md, 'Patterns')"
         )
 
 
@@ -385,10 +385,10 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
 
 
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules=None, **kw) -> bool:
-    """听牌 in shape (RULES.md §1): some kind, not all four of it held, completes the
-    hand. A hand holding a 发 (dealt, not yet laid out: a dead tile) is not ready.
-    ``min_fan`` is not considered; ``rules`` and ``kw`` are accepted for the
-    common signature.
+    """听牌 in shape (docs/rules/README.md, "Winning hands"): some kind, not all four
+    of it held, completes the hand. A hand holding a 发 (dealt, not yet laid out: a
+    dead tile) is not ready. ``min_fan`` is not considered; ``rules`` and ``kw`` are
+    accepted for the common signature.
 
     >>> from mjlog.tiles import parse_counts
     >>> is_ready(parse_counts("1112345678999m"))
@@ -402,8 +402,8 @@ def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules=None, *
 
 
 def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules, **kw) -> int:
-    """Always 0: huangmei pays nothing at an exhaustive draw (RULES.md §4, "Exhaustive
-    draw: no payments"); there is no 查大叫, a ready hand is owed nothing. Use
+    """Always 0: huangmei pays nothing at an exhaustive draw (docs/rules/huangmei.md,
+    "End of the wall"); there is no 查大叫, a ready hand is owed nothing. Use
     :func:`is_ready` to know whether the hand is ready.
 
     >>> from mjlog.rules import resolve

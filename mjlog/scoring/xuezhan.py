@@ -1,4 +1,5 @@
-"""xuezhan (天天爱云南麻将, blood battle) scoring: RULES.md §3, "Patterns" and "Payments".
+"""xuezhan (天天爱云南麻将, blood battle) scoring: docs/rules/xuezhan.md, "Patterns" and
+"Payments".
 
 A win's multiplier is its main pattern's ``mult.<key>`` × ``mult.gen`` per 根 ×
 the bonuses (× the enabled extras, per ``extras_stack``). ``Score.multiplier`` is
@@ -37,7 +38,7 @@ key                    default     holds when
 - Bonuses, ×``mult.<key>`` each: ``qiangganghu`` (method ``ROBBED_KONG``),
   ``gangshanghua`` (self-draw with ``after_kong``, the replacement of the last
   kong in ``ctx.melds``), ``gangshangpao`` (discard with ``after_kong``).
-- Extras (``rules["extras"]``), conditions as RULES.md states them:
+- Extras (``rules["extras"]``), conditions as docs/rules/xuezhan.md states them:
   ``daiyaojiu`` every set, melds included, and the pair hold a 1 or 9 (never
   seven pairs); ``duanyaojiu`` no 1 or 9; ``qingyaojiu`` 清一色 + 带幺九;
   ``jiangdui`` a 碰碰胡 (as defined above, so never a 金钩钩) of 2/5/8 only;
@@ -152,7 +153,7 @@ CONTAINED_FOURS: dict[str, int] = {
 }
 #: Bonuses, in the order ``patterns`` lists them.
 BONUSES: tuple[str, ...] = ("qiangganghu", "gangshanghua", "gangshangpao")
-#: Extras that take the place of patterns (RULES.md §3).
+#: Extras that take the place of patterns (docs/rules/xuezhan.md, "Optional patterns").
 PLACE_TAKERS: dict[str, tuple[str, ...]] = {
     "qingyaojiu": ("qingyise", "daiyaojiu"),
     "jiangdui": ("pengpenghu",),
@@ -160,7 +161,7 @@ PLACE_TAKERS: dict[str, tuple[str, ...]] = {
 }
 #: Extras left out of 查大叫 (ready_value).
 SITUATIONAL_EXTRAS: tuple[str, ...] = ("tianhu", "dihu", "haidilaoyue")
-#: The Chinese names of every pattern above (RULES.md §3: 七对, 杠上开花, 门清).
+#: The Chinese names of every pattern above (docs/rules/xuezhan.md: 七对, 杠上开花, 门清).
 NAMES: dict[str, str] = {k: PATTERN_NAMES[k]
                          for k in (*MAIN, "gen", *BONUSES, *XUEZHAN_EXTRAS)}
 

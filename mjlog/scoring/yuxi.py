@@ -1,4 +1,4 @@
-"""yuxi (星悦云南麻将) scoring: RULES.md §2, "Patterns and scores".
+"""yuxi (星悦云南麻将) scoring: docs/rules/yuxi.md, "Patterns" and "Payments".
 
 A win is worth the value of its highest pattern, doubled once for every *other*
 pattern present (the seed's 基础分×2^叠加番数), capped at ``cap`` per payer.
@@ -48,7 +48,7 @@ Readings where the rulebook is silent (each documented, each tested):
   self-draw value (1) when the discard value is ``-``, capped, × ``base``.
   :func:`score_plain_allowed` returns that win as a legal :class:`Score`.
 - 抢杠胡 and 杠上炮 are patterns, so a plain hand robbing a kong is legal and
-  scores 4 (RULES.md **[D]**).
+  scores 4 (docs/rules/yuxi.md, "Patterns").
 - 龙七对 counts once however many fours the seven pairs hold.
 - 十老头 with ``honors = false`` does not exist: ``Reason.NOT_A_WIN``. Its value
   is ``points.shilaotou``'s self-draw column, else its discard column (each other
@@ -117,7 +117,7 @@ ORDER: tuple[str, ...] = (
     "pinghu", "pengpenghu", "qingyise", "qidui", "longqidui",
     "gangshanghua", "gangshangpao", "qiangganghu", "shilaotou",
 )
-#: The Chinese names of the table above (RULES.md §2: 小七对, 杠上花).
+#: The Chinese names of the table above (docs/rules/yuxi.md, "Patterns": 小七对, 杠上花).
 NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in ORDER} | {
     "qidui": "小七对", "gangshanghua": "杠上花"}
 #: The seed's 番 per pattern.
