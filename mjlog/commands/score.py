@@ -26,7 +26,7 @@ from mjlog.melds import Meld, MeldKind
 from mjlog.rules import resolve
 from mjlog.scoring import Breakdown, Method, Score, Term, WinContext, explain, score
 from mjlog.scoring.base import Reason
-from mjlog.scoring.breakdown import grouped
+from mjlog.scoring.breakdown import ONE_PAYER, grouped
 from mjlog.scoring.patterns import meld_counts
 from mjlog.tiles import (
     NUM_KINDS,
@@ -319,7 +319,7 @@ def pays(b: Breakdown, rules) -> dict:
     """Who pays a legal win and how much: ``who`` (a code of
     :data:`mjlog.scoring.breakdown.PAYERS`), ``amount`` per payer, ``payers`` (how
     many seats pay: at most that many in a blood battle), ``total``, ``horses``."""
-    n = 1 if b.payers in ("discarder", "kong_player", "kong_feeder") else rules.n - 1
+    n = 1 if b.payers in ONE_PAYER else rules.n - 1
     return {"who": b.payers, "text": b.payer_text, "amount": b.points, "payers": n,
             "total": n * b.points, "horses": rules.spec.horses(rules)}
 
@@ -361,7 +361,7 @@ def _pays_text(b: Breakdown, rules) -> str:
     p = pays(b, rules)
     line = f"pays: {p['text']} {p['amount']}"  # "each other player pays 12"
     if p["payers"] > 1:
-        most = "up to " if b.payers == "each_other_active" else ""
+        most = "up to " if rules.spec.blood_battle else ""
         line += f" ({most}{p['payers']} payers, {p['total']} in all)"
     if p["horses"]:
         line += (f"; 买马: for each of the {p['horses']} horses that points at the winner, "

@@ -35,17 +35,19 @@ from typing import Any
 
 from mjlog.scoring.base import Method
 
-__all__ = ["Term", "Breakdown", "PAYERS", "payer_role", "payer_seats", "grouped", "money",
-           "money_steps"]
+__all__ = ["Term", "Breakdown", "PAYERS", "ONE_PAYER", "who_pays", "payer_seats", "grouped",
+           "money", "money_steps"]
 
-#: Who pays a win's ``points``: code → who, as ``mjlog score`` prints it.
+#: Who pays a win's ``points``: code → who, in words (in a blood battle "each other
+#: active player": the winners of earlier tiles have left).
 PAYERS: dict[str, str] = {
     "each_other": "each other player",
-    "each_other_active": "each other active player",
     "discarder": "the discarder",
     "kong_player": "the kong player",
     "kong_feeder": "the kong's feeder alone (点杠花)",
 }
+#: The codes of PAYERS where one seat pays: the discarder, kong player or feeder.
+ONE_PAYER = frozenset({"discarder", "kong_player", "kong_feeder"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,19 +84,12 @@ class Breakdown:
     fan: int
     multiplier: int | None
     capped: bool
-    payers: str  # a key of PAYERS
-
-    @property
-    def payer_text(self) -> str:
-        """Who pays, in words: ``each other player pays``."""
-        return f"{PAYERS[self.payers]} pays"
+    payers: str      # a key of PAYERS
+    payer_text: str  # who pays, in words: "each other player pays"
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (the shape docs/cli.md documents)."""
-        d = asdict(self)
-        d["terms"] = [asdict(t) for t in self.terms]
-        d["payer_text"] = self.payer_text
-        return d
+        return asdict(self)
 
 
 def grouped(patterns: Sequence[str]) -> list[tuple[str, int]]:
@@ -106,23 +101,24 @@ def grouped(patterns: Sequence[str]) -> list[tuple[str, int]]:
     return [(k, len(list(g))) for k, g in groupby(patterns)]
 
 
-def payer_role(method: Method | str, feeder_pays: bool, blood_battle: bool) -> str:
-    """Who pays a win, as a key of :data:`PAYERS`, the way the engine pays it
+def who_pays(method: Method | str, feeder_pays: bool, blood_battle: bool) -> tuple[str, str]:
+    """(code of :data:`PAYERS`, words) of who pays a win, the way the engine pays it
     (:mod:`mjlog.wins`): the discarder; the kong player for a robbed kong; the
     kong's feeder alone for 点杠花 (``feeder_pays``); else every other player
     (still playing, in a blood battle).
 
-    >>> payer_role("discard", False, True), payer_role("self_draw", True, False)
-    ('discarder', 'kong_feeder')
+    >>> who_pays("discard", False, True), who_pays("self_draw", False, True)
+    (('discarder', 'the discarder pays'), ('each_other', 'each other active player pays'))
     """
     method = Method(method)
     if method is Method.DISCARD:
-        return "discarder"
-    if method is Method.ROBBED_KONG:
-        return "kong_player"
-    if feeder_pays:
-        return "kong_feeder"
-    return "each_other_active" if blood_battle else "each_other"
+        code = "discarder"
+    elif method is Method.ROBBED_KONG:
+        code = "kong_player"
+    else:
+        code = "kong_feeder" if feeder_pays else "each_other"
+    who = "each other active player" if code == "each_other" and blood_battle else PAYERS[code]
+    return code, f"{who} pays"
 
 
 def payer_seats(b: Breakdown, winner: int, from_seat: int | None, n: int,
@@ -130,7 +126,7 @@ def payer_seats(b: Breakdown, winner: int, from_seat: int | None, n: int,
     """The seats that pay ``b.points`` for a win of ``winner``: ``from_seat`` (the
     discarder, kong player or feeder), or every other seat not in ``out`` (the
     winners of earlier tiles of a blood battle)."""
-    if b.payers in ("discarder", "kong_player", "kong_feeder"):
+    if b.payers in ONE_PAYER:
         return [from_seat]
     return [s for s in range(n) if s != winner and s not in out]
 

@@ -93,7 +93,7 @@ from mjlog.errors import InputError
 from mjlog.hand import SEQ, TRIP, Decomposition, decompositions, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.breakdown import Breakdown, Term, grouped, payer_role
+from mjlog.scoring.breakdown import Breakdown, Term, grouped, who_pays
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     is_all_triplets,
@@ -381,7 +381,7 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
     elif rules["base"] != 1:
         steps.append(f"× {rules['base']} (base) = {points} points")
     return Breakdown("huangmei", tuple(terms), " → ".join(steps), fan, points, fan, None,
-                     False, payer_role(method, feeder_pays, False))
+                     False, *who_pays(method, feeder_pays, False))
 
 
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules=None, **kw) -> bool:

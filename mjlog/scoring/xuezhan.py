@@ -104,7 +104,7 @@ from mjlog.hand import check_counts, decompositions, is_standard_win, suit_misse
 from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.breakdown import Breakdown, Term, grouped, money, money_steps, payer_role
+from mjlog.scoring.breakdown import Breakdown, Term, grouped, money, money_steps, who_pays
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     every_group_has_terminal,
@@ -462,7 +462,7 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
                           *money_steps(multiplier, t.cap, t.base, bonus), f"{points} points"])
     return Breakdown("xuezhan", tuple(terms), formula, multiplier, points,
                      multiplier.bit_length() - 1, multiplier, capped,
-                     payer_role(method, feeder_pays, True))
+                     *who_pays(method, feeder_pays, True))
 
 
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None,

@@ -88,7 +88,7 @@ from typing import Any
 from mjlog.hand import decompositions, suit_misses, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.breakdown import Breakdown, Term, money, money_steps, payer_role
+from mjlog.scoring.breakdown import Breakdown, Term, money, money_steps, who_pays
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     concealed_fours,
@@ -304,7 +304,7 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
                           *money_steps(units, rules["cap"], rules["base"])])
     return Breakdown("yuxi", tuple(terms), formula, units, points,
                      sum(FAN[p] for p in patterns), None, capped,
-                     payer_role(method, feeder_pays, False))
+                     *who_pays(method, feeder_pays, False))
 
 
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None, **kw: Any) -> bool:
