@@ -88,8 +88,11 @@ class Breakdown:
     payer_text: str  # who pays, in words: "each other player pays"
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (the shape docs/cli.md documents)."""
-        return asdict(self)
+        """A JSON-ready dict (the shape docs/cli.md documents): what ``json.loads``
+        gives back of it, the terms a list."""
+        d = asdict(self)
+        d["terms"] = list(d["terms"])
+        return d
 
 
 def grouped(patterns: Sequence[str]) -> list[tuple[str, int]]:
