@@ -48,7 +48,7 @@ Readings where the rulebook is silent (each documented, each tested):
   self-draw value (1) when the discard value is ``-``, capped, × ``base``.
   :func:`score_plain_allowed` returns that win as a legal :class:`Score`.
 - 抢杠胡 and 杠上炮 are patterns, so a plain hand robbing a kong is legal and
-  scores 4 (docs/rules/yuxi.md, "Patterns").
+  scores 4 (RULES.md **[D]**).
 - 龙七对 counts once however many fours the seven pairs hold.
 - 十老头 with ``honors = false`` does not exist: ``Reason.NOT_A_WIN``. Its value
   is ``points.shilaotou``'s self-draw column, else its discard column (each other
