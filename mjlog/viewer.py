@@ -519,7 +519,8 @@ def _index_row(data: Mapping[str, Any], href: str) -> dict[str, Any]:
             "deltas": m["deltas"], "n_events": m["n_events"],
             "wins": [{"seat": w["seat"], "method": w["method"], "tile": w["tile"],
                       "patterns": w["patterns"], "fan": w["fan"], "points": w["points"],
-                      "total": w["total"]} for w in data["wins"]]}
+                      "total": w["total"], "formula": w["breakdown"]["formula"]}
+                     for w in data["wins"]]}
 
 
 def render_index(manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
@@ -547,8 +548,11 @@ def render_index(manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]])
             pts = "" if w["points"] is None else e(w["points"])
             tot = "" if w["total"] is None else f" (total {e(w['total'])})"
             fan = "" if w["fan"] is None else f" · fan {e(w['fan'])}"
+            formula = f' · <span class="formula">{e(w["formula"])}</span>' \
+                if w.get("formula") else ""
             wins.append(f'<div class="win" data-patterns="{keys}">S{e(w["seat"])} '
-                        f'{e(w["method"])} {tile} {pats}{fan} · points {pts}{tot}</div>')
+                        f'{e(w["method"])} {tile} {pats}{fan}{formula} · points {pts}{tot}'
+                        f'</div>')
         deltas = e(" ".join(_signed(d) for d in r["deltas"]))
         rot = e(r["rotation"]) if r["rotation"] else ""
         winners = ", ".join(f"S{e(s)}" for s in r["winners"]) or "-"

@@ -161,6 +161,8 @@ def test_html_dir_writes_pages_and_an_index(runs, tmp_path):
             for w in rp.wins:
                 assert f'data-patterns="{",".join(w["patterns"])}"' in row
                 assert f"points {w['points']}" in row
+                formula = explain_win(SimpleNamespace(**w), rp.rules).formula
+                assert f'<span class="formula">{formula}</span>' in row
             assert " ".join(f"{d:+d}" for d in rp.hand["deltas"]) in row
     # the match score carries over from hand to hand
     d1 = _page_data(out / "match001-hand002.html")["meta"]
