@@ -26,7 +26,7 @@ from mjlog.melds import Meld, MeldKind
 from mjlog.rules import resolve
 from mjlog.scoring import Breakdown, Method, Score, Term, WinContext, explain, score
 from mjlog.scoring.base import Reason
-from mjlog.scoring.breakdown import ONE_PAYER, grouped
+from mjlog.scoring.breakdown import ONE_PAYER, Role, grouped
 from mjlog.scoring.patterns import meld_counts
 from mjlog.tiles import (
     NUM_KINDS,
@@ -348,9 +348,9 @@ def score_json(variant: str, ctx: WinContext, s: Score, b: Breakdown | None, rul
 
 def _term_text(t: Term) -> str:
     n = f" ×{t.count}" if t.count > 1 else ""
-    if t.role == "base":
+    if t.role is Role.BASE:
         what = f"{t.value} (base)"
-    elif t.role == "fan":
+    elif t.role is Role.FAN:
         what = f"{t.value} fan"
     else:  # a factor, once per count
         what = " ".join([f"×{t.value}"] * t.count)

@@ -37,7 +37,7 @@ def explain_win(win, rules) -> Breakdown:
     ...                 "gangshanghua"), 3, None, 16, 16, False)
     >>> b = explain_win(rec, resolve("yuxi"))
     >>> b.formula, b.points, b.payers
-    ('4 × 2 × 2 = 16', 16, 'kong_feeder')
+    ('4 × 2 × 2 = 16', 16, <Payer.KONG_FEEDER: 'kong_feeder'>)
     """
     feeder_pays = win.method == Method.SELF_DRAW and win.from_seat is not None
     return explain(win.patterns, win.method, rules, feeder_pays)

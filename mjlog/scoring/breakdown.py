@@ -20,7 +20,7 @@ A step that changes the figure (the cap, ``zimo_bonus``, ``base``, huangmei's
 >>> b = explain(("pengpenghu", "qingyise", "gangshanghua"), Method.SELF_DRAW, resolve("yuxi"))
 >>> b.formula, b.points, b.payer_text
 ('3 × 2 × 2 = 12', 12, 'each other player pays')
->>> [(t.name, t.value, t.role) for t in b.terms]
+>>> [(t.name, t.value, str(t.role)) for t in b.terms]
 [('碰碰胡', 3, 'base'), ('清一色', 2, 'double'), ('杠上花', 2, 'double')]
 >>> payer_seats(b, winner=1, from_seat=None, n=4)
 [0, 2, 3]
@@ -30,24 +30,46 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from itertools import groupby
 from typing import Any
 
 from mjlog.scoring.base import Method
 
-__all__ = ["Term", "Breakdown", "PAYERS", "ONE_PAYER", "who_pays", "payer_seats", "grouped",
-           "money", "money_steps"]
+__all__ = ["Role", "Payer", "Term", "Breakdown", "PAYERS", "ONE_PAYER", "who_pays",
+           "payer_seats", "grouped", "money", "money_steps"]
 
-#: Who pays a win's ``points``: code → who, in words (in a blood battle "each other
-#: active player": the winners of earlier tiles have left).
-PAYERS: dict[str, str] = {
-    "each_other": "each other player",
-    "discarder": "the discarder",
-    "kong_player": "the kong player",
-    "kong_feeder": "the kong's feeder alone (点杠花)",
+
+class Role(StrEnum):
+    """What a pattern does to a win's value."""
+
+    BASE = "base"      # yuxi: its points in the win's column are the base
+    DOUBLE = "double"  # yuxi: doubles the score
+    MAIN = "main"      # xuezhan: the main pattern (or the candidate taken), a factor
+    EXTRA = "extra"    # xuezhan: an optional pattern that multiplies in
+    GEN = "gen"        # xuezhan: 根, a factor per count
+    BONUS = "bonus"    # xuezhan: 抢杠胡, 杠上开花, 杠上炮, a factor
+    FAN = "fan"        # huangmei: adds its fan
+
+
+class Payer(StrEnum):
+    """Who pays a win's ``points``."""
+
+    EACH_OTHER = "each_other"    # every other player (still playing, in a blood battle)
+    DISCARDER = "discarder"
+    KONG_PLAYER = "kong_player"  # a robbed kong
+    KONG_FEEDER = "kong_feeder"  # 点杠花: the exposed kong's feeder alone
+
+
+#: Who pays, in words (in a blood battle "each other active player").
+PAYERS: dict[Payer, str] = {
+    Payer.EACH_OTHER: "each other player",
+    Payer.DISCARDER: "the discarder",
+    Payer.KONG_PLAYER: "the kong player",
+    Payer.KONG_FEEDER: "the kong's feeder alone (点杠花)",
 }
-#: The codes of PAYERS where one seat pays: the discarder, kong player or feeder.
-ONE_PAYER = frozenset({"discarder", "kong_player", "kong_feeder"})
+#: Where one seat pays: the discarder, kong player or feeder.
+ONE_PAYER = frozenset({Payer.DISCARDER, Payer.KONG_PLAYER, Payer.KONG_FEEDER})
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +86,7 @@ class Term:
     name: str
     count: int
     value: int | None
-    role: str
+    role: Role
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +106,7 @@ class Breakdown:
     fan: int
     multiplier: int | None
     capped: bool
-    payers: str      # a key of PAYERS
+    payers: Payer
     payer_text: str  # who pays, in words: "each other player pays"
 
     def to_json(self) -> dict[str, Any]:
@@ -104,23 +126,25 @@ def grouped(patterns: Sequence[str]) -> list[tuple[str, int]]:
     return [(k, len(list(g))) for k, g in groupby(patterns)]
 
 
-def who_pays(method: Method | str, feeder_pays: bool, blood_battle: bool) -> tuple[str, str]:
-    """(code of :data:`PAYERS`, words) of who pays a win, the way the engine pays it
+def who_pays(method: Method | str, feeder_pays: bool, blood_battle: bool) -> tuple[Payer, str]:
+    """(:class:`Payer`, words) of who pays a win, the way the engine pays it
     (:mod:`mjlog.wins`): the discarder; the kong player for a robbed kong; the
     kong's feeder alone for 点杠花 (``feeder_pays``); else every other player
     (still playing, in a blood battle).
 
     >>> who_pays("discard", False, True), who_pays("self_draw", False, True)
-    (('discarder', 'the discarder pays'), ('each_other', 'each other active player pays'))
+    ((<Payer.DISCARDER: 'discarder'>, 'the discarder pays'), (<Payer.EACH_OTHER: 'each_other'>, \
+'each other active player pays'))
     """
     method = Method(method)
     if method is Method.DISCARD:
-        code = "discarder"
+        code = Payer.DISCARDER
     elif method is Method.ROBBED_KONG:
-        code = "kong_player"
+        code = Payer.KONG_PLAYER
     else:
-        code = "kong_feeder" if feeder_pays else "each_other"
-    who = "each other active player" if code == "each_other" and blood_battle else PAYERS[code]
+        code = Payer.KONG_FEEDER if feeder_pays else Payer.EACH_OTHER
+    who = ("each other active player" if code is Payer.EACH_OTHER and blood_battle
+           else PAYERS[code])
     return code, f"{who} pays"
 
 

@@ -93,7 +93,7 @@ from mjlog.errors import InputError
 from mjlog.hand import SEQ, TRIP, Decomposition, decompositions, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.breakdown import Breakdown, Term, grouped, who_pays
+from mjlog.scoring.breakdown import Breakdown, Role, Term, grouped, who_pays
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     is_all_triplets,
@@ -365,7 +365,7 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
     method = Method(method)
     terms = []
     for key, n in grouped(tuple(patterns)):
-        terms.append(Term(key, NAMES.get(key, key), n, _value(key, n, rules), "fan"))
+        terms.append(Term(key, NAMES.get(key, key), n, _value(key, n, rules), Role.FAN))
     if not terms:
         raise ValueError("huangmei: no pattern, no win")
     fan = sum(t.value for t in terms)

@@ -104,7 +104,7 @@ from mjlog.hand import check_counts, decompositions, is_standard_win, suit_misse
 from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.breakdown import Breakdown, Term, grouped, money, money_steps, who_pays
+from mjlog.scoring.breakdown import Breakdown, Role, Term, grouped, money, money_steps, who_pays
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     every_group_has_terminal,
@@ -454,8 +454,8 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
     points, capped = money(multiplier, t.cap, t.base, bonus)
     terms, factors = [], []
     for i, (p, n) in enumerate(grouped(patterns)):
-        role = ("main" if i == 0 else "gen" if p == "gen" else "bonus" if p in BONUSES
-                else "extra")
+        role = (Role.MAIN if i == 0 else Role.GEN if p == "gen" else Role.BONUS
+                if p in BONUSES else Role.EXTRA)
         terms.append(Term(p, NAMES.get(p, p), n, t.mult[p], role))
         factors += [f"×{t.mult[p]}" if i == 0 else f"×{t.mult[p]} ({NAMES.get(p, p)})"] * n
     formula = " → ".join([f"{' '.join(factors)} = ×{multiplier}",

@@ -88,7 +88,7 @@ from typing import Any
 from mjlog.hand import decompositions, suit_misses, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.breakdown import Breakdown, Term, money, money_steps, who_pays
+from mjlog.scoring.breakdown import Breakdown, Role, Term, money, money_steps, who_pays
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     concealed_fours,
@@ -296,9 +296,9 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
     terms, factors = [], [str(base[1])]
     for p in patterns:
         if p == base[0]:
-            terms.append(Term(p, NAMES.get(p, p), 1, base[1], "base"))
+            terms.append(Term(p, NAMES.get(p, p), 1, base[1], Role.BASE))
         else:
-            terms.append(Term(p, NAMES.get(p, p), 1, 2, "double"))
+            terms.append(Term(p, NAMES.get(p, p), 1, 2, Role.DOUBLE))
             factors.append("2")
     formula = " → ".join([f"{' × '.join(factors)} = {units}",
                           *money_steps(units, rules["cap"], rules["base"])])
