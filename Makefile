@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint lock data clean golden chromium notebooks
+.PHONY: demo test bench lint lock data clean golden chromium notebooks docs
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -32,6 +32,11 @@ notebooks: $(STAMP)
 # Golden playthroughs (tests/golden/*.jsonl): rewrite after an intended change of play.
 golden: $(STAMP)
 	$(BIN)/python tests/golden/regen.py
+
+# The tables of docs/rules/*.md and docs/log-schema.md, rewritten from the code
+# (the prose between them is hand-written; tests/test_docs.py checks they agree).
+docs: $(STAMP)
+	$(BIN)/python -m mjlog.docs docs
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

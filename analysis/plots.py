@@ -181,11 +181,14 @@ def patterns_figure(df: pd.DataFrame, top: int = 12) -> Figure:
     adds (:func:`~analysis.queries.pattern_frequencies` ``contribution``), each with its
     95% CI, for the ``top`` patterns of each group."""
     labels = _labels(df)
-    keep = (df.assign(_g=labels).sort_values("per_win", ascending=False)
-            .groupby("_g", sort=False).head(top)["pattern"])
+    # a row per name and key: each variant's bars sit on its own name for a key
+    # (yuxi 杠上花 and xuezhan 杠上开花 are both ``gangshanghua``)
+    rows = df["name"].astype(str) + " " + df["pattern"].astype(str)
+    keep = (df.assign(_g=labels, _row=rows).sort_values("per_win", ascending=False)
+            .groupby("_g", sort=False).head(top)["_row"])
+    kept = set(keep)
     pats = list(dict.fromkeys(
-        df[df.pattern.isin(set(keep))].sort_values("per_win", ascending=False)["pattern"]))
-    names = {p: f"{n} {p}" for p, n in zip(df.pattern, df.name, strict=True)}
+        r for r in rows.loc[df.sort_values("per_win", ascending=False).index] if r in kept))
     groups = list(dict.fromkeys(labels))
     fig, axes = _fig(1, 2, w=5.6, h=max(3.0, 0.32 * len(pats) * max(1, len(groups)) ** 0.5))
     height = 0.8 / max(len(groups), 1)
@@ -195,8 +198,8 @@ def patterns_figure(df: pd.DataFrame, top: int = 12) -> Figure:
             (second, axes[1], "边际得分占比 share of the points it adds (95% CI; adds to 1)"
              if second == "contribution" else "得分占比 share of all points")):
         for i, g in enumerate(groups):
-            sub = df[(labels == g) & df.pattern.isin(pats)]
-            ys = np.array([pats.index(p) for p in sub.pattern]) - 0.4 + height * (i + 0.5)
+            sub = df[(labels == g) & rows.isin(pats)]
+            ys = np.array([pats.index(r) for r in rows[sub.index]]) - 0.4 + height * (i + 0.5)
             xerr = None
             if f"{col}_lo" in sub:
                 v = sub[col].to_numpy(float)
@@ -204,7 +207,7 @@ def patterns_figure(df: pd.DataFrame, top: int = 12) -> Figure:
                                                 sub[f"{col}_hi"].to_numpy(float) - v]))
             ax.barh(ys, sub[col].to_numpy(float), height=height, xerr=xerr, capsize=2,
                     label=g)
-        ax.set_yticks(range(len(pats)), [names[p] for p in pats])
+        ax.set_yticks(range(len(pats)), pats)
         ax.invert_yaxis()
         ax.set_title(title)
         ax.grid(axis="x", alpha=0.3)

@@ -1,4 +1,4 @@
-"""The event vocabulary of a hand, as logged (LOG_SCHEMA.md ``events`` table).
+"""The event vocabulary of a hand, as logged (docs/log-schema.md, ``events``).
 
 An :class:`Event` is an immutable record; ``repr`` pastes back. It is a
 ``NamedTuple`` rather than a dataclass on purpose: the engine creates millions of

@@ -1,4 +1,4 @@
-"""A rule key: its name, default, type and allowed values (RULES.md), and the
+"""A rule key: its name, default, type and allowed values (docs/rules/), and the
 error an unknown key or a bad value raises. Each variant module
 (:mod:`mjlog.variants`) lists its keys; :mod:`mjlog.rules` resolves them.
 

@@ -1,4 +1,4 @@
-"""Rulesets as data: every rule key of RULES.md with its default, per variant.
+"""Rulesets as data: every rule key with its default, per variant (docs/rules/).
 
 A :class:`Rules` is an immutable, resolved mapping of rule keys to values. It is
 built from the variant's defaults, then a TOML file, then ``--set key=value``

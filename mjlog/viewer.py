@@ -68,11 +68,23 @@ from mjlog.events import (
     WIN,
     Event,
 )
-from mjlog.replay import Replay, Snapshot, describe, fmt_ordered, summarise
+from mjlog.ledger import WIN_TOTAL_REASONS, WinRecord
+from mjlog.replay import (
+    Replay,
+    ReplayError,
+    Snapshot,
+    describe,
+    fmt_ordered,
+    run_events,
+    summarise,
+)
+from mjlog.scoring import explain_win
+from mjlog.scoring.breakdown import payer_seats
+from mjlog.state import HandState
 from mjlog.tiles import fmt, fmt_tile, name
+from mjlog.variants import VARIANTS
 
 __all__ = [
-    "VARIANT_NAMES",
     "REASON_NAMES",
     "hand_data",
     "words",
@@ -84,17 +96,9 @@ __all__ = [
     "write_pages",
 ]
 
-#: Shown in the page title and the index.
-VARIANT_NAMES = {
-    "yuxi": "星悦云南麻将",
-    "xuezhan": "血战到底",
-    "huangmei": "黄梅麻将",
-}
-
 _SUIT_NAMES = {"m": "万 (m)", "p": "筒 (p)", "s": "条 (s)"}
 _KONG_WORDS = {"exposed": "an exposed kong (明杠)", "added": "an added kong (补杠)",
                "concealed": "a concealed kong (暗杠)"}
-_WIN_PATTERN_WINS = ("win", "horse", "call_transfer")
 
 
 # ------------------------------------------------------------------ words
@@ -201,62 +205,66 @@ def _step(snap: Snapshot, dealer: int) -> dict[str, Any]:
     }
 
 
-def _win_transfers(events: Sequence[Event], wins: Sequence[Mapping]) -> dict[int, list[int]]:
-    """seq of each win → seqs of its transfers (LOG_SCHEMA.md, wins): payee the
-    winner, reason win/horse/call_transfer, after its win event and before the
-    next win event of another tile (another ``win_order``)."""
-    order = {w["seq"]: w["win_order"] for w in wins}
-    out: dict[int, list[int]] = {}
+def _win_payments(st: HandState) -> dict[int, list[list]]:
+    """seq of each win → its payments ``[seq, payer, payee, amount, reason]`` from the
+    state's ledger: to the winner, reason win/horse/call_transfer, after its win
+    and before the first win on another tile (what ``wins.total`` adds up)."""
+    wins = st.ledger.wins
+    out: dict[int, list[list]] = {}
     for w in wins:
-        seqs = []
-        for q in range(w["seq"] + 1, len(events)):
-            ev = events[q]
-            if ev.type == WIN and order.get(q, w["win_order"]) != w["win_order"]:
-                break
-            if (ev.type == TRANSFER and ev.seat == w["seat"]
-                    and ev.kind in _WIN_PATTERN_WINS):
-                seqs.append(q)
-        out[w["seq"]] = seqs
+        end = min((o.seq for o in wins if o.win_order > w.win_order), default=len(st.events))
+        out[w.seq] = [list(t) for t in st.ledger.transfers
+                      if w.seq < t[0] < end and t[2] == w.seat and t[4] in WIN_TOTAL_REASONS]
     return out
+
+
+def _win_data(w: WinRecord, st: HandState, snap: Snapshot, ev: Event,
+              paid: list[list]) -> dict[str, Any]:
+    """One win as the page shows it: the state's record, its breakdown (the
+    scorer's :func:`~mjlog.scoring.explain_win`) and the seats that pay it."""
+    rules = st.rules
+    b = explain_win(w, rules)
+    earlier = {o.seat for o in st.ledger.wins if o.win_order < w.win_order}
+    return {
+        "seq": w.seq, "seat": w.seat, "from_seat": w.from_seat, "tile": w.tile,
+        "method": w.method, "win_order": w.win_order,
+        "hand": sorted(ev.tiles or ()),
+        "melds": _meld_json(snap.melds[w.seat]),
+        "bonus": snap.bonus[w.seat],
+        "patterns": [[k, rules.spec.pattern_name(k)] for k in w.patterns],
+        "fan": w.fan, "multiplier": w.multiplier, "points": w.points, "total": w.total,
+        "capped": w.capped,
+        "breakdown": b.to_json(),
+        "payers": payer_seats(b, w.seat, w.from_seat, rules.n, earlier),
+        "transfers": paid,
+    }
 
 
 def hand_data(rp: Replay, match_before: Sequence[int] | None = None) -> dict[str, Any]:
     """Everything one page shows, as JSON-ready data: ``meta`` (the hand row and
     the run), ``steps`` (one per event, from the replayer's snapshots), ``wins``
-    (the wins rows with their hands, pattern names and payments), ``tiles``
-    (names). ``match_before`` is each seat's match score before this hand.
+    (the replayed state's win records, each with its breakdown, its payers and its
+    payments), ``tiles`` (names). ``match_before`` is each seat's match score
+    before this hand.
 
     Raises :class:`mjlog.replay.ReplayError` when the log breaks the rules.
     """
     h = rp.hand
     dealer = h["dealer"]
-    snaps = [snap for _, _, snap in rp.states()]
     events = rp.events
+    st = rp.new_state()
+    snaps: list[Snapshot] = []
+    _, d = run_events(st, events, lambda seq, ev, s: snaps.append(Snapshot.of(seq, ev, s)))
+    if d is not None:
+        raise ReplayError(rp.where, d)
     n = rp.rules.n
     variant = rp.rules.variant
-    wins_rows = rp.wins or _wins_from_events(events)
-    tr_of = _win_transfers(events, wins_rows)
-    wins = []
-    for w in wins_rows:
-        ev = events[w["seq"]]
-        snap = snaps[w["seq"]]
-        pats = list(w.get("patterns") or [])
-        wins.append({
-            "seq": w["seq"], "seat": w["seat"], "from_seat": w.get("from_seat"),
-            "tile": w.get("tile", ev.tile), "method": w.get("method", ev.kind),
-            "win_order": w.get("win_order"),
-            "hand": sorted(ev.tiles or ()),
-            "melds": _meld_json(snap.melds[w["seat"]]),
-            "bonus": snap.bonus[w["seat"]],
-            "patterns": [[k, rp.rules.spec.pattern_name(k)] for k in pats],
-            "fan": w.get("fan"), "multiplier": w.get("multiplier"),
-            "points": w.get("points"), "total": w.get("total"), "capped": w.get("capped"),
-            "transfers": [[q, events[q].from_seat, events[q].seat, events[q].amount,
-                           events[q].kind] for q in tr_of.get(w["seq"], [])],
-        })
+    paid = _win_payments(st)
+    wins = [_win_data(w, st, snaps[w.seq], events[w.seq], paid[w.seq])
+            for w in st.ledger.wins]
     meta = {
         "run_id": h.get("run_id"), "variant": variant,
-        "variant_name": VARIANT_NAMES.get(variant, variant),
+        "variant_name": rp.rules.spec.title,
         "match": h.get("match"), "rotation": h.get("rotation", 0), "hand": h.get("hand"),
         "players": n, "dealer": dealer, "dice": list(h.get("dice") or ()),
         "break": h.get("break"), "agents": list(h.get("agents") or ()),
@@ -274,21 +282,6 @@ def hand_data(rp: Replay, match_before: Sequence[int] | None = None) -> dict[str
         "wins": wins,
         "steps": [_step(s, dealer) for s in snaps],
     }
-
-
-def _wins_from_events(events: Sequence[Event]) -> list[dict]:
-    """Bare wins rows from the win events, for a hand given without its wins table."""
-    out, order, prev = [], 0, None
-    for q, ev in enumerate(events):
-        if ev.type != WIN:
-            prev = None if ev.type != TRANSFER else prev
-            continue
-        if prev is None or prev != (ev.tile, ev.from_seat):
-            order += 1
-        prev = (ev.tile, ev.from_seat)
-        out.append({"seq": q, "seat": ev.seat, "from_seat": ev.from_seat, "tile": ev.tile,
-                    "method": ev.kind, "win_order": order})
-    return out
 
 
 # ------------------------------------------------------------------ pages
@@ -526,7 +519,8 @@ def _index_row(data: Mapping[str, Any], href: str) -> dict[str, Any]:
             "deltas": m["deltas"], "n_events": m["n_events"],
             "wins": [{"seat": w["seat"], "method": w["method"], "tile": w["tile"],
                       "patterns": w["patterns"], "fan": w["fan"], "points": w["points"],
-                      "total": w["total"]} for w in data["wins"]]}
+                      "total": w["total"], "formula": w["breakdown"]["formula"]}
+                     for w in data["wins"]]}
 
 
 def render_index(manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
@@ -540,7 +534,8 @@ def render_index(manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]])
     """
     e = _text
     variant = manifest.get("variant", "?")
-    vname = VARIANT_NAMES.get(variant, "") if isinstance(variant, str) else ""
+    spec = VARIANTS.get(variant) if isinstance(variant, str) else None
+    vname = spec.title if spec is not None else ""
     body = []
     for r in rows:
         wins = []
@@ -553,8 +548,11 @@ def render_index(manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]])
             pts = "" if w["points"] is None else e(w["points"])
             tot = "" if w["total"] is None else f" (total {e(w['total'])})"
             fan = "" if w["fan"] is None else f" · fan {e(w['fan'])}"
+            formula = f' · <span class="formula">{e(w["formula"])}</span>' \
+                if w.get("formula") else ""
             wins.append(f'<div class="win" data-patterns="{keys}">S{e(w["seat"])} '
-                        f'{e(w["method"])} {tile} {pats}{fan} · points {pts}{tot}</div>')
+                        f'{e(w["method"])} {tile} {pats}{fan}{formula} · points {pts}{tot}'
+                        f'</div>')
         deltas = e(" ".join(_signed(d) for d in r["deltas"]))
         rot = e(r["rotation"]) if r["rotation"] else ""
         winners = ", ".join(f"S{e(s)}" for s in r["winners"]) or "-"

@@ -1,7 +1,7 @@
 """The agent ladder: duplicate matches, then per-agent figures with 95% intervals.
 
-Each match is played once per seat rotation on the same walls (RULES.md,
-Determinism), so every agent meets the same tiles from every seat. The unit of
+Each match is played once per seat rotation on the same walls (docs/rules/README.md,
+"Determinism"), so every agent meets the same tiles from every seat. The unit of
 the confidence interval is the match (its rotations averaged), which removes
 most of the wall's luck from the comparison; the interval is the t interval of
 :mod:`analysis.stats`, the same as every interval of :mod:`analysis.queries`.

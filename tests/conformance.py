@@ -83,7 +83,7 @@ def play_checked(rules: Rules, agents, seed: int, match: int = 0, hand: int = 0)
         d[payer] -= amount
         d[payee] += amount
     assert d == st.deltas
-    # the log contract: a win event's from_seat is its wins row's (LOG_SCHEMA.md)
+    # the log contract: a win event's from_seat is its wins row's (docs/log-schema.md)
     for rec in st.wins:
         assert st.events[rec.seq].from_seat == rec.from_seat, rec
     return st

@@ -1,6 +1,6 @@
 """Scripted hands: a chosen deal and chosen draws, played by scripted agents.
 
-:func:`build_wall` lays out a logged wall (RULES.md §1, read from the break) so
+:func:`build_wall` lays out a logged wall (docs/rules/README.md, read from the break) so
 the 4-4-4-1 deal gives each seat the tiles written for it, the next live draws
 are the ones listed, and the tail (kong replacements, horses) holds the listed
 tiles; every other position gets the remaining tiles in a fixed shuffled order.

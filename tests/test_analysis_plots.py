@@ -70,6 +70,18 @@ def test_a_missing_glyph_would_be_caught():
     assert fonts.missing("".join(plots.texts(fig))) == "\U0001F004"
 
 
+def test_patterns_carry_each_variants_own_name(figs):
+    # one key, the name of each variant's own table: a row per (name, key)
+    from mjlog.variants import VARIANTS
+
+    ticks = [t.get_text() for t in figs["patterns"].axes[0].get_yticklabels()]
+    for row in ("杠上花 gangshanghua", "杠上开花 gangshanghua", "小七对 qidui", "七对 qidui"):
+        assert row in ticks, row
+    for row in ticks:
+        name, key = row.rsplit(" ", 1)
+        assert any(v.pattern_name(key) == name for v in VARIANTS.values()), row
+
+
 def test_legends_name_the_agents(figs):
     for name in ("seats", "agents", "patterns", "win_points", "compare", "money"):
         assert any("strategic,strategic,strategic,strategic" in t

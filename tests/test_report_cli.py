@@ -41,6 +41,10 @@ def test_report_of_the_samples_is_self_contained(tmp_path):
     assert "strategic,strategic,strategic,strategic" in html
     for word in ("yuxi", "xuezhan", "huangmei", "cap=1", "cap=16", "清一色", "查大叫", "退税"):
         assert word in html, word
+    # each variant's own pattern names (one key, several names: yuxi 杠上花 and 小七对,
+    # xuezhan 杠上开花 and 七对, huangmei 门前清)
+    for word in ("杠上花", "杠上开花", "小七对", "七对", "门前清"):
+        assert f"<td>{word}</td>" in html, word
 
 
 def _csp_allows_only_the_inline_blocks(html: str) -> None:

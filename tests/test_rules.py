@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from mjlog.cli import main
 from mjlog.rules import VARIANTS, RuleError, Rules, keys, resolve
 
-# Every rule key RULES.md names, with its default.
+# Every rule key the rulebook (docs/rules/) names, with its default.
 EXPECTED_DEFAULTS = {
     "yuxi": {"players": 4, "base": 1, "honors": True, "late_added_kong": "pays",
              "rob_exposed_kong": True, "dealer_on_draw": "stay",

@@ -15,13 +15,13 @@ def run(*args):
     return CliRunner().invoke(main, ["score", *args])
 
 
-def js(*args):
-    r = run(*args, "--json")
-    assert r.exit_code == 0, r.output
+def js(*args, code=0):
+    r = run(*args, "--format", "json")
+    assert r.exit_code == code, r.output
     return json.loads(r.stdout)
 
 
-# the seed's examples (RULES.md §2) and the xuezhan cases of the brief
+# the seed's examples (docs/rules/yuxi.md, "Patterns") and xuezhan cases
 @pytest.mark.parametrize("args,patterns,fan,multiplier,points,feeder", [
     (("yuxi", "1112223334445m", "--win", "5m", "--by", "self"),
      ["pengpenghu", "qingyise"], 2, None, 6, False),
@@ -63,19 +63,25 @@ def test_json(args, patterns, fan, multiplier, points, feeder):
     assert (out["fan"], out["multiplier"], out["points"], out["feeder_pays"]) == (
         fan, multiplier, points, feeder)
     assert set(out) >= {"legal", "reason", "patterns", "fan", "multiplier", "points",
-                        "capped", "feeder_pays"}
+                        "capped", "feeder_pays", "breakdown", "pays"}
+    # the breakdown states the score: its terms are the patterns, its points the points
+    b = out["breakdown"]
+    assert [t["key"] for t in b["terms"] for _ in range(t["count"])] == patterns
+    assert (b["points"], b["fan"], b["multiplier"], b["capped"]) == (
+        points, fan, multiplier, out["capped"])
+    assert out["pays"]["amount"] == points and out["pays"]["who"] == out["payers"]
 
 
 @pytest.mark.parametrize("value, legal, points", [("-/5", True, 5), ("-/-", False, 0)])
 def test_shilaotou_values(value, legal, points):
     # the engine asks the same scorer (tests/test_yuxi_rules.py): -/- is no win
     out = js("yuxi", "123m456p789s11z56m", "--win", "7z", "--by", "shilaotou",
-             "--set", f"points.shilaotou={value}")
+             "--set", f"points.shilaotou={value}", code=0 if legal else 1)
     assert (out["legal"], out["points"]) == (legal, points)
 
 
 @pytest.mark.parametrize("args, names", [
-    # each variant's rulebook spelling (RULES.md): yuxi 杠上花 and 小七对
+    # each variant's rulebook spelling (docs/rules/): yuxi 杠上花 and 小七对
     (("yuxi", "2223334445m", "--win", "5m", "--by", "self", "--melds", "1111m",
       "--after-kong"), ["碰碰胡", "清一色", "杠上花"]),
     (("yuxi", "1133557799m113p", "--win", "3p", "--by", "self"), ["小七对"]),
@@ -96,19 +102,91 @@ def test_json_capped_and_names():
     assert out["void"] == "p"
 
 
-def test_illegal_json():
-    out = js("yuxi", "123m456p789s11z23m", "--win", "4m", "--by", "discard")
+def test_illegal_json_exits_1():
+    out = js("yuxi", "123m456p789s11z23m", "--win", "4m", "--by", "discard", code=1)
     assert (out["legal"], out["reason"], out["points"]) == (
         False, "plain_hand_on_discard", 0)
     assert out["extra"]["plain_points"] == 1
+    assert out["pays"] is None and out["breakdown"] is None and "self-draw" in out["why"]
     # xuezhan: the default void of a hand holding all three suits is the smallest suit
     # (3 tiles of m, 3 of s: the first, m)
-    out = js("xuezhan", "123m456p789p55p12s", "--win", "3s", "--by", "self")
+    out = js("xuezhan", "123m456p789p55p12s", "--win", "3s", "--by", "self", code=1)
     assert (out["legal"], out["reason"], out["void"]) == (False, "holds_void_suit", "m")
-    out = js("xuezhan", "123m456p789p555p1s", "--win", "1s", "--by", "self")
+    out = js("xuezhan", "123m456p789p555p1s", "--win", "1s", "--by", "self", code=1)
     assert out["void"] == "s"
-    out = js("xuezhan", "123m456p789p55p12s", "--win", "3s", "--by", "self", "--void", "m")
+    out = js("xuezhan", "123m456p789p55p12s", "--win", "3s", "--by", "self", "--void", "m",
+             code=1)
     assert out["reason"] == "holds_void_suit"
+
+
+def test_format_json_and_the_old_json_flag_agree():
+    args = ("xuezhan", "111123m456p789p5p", "--win", "5p", "--by", "discard")
+    assert run(*args, "--json").stdout == run(*args, "--format", "json").stdout
+
+
+# the formulas of issue 19, with numbers, and who pays
+@pytest.mark.parametrize("args, formula, pays", [
+    (("yuxi", "2223334445m", "--win", "5m", "--by", "self", "--melds", "c:1111m",
+      "--after-kong"), "3 × 2 × 2 = 12", "each other player pays 12 (3 payers, 36 in all)"),
+    (("yuxi", "2223334445m", "--win", "5m", "--by", "self", "--melds", "1111m",
+      "--after-kong"), "4 × 2 × 2 = 16", "the kong's feeder alone (点杠花) pays 16"),
+    (("yuxi", "1112223334445m", "--win", "5m", "--by", "discard", "--set", "cap=4",
+      "--set", "base=2"), "4 × 2 = 8 → capped at 4 → × 2 (base) = 8",
+     "the discarder pays 8"),
+    (("yuxi", "123m456p789s11z56m", "--win", "7m", "--by", "robbed-kong"), "4 = 4",
+     "the kong player pays 4"),
+    (("xuezhan", "1111234567899m", "--win", "9m", "--by", "self"),
+     "×4 ×2 (根) = ×8 → 8 points",
+     "each other active player pays 8 (up to 3 payers, 24 in all)"),
+    (("xuezhan", "1122334455666m", "--win", "6m", "--by", "discard"),
+     "×32 = ×32 → capped at 16 → 16 points", "the discarder pays 16"),
+    (("xuezhan", "111123m444456p5p", "--win", "5p", "--by", "self", "--set",
+      "zimo_bonus=double"),
+     "×1 ×2 (根) ×2 (根) = ×4 → ×2 (zimo_bonus double) = 8 → 8 points",
+     "each other active player pays 8"),
+    (("huangmei", "123m46p789s456s99s", "--win", "5p", "--by", "discard"),
+     "平胡 1 + 门前清 1 + 卡档 1 = 3 fan", "the discarder pays 3"),
+    (("huangmei", "123m46p789s456s99s", "--win", "5p", "--by", "self", "--bonus", "2",
+      "--set", "payment=doubling"),
+     "平胡 1 + 自摸 1 + 门前清 1 + 发财×2 2 + 卡档 1 = 6 fan → 1 × 2^(6 − 2) = 16 points",
+     "each other player pays 16 (3 payers, 48 in all)"),
+])
+def test_breakdown_text_and_json(args, formula, pays):
+    r = run(*args)
+    assert r.exit_code == 0, r.output
+    assert f"formula: {formula}\n" in r.output
+    assert f"pays: {pays}" in r.output
+    out = js(*args)
+    assert out["breakdown"]["formula"] == formula
+    assert out["points"] == out["breakdown"]["points"] == out["pays"]["amount"]
+
+
+def test_text_lists_each_term_with_its_contribution():
+    r = run("xuezhan", "111123m444456p5p", "--win", "5p", "--by", "self")
+    assert "  平胡 pinghu: ×1\n  根 gen ×2: ×2 ×2\n" in r.output
+    r = run("yuxi", "2223334445m", "--win", "5m", "--by", "self", "--melds", "c:1111m",
+            "--after-kong")
+    assert "  碰碰胡 pengpenghu: 3 (base)\n  清一色 qingyise: ×2\n  杠上花 gangshanghua: ×2" \
+        in r.output
+    r = run("huangmei", "123m46p789s456s99s", "--win", "5p", "--by", "self", "--bonus", "4")
+    assert "  发财 facai ×4: 8 fan" in r.output   # all four 发: fan.facai_all
+    r = run("yuxi", "1112223334445m", "--win", "5m", "--by", "self", "--set", "horses=2")
+    assert "买马" in r.output and "pays 6 more" in r.output
+
+
+@pytest.mark.parametrize("args, reason", [
+    (("yuxi", "123m456p789s11z23m", "--win", "4m", "--by", "discard"),
+     "plain_hand_on_discard: a plain hand (平胡 only) must be won by self-draw; as 平胡"),
+    (("yuxi", "1357m2468p1357s9s", "--win", "1z", "--by", "self"), "not_a_win"),
+    (("xuezhan", "123m456p789p55p12s", "--win", "3s", "--by", "self"), "holds_void_suit"),
+    (("huangmei", "45p123s456s11z", "--win", "3p", "--melds", "888m", "--by", "discard"),
+     "below_min_fan: fewer fan than min_fan (平胡 1 = 1 fan → below min_fan 2: no win)"),
+])
+def test_not_a_legal_win_is_one_line_exit_1(args, reason):
+    r = run(*args)
+    assert r.exit_code == 1
+    assert r.stdout.count("\n") == 1 and r.stdout.startswith("legal: no (")
+    assert reason in r.stdout and r.stderr == ""
 
 
 def test_text_output():
@@ -118,15 +196,16 @@ def test_text_output():
     assert "legal: yes" in r.output
     assert "pengpenghu 碰碰胡, qingyise 清一色, gangshanghua 杠上花" in r.output  # yuxi
     assert "fan: 3" in r.output and "multiplier: -" in r.output
-    assert "points: 16" in r.output and "点杠花" in r.output
+    assert "points: 16 per payer" in r.output and "点杠花" in r.output
     r = run("xuezhan", "123m456p789p5p", "--win", "5p", "--by", "discard",
             "--melds", "2222s", "--void", "s")
-    assert "holds_void_suit" in r.output and r.exit_code == 0
+    assert "holds_void_suit" in r.output and r.exit_code == 1
     r = run("xuezhan", "111123m444456p5p", "--win", "5p", "--by", "discard")
     assert "gen 根 ×2" in r.output and "multiplier: 4" in r.output
     r = run("xuezhan", "111123m444456p5p", "--win", "5p", "--by", "self",
             "--set", "zimo_bonus=add_base")
-    assert "points: 5 (each other active player pays, zimo_bonus add_base)" in r.output
+    assert "points: 5 per payer" in r.output and "+1 (zimo_bonus add_base) = 5" in r.output
+    assert "pays: each other active player pays 5" in r.output
     r = run("yuxi", "123m456p789s11z23m", "--win", "4m", "--by", "discard")
     assert "legal: no (plain_hand_on_discard" in r.output
     assert "last4_plain_on_discard" in r.output
@@ -141,12 +220,61 @@ def test_rules_file_then_set(tmp_path):
               "--rules", str(f), "--set", "cap=4")["points"] == 4
 
 
-def test_every_variant_accepts_every_flag():
-    flags = ["--last-tile", "--first-turn", "--dealer", "--bonus", "0", "--after-bonus",
-             "--void", "s"]
-    for variant in ("yuxi", "xuezhan"):
-        out = js(variant, "1122334455667m", "--win", "7m", "--by", "self", *flags)
-        assert out["legal"]
+H = ("123m456p789s11z23m", "--win", "4m")   # a yuxi hand, 4m wins it
+HM = ("123m46p789s456s99s", "--win", "5p")  # a huangmei hand, 5p wins it
+
+
+# flags no game produces together, or not in this variant: exit 2, one line
+@pytest.mark.parametrize("args, message", [
+    (("huangmei", *HM, "--by", "self", "--after-bonus"),
+     "--after-bonus: a win on a 发's replacement needs a 发 laid out"),
+    (("huangmei", *HM, "--by", "discard", "--bonus", "1", "--after-bonus"),
+     "--after-bonus goes with --by self"),
+    (("huangmei", "123m46p456s99m", "--win", "5p", "--by", "self", "--bonus", "1",
+      "--melds", "c:9999s", "--after-kong", "--after-bonus"),
+     "--after-kong and --after-bonus"),
+    (("yuxi", *H, "--by", "self", "--bonus", "1"), "--bonus 1: yuxi has no bonus tiles"),
+    (("xuezhan", "123m456m789p11p23m", "--win", "4m", "--by", "self", "--after-bonus"),
+     "--after-bonus: xuezhan has no bonus tiles"),
+    (("yuxi", *H, "--by", "self", "--void", "s"), "--void: yuxi has no void suit"),
+    (("huangmei", *HM, "--by", "self", "--void", "s"), "--void: huangmei has no void suit"),
+    (("huangmei", "123m456p789s11z23m", "--win", "5z", "--by", "shilaotou"),
+     "--by shilaotou: huangmei has no 十老头"),
+    (("yuxi", *H, "--by", "robbed-kong", "--last-tile"), "--last-tile goes with"),
+    (("yuxi", *H, "--by", "shilaotou", "--last-tile"), "--last-tile goes with"),
+    (("yuxi", *H, "--by", "discard", "--first-turn"),
+     "--first-turn (天胡/地胡) is a win by self-draw"),
+    (("yuxi", "123m456p789s11z56m", "--win", "7z", "--by", "shilaotou", "--first-turn"),
+     "--first-turn (天胡/地胡) is a win by self-draw"),
+    (("xuezhan", "123m456m789p11p23m", "--win", "4m", "--by", "self", "--first-turn",
+      "--last-tile"), "--first-turn and --last-tile"),
+    (("yuxi", "123m11z23m", "--win", "4m", "--by", "self", "--melds", "c:9999s,777p",
+      "--after-kong"), "the last meld in --melds must be a kong"),
+    (("yuxi", *H, "--by", "robbed-kong", "--after-kong"), "--after-kong goes with"),
+])
+def test_impossible_flags_exit_2(args, message):
+    r = run(*args)
+    assert r.exit_code == 2, r.output
+    err = r.stderr.strip()
+    assert err.startswith("mjlog: error: ") and "\n" not in err and r.stdout == ""
+    assert message in err
+
+
+def test_possible_flag_combinations_are_accepted():
+    # 杠上炮 on the last discard, a dealer's 天胡, 财上开花 and 杠上开花 on the last tile,
+    # an added kong (made after a pon, listed last) won on its replacement
+    for args in [("yuxi", "1112223334445m", "--win", "5m", "--by", "discard",
+                  "--after-kong", "--last-tile"),
+                 ("xuezhan", "123m456m789p11p23m", "--win", "4m", "--by", "self",
+                  "--first-turn", "--dealer", "--void", "s"),
+                 ("huangmei", *HM, "--by", "self", "--bonus", "1", "--after-bonus",
+                  "--last-tile"),
+                 ("huangmei", "123m46p456s99m", "--win", "5p", "--by", "self",
+                  "--melds", "c:9999s", "--after-kong", "--last-tile"),
+                 ("yuxi", "123m11z23m", "--win", "4m", "--by", "self", "--melds",
+                  "777p,a:9999s", "--after-kong")]:
+        out = js(*args)
+        assert out["legal"], args
 
 
 @pytest.mark.parametrize("args,message", [
@@ -216,7 +344,18 @@ def test_huangmei_seed_example():
     args = ("huangmei", "45p123s456s11z", "--win", "3p", "--melds", "888m")
     out = js(*args, "--by", "self")
     assert out["legal"] and out["fan"] == 2 and "zimo" in out["patterns"]
-    out = js(*args, "--by", "discard")
+    out = js(*args, "--by", "discard", code=1)
     assert (out["legal"], out["reason"]) == (False, "below_min_fan")
     r = run("huangmei", "45p123s456s66z", "--win", "3p", "--melds", "888m", "--by", "self")
     assert r.exit_code == 2 and "--bonus" in r.stderr
+
+
+def test_the_example_in_docs_cli_md_is_what_the_command_prints():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text("utf-8")
+    block = doc.split("## `mjlog score`", 1)[1].split("```\n", 2)[1]
+    cmd, _, printed = block.partition("\n")
+    assert cmd.startswith("$ mjlog score ")
+    r = run(*cmd.split()[3:])
+    assert r.exit_code == 0 and r.output == printed

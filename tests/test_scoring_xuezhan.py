@@ -1,4 +1,5 @@
-"""xuezhan scoring (RULES.md §3): scripted hands in notation, expectations by hand.
+"""xuezhan scoring (docs/rules/xuezhan.md, "Patterns"): scripted hands in notation,
+expectations by hand.
 
 Each hand is the concealed tiles *including* the winning tile. Defaults: cap 16,
 no extras, ``extras_stack = separate``, ``zimo_bonus = none``.

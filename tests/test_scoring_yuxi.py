@@ -1,4 +1,5 @@
-"""yuxi scoring (RULES.md §2): scripted hands in notation, expectations computed by hand.
+"""yuxi scoring (docs/rules/yuxi.md, "Patterns"): scripted hands in notation,
+expectations computed by hand.
 
 Each hand is the concealed tiles *including* the winning tile; melds use the
 ``mjlog score`` notation (three tiles a pon, four an exposed kong, ``c:``

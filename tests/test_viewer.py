@@ -13,12 +13,14 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
 
 from mjlog.cli import main
 from mjlog.replay import load_hand
+from mjlog.scoring import explain_win
 from mjlog.variants import get_variant
 from mjlog.viewer import discards_notation, hand_notation
 
@@ -110,6 +112,31 @@ def test_html_page_is_self_contained_and_embeds_the_replayers_states(runs, tmp_p
         assert all(zh == get_variant("xuezhan").pattern_name(k) for k, zh in w["patterns"])
         assert sum(t[3] for t in w["transfers"]) == row["total"]
         assert all(t[2] == row["seat"] for t in w["transfers"])
+        # the scorer's breakdown of the win: its points are the win's, and the seats
+        # it says pay are the seats the transfers of reason win come from
+        b = w["breakdown"]
+        assert b == explain_win(SimpleNamespace(**row), rp.rules).to_json()
+        assert (b["points"], b["fan"], b["multiplier"]) == (
+            row["points"], row["fan"], row["multiplier"])
+        assert sorted(w["payers"]) == sorted(t[1] for t in w["transfers"] if t[4] == "win")
+        assert b["formula"].endswith(f"{row['points']} points")  # xuezhan: ×… → N points
+
+
+def test_wins_come_from_the_replayed_state_not_the_logged_rows(runs):
+    """The page shows what replaying the events gives: the state's win records, a
+    wins table left out or tampered with changes nothing."""
+    from mjlog.viewer import hand_data
+
+    for variant, run in runs.items():
+        m, h = _first_hand(run, lambda rp: rp.wins)
+        rp = load_hand(run, m, h)
+        want = hand_data(rp)["wins"]
+        assert want and all(w["breakdown"]["formula"] for w in want)
+        rp.wins = [dict(r, points=r["points"] + 99, patterns=["qingyise"]) for r in rp.wins]
+        assert hand_data(rp)["wins"] == want
+        rp.wins, rp.transfers = [], []
+        assert hand_data(rp)["wins"] == want
+        assert hand_data(rp)["meta"]["variant_name"] == get_variant(variant).title
 
 
 def test_at_sets_where_the_page_opens(runs, tmp_path):
@@ -134,6 +161,8 @@ def test_html_dir_writes_pages_and_an_index(runs, tmp_path):
             for w in rp.wins:
                 assert f'data-patterns="{",".join(w["patterns"])}"' in row
                 assert f"points {w['points']}" in row
+                formula = explain_win(SimpleNamespace(**w), rp.rules).formula
+                assert f'<span class="formula">{formula}</span>' in row
             assert " ".join(f"{d:+d}" for d in rp.hand["deltas"]) in row
     # the match score carries over from hand to hand
     d1 = _page_data(out / "match001-hand002.html")["meta"]
@@ -181,6 +210,10 @@ READ_PAGE = """() => {
           event: document.getElementById('event').textContent,
           hash: location.hash, playing: document.body.dataset.playing,
           wins: [...document.querySelectorAll('.wincard')].map(w => w.dataset.patterns),
+          formulas: [...document.querySelectorAll('.wincard .formula')].map(
+            f => f.textContent),
+          payers: [...document.querySelectorAll('.wincard .payers')].map(
+            p => p.dataset.payers),
           slider: +document.getElementById('slider').value};
 }"""
 
@@ -209,6 +242,12 @@ def _check(view: dict, snap, before: list[int]) -> None:
         # the tiles drawn are the hand (plus, after a win on a discard, the winning tile)
         extra = 1 if seat["won"] and seat["tiles"] == len(snap.hands[s]) + 1 else 0
         assert seat["tiles"] == len(snap.hands[s]) + extra
+
+
+def _same_tile(rp, w: dict, t: dict) -> bool:
+    """The transfer ``t`` is paid before the first win on another tile after ``w``."""
+    later = [o["seq"] for o in rp.wins if o["win_order"] > w["win_order"]]
+    return t["seq"] < min(later, default=len(rp.events))
 
 
 def _open(page, path: Path, fragment: str = "") -> None:
@@ -269,8 +308,16 @@ def test_pages_in_chromium_follow_the_replayer(runs, tmp_path):
             assert len(views) == len(snaps)
             for view, snap in zip(views, snaps, strict=True):
                 _check(view, snap, before)
-                pats = [",".join(w["patterns"]) for w in rp.wins if w["seq"] <= snap.seq]
-                assert view["wins"] == pats, f"seq {snap.seq}"
+                shown = [w for w in rp.wins if w["seq"] <= snap.seq]
+                assert view["wins"] == [",".join(w["patterns"]) for w in shown], snap.seq
+                # each win card shows the scorer's formula and the seats that pay
+                assert view["formulas"] == [
+                    explain_win(SimpleNamespace(**w), rp.rules).formula for w in shown]
+                assert [sorted(map(int, p.split(","))) for p in view["payers"]] == [
+                    sorted(t["payer"] for t in rp.transfers
+                           if t["payee"] == w["seat"] and t["reason"] == "win"
+                           and t["seq"] > w["seq"] and _same_tile(rp, w, t))
+                    for w in shown], snap.seq
             # a win on screen, with its patterns and payments
             shot_at = next(w["seq"] for w in rp.wins) + 1
             _open(page, path, f"#seq={shot_at}")

@@ -169,8 +169,16 @@ def test_hostile_strings_reach_the_files_only_escaped(hostile_run, tmp_path):
         assert re.search(r'<meta http-equiv="Content-Security-Policy" content="default-src '
                          r"&#x27;none&#x27;; ", text), page
     index = (site / "index.html").read_text("utf-8")
-    assert "&lt;img src=x onerror=&quot;pwned(&#x27;img&#x27;)&quot;&gt;" in index
-    assert "&amp;lt;img" in index  # an entity in the data is shown as typed, not decoded
+    # the manifest's agent names, escaped
+    assert "&#x27;&gt;&lt;iframe srcdoc=&quot;&lt;script&gt;" in index
+    assert "&lt;a href=&quot;javascript:pwned(&#x27;href&#x27;)&quot;" in index
+    # the wins shown are the replayed state's: the logged rows' strings never reach a page
+    for page in pages:
+        m = re.search(r'<script id="mjlog-data" type="application/json">(.*?)</script>',
+                      page.read_text("utf-8"), re.S)
+        if m:
+            wins = json.loads(m.group(1))["wins"]
+            assert wins and "pwned" not in json.dumps(wins), page
 
 
 # ------------------------------------------------------------------ in the browser
@@ -250,10 +258,10 @@ def test_hostile_run_executes_nothing_in_chromium(hostile_run, tmp_path):
         assert len(hands) == 2
         for path in hands:
             steps = _walk(page, path, problems)
-            # every hostile pattern and method on screen once its win is, as typed
+            # the wins on screen are the replayed state's, with their formulas: the
+            # hostile patterns and methods of the logged rows are not read
             last_wins, last_pays = steps[-1][2], steps[-1][3]
-            for p in PAYLOADS:
-                assert _norm(p) in _norm(last_wins), p
+            assert "pwned" not in last_wins and " points" in last_wins
             # the transfers' reasons are the events' (the replayer checks them)
             assert "pwned" not in last_pays and "(win " in last_pays
             agents = page.eval_on_selector_all(".seat .agent", "es => es.map(e => e.textContent)")
@@ -272,17 +280,20 @@ def test_hostile_run_executes_nothing_in_chromium(hostile_run, tmp_path):
         page.keyboard.press("Space")
         page.keyboard.press("End")
         assert page.evaluate(f"() => {INJECTED}") == 0
-        for p in PAYLOADS:
-            assert _norm(p) in _norm(page.text_content("#wins")), p
+        assert "pwned" not in page.text_content("#wins")
         steps = _walk(page, forged, problems)
         assert all(_norm(PAYLOADS[0]) in _norm(s[2]) for s in steps if s[2])
+        # every poisoned string of a win (patterns, breakdown, payers) shown as typed
+        for p in PAYLOADS:
+            assert _norm(p) in _norm(steps[-1][2]), p
         assert _norm(PAYLOADS[1]) in _norm(page.inner_text("#events"))
         assert _norm(PAYLOADS[2]) in _norm(page.inner_text("#meta"))
-        for path in (site / "index.html", forged_index):
+        # the run's index shows the manifest's agents, the forged one every field
+        for path, want in ((site / "index.html", PAYLOADS[3:7]), (forged_index, PAYLOADS[:4])):
             page.goto(path.as_uri())
             assert page.evaluate(INDEX_BAD) == 0, path
             shown = _norm(page.evaluate(TEXT_OF_PAGE))
-            for p in PAYLOADS[:4]:
+            for p in want:
                 assert _norm(p) in shown, (path, p)
         page.goto(site.joinpath("index.html").as_uri())
         page.click("#hands tbody tr:nth-child(1) a")
@@ -297,7 +308,7 @@ def test_hostile_run_executes_nothing_in_chromium(hostile_run, tmp_path):
 def _poisoned(data: dict) -> dict:
     """Every string the page shows from its data replaced by a payload: the run's
     id and agents, every step's sentences and every transfer's reason, every
-    win's method, patterns and payments."""
+    win's method, patterns, breakdown (terms, formula, payers) and payments."""
     k = iter(range(10**6))
     m = data["meta"]
     m["run_id"] = PAYLOADS[2]
@@ -309,6 +320,11 @@ def _poisoned(data: dict) -> dict:
     for w in data["wins"]:
         w["method"] = PAYLOADS[0]
         w["patterns"] = [[_p(next(k)), p] for p in PAYLOADS]
+        b = w["breakdown"]
+        b["terms"] = [{"key": _p(next(k)), "name": p, "count": 2, "value": _p(next(k)),
+                       "role": r} for p in PAYLOADS for r in ("base", "fan", "main")]
+        b["formula"], b["payer_text"], b["points"] = _p(next(k)), _p(next(k)), _p(next(k))
+        w["payers"] = PAYLOADS[:3]
         for tr in w["transfers"]:
             tr[4] = _p(next(k))
     data["reasons"] = {p: p for p in PAYLOADS}

@@ -16,16 +16,17 @@ mjlog.errors.InputError: bad meld '123m' in --melds: a pon is three of one tile,
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
-from itertools import groupby
 
 import click
 
 from mjlog.errors import InputError, quote
 from mjlog.melds import Meld, MeldKind
 from mjlog.rules import resolve
-from mjlog.scoring import Method, Score, WinContext, score
+from mjlog.scoring import Breakdown, Method, Score, Term, WinContext, explain, score
 from mjlog.scoring.base import Reason
+from mjlog.scoring.breakdown import ONE_PAYER, Role, grouped
 from mjlog.scoring.patterns import meld_counts
 from mjlog.tiles import (
     NUM_KINDS,
@@ -37,7 +38,8 @@ from mjlog.tiles import (
     to_counts,
 )
 
-__all__ = ["score_command", "parse_melds", "build_context", "default_void", "REASON_TEXT"]
+__all__ = ["score_command", "parse_melds", "build_context", "default_void", "REASON_TEXT",
+           "score_json", "why_not", "pays"]
 
 _METHODS = {
     "self": Method.SELF_DRAW,
@@ -112,6 +114,56 @@ def _check_tile_set(rules, counts: Sequence[int]) -> None:
         raise InputError(f"honor tile(s) {shown}: {bad}")
 
 
+def _check_flags(rules, method: Method, ms: Sequence[Meld], *, after_kong: bool,
+                 after_bonus: bool, last_tile: bool, first_turn: bool, bonus: int,
+                 void: str | None) -> None:
+    """Refuse flags that no game can produce together (or in this variant), each
+    with one line naming them."""
+    spec, variant = rules.spec, rules.variant
+    if bonus and spec.bonus_tile is None:
+        raise InputError(f"--bonus {bonus}: {variant} has no bonus tiles to lay out")
+    if after_bonus:
+        if spec.bonus_tile is None:
+            raise InputError(f"--after-bonus: {variant} has no bonus tiles")
+        if not bonus:
+            raise InputError("--after-bonus: a win on a 发's replacement needs a 发 laid "
+                             "out (--bonus N, N ≥ 1)")
+        if method is not Method.SELF_DRAW:
+            raise InputError("--after-bonus goes with --by self: a 发's replacement is "
+                             "drawn by the winner (财上开花)")
+        if after_kong:
+            raise InputError("--after-kong and --after-bonus: a replacement chain counts by "
+                             "its first link; give the one it began with")
+    if void is not None and not spec.has_void:
+        raise InputError(f"--void: {variant} has no void suit")
+    if method is Method.SHILAOTOU and not spec.counts_honor_discards(rules):
+        raise InputError(f"--by shilaotou: {variant} has no 十老头 (under these rules)")
+    if after_kong:
+        if method in (Method.ROBBED_KONG, Method.SHILAOTOU):
+            raise InputError(
+                "--after-kong goes with --by self (杠上花) or --by discard (杠上炮)")
+        if method is Method.SELF_DRAW and not any(m.is_kong for m in ms):
+            raise InputError(
+                "--after-kong --by self: a win on a kong's replacement needs a kong in "
+                "--melds")
+        if method is Method.SELF_DRAW and not ms[-1].is_kong:
+            raise InputError(
+                "--after-kong --by self: nothing is melded between a kong and its "
+                "replacement, so the last meld in --melds must be a kong")
+    if last_tile and method not in (Method.SELF_DRAW, Method.DISCARD):
+        raise InputError("--last-tile goes with --by self (the wall's last tile) or "
+                         "--by discard (the last discard)")
+    if first_turn:
+        if method is not Method.SELF_DRAW:
+            raise InputError("--first-turn (天胡/地胡) is a win by self-draw: --by self")
+        if ms:
+            raise InputError("--first-turn (天胡/地胡) is a win before any pon or kong: "
+                             "no --melds")
+        if last_tile:
+            raise InputError("--first-turn and --last-tile: a first draw is never the "
+                             "wall's last tile")
+
+
 def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
                   rules=None, after_kong: bool = False, last_tile: bool = False,
                   first_turn: bool = False, dealer: bool = False, bonus: int = 0,
@@ -142,23 +194,14 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
                 f"{everything[t]} copies of {fmt_tile(t)} in hand, melds and --win "
                 "(there are 4)")
     _check_tile_set(rules, everything)
-    if after_kong:
-        if method in (Method.ROBBED_KONG, Method.SHILAOTOU):
-            raise InputError(
-                "--after-kong goes with --by self (杠上花) or --by discard (杠上炮)")
-        if method is Method.SELF_DRAW and not any(m.is_kong for m in ms):
-            raise InputError(
-                "--after-kong --by self: a win on a kong's replacement needs a kong in "
-                "--melds")
+    _check_flags(rules, method, ms, after_kong=after_kong, after_bonus=after_bonus,
+                 last_tile=last_tile, first_turn=first_turn, bonus=bonus, void=void)
     if method is Method.ROBBED_KONG and everything[tile] > 1:
         raise InputError(
             f"--by robbed-kong: the kong player holds the other three {fmt_tile(tile)}, "
             "so hand and melds cannot hold one")
     if method is Method.SHILAOTOU and not is_honor(tile):
         raise InputError("--by shilaotou: --win is the 10th honor discard (1z-7z)")
-    if first_turn and ms:
-        raise InputError("--first-turn (天胡/地胡) is a win before any pon or kong: "
-                         "no --melds")
     if void is not None:
         void_suit: int | None = "mps".index(void)
     elif rules.spec.has_void:
@@ -175,19 +218,6 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
     )
 
 
-def _payers(rules, ctx: WinContext, s: Score) -> tuple[str, str]:
-    """(json code, text) of who pays ``points``."""
-    if ctx.method is Method.ROBBED_KONG:
-        return "kong_player", "the kong player pays"
-    if ctx.method is Method.DISCARD:
-        return "discarder", "the discarder pays"
-    if s.feeder_pays:
-        return "kong_feeder", "the kong's feeder pays alone, 点杠花"
-    if rules.spec.blood_battle:
-        return "each_other", "each other active player pays"
-    return "each_other", "each other player pays"
-
-
 def _jsonable(v):
     if isinstance(v, tuple | list):
         return [_jsonable(x) for x in v]
@@ -198,8 +228,8 @@ def _jsonable(v):
     return str(v)
 
 
-HELP = """Value one winning hand: legal or not (and why), patterns, fan, multiplier
-and the points each payer pays.
+HELP = """Value one winning hand: legal or not (and why), each pattern with its name
+and what it adds, the formula with numbers, and who pays how much.
 
 \b
 VARIANT  yuxi | xuezhan | huangmei
@@ -210,6 +240,10 @@ HAND     the concealed tiles WITHOUT the winning tile, in notation:
 --melds  melds in the order made, comma-separated: three tiles a pon,
          four an exposed kong (明杠), c: a concealed kong (暗杠),
          a: an added kong (补杠): 888m,c:5555p
+\b
+Exit status: 0 a legal win, 1 not a legal win (one line says why),
+2 bad input, flags no game can produce together included
+(--after-bonus without --bonus, --first-turn with --by discard, ...).
 \b
 Example (yuxi, 清一色 + 碰碰胡 + 杠上花 on an exposed kong, 点杠花):
   mjlog score yuxi 2223334445m --win 5m --by self --melds 1111m --after-kong
@@ -232,70 +266,124 @@ Example (yuxi, 清一色 + 碰碰胡 + 杠上花 on an exposed kong, 点杠花):
               help="Self-draw of the wall's last tile, or a win on the last discard.")
 @click.option("--first-turn", is_flag=True,
               help="The dealer's dealt 14 (天胡, with --dealer) or a non-dealer's first draw "
-                   "(地胡).")
+                   "(地胡); a self-draw with no melds.")
 @click.option("--dealer", is_flag=True, help="The winner is the dealer.")
 @click.option("--bonus", type=click.IntRange(0, 4), default=0, metavar="N",
               help="huangmei: 发 laid out by the winner.")
-@click.option("--after-bonus", is_flag=True, help="huangmei: won on a 发's replacement.")
+@click.option("--after-bonus", is_flag=True,
+              help="huangmei: self-draw on a 发's replacement (needs --bonus N).")
 @click.option("--void", type=click.Choice(["m", "p", "s"]),
               help="xuezhan: the void suit (default: a suit absent from the hand).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="Override a rule key (repeatable), e.g. --set cap=32.")
 @click.option("--rules", "rules_file", default=None, metavar="FILE.toml",
               help="Read rule values from a TOML file (before --set).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Output: text, or one JSON object (docs/cli.md).")
+@click.option("--json", "as_json", is_flag=True, hidden=True)  # before --format json
 def score_command(variant, hand, win, by, melds, after_kong, last_tile, first_turn, dealer,
-                  bonus, after_bonus, void, sets, rules_file, as_json):
+                  bonus, after_bonus, void, sets, rules_file, fmt, as_json):
     rules = resolve(variant, file=rules_file, sets=sets)
     ctx = build_context(variant, hand, win, by, melds, rules, after_kong=after_kong,
                         last_tile=last_tile, first_turn=first_turn, dealer=dealer,
                         bonus=bonus, after_bonus=after_bonus, void=void)
     s = score(ctx, rules)
-    payer_code, payer_text = _payers(rules, ctx, s)
-    if as_json:
-        out = {
-            "variant": variant,
-            "legal": s.legal,
-            "reason": s.reason.value if s.reason else None,
-            "patterns": list(s.patterns),
-            "pattern_names": [rules.spec.pattern_name(p) for p in s.patterns],
-            "fan": s.fan,
-            "multiplier": s.multiplier,
-            "points": s.points,
-            "capped": s.capped,
-            "feeder_pays": s.feeder_pays,
-            "payers": payer_code if s.legal else None,
-            "void": "mps"[ctx.void] if ctx.void is not None else None,
-            "extra": _jsonable(s.extra),
-        }
-        click.echo(json.dumps(out, ensure_ascii=False, sort_keys=False))
-        return
-    click.echo(_text(variant, ctx, s, rules, payer_text))
-
-
-def _text(variant: str, ctx: WinContext, s: Score, rules, payer_text: str) -> str:
-    lines = []
+    b = (explain(s.patterns, ctx.method, rules, s.feeder_pays)
+         if s.legal or (s.patterns and s.reason is Reason.BELOW_MIN_FAN) else None)
+    if as_json or fmt == "json":
+        click.echo(json.dumps(score_json(variant, ctx, s, b, rules), ensure_ascii=False))
+    else:
+        click.echo(_text(ctx, s, b, rules))
     if not s.legal:
-        why = REASON_TEXT.get(s.reason, str(s.reason))
-        if "why" in s.extra:
-            why = f"{why}: {s.extra['why']}"
-        lines.append(f"legal: no ({s.reason.value}: {why})")
-        if "plain_points" in s.extra:
-            lines.append(f"  as 平胡 where a plain hand may win on a discard "
-                         f"(last4_plain_on_discard): {s.extra['plain_points']}")
-        return "\n".join(lines)
-    lines.append("legal: yes")
-    shown = []
-    for key, grp in groupby(s.patterns):
-        n = len(list(grp))
-        shown.append(f"{key} {rules.spec.pattern_name(key)}" + (f" ×{n}" if n > 1 else ""))
-    lines.append("patterns: " + (", ".join(shown) if shown else "-"))
+        sys.exit(1)
+
+
+def why_not(s: Score, b: Breakdown | None, rules) -> str:
+    """One line: why a hand is no legal win.
+
+    >>> from mjlog.rules import resolve
+    >>> from mjlog.scoring.base import Reason
+    >>> why_not(Score(False, reason=Reason.NOT_A_WIN), None, resolve("yuxi"))
+    'not_a_win: the tiles form no winning hand'
+    """
+    why = f"{s.reason.value}: {REASON_TEXT.get(s.reason, str(s.reason))}"
+    if "why" in s.extra:
+        why += f": {s.extra['why']}"
+    if b is not None and s.reason is Reason.BELOW_MIN_FAN:
+        why += f" ({b.formula})"
+    if "plain_points" in s.extra:
+        why += (f"; as 平胡 where a plain hand may win on a discard (last4_plain_on_discard): "
+                f"{s.extra['plain_points']}")
+    return why
+
+
+def pays(b: Breakdown, rules) -> dict:
+    """Who pays a legal win and how much: ``who`` (a code of
+    :data:`mjlog.scoring.breakdown.PAYERS`), ``amount`` per payer, ``payers`` (how
+    many seats pay: at most that many in a blood battle), ``total``, ``horses``."""
+    n = 1 if b.payers in ONE_PAYER else rules.n - 1
+    return {"who": b.payers, "text": b.payer_text, "amount": b.points, "payers": n,
+            "total": n * b.points, "horses": rules.spec.horses(rules)}
+
+
+def score_json(variant: str, ctx: WinContext, s: Score, b: Breakdown | None, rules) -> dict:
+    """What ``--format json`` prints (docs/cli.md, "mjlog score")."""
+    return {
+        "variant": variant,
+        "legal": s.legal,
+        "reason": s.reason.value if s.reason else None,
+        "why": None if s.legal else why_not(s, b, rules),
+        "patterns": list(s.patterns),
+        "pattern_names": [rules.spec.pattern_name(p) for p in s.patterns],
+        "fan": s.fan,
+        "multiplier": s.multiplier,
+        "points": s.points,
+        "capped": s.capped,
+        "feeder_pays": s.feeder_pays,
+        "payers": b.payers if s.legal else None,
+        "breakdown": b.to_json() if b is not None else None,
+        "pays": pays(b, rules) if s.legal else None,
+        "void": "mps"[ctx.void] if ctx.void is not None else None,
+        "extra": _jsonable(s.extra),
+    }
+
+
+def _term_text(t: Term) -> str:
+    n = f" ×{t.count}" if t.count > 1 else ""
+    if t.role is Role.BASE:
+        what = f"{t.value} (base)"
+    elif t.role is Role.FAN:
+        what = f"{t.value} fan"
+    else:  # a factor, once per count
+        what = " ".join([f"×{t.value}"] * t.count)
+    return f"  {t.name} {t.key}{n}: {what}"
+
+
+def _pays_text(b: Breakdown, rules) -> str:
+    p = pays(b, rules)
+    line = f"pays: {p['text']} {p['amount']}"  # "each other player pays 12"
+    if p["payers"] > 1:
+        most = "up to " if rules.spec.blood_battle else ""
+        line += f" ({most}{p['payers']} payers, {p['total']} in all)"
+    if p["horses"]:
+        line += (f"; 买马: for each of the {p['horses']} horses that points at the winner, "
+                 f"each payer pays {p['amount']} more")
+    return line
+
+
+def _text(ctx: WinContext, s: Score, b: Breakdown | None, rules) -> str:
+    if not s.legal:
+        return f"legal: no ({why_not(s, b, rules)})"
+    lines = ["legal: yes"]
+    shown = [f"{k} {rules.spec.pattern_name(k)}" + (f" ×{n}" if n > 1 else "")
+             for k, n in grouped(s.patterns)]
+    lines.append("patterns: " + ", ".join(shown))
+    lines += [_term_text(t) for t in b.terms]
+    lines.append(f"formula: {b.formula}")
     lines.append(f"fan: {s.fan}")
     lines.append(f"multiplier: {s.multiplier if s.multiplier is not None else '-'}")
-    capped = f", capped at {rules['cap']}" if s.capped and "cap" in rules else ""
-    bonus = s.extra.get("zimo_bonus", "none")
-    bonus = f", zimo_bonus {bonus}" if bonus != "none" else ""
-    lines.append(f"points: {s.points} ({payer_text}{capped}{bonus})")
+    lines.append(f"points: {s.points} per payer")
+    lines.append(_pays_text(b, rules))
     if rules.spec.has_void and ctx.void is not None:
         lines.append(f"void: {'mps'[ctx.void]}")
     return "\n".join(lines)

@@ -4,14 +4,43 @@ The engine, the auditor and ``mjlog score`` call the same function, so a win is
 valued in exactly one place.
 """
 
-from mjlog.scoring.base import Method, Score, WinContext
+from collections.abc import Sequence
 
-__all__ = ["Method", "Score", "WinContext", "score", "ready_value", "is_ready"]
+from mjlog.scoring.base import Method, Score, WinContext
+from mjlog.scoring.breakdown import Breakdown, Term
+
+__all__ = ["Breakdown", "Method", "Score", "Term", "WinContext", "score", "explain",
+           "explain_win", "ready_value", "is_ready"]
 
 
 def score(ctx: WinContext, rules) -> Score:
     """Value a win under ``rules`` (a :class:`mjlog.rules.Rules`): its variant's scorer."""
     return rules.spec.scorer.score(ctx, rules)
+
+
+def explain(patterns: Sequence[str], method: Method | str, rules,
+            feeder_pays: bool = False) -> Breakdown:
+    """The :class:`Breakdown` of a legal win with ``patterns`` (``Score.patterns``)
+    won by ``method``, ``feeder_pays`` as the score says: its variant's scorer, by
+    the functions that valued it (:mod:`mjlog.scoring.breakdown`)."""
+    return rules.spec.scorer.explain(patterns, method, rules, feeder_pays)
+
+
+def explain_win(win, rules) -> Breakdown:
+    """The :class:`Breakdown` of a recorded win (a :class:`mjlog.ledger.WinRecord` or
+    anything with its ``patterns``, ``method`` and ``from_seat``): a self-draw with
+    a payer is 点杠花, paid by the kong's feeder alone.
+
+    >>> from mjlog.ledger import WinRecord
+    >>> from mjlog.rules import resolve
+    >>> rec = WinRecord(40, 2, 0, 4, "self_draw", 1, ("pengpenghu", "qingyise",
+    ...                 "gangshanghua"), 3, None, 16, 16, False)
+    >>> b = explain_win(rec, resolve("yuxi"))
+    >>> b.formula, b.points, b.payers
+    ('4 × 2 × 2 = 16', 16, <Payer.KONG_FEEDER: 'kong_feeder'>)
+    """
+    feeder_pays = win.method == Method.SELF_DRAW and win.from_seat is not None
+    return explain(win.patterns, win.method, rules, feeder_pays)
 
 
 def ready_value(concealed, melds, rules, **kw) -> int:

@@ -3,7 +3,7 @@
 A :class:`WinContext` describes one finished hand at the moment of winning: the
 concealed tiles *including* the winning tile, the melds in the order they were
 made, how the hand was won and the situational flags. A :class:`Score` is the
-verdict, with the figures LOG_SCHEMA.md defines for the ``wins`` table.
+verdict, with the figures docs/log-schema.md defines for the ``wins`` table.
 """
 
 from __future__ import annotations

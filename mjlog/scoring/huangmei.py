@@ -1,11 +1,11 @@
 """Huangmei (黄梅麻将) scoring: an additive fan table, at least ``min_fan`` to win.
 
-The rules are RULES.md §4. Every entry of the table below is one pattern: a key,
-a rule key ``fan.<key>`` giving its value, and a counter over a finished hand
-(how many times the pattern counts, 0 when it does not hold). A win's ``fan`` is
-the sum of count × value over the table, on the decomposition of the hand that
-gives the highest total; the win is legal when the shape wins and the total is at
-least ``min_fan`` (the seed: "不满足两番的牌型是不允许胡的").
+The rules are docs/rules/huangmei.md, "Patterns". Every entry of the table below is
+one pattern: a key, a rule key ``fan.<key>`` giving its value, and a counter over a
+finished hand (how many times the pattern counts, 0 when it does not hold). A win's
+``fan`` is the sum of count × value over the table, on the decomposition of the hand
+that gives the highest total; the win is legal when the shape wins and the total is
+at least ``min_fan`` (the seed: "不满足两番的牌型是不允许胡的").
 
 ===  =================  ===================  ===========================================
 fan  pattern            key                  counted here as
@@ -100,6 +100,7 @@ from mjlog.errors import InputError
 from mjlog.hand import SEQ, TRIP, Decomposition, decompositions, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.scoring.breakdown import Breakdown, Role, Term, grouped, who_pays
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     is_all_triplets,
@@ -109,7 +110,7 @@ from mjlog.scoring.patterns import (
 )
 from mjlog.tiles import GREEN, NUM_KINDS, RED, WHITE, fmt_counts, fmt_tile
 
-__all__ = ["PATTERNS", "NAMES", "score", "ready_value", "is_ready"]
+__all__ = ["PATTERNS", "NAMES", "score", "explain", "ready_value", "is_ready"]
 
 _ZHONGBAI = (WHITE, RED)
 _EXPOSED_KONGS = (MeldKind.EXPOSED_KONG, MeldKind.ADDED_KONG)
@@ -237,7 +238,7 @@ PATTERNS: dict[str, Callable[[_Win], int]] = {
     "quanqiuren": lambda w: w.quanqiuren,
 }
 _ORDER = {k: i for i, k in enumerate(PATTERNS)}
-#: The Chinese names of the table above (RULES.md §4: 门前清, 抢杠, 七一对).
+#: The Chinese names of the table above (docs/rules/huangmei.md: 门前清, 抢杠, 七一对).
 NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in PATTERNS} | {
     "menqing": "门前清", "qiangganghu": "抢杠", "qidui": "七一对"}
 
@@ -278,7 +279,7 @@ def _check(ctx: WinContext) -> None:
     if ctx.after_kong and ctx.after_bonus:
         raise InputError(
             "huangmei: after_kong and after_bonus both set; a replacement chain "
-            "counts by its first link only (RULES.md §4)"
+            "counts by its first link only (docs/rules/huangmei.md, 'Patterns')"
         )
 
 
@@ -376,11 +377,48 @@ def _points(fan: int, rules) -> int:
     return fan * rules["base"]
 
 
+def explain(patterns: Sequence[str], method: Method | str, rules,
+            feeder_pays: bool = False) -> Breakdown:
+    """The breakdown of a huangmei win with these patterns (``Score.patterns``, in
+    table order, a key once per time it counts), won by ``method``. A total below
+    ``min_fan`` is explained too, with 0 points.
+
+    >>> from mjlog.rules import resolve
+    >>> r = resolve("huangmei")
+    >>> b = explain(("pinghu", "menqing", "kadang"), "discard", r)
+    >>> b.formula, b.points, b.payer_text
+    ('平胡 1 + 门前清 1 + 卡档 1 = 3 fan', 3, 'the discarder pays')
+    >>> explain(("pinghu", "zimo", "facai", "facai"), "self_draw",
+    ...         resolve("huangmei", sets=["payment=doubling"])).formula
+    '平胡 1 + 自摸 1 + 发财×2 2 = 4 fan → 1 × 2^(4 − 2) = 4 points'
+    """
+    method = Method(method)
+    terms = []
+    for key, n in grouped(tuple(patterns)):
+        terms.append(Term(key, NAMES.get(key, key), n, _value(key, n, rules), Role.FAN))
+    if not terms:
+        raise ValueError("huangmei: no pattern, no win")
+    fan = sum(t.value for t in terms)
+    legal = fan >= rules["min_fan"]
+    points = _points(fan, rules) if legal else 0
+    shown = " + ".join(f"{t.name}{f'×{t.count}' if t.count > 1 else ''} {t.value}"
+                       for t in terms)
+    steps = [f"{shown} = {fan} fan"]
+    if not legal:
+        steps.append(f"below min_fan {rules['min_fan']}: no win")
+    elif rules["payment"] == "doubling":
+        steps.append(f"{rules['base']} × 2^({fan} − {rules['min_fan']}) = {points} points")
+    elif rules["base"] != 1:
+        steps.append(f"× {rules['base']} (base) = {points} points")
+    return Breakdown("huangmei", tuple(terms), " → ".join(steps), fan, points, fan, None,
+                     False, *who_pays(method, feeder_pays, False))
+
+
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules=None, **kw) -> bool:
-    """听牌 in shape (RULES.md §1): some kind, not all four of it held, completes the
-    hand. A hand holding a 发 (dealt, not yet laid out: a dead tile) is not ready.
-    ``min_fan`` is not considered; ``rules`` and ``kw`` are accepted for the
-    common signature.
+    """听牌 in shape (docs/rules/README.md, "Winning hands"): some kind, not all four
+    of it held, completes the hand. A hand holding a 发 (dealt, not yet laid out: a
+    dead tile) is not ready. ``min_fan`` is not considered; ``rules`` and ``kw`` are
+    accepted for the common signature.
 
     >>> from mjlog.tiles import parse_counts
     >>> is_ready(parse_counts("1112345678999m"))
@@ -394,8 +432,8 @@ def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules=None, *
 
 
 def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules, **kw) -> int:
-    """Always 0: huangmei pays nothing at an exhaustive draw (RULES.md §4, "Exhaustive
-    draw: no payments"); there is no 查大叫, a ready hand is owed nothing. Use
+    """Always 0: huangmei pays nothing at an exhaustive draw (docs/rules/huangmei.md,
+    "End of the wall"); there is no 查大叫, a ready hand is owed nothing. Use
     :func:`is_ready` to know whether the hand is ready.
 
     >>> from mjlog.rules import resolve

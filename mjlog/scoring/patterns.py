@@ -17,7 +17,7 @@ ones it counts and what they are worth.
 >>> is_one_suit(total), fours(total), has_exposed_meld(melds)
 (False, [13], True)
 
-:data:`PATTERN_NAMES` gives the shared Chinese name of every pattern key of RULES.md;
+:data:`PATTERN_NAMES` gives the shared Chinese name of every pattern key (docs/rules/);
 each scorer's ``NAMES`` is its own rulebook's spelling (yuxi 杠上花, huangmei 七一对).
 """
 
@@ -54,7 +54,8 @@ __all__ = [
     "is_single_tile_left",
 ]
 
-#: Chinese name of every pattern key used by the three variants (RULES.md).
+#: Chinese name of every pattern key used by the three variants (docs/rules/<variant>.md,
+#: "Patterns").
 PATTERN_NAMES: dict[str, str] = {
     # shared and yuxi
     "pinghu": "平胡",

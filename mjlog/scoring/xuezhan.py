@@ -1,4 +1,5 @@
-"""xuezhan (天天爱云南麻将, blood battle) scoring: RULES.md §3, "Patterns" and "Payments".
+"""xuezhan (天天爱云南麻将, blood battle) scoring: docs/rules/xuezhan.md, "Patterns" and
+"Payments".
 
 A win's multiplier is its main pattern's ``mult.<key>`` × ``mult.gen`` per 根 ×
 the bonuses (× the enabled extras, per ``extras_stack``). ``Score.multiplier`` is
@@ -37,7 +38,7 @@ key                    default     holds when
 - Bonuses, ×``mult.<key>`` each: ``qiangganghu`` (method ``ROBBED_KONG``),
   ``gangshanghua`` (self-draw with ``after_kong``, the replacement of the last
   kong in ``ctx.melds``), ``gangshangpao`` (discard with ``after_kong``).
-- Extras (``rules["extras"]``), conditions as RULES.md states them:
+- Extras (``rules["extras"]``), conditions as docs/rules/xuezhan.md states them:
   ``daiyaojiu`` every set, melds included, and the pair hold a 1 or 9 (never
   seven pairs); ``duanyaojiu`` no 1 or 9; ``qingyaojiu`` 清一色 + 带幺九;
   ``jiangdui`` a 碰碰胡 (as defined above, so never a 金钩钩) of 2/5/8 only;
@@ -104,6 +105,7 @@ from mjlog.hand import check_counts, decompositions, is_standard_win, suit_misse
 from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.scoring.breakdown import Breakdown, Role, Term, grouped, money, money_steps, who_pays
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     every_group_has_terminal,
@@ -129,6 +131,7 @@ __all__ = [
     "PLACE_TAKERS",
     "SITUATIONAL_EXTRAS",
     "score",
+    "explain",
     "ready_value",
     "is_ready",
     "holds_void",
@@ -151,7 +154,7 @@ CONTAINED_FOURS: dict[str, int] = {
 }
 #: Bonuses, in the order ``patterns`` lists them.
 BONUSES: tuple[str, ...] = ("qiangganghu", "gangshanghua", "gangshangpao")
-#: Extras that take the place of patterns (RULES.md §3).
+#: Extras that take the place of patterns (docs/rules/xuezhan.md, "Optional patterns").
 PLACE_TAKERS: dict[str, tuple[str, ...]] = {
     "qingyaojiu": ("qingyise", "daiyaojiu"),
     "jiangdui": ("pengpenghu",),
@@ -159,7 +162,7 @@ PLACE_TAKERS: dict[str, tuple[str, ...]] = {
 }
 #: Extras left out of 查大叫 (ready_value).
 SITUATIONAL_EXTRAS: tuple[str, ...] = ("tianhu", "dihu", "haidilaoyue")
-#: The Chinese names of every pattern above (RULES.md §3: 七对, 杠上开花, 门清).
+#: The Chinese names of every pattern above (docs/rules/xuezhan.md: 七对, 杠上开花, 门清).
 NAMES: dict[str, str] = {k: PATTERN_NAMES[k]
                          for k in (*MAIN, "gen", *BONUSES, *XUEZHAN_EXTRAS)}
 
@@ -308,10 +311,15 @@ def _value(taken: str, others: list[str], own_fours: int, bonuses: Sequence[str]
     根 (the hand's ``own_fours`` less those ``taken`` contains) and the bonuses."""
     gen = max(0, own_fours - CONTAINED_FOURS.get(taken, 0))
     pats = (taken, *others, *("gen",) * gen, *bonuses)
+    return _product(pats, mult), pats
+
+
+def _product(pats: Sequence[str], mult: dict[str, int]) -> int:
+    """The multiplier of a win's patterns: the product of their ``mult.*``."""
     value = 1
     for p in pats:
         value *= mult[p]
-    return value, pats
+    return value
 
 
 def holds_void(concealed: Sequence[int], melds: Sequence[Meld], void: int | None) -> bool:
@@ -404,21 +412,59 @@ def score(ctx: WinContext, rules) -> Score:
 
     feeder_pays = (method is Method.SELF_DRAW and ctx.after_kong and t.discarder_pays
                    and ctx.deciding_kong(t.link).kind is MeldKind.EXPOSED_KONG)
-    every_other_pays = method is Method.SELF_DRAW and not feeder_pays
-    bonus = t.zimo_bonus if every_other_pays else "none"
-    cap = t.cap
+    bonus = _bonus(method, feeder_pays, t)
     units = multiplier * 2 if bonus == "double" else multiplier
-    units_paid = min(units, cap) + (1 if bonus == "add_base" else 0)
+    points, capped = money(multiplier, t.cap, t.base, bonus)
     return Score(
         legal=True,
         patterns=pats,
         fan=multiplier.bit_length() - 1,
         multiplier=multiplier,
-        points=units_paid * t.base,
-        capped=units > cap,
+        points=points,
+        capped=capped,
         feeder_pays=feeder_pays,
         extra={"units": units, "zimo_bonus": bonus},
     )
+
+
+def _bonus(method: Method, feeder_pays: bool, t: _Table) -> str:
+    """The ``zimo_bonus`` a win gets: only a self-draw every other active player pays."""
+    return t.zimo_bonus if method is Method.SELF_DRAW and not feeder_pays else "none"
+
+
+def explain(patterns: Sequence[str], method: Method | str, rules,
+            feeder_pays: bool = False) -> Breakdown:
+    """The breakdown of a legal xuezhan win with these patterns (``Score.patterns``),
+    won by ``method``; ``feeder_pays``: 点杠花 paid by the kong's feeder alone.
+
+    >>> from mjlog.rules import resolve
+    >>> r = resolve("xuezhan")
+    >>> b = explain(("qingyise", "gen"), Method.SELF_DRAW, r)
+    >>> b.formula, b.points, b.payer_text
+    ('×4 ×2 (根) = ×8 → 8 points', 8, 'each other active player pays')
+    >>> explain(("qinglongqidui", "gangshangpao"), "discard", r).formula
+    '×32 ×2 (杠上炮) = ×64 → capped at 16 → 16 points'
+    """
+    method = Method(method)
+    patterns = tuple(patterns)
+    if not patterns or method is Method.SHILAOTOU:
+        raise ValueError(f"xuezhan: {' '.join(patterns) or 'no pattern'} is no legal win "
+                         f"({method})")
+    t = _table(rules)
+    multiplier = _product(patterns, t.mult)
+    bonus = _bonus(method, feeder_pays, t)
+    points, capped = money(multiplier, t.cap, t.base, bonus)
+    terms, factors = [], []
+    for i, (p, n) in enumerate(grouped(patterns)):
+        role = (Role.MAIN if i == 0 else Role.GEN if p == "gen" else Role.BONUS
+                if p in BONUSES else Role.EXTRA)
+        terms.append(Term(p, NAMES.get(p, p), n, t.mult[p], role))
+        factors += [f"×{t.mult[p]}" if i == 0 else f"×{t.mult[p]} ({NAMES.get(p, p)})"] * n
+    formula = " → ".join([f"{' '.join(factors)} = ×{multiplier}",
+                          *money_steps(multiplier, t.cap, t.base, bonus), f"{points} points"])
+    return Breakdown("xuezhan", tuple(terms), formula, multiplier, points,
+                     multiplier.bit_length() - 1, multiplier, capped,
+                     *who_pays(method, feeder_pays, True))
 
 
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None,

@@ -1,4 +1,4 @@
-"""yuxi (星悦云南麻将) scoring: RULES.md §2, "Patterns and scores".
+"""yuxi (星悦云南麻将) scoring: docs/rules/yuxi.md, "Patterns" and "Payments".
 
 A win is worth the value of its highest pattern, doubled once for every *other*
 pattern present (the seed's 基础分×2^叠加番数), capped at ``cap`` per payer.
@@ -48,9 +48,10 @@ Readings where the rulebook is silent (each documented, each tested):
   self-draw value (1) when the discard value is ``-``, capped, × ``base``.
   :func:`score_plain_allowed` returns that win as a legal :class:`Score`.
 - 抢杠胡 and 杠上炮 are patterns, so a plain hand robbing a kong is legal and
-  scores 4 (RULES.md **[D]**). With ``kong_wins_big = false`` they are not
-  enough: a hand with no shape pattern is ``Reason.PLAIN_ON_DISCARD`` on that
-  discard or rob (and :func:`score_plain_allowed` values it as plain 平胡).
+  scores 4 (docs/rules/yuxi.md, a **[D]** reading). With ``kong_wins_big =
+  false`` they are not enough: a hand with no shape pattern is
+  ``Reason.PLAIN_ON_DISCARD`` on that discard or rob (and
+  :func:`score_plain_allowed` values it as plain 平胡).
 - 点杠花 in a chain of kongs (kong, replacement, kong, replacement, win): the
   last kong decides; with ``dian_gang_hua_link = first`` the chain's first
   (``ctx.chain_kongs`` counts the chain's kongs).
@@ -93,6 +94,7 @@ from typing import Any
 from mjlog.hand import decompositions, suit_misses, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
+from mjlog.scoring.breakdown import Breakdown, Role, Term, money, money_steps, who_pays
 from mjlog.scoring.patterns import (
     PATTERN_NAMES,
     concealed_fours,
@@ -110,6 +112,7 @@ __all__ = [
     "NAMES",
     "score",
     "score_plain_allowed",
+    "explain",
     "ready_value",
     "is_ready",
     "shape_patterns",
@@ -120,7 +123,7 @@ ORDER: tuple[str, ...] = (
     "pinghu", "pengpenghu", "qingyise", "qidui", "longqidui",
     "gangshanghua", "gangshangpao", "qiangganghu", "shilaotou",
 )
-#: The Chinese names of the table above (RULES.md §2: 小七对, 杠上花).
+#: The Chinese names of the table above (docs/rules/yuxi.md, "Patterns": 小七对, 杠上花).
 NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in ORDER} | {
     "qidui": "小七对", "gangshanghua": "杠上花"}
 #: The seed's 番 per pattern.
@@ -159,25 +162,38 @@ def _column(ctx: WinContext, rules) -> tuple[int, bool]:
     return DISCARD, False
 
 
+def _base(patterns: Sequence[str], col: int, rules) -> tuple[str, int] | None:
+    """The pattern whose points in column ``col`` are the base (the highest; the
+    first of equal ones) and those points; None when none has a value there."""
+    best = None
+    for p in patterns:
+        v = rules[f"points.{p}"][col]
+        if v is not None and (best is None or v > best[1]):
+            best = (p, v)
+    return best
+
+
 def _units(patterns: Sequence[str], col: int, rules) -> int | None:
     """Base of the highest valued pattern × 2 per other pattern; None: no base."""
-    vals = [rules[f"points.{p}"][col] for p in patterns]
-    present = [v for v in vals if v is not None]
-    if not present:
-        return None
-    return max(present) * 2 ** (len(patterns) - 1)
+    b = _base(patterns, col, rules)
+    return None if b is None else _doubled(b[1], len(patterns))
+
+
+def _doubled(base: int, n: int) -> int:
+    """The score of ``n`` patterns on a base: doubled once per other pattern."""
+    return base * 2 ** (n - 1)
 
 
 def _legal(patterns: Sequence[str], units: int, rules, feeder_pays: bool = False,
            col: int = SELF) -> Score:
-    cap, base = rules["cap"], rules["base"]
+    points, capped = money(units, rules["cap"], rules["base"])
     return Score(
         legal=True,
         patterns=tuple(sorted(patterns, key=ORDER.index)),
         fan=sum(FAN[p] for p in patterns),
         multiplier=None,
-        points=min(units, cap) * base,
-        capped=units > cap,
+        points=points,
+        capped=capped,
         feeder_pays=feeder_pays,
         extra={"units": units, "column": "self_draw" if col == SELF else "discard"},
     )
@@ -185,6 +201,12 @@ def _legal(patterns: Sequence[str], units: int, rules, feeder_pays: bool = False
 
 def _illegal(reason: Reason, **extra: Any) -> Score:
     return Score(legal=False, reason=reason, extra=extra)
+
+
+def _shilaotou_units(rules) -> int | None:
+    """十老头's value: its self-draw points, else its discard points."""
+    s, d = rules["points.shilaotou"]
+    return s if s is not None else d
 
 
 def _plain_units(rules) -> int:
@@ -197,8 +219,7 @@ def score(ctx: WinContext, rules) -> Score:
     if ctx.method is Method.SHILAOTOU:
         if not rules["honors"]:
             return _illegal(Reason.NOT_A_WIN, why="十老头 needs honors (honors = false)")
-        s, d = rules["points.shilaotou"]
-        units = s if s is not None else d
+        units = _shilaotou_units(rules)
         if units is None:
             return _illegal(Reason.NOT_A_WIN, why="points.shilaotou has no value")
         return _legal(["shilaotou"], units, rules)
@@ -232,7 +253,7 @@ def score(ctx: WinContext, rules) -> Score:
             return _illegal(Reason.NOT_A_WIN, why="no pattern present has a self-draw value")
         plain = _plain_units(rules)
         return _illegal(Reason.PLAIN_ON_DISCARD,
-                        plain_points=min(plain, rules["cap"]) * rules["base"])
+                        plain_points=money(plain, rules["cap"], rules["base"])[0])
     return _legal(best[2], best[0], rules, feeder_pays, col)
 
 
@@ -253,6 +274,48 @@ def score_plain_allowed(ctx: WinContext, rules) -> Score:
     if s.reason is not Reason.PLAIN_ON_DISCARD:
         return s
     return _legal(["pinghu"], _plain_units(rules), rules, col=DISCARD)
+
+
+def explain(patterns: Sequence[str], method: Method | str, rules,
+            feeder_pays: bool = False) -> Breakdown:
+    """The breakdown of a legal yuxi win with these patterns (``Score.patterns``),
+    won by ``method``; ``feeder_pays``: 点杠花 valued at the discard column.
+
+    >>> from mjlog.rules import resolve
+    >>> b = explain(("pengpenghu", "qingyise"), Method.DISCARD, resolve("yuxi"))
+    >>> b.formula, b.points, b.payer_text
+    ('4 × 2 = 8', 8, 'the discarder pays')
+    >>> explain(("pengpenghu", "qingyise", "gangshanghua"), "self_draw",
+    ...         resolve("yuxi", sets=["cap=8", "base=2"])).formula
+    '3 × 2 × 2 = 12 → capped at 8 → × 2 (base) = 16'
+    """
+    method = Method(method)
+    patterns = tuple(patterns)
+    col = SELF if method in (Method.SELF_DRAW, Method.SHILAOTOU) and not feeder_pays \
+        else DISCARD
+    if method is Method.SHILAOTOU:
+        base = ("shilaotou", _shilaotou_units(rules))
+    else:
+        base = _base(patterns, col, rules)
+        if base is None and patterns == ("pinghu",) and col == DISCARD:
+            base = ("pinghu", _plain_units(rules))  # score_plain_allowed
+    if base is None or base[1] is None or not patterns:
+        raise ValueError(f"yuxi: {' '.join(patterns) or 'no pattern'} is no legal win "
+                         f"({method})")
+    units = _doubled(base[1], len(patterns))
+    points, capped = money(units, rules["cap"], rules["base"])
+    terms, factors = [], [str(base[1])]
+    for p in patterns:
+        if p == base[0]:
+            terms.append(Term(p, NAMES.get(p, p), 1, base[1], Role.BASE))
+        else:
+            terms.append(Term(p, NAMES.get(p, p), 1, 2, Role.DOUBLE))
+            factors.append("2")
+    formula = " → ".join([f"{' × '.join(factors)} = {units}",
+                          *money_steps(units, rules["cap"], rules["base"])])
+    return Breakdown("yuxi", tuple(terms), formula, units, points,
+                     sum(FAN[p] for p in patterns), None, capped,
+                     *who_pays(method, feeder_pays, False))
 
 
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None, **kw: Any) -> bool:

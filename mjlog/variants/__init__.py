@@ -1,7 +1,7 @@
 """The variants: one module each, and the registry.
 
-Each module opens with the rules it implements (RULES.md §2–§4) and holds what
-makes its variant: rule keys and defaults, tile set, dice and break, dealers,
+Each module opens with the rules it implements (docs/rules/<variant>.md) and
+holds what makes its variant: rule keys and defaults, tile set, dice and break, dealers,
 void choice and locks, claims and forced wins, kong money, horses, end-of-wall
 settlement, bonus tiles, its scorer and pattern names. Everything else asks the
 :class:`~mjlog.variants.base.Variant` object; adding a variant means adding a

@@ -173,16 +173,14 @@
       return t === w.tile && j === w.hand.lastIndexOf(w.tile) ? "wintile" : "";
     });
     var melds = w.melds.map(function (m) { return meld(m, false); });
-    var groups = [], seen = new Map();
-    w.patterns.forEach(function (p) {
-      var g = seen.get(p[0]);
-      if (g) { g[2]++; return; }
-      g = [p[0], p[1], 1]; seen.set(p[0], g); groups.push(g);
+    // the scorer's breakdown: each pattern with what it adds, the formula, who pays
+    var b = w.breakdown;
+    var pats = b.terms.map(function (t) {
+      return el("span", { "class": "pat", "data-key": t.key, "data-role": t.role, title: t.key },
+        [t.name + " ", el("code", null, t.key), t.count > 1 ? " ×" + t.count : "",
+         el("span", { "class": "adds" }, " " + termAdds(t))]);
     });
-    var pats = groups.map(function (g) {
-      return el("span", { "class": "pat", "data-key": g[0], title: g[0] },
-        [g[1] + " ", el("code", null, g[0]), g[2] > 1 ? " ×" + g[2] : ""]);
-    });
+    var payers = w.payers.map(function (p) { return "S" + p; }).join(", ");
     var nums = [];
     if (w.fan !== null && w.fan !== undefined) nums.push("fan " + w.fan);
     if (w.multiplier !== null && w.multiplier !== undefined) nums.push("×" + w.multiplier);
@@ -207,8 +205,20 @@
         from + " · " + NAMES[w.tile] + " " + code(w.tile)),
       el("div", { "class": "row" }, [el("div", { "class": "hand" }, hand),
         el("div", { "class": "melds" }, melds)]),
-      el("div", { "class": "pats" }, pats), el("div", { "class": "nums" }, nums.join(" · ")),
+      el("div", { "class": "pats" }, pats),
+      el("div", { "class": "formula", "data-formula": b.formula }, b.formula),
+      el("div", { "class": "nums" }, nums.join(" · ")),
+      el("div", { "class": "payers", "data-payers": w.payers.join(",") },
+        b.payer_text + " " + b.points + (payers ? " (" + payers + ")" : "")),
       pays.length ? el("ul", null, pays) : null]);
+  }
+  // what one term adds, as mjlog score prints it
+  function termAdds(t) {
+    if (t.role === "base") return String(t.value);
+    if (t.role === "fan") return t.value + " fan";
+    var f = [];
+    for (var k = 0; k < t.count; k++) f.push("×" + t.value);
+    return f.join(" ");
   }
 
   function metaEls() {
