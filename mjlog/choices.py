@@ -34,7 +34,8 @@ _TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)
 class Choices:
     """The next forced event and the legal choices of one hand's seats."""
 
-    __slots__ = ("st", "bonus_tile", "forced_tiles", "late_forbidden", "_sd_key", "_sd")
+    __slots__ = ("st", "bonus_tile", "forced_tiles", "late_forbidden", "void_first", "_sd_key",
+                 "_sd")
 
     def __init__(self, st: HandState):
         self.st = st
@@ -42,6 +43,7 @@ class Choices:
         self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self.forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
         self.late_forbidden = st.rules["late_added_kong"] == "forbidden"
+        self.void_first = spec.void_first(st.rules)  # xuezhan 打缺 enforced
         self._sd_key = -1                      # the event count _sd was computed at
         self._sd: Score | None = None
 
@@ -134,7 +136,25 @@ class Choices:
         st = self.st
         t = ev.tile
         return (type(t) is int and 0 <= t < 34 and ev == _DISCARD_EV[st.turn][t]
-                and st.hands[st.turn][t] > 0 and t != self.bonus_tile)
+                and st.hands[st.turn][t] > 0 and t != self.bonus_tile
+                and not (self.void_first and self.void_first_refuses(st.turn, t)))
+
+    def void_first_refuses(self, s: int, t: int) -> bool:
+        """打缺 (``void_first``): seat ``s`` holds a tile of its void suit and ``t`` is
+        not one."""
+        v = self.st.void[s]
+        return v is not None and t // 9 != v and self.st.holds_void(s)
+
+    def discard_refusal(self, ev: Event) -> tuple[str, str] | None:
+        """Why the acting seat's discard ``ev`` of a tile it holds is refused: (check,
+        the rule in words), or None (the auditor's explanation)."""
+        st = self.st
+        s, t = ev.seat, ev.tile
+        if (ev.type == DISCARD and s == st.turn and type(t) is int and 0 <= t < 34
+                and st.hands[s][t] and self.void_first and self.void_first_refuses(s, t)):
+            return "void_first", (f"打缺 (void_first): S{s} holds a tile of its void suit "
+                                  f"{SUIT_LETTERS[st.void[s]]}: it must discard those first")
+        return None
 
     def act_options(self) -> list[Event]:
         """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
@@ -143,7 +163,11 @@ class Choices:
         h = st.hands[s]
         opts = self.act_claims()
         evs = _DISCARD_EV[s]
-        opts += compress(evs, h)  # the kinds held, in C
+        if self.void_first and st.void[s] is not None and st.holds_void(s):
+            v = st.void[s]
+            opts += compress(evs[9 * v:9 * v + 9], h[9 * v:9 * v + 9])  # 打缺
+        else:
+            opts += compress(evs, h)  # the kinds held, in C
         b = self.bonus_tile
         if b is not None and h[b]:
             opts.remove(evs[b])  # a dead dealt 发 is never discarded
@@ -176,12 +200,21 @@ class Choices:
         discarder, the kong's feeder of a 点杠花 paid by the feeder (the wins row's
         ``from_seat`` too), else None."""
         st = self.st
-        feeder = st.melds[s][-1].from_seat if sc.feeder_pays else None
+        feeder = self.kong_feeder(s) if sc.feeder_pays else None
         return st.claims.win_event(s, st.drawn, Method.SELF_DRAW, feeder)
+
+    def kong_feeder(self, s: int) -> int:
+        """Who fed the exposed kong that makes the acting seat's self-draw 点杠花 (a
+        score with ``feeder_pays``): the chain's last kong, or its first under
+        ``dian_gang_hua_link = first`` (the scorer's :meth:`WinContext.deciding_kong`)."""
+        st = self.st
+        ctx = st.claims.win_context(s, st.drawn, Method.SELF_DRAW)
+        return ctx.deciding_kong(st.rules["dian_gang_hua_link"]).from_seat
 
     # ------------------------------------------------------------ auto events
     def deal_event(self) -> Event:
-        """The next deal event: the wall's tiles for the next seat (RULES.md §1)."""
+        """The next deal event: the wall's tiles for the next seat (docs/rules/,
+        "Dealing and turn flow")."""
         st = self.st
         n, i = st.n, st.deal_next
         w = st.wall

@@ -31,7 +31,7 @@ _COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
 
 # The checks a scorer's refusal breaks (see Claims.win_verdict).
 _REFUSED = {Reason.PLAIN_ON_DISCARD: "plain_on_discard", Reason.BELOW_MIN_FAN: "min_fan",
-            Reason.HOLDS_VOID: "flower_pig"}
+            Reason.HOLDS_VOID: "flower_pig", Reason.TWO_SIDED_ON_DISCARD: "menqing_on_discard"}
 
 
 #: Every seat passes the open claim window (or the log has moved past it): the
@@ -96,7 +96,8 @@ class Claims:
             concealed=tuple(h), melds=tuple(st.melds[seat]), win_tile=tile,
             method=method, after_kong=after_kong, after_bonus=after_bonus,
             last_tile=last, first_turn=first, dealer=seat == st.dealer,
-            bonus=st.bonus[seat], void=st.void[seat])
+            bonus=st.bonus[seat], void=st.void[seat],
+            chain_kongs=st.chain_kongs if after_kong else 1)
 
     def win_score(self, seat: int, tile: int, method: Method,
                    shape: bool = False) -> Score | None:
@@ -202,6 +203,9 @@ class Claims:
             return f"S{s}'s hand is plain (平胡 only): it must be won by self-draw"
         if check == "min_fan":
             return f"S{s}'s win on {name} has fewer fan than min_fan = {st.rules['min_fan']}"
+        if check == "menqing_on_discard":
+            return (f"S{s}'s concealed hand waits two-sided on {name} without 发: no win on a "
+                    f"discard (menqing_on_discard = false)")
         if check == "flower_pig":
             return f"S{s} holds a tile of its void suit: no win (花猪)"
         if check == "dead_green":

@@ -95,6 +95,8 @@ class Check(StrEnum):
     VOID_SUIT = "void_suit"  # a pon or kong of a tile of the void suit
     FLOWER_PIG = "flower_pig"  # a win holding or on the void suit (花猪)
     MIN_FAN = "min_fan"  # huangmei: a win below min_fan
+    MENQING_ON_DISCARD = "menqing_on_discard"  # huangmei: a concealed two-sided wait on a discard
+    VOID_FIRST = "void_first"  # xuezhan: a discard of another suit while holding the void suit
     DEAD_GREEN = "dead_green"  # huangmei: a claim of a 发, or a win holding a dealt 发
     BARRED_ROB = "barred_rob"  # a kong that may not be robbed, or by that seat
     EVENT_TYPE = "event_type"  # an unknown event type
@@ -352,6 +354,9 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
         check = Check.ILLEGAL_ACTION if st.window is not None else "out_of_turn"
         return Discrepancy(seq, check, describe(ev, notation), who)
     if ev not in mine:
+        why = st.choices.discard_refusal(ev)
+        if why is not None:
+            return Discrepancy(seq, Check(why[0]), describe(ev, notation), why[1])
         return Discrepancy(seq, Check.ILLEGAL_ACTION, describe(ev, notation),
                            f"S{ev.seat} may: {summarise(mine, notation)}")
     w = st.window

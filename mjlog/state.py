@@ -88,6 +88,7 @@ class HandState:
         self.after_pon = False
         self.drawn: int | None = None        # the tile this seat just drew
         self.chain: str | None = None        # first link of the replacement chain
+        self.chain_kongs = 0                 # kongs in the chain (dian_gang_hua_link)
         self.kong_this_turn = False          # for 杠上炮
         self.window: Window | None = None
         self.pending: list[Event] = []       # events that must come next, in order
@@ -472,6 +473,8 @@ class HandState:
         """The kong was not robbed: pay kong money, then the tail draw."""
         if self.chain is None:
             self.chain = "kong"
+            self.chain_kongs = 0
+        self.chain_kongs += 1
         self.kong_this_turn = True
         self.drawn = None
         late = kind == "added" and self._late

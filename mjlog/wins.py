@@ -52,7 +52,7 @@ class WinFlow:
             if sc is None:
                 raise IllegalEvent("win_legal", f"seat {s} cannot win by self-draw now")
             if sc.feeder_pays:
-                payer = st.melds[s][-1].from_seat
+                payer = st.choices.kong_feeder(s)
                 payers = [payer]
             else:
                 payer = None

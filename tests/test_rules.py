@@ -15,15 +15,19 @@ EXPECTED_DEFAULTS = {
              "pass_hu_lock": "until_next_draw", "last4_plain_on_discard": False, "cap": 64,
              "dian_gang_hua": "discarder_pays", "bugang_payer": "pon_feeder", "horses": 0,
              "points.pinghu": (1, None), "points.longqidui": (6, 7),
-             "points.gangshangpao": (None, 4), "points.shilaotou": (3, None)},
+             "points.gangshangpao": (None, 4), "points.shilaotou": (3, None),
+             "kong_wins_big": True, "chadajiao_value": "best_self_draw",
+             "dian_gang_hua_link": "last"},
     "xuezhan": {"players": 4, "first_dealer": "seat0", "cap": 16, "extras": (),
                 "extras_stack": "separate", "zimo_bonus": "none",
                 "dian_gang_hua": "discarder_pays", "call_transfer": False,
                 "rob_exposed_kong": False, "late_added_kong": "pays", "mult.gen": 2,
-                "mult.qingshibaluohan": 256, "mult.tianhu": 32},
+                "mult.qingshibaluohan": 256, "mult.tianhu": 32,
+                "dian_gang_hua_link": "last", "void_first": False},
     "huangmei": {"players": 4, "winds": True, "min_fan": 2, "payment": "linear",
                  "rob_exposed_kong": True, "fan.facai": 1, "fan.facai_all": 8,
-                 "fan.quanqiuren": 30, "fan.qidui": 15},
+                 "fan.quanqiuren": 30, "fan.qidui": 15, "menqing_on_discard": True,
+                 "ziyise_hunyise": True},
 }
 
 
@@ -108,10 +112,12 @@ def test_rules_cli():
 
 
 ROUND_TRIP_SETS = {
-    "yuxi": ["cap=8", "points.shilaotou=-/5", "points.longqidui=6/7", "base=3"],
+    "yuxi": ["cap=8", "points.shilaotou=-/5", "points.longqidui=6/7", "base=3",
+             "kong_wins_big=false", "chadajiao_value=flat", "dian_gang_hua_link=first"],
     "xuezhan": ["cap=32", "zimo_bonus=add_base", "extras=jiangdui,menqing",
-                "mult.qingyise=16"],
-    "huangmei": ["fan.qingyise=3", "players=3"],
+                "mult.qingyise=16", "dian_gang_hua_link=first", "void_first=true"],
+    "huangmei": ["fan.qingyise=3", "players=3", "menqing_on_discard=false",
+                 "ziyise_hunyise=false"],
 }
 
 

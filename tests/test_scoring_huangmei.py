@@ -109,9 +109,11 @@ ROWS = [
                  ["pinghu", "menqing", "facai", "qingyise"], 18, id="qingyise-with-facai"),
     pytest.param("123m456m789m111z22z", "", "2z", DC, {},
                  ["pinghu", "menqing", "dandiao", "hunyise"], 18, id="hunyise"),
-    # all honors: no suited tile, so no 混一色 (nor 清一色)
+    # all honors (字一色) counts as 混一色 (ziyise_hunyise, default true; false:
+    # tests/test_new_keys.py)
     pytest.param("111z222z333z444z55z", "", "5z", DC, {},
-                 ["pinghu", "menqing", "dandiao", "pengpenghu"], 18, id="all-honors-no-hunyise"),
+                 ["pinghu", "menqing", "dandiao", "pengpenghu", "hunyise"], 33,
+                 id="all-honors-hunyise"),
     # --- 中/白 pons, kongs, concealed triplets; winds earn nothing
     pytest.param("123m456p77s", "pon:5z pon:7z", "7s", DC, {},
                  ["pinghu", "dandiao", "peng_zhongbai", "peng_zhongbai"], 4, id="peng-zhongbai"),

@@ -23,6 +23,7 @@ class Reason(StrEnum):
     BELOW_MIN_FAN = "below_min_fan"                # huangmei: fewer than min_fan
     HOLDS_VOID = "holds_void_suit"                 # xuezhan: a void-suit tile in hand
     NO_KONG_FOR_AFTER_KONG = "after_kong_without_kong"
+    TWO_SIDED_ON_DISCARD = "two_sided_on_discard"  # huangmei: menqing_on_discard = false
 
 
 class Method(StrEnum):
@@ -49,6 +50,8 @@ class WinContext(NamedTuple):
     void: xuezhan: the winner's void suit (0 m, 1 p, 2 s), None when not chosen.
     single_wait: huangmei: the hand before the winning tile waited on exactly one
       kind (computed by the caller or by the scorer when None).
+    chain_kongs: self-draw with ``after_kong``: how many kongs the replacement chain
+      holds (the last ones in ``melds``); see :meth:`deciding_kong`.
     """
 
     concealed: tuple[int, ...]
@@ -63,6 +66,25 @@ class WinContext(NamedTuple):
     bonus: int = 0
     void: int | None = None
     single_wait: bool | None = None
+    chain_kongs: int = 1
+
+    def deciding_kong(self, link: str) -> Meld | None:
+        """The kong whose kind makes a win on its replacement 点杠花: the chain's
+        last kong (``dian_gang_hua_link = last``) or its first (``first``); None
+        when ``melds`` holds no kong.
+
+        >>> from mjlog.melds import MeldKind
+        >>> ms = (Meld(MeldKind.EXPOSED_KONG, 3, 1), Meld(MeldKind.CONCEALED_KONG, 5))
+        >>> ctx = WinContext((0,) * 34, ms, 0, Method.SELF_DRAW, after_kong=True, chain_kongs=2)
+        >>> ctx.deciding_kong("last").kind, ctx.deciding_kong("first").kind
+        (<MeldKind.CONCEALED_KONG: 'concealed'>, <MeldKind.EXPOSED_KONG: 'exposed'>)
+        """
+        kongs = [m for m in self.melds if m.is_kong]
+        if not kongs:
+            return None
+        if link == "first":
+            return kongs[-min(max(self.chain_kongs, 1), len(kongs))]
+        return kongs[-1]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,8 @@ fan  pattern            key                  counted here as
 ===  =================  ===================  ===========================================
 1    平胡               ``pinghu``           any standard-shape win (never seven pairs)
 1    自摸               ``zimo``             self-draw, unless 杠上开花/财上开花/海底捞月
-1    门前清             ``menqing``          no pon, no kong of any kind; not seven pairs
+1    门前清             ``menqing``          no pon, no kong of any kind; not seven pairs;
+                                             on a discard only with ``menqing_on_discard``
 1/发 发财               ``facai``            per laid-out 发 (``ctx.bonus``); all four =
                                              ``fan.facai_all`` (8) instead of 4
 1    卡档               ``kadang``           } only when the hand before the winning tile
@@ -32,7 +33,8 @@ fan  pattern            key                  counted here as
 15   七一对             ``qidui``            seven pairs
 15   碰碰胡             ``pengpenghu``       four triplets (kongs count) and a pair
 15   清一色             ``qingyise``         one suit, no honors
-15   混一色             ``hunyise``          one suit plus honors (both present)
+15   混一色             ``hunyise``          one suit plus honors (both present), or
+                                             honors only with ``ziyise_hunyise``
 30   全求人             ``quanqiuren``       four exposed melds, won on the pair tile
                                              from a discard
 ===  =================  ===================  ===========================================
@@ -54,6 +56,11 @@ Exclusions, as the rulebook states them:
 - Winds (东南西北) earn nothing from pons, kongs or triplets; 发 is a bonus tile and
   never sits in a hand or a meld (a 发 in ``ctx.concealed`` is a dead tile: the
   hand cannot win, ``Reason.NOT_A_WIN``).
+
+``menqing_on_discard = false`` (the seed's "如果2条3条听胡1条4条别人出了不能胡"):
+besides 门前清 counting on a self-draw only, a concealed hand (no meld) with no
+发 laid out may not win on a discard that some reading of it takes as a
+two-sided wait (``Reason.TWO_SIDED_ON_DISCARD``); robbing a kong is no discard.
 
 Replacement chains. ``ctx.after_kong`` and ``ctx.after_bonus`` name the first link
 of the chain of tail draws since the player's last front draw: a chain that
@@ -186,11 +193,30 @@ def _anke_zhongbai(w: _Win) -> int:
     return n
 
 
+def _hunyise(total: Sequence[int], rules) -> bool:
+    """混一色, and 字一色 (honors only) as 混一色 with ``ziyise_hunyise``."""
+    return is_half_flush(total) or (rules["ziyise_hunyise"] and not any(total[:27]))
+
+
+def _two_sided(ctx: WinContext, decs: Sequence[Decomposition]) -> bool:
+    """Some reading of the hand completes a sequence with the winning tile at an end
+    whose other end exists too (两面: 23 waiting 1/4; not 12 → 3 or 89 → 7)."""
+    t = ctx.win_tile
+    for d in decs:
+        for kind, first in d.sets:
+            if kind is SEQ and first <= t <= first + 2:
+                offset, r = t - first, first % 9
+                if (offset == 0 and r != 6) or (offset == 2 and r != 0):
+                    return True
+    return False
+
+
 # key -> counter (how many times it counts). In the rulebook's table order.
 PATTERNS: dict[str, Callable[[_Win], int]] = {
     "pinghu": lambda w: not w.seven_pairs,
     "zimo": lambda w: w.self_draw and w.replacement is None,
-    "menqing": lambda w: not w.ctx.melds and not w.seven_pairs,
+    "menqing": lambda w: (not w.ctx.melds and not w.seven_pairs
+                          and (w.self_draw or w.rules["menqing_on_discard"])),
     "facai": lambda w: w.ctx.bonus,
     "kadang": lambda w: w.wait_pattern == "kadang",
     "bianzhang": lambda w: w.wait_pattern == "bianzhang",
@@ -208,7 +234,7 @@ PATTERNS: dict[str, Callable[[_Win], int]] = {
     "qidui": lambda w: w.seven_pairs,
     "pengpenghu": lambda w: is_all_triplets(w.d) and not w.quanqiuren,
     "qingyise": lambda w: is_one_suit(w.total()),
-    "hunyise": lambda w: is_half_flush(w.total()),
+    "hunyise": lambda w: _hunyise(w.total(), w.rules),
     "quanqiuren": lambda w: w.quanqiuren,
 }
 _ORDER = {k: i for i, k in enumerate(PATTERNS)}
@@ -334,6 +360,10 @@ def score(ctx: WinContext, rules) -> Score:
         key=lambda pf: (-pf[1], [_ORDER[k] for k in pf[0]]),
     )
     patterns, fan = best
+    if (not rules["menqing_on_discard"] and ctx.method is Method.DISCARD and not ctx.melds
+            and not ctx.bonus and _two_sided(ctx, decs)):
+        return Score(legal=False, patterns=patterns, fan=fan,
+                     reason=Reason.TWO_SIDED_ON_DISCARD, extra={"single_wait": single})
     if fan < rules["min_fan"]:
         return Score(legal=False, patterns=patterns, fan=fan, reason=Reason.BELOW_MIN_FAN,
                      extra={"single_wait": single})

@@ -64,7 +64,8 @@ the bonuses in the order ``qiangganghu``, ``gangshanghua``, ``gangshangpao``.
 
 Payments: ``zimo_bonus`` (``double``: ×2 before the cap; ``add_base``: +1 unit
 after it) applies on a self-draw that every other active player pays, i.e. not
-on 点杠花 (self-draw on an ``EXPOSED_KONG``'s replacement) under
+on 点杠花 (self-draw on an ``EXPOSED_KONG``'s replacement; in a chain of kongs, the
+last kong, or the first with ``dian_gang_hua_link = first``) under
 ``dian_gang_hua = discarder_pays``, which sets ``feeder_pays`` instead.
 ``capped`` says the cap lowered the value (for ``double``, 2 × multiplier >
 ``cap``). ``extra["units"]`` is the value before the cap (``double`` included).
@@ -179,7 +180,7 @@ class _Table:
     times under the same rules; ``Rules.__getitem__`` is a Python call)."""
 
     __slots__ = ("mult", "extras", "ready_extras", "separate", "cap", "base", "zimo_bonus",
-                 "discarder_pays", "main_of", "plain")
+                 "discarder_pays", "link", "main_of", "plain")
 
     def __init__(self, rules):
         self.mult = {k[5:]: v for k, v in rules.items() if k.startswith("mult.")}
@@ -189,6 +190,7 @@ class _Table:
         self.cap, self.base = rules["cap"], rules["base"]
         self.zimo_bonus = rules["zimo_bonus"]
         self.discarder_pays = rules["dian_gang_hua"] == "discarder_pays"
+        self.link = rules["dian_gang_hua_link"]
         self.main_of: dict[tuple[str, bool, bool], str] = {}  # _main() by its arguments
         # _evaluate() with no extras enabled, by (shape, qing, standard, own fours,
         # bonuses): nothing else enters the value then
@@ -409,7 +411,7 @@ def score(ctx: WinContext, rules) -> Score:
     multiplier, pats = best
 
     feeder_pays = (method is Method.SELF_DRAW and ctx.after_kong and t.discarder_pays
-                   and last_kong(ctx.melds).kind is MeldKind.EXPOSED_KONG)
+                   and ctx.deciding_kong(t.link).kind is MeldKind.EXPOSED_KONG)
     bonus = _bonus(method, feeder_pays, t)
     units = multiplier * 2 if bonus == "double" else multiplier
     points, capped = money(multiplier, t.cap, t.base, bonus)

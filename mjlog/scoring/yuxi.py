@@ -48,7 +48,13 @@ Readings where the rulebook is silent (each documented, each tested):
   self-draw value (1) when the discard value is ``-``, capped, × ``base``.
   :func:`score_plain_allowed` returns that win as a legal :class:`Score`.
 - 抢杠胡 and 杠上炮 are patterns, so a plain hand robbing a kong is legal and
-  scores 4 (RULES.md **[D]**).
+  scores 4 (docs/rules/yuxi.md, a **[D]** reading). With ``kong_wins_big =
+  false`` they are not enough: a hand with no shape pattern is
+  ``Reason.PLAIN_ON_DISCARD`` on that discard or rob (and
+  :func:`score_plain_allowed` values it as plain 平胡).
+- 点杠花 in a chain of kongs (kong, replacement, kong, replacement, win): the
+  last kong decides; with ``dian_gang_hua_link = first`` the chain's first
+  (``ctx.chain_kongs`` counts the chain's kongs).
 - 龙七对 counts once however many fours the seven pairs hold.
 - 十老头 with ``honors = false`` does not exist: ``Reason.NOT_A_WIN``. Its value
   is ``points.shilaotou``'s self-draw column, else its discard column (each other
@@ -148,7 +154,7 @@ def shape_patterns(concealed: Sequence[int], melds: Sequence[Meld], d: Any) -> l
 def _column(ctx: WinContext, rules) -> tuple[int, bool]:
     """(column, feeder_pays) for the win's method."""
     if ctx.method is Method.SELF_DRAW:
-        k = last_kong(ctx.melds) if ctx.after_kong else None
+        k = ctx.deciding_kong(rules["dian_gang_hua_link"]) if ctx.after_kong else None
         if (k is not None and k.kind is MeldKind.EXPOSED_KONG
                 and rules["dian_gang_hua"] == "discarder_pays"):
             return DISCARD, True
@@ -222,11 +228,16 @@ def score(ctx: WinContext, rules) -> Score:
 
     col, feeder_pays = _column(ctx, rules)
     situation = kong_situation(ctx)
+    # kong_wins_big = false: 杠上炮 / 抢杠胡 alone do not let a plain hand win
+    strict = not rules["kong_wins_big"] and ctx.method is not Method.SELF_DRAW
     best: tuple[int, int, list[str]] | None = None
     shaped = False
     for d in decompositions(list(ctx.concealed), len(ctx.melds)):
         shaped = True
-        pats = shape_patterns(ctx.concealed, ctx.melds, d) + situation
+        shape = shape_patterns(ctx.concealed, ctx.melds, d)
+        if strict and not shape:
+            continue
+        pats = shape + situation
         if not pats:
             pats = ["pinghu"]
         units = _units(pats, col, rules)
@@ -319,15 +330,22 @@ def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None, **kw: 
 
 
 def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules, **kw: Any) -> int:
-    """查大叫: money per payer owed to a ready hand at an exhaustive draw: the max
-    over its waits of the capped per-payer self-draw score with no situational
-    pattern; 0 when not ready. Extra keywords (``void=``...) are ignored.
+    """查大叫: money per payer owed to a ready hand at an exhaustive draw; 0 when not
+    ready. ``chadajiao_value``: ``best_self_draw`` (the max over its waits of the
+    capped per-payer self-draw score with no situational pattern), ``best_discard``
+    (the max over its waits that may win on a discard of the capped discard score;
+    where none may, the self-draw value) or ``flat`` (1 unit). Extra keywords
+    (``void=``...) are ignored.
 
     >>> from mjlog.rules import resolve
     >>> from mjlog.tiles import parse_counts
     >>> r = resolve("yuxi")
     >>> ready_value(parse_counts("1112223334445m"), (), r)   # 5m: 清一色 碰碰胡; 3m 6m: 清一色
     6
+    >>> ready_value(parse_counts("1112223334445m"), (), r.replace(chadajiao_value="best_discard"))
+    8
+    >>> ready_value(parse_counts("1112223334445m"), (), r.replace(chadajiao_value="flat"))
+    1
     >>> ready_value(parse_counts("123m456p789s1z234m"), (), r)   # 1z: plain
     1
     >>> ready_value(parse_counts("1357m2468p13579s"), (), r)
@@ -338,10 +356,20 @@ def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules, **kw: An
     counts = list(concealed)
     melds = tuple(melds)
     held = total_counts(counts, melds)
-    best = 0
+    how = rules["chadajiao_value"]
+    best = best_discard = 0
+    ready = False
     for w in waits(counts, len(melds), held=held):
+        ready = True
+        if how == "flat":
+            break
         c = counts.copy()
         c[w] += 1
         s = score(WinContext(tuple(c), melds, w, Method.SELF_DRAW), rules)
         best = max(best, s.points)
-    return best
+        if how == "best_discard":
+            d = score(WinContext(tuple(c), melds, w, Method.DISCARD), rules)
+            best_discard = max(best_discard, d.points)  # 0 when it may not
+    if how == "flat":
+        return rules["base"] if ready else 0
+    return best_discard or best

@@ -140,6 +140,10 @@ class Variant:
         """In the forced zone a plain hand may win on a discard."""
         return False
 
+    def void_first(self, rules: Rules) -> bool:
+        """打缺: while a seat holds a tile of its void suit it may discard only those."""
+        return False
+
     def call_transfer(self, rules: Rules) -> bool:
         """呼叫转移: on 杠上炮 the kong player's kong money goes to the winner."""
         return False

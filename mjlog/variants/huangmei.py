@@ -1,4 +1,4 @@
-"""huangmei — 黄梅麻将 (Huangmei, Hubei), RULES.md §4.
+"""huangmei — 黄梅麻将 (Huangmei, Hubei): docs/rules/huangmei.md.
 
 - 136 tiles (key ``winds``; false drops 东南西北: 120). The four 发 are bonus
   tiles: a dealt 发 is dead (no win for its holder) until laid out at the start
@@ -15,6 +15,12 @@
   payments at an exhaustive draw.
 - Scoring: :mod:`mjlog.scoring.huangmei` (additive fan ``fan.<pattern>``, at
   least ``min_fan`` to win; ``payment`` linear or doubling).
+- 门前清 counts on a discard win too (key ``menqing_on_discard``; false follows
+  the seed's "如果2条3条听胡1条4条别人出了不能胡": 门前清 counts only on a
+  self-draw, and a concealed hand with a two-sided wait and no 发 laid out may
+  not win on a discard).
+- A hand of honors only (字一色) counts as 混一色 (key ``ziyise_hunyise``;
+  false: it earns neither 混一色 nor 清一色).
 
 >>> from mjlog.rules import Rules
 >>> HUANGMEI.break_position((3, 4), dealer=0, n=4, N=136)
@@ -30,7 +36,7 @@ from mjlog.scoring import huangmei as scorer
 from mjlog.tiles import GREEN, tile_set
 from mjlog.variants.base import Variant, side_start
 
-#: the fan of every pattern, RULES.md §4
+#: the fan of every pattern (docs/rules/huangmei.md, "Fan")
 FAN = {
     "pinghu": 1, "zimo": 1, "menqing": 1, "facai": 1, "facai_all": 8, "kadang": 1,
     "bianzhang": 1, "dandiao": 1, "peng_zhongbai": 1, "minggang_shu": 1,
@@ -53,6 +59,10 @@ class Huangmei(Variant):
         int_key("min_fan", 2, "minimum fan to win", 0),
         choice_key("payment", "linear", ("linear", "doubling"),
                    "fan × base, or base × 2^(fan − min_fan)"),
+        bool_key("menqing_on_discard", True,
+                 "门前清 counts on a discard win; false: self-draw only, and a concealed "
+                 "two-sided wait without 发 may not win on a discard"),
+        bool_key("ziyise_hunyise", True, "an all-honor hand (字一色) counts as 混一色"),
     ] + [int_key(f"fan.{k}", v, f"fan of {k}") for k, v in FAN.items()])
 
     def money_bound(self, rules):

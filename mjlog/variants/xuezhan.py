@@ -1,10 +1,12 @@
-"""xuezhan — 天天爱云南麻将 (blood battle, 血战到底), RULES.md §3.
+"""xuezhan — 天天爱云南麻将 (blood battle, 血战到底): docs/rules/xuezhan.md.
 
 - The 108 suited tiles, whatever the number of players. First dealer: seat 0
   (key ``first_dealer``: or drawn from hand 0's stream). The break as in yuxi.
 - 定缺: after the deal every seat chooses a void suit, in seat order from the
   dealer (``void`` events). No pon or kong of a void-suit tile; no win while
-  holding one (花猪).
+  holding one (花猪). Discarding the void suit first (打缺) is not required
+  (key ``void_first``; true: while a seat holds a void-suit tile, each of its
+  discards must be one).
 - Blood battle: a winner leaves the hand, its hand frozen; play resumes after
   the last winner on the tile, and the hand ends when one seat is left or the
   wall is empty. Next dealer: the first winner; several on the first tile: the
@@ -15,6 +17,9 @@
 - Kong money at once, active players only: 刮风 (exposed) the discarder pays 2,
   补杠 each other active seat 1, 下雨 (concealed) each other active seat 2.
   呼叫转移 (key ``call_transfer``): on 杠上炮 that kong's money goes to the winner.
+- 点杠花 (杠上开花 on an exposed kong's replacement): the feeder pays alone (key
+  ``dian_gang_hua``); in a chain of kongs the last kong decides, or the first
+  (key ``dian_gang_hua_link``).
 - End of wall, with two or more seats still in: 退税 (a seat not ready repays
   its kong money), 查花猪 (a seat holding its void suit pays ``cap`` to every
   other non-花猪), 查大叫 (each non-ready seat pays each ready one its best win).
@@ -31,7 +36,7 @@ from mjlog.scoring.xuezhan import XUEZHAN_EXTRAS
 from mjlog.tiles import tile_set
 from mjlog.variants.base import Variant
 
-#: the multiplier of every pattern, RULES.md §3
+#: the multiplier of every pattern (docs/rules/xuezhan.md, "Patterns")
 MULT = {
     "pinghu": 1, "pengpenghu": 2, "qingyise": 4, "qidui": 4, "jingougou": 4,
     "qingpeng": 8, "longqidui": 8, "qingqidui": 16, "qingjingougou": 16,
@@ -63,6 +68,10 @@ class Xuezhan(Variant):
         choice_key("zimo_bonus", "none", ("none", "add_base", "double"), "self-draw bonus"),
         choice_key("dian_gang_hua", "discarder_pays", ("discarder_pays", "self_draw"),
                    "点杠花: the feeder pays alone, or every active player pays"),
+        choice_key("dian_gang_hua_link", "last", ("last", "first"),
+                   "in a chain of kongs, which kong decides 点杠花"),
+        bool_key("void_first", False,
+                 "打缺: while holding a void-suit tile, discard only void-suit tiles"),
         bool_key("call_transfer", False,
                  "呼叫转移: on 杠上炮 the kong money goes to the winner"),
     ] + [RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k}") for k, v in MULT.items()])
@@ -90,6 +99,9 @@ class Xuezhan(Variant):
     def pass_lock_text(self, seat, lock):
         return (f"过手胡: S{seat} passed a win worth ×{lock} since its last draw; only a "
                 f"bigger one may be taken")
+
+    def void_first(self, rules):
+        return rules["void_first"]
 
     def call_transfer(self, rules):
         return rules["call_transfer"]

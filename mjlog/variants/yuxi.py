@@ -1,4 +1,4 @@
-"""yuxi — 星悦云南麻将 (Yuxi folk rules), RULES.md §2.
+"""yuxi — 星悦云南麻将 (Yuxi folk rules): docs/rules/yuxi.md.
 
 - 136 tiles (key ``honors``; false: the 108 suited tiles, and no 十老头). No chi.
   First dealer drawn from hand 0's stream; the dice give the break
@@ -6,7 +6,10 @@
 - The first win ends the hand; several winners on one discard all win. Next
   dealer: the single winner; several: the discarder's 下家; a drawn hand: the
   dealer stays (key ``dealer_on_draw``).
-- A plain hand (平胡 only) must be won by self-draw. 弃胡: passing a legal win
+- A plain hand (平胡 only) must be won by self-draw; 杠上炮 and 抢杠胡 count as
+  patterns, so a plain hand may win on the discard after its discarder's kong or
+  by robbing a kong (key ``kong_wins_big``; false reads "普通平胡严禁点炮"
+  strictly: such a hand may not win there). 弃胡: passing a legal win
   locks a seat out of discard and rob wins until its next draw; a pon does not
   end it (key ``pass_hu_lock``).
 - 尾牌强制: with 4 tiles or fewer left every legal win is taken by the engine,
@@ -16,11 +19,16 @@
   (``points.shilaotou``, valued by the scorer: ``-/-`` means no win).
 - Kong money: an exposed kong's discarder pays 2; an added kong's pon feeder
   pays 2 (key ``bugang_payer``: or each other player 1); a concealed kong earns
-  nothing. 点杠花: key ``dian_gang_hua``.
+  nothing. 点杠花 (a win on an exposed kong's replacement): key ``dian_gang_hua``;
+  in a chain of kongs the last kong decides whether it is 点杠花, or the first
+  (key ``dian_gang_hua_link``), whose feeder then pays.
 - 买马 (key ``horses``): after the win(s), that many tiles turned from the tail;
   each pointing at a winner makes each of its payers pay its points once more.
 - Exhaustive draw (查大叫): every player that is not ready pays each ready
-  player that player's best self-draw value.
+  player what its hand is owed (key ``chadajiao_value``): its best self-draw
+  value over its waits (``best_self_draw``), its best discard value over the
+  waits it may win on a discard, else its self-draw value (``best_discard``),
+  or 1 (``flat``).
 - Scoring: :mod:`mjlog.scoring.yuxi` (``points.<pattern>``, self-draw/discard
   pairs; the highest, doubled per other pattern; ``cap``).
 """
@@ -35,7 +43,7 @@ from mjlog.scoring import yuxi as scorer
 from mjlog.tiles import tile_set
 from mjlog.variants.base import Variant
 
-#: pattern: (self-draw, discard) points per payer, RULES.md §2
+#: pattern: (self-draw, discard) points per payer (docs/rules/yuxi.md, "Patterns and scores")
 POINTS = {
     "pinghu": (1, None),
     "pengpenghu": (3, 4),
@@ -65,8 +73,14 @@ class Yuxi(Variant):
         int_key("cap", 64, "maximum points per payer", 1),
         choice_key("dian_gang_hua", "discarder_pays", ("discarder_pays", "self_draw"),
                    "点杠花: who pays a win on an exposed kong's replacement"),
+        choice_key("dian_gang_hua_link", "last", ("last", "first"),
+                   "in a chain of kongs, which kong decides 点杠花"),
         choice_key("bugang_payer", "pon_feeder", ("pon_feeder", "each_other"),
                    "转弯杠 money: the pon's feeder pays 2, or each other player pays 1"),
+        bool_key("kong_wins_big", True,
+                 "杠上炮 and 抢杠胡 let a plain hand win on that discard or rob"),
+        choice_key("chadajiao_value", "best_self_draw", ("best_self_draw", "best_discard", "flat"),
+                   "查大叫: what a ready hand is owed at an exhaustive draw"),
         int_key("horses", 0, "买马: horses turned after a win (0 = off)", 0, 20),
     ] + [RuleKey(f"points.{k}", v, "pair", doc=f"points per payer for {k}: self-draw/discard")
          for k, v in POINTS.items()])

@@ -1,0 +1,321 @@
+"""The rulebook's newer rule keys, each both ways (issue #19).
+
+yuxi ``kong_wins_big`` and ``chadajiao_value``; yuxi and xuezhan
+``dian_gang_hua_link``; xuezhan ``void_first``; huangmei ``menqing_on_discard``
+and ``ziyise_hunyise``. Each is played as a scripted hand (``tests/scripted.py``)
+under its default and its switched value, where the key changes the outcome. A
+legality key is also checked from the auditor's side: the events of the
+default hand, replayed under the switched rules by the checked step, are refused
+by the rule they break. Finally ``mjlog simulate`` under every switched value
+writes runs that ``mjlog validate`` accepts, and ``mjlog rules`` shows each key.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mjlog.cli import main
+from mjlog.events import DISCARD, WIN
+from mjlog.replay import Check, run_checked
+from mjlog.rules import RuleError, resolve
+from mjlog.state import HandState
+from tests import test_xuezhan_flow as xz
+from tests import test_yuxi_rules as yx
+from tests.scripted import offered, pays, play_script
+
+JA, JB, JC = yx.JA, yx.JB, yx.JC
+
+
+def replay_under(st, rules):
+    """The checked step over ``st``'s events under other rules: (applied, discrepancy)."""
+    return run_checked(HandState(rules, st.wall, st.dealer, st.dice, st.break_pos), st.events)
+
+
+def win_seq(st, seat):
+    return next(i for i, e in enumerate(st.events) if e.type == WIN and e.seat == seat)
+
+
+# ---------------------------------------------------------------- yuxi kong_wins_big
+
+def kong_then_discard(r, win: bool):
+    """The dealer konges 5555m and discards its replacement 9m; seat 1's plain hand
+    waits on 9m (杠上炮)."""
+    hands = {0: "5555m123p456p789s1s", 1: "78m234m234s567s99p", 2: JB, 3: JC}
+    scripts = {0: ["kong 5m", "discard 9m"]} | ({1: ["win 9m"]} if win else {})
+    return play_script(r, hands, scripts, tail="9m", stop=not win)
+
+
+def added_kong(r, rob: bool):
+    """Seat 1 pons the dealer's 5m and adds the fourth; seat 2's plain hand (46m)
+    may rob it (抢杠胡)."""
+    hands = {0: JA + "5m", 1: "55m123p456p789s19s", 2: "46m789p123s456s99s", 3: JC}
+    scripts = {1: ["pon 5m", "discard 1s", "kong 5m"]} | ({2: ["win 5m"]} if rob else {})
+    return play_script(r, hands, scripts, draws="? ? ? 5m", stop=not rob)
+
+
+def test_kong_wins_big_true_lets_a_plain_hand_win_on_gangshangpao_and_rob():
+    st, ag = kong_then_discard(yx.R, win=True)
+    assert yx.wins(st) == [(1, "discard", 0, ("gangshangpao",), 4)]
+    st, ag = added_kong(yx.R, rob=True)
+    assert offered(ag[2], WIN, "5m") == 1
+    assert yx.wins(st) == [(2, "robbed_kong", 1, ("qiangganghu",), 4)]
+
+
+def test_kong_wins_big_false_refuses_them():
+    strict = yx.rules("kong_wins_big=false")
+    st, ag = kong_then_discard(strict, win=False)
+    assert offered(ag[1], WIN) == 0 and st.wins == []
+    st, ag = added_kong(strict, rob=False)
+    assert offered(ag[2], WIN) == 0 and st.wins == []
+    # a big hand still wins on the discard after a kong, with 杠上炮 doubling it
+    hands = {0: "5555m123p456p789s1s", 1: "222s333s555s66s99p", 2: JB, 3: JC}
+    st, _ = play_script(strict, hands, {0: ["kong 5m", "discard 9p"], 1: ["win 9p"]},
+                        tail="9p")
+    assert yx.wins(st) == [(1, "discard", 0, ("pengpenghu", "gangshangpao"), 8)]
+
+
+@pytest.mark.parametrize("scenario", [kong_then_discard, added_kong])
+def test_kong_wins_big_false_audit_refuses_the_default_win(scenario):
+    st, _ = scenario(yx.R, True)
+    k = win_seq(st, 1 if scenario is kong_then_discard else 2)
+    assert replay_under(st, yx.R) == (len(st.events), None)
+    applied, d = replay_under(st, yx.rules("kong_wins_big=false"))
+    assert (applied, d.seq, d.check) == (k, k, Check.PLAIN_ON_DISCARD)
+    assert "self-draw" in d.rules
+
+
+# ---------------------------------------------------------------- yuxi chadajiao_value
+
+# seat 1: 1112223334445m (5m: 清一色 碰碰胡 6 / 8; 3m 6m: 清一色 3 / 4);
+# seat 2: a plain hand on 9m (self-draw 1, no discard win)
+CHADAJIAO = {0: JA + "7p", 1: "1112223334445m", 2: "123p234p456s789s9m", 3: JC}
+
+
+@pytest.mark.parametrize("value, owed1, owed2", [
+    ("best_self_draw", 6, 1), ("best_discard", 8, 1), ("flat", 1, 1)])
+def test_chadajiao_value(value, owed1, owed2):
+    r = yx.rules(f"chadajiao_value={value}", "base=2")
+    st, _ = play_script(r, CHADAJIAO, tail="3s 3s 3s 3s 6s")
+    assert st.wins == [] and st.exhausted
+    assert pays(st) == [(0, 1, 2 * owed1, "not_ready"), (0, 2, 2 * owed2, "not_ready"),
+                        (3, 1, 2 * owed1, "not_ready"), (3, 2, 2 * owed2, "not_ready")]
+    # the auditor recomputes the settlement: a log made under other values is refused
+    other = "flat" if value != "flat" else "best_discard"
+    applied, d = replay_under(st, r.replace(chadajiao_value=other))
+    assert d is not None and d.check == Check.TRANSFER
+
+
+# ---------------------------------------------------------------- dian_gang_hua_link
+
+def yuxi_chain(r):
+    """Seat 1 konges the dealer's 5m (明杠), konges its 7p on the replacement (暗杠)
+    and wins on the next replacement 9s: a chain that began with an exposed kong."""
+    hands = {0: JA + "5m", 1: "555m777p123p456s9s", 2: JB, 3: JC}
+    return play_script(r, hands, {1: ["kong 5m", "kong 7p", "win"]}, tail="7p 9s")
+
+
+@pytest.mark.parametrize("link, want", [
+    # the last kong (concealed) decides: an ordinary 杠上花, 3 from each
+    ("last", ([(1, "self_draw", None, ("gangshanghua",), 3)],
+              [(0, 1, 2, "kong_exposed"), (0, 1, 3, "win"), (2, 1, 3, "win"), (3, 1, 3, "win")])),
+    # the first (exposed, fed by the dealer) decides: 点杠花, the dealer pays 4 alone
+    ("first", ([(1, "self_draw", 0, ("gangshanghua",), 4)],
+               [(0, 1, 2, "kong_exposed"), (0, 1, 4, "win")])),
+])
+def test_dian_gang_hua_link_yuxi(link, want):
+    r = yx.rules(f"dian_gang_hua_link={link}")
+    st, _ = yuxi_chain(r)
+    assert (yx.wins(st), pays(st)) == want
+    assert st.events[st.wins[0].seq].from_seat == st.wins[0].from_seat
+    other = r.replace(dian_gang_hua_link="first" if link == "last" else "last")
+    assert replay_under(st, r) == (len(st.events), None)
+    assert replay_under(st, other)[1] is not None
+
+
+@pytest.mark.parametrize("link", ["last", "first"])
+def test_a_chain_begins_at_the_last_front_draw(link):
+    # seat 1 konges the dealer's 5m (明杠) and discards the replacement 1z; later it
+    # draws its fourth 7p, konges it (暗杠) and wins on that replacement: the chain
+    # holds only the concealed kong, an ordinary 杠上花 whatever the link
+    hands = {0: JA + "5m", 1: "555m777p123p456s9s", 2: JB, 3: JC}
+    st, _ = play_script(yx.rules(f"dian_gang_hua_link={link}"), hands,
+                        {1: ["kong 5m", "kong 7p", "win"]}, draws="? ? ? 7p", tail="1z 9s")
+    assert yx.wins(st) == [(1, "self_draw", None, ("gangshanghua",), 3)]
+    assert pays(st) == [(0, 1, 2, "kong_exposed"), (0, 1, 3, "win"), (2, 1, 3, "win"),
+                        (3, 1, 3, "win")]
+
+
+XZ_CHAIN = {0: "123m456m789m2346s 5s", 1: "555s777p123p456p9p"}
+
+
+@pytest.mark.parametrize("link, payers", [("last", [0, 2, 3]), ("first", [0])])
+def test_dian_gang_hua_link_xuezhan(link, payers):
+    st, _ = xz.run(XZ_CHAIN, voids="pmmm", tail="7p 9p", stop=True,
+                   rules=xz.XZ(dian_gang_hua_link=link),
+                   scripts={1: ["kong 5s", "kong 7p", "win 9p"]})
+    # 平胡 ×2 per 根 (two kongs) ×2 杠上开花 = 8
+    assert xz.wins(st)[0][:6] == (1, 0 if link == "first" else None, "self_draw",
+                                  ("pinghu", "gen", "gen", "gangshanghua"), 8, 8)
+    assert pays(st, "win") == [(p, 1, 8, "win") for p in payers]
+    assert pays(st, "kong_exposed", "kong_concealed") == [
+        (0, 1, 2, "kong_exposed"), (0, 1, 2, "kong_concealed"), (2, 1, 2, "kong_concealed"),
+        (3, 1, 2, "kong_concealed")]
+
+
+# ---------------------------------------------------------------- xuezhan void_first
+
+# seat 1 (void m) holds 1m and draws 5p, then 9s; the dealer (void s) discards its 2s
+VOID_HANDS = {0: "123m456m789m1234p 2s", 1: "1m123p456p789p11s2s"}
+
+
+def void_hand(rules):
+    return xz.run(VOID_HANDS, voids="smpp", draws="5p ? ? ? 9s", rules=rules,
+                  scripts={0: ["discard 2s"]})
+
+
+def seat1_first_discards(ag):
+    first = next(o for o in ag[1].offers if o[-1] is not None and o[0].type != "void")
+    return sorted(o.tile for o in first if o.type == DISCARD)
+
+
+def test_void_first_false_lets_the_void_suit_wait():
+    st, ag = void_hand(xz.XZ())
+    assert len(seat1_first_discards(ag)) > 1
+    d = next(e for e in st.events if e.type == DISCARD and e.seat == 1)
+    assert d.tile == xz.T("5p")  # the drawn tile, not the void 1m
+    # the auditor refuses the same log under void_first = true, naming the rule
+    applied, disc = replay_under(st, xz.XZ(void_first=True))
+    k = st.events.index(d)
+    assert (applied, disc.seq, disc.check) == (k, k, Check.VOID_FIRST)
+    assert "void_first" in disc.rules
+
+
+def test_void_first_true_allows_only_void_tiles_while_one_is_held():
+    st, ag = void_hand(xz.XZ(void_first=True))
+    assert seat1_first_discards(ag) == [xz.T("1m")]
+    d = [e for e in st.events if e.type == DISCARD and e.seat == 1]
+    assert d[0].tile == xz.T("1m")
+    # once the void suit is gone every held kind may go again
+    later = [o for o in ag[1].offers if o[-1] is not None and o[0].type != "void"][1]
+    assert len([o for o in later if o.type == DISCARD]) > 1
+    assert replay_under(st, xz.XZ(void_first=True)) == (len(st.events), None)
+
+
+# ---------------------------------------------------------------- huangmei menqing_on_discard
+
+HM = {0: "111z222z333z777z2m 1s", 1: "123m456m789p55s23s"}  # seat 1 waits 1s/4s (两面)
+
+
+def hm_rules(**kw):
+    return resolve("huangmei", sets=[f"{k}={v}" for k, v in kw.items()])
+
+
+def test_menqing_on_discard_true_counts_menqing_on_a_discard():
+    st, _ = play_script(hm_rules(), HM, {1: ["win 1s"]})
+    assert [(w.seat, w.method, w.patterns, w.fan) for w in st.wins] == [
+        (1, "discard", ("pinghu", "menqing"), 2)]
+
+
+def test_menqing_on_discard_false_refuses_a_concealed_two_sided_wait():
+    strict = hm_rules(menqing_on_discard="false")
+    st, ag = play_script(strict, HM, {0: ["discard 1s"]}, stop=True)
+    assert offered(ag[1], WIN) == 0 and st.wins == []
+    ok, _ = play_script(hm_rules(), HM, {1: ["win 1s"]})
+    applied, d = replay_under(ok, strict)
+    k = win_seq(ok, 1)
+    assert (applied, d.seq, d.check) == (k, k, Check.MENQING_ON_DISCARD)
+    assert "menqing_on_discard" in d.rules
+
+
+@pytest.mark.parametrize("how, bonus, sets, patterns", [
+    # 门前清 only on a self-draw
+    ("self", 0, {}, ["pinghu", "zimo", "menqing"]),
+    # a single wait (卡档) on a discard: allowed, but without 门前清
+    ("discard", 0, {"--win": "2s", "--hand": "123m456m789p55s13s"}, ["pinghu", "kadang"]),
+    # the same two-sided wait won on a discard by default (below it is refused)
+    # a laid-out 发 lifts the refusal
+    ("discard", 1, {}, ["pinghu", "facai"]),
+])
+def test_menqing_on_discard_false_in_the_scorer(how, bonus, sets, patterns):
+    hand = sets.get("--hand", "123m456m789p55s23s")
+    args = ["score", "huangmei", hand, "--win", sets.get("--win", "1s"), "--by", how,
+            "--bonus", str(bonus), "--set", "menqing_on_discard=false", "--json"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["patterns"] == patterns
+
+
+# ---------------------------------------------------------------- huangmei ziyise_hunyise
+
+ZIYISE = {0: "123m456p789s11s23m 5z", 1: "111z222z333z444z5z"}
+
+
+@pytest.mark.parametrize("flag, patterns, fan", [
+    ("true", ("pinghu", "menqing", "dandiao", "pengpenghu", "hunyise"), 33),
+    ("false", ("pinghu", "menqing", "dandiao", "pengpenghu"), 18),
+])
+def test_ziyise_hunyise(flag, patterns, fan):
+    st, _ = play_script(hm_rules(ziyise_hunyise=flag), ZIYISE, {1: ["win 5z"]})
+    assert [(w.seat, w.method, w.patterns, w.fan, w.points) for w in st.wins] == [
+        (1, "discard", patterns, fan, fan)]
+    assert replay_under(st, hm_rules(ziyise_hunyise=flag)) == (len(st.events), None)
+    other = hm_rules(ziyise_hunyise="false" if flag == "true" else "true")
+    assert replay_under(st, other)[1].check == Check.TRANSFER  # the win's payment
+
+
+# ---------------------------------------------------------------- keys, CLI, runs
+
+NEW_KEYS = {
+    "yuxi": {"kong_wins_big": (True, "false", "maybe"),
+             "chadajiao_value": ("best_self_draw", "best_discard", "best"),
+             "dian_gang_hua_link": ("last", "first", "middle")},
+    "xuezhan": {"dian_gang_hua_link": ("last", "first", "1"),
+                "void_first": (False, "true", "first")},
+    "huangmei": {"menqing_on_discard": (True, "false", "2"),
+                 "ziyise_hunyise": (True, "false", "yes please")},
+}
+CASES = [(v, k, *vals) for v, ks in NEW_KEYS.items() for k, vals in ks.items()]
+
+
+@pytest.mark.parametrize("variant, key, default, switched, bad", CASES)
+def test_key_shown_round_tripped_and_strictly_parsed(variant, key, default, switched, bad,
+                                                     tmp_path):
+    assert resolve(variant)[key] == default
+    res = CliRunner().invoke(main, ["rules", variant, "--set", f"{key}={switched}"])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if x.startswith(f"{key} = "))
+    assert "(changed; default" in line
+    path = tmp_path / "r.toml"
+    path.write_text(res.output)
+    assert resolve(variant, file=str(path)) == resolve(variant, sets=[f"{key}={switched}"])
+    with pytest.raises(RuleError) as e:
+        resolve(variant, sets=[f"{key}={bad}"])
+    assert key in str(e.value) and "\n" not in str(e.value)
+    res = CliRunner().invoke(main, ["rules", variant, "--set", f"{key}={bad}"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert len([x for x in res.output.splitlines() if x.strip()]) == 1
+
+
+SWITCHED = {
+    "yuxi": ["kong_wins_big=false", "chadajiao_value=best_discard", "dian_gang_hua_link=first"],
+    "yuxi-flat": ["chadajiao_value=flat", "dian_gang_hua_link=first"],
+    "xuezhan": ["void_first=true", "dian_gang_hua_link=first"],
+    "huangmei": ["menqing_on_discard=false", "ziyise_hunyise=false"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SWITCHED))
+def test_runs_under_the_switched_keys_validate(name, tmp_path):
+    variant = name.split("-")[0]
+    sets = [a for s in SWITCHED[name] for a in ("--set", s)]
+    out = tmp_path / "run"
+    res = CliRunner().invoke(main, ["simulate", "--variant", variant, *sets, "--matches", "2",
+                                    "--hands-per-match", "4", "--agents",
+                                    "strategic,efficient,greedy,random", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["validate", str(out), "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert "problems 0" in res.output
