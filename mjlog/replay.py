@@ -715,11 +715,10 @@ def _shards_with_match(run, match: int) -> list[int]:
 def load_hand(run_dir: str | os.PathLike, match: int, hand: int, rotation: int = 0) -> Replay:
     """Read one hand of a run directory (hands row, events, wins, transfers).
 
-    The manifest is verified first (:class:`mjlog.rundir.RunFiles`), and the files
+    The manifest is verified first (:class:`mjlog.logio.RunFiles`), and the files
     read, those of the shard holding the hand, have their sha256 checked.
     """
-    from mjlog.logio import LogError, read_table
-    from mjlog.rundir import RunFiles
+    from mjlog.logio import LogError, RunFiles, read_table
 
     run = RunFiles(run_dir)
     manifest = run.manifest

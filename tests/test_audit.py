@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from mjlog import audit as audit_mod
 from mjlog.audit import audit_runs, write_report
+from mjlog.audit import runner as audit_runner
 from mjlog.cli import main
 from mjlog.errors import InputError
 from mjlog.interchange import export_hand, import_lines
@@ -55,7 +56,7 @@ def test_clean_runs_pass_and_count():
 
 
 def test_parallel_equals_serial(monkeypatch, tmp_path):
-    monkeypatch.setattr(audit_mod, "BATCH_HANDS", 5)  # several chunks per shard
+    monkeypatch.setattr(audit_runner, "BATCH_HANDS", 5)  # several chunks per shard
     run = _copy("xuezhan", tmp_path)
     _rewrite(run, "wins", lambda rows: [dict(r, points=r["points"] + 1) for r in rows])
     one = audit_runs([run], workers=1)

@@ -14,8 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjlog import logio
-from mjlog.logio import LogError, ShardWriter
-from mjlog.rundir import RunFiles
+from mjlog.logio import LogError, RunFiles, ShardWriter
 from mjlog.schema import (
     EVENT_TYPES,
     EVENTS,
@@ -464,7 +463,7 @@ def test_shard_complete_and_hands_renamed_last(tmp_path, monkeypatch):
     renamed = []
     real = os.replace
     monkeypatch.setattr(
-        logio.os, "replace", lambda a, b: (renamed.append(Path(b).parent.name), real(a, b))
+        os, "replace", lambda a, b: (renamed.append(Path(b).parent.name), real(a, b))
     )
     entries = write_shard(tmp_path, 0, hands)
     assert renamed == ["events", "wins", "transfers", "hands"]
@@ -485,7 +484,7 @@ def test_failed_rename_leaves_shard_incomplete(tmp_path, monkeypatch):
             raise OSError("disk full")
         real(a, b)
 
-    monkeypatch.setattr(logio.os, "replace", flaky)
+    monkeypatch.setattr(os, "replace", flaky)
     with pytest.raises(OSError, match="disk full"):
         write_shard(tmp_path, 0, synth_hands(5, 2))
     assert not logio.shard_complete(tmp_path, 0)
