@@ -95,10 +95,6 @@ class ShardTables:
                     self.orphans.append((shard_path(t, shard),
                                          [unkey(k) for k in stray.tolist()]))
 
-    @property
-    def n_hands(self) -> int:
-        return len(self.hand_keys)
-
     def hands(self, i0: int, i1: int) -> list[dict[str, Any]]:
         """Rows i0..i1-1 of the hands table, as dicts."""
         htab = self._tabs["hands"][0]
