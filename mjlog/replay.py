@@ -406,6 +406,12 @@ def apply_checked(st: HandState, ev: Event, notation: bool = True) -> Discrepanc
             return None
     except Exception as e:  # a malformed event must be a finding, never a traceback
         return _apply_error(seq, ev, e, notation)
+    return _refusal(st, ev, seq, notation)
+
+
+def _refusal(st: HandState, ev: Event, seq: int, notation: bool) -> Discrepancy:
+    """Why :meth:`HandState.try_apply` refused ``ev`` at ``seq``: the reference
+    check's discrepancy."""
     try:
         d = check_step(st, ev, notation)
     except Exception as e:
@@ -429,10 +435,16 @@ def run_checked(st: HandState, events: Sequence[Event],
     """:func:`apply_checked` over ``events`` in order, stopping at the first
     discrepancy: (events applied, discrepancy or None). A log that stops before
     the hand is over is left to the caller (:func:`truncated`)."""
+    # apply_checked inlined: this loop runs once per logged event of an audit
+    try_apply = st.try_apply
     for i, ev in enumerate(events):
-        d = apply_checked(st, ev, notation)
-        if d is not None:
-            return i, d
+        seq = len(st.events)
+        try:
+            if try_apply(ev):
+                continue
+        except Exception as e:  # a malformed event must be a finding, never a traceback
+            return i, _apply_error(seq, ev, e, notation)
+        return i, _refusal(st, ev, seq, notation)
     return len(events), None
 
 
@@ -480,10 +492,11 @@ def play_wall(rules: Rules, logged: list[int],
 def rebuild_wall(rules: Rules, events: Sequence[Event]) -> tuple[list[int], list[str]]:
     """A wall consistent with a log that gives the drawn tiles but not the wall.
 
-    Deal events fill their positions (RULES.md §1, Dealing), live draws the front
-    from 13n + 1 on, tail draws and horses the back; the undrawn rest gets the
-    remaining tiles of the variant's set in sorted order. Returns the wall and
-    the problems met (a tile seen more often than the set holds, ends crossing).
+    Deal events fill their positions (docs/rules/README.md, 'The wall, the dice and
+    the break'), live draws the front from 13n + 1 on, tail draws and horses the
+    back; the undrawn rest gets the remaining tiles of the variant's set in sorted
+    order. Returns the wall and the problems met (a tile seen more often than the
+    set holds, ends crossing).
     """
     full = list(wall_tiles(rules))
     N, n = len(full), rules.n

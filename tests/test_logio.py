@@ -1,4 +1,4 @@
-"""The log layer: schemas, ShardWriter, manifest, readers (LOG_SCHEMA.md)."""
+"""The log layer: schemas, ShardWriter, manifest, readers (docs/log-schema.md)."""
 
 from __future__ import annotations
 

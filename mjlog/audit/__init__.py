@@ -1,5 +1,5 @@
-"""The auditor: check every hand of a run against the rules (docs/log-schema.md,
-'Audit').
+"""The auditor: check every hand of a run against the rules (docs/rules/README.md,
+'What the auditor checks') and the log contract (docs/log-schema.md).
 
 - :mod:`~mjlog.audit.checks`: one hand (the wall, dice and break, the seed, every
   event through the one checked step :meth:`HandState.try_apply

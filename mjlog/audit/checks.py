@@ -1,4 +1,4 @@
-"""The checks of one hand, in the order docs/log-schema.md's audit lists them.
+"""The checks of one hand, in order (docs/rules/README.md, 'What the auditor checks').
 
 1. the wall is a permutation of the variant's tile set (``wall_permutation``);
 2. the dice give the logged break (``dice_break``);

