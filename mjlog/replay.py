@@ -349,7 +349,7 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
             return d
     if mine is None:
         who = "; ".join(f"S{s} may: {summarise(o, notation)}" for s, o in sorted(opts.items()))
-        check = Check.ILLEGAL_ACTION if st.window is not None else "out_of_turn"
+        check = Check.ILLEGAL_ACTION if st.window is not None else Check.OUT_OF_TURN
         return Discrepancy(seq, check, describe(ev, notation), who)
     if ev not in mine:
         return Discrepancy(seq, Check.ILLEGAL_ACTION, describe(ev, notation),

@@ -70,10 +70,11 @@ class HandResult:
     file: str | None = None  # the hands file the row was read from
 
 
-_WINS_CHECKS = frozenset({"wins_rows", "win_event", "win_seat", "win_from_seat", "win_tile",
-                          "win_method", "win_patterns", "win_fan", "win_multiplier",
-                          "win_points", "win_total", "win_capped"})
-_TRANSFERS_CHECKS = frozenset({"transfers_table", "transfer_row"})
+_WINS_CHECKS = frozenset({Check.WINS_ROWS, Check.WIN_EVENT, Check.WIN_SEAT, Check.WIN_FROM_SEAT,
+                          Check.WIN_TILE, Check.WIN_METHOD, Check.WIN_PATTERNS, Check.WIN_FAN,
+                          Check.WIN_MULTIPLIER, Check.WIN_POINTS, Check.WIN_TOTAL,
+                          Check.WIN_CAPPED})
+_TRANSFERS_CHECKS = frozenset({Check.TRANSFERS_TABLE, Check.TRANSFER_ROW})
 
 
 def name_files(r: HandResult, shard: int, events: bool) -> None:

@@ -59,7 +59,7 @@ def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
                     rid=ctx.run_id, level="note"))
             before = len(res.problems)
             results = list(_hand_results(run, ctx, res, pool, progress))
-            unreadable = any(p.check == "read_error" for p in res.problems[before:])
+            unreadable = any(p.check == Check.READ_ERROR for p in res.problems[before:])
             for hr in results:
                 res.hands += 1
                 res.events += hr.events

@@ -162,7 +162,7 @@ def check_against_state(out: HandFindings, hand: Mapping[str, Any], st: HandStat
             continue
         for f, g, w in zip(WIN_FIELDS, got, want, strict=True):
             if g != w:
-                check = Check.WIN_ORDER if f == "win_order" else f"win_{f}"
+                check = Check.WIN_ORDER if f == "win_order" else Check(f"win_{f}")
                 out.add(check, g, w, seq=rec.seq)
     recomputed = {rec.seq for rec in st.wins}
     for s in logged:
