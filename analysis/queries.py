@@ -42,8 +42,8 @@ import pandas as pd
 from analysis.stats import estimates
 from mjlog.errors import cut as clip
 from mjlog.events import REASON_NAMES
-from mjlog.logio import LogError
-from mjlog.rundir import RunFiles, duckdb_path, read_json
+from mjlog.logio import LogError, RunFiles
+from mjlog.rundir import duckdb_path, read_json
 from mjlog.scoring.patterns import pattern_name
 
 
@@ -240,7 +240,7 @@ class Runs:
     rows per table) is counted once; two runs with one ``run_id`` but different
     content are refused (:class:`LogError`, one line) rather than one silently
     dropped. Table files are the ones the manifest lists,
-    checked as :class:`mjlog.rundir.RunFiles` checks them: a manifest with a
+    checked as :class:`mjlog.logio.RunFiles` checks them: a manifest with a
     duplicate entry, a path out of the run, a file that is not regular, a wrong
     field type or a wrong run id is refused (:class:`LogError`, one line), and a
     file's sha256 is checked the first time a query reads its table.

@@ -40,7 +40,7 @@ def tiled_run(sets: tuple[str, ...], tiles: int) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from mjlog.logio import _write_options, build_manifest, shard_path, write_manifest
+    from mjlog.logio import build_manifest, shard_path, write_manifest, write_options
     from mjlog.rundir import sha256_file
     from simulate.runner import RunSpec, simulate
 
@@ -72,7 +72,7 @@ def tiled_run(sets: tuple[str, ...], tiles: int) -> Path:
                     type=tab.schema.field(j).type))
                 rel = shard_path(t, k * len(shards) + s)
                 (out / t).mkdir(parents=True, exist_ok=True)
-                pq.write_table(tab, out / rel, **_write_options(t))
+                pq.write_table(tab, out / rel, **write_options(t))
                 entries.append({"table": t, "path": rel, "rows": len(tab),
                                 "sha256": sha256_file(out / rel),
                                 "bytes": (out / rel).stat().st_size})

@@ -239,8 +239,7 @@ def export_lines(run_dir: str | os.PathLike, hands: Sequence[tuple[int, int, int
     hand)`` keys of ``hands``) as JSON lines, one header per hand, in the run's
     order; streamed shard by shard. A requested hand or match the run does not
     hold is refused (:class:`InputError`) before a line is given."""
-    from mjlog.logio import iter_hands, read_table
-    from mjlog.rundir import RunFiles
+    from mjlog.logio import RunFiles, iter_hands, read_table
 
     run = RunFiles(run_dir)
     m = run.manifest

@@ -351,7 +351,7 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
             return d
     if mine is None:
         who = "; ".join(f"S{s} may: {summarise(o, notation)}" for s, o in sorted(opts.items()))
-        check = Check.ILLEGAL_ACTION if st.window is not None else "out_of_turn"
+        check = Check.ILLEGAL_ACTION if st.window is not None else Check.OUT_OF_TURN
         return Discrepancy(seq, check, describe(ev, notation), who)
     if ev not in mine:
         why = st.choices.discard_refusal(ev)
@@ -411,6 +411,12 @@ def apply_checked(st: HandState, ev: Event, notation: bool = True) -> Discrepanc
             return None
     except Exception as e:  # a malformed event must be a finding, never a traceback
         return _apply_error(seq, ev, e, notation)
+    return _refusal(st, ev, seq, notation)
+
+
+def _refusal(st: HandState, ev: Event, seq: int, notation: bool) -> Discrepancy:
+    """Why :meth:`HandState.try_apply` refused ``ev`` at ``seq``: the reference
+    check's discrepancy."""
     try:
         d = check_step(st, ev, notation)
     except Exception as e:
@@ -434,10 +440,16 @@ def run_checked(st: HandState, events: Sequence[Event],
     """:func:`apply_checked` over ``events`` in order, stopping at the first
     discrepancy: (events applied, discrepancy or None). A log that stops before
     the hand is over is left to the caller (:func:`truncated`)."""
+    # apply_checked inlined: this loop runs once per logged event of an audit
+    try_apply = st.try_apply
     for i, ev in enumerate(events):
-        d = apply_checked(st, ev, notation)
-        if d is not None:
-            return i, d
+        seq = len(st.events)
+        try:
+            if try_apply(ev):
+                continue
+        except Exception as e:  # a malformed event must be a finding, never a traceback
+            return i, _apply_error(seq, ev, e, notation)
+        return i, _refusal(st, ev, seq, notation)
     return len(events), None
 
 
@@ -485,10 +497,11 @@ def play_wall(rules: Rules, logged: list[int],
 def rebuild_wall(rules: Rules, events: Sequence[Event]) -> tuple[list[int], list[str]]:
     """A wall consistent with a log that gives the drawn tiles but not the wall.
 
-    Deal events fill their positions (RULES.md §1, Dealing), live draws the front
-    from 13n + 1 on, tail draws and horses the back; the undrawn rest gets the
-    remaining tiles of the variant's set in sorted order. Returns the wall and
-    the problems met (a tile seen more often than the set holds, ends crossing).
+    Deal events fill their positions (docs/rules/README.md, 'The wall, the dice and
+    the break'), live draws the front from 13n + 1 on, tail draws and horses the
+    back; the undrawn rest gets the remaining tiles of the variant's set in sorted
+    order. Returns the wall and the problems met (a tile seen more often than the
+    set holds, ends crossing).
     """
     full = list(wall_tiles(rules))
     N, n = len(full), rules.n
@@ -720,11 +733,10 @@ def _shards_with_match(run, match: int) -> list[int]:
 def load_hand(run_dir: str | os.PathLike, match: int, hand: int, rotation: int = 0) -> Replay:
     """Read one hand of a run directory (hands row, events, wins, transfers).
 
-    The manifest is verified first (:class:`mjlog.rundir.RunFiles`), and the files
+    The manifest is verified first (:class:`mjlog.logio.RunFiles`), and the files
     read, those of the shard holding the hand, have their sha256 checked.
     """
-    from mjlog.logio import LogError, read_table
-    from mjlog.rundir import RunFiles
+    from mjlog.logio import LogError, RunFiles, read_table
 
     run = RunFiles(run_dir)
     manifest = run.manifest

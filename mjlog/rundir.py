@@ -1,7 +1,7 @@
 """Run directories you can trust: where a command may write, who owns a run being
 written, and a manifest checked before a byte of the run is read.
 
-Three promises, each kept in one place here:
+Three promises, the first two kept here:
 
 - **Raw data is immutable.** A *data directory* holds ``manifest.json`` or
   ``.run_id`` (a run) or ``sweep.json`` (a sweep). :func:`check_output` refuses
@@ -12,11 +12,9 @@ Three promises, each kept in one place here:
   exclusively (written aside, then hard-linked into place, which fails if it
   exists) and ``flock``-ed for the life of the run, so a second writer stops with
   one line instead of mixing two runs.
-- **Readers verify the manifest.** :class:`RunFiles` checks the manifest's shape
-  and field types, refuses duplicate entries, paths that are absolute, hold
-  ``..`` or lead (through symlinks too) outside the run, files that are not
-  regular (a FIFO would hang a reader), and files whose size or sha256 differ
-  from their entry; hashes are checked lazily, once per file actually read.
+- **Readers verify the manifest.** That is :class:`mjlog.logio.RunFiles`, with
+  the log readers; this module holds the safe-reading primitives it uses
+  (:func:`read_json`, :func:`sha256_file`) and :class:`LogError`.
 
 >>> import tempfile, pathlib
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -40,7 +38,6 @@ import json
 import os
 import re
 import stat
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +49,6 @@ __all__ = [
     "MARKER",
     "LogError",
     "RunClaim",
-    "RunFiles",
     "check_output",
     "data_dir_of",
     "duckdb_path",
@@ -66,11 +62,7 @@ MARKER = ".run_id"
 SWEEP = "sweep.json"
 SWEEP_MARKER = ".sweep_id"
 _DATA_MARKERS = (MANIFEST, MARKER, SWEEP, SWEEP_MARKER)
-TABLE_NAMES = ("hands", "events", "wins", "transfers")
 MAX_JSON_BYTES = 64 << 20  # a manifest of 10^6 shards is ~400 MB: far past any real run
-_PART = re.compile(r"part-(\d{5,})\.parquet")
-_HEX16 = re.compile(r"[0-9a-f]{16}")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class LogError(MjlogError):
@@ -364,195 +356,15 @@ class RunClaim:
             self._fd = None
 
 
-# ------------------------------------------------------------------ the readers' check
+# ------------------------------------------------------------------ moved
 
 
-def _want(cond: bool, where: Path, why: str) -> None:
-    if not cond:
-        raise RunError(f"{where}: {why}")
+def __getattr__(name: str) -> Any:
+    # RunFiles, the verified manifest, lives with the log readers now; this name
+    # stays for callers that import it from here (imported late: logio imports
+    # this module).
+    if name == "RunFiles":
+        from mjlog.logio.manifest import RunFiles
 
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-_META_TYPES: dict[str, tuple[type, ...]] = {
-    "variant": (str,), "rules": (dict,), "matches": (int,), "hands_per_match": (int,),
-    "players": (int,), "agents": (list,), "duplicate": (bool,), "rng": (str, type(None)),
-    "mjlog_version": (str,), "seed": (int, type(None)), "schema_version": (int,),
-    "hands_per_shard": (int,), "events": (str,), "imported": (bool,),
-    "content": (str,),
-}
-
-
-class RunFiles:
-    """A run's manifest, checked, and its files, each verified before it is read.
-
-    Opening checks the manifest's shape and types, every entry's path, kind and
-    size (cheap: one ``stat`` per file). :meth:`files` and :meth:`file` check a
-    file's sha256 the first time it is asked for (``hashes=False`` skips that, for
-    data you trust: a file's size is still checked).
-    """
-
-    def __init__(self, run_dir: str | os.PathLike, hashes: bool = True, strict: bool = True):
-        self.path = Path(run_dir)
-        self.hashes = hashes
-        # strict=False is the auditor's reading: it reports a missing file, a wrong
-        # size or run id as findings of its own, and refuses only what is unsafe to read.
-        self.strict = strict
-        self._verified: set[str] = set()
-        if not self.path.is_dir():
-            raise RunError(f"{self.path}: no such run directory")
-        mpath = self.path / MANIFEST
-        if not os.path.lexists(mpath):
-            raise RunError(f"{mpath}: no manifest (not a run directory, or the run never "
-                           f"finished)")
-        self.root = self.path.resolve()
-        self._check_inside(mpath, MANIFEST)
-        m = read_json(mpath, "manifest")
-        self.manifest_path = mpath
-        _want(isinstance(m, dict), mpath, f"expected a JSON object, found {type(m).__name__}")
-        self.manifest: dict[str, Any] = m
-        self._check_meta(m)
-        self.entries: dict[str, dict[str, Any]] = {}
-        self.by_table: dict[str, list[str]] = {t: [] for t in TABLE_NAMES}
-        self.shards: dict[int, dict[str, str]] = {}
-        files = m.get("files")
-        _want(isinstance(files, list), mpath, "'files' must be a list of file entries")
-        for i, f in enumerate(files):
-            self._add_entry(i, f)
-        for t in ("hands", "wins", "transfers"):
-            _want(bool(self.by_table[t]) or not files, mpath, f"lists no {t} files")
-        want = {t for t in TABLE_NAMES if self.by_table[t]}
-        for shard, tables in sorted(self.shards.items()):
-            missing = sorted(want - tables.keys())
-            _want(not missing, mpath, f"shard {shard} lists no {', '.join(missing)} file")
-
-    # -- the manifest ---------------------------------------------------------
-
-    def _check_meta(self, m: Mapping[str, Any]) -> None:
-        mpath = self.path / MANIFEST
-        for k, types in _META_TYPES.items():
-            if k in m and not isinstance(m[k], types) or (
-                    k in m and types[0] is int and isinstance(m[k], bool)):
-                names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
-                raise RunError(f"{mpath}: '{k}' must be {names}, not "
-                               f"{clip(json.dumps(m[k]), 60)}")
-        rid = m.get("run_id")
-        _want(isinstance(rid, str) and bool(_HEX16.fullmatch(rid)), mpath,
-              f"'run_id' must be 16 hex digits, not {clip(json.dumps(rid), 60)}")
-        from mjlog.logio import RUN_ID_KEYS, run_id  # logio imports this module
-
-        if self.strict and all(k in m for k in RUN_ID_KEYS):
-            try:
-                want = run_id(m)
-            except (MjlogError, TypeError, ValueError) as e:
-                raise RunError(f"{mpath}: the run's arguments cannot be hashed: "
-                               f"{clip(str(e))}") from None
-            _want(rid == want, mpath, f"run_id {rid} is not the hash of the run's arguments "
-                  f"({want}): the manifest was edited or belongs to another run")
-
-    def _check_inside(self, path: Path, rel: str) -> Path:
-        try:
-            real = path.resolve(strict=True)
-        except FileNotFoundError:
-            raise RunError(f"{path}: listed in the manifest but missing") from None
-        except (OSError, RuntimeError) as e:  # a symlink loop
-            raise RunError(f"{path}: cannot be resolved ({e})") from None
-        _want(real == self.root or self.root in real.parents, path,
-              "leads outside the run directory (a symlink?): refused")
-        st = os.stat(real)
-        _want(stat.S_ISREG(st.st_mode), path, "not a regular file: refused")
-        return real
-
-    def _add_entry(self, i: int, f: Any) -> None:
-        mpath = self.path / MANIFEST
-        where = f"{mpath}: files[{i}]"
-        if not isinstance(f, dict):
-            raise RunError(f"{where} must be an object")
-        for k, ok in (("table", lambda v: isinstance(v, str)),
-                      ("path", lambda v: isinstance(v, str)),
-                      ("rows", lambda v: _is_int(v) and v >= 0),
-                      ("sha256", lambda v: isinstance(v, str) and _HEX64.fullmatch(v))):
-            if not ok(f.get(k)):
-                raise RunError(f"{where}: bad or missing '{k}' "
-                               f"({clip(json.dumps(f.get(k)), 60)})")
-        if "bytes" in f and not (_is_int(f["bytes"]) and f["bytes"] >= 0):
-            raise RunError(f"{where}: 'bytes' must be a non-negative integer")
-        table, rel = f["table"], f["path"]
-        if table not in TABLE_NAMES:
-            raise RunError(f"{where}: unknown table {clip(table, 40)!r}; tables: "
-                           f"{', '.join(TABLE_NAMES)}")
-        if os.path.isabs(rel) or "\\" in rel or "\0" in rel or ".." in rel.split("/"):
-            raise RunError(f"{where}: path {clip(rel, 80)!r} is absolute or climbs out of "
-                           f"the run: refused")
-        head, _, name = rel.partition("/")
-        m = _PART.fullmatch(name)
-        if head != table or m is None:
-            raise RunError(f"{where}: path {clip(rel, 80)!r} is not "
-                           f"{table}/part-NNNNN.parquet")
-        if rel in self.entries:
-            raise RunError(f"{mpath}: {rel} is listed twice: refused (it would be counted "
-                           f"twice)")
-        shard = int(m.group(1))
-        if table in self.shards.setdefault(shard, {}):
-            raise RunError(f"{mpath}: shard {shard} lists two {table} files")
-        path = self.path / rel
-        if self.strict or os.path.lexists(path):
-            real = self._check_inside(path, rel)
-            size = os.stat(real).st_size
-            if self.strict and "bytes" in f and f["bytes"] != size:
-                raise RunError(f"{path}: {size} bytes, the manifest says {f['bytes']}")
-        self.entries[rel] = f
-        self.shards[shard][table] = rel
-        self.by_table[table].append(rel)
-
-    # -- the files ---------------------------------------------------------------
-
-    def rules(self):
-        """The run's resolved rules (:class:`mjlog.rules.Rules`); LogError when the
-        manifest's variant or rules cannot be used."""
-        from mjlog.rules import Rules
-
-        m = self.manifest
-        try:
-            return Rules(m["variant"], m["rules"])
-        except (KeyError, TypeError) as e:
-            raise LogError(f"{self.manifest_path}: no usable variant/rules ({e})") from None
-
-    @property
-    def has_events(self) -> bool:
-        return bool(self.by_table["events"])
-
-    def verify(self, rel: str) -> Path:
-        """The file of manifest path ``rel``, its sha256 checked once (RunError on a
-        mismatch)."""
-        path = self.path / rel
-        if self.hashes and rel not in self._verified:
-            try:
-                digest = sha256_file(path)
-            except OSError as e:
-                raise RunError(f"{path}: cannot read: {e.strerror}") from None
-            if digest != self.entries[rel]["sha256"]:
-                raise RunError(f"{path}: sha256 {digest[:12]}… differs from the manifest's "
-                               f"{self.entries[rel]['sha256'][:12]}…: the file was changed "
-                               f"after the run was written")
-            self._verified.add(rel)
-        return path
-
-    def files(self, table: str) -> list[Path]:
-        """Every file of ``table`` in shard order, each verified."""
-        if table not in self.by_table:
-            raise RunError(f"unknown table {table!r}; tables: {', '.join(TABLE_NAMES)}")
-        rels = sorted(self.by_table[table], key=lambda r: int(_PART.fullmatch(
-            r.split("/", 1)[1]).group(1)))
-        return [self.verify(r) for r in rels]
-
-    def file(self, table: str, shard: int) -> Path:
-        rel = self.shards.get(shard, {}).get(table)
-        if rel is None:
-            raise RunError(f"{self.manifest_path}: shard {shard} lists no {table} file")
-        return self.verify(rel)
-
-    def rows(self, table: str) -> int:
-        return sum(self.entries[r]["rows"] for r in self.by_table[table])
+        return RunFiles
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,6 +34,7 @@ from mjlog.engine import PlayedHand, play_match
 from mjlog.errors import InputError, MjlogError
 from mjlog.logio import (
     LogError,
+    RunFiles,
     ShardWriter,
     build_manifest,
     check_file,
@@ -46,7 +47,7 @@ from mjlog.logio import (
 )
 from mjlog.rng import RNG
 from mjlog.rules import Rules, resolve
-from mjlog.rundir import RunClaim, RunFiles
+from mjlog.rundir import RunClaim
 from mjlog.schema import TABLES
 from simulate.agents import agent_entry, make_agents
 

@@ -14,7 +14,8 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from mjlog.audit import AuditResult, RunContext, _check_manifest, audit_hand
+from mjlog.audit import AuditResult, RunContext, audit_hand
+from mjlog.audit.run_checks import check_manifest
 from mjlog.logio import iter_hands
 from mjlog.replay import Replay, check_step
 from mjlog.rules import Rules
@@ -50,7 +51,7 @@ def run(name: str, **extra) -> Path:
 
 @cache
 def context(name: str) -> RunContext:
-    ctx, _ = _check_manifest(run(name), AuditResult())
+    ctx, _ = check_manifest(run(name), AuditResult())
     assert ctx is not None
     return ctx
 

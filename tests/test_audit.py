@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from operator import itemgetter
 from pathlib import Path
 
 import pyarrow as pa
@@ -15,9 +16,11 @@ from click.testing import CliRunner
 
 from mjlog import audit as audit_mod
 from mjlog.audit import audit_runs, write_report
+from mjlog.audit import runner as audit_runner
 from mjlog.cli import main
 from mjlog.errors import InputError
 from mjlog.interchange import export_hand, import_lines
+from mjlog.ledger import WIN_TOTAL_REASONS
 from mjlog.logio import read_manifest, read_table, run_id, write_manifest
 from tests import auditruns as ar
 
@@ -55,7 +58,7 @@ def test_clean_runs_pass_and_count():
 
 
 def test_parallel_equals_serial(monkeypatch, tmp_path):
-    monkeypatch.setattr(audit_mod, "BATCH_HANDS", 5)  # several chunks per shard
+    monkeypatch.setattr(audit_runner, "BATCH_HANDS", 5)  # several chunks per shard
     run = _copy("xuezhan", tmp_path)
     _rewrite(run, "wins", lambda rows: [dict(r, points=r["points"] + 1) for r in rows])
     one = audit_runs([run], workers=1)
@@ -230,6 +233,27 @@ def test_events_none_run_is_audited_for_what_it_has(tmp_path):
                                         for i, r in enumerate(rows)])
     checks = set(_checks(audit_runs([bad], workers=1)))
     assert {"hand_deltas", "next_dealer", "win_total"} <= checks
+
+
+@pytest.mark.parametrize(("name", "counts"), [("yuxi", True), ("xuezhan", False)])
+def test_win_total_counts_the_ledgers_reasons(tmp_path, name, counts):
+    """A win's total is its later transfers whose reason is one of
+    mjlog.ledger.WIN_TOTAL_REASONS: a yuxi horse payment counts; xuezhan's
+    end-of-wall money to a winner (flower pig, not ready, tax refund) does not."""
+    bad = _copy(name, tmp_path, events=False)
+    key = itemgetter("match", "rotation", "hand")
+    wins = read_table(bad, "wins").to_pylist()
+    rows = read_table(bad, "transfers").to_pylist()
+    target = next(i for i, t in enumerate(rows)
+                  if (t["reason"] in WIN_TOTAL_REASONS) == counts and t["reason"] != "win"
+                  and any(key(w) == key(t) and w["seat"] == t["payee"] and w["seq"] < t["seq"]
+                          for w in wins))
+    _rewrite(bad, "transfers", lambda rows: [dict(r, amount=r["amount"] + 1) if i == target
+                                             else r for i, r in enumerate(rows)])
+    found = {(p.check, (p.match, p.rotation, p.hand))
+             for p in audit_runs([bad], workers=1).problems}
+    assert ("hand_deltas", key(rows[target])) in found  # the change is seen
+    assert (("win_total", key(rows[target])) in found) == counts
 
 
 # ------------------------------------------------------------------ jsonl

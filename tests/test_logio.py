@@ -1,4 +1,4 @@
-"""The log layer: schemas, ShardWriter, manifest, readers (LOG_SCHEMA.md)."""
+"""The log layer: schemas, ShardWriter, manifest, readers (docs/log-schema.md)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from mjlog import logio
-from mjlog.logio import LogError, ShardWriter
-from mjlog.rundir import RunFiles
+from mjlog.logio import LogError, RunFiles, ShardWriter, columns
+from mjlog.logio.shards import ShardTables
 from mjlog.schema import (
     EVENT_TYPES,
     EVENTS,
+    HAND_KEY,
     HANDS,
     SCHEMA_VERSION,
     TABLES,
@@ -330,6 +331,51 @@ def test_round_trip_values_and_exact_types(tmp_path):
     assert set(events.column("type").to_pylist()) <= set(EVENT_TYPES)
 
 
+def test_column_decoding_equals_to_pylist(tmp_path):
+    """The fast decoding the readers share (mjlog.logio.columns) gives what pyarrow's
+    to_pylist gives, on every column of every table, whole and sliced (a slice
+    starts at an offset into its buffers), nulls included."""
+    write_run(tmp_path)
+    for name in TABLES:
+        tab = logio.read_table(tmp_path, name)
+        for lo, hi in ((0, tab.num_rows), (3, tab.num_rows - 2)):
+            part = tab.slice(lo, hi - lo)
+            for c in part.column_names:
+                col = part.column(c)
+                want = col.to_pylist()
+                assert columns.pylist(col) == want, (name, c)
+                if pa.types.is_list(col.type):
+                    assert columns.tuples(col) == [None if v is None else tuple(v)
+                                                   for v in want], (name, c)
+            keys = columns.key_array(part)
+            assert [columns.unkey(k) for k in keys.tolist()] == list(
+                zip(*(part.column(c).to_pylist() for c in HAND_KEY), strict=True))
+    kinds = logio.read_table(tmp_path, "events").column("kind")
+    assert None in kinds.to_pylist()  # the null path was taken
+
+
+def test_shard_reader_agrees_with_iter_hands(tmp_path):
+    """The auditor's whole-shard reader gives every hand as the streaming reader does."""
+    write_run(tmp_path)
+    streamed = list(logio.iter_hands(tmp_path))
+    got = []
+    for shard in (0, 1):
+        tabs = ShardTables(tmp_path, shard, with_events=True)
+        assert tabs.orphans == []
+        keys = tabs.hand_keys.tolist()
+        for a, b in ((0, 2), (2, len(keys))):  # two chunks
+            part = {t: tabs.by_hand(t, keys[a], keys[b - 1]) for t in tabs.children}
+            for k, row in zip(keys[a:b], tabs.hands(a, b), strict=True):
+                ev = part["events"][k]
+                got.append((row, [(q, *e) for q, e in zip(ev.seqs, ev.events, strict=True)],
+                            part["wins"].get(k, []), part["transfers"].get(k, [])))
+    assert len(got) == len(streamed)
+    for (row, ev, wins, tr), b in zip(got, streamed, strict=True):
+        assert row == b.hand
+        assert [norm(e) for e in ev] == [norm(e) for e in b.events]
+        assert wins == b.wins and tr == b.transfers
+
+
 def test_read_table_columns_and_filters(tmp_path):
     write_run(tmp_path)
     t = logio.read_table(
@@ -464,7 +510,7 @@ def test_shard_complete_and_hands_renamed_last(tmp_path, monkeypatch):
     renamed = []
     real = os.replace
     monkeypatch.setattr(
-        logio.os, "replace", lambda a, b: (renamed.append(Path(b).parent.name), real(a, b))
+        os, "replace", lambda a, b: (renamed.append(Path(b).parent.name), real(a, b))
     )
     entries = write_shard(tmp_path, 0, hands)
     assert renamed == ["events", "wins", "transfers", "hands"]
@@ -485,7 +531,7 @@ def test_failed_rename_leaves_shard_incomplete(tmp_path, monkeypatch):
             raise OSError("disk full")
         real(a, b)
 
-    monkeypatch.setattr(logio.os, "replace", flaky)
+    monkeypatch.setattr(os, "replace", flaky)
     with pytest.raises(OSError, match="disk full"):
         write_shard(tmp_path, 0, synth_hands(5, 2))
     assert not logio.shard_complete(tmp_path, 0)

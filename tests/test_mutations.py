@@ -1,8 +1,8 @@
 """Tamper with valid logs of every variant and check the auditor catches it.
 
 First one tampering at a time, each asserted at the right seq with the right
-check (RULES.md §5); then a seeded random-mutation fuzz over every field a log
-constrains, with its catch rate.
+check (docs/rules/README.md, 'What the auditor checks'); then a seeded
+random-mutation fuzz over every field a log constrains, with its catch rate.
 
 Which fields are constrained:
 

@@ -1,4 +1,5 @@
-"""``mjlog validate RUN...``: audit run directories against the rules (RULES.md §5)."""
+"""``mjlog validate RUN...``: audit run directories against the rules
+(docs/rules/README.md, 'What the auditor checks')."""
 
 from __future__ import annotations
 

@@ -1,0 +1,263 @@
+"""The checks of one hand, in order (docs/rules/README.md, 'What the auditor checks').
+
+1. the wall is a permutation of the variant's tile set (``wall_permutation``);
+2. the dice give the logged break (``dice_break``);
+3. the root seed reproduces the hand seed, the wall, the dice and (hand 0) the
+   first dealer (``hand_seed``, ``seed_wall``, ``seed_dice``, ``first_dealer``,
+   ``dealer_rolls``), only when the log's ``rng`` is :data:`mjlog.rng.RNG`;
+4. every event, stepped through :class:`~mjlog.state.HandState` by
+   :func:`mjlog.replay.run_checked`, which calls the one checked step
+   :meth:`HandState.try_apply <mjlog.state.HandState.try_apply>` and names the
+   rule an event breaks (``draw_tile``, ``illegal_action``, ``out_of_turn``,
+   ``skipped_forced_win``, ``transfer``, …); the first discrepancy ends the
+   hand's event checks. No rule is restated here;
+5. the tables against the events and the state (:mod:`mjlog.audit.tables`).
+
+A malformed row is a finding (``malformed_hand``), never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mjlog.audit.report import HandFindings, Problem
+from mjlog.audit.tables import (
+    check_against_state,
+    check_tables,
+    first_diff,
+    next_dealer_from_rows,
+)
+from mjlog.engine import Dealt, deal_wall
+from mjlog.logio.files import shard_path
+from mjlog.logio.shards import LoggedEvents
+from mjlog.replay import Check, Discrepancy, play_wall, run_checked, to_event, truncated
+from mjlog.rng import RNG
+from mjlog.rules import Rules
+from mjlog.state import HandState
+from mjlog.tiles import fmt_tile
+from mjlog.variants import break_position, wall_tiles
+
+__all__ = ["HandResult", "RunContext", "audit_hand", "name_files", "rules_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """What a worker needs to audit a hand of one run (picklable)."""
+
+    run: str
+    run_id: str | None
+    variant: str
+    rules: Mapping[str, Any]
+    seed: int | None
+    rng: str | None
+    events: bool
+
+
+@dataclass(slots=True)
+class HandResult:
+    """One hand audited: its findings, the events checked, and what the run-level
+    checks need (its key and dealers)."""
+
+    problems: list[Problem]
+    events: int
+    key: tuple[int, int, int]
+    dealer: int | None
+    next_dealer: int | None
+    file: str | None = None  # the hands file the row was read from
+
+
+_WINS_CHECKS = frozenset({Check.WINS_ROWS, Check.WIN_EVENT, Check.WIN_SEAT, Check.WIN_FROM_SEAT,
+                          Check.WIN_TILE, Check.WIN_METHOD, Check.WIN_PATTERNS, Check.WIN_FAN,
+                          Check.WIN_MULTIPLIER, Check.WIN_POINTS, Check.WIN_TOTAL,
+                          Check.WIN_CAPPED})
+_TRANSFERS_CHECKS = frozenset({Check.TRANSFERS_TABLE, Check.TRANSFER_ROW})
+
+
+def name_files(r: HandResult, shard: int, events: bool) -> None:
+    """Fill in the Parquet file of each finding of a hand: the wins or transfers file
+    for a row of theirs, the events file for an event (a seq), else the hands file."""
+    r.file = shard_path("hands", shard)
+    for p in r.problems:
+        if p.file is not None:
+            continue
+        if p.check in _WINS_CHECKS:
+            p.file = shard_path("wins", shard)
+        elif p.check in _TRANSFERS_CHECKS:
+            p.file = shard_path("transfers", shard)
+        elif p.seq is not None and events:
+            p.file = shard_path("events", shard)
+        else:
+            p.file = r.file
+
+
+_RULES_CACHE: dict[tuple, Rules] = {}
+_LAST_RULES: list = [None, None]  # (context, rules): every hand of a chunk shares one
+
+
+def rules_of(ctx: RunContext) -> Rules:
+    """The run's :class:`Rules`, built once per process and kept."""
+    if _LAST_RULES[0] is ctx:
+        return _LAST_RULES[1]
+    key = (ctx.variant, json.dumps(ctx.rules, sort_keys=True))
+    r = _RULES_CACHE.get(key)
+    if r is None:
+        r = _RULES_CACHE[key] = Rules(ctx.variant, ctx.rules)
+    _LAST_RULES[:] = [ctx, r]
+    return r
+
+
+def _counts_diff(got: Iterable[int], want: Iterable[int]) -> str:
+    g, w = Counter(got), Counter(want)
+    extra = g - w
+    missing = w - g
+
+    def show(c: Counter) -> str:
+        return " ".join(f"{fmt_tile(t) if isinstance(t, int) and 0 <= t < 34 else t}"
+                        f"×{k}" for t, k in sorted(c.items(), key=lambda x: str(x[0])))
+    parts = []
+    if extra:
+        parts.append(f"extra {show(extra)}")
+    if missing:
+        parts.append(f"missing {show(missing)}")
+    return "; ".join(parts)
+
+
+def audit_hand(ctx: RunContext, hand: Mapping[str, Any], events: Sequence[Sequence] | None,
+               wins: Sequence[Mapping[str, Any]],
+               transfers: Sequence[Mapping[str, Any]], dealt: Dealt | None = None) -> HandResult:
+    """Every check of one hand. ``events`` None means the run logged no events.
+    ``dealt`` is what the seed gives the hand, when the caller dealt it already
+    (:func:`mjlog.engine.deal_walls`, for a batch of hands)."""
+    out = HandFindings(ctx.run, ctx.run_id, hand)
+    rules = rules_of(ctx)
+    n = rules.n
+    try:
+        checked = _audit(out, ctx, rules, n, hand, events, wins, transfers, dealt)
+    except Exception as e:  # a malformed row is a finding, never a traceback
+        out.add(Check.MALFORMED_HAND, f"{type(e).__name__}: {e}", "rows of the declared shape")
+        checked = 0
+    return HandResult(out.problems, checked, out.key, hand.get("dealer"),
+                      hand.get("next_dealer"))
+
+
+def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str, Any],
+           events: Sequence[Sequence] | None, wins: Sequence[Mapping[str, Any]],
+           transfers: Sequence[Mapping[str, Any]], dealt: Dealt | None) -> int:
+    m, _rot, k = out.key
+    # 0. identity
+    if ctx.run_id is not None and hand.get("run_id", ctx.run_id) != ctx.run_id:
+        out.add(Check.HAND_IDS, f"run_id {hand.get('run_id')}", f"the manifest's {ctx.run_id}")
+    if hand.get("variant", ctx.variant) != ctx.variant:
+        out.add(Check.HAND_IDS, f"variant {hand.get('variant')}", f"the manifest's {ctx.variant}")
+    if hand["players"] != n:
+        out.add(Check.PLAYERS, hand["players"], f"{n} players (rules)")
+    if len(hand["agents"]) != n:
+        out.add(Check.AGENTS, f"{len(hand['agents'])} agents", f"one per seat ({n})")
+    dealer = hand["dealer"]
+    if not 0 <= dealer < n:
+        out.add(Check.DEALER, dealer, f"a seat 0..{n - 1}")
+        return 0
+    if events is None:
+        evs = seqs = None
+    elif isinstance(events, LoggedEvents):
+        seqs, evs = events.seqs, events.events
+    else:
+        seqs = [e[0] if len(e) == 8 else i for i, e in enumerate(events)]
+        evs = [to_event(e) for e in events]
+
+    # 1. the wall
+    full = wall_tiles(rules)
+    N = len(full)
+    wall = list(hand["wall"] or ())
+    if wall:
+        # the seed's wall (dealt already in a batch) is a permutation by construction
+        if (dealt is None or dealt.wall != wall) and sorted(wall) != list(full):
+            out.add(Check.WALL_PERMUTATION, f"a wall of {len(wall)} tiles: "
+                    f"{_counts_diff(wall, full)}", f"a permutation of the {N}-tile set")
+    else:
+        out.note(Check.WALL_PERMUTATION, "not applicable: the wall is not logged; it is rebuilt "
+                 "from the deal and the draws")
+    # 2. dice → break
+    dice = tuple(hand["dice"])
+    if len(dice) != 2 or not all(1 <= d <= 6 for d in dice):
+        out.add(Check.DICE_BREAK, f"dice {list(dice)}", "two dice, 1..6 each")
+    else:
+        b = break_position(rules.variant, dice, dealer, n, N)
+        if hand["break"] != b:
+            out.add(Check.DICE_BREAK, f"break {hand['break']} for dice {list(dice)} and dealer "
+                    f"S{dealer}", f"break {b}")
+    # 3. the seed
+    _check_seed(out, ctx, rules, hand, wall, dice, dealer, m, k, dealt)
+
+    # 4. the events
+    state = None
+    checked = 0
+    stop: Discrepancy | None = None
+    if evs is None:
+        out.note(Check.EVENTS, "not logged (--events none): event legality, win scoring and "
+                 "the hands row replay are not checked; wall, dice, seed, transfers, deltas, "
+                 "winners, win totals and the next dealer are")
+    else:
+        on_wall, wall_problems = play_wall(rules, wall, evs)
+        for p in wall_problems:
+            out.add(Check.DRAWN_TILES, p, f"draws that fit one {N}-tile wall")
+        if seqs != list(range(len(seqs))):
+            i = first_diff(seqs, range(len(seqs)))
+            out.add(Check.EVENT_SEQ, f"seq {seqs[i]} at position {i}", f"seq {i}", seq=i)
+            stop = Discrepancy(i, Check.EVENT_SEQ, "", "")
+        if stop is None:
+            state = HandState(rules, on_wall, dealer, dice, hand["break"])
+            checked, stop = run_checked(state, evs)
+            if stop is None and not state.over:
+                stop = truncated(state)
+            if stop is not None:
+                out.add(stop.check, stop.log, stop.rules, seq=stop.seq)
+
+    # 5. the tables
+    done = state if state is not None and stop is None and state.over else None
+    check_tables(out, rules, n, hand, evs, wins, transfers, done)
+    if state is not None and stop is None:
+        check_against_state(out, hand, state, wins, evs)
+    elif evs is None:
+        exp = next_dealer_from_rows(rules, hand, wins)
+        if exp is not None and hand["next_dealer"] != exp:
+            out.add(Check.NEXT_DEALER, f"S{hand['next_dealer']}", f"S{exp}")
+    return checked
+
+
+def _check_seed(out: HandFindings, ctx: RunContext, rules: Rules, hand: Mapping[str, Any],
+                wall: list[int], dice: tuple, dealer: int, m: int, k: int,
+                dealt: Dealt | None) -> None:
+    if ctx.seed is None:
+        out.note(Check.SEED, "not applicable: the log gives no root seed")
+        return
+    if ctx.rng != RNG:
+        out.note(Check.SEED, f"not checked: the log's rng {ctx.rng!r} is not the one this mjlog "
+                 f"implements ({RNG})")
+        return
+    st = dealt or deal_wall(rules, ctx.seed, m, k, None if k == 0 else dealer)
+    hs = st.hand_seed
+    if hand["hand_seed"] != hs:
+        out.add(Check.HAND_SEED, hand["hand_seed"],
+                f"{hs} from seed {ctx.seed}, match {m}, hand {k}")
+    rolls = st.rolls
+    if k == 0 and st.dealer != dealer:
+        out.add(Check.FIRST_DEALER, f"S{dealer}", f"S{st.dealer} from the seed")
+        return
+    got_rolls = hand.get("dealer_rolls")
+    if (list(got_rolls) if got_rolls is not None else None) != (
+            list(rolls) if rolls is not None else None):
+        out.add(Check.DEALER_ROLLS, got_rolls, list(rolls) if rolls is not None else None)
+    if tuple(st.dice) != dice:
+        out.add(Check.SEED_DICE, list(dice), f"{list(st.dice)} from the seed")
+    if not wall:
+        out.note(Check.SEED_WALL, "not applicable: the wall is not logged")
+    elif st.wall != wall:
+        i = first_diff(wall, st.wall)
+        got = fmt_tile(wall[i]) if i < len(wall) and 0 <= wall[i] < 34 else "-"
+        want = fmt_tile(st.wall[i]) if i < len(st.wall) else "-"
+        out.add(Check.SEED_WALL, f"wall[{i}] = {got}", f"wall[{i}] = {want} from the seed")

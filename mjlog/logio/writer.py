@@ -1,0 +1,382 @@
+"""The writer: one shard of a run, buffered column-wise, renamed into place whole.
+
+:class:`ShardWriter` buffers hands column-wise, writes a row group every
+``row_group_hands`` hands to a temporary file, and on :meth:`ShardWriter.close`
+renames the finished files into place (``os.replace``), hands last. Identical
+input gives byte-identical files: nothing in them depends on time, paths or hosts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from mjlog.logio.files import file_entry, one_line, shard_path, shard_tables
+from mjlog.schema import ALLOWED_VALUES, HAND_KEY, ID_COLUMNS, TABLES, VALUE_RANGES, data_columns
+
+__all__ = ["EVENT_COLUMNS", "ShardWriter", "write_options"]
+
+EVENT_COLUMNS = data_columns("events")
+"""The order of the fields of an event tuple, as written and as read back."""
+
+# Parquet writer settings, chosen for small files (measured in tests/test_logio.py
+# and docs/log-schema.md): zstd level 3 (level 12 saves under 2% of the bytes and
+# costs 7% of a random-agent simulation's time); dictionary encoding on every leaf column
+# (a list's leaf is "<name>.list.element": naming only the list leaves it plain)
+# except `seq`, which counts up within a hand and delta-encodes better; data page
+# v1, whose compressed repetition/definition levels beat v2 on the many list and
+# nullable columns; page checksums so that a flipped byte in a page is caught on
+# read; statistics only on the id columns, which filters use.
+_DELTA_COLUMNS = {"events": ("seq",), "wins": ("seq",), "transfers": ("seq",)}
+_COMPRESSION_LEVEL = 3
+_STRING_LIST = pa.list_(pa.string())
+_KEY_DTYPES = {"match": np.int32, "rotation": np.int8, "hand": np.int16}  # as in schema.ID_FIELDS
+
+
+def _leaf(field: pa.Field) -> str:
+    return f"{field.name}.list.element" if pa.types.is_list(field.type) else field.name
+
+
+def write_options(table: str) -> dict[str, Any]:
+    """The ``pyarrow.parquet.ParquetWriter`` settings of ``table`` (see above)."""
+    delta = _DELTA_COLUMNS.get(table, ())
+    return dict(
+        compression="zstd",
+        compression_level=_COMPRESSION_LEVEL,
+        use_dictionary=[_leaf(f) for f in TABLES[table] if f.name not in delta],
+        column_encoding={n: "DELTA_BINARY_PACKED" for n in delta} or None,
+        write_statistics=list(ID_COLUMNS),
+        write_page_checksum=True,
+        store_schema=True,
+        data_page_version="1.0",
+    )
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class ShardWriter:
+    """Write one shard: the hands of whole matches, in (match, rotation, hand) order.
+
+    Buffers column-wise and writes a row group every ``row_group_hands`` hands, so
+    memory is bounded by one row group. Files go to temporary names
+    (``events/.part-00003.parquet.tmp-<pid>``) and are renamed into place by
+    :meth:`close`, hands last. Used as a context manager, an exception inside the
+    ``with`` removes the temporary files and renames nothing.
+
+    >>> import tempfile
+    >>> run = tempfile.mkdtemp()
+    >>> with ShardWriter(run, 0, "0123456789abcdef", "yuxi", events=False) as w:
+    ...     w.add_hand(0, 0, 0, {"hand_seed": 7, "players": 4, "dealer": 0,
+    ...         "dice": [3, 4], "dealer_rolls": None, "break": 30,
+    ...         "wall": list(range(34)) * 4, "agents": ["greedy"] * 4,
+    ...         "outcome": "draw", "winners": [], "deltas": [0, 0, 0, 0],
+    ...         "n_events": 0, "wall_left": 0, "next_dealer": 1}, [], [], [])
+    >>> [(e["path"], e["rows"]) for e in w.entries]
+    [('hands/part-00000.parquet', 1), ('wins/part-00000.parquet', 0), \
+('transfers/part-00000.parquet', 0)]
+    >>> from mjlog.logio import shard_complete
+    >>> shard_complete(run, 0, events=False), shard_complete(run, 0)
+    (True, False)
+    """
+
+    def __init__(
+        self,
+        run_dir: str | os.PathLike,
+        shard: int,
+        run_id: str,
+        variant: str,
+        events: bool = True,
+        row_group_hands: int = 2000,
+    ) -> None:
+        if row_group_hands < 1:
+            raise ValueError(f"row_group_hands must be >= 1, not {row_group_hands}")
+        self.run_dir = Path(run_dir)
+        self.shard = shard
+        self.run_id = run_id
+        self.variant = variant
+        self.events = events
+        self.row_group_hands = row_group_hands
+        self.tables = shard_tables(events)
+        self.entries: list[dict[str, Any]] = []
+        self._cols = {t: data_columns(t) for t in self.tables}
+        self._col_sets = {t: frozenset(cols) for t, cols in self._cols.items()}
+        self._hand_keys = self._col_sets["hands"]
+        self._final = {t: self.run_dir / shard_path(t, shard) for t in self.tables}
+        self._tmp = {t: p.with_name(f".{p.name}.tmp-{os.getpid()}") for t, p in self._final.items()}
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._rows = dict.fromkeys(self.tables, 0)
+        self._last_key: tuple[int, int, int] | None = None
+        self._state = "open"
+        self._reset()
+        for t in self.tables:
+            self._final[t].parent.mkdir(parents=True, exist_ok=True)
+
+    def _reset(self) -> None:
+        self._buf: dict[str, dict[str, list]] = {
+            t: {c: [] for c in cols} for t, cols in self._cols.items()
+        }
+        self._keys: list[tuple[int, int, int]] = []
+        self._counts: dict[str, list[int]] = {t: [] for t in self.tables if t != "hands"}
+
+    def __enter__(self) -> ShardWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.abort()
+        elif self._state == "open":
+            self.close()
+
+    def _where(self, match: int, rotation: int, hand: int) -> str:
+        return f"shard {self.shard} match {match} rotation {rotation} hand {hand}"
+
+    def add_hand(
+        self,
+        match: int,
+        rotation: int,
+        hand: int,
+        hand_row: Mapping[str, Any],
+        events: Sequence[Sequence[Any]],
+        wins: Iterable[Mapping[str, Any]],
+        transfers: Iterable[Mapping[str, Any]],
+    ) -> None:
+        """Buffer one hand; write a row group when ``row_group_hands`` are buffered.
+
+        ``hand_row`` holds the hands columns after the id columns; ``events`` are
+        tuples ``(seq, type, seat, tile, from_seat, kind, tiles, amount)`` with seq
+        0, 1, 2 …, or the same 7 fields without seq (a :class:`mjlog.events.Event`),
+        seq then being the position; they are ignored when the writer was made
+        with ``events=False``. ``wins`` and ``transfers`` are dicts keyed by their
+        table's columns. Hands must come in increasing (match, rotation, hand)
+        order. Values are checked against the declared types when the row group
+        is written (a ``ValueError`` naming the shard, table and column).
+        """
+        if self._state != "open":
+            raise ValueError(f"shard {self.shard}: add_hand after the writer was {self._state}")
+        key = (match, rotation, hand)
+        where = self._where(*key)
+        if self._last_key is not None and key <= self._last_key:
+            raise ValueError(
+                f"{where}: hands must come in increasing (match, rotation, hand) order; "
+                f"the previous hand was {self._last_key}"
+            )
+        if hand_row.keys() != self._hand_keys:
+            missing = sorted(self._hand_keys - hand_row.keys())
+            extra = sorted(hand_row.keys() - self._hand_keys)
+            raise ValueError(f"{where}: hand_row columns wrong; missing {missing}, unknown {extra}")
+        new_counts: dict[str, int] = {}
+        if self.events:
+            n = len(events)
+            if hand_row["n_events"] != n:
+                raise ValueError(f"{where}: n_events is {hand_row['n_events']} but {n} events")
+            if n:
+                try:
+                    cols = list(zip(*events, strict=True))
+                except ValueError:
+                    cols = []
+                if len(cols) == len(EVENT_COLUMNS) - 1:  # mjlog.events.Event: no seq
+                    cols.insert(0, range(n))
+                elif len(cols) != len(EVENT_COLUMNS) or cols[0] != tuple(range(n)):
+                    raise ValueError(
+                        f"{where}: events must be tuples ({', '.join(EVENT_COLUMNS)}) with "
+                        f"seq 0, 1, 2 …, or the same without seq"
+                    )
+            new_counts["events"] = n
+        wins = list(wins)
+        transfers = list(transfers)
+        for name, rows in (("wins", wins), ("transfers", transfers)):
+            want = self._col_sets[name]
+            for row in rows:
+                if row.keys() != want:
+                    missing = sorted(want - row.keys())
+                    extra = sorted(row.keys() - want)
+                    raise ValueError(
+                        f"{where}: {name} row columns wrong; missing {missing}, unknown {extra}"
+                    )
+            new_counts[name] = len(rows)
+        # Checked: now append (nothing above has touched the buffers).
+        buf = self._buf["hands"]
+        for c in self._cols["hands"]:
+            buf[c].append(hand_row[c])
+        if self.events and new_counts["events"]:
+            buf = self._buf["events"]
+            for c, vals in zip(EVENT_COLUMNS, cols, strict=True):
+                buf[c].extend(vals)
+        for name, rows in (("wins", wins), ("transfers", transfers)):
+            buf = self._buf[name]
+            for c in self._cols[name]:
+                buf[c].extend([r[c] for r in rows])
+        for name, n in new_counts.items():
+            self._counts[name].append(n)
+        self._keys.append(key)
+        self._last_key = key
+        if len(self._keys) >= self.row_group_hands:
+            try:
+                self._flush()
+            except BaseException:
+                self.abort()
+                raise
+
+    def _column(self, table: str, field: pa.Field, values: list) -> pa.Array:
+        try:
+            return self._convert(table, field, values)
+        except ValueError as e:
+            # Name the first hand whose value fails, found the slow way (errors only).
+            where = f"shard {self.shard}: {table}.{field.name}"
+            for i, v in enumerate(values):
+                try:
+                    self._convert(table, field, [v])
+                except ValueError:
+                    hand = self._hand_of_row(table, i)
+                    raise ValueError(f"{self._where(*hand)}: {table}.{field.name}: {e}") from None
+            raise ValueError(f"{where}: {e}") from None
+
+    def _hand_of_row(self, table: str, row: int) -> tuple[int, int, int]:
+        if table == "hands":
+            return self._keys[row]
+        ends = np.cumsum(self._counts[table])
+        return self._keys[int(np.searchsorted(ends, row, side="right"))]
+
+    def _convert(self, table: str, field: pa.Field, values: list) -> pa.Array:
+        try:
+            if pa.types.is_dictionary(field.type):
+                arr = pa.array(values, type=field.type.value_type).dictionary_encode()
+                allowed = ALLOWED_VALUES.get((table, field.name))
+                if allowed is not None:
+                    bad = sorted(set(arr.dictionary.to_pylist()) - allowed)
+                    if bad:
+                        raise ValueError(
+                            f"unknown value(s) {bad}; valid: {', '.join(sorted(allowed))}"
+                        )
+                arr = arr.cast(field.type)
+            else:
+                if field.type == _STRING_LIST and any(isinstance(v, str) for v in values):
+                    # pyarrow would split a bare string into characters.
+                    raise ValueError("a string where a list of strings is expected")
+                arr = pa.array(values, type=field.type)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError) as e:
+            raise ValueError(one_line(e)) from None
+        if not field.nullable and arr.null_count:
+            raise ValueError("null in a non-nullable column")
+        bounds = VALUE_RANGES.get((table, field.name))
+        if bounds is not None:
+            flat = arr.flatten() if pa.types.is_list(arr.type) else arr
+            lo_hi = pc.min_max(flat)
+            lo, hi = lo_hi["min"].as_py(), lo_hi["max"].as_py()
+            if lo is not None and (lo < bounds[0] or hi > bounds[1]):
+                bad = lo if lo < bounds[0] else hi
+                raise ValueError(f"value {bad} outside {bounds[0]}..{bounds[1]}")
+        return arr
+
+    def _id_arrays(self, table: str, n_rows: int) -> list[pa.Array]:
+        keys = np.array(self._keys, dtype=np.int64).reshape(-1, 3)
+        if table != "hands":
+            keys = np.repeat(keys, self._counts[table], axis=0)
+        zeros = pa.array(np.zeros(n_rows, dtype=np.int32))
+        out = [
+            pa.DictionaryArray.from_arrays(zeros, pa.array([self.run_id])),
+            pa.DictionaryArray.from_arrays(zeros, pa.array([self.variant])),
+        ]
+        for i, name in enumerate(HAND_KEY):
+            dtype = _KEY_DTYPES[name]
+            col = keys[:, i]
+            info = np.iinfo(dtype)
+            if col.size and (col.min() < info.min or col.max() > info.max):
+                raise ValueError(f"shard {self.shard}: {name} out of range for {dtype.__name__}")
+            out.append(pa.array(col.astype(dtype)))
+        return out
+
+    def _flush(self) -> None:
+        for table in self.tables:
+            schema = TABLES[table]
+            buf = self._buf[table]
+            n_rows = len(buf[self._cols[table][0]])
+            if table not in self._writers:
+                self._writers[table] = pq.ParquetWriter(
+                    self._tmp[table], schema, **write_options(table)
+                )
+            if n_rows == 0:
+                continue
+            arrays = self._id_arrays(table, n_rows)
+            arrays += [self._column(table, schema.field(c), buf[c]) for c in self._cols[table]]
+            batch = pa.Table.from_arrays(arrays, schema=schema)
+            self._writers[table].write_table(batch, row_group_size=n_rows)
+            self._rows[table] += n_rows
+        self._reset()
+
+    def close(self) -> list[dict[str, Any]]:
+        """Write what is buffered, finish the files and rename them into place.
+
+        Returns the manifest entries ``{"table", "path", "rows", "sha256"}`` in
+        table order; they are also kept in :attr:`entries`. A second call
+        returns the same entries.
+        """
+        if self._state == "closed":
+            return self.entries
+        if self._state != "open":
+            raise ValueError(f"shard {self.shard}: close after the writer was {self._state}")
+        try:
+            self._flush()
+            for w in self._writers.values():
+                w.close()
+            entries = []
+            for t in self.tables:
+                _fsync(self._tmp[t])
+                entries.append(
+                    file_entry(self._tmp[t], t, shard_path(t, self.shard), self._rows[t])
+                )
+            # hands last: its presence marks the shard complete.
+            for t in sorted(self.tables, key=lambda t: t == "hands"):
+                os.replace(self._tmp[t], self._final[t])
+            _fsync_dir(self.run_dir, self.tables)
+        except BaseException:
+            self.abort()
+            raise
+        self._state = "closed"
+        self.entries = entries
+        return entries
+
+    def abort(self) -> None:
+        """Drop the shard: close and remove the temporary files, rename nothing."""
+        if self._state == "closed":
+            return
+        self._state = "aborted"
+        for w in self._writers.values():
+            try:
+                w.close()
+            except Exception:  # noqa: S110 - the file is being thrown away
+                pass
+        self._writers.clear()
+        for p in self._tmp.values():
+            try:
+                p.unlink()
+            except FileNotFoundError:
+                pass
+        self._reset()
+
+
+def _fsync_dir(run_dir: Path, tables: Iterable[str]) -> None:
+    for t in tables:
+        try:
+            fd = os.open(run_dir / t, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.fsync(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
