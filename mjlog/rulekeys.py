@@ -53,6 +53,10 @@ class RuleKey:
     doc: str = ""
     minimum: int | None = None
     maximum: int | None = None
+    #: The value a run recorded before this key existed was played under: a manifest
+    #: without the key is read with it, so old runs still replay and validate. None:
+    #: the key has always been recorded, and a manifest without it is incomplete.
+    absent: Any = None
 
     def parse(self, raw: Any, variant: str) -> Any:
         """Turn a TOML value or a command-line string into this key's value."""
@@ -138,16 +142,17 @@ class RuleKey:
         return value
 
 
-def int_key(name, default, doc, minimum=0, maximum=None):
-    return RuleKey(name, default, "int", doc=doc, minimum=minimum, maximum=maximum)
+def int_key(name, default, doc, minimum=0, maximum=None, absent=None):
+    return RuleKey(name, default, "int", doc=doc, minimum=minimum, maximum=maximum,
+                   absent=absent)
 
 
-def choice_key(name, default, choices, doc):
-    return RuleKey(name, default, "choice", tuple(choices), doc)
+def choice_key(name, default, choices, doc, absent=None):
+    return RuleKey(name, default, "choice", tuple(choices), doc, absent=absent)
 
 
-def bool_key(name, default, doc):
-    return RuleKey(name, default, "bool", doc=doc)
+def bool_key(name, default, doc, absent=None):
+    return RuleKey(name, default, "bool", doc=doc, absent=absent)
 
 
 def common_keys(rob_default: bool) -> list[RuleKey]:

@@ -31,7 +31,7 @@ from mjlog.variants import VARIANTS as _VARIANTS
 from mjlog.variants import Variant, get_variant
 
 __all__ = ["INT32_MAX", "VARIANTS", "RuleError", "RuleKey", "Rules", "keys", "check_variant",
-           "load_toml", "parse_sets", "resolve"]
+           "load_toml", "parse_sets", "resolve", "unrecorded"]
 
 
 #: The variant names, in the rulebook's order (:data:`mjlog.variants.VARIANTS`).
@@ -45,6 +45,17 @@ def keys(variant: str) -> dict[str, RuleKey]:
 
 def _keys(v: Variant) -> dict[str, RuleKey]:
     return {k.name: k for k in v.rule_keys}
+
+
+def unrecorded(variant: str, values: Mapping[str, Any]) -> list[str]:
+    """The keys a manifest must record but does not (keys added later excepted:
+    :meth:`Rules.recorded`), sorted.
+
+    >>> unrecorded("yuxi", {k: v for k, v in Rules("yuxi").to_json().items() if k != "cap"})
+    ['cap']
+    """
+    return sorted(k.name for k in keys(variant).values()
+                  if k.absent is None and k.name not in values)
 
 
 def check_variant(variant: str) -> str:
@@ -76,6 +87,21 @@ class Rules(Mapping[str, Any]):
         self.variant = variant
         self._values = vals
         self._hash = None
+
+    @classmethod
+    def recorded(cls, variant: str, values: Mapping[str, Any]) -> Rules:
+        """The rules a run's manifest records. A key added after the run was written
+        is missing from it, and read with the value the run was played under (the
+        key's ``absent``), not with today's default.
+
+        >>> old = Rules("huangmei").to_json(); del old["ziyise_hunyise"]
+        >>> Rules.recorded("huangmei", old)["ziyise_hunyise"], Rules("huangmei")["ziyise_hunyise"]
+        (False, True)
+        """
+        spec = keys(variant)
+        filled = {k.name: k.to_json(k.absent) for k in spec.values()
+                  if k.absent is not None and k.name not in values}
+        return cls(variant, {**values, **filled})
 
     def __reduce__(self):
         return Rules, (self.variant, self.to_json())  # pickles by name: spec is the registry's

@@ -471,7 +471,7 @@ def write_pages(run_dir: str | os.PathLike, out_dir: str | os.PathLike,
     from mjlog.rules import Rules
 
     manifest = read_manifest(run_dir)
-    rules = Rules(manifest["variant"], manifest["rules"])
+    rules = Rules.recorded(manifest["variant"], manifest["rules"])
     wanted = None if hands is None else set(hands)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

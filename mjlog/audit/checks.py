@@ -105,7 +105,7 @@ def rules_of(ctx: RunContext) -> Rules:
     key = (ctx.variant, json.dumps(ctx.rules, sort_keys=True))
     r = _RULES_CACHE.get(key)
     if r is None:
-        r = _RULES_CACHE[key] = Rules(ctx.variant, ctx.rules)
+        r = _RULES_CACHE[key] = Rules.recorded(ctx.variant, ctx.rules)
     _LAST_RULES[:] = [ctx, r]
     return r
 

@@ -20,7 +20,7 @@ from mjlog.audit.report import AuditResult, Problem, run_problem
 from mjlog.logio import RUN_ID_KEYS, LogError, RunFiles, read_manifest, run_id, verify_manifest
 from mjlog.replay import Check
 from mjlog.rng import RNG
-from mjlog.rules import Rules
+from mjlog.rules import Rules, unrecorded
 
 __all__ = ["check_manifest", "cross_hand", "file_of"]
 
@@ -62,16 +62,16 @@ def check_manifest(run: Path, res: AuditResult) -> tuple[RunContext | None, dict
                                         "schema)", file=file_of(msg, run), rid=rid))
     variant = manifest.get("variant")
     try:
-        rules = Rules(variant, manifest.get("rules") or {})
+        recorded = manifest.get("rules") or {}
+        rules = Rules.recorded(variant, recorded)
     except Exception as e:
         res.problems.append(run_problem(name, Check.MANIFEST_RULES, f"{e}",
                                         "valid resolved rules for a known variant",
                                         file="manifest.json", rid=rid))
         return None, manifest
-    if rules.to_json() != manifest.get("rules"):
-        missing = sorted(set(rules.to_json()) - set(manifest.get("rules") or {}))
-        diff = [k for k in rules.to_json() if k in (manifest.get("rules") or {})
-                and manifest["rules"][k] != rules.to_json()[k]]
+    missing = unrecorded(variant, recorded)  # keys added since the run was written excepted
+    diff = [k for k, v in rules.to_json().items() if k in recorded and recorded[k] != v]
+    if missing or diff:
         res.problems.append(run_problem(
             name, Check.MANIFEST_RULES, f"rules not fully resolved (missing {missing}, "
             f"not canonical {diff})", "every rule key with its resolved value",

@@ -334,7 +334,7 @@ class RunFiles:
 
         m = self.manifest
         try:
-            return Rules(m["variant"], m["rules"])
+            return Rules.recorded(m["variant"], m["rules"])
         except (KeyError, TypeError) as e:
             raise LogError(f"{self.manifest_path}: no usable variant/rules ({e})") from None
 

@@ -61,8 +61,9 @@ class Huangmei(Variant):
                    "fan × base, or base × 2^(fan − min_fan)"),
         bool_key("menqing_on_discard", True,
                  "门前清 counts on a discard win; false: self-draw only, and a concealed "
-                 "two-sided wait without 发 may not win on a discard"),
-        bool_key("ziyise_hunyise", True, "an all-honor hand (字一色) counts as 混一色"),
+                 "two-sided wait without 发 may not win on a discard", absent=True),
+        bool_key("ziyise_hunyise", True, "an all-honor hand (字一色) counts as 混一色",
+                 absent=False),  # before the key, an all-honor hand earned neither
     ] + [int_key(f"fan.{k}", v, f"fan of {k}") for k, v in FAN.items()])
 
     def money_bound(self, rules):

@@ -69,9 +69,10 @@ class Xuezhan(Variant):
         choice_key("dian_gang_hua", "discarder_pays", ("discarder_pays", "self_draw"),
                    "点杠花: the feeder pays alone, or every active player pays"),
         choice_key("dian_gang_hua_link", "last", ("last", "first"),
-                   "in a chain of kongs, which kong decides 点杠花"),
+                   "in a chain of kongs, which kong decides 点杠花", absent="last"),
         bool_key("void_first", False,
-                 "打缺: while holding a void-suit tile, discard only void-suit tiles"),
+                 "打缺: while holding a void-suit tile, discard only void-suit tiles",
+                 absent=False),
         bool_key("call_transfer", False,
                  "呼叫转移: on 杠上炮 the kong money goes to the winner"),
     ] + [RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k}") for k, v in MULT.items()])

@@ -74,13 +74,14 @@ class Yuxi(Variant):
         choice_key("dian_gang_hua", "discarder_pays", ("discarder_pays", "self_draw"),
                    "点杠花: who pays a win on an exposed kong's replacement"),
         choice_key("dian_gang_hua_link", "last", ("last", "first"),
-                   "in a chain of kongs, which kong decides 点杠花"),
+                   "in a chain of kongs, which kong decides 点杠花", absent="last"),
         choice_key("bugang_payer", "pon_feeder", ("pon_feeder", "each_other"),
                    "转弯杠 money: the pon's feeder pays 2, or each other player pays 1"),
         bool_key("kong_wins_big", True,
-                 "杠上炮 and 抢杠胡 let a plain hand win on that discard or rob"),
+                 "杠上炮 and 抢杠胡 let a plain hand win on that discard or rob", absent=True),
         choice_key("chadajiao_value", "best_self_draw", ("best_self_draw", "best_discard", "flat"),
-                   "查大叫: what a ready hand is owed at an exhaustive draw"),
+                   "查大叫: what a ready hand is owed at an exhaustive draw",
+                   absent="best_self_draw"),
         int_key("horses", 0, "买马: horses turned after a win (0 = off)", 0, 20),
     ] + [RuleKey(f"points.{k}", v, "pair", doc=f"points per payer for {k}: self-draw/discard")
          for k, v in POINTS.items()])
