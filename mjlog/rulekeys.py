@@ -53,6 +53,10 @@ class RuleKey:
     doc: str = ""
     minimum: int | None = None
     maximum: int | None = None
+    #: left out of the logged rules (:meth:`mjlog.rules.Rules.to_json`) while at its
+    #: default: a key added after runs were logged, whose default is the old play, so
+    #: those runs keep their run id, their bytes and their audit
+    omit_default: bool = False
 
     def parse(self, raw: Any, variant: str) -> Any:
         """Turn a TOML value or a command-line string into this key's value."""
@@ -158,4 +162,7 @@ def common_keys(rob_default: bool) -> list[RuleKey]:
                 "an added kong whose fourth tile is not the tile just drawn"),
         bool_key("rob_exposed_kong", rob_default,
               "an exposed kong claimed from a discard may be robbed"),
+        RuleKey("dealer_compensation", 0, "int", minimum=-INT32_MAX, omit_default=True,
+                doc="seat compensation: after every hand the dealer pays this many units "
+                    "x base to each other player (negative: they pay the dealer)"),
     ]

@@ -109,10 +109,20 @@ class Rules(Mapping[str, Any]):
         vals.update(changes)
         return Rules(self.variant, vals)
 
-    def to_json(self) -> dict[str, Any]:
-        """Every key with its value, JSON-ready, in a stable (sorted) order."""
+    def to_json(self, full: bool = False) -> dict[str, Any]:
+        """Every key with its value, JSON-ready, in a stable (sorted) order: the rules
+        a run logs. A key marked ``omit_default`` is left out at its default (runs
+        logged before it existed read back the same); ``full`` keeps it.
+
+        >>> "dealer_compensation" in Rules("yuxi").to_json()
+        False
+        >>> Rules("yuxi", {"dealer_compensation": 2}).to_json()["dealer_compensation"]
+        2
+        """
         spec = keys(self.variant)
-        return {k: spec[k].to_json(self._values[k]) for k in sorted(self._values)}
+        vals = self._values
+        return {k: spec[k].to_json(vals[k]) for k in sorted(vals)
+                if full or not (spec[k].omit_default and vals[k] == spec[k].default)}
 
     def lines(self) -> list[str]:
         """``key = value  # doc`` lines, for ``mjlog rules``."""
