@@ -54,7 +54,7 @@ class Variant:
     #: the registry name (``--variant``) and the game's name
     name: str = ""
     title: str = ""
-    #: every rule key of RULES.md for this variant, with its default
+    #: every rule key of the variant (docs/rules/<variant>.md), with its default
     rule_keys: tuple[RuleKey, ...] = ()
     #: the scorer module (``score``, ``ready_value``, ``is_ready``, ``NAMES``)
     scorer: ModuleType
@@ -94,7 +94,7 @@ class Variant:
         return tile_set(136)
 
     def break_position(self, dice: tuple[int, int], dealer: int, n: int, N: int) -> int:
-        """The break b on the ring, from the dealer's dice (RULES.md §2)."""
+        """The break b on the ring, from the dealer's dice (docs/rules/yuxi.md, 'Flow')."""
         total = dice[0] + dice[1]
         side = (dealer + total - 1) % n
         return (side_start(side, n, N) + 2 * total) % N
