@@ -104,8 +104,10 @@ def balance_command(variant, agents, sets, hands, hands_per_match, seed, workers
     if fmt == "json":
         click.echo(json.dumps(_clean(r), ensure_ascii=False, indent=1))
         return
-    verdict = "covers 0: the dealer advantage is gone within the interval" if r[
-        "covers_zero"] else "does NOT cover 0"
+    half = (r["confirmed"]["hi"] - r["confirmed"]["lo"]) / 2
+    verdict = (f"the interval covers 0: no dealer advantage this run can detect (half-width "
+               f"{half:.3f} points/hand)" if r["covers_zero"] else
+               "the interval does NOT cover 0: a dealer advantage remains")
     same = " (the rules measured: no second run)" if r["compensation"] == r[
         "measured_compensation"] else ""
     click.echo(f"confirmed with dealer_compensation={r['compensation']}{same}: dealer "
