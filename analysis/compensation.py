@@ -21,9 +21,13 @@ compensation ``c₀`` already propose ``c₀ + c*``.
 
 **Round.** The key is a whole number of units of ``base``: the log's money is
 integer (int32), and a table can pay only whole units. The proposal is ``c*``
-rounded half away from zero; when ``|c*| < 0.5`` the nearest rule a table can
-play is 0 and the advantage is below one unit's resolution (the exact ``c*``
-with its interval is reported beside it, so a designer sees how much is left).
+rounded half away from zero; one unit moves the dealer advantage by ``n·base``
+points per hand (``resolution``), so when ``|c*| < 0.5`` the nearest rule a
+table can play is 0 and the advantage is below the key's resolution (the exact
+``c*`` with its interval is reported beside it, so a designer sees how much is
+left). Finer units would not help: raising ``base`` scales every payment, the
+advantage with them, so ``c*`` in units does not change; a fraction of a unit
+is money the log and the table cannot hold.
 
 **Confirm.** The same run again with ``dealer_compensation = c`` (same seeds, so
 the same walls and dealers): its dealer advantage with a 95% interval, and
@@ -127,6 +131,8 @@ def balance_study(variant: str, agents: Sequence[str], hands: int, seed: int = 0
             "compensation_exact": {"value": exact, "lo": lo, "hi": hi},
             "compensation": c, "compensation_unit": COMPENSATION_UNIT,
             "expected_residual": adv["value"] - (c - current) * base * n,
+            # what one unit of the key moves the dealer advantage by: the finest fix
+            "resolution": base * n,
         }
         if on_measured is not None:
             on_measured(result)

@@ -51,6 +51,7 @@ def test_json_shape(plain):
     assert abs(plain["compensation"] - plain["compensation_exact"]["value"]) <= 0.5
     a, n, b = plain["dealer_advantage"]["value"], plain["players"], plain["base"]
     assert plain["compensation_exact"]["value"] == pytest.approx(a / (n * b))
+    assert plain["resolution"] == n * b
 
 
 @pytest.mark.parametrize("given", [6, -6])

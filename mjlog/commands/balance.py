@@ -49,8 +49,8 @@ def _measured_text(r: dict) -> list[str]:
         f"position advantages (0 = dealer), points/hand: {_position_line(r['positions'])}",
         f"compensation that cancels it: {ex['value']:+.3f} units of base [{ex['lo']:+.3f}, "
         f"{ex['hi']:+.3f}] -> dealer_compensation={r['compensation']} (whole units; base "
-        f"{r['base']}, {r['players']} players; expected residual "
-        f"{r['expected_residual']:+.3f} points/hand)",
+        f"{r['base']}, {r['players']} players: one unit moves it by {r['resolution']} "
+        f"points/hand; expected residual {r['expected_residual']:+.3f} points/hand)",
     ]
 
 
