@@ -45,6 +45,7 @@ class TransferReason(StrEnum):
     TAX_REFUND = "tax_refund"         # 退税
     FLOWER_PIG = "flower_pig"         # 查花猪
     NOT_READY = "not_ready"           # 查大叫
+    COMPENSATION = "compensation"     # seat compensation (rule key dealer_compensation)
 
 
 REASON_NAMES: dict[str, str] = {
@@ -57,6 +58,7 @@ REASON_NAMES: dict[str, str] = {
     "tax_refund": "退税",
     "flower_pig": "查花猪",
     "not_ready": "查大叫",
+    "compensation": "庄家补偿",
 }
 """The Chinese name of every transfer reason (for reports and the viewer)."""
 

@@ -163,4 +163,7 @@ def common_keys(rob_default: bool) -> list[RuleKey]:
                 "an added kong whose fourth tile is not the tile just drawn"),
         bool_key("rob_exposed_kong", rob_default,
               "an exposed kong claimed from a discard may be robbed"),
+        RuleKey("dealer_compensation", 0, "int", minimum=-INT32_MAX, absent=0,
+                doc="seat compensation: after every hand the dealer pays this many units "
+                    "x base to each other player (negative: they pay the dealer)"),
     ]

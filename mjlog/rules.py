@@ -136,7 +136,8 @@ class Rules(Mapping[str, Any]):
         return Rules(self.variant, vals)
 
     def to_json(self) -> dict[str, Any]:
-        """Every key with its value, JSON-ready, in a stable (sorted) order."""
+        """Every key with its value, JSON-ready, in a stable (sorted) order: the rules
+        a run logs."""
         spec = keys(self.variant)
         return {k: spec[k].to_json(self._values[k]) for k in sorted(self._values)}
 

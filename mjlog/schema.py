@@ -1,4 +1,4 @@
-"""The log tables, declared once: the Arrow schemas of LOG_SCHEMA.md.
+"""The log tables, declared once: the Arrow schemas of docs/log-schema.md.
 
 Every table starts with the same id columns (``run_id``, ``variant``, ``match``,
 ``rotation``, ``hand``); (``run_id``, ``match``, ``rotation``, ``hand``) names a
@@ -44,7 +44,13 @@ EVENT_TYPES: tuple[str, ...] = tuple(t.value for t in EventType)
 
 TRANSFER_REASONS: tuple[str, ...] = tuple(r.value for r in TransferReason)
 """``transfers.reason`` values (also the ``kind`` of a ``transfer`` event;
-:class:`mjlog.events.TransferReason`)."""
+:class:`mjlog.events.TransferReason`). ``compensation`` (seat compensation, rule key
+``dealer_compensation``) came after schema version 1's first logs: an added value,
+which no earlier log holds, so the version stands.
+
+>>> TRANSFER_REASONS[-1]
+'compensation'
+"""
 
 WIN_METHODS: tuple[str, ...] = tuple(m.value for m in Method)
 """``wins.method`` values (also the ``kind`` of a ``win`` event;

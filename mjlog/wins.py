@@ -103,11 +103,11 @@ class WinFlow:
         st.seats.win(batch)
         if not self.blood:
             self.horses(batch)
-            st.pending.append(Event(END))
+            self.end()
             return
         active = st.active_seats()
         if len(active) <= 1:
-            st.pending.append(Event(END))
+            self.end()
             return
         if st.live == 0:
             self.exhaust()
@@ -117,6 +117,12 @@ class WinFlow:
         st.need_tail = False
         st.after_pon = False
         st.phase = Phase.DRAW
+
+    def end(self) -> None:
+        """The hand is over: seat compensation, after every other payment, then the end."""
+        st = self.st
+        st.pending += st.spec.compensation(st)
+        st.pending.append(Event(END))
 
     def horses(self, batch: list[int]) -> None:
         """买马: the horses turned from the tail, and each hit's payments."""
@@ -142,4 +148,4 @@ class WinFlow:
         st.exhausted = True
         st.phase = Phase.DRAW
         st.pending.extend(st.spec.settle_exhaustion(st))
-        st.pending.append(Event(END))
+        self.end()

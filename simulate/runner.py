@@ -94,11 +94,13 @@ def _check_numbers(rules: Rules, seed, matches, hands_per_match, hands_per_shard
         raise InputError(f"{matches} matches make {shards} shards of {per_shard} match(es); "
                          f"a run has at most {MAX_SHARDS}: raise --hands-per-shard")
     bound = rules.spec.money_bound(rules)
+    if bound is not None:
+        bound += rules.spec.compensation_bound(rules)
     money_max = 2 ** (MONEY.bit_width - 1) - 1
     if bound is not None and bound > money_max:
         raise InputError(f"base {rules['base']} with these rules can move up to {bound} in "
                          f"one hand, past the log's int32 money columns ({money_max}): "
-                         f"lower base or cap")
+                         f"lower base, cap or dealer_compensation")
 
 
 @dataclass(frozen=True)

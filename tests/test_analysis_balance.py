@@ -108,3 +108,35 @@ def test_rule_values_are_typed_columns():
         assert list(dict.fromkeys(df["cap"])) == [1, 2, 4, 16]
     mixed = queries.outcomes([data_dir() / "yuxi", sweep])
     assert mixed["cap"].isna().iloc[0] and mixed["cap"].iloc[1] == 1
+
+
+def test_seat_positions_and_the_proposal_recomputed_from_the_hands():
+    """analysis.compensation on a sample: each position's advantage is the t interval
+    of per-match (pts_p − mean of the others) / hands, computed here with pandas and
+    scipy from the hands table; the proposal is A / (n · base) rounded."""
+    from scipy import stats as st
+
+    from analysis.compensation import positions, propose
+
+    run = data_dir() / "yuxi"
+    got = positions(run)
+    h = read_table(run, "hands", columns=["match", "dealer", "deltas", "players"]).to_pandas()
+    n = int(h["players"].iloc[0])
+    rows = []
+    for r in h.itertuples():
+        for p in range(n):
+            seat = (r.dealer + p) % n
+            mine = r.deltas[seat]
+            rows.append((r.match, p, mine - (sum(r.deltas) - mine) / (n - 1)))
+    df = pd.DataFrame(rows, columns=["match", "position", "adv"])
+    for g in got:
+        per = df[df.position == g["position"]].groupby("match")["adv"].agg(["sum", "size"])
+        assert (per["size"] == per["size"].iloc[0]).all()  # equal matches: plain t interval
+        means = per["sum"] / per["size"]
+        ci = st.ttest_1samp(means, 0).confidence_interval(0.95)
+        assert g["value"] == pytest.approx(means.mean())
+        assert (g["lo"], g["hi"]) == pytest.approx((ci.low, ci.high))
+        assert g["matches"] == len(per)
+    a = got[0]["value"]
+    exact, c = propose(a, n, 1)
+    assert exact == pytest.approx(a / n) and abs(c - exact) <= 0.5 and isinstance(c, int)

@@ -240,7 +240,7 @@ def test_schemas_declare_the_contract_types():
     assert WINS.field("patterns").type == pa.list_(pa.string())
     assert WINS.field("capped").type == pa.bool_()
     assert WINS.field("multiplier").nullable
-    assert len(EVENT_TYPES) == 11 and len(TRANSFER_REASONS) == 9
+    assert len(EVENT_TYPES) == 11 and len(TRANSFER_REASONS) == 10
 
 
 def test_check_schema_finds_drift():

@@ -30,6 +30,7 @@ from mjlog.state import PASS
 from mjlog.tiles import from_counts, parse, parse_counts, parse_tile
 from mjlog.variants import break_position, side_start, wall_tiles
 from simulate.agents import make_agents
+from tests import test_dealer_compensation as compensation  # every variant's common key
 from tests.scripted import build_wall, deal_positions, offered, pays, play_script
 
 # Junk hands: never ready, never change (their owner discards what it draws).
@@ -799,6 +800,7 @@ TESTED = {
     "last4_plain_on_discard": test_last4_plain_on_discard_true, "cap": test_cap,
     "dian_gang_hua": test_dian_gang_hua_self_draw, "bugang_payer": test_bugang_payer_each_other,
     "horses": test_horses_hit_and_miss, "points.shilaotou": test_shilaotou_points,
+    "dealer_compensation": compensation.test_compensation_is_the_only_difference,
     **{f"points.{p[0]}": test_points for p in POINTS},
 }
 

@@ -4,6 +4,7 @@ Command modules import their heavy dependencies inside the command, so
 ``mjlog --help`` stays fast.
 """
 
+from mjlog.commands.balance import balance_command
 from mjlog.commands.compare import compare_command
 from mjlog.commands.demo import demo
 from mjlog.commands.hand import analyse
@@ -23,4 +24,5 @@ ALL: list = [
     replay_command, validate_command,                 # replaying and auditing
     export_command, import_command,                   # interchange
     report_command, compare_command, demo,            # analysis and the tour
+    balance_command,                                  # seat fairness
 ]

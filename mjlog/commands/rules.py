@@ -85,6 +85,7 @@ def rules_command(variant: str, rules_file: str | None, sets: tuple[str, ...], f
     """
     r = resolve(variant, file=rules_file, sets=sets)
     if as_json or fmt == "json":
-        click.echo(json.dumps({"variant": variant, "rules": r.to_json()}, ensure_ascii=False))
+        click.echo(json.dumps({"variant": variant, "rules": r.to_json()},
+                              ensure_ascii=False))
         return
     click.echo(rules_toml(r), nl=False)

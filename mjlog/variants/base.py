@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from mjlog.events import Event, TransferReason
+from mjlog.events import Event, TransferReason, transfer
 from mjlog.rulekeys import RuleKey
 from mjlog.tiles import GREEN, tile_set
 
@@ -54,7 +54,7 @@ class Variant:
     #: the registry name (``--variant``) and the game's name
     name: str = ""
     title: str = ""
-    #: every rule key of RULES.md for this variant, with its default
+    #: every rule key of the variant (docs/rules/<variant>.md), with its default
     rule_keys: tuple[RuleKey, ...] = ()
     #: the scorer module (``score``, ``ready_value``, ``is_ready``, ``NAMES``)
     scorer: ModuleType
@@ -94,7 +94,7 @@ class Variant:
         return tile_set(136)
 
     def break_position(self, dice: tuple[int, int], dealer: int, n: int, N: int) -> int:
-        """The break b on the ring, from the dealer's dice (RULES.md §2)."""
+        """The break b on the ring, from the dealer's dice (docs/rules/yuxi.md, 'Flow')."""
         total = dice[0] + dice[1]
         side = (dealer + total - 1) % n
         return (side_start(side, n, N) + 2 * total) % N
@@ -170,3 +170,33 @@ class Variant:
     def settle_exhaustion(self, state: Any) -> list[Event]:
         """The transfers of an exhaustive draw (before the end event)."""
         return []
+
+    def compensation(self, state: Any) -> list[Event]:
+        """Seat compensation (rule key ``dealer_compensation``, every variant): after
+        every other payment of the hand, the dealer pays ``c`` units × ``base`` to
+        each other seat, in turn order from its right (``c`` < 0: each of them pays
+        the dealer ``-c`` × ``base``); reason ``compensation``. "Each other player" is
+        every other seat, those a blood battle has already seen win included: the
+        payment corrects the seat, not the play, so it is the same whatever happened.
+
+        >>> from mjlog.rules import Rules
+        >>> from types import SimpleNamespace
+        >>> hand = SimpleNamespace(rules=Rules("xuezhan", {"dealer_compensation": -2,
+        ...                                                 "base": 3}), dealer=2, n=4)
+        >>> [(e.from_seat, e.seat, e.amount) for e in hand.rules.spec.compensation(hand)]
+        [(3, 2, 6), (0, 2, 6), (1, 2, 6)]
+        """
+        rules = state.rules
+        c = rules["dealer_compensation"]
+        if not c:
+            return []
+        d, n = state.dealer, state.n
+        amount = abs(c) * rules["base"]
+        others = [(d + i) % n for i in range(1, n)]
+        if c > 0:
+            return [transfer(d, o, amount, TransferReason.COMPENSATION) for o in others]
+        return [transfer(o, d, amount, TransferReason.COMPENSATION) for o in others]
+
+    def compensation_bound(self, rules: Rules) -> int:
+        """The most seat compensation moves for one seat in a hand (the dealer's)."""
+        return (rules.n - 1) * abs(rules["dealer_compensation"]) * rules["base"]
