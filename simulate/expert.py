@@ -30,8 +30,9 @@ standard errors of the paired difference: a small budget should not make it
 play worse than strategic by noise alone.
 
 The rollouts: the other seats play :class:`Quick` (a connectivity rule of
-thumb, a few microseconds a decision), its own seat ``greedy`` (shanten-aware,
-so a ready hand stays ready); both can be changed.
+thumb, a few microseconds a decision), its own seat ``strategic`` (so a
+candidate is valued as the agent will go on to play it: a rollout player that
+ignores value plans would rank the plan's discards too low); both can be changed.
 
 Parameters (``--agents expert:rollouts=8;candidates=3``):
 
@@ -41,7 +42,7 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
 - ``shanten`` (int ≥ −1, default 1): discards are searched from this shanten down;
 - ``policy`` (``quick`` | ``greedy`` | ``efficient`` | ``strategic``, default
   ``quick``): the rollout policy of the other seats;
-- ``own`` (the same choices, default ``greedy``): the rollout policy of its seat;
+- ``own`` (the same choices, default ``strategic``): the rollout policy of its seat;
 - ``z`` (float ≥ 0, default 2.0): the margin, in standard errors, a candidate must
   beat strategic's pick by.
 
@@ -72,7 +73,7 @@ from mjlog.state import HandState
 from simulate.efficient import unseen_counts
 from simulate.strategic import StrategicAgent
 
-DEFAULTS = {"rollouts": 8, "candidates": 3, "shanten": 1, "policy": "quick", "own": "greedy",
+DEFAULTS = {"rollouts": 8, "candidates": 3, "shanten": 1, "policy": "quick", "own": "strategic",
             "z": 2.0}
 POLICIES = ("quick", "greedy", "efficient", "strategic")
 _MINIMUM = {"rollouts": 1, "candidates": 2, "shanten": -1, "z": 0.0}
