@@ -191,14 +191,14 @@ class ExpertAgent:
         m = len(points[0])
         if m < 2:
             return cands[0]
-        best, best_margin = 0, 0.0
+        best, best_mean = 0, 0.0
         for j in range(1, len(cands)):
             d = [a - b for a, b in zip(points[j], points[0], strict=True)]
             mean = sum(d) / m
             var = sum((x - mean) ** 2 for x in d) / (m - 1)
             margin = mean - self.z * math.sqrt(var / m)
-            if mean > 0 and margin >= 0 and (best == 0 or mean > best_margin):
-                best, best_margin = j, mean
+            if mean > 0 and margin >= 0 and (best == 0 or mean > best_mean):
+                best, best_mean = j, mean
         return cands[best]
 
     def sample(self, view: SeatView, history: list[Event],
@@ -206,8 +206,8 @@ class ExpertAgent:
         """A wall (the hand's tiles in draw order) that agrees with ``history``
         and the hand rebuilt on it, or None after a few tries."""
         for _ in range(_TRIES):
-            wall = sample_wall(view, history, rng)
             try:
+                wall = sample_wall(view, history, rng)
                 return wall, rebuild(view, history, wall)
             except Inconsistent:
                 continue
@@ -326,8 +326,9 @@ def rebuild(view: SeatView, history: list[Event], wall: list[int]) -> HandState:
                 and not (ty == DRAW and e.tile is None)):
             raise Inconsistent(f"the sample's {a!r} where the hand had {e!r}")
         st.apply(a)
-    if st.hands[view.seat] != view.hand or st.live != view.wall_left:
-        raise Inconsistent("the replay does not reach the seat's position")
+    if st.hands[view.seat] != view.hand or st.live != view.wall_left or st.auto() is not None:
+        # (a forced event due here: a win the sample gives another seat)
+        raise Inconsistent("the replay does not reach the seat's decision")
     return st
 
 
