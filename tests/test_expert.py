@@ -1,8 +1,6 @@
 """The ``expert`` agent: parameters, legal and deterministic play, a valid run, and
 a choice that depends only on what its seat can see."""
 
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 
@@ -150,8 +148,3 @@ def test_search_leaves_the_position_alone():
         if searched:
             break
     assert searched == 1
-
-
-def test_module_names_no_shared_rulebook():
-    text = Path("simulate/expert.py").read_text(encoding="utf-8")
-    assert "../shared" not in text and "RULES.md" not in text
