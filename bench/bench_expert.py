@@ -144,7 +144,7 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "rollouts (hidden tiles sampled from what the seat sees, the hand rebuilt with the "
         "engine's transition and played out) show it better by 2 standard errors; default "
         "budget `expert:rollouts=8;candidates=3;shanten=1` (other seats `quick`, its own "
-        "seat `greedy` in the rollouts). `python bench/bench_expert.py` "
+        "seat `strategic` in the rollouts). `python bench/bench_expert.py` "
         f"(here: ladder {hands} hands, {matches} matches of 8 hands per expert run, "
         f"{workers} worker(s)).\n\n"
         "### Speed: one expert seat, three strategic, one core\n\n"
