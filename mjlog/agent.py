@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from mjlog.events import Event
+from mjlog.events import DEAL, DRAW, Event
 from mjlog.melds import Meld
 from mjlog.rng import Stream
 
@@ -116,6 +116,17 @@ class SeatView:
     def scores(self) -> list[int]:
         """Each seat's points won (+) or paid (−) so far this hand."""
         return self._s.deltas
+
+    @property
+    def history(self) -> list[Event]:
+        """The hand's events so far as this seat saw them: another seat's dealt
+        tiles (``tiles``) and drawn tile (``tile``) are None; everything else is
+        public (discards, melds, concealed kongs' tiles, bonus tiles, a winner's
+        shown hand, payments). A new list on every call."""
+        s = self.seat
+        return [Event(DEAL, e.seat) if e.type == DEAL and e.seat != s else
+                e._replace(tile=None) if e.type == DRAW and e.seat != s else e
+                for e in self._s.events]
 
     @property
     def window_tile(self) -> int | None:

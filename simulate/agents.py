@@ -10,8 +10,8 @@ ties to m, then p, then s); pons or kongs when that does not raise shanten.
 >>> make_agents(["nobody"])
 Traceback (most recent call last):
 ...
-mjlog.errors.InputError: unknown agent 'nobody'; valid agents: efficient, greedy, random, \
-strategic, or package.module:factory
+mjlog.errors.InputError: unknown agent 'nobody'; valid agents: efficient, expert, greedy, \
+random, strategic, or package.module:factory
 """
 
 from __future__ import annotations
@@ -190,9 +190,11 @@ __all__ = ["register", "make_agent", "make_agents", "agent_names", "agent_entry"
 def _register_more() -> None:
     # Agents in their own modules register here so `make_agent` knows every name.
     from simulate.efficient import EfficientAgent
+    from simulate.expert import ExpertAgent
     from simulate.strategic import StrategicAgent
 
     register("efficient")(EfficientAgent)
+    register("expert")(ExpertAgent)
     register("strategic")(StrategicAgent)
 
 

@@ -1,0 +1,421 @@
+"""``expert``: strategic's play, searched where it matters.
+
+At a decision that matters it *determinizes* and plays out: it samples the
+hidden tiles (the other seats' concealed hands and the wall) uniformly among
+the assignments that agree with everything its seat sees (:attr:`SeatView.history
+<mjlog.agent.SeatView.history>`: its own tiles, every discard, meld, void, bonus
+tile and shown hand, and how many tiles each seat and the wall hold), rebuilds
+the hand from that sample with the engine's own transition
+(:class:`mjlog.state.HandState`, the history replayed through ``apply``), then
+plays each candidate to the end of the hand with a fast rollout policy in every
+seat (:func:`mjlog.engine.play`). The engine scores, so the points are those of
+the rules in force. Every candidate meets the same samples and the same rollout
+streams (common random numbers), so their difference is measured with less
+noise than their values.
+
+The decisions searched, and their candidates:
+
+- a discard once strategic's best discard leaves the hand within ``shanten`` of
+  ready (further off, the rollouts cannot tell its candidates apart): strategic's
+  pick and the next ones of its acceptance ranking (same shanten), up to
+  ``candidates`` in all;
+- a kong on its own turn: strategic's pick, each kong, the best discard;
+- a claim window (pon, kong, win or pass) and a self-draw win it may pass:
+  every choice (a self-draw win against strategic's best other choice).
+
+Skipped: a single legal choice, forced wins (the engine applies them), the
+xuezhan void choice and void-suit discards (strategic's rules). The pick is
+strategic's unless another candidate's mean points beat it by more than ``z``
+standard errors of the paired difference: a small budget should not make it
+play worse than strategic by noise alone.
+
+The rollouts: the other seats play :class:`Quick` (a connectivity rule of
+thumb, a few microseconds a decision), its own seat ``strategic`` (so a
+candidate is valued as the agent will go on to play it: a rollout player that
+ignores value plans would rank the plan's discards too low); both can be changed.
+
+Parameters (``--agents expert:rollouts=8;candidates=3``):
+
+- ``rollouts`` (int ≥ 1, default 8): samples per decision, each candidate played
+  out once per sample;
+- ``candidates`` (int ≥ 2, default 3): discards compared at most;
+- ``shanten`` (int ≥ −1, default 1): discards are searched from this shanten down;
+- ``policy`` (``quick`` | ``greedy`` | ``efficient`` | ``strategic``, default
+  ``quick``): the rollout policy of the other seats;
+- ``own`` (the same choices, default ``strategic``): the rollout policy of its seat;
+- ``z`` (float ≥ 0, default 2.0): the margin, in standard errors, a candidate must
+  beat strategic's pick by.
+
+Its randomness is its hand stream's (seed, hand, seat): sample ``i`` of a
+decision draws from a stream derived from one draw of it.
+
+>>> from simulate.agents import make_agent
+>>> a = make_agent("expert:rollouts=4;policy=efficient")
+>>> a.name, a.params["rollouts"], a.params["candidates"], a.params["policy"]
+('expert', 4, 3, 'efficient')
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from mjlog.agent import SeatView
+from mjlog.claims import PASS
+from mjlog.engine import play
+from mjlog.errors import InputError, quote
+from mjlog.events import BONUS, DEAL, DISCARD, DRAW, HORSE, KONG, PON, VOID, WIN, Event
+from mjlog.phase import TAIL
+from mjlog.rng import Stream, derive
+from mjlog.rules import Rules
+from mjlog.scoring.base import Method
+from mjlog.state import HandState
+from simulate.efficient import unseen_counts
+from simulate.strategic import StrategicAgent
+
+DEFAULTS = {"rollouts": 8, "candidates": 3, "shanten": 1, "policy": "quick", "own": "strategic",
+            "z": 2.0}
+POLICIES = ("quick", "greedy", "efficient", "strategic")
+_MINIMUM = {"rollouts": 1, "candidates": 2, "shanten": -1, "z": 0.0}
+#: tiles a meld takes from its maker's concealed hand
+_KONG_TAKES = {"exposed": 3, "concealed": 4, "added": 1}
+_SHOWN_LESS_TILE = (str(Method.DISCARD), str(Method.ROBBED_KONG))
+#: draws of a fresh sample when one cannot be replayed (a lock or forced win the
+#: real hand did not have); past them the decision falls back to strategic's pick
+_TRIES = 4
+
+
+def _parse(params: dict) -> dict:
+    out = dict(DEFAULTS)
+    for k, v in params.items():
+        if k not in DEFAULTS:
+            raise InputError(f"unknown expert parameter {quote(k)}; valid: {', '.join(DEFAULTS)}")
+        if k in ("policy", "own"):
+            if v not in POLICIES:
+                raise InputError(f"bad value {quote(v)} for expert parameter {quote(k)}; "
+                                 f"valid: {', '.join(POLICIES)}")
+            out[k] = v
+            continue
+        try:
+            val = type(DEFAULTS[k])(v)
+        except ValueError:
+            raise InputError(f"bad value {quote(v)} for expert parameter {quote(k)}") from None
+        if not val >= _MINIMUM[k] or (k == "z" and math.isinf(val)):
+            raise InputError(f"expert parameter {quote(k)} must be at least {_MINIMUM[k]}, "
+                             f"got {quote(v)}")
+        out[k] = val
+    return out
+
+
+class Inconsistent(Exception):
+    """A sample the seat's history cannot be replayed on."""
+
+
+class ExpertAgent:
+    name = "expert"
+
+    def __init__(self, **params):
+        self.params = _parse(params)
+        self.rollouts = self.params["rollouts"]
+        self.k = self.params["candidates"]
+        self.z = self.params["z"]
+        self.base = StrategicAgent()
+        self.seat = 0
+        self.rng: Stream | None = None
+        self.searched = 0  # decisions searched this hand (tests, the bench)
+
+    def start_hand(self, seat: int, rng: Stream) -> None:
+        self.seat, self.rng = seat, rng
+        self.base.start_hand(seat, Stream(rng.next64()))
+        self.searched = 0
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        pick = self.base.choose(view, options)
+        cands = self.candidates(view, options, pick)
+        if len(cands) < 2:
+            return pick
+        self.searched += 1
+        return self.search(view, cands)
+
+    # ------------------------------------------------------------ what to compare
+    def candidates(self, view: SeatView, options: list[Event | None],
+                   pick: Event | None) -> list[Event | None]:
+        """The choices worth playing out, strategic's ``pick`` first."""
+        if len(options) < 2 or (options[0] is not None and options[0].type == VOID):
+            return [pick]
+        if options[-1] is None:  # a claim window: every choice
+            return [pick] + [o for o in options if o != pick]
+        discards = [o for o in options if o.type == DISCARD]
+        void = view.void[self.seat]
+        if pick.type == DISCARD and void is not None and pick.tile // 9 == void:
+            return [pick]
+        unseen = unseen_counts(view)
+        ranking = self.base.rank_discards(view, discards, unseen)
+        ranked = [r[3] for r in ranking]
+        if pick.type == DISCARD and ranking[0][0] > self.params["shanten"]:
+            return [pick]  # far from ready: the rollouts cannot tell these apart
+        if pick.type == WIN:  # pass a self-draw win? against strategic's best other play
+            return [pick, ranked[0]]
+        out = [pick]
+        for o in options:
+            if o.type == KONG and o not in out:
+                out.append(o)
+        for o in ranked:
+            if len(out) >= self.k and pick.type == DISCARD:
+                break
+            if o not in out:
+                out.append(o)
+                if pick.type != DISCARD:
+                    break  # a kong decision: against the best discard
+        return out
+
+    # ------------------------------------------------------------ search
+    def search(self, view: SeatView, cands: list[Event | None]) -> Event | None:
+        """The candidate with the best mean points over the samples (strategic's,
+        ``cands[0]``, unless another beats it by ``z`` standard errors)."""
+        history = view.history
+        base = self.rng.next64()
+        points: list[list[int]] = [[] for _ in cands]
+        for i in range(self.rollouts):
+            found = self.sample(view, history, Stream(derive(base, i)))
+            if found is None:
+                continue
+            wall, st = found
+            for j, (c, pts) in enumerate(zip(cands, points, strict=True)):
+                if j:
+                    st = rebuild(view, history, wall)
+                agents = rollout_agents(self.params["policy"], self.params["own"], view.n,
+                                        self.seat, c, derive(base, i, 1))
+                play(st, agents)
+                pts.append(st.deltas[self.seat])
+        m = len(points[0])
+        if m < 2:
+            return cands[0]
+        best, best_mean = 0, 0.0
+        for j in range(1, len(cands)):
+            d = [a - b for a, b in zip(points[j], points[0], strict=True)]
+            mean = sum(d) / m
+            var = sum((x - mean) ** 2 for x in d) / (m - 1)
+            margin = mean - self.z * math.sqrt(var / m)
+            if mean > 0 and margin >= 0 and (best == 0 or mean > best_mean):
+                best, best_mean = j, mean
+        return cands[best]
+
+    def sample(self, view: SeatView, history: list[Event],
+               rng: Stream) -> tuple[list[int], HandState] | None:
+        """A wall (the hand's tiles in draw order) that agrees with ``history``
+        and the hand rebuilt on it, or None after a few tries."""
+        for _ in range(_TRIES):
+            try:
+                wall = sample_wall(view, history, rng)
+                return wall, rebuild(view, history, wall)
+            except Inconsistent:
+                continue
+        return None
+
+
+# ------------------------------------------------------------------ the sample
+@lru_cache(maxsize=64)
+def _deal_positions(rules: Rules, dealer: int) -> dict[int, tuple[int, ...]]:
+    """Seat → the wall positions it is dealt, in its deal event's order: the
+    engine's own deal read off a wall whose tiles are their positions."""
+    size = len(rules.spec.wall_tiles(rules))
+    probe = HandState(rules, tuple(range(size)), dealer)
+    out = {}
+    for i in range(rules.n):
+        probe.deal_next = i
+        ev = probe.choices.deal_event()
+        out[ev.seat] = ev.tiles
+    return out
+
+
+def sample_wall(view: SeatView, history: list[Event], rng: Stream) -> list[int]:
+    """The hand's wall with every tile the seat cannot see drawn at random.
+
+    Each wall position is known (this seat's deal and draws, a horse), a tile
+    another seat was dealt or drew, or still in the wall. The tiles the other
+    seats gave up (discards, melds, bonus tiles, a shown winning hand) are
+    placed, each when it left its hand, on a position that seat had received and
+    not yet placed, chosen at random; the unseen tiles are then shuffled onto the
+    positions left: the other seats' concealed hands and the live wall.
+    """
+    rules, me = view.rules, view.seat
+    tiles = rules.spec.wall_tiles(rules)
+    size, n = len(tiles), view.n
+    wall: list[int | None] = [None] * size
+    held: list[list[int]] = [[] for _ in range(n)]  # positions received, not yet placed
+    front, back = 13 * n + 1, size - 1
+    dealt = _deal_positions(rules, view.dealer)
+
+    def give_up(s: int, t: int, k: int = 1) -> None:
+        h = held[s]
+        for _ in range(k):
+            if not h:
+                raise Inconsistent(f"S{s} gives up more tiles than it holds")
+            j = rng.below(len(h))
+            wall[h[j]] = t
+            h[j] = h[-1]
+            h.pop()
+
+    for e in history:
+        ty, s = e.type, e.seat
+        if ty == DEAL:
+            if s == me:
+                for p, t in zip(dealt[s], e.tiles, strict=True):
+                    wall[p] = t
+            else:
+                held[s].extend(dealt[s])
+        elif ty == DRAW:
+            if e.kind == TAIL:
+                p, back = back, back - 1
+            else:
+                p, front = front, front + 1
+            if s == me:
+                wall[p] = e.tile
+            else:
+                held[s].append(p)
+        elif ty == HORSE:
+            for t in e.tiles:
+                wall[back] = t
+                back -= 1
+        elif s == me or s is None:
+            continue
+        elif ty in (DISCARD, BONUS):
+            give_up(s, e.tile)
+        elif ty == PON:
+            give_up(s, e.tile, 2)
+        elif ty == KONG:
+            give_up(s, e.tile, _KONG_TAKES[e.kind])
+        elif ty == WIN:
+            shown = list(e.tiles)
+            if e.kind in _SHOWN_LESS_TILE:
+                shown.remove(e.tile)
+            for t in shown:
+                give_up(s, t)
+    left = [0] * 34
+    for t in tiles:
+        left[t] += 1
+    for t in wall:
+        if t is not None:
+            left[t] -= 1
+    if min(left) < 0:
+        raise Inconsistent("more copies seen than the hand has")
+    pool = [t for t in range(34) for _ in range(left[t])]
+    rng.shuffle(pool)
+    it = iter(pool)
+    return [next(it) if t is None else t for t in wall]
+
+
+def rebuild(view: SeatView, history: list[Event], wall: list[int]) -> HandState:
+    """The hand dealt from ``wall``, ``history`` replayed on it through the state's
+    checked step: this seat's position, the hidden tiles those of ``wall``.
+    Raises :class:`Inconsistent` when the history does not replay on it."""
+    st = HandState(view.rules, wall, view.dealer)
+    for e in history:
+        ty = e.type
+        if ty in (DISCARD, PON, KONG, VOID) or (ty == WIN and st.auto() is None):
+            if not st.try_apply(e):
+                raise Inconsistent(f"{e!r} is not legal on the sample")
+            continue
+        a = st.auto()
+        if a is None and st.window is not None:  # every seat passed the window
+            st.apply(PASS)
+            a = st.auto()
+        if a is None or a.type != ty or a.seat != e.seat or (
+                a != e and not (ty == DEAL and e.tiles is None)
+                and not (ty == DRAW and e.tile is None)):
+            raise Inconsistent(f"the sample's {a!r} where the hand had {e!r}")
+        st.apply(a)
+    if st.hands[view.seat] != view.hand or st.live != view.wall_left or st.auto() is not None:
+        # (a forced event due here: a win the sample gives another seat)
+        raise Inconsistent("the replay does not reach the seat's decision")
+    return st
+
+
+# ------------------------------------------------------------------ the rollouts
+class _Then:
+    """Plays ``first`` at its first decision, then as ``inner``."""
+
+    __slots__ = ("inner", "first", "name", "params", "pending")
+
+    def __init__(self, inner, first: Event | None):
+        self.inner, self.first, self.pending = inner, first, True
+        self.name, self.params = inner.name, inner.params
+
+    def start_hand(self, seat: int, rng: Stream) -> None:
+        self.inner.start_hand(seat, rng)
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        if self.pending:
+            self.pending = False
+            return self.first
+        return self.inner.choose(view, options)
+
+
+class Quick:
+    """The default rollout policy, a few microseconds a decision: wins when it
+    can; keeps the tiles that connect (copies, then neighbours within two in the
+    suit) and throws the loosest, void tiles first; pons a pair that connects
+    to nothing else; kongs whenever it may."""
+
+    name = "quick"
+    params: dict = {}
+
+    def start_hand(self, seat: int, rng: Stream) -> None:
+        self.seat, self.rng = seat, rng
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        first = options[0]
+        if first is not None and first.type in (WIN, VOID):
+            if first.type == WIN:
+                return first
+            h = view.hand
+            return min(options, key=lambda o: sum(h[9 * "mps".index(o.kind):][:9]))
+        h = view.hand
+        if options[-1] is None:  # a claim window
+            for o in options:
+                if o is None:
+                    continue
+                if o.type == KONG or _loose(h, o.tile, h[o.tile]) < 3:
+                    return o
+            return None
+        best, best_key = None, None
+        void = view.void[view.seat]
+        for o in options:
+            if o.type == KONG:
+                if void is None or o.tile // 9 != void:
+                    return o
+                continue
+            t = o.tile
+            key = -1 if void is not None and t // 9 == void else _loose(h, t, 1)
+            if best_key is None or key < best_key:
+                best, best_key = o, key
+        return best
+
+
+def _loose(h: list[int], t: int, own: int) -> int:
+    """How much tile ``t`` connects in hand ``h`` (``own`` copies of it are the
+    tile itself): 4 per other copy, 2 per neighbour, 1 per tile two away."""
+    k = 4 * (h[t] - own)
+    if t < 27:
+        r = t % 9
+        for d, w in ((-2, 1), (-1, 2), (1, 2), (2, 1)):
+            if 0 <= r + d < 9 and h[t + d]:
+                k += w
+        k += 1 if 0 < r < 8 else 0  # a middle tile makes more runs
+    return k
+
+
+def rollout_agents(policy: str, own: str, n: int, seat: int, first: Event | None,
+                   seed: int) -> list:
+    """Agents of ``policy`` in the other seats and of ``own`` in ``seat``, each
+    with its stream from ``seed``; ``seat``'s plays ``first`` at its next decision."""
+    from simulate.agents import make_agent
+
+    agents = []
+    for s in range(n):
+        p = own if s == seat else policy
+        a = Quick() if p == "quick" else make_agent(p)
+        a.start_hand(s, Stream(derive(seed, s)))
+        agents.append(_Then(a, first) if s == seat else a)
+    return agents
