@@ -286,6 +286,22 @@ class Claims:
             return ev.seat in w.pons
         return ev.type == KONG and ev.kind == "exposed" and ev.seat in w.kongs
 
+    def allows(self, ev: Event) -> bool:
+        """Whether ``ev``, a claim that :meth:`fits` the open window, may be taken
+        now: while wins are forced, exactly the next one (what ``auto()`` says);
+        else one of its seat's choices, a win only after every win taken on the
+        tile in claim order (the checked step's test)."""
+        w = self.window
+        ch = self.st.choices
+        if w.forced:
+            return ev == ch.auto()
+        if not ch.is_legal(ev):
+            return False
+        if ev.type == WIN and w.winners:
+            rank = self.order[w.from_seat].index
+            return max(map(rank, w.winners)) < rank(ev.seat)
+        return True
+
     # ------------------------------------------------------------ the window
     # The methods below change the window and the locks; the state calls them
     # while it applies an event, and nothing else does.

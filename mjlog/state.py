@@ -108,7 +108,11 @@ class HandState:
         self.events: list[Event] = []
         self.deal_next = 0                   # seat index (from dealer) to deal next
         self.calls_made = False              # any pon or kong so far (地胡)
-        self.ledger = Ledger(n)              # money, transfers and the wins rows
+        self.ledger = book = Ledger(n)       # money, transfers and the wins rows
+        # the ledger's books, read as the state's own (never rebound; changed by it)
+        self.deltas, self.transfers = book.deltas, book.transfers
+        self.wins: list[WinRecord] = book.wins
+        self.winners = book.winners
         self.honor_run = [0] * n             # yuxi 十老头 count
         self.exhausted = False
         self.next_dealer: int | None = None
@@ -120,23 +124,6 @@ class HandState:
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
 
     # ------------------------------------------------------------------ basics
-    # the ledger's books, read as the state's own (tests, the writer, the auditor)
-    @property
-    def deltas(self) -> list[int]:
-        return self.ledger.deltas
-
-    @property
-    def transfers(self) -> list[tuple[int, int, int, int, str]]:
-        return self.ledger.transfers
-
-    @property
-    def wins(self) -> list[WinRecord]:
-        return self.ledger.wins
-
-    @property
-    def winners(self) -> list[int]:
-        return self.ledger.winners
-
     @property
     def window(self) -> Window | None:
         """The open claim window (a discard, or a kong that may be robbed), or None."""
@@ -187,9 +174,10 @@ class HandState:
     def try_apply(self, ev: Event) -> bool:
         """The checked apply: apply ``ev`` and return True when the rules allow it
         now (it is the event due, or one of its seat's choices, winners on one tile
-        in turn order); otherwise return False having changed nothing, except that
-        a claim window the log has left (``ev`` claims nothing on it and no forced
-        win is due) is closed first, as :data:`PASS` would. The one path of
+        in claim order: :meth:`mjlog.claims.Claims.allows`); otherwise return
+        False having changed nothing, except that a claim window the log has left
+        (``ev`` claims nothing on it and no forced win is due) is closed first, as
+        :data:`PASS` would. The one path of
         :func:`mjlog.replay.apply_checked`; :meth:`auto` and :meth:`options`, the
         plain reference, explain a refusal, and a test holds the two equal."""
         pending = self.pending
@@ -198,24 +186,16 @@ class HandState:
                 return False
             self.apply(ev)
             return True
-        w = self.claims.window
-        ch = self.choices
+        claims, ch = self.claims, self.choices
+        w = claims.window
         if w is not None:
-            if not self.claims.fits(ev):
+            if not claims.fits(ev):
                 if w.forced and ch.auto() is not None:  # a forced win is still due
                     return False
                 self._close_window()  # everyone passed: the log has moved on
                 return self.try_apply(ev)
-            if w.forced:  # the forced wins, in turn order: exactly what auto() says
-                if ev != ch.auto():
-                    return False
-            elif not ch.is_legal(ev):
+            if not claims.allows(ev):
                 return False
-            elif ev.type == WIN and w.winners:  # winners on one tile in turn order
-                d, n = w.from_seat, self.n
-                rank = (ev.seat - d) % n
-                if any((s - d) % n > rank for s in w.winners):
-                    return False
             self.apply(ev)
             return True
         ph = self.phase
