@@ -83,7 +83,8 @@ class Claims:
     def forced_zone(self) -> bool:
         """尾牌强制: the wall holds ``forced_tiles`` tiles or fewer (yuxi: the last
         four), where every legal win is taken. The one test of the zone."""
-        return self.st.live <= self.forced_tiles
+        st = self.st
+        return st.back - st.front < self.forced_tiles  # live <= forced_tiles, without a call
 
     def _dead_green(self, seat: int) -> bool:
         """huangmei: a dealt 发 not yet laid out blocks every win of its holder."""

@@ -22,28 +22,30 @@ from mjlog._hand_tables import tables
 from mjlog.hand import seven_pairs_shanten
 
 
-def _read(steps: list[int], counts) -> int:
-    s = 0
-    for x in counts:
-        s = steps[s + x]
-    return s
-
-
-@lru_cache(maxsize=1 << 16)
-def _suit(key: bytes) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-    """One suit's counts (9 bytes; 7 for honors): its automaton id, then per rank
-    the id with one copy fewer (-1: none held) and one copy more (-1: four held).
-    Worked out once per pattern: hands change a tile at a time."""
+def _reads(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
+    """One suit's counts (9 bytes; 7 for honors) read through the automaton: its
+    id, and per rank the id with ``delta`` (±1) copies of that rank, -1 where
+    there is none (no copy to take, or four held already)."""
     steps = tables().suit if len(key) == 9 else tables().honor
-    c = list(key)
-    fewer, more = [], []
-    for r, x in enumerate(c):
-        c[r] = x - 1
-        fewer.append(_read(steps, c) if x else -1)
-        c[r] = x + 1
-        more.append(_read(steps, c) if x < 4 else -1)
-        c[r] = x
-    return _read(steps, c), tuple(fewer), tuple(more)
+    prefix = [0]  # the automaton's state after each rank
+    for x in key:
+        prefix.append(steps[prefix[-1] + x])
+    out = []
+    for r, x in enumerate(key):
+        y = x + delta
+        if not 0 <= y <= 4:
+            out.append(-1)
+            continue
+        s = steps[prefix[r] + y]
+        for z in key[r + 1:]:
+            s = steps[s + z]
+        out.append(s)
+    return prefix[-1], tuple(out)
+
+
+# Worked out once per suit pattern (hands change a tile at a time).
+_fewer = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, -1))
+_more = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, 1))
 
 
 def _near(c: Sequence[int]) -> list[int]:
@@ -68,10 +70,10 @@ def accept(counts: Sequence[int], melds: int, unseen: Sequence[int],
     """
     combine = tables().combine
     b = bytes(counts)
-    dm, _, mm = _suit(b[0:9])
-    dp, _, mp = _suit(b[9:18])
-    ds, _, ms = _suit(b[18:27])
-    dz, _, mz = _suit(b[27:34])
+    dm, mm = _more(b[0:9])
+    dp, mp = _more(b[9:18])
+    ds, ms = _more(b[18:27])
+    dz, mz = _more(b[27:34])
     best = combine(dm, dp, ds, dz, melds)
     seven = melds == 0
     if seven:
@@ -121,10 +123,10 @@ def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
     """
     combine = tables().combine
     b = bytes(counts)
-    dm, fm, _ = _suit(b[0:9])
-    dp, fp, _ = _suit(b[9:18])
-    ds, fs, _ = _suit(b[18:27])
-    dz, fz, _ = _suit(b[27:34])
+    dm, fm = _fewer(b[0:9])
+    dp, fp = _fewer(b[9:18])
+    ds, fs = _fewer(b[18:27])
+    dz, fz = _fewer(b[27:34])
     out: dict[int, int] = {}
     for r, x in enumerate(fm):
         if x >= 0:
