@@ -63,7 +63,7 @@ class Claims:
     """The claims and wins of one hand's seats, judged on its state's position."""
 
     __slots__ = ("st", "order", "bonus_tile", "forced_tiles", "blood", "spec", "rules",
-                 "pon_locks", "window", "hu_lock", "pon_lock")
+                 "pon_locks", "window", "hu_lock", "pon_lock", "_seen")
 
     def __init__(self, st: HandState):
         self.st = st
@@ -79,6 +79,10 @@ class Claims:
         self.window: Window | None = None      # the open claim window
         self.hu_lock: list = [None] * n        # yuxi: True when locked; xuezhan: max passed mult
         self.pon_lock: list[set[int]] = [set() for _ in range(n)]
+        seats = st.seats
+        # what a discard window reads of the seats, bound once (no list is rebound)
+        self._seen = (seats.hands, seats.melds, seats.won, seats.void, self.pon_lock,
+                      seats.misses, seats.miss)
 
     def forced_zone(self) -> bool:
         """尾牌强制: the wall holds ``forced_tiles`` tiles or fewer (yuxi: the last
@@ -314,9 +318,7 @@ class Claims:
         wins: dict[int, Score] = {}
         pons: list[int] = []
         kongs: list[int] = []
-        hands, melds, won, void, pon_lock = st.hands, st.melds, st.won, st.void, self.pon_lock
-        seats = st.seats
-        misses, miss_of = seats.misses, seats.miss  # the cache, read inline
+        hands, melds, won, void, pon_lock, misses, miss_of = self._seen  # misses: read inline
         blood = self.blood
         other_suits = MISS_OTHER_SUITS[t]
         suit = t // 9

@@ -81,6 +81,11 @@ class HandState:
         # Choices.forced_act() applies: a bonus tile is laid out, or a win is forced
         self._may_force = self._bonus_tile is not None or spec.forced_tiles >= 0
         self.n = n
+        self.seats = seats = Seats(n)         # the seats' tiles and their caches
+        # the seats' lists, read as the state's own (never rebound; changed by seats)
+        self.hands, self.melds, self.discards = seats.hands, seats.melds, seats.discards
+        self.void, self.won, self.bonus = seats.void, seats.won, seats.bonus
+        self.draws = seats.draws
         self.claims = claims = Claims(self)  # what the seats may win and claim now
         # the claims' pass locks, read as the state's own (never rebound)
         self.hu_lock, self.pon_lock = claims.hu_lock, claims.pon_lock
@@ -92,11 +97,6 @@ class HandState:
         self.break_pos = break_pos
         self.front = 0                       # next live draw: wall[front]
         self.back = len(wall) - 1            # next tail draw: wall[back]
-        self.seats = seats = Seats(n)         # the seats' tiles and their caches
-        # the seats' lists, read as the state's own (never rebound; changed by seats)
-        self.hands, self.melds, self.discards = seats.hands, seats.melds, seats.discards
-        self.void, self.won, self.bonus = seats.void, seats.won, seats.bonus
-        self.draws = seats.draws
         self.phase = _DEAL
         self.turn = dealer
         self.need_tail = False
@@ -333,8 +333,9 @@ class HandState:
 
     def _apply_discard(self, ev: Event) -> None:
         s, t = ev.seat, ev.tile
-        if self.drawn is not None and self._locks:
+        if self.drawn is not None and self._locks and self.drawn_may_win:
             # 弃胡 / 过手胡: discarding instead of a legal self-draw win locks too
+            # (drawn_may_win False: the drawn tile completes nothing, no win to pass)
             key = len(self.events) - 1  # the state before this discard
             sc = self.choices.self_draw_score(key)
             if sc is not None:
