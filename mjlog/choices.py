@@ -86,7 +86,7 @@ class Choices:
         b = self.bonus_tile
         if b is not None and st.hands[s][b] and not st.after_pon:
             return Event(BONUS, s, b)
-        if self.forced_tiles >= 0 and st.drawn is not None and st.claims.forced_zone():
+        if st.drawn is not None and st.drawn_may_win and st.claims.forced_zone():
             sc = self.self_draw_score()
             if sc is not None:
                 return self.self_draw_event(s, sc)

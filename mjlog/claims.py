@@ -254,10 +254,11 @@ class Claims:
 
     def resolve(self, picks: dict[int, Event | None]) -> list[Event]:
         """What the seats' picks on the open window make happen, to apply in order
-        (claim priority, RULES.md §1): every win, in turn order from the discarder
-        (each followed by its pending payments), then :data:`PASS`; else the one
-        pon or kong; else :data:`PASS`. ``picks`` maps each seat asked to its
-        choice, None for a pass."""
+        (claim priority: docs/rules/README.md, 'A turn, and claims'): every win,
+        in claim order (each followed by its pending payments), then
+        :data:`PASS`; else the first pon or kong in claim order; else
+        :data:`PASS`. ``picks`` maps each seat asked to its choice, None for a
+        pass."""
         chosen = [p for p in map(picks.get, self.order[self.window.from_seat])
                   if p is not None]
         wins = [p for p in chosen if p.type == WIN]

@@ -193,7 +193,7 @@ def play_match(rules: Rules, agents: Sequence[Agent], seed: int, match: int, han
                rotation: int = 0, duplicate: bool = False) -> Iterator[PlayedHand]:
     """The hands of one match, the dealer passing as the variant says.
 
-    In duplicate play (RULES.md, Determinism) hand k's dealer is the first
+    In duplicate play (docs/rules/README.md, 'Determinism') hand k's dealer is the first
     dealer + k, whatever happened; ``agents`` are then already rotated.
     """
     dealer = None

@@ -5,9 +5,10 @@ A hand is a list of 34 counts (see :mod:`mjlog.tiles`), each 0..4, holding the
 kongs, each counting as one triplet), so a complete hand has ``14 - 3 * melds``
 concealed tiles and a ready one ``13 - 3 * melds``.
 
-Winning shapes (RULES.md §1): four melds (sequences of one suit, or triplets;
-honors never form sequences) and a pair, counting the exposed melds; or seven
-pairs with no melds, a four of a kind counting as two pairs.
+Winning shapes (docs/rules/README.md, 'Winning hands'): four melds (sequences
+of one suit, or triplets; honors never form sequences) and a pair, counting the
+exposed melds; or seven pairs with no melds, a four of a kind counting as two
+pairs.
 
 >>> from mjlog.tiles import parse_counts, fmt
 >>> is_win(parse_counts("11123456789999m"))
@@ -415,7 +416,7 @@ def waits(counts: Sequence[int], melds: int = 0, held: Sequence[int] | None = No
 
 
 def seven_pairs_shanten(pairs: int, tiles: int) -> int:
-    """Seven-pairs shanten as RULES.md reads it, from the hand's ``pairs`` (``sum(c
+    """Seven-pairs shanten as the rulebook reads it, from the hand's ``pairs`` (``sum(c
     // 2)``: a four is two pairs, a triplet a pair and a single) and its number of
     ``tiles``: ``6 - pairs``, plus the singles still missing when the hand is short
     of seven kinds' worth (``7 + pairs - tiles`` when positive: tiles set aside).
@@ -491,7 +492,7 @@ def _make_shanten():
         >>> from mjlog.tiles import parse_counts
         >>> shanten(parse_counts("1122334455667m")), shanten(parse_counts("19m19p19s1234567z"))
         (0, 6)
-        >>> h = parse_counts("1111m22p33s44z55z7z")   # 7z makes seven pairs (RULES.md)
+        >>> h = parse_counts("1111m22p33s44z55z7z")   # 7z makes seven pairs (the rulebook)
         >>> shanten(h), shanten(h, fours_as_pairs=False)  # the riichi convention says 2
         (0, 2)
         """
@@ -526,15 +527,16 @@ def shanten_seven_pairs(
 ) -> int:
     """Seven-pairs shanten; :data:`IMPOSSIBLE` with melds.
 
-    By default the RULES.md reading, exactly: a four is two pairs and a triplet a
-    pair plus a single, ``p = sum(c // 2)`` and the shanten is ``6 - p`` (for 13
-    or 14 tiles), so it is 0 exactly when seven pairs has a wait.
+    By default the rulebook's reading (docs/rules/README.md, 'Winning hands'),
+    exactly: a four is two pairs and a triplet a pair plus a single, ``p =
+    sum(c // 2)`` and the shanten is ``6 - p`` (for 13 or 14 tiles), so it is 0
+    exactly when seven pairs has a wait (:func:`seven_pairs_shanten`).
 
     With ``fours_as_pairs=False``, the common convention (the ``mahjong``
     package's, riichi tools'): ``6 - pairs + max(0, 7 - kinds)``, where a four or
     a triplet is *one* pair, so ``1111m22p33s44z55z7z`` counts 2 although 7z
-    completes it under RULES.md. A complete seven pairs (:func:`is_seven_pairs`,
-    fours allowed) is always -1.
+    completes it under the rulebook. A complete seven pairs
+    (:func:`is_seven_pairs`, fours allowed) is always -1.
 
     >>> from mjlog.tiles import parse_counts
     >>> shanten_seven_pairs(parse_counts("1122334455667m"))

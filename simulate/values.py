@@ -14,7 +14,7 @@ The same goes for kongs: what a kong adds to a win (a 根, a kong fan, the loss
 of 门清) is the difference the scorer sees between the prototype with a kong
 and with a pon (or nothing); what a win on its replacement adds (杠上花) and
 what a robbed kong costs (抢杠胡) likewise. Kong *money* is not a scorer value
-but the variant's table (docs/rules/<variant>.md, 'Kong money'): :func:`kong_money`
+but the variant's table (docs/rules/<variant>.md, 'Payments'): :func:`kong_money`
 asks the function the engine pays it with (:func:`mjlog.state.kong_payments`).
 
 Values are worked out once per :class:`Rules` and kept (a few dozen scorer

@@ -368,7 +368,7 @@ def test_seven_pairs_with_a_four():
     assert d.kind == "seven_pairs" and d.pair is None and d.sets == ()
     assert d.pairs == (0, 0, 10, 20, 30, 31, 32)
     assert shanten(counts) == -1 == shanten_seven_pairs(counts)
-    # one tile short: the wait makes the four; RULES.md calls it ready, the riichi
+    # one tile short: the wait makes the four; the rulebook calls it ready, the riichi
     # convention (fours_as_pairs=False) does not
     ready = parse_counts("111m22p33s445566z")
     assert waits(ready) == [0]
