@@ -62,16 +62,18 @@ class Window:
 class Claims:
     """The claims and wins of one hand's seats, judged on its state's position."""
 
-    __slots__ = ("st", "order", "bonus_tile", "forced_tiles", "blood", "spec", "rules",
+    __slots__ = ("st", "order", "rank", "bonus_tile", "forced_tiles", "blood", "spec", "rules",
                  "pon_locks", "window", "hu_lock", "pon_lock", "_seen")
 
     def __init__(self, st: HandState):
         self.st = st
         n, spec = st.n, st.spec
         self.spec, self.rules = spec, st.rules
-        # claim order: the other seats from each seat's 下家 on (claims, and winners
-        # on one tile, go in this order)
-        self.order = [[(d + k) % n for k in range(1, n)] for d in range(n)]
+        # claim order, the one statement of it: after a discard (or kong) of seat d
+        # the others from d's 下家 on; rank[d][s] is s's place (d itself 0) and
+        # order[d] the others in that order (claims, and winners on one tile)
+        self.rank = [[(s - d) % n for s in range(n)] for d in range(n)]
+        self.order = [sorted(range(n), key=r.__getitem__)[1:] for r in self.rank]
         self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self.forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
         self.blood = spec.blood_battle         # xuezhan: winners leave, play goes on
@@ -304,8 +306,8 @@ class Claims:
         if not ch.is_legal(ev):
             return False
         if ev.type == WIN and w.winners:
-            rank = self.order[w.from_seat].index
-            return max(map(rank, w.winners)) < rank(ev.seat)
+            rank = self.rank[w.from_seat]
+            return max(rank[s] for s in w.winners) < rank[ev.seat]
         return True
 
     # ------------------------------------------------------------ the window
