@@ -60,7 +60,9 @@ class Window:
 
 
 class Claims:
-    """The claims and wins of one hand's seats, judged on its state's position."""
+    """The claims and wins of one hand's seats, judged on its state's position,
+    with the open claim window and the pass locks (changed only while an event
+    applies)."""
 
     __slots__ = ("st", "order", "rank", "bonus_tile", "forced_tiles", "blood", "spec", "rules",
                  "pon_locks", "window", "hu_lock", "pon_lock", "_seen")
