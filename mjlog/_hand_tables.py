@@ -26,7 +26,9 @@ Two families:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
 
 # ---------------------------------------------------------------- win tables
 
@@ -106,8 +108,9 @@ class ShantenTables:
     ninth step yields a suit cost-vector id (< ``n_suit``). ``honor`` likewise,
     seven steps, ids < ``n_honor``. ``pair12[d1 * n_suit + d2]`` and
     ``add3[g * n_suit + d3]`` combine suits; ``final[(g * n_honor + dz) * 5 +
-    melds]`` is the shanten. ``suit_vectors``/``honor_vectors`` are the cost
-    vectors, for tests and curiosity.
+    melds]`` is the shanten: :attr:`combine` reads it, the one combine step.
+    ``suit_vectors``/``honor_vectors`` are the cost vectors, for tests and
+    curiosity.
     """
 
     suit: list[int]
@@ -119,6 +122,20 @@ class ShantenTables:
     final: list[int]
     suit_vectors: list[tuple[int, ...]]
     honor_vectors: list[tuple[int, ...]]
+    #: ``combine(dm, dp, ds, dz, melds)``: the standard shanten of a hand from its
+    #: suits' ids (万, 筒, 条, honors) and its exposed melds
+    combine: Callable[[int, int, int, int, int], int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # a closure over the lists, not a method: the hot loops call it per tile
+        pair12, add3, final = self.pair12, self.add3, self.final
+        n_suit, n_honor = self.n_suit, self.n_honor
+
+        def combine(dm: int, dp: int, ds: int, dz: int, melds: int) -> int:
+            g = add3[pair12[dm * n_suit + dp] * n_suit + ds]
+            return final[(g * n_honor + dz) * 5 + melds]
+
+        object.__setattr__(self, "combine", combine)
 
 
 _INF = 100  # int8-safe: costs never exceed 14, INF + 4 < 127
@@ -220,8 +237,15 @@ def _combine(np, a, b):
     return out.reshape(len(a) * len(b), 10)
 
 
+@cache
+def tables() -> ShantenTables:
+    """The process's shanten tables, built on first use (:func:`shanten_tables`)."""
+    return shanten_tables()
+
+
 def shanten_tables() -> ShantenTables:
-    """Build the shanten tables (numpy is needed only here).
+    """Build the shanten tables (numpy is needed only here); :func:`tables` keeps
+    one copy per process.
 
     >>> t = shanten_tables()
     >>> len(t.suit) // 5, t.n_suit, len(t.honor) // 5, t.n_honor, len(t.final) // (5 * t.n_honor)
@@ -235,6 +259,14 @@ def shanten_tables() -> ShantenTables:
     (0, 3, 6, 9, 12, 2, 5, 8, 11, 14)
     >>> vector([1, 1, 1, 0, 0, 0, 0, 0, 2])
     (0, 0, 1, 4, 7, 0, 0, 3, 6, 9)
+    >>> def ident(counts, steps):  # a suit's id: its counts read through the automaton
+    ...     s = 0
+    ...     for x in counts:
+    ...         s = steps[s + x]
+    ...     return s
+    >>> e, z = ident([0] * 9, t.suit), ident([0] * 7, t.honor)
+    >>> t.combine(e, e, e, z, 4), t.combine(ident([1, 1, 1, 0, 0, 0, 0, 0, 2], t.suit), e, e, z, 3)
+    (1, -1)
     """
     import numpy as np
 

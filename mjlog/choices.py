@@ -88,7 +88,7 @@ class Choices:
         b = self.bonus_tile
         if b is not None and st.hands[s][b] and not st.after_pon:
             return Event(BONUS, s, b)
-        if st.back - st.front < self.forced_tiles and st.drawn is not None:
+        if st.drawn is not None and st.drawn_may_win and st.claims.forced_zone():
             sc = self.self_draw_score()
             if sc is not None:
                 return self.self_draw_event(s, sc)

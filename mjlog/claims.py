@@ -1,10 +1,14 @@
-"""Claims and wins: what a seat may win or claim now, and the open claim window.
+"""Claims and wins: what a seat may win or claim now, the open claim window and
+the pass locks.
 
-:class:`Claims` reads the position of its :class:`~mjlog.state.HandState` and
-never changes it: the verdict on a win (its score, or the check it breaks), the
-window a discard or a kong opens (who may win, pon or kong), each seat's
-claims on it, and claim priority (what the seats' picks make happen). The state
-applies what it says; closing a window is :data:`PASS`, applied like an event.
+:class:`Claims` judges wins and claims on the position of its
+:class:`~mjlog.state.HandState`: the verdict on a win (its score, or the check
+it breaks), the window a discard or a kong opens (who may win, pon or kong),
+each seat's claims on it, and claim priority (what the seats' picks make
+happen). It owns the open window and the pass locks (弃胡 / 过手胡 ``hu_lock``,
+过手碰 ``pon_lock``), which change only while the state applies an event: a
+discard or a kong opens a window, :data:`PASS` closes it, a pon or an exposed
+kong takes it; a draw, a pon or a kong of the seat's own ends its locks.
 """
 
 from __future__ import annotations
@@ -56,19 +60,39 @@ class Window:
 
 
 class Claims:
-    """The claims and wins of one hand's seats, judged on its state's position."""
+    """The claims and wins of one hand's seats, judged on its state's position,
+    with the open claim window and the pass locks (changed only while an event
+    applies)."""
 
-    __slots__ = ("st", "order", "bonus_tile", "forced_tiles", "blood")
+    __slots__ = ("st", "order", "rank", "bonus_tile", "forced_tiles", "blood", "spec", "rules",
+                 "pon_locks", "window", "hu_lock", "pon_lock", "_seen")
 
     def __init__(self, st: HandState):
         self.st = st
         n, spec = st.n, st.spec
-        # claim order: the other seats from each seat's 下家 on (claims, and winners
-        # on one tile, go in this order)
-        self.order = [[(d + k) % n for k in range(1, n)] for d in range(n)]
+        self.spec, self.rules = spec, st.rules
+        # claim order, the one statement of it: after a discard (or kong) of seat d
+        # the others from d's 下家 on; rank[d][s] is s's place (d itself 0) and
+        # order[d] the others in that order (claims, and winners on one tile)
+        self.rank = [[(s - d) % n for s in range(n)] for d in range(n)]
+        self.order = [sorted(range(n), key=r.__getitem__)[1:] for r in self.rank]
         self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self.forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
         self.blood = spec.blood_battle         # xuezhan: winners leave, play goes on
+        self.pon_locks = spec.pon_lock         # xuezhan 过手碰
+        self.window: Window | None = None      # the open claim window
+        self.hu_lock: list = [None] * n        # yuxi: True when locked; xuezhan: max passed mult
+        self.pon_lock: list[set[int]] = [set() for _ in range(n)]
+        seats = st.seats
+        # what a discard window reads of the seats, bound once (no list is rebound)
+        self._seen = (seats.hands, seats.melds, seats.won, seats.void, self.pon_lock,
+                      seats.misses, seats.miss)
+
+    def forced_zone(self) -> bool:
+        """尾牌强制: the wall holds ``forced_tiles`` tiles or fewer (yuxi: the last
+        four), where every legal win is taken. The one test of the zone."""
+        st = self.st
+        return st.back - st.front < self.forced_tiles  # live <= forced_tiles, without a call
 
     def _dead_green(self, seat: int) -> bool:
         """huangmei: a dealt 发 not yet laid out blocks every win of its holder."""
@@ -130,14 +154,14 @@ class Claims:
             return "flower_pig"
         ctx = self.win_context(seat, tile, method)
         sc = scoring.score(ctx, st.rules)
-        forced_zone = st.live <= self.forced_tiles
+        forced_zone = self.forced_zone()
         if not sc.legal:
             if (sc.reason is Reason.PLAIN_ON_DISCARD and forced_zone
                     and st.spec.plain_win_allowed(st.rules)):
                 sc = score_plain_allowed(ctx, st.rules)
             else:
                 return _REFUSED.get(sc.reason, "win_legal")
-        lock = st.hu_lock[seat]
+        lock = self.hu_lock[seat]
         if lock is not None and st.spec.lock_refuses(lock, sc, method is Method.SELF_DRAW,
                                                        forced_zone):
             return "pass_lock"
@@ -164,7 +188,7 @@ class Claims:
             if target.kind == "exposed":
                 if not st.rules["rob_exposed_kong"]:
                     return "barred_rob", "an exposed kong may not be robbed (rob_exposed_kong)"
-                w = st.window
+                w = self.window
                 if s == target.from_seat:
                     return "barred_rob", f"S{s} discarded the {name} S{d} konged"
                 if w is not None and s in w.wins:
@@ -187,7 +211,7 @@ class Claims:
                     return "illegal_action", "the last discard may only be won"
                 if held < need:
                     return "illegal_action", f"S{s} holds {held} {name}; a {ev.type} needs {need}"
-                if ev.type == PON and t in st.pon_lock[s]:
+                if ev.type == PON and t in self.pon_lock[s]:
                     return "pon_lock", (f"过手碰: S{s} passed a pon of {name} since its last "
                                         f"draw")
                 return None
@@ -211,7 +235,7 @@ class Claims:
         if check == "dead_green":
             return f"S{s} holds a dealt 发 not laid out: no win"
         if check == "pass_lock":
-            return st.spec.pass_lock_text(s, st.hu_lock[s])
+            return st.spec.pass_lock_text(s, self.hu_lock[s])
         return f"S{s}'s hand with {name} is no legal win"
 
     def shilaotou_score(self, seat: int, tile: int) -> Score:
@@ -225,7 +249,7 @@ class Claims:
 
     def options_of(self, s: int) -> list[Event]:
         """Seat ``s``'s claims on the open window: win, then kong, then pon."""
-        w = self.st.window
+        w = self.window
         opts = []
         if s in w.wins and s not in w.winners:
             opts.append(self.window_win_event(w, s))
@@ -238,17 +262,17 @@ class Claims:
 
     def resolve(self, picks: dict[int, Event | None]) -> list[Event]:
         """What the seats' picks on the open window make happen, to apply in order
-        (claim priority, RULES.md §1): every win, in turn order from the discarder
-        (each followed by its pending payments), then :data:`PASS`; else the one
-        pon or kong; else :data:`PASS`. ``picks`` maps each seat asked to its
-        choice, None for a pass."""
-        order = self.order[self.st.window.from_seat]
-        wins = [picks[s] for s in order
-                if picks.get(s) is not None and picks[s].type == WIN]
+        (claim priority: docs/rules/README.md, 'A turn, and claims'): every win,
+        in claim order (each followed by its pending payments), then
+        :data:`PASS`; else the first pon or kong in claim order; else
+        :data:`PASS`. ``picks`` maps each seat asked to its choice, None for a
+        pass."""
+        chosen = [p for p in map(picks.get, self.order[self.window.from_seat])
+                  if p is not None]
+        wins = [p for p in chosen if p.type == WIN]
         if wins:
             return wins + [PASS]
-        claim = next((picks[s] for s in order if picks.get(s) is not None), None)
-        return [PASS] if claim is None else [claim]
+        return [chosen[0]] if chosen else [PASS]
 
     def win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
         """A win event of seat ``s`` on ``tile``, its tiles the hand with the tile."""
@@ -265,7 +289,7 @@ class Claims:
     def fits(self, ev: Event) -> bool:
         """Whether ``ev`` is a claim on the open window (a win, or a pon or exposed
         kong before anyone won); anything else means the window must close first."""
-        w = self.st.window
+        w = self.window
         if w is None:
             return False
         if ev.type == WIN:
@@ -276,17 +300,34 @@ class Claims:
             return ev.seat in w.pons
         return ev.type == KONG and ev.kind == "exposed" and ev.seat in w.kongs
 
-    def discard_window(self, d: int, t: int) -> Window | None:
-        """The window seat ``d``'s discard ``t`` opens, or None when nobody may claim
-        it (the hot path: a cheap shape lookup before any scoring)."""
+    def allows(self, ev: Event) -> bool:
+        """Whether ``ev``, a claim that :meth:`fits` the open window, may be taken
+        now: while wins are forced, exactly the next one (what ``auto()`` says);
+        else one of its seat's choices, a win only after every win taken on the
+        tile in claim order (the checked step's test)."""
+        w = self.window
+        ch = self.st.choices
+        if w.forced:
+            return ev == ch.auto()
+        if not ch.is_legal(ev):
+            return False
+        if ev.type == WIN and w.winners:
+            rank = self.rank[w.from_seat]
+            return max(rank[s] for s in w.winners) < rank[ev.seat]
+        return True
+
+    # ------------------------------------------------------------ the window
+    # The methods below change the window and the locks; the state calls them
+    # while it applies an event, and nothing else does.
+    def open_discard_window(self, d: int, t: int) -> bool:
+        """Open the window seat ``d``'s discard ``t`` opens; False when nobody may
+        claim it (the hot path: a cheap shape lookup before any scoring)."""
         st = self.st
         last = st.back < st.front  # the wall is empty: the last discard
         wins: dict[int, Score] = {}
         pons: list[int] = []
         kongs: list[int] = []
-        hands, melds, won, void, pon_lock = st.hands, st.melds, st.won, st.void, st.pon_lock
-        seats = st.seats
-        misses, miss_of = seats.misses, seats.miss  # the cache, read inline
+        hands, melds, won, void, pon_lock, misses, miss_of = self._seen  # misses: read inline
         blood = self.blood
         other_suits = MISS_OTHER_SUITS[t]
         suit = t // 9
@@ -314,12 +355,13 @@ class Claims:
                 if c >= 3:  # the wall is not empty here, so a kong can be replaced
                     kongs.append(s)
         if not (wins or pons or kongs):
-            return None
-        return Window("discard", t, d, wins, pons, kongs,
-                      forced=bool(wins) and st.live <= self.forced_tiles, last=last)
+            return False
+        self.window = Window("discard", t, d, wins, pons, kongs,
+                             forced=bool(wins) and self.forced_zone(), last=last)
+        return True
 
-    def rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> Window | None:
-        """The window seat ``k``'s kong of ``t`` opens for robbing, or None when
+    def open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
+        """Open the window seat ``k``'s kong of ``t`` opens for robbing; False when
         nobody may rob it (``barred``: seats that may not)."""
         st = self.st
         wins = {}
@@ -330,6 +372,46 @@ class Claims:
             if sc is not None:
                 wins[s] = sc
         if not wins:
-            return None
-        return Window("rob", t, k, wins, [], [], forced=st.live <= self.forced_tiles,
-                      kong_kind=kind)
+            return False
+        self.window = Window("rob", t, k, wins, [], [], forced=self.forced_zone(),
+                             kong_kind=kind)
+        return True
+
+    def close(self) -> Window:
+        """:data:`PASS`: the open window closes. Every seat that passed a legal win
+        on it is locked; on a discard nobody won, so is every seat that passed a pon
+        (过手碰). Returns the window closed."""
+        w = self.window
+        self.window = None
+        for s, sc in w.wins.items():
+            if s not in w.winners:
+                self.lock_passed_win(s, sc)
+        if w.kind == "discard" and not w.winners and self.pon_locks:
+            for s in w.pons:  # could pon, nobody won, did not pon
+                self.pon_lock[s].add(w.tile)
+        return w
+
+    def take(self, claimer: int) -> Window:
+        """Seat ``claimer`` pons or kongs the discard: the window closes, every seat
+        that could win on it passed, every other seat that could pon passed its pon.
+        Returns the window taken."""
+        w = self.window
+        self.window = None
+        for s, sc in w.wins.items():
+            self.lock_passed_win(s, sc)
+        if self.pon_locks:
+            for s in w.pons:
+                if s != claimer:
+                    self.pon_lock[s].add(w.tile)
+        return w
+
+    def lock_passed_win(self, s: int, sc: Score) -> None:
+        """Seat ``s`` passed the legal win ``sc`` (on a discard, a kong, or its own
+        draw): its pass lock, as the variant says."""
+        self.hu_lock[s] = self.spec.lock_after_pass(self.rules, self.hu_lock[s], sc)
+
+    def end_locks(self, s: int) -> None:
+        """Seat ``s``'s pass locks end (its draw; its own pon or kong under 过手碰)."""
+        self.hu_lock[s] = None
+        if self.pon_lock[s]:
+            self.pon_lock[s] = set()

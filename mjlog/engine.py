@@ -129,6 +129,7 @@ def play(state: HandState, agents: Sequence[Agent],
     views = [SeatView(state, s) for s in range(state.n)]
     apply = state.apply
     auto = state.choices.auto  # bound once: the loop calls it for every event
+    act_options = state.choices.act_options
     if observe is not None:
         def apply(ev, _apply=state.apply):
             _apply(ev)
@@ -141,7 +142,7 @@ def play(state: HandState, agents: Sequence[Agent],
             continue
         if state.phase is ACT:  # the common case, without the per-seat dict
             s = state.turn
-            o = state.choices.act_options()
+            o = act_options()
             pick = agents[s].choose(views[s], o)
             if pick not in o:
                 _refuse(agents[s], s, pick, o)
@@ -192,7 +193,7 @@ def play_match(rules: Rules, agents: Sequence[Agent], seed: int, match: int, han
                rotation: int = 0, duplicate: bool = False) -> Iterator[PlayedHand]:
     """The hands of one match, the dealer passing as the variant says.
 
-    In duplicate play (RULES.md, Determinism) hand k's dealer is the first
+    In duplicate play (docs/rules/README.md, 'Determinism') hand k's dealer is the first
     dealer + k, whatever happened; ``agents`` are then already rotated.
     """
     dealer = None

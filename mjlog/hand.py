@@ -5,9 +5,10 @@ A hand is a list of 34 counts (see :mod:`mjlog.tiles`), each 0..4, holding the
 kongs, each counting as one triplet), so a complete hand has ``14 - 3 * melds``
 concealed tiles and a ready one ``13 - 3 * melds``.
 
-Winning shapes (RULES.md §1): four melds (sequences of one suit, or triplets;
-honors never form sequences) and a pair, counting the exposed melds; or seven
-pairs with no melds, a four of a kind counting as two pairs.
+Winning shapes (docs/rules/README.md, 'Winning hands'): four melds (sequences
+of one suit, or triplets; honors never form sequences) and a pair, counting the
+exposed melds; or seven pairs with no melds, a four of a kind counting as two
+pairs.
 
 >>> from mjlog.tiles import parse_counts, fmt
 >>> is_win(parse_counts("11123456789999m"))
@@ -32,7 +33,7 @@ from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
 
-from mjlog._hand_tables import F_PAIR, F_STD, TILES_SHIFT, shanten_tables, win_table
+from mjlog._hand_tables import F_PAIR, F_STD, TILES_SHIFT, tables, win_table
 
 __all__ = [
     "Decomposition",
@@ -40,6 +41,7 @@ __all__ = [
     "is_win",
     "is_standard_win",
     "check_counts",
+    "holds_void",
     "is_seven_pairs",
     "suit_misses",
     "MISS_OTHER_SUITS",
@@ -47,6 +49,7 @@ __all__ = [
     "shanten",
     "shanten_standard",
     "shanten_seven_pairs",
+    "seven_pairs_shanten",
     "IMPOSSIBLE",
     "Group",
     "SEQ",
@@ -210,6 +213,21 @@ suit_misses = _make_suit_misses()
 
 MISS_OTHER_SUITS: tuple[int, ...] = tuple(15 & ~(1 << (t // 9)) for t in range(34))
 """Per tile kind, the bits of :func:`suit_misses` that rule out a win with it."""
+
+
+def holds_void(concealed: Sequence[int], melds: Sequence, void: int | None) -> bool:
+    """花猪 test: any tile of suit ``void`` (0 m, 1 p, 2 s; None: no void chosen)
+    in the hand's ``concealed`` counts or its ``melds`` (:class:`mjlog.melds.Meld`).
+    The one test: the state (a win, 查花猪) and the xuezhan scorer ask it.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> holds_void(parse_counts("123m5p"), (), 1), holds_void(parse_counts("123m5p"), (), 2)
+    (True, False)
+    """
+    if void is None:
+        return False
+    lo = 9 * void
+    return any(concealed[lo:lo + 9]) or any(lo <= m.tile < lo + 9 for m in melds)
 
 
 _EVEN_0_TO_4 = bytes((0, 2, 4))
@@ -397,18 +415,37 @@ def waits(counts: Sequence[int], melds: int = 0, held: Sequence[int] | None = No
 # ---------------------------------------------------------------- shanten
 
 
+def seven_pairs_shanten(pairs: int, tiles: int) -> int:
+    """Seven-pairs shanten as the rulebook reads it, from the hand's ``pairs`` (``sum(c
+    // 2)``: a four is two pairs, a triplet a pair and a single) and its number of
+    ``tiles``: ``6 - pairs``, plus the singles still missing when the hand is short
+    of seven kinds' worth (``7 + pairs - tiles`` when positive: tiles set aside).
+    The one formula: :func:`shanten`, :func:`shanten_seven_pairs` and
+    :mod:`mjlog.ukeire` call it.
+
+    >>> seven_pairs_shanten(6, 13), seven_pairs_shanten(7, 14), seven_pairs_shanten(4, 10)
+    (0, -1, 3)
+    """
+    short = 7 + pairs - tiles
+    return 6 - pairs + (short if short > 0 else 0)
+
+
+def _seven_pairs_riichi(pairs: int, kinds: int) -> int:
+    """The common convention (a four or a triplet is *one* pair): ``6 - pairs +
+    max(0, 7 - kinds)``."""
+    return 6 - pairs + (7 - kinds if kinds < 7 else 0)
+
+
 def _make_shanten():
     # The tables are built on first use (numpy, ~0.1 s); a closure keeps them in
     # fast local cells. Each suit's counts are read through the automaton to a
     # cost-vector id (9 lookups; 7 for honors), then the ids are combined.
-    suit = honor = pair12 = add3 = final = None
-    n_suit = n_honor = 0
+    suit = honor = combine = None
 
     def build() -> None:
-        nonlocal suit, honor, pair12, add3, final, n_suit, n_honor
-        t = shanten_tables()
-        honor, pair12, add3, final = t.honor, t.pair12, t.add3, t.final
-        n_suit, n_honor = t.n_suit, t.n_honor
+        nonlocal suit, honor, combine
+        t = tables()
+        honor, combine = t.honor, t.combine
         suit = t.suit  # last: another thread reads "built" from it
 
     def standard(b: bytes, melds: int) -> int:
@@ -423,8 +460,7 @@ def _make_shanten():
         dp = S[S[S[S[S[S[S[S[S[c9] + c10] + c11] + c12] + c13] + c14] + c15] + c16] + c17]
         ds = S[S[S[S[S[S[S[S[S[c18] + c19] + c20] + c21] + c22] + c23] + c24] + c25] + c26]
         dz = Z[Z[Z[Z[Z[Z[Z[c27] + c28] + c29] + c30] + c31] + c32] + c33]
-        g = add3[pair12[dm * n_suit + dp] * n_suit + ds]
-        return final[(g * n_honor + dz) * 5 + melds]
+        return combine(dm, dp, ds, dz, melds)
 
     def shanten_standard(counts: Sequence[int], melds: int = 0) -> int:
         """Standard-form shanten: the fewest tiles to draw (discarding others) to
@@ -456,7 +492,7 @@ def _make_shanten():
         >>> from mjlog.tiles import parse_counts
         >>> shanten(parse_counts("1122334455667m")), shanten(parse_counts("19m19p19s1234567z"))
         (0, 6)
-        >>> h = parse_counts("1111m22p33s44z55z7z")   # 7z makes seven pairs (RULES.md)
+        >>> h = parse_counts("1111m22p33s44z55z7z")   # 7z makes seven pairs (the rulebook)
         >>> shanten(h), shanten(h, fours_as_pairs=False)  # the riichi convention says 2
         (0, 2)
         """
@@ -473,13 +509,11 @@ def _make_shanten():
         if melds or s < 0:
             return s
         if fours_as_pairs:
-            p = n2 + n3 + 2 * n4
-            extra = 7 + p - (n1 + 2 * n2 + 3 * n3 + 4 * n4)
-            sp = 6 - p + (extra if extra > 0 else 0)
+            sp = seven_pairs_shanten(n2 + n3 + 2 * n4, n1 + 2 * n2 + 3 * n3 + 4 * n4)
         elif n1 == n3 == 0 and n2 + 2 * n4 == 7:
             return -1
         else:
-            sp = 6 - n2 - n3 - n4 + (n0 - 27 if n0 > 27 else 0)  # 7 - kinds, kinds = 34 - n0
+            sp = _seven_pairs_riichi(n2 + n3 + n4, 34 - n0)
         return sp if sp < s else s
 
     return shanten_standard, shanten
@@ -493,15 +527,16 @@ def shanten_seven_pairs(
 ) -> int:
     """Seven-pairs shanten; :data:`IMPOSSIBLE` with melds.
 
-    By default the RULES.md reading, exactly: a four is two pairs and a triplet a
-    pair plus a single, ``p = sum(c // 2)`` and the shanten is ``6 - p`` (for 13
-    or 14 tiles), so it is 0 exactly when seven pairs has a wait.
+    By default the rulebook's reading (docs/rules/README.md, 'Winning hands'),
+    exactly: a four is two pairs and a triplet a pair plus a single, ``p =
+    sum(c // 2)`` and the shanten is ``6 - p`` (for 13 or 14 tiles), so it is 0
+    exactly when seven pairs has a wait (:func:`seven_pairs_shanten`).
 
     With ``fours_as_pairs=False``, the common convention (the ``mahjong``
     package's, riichi tools'): ``6 - pairs + max(0, 7 - kinds)``, where a four or
     a triplet is *one* pair, so ``1111m22p33s44z55z7z`` counts 2 although 7z
-    completes it under RULES.md. A complete seven pairs (:func:`is_seven_pairs`,
-    fours allowed) is always -1.
+    completes it under the rulebook. A complete seven pairs
+    (:func:`is_seven_pairs`, fours allowed) is always -1.
 
     >>> from mjlog.tiles import parse_counts
     >>> shanten_seven_pairs(parse_counts("1122334455667m"))
@@ -516,13 +551,10 @@ def shanten_seven_pairs(
     if melds:
         return IMPOSSIBLE
     if fours_as_pairs:
-        p = sum(c // 2 for c in b)
-        return 6 - p + max(0, 7 + p - sum(b))
+        return seven_pairs_shanten(sum(c // 2 for c in b), sum(b))
     if is_seven_pairs(counts):
         return -1
-    kinds = 34 - b.count(0)
-    pairs = b.count(2) + b.count(3) + b.count(4)
-    return 6 - pairs + (7 - kinds if kinds < 7 else 0)
+    return _seven_pairs_riichi(b.count(2) + b.count(3) + b.count(4), 34 - b.count(0))
 
 
 for _f in (is_win, shanten, shanten_standard):

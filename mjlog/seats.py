@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mjlog.hand import MISS_OTHER_SUITS, suit_misses
+from mjlog.hand import MISS_OTHER_SUITS, holds_void, suit_misses
 from mjlog.melds import Meld, MeldKind
 
 __all__ = ["Seats"]
@@ -72,11 +72,8 @@ class Seats:
         return h
 
     def holds_void(self, s: int) -> bool:
-        """The seat holds a tile of its void suit (a 花猪)."""
-        v = self.void[s]
-        if v is None:
-            return False
-        return any(self.hands[s][9 * v: 9 * v + 9])
+        """The seat holds a tile of its void suit (a 花猪: :func:`mjlog.hand.holds_void`)."""
+        return holds_void(self.hands[s], self.melds[s], self.void[s])
 
     def active(self) -> list[int]:
         """The seats that have not won."""
@@ -122,7 +119,9 @@ class Seats:
         if h[t] < 1:
             raise ValueError(f"S{s} holds no tile {t} to discard")
         h[t] -= 1
-        self.misses[s] = None
+        # computed now, not when first asked: the discard windows that follow ask
+        # for it at once, and the hot loop then reads it without a call
+        self.misses[s] = suit_misses(h)
         self.discards[s].append(t)
 
     def take_discard(self, d: int) -> None:

@@ -10,10 +10,11 @@ way (python-chess's ``Board.push``):
   :data:`PASS` (never logged) ends a claim window (discard or kong robbing) once
   every claim on it is applied: it sets the pass locks and moves play on;
 - :attr:`HandState.claims` (:class:`mjlog.claims.Claims`) judges wins and claims
-  on the position and holds claim priority (``claims.resolve``: what the seats'
-  picks on a window make happen: wins in turn order, else the pon or kong, else
-  PASS); :attr:`HandState.seats` holds the tiles and :attr:`HandState.ledger`
-  the money, each changed only while an event applies.
+  on the position, holds the open claim window and the pass locks, and claim
+  priority (``claims.resolve``: what the seats' picks on a window make happen:
+  wins in turn order, else the pon or kong, else PASS);
+  :attr:`HandState.seats` holds the tiles and :attr:`HandState.ledger` the
+  money. Each is changed only while an event applies.
 
 Chance is logged: the state is built from the logged wall, dice and dealer, so
 a replay needs no random generator.
@@ -42,14 +43,26 @@ from mjlog.events import (
 from mjlog.ledger import Ledger, WinRecord
 from mjlog.phase import LIVE, SUIT_LETTERS, TAIL, Phase
 from mjlog.rules import Rules
-from mjlog.scoring.base import Method, Score
+from mjlog.scoring.base import Method
 from mjlog.seats import Seats
 from mjlog.wins import WinFlow
 
-__all__ = ["PASS", "HandState", "IllegalEvent", "Phase", "Window", "WinRecord"]
+__all__ = ["PASS", "HandState", "IllegalEvent", "Phase", "Window", "WinRecord", "kong_payments"]
 
 # The phases as module constants: the hot paths read them without an attribute lookup.
 _DEAL, _VOID, _DRAW, _ACT, _CLAIM, _ROB, _OVER = Phase
+
+
+def kong_payments(st, s: int, kind: str, t: int, late: bool) -> list[tuple]:
+    """(payer, amount, reason) of the kong money seat ``s`` earns when its kong of
+    ``kind`` on ``t`` stands: the variant's table (:meth:`Variant.kong_money
+    <mjlog.variants.base.Variant.kong_money>`), and nothing for a late added kong
+    (``late``) under ``late_added_kong = no_pay``, in every variant. ``st``: the
+    state, or anything with its ``rules``, ``spec``, ``n``, ``melds`` and ``won``
+    (:func:`simulate.values.kong_money` asks with a stand-in)."""
+    if late and st.rules["late_added_kong"] == "no_pay":
+        return []
+    return st.spec.kong_money(st, s, kind, t, late)
 
 
 class HandState:
@@ -68,7 +81,14 @@ class HandState:
         # Choices.forced_act() applies: a bonus tile is laid out, or a win is forced
         self._may_force = self._bonus_tile is not None or spec.forced_tiles >= 0
         self.n = n
-        self.claims = Claims(self)           # what the seats may win and claim now
+        self.seats = seats = Seats(n)         # the seats' tiles and their caches
+        # the seats' lists, read as the state's own (never rebound; changed by seats)
+        self.hands, self.melds, self.discards = seats.hands, seats.melds, seats.discards
+        self.void, self.won, self.bonus = seats.void, seats.won, seats.bonus
+        self.draws = seats.draws
+        self.claims = claims = Claims(self)  # what the seats may win and claim now
+        # the claims' pass locks, read as the state's own (never rebound)
+        self.hu_lock, self.pon_lock = claims.hu_lock, claims.pon_lock
         self.choices = Choices(self)         # what may happen next
         self.flow = WinFlow(self)            # what wins do, and how the hand ends
         self.wall = tuple(wall)
@@ -77,11 +97,6 @@ class HandState:
         self.break_pos = break_pos
         self.front = 0                       # next live draw: wall[front]
         self.back = len(wall) - 1            # next tail draw: wall[back]
-        self.seats = seats = Seats(n)         # the seats' tiles and their caches
-        # the seats' lists, read as the state's own (never rebound; changed by seats)
-        self.hands, self.melds, self.discards = seats.hands, seats.melds, seats.discards
-        self.void, self.won, self.bonus = seats.void, seats.won, seats.bonus
-        self.draws = seats.draws
         self.phase = _DEAL
         self.turn = dealer
         self.need_tail = False
@@ -90,14 +105,15 @@ class HandState:
         self.chain: str | None = None        # first link of the replacement chain
         self.chain_kongs = 0                 # kongs in the chain (dian_gang_hua_link)
         self.kong_this_turn = False          # for 杠上炮
-        self.window: Window | None = None
         self.pending: list[Event] = []       # events that must come next, in order
         self.events: list[Event] = []
         self.deal_next = 0                   # seat index (from dealer) to deal next
         self.calls_made = False              # any pon or kong so far (地胡)
-        self.ledger = Ledger(n)              # money, transfers and the wins rows
-        self.hu_lock: list = [None] * n      # yuxi: True when locked; xuezhan: max passed mult
-        self.pon_lock: list[set[int]] = [set() for _ in range(n)]
+        self.ledger = book = Ledger(n)       # money, transfers and the wins rows
+        # the ledger's books, read as the state's own (never rebound; changed by it)
+        self.deltas, self.transfers = book.deltas, book.transfers
+        self.wins: list[WinRecord] = book.wins
+        self.winners = book.winners
         self.honor_run = [0] * n             # yuxi 十老头 count
         self.exhausted = False
         self.next_dealer: int | None = None
@@ -109,22 +125,10 @@ class HandState:
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
 
     # ------------------------------------------------------------------ basics
-    # the ledger's books, read as the state's own (tests, the writer, the auditor)
     @property
-    def deltas(self) -> list[int]:
-        return self.ledger.deltas
-
-    @property
-    def transfers(self) -> list[tuple[int, int, int, int, str]]:
-        return self.ledger.transfers
-
-    @property
-    def wins(self) -> list[WinRecord]:
-        return self.ledger.wins
-
-    @property
-    def winners(self) -> list[int]:
-        return self.ledger.winners
+    def window(self) -> Window | None:
+        """The open claim window (a discard, or a kong that may be robbed), or None."""
+        return self.claims.window
 
     @property
     def live(self) -> int:
@@ -171,9 +175,10 @@ class HandState:
     def try_apply(self, ev: Event) -> bool:
         """The checked apply: apply ``ev`` and return True when the rules allow it
         now (it is the event due, or one of its seat's choices, winners on one tile
-        in turn order); otherwise return False having changed nothing, except that
-        a claim window the log has left (``ev`` claims nothing on it and no forced
-        win is due) is closed first, as :data:`PASS` would. The one path of
+        in claim order: :meth:`mjlog.claims.Claims.allows`); otherwise return
+        False having changed nothing, except that a claim window the log has left
+        (``ev`` claims nothing on it and no forced win is due) is closed first, as
+        :data:`PASS` would. The one path of
         :func:`mjlog.replay.apply_checked`; :meth:`auto` and :meth:`options`, the
         plain reference, explain a refusal, and a test holds the two equal."""
         pending = self.pending
@@ -182,24 +187,16 @@ class HandState:
                 return False
             self.apply(ev)
             return True
-        w = self.window
-        ch = self.choices
+        claims, ch = self.claims, self.choices
+        w = claims.window
         if w is not None:
-            if not self.claims.fits(ev):
+            if not claims.fits(ev):
                 if w.forced and ch.auto() is not None:  # a forced win is still due
                     return False
                 self._close_window()  # everyone passed: the log has moved on
                 return self.try_apply(ev)
-            if w.forced:  # the forced wins, in turn order: exactly what auto() says
-                if ev != ch.auto():
-                    return False
-            elif not ch.is_legal(ev):
+            if not claims.allows(ev):
                 return False
-            elif ev.type == WIN and w.winners:  # winners on one tile in turn order
-                d, n = w.from_seat, self.n
-                rank = (ev.seat - d) % n
-                if any((s - d) % n > rank for s in w.winners):
-                    return False
             self.apply(ev)
             return True
         ph = self.phase
@@ -244,17 +241,17 @@ class HandState:
         elif ev is PASS:
             self._close_window()
             return
-        seq = len(self.events)
-        self.events.append(ev)
+        events = self.events
+        events.append(ev)
         t = ev.type
         if t == DRAW:
             self._apply_draw(ev)
         elif t == DISCARD:
             self._apply_discard(ev)
         elif t == TRANSFER:
-            self._apply_transfer(ev, seq)
+            self._apply_transfer(ev, len(events) - 1)
         elif t == WIN:
-            self.flow.apply_win(ev, seq)
+            self.flow.apply_win(ev, len(events) - 1)
         elif t == PON:
             self._apply_pon(ev)
         elif t == KONG:
@@ -310,9 +307,8 @@ class HandState:
         self.drawn_may_win = seats.draw(s, t)  # may the tile complete the hand
         self.drawn = t
         self.after_pon = False
-        self.hu_lock[s] = None  # a draw ends the pass locks (inlined _clear_locks)
-        if self.pon_lock[s]:
-            self.pon_lock[s] = set()
+        if self.hu_lock[s] is not None or self.pon_lock[s]:
+            self.claims.end_locks(s)  # a draw ends the pass locks
         if self.due_draw is not None:
             if not self.hands[s][self._bonus_tile]:
                 # dealt 发 laid out before the seat's first draw: now the draw that was due
@@ -336,69 +332,46 @@ class HandState:
         self.replacing = True
         self.phase = _DRAW
 
-    def _clear_locks(self, s: int) -> None:
-        self.hu_lock[s] = None
-        if self.pon_lock[s]:
-            self.pon_lock[s] = set()
-
     def _apply_discard(self, ev: Event) -> None:
         s, t = ev.seat, ev.tile
-        if self.drawn is not None and self._locks:
+        if self.drawn is not None and self._locks and self.drawn_may_win:
             # 弃胡 / 过手胡: discarding instead of a legal self-draw win locks too
+            # (drawn_may_win False: the drawn tile completes nothing, no win to pass)
             key = len(self.events) - 1  # the state before this discard
             sc = self.choices.self_draw_score(key)
             if sc is not None:
-                self._lock_passed_win(s, sc)
+                self.claims.lock_passed_win(s, sc)
         self.seats.discard(s, t)
         self.drawn = None
         self.after_pon = False
         self._open_discard_window(s, t)
 
     def _open_discard_window(self, d: int, t: int) -> None:
-        w = self.claims.discard_window(d, t)
-        if w is None:  # nobody can claim: the discard passes at once
-            self._discard_passed(d, t, self.back < self.front)
-        else:
-            self.window = w
+        if self.claims.open_discard_window(d, t):
             self.phase = _CLAIM
+        else:  # nobody can claim: the discard passes at once
+            self._discard_passed(d, t)
 
     def _open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
-        w = self.claims.rob_window(k, t, kind, barred)
-        if w is None:
+        if not self.claims.open_rob_window(k, t, kind, barred):
             return False
-        self.window = w
         self.phase = _ROB
         return True
 
     def _close_window(self) -> None:
-        """End the open window (:data:`PASS`): set pass locks, then move play on
-        (next draw, kong settlement, or the end of the hand after wins)."""
-        w = self.window
-        if w is None:
+        """:data:`PASS`: the window closes (the claims set the pass locks), then play
+        moves on (the next draw, the kong settled, or the end after wins)."""
+        if self.claims.window is None:
             return
-        self.window = None
-        claimed = bool(w.winners)
-        for s, sc in w.wins.items():
-            if s not in w.winners:
-                self._lock_passed_win(s, sc)
-        if w.kind == "discard":
-            if not claimed and self.spec.pon_lock:
-                for s in w.pons:  # 过手碰: could pon, nobody won, did not pon
-                    self.pon_lock[s].add(w.tile)
-            if claimed:
-                self.flow.after_window_wins(w)
-                return
-            self._discard_passed(w.from_seat, w.tile, w.last)
+        w = self.claims.close()
+        if w.winners:
+            self.flow.after_window_wins(w)
+        elif w.kind == "discard":
+            self._discard_passed(w.from_seat, w.tile)
         else:
-            if claimed:
-                self.flow.after_window_wins(w)
-                return
             self._kong_stands(w.from_seat, w.tile, w.kong_kind)
 
-    def _lock_passed_win(self, s: int, sc: Score) -> None:
-        self.hu_lock[s] = self.spec.lock_after_pass(self.rules, self.hu_lock[s], sc)
-
-    def _discard_passed(self, d: int, tile: int, last: bool) -> None:
+    def _discard_passed(self, d: int, tile: int) -> None:
         """Nobody claimed ``d``'s discard: count 十老头, then the next draw (or the end)."""
         if self._shilaotou:
             self.honor_run[d] = self.honor_run[d] + 1 if tile >= 27 else 0
@@ -407,21 +380,14 @@ class HandState:
                 tiles = tuple(t for t in range(34) for _ in range(h[t]))
                 self.pending.append(Event(WIN, d, tile, None, str(Method.SHILAOTOU), tiles))
                 return
-        if last:
+        if self.back < self.front:  # the last discard
             self.flow.exhaust()
             return
         self.turn = self.seats.next_active(d) if self._blood else (d + 1) % self.n
         self.phase = _DRAW
 
     def _apply_pon(self, ev: Event) -> None:
-        w = self.window
-        self.window = None
-        for s, sc in w.wins.items():
-            self._lock_passed_win(s, sc)
-        if self.spec.pon_lock:
-            for s in w.pons:
-                if s != ev.seat:
-                    self.pon_lock[s].add(w.tile)
+        w = self.claims.take(ev.seat)
         s, t = ev.seat, ev.tile
         self.honor_run[w.from_seat] = 0
         self.seats.pon(s, t, w.from_seat)
@@ -431,7 +397,7 @@ class HandState:
         self.chain = None
         self.kong_this_turn = False
         if self.spec.pon_lock:  # 过手胡 and 过手碰 end at the seat's own pon or kong
-            self._clear_locks(s)
+            self.claims.end_locks(s)
         self.turn = s
         self.phase = _ACT
 
@@ -439,16 +405,9 @@ class HandState:
         s, t, kind = ev.seat, ev.tile, ev.kind
         self.calls_made = True
         if self.spec.pon_lock:
-            self._clear_locks(s)
+            self.claims.end_locks(s)
         if kind == "exposed":
-            w = self.window
-            self.window = None
-            for o, sc in w.wins.items():
-                self._lock_passed_win(o, sc)
-            if self.spec.pon_lock:
-                for o in w.pons:
-                    if o != s:
-                        self.pon_lock[o].add(t)
+            w = self.claims.take(s)  # after ending s's locks: passing a win here locks s
             self.honor_run[w.from_seat] = 0
             self.seats.kong(s, t, kind, w.from_seat)
             self.turn = s
@@ -477,11 +436,8 @@ class HandState:
         self.chain_kongs += 1
         self.kong_this_turn = True
         self.drawn = None
-        late = kind == "added" and self._late
-        # a late added kong pays nothing under late_added_kong = no_pay (every variant)
-        paid = () if late and self.rules["late_added_kong"] == "no_pay" else (
-            self.spec.kong_money(self, s, kind, t, late))
-        for payer, amount, reason in paid:
+        for payer, amount, reason in kong_payments(self, s, kind, t,
+                                                   kind == "added" and self._late):
             self.pending.append(transfer(payer, s, amount, reason))
             self.ledger.kong_paid(payer, s, amount, t)
         self.turn = s

@@ -1,8 +1,10 @@
 """Tile acceptance (受け入れ / 进张): which unseen tiles lower a hand's shanten.
 
 Built on the shanten automaton of :mod:`mjlog.hand`: a tile changes one suit
-only, so each candidate re-reads that suit (9 table steps) and recombines it
-with the other three, instead of recomputing the whole hand.
+only, so each candidate takes that suit's id with one copy more (or fewer),
+worked out once per suit pattern, and the tables' one combine step joins it
+with the other three suits' ids, instead of recomputing the whole hand.
+Seven pairs is :func:`mjlog.hand.seven_pairs_shanten`.
 
 >>> from mjlog.tiles import parse_counts, fmt
 >>> h = parse_counts("123m456p789s1122z")
@@ -14,50 +16,36 @@ with the other three, instead of recomputing the whole hand.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
-from mjlog._hand_tables import shanten_tables
-
-_T = None
-
-
-def _tables():
-    global _T
-    if _T is None:
-        _T = shanten_tables()
-    return _T
+from mjlog._hand_tables import tables
+from mjlog.hand import seven_pairs_shanten
 
 
-_IDS: dict[bytes, int] = {}    # suit counts → automaton id, memoised (few distinct)
-_IDS_Z: dict[bytes, int] = {}
+def _reads(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
+    """One suit's counts (9 bytes; 7 for honors) read through the automaton: its
+    id, and per rank the id with ``delta`` (±1) copies of that rank, -1 where
+    there is none (no copy to take, or four held already)."""
+    steps = tables().suit if len(key) == 9 else tables().honor
+    prefix = [0]  # the automaton's state after each rank
+    for x in key:
+        prefix.append(steps[prefix[-1] + x])
+    out = []
+    for r, x in enumerate(key):
+        y = x + delta
+        if not 0 <= y <= 4:
+            out.append(-1)
+            continue
+        s = steps[prefix[r] + y]
+        for z in key[r + 1:]:
+            s = steps[s + z]
+        out.append(s)
+    return prefix[-1], tuple(out)
 
 
-def _suit_id(S, c, a: int, n: int) -> int:
-    memo = _IDS_Z if n == 7 else _IDS
-    key = bytes(c[a:a + n])
-    v = memo.get(key)
-    if v is None:
-        v = 0
-        for x in key:
-            v = S[v + x]
-        memo[key] = v
-    return v
-
-
-def _read(T, c: list[int]) -> tuple[int, int, int, int, int, int]:
-    """Each suit's automaton id, and the m+p and m+p+s combinations."""
-    S, ns = T.suit, T.n_suit
-    dm = _suit_id(S, c, 0, 9)
-    dp = _suit_id(S, c, 9, 9)
-    ds = _suit_id(S, c, 18, 9)
-    dz = _suit_id(T.honor, c, 27, 7)
-    p12 = T.pair12[dm * ns + dp]
-    return dm, dp, ds, dz, p12, T.add3[p12 * ns + ds]
-
-
-def _seven(pairs: int, tiles: int) -> int:
-    """Seven-pairs shanten as RULES.md reads it (a four is two pairs), for any size."""
-    short = 7 + pairs - tiles
-    return 6 - pairs + (short if short > 0 else 0)
+# Worked out once per suit pattern (hands change a tile at a time).
+_fewer = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, -1))
+_more = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, 1))
 
 
 def _near(c: Sequence[int]) -> list[int]:
@@ -80,48 +68,45 @@ def accept(counts: Sequence[int], melds: int, unseen: Sequence[int],
     ``13 - 3*melds`` tiles. Seven pairs counts when ``melds == 0``.
     ``candidates`` limits the kinds tried (default: every kind with unseen copies).
     """
-    T = _tables()
-    S, Z, ns, nh = T.suit, T.honor, T.n_suit, T.n_honor
-    pair12, add3, final = T.pair12, T.add3, T.final
-    c = list(counts)
-    dm, dp, ds, dz, p12, g = _read(T, c)
-    base = final[(g * nh + dz) * 5 + melds]
-    # seven pairs as RULES.md reads it: a four is two pairs, shanten 6 - sum(c // 2)
+    combine = tables().combine
+    b = bytes(counts)
+    dm, mm = _more(b[0:9])
+    dp, mp = _more(b[9:18])
+    ds, ms = _more(b[18:27])
+    dz, mz = _more(b[27:34])
+    best = combine(dm, dp, ds, dz, melds)
     seven = melds == 0
     if seven:
-        pairs = sum(x // 2 for x in c)
-        tiles = sum(c)  # short of 13 when void tiles were taken out
-        base7 = _seven(pairs, tiles)
-        best = base7 if base7 < base else base
-    else:
-        best = base
+        pairs, tiles = sum(x // 2 for x in b), sum(b)  # short of 13: void tiles taken out
+        base7 = seven_pairs_shanten(pairs, tiles)
+        if base7 < best:
+            best = base7
+        # a tile more: a pair more when the kind was held an odd number of times
+        odd7 = seven_pairs_shanten(pairs + 1, tiles + 1)
+        even7 = seven_pairs_shanten(pairs, tiles + 1)
     got: list[int] = []
     total = 0
     if candidates is None:
         # a new isolated kind helps neither form, unless the hand is short of tiles
         # (void tiles taken out): then any tile can fill a gap
-        short = sum(c) + 3 * melds < 13
-        candidates = range(34) if short else _near(c)
+        short = sum(b) + 3 * melds < 13
+        candidates = range(34) if short else _near(b)
     for t in candidates:
         u = unseen[t]
-        if u <= 0 or c[t] >= 4:
+        if u <= 0 or b[t] >= 4:
             continue
-        c[t] += 1
         if t < 9:
-            v = final[(add3[pair12[_suit_id(S, c, 0, 9) * ns + dp] * ns + ds] * nh + dz) * 5
-                      + melds]
+            v = combine(mm[t], dp, ds, dz, melds)
         elif t < 18:
-            v = final[(add3[pair12[dm * ns + _suit_id(S, c, 9, 9)] * ns + ds] * nh + dz) * 5
-                      + melds]
+            v = combine(dm, mp[t - 9], ds, dz, melds)
         elif t < 27:
-            v = final[(add3[p12 * ns + _suit_id(S, c, 18, 9)] * nh + dz) * 5 + melds]
+            v = combine(dm, dp, ms[t - 18], dz, melds)
         else:
-            v = final[(g * nh + _suit_id(Z, c, 27, 7)) * 5 + melds]
+            v = combine(dm, dp, ds, mz[t - 27], melds)
         if seven:
-            v7 = _seven(pairs + (c[t] % 2 == 0), tiles + 1)
+            v7 = odd7 if b[t] & 1 else even7
             if v7 < v:
                 v = v7
-        c[t] -= 1
         if v < best:
             got.append(t)
             total += u
@@ -136,34 +121,32 @@ def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
     >>> r[parse_tile("3z")], r[parse_tile("1m")]
     (0, 1)
     """
-    T = _tables()
-    S, Z, ns, nh = T.suit, T.honor, T.n_suit, T.n_honor
-    pair12, add3, final = T.pair12, T.add3, T.final
-    c = list(counts)
-    dm, dp, ds, dz, p12, g = _read(T, c)
-    seven = melds == 0
-    if seven:
-        pairs = sum(x // 2 for x in c)
-        tiles = sum(c)
+    combine = tables().combine
+    b = bytes(counts)
+    dm, fm = _fewer(b[0:9])
+    dp, fp = _fewer(b[9:18])
+    ds, fs = _fewer(b[18:27])
+    dz, fz = _fewer(b[27:34])
     out: dict[int, int] = {}
-    for t in range(34):
-        if not c[t]:
-            continue
-        c[t] -= 1
-        if t < 9:
-            v = final[(add3[pair12[_suit_id(S, c, 0, 9) * ns + dp] * ns + ds] * nh + dz) * 5
-                      + melds]
-        elif t < 18:
-            v = final[(add3[pair12[dm * ns + _suit_id(S, c, 9, 9)] * ns + ds] * nh + dz) * 5
-                      + melds]
-        elif t < 27:
-            v = final[(add3[p12 * ns + _suit_id(S, c, 18, 9)] * nh + dz) * 5 + melds]
-        else:
-            v = final[(g * nh + _suit_id(Z, c, 27, 7)) * 5 + melds]
-        if seven:  # c[t] is after the discard: it broke a pair when it is now odd
-            v7 = _seven(pairs - (c[t] % 2), tiles - 1)
+    for r, x in enumerate(fm):
+        if x >= 0:
+            out[r] = combine(x, dp, ds, dz, melds)
+    for r, x in enumerate(fp):
+        if x >= 0:
+            out[9 + r] = combine(dm, x, ds, dz, melds)
+    for r, x in enumerate(fs):
+        if x >= 0:
+            out[18 + r] = combine(dm, dp, x, dz, melds)
+    for r, x in enumerate(fz):
+        if x >= 0:
+            out[27 + r] = combine(dm, dp, ds, x, melds)
+    if melds == 0:
+        pairs, tiles = sum(x // 2 for x in b), sum(b)
+        # a tile fewer: a pair fewer when the kind was held an even number of times
+        even7 = seven_pairs_shanten(pairs - 1, tiles - 1)
+        odd7 = seven_pairs_shanten(pairs, tiles - 1)
+        for t, v in out.items():
+            v7 = odd7 if b[t] & 1 else even7
             if v7 < v:
-                v = v7
-        c[t] += 1
-        out[t] = v
+                out[t] = v7
     return out

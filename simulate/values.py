@@ -13,9 +13,9 @@ under ``min_fan``) has no discard value.
 The same goes for kongs: what a kong adds to a win (a 根, a kong fan, the loss
 of 门清) is the difference the scorer sees between the prototype with a kong
 and with a pon (or nothing); what a win on its replacement adds (杠上花) and
-what a robbed kong costs (抢杠胡) likewise. Kong *money* is not a rule value but
-the engine's fixed table (RULES.md §2–§3: 2, 1 or 2 × ``base`` by kind, who pays
-by ``bugang_payer`` and ``late_added_kong``); :func:`kong_money` restates it.
+what a robbed kong costs (抢杠胡) likewise. Kong *money* is not a scorer value
+but the variant's table (docs/rules/<variant>.md, 'Payments'): :func:`kong_money`
+asks the function the engine pays it with (:func:`mjlog.state.kong_payments`).
 
 Values are worked out once per :class:`Rules` and kept (a few dozen scorer
 calls), so an agent pays for them once per run, not per decision.
@@ -187,25 +187,39 @@ def _ratio(a: int | None, b: int | None) -> float:
     return a / b if b else 2.0
 
 
+@dataclass(slots=True)
+class _KongSpot:
+    """What the variant's kong money reads of a hand: seat 0 has just made the
+    kong, on a tile seat 1 fed; the seats after ``1 + others`` have won."""
+
+    rules: Rules
+    spec: object
+    n: int
+    melds: list
+    won: list
+
+
 def kong_money(rules: Rules, kind: str, late: bool, others: int) -> int:
-    """Money a kong earns at once (RULES.md §2–§3; huangmei pays none): an exposed
-    kong 2 × base from the discarder; an added kong 2 from the pon's feeder (yuxi
-    ``bugang_payer = pon_feeder``) or 1 from each other active player; a concealed
-    kong 2 from each other active player in xuezhan, nothing in yuxi. A late added
-    kong earns nothing under ``late_added_kong = no_pay``.
+    """Money a kong of ``kind`` earns at once with ``others`` other players still
+    in play (``late``: an added kong of a tile not just drawn), as the engine pays
+    it (:func:`mjlog.state.kong_payments`: the variant's table and
+    ``late_added_kong``).
 
     >>> from mjlog.rules import resolve
     >>> kong_money(resolve("xuezhan"), "concealed", False, 3), kong_money(resolve("yuxi"),
     ...     "concealed", False, 3)
     (6, 0)
+    >>> late = resolve("yuxi", sets=["late_added_kong=no_pay"])
+    >>> kong_money(late, "added", True, 3), kong_money(late, "added", False, 3)
+    (0, 2)
     """
-    v, base = rules.variant, rules["base"]
-    if v == "huangmei" or (late and kind == "added" and rules["late_added_kong"] == "no_pay"):
-        return 0
-    if kind == "exposed":
-        return 2 * base
-    if kind == "added":
-        if v == "yuxi" and rules["bugang_payer"] == "pon_feeder":
-            return 2 * base
-        return base * others
-    return 2 * base * others if v == "xuezhan" else 0
+    from mjlog.state import kong_payments  # the engine's own: a heavy import, needed late
+
+    n, t = rules.n, 4
+    mk = {"exposed": MeldKind.EXPOSED_KONG, "added": MeldKind.ADDED_KONG}.get(
+        kind, MeldKind.CONCEALED_KONG)
+    melds = [[Meld(mk, t, None if mk is MeldKind.CONCEALED_KONG else 1)]] + [[]] * (n - 1)
+    won = [False] * (1 + others) + [True] * (n - 1 - others)
+    spot = _KongSpot(rules, rules.spec, n, melds, won)
+    late = late and kind == "added"  # only an added kong can be late
+    return sum(amount for _p, amount, _r in kong_payments(spot, 0, kind, t, late))

@@ -18,6 +18,7 @@ from mjlog.hand import (
     IMPOSSIBLE,
     MISS_OTHER_SUITS,
     decompositions,
+    holds_void,
     is_seven_pairs,
     is_standard_win,
     is_win,
@@ -27,6 +28,7 @@ from mjlog.hand import (
     suit_misses,
     waits,
 )
+from mjlog.melds import Meld, MeldKind
 from mjlog.tiles import TILESET_136, fmt, parse_counts
 
 # ---------------------------------------------------------------- references
@@ -366,7 +368,7 @@ def test_seven_pairs_with_a_four():
     assert d.kind == "seven_pairs" and d.pair is None and d.sets == ()
     assert d.pairs == (0, 0, 10, 20, 30, 31, 32)
     assert shanten(counts) == -1 == shanten_seven_pairs(counts)
-    # one tile short: the wait makes the four; RULES.md calls it ready, the riichi
+    # one tile short: the wait makes the four; the rulebook calls it ready, the riichi
     # convention (fours_as_pairs=False) does not
     ready = parse_counts("111m22p33s445566z")
     assert waits(ready) == [0]
@@ -375,6 +377,34 @@ def test_seven_pairs_with_a_four():
     assert shanten(ready, fours_as_pairs=False) == 1
     assert not is_win(counts, melds=1)
     assert shanten_seven_pairs(counts, melds=1) == IMPOSSIBLE
+
+
+def test_seven_pairs_shanten_zero_iff_a_tile_makes_seven_pairs():
+    """The one seven-pairs formula (hand.seven_pairs_shanten, behind shanten(),
+    shanten_seven_pairs() and ukeire) against the shape itself, on hands rich
+    in pairs; and shanten() is the lesser of the two forms."""
+    rng = random.Random(7)
+    pool = [t for t in range(34) for _ in range(4)]
+    for _ in range(400):
+        c = [0] * 34
+        for t in rng.sample(pool[: 4 * rng.choice((5, 8, 34))], 13):  # few kinds: pairs
+            c[t] += 1
+        sp = shanten_seven_pairs(c)
+        ready = False
+        for t in range(34):
+            if c[t] < 4:
+                c[t] += 1
+                ready |= is_seven_pairs(c)
+                c[t] -= 1
+        assert (sp == 0) == ready, c
+        assert shanten(c) == min(shanten_standard(c), sp)
+
+
+def test_holds_void_reads_the_hand_and_its_melds():
+    hand = parse_counts("123m456m789m11z")
+    assert not holds_void(hand, (), 1) and not holds_void(hand, (), None)
+    assert holds_void(hand, (Meld(MeldKind.PON, 13, 2),), 1)  # a pon of 5p
+    assert holds_void(hand, (), 0)
 
 
 def test_waits_exclude_a_kind_held_four_times():

@@ -101,7 +101,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from mjlog.hand import check_counts, decompositions, is_standard_win, suit_misses, waits
+from mjlog.hand import check_counts, decompositions, holds_void, is_standard_win, suit_misses, waits
 from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
@@ -320,19 +320,6 @@ def _product(pats: Sequence[str], mult: dict[str, int]) -> int:
     for p in pats:
         value *= mult[p]
     return value
-
-
-def holds_void(concealed: Sequence[int], melds: Sequence[Meld], void: int | None) -> bool:
-    """花猪 test: any tile of suit ``void`` (0 m, 1 p, 2 s) in hand or in a meld.
-
-    >>> from mjlog.tiles import parse_counts
-    >>> holds_void(parse_counts("123m5p"), (), 1), holds_void(parse_counts("123m5p"), (), 2)
-    (True, False)
-    """
-    if void is None:
-        return False
-    lo = 9 * void
-    return any(concealed[lo:lo + 9]) or any(lo <= m.tile < lo + 9 for m in melds)
 
 
 def _best(ctx: WinContext, t: _Table, enabled: Sequence[str],
