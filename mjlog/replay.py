@@ -298,10 +298,6 @@ def to_event(row: Sequence[Any]) -> Event:
                  tuple(tiles) if tiles is not None else None, amount)
 
 
-def _claim_rank(st: HandState, d: int, s: int) -> int:
-    return (s - d) % st.n
-
-
 def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:
     """The reference check, and the explanation of a refusal: bring ``st`` to the
     point where the logged ``ev`` happens and check it there, by
@@ -361,8 +357,8 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
                            f"S{ev.seat} may: {summarise(mine, notation)}")
     w = st.window
     if ev.type == WIN and w is not None and w.winners:
-        rank = _claim_rank(st, w.from_seat, ev.seat)
-        if any(_claim_rank(st, w.from_seat, s) > rank for s in w.winners):
+        rank = st.claims.rank[w.from_seat]  # claim order, stated once (Claims.rank)
+        if any(rank[s] > rank[ev.seat] for s in w.winners):
             return Discrepancy(seq, Check.WIN_ORDER, describe(ev, notation),
                                f"winners on one tile come in turn order from "
                                f"S{w.from_seat}; S{w.winners[-1]} is already listed")

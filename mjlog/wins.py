@@ -112,7 +112,7 @@ class WinFlow:
         if st.live == 0:
             self.exhaust()
             return
-        last = max(batch, key=lambda w: (w - d) % st.n)
+        last = max(batch, key=st.claims.rank[d].__getitem__)
         st.turn = st.next_active(last)
         st.need_tail = False
         st.after_pon = False
