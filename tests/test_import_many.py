@@ -131,3 +131,14 @@ def test_runs_refuses_one_id_two_contents(run, tmp_path):
     (c / "manifest.json").write_text(json.dumps(mc))
     with pytest.raises(LogError, match="different content"):
         Runs([a, c], verify_hashes=False)
+
+
+def test_import_format_json_reports_the_written_run(run, tmp_path):
+    f = _export(run, tmp_path)
+    r = CliRunner().invoke(main, ["import", str(f), "--out", str(tmp_path / "imp"),
+                                  "--format", "json"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)
+    manifest = json.loads((tmp_path / "imp" / "manifest.json").read_text())
+    assert got["run_id"] == manifest["run_id"] and got["variant"] == "xuezhan"
+    assert got["hands"] == 16 and got["out"] == str(tmp_path / "imp")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
@@ -119,7 +120,10 @@ def _write_stream(lines, out: str) -> int:
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Run directory to create (must not exist or be empty).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def import_command(files, out, quiet) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="json: print the written run as one object "
+              "(the shape of `simulate --format json`, docs/cli.md).")
+def import_command(files, out, quiet, fmt) -> None:
     """Turn JSON-lines files of hands (one header line per hand, any number of
     hands) into one run directory that `mjlog validate` checks. Wins, transfers
     and the hands rows are recomputed by replaying the events under the header's
@@ -134,5 +138,10 @@ def import_command(files, out, quiet) -> None:
     check_output(out, "--out")
     m = import_files(files, out, warn=lambda s: click.echo(f"warning: {s}", err=True),
                      progress=not quiet and sys.stderr.isatty())
+    if fmt == "json":
+        from mjlog.commands.simulate import run_json
+
+        click.echo(json.dumps(run_json(m, out)))
+        return
     n = sum(f["rows"] for f in m["files"] if f["table"] == "hands")
     click.echo(f"run {m['run_id']} ({m['variant']}, {n} hand{'s' * (n != 1)}) written to {out}")
