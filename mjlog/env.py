@@ -86,7 +86,7 @@ except ImportError as e:  # pragma: no cover - the `env` extra is not installed
 from mjlog.agent import SeatView
 from mjlog.claims import PASS as CLOSE
 from mjlog.engine import deal
-from mjlog.events import DISCARD, DRAW, KONG, PON, VOID, WIN, Event
+from mjlog.events import BONUS, DEAL, DISCARD, DRAW, KONG, PON, TRANSFER, VOID, WIN, Event
 from mjlog.rules import Rules, resolve
 from mjlog.state import HandState, Phase
 from mjlog.variants import wall_tiles
@@ -97,7 +97,11 @@ __all__ = ["N_ACTIONS", "PASS", "MjlogEnv", "MjlogGymEnv", "action_of", "flat_si
 N_ACTIONS = 109
 CONCEALED, ADDED, EXPOSED, PON_A, WIN_A, VOID_A, PASS = 34, 68, 102, 103, 104, 105, 108
 _SUITS = "mps"
-_RECOUNT = frozenset((PON, KONG, WIN))
+# (tiles a meld takes from the claimer's hand, tiles it adds to the melds), by kind
+_MELD_CHANGE = {PON: (2.0, 3.0), "exposed": (3.0, 4.0), "concealed": (4.0, 4.0),
+                "added": (1.0, 1.0)}
+_TAIL = frozenset((VOID, WIN, BONUS))  # events that change a seat's tail (but scores)
+_HAND = frozenset((DEAL, BONUS, WIN))            # rarer events that change hands
 _ACT, _CLAIM, _ROB, _OVER = Phase.ACT, Phase.CLAIM, Phase.ROB, Phase.OVER
 _INTS = frozenset((int, np.int64, np.int32, np.intp))  # not bool: True is no action
 _ILLEGAL = object()
@@ -169,6 +173,7 @@ class MjlogEnv(AECEnv):
         self.rules: Rules = resolve(variant, rules_file, list(sets))
         self.n = n = self.rules.n
         self.obs_type = obs_type
+        self._flat = obs_type == "flat"
         self.render_mode = render_mode
         self.possible_agents = [f"player_{s}" for s in range(n)]
         self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
@@ -237,7 +242,6 @@ class MjlogEnv(AECEnv):
         for o in range(n):
             self._vecs[o][self._flat_n - n + self._rel[o][self.state.dealer]] = 1.0
         self._seen = 0  # events taken into _vecs
-        self._hot: list[list[int]] = [[] for _ in range(n)]  # one-hots set in _vecs
         self._advance()
 
     def _advance(self) -> None:
@@ -351,21 +355,23 @@ class MjlogEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
-        if self.obs_type == "dict":
-            obs: Any = self.observation_dict(seat)
+        if self._flat:
+            obs: Any = self.observation_flat(seat)
         else:
-            obs = self.observation_flat(seat)
+            obs = self.observation_dict(seat)
         return {"observation": obs, "action_mask": self.action_mask(agent)}
 
     def _sync(self) -> None:
         """Bring each seat's flat observation (``self._vecs``, seats relative to
-        it) up to the state's events. A draw adds its tile to the drawer's hand
-        row, a discard moves it to the discards; any other event rewrites from
-        the state's own lists what it may have changed: the hands of the seats it
-        names, the melds and discards (a claim, a kong or a win may take a
-        discard back or change a meld), the per-seat tail (voids, wins, bonus
-        tiles, scores). The state stays the one source; a test holds the flat
-        vector equal to :meth:`observation_dict` at every decision."""
+        it) up to the state's events. The common events change a few counts: a
+        draw adds its tile to the drawer's hand; a discard moves it to the
+        discards; a pon or an exposed kong takes it back into a meld with two or
+        three of the claimer's tiles, a concealed kong four, an added kong one.
+        Anything rarer refreshes from the state's own lists what it may change: a
+        win (it may take a discard, or undo a robbed kong) the melds and discards;
+        a void, a bonus tile, a win or a transfer the per-seat tail; the deal or
+        a bonus tile the hand. :meth:`observation_dict` reads only the state's
+        lists, and a test holds the two equal at every decision."""
         st = self.state
         evs = st.events
         k = len(evs)
@@ -373,8 +379,9 @@ class MjlogEnv(AECEnv):
             return
         n, vecs, rel = self.n, self._vecs, self._rel
         do = 102 + 34 * n
+        sc = self._wall_at + 1  # the scores
         recount = tail = False
-        dirty = set()
+        dirty = ()
         for ev in evs[self._seen:]:
             t = ev.type
             if t == DRAW:
@@ -385,11 +392,29 @@ class MjlogEnv(AECEnv):
                 i = do + tile
                 for o in range(n):
                     vecs[o][i + 34 * rel[o][s]] += 1.0
+            elif t == PON or t == KONG:
+                s, tile, kind = ev.seat, ev.tile, ev.kind
+                took, meld = _MELD_CHANGE[kind if t == KONG else PON]
+                vecs[s][tile] -= took
+                f = ev.from_seat if kind != "concealed" and kind != "added" else None
+                for o in range(n):
+                    v, r = vecs[o], rel[o]
+                    v[102 + 34 * r[s] + tile] += meld
+                    if f is not None:
+                        v[do + 34 * r[f] + tile] -= 1.0
+            elif t == TRANSFER:  # the payer's and the payee's scores
+                deltas = st.deltas
+                for s in (ev.seat, ev.from_seat):
+                    x = deltas[s] / 100.0
+                    for o in range(n):
+                        vecs[o][sc + rel[o][s]] = x
             else:
-                tail = True
-                recount = recount or t in _RECOUNT
-                dirty.add(ev.seat)
-                dirty.add(ev.from_seat)
+                if t == WIN:
+                    recount = True
+                if t in _TAIL:
+                    tail = True
+                if t in _HAND:
+                    dirty += (ev.seat, ev.from_seat)
         self._seen = k
         hands = st.hands
         for s in dirty:
@@ -429,23 +454,19 @@ class MjlogEnv(AECEnv):
     def observation_flat(self, seat: int) -> np.ndarray:
         """The flat observation: :meth:`observation_dict`'s fields in order,
         flattened, the wall and the scores scaled. It runs at every decision, so
-        each seat's vector is kept up to date by :meth:`_sync`; only the drawn and
-        open tiles and the wall are written here, and a copy is returned."""
-        self._sync()
+        each seat's vector is kept up to date by :meth:`_sync`, and the drawn and
+        open tiles and the wall, which change at every step, are written into the
+        copy returned."""
         st = self.state
-        v = self._vecs[seat]
-        for i in self._hot[seat]:  # last observation's drawn and open tiles
-            v[i] = 0.0
-        hot = []
+        if len(st.events) != self._seen:
+            self._sync()
+        v = self._vecs[seat].copy()
         if st.turn == seat and st.drawn is not None and st.phase is _ACT:
-            hot.append(34 + st.drawn)
+            v[34 + st.drawn] = 1.0
         if st.window is not None:
-            hot.append(68 + st.window.tile)
-        for i in hot:
-            v[i] = 1.0
-        self._hot[seat] = hot
+            v[68 + st.window.tile] = 1.0
         v[self._wall_at] = st.live / self._wall_size
-        return v.copy()
+        return v
 
     def observation_dict(self, seat: int) -> dict[str, np.ndarray]:
         """The documented dict observation of ``seat`` (seats relative to it)."""
