@@ -17,8 +17,8 @@ PATTERN_SWEEPS = [
     ("yuxi", "qingyise", ["points.qingyise=1/1"], ["points.qingyise=12/16"], HANDS),
     ("xuezhan", "qingyise", ["mult.qingyise=1"], ["mult.qingyise=16"], HANDS),
     # huangmei hands end at the first win, about ten draws each: a 清一色 comes only
-    # from a deal already close to one suit, so its share moves by about two points
-    # (of ~1 %), which takes more hands to resolve; they are short ones
+    # from a deal already close to one suit, so its share moves by about three points
+    # (of ~2 %), which takes more hands to resolve; they are short ones
     ("huangmei", "qingyise", ["fan.qingyise=1"], ["fan.qingyise=40"], 600),
     ("yuxi", "qidui", ["points.qidui=1/1", "points.longqidui=1/1"],
      ["points.qidui=12/16", "points.longqidui=24/28"], HANDS),
