@@ -185,10 +185,11 @@ READING = """Reading the curves:
   through prototype hands, so a cap from 4 up, or a 清一色 below 混一色's value in
   huangmei (where honors stay in a one-suit hand), leaves every plan as it was.
 - huangmei 清一色 is flat up to its default 15 (混一色 pays as much, so honors stay
-  in the one-suit hand) and then rises: paying more makes the agent chase it from
-  up to eight tiles off the suit while hands rich in honors keep playing for
-  混一色. Hands end at the first win, about ten draws each, so the share stays
-  small.
+  in the one-suit hand); above it, hands rich in honors keep playing for 混一色 and
+  the others throw their honors. Hands end at the first win, about ten draws each,
+  so a pure one-suit hand comes only from a deal close to one and the share moves
+  little (the curve below was measured with the one-suit allowance capped at 8
+  tiles; at the committed 5 it moves about a point).
 - 七对 now rises from its lowest value in huangmei too: 碰碰胡's distance counts the
   tiles it needs, so five pairs no longer make it outrank seven pairs.
 """

@@ -31,7 +31,7 @@ The eligible plan of greatest worth ratio × 0.6 ^ (distance − 1) is played (s
 碰碰胡 four tiles away does not outrank seven pairs two pairs away). ``allow``
 grows with ``log2`` of the target's worth ratio, scaled by ``aggression``: a
 one-suit hand worth four plain hands buys about four tiles off the suit (at most
-eight, however much it pays), seven pairs worth four plain hands about one
+five, however much it pays), seven pairs worth four plain hands about one
 missing pair; a target worth no more than a plain hand buys nothing. A plan that
 costs a step of shanten is followed only within ``allow − 1``.
 
@@ -161,9 +161,9 @@ class Reading:
         def allow(key, per_doubling):
             r = self.ratio[key]
             a = per_doubling * scale * math.log2(r) if r > 1 else 0.0
-            # however much it pays, no wall gives time to replace more: a hand eight
-            # tiles off one suit needs most of its draws and pons for it
-            return min(a, 8.0)
+            # however much it pays, no wall gives time to replace more (capped at 8, a
+            # high 清一色 is chased so far that the rule-blind copy beats it)
+            return min(a, 5.0)
 
         # per doubling of worth: two tiles off the suit, about one missing pair,
         # two thirds of a pair-or-triplet
