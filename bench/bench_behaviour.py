@@ -30,27 +30,29 @@ SEED = 2026
 # (rerun and reread them when the agents change).
 NOTES = {
     "yuxi": {
-        "strategic": "it still pons (4.2 a hand) and kongs (0.8) as often as the others: "
-                     "kong money outweighs the risk it estimates, and 抢杠胡 (5 % of wins) "
-                     "and 杠上炮 (4 %) show it underrates a robbed kong and the discard after "
-                     "a kong; it never passes a small win for a bigger one.",
+        "strategic": "it pons more than the others (4.8 a hand: 碰碰胡, 18 % of its wins, "
+                     "pons freely) and kongs as often (0.9): kong money outweighs the risk "
+                     "it estimates, and 杠上炮 (7 % of wins) and 抢杠胡 (3 %) show it "
+                     "underrates the discard after a kong and a robbed kong; it never passes "
+                     "a small win for a bigger one.",
         "efficient": "84 % of its wins are plain: it ignores value, and its discards carry "
                      "no defence beyond the acceptance count.",
         "greedy": "it pons whatever keeps shanten (5.4 a hand), leaving open plain hands "
                   "that may only self-draw: 28 % of its hands end with no winner.",
     },
     "xuezhan": {
-        "strategic": "it takes every win at once and builds 清一色 (4 % of wins) and 碰碰胡 "
-                     "(6 %) only from hands dealt close to one; its danger sense reads melds "
-                     "and the wall, not discards, so it deals in no less than efficient.",
+        "strategic": "it takes every win at once and builds 清一色 (5 % of wins) and 碰碰胡 "
+                     "(8 %) only from hands dealt close to one, ponning 4.7 times a hand; "
+                     "its danger sense reads melds and the wall, not discards, so it deals "
+                     "in no less than efficient.",
         "efficient": "it voids its shortest suit and never aims at a pattern: 97 % of its "
                      "wins are plain.",
         "greedy": "it claims whatever keeps shanten (5.1 pons a hand) and its hands are "
                   "the slowest.",
     },
     "huangmei": {
-        "strategic": "it builds 混一色 (12 % of wins) and 碰碰胡 (11 %) where the others "
-                     "almost never do, but pons nearly four times a hand, so 门前清 is rarer "
+        "strategic": "it builds 混一色 (20 % of wins) and 碰碰胡 (6 %) where the others "
+                     "almost never do, but pons about four times a hand, so 门前清 is rarer "
                      "than for efficient; it never folds a big hand.",
         "efficient": "it pons for speed, and an open plain hand (1 fan) cannot win on a "
                      "discard; its 15-fan wins are accidents (under 4 %).",
@@ -182,12 +184,14 @@ READING = """Reading the curves:
 - A flat stretch means no plan's worth changed there: the agent values targets
   through prototype hands, so a cap from 4 up, or a 清一色 below 混一色's value in
   huangmei (where honors stay in a one-suit hand), leaves every plan as it was.
-- huangmei 清一色 barely moves: hands end at the first win, about ten draws each, so
-  a pure one-suit hand comes only from a deal close to one; paying more for it
-  removes 混一色 (honors are thrown) without building many more 清一色.
-- huangmei 七对 is flat up to its default 15: with five pairs the 碰碰胡 plan is
-  also eligible and its distance counts pairs as sets, so it outranks seven pairs
-  until 七对 pays far more (a known flaw of the plan choice, see the issue report).
+- huangmei 清一色 is flat up to its default 15 (混一色 pays as much, so honors stay
+  in the one-suit hand); above it, hands rich in honors keep playing for 混一色 and
+  the others throw their honors. Hands end at the first win, about ten draws each,
+  so a pure one-suit hand comes only from a deal close to one and the share moves
+  little (the curve below was measured with the one-suit allowance capped at 8
+  tiles; at the committed 5 it moves about a point).
+- 七对 now rises from its lowest value in huangmei too: 碰碰胡's distance counts the
+  tiles it needs, so five pairs no longer make it outrank seven pairs.
 """
 
 

@@ -3,10 +3,15 @@ hands (issue 20). Memory should stay flat: the import holds one hand and one row
 group, plus 8 bytes or so per hand key.
 
     python bench/bench_import.py --hands 10000 40000
+    python bench/bench_import.py --repeat 2000 50    # 100,000 hands
 
 Each size: simulate a yuxi run with events, export every hand to one JSONL file,
 then import it in a fresh process and read that process's peak RSS and CPU time
-(CPU seconds, not wall time, since the machine may be shared).
+(CPU seconds, not wall time, since the machine may be shared). ``--repeat H K``
+exports H simulated hands and writes them K times over, each copy's matches
+renumbered and its seed claims dropped (the walls repeat), for sizes a shared
+machine cannot simulate in reasonable time; the import still parses, checks,
+hashes and replays every hand.
 """
 
 from __future__ import annotations
@@ -23,14 +28,41 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def measure(hands: int, work: Path) -> dict:
-    run, jsonl, out = work / f"run{hands}", work / f"h{hands}.jsonl", work / f"imp{hands}"
+def exported(hands: int, work: Path) -> Path:
+    """A JSONL file of ``hands`` simulated greedy yuxi hands (8 per match)."""
+    run, jsonl = work / f"run{hands}", work / f"h{hands}.jsonl"
     py = [sys.executable, "-m", "mjlog"]
     subprocess.run([*py, "simulate", "--variant", "yuxi", "--matches", str(hands // 8),
                     "--hands-per-match", "8", "--agents", "greedy", "--seed", "1", "--quiet",
                     "--workers", "2", "--out", str(run)], check=True, cwd=ROOT)
     subprocess.run([*py, "export", str(run), "--out", str(jsonl)], check=True, cwd=ROOT,
                    capture_output=True)
+    return jsonl
+
+
+def repeated(src: Path, copies: int, out: Path) -> int:
+    """Write ``src``'s hands ``copies`` times to ``out``, copy c's matches moved
+    past the previous copies' and the seed claims dropped; returns the hands."""
+    header = '{"format"'
+    lines = src.read_text(encoding="utf-8").splitlines()
+    matches = 1 + max(json.loads(x)["match"] for x in lines if x.startswith(header))
+    n = 0
+    with out.open("w", encoding="utf-8") as f:
+        for c in range(copies):
+            for line in lines:
+                if line.startswith(header):
+                    d = json.loads(line)
+                    d["match"] += matches * c
+                    d["seed"] = d["hand_seed"] = d["source_run"] = None
+                    line = json.dumps(d, ensure_ascii=False)
+                    n += 1
+                f.write(line + "\n")
+    return n
+
+
+def measure(hands: int, work: Path, jsonl: Path | None = None) -> dict:
+    jsonl = jsonl or exported(hands, work)
+    out = work / f"imp{hands}"
     t0 = time.perf_counter()
     code = ("import resource, sys; from mjlog.interchange import import_files; "
             f"import_files([{str(jsonl)!r}], {str(out)!r}); "
@@ -66,8 +98,15 @@ def run(quick: bool = False) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--hands", type=int, nargs="+", default=[2000, 8000])
+    ap.add_argument("--repeat", type=int, nargs=2, metavar=("HANDS", "COPIES"),
+                    help="import HANDS simulated hands written COPIES times over")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
+        if a.repeat:
+            big = Path(d) / "repeated.jsonl"
+            n = repeated(exported(a.repeat[0], Path(d)), a.repeat[1], big)
+            print(json.dumps(measure(n, Path(d), big)), flush=True)
+            return
         for n in a.hands:
             print(json.dumps(measure(n, Path(d))), flush=True)
     _ = resource  # the child reads it

@@ -84,8 +84,9 @@ except ImportError as e:  # pragma: no cover - the `env` extra is not installed
     raise ImportError("mjlog.env needs pettingzoo and gymnasium: pip install 'mjlog[env]'") from e
 
 from mjlog.agent import SeatView
+from mjlog.claims import PASS as CLOSE
 from mjlog.engine import deal
-from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
+from mjlog.events import BONUS, DEAL, DISCARD, DRAW, KONG, PON, TRANSFER, VOID, WIN, Event
 from mjlog.rules import Rules, resolve
 from mjlog.state import HandState, Phase
 from mjlog.variants import wall_tiles
@@ -96,7 +97,14 @@ __all__ = ["N_ACTIONS", "PASS", "MjlogEnv", "MjlogGymEnv", "action_of", "flat_si
 N_ACTIONS = 109
 CONCEALED, ADDED, EXPOSED, PON_A, WIN_A, VOID_A, PASS = 34, 68, 102, 103, 104, 105, 108
 _SUITS = "mps"
-_RECOUNT = frozenset((PON, KONG, WIN))
+# (tiles a meld takes from the claimer's hand, tiles it adds to the melds), by kind
+_MELD_CHANGE = {PON: (2.0, 3.0), "exposed": (3.0, 4.0), "concealed": (4.0, 4.0),
+                "added": (1.0, 1.0)}
+_TAIL = frozenset((VOID, WIN, BONUS))  # events that change a seat's tail (but scores)
+_HAND = frozenset((DEAL, BONUS, WIN))            # rarer events that change hands
+_ACT, _CLAIM, _ROB, _OVER = Phase.ACT, Phase.CLAIM, Phase.ROB, Phase.OVER
+_INTS = frozenset((int, np.int64, np.int32, np.intp))  # not bool: True is no action
+_ILLEGAL = object()
 
 
 def action_of(ev: Event | None) -> int:
@@ -165,14 +173,20 @@ class MjlogEnv(AECEnv):
         self.rules: Rules = resolve(variant, rules_file, list(sets))
         self.n = n = self.rules.n
         self.obs_type = obs_type
+        self._flat = obs_type == "flat"
         self.render_mode = render_mode
         self.possible_agents = [f"player_{s}" for s in range(n)]
+        self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self.agents: list[str] = []
         self._wall_size = len(wall_tiles(self.rules))
         self._fields = _fields(n)
         self._flat_n = flat_size(n)
         self._orders = [[(s + k) % n for k in range(n)] for s in range(n)]
-        self._perm = [o + [n + s for s in o] for o in self._orders]
+        # _rel[o][s]: where seat s sits as observer o sees the table (0: o itself)
+        self._rel = [[(s - o) % n for s in range(n)] for o in range(n)]
+        self._wall_at = 102 + 68 * n + 5 * n
+        # per observer: the absolute (melds, then discards) rows in its seat order
+        self._perm = [np.array(o + [n + s for s in o]) for o in self._orders]
         mask = spaces.Box(0, 1, (N_ACTIONS,), np.int8)
         if obs_type == "flat":
             obs = spaces.Box(-(2.0**31) / 100, 2.0**31 / 100, (flat_size(n),), np.float32)
@@ -223,27 +237,31 @@ class MjlogEnv(AECEnv):
         self._legal: dict[int, list[Event | None]] = {}
         self._codes: dict[int, Event | None] = {}
         n = self.n
-        self._tbl = np.zeros((2 * n, 34), np.float32)  # melds, then discards, per seat
-        self._seen = 0  # events counted into _tbl
+        # each seat's flat observation, kept up to date by _sync from the events
+        self._vecs = [np.zeros(self._flat_n, np.float32) for _ in range(n)]
+        for o in range(n):
+            self._vecs[o][self._flat_n - n + self._rel[o][self.state.dealer]] = 1.0
+        self._seen = 0  # events taken into _vecs
         self._advance()
 
     def _advance(self) -> None:
         """Play the events nobody chooses, up to the next decision or the end."""
         st = self.state
+        auto, apply = st.choices.auto, st.apply  # bound once: called for every event
         while True:
             if self._queue:
                 break
-            ev = st.auto()
+            ev = auto()
             if ev is not None:
-                st.apply(ev)
+                apply(ev)
                 continue
             ph = st.phase
-            if ph is Phase.OVER:
+            if ph is _OVER:
                 break
-            opts = {st.turn: st.act_options()} if ph is Phase.ACT else st.options()
-            if ph is Phase.CLAIM or ph is Phase.ROB:
+            opts = {st.turn: st.choices.act_options()} if ph is _ACT else st.options()
+            if ph is _CLAIM or ph is _ROB:
                 if not opts:
-                    st.close_window()
+                    st.apply(CLOSE)  # nobody may claim: the window closes
                     continue
                 for o in opts.values():
                     o.append(None)
@@ -258,19 +276,22 @@ class MjlogEnv(AECEnv):
     def _settle(self) -> None:
         """Rewards from the change of scores; selection, or the end of the hand."""
         st = self.state
-        if st.deltas != self._scores:  # money moved: reward the change
+        deltas = st.deltas
+        if deltas != self._scores:  # money moved: reward the change
             for s, a in enumerate(self.possible_agents):
-                self.rewards[a] = st.deltas[s] - self._scores[s]
-            self._scores = list(st.deltas)
+                self.rewards[a] = deltas[s] - self._scores[s]
+            self._scores = list(deltas)
             self._accumulate_rewards()
             self._rewarded = True
-        if st.phase is Phase.OVER:
+        if st.phase is _OVER:
             for a in self.agents:
                 self.terminations[a] = True
             self.agent_selection = self.agents[0]
             return
         seat = self._queue[0]
-        self._codes = {action_of(o): o for o in self._legal[seat]}
+        # a discard's code is its tile: the common case without the call
+        self._codes = {o.tile if o is not None and o.type == DISCARD else action_of(o): o
+                       for o in self._legal[seat]}
         if len(self._codes) != len(self._legal[seat]):  # two choices, one number: a bug
             raise RuntimeError(f"legal choices share an action number: {self._legal[seat]}")
         self.agent_selection = self.possible_agents[seat]
@@ -281,8 +302,10 @@ class MjlogEnv(AECEnv):
             self._was_dead_step(action)
             return
         seat = self._queue[0]
-        opts = self._legal[seat]
-        pick = self._event_of(seat, action, opts)
+        # the common case (a plain or numpy int among the legal codes) in one lookup
+        pick = self._codes.get(action, _ILLEGAL) if type(action) in _INTS else _ILLEGAL
+        if pick is _ILLEGAL:
+            pick = self._event_of(seat, action, self._legal[seat])
         self._cumulative_rewards[a] = 0
         if self._rewarded:
             for x in self.agents:
@@ -290,7 +313,7 @@ class MjlogEnv(AECEnv):
             self._rewarded = False
         st = self.state
         self._queue.pop(0)
-        if st.phase is Phase.CLAIM or st.phase is Phase.ROB:
+        if st.phase is _CLAIM or st.phase is _ROB:
             # every seat answers, then the state's claim priority decides what
             # happens (mjlog.claims.Claims.resolve, as in mjlog.engine.play)
             self._picks[seat] = pick
@@ -324,76 +347,125 @@ class MjlogEnv(AECEnv):
         return list(self._legal[self._queue[0]])
 
     def action_mask(self, agent: str) -> np.ndarray:
-        mask = np.zeros(N_ACTIONS, np.int8)
+        mask = bytearray(N_ACTIONS)  # a few legal codes: set bytes, not a numpy index
         if self._queue and self.possible_agents[self._queue[0]] == agent:
-            mask[list(self._codes)] = 1
-        return mask
+            for c in self._codes:
+                mask[c] = 1
+        return np.frombuffer(mask, np.int8)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
-        if self.obs_type == "dict":
-            obs: Any = self.observation_dict(seat)
+        seat = self._seat_of[agent]
+        if self._flat:
+            obs: Any = self.observation_flat(seat)
         else:
-            obs = self.observation_flat(seat)
+            obs = self.observation_dict(seat)
         return {"observation": obs, "action_mask": self.action_mask(agent)}
 
     def _sync(self) -> None:
-        """Bring the meld and discard counts (one row per seat each, in
-        ``self._tbl``) up to the state's events: a discard adds one count; a claim,
-        a kong or a win (which may take a discard back or change a meld) recounts
-        from the state's own lists."""
+        """Bring each seat's flat observation (``self._vecs``, seats relative to
+        it) up to the state's events. The common events change a few counts: a
+        draw adds its tile to the drawer's hand; a discard moves it to the
+        discards; a pon or an exposed kong takes it back into a meld with two or
+        three of the claimer's tiles, a concealed kong four, an added kong one.
+        Anything rarer refreshes from the state's own lists what it may change: a
+        win (it may take a discard, or undo a robbed kong) the melds and discards;
+        a void, a bonus tile, a win or a transfer the per-seat tail; the deal or
+        a bonus tile the hand. :meth:`observation_dict` reads only the state's
+        lists, and a test holds the two equal at every decision."""
         st = self.state
         evs = st.events
         k = len(evs)
         if k == self._seen:
             return
-        tbl, n = self._tbl, self.n
-        recount = False
+        n, vecs, rel = self.n, self._vecs, self._rel
+        do = 102 + 34 * n
+        sc = self._wall_at + 1  # the scores
+        recount = tail = False
+        dirty = ()
         for ev in evs[self._seen:]:
             t = ev.type
-            if t == DISCARD:
-                tbl[n + ev.seat, ev.tile] += 1.0
-            elif t in _RECOUNT:
-                recount = True
+            if t == DRAW:
+                vecs[ev.seat][ev.tile] += 1.0
+            elif t == DISCARD:
+                s, tile = ev.seat, ev.tile
+                vecs[s][tile] -= 1.0
+                i = do + tile
+                for o in range(n):
+                    vecs[o][i + 34 * rel[o][s]] += 1.0
+            elif t == PON or t == KONG:
+                s, tile, kind = ev.seat, ev.tile, ev.kind
+                took, meld = _MELD_CHANGE[kind if t == KONG else PON]
+                vecs[s][tile] -= took
+                f = ev.from_seat if kind != "concealed" and kind != "added" else None
+                for o in range(n):
+                    v, r = vecs[o], rel[o]
+                    v[102 + 34 * r[s] + tile] += meld
+                    if f is not None:
+                        v[do + 34 * r[f] + tile] -= 1.0
+            elif t == TRANSFER:  # the payer's and the payee's scores
+                deltas = st.deltas
+                for s in (ev.seat, ev.from_seat):
+                    x = deltas[s] / 100.0
+                    for o in range(n):
+                        vecs[o][sc + rel[o][s]] = x
+            else:
+                if t == WIN:
+                    recount = True
+                if t in _TAIL:
+                    tail = True
+                if t in _HAND:
+                    dirty += (ev.seat, ev.from_seat)
         self._seen = k
-        if recount:
-            tbl[:] = 0.0
+        hands = st.hands
+        for s in dirty:
+            if s is not None:
+                np.copyto(vecs[s][0:34], np.frombuffer(bytes(hands[s]), np.uint8),
+                          casting="unsafe")
+        if recount:  # count in lists (cheap), then one numpy gather per observer
+            rows = []
             for s in range(n):
+                row = [0] * 34
                 for m in st.melds[s]:
-                    tbl[s, m.tile] += m.size
+                    row[m.tile] += m.size
+                rows.append(row)
+            for s in range(n):
+                row = [0] * 34
                 for t in st.discards[s]:
-                    tbl[n + s, t] += 1.0
+                    row[t] += 1
+                rows.append(row)
+            tbl = np.array(rows, np.float32)
+            for o in range(n):
+                vecs[o][102:do + 34 * n] = tbl[self._perm[o]].ravel()
+        if tail:
+            vo = 102 + 68 * n
+            void, won, bonus, deltas = st.void, st.won, st.bonus, st.deltas
+            for o in range(n):
+                order = self._orders[o]
+                row = [0.0] * (3 * n)
+                for i, s in enumerate(order):
+                    if void[s] is not None:
+                        row[3 * i + void[s]] = 1.0
+                row += [won[s] for s in order]
+                row += [bonus[s] for s in order]
+                row.append(0.0)  # the wall: written at each observation
+                row += [deltas[s] / 100.0 for s in order]
+                vecs[o][vo:vo + len(row)] = row
 
     def observation_flat(self, seat: int) -> np.ndarray:
         """The flat observation: :meth:`observation_dict`'s fields in order,
         flattened, the wall and the scores scaled. It runs at every decision, so
-        the meld and discard counts are kept up to date by :meth:`_sync` rather
-        than recounted."""
-        self._sync()
+        each seat's vector is kept up to date by :meth:`_sync`, and the drawn and
+        open tiles and the wall, which change at every step, are written into the
+        copy returned."""
         st = self.state
-        n = self.n
-        order = self._orders[seat]
-        v = np.zeros(self._flat_n, np.float32)
-        v[0:34] = st.hands[seat]
-        if st.turn == seat and st.drawn is not None and st.phase is Phase.ACT:
+        if len(st.events) != self._seen:
+            self._sync()
+        v = self._vecs[seat].copy()
+        if st.turn == seat and st.drawn is not None and st.phase is _ACT:
             v[34 + st.drawn] = 1.0
         if st.window is not None:
             v[68 + st.window.tile] = 1.0
-        vo = 102 + 68 * n
-        v[102:vo] = self._tbl[self._perm[seat]].ravel()
-        tail = [0.0] * (3 * n)
-        void = st.void
-        for i, s in enumerate(order):
-            if void[s] is not None:
-                tail[3 * i + void[s]] = 1.0
-        won, bonus, deltas = st.won, st.bonus, st.deltas
-        tail += [won[s] for s in order]
-        tail += [bonus[s] for s in order]
-        tail.append(st.live / self._wall_size)
-        tail += [deltas[s] / 100.0 for s in order]
-        dealer = [0.0] * n
-        dealer[order.index(st.dealer)] = 1.0
-        v[vo:] = tail + dealer
+        v[self._wall_at] = st.live / self._wall_size
         return v
 
     def observation_dict(self, seat: int) -> dict[str, np.ndarray]:

@@ -69,6 +69,10 @@ _HEADER_FIELDS = ("format", "variant", "rules", "players", "match", "rotation", 
                   "hand_seed", "source_run")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _AMOUNT_MAX = int_max("transfers", "amount")
+#: one tile's notation -> id: the hot path of event lines (anything else goes
+#: through the parser, which names the error)
+_ONE_TILE = {fmt_tile(t): t for t in range(34)}
+_FIELDS = frozenset({"seq", "type", "seat", "tile", "from_seat", "kind", "tiles", "amount"})
 
 
 def _int(d: Mapping[str, Any], k: str, where: str, low: int, high: int,
@@ -104,6 +108,10 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+# one decoder for every line (json.loads with hooks builds a new one per call)
+_DECODER = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+
+
 def _check_strings(value: Any, where: str) -> None:
     """Refuse strings holding a lone surrogate (``"\\ud800"``): no UTF-8 encodes it."""
     todo = [value]
@@ -122,7 +130,7 @@ def _parse_line(line: str, where: str) -> dict[str, Any]:
     """One line as a JSON object: strict JSON (no NaN, no repeated field, no
     integer of thousands of digits, no lone surrogate), nested at most ~1000 deep."""
     try:
-        d = json.loads(line, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        d = _DECODER.decode(line)
     except RecursionError:
         raise InputError(f"{where}: not JSON: nested too deeply") from None
     except ValueError as e:  # JSONDecodeError, a repeated field, a 5,000-digit integer
@@ -171,8 +179,8 @@ def event_from_json(d: Mapping[str, Any], where: str) -> Event:
     >>> event_from_json({"seq": 3, "type": "draw", "seat": 0, "tile": "9s", "kind": "live"}, "x")
     Event(type='draw', seat=0, tile=26, from_seat=None, kind='live', tiles=None, amount=None)
     """
-    unknown = set(d) - {"seq", "type", "seat", "tile", "from_seat", "kind", "tiles", "amount"}
-    if unknown:
+    if not _FIELDS.issuperset(d):
+        unknown = set(d) - _FIELDS
         raise InputError(f"{where}: unknown field(s) {quote(sorted(unknown))}")
     typ = d.get("type")
     if not isinstance(typ, str) or typ not in EVENT_TYPES:
@@ -183,8 +191,12 @@ def event_from_json(d: Mapping[str, Any], where: str) -> Event:
     kind = _str(d, "kind", where)
     if kind is not None and kind not in EVENT_KINDS:
         raise InputError(f"{where}: unknown kind {quote(kind)}")
+    tile = d.get("tile")
     try:
-        tile = parse_tile(d["tile"]) if d.get("tile") is not None else None
+        if tile is not None:
+            tile = _ONE_TILE.get(tile) if isinstance(tile, str) else None
+            if tile is None:
+                tile = parse_tile(d["tile"])
     except TileNotationError as e:
         raise InputError(f"{where}: {e}") from None
     tiles = d.get("tiles")

@@ -10,23 +10,30 @@ each target's *worth ratio* to a plain hand (expected money per win, a third of
 wins taken by self-draw... see :data:`P_SELF`) and turns it into how far it will
 go for that target.
 
-Plans, read off the hand:
+Plans, read off the hand, each with its *distance* (tiles still needed):
 
-- ``pairs`` (七对): no melds and at least ``7 − allow`` pairs;
-- ``flush`` (清一色; honors count toward the suit when the rules pay 混一色
-  about as much): every meld in the suit and at most ``allow`` tiles off it;
-  throws off-suit tiles first, pons only in the suit (a kong counts three);
-- ``triplets`` (碰碰胡): pairs + triplets ≥ ``6 − allow`` (rounded up from
-  0.6); pons freely;
+- ``pairs`` (七对): no melds and at least ``7 − allow`` pairs; distance: the
+  pairs missing;
+- ``flush`` (清一色): every meld in the suit and at most ``allow`` tiles off
+  it; throws off-suit tiles first, pons only in the suit (a kong counts three);
+- ``half`` (混一色): the same with honors counted toward the suit. When the
+  rules pay it about as much as 清一色 it is the only one-suit plan; when they
+  pay it less but more than a plain hand, both are weighed, so that a hand rich
+  in honors may still play for the cheaper one while a pure one-suit hand
+  throws its honors;
+- ``triplets`` (碰碰胡): distance (:func:`triplets_distance`) at most ``4 +
+  allow`` (rounded up from 0.6), melded sets counted as sets; pons freely;
 - yuxi ``shilaotou`` (十老头): 7 or more honors, no melds, while it pays;
 - ``plain``: acceptance, as ``efficient``; keeps the pairs of kinds whose pon
   pays by itself (huangmei's 中/白).
 
-``allow`` grows with ``log2`` of the target's worth ratio, scaled by
-``aggression``: a one-suit hand worth four plain hands buys about four tiles off
-the suit, seven pairs worth four plain hands about one missing pair; a target
-worth no more than a plain hand buys nothing. A plan that costs a step of shanten is
-followed only within ``allow − 1``.
+The eligible plan of greatest worth ratio × 0.6 ^ (distance − 1) is played (so a
+碰碰胡 four tiles away does not outrank seven pairs two pairs away). ``allow``
+grows with ``log2`` of the target's worth ratio, scaled by ``aggression``: a
+one-suit hand worth four plain hands buys about four tiles off the suit (at most
+five, however much it pays), seven pairs worth four plain hands about one
+missing pair; a target worth no more than a plain hand buys nothing. A plan that
+costs a step of shanten is followed only within ``allow − 1``.
 
 A pon is weighed against the closed hand it gives up: in the plain plan it is
 taken when it helps acceptance *and* the open hand keeps its worth (a huangmei
@@ -83,6 +90,7 @@ from simulate.values import RuleValues, kong_money, values
 WHITE, RED = 31, 33
 DEFAULTS = {"aggression": 0.6, "defense": 0.5, "fold": 3, "rules": "in_force"}
 RULES_CHOICES = ("in_force", "default")
+ONE_SUIT = ("flush", "half")  # the one-suit plans: 清一色, 混一色
 #: share of wins taken by self-draw, for a target's expected money per win
 P_SELF = 0.4
 
@@ -109,13 +117,32 @@ def _parse(params: dict) -> dict:
     return out
 
 
+def triplets_distance(hand: list[int], melds: int) -> int:
+    """Tiles still needed for 碰碰胡 (four sets of three and a pair): each pair
+    becomes a set with one tile, a single with two, and a pair must remain (or
+    be made from a single). A set already held, concealed or melded, needs none.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> triplets_distance(parse_counts("111222m33p44p55s7z"), 0)  # two sets, three pairs
+    2
+    >>> triplets_distance(parse_counts("1122m3344p55s"), 0)       # five pairs, no set
+    4
+    >>> triplets_distance(parse_counts("11m23p"), 3)              # three pons, a pair
+    2
+    """
+    sets = melds + sum(1 for x in hand if x >= 3)
+    need = max(0, 4 - sets)
+    pairs = sum(1 for x in hand if x == 2)
+    return need + max(0, need + 1 - pairs)
+
+
 class Reading:
     """What the agent takes from one RuleValues: worth ratios and allowances.
 
     Kept per Rules object by the agent; nothing here is computed per decision.
     """
 
-    __slots__ = ("V", "rules", "ratio", "allow", "half", "open_ratio", "zhongbai")
+    __slots__ = ("V", "rules", "ratio", "allow", "one_suit", "open_ratio", "zhongbai")
 
     def __init__(self, V: RuleValues, rules: Rules, aggression: float):
         self.V, self.rules = V, rules
@@ -124,13 +151,19 @@ class Reading:
         plain_open = V.win_money("plain_open", payers, P_SELF)
         self.ratio = {k: V.win_money(k, payers, P_SELF) / plain for k in V.target}
         # 混一色: honors may stay in a one-suit hand when the rules pay for it
-        self.half = self.ratio["half"] >= 0.8 * self.ratio["flush"] and self.ratio["half"] > 1
+        half = self.ratio["half"] >= 0.8 * self.ratio["flush"] and self.ratio["half"] > 1
+        #: the one-suit plans to weigh: 混一色 alone when it pays about as much as
+        #: 清一色, else 清一色 and (when it pays more than a plain hand) 混一色
+        self.one_suit = ("half",) if half else ("flush", "half") if self.ratio["half"] > 1 \
+            else ("flush",)
         scale = (0.5 + aggression) / 1.1
 
         def allow(key, per_doubling):
             r = self.ratio[key]
             a = per_doubling * scale * math.log2(r) if r > 1 else 0.0
-            return min(a, 5.0)  # no wall gives time to replace more
+            # however much it pays, no wall gives time to replace more (capped at 8, a
+            # high 清一色 is chased so far that the rule-blind copy beats it)
+            return min(a, 5.0)
 
         # per doubling of worth: two tiles off the suit, about one missing pair,
         # two thirds of a pair-or-triplet
@@ -192,28 +225,29 @@ class StrategicAgent(EfficientCore):
         # late in the wall, 查大叫 pays a ready hand: a far one plays for speed
         if R.V.ready_owed and view.wall_left < 12 and len(melds) < 2:
             return "plain", None, 0.0
-        # every eligible plan, best worth first: its ratio, less 0.6 per tile or
-        # pair or set still missing (a 碰碰胡 in reach beats a far 清一色 of equal worth)
+        # every eligible plan, best worth first: its ratio, less 0.6 per tile still
+        # missing (a 碰碰胡 in reach beats a far 清一色 of equal worth, seven pairs
+        # two pairs away a 碰碰胡 four tiles away)
         cands = []
         if not melds and pairs >= 7 - int(R.allow["pairs"]):
             cands.append((R.ratio["pairs"] * 0.6 ** (6 - pairs), 2, "pairs", None, 0.0))
-        half = R.half
-        if half:
-            suits = [x + sum(held[27:34]) for x in suits]
-        s = max(range(3), key=lambda i: (suits[i], -i))
-        off = 14 - suits[s]  # tiles short of a one-suit hand (a kong counts three)
-        key = "half" if half else "flush"
-        allow = R.allow[key]
-        if view.void[seat] == s:
-            allow = -1.0
-        if off <= allow and all(m.tile // 9 == s or (half and m.tile >= 27) for m in melds):
-            cands.append((R.ratio[key] * 0.6 ** max(0, off - 1), 1, "flush", s, allow - off))
-        trips = sum(1 for x in hand if x >= 3) + len(melds)
+        # one suit: 混一色 (honors kept) alone when it pays about as much as 清一色,
+        # else 清一色, and 混一色 beside it when it pays at all (many honors may make
+        # the cheaper one-suit hand the nearer and better one)
+        honors_held = sum(held[27:34])
+        for key in R.one_suit:
+            half = key == "half"
+            counts = [x + honors_held for x in suits] if half else suits
+            s = max(range(3), key=lambda i: (counts[i], -i))
+            off = 14 - counts[s]  # tiles short of a one-suit hand (a kong counts three)
+            allow = -1.0 if view.void[seat] == s else R.allow[key]
+            if off <= allow and all(m.tile // 9 == s or (half and m.tile >= 27) for m in melds):
+                cands.append((R.ratio[key] * 0.6 ** max(0, off - 1), 1, key, s, allow - off))
         opened = any(m.exposed for m in melds)
         tkey = "triplets_open" if opened else "triplets"
-        if pairs + trips >= 6 - int(R.allow[tkey] + 0.4) + (self.aggression < 0.5):
-            cands.append((R.ratio[tkey] * 0.6 ** max(0, 5 - pairs - trips), 0, "triplets",
-                          None, 0.0))
+        d = triplets_distance(hand, len(melds))
+        if d <= 4 + int(R.allow[tkey] + 0.4) - (self.aggression < 0.5):
+            cands.append((R.ratio[tkey] * 0.6 ** (d - 1), 0, "triplets", None, 0.0))
         if cands:
             _, _, p, su, slack = max(cands)
             return p, su, slack
@@ -291,15 +325,15 @@ class StrategicAgent(EfficientCore):
             if o.type == KONG:
                 h, _ = without_void(view.hand, view.void[self.seat])
                 sh0 = accept(h, len(view.melds[self.seat]), unseen)[0]
-                if (plan != "flush" or t // 9 == suit or (R.half and t >= 27)) and \
+                if (plan not in ONE_SUIT or t // 9 == suit or (plan == "half" and t >= 27)) and \
                         self.kong_pays(view, o, unseen, sh0, plan, R):
                     return o
                 continue
             if R.zhongbai and t in (WHITE, RED):
                 return o  # the pon itself pays
-            if plan == "flush" and not (t // 9 == suit or (R.half and t >= 27)):
+            if plan in ONE_SUIT and not (t // 9 == suit or (plan == "half" and t >= 27)):
                 continue
-            if plan == "triplets" or plan == "flush":
+            if plan == "triplets" or plan in ONE_SUIT:
                 if plan == "triplets" or self.claim_helps(view, o, unseen):
                     return o
                 continue
@@ -358,7 +392,8 @@ class StrategicAgent(EfficientCore):
         if view.void[seat] is not None and sh1 > 0:
             money *= 0.7  # 退税: a hand not ready at the end hands it back
         # a win's worth now, roughly: the plan's money per win, a third of the time
-        key = {"flush": "flush", "triplets": "triplets_open", "pairs": "pairs"}.get(
+        key = {"flush": "flush", "half": "half", "triplets": "triplets_open",
+               "pairs": "pairs"}.get(
             plan, "plain_open" if any(m.exposed for m in melds) else "plain")
         win = V.win_money(key, others, P_SELF) * 0.3
         ratio = V.kong_ratio[kind]
@@ -401,9 +436,9 @@ class StrategicAgent(EfficientCore):
                 return min(singles, key=lambda o: (hand[o.tile] != 1, unseen[o.tile], o.tile))
         elif plan == "shilaotou":
             pool = [o for o in discards if o.tile >= 27]
-        elif plan == "flush":
+        elif plan in ONE_SUIT:
             pool = [o for o in discards
-                    if o.tile // 9 != suit and not (R.half and o.tile >= 27)]
+                    if o.tile // 9 != suit and not (plan == "half" and o.tile >= 27)]
         elif plan == "triplets":
             pool = [o for o in discards if hand[o.tile] == 1]
         elif R.zhongbai:

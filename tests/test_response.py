@@ -12,30 +12,33 @@ from simulate.response import above_share, behaviour, rate_diff, ratio_diff, sha
 HANDS = 240
 SEED = 18
 
-# (variant, family, low rule values, high rule values)
+# (variant, family, low rule values, high rule values, hands)
 PATTERN_SWEEPS = [
-    ("yuxi", "qingyise", ["points.qingyise=1/1"], ["points.qingyise=12/16"]),
-    ("xuezhan", "qingyise", ["mult.qingyise=1"], ["mult.qingyise=16"]),
-    pytest.param("huangmei", "qingyise", ["fan.qingyise=1"], ["fan.qingyise=40"],
+    ("yuxi", "qingyise", ["points.qingyise=1/1"], ["points.qingyise=12/16"], HANDS),
+    ("xuezhan", "qingyise", ["mult.qingyise=1"], ["mult.qingyise=16"], HANDS),
+    # huangmei hands end at the first win, about ten draws each: a 清一色 comes only
+    # from a deal already close to one suit, so its share moves by about three points
+    # (of ~2 %), which takes more hands to resolve; they are short ones
+    pytest.param("huangmei", "qingyise", ["fan.qingyise=1"], ["fan.qingyise=40"], 600,
                  marks=pytest.mark.xfail(strict=False, reason=(
-                     "huangmei hands end at the first win, about ten draws each: a 清一色 "
-                     "is reached only from a hand dealt nearly one-suited, so paying more "
-                     "for it moves its share by about a point, below what 240 hands "
-                     "resolve (混一色's share does fall to 0)"))),
+                     "+0.010 [-0.001, +0.021] on these 600 hands: allowing a 清一色 up to "
+                     "eight tiles off the suit resolves it (+0.033 [+0.016, +0.050]) but "
+                     "makes the rule-aware agent lose to its rule-blind copy at "
+                     "mult.qingyise=16 and points.qingyise=12/16"))),
     ("yuxi", "qidui", ["points.qidui=1/1", "points.longqidui=1/1"],
-     ["points.qidui=12/16", "points.longqidui=24/28"]),
+     ["points.qidui=12/16", "points.longqidui=24/28"], HANDS),
     ("xuezhan", "qidui", ["mult.qidui=1", "mult.longqidui=1"],
-     ["mult.qidui=16", "mult.longqidui=16"]),
-    ("huangmei", "qidui", ["fan.qidui=1"], ["fan.qidui=40"]),
+     ["mult.qidui=16", "mult.longqidui=16"], HANDS),
+    ("huangmei", "qidui", ["fan.qidui=1"], ["fan.qidui=40"], HANDS),
 ]
 
 
-@pytest.mark.parametrize("variant,family,low,high", PATTERN_SWEEPS,
+@pytest.mark.parametrize("variant,family,low,high,hands", PATTERN_SWEEPS,
                          ids=["yuxi-qingyise", "xuezhan-qingyise", "huangmei-qingyise",
                               "yuxi-qidui", "xuezhan-qidui", "huangmei-qidui"])
-def test_paying_more_for_a_pattern_raises_its_win_share(variant, family, low, high):
-    a = behaviour(variant, ["strategic"], HANDS, seed=SEED, sets=low)
-    b = behaviour(variant, ["strategic"], HANDS, seed=SEED, sets=high)
+def test_paying_more_for_a_pattern_raises_its_win_share(variant, family, low, high, hands):
+    a = behaviour(variant, ["strategic"], hands, seed=SEED, sets=low)
+    b = behaviour(variant, ["strategic"], hands, seed=SEED, sets=high)
     diff, lo, hi = share_diff(a, b, family)
     assert lo > 0, (variant, family, diff, lo, hi)
 
