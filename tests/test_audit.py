@@ -351,3 +351,21 @@ def test_export_import_cli(tmp_path):
     r = CliRunner().invoke(main, ["validate", str(tmp_path / "run"),
                                   "--report", str(tmp_path / "a.jsonl")])
     assert r.exit_code == 0, r.output
+
+
+def test_validate_interrupted_exits_130_not_1(monkeypatch, tmp_path):
+    # Ctrl-C is not a finding: the shell's code for SIGINT, one line, no report
+    from click.testing import CliRunner
+
+    import mjlog.audit
+    from mjlog.cli import main
+
+    def stop(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mjlog.audit, "audit_runs", stop)
+    run = tmp_path / "r"
+    run.mkdir()
+    r = CliRunner().invoke(main, ["validate", str(run), "--report", str(tmp_path / "rep.jsonl")])
+    assert r.exit_code == 130
+    assert "interrupted" in r.output and not (tmp_path / "rep.jsonl").exists()

@@ -58,6 +58,11 @@ def validate_command(runs, report, workers, quiet, show, fmt) -> None:
         bar = tqdm(unit="hand", dynamic_ncols=True)
     try:
         res = audit_runs(runs, workers=workers, progress=bar.update if bar else None)
+    except KeyboardInterrupt:
+        # 130, not 1: an interrupted audit found nothing, it stopped (nothing was written)
+        click.echo("mjlog: interrupted: the audit stopped before the end; nothing was "
+                   "written", err=True)
+        sys.exit(130)
     finally:
         if bar is not None:
             bar.close()
