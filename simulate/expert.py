@@ -63,7 +63,6 @@ from functools import lru_cache
 from mjlog.agent import SeatView
 from mjlog.claims import PASS
 from mjlog.engine import play
-from mjlog.errors import InputError, quote
 from mjlog.events import BONUS, DEAL, DISCARD, DRAW, HORSE, KONG, PON, VOID, WIN, Event
 from mjlog.phase import TAIL
 from mjlog.rng import Stream, derive
@@ -71,6 +70,7 @@ from mjlog.rules import Rules
 from mjlog.scoring.base import Method
 from mjlog.state import HandState
 from simulate.efficient import unseen_counts
+from simulate.params import parse_params
 from simulate.strategic import StrategicAgent
 
 DEFAULTS = {"rollouts": 8, "candidates": 3, "shanten": 1, "policy": "quick", "own": "strategic",
@@ -86,25 +86,10 @@ _TRIES = 4
 
 
 def _parse(params: dict) -> dict:
-    out = dict(DEFAULTS)
-    for k, v in params.items():
-        if k not in DEFAULTS:
-            raise InputError(f"unknown expert parameter {quote(k)}; valid: {', '.join(DEFAULTS)}")
-        if k in ("policy", "own"):
-            if v not in POLICIES:
-                raise InputError(f"bad value {quote(v)} for expert parameter {quote(k)}; "
-                                 f"valid: {', '.join(POLICIES)}")
-            out[k] = v
-            continue
-        try:
-            val = type(DEFAULTS[k])(v)
-        except ValueError:
-            raise InputError(f"bad value {quote(v)} for expert parameter {quote(k)}") from None
-        if not val >= _MINIMUM[k] or (k == "z" and math.isinf(val)):
-            raise InputError(f"expert parameter {quote(k)} must be at least {_MINIMUM[k]}, "
-                             f"got {quote(v)}")
-        out[k] = val
-    return out
+    # `not v >= minimum` refuses nan too; an infinite z would never search
+    return parse_params("expert", params, DEFAULTS, choices={"policy": POLICIES, "own": POLICIES},
+                        check=lambda k, v: None if v >= _MINIMUM[k] and not math.isinf(v)
+                        else f"at least {_MINIMUM[k]}")
 
 
 class Inconsistent(Exception):

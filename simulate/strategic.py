@@ -80,11 +80,11 @@ from __future__ import annotations
 import math
 
 from mjlog.agent import SeatView
-from mjlog.errors import InputError, quote
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.rules import Rules
 from mjlog.ukeire import accept
 from simulate.efficient import EfficientCore, unseen_counts, without_void
+from simulate.params import parse_params
 from simulate.values import RuleValues, kong_money, values
 
 WHITE, RED = 31, 33
@@ -96,25 +96,9 @@ P_SELF = 0.4
 
 
 def _parse(params: dict) -> dict:
-    out = dict(DEFAULTS)
-    for k, v in params.items():
-        if k not in DEFAULTS:
-            raise InputError(f"unknown strategic parameter {quote(k)}; valid: "
-                             f"{', '.join(DEFAULTS)}")
-        if k == "rules":
-            if v not in RULES_CHOICES:
-                raise InputError(f"bad value {v!r} for strategic parameter 'rules'; valid: "
-                                 f"{', '.join(RULES_CHOICES)}")
-            out[k] = v
-            continue
-        try:
-            val = type(DEFAULTS[k])(v)
-        except ValueError:
-            raise InputError(f"bad value {quote(v)} for strategic parameter {quote(k)}") from None
-        if k != "fold" and not 0.0 <= val <= 1.0:
-            raise InputError(f"strategic parameter {quote(k)} must be in 0..1, got {quote(v)}")
-        out[k] = val
-    return out
+    return parse_params("strategic", params, DEFAULTS, choices={"rules": RULES_CHOICES},
+                        check=lambda k, v: None if k == "fold" or 0.0 <= v <= 1.0
+                        else "in 0..1")
 
 
 def triplets_distance(hand: list[int], melds: int) -> int:
