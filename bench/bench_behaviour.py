@@ -188,8 +188,12 @@ READING = """Reading the curves:
   in the one-suit hand); above it, hands rich in honors keep playing for 混一色 and
   the others throw their honors. Hands end at the first win, about ten draws each,
   so a pure one-suit hand comes only from a deal close to one and the share moves
-  little (the curve below was measured with the one-suit allowance capped at 8
-  tiles; at the committed 5 it moves about a point).
+  little: about a point, not significant at these sizes (an allowance of 8 tiles
+  off the suit instead of 5 makes it significant, but then the rule-aware agent
+  chases 清一色 too far and loses to its rule-blind copy).
+- The one-suit curves of yuxi and xuezhan flatten at their top two values: the
+  allowance is capped at 5 tiles off the suit, reached once 清一色 is worth about
+  four plain hands.
 - 七对 now rises from its lowest value in huangmei too: 碰碰胡's distance counts the
   tiles it needs, so five pairs no longer make it outrank seven pairs.
 """
