@@ -43,6 +43,8 @@ def run(quick: bool = False) -> dict:
     r = json.loads(p.stdout)
     runs = 1 if r["compensation"] == r["measured_compensation"] else 2
     played = runs * r["hands"]
+    load = os.getloadavg()[0]
+    busy = load > (os.cpu_count() or 1)  # more runnable jobs than cores: others share them
     section = (
         "## Balance: `mjlog balance`\n\n"
         f"`mjlog {' '.join(a for a in args if a not in ('--format', 'json', '--quiet'))}` "
@@ -50,8 +52,9 @@ def run(quick: bool = False) -> dict:
         f"**{seconds:.1f} s** wall clock, process start-up included, for {runs} run(s) of "
         f"{r['hands']} hands ({played / seconds:.0f} hands/s); {cpu:.0f} CPU seconds in all "
         f"(command and workers; {played / cpu:.0f} hands per CPU second; the machine's load "
-        f"average was {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end, so "
-        f"the wall clock mostly measures the other jobs). One agent in every seat needs "
+        f"average was {load:.1f} on {os.cpu_count()} cores at the end"
+        f"{', so the wall clock mostly measures the other jobs' if busy else ''}). "
+        f"One agent in every seat needs "
         f"no rotations (they would replay the same hands), so the {r['hands']} hands are "
         f"{r['matches']} matches of {r['hands_per_match']} distinct deals; the "
         f"confirmation run is skipped when the proposal is the rule measured.\n\n"
