@@ -169,6 +169,8 @@ CASES = [
     ("import-5000-digit-int", ["import", "h.jsonl", "--out", "out"],
      {"h.jsonl": _hand(raw_header=lambda s: s.replace('"hand": 0', '"hand": ' + "9" * 5000))},
      "not JSON"),
+    ("import-format-xml", ["import", "h.jsonl", "--out", "out", "--format", "xml"],
+     {"h.jsonl": _hand()}, "'xml' is not one of 'text', 'json'"),
     ("import-dealer-1.5", ["import", "h.jsonl", "--out", "out"],
      {"h.jsonl": _hand({"dealer": 1.5})}, "dealer must be an integer"),
     ("import-dealer-true", ["import", "h.jsonl", "--out", "out"],
