@@ -98,6 +98,12 @@ def _other_world(rules, played, k):
     return at_k, None
 
 
+def _seat0_discards(events):
+    """Indices of seat 0's discards, latest first: the decisions the tests put to expert."""
+    return (k for k in range(len(events) - 1, 0, -1)
+            if events[k].type == DISCARD and events[k].seat == 0)
+
+
 @pytest.mark.parametrize("variant", ["yuxi", "xuezhan"])
 def test_the_choice_does_not_depend_on_hidden_tiles(variant):
     rules = Rules(variant)
@@ -105,9 +111,7 @@ def test_the_choice_does_not_depend_on_hidden_tiles(variant):
                        dealer=0)
     events = played.state.events
     tried = 0
-    for k in range(len(events) - 1, 0, -1):
-        if events[k].type != DISCARD or events[k].seat != 0:
-            continue
+    for k in _seat0_discards(events):
         a, b = _other_world(rules, played, k)
         if b is None:
             continue
@@ -134,9 +138,7 @@ def test_search_leaves_the_position_alone():
                        dealer=0)
     events = played.state.events
     searched = 0
-    for k in range(len(events) - 1, 0, -1):
-        if events[k].type != DISCARD or events[k].seat != 0:
-            continue
+    for k in _seat0_discards(events):
         st = _replay(rules, list(played.state.wall), 0, events, k)
         before = (list(st.events), [h[:] for h in st.hands], st.front, st.back)
         agent = make_agent("expert:rollouts=2;shanten=8")
