@@ -61,6 +61,7 @@ __all__ = [
     "Snapshot",
     "check_step",
     "run_checked",
+    "run_events",
     "describe",
     "fmt_ordered",
     "load_hand",
