@@ -126,7 +126,8 @@ class Reading:
     Kept per Rules object by the agent; nothing here is computed per decision.
     """
 
-    __slots__ = ("V", "rules", "ratio", "allow", "one_suit", "open_ratio", "zhongbai")
+    __slots__ = ("V", "rules", "ratio", "allow", "one_suit", "open_ratio", "zhongbai",
+                 "keep_honors")
 
     def __init__(self, V: RuleValues, rules: Rules, aggression: float):
         self.V, self.rules = V, rules
@@ -140,6 +141,9 @@ class Reading:
         #: 清一色, else 清一色 and (when it pays more than a plain hand) 混一色
         self.one_suit = ("half",) if half else ("flush", "half") if self.ratio["half"] > 1 \
             else ("flush",)
+        #: a 混一色 hand that throws its last honors becomes a 清一色: worth keeping
+        #: them when the rules pay 清一色 less
+        self.keep_honors = self.ratio["flush"] < self.ratio["half"]
         scale = (0.5 + aggression) / 1.1
 
         def allow(key, per_doubling):
@@ -439,6 +443,12 @@ class StrategicAgent(EfficientCore):
                 return min(pool, key=lambda o: (order.get(id(o), 99),
                                                 self.danger(view, o.tile, threats, unseen)))
             return min(pool, key=lambda o: (order.get(id(o), 99), o.tile))
+        if plan == "half" and R.keep_honors and not any(m.tile >= 27 for m in
+                                                         view.melds[self.seat]):
+            # the honors are what the hand is paid for: the last two stay
+            # when another discard keeps the same shanten
+            kept = [r for r in ranked if r[3].tile < 27 or sum(hand[27:34]) > 2]
+            ranked = kept or ranked
         top = [r for r in ranked if r[:3] == ranked[0][:3]]
         if threats and len(top) > 1:
             return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
