@@ -48,7 +48,8 @@ def test_paying_more_for_a_pattern_raises_its_win_share(variant, family, low, hi
 
 def test_a_closed_route_that_pays_lowers_the_pon_rate():
     # yuxi: a plain hand wins only by self-draw; when 七对 pays more than a plain
-    # hand, a closed hand keeps that route rather than pon for acceptance alone
+    # hand, a closed hand keeps that route: it plays for seven pairs more often, and
+    # otherwise pons only for a step of shanten, not for acceptance alone
     (_v, _f, low, high, hands), = [s for s in PATTERN_SWEEPS if s[:2] == ("yuxi", "qidui")]
     diff, lo, hi = rate_diff(_run("yuxi", hands, low), _run("yuxi", hands, high), "pons")
     assert hi < 0, (diff, lo, hi)
