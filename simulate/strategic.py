@@ -20,7 +20,8 @@ Plans, read off the hand, each with its *distance* (tiles still needed):
   rules pay it about as much as 清一色 it is the only one-suit plan; when they
   pay it less but more than a plain hand, both are weighed, so that a hand rich
   in honors may still play for the cheaper one while a pure one-suit hand
-  throws its honors;
+  throws its honors; when they pay 清一色 *less* than 混一色, a 混一色 hand keeps
+  its last honors (thrown, they would leave a cheaper pure hand);
 - ``triplets`` (碰碰胡): distance (:func:`triplets_distance`) at most ``4 +
   allow`` (rounded up from 0.6), melded sets counted as sets; pons freely;
 - yuxi ``shilaotou`` (十老头): 7 or more honors, no melds, while it pays;
@@ -38,7 +39,15 @@ costs a step of shanten is followed only within ``allow − 1``.
 A pon is weighed against the closed hand it gives up: in the plain plan it is
 taken when it helps acceptance *and* the open hand keeps its worth (a huangmei
 open plain hand may not win on a discard: it pons only when the step it gains
-pays for that). A kong is weighed: its money (the engine's table, who pays by
+pays for that). Where the rules let a plain hand win only by self-draw and pay
+七对 (which may win on a discard) more (yuxi), the first pon of a closed plain
+hand must gain a step of shanten: a pon that only widens acceptance speeds a
+self-draw and gives up the 七对 route. (Refusing such pons where a plain hand
+wins on a discard too, or the first pon of a 碰碰胡 plan while seven pairs is
+a route, cost strategic 0.15–0.2 points a hand in the duplicate ladder: no
+agent here reads a closed hand, and speed pays.)
+
+A kong is weighed: its money (the engine's table, who pays by
 ``bugang_payer`` and ``late_added_kong``; refunded at the end by a hand not
 ready in xuezhan), what it adds to a win (a 根, a kong fan, a lost 门清: the
 scorer's difference between the hand with the kong and without), the
@@ -126,7 +135,8 @@ class Reading:
     Kept per Rules object by the agent; nothing here is computed per decision.
     """
 
-    __slots__ = ("V", "rules", "ratio", "allow", "one_suit", "open_ratio", "zhongbai")
+    __slots__ = ("V", "rules", "ratio", "allow", "one_suit", "open_ratio", "zhongbai",
+                 "keep_honors", "closed_route")
 
     def __init__(self, V: RuleValues, rules: Rules, aggression: float):
         self.V, self.rules = V, rules
@@ -140,6 +150,9 @@ class Reading:
         #: 清一色, else 清一色 and (when it pays more than a plain hand) 混一色
         self.one_suit = ("half",) if half else ("flush", "half") if self.ratio["half"] > 1 \
             else ("flush",)
+        #: a 混一色 hand that throws its last honors becomes a 清一色: worth keeping
+        #: them when the rules pay 清一色 less
+        self.keep_honors = self.ratio["flush"] < self.ratio["half"]
         scale = (0.5 + aggression) / 1.1
 
         def allow(key, per_doubling):
@@ -157,6 +170,10 @@ class Reading:
         # what opening a plain hand keeps of its worth (huangmei: no discard win)
         self.open_ratio = plain_open / plain
         self.zhongbai = V.zhongbai_pon_bonus > 0
+        #: a closed plain hand keeps a route worth keeping: the rules let a plain
+        #: hand win only by self-draw and pay 七对 (which may win on a discard) more
+        self.closed_route = V.target["plain"][1] is None and self.ratio["pairs"] > 1 \
+            and V.target["pairs"][1] is not None
 
 
 class StrategicAgent(EfficientCore):
@@ -317,8 +334,10 @@ class StrategicAgent(EfficientCore):
                 return o  # the pon itself pays
             if plan in ONE_SUIT and not (t // 9 == suit or (plan == "half" and t >= 27)):
                 continue
-            if plan == "triplets" or plan in ONE_SUIT:
-                if plan == "triplets" or self.claim_helps(view, o, unseen):
+            if plan == "triplets":
+                return o
+            if plan in ONE_SUIT:
+                if self.claim_helps(view, o, unseen):
                     return o
                 continue
             if R.open_ratio < 1 and not any(m.exposed for m in view.melds[self.seat]):
@@ -326,15 +345,21 @@ class StrategicAgent(EfficientCore):
                 # implies claim_helps, whose shanten it computes itself)
                 if self.opening_pays(view, o, unseen, R):
                     return o
+            elif R.closed_route and not view.melds[self.seat]:
+                # a pon that only widens acceptance speeds a hand that may only
+                # self-draw, and gives up the 七对 route that may win on a discard
+                if self.opening_pays(view, o, unseen, R, strict=True):
+                    return o
             elif self.claim_helps(view, o, unseen):
                 return o
         return None
 
-    def opening_pays(self, view, o, unseen, R: Reading) -> bool:
+    def opening_pays(self, view, o, unseen, R: Reading, strict: bool = False) -> bool:
         """A pon that opens a plain hand: worth it when the step it gains covers
-        what opening costs (``open_ratio``; 1 when the hand is open already)."""
+        what opening costs (``open_ratio``; 1 when the hand is open already);
+        ``strict``: a step must be gained, whatever opening costs."""
         melds = view.melds[self.seat]
-        if any(m.exposed for m in melds) or R.open_ratio >= 1:
+        if not strict and (any(m.exposed for m in melds) or R.open_ratio >= 1):
             return True
         if R.open_ratio <= 0:
             return False
@@ -347,6 +372,8 @@ class StrategicAgent(EfficientCore):
         after = after_discards(h, nm + 1)
         h[o.tile] += 2
         sh1 = min(after.values()) if after else 99
+        if strict:
+            return sh1 < sh0
         # a step nearer ready is worth about 1 / (0.25 + 0.3 × aggression) times more
         gain = (1 / (0.25 + 0.3 * self.aggression)) ** (sh0 - sh1)
         return R.open_ratio * gain > 1
@@ -439,6 +466,12 @@ class StrategicAgent(EfficientCore):
                 return min(pool, key=lambda o: (order.get(id(o), 99),
                                                 self.danger(view, o.tile, threats, unseen)))
             return min(pool, key=lambda o: (order.get(id(o), 99), o.tile))
+        if plan == "half" and R.keep_honors and not any(m.tile >= 27 for m in
+                                                         view.melds[self.seat]):
+            # the honors are what the hand is paid for: the last two stay
+            # when another discard keeps the same shanten
+            kept = [r for r in ranked if r[3].tile < 27 or sum(hand[27:34]) > 2]
+            ranked = kept or ranked
         top = [r for r in ranked if r[:3] == ranked[0][:3]]
         if threats and len(top) > 1:
             return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
