@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from mjlog.cli import main
+from mjlog.errors import InputError
 from mjlog.logio import read_table
 from mjlog.rulekeys import INT32_MAX
 from mjlog.rules import Rules, keys, resolve
@@ -50,6 +51,16 @@ def test_a_capped_win_pays_base_times_two_to_the_cap(cap, base, points, capped):
 def test_the_cap_matters_only_under_doubling():
     s = huangmei.score(PENGPENG, resolve("huangmei", sets=["doubling_cap=0"]))
     assert (s.points, s.capped) == (18, False)
+
+
+def test_points_past_the_int32_column_are_refused_not_built():
+    big = doubling("doubling_cap=30", "fan.pinghu=100")
+    assert huangmei.score(PENGPENG, big).points == 2**30  # the most a payer can be logged
+    with pytest.raises(InputError, match="int32.*doubling_cap"):
+        huangmei.score(PENGPENG, big.replace(base=2))
+    huge = doubling("doubling_cap=2147483647", "fan.pinghu=2147483647")
+    with pytest.raises(InputError, match="int32"):  # at once, not 2^(2^31) first
+        huangmei.score(PENGPENG, huge)
 
 
 def test_mjlog_score_shows_where_the_cap_bites():

@@ -100,6 +100,7 @@ from dataclasses import dataclass
 from mjlog.errors import InputError
 from mjlog.hand import SEQ, TRIP, Decomposition, decompositions, waits
 from mjlog.melds import Meld, MeldKind
+from mjlog.rulekeys import INT32_MAX
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.breakdown import Breakdown, Role, Term, grouped, who_pays
 from mjlog.scoring.patterns import (
@@ -375,10 +376,16 @@ def score(ctx: WinContext, rules) -> Score:
 
 
 def _points(fan: int, rules) -> tuple[int, bool]:
-    """(points a payer pays, capped) of a legal ``fan``."""
+    """(points a payer pays, capped) of a legal ``fan``. Doubling past the log's
+    int32 points column raises :class:`~mjlog.errors.InputError` (a huge cap and fan
+    table would otherwise build an integer of millions of digits)."""
     if rules["payment"] == "doubling":
         doublings, cap = fan - rules["min_fan"], rules["doubling_cap"]
-        return rules["base"] * 2 ** min(doublings, cap), doublings > cap
+        paid = min(doublings, cap)
+        if paid > 31 or rules["base"] * 2**paid > INT32_MAX:
+            raise InputError(f"huangmei: {fan} fan pays {rules['base']} × 2^{paid}, past the "
+                             f"log's int32 points ({INT32_MAX}): lower doubling_cap or base")
+        return rules["base"] * 2**paid, doublings > cap
     return fan * rules["base"], False
 
 
