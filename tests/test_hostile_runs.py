@@ -374,15 +374,25 @@ def test_runs_hash_check_can_be_turned_off_for_trusted_data(r):
 
 
 def test_a_value_the_log_cannot_hold_stops_simulate_with_one_line(tmp_path):
-    """huangmei's doubling payment has no cap: a big base overflows the int32 money
-    columns mid-run. The run stops with one line naming the shard, keeps no part of
-    it, and leaves the run resumable (its complete shards, none here, stay)."""
+    """Rules whose money may pass the int32 columns are refused before any hand
+    (huangmei doubling with a cap of 40 doublings); should a value still reach the
+    writer (a spec made without that check), the run stops with one error naming
+    the shard, keeps no part of it, and stays resumable (its complete shards, none
+    here, stay)."""
+    from mjlog.errors import MjlogError
+    from mjlog.rules import resolve
+    from simulate.runner import RunSpec, simulate
+
     out = tmp_path / "runs" / "overflow"
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    res = refused(["simulate", "--variant", "huangmei", "--set", "payment=doubling",
-                   "--set", "base=1000000000", "--matches", "2", "--hands-per-match", "4",
-                   "--workers", "1", "--quiet", "--out", str(out)], cwd,
-                  needle="cannot log", isolate=False)
-    assert "nothing of shard 0 was kept" in res.stderr
+    sets = ["payment=doubling", "doubling_cap=40", "base=1000000000"]
+    refused(["simulate", "--variant", "huangmei", *[a for s in sets for a in ("--set", s)],
+             "--matches", "2", "--hands-per-match", "4", "--workers", "1", "--quiet",
+             "--out", str(out)], cwd, needle="int32", isolate=False)
+    assert not out.exists()
+    spec = RunSpec(resolve("huangmei", sets=sets), 0, 2, 4, ("greedy",) * 4)
+    with pytest.raises(MjlogError, match="cannot log") as e:
+        simulate(spec, out, workers=1, progress=False)
+    assert "nothing of shard 0 was kept" in str(e.value) and "\n" not in str(e.value)
     assert not list(out.rglob("*.parquet")) and not (out / "manifest.json").exists()

@@ -2,7 +2,8 @@
 
 yuxi ``kong_wins_big`` and ``chadajiao_value``; yuxi and xuezhan
 ``dian_gang_hua_link``; xuezhan ``void_first``; huangmei ``menqing_on_discard``
-and ``ziyise_hunyise``. Each is played as a scripted hand (``tests/scripted.py``)
+and ``ziyise_hunyise`` (and ``doubling_cap``, shown and parsed here; its play is
+tests/test_doubling_cap.py). Each is played as a scripted hand (``tests/scripted.py``)
 under its default and its switched value, where the key changes the outcome. A
 legality key is also checked from the auditor's side: the events of the
 default hand, replayed under the switched rules by the checked step, are refused
@@ -275,7 +276,8 @@ NEW_KEYS = {
     "xuezhan": {"dian_gang_hua_link": ("last", "first", "1"),
                 "void_first": (False, "true", "first")},
     "huangmei": {"menqing_on_discard": (True, "false", "2"),
-                 "ziyise_hunyise": (True, "false", "yes please")},
+                 "ziyise_hunyise": (True, "false", "yes please"),
+                 "doubling_cap": (10, "3", "-1")},
 }
 CASES = [(v, k, *vals) for v, ks in NEW_KEYS.items() for k, vals in ks.items()]
 

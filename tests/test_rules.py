@@ -27,7 +27,7 @@ EXPECTED_DEFAULTS = {
     "huangmei": {"players": 4, "winds": True, "min_fan": 2, "payment": "linear",
                  "rob_exposed_kong": True, "fan.facai": 1, "fan.facai_all": 8,
                  "fan.quanqiuren": 30, "fan.qidui": 15, "menqing_on_discard": True,
-                 "ziyise_hunyise": True},
+                 "ziyise_hunyise": True, "doubling_cap": 10},
 }
 
 
@@ -117,7 +117,7 @@ ROUND_TRIP_SETS = {
     "xuezhan": ["cap=32", "zimo_bonus=add_base", "extras=jiangdui,menqing",
                 "mult.qingyise=16", "dian_gang_hua_link=first", "void_first=true"],
     "huangmei": ["fan.qingyise=3", "players=3", "menqing_on_discard=false",
-                 "ziyise_hunyise=false"],
+                 "ziyise_hunyise=false", "payment=doubling", "doubling_cap=6"],
 }
 
 

@@ -285,9 +285,9 @@ def test_min_fan_and_payment(sets, method, legal, fan, points):
 
 def test_doubling_big_hand():
     # 碰碰胡 + 单吊 + 平胡 + 门前清 = 18 fan; doubling from min_fan 2: 2^16
-    rules = resolve("huangmei", sets=["payment=doubling", "base=2"])
+    rules = resolve("huangmei", sets=["payment=doubling", "base=2", "doubling_cap=16"])
     s = score(ctx("111m222p333s444s11z", "", "1z", DC), rules)
-    assert (s.fan, s.points) == (18, 2 * 2**16)
+    assert (s.fan, s.points, s.capped) == (18, 2 * 2**16, False)
 
 
 @pytest.mark.parametrize("sets,hand,meld_spec,win,method,kw,patterns,fan", [

@@ -70,10 +70,11 @@ flags; a context with both raises :class:`~mjlog.errors.InputError`. Both flags
 only count on a self-draw (huangmei has no 杠上炮).
 
 Payment (``payment``): ``linear`` gives ``points = fan × base``; ``doubling``
-gives ``base × 2^(fan − min_fan)``. ``multiplier`` is None and ``capped`` False
-(huangmei has no cap). 杠上开花 is paid as a self-draw (every other player pays),
-抢杠 by the kong player as a discard: that is the engine's business, not a flag
-of the score.
+gives ``base × 2^min(fan − min_fan, doubling_cap)`` (封顶: the rulebook names no
+cap, players of doubling games expect one). ``multiplier`` is None; ``capped``
+says ``doubling_cap`` lowered the points (never under ``linear``). 杠上开花 is
+paid as a self-draw (every other player pays), 抢杠 by the kong player as a
+discard: that is the engine's business, not a flag of the score.
 
 Example, the seed's own: a pon of 8m, waiting on 3p/6p. On a discard the hand
 holds only 平胡 and cannot win; by self-draw it is 平胡 + 自摸.
@@ -99,6 +100,7 @@ from dataclasses import dataclass
 from mjlog.errors import InputError
 from mjlog.hand import SEQ, TRIP, Decomposition, decompositions, waits
 from mjlog.melds import Meld, MeldKind
+from mjlog.rulekeys import INT32_MAX
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.breakdown import Breakdown, Role, Term, grouped, who_pays
 from mjlog.scoring.patterns import (
@@ -336,8 +338,9 @@ def score(ctx: WinContext, rules) -> Score:
     'pinghu zimo menqing facai facai facai facai pengpenghu qingyise'
     >>> s.fan, s.points
     (41, 41)
-    >>> score(ctx, resolve("huangmei", sets=["payment=doubling", "base=2"])).points == 2 * 2**39
-    True
+    >>> s = score(ctx, resolve("huangmei", sets=["payment=doubling", "base=2"]))
+    >>> s.points == 2 * 2**10, s.capped  # 2^(41 − 2), capped at doubling_cap 10
+    (True, True)
     """
     _check(ctx)
     if ctx.concealed[GREEN] or any(m.tile == GREEN for m in ctx.melds):
@@ -367,14 +370,23 @@ def score(ctx: WinContext, rules) -> Score:
     if fan < rules["min_fan"]:
         return Score(legal=False, patterns=patterns, fan=fan, reason=Reason.BELOW_MIN_FAN,
                      extra={"single_wait": single})
-    return Score(legal=True, patterns=patterns, fan=fan, points=_points(fan, rules),
+    points, capped = _points(fan, rules)
+    return Score(legal=True, patterns=patterns, fan=fan, points=points, capped=capped,
                  extra={"single_wait": single})
 
 
-def _points(fan: int, rules) -> int:
+def _points(fan: int, rules) -> tuple[int, bool]:
+    """(points a payer pays, capped) of a legal ``fan``. Doubling past the log's
+    int32 points column raises :class:`~mjlog.errors.InputError` (a huge cap and fan
+    table would otherwise build an integer of millions of digits)."""
     if rules["payment"] == "doubling":
-        return rules["base"] * 2 ** (fan - rules["min_fan"])
-    return fan * rules["base"]
+        doublings, cap = fan - rules["min_fan"], rules["doubling_cap"]
+        paid = min(doublings, cap)
+        if paid > 31 or rules["base"] * 2**paid > INT32_MAX:
+            raise InputError(f"huangmei: {fan} fan pays {rules['base']} × 2^{paid}, past the "
+                             f"log's int32 points ({INT32_MAX}): lower doubling_cap or base")
+        return rules["base"] * 2**paid, doublings > cap
+    return fan * rules["base"], False
 
 
 def explain(patterns: Sequence[str], method: Method | str, rules,
@@ -391,6 +403,9 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
     >>> explain(("pinghu", "zimo", "facai", "facai"), "self_draw",
     ...         resolve("huangmei", sets=["payment=doubling"])).formula
     '平胡 1 + 自摸 1 + 发财×2 2 = 4 fan → 1 × 2^(4 − 2) = 4 points'
+    >>> explain(("pinghu", "zimo", "facai", "facai"), "self_draw",
+    ...         resolve("huangmei", sets=["payment=doubling", "doubling_cap=1"])).formula
+    '平胡 1 + 自摸 1 + 发财×2 2 = 4 fan → 1 × 2^(4 − 2) → capped at 2^1 (doubling_cap) = 2 points'
     """
     method = Method(method)
     terms = []
@@ -400,18 +415,21 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
         raise ValueError("huangmei: no pattern, no win")
     fan = sum(t.value for t in terms)
     legal = fan >= rules["min_fan"]
-    points = _points(fan, rules) if legal else 0
+    points, capped = _points(fan, rules) if legal else (0, False)
     shown = " + ".join(f"{t.name}{f'×{t.count}' if t.count > 1 else ''} {t.value}"
                        for t in terms)
     steps = [f"{shown} = {fan} fan"]
     if not legal:
         steps.append(f"below min_fan {rules['min_fan']}: no win")
     elif rules["payment"] == "doubling":
-        steps.append(f"{rules['base']} × 2^({fan} − {rules['min_fan']}) = {points} points")
+        wanted = f"2^({fan} − {rules['min_fan']})"
+        if capped:  # the doublings, not the money, are capped: show the cap in doublings
+            wanted += f" → capped at 2^{rules['doubling_cap']} (doubling_cap)"
+        steps.append(f"{rules['base']} × {wanted} = {points} points")
     elif rules["base"] != 1:
         steps.append(f"× {rules['base']} (base) = {points} points")
     return Breakdown("huangmei", tuple(terms), " → ".join(steps), fan, points, fan, None,
-                     False, *who_pays(method, feeder_pays, False))
+                     capped, *who_pays(method, feeder_pays, False))
 
 
 def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules=None, **kw) -> bool:

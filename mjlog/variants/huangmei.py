@@ -14,7 +14,8 @@
 - The first win ends the hand. No pass locks, no kong money, no horses, and no
   payments at an exhaustive draw.
 - Scoring: :mod:`mjlog.scoring.huangmei` (additive fan ``fan.<pattern>``, at
-  least ``min_fan`` to win; ``payment`` linear or doubling).
+  least ``min_fan`` to win; ``payment`` linear or doubling, the doublings
+  capped at ``doubling_cap``).
 - 门前清 counts on a discard win too (key ``menqing_on_discard``; false follows
   the seed's "如果2条3条听胡1条4条别人出了不能胡": 门前清 counts only on a
   self-draw, and a concealed hand with a two-sided wait and no 发 laid out may
@@ -58,7 +59,12 @@ class Huangmei(Variant):
         bool_key("winds", True, "东南西北 in play; false = 120 tiles"),
         int_key("min_fan", 2, "minimum fan to win", 0),
         choice_key("payment", "linear", ("linear", "doubling"),
-                   "fan × base, or base × 2^(fan − min_fan)"),
+                   "fan × base, or base × 2^min(fan − min_fan, doubling_cap)"),
+        # A run from before the key under doubling paid base × 2^(fan − min_fan) and
+        # was only written when that fit the int32 money columns: fan − min_fan ≤ 30.
+        # Read without the key at 30, every such run replays exactly as it was paid.
+        int_key("doubling_cap", 10, "payment = doubling: the most doublings a win pays "
+                "(封顶 at base × 2^doubling_cap a payer)", 0, absent=30),
         bool_key("menqing_on_discard", True,
                  "门前清 counts on a discard win; false: self-draw only, and a concealed "
                  "two-sided wait without 发 may not win on a discard", absent=True),
@@ -67,9 +73,12 @@ class Huangmei(Variant):
     ] + [int_key(f"fan.{k}", v, f"fan of {k}") for k, v in FAN.items()])
 
     def money_bound(self, rules):
-        if rules["payment"] != "linear":
-            return None  # doubling has no cap: checked when the hand is written
-        return 6 * 4 * sum(v for k, v in rules.items() if k.startswith("fan.")) * rules["base"]
+        fans = 4 * sum(v for k, v in rules.items() if k.startswith("fan."))  # a win's most fan
+        if rules["payment"] == "linear":
+            return 6 * fans * rules["base"]
+        doublings = min(rules["doubling_cap"], max(0, fans - rules["min_fan"]))
+        # past 2^64 the bound only needs to be past every column: no huge integer
+        return 6 * 2 ** min(doublings, 64) * rules["base"]
 
     def wall_tiles(self, rules):
         return tile_set(136 if rules["winds"] else 120)
