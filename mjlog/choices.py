@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from itertools import compress
 from typing import TYPE_CHECKING
+from weakref import ref
 
 from mjlog.events import BONUS, DEAL, DISCARD, DRAW, KONG, VOID, Event
 from mjlog.melds import MeldKind
@@ -34,11 +35,12 @@ _TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)
 class Choices:
     """The next forced event and the legal choices of one hand's seats."""
 
-    __slots__ = ("st", "bonus_tile", "forced_tiles", "late_forbidden", "void_first", "_sd_key",
-                 "_sd")
+    __slots__ = ("state", "seats", "bonus_tile", "forced_tiles", "late_forbidden", "void_first",
+                 "_sd_key", "_sd")
 
     def __init__(self, st: HandState):
-        self.st = st
+        self.state = ref(st)  # weak: the state owns its parts (freed without a cycle)
+        self.seats = st.seats
         spec = st.spec
         self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self.forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
@@ -49,7 +51,7 @@ class Choices:
 
     def self_draw_score(self, key: int | None = None) -> Score | None:
         """The legal self-draw win of the acting seat now, computed once per event."""
-        st = self.st
+        st = self.state()
         if key is None:
             key = len(st.events)
         if self._sd_key != key:
@@ -61,7 +63,7 @@ class Choices:
     # ------------------------------------------------------------ what's next
     def auto(self) -> Event | None:
         """The next event no agent chooses, or None at a decision point."""
-        st = self.st
+        st = self.state()
         if st.pending:
             return st.pending[0]
         ph = st.phase
@@ -83,7 +85,7 @@ class Choices:
     def forced_act(self) -> Event | None:
         """The event forced on the acting seat before it may choose: a dealt 发 laid
         out (huangmei), the forced self-draw win in the last four tiles (yuxi)."""
-        st = self.st
+        st = self.state()
         s = st.turn
         b = self.bonus_tile
         if b is not None and st.hands[s][b] and not st.after_pon:
@@ -97,7 +99,7 @@ class Choices:
     def options(self) -> dict[int, list[Event]]:
         """Legal choices per seat at a decision point (passing is always allowed in
         claim windows and is not an event)."""
-        st = self.st
+        st = self.state()
         ph = st.phase
         if ph is _VOID:
             s = st.turn
@@ -118,7 +120,7 @@ class Choices:
         predicate; :meth:`options` lists them). A plain discard, the commonest
         choice, is judged without building the list; a claim, from its seat's
         claims alone."""
-        st = self.st
+        st = self.state()
         ph = st.phase
         if ev.type == DISCARD and ph is _ACT and not st.pending:
             return self.is_plain_discard(ev)
@@ -133,7 +135,7 @@ class Choices:
     def is_plain_discard(self, ev: Event) -> bool:
         """``ev`` is the acting seat's discard of a kind it holds, as act_options()
         lists them (never a dealt 发, which is laid out)."""
-        st = self.st
+        st = self.state()
         t = ev.tile
         return (type(t) is int and 0 <= t < 34 and ev == _DISCARD_EV[st.turn][t]
                 and st.hands[st.turn][t] > 0 and t != self.bonus_tile
@@ -142,13 +144,14 @@ class Choices:
     def void_first_refuses(self, s: int, t: int) -> bool:
         """打缺 (``void_first``): seat ``s`` holds a tile of its void suit and ``t`` is
         not one."""
-        v = self.st.void[s]
-        return v is not None and t // 9 != v and self.st.holds_void(s)
+        seats = self.seats
+        v = seats.void[s]
+        return v is not None and t // 9 != v and seats.holds_void(s)
 
     def discard_refusal(self, ev: Event) -> tuple[str, str] | None:
         """Why the acting seat's discard ``ev`` of a tile it holds is refused: (check,
         the rule in words), or None (the auditor's explanation)."""
-        st = self.st
+        st = self.state()
         s, t = ev.seat, ev.tile
         if (ev.type == DISCARD and s == st.turn and type(t) is int and 0 <= t < 34
                 and st.hands[s][t] and self.void_first and self.void_first_refuses(s, t)):
@@ -158,7 +161,7 @@ class Choices:
 
     def act_options(self) -> list[Event]:
         """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
-        st = self.st
+        st = self.state()
         s = st.turn
         h = st.hands[s]
         opts = self.act_claims()
@@ -175,7 +178,7 @@ class Choices:
 
     def act_claims(self) -> list[Event]:
         """The acting seat's self-draw win and kongs (act_options() less the discards)."""
-        st = self.st
+        st = self.state()
         s = st.turn
         h = st.hands[s]
         opts: list[Event] = []
@@ -199,7 +202,7 @@ class Choices:
         """The acting seat's self-draw win: ``from_seat`` is who pays as the
         discarder, the kong's feeder of a 点杠花 paid by the feeder (the wins row's
         ``from_seat`` too), else None."""
-        st = self.st
+        st = self.state()
         feeder = self.kong_feeder(s) if sc.feeder_pays else None
         return st.claims.win_event(s, st.drawn, Method.SELF_DRAW, feeder)
 
@@ -207,7 +210,7 @@ class Choices:
         """Who fed the exposed kong that makes the acting seat's self-draw 点杠花 (a
         score with ``feeder_pays``): the chain's last kong, or its first under
         ``dian_gang_hua_link = first`` (the scorer's :meth:`WinContext.deciding_kong`)."""
-        st = self.st
+        st = self.state()
         ctx = st.claims.win_context(s, st.drawn, Method.SELF_DRAW)
         return ctx.deciding_kong(st.rules["dian_gang_hua_link"]).from_seat
 
@@ -215,7 +218,7 @@ class Choices:
     def deal_event(self) -> Event:
         """The next deal event: the wall's tiles for the next seat (docs/rules/,
         "Dealing and turn flow")."""
-        st = self.st
+        st = self.state()
         n, i = st.n, st.deal_next
         w = st.wall
         tiles = []
@@ -230,7 +233,7 @@ class Choices:
     def draw_event(self) -> Event:
         """The draw due: a 发's replacement, a dealt 发 laid out first, a kong's tail
         draw, or the next live tile."""
-        st = self.st
+        st = self.state()
         s = st.turn
         if st.replacing:
             return _TAIL_EV[s][st.wall[st.back]]

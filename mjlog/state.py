@@ -22,6 +22,9 @@ a replay needs no random generator.
 
 from __future__ import annotations
 
+from copy import deepcopy
+from weakref import ref
+
 from mjlog.choices import Choices
 from mjlog.claims import PASS, Claims, Window
 from mjlog.events import (
@@ -123,6 +126,21 @@ class HandState:
         self.drawn_may_win = True            # the drawn tile may complete the hand
         self._late = False                   # the added kong being declared is late
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
+
+    def __deepcopy__(self, memo: dict) -> HandState:
+        """A copy whose parts read the copy: their weak references to the state (which
+        keep a hand free of reference cycles) are not copied by :func:`copy.deepcopy`.
+        Immutable parts are shared: the rules, the variant (the registry's), the wall
+        and the events."""
+        new = object.__new__(HandState)
+        memo[id(self)] = new
+        memo[id(self.rules)], memo[id(self.spec)] = self.rules, self.spec
+        memo[id(self.wall)] = self.wall
+        memo.update((id(e), e) for e in self.events)
+        new.__dict__.update((k, deepcopy(v, memo)) for k, v in self.__dict__.items())
+        for part in (new.claims, new.choices, new.flow):
+            part.state = ref(new)
+        return new
 
     # ------------------------------------------------------------------ basics
     @property
