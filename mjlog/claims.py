@@ -398,7 +398,9 @@ class Claims:
     def take(self, claimer: int) -> Window:
         """Seat ``claimer`` pons or kongs the discard: the window closes, every seat
         that could win on it passed, every other seat that could pon passed its pon.
-        Returns the window taken."""
+        Under 过手碰 the claim then ends the claimer's own locks, the lock for the
+        win it passed to claim included: a pon and an exposed kong alike (a robbed
+        kong too, though no replacement draw follows). Returns the window taken."""
         w = self.window
         self.window = None
         for s, sc in w.wins.items():
@@ -407,6 +409,7 @@ class Claims:
             for s in w.pons:
                 if s != claimer:
                     self.pon_lock[s].add(w.tile)
+            self.end_locks(claimer)
         return w
 
     def lock_passed_win(self, s: int, sc: Score) -> None:

@@ -414,18 +414,14 @@ class HandState:
         self.drawn = None
         self.chain = None
         self.kong_this_turn = False
-        if self.spec.pon_lock:  # 过手胡 and 过手碰 end at the seat's own pon or kong
-            self.claims.end_locks(s)
         self.turn = s
         self.phase = _ACT
 
     def _apply_kong(self, ev: Event) -> None:
         s, t, kind = ev.seat, ev.tile, ev.kind
         self.calls_made = True
-        if self.spec.pon_lock:
-            self.claims.end_locks(s)
         if kind == "exposed":
-            w = self.claims.take(s)  # after ending s's locks: passing a win here locks s
+            w = self.claims.take(s)  # locks who passed; 过手碰: ends s's own locks
             self.honor_run[w.from_seat] = 0
             self.seats.kong(s, t, kind, w.from_seat)
             self.turn = s
@@ -436,7 +432,10 @@ class HandState:
                 if self._open_rob_window(s, t, "exposed", barred):
                     return
             self._kong_stands(s, t, kind)
-        elif kind == "added":
+            return
+        if self.spec.pon_lock:  # 过手胡 and 过手碰 end at the seat's own kong too
+            self.claims.end_locks(s)
+        if kind == "added":
             self.seats.kong(s, t, kind)
             self._late = t != self.drawn
             if self._open_rob_window(s, t, "added", {s}):

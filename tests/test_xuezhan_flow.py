@@ -293,6 +293,23 @@ def test_the_lock_ends_at_a_pon_or_kong(claim, tile, then, mult):
     assert [(w.seat, w.from_seat, w.multiplier) for w in st.wins] == [(2, 3, mult)]
 
 
+def test_a_kong_taken_instead_of_a_win_ends_the_lock_like_a_pon():
+    # seat 2 could win on seat 1's 5s (×2: 根) and konged it instead; a pon instead
+    # of the win ends the lock (the seat's own pon), and so does the kong, even when
+    # it is robbed and no replacement draw follows. Seat 3 (locked at ×1 by passing
+    # the dealer's 4s) may not win on the 5s but robs the kong (×2). Then seat 2,
+    # before any draw of its own, wins on the dealer's 8s (×1 ≤ 2: a lock would
+    # refuse it).
+    hands = {0: "111s222s333s99s88p 4s", 2: "555s67s234p567p11p", 3: "123p456p789p4666s"}
+    st, ag = run(hands, rules=XZ(rob_exposed_kong=True), draws="5s 8s",
+                 scripts={1: ["discard 5s"], 2: ["kong 5s", "win 8s"], 3: ["pass 4s", "win 5s"]},
+                 stop=True)
+    assert [(w.seat, w.from_seat, w.method, w.multiplier) for w in st.wins] == [
+        (3, 2, "robbed_kong", 2), (2, 0, "discard", 1)]
+    assert offered(ag[2], WIN, "5s") == 1 and offered(ag[2], WIN, "8s") == 1
+    assert not any(e.type == DRAW and e.seat == 2 for e in st.events)
+
+
 # seat 2 holds 55s; the dealer discards 5s first
 PONLOCK = {0: "55667789p 6688s 3m 5s", 2: "55s123p456p789p11s"}
 
