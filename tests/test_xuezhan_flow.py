@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from mjlog.engine import deal, play_match
-from mjlog.events import DISCARD, DRAW, KONG, PON, VOID, WIN
+from mjlog.events import DISCARD, DRAW, KONG, PON, VOID, WIN, Event
 from mjlog.melds import MeldKind
 from mjlog.rng import Stream, hand_seed
 from mjlog.rules import Rules
@@ -335,13 +335,17 @@ def test_a_discard_someone_won_locks_nobody():
 
 
 def test_pon_lock_leaves_the_exposed_kong_allowed():
-    # unreachable with four copies (a locked seat cannot gain a third tile without
-    # drawing); checked on the window the engine opens
-    st, _ = run(PONLOCK, voids="mmmm", stop=True)
+    # seat 2 passes the dealer's 5s (locked: 过手碰) and seat 1 draws the last 5s.
+    # A third 5s in seat 2's hand is unreachable with four copies (a locked seat
+    # cannot gain a tile without drawing), so it is put there; then seat 1's
+    # discard of 5s, checked and applied, opens the window
+    st, ag = run(PONLOCK, voids="mmmm", draws="5s", scripts={2: ["pass 5s"]}, stop=True)
+    assert offered(ag[2], PON, "5s") == 1 and T("5s") in st.pon_lock[2]
+    assert st.turn == 1 and st.drawn == T("5s")
     st.hands[2][T("5s")] = 3
-    st.pon_lock[2].add(T("5s"))
-    st._open_discard_window(1, T("5s"))
+    assert st.try_apply(Event(DISCARD, 1, T("5s")))
     assert st.window.kongs == [2] and st.window.pons == []
+    assert st.options()[2] == [Event(KONG, 2, T("5s"), 1, "exposed")]
 
 
 # ---------------------------------------------------------------- kong money
