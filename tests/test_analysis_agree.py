@@ -53,6 +53,18 @@ def frames(runs):
     return h, w, t
 
 
+@pytest.fixture(scope="module")
+def seats(frames):
+    """One row per seat and hand (pandas), built once: the tests only read it."""
+    h, w, _ = frames
+    return _seats(h, w)
+
+
+@pytest.fixture(scope="module")
+def by_position(runs):
+    return queries.seat_stats(runs, by="position")
+
+
 def _same(duck: pd.DataFrame, ref: pd.DataFrame, on: list[str], cols: list[str]) -> None:
     m = duck.merge(ref, on=on, how="outer", suffixes=("_duck", "_pd"), indicator=True)
     assert (m["_merge"] == "both").all(), m[m["_merge"] != "both"][on]
@@ -70,9 +82,9 @@ def _seats(h: pd.DataFrame, w: pd.DataFrame) -> pd.DataFrame:
     rows["agent"] = [a[s] for a, s in zip(rows["agents"], rows["seat"], strict=True)]
     rows["pts"] = [d[s] for d, s in zip(rows["deltas"], rows["seat"], strict=True)]
     rows["position"] = (rows["seat"] - rows["dealer"]) % rows["players"]
-    won = w.groupby(key + ["seat"]).agg(n_wins=("seq", "size"),
-                                        n_self=("method", lambda m: (m == "self_draw").sum()),
-                                        order=("win_order", "min")).reset_index()
+    won = w.assign(self_draw=w["method"] == "self_draw").groupby(key + ["seat"]).agg(
+        n_wins=("seq", "size"), n_self=("self_draw", "sum"),
+        order=("win_order", "min")).reset_index()
     fed = w[w.from_seat.notna()].assign(seat=lambda d: d.from_seat.astype(int))
     fed = fed.groupby(key + ["seat"]).size().rename("n_fed").reset_index()
     rows = rows.reset_index(drop=True).merge(won, on=key + ["seat"], how="left").merge(
@@ -84,9 +96,8 @@ def _seats(h: pd.DataFrame, w: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("by", ["seat", "agent", "position", "order", "variant"])
-def test_seat_stats_agree(runs, frames, by):
-    h, w, _ = frames
-    s = _seats(h, w)
+def test_seat_stats_agree(runs, seats, by):
+    s = seats
     keys = GROUP + {"seat": ["seat", "agent"], "agent": ["agent"], "position": ["position"],
                     "order": ["order"], "variant": []}[by]
     ref = s.groupby(keys).agg(
@@ -123,12 +134,11 @@ def _wls_interval(units: pd.DataFrame, y: str, x: str) -> tuple[float, float, fl
 @pytest.mark.parametrize("metric,y,x", [("win_rate", "won", "one"),
                                         ("mean_points", "pts", "one"),
                                         ("deal_in_rate", "fed", "one")])
-def test_match_unit_intervals_reproduced(frames, metric, y, x):
+def test_match_unit_intervals_reproduced(seats, by_position, metric, y, x):
     """A few seat_stats intervals, from raw rows (pandas) and statsmodels."""
-    h, w, _ = frames
-    s = _seats(h, w).assign(won=lambda d: (d.n_wins > 0).astype(float), one=1.0,
-                            fed=lambda d: (d.n_fed > 0).astype(float))
-    duck = queries.seat_stats(queries.Runs(RUNS), by="position")
+    s = seats.assign(won=lambda d: (d.n_wins > 0).astype(float), one=1.0,
+                     fed=lambda d: (d.n_fed > 0).astype(float))
+    duck = by_position
     for (variant, config, position), g in list(s.groupby(["variant", "config", "position"]))[:6]:
         units = g.groupby(["run_id", "match"])[[y, x]].sum().reset_index()
         value, lo, hi = _wls_interval(units, y, x)
