@@ -192,6 +192,63 @@ def test_pattern_frequencies_agree(runs, frames):
           ["wins_with", "count", "per_win", "per_hand", "points_share"])
 
 
+def _reference_weights(rules, method: str, patterns) -> dict[str, float]:
+    """How a win's points split among its patterns, from the rule keys directly (the
+    formula analysis.queries held before it read the scorer's breakdown): huangmei
+    adds ``fan.*``, xuezhan multiplies ``mult.*``, yuxi doubles from its highest
+    ``points.*`` in the win's column. Equal shares when nothing adds."""
+    import math
+    from collections import Counter
+
+    counts = Counter(patterns)
+    w = dict.fromkeys(counts, 0.0)
+    family = next(k.split(".")[0] for k in rules if k.split(".")[0] in ("fan", "mult", "points"))
+    if family == "fan":
+        for k, n in counts.items():
+            f = rules.get(f"fan.{k}")
+            if k == "facai" and n == 4 and "fan.facai_all" in rules:
+                f, n = rules["fan.facai_all"], 1
+            w[k] = float((f or 0) * n)
+    elif family == "mult":
+        for k, n in counts.items():
+            m = rules[f"mult.{k}"] if f"mult.{k}" in rules else 1
+            w[k] = n * math.log2(m)
+    else:
+        col = 0 if method == "self_draw" else 1
+        vals = {k: (rules[f"points.{k}"][col] if f"points.{k}" in rules else None)
+                for k in counts}
+        valued = [k for k in counts if vals[k]]
+        if valued:
+            base = max(valued, key=lambda k: vals[k])
+            w = {k: 1.0 * counts[k] for k in counts}
+            w[base] = math.log2(vals[base]) + (counts[base] - 1)
+    total = sum(w.values())
+    if total <= 0:
+        return {k: 1 / len(counts) for k in counts}
+    return {k: v / total for k, v in w.items()}
+
+
+def test_pattern_contributions_agree(runs, frames):
+    # each win's total split among its patterns (the scorer's breakdown terms in
+    # analysis.queries; the rule keys read directly here), summed, over Σ total
+    from mjlog.rules import Rules
+
+    _, w, _ = frames
+    rules = {(r.variant, r.config): Rules(r.variant, runs.rules[r.run_id]) for r in runs.runs}
+    added: dict[tuple, float] = {}
+    for row in w.itertuples(index=False):
+        shares = _reference_weights(rules[(row.variant, row.config)], row.method, row.patterns)
+        for pat, share in shares.items():
+            key = (row.variant, row.config, row.lineup, pat)
+            added[key] = added.get(key, 0.0) + share * row.total
+    ref = pd.DataFrame([(*k, v) for k, v in added.items()], columns=[*GROUP, "pattern", "added"])
+    ref = ref.merge(w.groupby(GROUP)["total"].sum().rename("points").reset_index(), on=GROUP)
+    ref["contribution"] = ref.added / ref.points
+    duck = queries.pattern_frequencies(runs)
+    _same(duck, ref, GROUP + ["pattern"], ["contribution"])
+    assert len(ref) > 50
+
+
 @pytest.mark.parametrize("what", ["win_points", "win_base", "hand_points", "hand_length"])
 def test_distributions_agree(runs, frames, what):
     h, w, _ = frames
