@@ -323,11 +323,10 @@ class Claims:
     # ------------------------------------------------------------ the window
     # The methods below change the window and the locks; the state calls them
     # while it applies an event, and nothing else does.
-    def open_discard_window(self, d: int, t: int) -> bool:
-        """Open the window seat ``d``'s discard ``t`` opens; False when nobody may
-        claim it (the hot path: a cheap shape lookup before any scoring)."""
-        st = self.state()
-        last = st.back < st.front  # the wall is empty: the last discard
+    def open_discard_window(self, d: int, t: int, last: bool) -> bool:
+        """Open the window seat ``d``'s discard ``t`` opens (``last``: the wall is
+        empty, the last discard); False when nobody may claim it (the hot path: a
+        cheap shape lookup before any scoring)."""
         wins: dict[int, Score] = {}
         pons: list[int] = []
         kongs: list[int] = []

@@ -5,7 +5,8 @@ way (python-chess's ``Board.push``):
 
 - :meth:`HandState.auto` is the next event that must happen whatever the agents
   want (deals, draws, bonus tiles, transfers, forced wins, the end), or None;
-- :meth:`HandState.options` lists, per seat, the legal choices at a decision point;
+- :meth:`HandState.options` lists, per seat, the legal choices at a decision point
+  (both from :class:`mjlog.choices.Choices`, a base of the state);
 - :meth:`HandState.apply` is the only code that changes the state; applying
   :data:`PASS` (never logged) ends a claim window (discard or kong robbing) once
   every claim on it is applied: it sets the pass locks and moves play on;
@@ -14,7 +15,9 @@ way (python-chess's ``Board.push``):
   priority (``claims.resolve``: what the seats' picks on a window make happen:
   wins in turn order, else the pon or kong, else PASS);
   :attr:`HandState.seats` holds the tiles and :attr:`HandState.ledger` the
-  money. Each is changed only while an event applies.
+  money. Each is changed only while an event applies. The parts that read the
+  state (claims, wins) hold it weakly: a hand has no reference cycle and is freed
+  by reference counting.
 
 Chance is logged: the state is built from the logged wall, dice and dealer, so
 a replay needs no random generator.
@@ -68,7 +71,7 @@ def kong_payments(st, s: int, kind: str, t: int, late: bool) -> list[tuple]:
     return st.spec.kong_money(st, s, kind, t, late)
 
 
-class HandState:
+class HandState(Choices):
     """Everything about one hand in play. Seats are 0..n-1; hands are 34-count lists."""
 
     def __init__(self, rules: Rules, wall: list[int] | tuple[int, ...], dealer: int,
@@ -92,7 +95,7 @@ class HandState:
         self.claims = claims = Claims(self)  # what the seats may win and claim now
         # the claims' pass locks, read as the state's own (never rebound)
         self.hu_lock, self.pon_lock = claims.hu_lock, claims.pon_lock
-        self.choices = Choices(self)         # what may happen next
+        self._init_choices()                 # what may happen next: self.choices
         self.flow = WinFlow(self)            # what wins do, and how the hand ends
         self.wall = tuple(wall)
         self.dealer = dealer
@@ -138,7 +141,7 @@ class HandState:
         memo[id(self.wall)] = self.wall
         memo.update((id(e), e) for e in self.events)
         new.__dict__.update((k, deepcopy(v, memo)) for k, v in self.__dict__.items())
-        for part in (new.claims, new.choices, new.flow):
+        for part in (new.claims, new.flow):
             part.state = ref(new)
         return new
 
@@ -173,23 +176,6 @@ class HandState:
         return self.seats.holds_void(seat)
 
     # ------------------------------------------------------------------ what's next
-    def auto(self) -> Event | None:
-        """The next event no agent chooses, or None at a decision point."""
-        return self.choices.auto()
-
-    def options(self) -> dict[int, list[Event]]:
-        """Legal choices per seat at a decision point (passing is always allowed in
-        claim windows and is not an event)."""
-        return self.choices.options()
-
-    def act_options(self) -> list[Event]:
-        """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
-        return self.choices.act_options()
-
-    def is_legal(self, ev: Event) -> bool:
-        """Whether ``ev`` is one of its seat's choices now."""
-        return self.choices.is_legal(ev)
-
     def try_apply(self, ev: Event) -> bool:
         """The checked apply: apply ``ev`` and return True when the rules allow it
         now (it is the event due, or one of its seat's choices, winners on one tile
@@ -205,7 +191,7 @@ class HandState:
                 return False
             self.apply(ev)
             return True
-        claims, ch = self.claims, self.choices
+        claims, ch = self.claims, self
         w = claims.window
         if w is not None:
             if not claims.fits(ev):
@@ -356,7 +342,7 @@ class HandState:
             # 弃胡 / 过手胡: discarding instead of a legal self-draw win locks too
             # (drawn_may_win False: the drawn tile completes nothing, no win to pass)
             key = len(self.events) - 1  # the state before this discard
-            sc = self.choices.self_draw_score(key)
+            sc = self.self_draw_score(key)
             if sc is not None:
                 self.claims.lock_passed_win(s, sc)
         self.seats.discard(s, t)
@@ -365,7 +351,7 @@ class HandState:
         self._open_discard_window(s, t)
 
     def _open_discard_window(self, d: int, t: int) -> None:
-        if self.claims.open_discard_window(d, t):
+        if self.claims.open_discard_window(d, t, self.back < self.front):
             self.phase = _CLAIM
         else:  # nobody can claim: the discard passes at once
             self._discard_passed(d, t)
