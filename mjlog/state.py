@@ -74,6 +74,19 @@ def kong_payments(st, s: int, kind: str, t: int, late: bool) -> list[tuple]:
 class HandState(Choices):
     """Everything about one hand in play. Seats are 0..n-1; hands are 34-count lists."""
 
+    # slots: some sixty attributes are too many for a plain instance's fast attribute
+    # reads, and the hot paths read them all the time; __weakref__ for the parts
+    __slots__ = (
+        "rules", "variant", "spec", "_shilaotou", "_bonus_tile", "_blood", "_locks",
+        "_may_force", "n", "seats", "hands", "melds", "discards", "void", "won", "bonus",
+        "draws", "claims", "hu_lock", "pon_lock", "bonus_tile", "forced_tiles",
+        "late_forbidden", "void_first", "_sd_key", "_sd", "flow", "wall", "dealer", "dice",
+        "break_pos", "front", "back", "phase", "turn", "need_tail", "after_pon", "drawn",
+        "chain", "chain_kongs", "kong_this_turn", "pending", "events", "deal_next",
+        "calls_made", "ledger", "deltas", "transfers", "wins", "winners", "honor_run",
+        "exhausted", "next_dealer", "horses", "due_draw", "replacing", "drawn_may_win",
+        "_late", "won_tiles", "__weakref__")
+
     def __init__(self, rules: Rules, wall: list[int] | tuple[int, ...], dealer: int,
                  dice: tuple[int, int] = (1, 1), break_pos: int = 0):
         n = rules.n
@@ -140,7 +153,9 @@ class HandState(Choices):
         memo[id(self.rules)], memo[id(self.spec)] = self.rules, self.spec
         memo[id(self.wall)] = self.wall
         memo.update((id(e), e) for e in self.events)
-        new.__dict__.update((k, deepcopy(v, memo)) for k, v in self.__dict__.items())
+        for k in HandState.__slots__[:-1]:  # all but __weakref__
+            if hasattr(self, k):
+                setattr(new, k, deepcopy(getattr(self, k), memo))
         for part in (new.claims, new.flow):
             part.state = ref(new)
         return new
