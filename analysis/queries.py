@@ -726,17 +726,20 @@ def _rules_of(runs: Runs, run: Run):
 def pattern_weights(variant: str, rules, method: str, patterns: list[str]) -> dict[str, float]:
     """How a win's points split among its patterns: share per pattern key, adding to 1.
 
-    - huangmei (additive fan): a pattern's ``fan.<key>`` × its count (four 发财 count
-      ``fan.facai_all``) over the sum;
-    - xuezhan (doubling): ``log2(mult.<key>)`` per count over the sum of those
-      (× pinghu 1 adds no doubling);
-    - yuxi (the highest pattern's value, doubled once per other pattern): log2 of the
-      base pattern's value in the win's column (self-draw or discard), 1 for each other.
+    Read off the scorer's own breakdown of the win (:func:`mjlog.scoring.explain`,
+    the terms its score is built from), so how patterns combine is stated once:
+
+    - a term that adds fan (huangmei) weighs its fan (four 发财 count
+      ``fan.facai_all``);
+    - a term that multiplies (xuezhan's multipliers, yuxi's doublings) weighs
+      ``log2`` of its factor, once per count (× pinghu 1 adds nothing);
+    - yuxi's base term (the highest pattern's value in the win's column, self-draw
+      or discard) weighs ``log2`` of that value, +1 per repeat.
 
     A win whose patterns add nothing by that measure (a plain 平胡 worth the base) is
-    split equally among its patterns. The weights read the rules logged with the run:
-    the family of its pattern value keys (``fan.``, ``mult.``, ``points.``) says which
-    of the three ways its patterns combine.
+    split equally among its patterns, and so is a win the rules logged with the run
+    cannot explain (``rules`` None: rules of another mjlog version). ``variant``
+    names the rules' variant.
 
     >>> from mjlog.rules import Rules
     >>> pattern_weights("huangmei", Rules("huangmei"), "self_draw", ["pinghu", "zimo"])
@@ -745,43 +748,38 @@ def pattern_weights(variant: str, rules, method: str, patterns: list[str]) -> di
     >>> {k: round(v, 3) for k, v in w.items()}
     {'qingyise': 0.667, 'gen': 0.333}
     """
-    import math
     from collections import Counter
+
+    from mjlog.scoring import explain
 
     counts = Counter(patterns)
     w: dict[str, float] = dict.fromkeys(counts, 0.0)
-    if rules is not None:
+    if rules is not None and counts:
         try:
-            # how a variant's patterns combine follows the family of its value keys:
-            # fan.* add, mult.* multiply, points.* double from the highest pattern
-            family = next((k.split(".")[0] for k in rules
-                           if k.split(".")[0] in ("fan", "mult", "points")), None)
-            if family == "fan":
-                for k, n in counts.items():
-                    f = rules.get(f"fan.{k}") if hasattr(rules, "get") else None
-                    if k == "facai" and n == 4 and "fan.facai_all" in rules:
-                        f, n = rules["fan.facai_all"], 1
-                    w[k] = float((f or 0) * n)
-            elif family == "mult":
-                for k, n in counts.items():
-                    m = rules[f"mult.{k}"] if f"mult.{k}" in rules else 1
-                    w[k] = n * math.log2(m) if m and m > 0 else 0.0
-            elif family == "points":
-                col = 0 if method == "self_draw" else 1
-                vals = {k: (rules[f"points.{k}"][col] if f"points.{k}" in rules else None)
-                        for k in counts}
-                valued = [k for k in counts if vals[k]]
-                if valued:
-                    base = max(valued, key=lambda k: vals[k])
-                    for k in counts:
-                        w[k] = 1.0 * counts[k]
-                    w[base] = math.log2(vals[base]) + (counts[base] - 1)
+            for t in explain(tuple(patterns), method, rules).terms:
+                w[t.key] += _term_weight(t)
         except (KeyError, TypeError, ValueError):
             w = dict.fromkeys(counts, 0.0)
     total = sum(w.values())
     if total <= 0:
         return {k: 1 / len(counts) for k in counts} if counts else {}
     return {k: v / total for k, v in w.items()}
+
+
+def _term_weight(t) -> float:
+    """What one breakdown term adds, in fan (huangmei) or in doublings (log2 of the
+    factors: xuezhan, yuxi)."""
+    import math
+
+    from mjlog.scoring.breakdown import Role
+
+    if not t.value or t.value <= 0:
+        return 0.0
+    if t.role is Role.FAN:
+        return float(t.value)  # the fan of all its counts
+    if t.role is Role.BASE:
+        return math.log2(t.value) + (t.count - 1)  # a repeat of the base doubles
+    return t.count * math.log2(t.value)
 
 
 # ---------------------------------------------------------------- distributions

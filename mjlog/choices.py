@@ -1,10 +1,11 @@
 """What may happen next: the event no one chooses, and each seat's legal choices.
 
 :class:`Choices` is the generator and the predicate of python-chess's three
-parts (the state's :meth:`~mjlog.state.HandState.apply` is the third): it reads
-its :class:`~mjlog.state.HandState` and never changes the position. It keeps one
-cache, the acting seat's self-draw verdict, keyed by the number of events so it
-can never be stale.
+parts (the state's :meth:`~mjlog.state.HandState.apply` is the third). It is a
+base of :class:`~mjlog.state.HandState`, so its methods read the state itself
+(no back-reference, no reference cycle; ``st.choices`` is the state) and never
+change the position. It keeps one cache, the acting seat's self-draw verdict,
+keyed by the number of events so it can never be stale.
 """
 
 from __future__ import annotations
@@ -32,24 +33,28 @@ _TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)
 
 
 class Choices:
-    """The next forced event and the legal choices of one hand's seats."""
+    """The next forced event and the legal choices of one hand's seats: methods of
+    :class:`~mjlog.state.HandState` (``self`` is the state)."""
 
-    __slots__ = ("st", "bonus_tile", "forced_tiles", "late_forbidden", "void_first", "_sd_key",
-                 "_sd")
+    __slots__ = ()
 
-    def __init__(self, st: HandState):
-        self.st = st
-        spec = st.spec
+    def _init_choices(self: HandState) -> None:
+        spec = self.spec
         self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self.forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
-        self.late_forbidden = st.rules["late_added_kong"] == "forbidden"
-        self.void_first = spec.void_first(st.rules)  # xuezhan 打缺 enforced
+        self.late_forbidden = self.rules["late_added_kong"] == "forbidden"
+        self.void_first = spec.void_first(self.rules)  # xuezhan 打缺 enforced
         self._sd_key = -1                      # the event count _sd was computed at
         self._sd: Score | None = None
 
-    def self_draw_score(self, key: int | None = None) -> Score | None:
+    @property
+    def choices(self: HandState) -> Choices:
+        """The state's choices: the state itself (the methods of this class)."""
+        return self
+
+    def self_draw_score(self: HandState, key: int | None = None) -> Score | None:
         """The legal self-draw win of the acting seat now, computed once per event."""
-        st = self.st
+        st = self
         if key is None:
             key = len(st.events)
         if self._sd_key != key:
@@ -59,9 +64,9 @@ class Choices:
         return self._sd
 
     # ------------------------------------------------------------ what's next
-    def auto(self) -> Event | None:
+    def auto(self: HandState) -> Event | None:
         """The next event no agent chooses, or None at a decision point."""
-        st = self.st
+        st = self
         if st.pending:
             return st.pending[0]
         ph = st.phase
@@ -80,10 +85,10 @@ class Choices:
             return None
         return None
 
-    def forced_act(self) -> Event | None:
+    def forced_act(self: HandState) -> Event | None:
         """The event forced on the acting seat before it may choose: a dealt 发 laid
         out (huangmei), the forced self-draw win in the last four tiles (yuxi)."""
-        st = self.st
+        st = self
         s = st.turn
         b = self.bonus_tile
         if b is not None and st.hands[s][b] and not st.after_pon:
@@ -94,10 +99,10 @@ class Choices:
                 return self.self_draw_event(s, sc)
         return None
 
-    def options(self) -> dict[int, list[Event]]:
+    def options(self: HandState) -> dict[int, list[Event]]:
         """Legal choices per seat at a decision point (passing is always allowed in
         claim windows and is not an event)."""
-        st = self.st
+        st = self
         ph = st.phase
         if ph is _VOID:
             s = st.turn
@@ -113,12 +118,12 @@ class Choices:
             return out
         return {}
 
-    def is_legal(self, ev: Event) -> bool:
+    def is_legal(self: HandState, ev: Event) -> bool:
         """Whether ``ev`` is one of its seat's choices now (the checked path's
         predicate; :meth:`options` lists them). A plain discard, the commonest
         choice, is judged without building the list; a claim, from its seat's
         claims alone."""
-        st = self.st
+        st = self
         ph = st.phase
         if ev.type == DISCARD and ph is _ACT and not st.pending:
             return self.is_plain_discard(ev)
@@ -130,25 +135,26 @@ class Choices:
         mine = self.options().get(ev.seat)
         return mine is not None and ev in mine
 
-    def is_plain_discard(self, ev: Event) -> bool:
+    def is_plain_discard(self: HandState, ev: Event) -> bool:
         """``ev`` is the acting seat's discard of a kind it holds, as act_options()
         lists them (never a dealt 发, which is laid out)."""
-        st = self.st
+        st = self
         t = ev.tile
         return (type(t) is int and 0 <= t < 34 and ev == _DISCARD_EV[st.turn][t]
                 and st.hands[st.turn][t] > 0 and t != self.bonus_tile
                 and not (self.void_first and self.void_first_refuses(st.turn, t)))
 
-    def void_first_refuses(self, s: int, t: int) -> bool:
+    def void_first_refuses(self: HandState, s: int, t: int) -> bool:
         """打缺 (``void_first``): seat ``s`` holds a tile of its void suit and ``t`` is
         not one."""
-        v = self.st.void[s]
-        return v is not None and t // 9 != v and self.st.holds_void(s)
+        seats = self.seats
+        v = seats.void[s]
+        return v is not None and t // 9 != v and seats.holds_void(s)
 
-    def discard_refusal(self, ev: Event) -> tuple[str, str] | None:
+    def discard_refusal(self: HandState, ev: Event) -> tuple[str, str] | None:
         """Why the acting seat's discard ``ev`` of a tile it holds is refused: (check,
         the rule in words), or None (the auditor's explanation)."""
-        st = self.st
+        st = self
         s, t = ev.seat, ev.tile
         if (ev.type == DISCARD and s == st.turn and type(t) is int and 0 <= t < 34
                 and st.hands[s][t] and self.void_first and self.void_first_refuses(s, t)):
@@ -156,9 +162,9 @@ class Choices:
                                   f"{SUIT_LETTERS[st.void[s]]}: it must discard those first")
         return None
 
-    def act_options(self) -> list[Event]:
+    def act_options(self: HandState) -> list[Event]:
         """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
-        st = self.st
+        st = self
         s = st.turn
         h = st.hands[s]
         opts = self.act_claims()
@@ -173,9 +179,9 @@ class Choices:
             opts.remove(evs[b])  # a dead dealt 发 is never discarded
         return opts
 
-    def act_claims(self) -> list[Event]:
+    def act_claims(self: HandState) -> list[Event]:
         """The acting seat's self-draw win and kongs (act_options() less the discards)."""
-        st = self.st
+        st = self
         s = st.turn
         h = st.hands[s]
         opts: list[Event] = []
@@ -195,27 +201,27 @@ class Choices:
                         opts.append(Event(KONG, s, m.tile, None, "added"))
         return opts
 
-    def self_draw_event(self, s: int, sc: Score) -> Event:
+    def self_draw_event(self: HandState, s: int, sc: Score) -> Event:
         """The acting seat's self-draw win: ``from_seat`` is who pays as the
         discarder, the kong's feeder of a 点杠花 paid by the feeder (the wins row's
         ``from_seat`` too), else None."""
-        st = self.st
+        st = self
         feeder = self.kong_feeder(s) if sc.feeder_pays else None
         return st.claims.win_event(s, st.drawn, Method.SELF_DRAW, feeder)
 
-    def kong_feeder(self, s: int) -> int:
+    def kong_feeder(self: HandState, s: int) -> int:
         """Who fed the exposed kong that makes the acting seat's self-draw 点杠花 (a
         score with ``feeder_pays``): the chain's last kong, or its first under
         ``dian_gang_hua_link = first`` (the scorer's :meth:`WinContext.deciding_kong`)."""
-        st = self.st
+        st = self
         ctx = st.claims.win_context(s, st.drawn, Method.SELF_DRAW)
         return ctx.deciding_kong(st.rules["dian_gang_hua_link"]).from_seat
 
     # ------------------------------------------------------------ auto events
-    def deal_event(self) -> Event:
+    def deal_event(self: HandState) -> Event:
         """The next deal event: the wall's tiles for the next seat (docs/rules/,
         "Dealing and turn flow")."""
-        st = self.st
+        st = self
         n, i = st.n, st.deal_next
         w = st.wall
         tiles = []
@@ -227,10 +233,10 @@ class Choices:
             tiles.append(w[13 * n])
         return Event(DEAL, (st.dealer + i) % n, None, None, None, tuple(tiles))
 
-    def draw_event(self) -> Event:
+    def draw_event(self: HandState) -> Event:
         """The draw due: a 发's replacement, a dealt 发 laid out first, a kong's tail
         draw, or the next live tile."""
-        st = self.st
+        st = self
         s = st.turn
         if st.replacing:
             return _TAIL_EV[s][st.wall[st.back]]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from operator import getitem
 from typing import TYPE_CHECKING
+from weakref import ref
 
 from mjlog import scoring
 from mjlog.events import DISCARD, KONG, PON, WIN, Event
@@ -64,11 +65,13 @@ class Claims:
     with the open claim window and the pass locks (changed only while an event
     applies)."""
 
-    __slots__ = ("st", "order", "rank", "bonus_tile", "forced_tiles", "blood", "spec", "rules",
-                 "pon_locks", "window", "hu_lock", "pon_lock", "_seen")
+    __slots__ = ("state", "hands", "order", "rank", "bonus_tile", "forced_tiles", "blood", "spec",
+                 "rules", "pon_locks", "window", "hu_lock", "pon_lock", "_seen")
 
     def __init__(self, st: HandState):
-        self.st = st
+        # weak: the state owns its claims, so a hand is freed by reference
+        # counting (no cycle for the garbage collector to find)
+        self.state = ref(st)
         n, spec = st.n, st.spec
         self.spec, self.rules = spec, st.rules
         # claim order, the one statement of it: after a discard (or kong) of seat d
@@ -84,6 +87,7 @@ class Claims:
         self.hu_lock: list = [None] * n        # yuxi: True when locked; xuezhan: max passed mult
         self.pon_lock: list[set[int]] = [set() for _ in range(n)]
         seats = st.seats
+        self.hands = seats.hands
         # what a discard window reads of the seats, bound once (no list is rebound)
         self._seen = (seats.hands, seats.melds, seats.won, seats.void, self.pon_lock,
                       seats.misses, seats.miss)
@@ -91,17 +95,17 @@ class Claims:
     def forced_zone(self) -> bool:
         """尾牌强制: the wall holds ``forced_tiles`` tiles or fewer (yuxi: the last
         four), where every legal win is taken. The one test of the zone."""
-        st = self.st
+        st = self.state()
         return st.back - st.front < self.forced_tiles  # live <= forced_tiles, without a call
 
     def _dead_green(self, seat: int) -> bool:
         """huangmei: a dealt 发 not yet laid out blocks every win of its holder."""
         b = self.bonus_tile
-        return b is not None and self.st.hands[seat][b] > 0
+        return b is not None and self.hands[seat][b] > 0
 
     # ------------------------------------------------------------ wins
     def win_context(self, seat: int, tile: int, method: Method) -> WinContext:
-        st = self.st
+        st = self.state()
         h = st.hands[seat][:]
         if method is not Method.SELF_DRAW:
             h[tile] += 1
@@ -136,7 +140,7 @@ class Claims:
         (a :class:`mjlog.replay.Check` value: ``win_legal``, ``dead_green``,
         ``flower_pig``, ``plain_on_discard``, ``min_fan``, ``pass_lock``).
         ``shape``: the caller found the hand complete already."""
-        st = self.st
+        st = self.state()
         h = st.hands[seat]
         nm = len(st.melds[seat])
         if not shape:
@@ -172,7 +176,7 @@ class Claims:
         applied to this state), is not among its seat's options: (check, the rule
         in words), or None when the rules would have offered it (the log is then
         wrong in some other way). The auditor's explanation of a refused claim."""
-        st = self.st
+        st = self.state()
         s, t = ev.seat, ev.tile
         d = target.seat
         if type(s) is not int or not 0 <= s < st.n or s == d or t != target.tile:
@@ -222,7 +226,7 @@ class Claims:
         return v, self._refusal_text(v, s, name)
 
     def _refusal_text(self, check: str, s: int, name: str) -> str:
-        st = self.st
+        st = self.state()
         if check == "plain_on_discard":
             return f"S{s}'s hand is plain (平胡 only): it must be won by self-draw"
         if check == "min_fan":
@@ -241,7 +245,7 @@ class Claims:
     def shilaotou_score(self, seat: int, tile: int) -> Score:
         """十老头 on ``seat``'s 10th honor discard ``tile``, valued by the scorer
         (``mjlog score --by shilaotou`` says the same); not legal: no win."""
-        st = self.st
+        st = self.state()
         ctx = WinContext(concealed=tuple(st.hands[seat]), melds=tuple(st.melds[seat]),
                          win_tile=tile, method=Method.SHILAOTOU,
                          dealer=seat == st.dealer)
@@ -276,7 +280,7 @@ class Claims:
 
     def win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
         """A win event of seat ``s`` on ``tile``, its tiles the hand with the tile."""
-        tiles = list(chain.from_iterable(map(getitem, _COPIES, self.st.hands[s])))  # sorted
+        tiles = list(chain.from_iterable(map(getitem, _COPIES, self.hands[s])))  # sorted
         if method is not Method.SELF_DRAW:
             tiles.append(tile)
             tiles.sort()
@@ -306,7 +310,7 @@ class Claims:
         else one of its seat's choices, a win only after every win taken on the
         tile in claim order (the checked step's test)."""
         w = self.window
-        ch = self.st.choices
+        ch = self.state().choices
         if w.forced:
             return ev == ch.auto()
         if not ch.is_legal(ev):
@@ -319,11 +323,10 @@ class Claims:
     # ------------------------------------------------------------ the window
     # The methods below change the window and the locks; the state calls them
     # while it applies an event, and nothing else does.
-    def open_discard_window(self, d: int, t: int) -> bool:
-        """Open the window seat ``d``'s discard ``t`` opens; False when nobody may
-        claim it (the hot path: a cheap shape lookup before any scoring)."""
-        st = self.st
-        last = st.back < st.front  # the wall is empty: the last discard
+    def open_discard_window(self, d: int, t: int, last: bool) -> bool:
+        """Open the window seat ``d``'s discard ``t`` opens (``last``: the wall is
+        empty, the last discard); False when nobody may claim it (the hot path: a
+        cheap shape lookup before any scoring)."""
         wins: dict[int, Score] = {}
         pons: list[int] = []
         kongs: list[int] = []
@@ -363,7 +366,7 @@ class Claims:
     def open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
         """Open the window seat ``k``'s kong of ``t`` opens for robbing; False when
         nobody may rob it (``barred``: seats that may not)."""
-        st = self.st
+        st = self.state()
         wins = {}
         for s in self.order[k]:
             if s in barred or st.won[s]:
@@ -394,7 +397,9 @@ class Claims:
     def take(self, claimer: int) -> Window:
         """Seat ``claimer`` pons or kongs the discard: the window closes, every seat
         that could win on it passed, every other seat that could pon passed its pon.
-        Returns the window taken."""
+        Under 过手碰 the claim then ends the claimer's own locks, the lock for the
+        win it passed to claim included: a pon and an exposed kong alike (a robbed
+        kong too, though no replacement draw follows). Returns the window taken."""
         w = self.window
         self.window = None
         for s, sc in w.wins.items():
@@ -403,6 +408,7 @@ class Claims:
             for s in w.pons:
                 if s != claimer:
                     self.pon_lock[s].add(w.tile)
+            self.end_locks(claimer)
         return w
 
     def lock_passed_win(self, s: int, sc: Score) -> None:

@@ -5,7 +5,8 @@ way (python-chess's ``Board.push``):
 
 - :meth:`HandState.auto` is the next event that must happen whatever the agents
   want (deals, draws, bonus tiles, transfers, forced wins, the end), or None;
-- :meth:`HandState.options` lists, per seat, the legal choices at a decision point;
+- :meth:`HandState.options` lists, per seat, the legal choices at a decision point
+  (both from :class:`mjlog.choices.Choices`, a base of the state);
 - :meth:`HandState.apply` is the only code that changes the state; applying
   :data:`PASS` (never logged) ends a claim window (discard or kong robbing) once
   every claim on it is applied: it sets the pass locks and moves play on;
@@ -14,13 +15,18 @@ way (python-chess's ``Board.push``):
   priority (``claims.resolve``: what the seats' picks on a window make happen:
   wins in turn order, else the pon or kong, else PASS);
   :attr:`HandState.seats` holds the tiles and :attr:`HandState.ledger` the
-  money. Each is changed only while an event applies.
+  money. Each is changed only while an event applies. The parts that read the
+  state (claims, wins) hold it weakly: a hand has no reference cycle and is freed
+  by reference counting.
 
 Chance is logged: the state is built from the logged wall, dice and dealer, so
 a replay needs no random generator.
 """
 
 from __future__ import annotations
+
+from copy import deepcopy
+from weakref import ref
 
 from mjlog.choices import Choices
 from mjlog.claims import PASS, Claims, Window
@@ -65,8 +71,21 @@ def kong_payments(st, s: int, kind: str, t: int, late: bool) -> list[tuple]:
     return st.spec.kong_money(st, s, kind, t, late)
 
 
-class HandState:
+class HandState(Choices):
     """Everything about one hand in play. Seats are 0..n-1; hands are 34-count lists."""
+
+    # slots: some sixty attributes are too many for a plain instance's fast attribute
+    # reads, and the hot paths read them all the time; __weakref__ for the parts
+    __slots__ = (
+        "rules", "variant", "spec", "_shilaotou", "_bonus_tile", "_blood", "_locks",
+        "_may_force", "n", "seats", "hands", "melds", "discards", "void", "won", "bonus",
+        "draws", "claims", "hu_lock", "pon_lock", "bonus_tile", "forced_tiles",
+        "late_forbidden", "void_first", "_sd_key", "_sd", "flow", "wall", "dealer", "dice",
+        "break_pos", "front", "back", "phase", "turn", "need_tail", "after_pon", "drawn",
+        "chain", "chain_kongs", "kong_this_turn", "pending", "events", "deal_next",
+        "calls_made", "ledger", "deltas", "transfers", "wins", "winners", "honor_run",
+        "exhausted", "next_dealer", "horses", "due_draw", "replacing", "drawn_may_win",
+        "_late", "won_tiles", "__weakref__")
 
     def __init__(self, rules: Rules, wall: list[int] | tuple[int, ...], dealer: int,
                  dice: tuple[int, int] = (1, 1), break_pos: int = 0):
@@ -89,7 +108,7 @@ class HandState:
         self.claims = claims = Claims(self)  # what the seats may win and claim now
         # the claims' pass locks, read as the state's own (never rebound)
         self.hu_lock, self.pon_lock = claims.hu_lock, claims.pon_lock
-        self.choices = Choices(self)         # what may happen next
+        self._init_choices()                 # what may happen next: self.choices
         self.flow = WinFlow(self)            # what wins do, and how the hand ends
         self.wall = tuple(wall)
         self.dealer = dealer
@@ -124,6 +143,23 @@ class HandState:
         self._late = False                   # the added kong being declared is late
         self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
 
+    def __deepcopy__(self, memo: dict) -> HandState:
+        """A copy whose parts read the copy: their weak references to the state (which
+        keep a hand free of reference cycles) are not copied by :func:`copy.deepcopy`.
+        Immutable parts are shared: the rules, the variant (the registry's), the wall
+        and the events."""
+        new = object.__new__(HandState)
+        memo[id(self)] = new
+        memo[id(self.rules)], memo[id(self.spec)] = self.rules, self.spec
+        memo[id(self.wall)] = self.wall
+        memo.update((id(e), e) for e in self.events)
+        for k in HandState.__slots__[:-1]:  # all but __weakref__
+            if hasattr(self, k):
+                setattr(new, k, deepcopy(getattr(self, k), memo))
+        for part in (new.claims, new.flow):
+            part.state = ref(new)
+        return new
+
     # ------------------------------------------------------------------ basics
     @property
     def window(self) -> Window | None:
@@ -155,23 +191,6 @@ class HandState:
         return self.seats.holds_void(seat)
 
     # ------------------------------------------------------------------ what's next
-    def auto(self) -> Event | None:
-        """The next event no agent chooses, or None at a decision point."""
-        return self.choices.auto()
-
-    def options(self) -> dict[int, list[Event]]:
-        """Legal choices per seat at a decision point (passing is always allowed in
-        claim windows and is not an event)."""
-        return self.choices.options()
-
-    def act_options(self) -> list[Event]:
-        """The acting seat's choices: self-draw win, kongs, discards (ACT phase)."""
-        return self.choices.act_options()
-
-    def is_legal(self, ev: Event) -> bool:
-        """Whether ``ev`` is one of its seat's choices now."""
-        return self.choices.is_legal(ev)
-
     def try_apply(self, ev: Event) -> bool:
         """The checked apply: apply ``ev`` and return True when the rules allow it
         now (it is the event due, or one of its seat's choices, winners on one tile
@@ -187,7 +206,7 @@ class HandState:
                 return False
             self.apply(ev)
             return True
-        claims, ch = self.claims, self.choices
+        claims, ch = self.claims, self
         w = claims.window
         if w is not None:
             if not claims.fits(ev):
@@ -338,7 +357,7 @@ class HandState:
             # 弃胡 / 过手胡: discarding instead of a legal self-draw win locks too
             # (drawn_may_win False: the drawn tile completes nothing, no win to pass)
             key = len(self.events) - 1  # the state before this discard
-            sc = self.choices.self_draw_score(key)
+            sc = self.self_draw_score(key)
             if sc is not None:
                 self.claims.lock_passed_win(s, sc)
         self.seats.discard(s, t)
@@ -347,7 +366,7 @@ class HandState:
         self._open_discard_window(s, t)
 
     def _open_discard_window(self, d: int, t: int) -> None:
-        if self.claims.open_discard_window(d, t):
+        if self.claims.open_discard_window(d, t, self.back < self.front):
             self.phase = _CLAIM
         else:  # nobody can claim: the discard passes at once
             self._discard_passed(d, t)
@@ -396,18 +415,14 @@ class HandState:
         self.drawn = None
         self.chain = None
         self.kong_this_turn = False
-        if self.spec.pon_lock:  # 过手胡 and 过手碰 end at the seat's own pon or kong
-            self.claims.end_locks(s)
         self.turn = s
         self.phase = _ACT
 
     def _apply_kong(self, ev: Event) -> None:
         s, t, kind = ev.seat, ev.tile, ev.kind
         self.calls_made = True
-        if self.spec.pon_lock:
-            self.claims.end_locks(s)
         if kind == "exposed":
-            w = self.claims.take(s)  # after ending s's locks: passing a win here locks s
+            w = self.claims.take(s)  # locks who passed; 过手碰: ends s's own locks
             self.honor_run[w.from_seat] = 0
             self.seats.kong(s, t, kind, w.from_seat)
             self.turn = s
@@ -418,7 +433,10 @@ class HandState:
                 if self._open_rob_window(s, t, "exposed", barred):
                     return
             self._kong_stands(s, t, kind)
-        elif kind == "added":
+            return
+        if self.spec.pon_lock:  # 过手胡 and 过手碰 end at the seat's own kong too
+            self.claims.end_locks(s)
+        if kind == "added":
             self.seats.kong(s, t, kind)
             self._late = t != self.drawn
             if self._open_rob_window(s, t, "added", {s}):

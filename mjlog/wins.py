@@ -10,6 +10,7 @@ while an event applies.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from weakref import ref
 
 from mjlog.claims import Window
 from mjlog.events import END, HORSE, Event, IllegalEvent
@@ -26,17 +27,17 @@ __all__ = ["WinFlow"]
 class WinFlow:
     """The wins and the end of one hand, applied to its state."""
 
-    __slots__ = ("st", "blood", "call_transfer_on")
+    __slots__ = ("state", "blood", "call_transfer_on")
 
     def __init__(self, st: HandState):
-        self.st = st
+        self.state = ref(st)  # weak: the state owns its parts (freed without a cycle)
         self.blood = st.spec.blood_battle          # winners leave, play goes on
         self.call_transfer_on = st.spec.call_transfer(st.rules)
 
     def apply_win(self, ev: Event, seq: int) -> None:
         """A win event: value it, record it and queue its payments (and 呼叫转移);
         a self-draw or 十老头 ends its batch at once, a window's wins when it closes."""
-        st = self.st
+        st = self.state()
         s, t = ev.seat, ev.tile
         method = Method(ev.kind)
         w = st.window
@@ -80,7 +81,7 @@ class WinFlow:
 
     def call_transfer(self, w: Window, s: int) -> None:
         """呼叫转移: on 杠上炮, the kong player's kong money goes to the first winner."""
-        st = self.st
+        st = self.state()
         if not st.kong_this_turn or w.winners:
             return
         d = w.from_seat
@@ -91,7 +92,7 @@ class WinFlow:
 
     def undo_kong(self, w: Window) -> None:
         """A robbed kong does not happen."""
-        self.st.seats.undo_kong(w.from_seat, w.tile, w.kong_kind)
+        self.state().seats.undo_kong(w.from_seat, w.tile, w.kong_kind)
 
     def after_window_wins(self, w: Window) -> None:
         """The window closes on its wins."""
@@ -99,7 +100,7 @@ class WinFlow:
 
     def after_wins(self, batch: list[int], d: int) -> None:
         """Move on after a batch of wins on one tile (or a self-draw)."""
-        st = self.st
+        st = self.state()
         st.seats.win(batch)
         if not self.blood:
             self.horses(batch)
@@ -120,13 +121,13 @@ class WinFlow:
 
     def end(self) -> None:
         """The hand is over: seat compensation, after every other payment, then the end."""
-        st = self.st
+        st = self.state()
         st.pending += st.spec.compensation(st)
         st.pending.append(Event(END))
 
     def horses(self, batch: list[int]) -> None:
         """买马: the horses turned from the tail, and each hit's payments."""
-        st = self.st
+        st = self.state()
         k = st.spec.horses(st.rules)
         if not k or st.live == 0:
             return
@@ -144,7 +145,7 @@ class WinFlow:
 
     def exhaust(self) -> None:
         """The hand ends by exhaustion: the variant's payments, then the end."""
-        st = self.st
+        st = self.state()
         st.exhausted = True
         st.phase = Phase.DRAW
         st.pending.extend(st.spec.settle_exhaustion(st))

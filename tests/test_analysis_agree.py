@@ -53,6 +53,18 @@ def frames(runs):
     return h, w, t
 
 
+@pytest.fixture(scope="module")
+def seats(frames):
+    """One row per seat and hand (pandas), built once: the tests only read it."""
+    h, w, _ = frames
+    return _seats(h, w)
+
+
+@pytest.fixture(scope="module")
+def by_position(runs):
+    return queries.seat_stats(runs, by="position")
+
+
 def _same(duck: pd.DataFrame, ref: pd.DataFrame, on: list[str], cols: list[str]) -> None:
     m = duck.merge(ref, on=on, how="outer", suffixes=("_duck", "_pd"), indicator=True)
     assert (m["_merge"] == "both").all(), m[m["_merge"] != "both"][on]
@@ -70,9 +82,9 @@ def _seats(h: pd.DataFrame, w: pd.DataFrame) -> pd.DataFrame:
     rows["agent"] = [a[s] for a, s in zip(rows["agents"], rows["seat"], strict=True)]
     rows["pts"] = [d[s] for d, s in zip(rows["deltas"], rows["seat"], strict=True)]
     rows["position"] = (rows["seat"] - rows["dealer"]) % rows["players"]
-    won = w.groupby(key + ["seat"]).agg(n_wins=("seq", "size"),
-                                        n_self=("method", lambda m: (m == "self_draw").sum()),
-                                        order=("win_order", "min")).reset_index()
+    won = w.assign(self_draw=w["method"] == "self_draw").groupby(key + ["seat"]).agg(
+        n_wins=("seq", "size"), n_self=("self_draw", "sum"),
+        order=("win_order", "min")).reset_index()
     fed = w[w.from_seat.notna()].assign(seat=lambda d: d.from_seat.astype(int))
     fed = fed.groupby(key + ["seat"]).size().rename("n_fed").reset_index()
     rows = rows.reset_index(drop=True).merge(won, on=key + ["seat"], how="left").merge(
@@ -84,9 +96,8 @@ def _seats(h: pd.DataFrame, w: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("by", ["seat", "agent", "position", "order", "variant"])
-def test_seat_stats_agree(runs, frames, by):
-    h, w, _ = frames
-    s = _seats(h, w)
+def test_seat_stats_agree(runs, seats, by):
+    s = seats
     keys = GROUP + {"seat": ["seat", "agent"], "agent": ["agent"], "position": ["position"],
                     "order": ["order"], "variant": []}[by]
     ref = s.groupby(keys).agg(
@@ -123,12 +134,11 @@ def _wls_interval(units: pd.DataFrame, y: str, x: str) -> tuple[float, float, fl
 @pytest.mark.parametrize("metric,y,x", [("win_rate", "won", "one"),
                                         ("mean_points", "pts", "one"),
                                         ("deal_in_rate", "fed", "one")])
-def test_match_unit_intervals_reproduced(frames, metric, y, x):
+def test_match_unit_intervals_reproduced(seats, by_position, metric, y, x):
     """A few seat_stats intervals, from raw rows (pandas) and statsmodels."""
-    h, w, _ = frames
-    s = _seats(h, w).assign(won=lambda d: (d.n_wins > 0).astype(float), one=1.0,
-                            fed=lambda d: (d.n_fed > 0).astype(float))
-    duck = queries.seat_stats(queries.Runs(RUNS), by="position")
+    s = seats.assign(won=lambda d: (d.n_wins > 0).astype(float), one=1.0,
+                     fed=lambda d: (d.n_fed > 0).astype(float))
+    duck = by_position
     for (variant, config, position), g in list(s.groupby(["variant", "config", "position"]))[:6]:
         units = g.groupby(["run_id", "match"])[[y, x]].sum().reset_index()
         value, lo, hi = _wls_interval(units, y, x)
@@ -180,6 +190,63 @@ def test_pattern_frequencies_agree(runs, frames):
     duck = queries.pattern_frequencies(runs)
     _same(duck, ref, GROUP + ["pattern"],
           ["wins_with", "count", "per_win", "per_hand", "points_share"])
+
+
+def _reference_weights(rules, method: str, patterns) -> dict[str, float]:
+    """How a win's points split among its patterns, from the rule keys directly (the
+    formula analysis.queries held before it read the scorer's breakdown): huangmei
+    adds ``fan.*``, xuezhan multiplies ``mult.*``, yuxi doubles from its highest
+    ``points.*`` in the win's column. Equal shares when nothing adds."""
+    import math
+    from collections import Counter
+
+    counts = Counter(patterns)
+    w = dict.fromkeys(counts, 0.0)
+    family = next(k.split(".")[0] for k in rules if k.split(".")[0] in ("fan", "mult", "points"))
+    if family == "fan":
+        for k, n in counts.items():
+            f = rules.get(f"fan.{k}")
+            if k == "facai" and n == 4 and "fan.facai_all" in rules:
+                f, n = rules["fan.facai_all"], 1
+            w[k] = float((f or 0) * n)
+    elif family == "mult":
+        for k, n in counts.items():
+            m = rules[f"mult.{k}"] if f"mult.{k}" in rules else 1
+            w[k] = n * math.log2(m)
+    else:
+        col = 0 if method == "self_draw" else 1
+        vals = {k: (rules[f"points.{k}"][col] if f"points.{k}" in rules else None)
+                for k in counts}
+        valued = [k for k in counts if vals[k]]
+        if valued:
+            base = max(valued, key=lambda k: vals[k])
+            w = {k: 1.0 * counts[k] for k in counts}
+            w[base] = math.log2(vals[base]) + (counts[base] - 1)
+    total = sum(w.values())
+    if total <= 0:
+        return {k: 1 / len(counts) for k in counts}
+    return {k: v / total for k, v in w.items()}
+
+
+def test_pattern_contributions_agree(runs, frames):
+    # each win's total split among its patterns (the scorer's breakdown terms in
+    # analysis.queries; the rule keys read directly here), summed, over Σ total
+    from mjlog.rules import Rules
+
+    _, w, _ = frames
+    rules = {(r.variant, r.config): Rules(r.variant, runs.rules[r.run_id]) for r in runs.runs}
+    added: dict[tuple, float] = {}
+    for row in w.itertuples(index=False):
+        shares = _reference_weights(rules[(row.variant, row.config)], row.method, row.patterns)
+        for pat, share in shares.items():
+            key = (row.variant, row.config, row.lineup, pat)
+            added[key] = added.get(key, 0.0) + share * row.total
+    ref = pd.DataFrame([(*k, v) for k, v in added.items()], columns=[*GROUP, "pattern", "added"])
+    ref = ref.merge(w.groupby(GROUP)["total"].sum().rename("points").reset_index(), on=GROUP)
+    ref["contribution"] = ref.added / ref.points
+    duck = queries.pattern_frequencies(runs)
+    _same(duck, ref, GROUP + ["pattern"], ["contribution"])
+    assert len(ref) > 50
 
 
 @pytest.mark.parametrize("what", ["win_points", "win_base", "hand_points", "hand_length"])

@@ -15,6 +15,8 @@ from mjlog.cli import main
 
 SMALL = ["--agents", "greedy", "--hands", "96", "--hands-per-match", "4", "--seed", "3",
          "--workers", "1", "--quiet"]
+# where only the shape or the files are checked: 4 matches (the last --hands counts)
+TINY = ("--hands", "16")
 
 
 def balance(*args: str) -> dict:
@@ -77,7 +79,7 @@ def test_same_seed_same_figures(plain):
 
 def test_out_keeps_both_runs_and_they_validate(tmp_path):
     out = tmp_path / "study"
-    r = balance("--set", "dealer_compensation=3", "--out", str(out))
+    r = balance(*TINY, "--set", "dealer_compensation=3", "--out", str(out))
     assert r["runs"] == {"measure": str(out / "measure"), "confirm": str(out / "confirm")}
     for name in ("measure", "confirm"):
         assert (out / name / "manifest.json").exists()
@@ -85,7 +87,7 @@ def test_out_keeps_both_runs_and_they_validate(tmp_path):
         assert v.exit_code == 0, v.output
     rules = json.loads((out / "confirm" / "manifest.json").read_text())["rules"]
     assert rules.get("dealer_compensation", 0) == r["compensation"]  # 0: left out
-    again = balance("--set", "dealer_compensation=3", "--out", str(out))  # resumes: as is
+    again = balance(*TINY, "--set", "dealer_compensation=3", "--out", str(out))  # resumes
     assert again == r
 
 
@@ -95,7 +97,7 @@ def test_nothing_written_without_out(tmp_path, monkeypatch):
     (tmp_path / "tmp").mkdir()
     import tempfile
     monkeypatch.setattr(tempfile, "tempdir", None)
-    balance()
+    assert balance(*TINY)["hands"] == 16
     assert [p.name for p in tmp_path.iterdir()] == ["tmp"]
     assert list((tmp_path / "tmp").iterdir()) == []
 
@@ -111,7 +113,8 @@ def test_a_mixed_line_up_plays_duplicate():
 
 
 def test_text_gives_every_figure_with_its_interval_and_unit():
-    r = CliRunner().invoke(main, ["balance", "yuxi", *SMALL, "--set", "dealer_compensation=4"])
+    r = CliRunner().invoke(main, ["balance", "yuxi", *SMALL, *TINY, "--set",
+                                  "dealer_compensation=4"])
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
     assert any(line.startswith("dealer advantage: ") and "points/hand [" in line

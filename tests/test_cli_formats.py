@@ -69,10 +69,7 @@ def test_ladder_prints_text_json_or_csv(tmp_path):
     assert {r["agent"] for r in rows} == {"greedy", "random"}
 
 
-def test_report_json_names_the_page(run, tmp_path):
-    res = cli("report", run, "--out", tmp_path / "rep", "--format", "json")
-    assert res.exit_code == 0, res.output
-    assert json.loads(res.stdout)["index"].endswith("index.html")
+# mjlog report --format json: tests/test_report_cli.py (its shared page is asked so)
 
 
 def test_agents_help_lists_the_registered_agents():

@@ -6,9 +6,22 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    """One kernel for the notebooks of a test process: starting one and importing
+    pandas, matplotlib and the analysis library cost seconds per notebook. Each
+    notebook still starts from an empty namespace (``%reset -f``)."""
+    # the kernel is this interpreter (ipykernel's own spec)
+    km = KernelManager(kernel_name="python3")
+    km.start_kernel(cwd=str(NOTEBOOKS[0].parent))
+    yield km
+    km.shutdown_kernel(now=True)
 
 
 def test_there_are_notebooks():
@@ -16,10 +29,11 @@ def test_there_are_notebooks():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs(path):
+def test_notebook_runs(path, kernel):
     nb = nbformat.read(path, as_version=4)
-    # the kernel is this interpreter (ipykernel's own spec); any error in a cell raises
-    NotebookClient(nb, timeout=300, kernel_name="python3",
+    nb.cells.insert(0, nbformat.v4.new_code_cell("%reset -f"))
+    # any error in a cell raises
+    NotebookClient(nb, km=kernel, timeout=300,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]

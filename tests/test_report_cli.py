@@ -4,23 +4,44 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 import shutil
 
+import pytest
 from click.testing import CliRunner
 
 from analysis.sample import data_dir
 from mjlog.cli import main
 
+# a run directory and a title made of markup: they must show as text, never as markup
+EVIL_DIR = '<img src=x onerror="alert(1)">'
+EVIL_TITLE = "</title><script>alert(2)</script>"
 
-def test_report_of_the_samples_is_self_contained(tmp_path):
-    runs = [str(data_dir() / v) for v in ("yuxi", "xuezhan", "huangmei")]
-    res = CliRunner().invoke(main, ["report", *runs, str(data_dir() / "sweep" / "xuezhan-cap"),
-                                    "--out", str(tmp_path / "r")])
+
+@pytest.fixture(scope="module")
+def samples_page(tmp_path_factory):
+    """One report (a report takes seconds) that the page tests share: the samples, a
+    copy of huangmei under a hostile name and the sweep, with a hostile title,
+    asked for with --format json."""
+    tmp = tmp_path_factory.mktemp("report")
+    evil = tmp / EVIL_DIR
+    shutil.copytree(data_dir() / "huangmei", evil)
+    runs = [str(data_dir() / "yuxi"), str(data_dir() / "xuezhan"), str(evil),
+            str(data_dir() / "sweep" / "xuezhan-cap")]
+    res = CliRunner().invoke(main, ["report", *runs, "--title", EVIL_TITLE,
+                                    "--format", "json", "--out", str(tmp / "r")])
     assert res.exit_code == 0, res.output
-    path = tmp_path / "r" / "index.html"
-    assert res.output.strip() == str(path)
-    html = path.read_text(encoding="utf-8")
+    return tmp / "r" / "index.html", res.output
+
+
+def test_report_json_names_the_page(samples_page):
+    path, output = samples_page
+    assert json.loads(output) == {"index": str(path)}
+
+
+def test_report_of_the_samples_is_self_contained(samples_page):
+    html = samples_page[0].read_text(encoding="utf-8")
     # nothing fetched: every image is a data: URI, one inline script, no links out
     srcs = re.findall(r'src="([^"]*)"', html)
     assert len(srcs) >= 12 and all(s.startswith("data:image/png;base64,") for s in srcs)
@@ -59,31 +80,22 @@ def _csp_allows_only_the_inline_blocks(html: str) -> None:
     assert "unsafe" not in csp
 
 
-def test_hostile_strings_reach_the_page_escaped(tmp_path):
-    # a run directory and a title made of markup show as text, never as markup
-    evil = tmp_path / '<img src=x onerror="alert(1)">'
-    shutil.copytree(data_dir() / "huangmei", evil)
-    title = "</title><script>alert(2)</script>"
-    res = CliRunner().invoke(main, ["report", str(evil), "--title", title,
-                                    "--out", str(tmp_path / "r")])
-    assert res.exit_code == 0, res.output
-    page = (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
+def test_hostile_strings_reach_the_page_escaped(samples_page):
+    page = samples_page[0].read_text(encoding="utf-8")
     assert "<img src=x" not in page and "alert(2)</script>" not in page
     assert "&lt;img src=x onerror=" in page  # shown as text (pandas escapes <>&)
+    assert "&lt;/title&gt;&lt;script&gt;alert(2)" in page
     assert page.count("<script") == 1
     _csp_allows_only_the_inline_blocks(page)
 
 
-def test_tables_sort_in_a_browser_under_the_csp(tmp_path):
+def test_tables_sort_in_a_browser_under_the_csp(samples_page):
     from tests.browser import chromium
 
-    res = CliRunner().invoke(main, ["report", str(data_dir() / "xuezhan"), "--out",
-                                    str(tmp_path)])
-    assert res.exit_code == 0, res.output
     with chromium() as page:
         errors = []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto((tmp_path / "index.html").as_uri())
+        page.goto(samples_page[0].as_uri())
         table = page.locator("h2:has-text('Patterns') ~ table").first
         col = [h.inner_text() for h in table.locator("thead th").all()].index("wins with it")
         table.locator("thead th").nth(col).click()
@@ -98,6 +110,7 @@ def test_report_svg(tmp_path):
     res = CliRunner().invoke(main, ["report", str(data_dir() / "huangmei"), "--figures", "svg",
                                     "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
+    assert res.output.strip() == str(tmp_path / "index.html")  # text: the page's path
     html = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert html.count("data:image/svg+xml;base64,") >= 12
 

@@ -224,6 +224,24 @@ H = ("123m456p789s11z23m", "--win", "4m")   # a yuxi hand, 4m wins it
 HM = ("123m46p789s456s99s", "--win", "5p")  # a huangmei hand, 5p wins it
 
 
+@pytest.mark.parametrize("link", ["last", "first"])
+def test_kong_chain_values_a_chain_as_the_engine_plays_it(link):
+    # the engine's chain of tests/test_new_keys.py: seat 1 konges the dealer's 5m
+    # (明杠), konges its 7p on the replacement (暗杠), wins on the next one (9s)
+    from tests.test_new_keys import yuxi_chain
+    from tests.test_yuxi_rules import rules
+
+    st, _ = yuxi_chain(rules(f"dian_gang_hua_link={link}"))
+    (w,) = st.wins
+    chain = ("yuxi", "123p456s9s", "--win", "9s", "--by", "self", "--melds", "5555m,c:7777p",
+             "--after-kong", "--set", f"dian_gang_hua_link={link}")
+    out = js(*chain, "--kong-chain", "2")
+    assert (out["points"], out["feeder_pays"]) == (w.points, w.from_seat is not None)
+    assert out["pays"]["who"] == ("kong_feeder" if link == "first" else "each_other")
+    # one kong long (the default), the concealed kong alone decides: no 点杠花
+    assert not js(*chain)["feeder_pays"]
+
+
 # flags no game produces together, or not in this variant: exit 2, one line
 @pytest.mark.parametrize("args, message", [
     (("huangmei", *HM, "--by", "self", "--after-bonus"),
@@ -251,6 +269,12 @@ HM = ("123m46p789s456s99s", "--win", "5p")  # a huangmei hand, 5p wins it
     (("yuxi", "123m11z23m", "--win", "4m", "--by", "self", "--melds", "c:9999s,777p",
       "--after-kong"), "the last meld in --melds must be a kong"),
     (("yuxi", *H, "--by", "robbed-kong", "--after-kong"), "--after-kong goes with"),
+    (("yuxi", "123p456s9s", "--win", "9s", "--by", "discard", "--melds", "5555m,c:7777p",
+      "--after-kong", "--kong-chain", "2"), "--kong-chain 2 goes with --after-kong --by self"),
+    (("yuxi", "123p456s9s", "--win", "9s", "--by", "self", "--melds", "555m,c:7777p",
+      "--after-kong", "--kong-chain", "2"), "the last 2 melds in --melds must be kongs"),
+    (("yuxi", "123p456s9s", "--win", "9s", "--by", "self", "--melds", "c:7777p,5555m",
+      "--after-kong", "--kong-chain", "2"), "only a chain's first kong can be exposed"),
 ])
 def test_impossible_flags_exit_2(args, message):
     r = run(*args)

@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from mjlog.engine import deal, play_match
-from mjlog.events import DISCARD, DRAW, KONG, PON, VOID, WIN
+from mjlog.events import DISCARD, DRAW, KONG, PON, VOID, WIN, Event
 from mjlog.melds import MeldKind
 from mjlog.rng import Stream, hand_seed
 from mjlog.rules import Rules
@@ -293,6 +293,23 @@ def test_the_lock_ends_at_a_pon_or_kong(claim, tile, then, mult):
     assert [(w.seat, w.from_seat, w.multiplier) for w in st.wins] == [(2, 3, mult)]
 
 
+def test_a_kong_taken_instead_of_a_win_ends_the_lock_like_a_pon():
+    # seat 2 could win on seat 1's 5s (×2: 根) and konged it instead; a pon instead
+    # of the win ends the lock (the seat's own pon), and so does the kong, even when
+    # it is robbed and no replacement draw follows. Seat 3 (locked at ×1 by passing
+    # the dealer's 4s) may not win on the 5s but robs the kong (×2). Then seat 2,
+    # before any draw of its own, wins on the dealer's 8s (×1 ≤ 2: a lock would
+    # refuse it).
+    hands = {0: "111s222s333s99s88p 4s", 2: "555s67s234p567p11p", 3: "123p456p789p4666s"}
+    st, ag = run(hands, rules=XZ(rob_exposed_kong=True), draws="5s 8s",
+                 scripts={1: ["discard 5s"], 2: ["kong 5s", "win 8s"], 3: ["pass 4s", "win 5s"]},
+                 stop=True)
+    assert [(w.seat, w.from_seat, w.method, w.multiplier) for w in st.wins] == [
+        (3, 2, "robbed_kong", 2), (2, 0, "discard", 1)]
+    assert offered(ag[2], WIN, "5s") == 1 and offered(ag[2], WIN, "8s") == 1
+    assert not any(e.type == DRAW and e.seat == 2 for e in st.events)
+
+
 # seat 2 holds 55s; the dealer discards 5s first
 PONLOCK = {0: "55667789p 6688s 3m 5s", 2: "55s123p456p789p11s"}
 
@@ -318,13 +335,17 @@ def test_a_discard_someone_won_locks_nobody():
 
 
 def test_pon_lock_leaves_the_exposed_kong_allowed():
-    # unreachable with four copies (a locked seat cannot gain a third tile without
-    # drawing); checked on the window the engine opens
-    st, _ = run(PONLOCK, voids="mmmm", stop=True)
+    # seat 2 passes the dealer's 5s (locked: 过手碰) and seat 1 draws the last 5s.
+    # A third 5s in seat 2's hand is unreachable with four copies (a locked seat
+    # cannot gain a tile without drawing), so it is put there; then seat 1's
+    # discard of 5s, checked and applied, opens the window
+    st, ag = run(PONLOCK, voids="mmmm", draws="5s", scripts={2: ["pass 5s"]}, stop=True)
+    assert offered(ag[2], PON, "5s") == 1 and T("5s") in st.pon_lock[2]
+    assert st.turn == 1 and st.drawn == T("5s")
     st.hands[2][T("5s")] = 3
-    st.pon_lock[2].add(T("5s"))
-    st._open_discard_window(1, T("5s"))
+    assert st.try_apply(Event(DISCARD, 1, T("5s")))
     assert st.window.kongs == [2] and st.window.pons == []
+    assert st.options()[2] == [Event(KONG, 2, T("5s"), 1, "exposed")]
 
 
 # ---------------------------------------------------------------- kong money

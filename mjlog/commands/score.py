@@ -116,7 +116,7 @@ def _check_tile_set(rules, counts: Sequence[int]) -> None:
 
 def _check_flags(rules, method: Method, ms: Sequence[Meld], *, after_kong: bool,
                  after_bonus: bool, last_tile: bool, first_turn: bool, bonus: int,
-                 void: str | None) -> None:
+                 void: str | None, kong_chain: int = 1) -> None:
     """Refuse flags that no game can produce together (or in this variant), each
     with one line naming them."""
     spec, variant = rules.spec, rules.variant
@@ -150,6 +150,8 @@ def _check_flags(rules, method: Method, ms: Sequence[Meld], *, after_kong: bool,
             raise InputError(
                 "--after-kong --by self: nothing is melded between a kong and its "
                 "replacement, so the last meld in --melds must be a kong")
+    if kong_chain != 1:
+        _check_chain(ms, kong_chain, after_kong and method is Method.SELF_DRAW)
     if last_tile and method not in (Method.SELF_DRAW, Method.DISCARD):
         raise InputError("--last-tile goes with --by self (the wall's last tile) or "
                          "--by discard (the last discard)")
@@ -164,10 +166,27 @@ def _check_flags(rules, method: Method, ms: Sequence[Meld], *, after_kong: bool,
                              "wall's last tile")
 
 
+def _check_chain(ms: Sequence[Meld], n: int, on_replacement: bool) -> None:
+    """``--kong-chain n``: a self-draw on the replacement of the last of ``n`` kongs,
+    each made on the replacement of the one before (kong, replacement, kong, ...)."""
+    if not on_replacement:
+        raise InputError(f"--kong-chain {n} goes with --after-kong --by self: a win on the "
+                         "last replacement of a chain of kongs")
+    chain = ms[-n:]
+    if len(chain) < n or not all(m.is_kong for m in chain):
+        raise InputError(f"--kong-chain {n}: the last {n} melds in --melds must be kongs "
+                         "(nothing is melded between a kong and its replacement)")
+    if any(m.kind is MeldKind.EXPOSED_KONG for m in chain[1:]):
+        raise InputError(f"--kong-chain {n}: only a chain's first kong can be exposed (claimed "
+                         "from a discard); a kong on a replacement is concealed (c:) or added "
+                         "(a:)")
+
+
 def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
                   rules=None, after_kong: bool = False, last_tile: bool = False,
                   first_turn: bool = False, dealer: bool = False, bonus: int = 0,
-                  after_bonus: bool = False, void: str | None = None) -> WinContext:
+                  after_bonus: bool = False, void: str | None = None,
+                  kong_chain: int = 1) -> WinContext:
     """The WinContext for the command line's arguments, after checking them.
 
     >>> from mjlog.rules import resolve
@@ -195,7 +214,8 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
                 "(there are 4)")
     _check_tile_set(rules, everything)
     _check_flags(rules, method, ms, after_kong=after_kong, after_bonus=after_bonus,
-                 last_tile=last_tile, first_turn=first_turn, bonus=bonus, void=void)
+                 last_tile=last_tile, first_turn=first_turn, bonus=bonus, void=void,
+                 kong_chain=kong_chain)
     if method is Method.ROBBED_KONG and everything[tile] > 1:
         raise InputError(
             f"--by robbed-kong: the kong player holds the other three {fmt_tile(tile)}, "
@@ -215,6 +235,7 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
         concealed=tuple(concealed), melds=ms, win_tile=tile, method=method,
         after_kong=after_kong, after_bonus=after_bonus, last_tile=last_tile,
         first_turn=first_turn, dealer=dealer, bonus=bonus, void=void_suit,
+        chain_kongs=kong_chain,
     )
 
 
@@ -262,6 +283,11 @@ Example (yuxi, 清一色 + 碰碰胡 + 杠上花 on an exposed kong, 点杠花):
 @click.option("--after-kong", is_flag=True,
               help="Self-draw on the last kong's replacement (杠上花), or a discard made "
                    "right after the discarder's kong (杠上炮).")
+@click.option("--kong-chain", "kong_chain", type=click.IntRange(1, 4), default=1,
+              show_default=True, metavar="N",
+              help="With --after-kong --by self: the win is on the replacement of a chain "
+                   "of N kongs, the last N melds (kong, replacement, kong, ...); with "
+                   "dian_gang_hua_link=first the chain's first kong decides 点杠花.")
 @click.option("--last-tile", is_flag=True,
               help="Self-draw of the wall's last tile, or a win on the last discard.")
 @click.option("--first-turn", is_flag=True,
@@ -281,12 +307,13 @@ Example (yuxi, 清一色 + 碰碰胡 + 杠上花 on an exposed kong, 点杠花):
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Output: text, or one JSON object (docs/cli.md).")
 @click.option("--json", "as_json", is_flag=True, hidden=True)  # before --format json
-def score_command(variant, hand, win, by, melds, after_kong, last_tile, first_turn, dealer,
-                  bonus, after_bonus, void, sets, rules_file, fmt, as_json):
+def score_command(variant, hand, win, by, melds, after_kong, kong_chain, last_tile, first_turn,
+                  dealer, bonus, after_bonus, void, sets, rules_file, fmt, as_json):
     rules = resolve(variant, file=rules_file, sets=sets)
     ctx = build_context(variant, hand, win, by, melds, rules, after_kong=after_kong,
                         last_tile=last_tile, first_turn=first_turn, dealer=dealer,
-                        bonus=bonus, after_bonus=after_bonus, void=void)
+                        bonus=bonus, after_bonus=after_bonus, void=void,
+                        kong_chain=kong_chain)
     s = score(ctx, rules)
     b = (explain(s.patterns, ctx.method, rules, s.feeder_pays)
          if s.legal or (s.patterns and s.reason is Reason.BELOW_MIN_FAN) else None)
