@@ -36,8 +36,8 @@ ignores value plans would rank the plan's discards too low); both can be changed
 
 Parameters (``--agents expert:rollouts=8;candidates=3``):
 
-- ``rollouts`` (int ≥ 1, default 8): samples per decision, each candidate played
-  out once per sample;
+- ``rollouts`` (int ≥ 0, default 8): samples per decision, each candidate played
+  out once per sample (0: no search, strategic's play exactly);
 - ``candidates`` (int ≥ 2, default 3): discards compared at most;
 - ``shanten`` (int ≥ −1, default 1): discards are searched from this shanten down;
 - ``policy`` (``quick`` | ``greedy`` | ``efficient`` | ``strategic``, default
@@ -46,8 +46,10 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
 - ``z`` (float ≥ 0, default 2.0): the margin, in standard errors, a candidate must
   beat strategic's pick by.
 
-Its randomness is its hand stream's (seed, hand, seat): sample ``i`` of a
-decision draws from a stream derived from one draw of it.
+Its randomness is its hand stream's (seed, hand, seat): its strategic reads that
+stream itself (so where it does not overrule, it plays exactly as ``strategic`` in
+that seat), and sample ``i`` of a decision draws from a stream derived from a
+copy of it.
 
 >>> from simulate.agents import make_agent
 >>> a = make_agent("expert:rollouts=4;policy=efficient")
@@ -58,6 +60,7 @@ decision draws from a stream derived from one draw of it.
 from __future__ import annotations
 
 import math
+from copy import copy
 from functools import lru_cache
 
 from mjlog.agent import SeatView
@@ -76,13 +79,15 @@ from simulate.strategic import StrategicAgent
 DEFAULTS = {"rollouts": 8, "candidates": 3, "shanten": 1, "policy": "quick", "own": "strategic",
             "z": 2.0}
 POLICIES = ("quick", "greedy", "efficient", "strategic")
-_MINIMUM = {"rollouts": 1, "candidates": 2, "shanten": -1, "z": 0.0}
+_MINIMUM = {"rollouts": 0, "candidates": 2, "shanten": -1, "z": 0.0}
 #: tiles a meld takes from its maker's concealed hand
 _KONG_TAKES = {"exposed": 3, "concealed": 4, "added": 1}
 _SHOWN_LESS_TILE = (str(Method.DISCARD), str(Method.ROBBED_KONG))
 #: draws of a fresh sample when one cannot be replayed (a lock or forced win the
 #: real hand did not have); past them the decision falls back to strategic's pick
 _TRIES = 4
+#: the search stream's tag beside the hand stream's first draw
+_SEARCH = 0x5EA7C4
 
 
 def _parse(params: dict) -> dict:
@@ -108,19 +113,28 @@ class ExpertAgent:
         self.seat = 0
         self.rng: Stream | None = None
         self.searched = 0  # decisions searched this hand (tests, the bench)
+        self.overruled = 0  # of them, those where it did not play strategic's pick
 
     def start_hand(self, seat: int, rng: Stream) -> None:
-        self.seat, self.rng = seat, rng
-        self.base.start_hand(seat, Stream(rng.next64()))
-        self.searched = 0
+        # strategic gets the hand stream itself, so it breaks ties exactly as a
+        # plain strategic in this seat would; the search draws from a stream
+        # derived from a copy of it (it must not move the one strategic reads)
+        self.seat = seat
+        self.rng = Stream(derive(copy(rng).next64(), _SEARCH))
+        self.base.start_hand(seat, rng)
+        self.searched = self.overruled = 0
 
     def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
         pick = self.base.choose(view, options)
+        if not self.rollouts:
+            return pick
         cands = self.candidates(view, options, pick)
         if len(cands) < 2:
             return pick
         self.searched += 1
-        return self.search(view, cands)
+        out = self.search(view, cands)
+        self.overruled += out != pick
+        return out
 
     # ------------------------------------------------------------ what to compare
     def candidates(self, view: SeatView, options: list[Event | None],

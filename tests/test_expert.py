@@ -13,6 +13,7 @@ from mjlog.rng import Stream
 from mjlog.rules import Rules
 from mjlog.state import HandState
 from simulate.agents import agent_names, make_agent, make_agents
+from simulate.expert_ab import paired_edge
 from tests.conformance import play_checked
 
 TINY = "expert:rollouts=2;candidates=2"
@@ -27,7 +28,7 @@ def test_registered_and_parsed():
 
 
 @pytest.mark.parametrize("spec,needle", [
-    ("expert:rollouts=0", "'rollouts' must be at least 1"),
+    ("expert:rollouts=-1", "'rollouts' must be at least 0"),
     ("expert:rollouts=many", "bad value 'many' for expert parameter 'rollouts'"),
     ("expert:candidates=1", "'candidates' must be at least 2"),
     ("expert:z=nan", "'z' must be at least 0"),
@@ -60,6 +61,34 @@ def test_same_seed_same_run_and_the_run_validates(tmp_path):
     assert files[0] and files[0] == files[1]
     res = CliRunner().invoke(main, ["validate", str(runs[0])])
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
+@pytest.mark.parametrize("spec", ["expert:rollouts=0", "expert:rollouts=2;candidates=2;z=1e9"])
+def test_plays_as_strategic_where_it_does_not_overrule(variant, spec):
+    """Its strategic reads the seat's own stream: with no search, or a margin no
+    candidate meets, the hand is strategic's event for event (the search's draws
+    come from elsewhere)."""
+    rules = Rules(variant)
+    searched = compared = 0
+    for h in range(2):
+        for seat in (0, 2):
+            plain = play_hand(rules, make_agents(["strategic"] * 4), seed=7, match=h, hand=0,
+                              dealer=h)
+            agents = make_agents([spec if s == seat else "strategic" for s in range(4)])
+            st = play_hand(rules, agents, seed=7, match=h, hand=0, dealer=h).state
+            searched += agents[seat].searched
+            if agents[seat].overruled == 0:
+                assert st.events == plain.state.events
+                compared += 1
+    assert compared >= 3 and (searched > 0) == spec.endswith("1e9")
+
+
+def test_paired_edge_is_zero_for_strategic_itself():
+    r = paired_edge("xuezhan", "expert:rollouts=0", hands=2, seed=3)
+    assert (r["diff"], r["lo"], r["hi"], r["units"], r["seat_hands"]) == (0.0, 0.0, 0.0, 2, 8)
+    r = paired_edge("yuxi", "greedy", hands=3, seed=3)
+    assert r["units"] == 3 and r["lo"] <= r["diff"] <= r["hi"] and r["diff"] != 0
 
 
 # ---------------------------------------------------------------- hidden state
