@@ -77,7 +77,7 @@ from simulate.params import parse_params
 from simulate.strategic import StrategicAgent
 
 DEFAULTS = {"rollouts": 8, "candidates": 3, "shanten": 1, "policy": "quick", "own": "strategic",
-            "z": 2.0}
+            "z": 2.0, "fold": 0}
 POLICIES = ("quick", "greedy", "efficient", "strategic")
 _MINIMUM = {"rollouts": 0, "candidates": 2, "shanten": -1, "z": 0.0}
 #: tiles a meld takes from its maker's concealed hand
@@ -90,11 +90,16 @@ _TRIES = 4
 _SEARCH = 0x5EA7C4
 
 
-def _parse(params: dict) -> dict:
+def _check(k: str, v) -> str | None:
+    if k == "fold":
+        return None if v in (0, 1) else "0 or 1"
     # `not v >= minimum` refuses nan too; an infinite z would never search
+    return None if v >= _MINIMUM[k] and not math.isinf(v) else f"at least {_MINIMUM[k]}"
+
+
+def _parse(params: dict) -> dict:
     return parse_params("expert", params, DEFAULTS, choices={"policy": POLICIES, "own": POLICIES},
-                        check=lambda k, v: None if v >= _MINIMUM[k] and not math.isinf(v)
-                        else f"at least {_MINIMUM[k]}")
+                        check=_check)
 
 
 class Inconsistent(Exception):
@@ -128,11 +133,15 @@ class ExpertAgent:
         pick = self.base.choose(view, options)
         if not self.rollouts:
             return pick
-        cands = self.candidates(view, options, pick)
-        if len(cands) < 2:
+        own = self.params["own"]
+        plans = [(c, own) for c in self.candidates(view, options, pick)]
+        safe = self.safest(view, options, pick)
+        if safe is not None:
+            plans.append((safe, "fold"))
+        if len(plans) < 2:
             return pick
         self.searched += 1
-        out = self.search(view, cands)
+        out = self.search(view, plans)
         self.overruled += out != pick
         return out
 
@@ -168,37 +177,50 @@ class ExpertAgent:
                     break  # a kong decision: against the best discard
         return out
 
+    def safest(self, view: SeatView, options: list[Event | None],
+               pick: Event | None) -> Event | None:
+        """The first discard of the fold plan (:class:`Fold`), when ``fold`` is on,
+        strategic's pick is a discard (not a void-suit one) and an opponent looks
+        dangerous to strategic; else None."""
+        if not self.params["fold"] or pick is None or pick.type != DISCARD:
+            return None
+        void = view.void[self.seat]
+        if (void is not None and pick.tile // 9 == void) or not self.base.threats(view):
+            return None
+        return Fold.discard(view, options)
+
     # ------------------------------------------------------------ search
-    def search(self, view: SeatView, cands: list[Event | None]) -> Event | None:
-        """The candidate with the best mean points over the samples (strategic's,
-        ``cands[0]``, unless another beats it by ``z`` standard errors)."""
+    def search(self, view: SeatView, plans: list[tuple[Event | None, str]]) -> Event | None:
+        """The first choice of the plan (a choice, then the rollout policy its seat
+        goes on with) with the best mean points over the samples: strategic's,
+        ``plans[0]``, unless another beats it by ``z`` standard errors."""
         history = view.history
         base = self.rng.next64()
-        points: list[list[int]] = [[] for _ in cands]
+        points: list[list[int]] = [[] for _ in plans]
         for i in range(self.rollouts):
             found = self.sample(view, history, Stream(derive(base, i)))
             if found is None:
                 continue
             wall, st = found
-            for j, (c, pts) in enumerate(zip(cands, points, strict=True)):
+            for j, ((c, own), pts) in enumerate(zip(plans, points, strict=True)):
                 if j:
                     st = rebuild(view, history, wall)
-                agents = rollout_agents(self.params["policy"], self.params["own"], view.n,
+                agents = rollout_agents(self.params["policy"], own, view.n,
                                         self.seat, c, derive(base, i, 1))
                 play(st, agents)
                 pts.append(st.deltas[self.seat])
         m = len(points[0])
         if m < 2:
-            return cands[0]
+            return plans[0][0]
         best, best_mean = 0, 0.0
-        for j in range(1, len(cands)):
+        for j in range(1, len(plans)):
             d = [a - b for a, b in zip(points[j], points[0], strict=True)]
             mean = sum(d) / m
             var = sum((x - mean) ** 2 for x in d) / (m - 1)
             margin = mean - self.z * math.sqrt(var / m)
             if mean > 0 and margin >= 0 and (best == 0 or mean > best_mean):
                 best, best_mean = j, mean
-        return cands[best]
+        return plans[best][0]
 
     def sample(self, view: SeatView, history: list[Event],
                rng: Stream) -> tuple[list[int], HandState] | None:
@@ -392,6 +414,43 @@ class Quick:
         return best
 
 
+class Fold:
+    """The fold plan of a rollout: wins when it can, claims nothing else, and
+    discards the safest tile: one every live opponent has discarded, then one
+    another opponent has, then the most seen (fewest unseen copies), honours
+    before terminals before middle tiles (void tiles first)."""
+
+    name = "fold"
+    params: dict = {}
+
+    def start_hand(self, seat: int, rng: Stream) -> None:
+        self.seat = seat
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        first = options[0]
+        if first is not None and first.type in (WIN, VOID):
+            return first if first.type == WIN else Quick.choose(Quick(), view, options)
+        if options[-1] is None:
+            return None
+        return self.discard(view, options)
+
+    @staticmethod
+    def discard(view: SeatView, options: list[Event | None]) -> Event:
+        me, void = view.seat, view.void[view.seat]
+        live = [o for o in range(view.n) if o != me and not view.won[o]]
+        unseen = unseen_counts(view)
+
+        def risk(o: Event) -> tuple:
+            t = o.tile
+            if void is not None and t // 9 == void:
+                return (-1,)
+            safe_from = sum(t in view.discards[s] for s in live)
+            edge = 0 if t >= 27 else (1 if t % 9 in (0, 8) else 2)
+            return (len(live) - safe_from, unseen[t], edge, t)
+
+        return min((o for o in options if o is not None and o.type == DISCARD), key=risk)
+
+
 def _loose(h: list[int], t: int, own: int) -> int:
     """How much tile ``t`` connects in hand ``h`` (``own`` copies of it are the
     tile itself): 4 per other copy, 2 per neighbour, 1 per tile two away."""
@@ -414,7 +473,7 @@ def rollout_agents(policy: str, own: str, n: int, seat: int, first: Event | None
     agents = []
     for s in range(n):
         p = own if s == seat else policy
-        a = Quick() if p == "quick" else make_agent(p)
+        a = Quick() if p == "quick" else Fold() if p == "fold" else make_agent(p)
         a.start_hand(s, Stream(derive(seed, s)))
         agents.append(_Then(a, first) if s == seat else a)
     return agents
