@@ -21,10 +21,11 @@ TINY = "expert:rollouts=2;candidates=2"
 
 def test_registered_and_parsed():
     assert "expert" in agent_names()
-    a = make_agent("expert:rollouts=5;candidates=4;shanten=2;policy=greedy;own=quick;z=0.5")
+    a = make_agent("expert:rollouts=5;candidates=4;shanten=2;policy=greedy;own=quick;z=0.5;"
+                   "fold=1")
     assert a.name == "expert"
     assert a.params == {"rollouts": 5, "candidates": 4, "shanten": 2, "policy": "greedy",
-                        "own": "quick", "z": 0.5}
+                        "own": "quick", "z": 0.5, "fold": 1}
 
 
 @pytest.mark.parametrize("spec,needle", [
@@ -33,6 +34,7 @@ def test_registered_and_parsed():
     ("expert:candidates=1", "'candidates' must be at least 2"),
     ("expert:z=nan", "'z' must be at least 0"),
     ("expert:z=inf", "'z' must be at least 0"),
+    ("expert:fold=2", "'fold' must be 0 or 1"),
     ("expert:policy=oracle", "bad value 'oracle' for expert parameter 'policy'"),
     ("expert:depth=3", "unknown expert parameter 'depth'"),
 ])
@@ -43,7 +45,7 @@ def test_bad_parameters(spec, needle):
 
 @pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
 def test_plays_legal_whole_hands(variant):
-    agents = make_agents([TINY, "strategic", TINY, "greedy"])
+    agents = make_agents([TINY, "strategic", TINY + ";fold=1", "greedy"])
     st = play_checked(Rules(variant), agents, seed=4)
     assert st.over
 
@@ -87,8 +89,8 @@ def test_plays_as_strategic_where_it_does_not_overrule(variant, spec):
 def test_paired_edge_is_zero_for_strategic_itself():
     r = paired_edge("xuezhan", "expert:rollouts=0", hands=2, seed=3)
     assert (r["diff"], r["lo"], r["hi"], r["units"], r["seat_hands"]) == (0.0, 0.0, 0.0, 2, 8)
-    r = paired_edge("yuxi", "greedy", hands=3, seed=3)
-    assert r["units"] == 3 and r["lo"] <= r["diff"] <= r["hi"] and r["diff"] != 0
+    r = paired_edge("yuxi", "greedy", hands=2, seed=3)
+    assert r["units"] == 2 and r["lo"] <= r["diff"] <= r["hi"] and r["diff"] != 0
 
 
 # ---------------------------------------------------------------- hidden state
@@ -149,7 +151,7 @@ def test_the_choice_does_not_depend_on_hidden_tiles(variant):
         assert a.hands[1] != b.hands[1] and a.wall != b.wall  # what seat 0 cannot see
         picks, searched = [], []
         for st, view in ((a, va), (b, vb)):
-            agent = make_agent("expert:rollouts=3;shanten=8")
+            agent = make_agent("expert:rollouts=3;shanten=8;fold=1")
             agent.start_hand(0, Stream(99))
             picks.append(agent.choose(view, st.act_options()))
             searched.append(agent.searched)
