@@ -23,6 +23,11 @@ The decisions searched, and their candidates:
 - a claim window (pon, kong, win or pass) and a self-draw win it may pass:
   every choice (a self-draw win against strategic's best other choice).
 
+- with ``fold=1``, at any discard (however far from ready) where strategic reads
+  an opponent as dangerous (:meth:`StrategicAgent.threats`): the *fold plan*, the
+  safest discard followed by :class:`Fold`'s play (wins only, safest tiles) for
+  the rest of the rollout, against building on.
+
 Skipped: a single legal choice, forced wins (the engine applies them), the
 xuezhan void choice and void-suit discards (strategic's rules). The pick is
 strategic's unless another candidate's mean points beat it by more than ``z``
@@ -44,7 +49,16 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
   ``quick``): the rollout policy of the other seats;
 - ``own`` (the same choices, default ``strategic``): the rollout policy of its seat;
 - ``z`` (float ≥ 0, default 2.0): the margin, in standard errors, a candidate must
-  beat strategic's pick by.
+  beat strategic's pick by;
+- ``fold`` (0 or 1, default 0): also weigh the fold plan;
+- ``read`` (0 or 1, default 0): redraw a sample in which another seat could have
+  won earlier but the hand went on (see :func:`rebuild`), so the samples agree
+  with the other seats' play, not only with the tile counts;
+- ``tries`` (int ≥ 1, default 4): draws of a fresh sample when one cannot be
+  replayed (a lock or forced win the real hand did not have, a win ``read``
+  rules out); past them that sample is dropped.
+
+The paired A/B of :mod:`simulate.expert_ab` measures a setting against strategic.
 
 Its randomness is its hand stream's (seed, hand, seat): its strategic reads that
 stream itself (so where it does not overrule, it plays exactly as ``strategic`` in
@@ -77,21 +91,18 @@ from simulate.params import parse_params
 from simulate.strategic import StrategicAgent
 
 DEFAULTS = {"rollouts": 8, "candidates": 3, "shanten": 1, "policy": "quick", "own": "strategic",
-            "z": 2.0, "fold": 0}
+            "z": 2.0, "fold": 0, "read": 0, "tries": 4}
 POLICIES = ("quick", "greedy", "efficient", "strategic")
-_MINIMUM = {"rollouts": 0, "candidates": 2, "shanten": -1, "z": 0.0}
+_MINIMUM = {"rollouts": 0, "candidates": 2, "shanten": -1, "z": 0.0, "tries": 1}
 #: tiles a meld takes from its maker's concealed hand
 _KONG_TAKES = {"exposed": 3, "concealed": 4, "added": 1}
 _SHOWN_LESS_TILE = (str(Method.DISCARD), str(Method.ROBBED_KONG))
-#: draws of a fresh sample when one cannot be replayed (a lock or forced win the
-#: real hand did not have); past them the decision falls back to strategic's pick
-_TRIES = 4
 #: the search stream's tag beside the hand stream's first draw
 _SEARCH = 0x5EA7C4
 
 
 def _check(k: str, v) -> str | None:
-    if k == "fold":
+    if k in ("fold", "read"):
         return None if v in (0, 1) else "0 or 1"
     # `not v >= minimum` refuses nan too; an infinite z would never search
     return None if v >= _MINIMUM[k] and not math.isinf(v) else f"at least {_MINIMUM[k]}"
@@ -114,6 +125,7 @@ class ExpertAgent:
         self.rollouts = self.params["rollouts"]
         self.k = self.params["candidates"]
         self.z = self.params["z"]
+        self.read = bool(self.params["read"])
         self.base = StrategicAgent()
         self.seat = 0
         self.rng: Stream | None = None
@@ -204,7 +216,7 @@ class ExpertAgent:
             wall, st = found
             for j, ((c, own), pts) in enumerate(zip(plans, points, strict=True)):
                 if j:
-                    st = rebuild(view, history, wall)
+                    st = rebuild(view, history, wall)  # the read was checked on the sample
                 agents = rollout_agents(self.params["policy"], own, view.n,
                                         self.seat, c, derive(base, i, 1))
                 play(st, agents)
@@ -226,10 +238,10 @@ class ExpertAgent:
                rng: Stream) -> tuple[list[int], HandState] | None:
         """A wall (the hand's tiles in draw order) that agrees with ``history``
         and the hand rebuilt on it, or None after a few tries."""
-        for _ in range(_TRIES):
+        for _ in range(self.params["tries"]):
             try:
                 wall = sample_wall(view, history, rng)
-                return wall, rebuild(view, history, wall)
+                return wall, rebuild(view, history, wall, self.read)
             except Inconsistent:
                 continue
         return None
@@ -327,13 +339,22 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream) -> list[int]:
     return [next(it) if t is None else t for t in wall]
 
 
-def rebuild(view: SeatView, history: list[Event], wall: list[int]) -> HandState:
+def rebuild(view: SeatView, history: list[Event], wall: list[int],
+            read: bool = False) -> HandState:
     """The hand dealt from ``wall``, ``history`` replayed on it through the state's
     checked step: this seat's position, the hidden tiles those of ``wall``.
-    Raises :class:`Inconsistent` when the history does not replay on it."""
+    Raises :class:`Inconsistent` when the history does not replay on it, and with
+    ``read`` also when another seat could have won at a decision where the hand
+    went on without a win (every agent takes its wins: such a sample is one the
+    other seats' play rules out, e.g. a wait on a tile they let go by)."""
     st = HandState(view.rules, wall, view.dealer)
+    me = view.seat
     for e in history:
         ty = e.type
+        if read and ty != WIN and st.auto() is None and any(
+                s != me and any(o.type == WIN for o in opts)
+                for s, opts in st.options().items()):
+            raise Inconsistent(f"another seat could have won before {e!r}")
         if ty in (DISCARD, PON, KONG, VOID) or (ty == WIN and st.auto() is None):
             if not st.try_apply(e):
                 raise Inconsistent(f"{e!r} is not legal on the sample")
