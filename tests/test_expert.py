@@ -13,6 +13,7 @@ from mjlog.rng import Stream
 from mjlog.rules import Rules
 from mjlog.state import HandState
 from simulate.agents import agent_names, make_agent, make_agents
+from simulate.expert import rebuild
 from simulate.expert_ab import paired_edge
 from tests.conformance import play_checked
 
@@ -22,10 +23,10 @@ TINY = "expert:rollouts=2;candidates=2"
 def test_registered_and_parsed():
     assert "expert" in agent_names()
     a = make_agent("expert:rollouts=5;candidates=4;shanten=2;policy=greedy;own=quick;z=0.5;"
-                   "fold=1")
+                   "fold=1;read=1;tries=6")
     assert a.name == "expert"
     assert a.params == {"rollouts": 5, "candidates": 4, "shanten": 2, "policy": "greedy",
-                        "own": "quick", "z": 0.5, "fold": 1}
+                        "own": "quick", "z": 0.5, "fold": 1, "read": 1, "tries": 6}
 
 
 @pytest.mark.parametrize("spec,needle", [
@@ -35,6 +36,8 @@ def test_registered_and_parsed():
     ("expert:z=nan", "'z' must be at least 0"),
     ("expert:z=inf", "'z' must be at least 0"),
     ("expert:fold=2", "'fold' must be 0 or 1"),
+    ("expert:read=-1", "'read' must be 0 or 1"),
+    ("expert:tries=0", "'tries' must be at least 1"),
     ("expert:policy=oracle", "bad value 'oracle' for expert parameter 'policy'"),
     ("expert:depth=3", "unknown expert parameter 'depth'"),
 ])
@@ -151,7 +154,7 @@ def test_the_choice_does_not_depend_on_hidden_tiles(variant):
         assert a.hands[1] != b.hands[1] and a.wall != b.wall  # what seat 0 cannot see
         picks, searched = [], []
         for st, view in ((a, va), (b, vb)):
-            agent = make_agent("expert:rollouts=3;shanten=8;fold=1")
+            agent = make_agent("expert:rollouts=3;shanten=8;fold=1;read=1")
             agent.start_hand(0, Stream(99))
             picks.append(agent.choose(view, st.act_options()))
             searched.append(agent.searched)
@@ -181,3 +184,20 @@ def test_search_leaves_the_position_alone():
         if searched:
             break
     assert searched == 1
+
+
+def test_the_read_never_rules_out_the_real_hand():
+    """``read`` drops samples where a seat let a win go by; in a real hand every
+    agent took its wins, so the true wall is never dropped."""
+    rules = Rules("xuezhan")
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=4, match=0, hand=0,
+                       dealer=0)
+    events, wall = played.state.events, list(played.state.wall)
+    assert sum(e.type == "win" for e in events) >= 2  # wins mid-hand to read past
+    checked = 0
+    for k in _seat0_discards(events):
+        st = _replay(rules, wall, 0, events, k)
+        view = SeatView(st, 0)
+        assert rebuild(view, view.history, wall, read=True).hands == st.hands
+        checked += 1
+    assert checked >= 5
