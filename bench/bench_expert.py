@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 VARIANTS = ("yuxi", "xuezhan", "huangmei")
 EXPERT = "expert"
 #: the defaults EXPERT stands for (the section names them)
-EXPERT_PARAMS = "rollouts=8;candidates=3;shanten=1;policy=quick;own=strategic;z=2;fold=0"
+EXPERT_PARAMS = ("rollouts=8;candidates=3;shanten=1;policy=efficient;own=strategic;z=2;fold=0;"
+                 "read=0;tries=4")
 #: the agents of the paired A/B, each against strategic
 AB_AGENTS = (EXPERT,)
 LINEUP = [EXPERT, "strategic", "efficient", "greedy"]
