@@ -57,6 +57,8 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
 - ``read`` (0 or 1, default 0): redraw a sample in which another seat could have
   won earlier but the hand went on (see :func:`rebuild`), so the samples agree
   with the other seats' play, not only with the tile counts;
+- ``confirm`` (0 or 1, default 0): an overruling candidate must beat strategic's
+  pick again, in total points, on ``rollouts`` fresh samples;
 - ``tries`` (int ≥ 1, default 4): draws of a fresh sample when one cannot be
   replayed (a lock or forced win the real hand did not have, a win ``read``
   rules out); past them that sample is dropped.
@@ -94,7 +96,7 @@ from simulate.params import parse_params
 from simulate.strategic import StrategicAgent
 
 DEFAULTS = {"rollouts": 8, "candidates": 3, "shanten": 1, "policy": "efficient", "own": "strategic",
-            "z": 2.0, "fold": 0, "read": 0, "tries": 4}
+            "z": 2.0, "fold": 0, "read": 0, "tries": 4, "confirm": 0}
 POLICIES = ("quick", "greedy", "efficient", "strategic")
 _MINIMUM = {"rollouts": 0, "candidates": 2, "shanten": -1, "z": 0.0, "tries": 1}
 #: tiles a meld takes from its maker's concealed hand
@@ -105,7 +107,7 @@ _SEARCH = 0x5EA7C4
 
 
 def _check(k: str, v) -> str | None:
-    if k in ("fold", "read"):
+    if k in ("fold", "read", "confirm"):
         return None if v in (0, 1) else "0 or 1"
     # `not v >= minimum` refuses nan too; an infinite z would never search
     return None if v >= _MINIMUM[k] and not math.isinf(v) else f"at least {_MINIMUM[k]}"
@@ -208,22 +210,10 @@ class ExpertAgent:
     def search(self, view: SeatView, plans: list[tuple[Event | None, str]]) -> Event | None:
         """The first choice of the plan (a choice, then the rollout policy its seat
         goes on with) with the best mean points over the samples: strategic's,
-        ``plans[0]``, unless another beats it by ``z`` standard errors."""
-        history = view.history
+        ``plans[0]``, unless another beats it by ``z`` standard errors (and, with
+        ``confirm``, beats it again on as many fresh samples)."""
         base = self.rng.next64()
-        points: list[list[int]] = [[] for _ in plans]
-        for i in range(self.rollouts):
-            found = self.sample(view, history, Stream(derive(base, i)))
-            if found is None:
-                continue
-            wall, st = found
-            for j, ((c, own), pts) in enumerate(zip(plans, points, strict=True)):
-                if j:
-                    st = rebuild(view, history, wall)  # the read was checked on the sample
-                agents = rollout_agents(self.params["policy"], own, view.n,
-                                        self.seat, c, derive(base, i, 1))
-                play(st, agents)
-                pts.append(st.deltas[self.seat])
+        points = self.playouts(view, plans, base, 0)
         m = len(points[0])
         if m < 2:
             return plans[0][0]
@@ -235,7 +225,34 @@ class ExpertAgent:
             margin = mean - self.z * math.sqrt(var / m)
             if mean > 0 and margin >= 0 and (best == 0 or mean > best_mean):
                 best, best_mean = j, mean
+        if best and self.params["confirm"]:
+            # the winner of several noisy comparisons looks better than it is: its
+            # edge is measured again on samples that did not select it
+            again = self.playouts(view, [plans[0], plans[best]], base, self.rollouts)
+            if not again[0] or sum(again[1]) <= sum(again[0]):
+                return plans[0][0]
         return plans[best][0]
+
+    def playouts(self, view: SeatView, plans: list[tuple[Event | None, str]], base: int,
+                 first: int) -> list[list[int]]:
+        """Points of each plan on samples ``first`` … ``first + rollouts − 1`` of
+        the decision's stream ``base``: every plan meets the same samples and the
+        same rollout streams (a sample that cannot be drawn is left out of all)."""
+        history = view.history
+        points: list[list[int]] = [[] for _ in plans]
+        for i in range(first, first + self.rollouts):
+            found = self.sample(view, history, Stream(derive(base, i)))
+            if found is None:
+                continue
+            wall, st = found
+            for j, ((c, own), pts) in enumerate(zip(plans, points, strict=True)):
+                if j:
+                    st = rebuild(view, history, wall)  # the read was checked on the sample
+                agents = rollout_agents(self.params["policy"], own, view.n,
+                                        self.seat, c, derive(base, i, 1))
+                play(st, agents)
+                pts.append(st.deltas[self.seat])
+        return points
 
     def sample(self, view: SeatView, history: list[Event],
                rng: Stream) -> tuple[list[int], HandState] | None:
