@@ -23,10 +23,11 @@ TINY = "expert:rollouts=2;candidates=2"
 def test_registered_and_parsed():
     assert "expert" in agent_names()
     a = make_agent("expert:rollouts=5;candidates=4;shanten=2;policy=greedy;own=quick;z=0.5;"
-                   "fold=1;read=1;tries=6")
+                   "fold=1;read=1;tries=6;confirm=1")
     assert a.name == "expert"
     assert a.params == {"rollouts": 5, "candidates": 4, "shanten": 2, "policy": "greedy",
-                        "own": "quick", "z": 0.5, "fold": 1, "read": 1, "tries": 6}
+                        "own": "quick", "z": 0.5, "fold": 1, "read": 1, "tries": 6,
+                        "confirm": 1}
 
 
 @pytest.mark.parametrize("spec,needle", [
@@ -48,7 +49,7 @@ def test_bad_parameters(spec, needle):
 
 @pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
 def test_plays_legal_whole_hands(variant):
-    agents = make_agents([TINY, "strategic", TINY + ";fold=1", "greedy"])
+    agents = make_agents([TINY + ";z=0.5;confirm=1", "strategic", TINY + ";fold=1", "greedy"])
     st = play_checked(Rules(variant), agents, seed=4)
     assert st.over
 
@@ -154,7 +155,7 @@ def test_the_choice_does_not_depend_on_hidden_tiles(variant):
         assert a.hands[1] != b.hands[1] and a.wall != b.wall  # what seat 0 cannot see
         picks, searched = [], []
         for st, view in ((a, va), (b, vb)):
-            agent = make_agent("expert:rollouts=3;shanten=8;fold=1;read=1")
+            agent = make_agent("expert:rollouts=3;shanten=8;fold=1;read=1;confirm=1;z=0")
             agent.start_hand(0, Stream(99))
             picks.append(agent.choose(view, st.act_options()))
             searched.append(agent.searched)
