@@ -3,6 +3,7 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 
 - speed: hands/s of one ``expert`` seat and three ``strategic`` seats, one core,
   wall clock and CPU (the machine is shared: CPU time is the steadier figure);
+- ab: the paired seat-swap A/B against strategic (:mod:`simulate.expert_ab`);
 - ladder: ``mjlog ladder --agents expert,strategic,efficient,greedy`` per variant;
 - conclusions: ``expert`` in every seat against the committed ``strategic`` sample
   (``data/<variant>``: seed 2026, 8 hands a match) on the same walls, paired by
@@ -11,7 +12,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   of duplicate line-ups ``P,greedy,P,greedy`` with P = strategic, then expert
   (:func:`analysis.balance.skill_share_difference`).
 
-    python bench/bench_expert.py [--quick] [--hands N] [--matches M] [--workers W] [variant ...]
+    python bench/bench_expert.py [--quick] [--parts speed,ab,ladder,conclusions] [--hands N]
+        [--ab-hands H] [--matches M] [--workers W] [variant ...]
 """
 
 from __future__ import annotations
@@ -26,7 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 VARIANTS = ("yuxi", "xuezhan", "huangmei")
-EXPERT = "expert"  # the default budget: rollouts=8, candidates=3, shanten=1
+EXPERT = "expert"
+#: the defaults EXPERT stands for (the section names them)
+EXPERT_PARAMS = ("rollouts=8;candidates=3;shanten=1;policy=efficient;own=strategic;z=2;fold=0;"
+                 "read=0;tries=4")
+#: the agents of the paired A/B, each against strategic
+AB_AGENTS = (EXPERT,)
 LINEUP = [EXPERT, "strategic", "efficient", "greedy"]
 #: hands per variant a full ladder plays (`make bench`); the run here may be smaller
 FULL_HANDS = 8000
@@ -43,14 +50,16 @@ def speed(variant: str, hands: int) -> dict:
 
     rules = Rules(variant)
     agents = make_agents([EXPERT, "strategic", "strategic", "strategic"])
-    searched = 0
+    searched = overruled = 0
     w0, c0 = time.perf_counter(), time.process_time()
     for h in range(hands):
         play_hand(rules, agents, seed=SEED, match=h, hand=0, dealer=h % rules.n)
         searched += agents[0].searched
+        overruled += agents[0].overruled
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     return {"hands": hands, "wall_s": wall, "cpu_s": cpu, "hands_per_s": hands / wall,
-            "hands_per_cpu_s": hands / cpu, "searched_per_hand": searched / hands}
+            "hands_per_cpu_s": hands / cpu, "searched_per_hand": searched / hands,
+            "overruled_per_hand": overruled / hands}
 
 
 def ladder_part(variant: str, hands: int, workers: int) -> tuple[str, dict]:
@@ -111,46 +120,97 @@ def skill(variant: str, runs: dict[str, Path]) -> str:
             f"{int(s['expert'].matches)} |")
 
 
+def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
+    """Markdown rows of the paired seat-swap A/B (:func:`simulate.expert_ab.paired_edge`)."""
+    from simulate.expert_ab import paired_edge
+
+    rows = []
+    for a in agents:
+        r = paired_edge(variant, a, hands=hands, seed=SEED)
+        rows.append(f"| {variant} | `{a}` | {r['hands']} | {r['diff']:+.3f} "
+                    f"[{r['lo']:+.3f}, {r['hi']:+.3f}] | {r['p']:.3g} | "
+                    f"{r['overruled']} of {r['searched']} | {r['cpu_s']:.0f} |")
+    return rows
+
+
+#: the parts, in the section's order; each variant's text of a part is kept in
+#: FRAGMENTS so that parts and variants can be run apart (one at a time on a shared
+#: machine) and the section assembled from them
+PARTS = ("speed", "ab", "ladder", "conclusions")
+FRAGMENTS = ROOT / "build" / "bench_expert"
+
+
 def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         matches: int | None = None, workers: int = 1, speed_hands: int | None = None,
-        keep: Path | None = None) -> dict:
+        keep: Path | None = None, parts=PARTS, ab_hands: int | None = None) -> dict:
     hands = hands or (32 if quick else FULL_HANDS)
     matches = matches or (1 if quick else 25)
     speed_hands = speed_hands or (3 if quick else 20)
+    ab_hands = ab_hands or (2 if quick else 200)
     figures: dict = {}
-    speed_rows, ladders, concl, skills = [], [], [], []
+    FRAGMENTS.mkdir(parents=True, exist_ok=True)
+
+    def put(part: str, v: str, text: str) -> None:
+        if not quick:
+            (FRAGMENTS / f"{part}-{v}.md").write_text(text)
+        got.setdefault(part, {})[v] = text
+
+    got: dict[str, dict[str, str]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(keep) if keep else Path(tmp)
         for v in variants:
-            sp = speed(v, speed_hands)
-            figures[f"speed/{v}"] = sp
-            speed_rows.append(f"| {v} | {sp['hands']} | {sp['hands_per_s']:.2f} | "
-                              f"{sp['hands_per_cpu_s']:.2f} | {sp['searched_per_hand']:.1f} |")
-            text, fig = ladder_part(v, hands, workers)
-            ladders.append(text)
-            figures[f"ladder/{v}"] = fig
-            e_dir = base / v
-            secs = expert_run(v, matches, e_dir, workers, [EXPERT])
-            figures[f"run/{v}"] = secs
-            concl += conclusions(v, ROOT / "data" / v, e_dir)
-            dup = {p: base / f"skill-{v}-{p}" for p in ("strategic", "expert")}
-            for p, d in dup.items():
-                expert_run(v, max(2, matches // 4), d, workers,
-                           [EXPERT if p == "expert" else p, "greedy"] * 2, duplicate=True)
-            skills.append(skill(v, dup))
+            if "speed" in parts:
+                sp = speed(v, speed_hands)
+                figures[f"speed/{v}"] = sp
+                put("speed", v, f"| {v} | {sp['hands']} | {sp['hands_per_s']:.2f} | "
+                    f"{sp['hands_per_cpu_s']:.2f} | {sp['searched_per_hand']:.1f} | "
+                    f"{sp['overruled_per_hand']:.2f} |\n")
+            if "ab" in parts:
+                put("ab", v, "\n".join(ab_rows(v, ab_hands)) + "\n")
+            if "ladder" in parts:
+                text, fig = ladder_part(v, hands, workers)
+                figures[f"ladder/{v}"] = fig
+                put("ladder", v, text)
+            if "conclusions" in parts:
+                e_dir = base / v
+                figures[f"run/{v}"] = expert_run(v, matches, e_dir, workers, [EXPERT])
+                dup = {p: base / f"skill-{v}-{p}" for p in ("strategic", "expert")}
+                for p, d in dup.items():
+                    expert_run(v, max(2, matches // 4), d, workers,
+                               [EXPERT if p == "expert" else p, "greedy"] * 2, duplicate=True)
+                put("conclusions", v, "\n".join(conclusions(v, ROOT / "data" / v, e_dir))
+                    + "\n")
+                put("skill", v, skill(v, dup) + "\n")
+    if not quick:  # the section from every variant's latest fragment of each part
+        for f in sorted(FRAGMENTS.glob("*.md")):
+            part, v = f.stem.split("-", 1)
+            got.setdefault(part, {}).setdefault(v, f.read_text())
+
+    def joined(part: str) -> str:
+        texts = got.get(part, {})
+        return "".join(texts[v] for v in VARIANTS if v in texts) or "(not run)\n"
+
     section = (
         "## Expert agent: search over strategic (issue 21)\n\n"
         "`expert` = strategic's pick, replaced by another candidate when determinized "
         "rollouts (hidden tiles sampled from what the seat sees, the hand rebuilt with the "
-        "engine's transition and played out) show it better by 2 standard errors; default "
-        "budget `expert:rollouts=8;candidates=3;shanten=1` (other seats `quick`, its own "
-        "seat `strategic` in the rollouts). `python bench/bench_expert.py` "
-        f"(here: ladder {hands} hands, {matches} matches of 8 hands per expert run, "
-        f"{workers} worker(s)).\n\n"
+        "engine's transition and played out) show it better by `z` standard errors of the "
+        f"paired difference; the budget here `{EXPERT}` ({EXPERT_PARAMS}). "
+        "`python bench/bench_expert.py [--parts ...] [variant ...]`, each part and variant "
+        "run apart on the shared machine and assembled.\n\n"
         "### Speed: one expert seat, three strategic, one core\n\n"
-        "| variant | hands | hands/s (wall) | hands/s (CPU) | searched decisions/hand |\n"
-        "|---|---|---|---|---|\n" + "\n".join(speed_rows) + "\n\n"
-        "### Duplicate ladder\n\n" + "\n".join(ladders) + "\n"
+        "| variant | hands | hands/s (wall) | hands/s (CPU) | searched decisions/hand "
+        "| overruled/hand |\n|---|---|---|---|---|---|\n" + joined("speed") + "\n"
+        "### Paired A/B: expert in one seat against strategic in that seat\n\n"
+        "`simulate.expert_ab.paired_edge`: each hand (its own match, seed "
+        f"{SEED}) played with strategic in every seat and once more per seat with the agent "
+        "in that seat, the other three strategic: the same walls and streams, so a hand "
+        "where the agent plays as strategic adds exactly 0. Edge = the agent's points less "
+        "strategic's in the same seat, points per seat-hand, 95 % t interval with the hand "
+        "(all seats rotated) as the unit.\n\n"
+        "| variant | agent | hands | edge, points/seat-hand [95% CI] | p | overruled of "
+        "searched decisions | CPU s |\n|---|---|---|---|---|---|---|\n" + joined("ab") + "\n"
+        "### Duplicate ladder\n\n" + joined("ladder") + "\n"
         f"The full run: `mjlog ladder --variant V --agents {','.join(LINEUP)} --hands "
         f"{FULL_HANDS} --seed {SEED}` for each variant.\n\n"
         "### Conclusions under stronger play\n\n"
@@ -160,12 +220,12 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "`mjlog compare data/V EXPERT_RUN`: difference expert − strategic with its 95% CI "
         "(match pairs as the unit).\n\n"
         "| variant | metric | unit | strategic | expert | difference [95% CI] | p | matches |\n"
-        "|---|---|---|---|---|---|---|---|\n" + "\n".join(concl) + "\n\n"
+        "|---|---|---|---|---|---|---|---|\n" + joined("conclusions") + "\n"
         "Skill share (ω², the share of a seat's match-total variance the agent explains) of "
         "duplicate line-ups `P,greedy,P,greedy`, P = strategic against P = expert (bootstrap "
         "95% CIs over matches):\n\n"
         "| variant | strategic | expert | difference [95% CI] | p | matches |\n"
-        "|---|---|---|---|---|---|\n" + "\n".join(skills) + "\n")
+        "|---|---|---|---|---|---|\n" + joined("skill"))
     return {"section": section, "figures": figures}
 
 
@@ -178,6 +238,10 @@ if __name__ == "__main__":
     ap.add_argument("--speed-hands", type=int, default=None)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--keep", type=Path, default=None, help="keep the runs under this folder")
+    ap.add_argument("--parts", default=",".join(PARTS),
+                    help=f"comma-separated parts to run ({', '.join(PARTS)}); the others are "
+                         "taken from earlier runs' fragments (build/bench_expert/)")
+    ap.add_argument("--ab-hands", type=int, default=None)
     a = ap.parse_args()
     print(run(a.quick, a.variants, a.hands, a.matches, a.workers, a.speed_hands,
-              a.keep)["section"])
+              a.keep, [p for p in a.parts.split(",") if p], a.ab_hands)["section"])

@@ -23,31 +23,52 @@ The decisions searched, and their candidates:
 - a claim window (pon, kong, win or pass) and a self-draw win it may pass:
   every choice (a self-draw win against strategic's best other choice).
 
+- with ``fold=1``, at any discard (however far from ready) where strategic reads
+  an opponent as dangerous (:meth:`StrategicAgent.threats`): the *fold plan*, the
+  safest discard followed by :class:`Fold`'s play (wins only, safest tiles) for
+  the rest of the rollout, against building on.
+
 Skipped: a single legal choice, forced wins (the engine applies them), the
 xuezhan void choice and void-suit discards (strategic's rules). The pick is
 strategic's unless another candidate's mean points beat it by more than ``z``
 standard errors of the paired difference: a small budget should not make it
 play worse than strategic by noise alone.
 
-The rollouts: the other seats play :class:`Quick` (a connectivity rule of
-thumb, a few microseconds a decision), its own seat ``strategic`` (so a
-candidate is valued as the agent will go on to play it: a rollout player that
-ignores value plans would rank the plan's discards too low); both can be changed.
+The rollouts: the other seats play ``efficient`` (shanten and acceptance; the
+paired A/B, 60 yuxi hands, put :class:`Quick`, a connectivity rule of thumb a few
+microseconds a decision, at −0.19 [−0.45, +0.06] points per seat-hand against
+strategic and ``efficient`` at +0.02 [−0.26, +0.30]: weak opponents in the
+rollouts misprice the candidates), its own seat ``strategic`` (so a candidate is
+valued as the agent will go on to play it: a rollout player that ignores value
+plans would rank the plan's discards too low); both can be changed.
 
 Parameters (``--agents expert:rollouts=8;candidates=3``):
 
-- ``rollouts`` (int ≥ 1, default 8): samples per decision, each candidate played
-  out once per sample;
+- ``rollouts`` (int ≥ 0, default 8): samples per decision, each candidate played
+  out once per sample (0: no search, strategic's play exactly);
 - ``candidates`` (int ≥ 2, default 3): discards compared at most;
 - ``shanten`` (int ≥ −1, default 1): discards are searched from this shanten down;
 - ``policy`` (``quick`` | ``greedy`` | ``efficient`` | ``strategic``, default
-  ``quick``): the rollout policy of the other seats;
+  ``efficient``): the rollout policy of the other seats;
 - ``own`` (the same choices, default ``strategic``): the rollout policy of its seat;
 - ``z`` (float ≥ 0, default 2.0): the margin, in standard errors, a candidate must
-  beat strategic's pick by.
+  beat strategic's pick by;
+- ``fold`` (0 or 1, default 0): also weigh the fold plan;
+- ``read`` (0 or 1, default 0): redraw a sample in which another seat could have
+  won earlier but the hand went on (see :func:`rebuild`), so the samples agree
+  with the other seats' play, not only with the tile counts;
+- ``confirm`` (0 or 1, default 0): an overruling candidate must beat strategic's
+  pick again, in total points, on ``rollouts`` fresh samples;
+- ``tries`` (int ≥ 1, default 4): draws of a fresh sample when one cannot be
+  replayed (a lock or forced win the real hand did not have, a win ``read``
+  rules out); past them that sample is dropped.
 
-Its randomness is its hand stream's (seed, hand, seat): sample ``i`` of a
-decision draws from a stream derived from one draw of it.
+The paired A/B of :mod:`simulate.expert_ab` measures a setting against strategic.
+
+Its randomness is its hand stream's (seed, hand, seat): its strategic reads that
+stream itself (so where it does not overrule, it plays exactly as ``strategic`` in
+that seat), and sample ``i`` of a decision draws from a stream derived from a
+copy of it.
 
 >>> from simulate.agents import make_agent
 >>> a = make_agent("expert:rollouts=4;policy=efficient")
@@ -58,6 +79,7 @@ decision draws from a stream derived from one draw of it.
 from __future__ import annotations
 
 import math
+from copy import copy
 from functools import lru_cache
 
 from mjlog.agent import SeatView
@@ -73,23 +95,27 @@ from simulate.efficient import unseen_counts
 from simulate.params import parse_params
 from simulate.strategic import StrategicAgent
 
-DEFAULTS = {"rollouts": 8, "candidates": 3, "shanten": 1, "policy": "quick", "own": "strategic",
-            "z": 2.0}
+DEFAULTS = {"rollouts": 8, "candidates": 3, "shanten": 1, "policy": "efficient", "own": "strategic",
+            "z": 2.0, "fold": 0, "read": 0, "tries": 4, "confirm": 0}
 POLICIES = ("quick", "greedy", "efficient", "strategic")
-_MINIMUM = {"rollouts": 1, "candidates": 2, "shanten": -1, "z": 0.0}
+_MINIMUM = {"rollouts": 0, "candidates": 2, "shanten": -1, "z": 0.0, "tries": 1}
 #: tiles a meld takes from its maker's concealed hand
 _KONG_TAKES = {"exposed": 3, "concealed": 4, "added": 1}
 _SHOWN_LESS_TILE = (str(Method.DISCARD), str(Method.ROBBED_KONG))
-#: draws of a fresh sample when one cannot be replayed (a lock or forced win the
-#: real hand did not have); past them the decision falls back to strategic's pick
-_TRIES = 4
+#: the search stream's tag beside the hand stream's first draw
+_SEARCH = 0x5EA7C4
+
+
+def _check(k: str, v) -> str | None:
+    if k in ("fold", "read", "confirm"):
+        return None if v in (0, 1) else "0 or 1"
+    # `not v >= minimum` refuses nan too; an infinite z would never search
+    return None if v >= _MINIMUM[k] and not math.isinf(v) else f"at least {_MINIMUM[k]}"
 
 
 def _parse(params: dict) -> dict:
-    # `not v >= minimum` refuses nan too; an infinite z would never search
     return parse_params("expert", params, DEFAULTS, choices={"policy": POLICIES, "own": POLICIES},
-                        check=lambda k, v: None if v >= _MINIMUM[k] and not math.isinf(v)
-                        else f"at least {_MINIMUM[k]}")
+                        check=_check)
 
 
 class Inconsistent(Exception):
@@ -104,23 +130,37 @@ class ExpertAgent:
         self.rollouts = self.params["rollouts"]
         self.k = self.params["candidates"]
         self.z = self.params["z"]
+        self.read = bool(self.params["read"])
         self.base = StrategicAgent()
         self.seat = 0
         self.rng: Stream | None = None
         self.searched = 0  # decisions searched this hand (tests, the bench)
+        self.overruled = 0  # of them, those where it did not play strategic's pick
 
     def start_hand(self, seat: int, rng: Stream) -> None:
-        self.seat, self.rng = seat, rng
-        self.base.start_hand(seat, Stream(rng.next64()))
-        self.searched = 0
+        # strategic gets the hand stream itself, so it breaks ties exactly as a
+        # plain strategic in this seat would; the search draws from a stream
+        # derived from a copy of it (it must not move the one strategic reads)
+        self.seat = seat
+        self.rng = Stream(derive(copy(rng).next64(), _SEARCH))
+        self.base.start_hand(seat, rng)
+        self.searched = self.overruled = 0
 
     def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
         pick = self.base.choose(view, options)
-        cands = self.candidates(view, options, pick)
-        if len(cands) < 2:
+        if not self.rollouts:
+            return pick
+        own = self.params["own"]
+        plans = [(c, own) for c in self.candidates(view, options, pick)]
+        safe = self.safest(view, options, pick)
+        if safe is not None:
+            plans.append((safe, "fold"))
+        if len(plans) < 2:
             return pick
         self.searched += 1
-        return self.search(view, cands)
+        out = self.search(view, plans)
+        self.overruled += out != pick
+        return out
 
     # ------------------------------------------------------------ what to compare
     def candidates(self, view: SeatView, options: list[Event | None],
@@ -154,46 +194,74 @@ class ExpertAgent:
                     break  # a kong decision: against the best discard
         return out
 
+    def safest(self, view: SeatView, options: list[Event | None],
+               pick: Event | None) -> Event | None:
+        """The first discard of the fold plan (:class:`Fold`), when ``fold`` is on,
+        strategic's pick is a discard (not a void-suit one) and an opponent looks
+        dangerous to strategic; else None."""
+        if not self.params["fold"] or pick is None or pick.type != DISCARD:
+            return None
+        void = view.void[self.seat]
+        if (void is not None and pick.tile // 9 == void) or not self.base.threats(view):
+            return None
+        return Fold.discard(view, options)
+
     # ------------------------------------------------------------ search
-    def search(self, view: SeatView, cands: list[Event | None]) -> Event | None:
-        """The candidate with the best mean points over the samples (strategic's,
-        ``cands[0]``, unless another beats it by ``z`` standard errors)."""
-        history = view.history
+    def search(self, view: SeatView, plans: list[tuple[Event | None, str]]) -> Event | None:
+        """The first choice of the plan (a choice, then the rollout policy its seat
+        goes on with) with the best mean points over the samples: strategic's,
+        ``plans[0]``, unless another beats it by ``z`` standard errors (and, with
+        ``confirm``, beats it again on as many fresh samples)."""
         base = self.rng.next64()
-        points: list[list[int]] = [[] for _ in cands]
-        for i in range(self.rollouts):
-            found = self.sample(view, history, Stream(derive(base, i)))
-            if found is None:
-                continue
-            wall, st = found
-            for j, (c, pts) in enumerate(zip(cands, points, strict=True)):
-                if j:
-                    st = rebuild(view, history, wall)
-                agents = rollout_agents(self.params["policy"], self.params["own"], view.n,
-                                        self.seat, c, derive(base, i, 1))
-                play(st, agents)
-                pts.append(st.deltas[self.seat])
+        points = self.playouts(view, plans, base, 0)
         m = len(points[0])
         if m < 2:
-            return cands[0]
+            return plans[0][0]
         best, best_mean = 0, 0.0
-        for j in range(1, len(cands)):
+        for j in range(1, len(plans)):
             d = [a - b for a, b in zip(points[j], points[0], strict=True)]
             mean = sum(d) / m
             var = sum((x - mean) ** 2 for x in d) / (m - 1)
             margin = mean - self.z * math.sqrt(var / m)
             if mean > 0 and margin >= 0 and (best == 0 or mean > best_mean):
                 best, best_mean = j, mean
-        return cands[best]
+        if best and self.params["confirm"]:
+            # the winner of several noisy comparisons looks better than it is: its
+            # edge is measured again on samples that did not select it
+            again = self.playouts(view, [plans[0], plans[best]], base, self.rollouts)
+            if not again[0] or sum(again[1]) <= sum(again[0]):
+                return plans[0][0]
+        return plans[best][0]
+
+    def playouts(self, view: SeatView, plans: list[tuple[Event | None, str]], base: int,
+                 first: int) -> list[list[int]]:
+        """Points of each plan on samples ``first`` … ``first + rollouts − 1`` of
+        the decision's stream ``base``: every plan meets the same samples and the
+        same rollout streams (a sample that cannot be drawn is left out of all)."""
+        history = view.history
+        points: list[list[int]] = [[] for _ in plans]
+        for i in range(first, first + self.rollouts):
+            found = self.sample(view, history, Stream(derive(base, i)))
+            if found is None:
+                continue
+            wall, st = found
+            for j, ((c, own), pts) in enumerate(zip(plans, points, strict=True)):
+                if j:
+                    st = rebuild(view, history, wall)  # the read was checked on the sample
+                agents = rollout_agents(self.params["policy"], own, view.n,
+                                        self.seat, c, derive(base, i, 1))
+                play(st, agents)
+                pts.append(st.deltas[self.seat])
+        return points
 
     def sample(self, view: SeatView, history: list[Event],
                rng: Stream) -> tuple[list[int], HandState] | None:
         """A wall (the hand's tiles in draw order) that agrees with ``history``
         and the hand rebuilt on it, or None after a few tries."""
-        for _ in range(_TRIES):
+        for _ in range(self.params["tries"]):
             try:
                 wall = sample_wall(view, history, rng)
-                return wall, rebuild(view, history, wall)
+                return wall, rebuild(view, history, wall, self.read)
             except Inconsistent:
                 continue
         return None
@@ -291,13 +359,22 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream) -> list[int]:
     return [next(it) if t is None else t for t in wall]
 
 
-def rebuild(view: SeatView, history: list[Event], wall: list[int]) -> HandState:
+def rebuild(view: SeatView, history: list[Event], wall: list[int],
+            read: bool = False) -> HandState:
     """The hand dealt from ``wall``, ``history`` replayed on it through the state's
     checked step: this seat's position, the hidden tiles those of ``wall``.
-    Raises :class:`Inconsistent` when the history does not replay on it."""
+    Raises :class:`Inconsistent` when the history does not replay on it, and with
+    ``read`` also when another seat could have won at a decision where the hand
+    went on without a win (every agent takes its wins: such a sample is one the
+    other seats' play rules out, e.g. a wait on a tile they let go by)."""
     st = HandState(view.rules, wall, view.dealer)
+    me = view.seat
     for e in history:
         ty = e.type
+        if read and ty != WIN and st.auto() is None and any(
+                s != me and any(o.type == WIN for o in opts)
+                for s, opts in st.options().items()):
+            raise Inconsistent(f"another seat could have won before {e!r}")
         if ty in (DISCARD, PON, KONG, VOID) or (ty == WIN and st.auto() is None):
             if not st.try_apply(e):
                 raise Inconsistent(f"{e!r} is not legal on the sample")
@@ -378,6 +455,43 @@ class Quick:
         return best
 
 
+class Fold:
+    """The fold plan of a rollout: wins when it can, claims nothing else, and
+    discards the safest tile: one every live opponent has discarded, then one
+    another opponent has, then the most seen (fewest unseen copies), honours
+    before terminals before middle tiles (void tiles first)."""
+
+    name = "fold"
+    params: dict = {}
+
+    def start_hand(self, seat: int, rng: Stream) -> None:
+        self.seat = seat
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        first = options[0]
+        if first is not None and first.type in (WIN, VOID):
+            return first if first.type == WIN else Quick.choose(Quick(), view, options)
+        if options[-1] is None:
+            return None
+        return self.discard(view, options)
+
+    @staticmethod
+    def discard(view: SeatView, options: list[Event | None]) -> Event:
+        me, void = view.seat, view.void[view.seat]
+        live = [o for o in range(view.n) if o != me and not view.won[o]]
+        unseen = unseen_counts(view)
+
+        def risk(o: Event) -> tuple:
+            t = o.tile
+            if void is not None and t // 9 == void:
+                return (-1,)
+            safe_from = sum(t in view.discards[s] for s in live)
+            edge = 0 if t >= 27 else (1 if t % 9 in (0, 8) else 2)
+            return (len(live) - safe_from, unseen[t], edge, t)
+
+        return min((o for o in options if o is not None and o.type == DISCARD), key=risk)
+
+
 def _loose(h: list[int], t: int, own: int) -> int:
     """How much tile ``t`` connects in hand ``h`` (``own`` copies of it are the
     tile itself): 4 per other copy, 2 per neighbour, 1 per tile two away."""
@@ -400,7 +514,7 @@ def rollout_agents(policy: str, own: str, n: int, seat: int, first: Event | None
     agents = []
     for s in range(n):
         p = own if s == seat else policy
-        a = Quick() if p == "quick" else make_agent(p)
+        a = Quick() if p == "quick" else Fold() if p == "fold" else make_agent(p)
         a.start_hand(s, Stream(derive(seed, s)))
         agents.append(_Then(a, first) if s == seat else a)
     return agents

@@ -13,6 +13,8 @@ from mjlog.rng import Stream
 from mjlog.rules import Rules
 from mjlog.state import HandState
 from simulate.agents import agent_names, make_agent, make_agents
+from simulate.expert import rebuild
+from simulate.expert_ab import paired_edge
 from tests.conformance import play_checked
 
 TINY = "expert:rollouts=2;candidates=2"
@@ -20,18 +22,23 @@ TINY = "expert:rollouts=2;candidates=2"
 
 def test_registered_and_parsed():
     assert "expert" in agent_names()
-    a = make_agent("expert:rollouts=5;candidates=4;shanten=2;policy=greedy;own=quick;z=0.5")
+    a = make_agent("expert:rollouts=5;candidates=4;shanten=2;policy=greedy;own=quick;z=0.5;"
+                   "fold=1;read=1;tries=6;confirm=1")
     assert a.name == "expert"
     assert a.params == {"rollouts": 5, "candidates": 4, "shanten": 2, "policy": "greedy",
-                        "own": "quick", "z": 0.5}
+                        "own": "quick", "z": 0.5, "fold": 1, "read": 1, "tries": 6,
+                        "confirm": 1}
 
 
 @pytest.mark.parametrize("spec,needle", [
-    ("expert:rollouts=0", "'rollouts' must be at least 1"),
+    ("expert:rollouts=-1", "'rollouts' must be at least 0"),
     ("expert:rollouts=many", "bad value 'many' for expert parameter 'rollouts'"),
     ("expert:candidates=1", "'candidates' must be at least 2"),
     ("expert:z=nan", "'z' must be at least 0"),
     ("expert:z=inf", "'z' must be at least 0"),
+    ("expert:fold=2", "'fold' must be 0 or 1"),
+    ("expert:read=-1", "'read' must be 0 or 1"),
+    ("expert:tries=0", "'tries' must be at least 1"),
     ("expert:policy=oracle", "bad value 'oracle' for expert parameter 'policy'"),
     ("expert:depth=3", "unknown expert parameter 'depth'"),
 ])
@@ -42,7 +49,7 @@ def test_bad_parameters(spec, needle):
 
 @pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
 def test_plays_legal_whole_hands(variant):
-    agents = make_agents([TINY, "strategic", TINY, "greedy"])
+    agents = make_agents([TINY + ";z=0.5;confirm=1", "strategic", TINY + ";fold=1", "greedy"])
     st = play_checked(Rules(variant), agents, seed=4)
     assert st.over
 
@@ -60,6 +67,34 @@ def test_same_seed_same_run_and_the_run_validates(tmp_path):
     assert files[0] and files[0] == files[1]
     res = CliRunner().invoke(main, ["validate", str(runs[0])])
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
+@pytest.mark.parametrize("spec", ["expert:rollouts=0", "expert:rollouts=2;candidates=2;z=1e9"])
+def test_plays_as_strategic_where_it_does_not_overrule(variant, spec):
+    """Its strategic reads the seat's own stream: with no search, or a margin no
+    candidate meets, the hand is strategic's event for event (the search's draws
+    come from elsewhere)."""
+    rules = Rules(variant)
+    searched = compared = 0
+    for h in range(2):
+        for seat in (0, 2):
+            plain = play_hand(rules, make_agents(["strategic"] * 4), seed=7, match=h, hand=0,
+                              dealer=h)
+            agents = make_agents([spec if s == seat else "strategic" for s in range(4)])
+            st = play_hand(rules, agents, seed=7, match=h, hand=0, dealer=h).state
+            searched += agents[seat].searched
+            if agents[seat].overruled == 0:
+                assert st.events == plain.state.events
+                compared += 1
+    assert compared >= 3 and (searched > 0) == spec.endswith("1e9")
+
+
+def test_paired_edge_is_zero_for_strategic_itself():
+    r = paired_edge("xuezhan", "expert:rollouts=0", hands=2, seed=3)
+    assert (r["diff"], r["lo"], r["hi"], r["units"], r["seat_hands"]) == (0.0, 0.0, 0.0, 2, 8)
+    r = paired_edge("yuxi", "greedy", hands=2, seed=3)
+    assert r["units"] == 2 and r["lo"] <= r["diff"] <= r["hi"] and r["diff"] != 0
 
 
 # ---------------------------------------------------------------- hidden state
@@ -120,7 +155,7 @@ def test_the_choice_does_not_depend_on_hidden_tiles(variant):
         assert a.hands[1] != b.hands[1] and a.wall != b.wall  # what seat 0 cannot see
         picks, searched = [], []
         for st, view in ((a, va), (b, vb)):
-            agent = make_agent("expert:rollouts=3;shanten=8")
+            agent = make_agent("expert:rollouts=3;shanten=8;fold=1;read=1;confirm=1;z=0")
             agent.start_hand(0, Stream(99))
             picks.append(agent.choose(view, st.act_options()))
             searched.append(agent.searched)
@@ -150,3 +185,20 @@ def test_search_leaves_the_position_alone():
         if searched:
             break
     assert searched == 1
+
+
+def test_the_read_never_rules_out_the_real_hand():
+    """``read`` drops samples where a seat let a win go by; in a real hand every
+    agent took its wins, so the true wall is never dropped."""
+    rules = Rules("xuezhan")
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=4, match=0, hand=0,
+                       dealer=0)
+    events, wall = played.state.events, list(played.state.wall)
+    assert sum(e.type == "win" for e in events) >= 2  # wins mid-hand to read past
+    checked = 0
+    for k in _seat0_discards(events):
+        st = _replay(rules, wall, 0, events, k)
+        view = SeatView(st, 0)
+        assert rebuild(view, view.history, wall, read=True).hands == st.hands
+        checked += 1
+    assert checked >= 5

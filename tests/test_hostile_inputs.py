@@ -132,7 +132,7 @@ CASES = [
     ("agents-empty", [*SIM, "--agents", "", "--out", "out"], {}, "unknown agent"),
     ("agents-bad-parameter", [*SIM, "--agents", "strategic:aggression=nan", "--out", "out"], {},
      "aggression"),
-    ("agents-bad-expert-budget", [*SIM, "--agents", "expert:rollouts=0", "--out", "out"], {},
+    ("agents-bad-expert-budget", [*SIM, "--agents", "expert:rollouts=-1", "--out", "out"], {},
      "rollouts"),
     ("sweep-grid-float", ["sweep", "--variant", "yuxi", "--grid", "cap=1.5,2", "--out", "out",
                           "--quiet"], {}, "cap=1.5"),
