@@ -252,6 +252,7 @@ class StrategicAgent(EfficientCore):
             # a draw helps less as the hand nears a win (fewer tiles still wanted:
             # seven pairs' singles, a ready hand's wait); the last tile may also
             # come off any discard where the rules let the target win on one
+            d = max(1, d)  # seven pairs held but not won (a void tile, a passed win)
             out = [min(0.95, q * (d - j) / d) for j in range(d)]
             if R.V.target[key][1] is not None:
                 out[-1] = min(0.95, out[-1] * n)
