@@ -28,8 +28,14 @@ Plans, read off the hand, each with its *distance* (tiles still needed):
 - ``plain``: acceptance, as ``efficient``; keeps the pairs of kinds whose pon
   pays by itself (huangmei's 中/白).
 
-The eligible plan of greatest worth ratio × 0.6 ^ (distance − 1) is played (so a
-碰碰胡 four tiles away does not outrank seven pairs two pairs away). ``allow``
+Each eligible plan, and the plain hand, is valued at its worth ratio × the chance
+it wins in the draws the hand is likely to last, less a rival's win first (:func:`race`):
+its distance in steps, each taken on a draw with a chance that falls as the
+wanted tiles thin (the last one also off a discard where the rules let it win so),
+within the agent's share of the wall left; where the first win ends the hand
+(not a blood battle, read from the variant) every other seat races it, each
+taken to be as far and fast as the agent's own plain hand. The best is played: a
+far chase wins when time is long, not near the end of a short hand. ``allow``
 grows with ``log2`` of the target's worth ratio, scaled by ``aggression``: a
 one-suit hand worth four plain hands buys about four tiles off the suit (at most
 five, however much it pays), seven pairs worth four plain hands about one
@@ -209,9 +215,11 @@ class StrategicAgent(EfficientCore):
         return self._read
 
     # ------------------------------------------------------------ plan
-    def plan(self, view: SeatView, R: Reading) -> tuple[str, int | None, float]:
+    def plan(self, view: SeatView, R: Reading,
+             plain_speed: tuple[int, float]) -> tuple[str, int | None, float]:
         """(plan, suit, slack): slack is how many tiles off the plan the hand is
-        short of its allowance (a plan with slack ≥ 1 may cost a step of shanten)."""
+        short of its allowance (a plan with slack ≥ 1 may cost a step of shanten).
+        ``plain_speed``: (tiles a plain hand still needs, chance a draw helps it)."""
         hand, seat, v = view.hand, self.seat, view.spec
         melds = view.melds[seat]
         held = list(hand)
@@ -226,12 +234,43 @@ class StrategicAgent(EfficientCore):
         # late in the wall, 查大叫 pays a ready hand: a far one plays for speed
         if R.V.ready_owed and view.wall_left < 12 and len(melds) < 2:
             return "plain", None, 0.0
-        # every eligible plan, best worth first: its ratio, less 0.6 per tile still
-        # missing (a 碰碰胡 in reach beats a far 清一色 of equal worth, seven pairs
-        # two pairs away a 碰碰胡 four tiles away)
+        # every eligible plan, and the plain hand, valued at its worth × the chance
+        # it wins in the draws the hand is likely to last, less what a rival's win
+        # first costs (see race)
+        unseen = unseen_counts(view)
+        total = sum(unseen) or 1
+        d_p, q_p = plain_speed
+        opened = any(m.exposed for m in melds)
+        horizon = view.wall_left // max(1, sum(not w for w in view.won))
+        # the first win ends the hand: a plan races every other seat still in; in
+        # a blood battle only the wall ends it
+        rivals = 0 if v.blood_battle else sum(
+            not view.won[o] for o in range(view.n) if o != seat)
+        n = view.n
+
+        def steps(d: int, q: float, key: str) -> list[float]:
+            # a draw helps less as the hand nears a win (fewer tiles still wanted:
+            # seven pairs' singles, a ready hand's wait); the last tile may also
+            # come off any discard where the rules let the target win on one
+            d = max(1, d)  # seven pairs held but not won (a void tile, a passed win)
+            out = [min(0.95, q * (d - j) / d) for j in range(d)]
+            if R.V.target[key][1] is not None:
+                out[-1] = min(0.95, out[-1] * n)
+            return out
+
+        plain_key = "plain_open" if opened else "plain"
+        rival = steps(d_p, q_p, "plain")
+
+        def value(worth: float, d: int, q: float, key: str) -> float:
+            win, lose = race(steps(d, q, key), horizon, rivals, rival)
+            return worth * win - lose / max(1, n - 1)
+
+        plain_value = value(R.open_ratio if opened else 1.0, d_p, q_p, plain_key)
         cands = []
         if not melds and pairs >= 7 - int(R.allow["pairs"]):
-            cands.append((R.ratio["pairs"] * 0.6 ** (6 - pairs), 2, "pairs", None, 0.0))
+            q = sum(unseen[t] for t in range(34) if hand[t] in (1, 3)) / total
+            cands.append((value(R.ratio["pairs"], 7 - min(7, pairs), q, "pairs"), 2, "pairs",
+                          None, 0.0))
         # one suit: 混一色 (honors kept) alone when it pays about as much as 清一色,
         # else 清一色, and 混一色 beside it when it pays at all (many honors may make
         # the cheaper one-suit hand the nearer and better one)
@@ -243,16 +282,39 @@ class StrategicAgent(EfficientCore):
             off = 14 - counts[s]  # tiles short of a one-suit hand (a kong counts three)
             allow = -1.0 if view.void[seat] == s else R.allow[key]
             if off <= allow and all(m.tile // 9 == s or (half and m.tile >= 27) for m in melds):
-                cands.append((R.ratio[key] * 0.6 ** max(0, off - 1), 1, key, s, allow - off))
-        opened = any(m.exposed for m in melds)
+                # a draw helps when it joins the suit's shapes (or pairs an honor held)
+                q = sum(unseen[t] for t in range(9 * s, 9 * s + 9) if any(
+                    hand[u] for u in range(max(9 * s, t - 2), min(9 * s + 9, t + 3))))
+                if half:
+                    q += sum(unseen[t] for t in range(27, 34) if hand[t])
+                cands.append((value(R.ratio[key], max(off, d_p), q / total, key), 1, key, s,
+                              allow - off))
         tkey = "triplets_open" if opened else "triplets"
         d = triplets_distance(hand, len(melds))
         if d <= 4 + int(R.allow[tkey] + 0.4) - (self.aggression < 0.5):
-            cands.append((R.ratio[tkey] * 0.6 ** (d - 1), 0, "triplets", None, 0.0))
+            q = sum(unseen[t] for t in range(34) if hand[t] in (1, 2)) / total
+            cands.append((value(R.ratio[tkey], max(1, d), q, tkey), 0, "triplets", None, 0.0))
         if cands:
-            _, _, p, su, slack = max(cands)
-            return p, su, slack
+            best, _, p, su, slack = max(cands)
+            if best > plain_value:
+                return p, su, slack
         return "plain", None, 0.0
+
+    def plain_speed(self, view: SeatView, unseen: list[int], ranked) -> tuple[int, float]:
+        """(tiles the plain hand still needs to win, chance one draw lowers its
+        shanten): from the best discard's rank when the hand holds a tile to
+        throw, else from the hand as it stands (void tiles taken out)."""
+        total = sum(unseen) or 1
+        if ranked and ranked[0][1] != 0:
+            return ranked[0][0] + 1, -ranked[0][1] / total
+        h, _ = without_void(view.hand, view.void[self.seat])
+        nm = len(view.melds[self.seat])
+        if sum(h) + 3 * nm > 13:  # a tile to throw first: the best hand of 13 it keeps
+            sh, n = min((accept(h[:t] + [h[t] - 1] + h[t + 1:], nm, unseen)[:2]
+                         for t in range(34) if h[t]), key=lambda r: (r[0], -r[1]))
+        else:
+            sh, n = accept(h, nm, unseen)[:2]
+        return max(0, sh) + 1, n / total
 
     # ------------------------------------------------------------ danger
     def threats(self, view: SeatView) -> list[tuple[int, int | None]]:
@@ -290,11 +352,12 @@ class StrategicAgent(EfficientCore):
             return self.choose_void(view, options)
         R = self.reading(view)
         unseen = unseen_counts(view)
-        plan, suit, slack = self.plan(view, R)
         if options[-1] is None:
+            plan, suit, _ = self.plan(view, R, self.plain_speed(view, unseen, None))
             return self.claim(view, options, unseen, plan, suit, R)
         discards = [o for o in options if o.type == DISCARD]
         ranked = self.rank_discards(view, discards, unseen)
+        plan, suit, slack = self.plan(view, R, self.plain_speed(view, unseen, ranked))
         for o in options:
             if o.type == KONG and plan != "pairs" and self.kong_pays(
                     view, o, unseen, ranked[0][0], plan, R):
@@ -476,6 +539,45 @@ class StrategicAgent(EfficientCore):
         if threats and len(top) > 1:
             return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
         return top[self.rng.below(len(top))][3]
+
+
+def race(steps: list[float], draws: int, rivals: int, rival_steps: list[float]
+         ) -> tuple[float, float]:
+    """(chance this hand wins first, chance a rival does) within ``draws`` draws of
+    its own: its remaining steps toward a win each succeed on a draw with the
+    chance in ``steps``, in order; each of ``rivals`` other seats is taken to be
+    as far and as fast as ``rival_steps`` (the agent's own plain hand: it cannot
+    see theirs). With no rivals only the wall ends the hand.
+
+    >>> [round(p, 3) for p in race([0.5, 0.5], 2, 0, [])]   # both draws must help
+    [0.25, 0.0]
+    >>> race([0.3] * 3, 10, 3, [0.3] * 3)[0] < race([0.3] * 3, 10, 0, [])[0]
+    True
+    >>> race([0.3] * 4, 3, 0, [])                            # too far for the wall left
+    (0.0, 0.0)
+    """
+    mine = _finished_by(steps, draws)
+    theirs = _finished_by(rival_steps, draws) if rivals else [0.0] * (draws + 1)
+    win = lose = 0.0
+    for k in range(1, draws + 1):
+        # by this draw of its own each rival has had about as many
+        before, after = (1 - theirs[k - 1]) ** rivals, (1 - theirs[k]) ** rivals
+        win += (mine[k] - mine[k - 1]) * before
+        lose += (before - after) * (1 - mine[k])
+    return win, lose
+
+
+def _finished_by(steps: list[float], draws: int) -> list[float]:
+    """Chance every step is done by each draw 0..draws (one step at most a draw)."""
+    at = [1.0] + [0.0] * len(steps)  # chance of standing at each step
+    out = [at[-1]]
+    for _ in range(draws):
+        for j in range(len(steps) - 1, -1, -1):
+            moved = at[j] * steps[j]
+            at[j] -= moved
+            at[j + 1] += moved
+        out.append(at[-1])
+    return out
 
 
 _READINGS: dict = {}
