@@ -77,16 +77,19 @@ def test_plays_as_strategic_where_it_does_not_overrule(variant, spec):
     come from elsewhere)."""
     rules = Rules(variant)
     searched = compared = 0
-    for h in range(2):
-        for seat in (0, 2):
-            plain = play_hand(rules, make_agents(["strategic"] * 4), seed=7, match=h, hand=0,
-                              dealer=h)
-            agents = make_agents([spec if s == seat else "strategic" for s in range(4)])
-            st = play_hand(rules, agents, seed=7, match=h, hand=0, dealer=h).state
-            searched += agents[seat].searched
-            if agents[seat].overruled == 0:
-                assert st.events == plain.state.events
-                compared += 1
+    # a zero-variance difference meets any margin, so a hand may be overruled even
+    # at z=1e9: play hands until three were not (seeded, so always the same ones)
+    for h, seat in [(h, seat) for h in range(4) for seat in (0, 2)]:
+        if compared >= 3:
+            break
+        plain = play_hand(rules, make_agents(["strategic"] * 4), seed=7, match=h, hand=0,
+                          dealer=h)
+        agents = make_agents([spec if s == seat else "strategic" for s in range(4)])
+        st = play_hand(rules, agents, seed=7, match=h, hand=0, dealer=h).state
+        searched += agents[seat].searched
+        if agents[seat].overruled == 0:
+            assert st.events == plain.state.events
+            compared += 1
     assert compared >= 3 and (searched > 0) == spec.endswith("1e9")
 
 
