@@ -29,6 +29,7 @@ from typing import Protocol
 
 from mjlog.events import DEAL, DRAW, Event
 from mjlog.melds import Meld
+from mjlog.phase import Phase
 from mjlog.rng import Stream
 
 
@@ -104,9 +105,18 @@ class SeatView:
         return self._s.won
 
     @property
+    def phase(self) -> Phase:
+        """What the hand waits for: ``VOID`` (xuezhan's void choice), ``ACT`` (the
+        seat to act discards, kongs or wins), ``CLAIM`` or ``ROB`` (a window)."""
+        return self._s.phase
+
+    @property
     def drawn(self) -> int | None:
-        """The tile this seat just drew, when it is acting after a draw."""
-        return self._s.drawn if self._s.turn == self.seat else None
+        """The tile this seat just drew (the dealer's fourteenth tile on its first
+        turn), when it is acting after a draw; None otherwise, as in the void
+        choice, which comes before any draw."""
+        s = self._s
+        return s.drawn if s.turn == self.seat and s.phase is Phase.ACT else None
 
     @property
     def bonus(self) -> list[int]:

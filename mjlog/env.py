@@ -562,9 +562,9 @@ def observe_view(view: SeatView) -> np.ndarray:
     order = [(seat + k) % n for k in range(n)]
     v = np.zeros(flat_size(n), np.float32)
     v[0:34] = view.hand
-    window = view.window_tile
-    if view.drawn is not None and window is None:
-        v[34 + view.drawn] = 1.0
+    drawn, window = view.drawn, view.window_tile
+    if drawn is not None:
+        v[34 + drawn] = 1.0
     if window is not None:
         v[68 + window] = 1.0
     mo, do, vo = 102, 102 + 34 * n, 102 + 68 * n

@@ -146,8 +146,7 @@ def test_flat_is_the_dict_flattened(variant, sets):
     """The flat encoding, kept up to date event by event, equals the documented
     dict (built from the state's lists), flattened and scaled, for every seat at
     every decision of a few hands; and the acting seat's equals what an agent
-    sees through :func:`observe_view` (but in xuezhan's void choice, where the
-    view shows the dealer's fourteenth tile as drawn)."""
+    sees through :func:`observe_view`."""
     env = MjlogEnv(variant, sets)
     rng = np.random.default_rng(3)
     for seed in (1, 2, 3):
@@ -161,10 +160,34 @@ def test_flat_is_the_dict_flattened(variant, sets):
                 continue
             s = env.possible_agents.index(name)
             assert np.array_equal(obs["observation"], _flattened(env, s))
-            if env.state.phase.name != "VOID":
-                assert np.array_equal(observe_view(SeatView(env.state, s)), obs["observation"])
+            assert np.array_equal(observe_view(SeatView(env.state, s)), obs["observation"])
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(rng.choice(legal)))
+
+
+def test_the_void_choice_shows_no_drawn_tile():
+    """xuezhan's void choice comes before any draw: the dealer holds fourteen tiles
+    and none is shown as drawn, in the environment's observation and in what an
+    agent sees (:func:`observe_view`); on its first turn the fourteenth is."""
+    env = MjlogEnv("xuezhan")
+    env.reset(seed=4)
+    dealer = env.state.dealer
+    voids = 0
+    for name in env.agent_iter():
+        obs, _, _, _, _ = env.last()
+        s = env.possible_agents.index(name)
+        view = SeatView(env.state, s)
+        v, mask = obs["observation"], obs["action_mask"]
+        assert np.array_equal(observe_view(view), v)
+        if not mask[105:108].any():  # the void choices are over: the dealer acts
+            assert (s, view.phase.name, v[34:68].sum()) == (dealer, "ACT", 1)
+            assert view.drawn is not None and v[34 + view.drawn] == 1
+            break
+        voids += 1
+        assert view.phase.name == "VOID" and view.drawn is None and not v[34:68].any()
+        assert v[:34].sum() == (14 if s == dealer else 13)
+        env.step(int(np.flatnonzero(mask)[0]))
+    assert voids == env.n
 
 
 def test_a_window_nobody_may_claim_closes():
