@@ -30,33 +30,32 @@ SEED = 2026
 # (rerun and reread them when the agents change).
 NOTES = {
     "yuxi": {
-        "strategic": "it pons less than it did (4.3 a hand, was 4.8: where 七对 pays more "
-                     "than a plain hand that may only self-draw, a closed hand pons only "
-                     "for a step of shanten) but still more than efficient (3.7): a 碰碰胡 "
-                     "plan (16 % of its wins) pons freely, since no agent here reads an open "
-                     "hand and speed pays (refusing those pons cost it 0.16 points a hand); "
-                     "it kongs 0.9 times a hand, and 杠上炮 (9 % of wins) and 抢杠胡 "
-                     "(3.5 %) show it underrates the discard after a kong and a robbed "
-                     "kong; it never passes a small win for a bigger one.",
+        "strategic": "it pons 3.5 times a hand (4.8 before it weighed a pon against the "
+                     "七对 route and ranked plans by the time left), a little less than "
+                     "efficient (3.7): a 碰碰胡 plan (14 % of its wins) pons freely, since no "
+                     "agent here reads an open hand and speed pays; it kongs 0.8 times a "
+                     "hand, and 杠上炮 (6 % of wins) and 抢杠胡 (4 %) show it underrates the "
+                     "discard after a kong and a robbed kong; it never passes a small win "
+                     "for a bigger one.",
         "efficient": "84 % of its wins are plain: it ignores value, and its discards carry "
                      "no defence beyond the acceptance count.",
         "greedy": "it pons whatever keeps shanten (5.4 a hand), leaving open plain hands "
                   "that may only self-draw: 28 % of its hands end with no winner.",
     },
     "xuezhan": {
-        "strategic": "it takes every win at once and builds 清一色 (5 % of wins) and 碰碰胡 "
-                     "(8 %) only from hands dealt close to one, ponning 4.7 times a hand; "
-                     "its danger sense reads melds and the wall, not discards, so it deals "
-                     "in no less than efficient.",
+        "strategic": "it takes every win at once and builds 清一色 (3 % of wins) and "
+                     "碰碰胡 (3 %) only from hands dealt close to one, ponning 3.8 times a "
+                     "hand; its danger sense reads melds and the wall, not discards, so it "
+                     "deals in no less than efficient (0.45 against 0.43 a seat-hand).",
         "efficient": "it voids its shortest suit and never aims at a pattern: 97 % of its "
                      "wins are plain.",
         "greedy": "it claims whatever keeps shanten (5.1 pons a hand) and its hands are "
                   "the slowest.",
     },
     "huangmei": {
-        "strategic": "it builds 混一色 (20 % of wins) and 碰碰胡 (6 %) where the others "
-                     "almost never do, but pons about four times a hand, so 门前清 is rarer "
-                     "than for efficient; it never folds a big hand.",
+        "strategic": "it builds 混一色 (13 % of wins) where the others almost never do, "
+                     "and 门前清 is commoner than for efficient (38 % against 32 %), but it "
+                     "still pons about three times a hand and never folds a big hand.",
         "efficient": "it pons for speed, and an open plain hand (1 fan) cannot win on a "
                      "discard; its 15-fan wins are accidents (under 4 %).",
         "greedy": "it pons whatever keeps shanten, breaking 门前清, and its hands run "
@@ -191,9 +190,13 @@ READING = """Reading the curves:
   would leave a pure hand 14 fan cheaper), so pure hands almost vanish; from 15,
   where 混一色 pays as much, the pure hands dealt close to one suit come back, and
   above it hands with at most one honor throw it for 清一色. Hands end at the
-  first win, about ten draws each, so the share stays at 2–3 % and moves little
-  above 15: the one-suit allowance stays capped at 5 tiles off the suit (at 8
-  the rule-aware agent chased 清一色 so far that its rule-blind copy beat it).
+  first win, about ten draws each, and plans now race the draws left, so the
+  share stays near 1 % and moves little above 15: at 300 hands a point the rise
+  from fan 1 to 60 (+0.007 [−0.006, +0.020]) is within noise here, while the
+  response test's larger seeded run (`tests/test_response.py`, 600 hands) keeps
+  an interval above 0. The one-suit allowance stays capped at 5 tiles off the
+  suit (at 8 the rule-aware agent chased 清一色 so far that its rule-blind copy
+  beat it).
 - The one-suit curves of yuxi and xuezhan flatten at their top two values: the
   allowance is capped at 5 tiles off the suit, reached once 清一色 is worth about
   four plain hands.
