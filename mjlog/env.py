@@ -70,6 +70,7 @@ finished episode as a run directory that ``mjlog validate`` audits.
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -104,7 +105,7 @@ _TAIL = frozenset((VOID, WIN, BONUS))  # events that change a seat's tail (but s
 _HAND = frozenset((DEAL, BONUS, WIN))            # rarer events that change hands
 _ACT, _CLAIM, _ROB, _OVER = Phase.ACT, Phase.CLAIM, Phase.ROB, Phase.OVER
 _INTS = frozenset((int, np.int64, np.int32, np.intp))  # not bool: True is no action
-_ILLEGAL = object()
+_I8, _F32 = np.dtype(np.int8), np.dtype(np.float32)
 
 
 def action_of(ev: Event | None) -> int:
@@ -186,7 +187,9 @@ class MjlogEnv(AECEnv):
         self._rel = [[(s - o) % n for s in range(n)] for o in range(n)]
         self._wall_at = 102 + 68 * n + 5 * n
         # per observer: the absolute (melds, then discards) rows in its seat order
-        self._perm = [np.array(o + [n + s for s in o]) for o in self._orders]
+        # each seat's discard of each tile, equal to the state's legal choice (a
+        # test holds them so): a discard's code decodes without a search
+        self._discards = [[Event(DISCARD, s, t) for t in range(34)] for s in range(n)]
         mask = spaces.Box(0, 1, (N_ACTIONS,), np.int8)
         if obs_type == "flat":
             obs = spaces.Box(-(2.0**31) / 100, 2.0**31 / 100, (flat_size(n),), np.float32)
@@ -235,13 +238,24 @@ class MjlogEnv(AECEnv):
         self._queue: list[int] = []   # seats still to answer the open claim window
         self._picks: dict[int, Event | None] = {}
         self._legal: dict[int, list[Event | None]] = {}
-        self._codes: dict[int, Event | None] = {}
+        self._mask = bytearray(N_ACTIONS)  # the selected seat's legal codes
         n = self.n
-        # each seat's flat observation, kept up to date by _sync from the events
-        self._vecs = [np.zeros(self._flat_n, np.float32) for _ in range(n)]
+        # each seat's flat observation, kept up to date by _sync from the events:
+        # an array.array, whose item updates cost a third of numpy's, and a numpy
+        # view of it for the bulk refreshes and the copy handed out
+        size = self._flat_n
+        # each seat's flat observation at o * size in one array.array (its item
+        # updates cost half of numpy's), kept up to date by _sync from the
+        # events; a numpy view of each seat's part for the copy handed out
+        self._buf = buf = array("f", bytes(4 * size * n))
+        whole = np.frombuffer(buf, _F32)
+        self._views = [whole[o * size:(o + 1) * size] for o in range(n)]
         for o in range(n):
-            self._vecs[o][self._flat_n - n + self._rel[o][self.state.dealer]] = 1.0
-        self._seen = 0  # events taken into _vecs
+            buf[o * size + size - n + self._rel[o][self.state.dealer]] = 1.0
+        # _slots[s]: where seat s's discards start in each seat's part
+        self._slots = [[o * size + 102 + 34 * n + 34 * self._rel[o][s] for o in range(n)]
+                       for s in range(n)]
+        self._seen = 0  # events taken into _buf
         self._advance()
 
     def _advance(self) -> None:
@@ -249,27 +263,30 @@ class MjlogEnv(AECEnv):
         st = self.state
         auto, apply = st.choices.auto, st.apply  # bound once: called for every event
         while True:
-            if self._queue:
-                break
             ev = auto()
             if ev is not None:
                 apply(ev)
                 continue
             ph = st.phase
+            if ph is _ACT:  # the common case, without the per-seat dict of options()
+                s = st.turn
+                self._legal = {s: st.choices.act_options()}
+                self._queue = [s]
+                break
             if ph is _OVER:
                 break
-            opts = {st.turn: st.choices.act_options()} if ph is _ACT else st.options()
+            opts = st.options()
             if ph is _CLAIM or ph is _ROB:
                 if not opts:
                     st.apply(CLOSE)  # nobody may claim: the window closes
                     continue
                 for o in opts.values():
                     o.append(None)
+                self._picks = {}
             elif not opts:
                 raise RuntimeError(f"no legal action for the seat to act in {ph.name}")
             self._legal = opts
             self._queue = list(opts)
-            self._picks = {}
             break
         self._settle()
 
@@ -289,11 +306,10 @@ class MjlogEnv(AECEnv):
             self.agent_selection = self.agents[0]
             return
         seat = self._queue[0]
-        # a discard's code is its tile: the common case without the call
-        self._codes = {o.tile if o is not None and o.type == DISCARD else action_of(o): o
-                       for o in self._legal[seat]}
-        if len(self._codes) != len(self._legal[seat]):  # two choices, one number: a bug
-            raise RuntimeError(f"legal choices share an action number: {self._legal[seat]}")
+        # the legal codes (a discard's is its tile: the common case without the call)
+        self._mask = mask = bytearray(N_ACTIONS)
+        for o in self._legal[seat]:
+            mask[o.tile if o is not None and o.type == DISCARD else action_of(o)] = 1
         self.agent_selection = self.possible_agents[seat]
 
     def step(self, action: int | None) -> None:
@@ -302,9 +318,9 @@ class MjlogEnv(AECEnv):
             self._was_dead_step(action)
             return
         seat = self._queue[0]
-        # the common case (a plain or numpy int among the legal codes) in one lookup
-        pick = self._codes.get(action, _ILLEGAL) if type(action) in _INTS else _ILLEGAL
-        if pick is _ILLEGAL:
+        if type(action) in _INTS and 0 <= action < 34 and self._mask[action]:
+            pick = self._discards[seat][action]  # a legal discard: the common case
+        else:
             pick = self._event_of(seat, action, self._legal[seat])
         self._cumulative_rewards[a] = 0
         if self._rewarded:
@@ -332,8 +348,9 @@ class MjlogEnv(AECEnv):
         if action is None or not isinstance(action, int | np.integer) or not (
                 0 <= action < N_ACTIONS):
             raise ValueError(f"action must be an integer in 0..{N_ACTIONS - 1}, not {action!r}")
-        codes = self._codes if opts is self._legal.get(seat) else {
-            action_of(o): o for o in opts}
+        codes = {action_of(o): o for o in opts}
+        if len(codes) != len(opts):  # two choices, one number: a bug
+            raise RuntimeError(f"legal choices share an action number: {opts}")
         if action in codes:
             return codes[action]
         raise ValueError(f"action {int(action)} is not legal for player_{seat} now; legal: "
@@ -347,11 +364,9 @@ class MjlogEnv(AECEnv):
         return list(self._legal[self._queue[0]])
 
     def action_mask(self, agent: str) -> np.ndarray:
-        mask = bytearray(N_ACTIONS)  # a few legal codes: set bytes, not a numpy index
         if self._queue and self.possible_agents[self._queue[0]] == agent:
-            for c in self._codes:
-                mask[c] = 1
-        return np.frombuffer(mask, np.int8)
+            return np.frombuffer(bytearray(self._mask), _I8)  # the caller's own copy
+        return np.zeros(N_ACTIONS, _I8)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
@@ -362,52 +377,56 @@ class MjlogEnv(AECEnv):
         return {"observation": obs, "action_mask": self.action_mask(agent)}
 
     def _sync(self) -> None:
-        """Bring each seat's flat observation (``self._vecs``, seats relative to
-        it) up to the state's events. The common events change a few counts: a
-        draw adds its tile to the drawer's hand; a discard moves it to the
-        discards; a pon or an exposed kong takes it back into a meld with two or
-        three of the claimer's tiles, a concealed kong four, an added kong one.
-        Anything rarer refreshes from the state's own lists what it may change: a
-        win (it may take a discard, or undo a robbed kong) the melds and discards;
-        a void, a bonus tile, a win or a transfer the per-seat tail; the deal or
-        a bonus tile the hand. :meth:`observation_dict` reads only the state's
-        lists, and a test holds the two equal at every decision."""
-        st = self.state
-        evs = st.events
-        k = len(evs)
-        if k == self._seen:
-            return
-        n, vecs, rel = self.n, self._vecs, self._rel
-        do = 102 + 34 * n
-        sc = self._wall_at + 1  # the scores
-        recount = tail = False
-        dirty = ()
+        """Bring each seat's observation (seat o's at ``o * size`` in
+        ``self._buf``, seats relative to it) up to the state's events. The common events change
+        a few counts: a draw adds its tile to the drawer's hand; a discard moves
+        it to the discards; a pon or an exposed kong takes it back into a meld
+        with two or three of the claimer's tiles, a concealed kong four, an added
+        kong one. Anything rarer refreshes from the state's own lists what it may
+        change, once the events are counted: a win (it may take a discard, or
+        undo a robbed kong) the melds and discards; a void, a bonus tile or a win
+        the per-seat tail; a transfer the scores; the deal, a bonus tile or a win
+        the hand. :meth:`observation_dict` reads only the state's lists, and a
+        test holds the two equal at every decision."""
+        evs = self.state.events
+        buf, slots, size = self._buf, self._slots, self._flat_n
+        rare = []
         for ev in evs[self._seen:]:
             t = ev.type
-            if t == DRAW:
-                vecs[ev.seat][ev.tile] += 1.0
-            elif t == DISCARD:
+            if t == DISCARD:
                 s, tile = ev.seat, ev.tile
-                vecs[s][tile] -= 1.0
-                i = do + tile
-                for o in range(n):
-                    vecs[o][i + 34 * rel[o][s]] += 1.0
-            elif t == PON or t == KONG:
+                buf[size * s + tile] -= 1.0
+                for at in slots[s]:
+                    buf[at + tile] += 1.0
+            elif t == DRAW:
+                buf[size * ev.seat + ev.tile] += 1.0
+            else:
+                rare.append(ev)
+        self._seen = len(evs)
+        if rare:
+            self._sync_rare(rare)
+
+    def _sync_rare(self, evs: list[Event]) -> None:
+        """:meth:`_sync` of the events other than draws and discards: their counts
+        add up in any order, and the refreshes read the state as it is now."""
+        n, buf, rel, size = self.n, self._buf, self._rel, self._flat_n
+        do = 102 + 34 * n
+        recount = tail = scores = False
+        dirty = ()
+        for ev in evs:
+            t = ev.type
+            if t == PON or t == KONG:
                 s, tile, kind = ev.seat, ev.tile, ev.kind
                 took, meld = _MELD_CHANGE[kind if t == KONG else PON]
-                vecs[s][tile] -= took
+                buf[size * s + tile] -= took
                 f = ev.from_seat if kind != "concealed" and kind != "added" else None
                 for o in range(n):
-                    v, r = vecs[o], rel[o]
-                    v[102 + 34 * r[s] + tile] += meld
+                    v, r = size * o, rel[o]
+                    buf[v + 102 + 34 * r[s] + tile] += meld
                     if f is not None:
-                        v[do + 34 * r[f] + tile] -= 1.0
-            elif t == TRANSFER:  # the payer's and the payee's scores
-                deltas = st.deltas
-                for s in (ev.seat, ev.from_seat):
-                    x = deltas[s] / 100.0
-                    for o in range(n):
-                        vecs[o][sc + rel[o][s]] = x
+                        buf[v + do + 34 * r[f] + tile] -= 1
+            elif t == TRANSFER:
+                scores = True
             else:
                 if t == WIN:
                     recount = True
@@ -415,13 +434,17 @@ class MjlogEnv(AECEnv):
                     tail = True
                 if t in _HAND:
                     dirty += (ev.seat, ev.from_seat)
-        self._seen = k
-        hands = st.hands
-        for s in dirty:
-            if s is not None:
-                np.copyto(vecs[s][0:34], np.frombuffer(bytes(hands[s]), np.uint8),
-                          casting="unsafe")
-        if recount:  # count in lists (cheap), then one numpy gather per observer
+        self._refresh([s for s in dirty if s is not None], recount, tail, scores)
+
+    def _refresh(self, hands: Iterable[int], recount: bool, tail: bool, scores: bool) -> None:
+        """Set counts from the state's lists: the ``hands`` of these seats, every
+        seat's melds and discards (``recount``), voids, wins and bonus tiles
+        (``tail``), and the scores."""
+        st = self.state
+        n, views = self.n, self._views
+        for s in hands:
+            views[s][0:34] = st.hands[s]
+        if recount:
             rows = []
             for s in range(n):
                 row = [0] * 34
@@ -433,39 +456,40 @@ class MjlogEnv(AECEnv):
                 for t in st.discards[s]:
                     row[t] += 1
                 rows.append(row)
-            tbl = np.array(rows, np.float32)
-            for o in range(n):
-                vecs[o][102:do + 34 * n] = tbl[self._perm[o]].ravel()
+            for o, order in enumerate(self._orders):
+                views[o][102:102 + 68 * n] = (sum([rows[s] for s in order], []) +
+                                              sum([rows[n + s] for s in order], []))
         if tail:
-            vo = 102 + 68 * n
-            void, won, bonus, deltas = st.void, st.won, st.bonus, st.deltas
-            for o in range(n):
-                order = self._orders[o]
-                row = [0.0] * (3 * n)
+            void, won, bonus = st.void, st.won, st.bonus
+            for o, order in enumerate(self._orders):
+                row = [0] * (3 * n)
                 for i, s in enumerate(order):
                     if void[s] is not None:
-                        row[3 * i + void[s]] = 1.0
+                        row[3 * i + void[s]] = 1
                 row += [won[s] for s in order]
                 row += [bonus[s] for s in order]
-                row.append(0.0)  # the wall: written at each observation
-                row += [deltas[s] / 100.0 for s in order]
-                vecs[o][vo:vo + len(row)] = row
+                views[o][102 + 68 * n:102 + 73 * n] = row
+        if scores:
+            deltas, i = st.deltas, self._wall_at + 1
+            for o, order in enumerate(self._orders):
+                views[o][i:i + n] = [deltas[s] / 100.0 for s in order]
 
     def observation_flat(self, seat: int) -> np.ndarray:
         """The flat observation: :meth:`observation_dict`'s fields in order,
         flattened, the wall and the scores scaled. It runs at every decision, so
-        each seat's vector is kept up to date by :meth:`_sync`, and the drawn and
-        open tiles and the wall, which change at every step, are written into the
+        each seat's vector is kept up to date by :meth:`_sync`, and the wall and
+        the drawn and open tiles, which change at every step, are written into the
         copy returned."""
         st = self.state
         if len(st.events) != self._seen:
             self._sync()
-        v = self._vecs[seat].copy()
-        if st.turn == seat and st.drawn is not None and st.phase is _ACT:
-            v[34 + st.drawn] = 1.0
-        if st.window is not None:
-            v[68 + st.window.tile] = 1.0
+        v = self._views[seat].copy()
         v[self._wall_at] = st.live / self._wall_size
+        if st.turn == seat and st.phase is _ACT and st.drawn is not None:
+            v[34 + st.drawn] = 1.0
+        w = st.claims.window
+        if w is not None:
+            v[68 + w.tile] = 1.0
         return v
 
     def observation_dict(self, seat: int) -> dict[str, np.ndarray]:
