@@ -93,6 +93,7 @@ Parameters (``--agents strategic:aggression=0.7;defense=0.5``):
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
@@ -556,18 +557,21 @@ def race(steps: list[float], draws: int, rivals: int, rival_steps: list[float]
     >>> race([0.3] * 4, 3, 0, [])                            # too far for the wall left
     (0.0, 0.0)
     """
-    mine = _finished_by(steps, draws)
-    theirs = _finished_by(rival_steps, draws) if rivals else [0.0] * (draws + 1)
+    # the same few step lists recur within a decision (the rival's, every plan)
+    # and across decisions: both tables are cached, their floats unchanged
+    mine = _finished_by(tuple(steps), draws)
+    alive = _none_finished(tuple(rival_steps) if rivals else (), draws, rivals)
     win = lose = 0.0
     for k in range(1, draws + 1):
         # by this draw of its own each rival has had about as many
-        before, after = (1 - theirs[k - 1]) ** rivals, (1 - theirs[k]) ** rivals
+        before, after = alive[k - 1], alive[k]
         win += (mine[k] - mine[k - 1]) * before
         lose += (before - after) * (1 - mine[k])
     return win, lose
 
 
-def _finished_by(steps: list[float], draws: int) -> list[float]:
+@lru_cache(maxsize=4096)
+def _finished_by(steps: tuple[float, ...], draws: int) -> tuple[float, ...]:
     """Chance every step is done by each draw 0..draws (one step at most a draw)."""
     at = [1.0] + [0.0] * len(steps)  # chance of standing at each step
     out = [at[-1]]
@@ -577,7 +581,15 @@ def _finished_by(steps: list[float], draws: int) -> list[float]:
             at[j] -= moved
             at[j + 1] += moved
         out.append(at[-1])
-    return out
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _none_finished(steps: tuple[float, ...], draws: int, rivals: int) -> tuple[float, ...]:
+    """Chance none of ``rivals`` seats, each as ``steps``, is done by each draw."""
+    if not rivals:
+        return (1.0,) * (draws + 1)
+    return tuple((1 - p) ** rivals for p in _finished_by(steps, draws))
 
 
 _READINGS: dict = {}
