@@ -14,22 +14,35 @@ most of the wall's luck from the comparison; the interval is the t interval of
 'mean_points_per_win']
 >>> sorted(t["agent"])
 ['greedy', 'random']
+
+Two agents' intervals may overlap while one is clearly ahead: both hold the
+same matches' luck. :func:`gaps` pairs them by match, the sharper test of
+"is this agent better than the next one down":
+
+>>> _, g = ladder_tables("yuxi", ["greedy", "random", "greedy", "random"], hands=32,
+...                      seed=3, hands_per_match=1, workers=1, out=tempfile.mkdtemp())
+>>> list(g.columns)
+['ahead', 'behind', 'matches', 'difference', 'ci_low', 'ci_high', 'p']
+>>> g.loc[0, "ahead"], g.loc[0, "behind"], bool(g.loc[0, "ci_low"] > 0)
+('greedy', 'random', True)
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 
-from analysis.stats import estimate
+from analysis.stats import compare_units, estimate
 from simulate.runner import RunSpec, simulate
 
 COLUMNS = ["agent", "hands", "mean_points", "ci_low", "ci_high", "win_rate", "deal_in_rate",
            "mean_points_per_win"]
+GAP_COLUMNS = ["ahead", "behind", "matches", "difference", "ci_low", "ci_high", "p"]
 
 _PER_SEAT = """
 WITH h AS (
@@ -58,16 +71,26 @@ LEFT JOIN dealt USING (match, rotation, hand, seat)
 """
 
 
+def _per_seat(run: Path) -> pd.DataFrame:
+    params = {"hands": str(run / "hands" / "*.parquet"), "wins": str(run / "wins" / "*.parquet")}
+    return duckdb.execute(_PER_SEAT, params).df()
+
+
+def _per_match(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Each agent's points summed per match, with its seat-hands there."""
+    return {agent: g.groupby("match")["points"].agg(["sum", "size"])
+            for agent, g in df.groupby("agent", sort=True)}
+
+
 def standings(run: str | Path) -> pd.DataFrame:
     """Per-agent figures of a duplicate run directory (any run works; the interval
     then treats each match as the unit all the same)."""
-    run = Path(run)
-    params = {"hands": str(run / "hands" / "*.parquet"), "wins": str(run / "wins" / "*.parquet")}
-    df = duckdb.execute(_PER_SEAT, params).df()
+    df = _per_seat(Path(run))
+    per_match = _per_match(df)
     rows = []
     for agent, g in df.groupby("agent", sort=True):
-        per_match = g.groupby("match")["points"].agg(["sum", "size"])
-        e = estimate(per_match["sum"].to_numpy(float), per_match["size"].to_numpy(float))
+        m = per_match[agent]
+        e = estimate(m["sum"].to_numpy(float), m["size"].to_numpy(float))
         wins = int(g["n_wins"].sum())
         rows.append({
             "agent": agent, "hands": int(len(g)), "mean_points": e.value,
@@ -79,10 +102,31 @@ def standings(run: str | Path) -> pd.DataFrame:
     return out.sort_values("mean_points", ascending=False, ignore_index=True)
 
 
-def ladder(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
-           hands_per_match: int = 8, sets: Sequence[str] = (), workers: int | None = None,
-           out: str | Path | None = None, progress: bool | None = False) -> pd.DataFrame:
-    """Play at least ``hands`` duplicate hands with this line-up and rank the agents."""
+def gaps(run: str | Path, order: Sequence[str] | None = None) -> pd.DataFrame:
+    """Each agent's lead over the next one down ``order`` (default: the standings),
+    in points per hand, with a 95% interval paired by match (the matches both
+    played; in a duplicate run, every match): a lead whose interval is above 0 is
+    a finding even where the two agents' own intervals overlap."""
+    run = Path(run)
+    per_match = _per_match(_per_seat(run))
+    order = list(standings(run)["agent"]) if order is None else list(order)
+    rows = []
+    for ahead, behind in pairwise(order):
+        a, b = per_match[ahead], per_match[behind]
+        both = a.index.intersection(b.index)  # every match, in a duplicate run
+        a, b = a.loc[both], b.loc[both]
+        d = compare_units(b["sum"].to_numpy(float), b["size"].to_numpy(float),
+                          a["sum"].to_numpy(float), a["size"].to_numpy(float), paired=True)
+        rows.append({"ahead": ahead, "behind": behind, "matches": d.units,
+                     "difference": d.diff, "ci_low": d.lo, "ci_high": d.hi, "p": d.p})
+    return pd.DataFrame(rows, columns=GAP_COLUMNS)
+
+
+def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
+                  hands_per_match: int = 8, sets: Sequence[str] = (),
+                  workers: int | None = None, out: str | Path | None = None,
+                  progress: bool | None = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`ladder`'s standings and the paired :func:`gaps` down them."""
     probe = RunSpec.build(variant, seed, 1, hands_per_match, agents, sets=sets, duplicate=True)
     per_match = probe.rotations * hands_per_match
     matches = max(1, -(-hands // per_match))
@@ -91,6 +135,16 @@ def ladder(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
     if out is None:
         with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as d:
             simulate(spec, d, workers=workers, progress=progress)
-            return standings(d)
+            table = standings(d)
+            return table, gaps(d, table["agent"])
     simulate(spec, out, workers=workers, progress=progress)
-    return standings(out)
+    table = standings(out)
+    return table, gaps(out, table["agent"])
+
+
+def ladder(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
+           hands_per_match: int = 8, sets: Sequence[str] = (), workers: int | None = None,
+           out: str | Path | None = None, progress: bool | None = False) -> pd.DataFrame:
+    """Play at least ``hands`` duplicate hands with this line-up and rank the agents."""
+    return ladder_tables(variant, agents, hands, seed, hands_per_match, sets, workers, out,
+                         progress)[0]

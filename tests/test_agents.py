@@ -1,6 +1,7 @@
 """Agents: the registry, parameters, legality, determinism, and the ladder CLI."""
 
 import csv
+from itertools import pairwise
 
 import pytest
 from click.testing import CliRunner
@@ -102,3 +103,40 @@ def test_ladder_cli_writes_the_csv(tmp_path):
     assert float(by["random"]["win_rate"]) <= float(by["efficient"]["win_rate"])
     for r in rows:
         assert float(r["ci_low"]) <= float(r["mean_points"]) <= float(r["ci_high"])
+
+
+def test_ladder_gaps_pair_the_agents_by_match(tmp_path):
+    import numpy as np
+    import pyarrow.parquet as pq
+    from scipy import stats
+
+    from simulate.ladder import ladder_tables
+
+    table, gaps = ladder_tables("yuxi", ["efficient", "greedy", "random", "greedy"], hands=64,
+                                seed=4, hands_per_match=1, workers=1, out=tmp_path / "run")
+    order = list(table["agent"])
+    assert list(zip(gaps["ahead"], gaps["behind"], strict=True)) == list(pairwise(order))
+    # independently of the ladder's query: each agent's mean points per match,
+    # read from the hands table, then scipy's paired t interval
+    hands = pq.read_table(tmp_path / "run" / "hands").to_pylist()
+    per = {}
+    for h in hands:
+        for seat, agent in enumerate(h["agents"]):
+            per.setdefault((agent, h["match"]), []).append(h["deltas"][seat])
+    matches = sorted({h["match"] for h in hands})
+    mean = table.set_index("agent")["mean_points"]
+    for g in gaps.itertuples():
+        a = np.array([np.mean(per[g.ahead, m]) for m in matches])
+        b = np.array([np.mean(per[g.behind, m]) for m in matches])
+        ci = stats.ttest_rel(a, b).confidence_interval()
+        assert g.matches == len(matches)
+        assert g.difference == pytest.approx(mean[g.ahead] - mean[g.behind])
+        assert (g.ci_low, g.ci_high) == pytest.approx((ci.low, ci.high))
+    res = CliRunner().invoke(main, ["ladder", "--variant", "yuxi", "--agents",
+                                    "efficient,greedy,random,greedy", "--hands", "64",
+                                    "--seed", "4", "--hands-per-match", "1", "--workers", "1",
+                                    "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "lead over the next agent down" in res.output
+    assert any(line.split()[:3] == ["efficient", "greedy", "16"]
+               for line in res.output.splitlines())

@@ -33,15 +33,19 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
                    fmt, out, quiet) -> None:
     """Play duplicate matches and rank the agents: mean points per hand with a 95%
     interval (matches as the unit), win rate, deal-in rate, mean points per win.
+
+    The text output adds each agent's lead over the next one down, paired by
+    match: two agents' own intervals may overlap while the paired lead's does
+    not include 0 (--format json/csv give the standings only).
     """
     from mjlog.rundir import check_output, write_atomic
 
     if csv_path:  # before the heavy imports: a refusal is instant
         check_output(csv_path, "--csv")
-    from simulate.ladder import ladder
+    from simulate.ladder import ladder_tables
 
-    table = ladder(variant, agents.split(","), hands, seed, hands_per_match, sets,
-                   workers=workers, out=out, progress=None if not quiet else False)
+    table, gaps = ladder_tables(variant, agents.split(","), hands, seed, hands_per_match, sets,
+                                workers=workers, out=out, progress=None if not quiet else False)
     if fmt == "json":
         click.echo(table.to_json(orient="records", force_ascii=False))
     elif fmt == "csv":
@@ -50,6 +54,11 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
         click.echo(f"{variant}, {int(table['hands'].sum())} seat-hands, seed {seed}, "
                    f"line-up {agents}")
         click.echo(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+        if len(gaps):
+            click.echo("\nlead over the next agent down, points per hand, paired by match "
+                       "(95% interval):")
+            shown = gaps.assign(p=[f"{p:.3g}" if p >= 0.001 else "<0.001" for p in gaps["p"]])
+            click.echo(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     if csv_path:
         write_atomic(csv_path, table.to_csv(index=False), "--csv")
         click.echo(f"written {csv_path}", err=True)
