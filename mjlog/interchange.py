@@ -715,7 +715,7 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
         if claimed is not None:  # ours alone while claimed: what it wrote goes
             _undo(out)
         _remove_empty(out, made)
-        if isinstance(e, ValueError):
+        if isinstance(e, ValueError) and not isinstance(e, InputError):  # the writer's
             raise InputError(f"{names}: cannot be written as a run: {e}") from None
         raise
     finally:
