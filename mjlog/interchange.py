@@ -7,8 +7,9 @@ match, rotation, hand, dealer, dice, break, the wall in order-keeping notation
 play order, with tiles in notation (``"5m"``; a set of tiles ``"123m45p"``,
 order kept). Null fields are left out.
 
-Import writes a run directory through the ordinary writer (``ShardWriter``,
-``build_manifest``, ``write_manifest``): the events as given, the transfers
+Import writes a run directory through the ordinary writer (``SpilledShard``, a
+``ShardWriter`` that waits for the run id; ``build_manifest``, ``write_manifest``),
+reading each line once: the events as given, the transfers
 table from the transfer events, and the wins and hands rows recomputed by
 replaying the events through :class:`~mjlog.state.HandState`. The auditor
 (``mjlog validate``) then checks it like any run; a file without a wall is
@@ -162,7 +163,7 @@ def event_to_json(seq: int, ev: Event) -> dict[str, Any]:
     {'seq': 7, 'type': 'pon', 'seat': 2, 'tile': '5p', 'from_seat': 1}
     """
     d: dict[str, Any] = {"seq": seq}
-    for k, v in ev._asdict().items():
+    for k, v in zip(Event._fields, ev, strict=True):
         if v is None:
             continue
         if k == "tile":
@@ -186,7 +187,7 @@ def event_from_json(d: Mapping[str, Any], where: str) -> Event:
     if not isinstance(typ, str) or typ not in EVENT_TYPES:
         raise InputError(f"{where}: unknown event type {quote(typ)}; valid: "
                          f"{', '.join(EVENT_TYPES)}")
-    seat, from_seat = (_int(d, k, where, 0, 3) for k in ("seat", "from_seat"))
+    seat, from_seat = _int(d, "seat", where, 0, 3), _int(d, "from_seat", where, 0, 3)
     amount = _int(d, "amount", where, 1, _AMOUNT_MAX)
     kind = _str(d, "kind", where)
     if kind is not None and kind not in EVENT_KINDS:
@@ -434,7 +435,8 @@ def _hands(lines: Iterable[tuple[int, str]], name: str) -> Iterator[_Hand]:
         if not isinstance(seq, int) or isinstance(seq, bool) or seq != len(events):
             raise InputError(f"{where}: seq {quote(seq)} out of order (expected {len(events)})")
         ev = event_from_json(d, where)
-        if any(s is not None and s >= rules.n for s in (ev.seat, ev.from_seat)):
+        if (ev.seat is not None and ev.seat >= rules.n) or (
+                ev.from_seat is not None and ev.from_seat >= rules.n):
             raise InputError(f"{where}: a seat past the {rules.n} players")
         events.append(ev)
     if not seen_any:
