@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from mjlog import __version__
-from mjlog.errors import InputError, quote
+from mjlog.errors import InputError, MjlogError, quote
 from mjlog.events import DEAL, HORSE, TRANSFER, WIN, Event
 from mjlog.logio import (
     SpilledShard,
@@ -445,6 +445,11 @@ def _hands(lines: Iterable[tuple[int, str]], name: str) -> Iterator[_Hand]:
         yield cur
 
 
+def _seeds_hands(seed: int | None, rng: str | None) -> bool:
+    """Whether a run's seed and rng give a hand without a ``hand_seed`` its seed."""
+    return seed is not None and rng == RNG
+
+
 def _replayed(hand: _Hand, seed: int | None,
               rng: str | None) -> tuple[dict, list, list, str | None]:
     """The hands row, wins and transfers of a hand, recomputed by replaying its events
@@ -469,7 +474,7 @@ def _replayed(hand: _Hand, seed: int | None,
     n = rules.n
     hs = header.get("hand_seed")
     if hs is None:
-        hs = hand_seed(seed, match, k) if seed is not None and rng == RNG else 0
+        hs = hand_seed(seed, match, k) if _seeds_hands(seed, rng) else 0
     transfers = [{"seq": i, "payer": e.from_seat, "payee": e.seat, "amount": e.amount,
                   "reason": e.kind} for i, e in enumerate(events) if e.type == TRANSFER]
     deltas = [0] * n
@@ -581,7 +586,9 @@ class _Staged:
         #: per shard, the hands rows whose hand_seed came from the seed common so far
         self.seeded: list[list[int]] = []
 
-    def add(self, h: _Hand, row: dict, wins: list, transfers: list, seeded: bool) -> None:
+    def add(self, h: _Hand, row: dict, wins: list, transfers: list, derived: bool) -> None:
+        """Write the hand's rows; ``derived``: its hand_seed came from the seed
+        common so far, which a later hand may show is not the run's."""
         if self.error is not None:
             return
         try:
@@ -598,7 +605,7 @@ class _Staged:
         except ValueError as e:
             self.error = e
             return
-        if seeded:
+        if derived:
             self.seeded[-1].append(self._in_shard)
         self._in_shard += 1
         self._last = h.key
@@ -676,7 +683,7 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
     claimed: RunClaim | None = None
     bar = None
     try:
-        spill = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=out.parent))
+        spill = Path(tempfile.mkdtemp(prefix=f".{out.name[:64]}.import-", dir=out.parent))
         try:
             survey, staged = _Survey(), _Staged(spill, hands_per_shard)
             warnings: list[str] = []
@@ -686,9 +693,8 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
                     survey.add(h)
                     seed, rng = survey.seed, survey.rng  # the common ones so far
                     row, wins, transfers, warning = _replayed(h, seed, rng)
-                    seeded = (h.header.get("hand_seed") is None and seed is not None
-                              and rng == RNG)
-                    staged.add(h, row, wins, transfers, seeded)
+                    derived = h.header.get("hand_seed") is None and _seeds_hands(seed, rng)
+                    staged.add(h, row, wins, transfers, derived)
                     if warning is not None:
                         warnings.append(warning)
                     if bar is not None:
@@ -702,9 +708,8 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
             rid = run_id(meta)
             with RunClaim(out, rid, f"hands_per_shard={hands_per_shard}") as claim:
                 claimed = claim
-                entries = staged.publish(out, rid, claim,
-                                         unseed=not (meta["seed"] is not None
-                                                     and meta["rng"] == RNG))
+                unseed = not _seeds_hands(meta["seed"], meta["rng"])
+                entries = staged.publish(out, rid, claim, unseed)
                 source = {"files": [Path(n).name for n, _ in sources],
                           "run": survey.source_run if survey.source_run is not ... else None}
                 manifest = build_manifest(
@@ -717,7 +722,7 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
         if claimed is not None:  # ours alone while claimed: what it wrote goes
             _undo(out)
         _remove_empty(out, made)
-        if isinstance(e, ValueError) and not isinstance(e, InputError):  # the writer's
+        if isinstance(e, ValueError) and not isinstance(e, MjlogError):  # the writer's
             raise InputError(f"{names}: cannot be written as a run: {e}") from None
         raise
     finally:
