@@ -438,7 +438,8 @@ class SpilledShard(ShardWriter):
                 with pa.memory_map(str(self._tmp[t])) as src:
                     for rb in pa.ipc.open_stream(src):
                         rows = pa.Table.from_batches([rb])
-                        rows = rows.set_column(0, rows.schema.field(0),
+                        i = rows.schema.get_field_index("run_id")
+                        rows = rows.set_column(i, rows.schema.field(i),
                                                _constant(run_id, rows.num_rows))
                         if amend is not None:
                             rows = amend(t, rows, first)
