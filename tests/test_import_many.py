@@ -18,13 +18,7 @@ from click.testing import CliRunner
 from mjlog.audit import audit_runs
 from mjlog.cli import main
 from mjlog.errors import InputError
-from mjlog.interchange import (
-    _read_lines,
-    export_lines,
-    import_files,
-    import_lines,
-    import_sources,
-)
+from mjlog.interchange import export_lines, import_files, import_lines, import_sources
 from mjlog.logio import RUN_ID_KEYS, LogError, read_table
 
 
@@ -158,7 +152,8 @@ TWO_PASS = Path(__file__).parent / "fixtures" / "import-two-pass"
 
 
 def _fixture_sources(tmp_path, names=("a.jsonl", "b.jsonl")):
-    return [(str(tmp_path / n), lambda n=n: _read_lines(tmp_path / n)) for n in names]
+    return [(str(tmp_path / n), lambda n=n: enumerate(
+        (tmp_path / n).read_text(encoding="utf-8").split("\n"), 1)) for n in names]
 
 
 def test_one_pass_writes_what_the_two_pass_import_wrote(tmp_path):
