@@ -205,3 +205,28 @@ def test_a_bad_line_is_refused_before_a_value_the_log_cannot_hold(tmp_path):
     with pytest.raises(InputError, match=r"^x\.jsonl:\d+: not JSON"):
         import_lines(hand + [lines[head[1]], "{oops"], tmp_path / "two", name="x.jsonl")
     assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_another_writer_claiming_out_meanwhile_keeps_its_files(tmp_path):
+    """A writer that claims --out while the import reads (here: from inside the
+    source) wins; the import stops in one line and removes nothing of it."""
+    from mjlog.rundir import RunClaim
+
+    lines = (TWO_PASS / "a.jsonl").read_text(encoding="utf-8").split("\n")
+    out = tmp_path / "out"
+    other = RunClaim(out, "0123456789abcdef", "hands_per_shard=1")
+
+    def source():
+        for i, line in enumerate(lines, 1):
+            if i == 2:
+                other.acquire()
+                (out / "hands").mkdir()
+            yield i, line
+
+    try:
+        with pytest.raises(LogError, match="being written by another mjlog process"):
+            import_sources([("a.jsonl", source)], out)
+        assert sorted(p.name for p in out.iterdir()) == [".run_id", "hands"]
+    finally:
+        other.release()
+    assert sorted(os.listdir(tmp_path)) == ["out"]  # no spill left
