@@ -7,8 +7,9 @@ match, rotation, hand, dealer, dice, break, the wall in order-keeping notation
 play order, with tiles in notation (``"5m"``; a set of tiles ``"123m45p"``,
 order kept). Null fields are left out.
 
-Import writes a run directory through the ordinary writer (``ShardWriter``,
-``build_manifest``, ``write_manifest``): the events as given, the transfers
+Import writes a run directory through the ordinary writer (``SpilledShard``, a
+``ShardWriter`` that waits for the run id; ``build_manifest``, ``write_manifest``),
+reading each line once: the events as given, the transfers
 table from the transfer events, and the wins and hands rows recomputed by
 replaying the events through :class:`~mjlog.state.HandState`. The auditor
 (``mjlog validate``) then checks it like any run; a file without a wall is
@@ -42,10 +43,10 @@ from pathlib import Path
 from typing import Any
 
 from mjlog import __version__
-from mjlog.errors import InputError, quote
+from mjlog.errors import InputError, MjlogError, quote
 from mjlog.events import DEAL, HORSE, TRANSFER, WIN, Event
 from mjlog.logio import (
-    ShardWriter,
+    SpilledShard,
     build_manifest,
     canonical_json,
     read_manifest,
@@ -162,7 +163,7 @@ def event_to_json(seq: int, ev: Event) -> dict[str, Any]:
     {'seq': 7, 'type': 'pon', 'seat': 2, 'tile': '5p', 'from_seat': 1}
     """
     d: dict[str, Any] = {"seq": seq}
-    for k, v in ev._asdict().items():
+    for k, v in zip(Event._fields, ev, strict=True):
         if v is None:
             continue
         if k == "tile":
@@ -186,7 +187,7 @@ def event_from_json(d: Mapping[str, Any], where: str) -> Event:
     if not isinstance(typ, str) or typ not in EVENT_TYPES:
         raise InputError(f"{where}: unknown event type {quote(typ)}; valid: "
                          f"{', '.join(EVENT_TYPES)}")
-    seat, from_seat = (_int(d, k, where, 0, 3) for k in ("seat", "from_seat"))
+    seat, from_seat = _int(d, "seat", where, 0, 3), _int(d, "from_seat", where, 0, 3)
     amount = _int(d, "amount", where, 1, _AMOUNT_MAX)
     kind = _str(d, "kind", where)
     if kind is not None and kind not in EVENT_KINDS:
@@ -434,13 +435,19 @@ def _hands(lines: Iterable[tuple[int, str]], name: str) -> Iterator[_Hand]:
         if not isinstance(seq, int) or isinstance(seq, bool) or seq != len(events):
             raise InputError(f"{where}: seq {quote(seq)} out of order (expected {len(events)})")
         ev = event_from_json(d, where)
-        if any(s is not None and s >= rules.n for s in (ev.seat, ev.from_seat)):
+        if (ev.seat is not None and ev.seat >= rules.n) or (
+                ev.from_seat is not None and ev.from_seat >= rules.n):
             raise InputError(f"{where}: a seat past the {rules.n} players")
         events.append(ev)
     if not seen_any:
         raise InputError(f"{name}: empty file")
     if cur is not None:
         yield cur
+
+
+def _seeds_hands(seed: int | None, rng: str | None) -> bool:
+    """Whether a run's seed and rng give a hand without a ``hand_seed`` its seed."""
+    return seed is not None and rng == RNG
 
 
 def _replayed(hand: _Hand, seed: int | None,
@@ -467,7 +474,7 @@ def _replayed(hand: _Hand, seed: int | None,
     n = rules.n
     hs = header.get("hand_seed")
     if hs is None:
-        hs = hand_seed(seed, match, k) if seed is not None and rng == RNG else 0
+        hs = hand_seed(seed, match, k) if _seeds_hands(seed, rng) else 0
     transfers = [{"seq": i, "payer": e.from_seat, "payee": e.seat, "amount": e.amount,
                   "reason": e.kind} for i, e in enumerate(events) if e.type == TRANSFER]
     deltas = [0] * n
@@ -493,9 +500,9 @@ def _replayed(hand: _Hand, seed: int | None,
 
 
 class _Survey:
-    """What the first pass learns of the sources: the run's variant and rules, the
-    hands' keys (each once), the common seed, rng and source run, and the hash of
-    every hand's canonical lines, in order."""
+    """What reading the sources learns: the run's variant and rules, the hands'
+    keys (each once), the common seed, rng and source run, and the hash of every
+    hand's canonical lines, in order."""
 
     def __init__(self) -> None:
         self.rules: Rules | None = None
@@ -563,87 +570,159 @@ def _progress(total: int | None, desc: str, show: bool):
 Source = tuple[str, Callable[[], Iterable[tuple[int, str]]]]
 
 
+class _Staged:
+    """The hands' rows, written as they are read into shards that wait for the
+    run id (:class:`~mjlog.logio.SpilledShard`, in ``spill``): a new shard every
+    ``hands_per_shard`` hands and wherever the keys stop increasing. A hand the
+    log cannot hold (a value past its column's type) stops the writing; the
+    error is kept, so that the sources are still read and checked to the end."""
+
+    def __init__(self, spill: Path, hands_per_shard: int) -> None:
+        self.spill, self.per_shard = spill, hands_per_shard
+        self.shards: list[SpilledShard] = []
+        self.error: ValueError | None = None
+        self._in_shard = 0
+        self._last: tuple[int, int, int] | None = None
+        #: per shard, the hands rows whose hand_seed came from the seed common so far
+        self.seeded: list[list[int]] = []
+
+    def add(self, h: _Hand, row: dict, wins: list, transfers: list, derived: bool) -> None:
+        """Write the hand's rows; ``derived``: its hand_seed came from the seed
+        common so far, which a later hand may show is not the run's."""
+        if self.error is not None:
+            return
+        try:
+            w = self.shards[-1] if self.shards else None
+            if w is None or self._in_shard >= self.per_shard or h.key <= self._last:
+                if w is not None:
+                    w.close()
+                w = SpilledShard(self.spill, len(self.shards), h.rules.variant, events=True,
+                                 row_group_hands=self.per_shard)
+                self.shards.append(w)
+                self.seeded.append([])
+                self._in_shard = 0
+            w.add_hand(*h.key, row, h.events, wins, transfers)
+        except ValueError as e:
+            self.error = e
+            return
+        if derived:
+            self.seeded[-1].append(self._in_shard)
+        self._in_shard += 1
+        self._last = h.key
+
+    def close(self) -> None:
+        if self.error is None and self.shards:
+            try:
+                self.shards[-1].close()
+            except ValueError as e:
+                self.error = e
+
+    def publish(self, out: Path, rid: str, claim: Any, unseed: bool) -> list[dict[str, Any]]:
+        """Write every shard into ``out`` under ``rid``, each journalled in
+        ``claim``; with ``unseed``, the hand seeds derived from a seed that turned
+        out not to be the run's are set to 0, as if the run's were known first."""
+        entries: list[dict[str, Any]] = []
+        for w, rows in zip(self.shards, self.seeded, strict=True):
+            amend = _zero_hand_seeds(rows) if unseed and rows else None
+            got = w.publish(out, rid, amend)
+            claim.record(w.shard, got)
+            entries += got
+        return entries
+
+
+def _zero_hand_seeds(rows: list[int]):
+    """An ``amend`` for :meth:`SpilledShard.publish`: hand_seed 0 on those hands rows."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def amend(table: str, t: pa.Table, first: int) -> pa.Table:
+        if table != "hands":
+            return t
+        mask = np.zeros(t.num_rows, dtype=bool)
+        idx = np.asarray(rows, dtype=np.int64) - first
+        mask[idx[(idx >= 0) & (idx < t.num_rows)]] = True
+        i = t.schema.get_field_index("hand_seed")
+        col = pc.if_else(pa.array(mask), pa.scalar(0, t.schema.field(i).type), t.column(i))
+        return t.set_column(i, t.schema.field(i), col)
+
+    return amend
+
+
 def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
                    progress: bool = False, hands_per_shard: int = HANDS_PER_SHARD
                    ) -> dict[str, Any]:
     """Write every hand of ``sources`` (name, a function giving its numbered lines)
     as one run directory ``out``; returns the manifest.
 
-    Two streamed passes: the first parses and checks every line, refuses a
-    repeated hand key or a second ruleset, and hashes each hand's canonical
-    lines into the run id; the second replays each hand and writes it through
-    :class:`~mjlog.logio.ShardWriter`, in the order given (a new shard starts
-    every ``hands_per_shard`` hands and wherever the keys stop increasing). Memory
-    holds one hand and one row group, whatever the number of hands.
+    One streamed pass reads each line once: it checks every line, refuses a
+    repeated hand key or a second ruleset, hashes each hand's canonical lines
+    into the run id, replays the hand and writes its rows, in the order given
+    (a new shard every ``hands_per_shard`` hands and wherever the keys stop
+    increasing). Since every row carries the run id, known only after the last
+    hand, the rows wait in a spill (Arrow IPC, :class:`~mjlog.logio.SpilledShard`)
+    in a temporary directory beside ``out``; then each shard is written into
+    ``out`` as Parquet. Nothing reaches ``out`` before every line is read and
+    checked; on a failure ``out`` is left as it was found, and the spill is always
+    removed. Memory holds one hand and one row group, whatever the number of hands.
 
     ``warn`` gets one line per hand whose events break the rules (the run is still
     written, so that the auditor reports it in full); past 20, only their count.
     """
-    from mjlog.rundir import RunClaim
+    import tempfile
+
+    from mjlog.rundir import RunClaim, check_output
 
     out = Path(out)
     if (out / "manifest.json").exists() or (out.is_dir() and any(out.iterdir())):
         raise InputError(f"{out}: exists and is not empty; a run is never overwritten")
-    survey = _Survey()
-    bar = _progress(None, "checking", progress)
+    check_output(out, "--out")  # the spill goes beside it: never inside a run
+    names = ", ".join(n for n, _ in sources)
+    made = _first_missing(out)  # on a failure, what the import made is removed
+    out.parent.mkdir(parents=True, exist_ok=True)
+    claimed: RunClaim | None = None
+    bar = None
     try:
-        for name, lines in sources:
-            for h in _hands(lines(), name):
-                survey.add(h)
-                if bar is not None:
-                    bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
-    if survey.rules is None:
-        raise InputError(f"{', '.join(n for n, _ in sources)}: no hands")
-    meta = survey.meta()
-    rules = survey.rules
-    rid = run_id(meta)
-    created = _first_missing(out)  # on failure `out` is left as it was found
-    warnings: list[str] = []
-    entries: list[dict[str, Any]] = []
-    bar = _progress(survey.hands, "importing", progress)
-    try:
-        with RunClaim(out, rid, f"hands_per_shard={hands_per_shard}") as claim:
-            w: ShardWriter | None = None
-            shard, in_shard, last = 0, 0, None
-            try:
-                for name, lines in sources:
-                    for h in _hands(lines(), name):
-                        if w is None or in_shard >= hands_per_shard or h.key <= last:
-                            if w is not None:
-                                entries += w.close()
-                                claim.record(shard, w.entries)
-                                shard += 1
-                            w = ShardWriter(out, shard, rid, rules.variant, events=True,
-                                            row_group_hands=hands_per_shard)
-                            in_shard = 0
-                        row, wins, transfers, warning = _replayed(h, meta["seed"], meta["rng"])
-                        w.add_hand(*h.key, row, h.events, wins, transfers)
-                        in_shard += 1
-                        last = h.key
-                        if warning is not None:
-                            warnings.append(warning)
-                        if bar is not None:
-                            bar.update(1)
-                if w is not None:
-                    entries += w.close()
-                    claim.record(shard, w.entries)
-            except BaseException:
-                if w is not None:
-                    w.abort()
-                raise
-            source = {"files": [Path(n).name for n, _ in sources], "run": survey.source_run
-                      if survey.source_run is not ... else None}
-            manifest = build_manifest(
-                meta, entries, imported=True, source=source, hands_per_shard=hands_per_shard,
-                events="all")
-            write_manifest(out, manifest)
+        spill = Path(tempfile.mkdtemp(prefix=f".{out.name[:64]}.import-", dir=out.parent))
+        try:
+            survey, staged = _Survey(), _Staged(spill, hands_per_shard)
+            warnings: list[str] = []
+            bar = _progress(None, "importing", progress)
+            for name, lines in sources:
+                for h in _hands(lines(), name):
+                    survey.add(h)
+                    seed, rng = survey.seed, survey.rng  # the common ones so far
+                    row, wins, transfers, warning = _replayed(h, seed, rng)
+                    derived = h.header.get("hand_seed") is None and _seeds_hands(seed, rng)
+                    staged.add(h, row, wins, transfers, derived)
+                    if warning is not None:
+                        warnings.append(warning)
+                    if bar is not None:
+                        bar.update(1)
+            if survey.rules is None:
+                raise InputError(f"{names}: no hands")
+            staged.close()
+            if staged.error is not None:
+                raise staged.error
+            meta = survey.meta()
+            rid = run_id(meta)
+            with RunClaim(out, rid, f"hands_per_shard={hands_per_shard}") as claim:
+                claimed = claim
+                unseed = not _seeds_hands(meta["seed"], meta["rng"])
+                entries = staged.publish(out, rid, claim, unseed)
+                source = {"files": [Path(n).name for n, _ in sources],
+                          "run": survey.source_run if survey.source_run is not ... else None}
+                manifest = build_manifest(
+                    meta, entries, imported=True, source=source,
+                    hands_per_shard=hands_per_shard, events="all")
+                write_manifest(out, manifest)
+        finally:
+            shutil.rmtree(spill, ignore_errors=True)
     except BaseException as e:
-        _undo(out, created)
-        if isinstance(e, ValueError):
-            names = ", ".join(n for n, _ in sources)
+        if claimed is not None:  # ours alone while claimed: what it wrote goes
+            _undo(out)
+        _remove_empty(out, made)
+        if isinstance(e, ValueError) and not isinstance(e, MjlogError):  # the writer's
             raise InputError(f"{names}: cannot be written as a run: {e}") from None
         raise
     finally:
@@ -668,7 +747,7 @@ def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jso
 
 def import_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike, warn=None,
                  progress: bool = False) -> dict[str, Any]:
-    """:func:`import_sources` over files, each streamed twice, never held whole."""
+    """:func:`import_sources` over files, each streamed once, never held whole."""
     sources = [(str(p), lambda p=Path(p): _read_lines(p)) for p in paths]
     return import_sources(sources, out, warn=warn, progress=progress)
 
@@ -688,12 +767,24 @@ def _first_missing(out: Path) -> Path | None:
     return first
 
 
-def _undo(out: Path, created: Path | None) -> None:
-    """After a failed import: remove the directories it created, or, when ``out``
-    existed (empty), what it wrote inside."""
-    if created is not None:
-        shutil.rmtree(created, ignore_errors=True)
+def _remove_empty(d: Path, top: Path | None) -> None:
+    """Remove ``d`` and its parents up to ``top`` (the outermost one an import
+    made), each only while empty: another writer may have put something there."""
+    if top is None:
         return
+    for p in (d, *d.parents):
+        try:
+            p.rmdir()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return
+        if p == top:
+            return
+
+
+def _undo(out: Path) -> None:
+    """After a failed import: remove what it wrote inside ``out``."""
     if out.is_dir():
         for p in out.iterdir():
             if p.is_dir() and not p.is_symlink():

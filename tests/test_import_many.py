@@ -6,7 +6,11 @@ duplicate keys, a second ruleset and a clash of run ids are refused in one line.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -142,3 +146,87 @@ def test_import_format_json_reports_the_written_run(run, tmp_path):
     manifest = json.loads((tmp_path / "imp" / "manifest.json").read_text())
     assert got["run_id"] == manifest["run_id"] and got["variant"] == "xuezhan"
     assert got["hands"] == 16 and got["out"] == str(tmp_path / "imp")
+
+
+TWO_PASS = Path(__file__).parent / "fixtures" / "import-two-pass"
+
+
+def _fixture_sources(tmp_path, names=("a.jsonl", "b.jsonl")):
+    return [(str(tmp_path / n), lambda n=n: enumerate(
+        (tmp_path / n).read_text(encoding="utf-8").split("\n"), 1)) for n in names]
+
+
+def test_one_pass_writes_what_the_two_pass_import_wrote(tmp_path):
+    """The committed output of the two-pass import (tests/fixtures/README.md), byte
+    for byte: the manifest (each file's sha256), the marker, the warnings."""
+    for n in ("a.jsonl", "b.jsonl"):
+        shutil.copy(TWO_PASS / n, tmp_path / n)
+    out, warnings = tmp_path / "run", []
+    m = import_sources(_fixture_sources(tmp_path), out, warn=warnings.append,
+                       hands_per_shard=2)
+    want = TWO_PASS / "expected"
+    assert (out / "manifest.json").read_bytes() == (want / "manifest.json").read_bytes()
+    assert (out / ".run_id").read_bytes() == (want / "run_id.txt").read_bytes()
+    for f in m["files"]:
+        assert hashlib.sha256((out / f["path"]).read_bytes()).hexdigest() == f["sha256"]
+    assert [w.replace(f"{tmp_path}/", "") for w in warnings] == (
+        want / "warnings.txt").read_text(encoding="utf-8").splitlines()
+    # the hand whose seed was derived before the second seed was read: 0
+    seeds = read_table(out, "hands", columns=["match", "hand", "hand_seed"]).to_pylist()
+    assert {"match": 1, "hand": 0, "hand_seed": 0} in seeds
+    assert sorted(os.listdir(tmp_path)) == ["a.jsonl", "b.jsonl", "run"]  # no spill left
+
+
+def test_refusal_after_shards_were_spilled_leaves_nothing(tmp_path):
+    """A repeated key read after shards were written (one hand each), into a new
+    nested --out and into an empty one: both left as found, no spill beside them."""
+    shutil.copy(TWO_PASS / "a.jsonl", tmp_path / "a.jsonl")
+    text = (TWO_PASS / "a.jsonl").read_text(encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text(text.split("\n", 1)[0] + "\n", encoding="utf-8")
+    (tmp_path / "empty").mkdir()
+    for out in (tmp_path / "x" / "y" / "run", tmp_path / "empty"):
+        with pytest.raises(InputError) as e:
+            import_sources(_fixture_sources(tmp_path), out, hands_per_shard=1)
+        assert str(e.value).startswith(f"{tmp_path / 'b.jsonl'}:1: hand 0:0 (rotation 0) is "
+                                       f"given twice")
+    assert sorted(os.listdir(tmp_path)) == ["a.jsonl", "b.jsonl", "empty"]
+    assert os.listdir(tmp_path / "empty") == []
+
+
+def test_a_bad_line_is_refused_before_a_value_the_log_cannot_hold(tmp_path):
+    """As with two passes, every line is checked before a write error is told:
+    a hand whose deltas overflow, then a bad line, refuses on the bad line."""
+    lines = (TWO_PASS / "a.jsonl").read_text(encoding="utf-8").splitlines()
+    head = [i for i, x in enumerate(lines) if x.startswith('{"format"')]
+    hand = [lines[0]] + [json.dumps({"seq": j, "type": "transfer", "seat": 0, "from_seat": j + 1,
+                                     "kind": "win", "amount": 2**31 - 1}) for j in range(3)]
+    with pytest.raises(InputError, match="cannot be written"):
+        import_lines(hand, tmp_path / "one")
+    with pytest.raises(InputError, match=r"^x\.jsonl:\d+: not JSON"):
+        import_lines(hand + [lines[head[1]], "{oops"], tmp_path / "two", name="x.jsonl")
+    assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_another_writer_claiming_out_meanwhile_keeps_its_files(tmp_path):
+    """A writer that claims --out while the import reads (here: from inside the
+    source) wins; the import stops in one line and removes nothing of it."""
+    from mjlog.rundir import RunClaim
+
+    lines = (TWO_PASS / "a.jsonl").read_text(encoding="utf-8").split("\n")
+    out = tmp_path / "out"
+    other = RunClaim(out, "0123456789abcdef", "hands_per_shard=1")
+
+    def source():
+        for i, line in enumerate(lines, 1):
+            if i == 2:
+                other.acquire()
+                (out / "hands").mkdir()
+            yield i, line
+
+    try:
+        with pytest.raises(LogError, match="being written by another mjlog process"):
+            import_sources([("a.jsonl", source)], out)
+        assert sorted(p.name for p in out.iterdir()) == [".run_id", "hands"]
+    finally:
+        other.release()
+    assert sorted(os.listdir(tmp_path)) == ["out"]  # no spill left

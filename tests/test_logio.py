@@ -793,3 +793,24 @@ def test_docs_duckdb_example_runs(tmp_path):
         duckdb.sql(q).fetchall()
     by_method = duckdb.sql(queries[0]).fetchall()
     assert sum(r[1] for r in by_method) == logio.read_table(run, "wins").num_rows
+
+
+@pytest.mark.parametrize("row_group_hands", [3, 2000])
+def test_spilled_shard_publishes_the_bytes_shard_writer_writes(tmp_path, row_group_hands):
+    """A shard spilled before its run id is known (what import does) is published
+    as the very files a ShardWriter given the id first writes, row groups and all;
+    the spill is gone after."""
+    hands = synth_hands(11, 7, n_events=30)  # 3 row groups of 3, 3 and 1 hands, or one
+    want = write_shard(tmp_path / "direct", 4, hands, row_group_hands=row_group_hands)
+    spill = tmp_path / "spill"
+    with logio.SpilledShard(spill, 4, "yuxi", row_group_hands=row_group_hands) as w:
+        for key, (row, ev, wins, tr) in hands:
+            w.add_hand(*key, row, ev, wins, tr)
+    got = w.publish(tmp_path / "spilled", RUN_ID)
+    assert got == want
+    for e in want:
+        a, b = (tmp_path / d / e["path"] for d in ("direct", "spilled"))
+        assert a.read_bytes() == b.read_bytes()
+        if e["table"] == "hands":
+            assert pq.ParquetFile(b).metadata.num_row_groups == -(-7 // row_group_hands)
+    assert [p for p in spill.rglob("*") if p.is_file()] == []

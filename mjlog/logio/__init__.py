@@ -7,7 +7,8 @@ The contract is docs/log-schema.md; the schemas are declared in :mod:`mjlog.sche
 - :mod:`~mjlog.logio.files`: where a shard's files go (:func:`shard_path`), and
   :func:`check_file`, which opens one file and checks its schema and pages;
 - :mod:`~mjlog.logio.ids`: the run's id, the hash of its arguments (:func:`run_id`);
-- :mod:`~mjlog.logio.writer`: :class:`ShardWriter`, one shard written atomically;
+- :mod:`~mjlog.logio.writer`: :class:`ShardWriter`, one shard written atomically
+  (:class:`SpilledShard`, one written before its run id is known);
 - :mod:`~mjlog.logio.manifest`: :func:`build_manifest` and :func:`write_manifest`;
   :class:`RunFiles`, the manifest checked before any file is read;
   :func:`verify_manifest`, every problem of a run against its manifest;
@@ -42,7 +43,7 @@ from mjlog.logio.manifest import (
     write_manifest,
 )
 from mjlog.logio.readers import HandBundle, iter_hands, read_table
-from mjlog.logio.writer import EVENT_COLUMNS, ShardWriter, write_options
+from mjlog.logio.writer import EVENT_COLUMNS, ShardWriter, SpilledShard, write_options
 from mjlog.rundir import LogError
 from mjlog.schema import check_schema
 
@@ -55,6 +56,7 @@ __all__ = [
     "LogError",
     "RunFiles",
     "ShardWriter",
+    "SpilledShard",
     "build_manifest",
     "canonical_json",
     "check_file",

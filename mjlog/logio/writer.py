@@ -9,7 +9,7 @@ input gives byte-identical files: nothing in them depends on time, paths or host
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from mjlog.logio.files import file_entry, one_line, shard_path, shard_tables
 from mjlog.schema import ALLOWED_VALUES, HAND_KEY, ID_COLUMNS, TABLES, VALUE_RANGES, data_columns
 
-__all__ = ["EVENT_COLUMNS", "ShardWriter", "write_options"]
+__all__ = ["EVENT_COLUMNS", "ShardWriter", "SpilledShard", "write_options"]
 
 EVENT_COLUMNS = data_columns("events")
 """The order of the fields of an event tuple, as written and as read back."""
@@ -285,11 +285,7 @@ class ShardWriter:
         keys = np.array(self._keys, dtype=np.int64).reshape(-1, 3)
         if table != "hands":
             keys = np.repeat(keys, self._counts[table], axis=0)
-        zeros = pa.array(np.zeros(n_rows, dtype=np.int32))
-        out = [
-            pa.DictionaryArray.from_arrays(zeros, pa.array([self.run_id])),
-            pa.DictionaryArray.from_arrays(zeros, pa.array([self.variant])),
-        ]
+        out = [_constant(self.run_id, n_rows), _constant(self.variant, n_rows)]
         for i, name in enumerate(HAND_KEY):
             dtype = _KEY_DTYPES[name]
             col = keys[:, i]
@@ -304,18 +300,24 @@ class ShardWriter:
             schema = TABLES[table]
             buf = self._buf[table]
             n_rows = len(buf[self._cols[table][0]])
-            if table not in self._writers:
-                self._writers[table] = pq.ParquetWriter(
-                    self._tmp[table], schema, **write_options(table)
-                )
-            if n_rows == 0:
-                continue
-            arrays = self._id_arrays(table, n_rows)
-            arrays += [self._column(table, schema.field(c), buf[c]) for c in self._cols[table]]
-            batch = pa.Table.from_arrays(arrays, schema=schema)
-            self._writers[table].write_table(batch, row_group_size=n_rows)
-            self._rows[table] += n_rows
+            batch = None
+            if n_rows:
+                arrays = self._id_arrays(table, n_rows)
+                arrays += [self._column(table, schema.field(c), buf[c])
+                           for c in self._cols[table]]
+                batch = pa.Table.from_arrays(arrays, schema=schema)
+            self._write(table, batch)
         self._reset()
+
+    def _write(self, table: str, batch: pa.Table | None) -> None:
+        """Write one row group of ``table`` (None: no rows, but the file is made)."""
+        if table not in self._writers:
+            self._writers[table] = pq.ParquetWriter(
+                self._tmp[table], TABLES[table], **write_options(table)
+            )
+        if batch is not None:
+            self._writers[table].write_table(batch, row_group_size=batch.num_rows)
+            self._rows[table] += batch.num_rows
 
     def close(self) -> list[dict[str, Any]]:
         """Write what is buffered, finish the files and rename them into place.
@@ -366,6 +368,112 @@ class ShardWriter:
             except FileNotFoundError:
                 pass
         self._reset()
+
+
+class SpilledShard(ShardWriter):
+    """A shard written before its run id is known: an import learns the id from
+    the content of every hand, and writes each hand as it reads it.
+
+    Hands are checked and converted exactly as by :class:`ShardWriter`, but each
+    row group goes to an Arrow IPC stream in ``spill_dir`` (``hands/part-00000.arrows``
+    …) with an empty run id. :meth:`publish` writes them, run id set, as the
+    shard's Parquet files in the run directory, row group for row group: the same
+    bytes a ShardWriter given the run id from the start would write.
+
+    >>> import tempfile
+    >>> spill, run = tempfile.mkdtemp(), tempfile.mkdtemp()
+    >>> with SpilledShard(spill, 0, "yuxi", events=False) as w:
+    ...     w.add_hand(0, 0, 0, {"hand_seed": 7, "players": 4, "dealer": 0,
+    ...         "dice": [3, 4], "dealer_rolls": None, "break": 30,
+    ...         "wall": list(range(34)) * 4, "agents": ["greedy"] * 4,
+    ...         "outcome": "draw", "winners": [], "deltas": [0, 0, 0, 0],
+    ...         "n_events": 0, "wall_left": 0, "next_dealer": 1}, [], [], [])
+    >>> [(e["path"], e["rows"]) for e in w.publish(run, "0123456789abcdef")][0]
+    ('hands/part-00000.parquet', 1)
+    """
+
+    def __init__(self, spill_dir: str | os.PathLike, shard: int, variant: str,
+                 events: bool = True, row_group_hands: int = 2000) -> None:
+        super().__init__(spill_dir, shard, "", variant, events, row_group_hands)
+        self._tmp = {t: p.with_suffix(".arrows") for t, p in self._final.items()}
+
+    def _write(self, table: str, batch: pa.Table | None) -> None:
+        if table not in self._writers:
+            self._writers[table] = pa.ipc.new_stream(self._tmp[table], TABLES[table],
+                                                     options=_SPILL_OPTIONS)
+        if batch is not None:
+            self._writers[table].write_table(batch)
+            self._rows[table] += batch.num_rows
+
+    def close(self) -> list[dict[str, Any]]:
+        """Write what is buffered and finish the spill; no entries (those of
+        :meth:`publish` go into the manifest)."""
+        if self._state == "open":
+            try:
+                self._flush()
+                for w in self._writers.values():
+                    w.close()
+            except BaseException:
+                self.abort()
+                raise
+            self._writers.clear()
+            self._state = "spilled"
+        return []
+
+    def publish(self, run_dir: str | os.PathLike, run_id: str,
+                amend: Callable[[str, pa.Table, int], pa.Table] | None = None
+                ) -> list[dict[str, Any]]:
+        """Write the spilled shard into ``run_dir`` under ``run_id`` as
+        :meth:`ShardWriter.close` does (files renamed into place, hands last),
+        remove the spill, and return the manifest entries. ``amend(table, rows,
+        first)``, if given, may change a row group (its rows ``first``… of the
+        shard's ``table``) before it is written: a value that depended on hands
+        read after it."""
+        self.close()
+        w = ShardWriter(run_dir, self.shard, run_id, self.variant, self.events,
+                        self.row_group_hands)
+        try:
+            for t in self.tables:
+                first = 0
+                with pa.memory_map(str(self._tmp[t])) as src:
+                    for rb in pa.ipc.open_stream(src):
+                        rows = pa.Table.from_batches([rb])
+                        i = rows.schema.get_field_index("run_id")
+                        rows = rows.set_column(i, rows.schema.field(i),
+                                               _constant(run_id, rows.num_rows))
+                        if amend is not None:
+                            rows = amend(t, rows, first)
+                        w._write(t, rows)
+                        first += rows.num_rows
+            return w.close()
+        except BaseException:
+            w.abort()
+            raise
+        finally:
+            self.abort()
+
+    def abort(self) -> None:
+        """Drop the shard's spill files."""
+        self._state = "aborted"
+        for w in self._writers.values():
+            try:
+                w.close()
+            except Exception:  # noqa: S110 - the file is being thrown away
+                pass
+        self._writers.clear()
+        for p in self._tmp.values():
+            p.unlink(missing_ok=True)
+        self._reset()
+
+
+# the spill is read once, soon after: a fast codec, not a small file
+_SPILL_OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4")
+
+
+def _constant(value: str, n_rows: int) -> pa.DictionaryArray:
+    """An id column: ``value`` on each of ``n_rows`` rows, dictionary-encoded."""
+    zeros = pa.array(np.zeros(n_rows, dtype=np.int32))
+    return pa.DictionaryArray.from_arrays(zeros, pa.array([value]))
 
 
 def _fsync_dir(run_dir: Path, tables: Iterable[str]) -> None:
