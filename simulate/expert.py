@@ -34,6 +34,11 @@ strategic's unless another candidate's mean points beat it by more than ``z``
 standard errors of the paired difference: a small budget should not make it
 play worse than strategic by noise alone.
 
+The budget can go where the pick is in doubt (``most`` > ``rollouts``): every
+candidate meets ``rollouts`` samples; the alternatives whose mean beats the
+pick's there, and the pick, meet ``most`` − ``rollouts`` fresh ones, on which
+alone the margin is judged; the others (behind or level) drop out.
+
 The rollouts: the other seats play ``efficient`` (shanten and acceptance; the
 paired A/B, 60 yuxi hands, put :class:`Quick`, a connectivity rule of thumb a few
 microseconds a decision, at −0.19 [−0.45, +0.06] points per seat-hand against
@@ -46,6 +51,8 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
 
 - ``rollouts`` (int ≥ 0, default 8): samples per decision, each candidate played
   out once per sample (0: no search, strategic's play exactly);
+- ``most`` (int ≥ 0, default 8): samples in all where an alternative leads
+  after the first ``rollouts`` (``most`` ≤ ``rollouts``: one stage);
 - ``candidates`` (int ≥ 2, default 3): discards compared at most;
 - ``shanten`` (int ≥ −1, default 1): discards are searched from this shanten down;
 - ``policy`` (``quick`` | ``greedy`` | ``efficient`` | ``strategic``, default
@@ -58,10 +65,11 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
   won earlier but the hand went on (see :func:`rebuild`), so the samples agree
   with the other seats' play, not only with the tile counts;
 - ``confirm`` (0 or 1, default 0): an overruling candidate must beat strategic's
-  pick again, in total points, on ``rollouts`` fresh samples;
+  pick again, in total points, on as many fresh samples as it met;
 - ``tries`` (int ≥ 1, default 4): draws of a fresh sample when one cannot be
-  replayed (a lock or forced win the real hand did not have, a win ``read``
-  rules out); past them that sample is dropped.
+  replayed (a win ``read`` rules out; rarely else: :func:`sample_wall` places
+  what the history pins down, so the plain samples all replay in the tests'
+  hands); past them that sample is dropped.
 
 The paired A/B of :mod:`simulate.expert_ab` measures a setting against strategic.
 
@@ -228,27 +236,25 @@ class ExpertAgent:
         ``plans[0]``, unless another beats it by ``z`` standard errors (and, with
         ``confirm``, beats it again on as many fresh samples).
 
-        Sequential: every plan meets ``rollouts`` samples; while an alternative's
-        mean beats the pick's and fewer than ``most`` samples were drawn, the
-        samples are doubled for the pick and the alternatives still ahead (the
-        others drop out: behind or level, they could only overrule by noise)."""
+        Two stages when ``most`` > ``rollouts``: every plan meets ``rollouts``
+        samples; the alternatives whose mean beats the pick's there (the others,
+        behind or level, could overrule only by noise) and the pick then meet
+        ``most`` − ``rollouts`` fresh samples, and the margin is judged on those
+        alone (the samples that picked a leader out overrate it)."""
         base = self.rng.next64()
-        points: list[list[int]] = [[] for _ in plans]
-        live = list(range(len(plans)))
-        drawn, batch = 0, self.rollouts
-        while True:
-            got = self.playouts(view, [plans[j] for j in live], base, drawn, batch)
+        points = self.playouts(view, plans, base, 0, self.rollouts)
+        drawn = self.rollouts
+        ahead = [j for j in range(1, len(plans)) if _lead(points[j], points[0])[0] > 0]
+        if ahead and self.most > drawn:
+            live = [0, *ahead]
+            got = self.playouts(view, [plans[j] for j in live], base, drawn, self.most - drawn)
+            points = [[] for _ in plans]
             for j, pts in zip(live, got, strict=True):
-                points[j].extend(pts)
-            drawn += batch
-            self.sampled += batch
-            ahead = [j for j in live[1:] if _lead(points[j], points[0])[0] > 0]
-            if not ahead or drawn >= self.most:
-                break
-            live = [0] + ahead
-            batch = min(drawn, self.most - drawn)
+                points[j] = pts
+            drawn = self.most
+        self.sampled += drawn
         best, best_mean = 0, 0.0
-        for j in range(1, len(plans)):
+        for j in ahead:
             mean, se = _lead(points[j], points[0])
             if mean > 0 and mean - self.z * se >= 0 and (best == 0 or mean > best_mean):
                 best, best_mean = j, mean
