@@ -57,7 +57,7 @@ def test_plays_legal_whole_hands(variant):
 
 def test_same_seed_same_run_and_the_run_validates(tmp_path):
     args = ["simulate", "--variant", "xuezhan", "--matches", "1", "--hands-per-match", "2",
-            "--seed", "3", "--agents", f"{TINY},strategic,{TINY},efficient", "--workers", "1",
+            "--seed", "3", "--agents", f"{TINY},strategic,strategic,efficient", "--workers", "1",
             "--quiet"]
     runs = [tmp_path / "a", tmp_path / "b"]
     for out in runs:
