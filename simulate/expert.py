@@ -136,8 +136,7 @@ def _parse(params: dict) -> dict:
 
 def _lead(alt: list[int], pick: list[int]) -> tuple[float, float]:
     """Mean and standard error of ``alt`` less ``pick`` over the samples both met
-    (the first ``len(alt)``: an alternative that dropped out met a prefix); a
-    standard error of 0 with fewer than two samples leaves the mean at 0."""
+    (the first ``len(alt)``); (0, 0) with fewer than two."""
     m = len(alt)
     if m < 2:
         return 0.0, 0.0
@@ -394,7 +393,8 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream) -> list[int]:
         elif s == me or s is None:
             continue
         elif ty == BONUS:
-            # laid out at once when drawn, a dealt one at the seat's first turn
+            # laid out at once when drawn, a dealt one at the seat's first turn (a
+            # hint to the sampler only: the replay through the checked step judges)
             drew = prev is not None and prev.type == DRAW and prev.seat == s
             place(s, e.tile, ([last_draw[s]] if drew else [])
                   + ([] if s in turned else list(dealt[s])))
