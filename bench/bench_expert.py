@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 VARIANTS = ("yuxi", "xuezhan", "huangmei")
 EXPERT = "expert"
 #: the defaults EXPERT stands for (the section names them)
-EXPERT_PARAMS = ("rollouts=8;candidates=3;shanten=1;policy=efficient;own=strategic;z=2;fold=0;"
-                 "read=0;tries=4")
+EXPERT_PARAMS = ("rollouts=8;most=8;candidates=3;shanten=1;policy=efficient;own=strategic;z=2;"
+                 "fold=0;read=0;tries=4")
 #: the agents of the paired A/B, each against strategic
 AB_AGENTS = (EXPERT,)
 LINEUP = [EXPERT, "strategic", "efficient", "greedy"]
@@ -129,7 +129,8 @@ def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
         r = paired_edge(variant, a, hands=hands, seed=SEED)
         rows.append(f"| {variant} | `{a}` | {r['hands']} | {r['diff']:+.3f} "
                     f"[{r['lo']:+.3f}, {r['hi']:+.3f}] | {r['p']:.3g} | "
-                    f"{r['overruled']} of {r['searched']} | {r['cpu_s']:.0f} |")
+                    f"{r['overruled']} of {r['searched']} | "
+                    f"{r['sampled'] / max(1, r['searched']):.1f} | {r['cpu_s']:.0f} |")
     return rows
 
 
@@ -209,7 +210,8 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "strategic's in the same seat, points per seat-hand, 95 % t interval with the hand "
         "(all seats rotated) as the unit.\n\n"
         "| variant | agent | hands | edge, points/seat-hand [95% CI] | p | overruled of "
-        "searched decisions | CPU s |\n|---|---|---|---|---|---|---|\n" + joined("ab") + "\n"
+        "searched decisions | samples/searched decision | CPU s |\n"
+        "|---|---|---|---|---|---|---|---|\n" + joined("ab") + "\n"
         "### Duplicate ladder\n\n" + joined("ladder") + "\n"
         f"The full run: `mjlog ladder --variant V --agents {','.join(LINEUP)} --hands "
         f"{FULL_HANDS} --seed {SEED}` for each variant.\n\n"

@@ -33,13 +33,14 @@ def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", ha
     seat (hands ``first`` … ``first + hands − 1``): ``diff`` [``lo``, ``hi``] (95 %
     t interval, hands as units), ``p``, ``units``; with ``base_mean`` and
     ``agent_mean`` (points per seat-hand of each in the rotated seat), the agent's
-    ``searched`` and ``overruled`` decisions (when it counts them) and ``cpu_s``."""
+    ``searched`` and ``overruled`` decisions and the samples its searches drew,
+    ``sampled`` (when it counts them) and ``cpu_s``."""
     from analysis.stats import compare_units
 
     r = Rules(variant, rules or {})
     n = r.n
     base_pts, agent_pts = [], []
-    searched = overruled = 0
+    searched = overruled = sampled = 0
     c0 = time.process_time()
     for h in range(first, first + hands):
         plain = play_hand(r, make_agents([base] * n), seed=seed, match=h, hand=0, dealer=h % n)
@@ -51,11 +52,12 @@ def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", ha
             got.append(played.state.deltas[k])
             searched += getattr(agents[k], "searched", 0)
             overruled += getattr(agents[k], "overruled", 0)
+            sampled += getattr(agents[k], "sampled", 0)
         base_pts.append(sum(ref) / n)
         agent_pts.append(sum(got) / n)
     d = compare_units(base_pts, None, agent_pts, None, paired=True)
     return {"variant": variant, "agent": agent, "base": base, "hands": hands,
             "seat_hands": hands * n, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
             "units": d.units, "base_mean": d.baseline, "agent_mean": d.value,
-            "searched": searched, "overruled": overruled,
+            "searched": searched, "overruled": overruled, "sampled": sampled,
             "cpu_s": time.process_time() - c0}

@@ -13,7 +13,7 @@ from mjlog.rng import Stream
 from mjlog.rules import Rules
 from mjlog.state import HandState
 from simulate.agents import agent_names, make_agent, make_agents
-from simulate.expert import rebuild
+from simulate.expert import rebuild, sample_wall
 from simulate.expert_ab import paired_edge
 from tests.conformance import play_checked
 
@@ -22,18 +22,19 @@ TINY = "expert:rollouts=2;candidates=2"
 
 def test_registered_and_parsed():
     assert "expert" in agent_names()
-    a = make_agent("expert:rollouts=5;candidates=4;shanten=2;policy=greedy;own=quick;z=0.5;"
-                   "fold=1;read=1;tries=6;confirm=1")
+    a = make_agent("expert:rollouts=5;most=20;candidates=4;shanten=2;policy=greedy;own=quick;"
+                   "z=0.5;fold=1;read=1;tries=6;confirm=1")
     assert a.name == "expert"
-    assert a.params == {"rollouts": 5, "candidates": 4, "shanten": 2, "policy": "greedy",
-                        "own": "quick", "z": 0.5, "fold": 1, "read": 1, "tries": 6,
-                        "confirm": 1}
+    assert a.params == {"rollouts": 5, "most": 20, "candidates": 4, "shanten": 2,
+                        "policy": "greedy", "own": "quick", "z": 0.5, "fold": 1, "read": 1,
+                        "tries": 6, "confirm": 1}
 
 
 @pytest.mark.parametrize("spec,needle", [
     ("expert:rollouts=-1", "'rollouts' must be at least 0"),
     ("expert:rollouts=many", "bad value 'many' for expert parameter 'rollouts'"),
     ("expert:candidates=1", "'candidates' must be at least 2"),
+    ("expert:most=-4", "'most' must be at least 0"),
     ("expert:z=nan", "'z' must be at least 0"),
     ("expert:z=inf", "'z' must be at least 0"),
     ("expert:fold=2", "'fold' must be 0 or 1"),
@@ -56,7 +57,7 @@ def test_plays_legal_whole_hands(variant):
 
 def test_same_seed_same_run_and_the_run_validates(tmp_path):
     args = ["simulate", "--variant", "xuezhan", "--matches", "1", "--hands-per-match", "2",
-            "--seed", "3", "--agents", f"{TINY},strategic,{TINY},efficient", "--workers", "1",
+            "--seed", "3", "--agents", f"{TINY},strategic,strategic,efficient", "--workers", "1",
             "--quiet"]
     runs = [tmp_path / "a", tmp_path / "b"]
     for out in runs:
@@ -205,3 +206,43 @@ def test_the_read_never_rules_out_the_real_hand():
         assert rebuild(view, view.history, wall, read=True).hands == st.hands
         checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("variant,seed,pinned", [
+    ("xuezhan", 12, lambda e: e.type == "win" and e.kind == "self_draw"),
+    ("huangmei", 3, lambda e: e.type == "bonus"),
+])
+def test_the_history_replays_on_every_sample(variant, seed, pinned):
+    """What the history pins down is placed, not guessed: another seat's self-drawn
+    winning tile on its last draw, a bonus tile laid out on the draw it came
+    from, an unseen bonus tile only where it could still be unseen. So every
+    sample replays (no retries, no dropped samples)."""
+    rules = Rules(variant)
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0,
+                       dealer=0)
+    events, wall = played.state.events, list(played.state.wall)
+    k = next(_seat0_discards(events))
+    assert any(pinned(e) and e.seat != 0 for e in events[:k])  # the case is there
+    checked = 0
+    for k in list(_seat0_discards(events))[::3]:
+        view = SeatView(_replay(rules, wall, 0, events, k), 0)
+        for i in range(4):
+            rebuild(view, view.history, sample_wall(view, view.history, Stream(i)))
+            checked += 1
+    assert checked >= 12
+
+
+def test_the_search_spends_more_only_where_an_alternative_leads():
+    """``rollouts`` samples for every searched decision, up to ``most`` where an
+    alternative's mean beats strategic's pick: some decisions get more, not all;
+    ``most`` ≤ ``rollouts`` is the fixed budget."""
+    rules = Rules("huangmei")
+    drawn = {}
+    for spec in ("expert:rollouts=2;most=8", "expert:rollouts=2;most=2"):
+        agents = make_agents([spec, "strategic", "strategic", "strategic"])
+        play_hand(rules, agents, seed=5, match=0, hand=0, dealer=0)
+        drawn[spec] = (agents[0].searched, agents[0].sampled)
+    searched, sampled = drawn["expert:rollouts=2;most=8"]
+    assert searched and 2 * searched < sampled < 8 * searched
+    searched, sampled = drawn["expert:rollouts=2;most=2"]
+    assert searched and sampled == 2 * searched
