@@ -63,10 +63,13 @@ def speed(variant: str, hands: int) -> dict:
 
 
 def ladder_part(variant: str, hands: int, workers: int) -> tuple[str, dict]:
-    from simulate.ladder import ladder
+    from simulate.ladder import gaps, ladder_tables
 
     t0 = time.perf_counter()
-    t = ladder(variant, LINEUP, hands=hands, seed=SEED, workers=workers)
+    with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as run:
+        t, _ = ladder_tables(variant, LINEUP, hands=hands, seed=SEED, workers=workers, out=run)
+        # expert's lead over strategic, paired by match, whatever their ranks
+        lead = gaps(run, [EXPERT, "strategic"]).iloc[0]
     dt = time.perf_counter() - t0
     order = list(t["agent"])
     first = t.iloc[0]
@@ -82,8 +85,12 @@ def ladder_part(variant: str, hands: int, workers: int) -> tuple[str, dict]:
             f"`mjlog ladder --variant {variant} --agents {','.join(LINEUP)} --hands {hands} "
             f"--seed {SEED} --workers {workers}`: {dt:.0f} s wall clock\n\n"
             "| agent | seat-hands | mean points/hand | 95% CI | win rate | deal-in rate "
-            "| points/win |\n|---|---|---|---|---|---|---|\n" + rows + "\n")
-    return text, {"table": t.to_dict("records"), "seconds": dt, "verdict": verdict}
+            "| points/win |\n|---|---|---|---|---|---|---|\n" + rows + "\n\n"
+            f"expert's lead over strategic, paired by match ({lead.matches} matches): "
+            f"{lead.difference:+.3f} [{lead.ci_low:+.3f}, {lead.ci_high:+.3f}] points per hand, "
+            f"p = {lead.p:.2g}\n")
+    return text, {"table": t.to_dict("records"), "seconds": dt, "verdict": verdict,
+                  "lead": lead.to_dict()}
 
 
 def expert_run(variant: str, matches: int, out: Path, workers: int, agents: list[str],
