@@ -182,11 +182,14 @@ class MjlogEnv(AECEnv):
         self._wall_size = len(wall_tiles(self.rules))
         self._fields = _fields(n)
         self._flat_n = flat_size(n)
-        self._orders = [[(s + k) % n for k in range(n)] for s in range(n)]
         # _rel[o][s]: where seat s sits as observer o sees the table (0: o itself)
         self._rel = [[(s - o) % n for s in range(n)] for o in range(n)]
         self._wall_at = 102 + 68 * n + 5 * n
-        # per observer: the absolute (melds, then discards) rows in its seat order
+        # _meld_at[s][t], _discard_at[s][t]: where seat s's melds and discards of
+        # tile t sit in each seat's part (a claim or a discard adds to each)
+        self._meld_at = [[[o * self._flat_n + 102 + 34 * self._rel[o][s] + t for o in range(n)]
+                          for t in range(34)] for s in range(n)]
+        self._discard_at = [[[i + 34 * n for i in at] for at in row] for row in self._meld_at]
         # each seat's discard of each tile, equal to the state's legal choice (a
         # test holds them so): a discard's code decodes without a search
         self._discards = [[Event(DISCARD, s, t) for t in range(34)] for s in range(n)]
@@ -235,6 +238,7 @@ class MjlogEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._scores = [0] * self.n
         self._rewarded = False
+        self._over = False
         self._queue: list[int] = []   # seats still to answer the open claim window
         self._picks: dict[int, Event | None] = {}
         self._legal: dict[int, list[Event | None]] = {}
@@ -252,9 +256,6 @@ class MjlogEnv(AECEnv):
         self._views = [whole[o * size:(o + 1) * size] for o in range(n)]
         for o in range(n):
             buf[o * size + size - n + self._rel[o][self.state.dealer]] = 1.0
-        # _slots[s]: where seat s's discards start in each seat's part
-        self._slots = [[o * size + 102 + 34 * n + 34 * self._rel[o][s] for o in range(n)]
-                       for s in range(n)]
         self._seen = 0  # events taken into _buf
         self._advance()
 
@@ -303,6 +304,7 @@ class MjlogEnv(AECEnv):
         if st.phase is _OVER:
             for a in self.agents:
                 self.terminations[a] = True
+            self._over = True
             self.agent_selection = self.agents[0]
             return
         seat = self._queue[0]
@@ -313,22 +315,22 @@ class MjlogEnv(AECEnv):
         self.agent_selection = self.possible_agents[seat]
 
     def step(self, action: int | None) -> None:
-        a = self.agent_selection
-        if self.terminations[a] or self.truncations[a]:
+        if self._over:  # every agent is terminated (none is ever truncated)
             self._was_dead_step(action)
             return
-        seat = self._queue[0]
+        queue = self._queue
+        seat = queue[0]
         if type(action) in _INTS and 0 <= action < 34 and self._mask[action]:
             pick = self._discards[seat][action]  # a legal discard: the common case
         else:
             pick = self._event_of(seat, action, self._legal[seat])
-        self._cumulative_rewards[a] = 0
+        self._cumulative_rewards[self.agent_selection] = 0
         if self._rewarded:
             for x in self.agents:
                 self.rewards[x] = 0
             self._rewarded = False
         st = self.state
-        self._queue.pop(0)
+        del queue[0]
         if st.phase is _CLAIM or st.phase is _ROB:
             # every seat answers, then the state's claim priority decides what
             # happens (mjlog.claims.Claims.resolve, as in mjlog.engine.play)
@@ -370,109 +372,118 @@ class MjlogEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
-        if self._flat:
-            obs: Any = self.observation_flat(seat)
-        else:
-            obs = self.observation_dict(seat)
-        return {"observation": obs, "action_mask": self.action_mask(agent)}
+        obs: Any = self.observation_flat(seat) if self._flat else self.observation_dict(seat)
+        q = self._queue
+        if q and q[0] == seat:  # the caller's own copy of the mask
+            return {"observation": obs, "action_mask": np.frombuffer(bytearray(self._mask), _I8)}
+        return {"observation": obs, "action_mask": np.zeros(N_ACTIONS, _I8)}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
+        """PettingZoo's ``last()`` (the selected agent's observation, cumulative
+        reward, termination, truncation and info), in one call less."""
+        a = self.agent_selection
+        return (self.observe(a) if observe else None, self._cumulative_rewards[a],
+                self.terminations[a], self.truncations[a], self.infos[a])
 
     def _sync(self) -> None:
         """Bring each seat's observation (seat o's at ``o * size`` in
-        ``self._buf``, seats relative to it) up to the state's events. The common events change
-        a few counts: a draw adds its tile to the drawer's hand; a discard moves
-        it to the discards; a pon or an exposed kong takes it back into a meld
-        with two or three of the claimer's tiles, a concealed kong four, an added
-        kong one. Anything rarer refreshes from the state's own lists what it may
-        change, once the events are counted: a win (it may take a discard, or
-        undo a robbed kong) the melds and discards; a void, a bonus tile or a win
-        the per-seat tail; a transfer the scores; the deal, a bonus tile or a win
-        the hand. :meth:`observation_dict` reads only the state's lists, and a
-        test holds the two equal at every decision."""
+        ``self._buf``, seats relative to it) up to the state's events. The common
+        events change a few counts: a draw adds its tile to the drawer's hand; a
+        discard moves it to the discards; a pon or an exposed kong takes it back
+        into a meld with two or three of the claimer's tiles, a concealed kong
+        four, an added kong one. Anything rarer refreshes from the state's own
+        lists what it may change, once the events are counted: a win (it may take
+        the discard of the seat it names, or undo its robbed kong) that seat's
+        melds and discards; a void, a bonus tile or a win the per-seat tail; a
+        transfer the scores; the deal, a bonus tile or a win the hand.
+        :meth:`observation_dict` reads only the state's lists, and a test holds
+        the two equal for every seat at every decision."""
         evs = self.state.events
-        buf, slots, size = self._buf, self._slots, self._flat_n
-        rare = []
+        buf, at, size = self._buf, self._discard_at, self._flat_n
+        rare = None
         for ev in evs[self._seen:]:
             t = ev.type
             if t == DISCARD:
                 s, tile = ev.seat, ev.tile
                 buf[size * s + tile] -= 1.0
-                for at in slots[s]:
-                    buf[at + tile] += 1.0
+                for i in at[s][tile]:  # the seat's discards, in every seat's view
+                    buf[i] += 1.0
             elif t == DRAW:
                 buf[size * ev.seat + ev.tile] += 1.0
+            elif rare is None:
+                rare = [ev]
             else:
                 rare.append(ev)
         self._seen = len(evs)
-        if rare:
+        if rare is not None:
             self._sync_rare(rare)
 
     def _sync_rare(self, evs: list[Event]) -> None:
         """:meth:`_sync` of the events other than draws and discards: their counts
         add up in any order, and the refreshes read the state as it is now."""
-        n, buf, rel, size = self.n, self._buf, self._rel, self._flat_n
-        do = 102 + 34 * n
-        recount = tail = scores = False
-        dirty = ()
+        buf, size = self._buf, self._flat_n
+        meld_at, discard_at = self._meld_at, self._discard_at
+        rows: tuple[int | None, ...] = ()
+        hands: tuple[int | None, ...] = ()
+        tail = scores = False
         for ev in evs:
             t = ev.type
             if t == PON or t == KONG:
                 s, tile, kind = ev.seat, ev.tile, ev.kind
                 took, meld = _MELD_CHANGE[kind if t == KONG else PON]
                 buf[size * s + tile] -= took
-                f = ev.from_seat if kind != "concealed" and kind != "added" else None
-                for o in range(n):
-                    v, r = size * o, rel[o]
-                    buf[v + 102 + 34 * r[s] + tile] += meld
-                    if f is not None:
-                        buf[v + do + 34 * r[f] + tile] -= 1
+                for i in meld_at[s][tile]:
+                    buf[i] += meld
+                if kind != "concealed" and kind != "added":
+                    for i in discard_at[ev.from_seat][tile]:
+                        buf[i] -= 1.0
             elif t == TRANSFER:
                 scores = True
             else:
                 if t == WIN:
-                    recount = True
+                    rows += (ev.seat, ev.from_seat)
                 if t in _TAIL:
                     tail = True
                 if t in _HAND:
-                    dirty += (ev.seat, ev.from_seat)
-        self._refresh([s for s in dirty if s is not None], recount, tail, scores)
+                    hands += (ev.seat, ev.from_seat)
+        self._refresh({s for s in hands if s is not None}, {s for s in rows if s is not None},
+                      tail, scores)
 
-    def _refresh(self, hands: Iterable[int], recount: bool, tail: bool, scores: bool) -> None:
-        """Set counts from the state's lists: the ``hands`` of these seats, every
-        seat's melds and discards (``recount``), voids, wins and bonus tiles
-        (``tail``), and the scores."""
+    def _refresh(self, hands: Iterable[int], rows: Iterable[int], tail: bool,
+                 scores: bool) -> None:
+        """Set counts from the state's lists: the ``hands`` of these seats, the
+        melds and discards of the seats in ``rows`` (in every seat's view), every
+        seat's void, win and bonus tiles (``tail``), and the scores."""
         st = self.state
-        n, views = self.n, self._views
+        n, buf, size = self.n, self._buf, self._flat_n
         for s in hands:
-            views[s][0:34] = st.hands[s]
-        if recount:
-            rows = []
-            for s in range(n):
-                row = [0] * 34
-                for m in st.melds[s]:
-                    row[m.tile] += m.size
-                rows.append(row)
-            for s in range(n):
-                row = [0] * 34
-                for t in st.discards[s]:
-                    row[t] += 1
-                rows.append(row)
-            for o, order in enumerate(self._orders):
-                views[o][102:102 + 68 * n] = (sum([rows[s] for s in order], []) +
-                                              sum([rows[n + s] for s in order], []))
+            buf[size * s:size * s + 34] = array("f", st.hands[s])
+        for s in rows:
+            melds, discards = [0] * 34, [0] * 34
+            for m in st.melds[s]:
+                melds[m.tile] += m.size
+            for t in st.discards[s]:
+                discards[t] += 1
+            for row, at in ((array("f", melds), self._meld_at[s][0]),
+                            (array("f", discards), self._discard_at[s][0])):
+                for i in at:
+                    buf[i:i + 34] = row
         if tail:
-            void, won, bonus = st.void, st.won, st.bonus
-            for o, order in enumerate(self._orders):
-                row = [0] * (3 * n)
-                for i, s in enumerate(order):
-                    if void[s] is not None:
-                        row[3 * i + void[s]] = 1
-                row += [won[s] for s in order]
-                row += [bonus[s] for s in order]
-                views[o][102 + 68 * n:102 + 73 * n] = row
+            voids = [0] * (3 * n)
+            for s, v in enumerate(st.void):
+                if v is not None:
+                    voids[3 * s + v] = 1
+            voids += voids
+            won, bonus = st.won * 2, st.bonus * 2
+            at = 102 + 68 * n
+            for o in range(n):
+                buf[size * o + at:size * o + at + 5 * n] = array(
+                    "f", voids[3 * o:3 * o + 3 * n] + won[o:o + n] + bonus[o:o + n])
         if scores:
-            deltas, i = st.deltas, self._wall_at + 1
-            for o, order in enumerate(self._orders):
-                views[o][i:i + n] = [deltas[s] / 100.0 for s in order]
+            points = [d / 100.0 for d in st.deltas] * 2
+            at = self._wall_at + 1
+            for o in range(n):
+                buf[size * o + at:size * o + at + n] = array("f", points[o:o + n])
 
     def observation_flat(self, seat: int) -> np.ndarray:
         """The flat observation: :meth:`observation_dict`'s fields in order,
