@@ -101,7 +101,6 @@ _SUITS = "mps"
 # (tiles a meld takes from the claimer's hand, tiles it adds to the melds), by kind
 _MELD_CHANGE = {PON: (2.0, 3.0), "exposed": (3.0, 4.0), "concealed": (4.0, 4.0),
                 "added": (1.0, 1.0)}
-_TAIL = frozenset((VOID, WIN, BONUS))  # events that change a seat's tail (but scores)
 _HAND = frozenset((DEAL, BONUS, WIN))            # rarer events that change hands
 _ACT, _CLAIM, _ROB, _OVER = Phase.ACT, Phase.CLAIM, Phase.ROB, Phase.OVER
 _INTS = frozenset((int, np.int64, np.int32, np.intp))  # not bool: True is no action
@@ -190,6 +189,12 @@ class MjlogEnv(AECEnv):
         self._meld_at = [[[o * self._flat_n + 102 + 34 * self._rel[o][s] + t for o in range(n)]
                           for t in range(34)] for s in range(n)]
         self._discard_at = [[[i + 34 * n for i in at] for at in row] for row in self._meld_at]
+        # _void_at[s], _bonus_at[s]: where seat s's void (3 flags) and its count
+        # of bonus tiles sit in each seat's part
+        self._void_at = [[o * self._flat_n + 102 + 68 * n + 3 * self._rel[o][s] for o in range(n)]
+                         for s in range(n)]
+        self._bonus_at = [[o * self._flat_n + 102 + 72 * n + self._rel[o][s] for o in range(n)]
+                          for s in range(n)]
         # each seat's discard of each tile, equal to the state's legal choice (a
         # test holds them so): a discard's code decodes without a search
         self._discards = [[Event(DISCARD, s, t) for t in range(34)] for s in range(n)]
@@ -394,8 +399,9 @@ class MjlogEnv(AECEnv):
         four, an added kong one. Anything rarer refreshes from the state's own
         lists what it may change, once the events are counted: a win (it may take
         the discard of the seat it names, or undo its robbed kong) that seat's
-        melds and discards; a void, a bonus tile or a win the per-seat tail; a
-        transfer the scores; the deal, a bonus tile or a win the hand.
+        melds and discards, and every seat's void, win and bonus flags; a void or
+        a bonus tile that seat's void or bonus count; a transfer the scores; the
+        deal, a bonus tile or a win the hand.
         :meth:`observation_dict` reads only the state's lists, and a test holds
         the two equal for every seat at every decision."""
         evs = self.state.events
@@ -439,10 +445,20 @@ class MjlogEnv(AECEnv):
                         buf[i] -= 1.0
             elif t == TRANSFER:
                 scores = True
+            elif t == VOID or t == BONUS:  # one seat's void or bonus count, as it is now
+                s = ev.seat
+                if t == VOID:
+                    v = self.state.void[s]
+                    for i in self._void_at[s]:
+                        buf[i + v] = 1.0
+                else:
+                    hands += (s,)
+                    c = self.state.bonus[s]
+                    for i in self._bonus_at[s]:
+                        buf[i] = c
             else:
                 if t == WIN:
                     rows += (ev.seat, ev.from_seat)
-                if t in _TAIL:
                     tail = True
                 if t in _HAND:
                     hands += (ev.seat, ev.from_seat)
