@@ -21,6 +21,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -133,8 +134,12 @@ def instructions(variant: str, hands: int = 40) -> dict:
 
 
 def run(quick: bool = False) -> dict:
-    """The BENCHMARKS.md section (``bench/run.py``)."""
-    rows = [measure(v, 10 if quick else 100) for v in ("yuxi", "xuezhan", "huangmei")]
+    """The BENCHMARKS.md section (``bench/run.py``): the timed ratios and, where
+    valgrind is installed (not with ``quick``), the instruction counts."""
+    variants = ("yuxi", "xuezhan", "huangmei")
+    rows = [measure(v, 10 if quick else 100) for v in variants]
+    counted = ([] if quick or shutil.which("valgrind") is None
+               else [instructions(v) for v in variants])
     lines = [f"| {r['variant']} | {r['env_decisions']} | {r['engine_us_per_decision']} | "
              f"{r['env_us_per_decision']} | {r['ratio']} |" for r in rows]
     section = (
@@ -143,10 +148,21 @@ def run(quick: bool = False) -> dict:
         "observation and the action mask, then `env.step`) against the engine's own loop "
         "(`mjlog.engine.play_hand`) on the same hands, both choosing uniformly among the "
         "legal choices; best of three passes. Target (issue 20): at most 2x: "
-        f"{'met' if max(r['ratio'] for r in rows) <= 2 else '**not met**'}.\n\n"
+        f"{'met' if max(r['ratio'] for r in rows + counted) <= 2 else '**not met**'}.\n\n"
         "| variant | decisions | engine µs/decision | env µs/decision | ratio |\n"
         "|---|---|---|---|---|\n" + "\n".join(lines) + "\n")
-    return {"rows": rows, "section": section}
+    if counted:
+        section += (
+            "\nInstructions per decision (`python bench/bench_env.py --callgrind --variant V`: "
+            f"valgrind's callgrind, `PYTHONHASHSEED=0`, {counted[0]['hands']} hands after "
+            f"{WARMUP} warm-up hands, each loop in its own process), which the machine's load "
+            "does not change:\n\n"
+            "| variant | engine decisions | engine instructions/decision | env decisions | "
+            "env instructions/decision | ratio |\n|---|---|---|---|---|---|\n" + "\n".join(
+                f"| {r['variant']} | {r['engine_decisions']} | "
+                f"{r['engine_instructions_per_decision']} | {r['env_decisions']} | "
+                f"{r['env_instructions_per_decision']} | {r['ratio']} |" for r in counted) + "\n")
+    return {"rows": rows, "instructions": counted, "section": section}
 
 
 def main() -> None:

@@ -106,6 +106,7 @@ _ACT, _CLAIM, _ROB, _OVER = Phase.ACT, Phase.CLAIM, Phase.ROB, Phase.OVER
 _INTS = frozenset((int, np.int64, np.int32, np.intp))  # not bool: True is no action
 _I8, _F32 = np.dtype(np.int8), np.dtype(np.float32)
 _TILE = Event._fields.index("tile")
+_NO_ACTIONS = bytes(N_ACTIONS)
 
 
 def action_of(ev: Event | None) -> int:
@@ -248,7 +249,10 @@ class MjlogEnv(AECEnv):
         self._queue: list[int] = []   # seats still to answer the open claim window
         self._picks: dict[int, Event | None] = {}
         self._legal: dict[int, list[Event | None]] = {}
-        self._mask = bytearray(N_ACTIONS)  # the selected seat's legal codes
+        # the selected seat's legal codes, rewritten in place at every decision,
+        # and a numpy view of them for the copy handed out
+        self._mask = bytearray(N_ACTIONS)
+        self._mask_view = np.frombuffer(self._mask, _I8)
         n = self.n
         # each seat's flat observation, kept up to date by _sync from the events:
         # an array.array, whose item updates cost a third of numpy's, and a numpy
@@ -315,7 +319,8 @@ class MjlogEnv(AECEnv):
             return
         seat = self._queue[0]
         opts = self._legal[seat]
-        self._mask = mask = bytearray(N_ACTIONS)  # the legal codes
+        mask = self._mask
+        mask[:] = _NO_ACTIONS
         if opts[0] is not None and opts[0].type == DISCARD == opts[-1].type:
             # discards only, the common case: the acting seat's choices list its
             # win and kongs first (mjlog.choices.Choices.act_options), and a
@@ -380,7 +385,7 @@ class MjlogEnv(AECEnv):
 
     def action_mask(self, agent: str) -> np.ndarray:
         if self._queue and self.possible_agents[self._queue[0]] == agent:
-            return np.frombuffer(bytearray(self._mask), _I8)  # the caller's own copy
+            return self._mask_view.copy()  # the caller's own copy
         return np.zeros(N_ACTIONS, _I8)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -388,7 +393,7 @@ class MjlogEnv(AECEnv):
         obs: Any = self.observation_flat(seat) if self._flat else self.observation_dict(seat)
         q = self._queue
         if q and q[0] == seat:  # the caller's own copy of the mask
-            return {"observation": obs, "action_mask": np.frombuffer(bytearray(self._mask), _I8)}
+            return {"observation": obs, "action_mask": self._mask_view.copy()}
         return {"observation": obs, "action_mask": np.zeros(N_ACTIONS, _I8)}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
