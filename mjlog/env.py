@@ -425,8 +425,10 @@ class MjlogEnv(AECEnv):
             if t == DISCARD:
                 s, tile = ev.seat, ev.tile
                 buf[size * s + tile] -= 1.0
-                for i in at[s][tile]:  # the seat's discards, in every seat's view
-                    buf[i] += 1.0
+                where = at[s][tile]  # the seat's discards of the tile, in every seat's view
+                c = buf[where[0]] + 1.0  # (the same count in each)
+                for i in where:
+                    buf[i] = c
             elif t == DRAW:
                 buf[size * ev.seat + ev.tile] += 1.0
             elif rare is None:
