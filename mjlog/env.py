@@ -280,11 +280,13 @@ class MjlogEnv(AECEnv):
                 continue
             ph = st.phase
             if ph is _ACT:  # the common case, without the per-seat dict of options()
-                s = st.turn
-                self._legal = {s: st.choices.act_options()}
-                self._queue = [s]
+                seat = st.turn
+                legal = st.choices.act_options()
+                self._legal = {seat: legal}
+                self._queue = [seat]
                 break
             if ph is _OVER:
+                seat, legal = None, []
                 break
             opts = st.options()
             if ph is _CLAIM or ph is _ROB:
@@ -298,11 +300,14 @@ class MjlogEnv(AECEnv):
                 raise RuntimeError(f"no legal action for the seat to act in {ph.name}")
             self._legal = opts
             self._queue = list(opts)
+            seat = self._queue[0]
+            legal = opts[seat]
             break
-        self._settle()
+        self._settle(seat, legal)
 
-    def _settle(self) -> None:
-        """Rewards from the change of scores; selection, or the end of the hand."""
+    def _settle(self, seat: int | None, opts: list[Event | None]) -> None:
+        """Rewards from the change of scores; selection of ``seat`` to choose
+        among ``opts``, or the end of the hand."""
         st = self.state
         deltas = st.deltas
         if deltas != self._scores:  # money moved: reward the change
@@ -317,8 +322,6 @@ class MjlogEnv(AECEnv):
             self._over = True
             self.agent_selection = self.agents[0]
             return
-        seat = self._queue[0]
-        opts = self._legal[seat]
         mask = self._mask
         mask[:] = _NO_ACTIONS
         if opts[0] is not None and opts[0].type == DISCARD == opts[-1].type:
@@ -353,8 +356,8 @@ class MjlogEnv(AECEnv):
             # every seat answers, then the state's claim priority decides what
             # happens (mjlog.claims.Claims.resolve, as in mjlog.engine.play)
             self._picks[seat] = pick
-            if self._queue:
-                self._settle()
+            if queue:
+                self._settle(queue[0], self._legal[queue[0]])
                 return
             for ev in st.claims.resolve(self._picks):
                 st.apply(ev)
