@@ -200,6 +200,19 @@ class MjlogEnv(AECEnv):
         # each seat's discard of each tile, equal to the state's legal choice (a
         # test holds them so): a discard's code decodes without a search
         self._discards = [[Event(DISCARD, s, t) for t in range(34)] for s in range(n)]
+        # each seat's flat observation at o * size in one array.array (its item
+        # updates cost half of numpy's), kept up to date by _sync from the events
+        # and blanked at every reset; a numpy view of each seat's part for the
+        # copy handed out
+        size = self._flat_n
+        self._blank = array("f", bytes(4 * size * n))
+        self._buf = array("f", self._blank)
+        whole = np.frombuffer(self._buf, _F32)
+        self._views = [whole[o * size:(o + 1) * size] for o in range(n)]
+        # the selected seat's legal codes, rewritten in place at every decision,
+        # and a numpy view of them for the copy handed out
+        self._mask = bytearray(N_ACTIONS)
+        self._mask_view = np.frombuffer(self._mask, _I8)
         mask = spaces.Box(0, 1, (N_ACTIONS,), np.int8)
         if obs_type == "flat":
             obs = spaces.Box(-(2.0**31) / 100, 2.0**31 / 100, (flat_size(n),), np.float32)
@@ -210,6 +223,7 @@ class MjlogEnv(AECEnv):
         self._act_space = spaces.Discrete(N_ACTIONS)
         self.seed_root: int | None = None
         self._seeds: np.random.Generator | None = None
+        self._seeded_by: int | None = None  # the last seed given (None: the OS's entropy)
         self.match = 0  # every episode is match 0, hand 0 of its own root seed
         self.state: HandState | None = None
         self.hand_seed = 0
@@ -228,12 +242,11 @@ class MjlogEnv(AECEnv):
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (
                     0 <= seed < 2**64):
                 raise ValueError(f"seed must be an integer in 0..2^64-1, not {seed!r}")
-            self.seed_root = int(seed)
-            self._seeds = np.random.Generator(np.random.PCG64(self.seed_root))
-        elif self._seeds is None:
-            self._seeds = np.random.Generator(np.random.PCG64())
-            self.seed_root = int(self._seeds.integers(2**63))
+            self.seed_root = self._seeded_by = int(seed)
+            self._seeds = None  # made when a reset without a seed needs it
         else:
+            if self._seeds is None:
+                self._seeds = np.random.Generator(np.random.PCG64(self._seeded_by))
             self.seed_root = int(self._seeds.integers(2**63))
         self.state, self.hand_seed, self.dealer_rolls = deal(
             self.rules, self.seed_root, self.match, 0, None)
@@ -249,21 +262,8 @@ class MjlogEnv(AECEnv):
         self._queue: list[int] = []   # seats still to answer the open claim window
         self._picks: dict[int, Event | None] = {}
         self._legal: dict[int, list[Event | None]] = {}
-        # the selected seat's legal codes, rewritten in place at every decision,
-        # and a numpy view of them for the copy handed out
-        self._mask = bytearray(N_ACTIONS)
-        self._mask_view = np.frombuffer(self._mask, _I8)
-        n = self.n
-        # each seat's flat observation, kept up to date by _sync from the events:
-        # an array.array, whose item updates cost a third of numpy's, and a numpy
-        # view of it for the bulk refreshes and the copy handed out
-        size = self._flat_n
-        # each seat's flat observation at o * size in one array.array (its item
-        # updates cost half of numpy's), kept up to date by _sync from the
-        # events; a numpy view of each seat's part for the copy handed out
-        self._buf = buf = array("f", bytes(4 * size * n))
-        whole = np.frombuffer(buf, _F32)
-        self._views = [whole[o * size:(o + 1) * size] for o in range(n)]
+        n, size, buf = self.n, self._flat_n, self._buf
+        buf[:] = self._blank
         for o in range(n):
             buf[o * size + size - n + self._rel[o][self.state.dealer]] = 1.0
         self._seen = 0  # events taken into _buf
