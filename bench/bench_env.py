@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mjlog.engine import play_hand  # noqa: E402
 from mjlog.env import MjlogEnv  # noqa: E402
+from mjlog.rules import resolve  # noqa: E402
 from simulate.agents import make_agents  # noqa: E402
 
 
@@ -51,11 +52,11 @@ class Counting:
 
 
 def engine(variant: str, hands: int, first: int = 0) -> tuple[int, float]:
-    env = MjlogEnv(variant)
-    agents = [Counting() for _ in range(env.n)]
+    rules = resolve(variant, None, [])  # as MjlogEnv(variant) resolves them
+    agents = [Counting() for _ in range(rules.n)]
     t0 = time.process_time()
     for h in range(first, first + hands):
-        play_hand(env.rules, agents, h, 0, 0, None)
+        play_hand(rules, agents, h, 0, 0, None)
     return sum(a.n for a in agents), time.process_time() - t0
 
 
