@@ -101,11 +101,12 @@ _SUITS = "mps"
 # (tiles a meld takes from the claimer's hand, tiles it adds to the melds), by kind
 _MELD_CHANGE = {PON: (2.0, 3.0), "exposed": (3.0, 4.0), "concealed": (4.0, 4.0),
                 "added": (1.0, 1.0)}
-_TAIL = frozenset((VOID, WIN, BONUS))  # events that change a seat's tail (but scores)
 _HAND = frozenset((DEAL, BONUS, WIN))            # rarer events that change hands
 _ACT, _CLAIM, _ROB, _OVER = Phase.ACT, Phase.CLAIM, Phase.ROB, Phase.OVER
 _INTS = frozenset((int, np.int64, np.int32, np.intp))  # not bool: True is no action
 _I8, _F32 = np.dtype(np.int8), np.dtype(np.float32)
+_TILE = Event._fields.index("tile")
+_NO_ACTIONS = bytes(N_ACTIONS)
 
 
 def action_of(ev: Event | None) -> int:
@@ -182,14 +183,36 @@ class MjlogEnv(AECEnv):
         self._wall_size = len(wall_tiles(self.rules))
         self._fields = _fields(n)
         self._flat_n = flat_size(n)
-        self._orders = [[(s + k) % n for k in range(n)] for s in range(n)]
         # _rel[o][s]: where seat s sits as observer o sees the table (0: o itself)
         self._rel = [[(s - o) % n for s in range(n)] for o in range(n)]
         self._wall_at = 102 + 68 * n + 5 * n
-        # per observer: the absolute (melds, then discards) rows in its seat order
+        # _meld_at[s][t], _discard_at[s][t]: where seat s's melds and discards of
+        # tile t sit in each seat's part (a claim or a discard adds to each)
+        self._meld_at = [[[o * self._flat_n + 102 + 34 * self._rel[o][s] + t for o in range(n)]
+                          for t in range(34)] for s in range(n)]
+        self._discard_at = [[[i + 34 * n for i in at] for at in row] for row in self._meld_at]
+        # _void_at[s], _bonus_at[s]: where seat s's void (3 flags) and its count
+        # of bonus tiles sit in each seat's part
+        self._void_at = [[o * self._flat_n + 102 + 68 * n + 3 * self._rel[o][s] for o in range(n)]
+                         for s in range(n)]
+        self._bonus_at = [[o * self._flat_n + 102 + 72 * n + self._rel[o][s] for o in range(n)]
+                          for s in range(n)]
         # each seat's discard of each tile, equal to the state's legal choice (a
         # test holds them so): a discard's code decodes without a search
         self._discards = [[Event(DISCARD, s, t) for t in range(34)] for s in range(n)]
+        # each seat's flat observation at o * size in one array.array (its item
+        # updates cost half of numpy's), kept up to date by _sync from the events
+        # and blanked at every reset; a numpy view of each seat's part for the
+        # copy handed out
+        size = self._flat_n
+        self._blank = array("f", bytes(4 * size * n))
+        self._buf = array("f", self._blank)
+        whole = np.frombuffer(self._buf, _F32)
+        self._views = [whole[o * size:(o + 1) * size] for o in range(n)]
+        # the selected seat's legal codes, rewritten in place at every decision,
+        # and a numpy view of them for the copy handed out
+        self._mask = bytearray(N_ACTIONS)
+        self._mask_view = np.frombuffer(self._mask, _I8)
         mask = spaces.Box(0, 1, (N_ACTIONS,), np.int8)
         if obs_type == "flat":
             obs = spaces.Box(-(2.0**31) / 100, 2.0**31 / 100, (flat_size(n),), np.float32)
@@ -200,6 +223,7 @@ class MjlogEnv(AECEnv):
         self._act_space = spaces.Discrete(N_ACTIONS)
         self.seed_root: int | None = None
         self._seeds: np.random.Generator | None = None
+        self._seeded_by: int | None = None  # the last seed given (None: the OS's entropy)
         self.match = 0  # every episode is match 0, hand 0 of its own root seed
         self.state: HandState | None = None
         self.hand_seed = 0
@@ -218,12 +242,11 @@ class MjlogEnv(AECEnv):
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (
                     0 <= seed < 2**64):
                 raise ValueError(f"seed must be an integer in 0..2^64-1, not {seed!r}")
-            self.seed_root = int(seed)
-            self._seeds = np.random.Generator(np.random.PCG64(self.seed_root))
-        elif self._seeds is None:
-            self._seeds = np.random.Generator(np.random.PCG64())
-            self.seed_root = int(self._seeds.integers(2**63))
+            self.seed_root = self._seeded_by = int(seed)
+            self._seeds = None  # made when a reset without a seed needs it
         else:
+            if self._seeds is None:
+                self._seeds = np.random.Generator(np.random.PCG64(self._seeded_by))
             self.seed_root = int(self._seeds.integers(2**63))
         self.state, self.hand_seed, self.dealer_rolls = deal(
             self.rules, self.seed_root, self.match, 0, None)
@@ -235,26 +258,14 @@ class MjlogEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._scores = [0] * self.n
         self._rewarded = False
+        self._over = False
         self._queue: list[int] = []   # seats still to answer the open claim window
         self._picks: dict[int, Event | None] = {}
         self._legal: dict[int, list[Event | None]] = {}
-        self._mask = bytearray(N_ACTIONS)  # the selected seat's legal codes
-        n = self.n
-        # each seat's flat observation, kept up to date by _sync from the events:
-        # an array.array, whose item updates cost a third of numpy's, and a numpy
-        # view of it for the bulk refreshes and the copy handed out
-        size = self._flat_n
-        # each seat's flat observation at o * size in one array.array (its item
-        # updates cost half of numpy's), kept up to date by _sync from the
-        # events; a numpy view of each seat's part for the copy handed out
-        self._buf = buf = array("f", bytes(4 * size * n))
-        whole = np.frombuffer(buf, _F32)
-        self._views = [whole[o * size:(o + 1) * size] for o in range(n)]
+        n, size, buf = self.n, self._flat_n, self._buf
+        buf[:] = self._blank
         for o in range(n):
             buf[o * size + size - n + self._rel[o][self.state.dealer]] = 1.0
-        # _slots[s]: where seat s's discards start in each seat's part
-        self._slots = [[o * size + 102 + 34 * n + 34 * self._rel[o][s] for o in range(n)]
-                       for s in range(n)]
         self._seen = 0  # events taken into _buf
         self._advance()
 
@@ -269,11 +280,13 @@ class MjlogEnv(AECEnv):
                 continue
             ph = st.phase
             if ph is _ACT:  # the common case, without the per-seat dict of options()
-                s = st.turn
-                self._legal = {s: st.choices.act_options()}
-                self._queue = [s]
+                seat = st.turn
+                legal = st.choices.act_options()
+                self._legal = {seat: legal}
+                self._queue = [seat]
                 break
             if ph is _OVER:
+                seat, legal = None, []
                 break
             opts = st.options()
             if ph is _CLAIM or ph is _ROB:
@@ -287,11 +300,14 @@ class MjlogEnv(AECEnv):
                 raise RuntimeError(f"no legal action for the seat to act in {ph.name}")
             self._legal = opts
             self._queue = list(opts)
+            seat = self._queue[0]
+            legal = opts[seat]
             break
-        self._settle()
+        self._settle(seat, legal)
 
-    def _settle(self) -> None:
-        """Rewards from the change of scores; selection, or the end of the hand."""
+    def _settle(self, seat: int | None, opts: list[Event | None]) -> None:
+        """Rewards from the change of scores; selection of ``seat`` to choose
+        among ``opts``, or the end of the hand."""
         st = self.state
         deltas = st.deltas
         if deltas != self._scores:  # money moved: reward the change
@@ -303,38 +319,45 @@ class MjlogEnv(AECEnv):
         if st.phase is _OVER:
             for a in self.agents:
                 self.terminations[a] = True
+            self._over = True
             self.agent_selection = self.agents[0]
             return
-        seat = self._queue[0]
-        # the legal codes (a discard's is its tile: the common case without the call)
-        self._mask = mask = bytearray(N_ACTIONS)
-        for o in self._legal[seat]:
-            mask[o.tile if o is not None and o.type == DISCARD else action_of(o)] = 1
+        mask = self._mask
+        mask[:] = _NO_ACTIONS
+        if opts[0] is not None and opts[0].type == DISCARD == opts[-1].type:
+            # discards only, the common case: the acting seat's choices list its
+            # win and kongs first (mjlog.choices.Choices.act_options), and a
+            # discard's code is its tile, read by index (cheaper than by name)
+            for o in opts:
+                mask[o[_TILE]] = 1
+        else:
+            for o in opts:
+                mask[action_of(o)] = 1
         self.agent_selection = self.possible_agents[seat]
 
     def step(self, action: int | None) -> None:
-        a = self.agent_selection
-        if self.terminations[a] or self.truncations[a]:
+        if self._over:  # every agent is terminated (none is ever truncated)
             self._was_dead_step(action)
             return
-        seat = self._queue[0]
+        queue = self._queue
+        seat = queue[0]
         if type(action) in _INTS and 0 <= action < 34 and self._mask[action]:
             pick = self._discards[seat][action]  # a legal discard: the common case
         else:
             pick = self._event_of(seat, action, self._legal[seat])
-        self._cumulative_rewards[a] = 0
+        self._cumulative_rewards[self.agent_selection] = 0
         if self._rewarded:
             for x in self.agents:
                 self.rewards[x] = 0
             self._rewarded = False
         st = self.state
-        self._queue.pop(0)
+        del queue[0]
         if st.phase is _CLAIM or st.phase is _ROB:
             # every seat answers, then the state's claim priority decides what
             # happens (mjlog.claims.Claims.resolve, as in mjlog.engine.play)
             self._picks[seat] = pick
-            if self._queue:
-                self._settle()
+            if queue:
+                self._settle(queue[0], self._legal[queue[0]])
                 return
             for ev in st.claims.resolve(self._picks):
                 st.apply(ev)
@@ -365,114 +388,136 @@ class MjlogEnv(AECEnv):
 
     def action_mask(self, agent: str) -> np.ndarray:
         if self._queue and self.possible_agents[self._queue[0]] == agent:
-            return np.frombuffer(bytearray(self._mask), _I8)  # the caller's own copy
+            return self._mask_view.copy()  # the caller's own copy
         return np.zeros(N_ACTIONS, _I8)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
-        if self._flat:
-            obs: Any = self.observation_flat(seat)
-        else:
-            obs = self.observation_dict(seat)
-        return {"observation": obs, "action_mask": self.action_mask(agent)}
+        obs: Any = self.observation_flat(seat) if self._flat else self.observation_dict(seat)
+        q = self._queue
+        if q and q[0] == seat:  # the caller's own copy of the mask
+            return {"observation": obs, "action_mask": self._mask_view.copy()}
+        return {"observation": obs, "action_mask": np.zeros(N_ACTIONS, _I8)}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
+        """PettingZoo's ``last()`` (the selected agent's observation, cumulative
+        reward, termination, truncation and info), in one call less."""
+        a = self.agent_selection
+        return (self.observe(a) if observe else None, self._cumulative_rewards[a],
+                self.terminations[a], self.truncations[a], self.infos[a])
 
     def _sync(self) -> None:
         """Bring each seat's observation (seat o's at ``o * size`` in
-        ``self._buf``, seats relative to it) up to the state's events. The common events change
-        a few counts: a draw adds its tile to the drawer's hand; a discard moves
-        it to the discards; a pon or an exposed kong takes it back into a meld
-        with two or three of the claimer's tiles, a concealed kong four, an added
-        kong one. Anything rarer refreshes from the state's own lists what it may
-        change, once the events are counted: a win (it may take a discard, or
-        undo a robbed kong) the melds and discards; a void, a bonus tile or a win
-        the per-seat tail; a transfer the scores; the deal, a bonus tile or a win
-        the hand. :meth:`observation_dict` reads only the state's lists, and a
-        test holds the two equal at every decision."""
+        ``self._buf``, seats relative to it) up to the state's events. The common
+        events change a few counts: a draw adds its tile to the drawer's hand; a
+        discard moves it to the discards; a pon or an exposed kong takes it back
+        into a meld with two or three of the claimer's tiles, a concealed kong
+        four, an added kong one. Anything rarer refreshes from the state's own
+        lists what it may change, once the events are counted: a win (it may take
+        the discard of the seat it names, or undo its robbed kong) that seat's
+        melds and discards, and every seat's void, win and bonus flags; a void or
+        a bonus tile that seat's void or bonus count; a transfer the scores; the
+        deal, a bonus tile or a win the hand.
+        :meth:`observation_dict` reads only the state's lists, and a test holds
+        the two equal for every seat at every decision."""
         evs = self.state.events
-        buf, slots, size = self._buf, self._slots, self._flat_n
-        rare = []
+        buf, at, size = self._buf, self._discard_at, self._flat_n
+        rare = None
         for ev in evs[self._seen:]:
             t = ev.type
             if t == DISCARD:
                 s, tile = ev.seat, ev.tile
                 buf[size * s + tile] -= 1.0
-                for at in slots[s]:
-                    buf[at + tile] += 1.0
+                where = at[s][tile]  # the seat's discards of the tile, in every seat's view
+                c = buf[where[0]] + 1.0  # (the same count in each)
+                for i in where:
+                    buf[i] = c
             elif t == DRAW:
                 buf[size * ev.seat + ev.tile] += 1.0
+            elif rare is None:
+                rare = [ev]
             else:
                 rare.append(ev)
         self._seen = len(evs)
-        if rare:
+        if rare is not None:
             self._sync_rare(rare)
 
     def _sync_rare(self, evs: list[Event]) -> None:
         """:meth:`_sync` of the events other than draws and discards: their counts
         add up in any order, and the refreshes read the state as it is now."""
-        n, buf, rel, size = self.n, self._buf, self._rel, self._flat_n
-        do = 102 + 34 * n
-        recount = tail = scores = False
-        dirty = ()
+        buf, size = self._buf, self._flat_n
+        meld_at, discard_at = self._meld_at, self._discard_at
+        rows: tuple[int | None, ...] = ()
+        hands: tuple[int | None, ...] = ()
+        tail = scores = False
         for ev in evs:
             t = ev.type
             if t == PON or t == KONG:
                 s, tile, kind = ev.seat, ev.tile, ev.kind
                 took, meld = _MELD_CHANGE[kind if t == KONG else PON]
                 buf[size * s + tile] -= took
-                f = ev.from_seat if kind != "concealed" and kind != "added" else None
-                for o in range(n):
-                    v, r = size * o, rel[o]
-                    buf[v + 102 + 34 * r[s] + tile] += meld
-                    if f is not None:
-                        buf[v + do + 34 * r[f] + tile] -= 1
+                for i in meld_at[s][tile]:
+                    buf[i] += meld
+                if kind != "concealed" and kind != "added":
+                    for i in discard_at[ev.from_seat][tile]:
+                        buf[i] -= 1.0
             elif t == TRANSFER:
                 scores = True
+            elif t == VOID or t == BONUS:  # one seat's void or bonus count, as it is now
+                s = ev.seat
+                if t == VOID:
+                    v = self.state.void[s]
+                    for i in self._void_at[s]:
+                        buf[i + v] = 1.0
+                else:
+                    hands += (s,)
+                    c = self.state.bonus[s]
+                    for i in self._bonus_at[s]:
+                        buf[i] = c
             else:
                 if t == WIN:
-                    recount = True
-                if t in _TAIL:
+                    rows += (ev.seat, ev.from_seat)
                     tail = True
                 if t in _HAND:
-                    dirty += (ev.seat, ev.from_seat)
-        self._refresh([s for s in dirty if s is not None], recount, tail, scores)
+                    hands += (ev.seat, ev.from_seat)
+        self._refresh({s for s in hands if s is not None}, {s for s in rows if s is not None},
+                      tail, scores)
 
-    def _refresh(self, hands: Iterable[int], recount: bool, tail: bool, scores: bool) -> None:
-        """Set counts from the state's lists: the ``hands`` of these seats, every
-        seat's melds and discards (``recount``), voids, wins and bonus tiles
-        (``tail``), and the scores."""
+    def _refresh(self, hands: Iterable[int], rows: Iterable[int], tail: bool,
+                 scores: bool) -> None:
+        """Set counts from the state's lists: the ``hands`` of these seats, the
+        melds and discards of the seats in ``rows`` (in every seat's view), every
+        seat's void, win and bonus tiles (``tail``), and the scores."""
         st = self.state
-        n, views = self.n, self._views
+        n, buf, size = self.n, self._buf, self._flat_n
         for s in hands:
-            views[s][0:34] = st.hands[s]
-        if recount:
-            rows = []
-            for s in range(n):
-                row = [0] * 34
-                for m in st.melds[s]:
-                    row[m.tile] += m.size
-                rows.append(row)
-            for s in range(n):
-                row = [0] * 34
-                for t in st.discards[s]:
-                    row[t] += 1
-                rows.append(row)
-            for o, order in enumerate(self._orders):
-                views[o][102:102 + 68 * n] = (sum([rows[s] for s in order], []) +
-                                              sum([rows[n + s] for s in order], []))
+            buf[size * s:size * s + 34] = array("f", st.hands[s])
+        for s in rows:
+            melds, discards = [0] * 34, [0] * 34
+            for m in st.melds[s]:
+                melds[m.tile] += m.size
+            for t in st.discards[s]:
+                discards[t] += 1
+            for row, at in ((array("f", melds), self._meld_at[s][0]),
+                            (array("f", discards), self._discard_at[s][0])):
+                for i in at:
+                    buf[i:i + 34] = row
         if tail:
-            void, won, bonus = st.void, st.won, st.bonus
-            for o, order in enumerate(self._orders):
-                row = [0] * (3 * n)
-                for i, s in enumerate(order):
-                    if void[s] is not None:
-                        row[3 * i + void[s]] = 1
-                row += [won[s] for s in order]
-                row += [bonus[s] for s in order]
-                views[o][102 + 68 * n:102 + 73 * n] = row
+            voids = [0] * (3 * n)
+            for s, v in enumerate(st.void):
+                if v is not None:
+                    voids[3 * s + v] = 1
+            voids += voids
+            won, bonus = st.won * 2, st.bonus * 2
+            at = 102 + 68 * n
+            for o in range(n):
+                buf[size * o + at:size * o + at + 5 * n] = array(
+                    "f", voids[3 * o:3 * o + 3 * n] + won[o:o + n] + bonus[o:o + n])
         if scores:
-            deltas, i = st.deltas, self._wall_at + 1
-            for o, order in enumerate(self._orders):
-                views[o][i:i + n] = [deltas[s] / 100.0 for s in order]
+            points = [d / 100.0 for d in st.deltas] * 2
+            at = self._wall_at + 1
+            for o in range(n):
+                buf[size * o + at:size * o + at + n] = array("f", points[o:o + n])
 
     def observation_flat(self, seat: int) -> np.ndarray:
         """The flat observation: :meth:`observation_dict`'s fields in order,

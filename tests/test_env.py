@@ -208,3 +208,20 @@ def test_a_window_nobody_may_claim_closes():
             legal = obs["action_mask"].nonzero()[0]
             env.step(int(legal[rng.randrange(len(legal))]))
         assert env.state.over and all(env.terminations.values()), seed
+
+
+def test_a_reset_without_a_seed_follows_the_last_seed_given():
+    """Seedless resets draw their root seeds from the last seed given, so two
+    environments given the same seed go on dealing the same hands."""
+    a, b = MjlogEnv("yuxi"), MjlogEnv("yuxi")
+    a.reset(seed=3)
+    b.reset(seed=3)
+    roots = []
+    for _ in range(2):
+        a.reset()
+        b.reset()
+        assert a.seed_root == b.seed_root != 3 and a.state.events == b.state.events
+        roots.append(a.seed_root)
+    a.reset(seed=3)
+    a.reset()
+    assert a.seed_root == roots[0] != roots[1]
