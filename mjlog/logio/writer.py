@@ -355,6 +355,10 @@ class ShardWriter:
         """Drop the shard: close and remove the temporary files, rename nothing."""
         if self._state == "closed":
             return
+        self._discard()
+
+    def _discard(self) -> None:
+        """Close and remove the files written so far (the temporary ones)."""
         self._state = "aborted"
         for w in self._writers.values():
             try:
@@ -363,10 +367,7 @@ class ShardWriter:
                 pass
         self._writers.clear()
         for p in self._tmp.values():
-            try:
-                p.unlink()
-            except FileNotFoundError:
-                pass
+            p.unlink(missing_ok=True)
         self._reset()
 
 
@@ -453,17 +454,8 @@ class SpilledShard(ShardWriter):
             self.abort()
 
     def abort(self) -> None:
-        """Drop the shard's spill files."""
-        self._state = "aborted"
-        for w in self._writers.values():
-            try:
-                w.close()
-            except Exception:  # noqa: S110 - the file is being thrown away
-                pass
-        self._writers.clear()
-        for p in self._tmp.values():
-            p.unlink(missing_ok=True)
-        self._reset()
+        """Drop the shard's spill files (also once closed: they are never renamed)."""
+        self._discard()
 
 
 # the spill is read once, soon after: a fast codec, not a small file
