@@ -48,18 +48,21 @@ _fewer = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, -1))
 _more = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, 1))
 
 
-def _near(c: Sequence[int]) -> list[int]:
-    """Kinds that can lower standard shanten: held, or within two of a held suit tile."""
-    out = []
-    for t in range(34):
-        if c[t]:
-            out.append(t)
-        elif t < 27:
-            r = t % 9
-            if (r > 0 and c[t - 1]) or (r < 8 and c[t + 1]) or (r > 1 and c[t - 2]) or (
-                    r < 7 and c[t + 2]):
-                out.append(t)
-    return out
+@lru_cache(maxsize=1 << 15)
+def _near_in(key: bytes, first: int) -> tuple[int, ...]:
+    """The kinds of one suit (counts ``key``, its first kind ``first``) that can
+    lower standard shanten: held, or (number suits) within two of a held rank."""
+    if len(key) == 7:
+        return tuple(first + r for r, x in enumerate(key) if x)
+    return tuple(first + r for r in range(9) if key[r] or any(
+        key[q] for q in range(max(0, r - 2), min(9, r + 3))))
+
+
+def _near(b: bytes) -> tuple[int, ...]:
+    """Kinds that can lower standard shanten, in order: held, or within two of a
+    held suit tile (per suit, worked out once per suit pattern)."""
+    return (_near_in(b[0:9], 0) + _near_in(b[9:18], 9) + _near_in(b[18:27], 18)
+            + _near_in(b[27:34], 27))
 
 
 def accept(counts: Sequence[int], melds: int, unseen: Sequence[int],
@@ -77,7 +80,8 @@ def accept(counts: Sequence[int], melds: int, unseen: Sequence[int],
     best = combine(dm, dp, ds, dz, melds)
     seven = melds == 0
     if seven:
-        pairs, tiles = sum(x // 2 for x in b), sum(b)  # short of 13: void tiles taken out
+        tiles = sum(b)  # short of 13: void tiles taken out
+        pairs = (tiles - b.count(1) - b.count(3)) // 2  # Σ count // 2
         base7 = seven_pairs_shanten(pairs, tiles)
         if base7 < best:
             best = base7
