@@ -387,17 +387,19 @@ class MjlogEnv(AECEnv):
         return list(self._legal[self._queue[0]])
 
     def action_mask(self, agent: str) -> np.ndarray:
-        if self._queue and self.possible_agents[self._queue[0]] == agent:
-            return self._mask_view.copy()  # the caller's own copy
+        return self._mask_of(self._seat_of.get(agent))
+
+    def _mask_of(self, seat: int | None) -> np.ndarray:
+        """The caller's own copy of ``seat``'s legal codes (none unless it is to choose)."""
+        q = self._queue
+        if q and q[0] == seat:
+            return self._mask_view.copy()
         return np.zeros(N_ACTIONS, _I8)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
         obs: Any = self.observation_flat(seat) if self._flat else self.observation_dict(seat)
-        q = self._queue
-        if q and q[0] == seat:  # the caller's own copy of the mask
-            return {"observation": obs, "action_mask": self._mask_view.copy()}
-        return {"observation": obs, "action_mask": np.zeros(N_ACTIONS, _I8)}
+        return {"observation": obs, "action_mask": self._mask_of(seat)}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
         """PettingZoo's ``last()`` (the selected agent's observation, cumulative
