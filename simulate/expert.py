@@ -428,8 +428,9 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream) -> list[int]:
         # an unseen bonus tile is in the live wall or dealt to a seat yet to play
         # (a drawn one is laid out at once, a dealt one at the first turn)
         unplayed = {p for s in range(n) if s not in turned for p in dealt[s]}
+        holding = set().union(*held)  # positions some seat still holds
         fits = [p for p in range(size) if wall[p] is None and (
-            p in unplayed or not any(p in h for h in held))]
+            p in unplayed or p not in holding)]
         if len(fits) < left[b]:
             raise Inconsistent("no room for the unseen bonus tiles")
         for _ in range(left[b]):
