@@ -85,7 +85,19 @@ def _per_match(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
 def standings(run: str | Path) -> pd.DataFrame:
     """Per-agent figures of a duplicate run directory (any run works; the interval
     then treats each match as the unit all the same)."""
+    return _standings(_per_seat(Path(run)))
+
+
+def gaps(run: str | Path, order: Sequence[str] | None = None) -> pd.DataFrame:
+    """Each agent's lead over the next one down ``order`` (default: the standings),
+    in points per hand, with a 95% interval paired by match (the matches both
+    played; in a duplicate run, every match): a lead whose interval is above 0 is
+    a finding even where the two agents' own intervals overlap."""
     df = _per_seat(Path(run))
+    return _gaps(df, list(_standings(df)["agent"]) if order is None else list(order))
+
+
+def _standings(df: pd.DataFrame) -> pd.DataFrame:
     per_match = _per_match(df)
     rows = []
     for agent, g in df.groupby("agent", sort=True):
@@ -102,14 +114,8 @@ def standings(run: str | Path) -> pd.DataFrame:
     return out.sort_values("mean_points", ascending=False, ignore_index=True)
 
 
-def gaps(run: str | Path, order: Sequence[str] | None = None) -> pd.DataFrame:
-    """Each agent's lead over the next one down ``order`` (default: the standings),
-    in points per hand, with a 95% interval paired by match (the matches both
-    played; in a duplicate run, every match): a lead whose interval is above 0 is
-    a finding even where the two agents' own intervals overlap."""
-    run = Path(run)
-    per_match = _per_match(_per_seat(run))
-    order = list(standings(run)["agent"]) if order is None else list(order)
+def _gaps(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    per_match = _per_match(df)
     rows = []
     for ahead, behind in pairwise(order):
         a, b = per_match[ahead], per_match[behind]
@@ -120,6 +126,13 @@ def gaps(run: str | Path, order: Sequence[str] | None = None) -> pd.DataFrame:
         rows.append({"ahead": ahead, "behind": behind, "matches": d.units,
                      "difference": d.diff, "ci_low": d.lo, "ci_high": d.hi, "p": d.p})
     return pd.DataFrame(rows, columns=GAP_COLUMNS)
+
+
+def _tables(run: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The standings and the gaps down them, from one read of the run."""
+    df = _per_seat(Path(run))
+    table = _standings(df)
+    return table, _gaps(df, list(table["agent"]))
 
 
 def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
@@ -135,11 +148,9 @@ def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0
     if out is None:
         with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as d:
             simulate(spec, d, workers=workers, progress=progress)
-            table = standings(d)
-            return table, gaps(d, table["agent"])
+            return _tables(d)
     simulate(spec, out, workers=workers, progress=progress)
-    table = standings(out)
-    return table, gaps(out, table["agent"])
+    return _tables(out)
 
 
 def ladder(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
