@@ -4,6 +4,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 - speed: hands/s of one ``expert`` seat and three ``strategic`` seats, one core,
   wall clock and CPU (the machine is shared: CPU time is the steadier figure);
 - ab: the paired seat-swap A/B against strategic (:mod:`simulate.expert_ab`);
+- calibration: the search's estimate against the truth on the real hidden tiles
+  (:mod:`simulate.expert_calibration`);
 - ladder: ``mjlog ladder --agents expert,strategic,efficient,greedy`` per variant;
 - conclusions: ``expert`` in every seat against the committed ``strategic`` sample
   (``data/<variant>``: seed 2026, 8 hands a match) on the same walls, paired by
@@ -12,8 +14,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   of duplicate line-ups ``P,greedy,P,greedy`` with P = strategic, then expert
   (:func:`analysis.balance.skill_share_difference`).
 
-    python bench/bench_expert.py [--quick] [--parts speed,ab,ladder,conclusions] [--hands N]
-        [--ab-hands H] [--matches M] [--workers W] [variant ...]
+    python bench/bench_expert.py [--quick] [--parts speed,ab,calibration,ladder,conclusions]
+        [--hands N] [--ab-hands H] [--cal-hands C] [--matches M] [--workers W] [variant ...]
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ VARIANTS = ("yuxi", "xuezhan", "huangmei")
 EXPERT = "expert"
 #: the defaults EXPERT stands for (the section names them)
 EXPERT_PARAMS = ("rollouts=8;most=8;candidates=3;shanten=1;policy=efficient;own=strategic;z=2;"
-                 "fold=0;read=0;tries=4")
+                 "fold=0;read=0;tries=4;confirm=0;tilt=0;steps=300")
 #: the agents of the paired A/B, each against strategic
 AB_AGENTS = (EXPERT,)
 LINEUP = [EXPERT, "strategic", "efficient", "greedy"]
@@ -127,6 +129,31 @@ def skill(variant: str, runs: dict[str, Path]) -> str:
             f"{int(s['expert'].matches)} |")
 
 
+#: the specs the calibration sets against the truth, and its samples per decision
+CALIBRATED = (EXPERT, "expert:tilt=0.35")
+CAL_SAMPLES = 16
+
+
+def calibration_part(variant: str, hands: int) -> str:
+    """The search's estimate against the truth (:mod:`simulate.expert_calibration`):
+    the fit per spec, then the decisions by kind (kinds seen at least 5 times)."""
+    from simulate.expert_calibration import calibrate, summarize
+
+    t0 = time.process_time()
+    rows = calibrate(variant, hands=hands, samples=CAL_SAMPLES, specs=CALIBRATED, seed=SEED)
+    cpu = time.process_time() - t0
+    summ = summarize(rows)
+    out = [f"| {variant} | `{s['spec']}` | {s['pairs']} | {s['slope']:+.2f} ± {s['slope_se']:.2f} "
+           f"| {s['reliability']:.2f} | {s['corrected']:+.2f} | {s['r']:+.3f} | {hands} "
+           f"| {cpu:.0f} |" for s in summ]
+    kinds = summ[0]["kinds"]
+    lines = [f"| {variant} | {k} | {v['n']} | {v['truth']:+.2f} [{v['truth'] - v['half']:+.2f}, "
+             f"{v['truth'] + v['half']:+.2f}] | "
+             + " | ".join(f"{s['kinds'][k]['estimate']:+.2f}" for s in summ) + " |"
+             for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]["n"]) if v["n"] >= 5]
+    return "\n".join(out) + "\n", "\n".join(lines) + "\n"
+
+
 def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
     """Markdown rows of the paired seat-swap A/B (:func:`simulate.expert_ab.paired_edge`)."""
     from simulate.expert_ab import paired_edge
@@ -144,17 +171,19 @@ def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
 #: the parts, in the section's order; each variant's text of a part is kept in
 #: FRAGMENTS so that parts and variants can be run apart (one at a time on a shared
 #: machine) and the section assembled from them
-PARTS = ("speed", "ab", "ladder", "conclusions")
+PARTS = ("speed", "ab", "calibration", "ladder", "conclusions")
 FRAGMENTS = ROOT / "build" / "bench_expert"
 
 
 def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         matches: int | None = None, workers: int = 1, speed_hands: int | None = None,
-        keep: Path | None = None, parts=PARTS, ab_hands: int | None = None) -> dict:
+        keep: Path | None = None, parts=PARTS, ab_hands: int | None = None,
+        cal_hands: int | None = None) -> dict:
     hands = hands or (32 if quick else FULL_HANDS)
     matches = matches or (1 if quick else 25)
     speed_hands = speed_hands or (3 if quick else 20)
     ab_hands = ab_hands or (2 if quick else 200)
+    cal_hands = cal_hands or (1 if quick else 200)
     figures: dict = {}
     FRAGMENTS.mkdir(parents=True, exist_ok=True)
 
@@ -175,6 +204,10 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
                     f"{sp['overruled_per_hand']:.2f} |\n")
             if "ab" in parts:
                 put("ab", v, "\n".join(ab_rows(v, ab_hands)) + "\n")
+            if "calibration" in parts:
+                fit, kinds = calibration_part(v, cal_hands)
+                put("calfit", v, fit)
+                put("calkinds", v, kinds)
             if "ladder" in parts:
                 text, fig = ladder_part(v, hands, workers)
                 figures[f"ladder/{v}"] = fig
@@ -219,6 +252,24 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| variant | agent | hands | edge, points/seat-hand [95% CI] | p | overruled of "
         "searched decisions | samples/searched decision | CPU s |\n"
         "|---|---|---|---|---|---|---|---|\n" + joined("ab") + "\n"
+        "### Calibration: the search's estimate against the truth\n\n"
+        "`simulate.expert_calibration.calibrate`: seat 0 plays strategic at a strategic table "
+        f"(hands 0 … H−1, each its own match, seed {SEED}); at every decision the search would "
+        "take, each alternative's lead over strategic's pick is estimated by the search "
+        f"({CAL_SAMPLES} samples) and measured on the real hidden tiles with the table's own "
+        "agents playing on (the truth: one world per decision, unbiased over many). The slope "
+        "of truth on estimate (`scipy.stats.linregress`, ± its standard error): 1 is an "
+        "estimate to trust, 0 is noise. Noise alone flattens it to the estimate's reliability "
+        "(the share of the estimates' spread that is not sampling noise, 1 − mean se² / "
+        "variance): the slope over the reliability (corrected) near 1 is an unbiased estimate, "
+        "however noisy; well below 1, a biased one.\n\n"
+        "| variant | spec | alternatives | slope | reliability | corrected slope | r | hands "
+        "| CPU s |\n|---|---|---|---|---|---|---|---|---|\n" + joined("calfit") + "\n"
+        "By kind of decision (pick→alternative), points of the alternative less the pick: the "
+        "truth's mean with its 95 % t interval, and each spec's mean estimate (in the order "
+        "above):\n\n"
+        "| variant | kind | n | truth [95% CI] | " + " | ".join(f"`{c}`" for c in CALIBRATED)
+        + " |\n|---|---|---|---|" + "---|" * len(CALIBRATED) + "\n" + joined("calkinds") + "\n"
         "### Duplicate ladder\n\n" + joined("ladder") + "\n"
         f"The full run: `mjlog ladder --variant V --agents {','.join(LINEUP)} --hands "
         f"{FULL_HANDS} --seed {SEED}` for each variant.\n\n"
@@ -251,6 +302,8 @@ if __name__ == "__main__":
                     help=f"comma-separated parts to run ({', '.join(PARTS)}); the others are "
                          "taken from earlier runs' fragments (build/bench_expert/)")
     ap.add_argument("--ab-hands", type=int, default=None)
+    ap.add_argument("--cal-hands", type=int, default=None,
+                    help="hands of the calibration per variant (default 200)")
     a = ap.parse_args()
     print(run(a.quick, a.variants, a.hands, a.matches, a.workers, a.speed_hands,
-              a.keep, [p for p in a.parts.split(",") if p], a.ab_hands)["section"])
+              a.keep, [p for p in a.parts.split(",") if p], a.ab_hands, a.cal_hands)["section"])

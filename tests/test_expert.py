@@ -9,6 +9,7 @@ from mjlog.cli import main
 from mjlog.engine import play_hand
 from mjlog.errors import InputError
 from mjlog.events import DEAL, DISCARD
+from mjlog.hand import shanten
 from mjlog.rng import Stream
 from mjlog.rules import Rules
 from mjlog.state import HandState
@@ -23,11 +24,11 @@ TINY = "expert:rollouts=2;candidates=2"
 def test_registered_and_parsed():
     assert "expert" in agent_names()
     a = make_agent("expert:rollouts=5;most=20;candidates=4;shanten=2;policy=greedy;own=quick;"
-                   "z=0.5;fold=1;read=1;tries=6;confirm=1")
+                   "z=0.5;fold=1;read=1;tries=6;confirm=1;tilt=0.3;steps=50")
     assert a.name == "expert"
     assert a.params == {"rollouts": 5, "most": 20, "candidates": 4, "shanten": 2,
                         "policy": "greedy", "own": "quick", "z": 0.5, "fold": 1, "read": 1,
-                        "tries": 6, "confirm": 1}
+                        "tries": 6, "confirm": 1, "tilt": 0.3, "steps": 50}
 
 
 @pytest.mark.parametrize("spec,needle", [
@@ -40,6 +41,9 @@ def test_registered_and_parsed():
     ("expert:fold=2", "'fold' must be 0 or 1"),
     ("expert:read=-1", "'read' must be 0 or 1"),
     ("expert:tries=0", "'tries' must be at least 1"),
+    ("expert:tilt=-0.1", "'tilt' must be at least 0"),
+    ("expert:tilt=inf", "'tilt' must be at least 0"),
+    ("expert:steps=-1", "'steps' must be at least 0"),
     ("expert:policy=oracle", "bad value 'oracle' for expert parameter 'policy'"),
     ("expert:depth=3", "unknown expert parameter 'depth'"),
 ])
@@ -159,7 +163,8 @@ def test_the_choice_does_not_depend_on_hidden_tiles(variant):
         assert a.hands[1] != b.hands[1] and a.wall != b.wall  # what seat 0 cannot see
         picks, searched = [], []
         for st, view in ((a, va), (b, vb)):
-            agent = make_agent("expert:rollouts=3;shanten=8;fold=1;read=1;confirm=1;z=0")
+            agent = make_agent("expert:rollouts=3;shanten=8;fold=1;read=1;confirm=1;z=0;"
+                               "tilt=0.4")
             agent.start_hand(0, Stream(99))
             picks.append(agent.choose(view, st.act_options()))
             searched.append(agent.searched)
@@ -208,11 +213,12 @@ def test_the_read_never_rules_out_the_real_hand():
     assert checked >= 5
 
 
+@pytest.mark.parametrize("tilt", [0.0, 0.4])
 @pytest.mark.parametrize("variant,seed,pinned", [
     ("xuezhan", 12, lambda e: e.type == "win" and e.kind == "self_draw"),
     ("huangmei", 3, lambda e: e.type == "bonus"),
 ])
-def test_the_history_replays_on_every_sample(variant, seed, pinned):
+def test_the_history_replays_on_every_sample(variant, seed, pinned, tilt):
     """What the history pins down is placed, not guessed: another seat's self-drawn
     winning tile on its last draw, a bonus tile laid out on the draw it came
     from, an unseen bonus tile only where it could still be unseen. So every
@@ -227,9 +233,39 @@ def test_the_history_replays_on_every_sample(variant, seed, pinned):
     for k in list(_seat0_discards(events))[::3]:
         view = SeatView(_replay(rules, wall, 0, events, k), 0)
         for i in range(4):
-            rebuild(view, view.history, sample_wall(view, view.history, Stream(i)))
+            rebuild(view, view.history, sample_wall(view, view.history, Stream(i), tilt, 200))
             checked += 1
     assert checked >= 12
+
+
+@pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
+def test_the_tilt_brings_the_other_hands_toward_ready(variant):
+    """A uniform sample leaves the other seats' hands further from ready than the
+    table's own late in a hand; the tilt moves them closer, and changes no tile
+    the seat can see (the history still replays: the seat's hand, discards,
+    melds and counts are as they were)."""
+    rules = Rules(variant)
+    far = {0.0: [], 0.4: []}
+    true = []
+    for seed in range(3):
+        played = play_hand(rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0,
+                           dealer=0)
+        events, wall = played.state.events, list(played.state.wall)
+        for k in list(_seat0_discards(events))[:3]:
+            st = _replay(rules, wall, 0, events, k)
+            view = SeatView(st, 0)
+            others = [s for s in range(1, 4) if not st.won[s]]
+            true += [shanten(st.hands[s], len(st.melds[s])) for s in others]
+            for tilt, got in far.items():
+                for i in range(3):
+                    w = sample_wall(view, view.history, Stream(i), tilt, 300)
+                    sample = rebuild(view, view.history, w)
+                    assert sample.hands[0] == st.hands[0] and sample.live == st.live
+                    got += [shanten(sample.hands[s], len(sample.melds[s])) for s in others]
+    mean = {t: sum(v) / len(v) for t, v in far.items()}
+    truth = sum(true) / len(true)
+    assert mean[0.4] < mean[0.0] - 0.5
+    assert abs(mean[0.4] - truth) < abs(mean[0.0] - truth)
 
 
 def test_the_search_spends_more_only_where_an_alternative_leads():
@@ -246,3 +282,26 @@ def test_the_search_spends_more_only_where_an_alternative_leads():
     assert searched and 2 * searched < sampled < 8 * searched
     searched, sampled = drawn["expert:rollouts=2;most=2"]
     assert searched and sampled == 2 * searched
+
+
+def test_calibration_plays_the_truth_on_the_real_tiles():
+    """The truth of the pick is the hand's own result (the table goes on exactly as
+    it did); the estimate is the search's mean lead; the summary fits truth on
+    estimate per spec (scipy's linregress) and groups the decisions by kind."""
+    from simulate.expert_calibration import calibrate, summarize
+
+    rules = Rules("xuezhan")
+    rows = calibrate("xuezhan", hands=3, samples=2, specs=("expert", "expert:tilt=0.4"))
+    real = {h: play_hand(rules, make_agents(["strategic"] * 4), seed=2026, match=h, hand=0,
+                         dealer=h % 4).state.deltas[0] for h in range(3)}
+    assert len({r["hand"] for r in rows}) == 3 and len(rows) > 20
+    assert all(r["pick_points"] == real[r["hand"]] for r in rows)
+    assert any(r["truth"] != 0 for r in rows)
+    assert rows == calibrate("xuezhan", hands=3, samples=2, specs=("expert", "expert:tilt=0.4"))
+    s = summarize(rows)
+    assert [x["spec"] for x in s] == ["expert", "expert:tilt=0.4"]
+    kinds = s[0]["kinds"]
+    assert sum(k["n"] for k in kinds.values()) == s[0]["pairs"] == len(rows)
+    assert "discard→discard" in kinds and -1 <= s[0]["r"] <= 1 and s[0]["reliability"] <= 1
+    with pytest.raises(ValueError, match="expert"):
+        calibrate("xuezhan", hands=1, specs=("strategic",))

@@ -1,0 +1,169 @@
+"""How well ``expert``'s search sees: its estimate of each alternative's lead over
+strategic's pick, set against the truth.
+
+Seat 0 plays strategic at a table of strategic players. At each decision where
+``expert`` would search, every candidate is played out twice over:
+
+- the *estimate*: the search's own playouts (:meth:`ExpertAgent.playouts`), on
+  hidden tiles sampled from what the seat sees, with its rollout players; the
+  alternative's mean points less the pick's, over ``samples`` samples;
+- the *truth*: the candidate played on the real hidden tiles by the table's own
+  agents (copies of them, their streams where they stand), seat 0 going on as
+  strategic. One world, so one draw of the value the search wants; unbiased over
+  many decisions.
+
+Regressing the truth on the estimate gives the estimate's calibration: a slope
+near 1 is an estimate the search may trust; a slope near 0, noise; the means by
+kind of decision show where the estimate is biased (e.g. passing a win looks
+good when the other seats are sampled far from ready). The measuring tool uses
+the real hidden tiles; the agent never does.
+
+>>> rows = calibrate("yuxi", hands=1, samples=2, specs=("expert",), first=3)
+>>> sorted(rows[0]) == sorted(ROW_KEYS)
+True
+>>> summarize(rows)[0]["spec"]
+'expert'
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+from mjlog.engine import play, play_hand
+from mjlog.rng import derive
+from mjlog.rules import Rules
+from simulate.agents import make_agent, make_agents
+from simulate.expert import ExpertAgent, _Then
+
+ROW_KEYS = ("variant", "hand", "decision", "kind", "truth", "pick_points", "estimate",
+            "estimate_se")
+#: the stream tag of the calibration's samples
+_CALIBRATE = 0xCA11B
+
+
+class _Probe:
+    """Seat 0: plays strategic (the first spec's base) and, at a decision the search
+    would take, measures every spec's estimate and the truth."""
+
+    name, params = "strategic", {}
+
+    def __init__(self, specs, samples: int, table: list, out: list, variant: str, hand: int):
+        self.experts = [make_agent(s) for s in specs]
+        if not all(isinstance(e, ExpertAgent) for e in self.experts):
+            raise ValueError("calibrate: every spec must be an expert agent")
+        self.specs, self.samples, self.table, self.out = specs, samples, table, out
+        self.variant, self.hand, self.k = variant, hand, 0
+
+    def start_hand(self, seat, rng) -> None:
+        for e in self.experts:
+            e.start_hand(seat, copy.copy(rng))
+        self.k = 0
+
+    def choose(self, view, options):
+        lead = self.experts[0]
+        before = copy.deepcopy(lead.base)
+        pick = lead.base.choose(view, options)
+        for e in self.experts[1:]:  # their strategic streams kept in step
+            e.base.choose(view, options)
+        self.k += 1
+        cands = lead.candidates(view, options, pick)
+        if len(cands) < 2:
+            return pick
+        truth = [self._truth(view, options, before, c) for c in cands]
+        est = [e.playouts(view, [(c, e.params["own"]) for c in cands],
+                          derive(_CALIBRATE, self.hand, self.k), 0, self.samples)
+               for e in self.experts]
+        for j in range(1, len(cands)):
+            kind = f"{_name(pick)}→{_name(cands[j])}"
+            self.out.append({
+                "variant": self.variant, "hand": self.hand, "decision": self.k, "kind": kind,
+                "truth": truth[j] - truth[0], "pick_points": truth[0],
+                "estimate": {s: _lead(p[j], p[0])[0] for s, p in zip(self.specs, est,
+                                                                     strict=True)},
+                "estimate_se": {s: _lead(p[j], p[0])[1] for s, p in zip(self.specs, est,
+                                                                        strict=True)}})
+        return pick
+
+    def _truth(self, view, options, before, c) -> int:
+        """Seat 0's points with ``c`` played on the real tiles, the table's agents on."""
+        st = copy.deepcopy(view._s)  # the real hidden tiles: the tool's, never the agent's
+        agents = [copy.deepcopy(a) for a in self.table]
+        base = copy.deepcopy(before)
+        base.choose(view, options)  # its stream where the real pick left it
+        agents[view.seat] = _Then(base, c)
+        play(st, agents)
+        return st.deltas[view.seat]
+
+
+def _name(ev) -> str:
+    return "pass" if ev is None else ev.type
+
+
+def _lead(alt: list[int], pick: list[int]) -> tuple[float | None, float | None]:
+    """Mean and standard error of ``alt`` less ``pick`` (None where undefined)."""
+    d = [a - b for a, b in zip(alt, pick, strict=False)]
+    if not d:
+        return None, None
+    m = sum(d) / len(d)
+    if len(d) < 2:
+        return m, None
+    return m, math.sqrt(sum((x - m) ** 2 for x in d) / (len(d) - 1) / len(d))
+
+
+def calibrate(variant: str, hands: int = 40, samples: int = 16, specs=("expert",),
+              seed: int = 2026, first: int = 0, rules: dict | None = None) -> list[dict]:
+    """One row per alternative at every searched decision of seat 0 in hands
+    ``first`` … ``first + hands − 1`` (each its own match, as
+    :func:`simulate.expert_ab.paired_edge`): ``kind`` (pick→alternative),
+    ``truth`` (alternative less pick, points, on the real tiles), ``pick_points``
+    (the pick's, which are the hand's own: the table goes on as it did) and ``estimate``
+    (spec → the search's mean lead over ``samples`` samples, None if none replayed)
+    with ``estimate_se`` (its standard error over the samples)."""
+    r = Rules(variant, rules or {})
+    out: list[dict] = []
+    for h in range(first, first + hands):
+        table = make_agents(["strategic"] * r.n)
+        table[0] = _Probe(tuple(specs), samples, table, out, variant, h)
+        play_hand(r, table, seed=seed, match=h, hand=0, dealer=h % r.n)
+    return out
+
+
+def summarize(rows: list[dict]) -> list[dict]:
+    """Per spec: the slope of truth on estimate (with its standard error) and
+    their correlation (:func:`scipy.stats.linregress`), over the rows with an
+    estimate; the estimate's *reliability*, the share of its spread that is not
+    sampling noise (1 − mean se² / variance of the estimates), and the slope
+    divided by it (``corrected``): noise alone flattens the slope to the
+    reliability, so a corrected slope near 1 is an unbiased estimate however
+    noisy, one well below 1 a biased one; and per kind of decision, the mean
+    truth with its 95 % t interval beside the mean estimate."""
+    from scipy import stats
+
+    specs = list(rows[0]["estimate"]) if rows else []
+    out = []
+    for s in specs:
+        got = [(r["estimate"][s], r["truth"], r["kind"], r["estimate_se"][s]) for r in rows
+               if r["estimate_se"][s] is not None]
+        x = [g[0] for g in got]
+        y = [g[1] for g in got]
+        fit = stats.linregress(x, y) if len(set(x)) > 1 else None
+        spread = stats.tvar(x) if len(set(x)) > 1 else math.nan
+        reliability = 1 - sum(g[3] ** 2 for g in got) / len(got) / spread if got else math.nan
+        kinds = {}
+        for k in sorted({g[2] for g in got}):
+            ty = [g[1] for g in got if g[2] == k]
+            te = [g[0] for g in got if g[2] == k]
+            m = sum(ty) / len(ty)
+            half = math.nan
+            if len(ty) > 1:
+                sd = stats.tstd(ty)
+                half = stats.t.ppf(0.975, len(ty) - 1) * sd / math.sqrt(len(ty))
+            kinds[k] = {"n": len(ty), "truth": m, "half": half, "estimate": sum(te) / len(te)}
+        out.append({"spec": s, "pairs": len(got),
+                    "slope": fit.slope if fit else math.nan,
+                    "slope_se": fit.stderr if fit else math.nan,
+                    "r": fit.rvalue if fit else math.nan, "reliability": reliability,
+                    "corrected": (fit.slope / reliability if fit and reliability > 0
+                                  else math.nan), "kinds": kinds})
+    return out
