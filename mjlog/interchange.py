@@ -664,7 +664,7 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
     in a temporary directory beside ``out``; then each shard is written into
     ``out`` as Parquet. Nothing reaches ``out`` before every line is read and
     checked; on a failure ``out`` is left as it was found, and the spill is always
-    removed. Memory holds one hand and one row group, whatever the number of hands.
+    removed (a killed import's spill, by the next import to the same ``out``). Memory holds one hand and one row group, whatever the number of hands.
 
     ``warn`` gets one line per hand whose events break the rules (the run is still
     written, so that the auditor reports it in full); past 20, only their count.
@@ -683,7 +683,9 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
     claimed: RunClaim | None = None
     bar = None
     try:
-        spill = Path(tempfile.mkdtemp(prefix=f".{out.name[:64]}.import-", dir=out.parent))
+        _sweep_spills(out)
+        spill = Path(tempfile.mkdtemp(prefix=_spill_prefix(out), dir=out.parent))
+        held = _hold(spill)
         try:
             survey, staged = _Survey(), _Staged(spill, hands_per_shard)
             warnings: list[str] = []
@@ -718,6 +720,7 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
                 write_manifest(out, manifest)
         finally:
             shutil.rmtree(spill, ignore_errors=True)
+            os.close(held)
     except BaseException as e:
         if claimed is not None:  # ours alone while claimed: what it wrote goes
             _undo(out)
@@ -735,6 +738,48 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
             warn(f"{len(warnings) - _NO_WARN_AFTER} more hands break the rules "
                  f"(`mjlog validate` reports them all)")
     return manifest
+
+
+#: the lock file in a spill: held while its import runs
+_SPILL_LOCK = ".lock"
+
+
+def _spill_prefix(out: Path) -> str:
+    return f".{out.name[:64]}.import-"
+
+
+def _hold(spill: Path) -> int:
+    """Lock ``spill`` for this import: while the lock is held no other import sweeps
+    it (:func:`_sweep_spills`); the kernel drops it when the process dies."""
+    import fcntl
+
+    fd = os.open(spill / _SPILL_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _sweep_spills(out: Path) -> None:
+    """Remove the spills that killed imports to ``out`` left beside it: a spill
+    directory whose lock no process holds. A spill being written keeps its lock;
+    one without a lock file (being made this instant) is left alone."""
+    import fcntl
+
+    for d in out.parent.glob(_spill_prefix(out) + "*"):
+        if d.is_symlink() or not d.is_dir():
+            continue
+        try:
+            fd = os.open(d / _SPILL_LOCK, os.O_RDWR | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # its import is running
+        try:
+            shutil.rmtree(d, ignore_errors=True)
+        finally:
+            os.close(fd)
 
 
 def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jsonl>",
