@@ -664,7 +664,8 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
     in a temporary directory beside ``out``; then each shard is written into
     ``out`` as Parquet. Nothing reaches ``out`` before every line is read and
     checked; on a failure ``out`` is left as it was found, and the spill is always
-    removed (a killed import's spill, by the next import to the same ``out``). Memory holds one hand and one row group, whatever the number of hands.
+    removed (a killed import's, by the next import to the same ``out``). Memory
+    holds one hand and one row group, whatever the number of hands.
 
     ``warn`` gets one line per hand whose events break the rules (the run is still
     written, so that the auditor reports it in full); past 20, only their count.
