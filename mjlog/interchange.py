@@ -559,12 +559,15 @@ class _Survey:
         }
 
 
-def _progress(total: int | None, desc: str, show: bool):
+def _progress(total: int | None, desc: str, show: bool, unit: str = "hand"):
+    """A tqdm bar (a widget in a notebook), or None; ``unit="B"`` counts bytes,
+    scaled (kB, MB…)."""
     if not show:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, unit="hand", dynamic_ncols=True, leave=False)
+    scaled = {"unit_scale": True, "unit_divisor": 1024} if unit == "B" else {}
+    return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True, leave=False, **scaled)
 
 
 Source = tuple[str, Callable[[], Iterable[tuple[int, str]]]]
@@ -650,8 +653,8 @@ def _zero_hand_seeds(rows: list[int]):
 
 
 def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
-                   progress: bool = False, hands_per_shard: int = HANDS_PER_SHARD
-                   ) -> dict[str, Any]:
+                   progress: bool = False, hands_per_shard: int = HANDS_PER_SHARD,
+                   size: int | None = None) -> dict[str, Any]:
     """Write every hand of ``sources`` (name, a function giving its numbered lines)
     as one run directory ``out``; returns the manifest.
 
@@ -669,6 +672,8 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
 
     ``warn`` gets one line per hand whose events break the rules (the run is still
     written, so that the auditor reports it in full); past 20, only their count.
+    With ``progress``, a bar counts the hands, or, given the sources' ``size`` in
+    bytes, what has been read of it (so that it shows the time left).
     """
     import tempfile
 
@@ -690,9 +695,16 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
         try:
             survey, staged = _Survey(), _Staged(spill, hands_per_shard)
             warnings: list[str] = []
-            bar = _progress(None, "importing", progress)
+            bar = _progress(size, "importing", progress, "B" if size is not None else "hand")
+            read, shown = [0], 0  # characters read (bytes, for ASCII lines), shown
+
+            def counted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+                for i, line in lines:
+                    read[0] += len(line)
+                    yield i, line
+
             for name, lines in sources:
-                for h in _hands(lines(), name):
+                for h in _hands(lines() if size is None else counted(lines()), name):
                     survey.add(h)
                     seed, rng = survey.seed, survey.rng  # the common ones so far
                     row, wins, transfers, warning = _replayed(h, seed, rng)
@@ -701,7 +713,8 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
                     if warning is not None:
                         warnings.append(warning)
                     if bar is not None:
-                        bar.update(1)
+                        bar.update(1 if size is None else read[0] - shown)
+                        shown = read[0]
             if survey.rules is None:
                 raise InputError(f"{names}: no hands")
             staged.close()
@@ -795,7 +808,11 @@ def import_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike, war
                  progress: bool = False) -> dict[str, Any]:
     """:func:`import_sources` over files, each streamed once, never held whole."""
     sources = [(str(p), lambda p=Path(p): _read_lines(p)) for p in paths]
-    return import_sources(sources, out, warn=warn, progress=progress)
+    try:
+        size = sum(os.stat(p).st_size for p in paths) if progress else None
+    except OSError:  # reading it will say what is wrong
+        size = None
+    return import_sources(sources, out, warn=warn, progress=progress, size=size)
 
 
 def import_file(path: str | os.PathLike, out: str | os.PathLike, warn=None) -> dict[str, Any]:

@@ -273,3 +273,17 @@ def test_a_killed_imports_spill_is_swept_by_the_next_import(tmp_path):
     assert manifest["imported"] and (tmp_path / "run" / "manifest.json").exists()
     assert not killed.exists() and live.exists()
     assert sorted(os.listdir(tmp_path)) == [".run.import-live", "a.jsonl", "run"]
+
+
+def test_the_progress_bar_counts_the_files_bytes(tmp_path, capsys):
+    """Importing files, the bar's total is their size, so it can tell the time left;
+    it reaches it. Lines held in memory have no size: the bar counts hands."""
+    src = TWO_PASS / "a.jsonl"
+    import_files([src], tmp_path / "run", progress=True)
+    err = capsys.readouterr().err
+    kib = f"{os.stat(src).st_size / 1024:.1f}k"
+    assert "100%" in err and f"{kib}/{kib}" in err and "B/s" in err
+    import_lines(src.read_text(encoding="utf-8").split("\n"), tmp_path / "again",
+                 progress=True)
+    err = capsys.readouterr().err
+    assert "hand/s" in err and "B/s" not in err
