@@ -33,7 +33,7 @@ VARIANTS = ("yuxi", "xuezhan", "huangmei")
 EXPERT = "expert"
 #: the defaults EXPERT stands for (the section names them)
 EXPERT_PARAMS = ("rollouts=8;most=8;candidates=3;shanten=1;policy=efficient;own=strategic;z=2;"
-                 "fold=0;read=0;tries=4;confirm=0;tilt=0;steps=300")
+                 "fold=0;read=0;tries=4;confirm=0;tilt=0.35;steps=300")
 #: the agents of the paired A/B, each against strategic
 AB_AGENTS = (EXPERT,)
 LINEUP = [EXPERT, "strategic", "efficient", "greedy"]
@@ -130,7 +130,7 @@ def skill(variant: str, runs: dict[str, Path]) -> str:
 
 
 #: the specs the calibration sets against the truth, and its samples per decision
-CALIBRATED = (EXPERT, "expert:tilt=0.35")
+CALIBRATED = ("expert:tilt=0", EXPERT)
 CAL_SAMPLES = 16
 
 
@@ -217,7 +217,7 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
                 figures[f"run/{v}"] = expert_run(v, matches, e_dir, workers, [EXPERT])
                 dup = {p: base / f"skill-{v}-{p}" for p in ("strategic", "expert")}
                 for p, d in dup.items():
-                    expert_run(v, max(2, matches // 4), d, workers,
+                    expert_run(v, max(2, matches // 2), d, workers,
                                [EXPERT if p == "expert" else p, "greedy"] * 2, duplicate=True)
                 put("conclusions", v, "\n".join(conclusions(v, ROOT / "data" / v, e_dir))
                     + "\n")
