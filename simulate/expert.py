@@ -82,9 +82,9 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
   (``tilt=0``) put them about two steps further from ready than the table's real
   hands late in a hand; 0.35 brings their mean shanten near the real one in every
   variant, and the search's estimate nearer the truth (the calibration of
-  :mod:`simulate.expert_calibration`, 200 hands: the slope of truth on estimate
-  corrected for noise, xuezhan 0.34 → 0.59, yuxi 0.80 → 1.08; uniform samples
-  made passing a win look better than taking it);
+  :mod:`simulate.expert_calibration`, 200 hands a variant: the slope of truth
+  on estimate 0.30 → 0.43 in yuxi, 0.17 → 0.33 in xuezhan, 0.39 → 0.61 in
+  huangmei; uniform samples made passing a win look better than taking it);
 - ``steps`` (int ≥ 0, default 300): the tilt's proposals per sample;
 - ``tries`` (int ≥ 1, default 4): draws of a fresh sample when one cannot be
   replayed (a win ``read`` rules out; rarely else: :func:`sample_wall` places
