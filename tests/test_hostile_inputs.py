@@ -134,6 +134,8 @@ CASES = [
      "aggression"),
     ("agents-bad-expert-budget", [*SIM, "--agents", "expert:rollouts=-1", "--out", "out"], {},
      "rollouts"),
+    ("agents-bad-expert-tilt", [*SIM, "--agents", "expert:tilt=nan", "--out", "out"], {},
+     "tilt"),
     ("sweep-grid-float", ["sweep", "--variant", "yuxi", "--grid", "cap=1.5,2", "--out", "out",
                           "--quiet"], {}, "cap=1.5"),
     ("ladder-seed-2-64", ["ladder", "--variant", "yuxi", "--agents", "greedy", "--seed",
