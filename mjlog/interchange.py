@@ -32,6 +32,7 @@ reported as not applicable.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -778,7 +779,7 @@ def _sweep_spills(out: Path) -> None:
     one without a lock file (being made this instant) is left alone."""
     import fcntl
 
-    for d in out.parent.glob(_spill_prefix(out) + "*"):
+    for d in out.parent.glob(glob.escape(_spill_prefix(out)) + "*"):  # "[" in a name is no set
         if d.is_symlink() or not d.is_dir():
             continue
         try:

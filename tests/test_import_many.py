@@ -232,7 +232,8 @@ def test_another_writer_claiming_out_meanwhile_keeps_its_files(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["out"]  # no spill left
 
 
-def test_a_killed_imports_spill_is_swept_by_the_next_import(tmp_path):
+@pytest.mark.parametrize("name", ["run", "r[1]*"])
+def test_a_killed_imports_spill_is_swept_by_the_next_import(tmp_path, name):
     """An import killed mid-read (SIGKILL: no cleanup runs) leaves its spill beside
     --out; the next import to that --out removes it, and leaves alone a spill whose
     import still runs (its lock held)."""
@@ -250,29 +251,30 @@ def test_a_killed_imports_spill_is_swept_by_the_next_import(tmp_path):
         "def lines():\n"
         f"    yield from enumerate(open({str(src)!r}, encoding='utf-8').read().split('\\n'), 1)\n"
         "    time.sleep(120)\n"
-        f"import_sources([('a.jsonl', lines)], {str(tmp_path / 'run')!r})\n")
+        f"import_sources([('a.jsonl', lines)], {str(tmp_path / name)!r})\n")
     p = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parent.parent)
     try:
         deadline = time.monotonic() + 60
-        while not [d for d in tmp_path.glob(".run.import-*") if (d / ".lock").exists()]:
+        while not [d for d in tmp_path.iterdir()
+                   if d.name.startswith(f".{name}.import-") and (d / ".lock").exists()]:
             assert p.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         time.sleep(0.5)  # some hands spilled
     finally:
         p.send_signal(signal.SIGKILL)
         p.wait()
-    (killed,) = tmp_path.glob(".run.import-*")
-    live = tmp_path / ".run.import-live"
+    (killed,) = [d for d in tmp_path.iterdir() if d.name.startswith(f".{name}.import-")]
+    live = tmp_path / f".{name}.import-live"
     live.mkdir()
     fd = os.open(live / ".lock", os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
-        manifest = import_files([src], tmp_path / "run")
+        manifest = import_files([src], tmp_path / name)
     finally:
         os.close(fd)
-    assert manifest["imported"] and (tmp_path / "run" / "manifest.json").exists()
+    assert manifest["imported"] and (tmp_path / name / "manifest.json").exists()
     assert not killed.exists() and live.exists()
-    assert sorted(os.listdir(tmp_path)) == [".run.import-live", "a.jsonl", "run"]
+    assert sorted(os.listdir(tmp_path)) == sorted([live.name, "a.jsonl", name])
 
 
 def test_the_progress_bar_counts_the_files_bytes(tmp_path, capsys, monkeypatch):
