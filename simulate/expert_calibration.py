@@ -34,7 +34,7 @@ from mjlog.engine import play, play_hand
 from mjlog.rng import derive
 from mjlog.rules import Rules
 from simulate.agents import make_agent, make_agents
-from simulate.expert import ExpertAgent, _Then
+from simulate.expert import ExpertAgent, _lead, _Then
 
 ROW_KEYS = ("variant", "hand", "decision", "kind", "truth", "pick_points", "estimate",
             "estimate_se")
@@ -79,10 +79,10 @@ class _Probe:
             self.out.append({
                 "variant": self.variant, "hand": self.hand, "decision": self.k, "kind": kind,
                 "truth": truth[j] - truth[0], "pick_points": truth[0],
-                "estimate": {s: _lead(p[j], p[0])[0] for s, p in zip(self.specs, est,
-                                                                     strict=True)},
-                "estimate_se": {s: _lead(p[j], p[0])[1] for s, p in zip(self.specs, est,
-                                                                        strict=True)}})
+                "estimate": {s: _lead_of(p[j], p[0])[0] for s, p in zip(self.specs, est,
+                                                                        strict=True)},
+                "estimate_se": {s: _lead_of(p[j], p[0])[1] for s, p in zip(self.specs, est,
+                                                                           strict=True)}})
         return pick
 
     def _truth(self, view, options, before, c) -> int:
@@ -100,15 +100,10 @@ def _name(ev) -> str:
     return "pass" if ev is None else ev.type
 
 
-def _lead(alt: list[int], pick: list[int]) -> tuple[float | None, float | None]:
-    """Mean and standard error of ``alt`` less ``pick`` (None where undefined)."""
-    d = [a - b for a, b in zip(alt, pick, strict=False)]
-    if not d:
-        return None, None
-    m = sum(d) / len(d)
-    if len(d) < 2:
-        return m, None
-    return m, math.sqrt(sum((x - m) ** 2 for x in d) / (len(d) - 1) / len(d))
+def _lead_of(alt: list[int], pick: list[int]) -> tuple[float | None, float | None]:
+    """The search's own mean and standard error of ``alt`` less ``pick``
+    (:func:`simulate.expert._lead`); None, None with fewer than two samples."""
+    return _lead(alt, pick) if min(len(alt), len(pick)) >= 2 else (None, None)
 
 
 def calibrate(variant: str, hands: int = 40, samples: int = 16, specs=("expert",),
@@ -118,8 +113,8 @@ def calibrate(variant: str, hands: int = 40, samples: int = 16, specs=("expert",
     :func:`simulate.expert_ab.paired_edge`): ``kind`` (pick→alternative),
     ``truth`` (alternative less pick, points, on the real tiles), ``pick_points``
     (the pick's, which are the hand's own: the table goes on as it did) and ``estimate``
-    (spec → the search's mean lead over ``samples`` samples, None if none replayed)
-    with ``estimate_se`` (its standard error over the samples)."""
+    (spec → the search's mean lead over ``samples`` samples, None if fewer than two
+    replayed) with ``estimate_se`` (its standard error over the samples)."""
     r = Rules(variant, rules or {})
     out: list[dict] = []
     for h in range(first, first + hands):
@@ -144,7 +139,7 @@ def summarize(rows: list[dict]) -> list[dict]:
     out = []
     for s in specs:
         got = [(r["estimate"][s], r["truth"], r["kind"], r["estimate_se"][s]) for r in rows
-               if r["estimate_se"][s] is not None]
+               if r["estimate"][s] is not None]
         x = [g[0] for g in got]
         y = [g[1] for g in got]
         fit = stats.linregress(x, y) if len(set(x)) > 1 else None
