@@ -477,8 +477,9 @@ def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[
     A uniform sample gives the other seats random concealed tiles: late in a hand
     they sit about two steps further from ready than the table's real hands
     (``tests/test_expert.py``, the tilt's test), so rollouts on them see too
-    little danger and too few rival wins. Each move swaps the tiles of a position some other seat still
-    holds and of another hidden position (another seat's or the live wall's);
+    little danger and too few rival wins. Each move swaps the tiles of a
+    position some other seat still holds and of another hidden position
+    (another seat's or the live wall's);
     it is kept with the probability ``exp(-Δ)``, where the energy is the sum
     over seats of ``weight[seat]`` × its shanten (plus one per void-suit tile it
     holds): the posterior of a seat that has drawn ``d`` tiles, each an
