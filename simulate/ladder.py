@@ -38,7 +38,7 @@ import duckdb
 import pandas as pd
 
 from analysis.stats import compare_units, estimate
-from simulate.runner import RunSpec, simulate
+from simulate.runner import HANDS_PER_SHARD, RunSpec, simulate
 
 COLUMNS = ["agent", "hands", "mean_points", "ci_low", "ci_high", "win_rate", "deal_in_rate",
            "mean_points_per_win"]
@@ -138,13 +138,16 @@ def _tables(run: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
                   hands_per_match: int = 8, sets: Sequence[str] = (),
                   workers: int | None = None, out: str | Path | None = None,
-                  progress: bool | None = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """:func:`ladder`'s standings and the paired :func:`gaps` down them."""
+                  progress: bool | None = False,
+                  hands_per_shard: int = HANDS_PER_SHARD) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`ladder`'s standings and the paired :func:`gaps` down them.
+    ``hands_per_shard`` sets the file layout only (smaller shards, more workers
+    busy on a short ladder), never the hands or the standings."""
     probe = RunSpec.build(variant, seed, 1, hands_per_match, agents, sets=sets, duplicate=True)
     per_match = probe.rotations * hands_per_match
     matches = max(1, -(-hands // per_match))
     spec = RunSpec.build(variant, seed, matches, hands_per_match, agents, sets=sets,
-                         duplicate=True, events=False)
+                         duplicate=True, events=False, hands_per_shard=hands_per_shard)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as d:
             simulate(spec, d, workers=workers, progress=progress)

@@ -105,6 +105,25 @@ def test_ladder_cli_writes_the_csv(tmp_path):
         assert float(r["ci_low"]) <= float(r["mean_points"]) <= float(r["ci_high"])
 
 
+def test_ladder_hands_per_shard_spreads_the_work_not_the_standings(tmp_path):
+    """Smaller shards give a short ladder more files (so more workers can play it);
+    the hands, the standings and the CSV are the same."""
+    got = {}
+    for k, extra in (("one", []), ("many", ["--hands-per-shard", "32", "--workers", "2"])):
+        out = tmp_path / k
+        res = CliRunner().invoke(main, ["ladder", "--variant", "xuezhan", "--agents",
+                                        "efficient,greedy,greedy,greedy", "--hands", "128",
+                                        "--seed", "5", "--out", str(out),
+                                        "--csv", str(tmp_path / f"{k}.csv"), "--quiet", *extra])
+        assert res.exit_code == 0, res.output
+        got[k] = (len(list((out / "hands").glob("*.parquet"))),
+                  (tmp_path / f"{k}.csv").read_text(),
+                  [x for x in res.output.splitlines() if not x.startswith("written ")])
+    # 4 matches of 8 hands in 4 rotations: 32 hands a match, one match a shard
+    assert got["one"][0] == 1 and got["many"][0] == 4
+    assert got["one"][1:] == got["many"][1:]
+
+
 def test_ladder_gaps_pair_the_agents_by_match(tmp_path):
     import numpy as np
     import pyarrow.parquet as pq

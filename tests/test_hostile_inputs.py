@@ -140,6 +140,8 @@ CASES = [
                           "--quiet"], {}, "cap=1.5"),
     ("ladder-seed-2-64", ["ladder", "--variant", "yuxi", "--agents", "greedy", "--seed",
                           str(2**64), "--quiet"], {}, "--seed"),
+    ("ladder-hands-per-shard-0", ["ladder", "--variant", "yuxi", "--agents", "greedy",
+                                  "--hands-per-shard", "0", "--quiet"], {}, "--hands-per-shard"),
     # huangmei doubling: the most money a hand moves, from doubling_cap, past int32
     ("ladder-doubling-cap-past-int32", ["ladder", "--variant", "huangmei", "--agents",
                                         "greedy", "--set", "payment=doubling", "--set",

@@ -20,7 +20,11 @@ from mjlog.rules import VARIANTS
 @click.option("--hands-per-match", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a rule key.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: every core).")
+              help="Worker processes (default: every core); a shard is one worker's.")
+@click.option("--hands-per-shard", type=click.IntRange(min=1), default=2000,
+              show_default=True,
+              help="Target hands per shard (whole matches). Smaller shards spread a short "
+                   "ladder of a slow agent over more workers; the standings are the same.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the table as CSV to this file.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text",
@@ -29,8 +33,8 @@ from mjlog.rules import VARIANTS
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Keep the run directory here (default: a temporary one).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers, csv_path,
-                   fmt, out, quiet) -> None:
+def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
+                   hands_per_shard, csv_path, fmt, out, quiet) -> None:
     """Play duplicate matches and rank the agents: mean points per hand with a 95%
     interval (matches as the unit), win rate, deal-in rate, mean points per win.
 
@@ -45,7 +49,8 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
     from simulate.ladder import ladder_tables
 
     table, gaps = ladder_tables(variant, agents.split(","), hands, seed, hands_per_match, sets,
-                                workers=workers, out=out, progress=None if not quiet else False)
+                                workers=workers, out=out, progress=None if not quiet else False,
+                                hands_per_shard=hands_per_shard)
     if fmt == "json":
         click.echo(table.to_json(orient="records", force_ascii=False))
     elif fmt == "csv":
