@@ -463,10 +463,11 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
     pool = [t for t in range(34) for _ in range(left[t])]
     rng.shuffle(pool)
     it = iter(pool)
+    if not (tilt > 0 and steps):
+        return [next(it) if t is None else t for t in wall]
     unknown = [p for p in range(size) if wall[p] is None]
     out = [next(it) if t is None else t for t in wall]
-    if tilt > 0 and steps:
-        _tilt(view, out, held, unknown, [tilt * d for d in draws], rng, steps)
+    _tilt(view, out, held, unknown, [tilt * d for d in draws], rng, steps)
     return out
 
 

@@ -62,7 +62,6 @@ class _Probe:
 
     def choose(self, view, options):
         lead = self.experts[0]
-        before = copy.deepcopy(lead.base)
         pick = lead.base.choose(view, options)
         for e in self.experts[1:]:  # their strategic streams kept in step
             e.base.choose(view, options)
@@ -70,7 +69,8 @@ class _Probe:
         cands = lead.candidates(view, options, pick)
         if len(cands) < 2:
             return pick
-        truth = [self._truth(view, options, before, c) for c in cands]
+        after = copy.deepcopy(lead.base)  # where the real seat 0 goes on from
+        truth = [self._truth(view, after, c) for c in cands]
         est = [e.playouts(view, [(c, e.params["own"]) for c in cands],
                           derive(_CALIBRATE, self.hand, self.k), 0, self.samples)
                for e in self.experts]
@@ -85,13 +85,12 @@ class _Probe:
                                                                            strict=True)}})
         return pick
 
-    def _truth(self, view, options, before, c) -> int:
-        """Seat 0's points with ``c`` played on the real tiles, the table's agents on."""
+    def _truth(self, view, after, c) -> int:
+        """Seat 0's points with ``c`` played on the real tiles, the table's agents on,
+        seat 0 going on as strategic from ``after`` (its state past the real pick)."""
         st = copy.deepcopy(view._s)  # the real hidden tiles: the tool's, never the agent's
         agents = [copy.deepcopy(a) for a in self.table]
-        base = copy.deepcopy(before)
-        base.choose(view, options)  # its stream where the real pick left it
-        agents[view.seat] = _Then(base, c)
+        agents[view.seat] = _Then(copy.deepcopy(after), c)
         play(st, agents)
         return st.deltas[view.seat]
 
