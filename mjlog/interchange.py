@@ -32,6 +32,7 @@ reported as not applicable.
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import hashlib
 import json
@@ -766,8 +767,6 @@ def _spill_prefix(out: Path) -> str:
 def _hold(spill: Path) -> int:
     """Lock ``spill`` for this import: while the lock is held no other import sweeps
     it (:func:`_sweep_spills`); the kernel drops it when the process dies."""
-    import fcntl
-
     fd = os.open(spill / _SPILL_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
@@ -777,8 +776,6 @@ def _sweep_spills(out: Path) -> None:
     """Remove the spills that killed imports to ``out`` left beside it: a spill
     directory whose lock no process holds. A spill being written keeps its lock;
     one without a lock file (being made this instant) is left alone."""
-    import fcntl
-
     for d in out.parent.glob(glob.escape(_spill_prefix(out)) + "*"):  # "[" in a name is no set
         if d.is_symlink() or not d.is_dir():
             continue
