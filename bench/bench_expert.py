@@ -6,6 +6,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 - ab: the paired seat-swap A/B against strategic (:mod:`simulate.expert_ab`);
 - calibration: the search's estimate against the truth on the real hidden tiles
   (:mod:`simulate.expert_calibration`);
+- budget: what other search settings would have gained, priced on one
+  calibration of many samples a decision (:func:`simulate.expert_calibration.budget`);
 - ladder: ``mjlog ladder --agents expert,strategic,efficient,greedy`` per variant;
 - conclusions: ``expert`` in every seat against the committed ``strategic`` sample
   (``data/<variant>``: seed 2026, 8 hands a match) on the same walls, paired by
@@ -14,8 +16,9 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   of duplicate line-ups ``P,greedy,P,greedy`` with P = strategic, then expert
   (:func:`analysis.balance.skill_share_difference`).
 
-    python bench/bench_expert.py [--quick] [--parts speed,ab,calibration,ladder,conclusions]
-        [--hands N] [--ab-hands H] [--cal-hands C] [--matches M] [--workers W] [variant ...]
+    python bench/bench_expert.py [--quick] [--parts speed,ab,calibration,budget,ladder,conclusions]
+        [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--matches M] [--workers W]
+        [variant ...]
 """
 
 from __future__ import annotations
@@ -154,6 +157,30 @@ def calibration_part(variant: str, hands: int) -> str:
     return "\n".join(out) + "\n", "\n".join(lines) + "\n"
 
 
+#: the search settings (rollouts, most, z) priced offline, on one calibration of
+#: BUDGET_SAMPLES samples a decision
+BUDGETS = ((8, 8, 2.0), (16, 16, 2.0), (32, 32, 2.0), (64, 64, 2.0), (8, 32, 2.0),
+           (16, 64, 2.0), (32, 32, 3.0))
+BUDGET_SAMPLES = 64
+
+
+def budget_part(variant: str, hands: int, first: int) -> str:
+    """Each budget's edge over strategic, priced on one calibration
+    (:func:`simulate.expert_calibration.budget`)."""
+    from simulate.expert_calibration import budget, calibrate
+
+    t0 = time.process_time()
+    rows = calibrate(variant, hands=hands, samples=BUDGET_SAMPLES, specs=(EXPERT,), seed=SEED,
+                     first=first)
+    cpu = time.process_time() - t0
+    return "".join(
+        f"| {variant} | {first}–{first + hands - 1} | `rollouts={b['rollouts']};most={b['most']};"
+        f"z={b['z']:g}` | {b['samples']:.1f} | {b['overrules']} of {b['decisions']} | "
+        f"{b['first']:+.3f} [{b['first_lo']:+.3f}, {b['first_hi']:+.3f}] | "
+        f"{b['total']:+.3f} [{b['total_lo']:+.3f}, {b['total_hi']:+.3f}] | {cpu:.0f} |\n"
+        for b in budget(rows, range(first, first + hands), BUDGETS))
+
+
 def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
     """Markdown rows of the paired seat-swap A/B (:func:`simulate.expert_ab.paired_edge`)."""
     from simulate.expert_ab import paired_edge
@@ -171,14 +198,14 @@ def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
 #: the parts, in the section's order; each variant's text of a part is kept in
 #: FRAGMENTS so that parts and variants can be run apart (one at a time on a shared
 #: machine) and the section assembled from them
-PARTS = ("speed", "ab", "calibration", "ladder", "conclusions")
+PARTS = ("speed", "ab", "calibration", "budget", "ladder", "conclusions")
 FRAGMENTS = ROOT / "build" / "bench_expert"
 
 
 def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         matches: int | None = None, workers: int = 1, speed_hands: int | None = None,
         keep: Path | None = None, parts=PARTS, ab_hands: int | None = None,
-        cal_hands: int | None = None) -> dict:
+        cal_hands: int | None = None, cal_first: int = 0) -> dict:
     hands = hands or (32 if quick else FULL_HANDS)
     matches = matches or (1 if quick else 25)
     speed_hands = speed_hands or (3 if quick else 20)
@@ -208,6 +235,8 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
                 fit, kinds = calibration_part(v, cal_hands)
                 put("calfit", v, fit)
                 put("calkinds", v, kinds)
+            if "budget" in parts:
+                put(f"budget{cal_first}", v, budget_part(v, cal_hands, cal_first))
             if "ladder" in parts:
                 text, fig = ladder_part(v, hands, workers)
                 figures[f"ladder/{v}"] = fig
@@ -270,6 +299,19 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "above):\n\n"
         "| variant | kind | n | truth [95% CI] | " + " | ".join(f"`{c}`" for c in CALIBRATED)
         + " |\n|---|---|---|---|" + "---|" * len(CALIBRATED) + "\n" + joined("calkinds") + "\n"
+        "### Budget: what more samples would gain, priced offline\n\n"
+        "`simulate.expert_calibration.budget`: one calibration with "
+        f"{BUDGET_SAMPLES} samples a decision (`--parts budget`, hands `--cal-first` … on), "
+        "each setting's choice made from its share of the samples by the agent's own rule "
+        "(`simulate.expert.decide`; held to the agent's search by a test). Edge over "
+        "strategic in points per seat-hand, 95 % t interval with the hand as the unit: "
+        "*first overrule* is exactly what a search that stops at its first overrule would "
+        "have gained on these walls; *all overrules* adds the later ones' truths, an "
+        "approximation.\n\n"
+        "| variant | hands | setting | samples/decision | overrules of decisions "
+        "| edge, first overrule [95% CI] | edge, all overrules [95% CI] | CPU s |\n"
+        "|---|---|---|---|---|---|---|---|\n"
+        + "".join(joined(p) for p in sorted(got) if p.startswith("budget")) + "\n"
         "### Duplicate ladder\n\n" + joined("ladder") + "\n"
         f"The full run: `mjlog ladder --variant V --agents {','.join(LINEUP)} --hands "
         f"{FULL_HANDS} --seed {SEED}` for each variant.\n\n"
@@ -303,7 +345,10 @@ if __name__ == "__main__":
                          "taken from earlier runs' fragments (build/bench_expert/)")
     ap.add_argument("--ab-hands", type=int, default=None)
     ap.add_argument("--cal-hands", type=int, default=None,
-                    help="hands of the calibration per variant (default 200)")
+                    help="hands of the calibration and the budget per variant (default 200)")
+    ap.add_argument("--cal-first", type=int, default=0,
+                    help="the budget's first hand (a fresh range checks a setting it picked)")
     a = ap.parse_args()
     print(run(a.quick, a.variants, a.hands, a.matches, a.workers, a.speed_hands,
-              a.keep, [p for p in a.parts.split(",") if p], a.ab_hands, a.cal_hands)["section"])
+              a.keep, [p for p in a.parts.split(",") if p], a.ab_hands, a.cal_hands,
+              a.cal_first)["section"])

@@ -161,6 +161,42 @@ def _lead(alt: list[int], pick: list[int]) -> tuple[float, float]:
     return mean, math.sqrt(var / m)
 
 
+def _ahead(points: list[list[int]]) -> list[int]:
+    """The alternatives (indices past 0, the pick) whose mean beats the pick's."""
+    return [j for j in range(1, len(points)) if _lead(points[j], points[0])[0] > 0]
+
+
+def _judge(points: list[list[int]], ahead: list[int], z: float) -> int:
+    """The index of the plan to play: of ``ahead``, the one with the largest mean
+    lead over the pick among those leading it by ``z`` standard errors; else 0."""
+    best, best_mean = 0, 0.0
+    for j in ahead:
+        mean, se = _lead(points[j], points[0])
+        if mean > 0 and mean - z * se >= 0 and (best == 0 or mean > best_mean):
+            best, best_mean = j, mean
+    return best
+
+
+def decide(points: list[list[int]], rollouts: int, most: int, z: float) -> tuple[int, int]:
+    """What :meth:`ExpertAgent.search` would play (without ``confirm``) had its
+    playouts given ``points`` (per plan, the pick's first, at least ``most``
+    samples each, the same samples for every plan): the plan's index and the
+    samples it would have drawn. Offline, one set of playouts prices many budgets
+    (:func:`simulate.expert_calibration.budget`).
+
+    >>> decide([[0, 0, 0, 0], [1, 2, 1, 2]], rollouts=2, most=4, z=2.0)
+    (1, 4)
+    >>> decide([[0, 0, 0, 0], [-1, 2, 1, 2]], rollouts=2, most=2, z=2.0)
+    (0, 2)
+    """
+    first = [p[:rollouts] for p in points]
+    ahead = _ahead(first)
+    if not ahead or most <= rollouts:
+        return _judge(first, ahead, z), rollouts
+    fresh = [p[rollouts:most] if j == 0 or j in ahead else [] for j, p in enumerate(points)]
+    return _judge(fresh, ahead, z), most
+
+
 class Inconsistent(Exception):
     """A sample the seat's history cannot be replayed on."""
 
@@ -266,7 +302,7 @@ class ExpertAgent:
         base = self.rng.next64()
         points = self.playouts(view, plans, base, 0, self.rollouts)
         drawn = self.rollouts
-        ahead = [j for j in range(1, len(plans)) if _lead(points[j], points[0])[0] > 0]
+        ahead = _ahead(points)
         if ahead and self.most > drawn:
             live = [0, *ahead]
             got = self.playouts(view, [plans[j] for j in live], base, drawn, self.most - drawn)
@@ -275,11 +311,7 @@ class ExpertAgent:
                 points[j] = pts
             drawn = self.most
         self.sampled += drawn
-        best, best_mean = 0, 0.0
-        for j in ahead:
-            mean, se = _lead(points[j], points[0])
-            if mean > 0 and mean - self.z * se >= 0 and (best == 0 or mean > best_mean):
-                best, best_mean = j, mean
+        best = _judge(points, ahead, self.z)
         if best and self.params["confirm"]:
             # the winner of several noisy comparisons looks better than it is: its
             # edge is measured again on samples that did not select it

@@ -34,10 +34,10 @@ from mjlog.engine import play, play_hand
 from mjlog.rng import derive
 from mjlog.rules import Rules
 from simulate.agents import make_agent, make_agents
-from simulate.expert import ExpertAgent, _lead, _Then
+from simulate.expert import ExpertAgent, _lead, _Then, decide
 
 ROW_KEYS = ("variant", "hand", "decision", "kind", "truth", "pick_points", "estimate",
-            "estimate_se")
+            "estimate_se", "leads")
 #: the stream tag of the calibration's samples
 _CALIBRATE = 0xCA11B
 
@@ -82,7 +82,9 @@ class _Probe:
                 "estimate": {s: _lead_of(p[j], p[0])[0] for s, p in zip(self.specs, est,
                                                                         strict=True)},
                 "estimate_se": {s: _lead_of(p[j], p[0])[1] for s, p in zip(self.specs, est,
-                                                                           strict=True)}})
+                                                                           strict=True)},
+                "leads": {s: [a - b for a, b in zip(p[j], p[0], strict=True)]
+                          for s, p in zip(self.specs, est, strict=True)}})
         return pick
 
     def _truth(self, view, after, c) -> int:
@@ -113,7 +115,8 @@ def calibrate(variant: str, hands: int = 40, samples: int = 16, specs=("expert",
     ``truth`` (alternative less pick, points, on the real tiles), ``pick_points``
     (the pick's, which are the hand's own: the table goes on as it did) and ``estimate``
     (spec → the search's mean lead over ``samples`` samples, None if fewer than two
-    replayed) with ``estimate_se`` (its standard error over the samples)."""
+    replayed) with ``estimate_se`` (its standard error over the samples) and
+    ``leads`` (spec → the lead on each sample, for :func:`budget`)."""
     r = Rules(variant, rules or {})
     out: list[dict] = []
     for h in range(first, first + hands):
@@ -160,4 +163,68 @@ def summarize(rows: list[dict]) -> list[dict]:
                     "r": fit.rvalue if fit else math.nan, "reliability": reliability,
                     "corrected": (fit.slope / reliability if fit and reliability > 0
                                   else math.nan), "kinds": kinds})
+    return out
+
+
+def budget(rows: list[dict], hands, settings, spec: str | None = None) -> list[dict]:
+    """What each search setting (``rollouts``, ``most``, ``z``) would have gained
+    over strategic in the calibrated ``hands`` (their numbers; a hand without a
+    searched decision gains 0), priced from one calibration's per-sample leads
+    (:func:`calibrate` with ``samples`` ≥ every ``most``) by the agent's own rule
+    (:func:`simulate.expert.decide`).
+
+    Per setting: ``overrules``, mean ``samples`` drawn per decision, and the
+    edge in points per seat-hand with its 95 % t interval over the hands:
+    ``first``, the truth of the hand's first overrule, is exactly what an agent
+    that searches until it first overrules and then plays strategic would have
+    gained on these walls (the truth is that alternative played out by the table);
+    ``total`` adds the later overrules' truths, measured where strategic's pick
+    had been played before them, so it only approximates the full agent.
+
+    >>> rows = [{"hand": 0, "decision": 1, "truth": 3, "leads": {"e": [1, 2, 1, 2]}},
+    ...         {"hand": 1, "decision": 1, "truth": -1, "leads": {"e": [-1, 2, 1, 2]}}]
+    >>> b = budget(rows, hands=[0, 1], settings=[(4, 4, 2.0)], spec="e")[0]
+    >>> b["overrules"], b["first"], b["samples"]
+    (1, 1.5, 4.0)
+    """
+    from scipy import stats
+
+    if spec is None and rows:
+        spec = next(iter(rows[0]["leads"]))
+    hands = list(hands)
+    decisions: dict[tuple[int, int], list[dict]] = {}
+    for r in rows:  # one row per alternative, in their order at the decision
+        decisions.setdefault((r["hand"], r["decision"]), []).append(r)
+
+    def interval(v: list[float]) -> tuple[float, float, float]:
+        m = sum(v) / len(v)
+        if len(v) < 2 or len(set(v)) < 2:
+            return m, m, m
+        half = stats.t.ppf(0.975, len(v) - 1) * stats.tstd(v) / math.sqrt(len(v))
+        return m, m - half, m + half
+
+    out = []
+    for rollouts, most, z in settings:
+        first = dict.fromkeys(hands, 0.0)
+        total = dict.fromkeys(hands, 0.0)
+        seen: set[int] = set()
+        overrules = drawn = 0
+        for (h, _), alts in sorted(decisions.items()):
+            leads = [[0] * len(alts[0]["leads"][spec])] + [a["leads"][spec] for a in alts]
+            j, n = decide(leads, rollouts, most, z)
+            drawn += n
+            if not j:
+                continue
+            overrules += 1
+            total[h] += alts[j - 1]["truth"]
+            if h not in seen:
+                seen.add(h)
+                first[h] = alts[j - 1]["truth"]
+        f, flo, fhi = interval([first[h] for h in hands])
+        t, tlo, thi = interval([total[h] for h in hands])
+        out.append({"rollouts": rollouts, "most": most, "z": z, "hands": len(hands),
+                    "decisions": len(decisions), "overrules": overrules,
+                    "samples": drawn / max(1, len(decisions)),
+                    "first": f, "first_lo": flo, "first_hi": fhi,
+                    "total": t, "total_lo": tlo, "total_hi": thi})
     return out

@@ -305,3 +305,55 @@ def test_calibration_plays_the_truth_on_the_real_tiles():
     assert "discard→discard" in kinds and -1 <= s[0]["r"] <= 1 and s[0]["reliability"] <= 1
     with pytest.raises(ValueError, match="expert"):
         calibrate("xuezhan", hands=1, specs=("strategic",))
+
+
+@pytest.mark.parametrize("spec", ["expert:rollouts=2;most=6;z=0", "expert:rollouts=4;z=0.5"])
+def test_decide_prices_a_budget_as_the_search_plays_it(spec):
+    """``decide`` on the playouts of every sample, every plan, chooses what the
+    agent's own two-stage search chose (same decision stream): the offline pricing
+    of budgets (:func:`budget`) is the agent's rule, not a restatement of it."""
+    from copy import copy
+
+    from simulate.expert import ExpertAgent, decide
+
+    seen = []
+
+    class Checked(ExpertAgent):
+        def search(self, view, plans):
+            base = copy(self.rng).next64()
+            got = super().search(view, plans)
+            pts = self.playouts(view, plans, base, 0, self.most)
+            j, _ = decide(pts, self.rollouts, self.most, self.z)
+            seen.append((plans[j][0], got, j))
+            return got
+
+    rules = Rules("xuezhan")
+    for h in range(3):
+        agents = make_agents(["strategic"] * 4)
+        agents[0] = Checked(**make_agent(spec).params)
+        play_hand(rules, agents, seed=2026, match=h, hand=0, dealer=h % 4)
+    assert len(seen) > 10 and any(j for *_, j in seen)  # some overrules among them
+    assert [a for a, _, _ in seen] == [b for _, b, _ in seen]
+
+
+def test_budget_prices_search_settings_on_one_calibration():
+    """Each setting's overrules and edge come from the same per-sample leads: a
+    margin no lead can meet never overrules (edge exactly 0); a hand without a
+    searched decision counts as 0; the first overrule's truth is the hand's edge."""
+    from simulate.expert_calibration import budget, calibrate
+
+    rows = calibrate("xuezhan", hands=3, samples=4, specs=("expert",), first=10)
+    assert all(len(r["leads"]["expert"]) == 4 for r in rows)
+    never, loose = budget(rows, hands=range(10, 14), settings=[(4, 4, 1e9), (2, 4, 0.0)])
+    assert never["overrules"] == 0 and never["first"] == never["total"] == 0.0
+    assert never["samples"] == 4.0 and never["hands"] == 4
+    assert loose["overrules"] > 0 and 2.0 <= loose["samples"] <= 4.0
+    assert loose["first_lo"] <= loose["first"] <= loose["first_hi"]
+    # by hand, with leads chosen so the rule's outcome is plain
+    toy = [{"hand": 0, "decision": 1, "truth": 5, "leads": {"e": [3, 3, 3]}},
+           {"hand": 0, "decision": 1, "truth": -2, "leads": {"e": [1, 1, 1]}},
+           {"hand": 0, "decision": 4, "truth": -1, "leads": {"e": [2, 2, 2]}},
+           {"hand": 2, "decision": 2, "truth": 7, "leads": {"e": [-1, -1, -1]}}]
+    b = budget(toy, hands=[0, 1, 2], settings=[(3, 3, 2.0)])[0]
+    assert (b["overrules"], b["decisions"]) == (2, 3)
+    assert b["first"] == pytest.approx(5 / 3) and b["total"] == pytest.approx(4 / 3)
