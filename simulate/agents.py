@@ -88,13 +88,25 @@ def agent_names() -> list[str]:
 
 
 def agent_entry(spec: str) -> dict:
-    """The manifest's record of one seat's agent: name and parameters; a plugin's
-    also its ``spec`` and the ``version`` of the distribution that provides it."""
+    """The manifest's record of one seat's agent: name and parameters as given; a
+    registered agent's also its ``settings``, every parameter with the defaults
+    filled in (a later change of a default is then another run, not one resumed
+    into the old); a plugin's its ``spec`` and the ``version`` of the distribution
+    that provides it.
+
+    >>> agent_entry("strategic:fold=2")
+    {'name': 'strategic', 'params': {'fold': '2'}, 'settings': {'aggression': 0.6, \
+'defense': 0.5, 'fold': 2, 'rules': 'in_force'}}
+    """
     from simulate import plugins
 
     name, params = parse_spec(spec)
     if name in _REGISTRY:
-        return {"name": name, "params": params}
+        settings = getattr(make_agent(spec), "params", None) or {}
+        # plain values only: a registered agent's object parameter has no stable text
+        return {"name": name, "params": params,
+                "settings": {k: v for k, v in settings.items()
+                             if isinstance(v, str | int | float | bool | None)}}
     return {"name": name, "params": params, "spec": spec, "version": plugins.version(name)}
 
 

@@ -115,7 +115,7 @@ def test_simulate_two_workers_ladder_validate(site, tmp_path):
     assert r.returncode == 0, r.stderr
     m = json.loads((out / "manifest.json").read_text())
     assert m["agents"][0] == {"name": "first", "params": {}, "spec": "first", "version": "0.3.1"}
-    assert m["agents"][1] == {"name": "greedy", "params": {}}
+    assert m["agents"][1] == {"name": "greedy", "params": {}, "settings": {}}
     assert m["agents"][2] == {"name": "mjlog_test_plugin.agents:FirstAgent",
                               "params": {"skip": "no"}, "version": "0.3.1",
                               "spec": "mjlog_test_plugin.agents:FirstAgent:skip=no"}

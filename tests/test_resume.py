@@ -114,3 +114,24 @@ def test_killed_worker_is_reported_and_the_rerun_finishes(tmp_path, reference):
     assert stderr.startswith("mjlog: error: a worker process died")
     assert 1 <= only_complete_shards(out) < SHARDS
     finish(out, reference)
+
+
+def test_a_changed_default_is_another_run_not_resumed_into_the_old(tmp_path, monkeypatch):
+    """The manifest records each agent's settings, its defaults filled in: a run
+    of `strategic` made before a default changed holds a different run id, so the
+    same command after the change refuses its folder instead of mixing the two."""
+    import simulate.strategic as strategic
+    from mjlog.rundir import LogError
+
+    args = dict(variant="yuxi", seed=3, matches=2, hands_per_match=2, agents=["strategic"])
+    out = tmp_path / "run"
+    manifest = simulate(RunSpec.build(**args), out, workers=1, progress=False)
+    assert manifest["agents"][0]["params"] == {}
+    assert manifest["agents"][0]["settings"]["fold"] == strategic.DEFAULTS["fold"]
+    before = files(out)
+    monkeypatch.setitem(strategic.DEFAULTS, "fold", strategic.DEFAULTS["fold"] + 1)
+    spec = RunSpec.build(**args)
+    assert spec.run_id != manifest["run_id"]
+    with pytest.raises(LogError, match="holds shards of run"):
+        simulate(spec, out, workers=1, progress=False)
+    assert files(out) == before
