@@ -45,7 +45,10 @@ surely and lose (A/B, 60 xuezhan hands: ``rollouts=8;most=24`` −0.23 [−0.38,
 −0.07] points per seat-hand, the one-stage default +0.10 [−0.06, +0.26]; a
 doubling search, ``rollouts=4;most=32``, −0.28 [−0.50, −0.07]): what keeps the
 search from beating strategic is the rollouts' bias (their players are not the
-table's), not their noise.
+table's), not their noise. With the tilt, priced offline on one calibration of
+64 samples a decision (:func:`decide`, :func:`simulate.expert_calibration.budget`,
+120 hands a variant), no budget from 8 to 64 samples, one stage or two, gained
+on strategic in a way that held on fresh hands.
 
 The rollouts: the other seats play ``efficient`` (shanten and acceptance; the
 paired A/B, 60 yuxi hands, put :class:`Quick`, a connectivity rule of thumb a few
