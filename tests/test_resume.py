@@ -17,12 +17,13 @@ import pytest
 from mjlog.logio import check_file, shard_complete, verify_manifest
 from simulate.runner import RunSpec, simulate
 
-# 16 shards of 20 random hands: long enough to be stopped after the first shard.
-SPEC = dict(variant="yuxi", seed=8, matches=64, hands_per_match=5, agents=["random"],
+# 64 shards of 20 random hands: long enough to be stopped after the first shard, even
+# on a loaded machine where the test process may wait a while for the CPU.
+SPEC = dict(variant="yuxi", seed=8, matches=256, hands_per_match=5, agents=["random"],
             hands_per_shard=20)
-ARGS = ["simulate", "--variant", "yuxi", "--seed", "8", "--matches", "64",
+ARGS = ["simulate", "--variant", "yuxi", "--seed", "8", "--matches", "256",
         "--hands-per-match", "5", "--agents", "random", "--hands-per-shard", "20"]
-SHARDS = 16
+SHARDS = 64
 
 
 def files(run: Path) -> dict[str, bytes]:
