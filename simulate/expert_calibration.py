@@ -187,7 +187,7 @@ def budget(rows: list[dict], hands, settings, spec: str | None = None) -> list[d
     >>> b["overrules"], b["first"], b["samples"]
     (1, 1.5, 4.0)
     """
-    from scipy import stats
+    from analysis.stats import estimate
 
     if spec is None and rows:
         spec = next(iter(rows[0]["leads"]))
@@ -195,13 +195,6 @@ def budget(rows: list[dict], hands, settings, spec: str | None = None) -> list[d
     decisions: dict[tuple[int, int], list[dict]] = {}
     for r in rows:  # one row per alternative, in their order at the decision
         decisions.setdefault((r["hand"], r["decision"]), []).append(r)
-
-    def interval(v: list[float]) -> tuple[float, float, float]:
-        m = sum(v) / len(v)
-        if len(v) < 2 or len(set(v)) < 2:
-            return m, m, m
-        half = stats.t.ppf(0.975, len(v) - 1) * stats.tstd(v) / math.sqrt(len(v))
-        return m, m - half, m + half
 
     out = []
     for rollouts, most, z in settings:
@@ -220,11 +213,11 @@ def budget(rows: list[dict], hands, settings, spec: str | None = None) -> list[d
             if h not in seen:
                 seen.add(h)
                 first[h] = alts[j - 1]["truth"]
-        f, flo, fhi = interval([first[h] for h in hands])
-        t, tlo, thi = interval([total[h] for h in hands])
+        f = estimate([first[h] for h in hands])
+        t = estimate([total[h] for h in hands])
         out.append({"rollouts": rollouts, "most": most, "z": z, "hands": len(hands),
                     "decisions": len(decisions), "overrules": overrules,
                     "samples": drawn / max(1, len(decisions)),
-                    "first": f, "first_lo": flo, "first_hi": fhi,
-                    "total": t, "total_lo": tlo, "total_hi": thi})
+                    "first": f.value, "first_lo": f.lo, "first_hi": f.hi,
+                    "total": t.value, "total_lo": t.lo, "total_hi": t.hi})
     return out
