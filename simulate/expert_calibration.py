@@ -76,13 +76,12 @@ class _Probe:
                for e in self.experts]
         for j in range(1, len(cands)):
             kind = f"{_name(pick)}→{_name(cands[j])}"
+            fit = {s: _lead_of(p[j], p[0]) for s, p in zip(self.specs, est, strict=True)}
             self.out.append({
                 "variant": self.variant, "hand": self.hand, "decision": self.k, "kind": kind,
                 "truth": truth[j] - truth[0], "pick_points": truth[0],
-                "estimate": {s: _lead_of(p[j], p[0])[0] for s, p in zip(self.specs, est,
-                                                                        strict=True)},
-                "estimate_se": {s: _lead_of(p[j], p[0])[1] for s, p in zip(self.specs, est,
-                                                                           strict=True)},
+                "estimate": {s: f[0] for s, f in fit.items()},
+                "estimate_se": {s: f[1] for s, f in fit.items()},
                 "leads": {s: [a - b for a, b in zip(p[j], p[0], strict=True)]
                           for s, p in zip(self.specs, est, strict=True)}})
         return pick
@@ -198,9 +197,8 @@ def budget(rows: list[dict], hands, settings, spec: str | None = None) -> list[d
 
     out = []
     for rollouts, most, z in settings:
-        first = dict.fromkeys(hands, 0.0)
+        first: dict[int, int] = {}  # hand → the truth of its first overrule
         total = dict.fromkeys(hands, 0.0)
-        seen: set[int] = set()
         overrules = drawn = 0
         for (h, _), alts in sorted(decisions.items()):
             leads = [[0] * len(alts[0]["leads"][spec])] + [a["leads"][spec] for a in alts]
@@ -210,10 +208,8 @@ def budget(rows: list[dict], hands, settings, spec: str | None = None) -> list[d
                 continue
             overrules += 1
             total[h] += alts[j - 1]["truth"]
-            if h not in seen:
-                seen.add(h)
-                first[h] = alts[j - 1]["truth"]
-        f = estimate([first[h] for h in hands])
+            first.setdefault(h, alts[j - 1]["truth"])
+        f = estimate([first.get(h, 0.0) for h in hands])
         t = estimate([total[h] for h in hands])
         out.append({"rollouts": rollouts, "most": most, "z": z, "hands": len(hands),
                     "decisions": len(decisions), "overrules": overrules,
