@@ -9,6 +9,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 - budget: what other search settings would have gained, priced on one
   calibration of many samples a decision (:func:`simulate.expert_calibration.budget`);
 - ladder: ``mjlog ladder --agents expert,strategic,efficient,greedy`` per variant;
+- null: the same ladder with strategic's exact twin in expert's seat, over many
+  seeds: how far luck and seating alone set two equal players apart;
 - conclusions: ``expert`` in every seat against the committed ``strategic`` sample
   (``data/<variant>``: seed 2026, 8 hands a match) on the same walls, paired by
   match (:func:`analysis.queries.paired_comparison`): dealer advantage, the draw
@@ -16,8 +18,10 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   of duplicate line-ups ``P,greedy,P,greedy`` with P = strategic, then expert
   (:func:`analysis.balance.skill_share_difference`).
 
-    python bench/bench_expert.py [--quick] [--parts speed,ab,calibration,budget,ladder,conclusions]
-        [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--matches M] [--workers W]
+    python bench/bench_expert.py [--quick]
+        [--parts speed,ab,calibration,budget,ladder,null,conclusions]
+        [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--seed S] [--matches M]
+        [--workers W]
         [variant ...]
 """
 
@@ -67,15 +71,21 @@ def speed(variant: str, hands: int) -> dict:
             "overruled_per_hand": overruled / hands}
 
 
-def ladder_part(variant: str, hands: int, workers: int) -> tuple[str, dict]:
-    from simulate.ladder import gaps, ladder_tables
+def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED) -> tuple[str, dict]:
+    """The ladder, expert's lead over strategic paired by match, and the search's
+    own worth there: expert against its twin (:data:`TWIN`) in the same seat of the
+    same line-up on the same walls (:func:`simulate.ladder.lead_across`)."""
+    from simulate.ladder import gaps, ladder_tables, lead_across
 
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as run:
-        t, _ = ladder_tables(variant, LINEUP, hands=hands, seed=SEED, workers=workers, out=run)
+    with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as tmp:
+        run, twin = Path(tmp) / "expert", Path(tmp) / "twin"
+        t, _ = ladder_tables(variant, LINEUP, hands=hands, seed=seed, workers=workers, out=run)
+        dt = time.perf_counter() - t0
         # expert's lead over strategic, paired by match, whatever their ranks
         lead = gaps(run, [EXPERT, "strategic"]).iloc[0]
-    dt = time.perf_counter() - t0
+        ladder_tables(variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers, out=twin)
+        search = lead_across(run, EXPERT, twin)  # the twin is logged as expert too
     order = list(t["agent"])
     first = t.iloc[0]
     apart = len(t) > 1 and first["ci_low"] > t["ci_high"].iloc[1]
@@ -86,16 +96,67 @@ def ladder_part(variant: str, hands: int, workers: int) -> tuple[str, dict]:
         f"| {r.agent} | {r.hands} | {r.mean_points:.3f} | [{r.ci_low:.3f}, {r.ci_high:.3f}] "
         f"| {r.win_rate:.3f} | {r.deal_in_rate:.3f} | {r.mean_points_per_win:.2f} |"
         for r in t.itertuples())
-    text = (f"#### {variant}: {verdict}\n\n"
+    text = (f"#### {variant}, seed {seed}: {verdict}\n\n"
             f"`mjlog ladder --variant {variant} --agents {','.join(LINEUP)} --hands {hands} "
-            f"--seed {SEED} --workers {workers}`: {dt:.0f} s wall clock\n\n"
+            f"--seed {seed} --workers {workers}`: {dt:.0f} s wall clock\n\n"
             "| agent | seat-hands | mean points/hand | 95% CI | win rate | deal-in rate "
             "| points/win |\n|---|---|---|---|---|---|---|\n" + rows + "\n\n"
             f"expert's lead over strategic, paired by match ({lead.matches} matches): "
             f"{lead.difference:+.3f} [{lead.ci_low:+.3f}, {lead.ci_high:+.3f}] points per hand, "
-            f"p = {lead.p:.2g}\n")
+            f"p = {lead.p:.2g}. The search's own worth at this table, expert against its "
+            f"twin `{TWIN}` in the same seat of the same line-up and walls "
+            f"(`simulate.ladder.lead_across`): {search['difference']:+.3f} "
+            f"[{search['ci_low']:+.3f}, {search['ci_high']:+.3f}], p = {search['p']:.2g}\n")
     return text, {"table": t.to_dict("records"), "seconds": dt, "verdict": verdict,
-                  "lead": lead.to_dict()}
+                  "lead": lead.to_dict(), "search": search}
+
+
+#: strategic's exact twin: with no samples, expert plays strategic's own choices
+TWIN = "expert:rollouts=0"
+TWIN_LINEUP = [TWIN, "strategic", "efficient", "greedy"]
+#: the null ladders' seeds (apart from SEED and the fresh seeds tried on expert)
+NULL_SEEDS = range(3000, 3040)
+
+
+def null_part(variant: str, hands: int, seeds=NULL_SEEDS, big: int = FULL_HANDS) -> str:
+    """The ladder's own noise: ``mjlog ladder`` with strategic and its exact twin
+    (:data:`TWIN`) in the line-up in place of expert, once per seed at ``hands``
+    hands, then once at ``big`` hands. Two identical players differ only by luck
+    and seating, so their gap shows how far apart luck alone sets them, and how
+    often the paired 95 % interval covers 0 (it should, 95 times in 100)."""
+    import numpy as np
+    from scipy.stats import binomtest
+
+    from analysis.stats import estimate
+    from simulate.ladder import gaps, ladder_tables
+
+    def one(seed: int, n: int):
+        with tempfile.TemporaryDirectory(prefix="mjlog-null-") as run:
+            t, _ = ladder_tables(variant, TWIN_LINEUP, hands=n, seed=seed, workers=1, out=run)
+            g = gaps(run, [EXPERT, "strategic"]).iloc[0]  # the twin is logged as expert
+        return t.set_index("agent"), g
+
+    t0 = time.process_time()
+    diffs, covered, apart, halves = [], 0, 0, []
+    for seed in seeds:
+        a, g = one(seed, hands)
+        tw, st = a.loc[EXPERT], a.loc["strategic"]
+        diffs.append(g["difference"])
+        covered += bool(g["ci_low"] <= 0 <= g["ci_high"])
+        apart += bool(tw["ci_low"] > st["ci_high"] or st["ci_low"] > tw["ci_high"])
+        halves.append((tw["ci_high"] - tw["ci_low"] + st["ci_high"] - st["ci_low"]) / 2)
+    k = len(diffs)
+    d = estimate(np.array(diffs, float))
+    ci = binomtest(covered, k).proportion_ci()
+    a, g = one(SEED, big)
+    tw, st = a.loc[EXPERT], a.loc["strategic"]
+    need = (tw["ci_high"] - tw["ci_low"] + st["ci_high"] - st["ci_low"]) / 2
+    cpu = time.process_time() - t0
+    return (f"| {variant} | {k} × {hands} | {d.value:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}] | "
+            f"{np.std(diffs, ddof=1):.3f} | {max(abs(x) for x in diffs):.3f} | "
+            f"{covered} of {k} [{ci.low:.2f}, {ci.high:.2f}] | {apart} of {k} | "
+            f"{np.mean(halves):.3f} | {big}: {g['difference']:+.3f} "
+            f"[{g['ci_low']:+.3f}, {g['ci_high']:+.3f}] | {need:.3f} | {cpu:.0f} |\n")
 
 
 def expert_run(variant: str, matches: int, out: Path, workers: int, agents: list[str],
@@ -198,14 +259,14 @@ def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
 #: the parts, in the section's order; each variant's text of a part is kept in
 #: FRAGMENTS so that parts and variants can be run apart (one at a time on a shared
 #: machine) and the section assembled from them
-PARTS = ("speed", "ab", "calibration", "budget", "ladder", "conclusions")
+PARTS = ("speed", "ab", "calibration", "budget", "ladder", "null", "conclusions")
 FRAGMENTS = ROOT / "build" / "bench_expert"
 
 
 def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         matches: int | None = None, workers: int = 1, speed_hands: int | None = None,
         keep: Path | None = None, parts=PARTS, ab_hands: int | None = None,
-        cal_hands: int | None = None, cal_first: int = 0) -> dict:
+        cal_hands: int | None = None, cal_first: int = 0, seed: int = SEED) -> dict:
     hands = hands or (32 if quick else FULL_HANDS)
     matches = matches or (1 if quick else 25)
     speed_hands = speed_hands or (3 if quick else 20)
@@ -238,9 +299,12 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
             if "budget" in parts:
                 put(f"budget{cal_first}", v, budget_part(v, cal_hands, cal_first))
             if "ladder" in parts:
-                text, fig = ladder_part(v, hands, workers)
+                text, fig = ladder_part(v, hands, workers, seed)
                 figures[f"ladder/{v}"] = fig
                 put("ladder", v, text)
+            if "null" in parts:
+                put("null", v, null_part(v, hands, NULL_SEEDS[:2] if quick else NULL_SEEDS,
+                                         hands if quick else FULL_HANDS))
             if "conclusions" in parts:
                 e_dir = base / v
                 figures[f"run/{v}"] = expert_run(v, matches, e_dir, workers, [EXPERT])
@@ -315,6 +379,22 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "### Duplicate ladder\n\n" + joined("ladder") + "\n"
         f"The full run: `mjlog ladder --variant V --agents {','.join(LINEUP)} --hands "
         f"{FULL_HANDS} --seed {SEED}` for each variant.\n\n"
+        "#### The ladder's own noise: strategic against its twin\n\n"
+        f"`--parts null`: the ladder with `{TWIN}` (expert with no samples plays "
+        "strategic's choices exactly) in expert's seat, "
+        f"`mjlog ladder --variant V --agents {','.join(TWIN_LINEUP)} --hands N --seed S`, "
+        f"at seeds {NULL_SEEDS.start} … {NULL_SEEDS.stop - 1}, then once at {FULL_HANDS} hands "
+        f"(seed {SEED}). The twin's lead over strategic, points per hand: what luck and "
+        "seating alone give two equal players. The mean over the seeds with its 95 % t "
+        "interval, their spread (SD) and the largest; how many paired 95 % intervals cover "
+        "0 (Clopper–Pearson interval); how many ladders set the two agents' own "
+        "intervals apart; the mean of their two half-widths, the lead a player must "
+        "show for its interval to clear the other's. The last columns: the one big "
+        "ladder's gap and the lead it would take there.\n\n"
+        "| variant | ladders × hands | twin − strategic, mean [95% CI] | SD | largest "
+        "| paired intervals covering 0 | own intervals apart | lead to clear | "
+        "big ladder: hands, twin − strategic [95% CI] | lead to clear there | CPU s |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n" + joined("null") + "\n"
         "### Conclusions under stronger play\n\n"
         f"`expert` in every seat (`mjlog simulate --variant V --agents {EXPERT} --matches "
         f"{matches} --hands-per-match 8 --seed {SEED}`) against `strategic` in every seat "
@@ -346,9 +426,11 @@ if __name__ == "__main__":
     ap.add_argument("--ab-hands", type=int, default=None)
     ap.add_argument("--cal-hands", type=int, default=None,
                     help="hands of the calibration and the budget per variant (default 200)")
+    ap.add_argument("--seed", type=int, default=SEED,
+                    help="the ladder's seed (a fresh one checks a finding)")
     ap.add_argument("--cal-first", type=int, default=0,
                     help="the budget's first hand (a fresh range checks a setting it picked)")
     a = ap.parse_args()
     print(run(a.quick, a.variants, a.hands, a.matches, a.workers, a.speed_hands,
               a.keep, [p for p in a.parts.split(",") if p], a.ab_hands, a.cal_hands,
-              a.cal_first)["section"])
+              a.cal_first, a.seed)["section"])

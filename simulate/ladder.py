@@ -38,6 +38,7 @@ import duckdb
 import pandas as pd
 
 from analysis.stats import compare_units, estimate
+from mjlog.errors import InputError
 from simulate.runner import HANDS_PER_SHARD, RunSpec, simulate
 
 COLUMNS = ["agent", "hands", "mean_points", "ci_low", "ci_high", "win_rate", "deal_in_rate",
@@ -95,6 +96,47 @@ def gaps(run: str | Path, order: Sequence[str] | None = None) -> pd.DataFrame:
     a finding even where the two agents' own intervals overlap."""
     df = _per_seat(Path(run))
     return _gaps(df, list(_standings(df)["agent"]) if order is None else list(order))
+
+
+_WALLS = "SELECT match, rotation, hand, hash(wall) AS w FROM read_parquet($hands)"
+
+
+def lead_across(run: str | Path, agent: str, base: str | Path,
+                base_agent: str | None = None) -> dict:
+    """``agent``'s points per hand in ``run`` less ``base_agent``'s (default: the same
+    name) in ``base``, another run of the same walls (same variant, seed and match
+    size; the line-ups may differ), paired by match over the matches both played.
+
+    Set against a twin that plays the base policy (``expert:rollouts=0`` plays
+    strategic's choices and is logged as ``expert`` too) in the same seat of the
+    same line-up, it measures what the agent's own difference is worth at that
+    table: the walls, seats and opponents are the same, so the seating luck that
+    widens the gap between two agents of one ladder (:func:`gaps`) drops out.
+
+    Returns ``matches``, ``difference``, ``ci_low``, ``ci_high``, ``p``.
+    """
+    run, base = Path(run), Path(base)
+    base_agent = agent if base_agent is None else base_agent
+    sides = []
+    for path, name in ((run, agent), (base, base_agent)):
+        m = _per_match(_per_seat(path))
+        if name not in m:
+            raise InputError(f"{path}: no agent {name!r} in this run (it has "
+                             f"{', '.join(sorted(m)) or 'none'})")
+        sides.append(m[name])
+    walls = [duckdb.execute(_WALLS, {"hands": str(p / "hands" / "*.parquet")}).df()
+             .set_index(["match", "rotation", "hand"])["w"] for p in (run, base)]
+    shared = walls[0].index.intersection(walls[1].index)
+    if len(shared) == 0 or not walls[0].loc[shared].equals(walls[1].loc[shared]):
+        raise InputError(f"{run} and {base} do not hold the same walls: pair runs of the "
+                         "same variant, seed and match size")
+    a, b = sides
+    both = a.index.intersection(b.index)
+    a, b = a.loc[both], b.loc[both]
+    d = compare_units(b["sum"].to_numpy(float), b["size"].to_numpy(float),
+                      a["sum"].to_numpy(float), a["size"].to_numpy(float), paired=True)
+    return {"matches": d.units, "difference": d.diff, "ci_low": d.lo, "ci_high": d.hi,
+            "p": d.p}
 
 
 def _standings(df: pd.DataFrame) -> pd.DataFrame:

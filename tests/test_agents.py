@@ -159,3 +159,50 @@ def test_ladder_gaps_pair_the_agents_by_match(tmp_path):
     assert "lead over the next agent down" in res.output
     assert any(line.split()[:3] == ["efficient", "greedy", "16"]
                for line in res.output.splitlines())
+
+
+def test_lead_across_pairs_an_agent_with_another_in_its_seat_on_the_same_walls(tmp_path):
+    """``lead_across``: greedy in random's seat of the same line-up and walls,
+    against random there, paired by match; checked against the hands tables read
+    independently and scipy's paired t interval."""
+    import numpy as np
+    import pyarrow.parquet as pq
+    from scipy import stats
+
+    from simulate.ladder import ladder_tables, lead_across
+
+    runs = {}
+    for first in ("greedy", "random"):
+        runs[first] = tmp_path / first
+        ladder_tables("xuezhan", [first, "efficient", "efficient", "efficient"], hands=48, seed=9,
+                      hands_per_match=1, workers=1, out=runs[first])
+    got = lead_across(runs["greedy"], "greedy", runs["random"], "random")
+    per = {}
+    for k, run in runs.items():
+        for h in pq.read_table(run / "hands").to_pylist():
+            per.setdefault(k, {}).setdefault(h["match"], []).append(
+                h["deltas"][h["agents"].index(k)])
+    matches = sorted(per["random"])
+    a = np.array([np.mean(per["greedy"][m]) for m in matches])
+    b = np.array([np.mean(per["random"][m]) for m in matches])
+    ci = stats.ttest_rel(a, b).confidence_interval()
+    assert got["matches"] == len(matches) == 12
+    assert got["difference"] == pytest.approx(a.mean() - b.mean())
+    assert (got["ci_low"], got["ci_high"]) == pytest.approx((ci.low, ci.high))
+    assert got["ci_low"] > 0  # greedy beats random
+    # a run against itself: exactly level
+    same = lead_across(runs["greedy"], "greedy", runs["greedy"])
+    assert (same["difference"], same["ci_low"], same["ci_high"]) == (0, 0, 0)
+
+
+def test_lead_across_refuses_other_walls_and_unknown_agents(tmp_path):
+    from mjlog.errors import InputError
+    from simulate.ladder import ladder_tables, lead_across
+
+    for seed in (1, 2):
+        ladder_tables("yuxi", ["greedy", "random", "random", "random"], hands=8, seed=seed,
+                      hands_per_match=1, workers=1, out=tmp_path / str(seed))
+    with pytest.raises(InputError, match="do not hold the same walls"):
+        lead_across(tmp_path / "1", "greedy", tmp_path / "2")
+    with pytest.raises(InputError, match="no agent 'expert' in this run"):
+        lead_across(tmp_path / "1", "expert", tmp_path / "1", "greedy")
