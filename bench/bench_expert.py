@@ -21,7 +21,7 @@ which balance conclusions move when every seat plays it instead of ``strategic``
     python bench/bench_expert.py [--quick]
         [--parts speed,ab,calibration,budget,ladder,null,conclusions]
         [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--seed S] [--matches M]
-        [--workers W]
+        [--workers W] [--seating cyclic|balanced]
         [variant ...]
 """
 
@@ -71,7 +71,8 @@ def speed(variant: str, hands: int) -> dict:
             "overruled_per_hand": overruled / hands}
 
 
-def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED) -> tuple[str, dict]:
+def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
+                seating: str = "cyclic") -> tuple[str, dict]:
     """The ladder, expert's lead over strategic paired by match, and the search's
     own worth there: expert against its twin (:data:`TWIN`) in the same seat of the
     same line-up on the same walls (:func:`simulate.ladder.lead_across`)."""
@@ -80,11 +81,13 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED) -> tup
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as tmp:
         run, twin = Path(tmp) / "expert", Path(tmp) / "twin"
-        t, _ = ladder_tables(variant, LINEUP, hands=hands, seed=seed, workers=workers, out=run)
+        t, _ = ladder_tables(variant, LINEUP, hands=hands, seed=seed, workers=workers, out=run,
+                             seating=seating)
         dt = time.perf_counter() - t0
         # expert's lead over strategic, paired by match, whatever their ranks
         lead = gaps(run, [EXPERT, "strategic"]).iloc[0]
-        ladder_tables(variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers, out=twin)
+        ladder_tables(variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers, out=twin,
+                      seating=seating)
         search = lead_across(run, EXPERT, twin)  # the twin is logged as expert too
     order = list(t["agent"])
     first = t.iloc[0]
@@ -96,9 +99,10 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED) -> tup
         f"| {r.agent} | {r.hands} | {r.mean_points:.3f} | [{r.ci_low:.3f}, {r.ci_high:.3f}] "
         f"| {r.win_rate:.3f} | {r.deal_in_rate:.3f} | {r.mean_points_per_win:.2f} |"
         for r in t.itertuples())
-    text = (f"#### {variant}, seed {seed}: {verdict}\n\n"
+    text = (f"#### {variant}, seed {seed}, {seating} seating: {verdict}\n\n"
             f"`mjlog ladder --variant {variant} --agents {','.join(LINEUP)} --hands {hands} "
-            f"--seed {seed} --workers {workers}`: {dt:.0f} s wall clock\n\n"
+            f"--seed {seed} --seating {seating} --workers {workers}`: {dt:.0f} s wall "
+            "clock\n\n"
             "| agent | seat-hands | mean points/hand | 95% CI | win rate | deal-in rate "
             "| points/win |\n|---|---|---|---|---|---|---|\n" + rows + "\n\n"
             f"expert's lead over strategic, paired by match ({lead.matches} matches): "
@@ -266,7 +270,8 @@ FRAGMENTS = ROOT / "build" / "bench_expert"
 def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         matches: int | None = None, workers: int = 1, speed_hands: int | None = None,
         keep: Path | None = None, parts=PARTS, ab_hands: int | None = None,
-        cal_hands: int | None = None, cal_first: int = 0, seed: int = SEED) -> dict:
+        cal_hands: int | None = None, cal_first: int = 0, seed: int = SEED,
+        seating: str = "cyclic") -> dict:
     hands = hands or (32 if quick else FULL_HANDS)
     matches = matches or (1 if quick else 25)
     speed_hands = speed_hands or (3 if quick else 20)
@@ -299,9 +304,9 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
             if "budget" in parts:
                 put(f"budget{cal_first}", v, budget_part(v, cal_hands, cal_first))
             if "ladder" in parts:
-                text, fig = ladder_part(v, hands, workers, seed)
+                text, fig = ladder_part(v, hands, workers, seed, seating)
                 figures[f"ladder/{v}"] = fig
-                put("ladder", v, text)
+                put(f"ladder{seed}{'' if seating == 'cyclic' else 'b'}", v, text)
             if "null" in parts:
                 put("null", v, null_part(v, hands, NULL_SEEDS[:2] if quick else NULL_SEEDS,
                                          hands if quick else FULL_HANDS))
@@ -376,7 +381,8 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| edge, first overrule [95% CI] | edge, all overrules [95% CI] | CPU s |\n"
         "|---|---|---|---|---|---|---|---|\n"
         + "".join(joined(p) for p in sorted(got) if p.startswith("budget")) + "\n"
-        "### Duplicate ladder\n\n" + joined("ladder") + "\n"
+        "### Duplicate ladder\n\n"
+        + "".join(joined(p) for p in sorted(got) if p.startswith("ladder")) + "\n"
         f"The full run: `mjlog ladder --variant V --agents {','.join(LINEUP)} --hands "
         f"{FULL_HANDS} --seed {SEED}` for each variant.\n\n"
         "#### The ladder's own noise: strategic against its twin\n\n"
@@ -428,9 +434,11 @@ if __name__ == "__main__":
                     help="hands of the calibration and the budget per variant (default 200)")
     ap.add_argument("--seed", type=int, default=SEED,
                     help="the ladder's seed (a fresh one checks a finding)")
+    ap.add_argument("--seating", choices=("cyclic", "balanced"), default="cyclic",
+                    help="the ladder's seating (simulate.ladder.seatings)")
     ap.add_argument("--cal-first", type=int, default=0,
                     help="the budget's first hand (a fresh range checks a setting it picked)")
     a = ap.parse_args()
     print(run(a.quick, a.variants, a.hands, a.matches, a.workers, a.speed_hands,
               a.keep, [p for p in a.parts.split(",") if p], a.ab_hands, a.cal_hands,
-              a.cal_first, a.seed)["section"])
+              a.cal_first, a.seed, a.seating)["section"])

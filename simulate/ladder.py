@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import pairwise, permutations
 from pathlib import Path
 
 import duckdb
@@ -47,18 +47,18 @@ GAP_COLUMNS = ["ahead", "behind", "matches", "difference", "ci_low", "ci_high", 
 
 _PER_SEAT = """
 WITH h AS (
-    SELECT match, rotation, hand, agents, deltas, winners, players
+    SELECT run_id, match, rotation, hand, agents, deltas, winners, players
     FROM read_parquet($hands)
 ), seats AS (
-    SELECT h.match, h.rotation, h.hand, s AS seat, h.agents[s + 1] AS agent,
+    SELECT h.run_id, h.match, h.rotation, h.hand, s AS seat, h.agents[s + 1] AS agent,
            h.deltas[s + 1] AS points, list_contains(h.winners, s::TINYINT) AS won
     FROM h, range(0, 4) AS r(s)
     WHERE s < h.players
 ), w AS (
-    SELECT match, rotation, hand, seat, sum(total) AS win_total, count(*) AS n_wins
+    SELECT run_id, match, rotation, hand, seat, sum(total) AS win_total, count(*) AS n_wins
     FROM read_parquet($wins) GROUP BY ALL
 ), dealt AS (
-    SELECT match, rotation, hand, from_seat AS seat, count(*) AS n_dealt
+    SELECT run_id, match, rotation, hand, from_seat AS seat, count(*) AS n_dealt
     FROM read_parquet($wins)
     WHERE method IN ('discard', 'robbed_kong') AND from_seat IS NOT NULL
     GROUP BY ALL
@@ -67,18 +67,56 @@ SELECT seats.match, seats.agent, seats.points, seats.won,
        coalesce(dealt.n_dealt, 0) > 0 AS dealt_in,
        coalesce(w.win_total, 0) AS win_total, coalesce(w.n_wins, 0) AS n_wins
 FROM seats
-LEFT JOIN w USING (match, rotation, hand, seat)
-LEFT JOIN dealt USING (match, rotation, hand, seat)
+LEFT JOIN w USING (run_id, match, rotation, hand, seat)
+LEFT JOIN dealt USING (run_id, match, rotation, hand, seat)
 """
+SEATINGS = ("cyclic", "balanced")
+
+
+def seatings(agents: Sequence[str], seating: str = "cyclic") -> list[tuple[str, ...]]:
+    """The line-ups a ladder plays, each in every seat rotation.
+
+    ``cyclic``: the line-up as given. Its rotations put every agent in every seat,
+    but each keeps the same neighbours: the agent listed before another always
+    plays just before it. That is not neutral: two copies of strategic, one
+    listed just before the other, finished 0.117 [0.001, 0.232] points a hand
+    apart in an 8000-hand xuezhan ladder (``bench/bench_expert.py``, part null).
+    ``balanced``: the first agent fixed and every order of the others (repeats
+    dropped), so each agent sits just before each other one equally often.
+
+    >>> seatings(["a", "b", "c"], "balanced")
+    [('a', 'b', 'c'), ('a', 'c', 'b')]
+    >>> len(seatings(["expert", "strategic", "efficient", "greedy"], "balanced"))
+    6
+    """
+    if seating not in SEATINGS:
+        raise InputError(f"unknown seating {seating!r}: use one of {', '.join(SEATINGS)}")
+    agents = tuple(agents)
+    if seating == "cyclic":
+        return [agents]
+    return list(dict.fromkeys((agents[0], *p) for p in permutations(agents[1:])))
+
+
+def _runs(path: Path) -> list[Path]:
+    """The run directories of a ladder: ``path`` itself, or its ``seating-*`` runs."""
+    if (path / "hands").is_dir():
+        return [path]
+    runs = sorted(path.glob("seating-*"))
+    if not runs:
+        raise InputError(f"{path}: not a run directory (no hands/) nor a balanced ladder's "
+                         "folder (no seating-*/)")
+    return runs
 
 
 def _per_seat(run: Path) -> pd.DataFrame:
-    params = {"hands": str(run / "hands" / "*.parquet"), "wins": str(run / "wins" / "*.parquet")}
+    runs = _runs(run)
+    params = {"hands": [str(r / "hands" / "*.parquet") for r in runs],
+              "wins": [str(r / "wins" / "*.parquet") for r in runs]}
     return duckdb.execute(_PER_SEAT, params).df()
 
 
 def _per_match(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Each agent's points summed per match, with its seat-hands there."""
+    """Each agent's points summed per match (over every seating), with its seat-hands."""
     return {agent: g.groupby("match")["points"].agg(["sum", "size"])
             for agent, g in df.groupby("agent", sort=True)}
 
@@ -124,8 +162,10 @@ def lead_across(run: str | Path, agent: str, base: str | Path,
             raise InputError(f"{path}: no agent {name!r} in this run (it has "
                              f"{', '.join(sorted(m)) or 'none'})")
         sides.append(m[name])
-    walls = [duckdb.execute(_WALLS, {"hands": str(p / "hands" / "*.parquet")}).df()
-             .set_index(["match", "rotation", "hand"])["w"] for p in (run, base)]
+    walls = [duckdb.execute(_WALLS, {"hands": [str(r / "hands" / "*.parquet")
+                                               for r in _runs(p)]}).df()
+             .drop_duplicates(["match", "rotation", "hand"])
+             .set_index(["match", "rotation", "hand"])["w"].sort_index() for p in (run, base)]
     shared = walls[0].index.intersection(walls[1].index)
     if len(shared) == 0 or not walls[0].loc[shared].equals(walls[1].loc[shared]):
         raise InputError(f"{run} and {base} do not hold the same walls: pair runs of the "
@@ -181,26 +221,44 @@ def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0
                   hands_per_match: int = 8, sets: Sequence[str] = (),
                   workers: int | None = None, out: str | Path | None = None,
                   progress: bool | None = False,
-                  hands_per_shard: int = HANDS_PER_SHARD) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  hands_per_shard: int = HANDS_PER_SHARD,
+                  seating: str = "cyclic") -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`ladder`'s standings and the paired :func:`gaps` down them.
     ``hands_per_shard`` sets the file layout only (smaller shards, more workers
-    busy on a short ladder), never the hands or the standings."""
+    busy on a short ladder), never the hands or the standings. ``seating``
+    (:func:`seatings`): ``balanced`` plays every line-up order on the same walls,
+    each a run of its own under ``out/seating-K``, pooled per match."""
+    orders = seatings(agents, seating)
     probe = RunSpec.build(variant, seed, 1, hands_per_match, agents, sets=sets, duplicate=True)
-    per_match = probe.rotations * hands_per_match
+    per_match = probe.rotations * hands_per_match * len(orders)
     matches = max(1, -(-hands // per_match))
-    spec = RunSpec.build(variant, seed, matches, hands_per_match, agents, sets=sets,
-                         duplicate=True, events=False, hands_per_shard=hands_per_shard)
+    specs = [RunSpec.build(variant, seed, matches, hands_per_match, lineup, sets=sets,
+                           duplicate=True, events=False, hands_per_shard=hands_per_shard)
+             for lineup in orders]
+
+    def play(root: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+        # one folder holds one kind of ladder: the tables read whichever it finds
+        if len(specs) > 1 and ((root / "hands").exists() or (root / "manifest.json").exists()):
+            raise InputError(f"{root}: holds a cyclic ladder's run; give a balanced ladder "
+                             "another --out")
+        if len(specs) == 1 and any(root.glob("seating-*")):
+            raise InputError(f"{root}: holds a balanced ladder (seating-*/); give a cyclic "
+                             "ladder another --out")
+        for k, spec in enumerate(specs):
+            simulate(spec, root if len(specs) == 1 else root / f"seating-{k}",
+                     workers=workers, progress=progress)
+        return _tables(root)
+
     if out is None:
         with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as d:
-            simulate(spec, d, workers=workers, progress=progress)
-            return _tables(d)
-    simulate(spec, out, workers=workers, progress=progress)
-    return _tables(out)
+            return play(Path(d))
+    return play(Path(out))
 
 
 def ladder(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
            hands_per_match: int = 8, sets: Sequence[str] = (), workers: int | None = None,
-           out: str | Path | None = None, progress: bool | None = False) -> pd.DataFrame:
+           out: str | Path | None = None, progress: bool | None = False,
+           seating: str = "cyclic") -> pd.DataFrame:
     """Play at least ``hands`` duplicate hands with this line-up and rank the agents."""
     return ladder_tables(variant, agents, hands, seed, hands_per_match, sets, workers, out,
-                         progress)[0]
+                         progress, seating=seating)[0]

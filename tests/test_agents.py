@@ -206,3 +206,37 @@ def test_lead_across_refuses_other_walls_and_unknown_agents(tmp_path):
         lead_across(tmp_path / "1", "greedy", tmp_path / "2")
     with pytest.raises(InputError, match="no agent 'expert' in this run"):
         lead_across(tmp_path / "1", "expert", tmp_path / "1", "greedy")
+
+
+def test_a_balanced_ladder_seats_every_agent_just_before_every_other_equally(tmp_path):
+    """``--seating balanced``: every order of the agents after the first, on the same
+    walls; each agent sits just before each other one equally often, and the
+    standings pool every seating per match (checked against the hands tables)."""
+    from collections import Counter
+
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from simulate.ladder import ladder_tables, lead_across
+
+    agents = ["greedy", "random", "efficient", "strategic"]
+    table, gaps = ladder_tables("yuxi", agents, hands=48, seed=5, hands_per_match=1, workers=1,
+                                out=tmp_path / "run", seating="balanced")
+    runs = sorted((tmp_path / "run").glob("seating-*"))
+    assert len(runs) == 6
+    before, points = Counter(), {}
+    for r in runs:
+        for h in pq.read_table(r / "hands").to_pylist():
+            a = h["agents"]
+            before.update((a[s], a[(s + 1) % 4]) for s in range(4))
+            for s, name in enumerate(a):
+                points.setdefault(name, []).append(h["deltas"][s])
+    assert set(before) == {(x, y) for x in agents for y in agents if x != y}
+    assert len(set(before.values())) == 1  # every ordered pair of neighbours alike
+    t = table.set_index("agent")
+    for name, pts in points.items():
+        assert t.loc[name, "hands"] == len(pts) == 48
+        assert t.loc[name, "mean_points"] == pytest.approx(np.mean(pts))
+    assert gaps["matches"].tolist() == [2, 2, 2]
+    # the balanced folder pairs with itself as any run does
+    assert lead_across(tmp_path / "run", "greedy", tmp_path / "run")["difference"] == 0

@@ -32,9 +32,15 @@ from mjlog.rules import VARIANTS
               "of rows, or CSV.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Keep the run directory here (default: a temporary one).")
+@click.option("--seating", type=click.Choice(["cyclic", "balanced"]), default="cyclic",
+              show_default=True,
+              help="cyclic: the line-up's seat rotations, so each agent keeps its neighbours "
+                   "(the one listed before another always plays just before it, which can "
+                   "favour it); balanced: also every order of the agents after the first, "
+                   "on the same walls, each order a run under OUT/seating-K.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
-                   hands_per_shard, csv_path, fmt, out, quiet) -> None:
+                   hands_per_shard, seating, csv_path, fmt, out, quiet) -> None:
     """Play duplicate matches and rank the agents: mean points per hand with a 95%
     interval (matches as the unit), win rate, deal-in rate, mean points per win.
 
@@ -50,14 +56,14 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
 
     table, gaps = ladder_tables(variant, agents.split(","), hands, seed, hands_per_match, sets,
                                 workers=workers, out=out, progress=None if not quiet else False,
-                                hands_per_shard=hands_per_shard)
+                                hands_per_shard=hands_per_shard, seating=seating)
     if fmt == "json":
         click.echo(table.to_json(orient="records", force_ascii=False))
     elif fmt == "csv":
         click.echo(table.to_csv(index=False), nl=False)
     else:
         click.echo(f"{variant}, {int(table['hands'].sum())} seat-hands, seed {seed}, "
-                   f"line-up {agents}")
+                   f"line-up {agents}, {seating} seating")
         click.echo(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
         if len(gaps):
             click.echo("\nlead over the next agent down, points per hand, paired by match "
