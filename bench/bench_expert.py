@@ -81,13 +81,14 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as tmp:
         run, twin = Path(tmp) / "expert", Path(tmp) / "twin"
+        # shards of 8 matches keep every worker busy on one seating's run
         t, _ = ladder_tables(variant, LINEUP, hands=hands, seed=seed, workers=workers, out=run,
-                             seating=seating)
+                             seating=seating, hands_per_shard=256)
         dt = time.perf_counter() - t0
         # expert's lead over strategic, paired by match, whatever their ranks
         lead = gaps(run, [EXPERT, "strategic"]).iloc[0]
         ladder_tables(variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers, out=twin,
-                      seating=seating)
+                      seating=seating, hands_per_shard=256)
         search = lead_across(run, EXPERT, twin)  # the twin is logged as expert too
     order = list(t["agent"])
     first = t.iloc[0]
