@@ -60,6 +60,14 @@ plans would rank the plan's discards too low); both can be changed.
 ``strategic`` opponents, the table's own, did no better at 1.6 × the CPU (A/B,
 60 hands: xuezhan −0.08 [−0.32, +0.15], huangmei −0.71 [−1.60, +0.18]).
 
+Where it gains: at the ladder's table (strategic, efficient and greedy in the
+other seats) in xuezhan, against its no-search twin ``expert:rollouts=0`` in the
+same seat on the same walls (:func:`simulate.ladder.lead_across`), +0.067 [+0.030,
++0.104] points per hand (8000 hands, seed 2029) and +0.099 [+0.056, +0.141] (8064
+hands, balanced seating, seed 2030). At an all-strategic table (the A/B) it is
+level, perhaps because its rollouts' players are ``efficient``, like the ladder's
+weaker seats and unlike strategic (a reading, not yet tested).
+
 Parameters (``--agents expert:rollouts=8;candidates=3``):
 
 - ``rollouts`` (int ≥ 0, default 8): samples per decision, each candidate played
