@@ -15,7 +15,8 @@ from mjlog.rules import VARIANTS
                    "(e.g. strategic,efficient,greedy,random; plugins by entry-point "
                    "name or package.module:factory).")
 @click.option("--hands", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="At least this many hands in all (every match is played once per rotation).")
+              help="At least this many hands in all (every match is played once per rotation, "
+                   "and per seat order with --seating balanced).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--hands-per-match", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a rule key.")
