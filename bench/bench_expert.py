@@ -111,7 +111,7 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
             f"p = {lead.p:.2g}. The search's own worth at this table, expert against its "
             f"twin `{TWIN}` in the same seat of the same line-up and walls "
             f"(`simulate.ladder.lead_across`): {search['difference']:+.3f} "
-            f"[{search['ci_low']:+.3f}, {search['ci_high']:+.3f}], p = {search['p']:.2g}\n")
+            f"[{search['ci_low']:+.3f}, {search['ci_high']:+.3f}], p = {search['p']:.2g}\n\n")
     return text, {"table": t.to_dict("records"), "seconds": dt, "verdict": verdict,
                   "lead": lead.to_dict(), "search": search}
 
