@@ -64,9 +64,10 @@ Where it gains: at the ladder's table (strategic, efficient and greedy in the
 other seats) in xuezhan, against its no-search twin ``expert:rollouts=0`` in the
 same seat on the same walls (:func:`simulate.ladder.lead_across`), +0.067 [+0.030,
 +0.104] points per hand (8000 hands, seed 2029) and +0.099 [+0.056, +0.141] (8064
-hands, balanced seating, seed 2030). At an all-strategic table (the A/B) it is
-level, perhaps because its rollouts' players are ``efficient``, like the ladder's
-weaker seats and unlike strategic (a reading, not yet tested).
+hands, balanced seating, seed 2030). It is not that the rollouts' ``efficient``
+players match the weaker seats: on 768 xuezhan hands (seed 2031) against three
+strategic it gained +0.104 [−0.025, +0.233], against three efficient +0.027
+[−0.058, +0.113]; the 60-hand A/B was too small to see +0.1.
 
 Parameters (``--agents expert:rollouts=8;candidates=3``):
 
