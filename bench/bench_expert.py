@@ -118,7 +118,7 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
 
 #: strategic's exact twin: with no samples, expert plays strategic's own choices
 TWIN = "expert:rollouts=0"
-TWIN_LINEUP = [TWIN, "strategic", "efficient", "greedy"]
+TWIN_LINEUP = [TWIN, *LINEUP[1:]]
 #: the null ladders' seeds (apart from SEED and the fresh seeds tried on expert)
 NULL_SEEDS = range(3000, 3040)
 
@@ -141,6 +141,12 @@ def null_part(variant: str, hands: int, seeds=NULL_SEEDS, big: int = FULL_HANDS)
             g = gaps(run, [EXPERT, "strategic"]).iloc[0]  # the twin is logged as expert
         return t.set_index("agent"), g
 
+    def clear(a) -> float:
+        """The lead that sets the twin's interval apart from strategic's: the sum
+        of their two half-widths."""
+        tw, st = a.loc[EXPERT], a.loc["strategic"]
+        return (tw["ci_high"] - tw["ci_low"] + st["ci_high"] - st["ci_low"]) / 2
+
     t0 = time.process_time()
     diffs, covered, apart, halves = [], 0, 0, []
     for seed in seeds:
@@ -149,13 +155,12 @@ def null_part(variant: str, hands: int, seeds=NULL_SEEDS, big: int = FULL_HANDS)
         diffs.append(g["difference"])
         covered += bool(g["ci_low"] <= 0 <= g["ci_high"])
         apart += bool(tw["ci_low"] > st["ci_high"] or st["ci_low"] > tw["ci_high"])
-        halves.append((tw["ci_high"] - tw["ci_low"] + st["ci_high"] - st["ci_low"]) / 2)
+        halves.append(clear(a))
     k = len(diffs)
     d = estimate(np.array(diffs, float))
     ci = binomtest(covered, k).proportion_ci()
     a, g = one(SEED, big)
-    tw, st = a.loc[EXPERT], a.loc["strategic"]
-    need = (tw["ci_high"] - tw["ci_low"] + st["ci_high"] - st["ci_low"]) / 2
+    need = clear(a)
     cpu = time.process_time() - t0
     return (f"| {variant} | {k} × {hands} | {d.value:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}] | "
             f"{np.std(diffs, ddof=1):.3f} | {max(abs(x) for x in diffs):.3f} | "

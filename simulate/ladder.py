@@ -170,11 +170,7 @@ def lead_across(run: str | Path, agent: str, base: str | Path,
     if len(shared) == 0 or not walls[0].loc[shared].equals(walls[1].loc[shared]):
         raise InputError(f"{run} and {base} do not hold the same walls: pair runs of the "
                          "same variant, seed and match size")
-    a, b = sides
-    both = a.index.intersection(b.index)
-    a, b = a.loc[both], b.loc[both]
-    d = compare_units(b["sum"].to_numpy(float), b["size"].to_numpy(float),
-                      a["sum"].to_numpy(float), a["size"].to_numpy(float), paired=True)
+    d = _paired(*sides)
     return {"matches": d.units, "difference": d.diff, "ci_low": d.lo, "ci_high": d.hi,
             "p": d.p}
 
@@ -196,15 +192,20 @@ def _standings(df: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values("mean_points", ascending=False, ignore_index=True)
 
 
+def _paired(a: pd.DataFrame, b: pd.DataFrame):
+    """``a``'s points per hand less ``b``'s (:func:`_per_match` tables), paired over
+    the matches both played (every match, in one duplicate run)."""
+    both = a.index.intersection(b.index)
+    a, b = a.loc[both], b.loc[both]
+    return compare_units(b["sum"].to_numpy(float), b["size"].to_numpy(float),
+                         a["sum"].to_numpy(float), a["size"].to_numpy(float), paired=True)
+
+
 def _gaps(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     per_match = _per_match(df)
     rows = []
     for ahead, behind in pairwise(order):
-        a, b = per_match[ahead], per_match[behind]
-        both = a.index.intersection(b.index)  # every match, in a duplicate run
-        a, b = a.loc[both], b.loc[both]
-        d = compare_units(b["sum"].to_numpy(float), b["size"].to_numpy(float),
-                          a["sum"].to_numpy(float), a["size"].to_numpy(float), paired=True)
+        d = _paired(per_match[ahead], per_match[behind])
         rows.append({"ahead": ahead, "behind": behind, "matches": d.units,
                      "difference": d.diff, "ci_low": d.lo, "ci_high": d.hi, "p": d.p})
     return pd.DataFrame(rows, columns=GAP_COLUMNS)
