@@ -72,15 +72,17 @@ def speed(variant: str, hands: int) -> dict:
 
 
 def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
-                seating: str = "cyclic") -> tuple[str, dict]:
+                seating: str = "cyclic", keep: Path | None = None) -> tuple[str, dict]:
     """The ladder, expert's lead over strategic paired by match, and the search's
     own worth there: expert against its twin (:data:`TWIN`) in the same seat of the
-    same line-up on the same walls (:func:`simulate.ladder.lead_across`)."""
+    same line-up on the same walls (:func:`simulate.ladder.lead_across`). With
+    ``keep`` the two runs stay there, and a rerun resumes them."""
     from simulate.ladder import gaps, ladder_tables, lead_across
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as tmp:
-        run, twin = Path(tmp) / "expert", Path(tmp) / "twin"
+        root = Path(keep) if keep else Path(tmp)
+        run, twin = root / "expert", root / "twin"
         # shards of 8 matches keep every worker busy on one seating's run
         t, _ = ladder_tables(variant, LINEUP, hands=hands, seed=seed, workers=workers, out=run,
                              seating=seating, hands_per_shard=256)
@@ -310,7 +312,8 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
             if "budget" in parts:
                 put(f"budget{cal_first}", v, budget_part(v, cal_hands, cal_first))
             if "ladder" in parts:
-                text, fig = ladder_part(v, hands, workers, seed, seating)
+                text, fig = ladder_part(v, hands, workers, seed, seating,
+                                        keep and base / f"ladder{seed}-{seating}-{v}")
                 figures[f"ladder/{v}"] = fig
                 put(f"ladder{seed}{'' if seating == 'cyclic' else 'b'}", v, text)
             if "null" in parts:
