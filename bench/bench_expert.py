@@ -36,6 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from simulate.seating import SEATINGS  # noqa: E402  (after the path: run as a script)
+
 VARIANTS = ("yuxi", "xuezhan", "huangmei")
 EXPERT = "expert"
 #: the defaults EXPERT stands for (the section names them)
@@ -443,8 +445,8 @@ if __name__ == "__main__":
                     help="hands of the calibration and the budget per variant (default 200)")
     ap.add_argument("--seed", type=int, default=SEED,
                     help="the ladder's seed (a fresh one checks a finding)")
-    ap.add_argument("--seating", choices=("cyclic", "balanced"), default="cyclic",
-                    help="the ladder's seating (simulate.ladder.seatings)")
+    ap.add_argument("--seating", choices=SEATINGS, default="cyclic",
+                    help="the ladder's seating (simulate.seating.seatings)")
     ap.add_argument("--cal-first", type=int, default=0,
                     help="the budget's first hand (a fresh range checks a setting it picked)")
     a = ap.parse_args()

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from itertools import pairwise, permutations
+from itertools import pairwise
 from pathlib import Path
 
 import duckdb
@@ -40,6 +40,7 @@ import pandas as pd
 from analysis.stats import compare_units, estimate
 from mjlog.errors import InputError
 from simulate.runner import HANDS_PER_SHARD, RunSpec, simulate
+from simulate.seating import seatings
 
 COLUMNS = ["agent", "hands", "mean_points", "ci_low", "ci_high", "win_rate", "deal_in_rate",
            "mean_points_per_win"]
@@ -70,33 +71,6 @@ FROM seats
 LEFT JOIN w USING (run_id, match, rotation, hand, seat)
 LEFT JOIN dealt USING (run_id, match, rotation, hand, seat)
 """
-SEATINGS = ("cyclic", "balanced")
-
-
-def seatings(agents: Sequence[str], seating: str = "cyclic") -> list[tuple[str, ...]]:
-    """The line-ups a ladder plays, each in every seat rotation.
-
-    ``cyclic``: the line-up as given. Its rotations put every agent in every seat,
-    but each keeps the same neighbours: the agent listed before another always
-    plays just before it. That is not neutral: two copies of strategic, one
-    listed just before the other, finished 0.117 [0.001, 0.232] points a hand
-    apart in an 8000-hand xuezhan ladder (``bench/bench_expert.py``, part null).
-    ``balanced``: the first agent fixed and every order of the others (repeats
-    dropped), so each agent sits just before each other one equally often.
-
-    >>> seatings(["a", "b", "c"], "balanced")
-    [('a', 'b', 'c'), ('a', 'c', 'b')]
-    >>> len(seatings(["expert", "strategic", "efficient", "greedy"], "balanced"))
-    6
-    """
-    if seating not in SEATINGS:
-        raise InputError(f"unknown seating {seating!r}: use one of {', '.join(SEATINGS)}")
-    agents = tuple(agents)
-    if seating == "cyclic":
-        return [agents]
-    return list(dict.fromkeys((agents[0], *p) for p in permutations(agents[1:])))
-
-
 def _runs(path: Path) -> list[Path]:
     """The run directories of a ladder: ``path`` itself, or its ``seating-*`` runs."""
     if (path / "hands").is_dir():

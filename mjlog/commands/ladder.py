@@ -6,6 +6,7 @@ import click
 
 from mjlog.commands.simulate import AgentsOption
 from mjlog.rules import VARIANTS
+from simulate.seating import SEATINGS
 
 
 @click.command("ladder")
@@ -33,7 +34,7 @@ from mjlog.rules import VARIANTS
               "of rows, or CSV.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Keep the run directory here (default: a temporary one).")
-@click.option("--seating", type=click.Choice(["cyclic", "balanced"]), default="cyclic",
+@click.option("--seating", type=click.Choice(SEATINGS), default="cyclic",
               show_default=True,
               help="cyclic: the line-up's seat rotations, so each agent keeps its neighbours "
                    "(the one listed before another always plays just before it, which can "
