@@ -74,6 +74,7 @@ __all__ = [
     "position_advantage",
     "replay_frame",
     "run_table",
+    "same_walls",
     "seat_stats",
     "tables",
     "wilson",
@@ -1180,20 +1181,35 @@ def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 PAIR_KEY = ["hands_per_match", "duplicate", "match", "seed0"]
 """The columns of :func:`match_units` that say two matches were dealt the same walls
-(given the same tile set: :func:`_same_walls`)."""
+(given the same tile set: :func:`same_walls`)."""
 
 WALL_CHECKS = 32
-"""Paired matches whose first walls are compared before a comparison is paired."""
+"""Paired matches whose walls are compared before a comparison is paired."""
 
 
-def _same_walls(a: Runs, b: Runs, matches: list[int]) -> bool:
-    """Whether the first hands of these matches hold the same walls in ``a`` and ``b``
-    (the same seed deals other walls under another tile set: another variant, say)."""
-    q = """SELECT match, hash(wall) AS w FROM read_parquet($hands)
-           WHERE hand = 0 AND rotation = 0 AND match IN (SELECT unnest($m)) ORDER BY match"""
-    wa, wb = (r.con.execute(q, {"hands": r.files("hands"), "m": matches}).fetchall()
-              for r in (a, b))
-    return len(wa) == len(wb) == len(matches) and wa == wb
+def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
+    """Whether ``a`` and ``b`` were dealt the same walls: every hand both hold (of
+    ``matches``, default all) has one wall on each side and the two are equal, and
+    they share one hand at least. The same seed deals other walls under another
+    tile set (another variant, say), so two runs are paired only when this holds.
+
+    >>> from analysis.sample import data_dir
+    >>> yuxi, xuezhan = Runs(data_dir() / "yuxi"), Runs(data_dir() / "xuezhan")
+    >>> same_walls(yuxi, yuxi, matches=[0, 1]), same_walls(yuxi, xuezhan, matches=[0, 1])
+    (True, False)
+    """
+    query = "SELECT DISTINCT match, rotation, hand, hash(wall) AS w FROM read_parquet($hands)"
+    params: dict[str, Any] = {}
+    if matches is not None:
+        query += " WHERE match IN (SELECT unnest($m))"
+        params["m"] = [int(m) for m in matches]
+    walls = [r.sql(query, **params).set_index(["match", "rotation", "hand"])["w"]
+             for r in (a, b)]
+    # two walls for one hand on a side (runs of two seeds in one folder): no pairing
+    if any(w.index.has_duplicates for w in walls):
+        return False
+    shared = walls[0].index.intersection(walls[1].index)
+    return len(shared) > 0 and bool((walls[0].loc[shared] == walls[1].loc[shared]).all())
 
 
 def _metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str]
@@ -1270,7 +1286,7 @@ def paired_comparison(paths) -> pd.DataFrame:
     for other in groups[1:]:
         ub, uo = gu[base], gu[other]
         both = ub[PAIR_KEY].merge(uo[PAIR_KEY].assign(_o=np.arange(len(uo))), on=PAIR_KEY)
-        paired = len(both) > 0 and _same_walls(
+        paired = len(both) > 0 and same_walls(
             rs[base], rs[other], sorted(set(both["match"].astype(int)))[:WALL_CHECKS])
         if paired:
             bi = ub[PAIR_KEY].assign(_b=np.arange(len(ub))).merge(both, on=PAIR_KEY)

@@ -34,9 +34,9 @@ from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import Path
 
-import duckdb
 import pandas as pd
 
+from analysis.queries import Runs, same_walls
 from analysis.stats import compare_units, estimate
 from mjlog.errors import InputError
 from simulate.runner import HANDS_PER_SHARD, RunSpec, simulate
@@ -71,22 +71,14 @@ FROM seats
 LEFT JOIN w USING (run_id, match, rotation, hand, seat)
 LEFT JOIN dealt USING (run_id, match, rotation, hand, seat)
 """
-def _runs(path: Path) -> list[Path]:
-    """The run directories of a ladder: ``path`` itself, or its ``seating-*`` runs."""
-    if (path / "hands").is_dir():
-        return [path]
-    runs = sorted(path.glob("seating-*"))
-    if not runs:
-        raise InputError(f"{path}: not a run directory (no hands/) nor a balanced ladder's "
-                         "folder (no seating-*/)")
-    return runs
+def _per_seat(runs: Runs) -> pd.DataFrame:
+    return runs.sql(_PER_SEAT)
 
 
-def _per_seat(run: Path) -> pd.DataFrame:
-    runs = _runs(run)
-    params = {"hands": [str(r / "hands" / "*.parquet") for r in runs],
-              "wins": [str(r / "wins" / "*.parquet") for r in runs]}
-    return duckdb.execute(_PER_SEAT, params).df()
+def _open(run: str | Path, verify: bool = True) -> Runs:
+    """A ladder's runs, read through their manifests: a run directory, or a
+    balanced ladder's folder of ``seating-*`` runs."""
+    return Runs(Path(run), verify_hashes=verify)
 
 
 def _per_match(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -98,7 +90,7 @@ def _per_match(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
 def standings(run: str | Path) -> pd.DataFrame:
     """Per-agent figures of a duplicate run directory (any run works; the interval
     then treats each match as the unit all the same)."""
-    return _standings(_per_seat(Path(run)))
+    return _standings(_per_seat(_open(run)))
 
 
 def gaps(run: str | Path, order: Sequence[str] | None = None) -> pd.DataFrame:
@@ -106,11 +98,8 @@ def gaps(run: str | Path, order: Sequence[str] | None = None) -> pd.DataFrame:
     in points per hand, with a 95% interval paired by match (the matches both
     played; in a duplicate run, every match): a lead whose interval is above 0 is
     a finding even where the two agents' own intervals overlap."""
-    df = _per_seat(Path(run))
+    df = _per_seat(_open(run))
     return _gaps(df, list(_standings(df)["agent"]) if order is None else list(order))
-
-
-_WALLS = "SELECT match, rotation, hand, hash(wall) AS w FROM read_parquet($hands)"
 
 
 def lead_across(run: str | Path, agent: str, base: str | Path,
@@ -127,21 +116,16 @@ def lead_across(run: str | Path, agent: str, base: str | Path,
 
     Returns ``matches``, ``difference``, ``ci_low``, ``ci_high``, ``p``.
     """
-    run, base = Path(run), Path(base)
     base_agent = agent if base_agent is None else base_agent
+    runs = [_open(run), _open(base)]
     sides = []
-    for path, name in ((run, agent), (base, base_agent)):
-        m = _per_match(_per_seat(path))
+    for path, r, name in ((run, runs[0], agent), (base, runs[1], base_agent)):
+        m = _per_match(_per_seat(r))
         if name not in m:
             raise InputError(f"{path}: no agent {name!r} in this run (it has "
                              f"{', '.join(sorted(m)) or 'none'})")
         sides.append(m[name])
-    walls = [duckdb.execute(_WALLS, {"hands": [str(r / "hands" / "*.parquet")
-                                               for r in _runs(p)]}).df()
-             .drop_duplicates(["match", "rotation", "hand"])
-             .set_index(["match", "rotation", "hand"])["w"].sort_index() for p in (run, base)]
-    shared = walls[0].index.intersection(walls[1].index)
-    if len(shared) == 0 or not walls[0].loc[shared].equals(walls[1].loc[shared]):
+    if not same_walls(*runs):
         raise InputError(f"{run} and {base} do not hold the same walls: pair runs of the "
                          "same variant, seed and match size")
     d = _paired(*sides)
@@ -186,8 +170,9 @@ def _gaps(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
 
 
 def _tables(run: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The standings and the gaps down them, from one read of the run."""
-    df = _per_seat(Path(run))
+    """The standings and the gaps down them, from one read of the run (just written:
+    its files' hashes are not checked again)."""
+    df = _per_seat(_open(run, verify=False))
     table = _standings(df)
     return table, _gaps(df, list(table["agent"]))
 

@@ -72,6 +72,20 @@ def test_other_walls_are_compared_unpaired_and_the_text_says_so(runs):
     assert "UNPAIRED" in res.output and "dealer_advantage" in res.output
 
 
+def test_same_walls_asks_every_shared_hand_for_one_equal_wall(runs, tmp_path):
+    r = {name: queries.Runs(path) for name, path in runs.items()}
+    assert queries.same_walls(r["base"], r["cap2"])  # another cap, the same deal
+    assert not queries.same_walls(r["base"], r["other"])  # another seed
+    assert queries.same_walls(r["base"], r["cap2"], matches=[3, 7])
+    assert not queries.same_walls(r["base"], r["cap2"], matches=[999])  # no hand shared
+    # a folder of two seeds' runs holds two walls per hand: it pairs with neither
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for name in ("base", "other"):
+        (mixed / name).symlink_to(runs[name], target_is_directory=True)
+    assert not queries.same_walls(queries.Runs(mixed), r["base"])
+
+
 def test_json_lists_every_metric_with_its_keys(runs):
     res = CliRunner().invoke(main, ["compare", str(runs["base"]), str(runs["cap2"]),
                                     str(runs["other"]), "--format", "json"])
