@@ -4,8 +4,9 @@
   its points over the hands of one match, each rotation of a duplicate match
   apart): its SD with a bootstrap 95% interval (matches resampled, seeded), and
   quantiles.
-- :func:`skill_share`: from **duplicate** runs (``mjlog ladder --out DIR``, or
-  ``mjlog simulate --duplicate``), the share of the variance of match totals
+- :func:`skill_share`: from **duplicate** runs (``mjlog simulate --duplicate``, or
+  ``mjlog ladder --out DIR``: a balanced ladder's folder gives one row per seat
+  order, ``--seating cyclic`` one), the share of the variance of match totals
   explained by which agent sat there (skill) rather than by the walls, the seat
   and the play (luck): ω² of a one-way layout (agents as the factor), with a
   bootstrap 95% interval over matches. One call on several runs answers "does

@@ -21,7 +21,7 @@ which balance conclusions move when every seat plays it instead of ``strategic``
     python bench/bench_expert.py [--quick]
         [--parts speed,ab,calibration,budget,ladder,null,conclusions]
         [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--seed S] [--matches M]
-        [--workers W] [--seating cyclic|balanced]
+        [--workers W] [--seating balanced|cyclic]
         [variant ...]
 """
 
@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from simulate.seating import SEATINGS  # noqa: E402  (after the path: run as a script)
+from simulate.seating import DEFAULT_SEATING, SEATINGS  # noqa: E402  (after the path: run as a script)
 
 VARIANTS = ("yuxi", "xuezhan", "huangmei")
 EXPERT = "expert"
@@ -74,7 +74,7 @@ def speed(variant: str, hands: int) -> dict:
 
 
 def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
-                seating: str = "cyclic", keep: Path | None = None) -> tuple[str, dict]:
+                seating: str = DEFAULT_SEATING, keep: Path | None = None) -> tuple[str, dict]:
     """The ladder, expert's lead over strategic paired by match, and the search's
     own worth there: expert against its twin (:data:`TWIN`) in the same seat of the
     same line-up on the same walls (:func:`simulate.ladder.lead_across`). With
@@ -141,7 +141,9 @@ def null_part(variant: str, hands: int, seeds=NULL_SEEDS, big: int = FULL_HANDS)
 
     def one(seed: int, n: int):
         with tempfile.TemporaryDirectory(prefix="mjlog-null-") as run:
-            t, _ = ladder_tables(variant, TWIN_LINEUP, hands=n, seed=seed, workers=1, out=run)
+            # cyclic: the seating whose bias these ladders measure
+            t, _ = ladder_tables(variant, TWIN_LINEUP, hands=n, seed=seed, workers=1, out=run,
+                                 seating="cyclic")
             g = gaps(run, [EXPERT, "strategic"]).iloc[0]  # the twin is logged as expert
         return t.set_index("agent"), g
 
@@ -281,7 +283,7 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         matches: int | None = None, workers: int = 1, speed_hands: int | None = None,
         keep: Path | None = None, parts=PARTS, ab_hands: int | None = None,
         cal_hands: int | None = None, cal_first: int = 0, seed: int = SEED,
-        seating: str = "cyclic") -> dict:
+        seating: str = DEFAULT_SEATING) -> dict:
     hands = hands or (32 if quick else FULL_HANDS)
     matches = matches or (1 if quick else 25)
     speed_hands = speed_hands or (3 if quick else 20)
@@ -395,11 +397,12 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "### Duplicate ladder\n\n"
         + "".join(joined(p) for p in sorted(got) if p.startswith("ladder")) + "\n"
         f"The full run: `mjlog ladder --variant V --agents {','.join(LINEUP)} --hands "
-        f"{FULL_HANDS} --seed {SEED}` for each variant.\n\n"
+        f"{FULL_HANDS} --seed {SEED} --seating {DEFAULT_SEATING}` for each variant.\n\n"
         "#### The ladder's own noise: strategic against its twin\n\n"
         f"`--parts null`: the ladder with `{TWIN}` (expert with no samples plays "
         "strategic's choices exactly) in expert's seat, "
-        f"`mjlog ladder --variant V --agents {','.join(TWIN_LINEUP)} --hands N --seed S`, "
+        f"`mjlog ladder --variant V --agents {','.join(TWIN_LINEUP)} --hands N --seed S "
+        "--seating cyclic`, "
         f"at seeds {NULL_SEEDS.start} … {NULL_SEEDS.stop - 1}, then once at {FULL_HANDS} hands "
         f"(seed {SEED}). The twin's lead over strategic, points per hand: what luck and "
         "seating alone give two equal players. The mean over the seeds with its 95 % t "
@@ -445,7 +448,7 @@ if __name__ == "__main__":
                     help="hands of the calibration and the budget per variant (default 200)")
     ap.add_argument("--seed", type=int, default=SEED,
                     help="the ladder's seed (a fresh one checks a finding)")
-    ap.add_argument("--seating", choices=SEATINGS, default="cyclic",
+    ap.add_argument("--seating", choices=SEATINGS, default=DEFAULT_SEATING,
                     help="the ladder's seating (simulate.seating.seatings)")
     ap.add_argument("--cal-first", type=int, default=0,
                     help="the budget's first hand (a fresh range checks a setting it picked)")

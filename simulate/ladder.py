@@ -1,7 +1,9 @@
 """The agent ladder: duplicate matches, then per-agent figures with 95% intervals.
 
 Each match is played once per seat rotation on the same walls (docs/rules/README.md,
-"Determinism"), so every agent meets the same tiles from every seat. The unit of
+"Determinism"), so every agent meets the same tiles from every seat; and, by
+default, once per order of the agents after the first (:mod:`simulate.seating`),
+so that no agent always plays just before another. The unit of
 the confidence interval is the match (its rotations averaged), which removes
 most of the wall's luck from the comparison; the interval is the t interval of
 :mod:`analysis.stats`, the same as every interval of :mod:`analysis.queries`.
@@ -40,7 +42,7 @@ from analysis.queries import Runs, same_walls
 from analysis.stats import compare_units, estimate
 from mjlog.errors import InputError
 from simulate.runner import HANDS_PER_SHARD, RunSpec, simulate
-from simulate.seating import seatings
+from simulate.seating import DEFAULT_SEATING, seatings
 
 COLUMNS = ["agent", "hands", "mean_points", "ci_low", "ci_high", "win_rate", "deal_in_rate",
            "mean_points_per_win"]
@@ -182,16 +184,18 @@ def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0
                   workers: int | None = None, out: str | Path | None = None,
                   progress: bool | None = False,
                   hands_per_shard: int = HANDS_PER_SHARD,
-                  seating: str = "cyclic") -> tuple[pd.DataFrame, pd.DataFrame]:
+                  seating: str = DEFAULT_SEATING) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`ladder`'s standings and the paired :func:`gaps` down them.
     ``hands_per_shard`` sets the file layout only (smaller shards, more workers
     busy on a short ladder), never the hands or the standings. ``seating``
-    (:func:`seatings`): ``balanced`` plays every line-up order on the same walls,
-    each a run of its own under ``out/seating-K``, pooled per match."""
+    (:func:`seatings`): ``balanced``, the default, plays every line-up order on the
+    same walls, each a run of its own under ``out/seating-K``, pooled per match;
+    ``cyclic`` plays the line-up's order only, in ``out`` itself."""
     orders = seatings(agents, seating)
     probe = RunSpec.build(variant, seed, 1, hands_per_match, agents, sets=sets, duplicate=True)
     per_match = probe.rotations * hands_per_match * len(orders)
-    matches = max(1, -(-hands // per_match))
+    # two matches at least: the match is the interval's unit, and one gives none
+    matches = max(2, -(-hands // per_match))
     specs = [RunSpec.build(variant, seed, matches, hands_per_match, lineup, sets=sets,
                            duplicate=True, events=False, hands_per_shard=hands_per_shard)
              for lineup in orders]
@@ -199,11 +203,11 @@ def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0
     def play(root: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         # one folder holds one kind of ladder: the tables read whichever it finds
         if len(specs) > 1 and ((root / "hands").exists() or (root / "manifest.json").exists()):
-            raise InputError(f"{root}: holds a cyclic ladder's run; give a balanced ladder "
-                             "another --out")
+            raise InputError(f"{root}: holds a cyclic ladder's run; resume it with --seating "
+                             "cyclic, or give a balanced ladder another --out")
         if len(specs) == 1 and any(root.glob("seating-*")):
-            raise InputError(f"{root}: holds a balanced ladder (seating-*/); give a cyclic "
-                             "ladder another --out")
+            raise InputError(f"{root}: holds a balanced ladder (seating-*/); resume it with "
+                             "--seating balanced, or give a cyclic ladder another --out")
         for k, spec in enumerate(specs):
             simulate(spec, root if len(specs) == 1 else root / f"seating-{k}",
                      workers=workers, progress=progress)
@@ -218,7 +222,7 @@ def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0
 def ladder(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
            hands_per_match: int = 8, sets: Sequence[str] = (), workers: int | None = None,
            out: str | Path | None = None, progress: bool | None = False,
-           seating: str = "cyclic") -> pd.DataFrame:
+           seating: str = DEFAULT_SEATING) -> pd.DataFrame:
     """Play at least ``hands`` duplicate hands with this line-up and rank the agents."""
     return ladder_tables(variant, agents, hands, seed, hands_per_match, sets, workers, out,
                          progress, seating=seating)[0]

@@ -101,6 +101,9 @@ def test_ladder_cli_writes_the_csv(tmp_path):
     total = sum(float(r["mean_points"]) * int(r["hands"]) for r in rows)
     assert abs(total) < 1e-6
     assert float(by["random"]["win_rate"]) <= float(by["efficient"]["win_rate"])
+    # 64 hands ask for less than one balanced match (96 hands here): it plays two,
+    # the fewest that give an interval
+    assert int(by["efficient"]["hands"]) == 2 * 96  # one seat of every hand
     for r in rows:
         assert float(r["ci_low"]) <= float(r["mean_points"]) <= float(r["ci_high"])
 
@@ -136,8 +139,10 @@ def test_ladder_gaps_pair_the_agents_by_match(tmp_path):
     order = list(table["agent"])
     assert list(zip(gaps["ahead"], gaps["behind"], strict=True)) == list(pairwise(order))
     # independently of the ladder's query: each agent's mean points per match,
-    # read from the hands table, then scipy's paired t interval
-    hands = pq.read_table(tmp_path / "run" / "hands").to_pylist()
+    # read from the hands tables of every seat order, then scipy's paired t interval
+    runs = sorted((tmp_path / "run").glob("seating-*"))
+    assert len(runs) == 3  # balanced by default: greedy, random, greedy in every order
+    hands = [h for r in runs for h in pq.read_table(r / "hands").to_pylist()]
     per = {}
     for h in hands:
         for seat, agent in enumerate(h["agents"]):
@@ -156,8 +161,8 @@ def test_ladder_gaps_pair_the_agents_by_match(tmp_path):
                                     "--seed", "4", "--hands-per-match", "1", "--workers", "1",
                                     "--quiet"])
     assert res.exit_code == 0, res.output
-    assert "lead over the next agent down" in res.output
-    assert any(line.split()[:3] == ["efficient", "greedy", "16"]
+    assert "lead over the next agent down" in res.output and "balanced seating" in res.output
+    assert any(line.split()[:3] == ["efficient", "greedy", str(len(matches))]
                for line in res.output.splitlines())
 
 

@@ -6,7 +6,7 @@ import click
 
 from mjlog.commands.simulate import AgentsOption
 from mjlog.rules import VARIANTS
-from simulate.seating import SEATINGS
+from simulate.seating import DEFAULT_SEATING, SEATINGS
 
 
 @click.command("ladder")
@@ -16,8 +16,10 @@ from simulate.seating import SEATINGS
                    "(e.g. strategic,efficient,greedy,random; plugins by entry-point "
                    "name or package.module:factory).")
 @click.option("--hands", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="At least this many hands in all (every match is played once per rotation, "
-                   "and per seat order with --seating balanced).")
+              help="At least this many hands in all, in two whole matches or more (the "
+                   "match is the interval's unit): a match is played once per seat rotation "
+                   "and, balanced, per seat order (192 hands for four agents and 8 hands a "
+                   "match).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--hands-per-match", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a rule key.")
@@ -34,12 +36,13 @@ from simulate.seating import SEATINGS
               "of rows, or CSV.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Keep the run directory here (default: a temporary one).")
-@click.option("--seating", type=click.Choice(SEATINGS), default="cyclic",
+@click.option("--seating", type=click.Choice(SEATINGS), default=DEFAULT_SEATING,
               show_default=True,
-              help="cyclic: the line-up's seat rotations, so each agent keeps its neighbours "
-                   "(the one listed before another always plays just before it, which can "
-                   "favour it); balanced: also every order of the agents after the first, "
-                   "on the same walls, each order a run under OUT/seating-K.")
+              help="balanced: every order of the agents after the first, each in every seat "
+                   "rotation, on the same walls (each order a run under OUT/seating-K), so "
+                   "each agent sits just before each other one equally often; cyclic: the "
+                   "line-up's rotations only (fewer hands a match, but the agent listed "
+                   "before another always plays just before it, which can favour it).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
                    hands_per_shard, seating, csv_path, fmt, out, quiet) -> None:
