@@ -73,6 +73,8 @@ FROM seats
 LEFT JOIN w USING (run_id, match, rotation, hand, seat)
 LEFT JOIN dealt USING (run_id, match, rotation, hand, seat)
 """
+
+
 def _per_seat(runs: Runs) -> pd.DataFrame:
     return runs.sql(_PER_SEAT)
 
