@@ -16,8 +16,8 @@ LINEUP = ["strategic", "efficient", "greedy", "random"]
 # Hands per variant (at least 20,000): xuezhan's money swings more (flower pigs, roots),
 # so its intervals need twice the hands to separate agents a fifth of a point apart.
 HANDS = {"yuxi": 20000, "xuezhan": 40000, "huangmei": 20000}
-#: the seating of the committed figures (measured before ``balanced`` was the default)
-SEATING = "cyclic"
+#: every order of the agents after the first, so none always plays just before another
+SEATING = "balanced"
 
 
 def run(quick: bool = False, variants: list[str] | None = None, workers: int | None = None,
@@ -53,11 +53,12 @@ def run(quick: bool = False, variants: list[str] | None = None, workers: int | N
             "| agent | over | points/hand | 95% CI | p |\n|---|---|---|---|---|\n"
             + leads + "\n")
     section = ("## Agents: duplicate ladder\n\n"
-               f"Each match is played once per seat rotation on the same walls, every agent "
-               f"in every seat ({SEATING} seating); the line-up is strategic, efficient, "
-               "greedy, random. Intervals "
-               "take the match (its rotations averaged) as the unit; the leads pair the two agents "
-               "match by match (the same walls), a sharper test than two intervals apart.\n\n"
+               f"Each match is played once per seat rotation and per order of the agents after "
+               f"the first ({SEATING} seating) on the same walls, every agent in every seat "
+               "and before every other; the line-up is strategic, efficient, greedy, random. "
+               "Intervals take the match (its orders and rotations pooled) as the unit; the "
+               "leads pair the two agents match by match (the same walls), a sharper test "
+               "than two intervals apart.\n\n"
                + "\n".join(parts))
     return {"section": section, "figures": figures}
 

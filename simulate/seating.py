@@ -26,11 +26,10 @@ def seatings(agents: Sequence[str], seating: str = DEFAULT_SEATING) -> list[tupl
     listed just before the other, finished 0.117 [0.001, 0.232] points a hand
     apart in an 8000-hand xuezhan ladder (``bench/bench_expert.py``, part null).
     ``balanced`` (the default): the first agent fixed and every order of the
-    others (repeats dropped), so each agent sits just before each other one
-    equally often. For four agents that is six orders, so a match is played 24
-    times; no three orders would do (each ordered pair once would split the
-    complete directed graph on four agents into three directed Hamiltonian
-    cycles, which Tillson's theorem rules out for four).
+    others (repeats dropped). With their rotations that is every assignment of
+    the agents to the seats (4! = 24 for four agents: six orders of four
+    rotations), so each agent sits just before each other one equally often, and
+    two agents that play alike finish exactly level on any walls.
 
     >>> seatings(["a", "b", "c"], "balanced")
     [('a', 'b', 'c'), ('a', 'c', 'b')]

@@ -245,3 +245,20 @@ def test_a_balanced_ladder_seats_every_agent_just_before_every_other_equally(tmp
     assert gaps["matches"].tolist() == [2, 2, 2]
     # the balanced folder pairs with itself as any run does
     assert lead_across(tmp_path / "run", "greedy", tmp_path / "run")["difference"] == 0
+
+
+def test_two_agents_that_play_alike_finish_level_only_when_balanced(tmp_path):
+    """Balanced seating plays every assignment of the agents to the seats, so two
+    agents that play alike (expert with no samples plays strategic's choices) finish
+    exactly level on any walls; the cyclic seating's single order need not."""
+    from simulate.ladder import gaps, ladder_tables
+
+    twins = ["expert:rollouts=0", "strategic", "efficient", "greedy"]
+    lead = {}
+    for seating in ("balanced", "cyclic"):
+        out = tmp_path / seating
+        ladder_tables("xuezhan", twins, hands=48, seed=7, hands_per_match=1, workers=1,
+                      out=out, seating=seating)
+        lead[seating] = gaps(out, ["expert", "strategic"]).iloc[0]["difference"]
+    assert lead["balanced"] == 0
+    assert lead["cyclic"] != 0  # these walls favour one seat of the cyclic order
