@@ -38,11 +38,12 @@ from simulate.seating import DEFAULT_SEATING, SEATINGS
               help="Keep the run directory here (default: a temporary one).")
 @click.option("--seating", type=click.Choice(SEATINGS), default=DEFAULT_SEATING,
               show_default=True,
-              help="balanced: every order of the agents after the first, each in every seat "
-                   "rotation, on the same walls (each order a run under OUT/seating-K), so "
-                   "each agent sits just before each other one equally often; cyclic: the "
-                   "line-up's rotations only (fewer hands a match, but the agent listed "
-                   "before another always plays just before it, which can favour it).")
+              help="balanced: every assignment of the agents to the seats (every order of "
+                   "the agents after the first, each in every seat rotation; each order a run "
+                   "under OUT/seating-K), on the same walls, so two agents that play alike "
+                   "finish level; cyclic: the line-up's rotations only (fewer hands a match, "
+                   "but the agent listed before another always plays just before it, which "
+                   "can favour it).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
                    hands_per_shard, seating, csv_path, fmt, out, quiet) -> None:
