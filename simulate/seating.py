@@ -13,7 +13,7 @@ from mjlog.errors import InputError
 
 #: the ways a ladder can seat its line-up (the CLI and the bench offer these)
 SEATINGS = ("balanced", "cyclic")
-#: fair by construction; ``cyclic`` is cheaper in hands (one order) but not neutral
+#: fair by construction: two agents that play alike finish level on any walls
 DEFAULT_SEATING = "balanced"
 
 
@@ -22,9 +22,13 @@ def seatings(agents: Sequence[str], seating: str = DEFAULT_SEATING) -> list[tupl
 
     ``cyclic``: the line-up as given. Its rotations put every agent in every seat,
     but each keeps the same neighbours: the agent listed before another always
-    plays just before it. That is not neutral: two copies of strategic, one
-    listed just before the other, finished 0.117 [0.001, 0.232] points a hand
-    apart in an 8000-hand xuezhan ladder (``bench/bench_expert.py``, part null).
+    plays just before it. On given walls that order is luck one agent gets and
+    the other does not: two copies of strategic, one listed just before the
+    other, finished +0.117 [+0.001, +0.232] points a hand apart in one 8000-hand
+    xuezhan ladder. It is noise more than a bias: over ten such ladders a
+    variant the first led by +0.016 [−0.015, +0.048] (xuezhan), +0.020 [−0.008,
+    +0.048] (yuxi) and −0.016 [−0.110, +0.079] (huangmei)
+    (``bench/bench_expert.py --parts seating``).
     ``balanced`` (the default): the first agent fixed and every order of the
     others (repeats dropped). With their rotations that is every assignment of
     the agents to the seats (4! = 24 for four agents: six orders of four

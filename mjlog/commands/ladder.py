@@ -42,8 +42,8 @@ from simulate.seating import DEFAULT_SEATING, SEATINGS
                    "the agents after the first, each in every seat rotation; each order a run "
                    "under OUT/seating-K), on the same walls, so two agents that play alike "
                    "finish level; cyclic: the line-up's rotations only (fewer hands a match, "
-                   "but the agent listed before another always plays just before it, which "
-                   "can favour it).")
+                   "but the agent listed before another always plays just before it: on "
+                   "given walls, luck that one agent gets and the other does not).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
                    hands_per_shard, seating, csv_path, fmt, out, quiet) -> None:
