@@ -11,6 +11,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 - ladder: ``mjlog ladder --agents expert,strategic,efficient,greedy`` per variant;
 - null: the same ladder with strategic's exact twin in expert's seat, over many
   seeds: how far luck and seating alone set two equal players apart;
+- seating: that twin ladder with cyclic seating at ten seeds of ``--hands``: what
+  the agent listed first gains from always playing just before the second;
 - conclusions: ``expert`` in every seat against the committed ``strategic`` sample
   (``data/<variant>``: seed 2026, 8 hands a match) on the same walls, paired by
   match (:func:`analysis.queries.paired_comparison`): dealer advantage, the draw
@@ -19,9 +21,9 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   (:func:`analysis.balance.skill_share_difference`).
 
     python bench/bench_expert.py [--quick]
-        [--parts speed,ab,calibration,budget,ladder,null,conclusions]
+        [--parts speed,ab,calibration,budget,ladder,null,seating,conclusions]
         [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--seed S] [--matches M]
-        [--workers W] [--seating balanced|cyclic]
+        [--workers W] [--seating balanced|cyclic] [--keep DIR]
         [variant ...]
 """
 
