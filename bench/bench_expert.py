@@ -129,6 +129,18 @@ TWIN_LINEUP = [TWIN, *LINEUP[1:]]
 NULL_SEEDS = range(3000, 3040)
 
 
+def twin_ladder(variant: str, hands: int, seed: int, workers: int = 1):
+    """A cyclic ladder of :data:`TWIN_LINEUP`: its standings by agent, and the twin's
+    gap to strategic paired by match (the twin is logged as expert). Cyclic: the
+    seating whose luck the null and seating parts measure."""
+    from simulate.ladder import gaps, ladder_tables
+
+    with tempfile.TemporaryDirectory(prefix="mjlog-twin-") as run:
+        t, _ = ladder_tables(variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers,
+                             out=run, seating="cyclic")
+        return t.set_index("agent"), gaps(run, [EXPERT, "strategic"]).iloc[0]
+
+
 def null_part(variant: str, hands: int, seeds=NULL_SEEDS, big: int = FULL_HANDS) -> str:
     """The ladder's own noise: ``mjlog ladder`` with strategic and its exact twin
     (:data:`TWIN`) in the line-up in place of expert, once per seed at ``hands``
@@ -139,15 +151,6 @@ def null_part(variant: str, hands: int, seeds=NULL_SEEDS, big: int = FULL_HANDS)
     from scipy.stats import binomtest
 
     from analysis.stats import estimate
-    from simulate.ladder import gaps, ladder_tables
-
-    def one(seed: int, n: int):
-        with tempfile.TemporaryDirectory(prefix="mjlog-null-") as run:
-            # cyclic: the seating whose bias these ladders measure
-            t, _ = ladder_tables(variant, TWIN_LINEUP, hands=n, seed=seed, workers=1, out=run,
-                                 seating="cyclic")
-            g = gaps(run, [EXPERT, "strategic"]).iloc[0]  # the twin is logged as expert
-        return t.set_index("agent"), g
 
     def clear(a) -> float:
         """The lead that sets the twin's interval apart from strategic's: the sum
@@ -158,7 +161,7 @@ def null_part(variant: str, hands: int, seeds=NULL_SEEDS, big: int = FULL_HANDS)
     t0 = time.process_time()
     diffs, covered, apart, halves = [], 0, 0, []
     for seed in seeds:
-        a, g = one(seed, hands)
+        a, g = twin_ladder(variant, hands, seed)
         tw, st = a.loc[EXPERT], a.loc["strategic"]
         diffs.append(g["difference"])
         covered += bool(g["ci_low"] <= 0 <= g["ci_high"])
@@ -167,7 +170,7 @@ def null_part(variant: str, hands: int, seeds=NULL_SEEDS, big: int = FULL_HANDS)
     k = len(diffs)
     d = estimate(np.array(diffs, float))
     ci = binomtest(covered, k).proportion_ci()
-    a, g = one(SEED, big)
+    a, g = twin_ladder(variant, big, SEED)
     need = clear(a)
     cpu = time.process_time() - t0
     return (f"| {variant} | {k} × {hands} | {d.value:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}] | "
@@ -191,15 +194,11 @@ def seating_part(variant: str, hands: int, workers: int, seeds=SEATING_SEEDS) ->
     import numpy as np
 
     from analysis.stats import estimate
-    from simulate.ladder import gaps, ladder_tables
 
     t0 = time.perf_counter()  # the workers play: wall clock, not this process's CPU
     lead, above = [], 0
     for seed in seeds:
-        with tempfile.TemporaryDirectory(prefix="mjlog-seating-") as run:
-            ladder_tables(variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers,
-                          out=run, seating="cyclic")
-            g = gaps(run, [EXPERT, "strategic"]).iloc[0]  # the twin is logged as expert
+        _, g = twin_ladder(variant, hands, seed, workers)
         lead.append(g["difference"])
         above += bool(g["ci_low"] > 0)
     c = np.array(lead, float)
