@@ -22,7 +22,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 
     python bench/bench_expert.py [--quick]
         [--parts speed,ab,calibration,budget,ladder,null,seating,conclusions]
-        [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--seed S] [--matches M]
+        [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--budget-spec SPEC]
+        [--seed S] [--matches M]
         [--workers W] [--seating balanced|cyclic] [--keep DIR]
         [variant ...]
 """
@@ -30,6 +31,7 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
@@ -274,18 +276,21 @@ BUDGETS = ((8, 8, 2.0), (16, 16, 2.0), (32, 32, 2.0), (64, 64, 2.0), (8, 32, 2.0
 BUDGET_SAMPLES = 64
 
 
-def budget_part(variant: str, hands: int, first: int) -> str:
+def budget_part(variant: str, hands: int, first: int, spec: str = EXPERT) -> str:
     """Each budget's edge over strategic, priced on one calibration
-    (:func:`simulate.expert_calibration.budget`)."""
+    (:func:`simulate.expert_calibration.budget`) of ``spec``: its parameters
+    other than the budget's choose the decisions searched and their candidates."""
     from simulate.expert_calibration import budget, calibrate
 
     t0 = time.process_time()
-    rows = calibrate(variant, hands=hands, samples=BUDGET_SAMPLES, specs=(EXPERT,), seed=SEED,
+    rows = calibrate(variant, hands=hands, samples=BUDGET_SAMPLES, specs=(spec,), seed=SEED,
                      first=first)
     cpu = time.process_time() - t0
+    extra = spec.partition(":")[2] + ";" if ":" in spec else ""
     return "".join(
-        f"| {variant} | {first}–{first + hands - 1} | `rollouts={b['rollouts']};most={b['most']};"
-        f"z={b['z']:g}` | {b['samples']:.1f} | {b['overrules']} of {b['decisions']} | "
+        f"| {variant} | {first}–{first + hands - 1} | "
+        f"`{extra}rollouts={b['rollouts']};most={b['most']};z={b['z']:g}` | "
+        f"{b['samples']:.1f} | {b['overrules']} of {b['decisions']} | "
         f"{b['first']:+.3f} [{b['first_lo']:+.3f}, {b['first_hi']:+.3f}] | "
         f"{b['total']:+.3f} [{b['total_lo']:+.3f}, {b['total_hi']:+.3f}] | {cpu:.0f} |\n"
         for b in budget(rows, range(first, first + hands), BUDGETS))
@@ -312,11 +317,23 @@ PARTS = ("speed", "ab", "calibration", "budget", "ladder", "null", "seating", "c
 FRAGMENTS = ROOT / "build" / "bench_expert"
 
 
+def budget_fragment(first: int, spec: str) -> str:
+    """The budget part's fragment name: ``budget{first}``, and the spec's parameters
+    (letters, digits, ``=`` and ``.``) when it is not plain ``expert``.
+
+    >>> budget_fragment(1000, "expert"), budget_fragment(1000, "expert:shanten=2")
+    ('budget1000', 'budget1000_shanten=2')
+    """
+    if spec == EXPERT:
+        return f"budget{first}"
+    return f"budget{first}_" + re.sub(r"[^A-Za-z0-9=.]+", "_", spec.partition(":")[2])
+
+
 def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         matches: int | None = None, workers: int = 1, speed_hands: int | None = None,
         keep: Path | None = None, parts=PARTS, ab_hands: int | None = None,
         cal_hands: int | None = None, cal_first: int = 0, seed: int = SEED,
-        seating: str = DEFAULT_SEATING) -> dict:
+        seating: str = DEFAULT_SEATING, budget_spec: str = EXPERT) -> dict:
     hands = hands or (32 if quick else FULL_HANDS)
     matches = matches or (1 if quick else 25)
     speed_hands = speed_hands or (3 if quick else 20)
@@ -347,7 +364,8 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
                 put("calfit", v, fit)
                 put("calkinds", v, kinds)
             if "budget" in parts:
-                put(f"budget{cal_first}", v, budget_part(v, cal_hands, cal_first))
+                put(budget_fragment(cal_first, budget_spec), v,
+                    budget_part(v, cal_hands, cal_first, budget_spec))
             if "ladder" in parts:
                 text, fig = ladder_part(v, hands, workers, seed, seating,
                                         keep and base / f"ladder{seed}-{seating}-{v}")
@@ -499,7 +517,17 @@ if __name__ == "__main__":
                     help="the ladder's seating (simulate.seating.seatings)")
     ap.add_argument("--cal-first", type=int, default=0,
                     help="the budget's first hand (a fresh range checks a setting it picked)")
+    ap.add_argument("--budget-spec", default=EXPERT,
+                    help="the expert whose searched decisions the budget prices, e.g. "
+                         "expert:shanten=2 (default: expert)")
     a = ap.parse_args()
+    from simulate.agents import make_agent
+    from simulate.expert import ExpertAgent
+    try:
+        if not isinstance(make_agent(a.budget_spec), ExpertAgent):
+            ap.error(f"--budget-spec {a.budget_spec!r}: not an expert agent")
+    except ValueError as e:
+        ap.error(f"--budget-spec: {e}")
     print(run(a.quick, a.variants, a.hands, a.matches, a.workers, a.speed_hands,
               a.keep, [p for p in a.parts.split(",") if p], a.ab_hands, a.cal_hands,
-              a.cal_first, a.seed, a.seating)["section"])
+              a.cal_first, a.seed, a.seating, a.budget_spec)["section"])
