@@ -61,17 +61,21 @@ plans would rank the plan's discards too low); both can be changed.
 60 hands: xuezhan −0.08 [−0.32, +0.15], huangmei −0.71 [−1.60, +0.18]).
 
 Where it gains: at the ladder's table (strategic, efficient and greedy in the
-other seats) in xuezhan, against its no-search twin ``expert:rollouts=0`` in the
-same seat on the same walls (:func:`simulate.ladder.lead_across`), +0.067 [+0.030,
-+0.104] points per hand (8000 hands, seed 2029), +0.099 [+0.056, +0.141] (8064
-hands, balanced seating, seed 2030), +0.092 [+0.057, +0.126] (14,016 hands,
-balanced, seed 2032) and +0.129 [+0.103, +0.155] (24,000 hands, balanced, seed
-2033; there expert's own interval cleared strategic's); in huangmei +0.094
-[+0.014, +0.173] (6144 hands, balanced, seed 2034). In yuxi it gains nothing (−0.000 [−0.056, +0.056], 3072
-hands, balanced, seed 2030). It is not that the rollouts' ``efficient``
-players match the weaker seats: on 768 xuezhan hands (seed 2031) against three
-strategic it gained +0.104 [−0.025, +0.233], against three efficient +0.027
-[−0.058, +0.113]; the 60-hand A/B was too small to see +0.1.
+other seats), against its no-search twin ``expert:rollouts=0`` in the same seat
+on the same walls (:func:`simulate.ladder.lead_across`), in points per hand:
+
+- xuezhan: +0.067 [+0.030, +0.104] (8000 hands, cyclic seating, seed 2029),
+  +0.099 [+0.056, +0.141] (8064 hands, balanced, seed 2030), +0.092 [+0.057,
+  +0.126] (14,016 hands, balanced, seed 2032) and +0.129 [+0.103, +0.155]
+  (24,000 hands, balanced, seed 2033, where expert's own interval cleared
+  strategic's);
+- huangmei: +0.094 [+0.014, +0.173] (6144 hands, balanced, seed 2034);
+- yuxi: nothing, −0.000 [−0.056, +0.056] (3072 hands, balanced, seed 2030).
+
+It is not that the rollouts' ``efficient`` players match the weaker seats: on
+768 xuezhan hands (seed 2031) against three strategic it gained +0.104 [−0.025,
++0.233], against three efficient +0.027 [−0.058, +0.113]; the 60-hand A/B was
+too small to see +0.1.
 
 Parameters (``--agents expert:rollouts=8;candidates=3``):
 
