@@ -146,7 +146,7 @@ from simulate.strategic import StrategicAgent
 
 DEFAULTS = {"rollouts": 8, "most": 8, "candidates": 3, "shanten": 1, "policy": "efficient",
             "own": "strategic", "z": 2.0, "fold": 0, "read": 0, "tries": 4, "confirm": 0,
-            "tilt": 0.35, "steps": 300}
+            "tilt": 0.35, "steps": 300, "plans": 0}
 POLICIES = ("quick", "greedy", "efficient", "strategic")
 _MINIMUM = {"rollouts": 0, "most": 0, "candidates": 2, "shanten": -1, "z": 0.0, "tries": 1,
             "tilt": 0.0, "steps": 0}
@@ -158,7 +158,7 @@ _SEARCH = 0x5EA7C4
 
 
 def _check(k: str, v) -> str | None:
-    if k in ("fold", "read", "confirm"):
+    if k in ("fold", "read", "confirm", "plans"):
         return None if v in (0, 1) else "0 or 1"
     # `not v >= minimum` refuses nan too; an infinite z would never search
     return None if v >= _MINIMUM[k] and not math.isinf(v) else f"at least {_MINIMUM[k]}"
@@ -253,6 +253,7 @@ class ExpertAgent:
             return pick
         own = self.params["own"]
         plans = [(c, own) for c in self.candidates(view, options, pick)]
+        plans += self.other_plans(view, options, pick)
         safe = self.safest(view, options, pick)
         if safe is not None:
             plans.append((safe, "fold"))
@@ -293,6 +294,41 @@ class ExpertAgent:
                 out.append(o)
                 if pick.type != DISCARD:
                     break  # a kong decision: against the best discard
+        return out
+
+    def other_plans(self, view: SeatView, options: list[Event | None],
+                    pick: Event | None) -> list[tuple[Event, str]]:
+        """With ``plans`` on, at a discard (not a void-suit one), at any shanten:
+        each plan strategic weighs there but does not choose (the plain hand, 七对,
+        one suit, 碰碰胡, as :meth:`StrategicAgent.plan_options` finds them
+        eligible), as its first discard and then strategic held to that plan
+        (:class:`Committed`) for the rest of the rollout; else none."""
+        if not self.params["plans"] or pick is None or pick.type != DISCARD:
+            return []
+        void = view.void[self.seat]
+        if void is not None and pick.tile // 9 == void:
+            return []
+        b = self.base
+        R, unseen = b.reading(view), unseen_counts(view)
+        discards = [o for o in options if o.type == DISCARD]
+        ranked = b.rank_discards(view, discards, unseen)
+        forced, plain_value, cands = b.plan_options(view, R, b.plain_speed(view, unseen, ranked))
+        if forced is not None:
+            return []
+        chosen = b.choose_plan(None, plain_value, cands)[0]
+        targets = [("plain", None, 0.0)] + [c[2:] for c in sorted(cands, reverse=True)]
+        out, seen = [], {chosen}
+        stream = b.rng
+        try:  # strategic breaks ties from its stream: a copy keeps the real one unmoved
+            for p, suit, slack in targets:
+                if p in seen:
+                    continue
+                seen.add(p)
+                b.rng = copy(stream)
+                out.append((b.discard(view, discards, ranked, unseen, p, suit, slack, R),
+                            f"plan:{p}"))
+        finally:
+            b.rng = stream
         return out
 
     def safest(self, view: SeatView, options: list[Event | None],
@@ -648,6 +684,32 @@ class _Then:
         return self.inner.choose(view, options)
 
 
+class Committed(StrategicAgent):
+    """A rollout policy: strategic held to one plan (``plain``, ``pairs``,
+    ``flush``, ``half`` or ``triplets``) while the hand stays eligible for it,
+    plain strategic once it is not. Where strategic re-weighs its plans at every
+    discard, this plays a plan out, so a rollout values the plan and not one
+    discard of it.
+
+    >>> Committed("pairs").name
+    'plan:pairs'
+    """
+
+    def __init__(self, target: str):
+        super().__init__()
+        self.target = target
+        self.name = f"plan:{target}"
+
+    def choose_plan(self, forced, plain_value, cands):
+        if forced is None:
+            if self.target == "plain":
+                return "plain", None, 0.0
+            held = [c for c in cands if c[2] == self.target]
+            if held:
+                return max(held)[2:]
+        return super().choose_plan(forced, plain_value, cands)
+
+
 class Quick:
     """The default rollout policy, a few microseconds a decision: wins when it
     can; keeps the tiles that connect (copies, then neighbours within two in the
@@ -748,7 +810,8 @@ def rollout_agents(policy: str, own: str, n: int, seat: int, first: Event | None
     agents = []
     for s in range(n):
         p = own if s == seat else policy
-        a = Quick() if p == "quick" else Fold() if p == "fold" else make_agent(p)
+        a = (Quick() if p == "quick" else Fold() if p == "fold"
+             else Committed(p[5:]) if p.startswith("plan:") else make_agent(p))
         a.start_hand(s, Stream(derive(seed, s)))
         agents.append(_Then(a, first) if s == seat else a)
     return agents

@@ -221,6 +221,25 @@ class StrategicAgent(EfficientCore):
         """(plan, suit, slack): slack is how many tiles off the plan the hand is
         short of its allowance (a plan with slack ≥ 1 may cost a step of shanten).
         ``plain_speed``: (tiles a plain hand still needs, chance a draw helps it)."""
+        return self.choose_plan(*self.plan_options(view, R, plain_speed))
+
+    def choose_plan(self, forced: tuple[str, int | None, float] | None, plain_value: float,
+                    cands: list[tuple]) -> tuple[str, int | None, float]:
+        """The plan to play, of :meth:`plan_options`' answer: the best valued,
+        unless the plain hand is worth as much."""
+        if forced is not None:
+            return forced
+        if cands:
+            best, _, p, su, slack = max(cands)
+            if best > plain_value:
+                return p, su, slack
+        return "plain", None, 0.0
+
+    def plan_options(self, view: SeatView, R: Reading, plain_speed: tuple[int, float]
+                     ) -> tuple[tuple[str, int | None, float] | None, float, list[tuple]]:
+        """What :meth:`plan` chooses from: (a plan the hand is held to, or None;
+        the plain hand's value; the eligible plans as (value, tie order, plan,
+        suit, slack))."""
         hand, seat, v = view.hand, self.seat, view.spec
         melds = view.melds[seat]
         held = list(hand)
@@ -231,10 +250,10 @@ class StrategicAgent(EfficientCore):
         pairs = sum(1 for x in hand if x >= 2)
         if (v.counts_honor_discards(R.rules) and honors >= 7 and not melds
                 and (R.rules["points.shilaotou"][0] or 0) > 0):
-            return "shilaotou", None, 1.0
+            return ("shilaotou", None, 1.0), 0.0, []
         # late in the wall, 查大叫 pays a ready hand: a far one plays for speed
         if R.V.ready_owed and view.wall_left < 12 and len(melds) < 2:
-            return "plain", None, 0.0
+            return ("plain", None, 0.0), 0.0, []
         # every eligible plan, and the plain hand, valued at its worth × the chance
         # it wins in the draws the hand is likely to last, less what a rival's win
         # first costs (see race)
@@ -295,11 +314,7 @@ class StrategicAgent(EfficientCore):
         if d <= 4 + int(R.allow[tkey] + 0.4) - (self.aggression < 0.5):
             q = sum(unseen[t] for t in range(34) if hand[t] in (1, 2)) / total
             cands.append((value(R.ratio[tkey], max(1, d), q, tkey), 0, "triplets", None, 0.0))
-        if cands:
-            best, _, p, su, slack = max(cands)
-            if best > plain_value:
-                return p, su, slack
-        return "plain", None, 0.0
+        return None, plain_value, cands
 
     def plain_speed(self, view: SeatView, unseen: list[int], ranked) -> tuple[int, float]:
         """(tiles the plain hand still needs to win, chance one draw lowers its

@@ -24,11 +24,11 @@ TINY = "expert:rollouts=2;candidates=2"
 def test_registered_and_parsed():
     assert "expert" in agent_names()
     a = make_agent("expert:rollouts=5;most=20;candidates=4;shanten=2;policy=greedy;own=quick;"
-                   "z=0.5;fold=1;read=1;tries=6;confirm=1;tilt=0.3;steps=50")
+                   "z=0.5;fold=1;read=1;tries=6;confirm=1;tilt=0.3;steps=50;plans=1")
     assert a.name == "expert"
     assert a.params == {"rollouts": 5, "most": 20, "candidates": 4, "shanten": 2,
                         "policy": "greedy", "own": "quick", "z": 0.5, "fold": 1, "read": 1,
-                        "tries": 6, "confirm": 1, "tilt": 0.3, "steps": 50}
+                        "tries": 6, "confirm": 1, "tilt": 0.3, "steps": 50, "plans": 1}
 
 
 @pytest.mark.parametrize("spec,needle", [
@@ -40,6 +40,7 @@ def test_registered_and_parsed():
     ("expert:z=inf", "'z' must be at least 0"),
     ("expert:fold=2", "'fold' must be 0 or 1"),
     ("expert:read=-1", "'read' must be 0 or 1"),
+    ("expert:plans=2", "'plans' must be 0 or 1"),
     ("expert:tries=0", "'tries' must be at least 1"),
     ("expert:tilt=-0.1", "'tilt' must be at least 0"),
     ("expert:tilt=inf", "'tilt' must be at least 0"),
@@ -54,7 +55,8 @@ def test_bad_parameters(spec, needle):
 
 @pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
 def test_plays_legal_whole_hands(variant):
-    agents = make_agents([TINY + ";z=0.5;confirm=1", "strategic", TINY + ";fold=1", "greedy"])
+    agents = make_agents([TINY + ";z=0.5;confirm=1", "strategic", TINY + ";fold=1",
+                          TINY + ";plans=1"])
     st = play_checked(Rules(variant), agents, seed=4)
     assert st.over
 
@@ -75,7 +77,8 @@ def test_same_seed_same_run_and_the_run_validates(tmp_path):
 
 
 @pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
-@pytest.mark.parametrize("spec", ["expert:rollouts=0", "expert:rollouts=2;candidates=2;z=1e9"])
+@pytest.mark.parametrize("spec", ["expert:rollouts=0", "expert:rollouts=2;candidates=2;z=1e9",
+                                  "expert:rollouts=2;candidates=2;plans=1;z=1e9"])
 def test_plays_as_strategic_where_it_does_not_overrule(variant, spec):
     """Its strategic reads the seat's own stream: with no search, or a margin no
     candidate meets, the hand is strategic's event for event (the search's draws
@@ -96,6 +99,32 @@ def test_plays_as_strategic_where_it_does_not_overrule(variant, spec):
             assert st.events == plain.state.events
             compared += 1
     assert compared >= 3 and (searched > 0) == spec.endswith("1e9")
+
+
+def test_a_committed_rollout_player_holds_to_its_plan():
+    """``plans=1`` plays each plan strategic passes over with :class:`Committed`:
+    strategic held to that plan while the hand is eligible for it, and strategic
+    itself once it is not."""
+    from types import SimpleNamespace
+
+    from mjlog.tiles import parse_counts
+    from simulate.expert import Committed
+
+    rules = Rules("yuxi")
+    v = SimpleNamespace(rules=rules, spec=rules.spec, hand=list(parse_counts("11223m4456p7899s1z")),
+                        melds=[[], [], [], []], discards=[[], [], [], []], n=4, won=[False] * 4,
+                        void=[None] * 4, wall_left=60)
+    plans = {}
+    for who in ("strategic", "triplets", "pairs", "plain"):
+        a = make_agent("strategic") if who == "strategic" else Committed(who)
+        a.start_hand(0, None)
+        R = a.reading(v)
+        plans[who] = a.plan(v, R, a.plain_speed(v, [2] * 34, None))[0]
+        eligible = [c[2] for c in a.plan_options(v, R, a.plain_speed(v, [2] * 34, None))[2]]
+    # strategic plays the plain hand here though 碰碰胡 is eligible; 七对 is not
+    assert plans["strategic"] == "plain" and eligible == ["triplets"]
+    assert plans == {"strategic": "plain", "triplets": "triplets", "pairs": "plain",
+                     "plain": "plain"}
 
 
 def test_paired_edge_is_zero_for_strategic_itself():
