@@ -25,6 +25,8 @@ The decisions searched, and their candidates:
 - a claim window (pon, kong, win or pass) and a self-draw win it may pass:
   every choice (a self-draw win against strategic's best other choice).
 
+- with ``plans=1``, at any discard: each plan strategic weighs but does not
+  choose, played out as a plan (see ``plans`` below);
 - with ``fold=1``, at any discard (however far from ready) where strategic reads
   an opponent as dangerous (:meth:`StrategicAgent.threats`): the *fold plan*, the
   safest discard followed by :class:`Fold`'s play (wins only, safest tiles) for
@@ -94,6 +96,10 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
 - ``read`` (0 or 1, default 0): redraw a sample in which another seat could have
   won earlier but the hand went on (see :func:`rebuild`), so the samples agree
   with the other seats' play, not only with the tile counts;
+- ``plans`` (0 or 1, default 0): at every discard, however far from ready, also
+  weigh each plan strategic passes over there (the plain hand, 七对, one suit,
+  碰碰胡: :meth:`StrategicAgent.plan_options`), its first discard followed by
+  strategic held to it (:class:`Committed`) for the rest of the rollout;
 - ``confirm`` (0 or 1, default 0): an overruling candidate must beat strategic's
   pick again, in total points, on as many fresh samples as it met;
 - ``tilt`` (float ≥ 0, default 0.35): move the other seats' sampled concealed

@@ -9,8 +9,8 @@ Seat 0 plays strategic at a table of strategic players. At each decision where
   alternative's mean points less the pick's, over ``samples`` samples;
 - the *truth*: the candidate played on the real hidden tiles by the table's own
   agents (copies of them, their streams where they stand), seat 0 going on as
-  strategic. One world, so one draw of the value the search wants; unbiased over
-  many decisions.
+  strategic (or, for a plan of ``plans=1``, held to that plan). One world, so
+  one draw of the value the search wants; unbiased over many decisions.
 
 Regressing the truth on the estimate gives the estimate's calibration: a slope
 near 1 is an estimate the search may trust; a slope near 0, noise; the means by
@@ -34,7 +34,7 @@ from mjlog.engine import play, play_hand
 from mjlog.rng import derive
 from mjlog.rules import Rules
 from simulate.agents import make_agent, make_agents
-from simulate.expert import ExpertAgent, _lead, _Then, decide
+from simulate.expert import Committed, ExpertAgent, _lead, _Then, decide
 
 ROW_KEYS = ("variant", "hand", "decision", "kind", "truth", "pick_points", "estimate",
             "estimate_se", "leads")
@@ -66,16 +66,19 @@ class _Probe:
         for e in self.experts[1:]:  # their strategic streams kept in step
             e.base.choose(view, options)
         self.k += 1
-        cands = lead.candidates(view, options, pick)
+        # (choice, how seat 0 goes on): its strategic, or a plan it is held to
+        cands = [(c, None) for c in lead.candidates(view, options, pick)]
+        cands += lead.other_plans(view, options, pick)
         if len(cands) < 2:
             return pick
         after = copy.deepcopy(lead.base)  # where the real seat 0 goes on from
-        truth = [self._truth(view, after, c) for c in cands]
-        est = [e.playouts(view, [(c, e.params["own"]) for c in cands],
+        truth = [self._truth(view, after, c, then) for c, then in cands]
+        est = [e.playouts(view, [(c, then or e.params["own"]) for c, then in cands],
                           derive(_CALIBRATE, self.hand, self.k), 0, self.samples)
                for e in self.experts]
         for j in range(1, len(cands)):
-            kind = f"{_name(pick)}→{_name(cands[j])}"
+            c, then = cands[j]
+            kind = f"{_name(pick)}→{then or _name(c)}"
             fit = {s: _lead_of(p[j], p[0]) for s, p in zip(self.specs, est, strict=True)}
             self.out.append({
                 "variant": self.variant, "hand": self.hand, "decision": self.k, "kind": kind,
@@ -86,12 +89,18 @@ class _Probe:
                           for s, p in zip(self.specs, est, strict=True)}})
         return pick
 
-    def _truth(self, view, after, c) -> int:
+    def _truth(self, view, after, c, then: str | None = None) -> int:
         """Seat 0's points with ``c`` played on the real tiles, the table's agents on,
-        seat 0 going on as strategic from ``after`` (its state past the real pick)."""
+        seat 0 going on as strategic from ``after`` (its state past the real pick),
+        or held to the plan ``then`` (``plan:…``, :class:`Committed`) from there."""
         st = copy.deepcopy(view._s)  # the real hidden tiles: the tool's, never the agent's
         agents = [copy.deepcopy(a) for a in self.table]
-        agents[view.seat] = _Then(copy.deepcopy(after), c)
+        on = copy.deepcopy(after)
+        if then is not None:
+            held = Committed(then.removeprefix("plan:"))
+            held.start_hand(on.seat, on.rng)
+            on = held
+        agents[view.seat] = _Then(on, c)
         play(st, agents)
         return st.deltas[view.seat]
 

@@ -336,6 +336,22 @@ def test_calibration_plays_the_truth_on_the_real_tiles():
         calibrate("xuezhan", hands=1, specs=("strategic",))
 
 
+def test_calibration_weighs_the_plans_strategic_passes_over():
+    """With ``plans=1`` the calibration sets each plan strategic does not choose,
+    played out held to that plan, against its pick: rows of kind
+    ``discard→plan:…`` beside the usual ones, the pick's truth still the hand's own."""
+    from simulate.expert_calibration import calibrate
+
+    rows = calibrate("yuxi", hands=2, samples=2, specs=("expert:plans=1",), first=3)
+    plain = calibrate("yuxi", hands=2, samples=2, specs=("expert",), first=3)
+    kinds = {r["kind"] for r in rows}
+    assert {k for k in kinds if "plan:" not in k} == {r["kind"] for r in plain}
+    assert any(k.startswith("discard→plan:") for k in kinds)
+    real = {h: play_hand(Rules("yuxi"), make_agents(["strategic"] * 4), seed=2026, match=h,
+                         hand=0, dealer=h % 4).state.deltas[0] for h in (3, 4)}
+    assert all(r["pick_points"] == real[r["hand"]] for r in rows)
+
+
 @pytest.mark.parametrize("spec", ["expert:rollouts=2;most=6;z=0", "expert:rollouts=4;z=0.5"])
 def test_decide_prices_a_budget_as_the_search_plays_it(spec):
     """``decide`` on the playouts of every sample, every plan, chooses what the
