@@ -431,8 +431,9 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| variant | spec | alternatives | slope | reliability | corrected slope | r | hands "
         "| CPU s |\n|---|---|---|---|---|---|---|---|---|\n" + joined("calfit") + "\n"
         "By kind of decision (pick→alternative), points of the alternative less the pick: the "
-        "truth's mean with its 95 % t interval, and each spec's mean estimate (in the order "
-        "above):\n\n"
+        "truth's mean with its 95 % interval (the hand as the unit, since one hand's decisions "
+        "share its real tiles), and each spec's mean estimate (in the order above). The "
+        "slopes' ± take the decisions as independent, so they are too narrow:\n\n"
         "| variant | kind | n | truth [95% CI] | " + " | ".join(f"`{c}`" for c in CALIBRATED)
         + " |\n|---|---|---|---|" + "---|" * len(CALIBRATED) + "\n" + joined("calkinds") + "\n"
         "### Budget: what more samples would gain, priced offline\n\n"

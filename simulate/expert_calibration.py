@@ -142,14 +142,26 @@ def summarize(rows: list[dict]) -> list[dict]:
     divided by it (``corrected``): noise alone flattens the slope to the
     reliability, so a corrected slope near 1 is an unbiased estimate however
     noisy, one well below 1 a biased one; and per kind of decision, the mean
-    truth with its 95 % t interval beside the mean estimate."""
+    truth with its 95 % interval (the hand as the unit: its decisions share the
+    real tiles; :func:`analysis.stats.estimate`) beside the mean estimate. The
+    slope's standard error is linregress's, which takes the rows as independent.
+
+    >>> rows = [{"hand": h, "kind": "a→b", "truth": t, "estimate": {"e": x},
+    ...          "estimate_se": {"e": 0.1}} for h, t, x in
+    ...         [(0, 1, 0.5), (0, 1, 0.7), (1, -1, -0.2), (2, 0, 0.1)]]
+    >>> k = summarize(rows)[0]["kinds"]["a→b"]
+    >>> k["n"], k["hands"], k["truth"]
+    (4, 3, 0.25)
+    """
     from scipy import stats
+
+    from analysis.stats import estimate
 
     specs = list(rows[0]["estimate"]) if rows else []
     out = []
     for s in specs:
-        got = [(r["estimate"][s], r["truth"], r["kind"], r["estimate_se"][s]) for r in rows
-               if r["estimate"][s] is not None]
+        got = [(r["estimate"][s], r["truth"], r["kind"], r["estimate_se"][s], r["hand"])
+               for r in rows if r["estimate"][s] is not None]
         x = [g[0] for g in got]
         y = [g[1] for g in got]
         fit = stats.linregress(x, y) if len(set(x)) > 1 else None
@@ -157,14 +169,17 @@ def summarize(rows: list[dict]) -> list[dict]:
         reliability = 1 - sum(g[3] ** 2 for g in got) / len(got) / spread if got else math.nan
         kinds = {}
         for k in sorted({g[2] for g in got}):
-            ty = [g[1] for g in got if g[2] == k]
             te = [g[0] for g in got if g[2] == k]
-            m = sum(ty) / len(ty)
-            half = math.nan
-            if len(ty) > 1:
-                sd = stats.tstd(ty)
-                half = stats.t.ppf(0.975, len(ty) - 1) * sd / math.sqrt(len(ty))
-            kinds[k] = {"n": len(ty), "truth": m, "half": half, "estimate": sum(te) / len(te)}
+            # the decisions of one hand share its real tiles and its table: the
+            # hand is the unit (the truths' sum and count per hand, as a ratio)
+            per_hand: dict[int, list[int]] = {}
+            for g in got:
+                if g[2] == k:
+                    per_hand.setdefault(g[4], []).append(g[1])
+            e = estimate([sum(v) for v in per_hand.values()],
+                         [len(v) for v in per_hand.values()])
+            kinds[k] = {"n": len(te), "hands": e.units, "truth": e.value,
+                        "half": (e.hi - e.lo) / 2, "estimate": sum(te) / len(te)}
         out.append({"spec": s, "pairs": len(got),
                     "slope": fit.slope if fit else math.nan,
                     "slope_se": fit.stderr if fit else math.nan,
