@@ -99,7 +99,9 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
 - ``plans`` (0 or 1, default 0): at every discard, however far from ready, also
   weigh each plan strategic passes over there (the plain hand, 七对, one suit,
   碰碰胡: :meth:`StrategicAgent.plan_options`), its first discard followed by
-  strategic held to it (:class:`Committed`) for the rest of the rollout;
+  strategic held to it (:class:`Committed`) for the rest of the rollout (off:
+  priced offline on 120 yuxi hands, no budget gained; the 60-hand A/B, yuxi
+  +0.00 [−0.15, +0.16], huangmei −0.50 [−1.17, +0.18]);
 - ``confirm`` (0 or 1, default 0): an overruling candidate must beat strategic's
   pick again, in total points, on as many fresh samples as it met;
 - ``tilt`` (float ≥ 0, default 0.35): move the other seats' sampled concealed
