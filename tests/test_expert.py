@@ -76,9 +76,10 @@ def test_same_seed_same_run_and_the_run_validates(tmp_path):
     assert res.exit_code == 0, res.output
 
 
-@pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
-@pytest.mark.parametrize("spec", ["expert:rollouts=0", "expert:rollouts=2;candidates=2;z=1e9",
-                                  "expert:rollouts=2;candidates=2;plans=1;z=1e9"])
+@pytest.mark.parametrize("variant,spec", [
+    (v, s) for v in ("yuxi", "xuezhan", "huangmei")
+    for s in ("expert:rollouts=0", "expert:rollouts=2;candidates=2;z=1e9")
+] + [("yuxi", "expert:rollouts=2;candidates=2;plans=1;z=1e9")])  # its plans use a copied stream
 def test_plays_as_strategic_where_it_does_not_overrule(variant, spec):
     """Its strategic reads the seat's own stream: with no search, or a margin no
     candidate meets, the hand is strategic's event for event (the search's draws
