@@ -82,8 +82,11 @@ def test_same_seed_same_run_and_the_run_validates(tmp_path):
 ] + [("yuxi", "expert:rollouts=2;candidates=2;plans=1;z=1e9")])  # its plans use a copied stream
 def test_plays_as_strategic_where_it_does_not_overrule(variant, spec):
     """Its strategic reads the seat's own stream: with no search, or a margin no
-    candidate meets, the hand is strategic's event for event (the search's draws
-    come from elsewhere)."""
+    candidate meets, the hand is strategic's event for event, and the stream
+    ends where strategic's does (the search's draws come from elsewhere; the
+    plans' first discards break ties on a copy)."""
+    from copy import copy
+
     rules = Rules(variant)
     searched = compared = 0
     # a zero-variance difference meets any margin, so a hand may be overruled even
@@ -91,13 +94,14 @@ def test_plays_as_strategic_where_it_does_not_overrule(variant, spec):
     for h, seat in [(h, seat) for h in range(4) for seat in (0, 2)]:
         if compared >= 3:
             break
-        plain = play_hand(rules, make_agents(["strategic"] * 4), seed=7, match=h, hand=0,
-                          dealer=h)
+        table = make_agents(["strategic"] * 4)
+        plain = play_hand(rules, table, seed=7, match=h, hand=0, dealer=h)
         agents = make_agents([spec if s == seat else "strategic" for s in range(4)])
         st = play_hand(rules, agents, seed=7, match=h, hand=0, dealer=h).state
         searched += agents[seat].searched
         if agents[seat].overruled == 0:
             assert st.events == plain.state.events
+            assert copy(agents[seat].base.rng).next64() == copy(table[seat].rng).next64()
             compared += 1
     assert compared >= 3 and (searched > 0) == spec.endswith("1e9")
 
