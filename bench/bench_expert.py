@@ -40,13 +40,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from simulate.expert import DEFAULTS as EXPERT_DEFAULTS  # noqa: E402
 from simulate.seating import DEFAULT_SEATING, SEATINGS  # noqa: E402  (after the path: run as a script)
 
 VARIANTS = ("yuxi", "xuezhan", "huangmei")
 EXPERT = "expert"
-#: the defaults EXPERT stands for (the section names them)
-EXPERT_PARAMS = ("rollouts=8;most=8;candidates=3;shanten=1;policy=efficient;own=strategic;z=2;"
-                 "fold=0;read=0;tries=4;confirm=0;tilt=0.35;steps=300")
+#: the defaults EXPERT stands for (the section names them), read off the agent
+EXPERT_PARAMS = ";".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                         for k, v in EXPERT_DEFAULTS.items())
 #: the agents of the paired A/B, each against strategic
 AB_AGENTS = (EXPERT,)
 LINEUP = [EXPERT, "strategic", "efficient", "greedy"]
