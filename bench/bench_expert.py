@@ -18,7 +18,9 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   match (:func:`analysis.queries.paired_comparison`): dealer advantage, the draw
   rate, pattern shares; and the skill share (:func:`analysis.balance.skill_share`)
   of duplicate line-ups ``P,greedy,P,greedy`` with P = strategic, then expert
-  (:func:`analysis.balance.skill_share_difference`).
+  (:func:`analysis.balance.skill_share_difference`). With ``--seed`` away from
+  2026 (a finding checked on fresh walls) strategic's side is played at that seed
+  on the same matches, and the tables are the seed's own.
 
     python bench/bench_expert.py [--quick]
         [--parts speed,ab,calibration,budget,ladder,null,seating,conclusions]
@@ -212,14 +214,39 @@ def seating_part(variant: str, hands: int, workers: int, seeds=SEATING_SEEDS) ->
 
 
 def expert_run(variant: str, matches: int, out: Path, workers: int, agents: list[str],
-               duplicate: bool = False) -> float:
+               duplicate: bool = False, seed: int = SEED) -> float:
     from simulate.runner import RunSpec, simulate
 
-    spec = RunSpec.build(variant, seed=SEED, matches=matches, hands_per_match=8,
+    spec = RunSpec.build(variant, seed=seed, matches=matches, hands_per_match=8,
                          agents=agents, duplicate=duplicate)
     t0 = time.perf_counter()
     simulate(spec, out, workers=workers, progress=False)
     return time.perf_counter() - t0
+
+
+def conclusions_part(variant: str, matches: int, base: Path, workers: int, seed: int = SEED,
+                     agent: str = EXPERT) -> tuple[str, str, float]:
+    """``agent`` in every seat against strategic in every seat on the same walls
+    (:func:`conclusions`), and the skill share of each in duplicate line-ups
+    (:func:`skill`): the two fragments' text and the agent run's wall seconds.
+
+    At the committed seed strategic's side is the committed sample ``data/V``; at
+    another seed (a fresh check of a finding) it is played here on the same
+    ``matches`` into ``base``. Runs go to ``base`` under names that carry the seed
+    when it is not the committed one, so a rerun resumes them."""
+    tag = "" if seed == SEED else str(seed)
+    e_dir = base / (f"{variant}-{tag}" if tag else variant)
+    s_dir = ROOT / "data" / variant
+    if tag:
+        s_dir = base / f"strategic{tag}-{variant}"
+        expert_run(variant, matches, s_dir, workers, ["strategic"], seed=seed)
+    secs = expert_run(variant, matches, e_dir, workers, [agent], seed=seed)
+    dup = {p: base / f"skill{tag}-{variant}-{p}" for p in ("strategic", "expert")}
+    for p, d in dup.items():
+        expert_run(variant, max(2, matches // 2), d, workers,
+                   [agent if p == "expert" else p, "greedy"] * 2, duplicate=True, seed=seed)
+    return ("\n".join(conclusions(variant, s_dir, e_dir)) + "\n", skill(variant, dup) + "\n",
+            secs)
 
 
 def conclusions(variant: str, strategic: Path, expert: Path) -> list[str]:
@@ -379,15 +406,10 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
                 put("seatbias", v, seating_part(v, hands, workers,
                                                 SEATING_SEEDS[:2] if quick else SEATING_SEEDS))
             if "conclusions" in parts:
-                e_dir = base / v
-                figures[f"run/{v}"] = expert_run(v, matches, e_dir, workers, [EXPERT])
-                dup = {p: base / f"skill-{v}-{p}" for p in ("strategic", "expert")}
-                for p, d in dup.items():
-                    expert_run(v, max(2, matches // 2), d, workers,
-                               [EXPERT if p == "expert" else p, "greedy"] * 2, duplicate=True)
-                put("conclusions", v, "\n".join(conclusions(v, ROOT / "data" / v, e_dir))
-                    + "\n")
-                put("skill", v, skill(v, dup) + "\n")
+                text, sk, figures[f"run/{v}"] = conclusions_part(v, matches, base, workers, seed)
+                tag = "" if seed == SEED else str(seed)
+                put(f"conclusions{tag}", v, text)
+                put(f"skill{tag}", v, sk)
     if not quick:  # the section from every variant's latest fragment of each part
         for f in sorted(FRAGMENTS.glob("*.md")):
             part, v = f.stem.split("-", 1)
@@ -496,7 +518,14 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "duplicate line-ups `P,greedy,P,greedy`, P = strategic against P = expert (bootstrap "
         "95% CIs over matches):\n\n"
         "| variant | strategic | expert | difference [95% CI] | p | matches |\n"
-        "|---|---|---|---|---|---|\n" + joined("skill"))
+        "|---|---|---|---|---|---|\n" + joined("skill") + "".join(
+            f"\nAt seed {p[11:]} (`--parts conclusions --seed {p[11:]}`), strategic played in "
+            "every seat on the same walls here, not the committed sample:\n\n"
+            "| variant | metric | unit | strategic | expert | difference [95% CI] | p | matches |\n"
+            "|---|---|---|---|---|---|---|---|\n" + joined(p) + "\n"
+            "| variant | strategic | expert | difference [95% CI] | p | matches |\n"
+            "|---|---|---|---|---|---|\n" + joined(f"skill{p[11:]}")
+            for p in sorted(got) if re.fullmatch(r"conclusions\d+", p)))
     return {"section": section, "figures": figures}
 
 
@@ -516,7 +545,9 @@ if __name__ == "__main__":
     ap.add_argument("--cal-hands", type=int, default=None,
                     help="hands of the calibration and the budget per variant (default 200)")
     ap.add_argument("--seed", type=int, default=SEED,
-                    help="the ladder's seed (a fresh one checks a finding)")
+                    help="the ladder's and the conclusions' seed (a fresh one checks a finding; "
+                         "away from the committed seed the conclusions play strategic's side "
+                         "themselves)")
     ap.add_argument("--seating", choices=SEATINGS, default=DEFAULT_SEATING,
                     help="the ladder's seating (simulate.seating.seatings)")
     ap.add_argument("--cal-first", type=int, default=0,

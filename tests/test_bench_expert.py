@@ -40,3 +40,21 @@ def test_a_bad_budget_spec_is_refused_before_any_part_runs(spec, needle, tmp_pat
     assert needle in r.stderr
     assert "Traceback" not in r.stderr
     assert r.stdout == ""
+
+
+def test_conclusions_at_a_fresh_seed_pair_with_strategic_played_on_the_same_walls(tmp_path):
+    """Away from the committed seed the conclusions play strategic's side themselves.
+    The twin (``expert:rollouts=0`` plays strategic's choices exactly) then differs
+    from it by exactly 0 in every metric and in the skill share, and every run
+    lands under ``base`` with the seed in its name (``data/`` is not touched)."""
+    b = _bench()
+    text, skill, _ = b.conclusions_part("yuxi", 2, tmp_path, 1, seed=4711,
+                                        agent="expert:rollouts=0")
+    rows = [r.split(" | ") for r in text.strip().splitlines()]
+    assert {r[1] for r in rows} >= {"dealer_advantage", "draw_rate"}
+    assert all(r[3] == r[4] and r[5].startswith("+0.0000 [+0.0000") for r in rows), rows
+    assert all(r[-1] == "2 |" for r in rows)
+    cells = skill.split(" | ")  # the two shares equal (the difference's bootstrap is unpaired)
+    assert cells[1] == cells[2] and cells[3].startswith("+0.000 [")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "skill4711-yuxi-expert", "skill4711-yuxi-strategic", "strategic4711-yuxi", "yuxi-4711"]
