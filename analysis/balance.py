@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from analysis.queries import _G, _HANDS, GROUP, _finish, as_runs
+from analysis.queries import _G, _HANDS, GROUP, PAIR_KEY, _finish, as_runs, match_units, same_walls
 
 __all__ = ["BOOTSTRAP", "skill_share", "skill_share_difference", "swing"]
 
@@ -168,23 +168,40 @@ def skill_share(runs) -> pd.DataFrame:
 
 def skill_share_difference(a, b) -> dict:
     """``skill_share(b) − skill_share(a)`` for two duplicate runs (each one group), with
-    a bootstrap 95% CI (each side's matches resampled independently, seeded) and the
-    share of resamples on the other side of 0 (×2, a two-sided bootstrap p, at least
-    2/(B + 1))."""
-    parts = []
+    a bootstrap 95% CI (seeded) and the share of resamples on the other side of 0 (×2,
+    a two-sided bootstrap p, at least 2/(B + 1)). When the two were dealt the same
+    walls match by match (the same :data:`~analysis.queries.PAIR_KEY` matches,
+    :func:`~analysis.queries.same_walls`) a match and its twin are resampled
+    together (``paired``), so the luck they share cancels; otherwise each side's
+    matches are resampled independently."""
+    sides = []
     for runs in (a, b):
-        _, t = _totals(runs)
-        parts.append(_layout(t))
+        runs, t = _totals(runs)
+        units = match_units(runs)[0].set_index(["run_id", "match"], drop=False)[PAIR_KEY]
+        order = pd.MultiIndex.from_frame(t[["run_id", "match"]].drop_duplicates())
+        keys = [tuple(k) for k in units.reindex(order).itertuples(index=False)]
+        sides.append((runs, _layout(t), keys))
+    (ra, la, ka), (rb, lb, kb) = sides
+    paired = (len(set(ka)) == len(ka) and sorted(ka) == sorted(kb)
+              and same_walls(ra, rb))
+    if paired:  # b's matches in a's order
+        at = {k: i for i, k in enumerate(kb)}
+        j = np.array([at[k] for k in ka])
+        lb = tuple(x[j] for x in lb)
+    parts = [la, lb]
     rng = np.random.default_rng(0)
     diffs = []
     for _ in range(BOOTSTRAP):
         v = []
+        i = rng.integers(0, len(ka), len(ka)) if paired else None
         for s, q, n in parts:
-            i = rng.integers(0, len(q), len(q))
+            if not paired:
+                i = rng.integers(0, len(q), len(q))
             v.append(_omega2(s[i], q[i], n[i]))
         diffs.append(v[1] - v[0])
     diffs = np.asarray(diffs)
     point = _omega2(*parts[1]) - _omega2(*parts[0])
     lo, hi = np.nanpercentile(diffs, [2.5, 97.5])
     p = min(1.0, 2 * (min((diffs <= 0).sum(), (diffs >= 0).sum()) + 1) / (len(diffs) + 1))
-    return {"diff": float(point), "lo": float(lo), "hi": float(hi), "p": float(p)}
+    return {"diff": float(point), "lo": float(lo), "hi": float(hi), "p": float(p),
+            "paired": paired}

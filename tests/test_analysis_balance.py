@@ -101,6 +101,21 @@ def test_skill_share_separates_a_skill_gap_from_none(ladders):
     assert d["lo"] <= d["diff"] <= d["hi"] and d["lo"] > 0 and d["p"] < 0.05
 
 
+def test_skill_share_difference_pairs_the_matches_of_the_same_walls(ladders, tmp_path):
+    """Runs dealt the same walls match by match are resampled together: a run against
+    itself differs by exactly 0 with no width; runs on other walls (another seed)
+    are resampled independently."""
+    d = balance.skill_share_difference(ladders["same"], ladders["mixed"])
+    assert d["paired"]
+    own = balance.skill_share_difference(ladders["mixed"], ladders["mixed"])
+    assert own["paired"] and (own["lo"], own["diff"], own["hi"]) == (0.0, 0.0, 0.0)
+    spec = RunSpec.build("yuxi", seed=12, matches=30, hands_per_match=2, agents=["greedy"] * 4,
+                         duplicate=True, events=False)
+    simulate(spec, tmp_path / "other", workers=1, progress=False)
+    other = balance.skill_share_difference(ladders["mixed"], tmp_path / "other")
+    assert not other["paired"] and other["lo"] < other["hi"]
+
+
 def test_rule_values_are_typed_columns():
     sweep = data_dir() / "sweep" / "xuezhan-cap"
     for df in (queries.outcomes(sweep), queries.compare(sweep), queries.precision(sweep)):

@@ -54,7 +54,7 @@ def test_conclusions_at_a_fresh_seed_pair_with_strategic_played_on_the_same_wall
     assert {r[1] for r in rows} >= {"dealer_advantage", "draw_rate"}
     assert all(r[3] == r[4] and r[5].startswith("+0.0000 [+0.0000") for r in rows), rows
     assert all(r[-1] == "2 |" for r in rows)
-    cells = skill.split(" | ")  # the two shares equal (the difference's bootstrap is unpaired)
-    assert cells[1] == cells[2] and cells[3].startswith("+0.000 [")
+    cells = skill.split(" | ")  # same walls: the bootstrap pairs the matches, so exactly 0
+    assert cells[1] == cells[2] and cells[3] == "+0.000 [+0.000, +0.000]"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "skill4711-yuxi-expert", "skill4711-yuxi-strategic", "strategic4711-yuxi", "yuxi-4711"]
