@@ -516,7 +516,8 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "|---|---|---|---|---|---|---|---|\n" + joined("conclusions") + "\n"
         "Skill share (ω², the share of a seat's match-total variance the agent explains) of "
         "duplicate line-ups `P,greedy,P,greedy`, P = strategic against P = expert (bootstrap "
-        "95% CIs over matches):\n\n"
+        "95% CIs over matches; the difference's resamples a match with its twin on the "
+        "same walls):\n\n"
         "| variant | strategic | expert | difference [95% CI] | p | matches |\n"
         "|---|---|---|---|---|---|\n" + joined("skill") + "".join(
             f"\nAt seed {p[11:]} (`--parts conclusions --seed {p[11:]}`), strategic played in "
