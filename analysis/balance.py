@@ -192,12 +192,12 @@ def skill_share_difference(a, b) -> dict:
     rng = np.random.default_rng(0)
     diffs = []
     for _ in range(BOOTSTRAP):
-        v = []
-        i = rng.integers(0, len(ka), len(ka)) if paired else None
-        for s, q, n in parts:
-            if not paired:
-                i = rng.integers(0, len(q), len(q))
-            v.append(_omega2(s[i], q[i], n[i]))
+        if paired:
+            i = rng.integers(0, len(ka), len(ka))
+            picks = (i, i)
+        else:  # a's draw, then b's
+            picks = tuple(rng.integers(0, len(p[1]), len(p[1])) for p in parts)
+        v = [_omega2(s[i], q[i], n[i]) for (s, q, n), i in zip(parts, picks, strict=True)]
         diffs.append(v[1] - v[0])
     diffs = np.asarray(diffs)
     point = _omega2(*parts[1]) - _omega2(*parts[0])

@@ -225,10 +225,12 @@ def expert_run(variant: str, matches: int, out: Path, workers: int, agents: list
 
 
 def conclusions_part(variant: str, matches: int, base: Path, workers: int, seed: int = SEED,
-                     agent: str = EXPERT) -> tuple[str, str, float]:
+                     agent: str = EXPERT) -> tuple[dict[str, str], float]:
     """``agent`` in every seat against strategic in every seat on the same walls
     (:func:`conclusions`), and the skill share of each in duplicate line-ups
-    (:func:`skill`): the two fragments' text and the agent run's wall seconds.
+    (:func:`skill`): the fragments' text by part (``conclusions``, ``skill``, each
+    with the seed appended away from the committed one) and the agent run's wall
+    seconds.
 
     At the committed seed strategic's side is the committed sample ``data/V``; at
     another seed (a fresh check of a finding) it is played here on the same
@@ -245,8 +247,8 @@ def conclusions_part(variant: str, matches: int, base: Path, workers: int, seed:
     for p, d in dup.items():
         expert_run(variant, max(2, matches // 2), d, workers,
                    [agent if p == "expert" else p, "greedy"] * 2, duplicate=True, seed=seed)
-    return ("\n".join(conclusions(variant, s_dir, e_dir)) + "\n", skill(variant, dup) + "\n",
-            secs)
+    return {f"conclusions{tag}": "\n".join(conclusions(variant, s_dir, e_dir)) + "\n",
+            f"skill{tag}": skill(variant, dup) + "\n"}, secs
 
 
 def conclusions(variant: str, strategic: Path, expert: Path) -> list[str]:
@@ -406,10 +408,9 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
                 put("seatbias", v, seating_part(v, hands, workers,
                                                 SEATING_SEEDS[:2] if quick else SEATING_SEEDS))
             if "conclusions" in parts:
-                text, sk, figures[f"run/{v}"] = conclusions_part(v, matches, base, workers, seed)
-                tag = "" if seed == SEED else str(seed)
-                put(f"conclusions{tag}", v, text)
-                put(f"skill{tag}", v, sk)
+                frags, figures[f"run/{v}"] = conclusions_part(v, matches, base, workers, seed)
+                for part, text in frags.items():
+                    put(part, v, text)
     if not quick:  # the section from every variant's latest fragment of each part
         for f in sorted(FRAGMENTS.glob("*.md")):
             part, v = f.stem.split("-", 1)
@@ -520,13 +521,14 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "same walls):\n\n"
         "| variant | strategic | expert | difference [95% CI] | p | matches |\n"
         "|---|---|---|---|---|---|\n" + joined("skill") + "".join(
-            f"\nAt seed {p[11:]} (`--parts conclusions --seed {p[11:]}`), strategic played in "
+            f"\nAt seed {s} (`--parts conclusions --seed {s}`), strategic played in "
             "every seat on the same walls here, not the committed sample:\n\n"
             "| variant | metric | unit | strategic | expert | difference [95% CI] | p | matches |\n"
-            "|---|---|---|---|---|---|---|---|\n" + joined(p) + "\n"
+            "|---|---|---|---|---|---|---|---|\n" + joined(f"conclusions{s}") + "\n"
             "| variant | strategic | expert | difference [95% CI] | p | matches |\n"
-            "|---|---|---|---|---|---|\n" + joined(f"skill{p[11:]}")
-            for p in sorted(got) if re.fullmatch(r"conclusions\d+", p)))
+            "|---|---|---|---|---|---|\n" + joined(f"skill{s}")
+            for s in sorted(p.removeprefix("conclusions") for p in got
+                            if re.fullmatch(r"conclusions\d+", p))))
     return {"section": section, "figures": figures}
 
 

@@ -819,7 +819,8 @@ def rollout_agents(policy: str, own: str, n: int, seat: int, first: Event | None
     for s in range(n):
         p = own if s == seat else policy
         a = (Quick() if p == "quick" else Fold() if p == "fold"
-             else Committed(p[5:]) if p.startswith("plan:") else make_agent(p))
+             else Committed(p.removeprefix("plan:")) if p.startswith("plan:")
+             else make_agent(p))
         a.start_hand(s, Stream(derive(seed, s)))
         agents.append(_Then(a, first) if s == seat else a)
     return agents

@@ -48,8 +48,9 @@ def test_conclusions_at_a_fresh_seed_pair_with_strategic_played_on_the_same_wall
     from it by exactly 0 in every metric and in the skill share, and every run
     lands under ``base`` with the seed in its name (``data/`` is not touched)."""
     b = _bench()
-    text, skill, _ = b.conclusions_part("yuxi", 2, tmp_path, 1, seed=4711,
-                                        agent="expert:rollouts=0")
+    frags, _ = b.conclusions_part("yuxi", 2, tmp_path, 1, seed=4711, agent="expert:rollouts=0")
+    assert sorted(frags) == ["conclusions4711", "skill4711"]
+    text, skill = frags["conclusions4711"], frags["skill4711"]
     rows = [r.split(" | ") for r in text.strip().splitlines()]
     assert {r[1] for r in rows} >= {"dealer_advantage", "draw_rate"}
     assert all(r[3] == r[4] and r[5].startswith("+0.0000 [+0.0000") for r in rows), rows
