@@ -383,7 +383,6 @@ def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished) -> N
         threading.excepthook = lambda args: None
         try:
             _stop(pool)
-            pool.shutdown(wait=True, cancel_futures=True)
         finally:
             threading.excepthook = quiet_threads
         raise
@@ -393,14 +392,25 @@ def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished) -> N
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
-    """Kill the pool's workers now (a half-written shard only has temporary files)."""
+    """Kill the pool's workers now (a half-written shard only has temporary files),
+    and wait for the pool's manager thread to finish its cleanup.
+
+    The wait matters: ``shutdown(wait=False)`` forgets the manager thread, and one
+    still closing its wake-up pipe when the interpreter exits races the exit hook of
+    ``concurrent.futures`` writing to that pipe (Python 3.11 takes no lock there,
+    cpython gh-125451), which prints an ``OSError: [Errno 9]`` traceback after the
+    run's one-line error.
+    """
     procs = list(pool._processes.values()) if pool._processes else []
+    manager = pool._executor_manager_thread
     pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:
         if p.is_alive():
             p.kill()
     for p in procs:
         p.join(5)
+    if manager is not None:
+        manager.join(10)
 
 
 # ------------------------------------------------------------------ run directory

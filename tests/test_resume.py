@@ -117,6 +117,44 @@ def test_killed_worker_is_reported_and_the_rerun_finishes(tmp_path, reference):
     finish(out, reference)
 
 
+def test_a_died_worker_leaves_no_pool_thread_behind(tmp_path, monkeypatch):
+    """When the error is raised, the pool's manager thread has finished its cleanup.
+
+    One still closing its pipes when the interpreter exits races the exit hook of
+    ``concurrent.futures`` and prints a traceback after the one-line error (seen on
+    a loaded CI machine); the cleanup is slowed here so that a run which did not wait
+    for it would be caught every time, not once in a hundred.
+    """
+    import concurrent.futures.process as cfp
+    import threading
+
+    from mjlog.errors import MjlogError
+
+    cleanup = cfp._ExecutorManagerThread.join_executor_internals
+
+    def slow_cleanup(self):
+        time.sleep(0.5)
+        cleanup(self)
+
+    monkeypatch.setattr(cfp._ExecutorManagerThread, "join_executor_internals", slow_cleanup)
+    out = tmp_path / "run"
+
+    def kill_a_worker() -> None:
+        deadline = time.monotonic() + 60
+        while not list(out.glob("hands/part-*.parquet")) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        psutil.Process().children()[0].kill()
+
+    killer = threading.Thread(target=kill_a_worker, daemon=True)
+    killer.start()
+    with pytest.raises(MjlogError, match="a worker process died"):
+        simulate(RunSpec.build(**SPEC), out, workers=2, progress=False)
+    killer.join()
+    left = [t for t in threading.enumerate() if isinstance(t, cfp._ExecutorManagerThread)]
+    assert left == []
+    assert 1 <= only_complete_shards(out) < SHARDS
+
+
 def test_a_changed_default_is_another_run_not_resumed_into_the_old(tmp_path, monkeypatch):
     """The manifest records each agent's settings, its defaults filled in: a run
     of `strategic` made before a default changed holds a different run id, so the
