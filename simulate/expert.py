@@ -71,7 +71,8 @@ on the same walls (:func:`simulate.ladder.lead_across`), in points per hand:
   +0.126] (14,016 hands, balanced, seed 2032) and +0.129 [+0.103, +0.155]
   (24,000 hands, balanced, seed 2033, where expert's own interval cleared
   strategic's);
-- huangmei: +0.094 [+0.014, +0.173] (6144 hands, balanced, seed 2034);
+- huangmei: +0.094 [+0.014, +0.173] (6144 hands, balanced, seed 2034), which
+  did not replicate: +0.006 [−0.020, +0.032] (84,096 hands, balanced, seed 2035);
 - yuxi: nothing, −0.000 [−0.056, +0.056] (3072 hands, balanced, seed 2030).
 
 It is not that the rollouts' ``efficient`` players match the weaker seats: on
