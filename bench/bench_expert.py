@@ -86,7 +86,7 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
     own worth there: expert against its twin (:data:`TWIN`) in the same seat of the
     same line-up on the same walls (:func:`simulate.ladder.lead_across`). With
     ``keep`` the two runs stay there, and a rerun resumes them."""
-    from simulate.ladder import gaps, ladder_tables, lead_across
+    from simulate.ladder import changed_hands, gaps, ladder_tables, lead_across
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as tmp:
@@ -101,6 +101,7 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
         ladder_tables(variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers, out=twin,
                       seating=seating, hands_per_shard=256)
         search = lead_across(run, EXPERT, twin)  # the twin is logged as expert too
+        changed = changed_hands(run, EXPERT, twin)
     order = list(t["agent"])
     first = t.iloc[0]
     apart = len(t) > 1 and first["ci_low"] > t["ci_high"].iloc[1]
@@ -122,9 +123,14 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
             f"p = {lead.p:.2g}. The search's own worth at this table, expert against its "
             f"twin `{TWIN}` in the same seat of the same line-up and walls "
             f"(`simulate.ladder.lead_across`): {search['difference']:+.3f} "
-            f"[{search['ci_low']:+.3f}, {search['ci_high']:+.3f}], p = {search['p']:.2g}\n\n")
+            f"[{search['ci_low']:+.3f}, {search['ci_high']:+.3f}], p = {search['p']:.2g}. "
+            f"The search changed the points of {changed['share']:.1%} "
+            f"[{changed['share_low']:.1%}, {changed['share_high']:.1%}] of expert's seat-hands, "
+            f"by {changed['per_changed']:+.2f} [{changed['per_changed_low']:+.2f}, "
+            f"{changed['per_changed_high']:+.2f}] points per changed one "
+            "(`simulate.ladder.changed_hands`)\n\n")
     return text, {"table": t.to_dict("records"), "seconds": dt, "verdict": verdict,
-                  "lead": lead.to_dict(), "search": search}
+                  "lead": lead.to_dict(), "search": search, "changed": changed}
 
 
 #: strategic's exact twin: with no samples, expert plays strategic's own choices

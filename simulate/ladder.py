@@ -31,6 +31,7 @@ same matches' luck. :func:`gaps` pairs them by match, the sharper test of
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Sequence
 from itertools import pairwise
@@ -135,6 +136,62 @@ def lead_across(run: str | Path, agent: str, base: str | Path,
     d = _paired(*sides)
     return {"matches": d.units, "difference": d.diff, "ci_low": d.lo, "ci_high": d.hi,
             "p": d.p}
+
+
+_SEAT_HANDS = """
+SELECT match, rotation, hand, array_to_string(agents, ',') AS lineup, s AS seat,
+       agents[s + 1] AS agent, deltas[s + 1] AS points
+FROM read_parquet($hands), range(0, 4) AS r(s)
+WHERE s < players AND agents[s + 1] = $agent
+"""
+
+
+def changed_hands(run: str | Path, agent: str, base: str | Path) -> dict:
+    """Where ``agent`` in ``run`` and its namesake in ``base`` (a twin that plays
+    another policy under the same name, as ``expert:rollouts=0`` does) part: the
+    same seat of the same line-up on the same walls, hand by hand.
+
+    Returns ``matches``, ``hands`` (seat-hands paired), ``share`` (of those whose
+    points differ, with ``share_low``/``share_high``) and ``per_changed``: the
+    agent's points less its twin's per changed seat-hand (``per_changed_low``/
+    ``per_changed_high``), each a ratio over matches with its 95 % t interval
+    (:func:`analysis.stats.estimate`, the match as the unit; the share's interval
+    clipped to [0, 1]). ``share`` × ``per_changed`` is :func:`lead_across`'s
+    difference: this splits it into how often the agent's choices change a hand's
+    outcome and what a change is worth.
+    """
+    runs = [_open(run), _open(base)]
+    if not same_walls(*runs):
+        raise InputError(f"{run} and {base} do not hold the same walls: pair runs of the "
+                         "same variant, seed and match size")
+    keys = ["match", "rotation", "hand", "lineup", "seat"]
+    sides = []
+    for path, r in zip((run, base), runs, strict=True):
+        df = r.sql(_SEAT_HANDS, agent=agent)
+        if df.empty:
+            raise InputError(f"{path}: no agent {agent!r} in this run")
+        if df.duplicated(keys).any():  # two runs of one line-up: which pairs which?
+            raise InputError(f"{path}: a line-up of {agent!r} is played twice on the same "
+                             "walls, so its hands cannot be paired one to one")
+        sides.append(df)
+    both = sides[0].merge(sides[1], on=keys, suffixes=("", "_base"))
+    if both.empty:
+        raise InputError(f"{run} and {base} share no seat-hand of {agent!r}: the twin must "
+                         "sit in the same seats of the same line-ups")
+    both["diff"] = both["points"] - both["points_base"]
+    both["changed"] = (both["diff"] != 0).astype(float)
+    m = both.groupby("match").agg(n=("diff", "size"), changed=("changed", "sum"),
+                                  diff=("diff", "sum"))
+    share = estimate(m["changed"].to_numpy(float), m["n"].to_numpy(float))
+    out = {"matches": len(m), "hands": len(both), "share": share.value,
+           "share_low": max(share.lo, 0.0), "share_high": min(share.hi, 1.0)}
+    names = ("per_changed", "per_changed_low", "per_changed_high")
+    if m["changed"].sum():
+        per = estimate(m["diff"].to_numpy(float), m["changed"].to_numpy(float))
+        out.update(zip(names, (per.value, per.lo, per.hi), strict=True))
+    else:  # the two played alike: no change to price
+        out.update(dict.fromkeys(names, math.nan))
+    return out
 
 
 def _standings(df: pd.DataFrame) -> pd.DataFrame:

@@ -213,6 +213,57 @@ def test_lead_across_refuses_other_walls_and_unknown_agents(tmp_path):
         lead_across(tmp_path / "1", "expert", tmp_path / "1", "greedy")
 
 
+def test_changed_hands_splits_the_lead_into_how_often_and_how_much(tmp_path):
+    """``changed_hands``: strategic against a twin of other settings under the same
+    name, in the same seats of the same line-ups (balanced seating) and walls; the
+    share of seat-hands whose points differ, and the difference per changed one,
+    checked against the hands tables read independently and against ``lead_across``."""
+    import math
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    from mjlog.errors import InputError
+    from simulate.ladder import changed_hands, ladder_tables, lead_across
+
+    for name, spec in (("a", "strategic"), ("b", "strategic:aggression=0.1;defense=0.9")):
+        ladder_tables("yuxi", [spec, "efficient", "greedy", "random"], hands=48, seed=6,
+                      hands_per_match=1, workers=1, out=tmp_path / name, seating="balanced")
+    got = changed_hands(tmp_path / "a", "strategic", tmp_path / "b")
+
+    def seat_points(run):
+        out = {}
+        for r in sorted(run.glob("seating-*")):
+            for h in pq.read_table(r / "hands").to_pylist():
+                s = h["agents"].index("strategic")
+                out[(h["match"], h["rotation"], h["hand"], tuple(h["agents"]))] = h["deltas"][s]
+        return out
+    a, b = seat_points(tmp_path / "a"), seat_points(tmp_path / "b")
+    assert a.keys() == b.keys() and got["hands"] == len(a)
+    diffs = [a[k] - b[k] for k in a]
+    changed = [d for d in diffs if d]
+    assert changed, "the two settings should part somewhere on these walls"
+    assert got["share"] == pytest.approx(len(changed) / len(diffs))
+    assert got["per_changed"] == pytest.approx(sum(changed) / len(changed))
+    assert got["share_low"] <= got["share"] <= got["share_high"]
+    assert got["per_changed_low"] <= got["per_changed"] <= got["per_changed_high"]
+    lead = lead_across(tmp_path / "a", "strategic", tmp_path / "b")
+    assert got["share"] * got["per_changed"] == pytest.approx(lead["difference"])
+    same = changed_hands(tmp_path / "a", "strategic", tmp_path / "a")
+    assert same["share"] == 0 and math.isnan(same["per_changed"])
+    with pytest.raises(InputError, match="no agent 'expert' in this run"):
+        changed_hands(tmp_path / "a", "expert", tmp_path / "b")
+    ladder_tables("yuxi", ["strategic", "efficient", "greedy", "random"], hands=48, seed=7,
+                  hands_per_match=1, workers=1, out=tmp_path / "c", seating="balanced")
+    with pytest.raises(InputError, match="do not hold the same walls"):
+        changed_hands(tmp_path / "a", "strategic", tmp_path / "c")
+    # one folder holding the same seating from both ladders: no pairing one to one
+    for i, name in enumerate("ab"):
+        shutil.copytree(tmp_path / name / "seating-0", tmp_path / "mixed" / f"seating-{i}")
+    with pytest.raises(InputError, match="played twice on the same walls"):
+        changed_hands(tmp_path / "mixed", "strategic", tmp_path / "a")
+
+
 def test_a_balanced_ladder_seats_every_agent_just_before_every_other_equally(tmp_path):
     """``--seating balanced``: every order of the agents after the first, on the same
     walls; each agent sits just before each other one equally often, and the
