@@ -107,6 +107,15 @@ def gaps(run: str | Path, order: Sequence[str] | None = None) -> pd.DataFrame:
     return _gaps(df, list(_standings(df)["agent"]) if order is None else list(order))
 
 
+def _on_the_same_walls(run: str | Path, base: str | Path) -> list[Runs]:
+    """The two runs, opened, refused unless they were dealt the same walls."""
+    runs = [_open(run), _open(base)]
+    if not same_walls(*runs):
+        raise InputError(f"{run} and {base} do not hold the same walls: pair runs of the "
+                         "same variant, seed and match size")
+    return runs
+
+
 def lead_across(run: str | Path, agent: str, base: str | Path,
                 base_agent: str | None = None) -> dict:
     """``agent``'s points per hand in ``run`` less ``base_agent``'s (default: the same
@@ -122,7 +131,7 @@ def lead_across(run: str | Path, agent: str, base: str | Path,
     Returns ``matches``, ``difference``, ``ci_low``, ``ci_high``, ``p``.
     """
     base_agent = agent if base_agent is None else base_agent
-    runs = [_open(run), _open(base)]
+    runs = _on_the_same_walls(run, base)
     sides = []
     for path, r, name in ((run, runs[0], agent), (base, runs[1], base_agent)):
         m = _per_match(_per_seat(r))
@@ -130,9 +139,6 @@ def lead_across(run: str | Path, agent: str, base: str | Path,
             raise InputError(f"{path}: no agent {name!r} in this run (it has "
                              f"{', '.join(sorted(m)) or 'none'})")
         sides.append(m[name])
-    if not same_walls(*runs):
-        raise InputError(f"{run} and {base} do not hold the same walls: pair runs of the "
-                         "same variant, seed and match size")
     d = _paired(*sides)
     return {"matches": d.units, "difference": d.diff, "ci_low": d.lo, "ci_high": d.hi,
             "p": d.p}
@@ -160,10 +166,7 @@ def changed_hands(run: str | Path, agent: str, base: str | Path) -> dict:
     difference: this splits it into how often the agent's choices change a hand's
     outcome and what a change is worth.
     """
-    runs = [_open(run), _open(base)]
-    if not same_walls(*runs):
-        raise InputError(f"{run} and {base} do not hold the same walls: pair runs of the "
-                         "same variant, seed and match size")
+    runs = _on_the_same_walls(run, base)
     keys = ["match", "rotation", "hand", "lineup", "seat"]
     sides = []
     for path, r in zip((run, base), runs, strict=True):
