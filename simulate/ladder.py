@@ -49,16 +49,18 @@ COLUMNS = ["agent", "hands", "mean_points", "ci_low", "ci_high", "win_rate", "de
            "mean_points_per_win"]
 GAP_COLUMNS = ["ahead", "behind", "matches", "difference", "ci_low", "ci_high", "p"]
 
-_PER_SEAT = """
-WITH h AS (
-    SELECT run_id, match, rotation, hand, agents, deltas, winners, players
-    FROM read_parquet($hands)
-), seats AS (
-    SELECT h.run_id, h.match, h.rotation, h.hand, s AS seat, h.agents[s + 1] AS agent,
-           h.deltas[s + 1] AS points, list_contains(h.winners, s::TINYINT) AS won
-    FROM h, range(0, 4) AS r(s)
-    WHERE s < h.players
-), w AS (
+# one row per seat of each hand: the rows both the standings and the hand-by-hand
+# pairing (changed_hands) start from
+_SEATS = """
+SELECT run_id, match, rotation, hand, array_to_string(agents, ',') AS lineup, s AS seat,
+       agents[s + 1] AS agent, deltas[s + 1] AS points,
+       list_contains(winners, s::TINYINT) AS won
+FROM read_parquet($hands), range(0, 4) AS r(s)
+WHERE s < players
+"""
+
+_PER_SEAT = f"""
+WITH seats AS ({_SEATS}), w AS (
     SELECT run_id, match, rotation, hand, seat, sum(total) AS win_total, count(*) AS n_wins
     FROM read_parquet($wins) GROUP BY ALL
 ), dealt AS (
@@ -144,11 +146,8 @@ def lead_across(run: str | Path, agent: str, base: str | Path,
             "p": d.p}
 
 
-_SEAT_HANDS = """
-SELECT match, rotation, hand, array_to_string(agents, ',') AS lineup, s AS seat,
-       agents[s + 1] AS agent, deltas[s + 1] AS points
-FROM read_parquet($hands), range(0, 4) AS r(s)
-WHERE s < players AND agents[s + 1] = $agent
+_SEAT_HANDS = f"""
+SELECT match, rotation, hand, lineup, seat, points FROM ({_SEATS}) WHERE agent = $agent
 """
 
 
