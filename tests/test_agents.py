@@ -257,6 +257,11 @@ def test_changed_hands_splits_the_lead_into_how_often_and_how_much(tmp_path):
                   hands_per_match=1, workers=1, out=tmp_path / "c", seating="balanced")
     with pytest.raises(InputError, match="do not hold the same walls"):
         changed_hands(tmp_path / "a", "strategic", tmp_path / "c")
+    # the same walls, but strategic never in a line-up of the other run
+    ladder_tables("yuxi", ["strategic", "greedy", "greedy", "greedy"], hands=48, seed=6,
+                  hands_per_match=1, workers=1, out=tmp_path / "d", seating="cyclic")
+    with pytest.raises(InputError, match="share no seat-hand of 'strategic'"):
+        changed_hands(tmp_path / "a", "strategic", tmp_path / "d")
     # one folder holding the same seating from both ladders: no pairing one to one
     for i, name in enumerate("ab"):
         shutil.copytree(tmp_path / name / "seating-0", tmp_path / "mixed" / f"seating-{i}")
