@@ -4,6 +4,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 - speed: hands/s of one ``expert`` seat and three ``strategic`` seats, one core,
   wall clock and CPU (the machine is shared: CPU time is the steadier figure);
 - ab: the paired seat-swap A/B against strategic (:mod:`simulate.expert_ab`);
+- ceiling: that A/B for expert and for its search given the other seats' real
+  hands (:func:`simulate.expert_calibration.ceiling`): what right samples would gain;
 - calibration: the search's estimate against the truth on the real hidden tiles
   (:mod:`simulate.expert_calibration`);
 - budget: what other search settings would have gained, priced on one
@@ -23,7 +25,7 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   on the same matches, and the tables are the seed's own.
 
     python bench/bench_expert.py [--quick]
-        [--parts speed,ab,calibration,budget,ladder,null,seating,conclusions]
+        [--parts speed,ab,ceiling,calibration,budget,ladder,null,seating,conclusions]
         [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--budget-spec SPEC]
         [--seed S] [--matches M]
         [--workers W] [--seating balanced|cyclic] [--keep DIR]
@@ -346,10 +348,32 @@ def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
     return rows
 
 
+def ceiling_part(variant: str, hands: int) -> str:
+    """A markdown row: expert's edge over strategic, its seeing twin's and the gap
+    between them, on the same hands (:func:`simulate.expert_calibration.ceiling`)."""
+    from simulate.expert_calibration import ceiling
+
+    t0 = time.process_time()
+    r = ceiling(variant, hands=hands, seed=SEED, first=CEILING_FIRST)
+    cpu = time.process_time() - t0
+
+    def ci(d) -> str:
+        return f"{d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]"
+
+    a, s = r["agent"], r["seeing"]
+    return (f"| {variant} | {CEILING_FIRST}–{CEILING_FIRST + hands - 1} | {ci(a)} | {ci(s)} "
+            f"| {ci(r['gap'])} | {a['overruled']} of {a['searched']} "
+            f"| {s['overruled']} of {s['searched']} | {cpu:.0f} |\n")
+
+
+#: the ceiling's first hand: past the A/B's and the calibration's hands
+CEILING_FIRST = 5000
+
 #: the parts, in the section's order; each variant's text of a part is kept in
 #: FRAGMENTS so that parts and variants can be run apart (one at a time on a shared
 #: machine) and the section assembled from them
-PARTS = ("speed", "ab", "calibration", "budget", "ladder", "null", "seating", "conclusions")
+PARTS = ("speed", "ab", "ceiling", "calibration", "budget", "ladder", "null", "seating",
+         "conclusions")
 FRAGMENTS = ROOT / "build" / "bench_expert"
 
 
@@ -395,6 +419,8 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
                     f"{sp['overruled_per_hand']:.2f} |\n")
             if "ab" in parts:
                 put("ab", v, "\n".join(ab_rows(v, ab_hands)) + "\n")
+            if "ceiling" in parts:
+                put("ceiling", v, ceiling_part(v, ab_hands))
             if "calibration" in parts:
                 fit, kinds = calibration_part(v, cal_hands)
                 put("calfit", v, fit)
@@ -447,6 +473,16 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| variant | agent | hands | edge, points/seat-hand [95% CI] | p | overruled of "
         "searched decisions | samples/searched decision | CPU s |\n"
         "|---|---|---|---|---|---|---|---|\n" + joined("ab") + "\n"
+        "### The ceiling: the search given the real hands\n\n"
+        "`simulate.expert_calibration.ceiling`: the same A/B (hands from "
+        f"{CEILING_FIRST} on, `--ab-hands` of them) for `{EXPERT}` and for its seeing twin, "
+        "the same search whose samples hold the other seats' real concealed tiles (only the "
+        "undrawn wall's order is unknown to it: a measuring tool, no agent); the gap is the "
+        "twin's edge less the agent's, hand by hand. It bounds what a better reading of the "
+        "other seats could add to this search, rollouts and candidates unchanged.\n\n"
+        "| variant | hands | expert's edge [95% CI] | seeing twin's edge [95% CI] "
+        "| gap [95% CI] | expert overruled of searched | twin overruled of searched "
+        "| CPU s |\n|---|---|---|---|---|---|---|---|\n" + joined("ceiling") + "\n"
         "### Calibration: the search's estimate against the truth\n\n"
         "`simulate.expert_calibration.calibrate`: seat 0 plays strategic at a strategic table "
         f"(hands 0 … H−1, each its own match, seed {SEED}); at every decision the search would "

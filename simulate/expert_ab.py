@@ -21,20 +21,25 @@ the units (points per seat-hand).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
+from mjlog.agent import Agent
 from mjlog.engine import play_hand
 from mjlog.rules import Rules
 from simulate.agents import make_agents
 
 
 def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", hands: int = 100,
-                seed: int = 2026, rules: dict | None = None, first: int = 0) -> dict:
+                seed: int = 2026, rules: dict | None = None, first: int = 0,
+                make: Callable[[], Agent] | None = None) -> dict:
     """The agent's edge over ``base`` in points per seat-hand, paired by wall and
     seat (hands ``first`` … ``first + hands − 1``): ``diff`` [``lo``, ``hi``] (95 %
-    t interval, hands as units), ``p``, ``units``; with ``base_mean`` and
+    t interval, hands as units), ``p``, ``units``, and ``per_hand`` (each unit's
+    edge, to pair two agents' runs on the same hands); with ``base_mean`` and
     ``agent_mean`` (points per seat-hand of each in the rotated seat), the agent's
     ``searched`` and ``overruled`` decisions and the samples its searches drew,
-    ``sampled`` (when it counts them) and ``cpu_s``."""
+    ``sampled`` (when it counts them) and ``cpu_s``. ``make``, when given, makes
+    the agent (a measuring tool's, which no spec names); ``agent`` is then its label."""
     from analysis.stats import compare_units
 
     r = Rules(variant, rules or {})
@@ -47,7 +52,10 @@ def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", ha
         ref = plain.state.deltas
         got = []
         for k in range(n):
-            agents = make_agents([agent if s == k else base for s in range(n)])
+            agents = make_agents([agent if s == k and make is None else base
+                                  for s in range(n)])
+            if make is not None:
+                agents[k] = make()
             played = play_hand(r, agents, seed=seed, match=h, hand=0, dealer=h % n)
             got.append(played.state.deltas[k])
             searched += getattr(agents[k], "searched", 0)
@@ -58,6 +66,8 @@ def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", ha
     d = compare_units(base_pts, None, agent_pts, None, paired=True)
     return {"variant": variant, "agent": agent, "base": base, "hands": hands,
             "seat_hands": hands * n, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
-            "units": d.units, "base_mean": d.baseline, "agent_mean": d.value,
+            "units": d.units,
+            "per_hand": [a - b for a, b in zip(agent_pts, base_pts, strict=True)],
+            "base_mean": d.baseline, "agent_mean": d.value,
             "searched": searched, "overruled": overruled, "sampled": sampled,
             "cpu_s": time.process_time() - c0}

@@ -18,6 +18,12 @@ kind of decision show where the estimate is biased (e.g. passing a win looks
 good when the other seats are sampled far from ready). The measuring tool uses
 the real hidden tiles; the agent never does.
 
+:func:`ceiling` asks the other question: what the search would gain if its
+samples were right. :class:`Seeing` is the search given the other seats' real
+concealed tiles (only the order of the wall still unknown to it); its edge over
+strategic, beside the agent's own on the same hands, bounds what a better
+reading of the other seats could add.
+
 >>> rows = calibrate("yuxi", hands=1, samples=2, specs=("expert",), first=3)
 >>> sorted(rows[0]) == sorted(ROW_KEYS)
 True
@@ -33,8 +39,8 @@ import math
 from mjlog.engine import play, play_hand
 from mjlog.rng import derive
 from mjlog.rules import Rules
-from simulate.agents import make_agent, make_agents
-from simulate.expert import Committed, ExpertAgent, _lead, _Then, decide
+from simulate.agents import make_agent, make_agents, parse_spec
+from simulate.expert import Committed, ExpertAgent, _lead, _Then, decide, rebuild
 
 ROW_KEYS = ("variant", "hand", "decision", "kind", "truth", "pick_points", "estimate",
             "estimate_se", "leads")
@@ -241,3 +247,44 @@ def budget(rows: list[dict], hands, settings, spec: str | None = None) -> list[d
                     "first": f.value, "first_lo": f.lo, "first_hi": f.hi,
                     "total": t.value, "total_lo": t.lo, "total_hi": t.hi})
     return out
+
+
+class Seeing(ExpertAgent):
+    """``expert``'s search, its samples drawn with the other seats' real concealed
+    tiles: only the undrawn wall is shuffled, so it knows every hand and which
+    tiles are left, not their order. A measuring tool (:func:`ceiling`) that reads
+    the true state, which no agent may: it is registered under no name."""
+
+    def sample(self, view, history, rng):
+        st = view._s  # the real hidden tiles: the tool's, never the agent's
+        wall = list(st.wall)
+        undrawn = wall[st.front:st.back + 1]
+        rng.shuffle(undrawn)
+        wall[st.front:st.back + 1] = undrawn
+        return wall, rebuild(view, history, wall)
+
+
+def ceiling(variant: str, hands: int = 100, seed: int = 2026, first: int = 0,
+            spec: str = "expert") -> dict:
+    """``spec``'s edge over strategic and its :class:`Seeing` twin's (the same
+    parameters), each the paired seat-swap A/B of
+    :func:`simulate.expert_ab.paired_edge` on the same hands, and what seeing adds:
+    ``agent`` and ``seeing`` (paired_edge's results) and ``gap`` (``seeing`` less
+    ``agent`` hand by hand, points per seat-hand: ``diff``, ``lo``, ``hi``, ``p``).
+
+    >>> r = ceiling("xuezhan", hands=2, seed=1, spec="expert:rollouts=0")
+    >>> r["agent"]["diff"], r["seeing"]["diff"], r["gap"]["diff"]
+    (0.0, 0.0, 0.0)
+    """
+    from analysis.stats import compare_units
+    from simulate.expert_ab import paired_edge
+
+    name, params = parse_spec(spec)
+    if name != "expert":
+        raise ValueError(f"ceiling: {spec!r} is not an expert agent")
+    agent = paired_edge(variant, spec, hands=hands, seed=seed, first=first)
+    seeing = paired_edge(variant, f"seeing {spec}", hands=hands, seed=seed, first=first,
+                         make=lambda: Seeing(**params))
+    d = compare_units(agent["per_hand"], None, seeing["per_hand"], None, paired=True)
+    return {"agent": agent, "seeing": seeing,
+            "gap": {"diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p, "units": d.units}}

@@ -16,6 +16,7 @@ from mjlog.state import HandState
 from simulate.agents import agent_names, make_agent, make_agents
 from simulate.expert import rebuild, sample_wall
 from simulate.expert_ab import paired_edge
+from simulate.expert_calibration import Seeing, ceiling
 from tests.conformance import play_checked
 
 TINY = "expert:rollouts=2;candidates=2"
@@ -137,6 +138,10 @@ def test_paired_edge_is_zero_for_strategic_itself():
     assert (r["diff"], r["lo"], r["hi"], r["units"], r["seat_hands"]) == (0.0, 0.0, 0.0, 2, 8)
     r = paired_edge("yuxi", "greedy", hands=2, seed=3)
     assert r["units"] == 2 and r["lo"] <= r["diff"] <= r["hi"] and r["diff"] != 0
+    assert sum(r["per_hand"]) / 2 == pytest.approx(r["diff"])
+    # an agent no spec names, made by the caller, plays exactly as its spec would
+    made = paired_edge("yuxi", "mine", hands=2, seed=3, make=lambda: make_agent("greedy"))
+    assert (made["agent"], made["per_hand"]) == ("mine", r["per_hand"])
 
 
 # ---------------------------------------------------------------- hidden state
@@ -407,3 +412,38 @@ def test_budget_prices_search_settings_on_one_calibration():
     b = budget(toy, hands=[0, 1, 2], settings=[(3, 3, 2.0)])[0]
     assert (b["overrules"], b["decisions"]) == (2, 3)
     assert b["first"] == pytest.approx(5 / 3) and b["total"] == pytest.approx(4 / 3)
+
+
+# ---------------------------------------------------------------- the ceiling
+@pytest.mark.parametrize("variant", ["yuxi", "huangmei"])
+def test_seeing_samples_the_real_hands_and_a_shuffled_wall(variant):
+    """The measuring tool's samples hold the other seats' real concealed tiles and
+    the real undrawn tiles, in an order of its stream's; the agent's own samples
+    (checked above) never read them."""
+    rules = Rules(variant)
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=5, match=0, hand=0,
+                       dealer=0)
+    events, wall = played.state.events, list(played.state.wall)
+    reordered = 0
+    for k in list(_seat0_discards(events))[:3]:
+        st = _replay(rules, wall, 0, events, k)
+        view = SeatView(st, 0)
+        w, sample = Seeing().sample(view, view.history, Stream(k))
+        assert sample.hands == st.hands and sample.melds == st.melds
+        assert (sample.front, sample.back) == (st.front, st.back)
+        undrawn = slice(st.front, st.back + 1)
+        assert sorted(w[undrawn]) == sorted(wall[undrawn])
+        reordered += w[undrawn] != wall[undrawn]
+    assert reordered
+
+
+def test_ceiling_sets_the_seeing_search_beside_the_agent_on_the_same_hands():
+    r = ceiling("yuxi", hands=2, seed=3, spec="expert:rollouts=2;candidates=2")
+    a, s, g = r["agent"], r["seeing"], r["gap"]
+    assert a["agent"] == "expert:rollouts=2;candidates=2"
+    assert s["agent"] == "seeing expert:rollouts=2;candidates=2"
+    assert a["hands"] == s["hands"] == g["units"] == 2
+    assert g["diff"] == pytest.approx(s["diff"] - a["diff"])
+    assert s["searched"] > 0
+    with pytest.raises(ValueError, match="not an expert"):
+        ceiling("yuxi", hands=1, spec="strategic")
