@@ -75,6 +75,12 @@ on the same walls (:func:`simulate.ladder.lead_across`), in points per hand:
   did not replicate: +0.006 [−0.020, +0.032] (84,096 hands, balanced, seed 2035);
 - yuxi: nothing, −0.000 [−0.056, +0.056] (3072 hands, balanced, seed 2030).
 
+What holds it back is what its samples know, not its play: given the other
+seats' real hands (:func:`simulate.expert_calibration.ceiling`, a measuring
+tool), the same search beats strategic by +0.23 to +0.29 points per seat-hand
+in every variant (the paired A/B, 300 hands each), where expert itself gains
++0.00 to +0.05 on those hands.
+
 It is not that the rollouts' ``efficient`` players match the weaker seats: on
 768 xuezhan hands (seed 2031) against three strategic it gained +0.104 [−0.025,
 +0.233], against three efficient +0.027 [−0.058, +0.113]; the 60-hand A/B was
