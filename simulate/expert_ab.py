@@ -26,7 +26,7 @@ from collections.abc import Callable
 from mjlog.agent import Agent
 from mjlog.engine import play_hand
 from mjlog.rules import Rules
-from simulate.agents import make_agents
+from simulate.agents import make_agent, make_agents
 
 
 def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", hands: int = 100,
@@ -44,6 +44,7 @@ def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", ha
 
     r = Rules(variant, rules or {})
     n = r.n
+    make = make or (lambda: make_agent(agent))
     base_pts, agent_pts = [], []
     searched = overruled = sampled = 0
     c0 = time.process_time()
@@ -52,10 +53,8 @@ def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", ha
         ref = plain.state.deltas
         got = []
         for k in range(n):
-            agents = make_agents([agent if s == k and make is None else base
-                                  for s in range(n)])
-            if make is not None:
-                agents[k] = make()
+            agents = make_agents([base] * n)
+            agents[k] = make()
             played = play_hand(r, agents, seed=seed, match=h, hand=0, dealer=h % n)
             got.append(played.state.deltas[k])
             searched += getattr(agents[k], "searched", 0)
