@@ -279,9 +279,9 @@ def ceiling(variant: str, hands: int = 100, seed: int = 2026, first: int = 0,
     from analysis.stats import compare_units
     from simulate.expert_ab import paired_edge
 
-    name, params = parse_spec(spec)
-    if name != "expert":
+    if not isinstance(make_agent(spec), ExpertAgent):  # as calibrate's probe checks
         raise ValueError(f"ceiling: {spec!r} is not an expert agent")
+    params = parse_spec(spec)[1]
     agent = paired_edge(variant, spec, hands=hands, seed=seed, first=first)
     seeing = paired_edge(variant, f"seeing {spec}", hands=hands, seed=seed, first=first,
                          make=lambda: Seeing(**params))
