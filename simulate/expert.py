@@ -120,6 +120,10 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
   :mod:`simulate.expert_calibration`, 200 hands a variant: the slope of truth
   on estimate 0.30 → 0.43 in yuxi, 0.17 → 0.33 in xuezhan, 0.39 → 0.61 in
   huangmei; uniform samples made passing a win look better than taking it);
+- ``reading`` (0 or 1, default 0): also tilt the other seats' sampled tiles by a
+  reading learned from play (:mod:`simulate.reading`): the odds that each hidden
+  copy of a tile lies in a given seat's hand, from how often and how early that
+  seat let it and its neighbours go, its melds and suits;
 - ``steps`` (int ≥ 0, default 300): the tilt's proposals per sample;
 - ``tries`` (int ≥ 1, default 4): draws of a fresh sample when one cannot be
   replayed (a win ``read`` rules out; rarely else: :func:`sample_wall` places
@@ -157,11 +161,12 @@ from mjlog.scoring.base import Method
 from mjlog.state import HandState
 from simulate.efficient import unseen_counts
 from simulate.params import parse_params
+from simulate.reading import coefficients, utilities
 from simulate.strategic import StrategicAgent
 
 DEFAULTS = {"rollouts": 8, "most": 8, "candidates": 3, "shanten": 1, "policy": "efficient",
             "own": "strategic", "z": 2.0, "fold": 0, "read": 0, "tries": 4, "confirm": 0,
-            "tilt": 0.35, "steps": 300, "plans": 0}
+            "tilt": 0.35, "steps": 300, "plans": 0, "reading": 0}
 POLICIES = ("quick", "greedy", "efficient", "strategic")
 _MINIMUM = {"rollouts": 0, "most": 0, "candidates": 2, "shanten": -1, "z": 0.0, "tries": 1,
             "tilt": 0.0, "steps": 0}
@@ -173,7 +178,7 @@ _SEARCH = 0x5EA7C4
 
 
 def _check(k: str, v) -> str | None:
-    if k in ("fold", "read", "confirm", "plans"):
+    if k in ("fold", "read", "confirm", "plans", "reading"):
         return None if v in (0, 1) else "0 or 1"
     # `not v >= minimum` refuses nan too; an infinite z would never search
     return None if v >= _MINIMUM[k] and not math.isinf(v) else f"at least {_MINIMUM[k]}"
@@ -246,6 +251,7 @@ class ExpertAgent:
         self.k = self.params["candidates"]
         self.z = self.params["z"]
         self.read = bool(self.params["read"])
+        self.lean: dict[int, list[float]] | None = None  # the reading at this decision
         self.base = StrategicAgent()
         self.seat = 0
         self.rng: Stream | None = None
@@ -371,6 +377,8 @@ class ExpertAgent:
         ``most`` − ``rollouts`` fresh samples, and the margin is judged on those
         alone (the samples that picked a leader out overrate it)."""
         base = self.rng.next64()
+        if self.params["reading"]:
+            self.lean = utilities(view, coefficients(view.variant))
         points = self.playouts(view, plans, base, 0, self.rollouts)
         drawn = self.rollouts
         ahead = _ahead(points)
@@ -419,7 +427,8 @@ class ExpertAgent:
         and the hand rebuilt on it, or None after a few tries."""
         for _ in range(self.params["tries"]):
             try:
-                wall = sample_wall(view, history, rng, self.params["tilt"], self.params["steps"])
+                wall = sample_wall(view, history, rng, self.params["tilt"], self.params["steps"],
+                                   self.lean if self.params["reading"] else None)
                 return wall, rebuild(view, history, wall, self.read)
             except Inconsistent:
                 continue
@@ -442,7 +451,7 @@ def _deal_positions(rules: Rules, dealer: int) -> dict[int, tuple[int, ...]]:
 
 
 def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float = 0.0,
-                steps: int = 0) -> list[int]:
+                steps: int = 0, lean: dict[int, list[float]] | None = None) -> list[int]:
     """The hand's wall with every tile the seat cannot see drawn at random.
 
     Each wall position is known (this seat's deal and draws, a horse), a tile
@@ -455,8 +464,9 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
     tile laid out right after a draw on the drawn position (else on a dealt one),
     and an unseen bonus tile only where it could still be unseen.
 
-    With ``tilt`` > 0 the other seats' concealed tiles are then moved toward the
-    hands their play makes likely (:func:`_tilt`, ``steps`` proposals).
+    With ``tilt`` > 0 or a reading ``lean`` (:func:`simulate.reading.utilities`)
+    the other seats' concealed tiles are then moved toward the hands their play
+    makes likely (:func:`_tilt`, ``steps`` proposals).
     """
     rules, me = view.rules, view.seat
     tiles = rules.spec.wall_tiles(rules)
@@ -566,16 +576,17 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
     pool = [t for t in range(34) for _ in range(left[t])]
     rng.shuffle(pool)
     it = iter(pool)
-    if not (tilt > 0 and steps):
+    if not ((tilt > 0 or lean) and steps):
         return [next(it) if t is None else t for t in wall]
     unknown = [p for p in range(size) if wall[p] is None]
     out = [next(it) if t is None else t for t in wall]
-    _tilt(view, out, held, unknown, [tilt * d for d in draws], rng, steps)
+    _tilt(view, out, held, unknown, [tilt * d for d in draws], rng, steps, lean)
     return out
 
 
 def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[int],
-          weight: list[float], rng: Stream, steps: int) -> None:
+          weight: list[float], rng: Stream, steps: int,
+          lean: dict[int, list[float]] | None = None) -> None:
     """Metropolis moves of the hidden tiles toward hands that play has shaped.
 
     A uniform sample gives the other seats random concealed tiles: late in a hand
@@ -587,14 +598,20 @@ def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[
     it is kept with the probability ``exp(-Δ)``, where the energy is the sum
     over seats of ``weight[seat]`` × its shanten (plus one per void-suit tile it
     holds): the posterior of a seat that has drawn ``d`` tiles, each an
-    occasion to keep what connects, is tilted by ``tilt × d``. Bonus tiles are
+    occasion to keep what connects, is tilted by ``tilt × d``. With a reading
+    ``lean`` (seat → a utility per tile, :mod:`simulate.reading`) the energy also
+    loses ``lean[seat][t]`` for each copy of ``t`` the seat holds: the samples then
+    follow the learned odds of where each hidden copy lies. Bonus tiles are
     never moved (where one may lie is pinned by the history). The tile counts,
     and every tile the history shows, stay as they were."""
     me = view.seat
     bonus = view.rules.spec.bonus_tile
-    opp = [s for s in range(view.n) if s != me and held[s] and weight[s] > 0]
+    lean = lean or {}
+    opp = [s for s in range(view.n) if s != me and held[s] and (weight[s] > 0 or s in lean)]
     if not opp or len(unknown) < 2:
         return
+    flat = [0.0] * 34
+    like = {s: lean.get(s, flat) for s in opp}
     owner = {p: s for s in opp for p in held[s]}
     counts = {s: [0] * 34 for s in opp}
     for s in opp:
@@ -605,6 +622,8 @@ def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[
     voids = {s: view.void[s] for s in opp}
 
     def energy(s: int) -> int:
+        if weight[s] <= 0:  # a seat held by the reading alone (it has drawn nothing)
+            return 0
         c = counts[s]
         v = voids[s]
         return shanten(c, melds[s]) + (sum(c[9 * v:9 * v + 9]) if v is not None else 0)
@@ -624,13 +643,15 @@ def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[
         cs[a] -= 1
         cs[b] += 1
         new = energy(s)
-        delta = weight[s] * (new - e[s])
+        u = like[s]
+        delta = weight[s] * (new - e[s]) - u[b] + u[a]
         if s2 is not None:
             c2 = counts[s2]
             c2[b] -= 1
             c2[a] += 1
             new2 = energy(s2)
-            delta += weight[s2] * (new2 - e[s2])
+            u = like[s2]
+            delta += weight[s2] * (new2 - e[s2]) - u[a] + u[b]
         if delta <= 0 or random() < math.exp(-delta):
             wall[p], wall[q] = b, a
             e[s] = new

@@ -25,11 +25,12 @@ TINY = "expert:rollouts=2;candidates=2"
 def test_registered_and_parsed():
     assert "expert" in agent_names()
     a = make_agent("expert:rollouts=5;most=20;candidates=4;shanten=2;policy=greedy;own=quick;"
-                   "z=0.5;fold=1;read=1;tries=6;confirm=1;tilt=0.3;steps=50;plans=1")
+                   "z=0.5;fold=1;read=1;tries=6;confirm=1;tilt=0.3;steps=50;plans=1;reading=1")
     assert a.name == "expert"
     assert a.params == {"rollouts": 5, "most": 20, "candidates": 4, "shanten": 2,
                         "policy": "greedy", "own": "quick", "z": 0.5, "fold": 1, "read": 1,
-                        "tries": 6, "confirm": 1, "tilt": 0.3, "steps": 50, "plans": 1}
+                        "tries": 6, "confirm": 1, "tilt": 0.3, "steps": 50, "plans": 1,
+                        "reading": 1}
 
 
 @pytest.mark.parametrize("spec,needle", [
@@ -42,6 +43,7 @@ def test_registered_and_parsed():
     ("expert:fold=2", "'fold' must be 0 or 1"),
     ("expert:read=-1", "'read' must be 0 or 1"),
     ("expert:plans=2", "'plans' must be 0 or 1"),
+    ("expert:reading=2", "'reading' must be 0 or 1"),
     ("expert:tries=0", "'tries' must be at least 1"),
     ("expert:tilt=-0.1", "'tilt' must be at least 0"),
     ("expert:tilt=inf", "'tilt' must be at least 0"),
@@ -202,7 +204,7 @@ def test_the_choice_does_not_depend_on_hidden_tiles(variant):
         assert a.hands[1] != b.hands[1] and a.wall != b.wall  # what seat 0 cannot see
         picks, searched = [], []
         for st, view in ((a, va), (b, vb)):
-            agent = make_agent("expert:rollouts=3;shanten=8;fold=1;read=1;confirm=1;z=0;"
+            agent = make_agent("expert:rollouts=3;shanten=8;fold=1;read=1;confirm=1;z=0;reading=1;"
                                "tilt=0.4")
             agent.start_hand(0, Stream(99))
             picks.append(agent.choose(view, st.act_options()))
@@ -447,3 +449,13 @@ def test_ceiling_sets_the_seeing_search_beside_the_agent_on_the_same_hands():
     assert s["searched"] > 0
     with pytest.raises(ValueError, match="not an expert"):
         ceiling("yuxi", hands=1, spec="strategic")
+
+
+def test_head_to_head_pairs_two_agents_hand_by_hand():
+    """The gap is one agent's edge less the other's on the same hands: against
+    strategic itself (edge exactly 0) it is the agent's own edge."""
+    from simulate.expert_ab import head_to_head
+    r = head_to_head("yuxi", "greedy", "strategic", hands=3, seed=3)
+    assert r["other"]["per_hand"] == [0, 0, 0] and r["agent"]["diff"] != 0
+    assert r["gap"]["diff"] == pytest.approx(r["agent"]["diff"])
+    assert r["gap"]["units"] == 3

@@ -1,0 +1,154 @@
+"""The learned reading of hidden tiles (simulate.reading) and expert's use of it:
+features from what a seat sees only, a fit that beats the uniform reading on
+hands it did not see, samples that follow it, and a learner that refuses bad
+arguments without writing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mjlog.agent import SeatView
+from mjlog.engine import play_hand
+from mjlog.events import DISCARD
+from mjlog.rng import Stream
+from mjlog.rules import Rules
+from simulate import reading
+from simulate.agents import make_agents
+from simulate.expert import rebuild, sample_wall
+from tests.hostile import snapshot
+from tests.test_expert import _replay, _seat0_discards
+
+VARIANTS = ("yuxi", "xuezhan", "huangmei")
+
+
+def _midhand(variant: str, seed: int, back: int = 3):
+    """A seat-0 view some discards before the end of an all-strategic hand."""
+    rules = Rules(variant)
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0,
+                       dealer=0)
+    ks = list(_seat0_discards(played.state.events))
+    st = _replay(rules, list(played.state.wall), 0, played.state.events, ks[back])
+    return st, SeatView(st, 0)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_features_are_what_the_seat_sees(variant):
+    """On any sample of the hidden tiles the seat's view gives the same features."""
+    st, view = _midhand(variant, seed=31)
+    real = {s: reading.features(view, s) for s in range(4) if s != 0}
+    assert any(x[:, 1].sum() for x in real.values())  # the seats have discarded
+    for i in range(3):
+        other = rebuild(view, view.history, sample_wall(view, view.history, Stream(i)))
+        assert other.hands != st.hands  # other hidden tiles
+        for s, x in real.items():
+            assert np.array_equal(reading.features(SeatView(other, 0), s), x)
+
+
+def test_learning_beats_the_uniform_reading_on_unseen_hands():
+    train = reading.observe("huangmei", hands=30, seed=5)
+    test = reading.observe("huangmei", hands=15, seed=5, first=30)
+    beta = reading.learn(train)
+    flat = np.zeros(len(reading.FEATURES))
+    n = reading.copies(test)
+    got, uniform = reading.loss(beta, test)[0] / n, reading.loss(flat, test)[0] / n
+    assert got < uniform - 0.01, (got, uniform)
+    # the gradient is the loss's own: a finite difference agrees
+    e = np.zeros_like(beta)
+    e[1] = 1e-5
+    g = reading.loss(beta, test[:20])[1][1]
+    fd = (reading.loss(beta + e, test[:20])[0] - reading.loss(beta - e, test[:20])[0]) / 2e-5
+    assert g == pytest.approx(fd, rel=1e-3, abs=1e-3)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_shipped_readings(variant):
+    """Each variant's β is the module's features, and reads as play does: a seat
+    seldom holds a tile it has let go or one it has melded."""
+    beta = dict(zip(reading.FEATURES, reading.coefficients(variant), strict=True))
+    assert beta["discarded"] < 0 and beta["melded"] < 0
+    doc = json.loads((reading._DIR / f"{variant}.json").read_text())
+    nats = doc["held_out_nats_per_copy"]
+    assert nats["reading"] < nats["uniform"]
+
+
+def test_a_broken_reading_file_is_named(tmp_path, monkeypatch):
+    (tmp_path / "yuxi.json").write_text('{"features": ["held"], "beta": [1.0]}')
+    (tmp_path / "xuezhan.json").write_text("{not json")
+    monkeypatch.setattr(reading, "_DIR", tmp_path)
+    reading.coefficients.cache_clear()
+    try:
+        for v in ("yuxi", "xuezhan", "huangmei"):
+            with pytest.raises(ValueError, match=f"{v}.json: no reading for {v}"):
+                reading.coefficients(v)
+    finally:
+        reading.coefficients.cache_clear()
+
+
+@pytest.mark.parametrize("variant", ["yuxi", "huangmei"])
+def test_samples_follow_the_reading(variant):
+    """Tilted by the reading, the other seats' sampled hands score higher on it
+    than uniform ones, and hold fewer of the tiles they discarded."""
+    st, view = _midhand(variant, seed=44, back=2)
+    lean = reading.utilities(view, reading.coefficients(variant))
+    discarded = {s: {e.tile for e in view.history if e.type == DISCARD and e.seat == s}
+                 for s in lean}
+
+    def score(walls):
+        fit = kept = 0.0
+        for w in walls:
+            hands = rebuild(view, view.history, w).hands
+            for s, u in lean.items():
+                fit += sum(c * x for c, x in zip(hands[s], u, strict=True))
+                kept += sum(hands[s][t] for t in discarded[s])
+        return fit / len(walls), kept / len(walls)
+
+    uniform = [sample_wall(view, view.history, Stream(i)) for i in range(40)]
+    read = [sample_wall(view, view.history, Stream(i), 0.0, 300, lean) for i in range(40)]
+    (fit0, kept0), (fit1, kept1) = score(uniform), score(read)
+    assert fit1 > fit0 + 1 and kept1 < kept0, (fit0, fit1, kept0, kept1)
+    # every sample still replays the hand, and the tilt alone is unchanged by an empty reading
+    assert all(rebuild(view, view.history, w) for w in read)
+    assert sample_wall(view, view.history, Stream(7), 0.35, 100, {}) == \
+        sample_wall(view, view.history, Stream(7), 0.35, 100)
+
+
+def _learner(args, cwd):
+    return subprocess.run([sys.executable, "-m", "simulate.reading", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_learner_prints_or_writes_its_reading(tmp_path):
+    r = _learner(["--variant", "yuxi", "--hands", "5", "--seed", "3"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["features"] == list(reading.FEATURES) and len(doc["beta"]) == len(doc["features"])
+    assert not list(tmp_path.iterdir())  # asked for no file, wrote none
+    out = tmp_path / "r.json"
+    assert _learner(["--variant", "yuxi", "--hands", "5", "--seed", "3", "--out", str(out)],
+                    tmp_path).returncode == 0
+    assert json.loads(out.read_text()) == doc  # the same hands, the same reading
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--variant", "mahjong"], "invalid choice"),
+    (["--variant", "yuxi", "--hands", "2"], "--hands must be at least 5"),
+    (["--variant", "yuxi", "--hands", "many"], "invalid int value"),
+    (["--variant", "yuxi", "--hands", "5", "--out", "{run}/r.json"], "inside the run directory"),
+    (["--variant", "yuxi", "--hands", "5", "--out", "nodir/r.json"], "nodir"),
+    (["--variant", "yuxi", "--hands", "5", "--out", "."], "is a directory"),
+])
+def test_the_learner_refuses_bad_arguments(args, needle, tmp_path):
+    from simulate.runner import RunSpec, simulate
+    run = tmp_path / "run"
+    simulate(RunSpec.build("yuxi", 1, 1, 1, ["greedy"]), run, workers=1, progress=False)
+    before = snapshot(tmp_path)
+    r = _learner([a.replace("{run}", str(run)) for a in args], tmp_path)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(lines) == 1 and needle in lines[0], r.stderr
+    assert snapshot(tmp_path) == before
