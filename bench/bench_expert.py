@@ -6,6 +6,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 - ab: the paired seat-swap A/B against strategic (:mod:`simulate.expert_ab`);
 - ceiling: that A/B for expert and for its search given the other seats' real
   hands (:func:`simulate.expert_calibration.ceiling`): what right samples would gain;
+- reading: that A/B for ``expert:reading=1`` (its samples tilted by the learned
+  reading of :mod:`simulate.reading`) beside expert's, on the same hands;
 - calibration: the search's estimate against the truth on the real hidden tiles
   (:mod:`simulate.expert_calibration`);
 - budget: what other search settings would have gained, priced on one
@@ -25,7 +27,7 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   on the same matches, and the tables are the seed's own.
 
     python bench/bench_expert.py [--quick]
-        [--parts speed,ab,ceiling,calibration,budget,ladder,null,seating,conclusions]
+        [--parts speed,ab,ceiling,reading,calibration,budget,ladder,null,seating,conclusions]
         [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--budget-spec SPEC]
         [--seed S] [--matches M]
         [--workers W] [--seating balanced|cyclic] [--keep DIR]
@@ -369,10 +371,33 @@ def ceiling_part(variant: str, hands: int) -> str:
 #: the ceiling's first hand: past the A/B's and the calibration's hands
 CEILING_FIRST = 5000
 
+
+def reading_part(variant: str, hands: int) -> str:
+    """A markdown row: ``expert:reading=1``'s edge over strategic, expert's and the
+    gap between them, on the same hands (:func:`simulate.expert_ab.head_to_head`;
+    hands 0 … of seed READING_SEED, which no other part plays)."""
+    from simulate.expert_ab import head_to_head
+
+    t0 = time.process_time()
+    r = head_to_head(variant, READ_SPEC, EXPERT, hands=hands, seed=READING_SEED)
+    cpu = time.process_time() - t0
+
+    def ci(d) -> str:
+        return f"{d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]"
+
+    a, e = r["agent"], r["other"]
+    return (f"| {variant} | 0–{hands - 1} | {ci(a)} | {ci(e)} | {ci(r['gap'])} "
+            f"| {a['overruled']} of {a['searched']} | {e['overruled']} of {e['searched']} "
+            f"| {cpu:.0f} |\n")
+
+
+#: the reading part's agent and its hands' seed (the reading was learned at 9001)
+READ_SPEC, READING_SEED = "expert:reading=1", 3300
+
 #: the parts, in the section's order; each variant's text of a part is kept in
 #: FRAGMENTS so that parts and variants can be run apart (one at a time on a shared
 #: machine) and the section assembled from them
-PARTS = ("speed", "ab", "ceiling", "calibration", "budget", "ladder", "null", "seating",
+PARTS = ("speed", "ab", "ceiling", "reading", "calibration", "budget", "ladder", "null", "seating",
          "conclusions")
 FRAGMENTS = ROOT / "build" / "bench_expert"
 
@@ -421,6 +446,8 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
                 put("ab", v, "\n".join(ab_rows(v, ab_hands)) + "\n")
             if "ceiling" in parts:
                 put("ceiling", v, ceiling_part(v, ab_hands))
+            if "reading" in parts:
+                put("reading", v, reading_part(v, ab_hands))
             if "calibration" in parts:
                 fit, kinds = calibration_part(v, cal_hands)
                 put("calfit", v, fit)
@@ -483,6 +510,15 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| variant | hands | expert's edge [95% CI] | seeing twin's edge [95% CI] "
         "| gap [95% CI] | expert overruled of searched | twin overruled of searched "
         "| CPU s |\n|---|---|---|---|---|---|---|---|\n" + joined("ceiling") + "\n"
+        "### A learned reading of the hidden hands\n\n"
+        f"`simulate.expert_ab.head_to_head`: the same A/B for `{READ_SPEC}` (samples tilted "
+        "by the reading `simulate.reading` learned from all-strategic hands: the odds that "
+        "each hidden copy of a tile lies in a given seat's hand) and for "
+        f"`{EXPERT}`, on the same hands (seed {READING_SEED}, `--ab-hands` of them); the gap "
+        "is the reading's edge less expert's, hand by hand.\n\n"
+        "| variant | hands | reading's edge [95% CI] | expert's edge [95% CI] | gap [95% CI] "
+        "| reading overruled of searched | expert overruled of searched | CPU s |\n"
+        "|---|---|---|---|---|---|---|---|\n" + joined("reading") + "\n"
         "### Calibration: the search's estimate against the truth\n\n"
         "`simulate.expert_calibration.calibrate`: seat 0 plays strategic at a strategic table "
         f"(hands 0 … H−1, each its own match, seed {SEED}); at every decision the search would "

@@ -70,3 +70,25 @@ def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", ha
             "base_mean": d.baseline, "agent_mean": d.value,
             "searched": searched, "overruled": overruled, "sampled": sampled,
             "cpu_s": time.process_time() - c0}
+
+
+def head_to_head(variant: str, agent: str, other: str = "expert", hands: int = 100,
+                 seed: int = 2026, first: int = 0, make: Callable[[], Agent] | None = None,
+                 make_other: Callable[[], Agent] | None = None) -> dict:
+    """Two agents' paired A/B against strategic on the same hands, and their
+    difference hand by hand: ``agent`` and ``other`` (:func:`paired_edge`'s
+    results) and ``gap`` (``agent``'s edge less ``other``'s, points per seat-hand:
+    ``diff``, ``lo``, ``hi``, ``p``, ``units``). ``make`` and ``make_other``, when
+    given, make them (each name then only a label), as :func:`paired_edge`'s ``make``.
+
+    >>> r = head_to_head("yuxi", "expert:rollouts=0", "strategic", hands=2, seed=1)
+    >>> r["gap"]["diff"], r["gap"]["units"]
+    (0.0, 2)
+    """
+    from analysis.stats import compare_units
+
+    a = paired_edge(variant, agent, hands=hands, seed=seed, first=first, make=make)
+    b = paired_edge(variant, other, hands=hands, seed=seed, first=first, make=make_other)
+    d = compare_units(b["per_hand"], None, a["per_hand"], None, paired=True)
+    return {"agent": a, "other": b,
+            "gap": {"diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p, "units": d.units}}

@@ -276,15 +276,11 @@ def ceiling(variant: str, hands: int = 100, seed: int = 2026, first: int = 0,
     >>> r["agent"]["diff"], r["seeing"]["diff"], r["gap"]["diff"]
     (0.0, 0.0, 0.0)
     """
-    from analysis.stats import compare_units
-    from simulate.expert_ab import paired_edge
+    from simulate.expert_ab import head_to_head
 
     if not isinstance(make_agent(spec), ExpertAgent):  # as calibrate's probe checks
         raise ValueError(f"ceiling: {spec!r} is not an expert agent")
     params = parse_spec(spec)[1]
-    agent = paired_edge(variant, spec, hands=hands, seed=seed, first=first)
-    seeing = paired_edge(variant, f"seeing {spec}", hands=hands, seed=seed, first=first,
-                         make=lambda: Seeing(**params))
-    d = compare_units(agent["per_hand"], None, seeing["per_hand"], None, paired=True)
-    return {"agent": agent, "seeing": seeing,
-            "gap": {"diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p, "units": d.units}}
+    r = head_to_head(variant, f"seeing {spec}", spec, hands=hands, seed=seed, first=first,
+                     make=lambda: Seeing(**params))
+    return {"agent": r["other"], "seeing": r["agent"], "gap": r["gap"]}
