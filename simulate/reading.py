@@ -48,6 +48,7 @@ import numpy as np
 from mjlog.agent import SeatView
 from mjlog.events import DISCARD
 from mjlog.phase import Phase
+from simulate.efficient import unseen_counts
 
 #: x(s, t), in order; each is about seat s and tile t, from what any seat sees
 FEATURES = (
@@ -130,14 +131,7 @@ def features(view: SeatView, seat: int, seen: list[int] | None = None,
 
 def _seen(view: SeatView) -> list[int]:
     """Copies of each tile the seat sees: its hand, every discard, every meld."""
-    seen = list(view.hand)
-    for pile in view.discards:
-        for t in pile:
-            seen[t] += 1
-    for ms in view.melds:
-        for m in ms:
-            seen[m.tile] += m.size
-    return seen
+    return [4 - u for u in unseen_counts(view)]
 
 
 def utilities(view: SeatView, beta) -> dict[int, list[float]]:
@@ -196,7 +190,7 @@ class _Recorder:
 def _observe(view: SeatView) -> Observation:
     st = view._s  # the truth: a recorder's privilege, never an agent's
     seen = _seen(view)
-    hidden = np.array([max(0, 4 - x) for x in seen])
+    hidden = np.array(unseen_counts(view))
     bonus = view.rules.spec.bonus_tile
     if bonus is not None:
         hidden[bonus] = 0
