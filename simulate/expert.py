@@ -79,7 +79,10 @@ What holds it back is what its samples know, not its play: given the other
 seats' real hands (:func:`simulate.expert_calibration.ceiling`, a measuring
 tool), the same search beats strategic by +0.23 to +0.29 points per seat-hand
 in every variant (the paired A/B, 300 hands each), where expert itself gains
-+0.00 to +0.05 on those hands.
++0.00 to +0.05 on those hands. A reading of the hidden tiles learned from play
+(``reading=1``, :mod:`simulate.reading`) did not close that gap (the paired A/B
+against expert, seed 3300: yuxi +0.015 [−0.036, +0.066] over 800 hands, xuezhan
++0.014 [−0.096, +0.123] and huangmei +0.132 [−0.101, +0.365] over 400).
 
 It is not that the rollouts' ``efficient`` players match the weaker seats: on
 768 xuezhan hands (seed 2031) against three strategic it gained +0.104 [−0.025,
