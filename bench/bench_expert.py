@@ -357,15 +357,19 @@ def ceiling_part(variant: str, hands: int) -> str:
 
     t0 = time.process_time()
     r = ceiling(variant, hands=hands, seed=SEED, first=CEILING_FIRST)
-    cpu = time.process_time() - t0
+    return _pair_row(variant, f"{CEILING_FIRST}–{CEILING_FIRST + hands - 1}", r["agent"],
+                     r["seeing"], r["gap"], time.process_time() - t0)
+
+
+def _pair_row(variant: str, span: str, a: dict, b: dict, gap: dict, cpu: float) -> str:
+    """Two agents' A/B on the same hands and their gap, as one markdown row."""
 
     def ci(d) -> str:
         return f"{d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]"
 
-    a, s = r["agent"], r["seeing"]
-    return (f"| {variant} | {CEILING_FIRST}–{CEILING_FIRST + hands - 1} | {ci(a)} | {ci(s)} "
-            f"| {ci(r['gap'])} | {a['overruled']} of {a['searched']} "
-            f"| {s['overruled']} of {s['searched']} | {cpu:.0f} |\n")
+    return (f"| {variant} | {span} | {ci(a)} | {ci(b)} | {ci(gap)} "
+            f"| {a['overruled']} of {a['searched']} | {b['overruled']} of {b['searched']} "
+            f"| {cpu:.0f} |\n")
 
 
 #: the ceiling's first hand: past the A/B's and the calibration's hands
@@ -380,15 +384,8 @@ def reading_part(variant: str, hands: int) -> str:
 
     t0 = time.process_time()
     r = head_to_head(variant, READ_SPEC, EXPERT, hands=hands, seed=READING_SEED)
-    cpu = time.process_time() - t0
-
-    def ci(d) -> str:
-        return f"{d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]"
-
-    a, e = r["agent"], r["other"]
-    return (f"| {variant} | 0–{hands - 1} | {ci(a)} | {ci(e)} | {ci(r['gap'])} "
-            f"| {a['overruled']} of {a['searched']} | {e['overruled']} of {e['searched']} "
-            f"| {cpu:.0f} |\n")
+    return _pair_row(variant, f"0–{hands - 1}", r["agent"], r["other"], r["gap"],
+                     time.process_time() - t0)
 
 
 #: the reading part's agent and its hands' seed (the reading was learned at 9001)
