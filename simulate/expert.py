@@ -380,8 +380,6 @@ class ExpertAgent:
         ``most`` − ``rollouts`` fresh samples, and the margin is judged on those
         alone (the samples that picked a leader out overrate it)."""
         base = self.rng.next64()
-        if self.params["reading"]:
-            self.lean = utilities(view, coefficients(view.variant))
         points = self.playouts(view, plans, base, 0, self.rollouts)
         drawn = self.rollouts
         ahead = _ahead(points)
@@ -409,6 +407,8 @@ class ExpertAgent:
         rollout streams (a sample that cannot be drawn is left out of all), whichever
         plans are played with it."""
         history = view.history
+        if self.params["reading"]:  # here, not in search: the calibration calls this alone
+            self.lean = utilities(view, coefficients(view.variant))
         points: list[list[int]] = [[] for _ in plans]
         for i in range(first, first + count):
             found = self.sample(view, history, Stream(derive(base, i)))

@@ -152,3 +152,17 @@ def test_the_learner_refuses_bad_arguments(args, needle, tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert len(lines) == 1 and needle in lines[0], r.stderr
     assert snapshot(tmp_path) == before
+
+
+def test_playouts_alone_read_the_table():
+    """The calibration calls ``playouts`` without ``search``: the reading is taken
+    there, for the decision at hand."""
+    from mjlog.events import DISCARD as D
+    from simulate.agents import make_agent
+    st, view = _midhand("yuxi", seed=44, back=2)
+    agent = make_agent("expert:reading=1;rollouts=2")
+    agent.start_hand(0, Stream(5))
+    plans = [(o, "strategic") for o in st.act_options() if o.type == D][:2]
+    points = agent.playouts(view, plans, base=1, first=0, count=2)
+    assert len(points) == 2 and all(len(p) == 2 for p in points)
+    assert agent.lean == reading.utilities(view, reading.coefficients("yuxi"))
