@@ -60,14 +60,17 @@ class Result:
 
 
 def run(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT,
-        env: dict[str, str] | None = None, isolate: bool = True) -> Result:
-    """``python -m mjlog ARGS`` in ``cwd``; a hang past ``timeout`` fails the test.
+        env: dict[str, str] | None = None, isolate: bool = True,
+        module: str = "mjlog") -> Result:
+    """``python -m MODULE ARGS`` in ``cwd`` (``mjlog`` unless told); a hang past
+    ``timeout`` fails the test.
 
     ``isolate=False`` runs the command in this process (click's runner, ~20× faster
     than a child): for cases that cannot hang. An exception that escapes the
     command is rendered as the traceback a user would see.
     """
     if not isolate:
+        assert module == "mjlog", "only mjlog's own commands run in this process"
         import traceback
 
         from click.testing import CliRunner
@@ -86,7 +89,7 @@ def run(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT,
         return Result(r.exit_code, r.stdout, err)
     full_env = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
     try:
-        p = subprocess.run([sys.executable, "-m", "mjlog", *args], cwd=cwd,
+        p = subprocess.run([sys.executable, "-m", module, *args], cwd=cwd,
                            capture_output=True, text=True, timeout=timeout,
                            stdin=subprocess.DEVNULL, env=full_env)
     except subprocess.TimeoutExpired:
@@ -97,7 +100,8 @@ def run(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT,
 
 def refused(args: Sequence[str], cwd: Path, inputs: Iterable[Path] = (),
             watch: Iterable[Path] = (), needle: str | None = None,
-            timeout: float = TIMEOUT, finding: bool = False, isolate: bool = True) -> Result:
+            timeout: float = TIMEOUT, finding: bool = False, isolate: bool = True,
+            module: str = "mjlog") -> Result:
     """Run a command that must refuse, and check every promise of a refusal.
 
     ``inputs`` must be byte-for-byte unchanged; ``watch`` are places nothing may be
@@ -110,8 +114,8 @@ def refused(args: Sequence[str], cwd: Path, inputs: Iterable[Path] = (),
         inputs = [Path(p) for p in inputs]
         watched = [Path(cwd), *[Path(p) for p in watch]]
         before = snapshot(*inputs, *watched)
-        res = run(args, cwd, timeout, isolate=isolate)
-        cmd = "mjlog " + " ".join(str(a) for a in args)
+        res = run(args, cwd, timeout, isolate=isolate, module=module)
+        cmd = module + " " + " ".join(str(a) for a in args)
         assert res.code == 1, f"{cmd}: exit {res.code}, expected 1\n{res.stdout}{res.stderr}"
         assert "Traceback" not in res.stderr + res.stdout, f"{cmd}: traceback\n{res.stderr}"
         assert not res.stderr.strip(), f"{cmd}: stderr {res.stderr!r}"
@@ -121,8 +125,8 @@ def refused(args: Sequence[str], cwd: Path, inputs: Iterable[Path] = (),
     inputs = [Path(p) for p in inputs]
     watched = [Path(cwd), *[Path(p) for p in watch]]
     before = snapshot(*inputs, *watched)
-    res = run(args, cwd, timeout, isolate=isolate)
-    cmd = "mjlog " + " ".join(str(a) for a in args)
+    res = run(args, cwd, timeout, isolate=isolate, module=module)
+    cmd = module + " " + " ".join(str(a) for a in args)
     assert res.code != 0, f"{cmd}: exit 0, expected a refusal\n{res.stdout}{res.stderr}"
     assert "Traceback" not in res.stderr + res.stdout, f"{cmd}: traceback\n{res.stderr}"
     lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
