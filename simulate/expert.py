@@ -431,7 +431,7 @@ class ExpertAgent:
         for _ in range(self.params["tries"]):
             try:
                 wall = sample_wall(view, history, rng, self.params["tilt"], self.params["steps"],
-                                   self.lean if self.params["reading"] else None)
+                                   self.lean)
                 return wall, rebuild(view, history, wall, self.read)
             except Inconsistent:
                 continue
