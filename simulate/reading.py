@@ -88,7 +88,7 @@ def features(view: SeatView, seat: int, seen: list[int] | None = None,
     if discards is None:
         discards = [e.tile for e in view.history if e.type == DISCARD and e.seat == seat]
     if seen is None:
-        seen = _seen(view)
+        seen = seen_copies(view)
     d, nd = discards, len(discards)
     cnt, early, late = [0] * 34, [0] * 34, [0] * 34
     per_suit = [0] * 4
@@ -129,7 +129,7 @@ def features(view: SeatView, seat: int, seen: list[int] | None = None,
     return X
 
 
-def _seen(view: SeatView) -> list[int]:
+def seen_copies(view: SeatView) -> list[int]:
     """Copies of each tile the seat sees: its hand, every discard, every meld."""
     return [4 - u for u in unseen_counts(view)]
 
@@ -137,7 +137,7 @@ def _seen(view: SeatView) -> list[int]:
 def utilities(view: SeatView, beta) -> dict[int, list[float]]:
     """Seat → ``β · x(seat, t)`` for every tile, for each other seat still in the
     hand (the bonus tile, whose place the history pins, at 0)."""
-    seen = _seen(view)
+    seen = seen_copies(view)
     beta = np.asarray(beta, dtype=float)
     bonus = view.rules.spec.bonus_tile
     per_seat: list[list[int]] = [[] for _ in range(view.n)]
@@ -169,27 +169,27 @@ class Observation:
 
 
 class _Recorder:
-    """Plays strategic; at each of its turns with a choice, records an
-    :class:`Observation` from the true state (a measuring tool)."""
+    """Plays strategic; at each of its turns with a choice, records what
+    ``record(view)`` reads of the true state (a measuring tool)."""
 
     name, params = "strategic", {}
 
-    def __init__(self, out: list):
+    def __init__(self, out: list, record):
         from simulate.strategic import StrategicAgent
-        self.base, self.out = StrategicAgent(), out
+        self.base, self.out, self.record = StrategicAgent(), out, record
 
     def start_hand(self, seat, rng) -> None:
         self.base.start_hand(seat, rng)
 
     def choose(self, view, options):
         if view.phase is Phase.ACT and len(options) > 1:
-            self.out.append(_observe(view))
+            self.out.extend(self.record(view))
         return self.base.choose(view, options)
 
 
-def _observe(view: SeatView) -> Observation:
+def _observe(view: SeatView) -> list[Observation]:
     st = view._s  # the truth: a recorder's privilege, never an agent's
-    seen = _seen(view)
+    seen = seen_copies(view)
     hidden = np.array(unseen_counts(view))
     bonus = view.rules.spec.bonus_tile
     if bonus is not None:
@@ -200,17 +200,19 @@ def _observe(view: SeatView) -> Observation:
     if bonus is not None:
         held[:, bonus] = 0
     wall = hidden - held.sum(0)
-    return Observation(X, held, wall, held.sum(1), int(wall.sum()))
+    return [Observation(X, held, wall, held.sum(1), int(wall.sum()))]
 
 
-def observe(variant: str, hands: int, seed: int, first: int = 0) -> list[Observation]:
+def observe(variant: str, hands: int, seed: int, first: int = 0,
+            record=_observe) -> list:
     """Observations from hands ``first`` … ``first + hands − 1`` (each its own
-    match) of an all-strategic table."""
+    match) of an all-strategic table: ``record(view)`` at every turn with a
+    choice (by default an :class:`Observation` of where the hidden copies were)."""
     from mjlog.engine import play_hand
     from mjlog.rules import Rules
     rules = Rules(variant)
-    out: list[Observation] = []
-    agents = [_Recorder(out) for _ in range(rules.n)]
+    out: list = []
+    agents = [_Recorder(out, record) for _ in range(rules.n)]
     for h in range(first, first + hands):
         play_hand(rules, agents, seed=seed, match=h, hand=0, dealer=h % rules.n)
     return out

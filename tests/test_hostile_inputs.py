@@ -356,6 +356,17 @@ def test_the_reading_learner_refuses(args, needle, shared, tmp_path):
     refused(args, tmp_path, inputs=[shared["run"]], needle=needle, module="simulate.reading")
 
 
+@pytest.mark.parametrize("args, needle", [
+    (["--variant", "riichi"], "invalid choice"),
+    (["--variant", "yuxi", "--hands", "9"], "--hands must be at least 10"),
+    (["--variant", "yuxi", "--seed", "x"], "invalid int value"),
+], ids=["variant", "few-hands", "seed-not-a-number"])
+def test_the_wait_reading_refuses(args, needle, shared, tmp_path):
+    """``python -m simulate.wait_reading``: refused before any hand is played."""
+    refused(args, tmp_path, inputs=[shared["run"]], needle=needle,
+            module="simulate.wait_reading")
+
+
 def test_cases_have_unique_ids():
     assert len({c[0] for c in CASES}) == len(CASES)
 
