@@ -19,7 +19,11 @@ they did not learn from, with the hand as the unit (:mod:`analysis.stats`):
 - *wait reading*: a multinomial logit over the live kinds on the same features,
   learned here by maximum likelihood from the true waits (:func:`learn`).
 
-Knowing the hand gives a share of 1. ``python -m simulate.wait_reading
+Knowing the hand gives a share of 1. Each reading's **AUC** is the chance that
+it ranks a true wait above another live kind (within one observation, ties
+half); it is given for strategic's own danger rule too
+(:meth:`simulate.strategic.StrategicAgent.danger`, the rank its defence
+discards by), which names no distribution, so no share. ``python -m simulate.wait_reading
 --variant yuxi --hands 1500 --seed 9100`` prints the table.
 
 >>> obs = observe("yuxi", hands=4, seed=9100)
@@ -31,6 +35,7 @@ Knowing the hand gives a share of 1. ``python -m simulate.wait_reading
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +43,9 @@ import numpy as np
 from mjlog.agent import SeatView
 from mjlog.hand import shanten, waits
 from simulate import reading
+from simulate.efficient import unseen_counts
 from simulate.reading import FEATURES, features, seen_copies
+from simulate.strategic import StrategicAgent
 
 _F = len(FEATURES)
 
@@ -52,12 +59,18 @@ class WaitObservation:
     waits: np.ndarray   # (34,) bool: the seat's waits that are live
     live: np.ndarray    # (34,) bool
     hand: int
+    rule: np.ndarray    # (34,) strategic's danger of each kind against this seat
 
 
 def _record(hand: int):
+    rule = StrategicAgent()
+
     def record(view: SeatView) -> list[WaitObservation]:
         st = view._s  # the truth: a recorder's privilege, never an agent's
         seen = seen_copies(view)
+        unseen = unseen_counts(view)
+        rule.seat = view.seat
+        suit = dict(rule.threats(view))
         live = np.array([c < 4 for c in seen])
         bonus = view.rules.spec.bonus_tile
         if bonus is not None:
@@ -76,7 +89,10 @@ def _record(hand: int):
             w[waits(counts, nm, held)] = True
             w &= live
             if w.any():
-                out.append(WaitObservation(features(view, s, seen), w, live.copy(), hand))
+                threat = [(s, suit.get(s))]
+                danger = np.array([rule.danger(view, t, threat, unseen) for t in range(34)])
+                out.append(WaitObservation(features(view, s, seen), w, live.copy(), hand,
+                                           danger))
         return out
     return record
 
@@ -125,10 +141,23 @@ def shares(beta, obs: list[WaitObservation]) -> np.ndarray:
     return np.where(W, np.exp(_log_dist(X @ np.asarray(beta, float), L)), 0).sum(1)
 
 
+def ranks(scores: np.ndarray, obs: list[WaitObservation]) -> np.ndarray:
+    """Each observation's AUC of ``scores`` (n, 34; higher: more likely a wait):
+    the chance that a true wait outranks another live kind, ties counted half."""
+    _, W, L = _stack(obs)
+    other = L & ~W
+    d = scores[:, :, None] - scores[:, None, :]  # [n, wait, other]
+    pair = W[:, :, None] & other[:, None, :]
+    won = np.where(pair, (d > 0) + 0.5 * (d == 0), 0).sum((1, 2))
+    n = pair.sum((1, 2))
+    return np.where(n > 0, won / np.maximum(n, 1), 0.5)
+
+
 def table(variant: str, hands: int, seed: int) -> list[dict]:
-    """The three readings' shares on the last fifth of the hands, a wait reading
-    learned on the first four fifths: rows of name, share [lo, hi], and the
-    difference from uniform [lo, hi], the hand as the unit."""
+    """The readings' shares and AUCs on the last fifth of the hands, a wait
+    reading learned on the first four fifths: rows of name, ``share``, its
+    ``gain`` over uniform and ``auc``, each (value, lo, hi) with the hand as
+    the unit (NaN where a reading has none)."""
     from analysis.stats import compare_units, estimate
     cut = hands * 4 // 5
     beta = learn(observe(variant, cut, seed))
@@ -146,14 +175,22 @@ def table(variant: str, hands: int, seed: int) -> list[dict]:
 
     readings = {"uniform": np.zeros(_F), "tile reading": np.array(reading.coefficients(variant)),
                 "wait reading": beta}
+    X = np.stack([o.X for o in test])
     base = per_hand(shares(readings["uniform"], test))
     rows = []
-    for name, b in readings.items():
-        y = per_hand(shares(b, test))
-        e, d = estimate(y, n), compare_units(base, n, y, n, paired=True)
-        rows.append({"reading": name, "share": e.value, "lo": e.lo, "hi": e.hi,
-                     "gain": d.diff, "gain_lo": d.lo, "gain_hi": d.hi,
-                     "hands": len(units), "observations": len(test), "learned_on": cut})
+    for name, b in [*readings.items(), ("strategic's danger rule", None)]:
+        if b is None:  # a rank of danger, not a distribution: no share
+            share = gain = (math.nan,) * 3
+            auc = ranks(np.stack([o.rule for o in test]), test)
+        else:
+            y = per_hand(shares(b, test))
+            e, d = estimate(y, n), compare_units(base, n, y, n, paired=True)
+            share, gain = (e.value, e.lo, e.hi), (d.diff, d.lo, d.hi)
+            auc = ranks(X @ b, test)
+        a = estimate(per_hand(auc), n)
+        rows.append({"reading": name, "share": share, "gain": gain,
+                     "auc": (a.value, a.lo, a.hi), "hands": len(units),
+                     "observations": len(test), "learned_on": cut})
     return rows
 
 
@@ -179,13 +216,17 @@ def main(argv: list[str] | None = None) -> int:
     r0 = rows[0]
     print(f"{a.variant}, seed {a.seed}: learned on hands 0–{r0['learned_on'] - 1}, scored on "
           f"{r0['observations']} ready seats in {r0['hands']} hands; the hand is the unit")
-    print("| reading | share of the waits [95% CI] | gain over uniform [95% CI] |")
-    print("|---|---|---|")
+    print("| reading | share of the waits [95% CI] | gain over uniform [95% CI] "
+          "| AUC: a wait ranked above another live kind [95% CI] |")
+    print("|---|---|---|---|")
+
+    def ci(v, sign=""):
+        return "—" if math.isnan(v[0]) else f"{v[0]:{sign}.3f} [{v[1]:{sign}.3f}, {v[2]:{sign}.3f}]"
+
     for r in rows:
-        gain = ("—" if r["reading"] == "uniform" else
-                f"{r['gain']:+.3f} [{r['gain_lo']:+.3f}, {r['gain_hi']:+.3f}]")
-        print(f"| {r['reading']} | {r['share']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}] | {gain} |")
-    print("| the true hand | 1 | |")
+        gain = "—" if r["reading"] == "uniform" else ci(r["gain"], "+")
+        print(f"| {r['reading']} | {ci(r['share'])} | {gain} | {ci(r['auc'])} |")
+    print("| the true hand | 1 | | 1 |")
     return 0
 
 

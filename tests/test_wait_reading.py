@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -35,9 +36,8 @@ def test_uniform_share_is_the_waits_among_the_live_kinds(yuxi):
     want = [o.waits.sum() / o.live.sum() for o in yuxi]
     assert got == pytest.approx(want)
     # a reading sure of one wait gives it all: the share is then 1
-    o = yuxi[0]
-    t = int(np.flatnonzero(o.waits)[0])
-    o.X = o.X.copy()
+    t = int(np.flatnonzero(yuxi[0].waits)[0])
+    o = replace(yuxi[0], X=yuxi[0].X.copy())  # the fixture's own stays as it was
     o.X[:, 0] = 0
     o.X[t, 0] = 1  # the "held" column as an indicator of t
     beta = np.zeros(F)
@@ -59,13 +59,32 @@ def test_the_gradient_is_the_loss_s_own(yuxi):
 
 def test_a_learned_wait_reading_beats_uniform_on_hands_it_did_not_see():
     rows = {r["reading"]: r for r in wait_reading.table("huangmei", hands=100, seed=9100)}
-    assert set(rows) == {"uniform", "tile reading", "wait reading"}
+    assert set(rows) == {"uniform", "tile reading", "wait reading", "strategic's danger rule"}
     w = rows["wait reading"]
     assert w["learned_on"] == 80 and w["hands"] <= 20
-    assert w["gain_lo"] > 0 and w["lo"] <= w["share"] <= w["hi"]
-    # but it names the waits far less surely than the hand does (share 1)
-    assert w["hi"] < 0.5
-    assert rows["uniform"]["gain"] == 0
+    share, lo, hi = w["share"]
+    assert w["gain"][1] > 0 and lo <= share <= hi
+    assert hi < 0.5  # but it names the waits far less surely than the hand does (share 1)
+    assert rows["uniform"]["gain"][0] == 0 and rows["uniform"]["auc"][0] == 0.5
+    for r in rows.values():
+        a, lo, hi = r["auc"]
+        assert lo <= a <= hi
+    assert rows["wait reading"]["auc"][1] > 0.5  # it ranks waits above chance
+    assert rows["strategic's danger rule"]["auc"][1] > 0.5  # and so does strategic's rule
+    assert np.isnan(rows["strategic's danger rule"]["share"][0])
+
+
+def test_auc_counts_the_pairs(yuxi):
+    o = yuxi[0]
+    live_other = o.live & ~o.waits
+    perfect = np.where(o.waits, 1.0, 0.0)[None, :]
+    assert wait_reading.ranks(perfect, [o])[0] == 1
+    assert wait_reading.ranks(-perfect, [o])[0] == 0
+    assert wait_reading.ranks(np.zeros((1, 34)), [o])[0] == 0.5
+    # one other live kind ranked above the waits: that share of the pairs lost
+    one = perfect.copy()
+    one[0, int(np.flatnonzero(live_other)[0])] = 2.0
+    assert wait_reading.ranks(one, [o])[0] == pytest.approx(1 - 1 / live_other.sum())
 
 
 def test_the_command_prints_the_table(tmp_path):
@@ -76,5 +95,6 @@ def test_the_command_prints_the_table(tmp_path):
     lines = r.stdout.splitlines()
     assert lines[0].startswith("xuezhan, seed 4: learned on hands 0–15")
     assert [ln.split(" | ")[0] for ln in lines[3:]] == [
-        "| uniform", "| tile reading", "| wait reading", "| the true hand"]
+        "| uniform", "| tile reading", "| wait reading", "| strategic's danger rule",
+        "| the true hand"]
     assert not list(tmp_path.iterdir())  # it writes nothing
