@@ -6,6 +6,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 - ab: the paired seat-swap A/B against strategic (:mod:`simulate.expert_ab`);
 - ceiling: that A/B for expert and for its search given the other seats' real
   hands (:func:`simulate.expert_calibration.ceiling`): what right samples would gain;
+- ready: the ceiling again, the twin knowing only the hands of the other seats
+  that are ready (:class:`simulate.expert_calibration.ReadySeeing`);
 - reading: that A/B for ``expert:reading=1`` (its samples tilted by the learned
   reading of :mod:`simulate.reading`) beside expert's, on the same hands;
 - calibration: the search's estimate against the truth on the real hidden tiles
@@ -27,7 +29,8 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   on the same matches, and the tables are the seed's own.
 
     python bench/bench_expert.py [--quick]
-        [--parts speed,ab,ceiling,reading,calibration,budget,ladder,null,seating,conclusions]
+        [--parts speed,ab,ceiling,ready,reading,calibration,budget,ladder,null,seating,
+                 conclusions]
         [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--budget-spec SPEC]
         [--seed S] [--matches M]
         [--workers W] [--seating balanced|cyclic] [--keep DIR]
@@ -361,6 +364,17 @@ def ceiling_part(variant: str, hands: int) -> str:
                      r["seeing"], r["gap"], time.process_time() - t0)
 
 
+def ready_part(variant: str, hands: int) -> str:
+    """A markdown row: the ceiling's A/B with the twin that knows only the ready
+    seats' hands (:class:`simulate.expert_calibration.ReadySeeing`)."""
+    from simulate.expert_calibration import ceiling
+
+    t0 = time.process_time()
+    r = ceiling(variant, hands=hands, seed=SEED, first=CEILING_FIRST, twin="ready")
+    return _pair_row(variant, f"{CEILING_FIRST}–{CEILING_FIRST + hands - 1}", r["agent"],
+                     r["seeing"], r["gap"], time.process_time() - t0)
+
+
 def _pair_row(variant: str, span: str, a: dict, b: dict, gap: dict, cpu: float) -> str:
     """Two agents' A/B on the same hands and their gap, as one markdown row."""
 
@@ -394,8 +408,8 @@ READ_SPEC, READING_SEED = "expert:reading=1", 3300
 #: the parts, in the section's order; each variant's text of a part is kept in
 #: FRAGMENTS so that parts and variants can be run apart (one at a time on a shared
 #: machine) and the section assembled from them
-PARTS = ("speed", "ab", "ceiling", "reading", "calibration", "budget", "ladder", "null", "seating",
-         "conclusions")
+PARTS = ("speed", "ab", "ceiling", "ready", "reading", "calibration", "budget", "ladder", "null",
+         "seating", "conclusions")
 FRAGMENTS = ROOT / "build" / "bench_expert"
 
 
@@ -443,6 +457,8 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
                 put("ab", v, "\n".join(ab_rows(v, ab_hands)) + "\n")
             if "ceiling" in parts:
                 put("ceiling", v, ceiling_part(v, ab_hands))
+            if "ready" in parts:
+                put("ready", v, ready_part(v, ab_hands))
             if "reading" in parts:
                 put("reading", v, reading_part(v, ab_hands))
             if "calibration" in parts:
@@ -507,6 +523,14 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| variant | hands | expert's edge [95% CI] | seeing twin's edge [95% CI] "
         "| gap [95% CI] | expert overruled of searched | twin overruled of searched "
         "| CPU s |\n|---|---|---|---|---|---|---|---|\n" + joined("ceiling") + "\n"
+        "### The ceiling, the ready seats only\n\n"
+        "The ceiling's A/B again, its twin knowing only the real concealed hands of the "
+        "other seats that are ready (`simulate.expert_calibration.ReadySeeing`: pinned in "
+        "every sample, the other hidden tiles drawn and tilted as expert draws them; a "
+        "measuring tool).\n\n"
+        "| variant | hands | expert's edge [95% CI] | ready twin's edge [95% CI] "
+        "| gap [95% CI] | expert overruled of searched | twin overruled of searched "
+        "| CPU s |\n|---|---|---|---|---|---|---|---|\n" + joined("ready") + "\n"
         "### A learned reading of the hidden hands\n\n"
         f"`simulate.expert_ab.head_to_head`: the same A/B for `{READ_SPEC}` (samples tilted "
         "by the reading `simulate.reading` learned from all-strategic hands: the odds that "

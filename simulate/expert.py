@@ -424,14 +424,20 @@ class ExpertAgent:
                 pts.append(st.deltas[self.seat])
         return points
 
+    def pinned(self, view: SeatView) -> dict[int, list[int]] | None:
+        """Hands the samples must give some seats: none for the agent (a measuring
+        tool's hook: :class:`simulate.expert_calibration.ReadySeeing`)."""
+        return None
+
     def sample(self, view: SeatView, history: list[Event],
                rng: Stream) -> tuple[list[int], HandState] | None:
         """A wall (the hand's tiles in draw order) that agrees with ``history``
         and the hand rebuilt on it, or None after a few tries."""
+        pinned = self.pinned(view)
         for _ in range(self.params["tries"]):
             try:
                 wall = sample_wall(view, history, rng, self.params["tilt"], self.params["steps"],
-                                   self.lean)
+                                   self.lean, pinned)
                 return wall, rebuild(view, history, wall, self.read)
             except Inconsistent:
                 continue
@@ -454,7 +460,8 @@ def _deal_positions(rules: Rules, dealer: int) -> dict[int, tuple[int, ...]]:
 
 
 def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float = 0.0,
-                steps: int = 0, lean: dict[int, list[float]] | None = None) -> list[int]:
+                steps: int = 0, lean: dict[int, list[float]] | None = None,
+                pinned: dict[int, list[int]] | None = None) -> list[int]:
     """The hand's wall with every tile the seat cannot see drawn at random.
 
     Each wall position is known (this seat's deal and draws, a horse), a tile
@@ -470,6 +477,11 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
     With ``tilt`` > 0 or a reading ``lean`` (:func:`simulate.reading.utilities`)
     the other seats' concealed tiles are then moved toward the hands their play
     makes likely (:func:`_tilt`, ``steps`` proposals).
+
+    ``pinned`` (seat → the 34 counts of its concealed hand) is for measuring
+    tools only (:class:`simulate.expert_calibration.ReadySeeing`): those seats
+    are given exactly those tiles, by swaps with the other hidden positions,
+    and the tilt leaves them be.
     """
     rules, me = view.rules, view.seat
     tiles = rules.spec.wall_tiles(rules)
@@ -579,12 +591,49 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
     pool = [t for t in range(34) for _ in range(left[t])]
     rng.shuffle(pool)
     it = iter(pool)
-    if not ((tilt > 0 or lean) and steps):
+    if not ((tilt > 0 or lean) and steps) and not pinned:
         return [next(it) if t is None else t for t in wall]
     unknown = [p for p in range(size) if wall[p] is None]
     out = [next(it) if t is None else t for t in wall]
-    _tilt(view, out, held, unknown, [tilt * d for d in draws], rng, steps, lean)
+    if pinned:
+        unknown = _pin(out, held, unknown, pinned, b)
+        held = [[] if s in pinned else h for s, h in enumerate(held)]
+    if (tilt > 0 or lean) and steps:
+        _tilt(view, out, held, unknown, [tilt * d for d in draws], rng, steps, lean)
     return out
+
+
+def _pin(wall: list[int], held: list[list[int]], unknown: list[int],
+         pinned: dict[int, list[int]], bonus: int | None) -> list[int]:
+    """Swap hidden tiles so that each pinned seat holds exactly its given counts;
+    the hidden positions left free to move, in their order."""
+    fixed: set[int] = set()
+    for s in sorted(pinned):
+        want = list(pinned[s])
+        if bonus is not None:
+            want[bonus] = 0  # an unseen bonus tile is placed where it may be, not moved
+        have = [0] * 34
+        for p in held[s]:
+            have[wall[p]] += 1
+        mine = set(held[s])
+        free = [q for q in unknown if q not in fixed and q not in mine]
+        for p in held[s]:
+            a = wall[p]
+            if a == bonus or have[a] <= want[a]:
+                continue
+            q = next((q for q in free if wall[q] != bonus and have[wall[q]] < want[wall[q]]),
+                     None)
+            if q is None:
+                raise Inconsistent(f"S{s}'s pinned hand is not among the hidden tiles")
+            free.remove(q)
+            b = wall[q]
+            wall[p], wall[q] = b, a
+            have[a] -= 1
+            have[b] += 1
+        if any(have[t] != want[t] for t in range(34) if t != bonus):
+            raise Inconsistent(f"S{s}'s pinned hand does not fit its tiles")
+        fixed |= mine
+    return [q for q in unknown if q not in fixed]
 
 
 def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[int],

@@ -37,6 +37,7 @@ import copy
 import math
 
 from mjlog.engine import play, play_hand
+from mjlog.hand import shanten
 from mjlog.rng import derive
 from mjlog.rules import Rules
 from simulate.agents import make_agent, make_agents, parse_spec
@@ -264,13 +265,32 @@ class Seeing(ExpertAgent):
         return wall, rebuild(view, history, wall)
 
 
+class ReadySeeing(ExpertAgent):
+    """``expert``'s search, its samples holding the real concealed hands of the
+    other seats that are ready (and so their waits), every other hidden tile
+    drawn as ``expert`` draws it. A measuring tool that reads the true state:
+    what a perfect reading of the ready seats alone would give the search."""
+
+    def pinned(self, view):
+        st = view._s  # the real hands: the tool's, never the agent's
+        return {s: list(st.hands[s]) for s in range(view.n)
+                if s != view.seat and not view.won[s]
+                and shanten(st.hands[s], len(view.melds[s])) == 0} or None
+
+
+#: the ceiling's twins: which of the hidden hands their samples know
+TWINS = {"seeing": Seeing, "ready": ReadySeeing}
+
+
 def ceiling(variant: str, hands: int = 100, seed: int = 2026, first: int = 0,
-            spec: str = "expert") -> dict:
-    """``spec``'s edge over strategic and its :class:`Seeing` twin's (the same
-    parameters), each the paired seat-swap A/B of
-    :func:`simulate.expert_ab.paired_edge` on the same hands, and what seeing adds:
-    ``agent`` and ``seeing`` (paired_edge's results) and ``gap`` (``seeing`` less
-    ``agent`` hand by hand, points per seat-hand: ``diff``, ``lo``, ``hi``, ``p``).
+            spec: str = "expert", twin: str = "seeing") -> dict:
+    """``spec``'s edge over strategic and its twin's (the same parameters; ``twin``
+    names it in :data:`TWINS`: :class:`Seeing`, or :class:`ReadySeeing` that
+    knows only the ready seats' hands), each the paired seat-swap A/B of
+    :func:`simulate.expert_ab.paired_edge` on the same hands, and what the twin's
+    knowledge adds: ``agent`` and ``seeing`` (the twin; paired_edge's results) and
+    ``gap`` (``seeing`` less ``agent`` hand by hand, points per seat-hand:
+    ``diff``, ``lo``, ``hi``, ``p``).
 
     >>> r = ceiling("xuezhan", hands=2, seed=1, spec="expert:rollouts=0")
     >>> r["agent"]["diff"], r["seeing"]["diff"], r["gap"]["diff"]
@@ -280,7 +300,9 @@ def ceiling(variant: str, hands: int = 100, seed: int = 2026, first: int = 0,
 
     if not isinstance(make_agent(spec), ExpertAgent):  # as calibrate's probe checks
         raise ValueError(f"ceiling: {spec!r} is not an expert agent")
-    params = parse_spec(spec)[1]
-    r = head_to_head(variant, f"seeing {spec}", spec, hands=hands, seed=seed, first=first,
-                     make=lambda: Seeing(**params))
+    if twin not in TWINS:
+        raise ValueError(f"ceiling: twin {twin!r} is none of {', '.join(TWINS)}")
+    params, cls = parse_spec(spec)[1], TWINS[twin]
+    r = head_to_head(variant, f"{twin} {spec}", spec, hands=hands, seed=seed, first=first,
+                     make=lambda: cls(**params))
     return {"agent": r["other"], "seeing": r["agent"], "gap": r["gap"]}

@@ -13,10 +13,10 @@ from mjlog.hand import shanten
 from mjlog.rng import Stream
 from mjlog.rules import Rules
 from mjlog.state import HandState
-from simulate.agents import agent_names, make_agent, make_agents
+from simulate.agents import agent_names, make_agent, make_agents, parse_spec
 from simulate.expert import rebuild, sample_wall
 from simulate.expert_ab import paired_edge
-from simulate.expert_calibration import Seeing, ceiling
+from simulate.expert_calibration import ReadySeeing, Seeing, ceiling
 from tests.conformance import play_checked
 
 TINY = "expert:rollouts=2;candidates=2"
@@ -439,6 +439,45 @@ def test_seeing_samples_the_real_hands_and_a_shuffled_wall(variant):
     assert reordered
 
 
+@pytest.mark.parametrize("variant,tilt", [("yuxi", 0.35), ("huangmei", 0.0)])
+def test_ready_seeing_knows_the_ready_hands_only(variant, tilt):
+    """The ready-seats twin's samples hold the real concealed hands of the other
+    seats that are ready, pinned before the tilt and left by it; every other seat
+    gets sampled tiles, and each sample replays the history."""
+    rules = Rules(variant)
+    spec = f"expert:tilt={tilt}"
+    found = 0
+    for seed in range(2, 40):
+        played = play_hand(rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0,
+                           dealer=0)
+        events, wall = played.state.events, list(played.state.wall)
+        for k in list(_seat0_discards(events))[::2]:
+            if found >= 3:
+                break
+            st = _replay(rules, wall, 0, events, k)
+            view = SeatView(st, 0)
+            ready = [s for s in (1, 2, 3) if not st.won[s]
+                     and shanten(st.hands[s], len(st.melds[s])) == 0]
+            unready = [s for s in (1, 2, 3) if not st.won[s] and s not in ready]
+            if not (ready and unready):
+                continue
+            twin = ReadySeeing(**parse_spec(spec)[1])
+            twin.start_hand(0, Stream(seed))
+            assert sorted(twin.pinned(view)) == ready
+            differs = 0
+            for i in range(4):
+                w, sample = twin.sample(view, view.history, Stream(i))
+                assert all(sample.hands[s] == st.hands[s] for s in ready)
+                differs += any(sample.hands[s] != st.hands[s] for s in unready)
+            assert differs  # the others are still drawn, not read
+            found += 1
+        if found >= 3:
+            break
+    assert found >= 3
+    # the plain expert pins nothing
+    assert make_agent("expert").pinned(view) is None
+
+
 def test_ceiling_sets_the_seeing_search_beside_the_agent_on_the_same_hands():
     r = ceiling("yuxi", hands=2, seed=3, spec="expert:rollouts=2;candidates=2")
     a, s, g = r["agent"], r["seeing"], r["gap"]
@@ -449,6 +488,11 @@ def test_ceiling_sets_the_seeing_search_beside_the_agent_on_the_same_hands():
     assert s["searched"] > 0
     with pytest.raises(ValueError, match="not an expert"):
         ceiling("yuxi", hands=1, spec="strategic")
+    r = ceiling("yuxi", hands=2, seed=3, spec="expert:rollouts=2;candidates=2", twin="ready")
+    assert r["seeing"]["agent"] == "ready expert:rollouts=2;candidates=2"
+    assert r["agent"]["per_hand"] == a["per_hand"]  # the same agent on the same hands
+    with pytest.raises(ValueError, match="twin 'psychic' is none of seeing, ready"):
+        ceiling("yuxi", hands=1, twin="psychic")
 
 
 def test_head_to_head_pairs_two_agents_hand_by_hand():
