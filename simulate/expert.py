@@ -53,7 +53,7 @@ table's), not their noise. With the tilt, priced offline on one calibration of
 on strategic in a way that held on fresh hands.
 
 The rollouts: the other seats play ``efficient`` (shanten and acceptance; the
-paired A/B, 60 yuxi hands, put :class:`Quick`, a connectivity rule of thumb a few
+paired A/B, 60 yuxi hands, put :class:`simulate.rollouts.Quick`, a connectivity rule of thumb a few
 microseconds a decision, at −0.19 [−0.45, +0.06] points per seat-hand against
 strategic and ``efficient`` at +0.02 [−0.26, +0.30]: weak opponents in the
 rollouts misprice the candidates), its own seat ``strategic`` (so a candidate is
@@ -104,18 +104,18 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
   beat strategic's pick by;
 - ``fold`` (0 or 1, default 0): also weigh the fold plan;
 - ``read`` (0 or 1, default 0): redraw a sample in which another seat could have
-  won earlier but the hand went on (see :func:`rebuild`), so the samples agree
+  won earlier but the hand went on (see :func:`simulate.sampling.rebuild`), so the samples agree
   with the other seats' play, not only with the tile counts;
 - ``plans`` (0 or 1, default 0): at every discard, however far from ready, also
   weigh each plan strategic passes over there (the plain hand, 七对, one suit,
   碰碰胡: :meth:`StrategicAgent.plan_options`), its first discard followed by
-  strategic held to it (:class:`Committed`) for the rest of the rollout (off:
+  strategic held to it (:class:`simulate.rollouts.Committed`) for the rest of the rollout (off:
   priced offline on 120 yuxi hands, no budget gained; the 60-hand A/B, yuxi
   +0.00 [−0.15, +0.16], huangmei −0.50 [−1.17, +0.18]);
 - ``confirm`` (0 or 1, default 0): an overruling candidate must beat strategic's
   pick again, in total points, on as many fresh samples as it met;
 - ``tilt`` (float ≥ 0, default 0.35): move the other seats' sampled concealed
-  tiles toward the hands their play makes likely (:func:`_tilt`); a seat that has
+  tiles toward the hands their play makes likely (:func:`simulate.sampling._tilt`); a seat that has
   drawn ``d`` tiles is weighted ``exp(−tilt × d × shanten)``. Uniform samples
   (``tilt=0``) put them about two steps further from ready than the table's real
   hands late in a hand; 0.35 brings their mean shanten near the real one in every
@@ -129,7 +129,7 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
   seat let it and its neighbours go, its melds and suits;
 - ``steps`` (int ≥ 0, default 300): the tilt's proposals per sample;
 - ``tries`` (int ≥ 1, default 4): draws of a fresh sample when one cannot be
-  replayed (a win ``read`` rules out; rarely else: :func:`sample_wall` places
+  replayed (a win ``read`` rules out; rarely else: :func:`simulate.sampling.sample_wall` places
   what the history pins down, so the plain samples all replay in the tests'
   hands); past them that sample is dropped.
 
@@ -150,21 +150,17 @@ from __future__ import annotations
 
 import math
 from copy import copy
-from functools import lru_cache
 
 from mjlog.agent import SeatView
-from mjlog.claims import PASS
 from mjlog.engine import play
-from mjlog.events import BONUS, DEAL, DISCARD, DRAW, HORSE, KONG, PON, VOID, WIN, Event
-from mjlog.hand import shanten
-from mjlog.phase import TAIL
+from mjlog.events import DISCARD, KONG, VOID, WIN, Event
 from mjlog.rng import Stream, derive
-from mjlog.rules import Rules
-from mjlog.scoring.base import Method
 from mjlog.state import HandState
 from simulate.efficient import unseen_counts
 from simulate.params import parse_params
 from simulate.reading import coefficients, utilities
+from simulate.rollouts import Fold, rollout_agents
+from simulate.sampling import Inconsistent, rebuild, sample_wall
 from simulate.strategic import StrategicAgent
 
 DEFAULTS = {"rollouts": 8, "most": 8, "candidates": 3, "shanten": 1, "policy": "efficient",
@@ -174,8 +170,6 @@ POLICIES = ("quick", "greedy", "efficient", "strategic")
 _MINIMUM = {"rollouts": 0, "most": 0, "candidates": 2, "shanten": -1, "z": 0.0, "tries": 1,
             "tilt": 0.0, "steps": 0}
 #: tiles a meld takes from its maker's concealed hand
-_KONG_TAKES = {"exposed": 3, "concealed": 4, "added": 1}
-_SHOWN_LESS_TILE = (str(Method.DISCARD), str(Method.ROBBED_KONG))
 #: the search stream's tag beside the hand stream's first draw
 _SEARCH = 0x5EA7C4
 
@@ -238,10 +232,6 @@ def decide(points: list[list[int]], rollouts: int, most: int, z: float) -> tuple
         return _judge(first, ahead, z), rollouts
     fresh = [p[rollouts:most] if j == 0 or j in ahead else [] for j, p in enumerate(points)]
     return _judge(fresh, ahead, z), most
-
-
-class Inconsistent(Exception):
-    """A sample the seat's history cannot be replayed on."""
 
 
 class ExpertAgent:
@@ -326,7 +316,7 @@ class ExpertAgent:
         each plan strategic weighs there but does not choose (the plain hand, 七对,
         one suit, 碰碰胡, as :meth:`StrategicAgent.plan_options` finds them
         eligible), as its first discard and then strategic held to that plan
-        (:class:`Committed`) for the rest of the rollout; else none."""
+        (:class:`simulate.rollouts.Committed`) for the rest of the rollout; else none."""
         if not self.params["plans"] or pick is None or pick.type != DISCARD:
             return []
         void = view.void[self.seat]
@@ -442,465 +432,3 @@ class ExpertAgent:
             except Inconsistent:
                 continue
         return None
-
-
-# ------------------------------------------------------------------ the sample
-@lru_cache(maxsize=64)
-def _deal_positions(rules: Rules, dealer: int) -> dict[int, tuple[int, ...]]:
-    """Seat → the wall positions it is dealt, in its deal event's order: the
-    engine's own deal read off a wall whose tiles are their positions."""
-    size = len(rules.spec.wall_tiles(rules))
-    probe = HandState(rules, tuple(range(size)), dealer)
-    out = {}
-    for i in range(rules.n):
-        probe.deal_next = i
-        ev = probe.choices.deal_event()
-        out[ev.seat] = ev.tiles
-    return out
-
-
-def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float = 0.0,
-                steps: int = 0, lean: dict[int, list[float]] | None = None,
-                pinned: dict[int, list[int]] | None = None) -> list[int]:
-    """The hand's wall with every tile the seat cannot see drawn at random.
-
-    Each wall position is known (this seat's deal and draws, a horse), a tile
-    another seat was dealt or drew, or still in the wall. The tiles the other
-    seats gave up (discards, melds, bonus tiles, a shown winning hand) are
-    placed, each when it left its hand, on a position that seat had received and
-    not yet placed, chosen at random; the unseen tiles are then shuffled onto the
-    positions left: the other seats' concealed hands and the live wall. A
-    self-drawn winning tile goes on the position its winner drew last, a bonus
-    tile laid out right after a draw on the drawn position (else on a dealt one),
-    and an unseen bonus tile only where it could still be unseen.
-
-    With ``tilt`` > 0 or a reading ``lean`` (:func:`simulate.reading.utilities`)
-    the other seats' concealed tiles are then moved toward the hands their play
-    makes likely (:func:`_tilt`, ``steps`` proposals).
-
-    ``pinned`` (seat → the 34 counts of its concealed hand) is for measuring
-    tools only (:class:`simulate.expert_calibration.ReadySeeing`): those seats
-    are given exactly those tiles, by swaps with the other hidden positions,
-    and the tilt leaves them be.
-    """
-    rules, me = view.rules, view.seat
-    tiles = rules.spec.wall_tiles(rules)
-    size, n = len(tiles), view.n
-    wall: list[int | None] = [None] * size
-    held: list[list[int]] = [[] for _ in range(n)]  # positions received, not yet placed
-    last_draw = [-1] * n
-    draws = [0] * n  # draws each seat has made (how long it has been building)
-    turned: set[int] = set()  # seats that have discarded
-    front, back = 13 * n + 1, size - 1
-    dealt = _deal_positions(rules, view.dealer)
-
-    def place(s: int, t: int, where: list[int]) -> None:
-        """Tile ``t`` left seat ``s``'s hand from one of the positions ``where``
-        (any it holds when it holds none of them)."""
-        h = held[s]
-        where = [p for p in where if p in h]
-        if not where:
-            give_up(s, t)
-            return
-        p = where[rng.below(len(where))] if len(where) > 1 else where[0]
-        h.remove(p)
-        wall[p] = t
-
-    def give_up(s: int, t: int, k: int = 1) -> None:
-        h = held[s]
-        for _ in range(k):
-            if not h:
-                raise Inconsistent(f"S{s} gives up more tiles than it holds")
-            j = rng.below(len(h))
-            wall[h[j]] = t
-            h[j] = h[-1]
-            h.pop()
-
-    for prev, e in zip([None, *history], history, strict=False):
-        ty, s = e.type, e.seat
-        if ty == DEAL:
-            if s == me:
-                for p, t in zip(dealt[s], e.tiles, strict=True):
-                    wall[p] = t
-            else:
-                held[s].extend(dealt[s])
-        elif ty == DRAW:
-            if e.kind == TAIL:
-                p, back = back, back - 1
-            else:
-                p, front = front, front + 1
-            if s == me:
-                wall[p] = e.tile
-            else:
-                held[s].append(p)
-                last_draw[s] = p
-                draws[s] += 1
-        elif ty == HORSE:
-            for t in e.tiles:
-                wall[back] = t
-                back -= 1
-        elif s == me or s is None:
-            continue
-        elif ty == BONUS:
-            # laid out at once when drawn, a dealt one at the seat's first turn (a
-            # hint to the sampler only: the replay through the checked step judges)
-            drew = prev is not None and prev.type == DRAW and prev.seat == s
-            place(s, e.tile, ([last_draw[s]] if drew else [])
-                  + ([] if s in turned else list(dealt[s])))
-        elif ty == DISCARD:
-            turned.add(s)
-            give_up(s, e.tile)
-        elif ty == PON:
-            give_up(s, e.tile, 2)
-        elif ty == KONG:
-            give_up(s, e.tile, _KONG_TAKES[e.kind])
-        elif ty == WIN:
-            shown = list(e.tiles)
-            if e.kind in _SHOWN_LESS_TILE:
-                shown.remove(e.tile)
-            elif e.kind == Method.SELF_DRAW:
-                # the winning tile is the one it just drew, not any of its tiles
-                shown.remove(e.tile)
-                place(s, e.tile, [last_draw[s]])
-            for t in shown:
-                give_up(s, t)
-    left = [0] * 34
-    for t in tiles:
-        left[t] += 1
-    for t in wall:
-        if t is not None:
-            left[t] -= 1
-    if min(left) < 0:
-        raise Inconsistent("more copies seen than the hand has")
-    b = rules.spec.bonus_tile
-    if b is not None and left[b]:
-        # an unseen bonus tile is in the live wall or dealt to a seat yet to play
-        # (a drawn one is laid out at once, a dealt one at the first turn)
-        unplayed = {p for s in range(n) if s not in turned for p in dealt[s]}
-        holding = set().union(*held)  # positions some seat still holds
-        fits = [p for p in range(size) if wall[p] is None and (
-            p in unplayed or p not in holding)]
-        if len(fits) < left[b]:
-            raise Inconsistent("no room for the unseen bonus tiles")
-        for _ in range(left[b]):
-            j = rng.below(len(fits))
-            wall[fits[j]] = b
-            fits[j] = fits[-1]
-            fits.pop()
-        left[b] = 0
-    pool = [t for t in range(34) for _ in range(left[t])]
-    rng.shuffle(pool)
-    it = iter(pool)
-    if not ((tilt > 0 or lean) and steps) and not pinned:
-        return [next(it) if t is None else t for t in wall]
-    unknown = [p for p in range(size) if wall[p] is None]
-    out = [next(it) if t is None else t for t in wall]
-    if pinned:
-        unknown = _pin(out, held, unknown, pinned, b)
-        held = [[] if s in pinned else h for s, h in enumerate(held)]
-    if (tilt > 0 or lean) and steps:
-        _tilt(view, out, held, unknown, [tilt * d for d in draws], rng, steps, lean)
-    return out
-
-
-def _pin(wall: list[int], held: list[list[int]], unknown: list[int],
-         pinned: dict[int, list[int]], bonus: int | None) -> list[int]:
-    """Swap hidden tiles so that each pinned seat holds exactly its given counts;
-    the hidden positions left free to move, in their order."""
-    fixed: set[int] = set()
-    for s in sorted(pinned):
-        want = list(pinned[s])
-        if bonus is not None:
-            want[bonus] = 0  # an unseen bonus tile is placed where it may be, not moved
-        have = [0] * 34
-        for p in held[s]:
-            have[wall[p]] += 1
-        mine = set(held[s])
-        free = [q for q in unknown if q not in fixed and q not in mine]
-        for p in held[s]:
-            a = wall[p]
-            if a == bonus or have[a] <= want[a]:
-                continue
-            q = next((q for q in free if wall[q] != bonus and have[wall[q]] < want[wall[q]]),
-                     None)
-            if q is None:
-                raise Inconsistent(f"S{s}'s pinned hand is not among the hidden tiles")
-            free.remove(q)
-            b = wall[q]
-            wall[p], wall[q] = b, a
-            have[a] -= 1
-            have[b] += 1
-        if any(have[t] != want[t] for t in range(34) if t != bonus):
-            raise Inconsistent(f"S{s}'s pinned hand does not fit its tiles")
-        fixed |= mine
-    return [q for q in unknown if q not in fixed]
-
-
-def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[int],
-          weight: list[float], rng: Stream, steps: int,
-          lean: dict[int, list[float]] | None = None) -> None:
-    """Metropolis moves of the hidden tiles toward hands that play has shaped.
-
-    A uniform sample gives the other seats random concealed tiles: late in a hand
-    they sit about two steps further from ready than the table's real hands
-    (``tests/test_expert.py``, the tilt's test), so rollouts on them see too
-    little danger and too few rival wins. Each move swaps the tiles of a
-    position some other seat still holds and of another hidden position
-    (another seat's or the live wall's);
-    it is kept with the probability ``exp(-Δ)``, where the energy is the sum
-    over seats of ``weight[seat]`` × its shanten (plus one per void-suit tile it
-    holds): the posterior of a seat that has drawn ``d`` tiles, each an
-    occasion to keep what connects, is tilted by ``tilt × d``. With a reading
-    ``lean`` (seat → a utility per tile, :mod:`simulate.reading`) the energy also
-    loses ``lean[seat][t]`` for each copy of ``t`` the seat holds: the samples then
-    follow the learned odds of where each hidden copy lies. Bonus tiles are
-    never moved (where one may lie is pinned by the history). The tile counts,
-    and every tile the history shows, stay as they were."""
-    me = view.seat
-    bonus = view.rules.spec.bonus_tile
-    lean = lean or {}
-    opp = [s for s in range(view.n) if s != me and held[s] and (weight[s] > 0 or s in lean)]
-    if not opp or len(unknown) < 2:
-        return
-    flat = [0.0] * 34
-    like = {s: lean.get(s, flat) for s in opp}
-    owner = {p: s for s in opp for p in held[s]}
-    counts = {s: [0] * 34 for s in opp}
-    for s in opp:
-        c = counts[s]
-        for p in held[s]:
-            c[wall[p]] += 1
-    melds = {s: len(view.melds[s]) for s in opp}
-    voids = {s: view.void[s] for s in opp}
-
-    def energy(s: int) -> int:
-        if weight[s] <= 0:  # a seat held by the reading alone (it has drawn nothing)
-            return 0
-        c = counts[s]
-        v = voids[s]
-        return shanten(c, melds[s]) + (sum(c[9 * v:9 * v + 9]) if v is not None else 0)
-
-    e = {s: energy(s) for s in opp}
-    below, random = rng.below, rng.random
-    for _ in range(steps):
-        s = opp[below(len(opp))] if len(opp) > 1 else opp[0]
-        hs = held[s]
-        p = hs[below(len(hs))]
-        q = unknown[below(len(unknown))]
-        a, b = wall[p], wall[q]
-        s2 = owner.get(q)
-        if a == b or s2 == s or a == bonus or b == bonus:
-            continue
-        cs = counts[s]
-        cs[a] -= 1
-        cs[b] += 1
-        new = energy(s)
-        u = like[s]
-        delta = weight[s] * (new - e[s]) - u[b] + u[a]
-        if s2 is not None:
-            c2 = counts[s2]
-            c2[b] -= 1
-            c2[a] += 1
-            new2 = energy(s2)
-            u = like[s2]
-            delta += weight[s2] * (new2 - e[s2]) - u[a] + u[b]
-        if delta <= 0 or random() < math.exp(-delta):
-            wall[p], wall[q] = b, a
-            e[s] = new
-            if s2 is not None:
-                e[s2] = new2
-        else:
-            cs[a] += 1
-            cs[b] -= 1
-            if s2 is not None:
-                c2[b] += 1
-                c2[a] -= 1
-
-
-def rebuild(view: SeatView, history: list[Event], wall: list[int],
-            read: bool = False) -> HandState:
-    """The hand dealt from ``wall``, ``history`` replayed on it through the state's
-    checked step: this seat's position, the hidden tiles those of ``wall``.
-    Raises :class:`Inconsistent` when the history does not replay on it, and with
-    ``read`` also when another seat could have won at a decision where the hand
-    went on without a win (every agent takes its wins: such a sample is one the
-    other seats' play rules out, e.g. a wait on a tile they let go by)."""
-    st = HandState(view.rules, wall, view.dealer)
-    me = view.seat
-    for e in history:
-        ty = e.type
-        if read and ty != WIN and st.auto() is None and any(
-                s != me and any(o.type == WIN for o in opts)
-                for s, opts in st.options().items()):
-            raise Inconsistent(f"another seat could have won before {e!r}")
-        if ty in (DISCARD, PON, KONG, VOID) or (ty == WIN and st.auto() is None):
-            if not st.try_apply(e):
-                raise Inconsistent(f"{e!r} is not legal on the sample")
-            continue
-        a = st.auto()
-        if a is None and st.window is not None:  # every seat passed the window
-            st.apply(PASS)
-            a = st.auto()
-        if a is None or a.type != ty or a.seat != e.seat or (
-                a != e and not (ty == DEAL and e.tiles is None)
-                and not (ty == DRAW and e.tile is None)):
-            raise Inconsistent(f"the sample's {a!r} where the hand had {e!r}")
-        st.apply(a)
-    if st.hands[view.seat] != view.hand or st.live != view.wall_left or st.auto() is not None:
-        # (a forced event due here: a win the sample gives another seat)
-        raise Inconsistent("the replay does not reach the seat's decision")
-    return st
-
-
-# ------------------------------------------------------------------ the rollouts
-class _Then:
-    """Plays ``first`` at its first decision, then as ``inner``."""
-
-    __slots__ = ("inner", "first", "name", "params", "pending")
-
-    def __init__(self, inner, first: Event | None):
-        self.inner, self.first, self.pending = inner, first, True
-        self.name, self.params = inner.name, inner.params
-
-    def start_hand(self, seat: int, rng: Stream) -> None:
-        self.inner.start_hand(seat, rng)
-
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
-        if self.pending:
-            self.pending = False
-            return self.first
-        return self.inner.choose(view, options)
-
-
-class Committed(StrategicAgent):
-    """A rollout policy: strategic held to one plan (``plain``, ``pairs``,
-    ``flush``, ``half`` or ``triplets``) while the hand stays eligible for it,
-    plain strategic once it is not. Where strategic re-weighs its plans at every
-    discard, this plays a plan out, so a rollout values the plan and not one
-    discard of it.
-
-    >>> Committed("pairs").name
-    'plan:pairs'
-    """
-
-    def __init__(self, target: str):
-        super().__init__()
-        self.target = target
-        self.name = f"plan:{target}"
-
-    def choose_plan(self, forced, plain_value, cands):
-        if forced is None:
-            if self.target == "plain":
-                return "plain", None, 0.0
-            held = [c for c in cands if c[2] == self.target]
-            if held:
-                return max(held)[2:]
-        return super().choose_plan(forced, plain_value, cands)
-
-
-class Quick:
-    """The default rollout policy, a few microseconds a decision: wins when it
-    can; keeps the tiles that connect (copies, then neighbours within two in the
-    suit) and throws the loosest, void tiles first; pons a pair that connects
-    to nothing else; kongs whenever it may."""
-
-    name = "quick"
-    params: dict = {}
-
-    def start_hand(self, seat: int, rng: Stream) -> None:
-        self.seat, self.rng = seat, rng
-
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
-        first = options[0]
-        if first is not None and first.type in (WIN, VOID):
-            if first.type == WIN:
-                return first
-            h = view.hand
-            return min(options, key=lambda o: sum(h[9 * "mps".index(o.kind):][:9]))
-        h = view.hand
-        if options[-1] is None:  # a claim window
-            for o in options:
-                if o is None:
-                    continue
-                if o.type == KONG or _loose(h, o.tile, h[o.tile]) < 3:
-                    return o
-            return None
-        best, best_key = None, None
-        void = view.void[view.seat]
-        for o in options:
-            if o.type == KONG:
-                if void is None or o.tile // 9 != void:
-                    return o
-                continue
-            t = o.tile
-            key = -1 if void is not None and t // 9 == void else _loose(h, t, 1)
-            if best_key is None or key < best_key:
-                best, best_key = o, key
-        return best
-
-
-class Fold:
-    """The fold plan of a rollout: wins when it can, claims nothing else, and
-    discards the safest tile: one every live opponent has discarded, then one
-    another opponent has, then the most seen (fewest unseen copies), honours
-    before terminals before middle tiles (void tiles first)."""
-
-    name = "fold"
-    params: dict = {}
-
-    def start_hand(self, seat: int, rng: Stream) -> None:
-        self.seat = seat
-
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
-        first = options[0]
-        if first is not None and first.type in (WIN, VOID):
-            return first if first.type == WIN else Quick.choose(Quick(), view, options)
-        if options[-1] is None:
-            return None
-        return self.discard(view, options)
-
-    @staticmethod
-    def discard(view: SeatView, options: list[Event | None]) -> Event:
-        me, void = view.seat, view.void[view.seat]
-        live = [o for o in range(view.n) if o != me and not view.won[o]]
-        unseen = unseen_counts(view)
-
-        def risk(o: Event) -> tuple:
-            t = o.tile
-            if void is not None and t // 9 == void:
-                return (-1,)
-            safe_from = sum(t in view.discards[s] for s in live)
-            edge = 0 if t >= 27 else (1 if t % 9 in (0, 8) else 2)
-            return (len(live) - safe_from, unseen[t], edge, t)
-
-        return min((o for o in options if o is not None and o.type == DISCARD), key=risk)
-
-
-def _loose(h: list[int], t: int, own: int) -> int:
-    """How much tile ``t`` connects in hand ``h`` (``own`` copies of it are the
-    tile itself): 4 per other copy, 2 per neighbour, 1 per tile two away."""
-    k = 4 * (h[t] - own)
-    if t < 27:
-        r = t % 9
-        for d, w in ((-2, 1), (-1, 2), (1, 2), (2, 1)):
-            if 0 <= r + d < 9 and h[t + d]:
-                k += w
-        k += 1 if 0 < r < 8 else 0  # a middle tile makes more runs
-    return k
-
-
-def rollout_agents(policy: str, own: str, n: int, seat: int, first: Event | None,
-                   seed: int) -> list:
-    """Agents of ``policy`` in the other seats and of ``own`` in ``seat``, each
-    with its stream from ``seed``; ``seat``'s plays ``first`` at its next decision."""
-    from simulate.agents import make_agent
-
-    agents = []
-    for s in range(n):
-        p = own if s == seat else policy
-        a = (Quick() if p == "quick" else Fold() if p == "fold"
-             else Committed(p.removeprefix("plan:")) if p.startswith("plan:")
-             else make_agent(p))
-        a.start_hand(s, Stream(derive(seed, s)))
-        agents.append(_Then(a, first) if s == seat else a)
-    return agents

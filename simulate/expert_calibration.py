@@ -41,7 +41,9 @@ from mjlog.hand import shanten
 from mjlog.rng import derive
 from mjlog.rules import Rules
 from simulate.agents import make_agent, make_agents, parse_spec
-from simulate.expert import Committed, ExpertAgent, _lead, _Then, decide, rebuild
+from simulate.expert import ExpertAgent, _lead, decide
+from simulate.rollouts import Committed, _Then
+from simulate.sampling import rebuild
 
 ROW_KEYS = ("variant", "hand", "decision", "kind", "truth", "pick_points", "estimate",
             "estimate_se", "leads")
@@ -99,7 +101,8 @@ class _Probe:
     def _truth(self, view, after, c, then: str | None = None) -> int:
         """Seat 0's points with ``c`` played on the real tiles, the table's agents on,
         seat 0 going on as strategic from ``after`` (its state past the real pick),
-        or held to the plan ``then`` (``plan:…``, :class:`Committed`) from there."""
+        or held to the plan ``then`` (``plan:…``,
+        :class:`simulate.rollouts.Committed`) from there."""
         st = copy.deepcopy(view._s)  # the real hidden tiles: the tool's, never the agent's
         agents = [copy.deepcopy(a) for a in self.table]
         on = copy.deepcopy(after)

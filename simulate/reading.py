@@ -8,7 +8,7 @@ copies of each tile are still hidden. :func:`features` turns that into a vector
 where each hidden copy of ``t`` lies: in seat ``s``'s concealed hand with odds
 ``(tiles s conceals) × exp(β · x(s, t))``, in the wall with odds ``(hidden wall
 tiles)``. :func:`utilities` gives the ``β · x(s, t)``; ``expert:reading=1``
-tilts its samples by them (:func:`simulate.expert._tilt`).
+tilts its samples by them (:func:`simulate.sampling._tilt`).
 
 β is learned by maximum likelihood (:func:`learn`, scipy's L-BFGS) from
 all-strategic hands, whose concealed hands a recorder reads at every seat's turn

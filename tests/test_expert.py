@@ -14,9 +14,9 @@ from mjlog.rng import Stream
 from mjlog.rules import Rules
 from mjlog.state import HandState
 from simulate.agents import agent_names, make_agent, make_agents, parse_spec
-from simulate.expert import rebuild, sample_wall
 from simulate.expert_ab import paired_edge
 from simulate.expert_calibration import ReadySeeing, Seeing, ceiling
+from simulate.sampling import rebuild, sample_wall
 from tests.conformance import play_checked
 
 TINY = "expert:rollouts=2;candidates=2"
@@ -116,7 +116,7 @@ def test_a_committed_rollout_player_holds_to_its_plan():
     from types import SimpleNamespace
 
     from mjlog.tiles import parse_counts
-    from simulate.expert import Committed
+    from simulate.rollouts import Committed
 
     rules = Rules("yuxi")
     v = SimpleNamespace(rules=rules, spec=rules.spec, hand=list(parse_counts("11223m4456p7899s1z")),

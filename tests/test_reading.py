@@ -19,7 +19,7 @@ from mjlog.rng import Stream
 from mjlog.rules import Rules
 from simulate import reading
 from simulate.agents import make_agents
-from simulate.expert import rebuild, sample_wall
+from simulate.sampling import rebuild, sample_wall
 from tests.test_expert import _replay, _seat0_discards
 
 VARIANTS = ("yuxi", "xuezhan", "huangmei")

@@ -1,0 +1,353 @@
+"""The hidden tiles, drawn so that they agree with everything a seat has seen.
+
+:func:`sample_wall` gives a whole wall (the hand's tiles in draw order) on
+which the seat's history replays: its own tiles where it saw them, every tile
+another seat showed (discards, melds, bonus tiles, a shown winning hand) on a
+position that seat had received, the rest shuffled, and then optionally moved
+toward the hands the other seats' play makes likely (:func:`_tilt`).
+:func:`rebuild` replays the history on such a wall through the state's checked
+step, so a sample that does not fit raises :class:`Inconsistent`. ``expert``
+searches on these samples (:mod:`simulate.expert`).
+
+>>> from mjlog.agent import SeatView
+>>> from mjlog.engine import play_hand
+>>> from mjlog.rng import Stream
+>>> from mjlog.rules import Rules
+>>> from simulate.agents import make_agents
+>>> rules = Rules("yuxi")
+>>> done = play_hand(rules, make_agents(["strategic"] * 4), seed=2, match=0, hand=0,
+...                  dealer=0).state
+>>> view = SeatView(done, 0)
+>>> wall = sample_wall(view, view.history, Stream(1), tilt=0.35, steps=100)
+>>> sorted(wall) == sorted(done.wall), rebuild(view, view.history, wall).hands[0] == view.hand
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from mjlog.agent import SeatView
+from mjlog.claims import PASS
+from mjlog.events import BONUS, DEAL, DISCARD, DRAW, HORSE, KONG, PON, VOID, WIN, Event
+from mjlog.hand import shanten
+from mjlog.phase import TAIL
+from mjlog.rng import Stream
+from mjlog.rules import Rules
+from mjlog.scoring.base import Method
+from mjlog.state import HandState
+
+_KONG_TAKES = {"exposed": 3, "concealed": 4, "added": 1}
+_SHOWN_LESS_TILE = (str(Method.DISCARD), str(Method.ROBBED_KONG))
+
+
+class Inconsistent(Exception):
+    """A sample the seat's history cannot be replayed on."""
+
+
+@lru_cache(maxsize=64)
+def _deal_positions(rules: Rules, dealer: int) -> dict[int, tuple[int, ...]]:
+    """Seat → the wall positions it is dealt, in its deal event's order: the
+    engine's own deal read off a wall whose tiles are their positions."""
+    size = len(rules.spec.wall_tiles(rules))
+    probe = HandState(rules, tuple(range(size)), dealer)
+    out = {}
+    for i in range(rules.n):
+        probe.deal_next = i
+        ev = probe.choices.deal_event()
+        out[ev.seat] = ev.tiles
+    return out
+
+
+def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float = 0.0,
+                steps: int = 0, lean: dict[int, list[float]] | None = None,
+                pinned: dict[int, list[int]] | None = None) -> list[int]:
+    """The hand's wall with every tile the seat cannot see drawn at random.
+
+    Each wall position is known (this seat's deal and draws, a horse), a tile
+    another seat was dealt or drew, or still in the wall. The tiles the other
+    seats gave up (discards, melds, bonus tiles, a shown winning hand) are
+    placed, each when it left its hand, on a position that seat had received and
+    not yet placed, chosen at random; the unseen tiles are then shuffled onto the
+    positions left: the other seats' concealed hands and the live wall. A
+    self-drawn winning tile goes on the position its winner drew last, a bonus
+    tile laid out right after a draw on the drawn position (else on a dealt one),
+    and an unseen bonus tile only where it could still be unseen.
+
+    With ``tilt`` > 0 or a reading ``lean`` (:func:`simulate.reading.utilities`)
+    the other seats' concealed tiles are then moved toward the hands their play
+    makes likely (:func:`_tilt`, ``steps`` proposals).
+
+    ``pinned`` (seat → the 34 counts of its concealed hand) is for measuring
+    tools only (:class:`simulate.expert_calibration.ReadySeeing`): those seats
+    are given exactly those tiles, by swaps with the other hidden positions,
+    and the tilt leaves them be.
+    """
+    rules, me = view.rules, view.seat
+    tiles = rules.spec.wall_tiles(rules)
+    size, n = len(tiles), view.n
+    wall: list[int | None] = [None] * size
+    held: list[list[int]] = [[] for _ in range(n)]  # positions received, not yet placed
+    last_draw = [-1] * n
+    draws = [0] * n  # draws each seat has made (how long it has been building)
+    turned: set[int] = set()  # seats that have discarded
+    front, back = 13 * n + 1, size - 1
+    dealt = _deal_positions(rules, view.dealer)
+
+    def place(s: int, t: int, where: list[int]) -> None:
+        """Tile ``t`` left seat ``s``'s hand from one of the positions ``where``
+        (any it holds when it holds none of them)."""
+        h = held[s]
+        where = [p for p in where if p in h]
+        if not where:
+            give_up(s, t)
+            return
+        p = where[rng.below(len(where))] if len(where) > 1 else where[0]
+        h.remove(p)
+        wall[p] = t
+
+    def give_up(s: int, t: int, k: int = 1) -> None:
+        h = held[s]
+        for _ in range(k):
+            if not h:
+                raise Inconsistent(f"S{s} gives up more tiles than it holds")
+            j = rng.below(len(h))
+            wall[h[j]] = t
+            h[j] = h[-1]
+            h.pop()
+
+    for prev, e in zip([None, *history], history, strict=False):
+        ty, s = e.type, e.seat
+        if ty == DEAL:
+            if s == me:
+                for p, t in zip(dealt[s], e.tiles, strict=True):
+                    wall[p] = t
+            else:
+                held[s].extend(dealt[s])
+        elif ty == DRAW:
+            if e.kind == TAIL:
+                p, back = back, back - 1
+            else:
+                p, front = front, front + 1
+            if s == me:
+                wall[p] = e.tile
+            else:
+                held[s].append(p)
+                last_draw[s] = p
+                draws[s] += 1
+        elif ty == HORSE:
+            for t in e.tiles:
+                wall[back] = t
+                back -= 1
+        elif s == me or s is None:
+            continue
+        elif ty == BONUS:
+            # laid out at once when drawn, a dealt one at the seat's first turn (a
+            # hint to the sampler only: the replay through the checked step judges)
+            drew = prev is not None and prev.type == DRAW and prev.seat == s
+            place(s, e.tile, ([last_draw[s]] if drew else [])
+                  + ([] if s in turned else list(dealt[s])))
+        elif ty == DISCARD:
+            turned.add(s)
+            give_up(s, e.tile)
+        elif ty == PON:
+            give_up(s, e.tile, 2)
+        elif ty == KONG:
+            give_up(s, e.tile, _KONG_TAKES[e.kind])
+        elif ty == WIN:
+            shown = list(e.tiles)
+            if e.kind in _SHOWN_LESS_TILE:
+                shown.remove(e.tile)
+            elif e.kind == Method.SELF_DRAW:
+                # the winning tile is the one it just drew, not any of its tiles
+                shown.remove(e.tile)
+                place(s, e.tile, [last_draw[s]])
+            for t in shown:
+                give_up(s, t)
+    left = [0] * 34
+    for t in tiles:
+        left[t] += 1
+    for t in wall:
+        if t is not None:
+            left[t] -= 1
+    if min(left) < 0:
+        raise Inconsistent("more copies seen than the hand has")
+    b = rules.spec.bonus_tile
+    if b is not None and left[b]:
+        # an unseen bonus tile is in the live wall or dealt to a seat yet to play
+        # (a drawn one is laid out at once, a dealt one at the first turn)
+        unplayed = {p for s in range(n) if s not in turned for p in dealt[s]}
+        holding = set().union(*held)  # positions some seat still holds
+        fits = [p for p in range(size) if wall[p] is None and (
+            p in unplayed or p not in holding)]
+        if len(fits) < left[b]:
+            raise Inconsistent("no room for the unseen bonus tiles")
+        for _ in range(left[b]):
+            j = rng.below(len(fits))
+            wall[fits[j]] = b
+            fits[j] = fits[-1]
+            fits.pop()
+        left[b] = 0
+    pool = [t for t in range(34) for _ in range(left[t])]
+    rng.shuffle(pool)
+    it = iter(pool)
+    if not ((tilt > 0 or lean) and steps) and not pinned:
+        return [next(it) if t is None else t for t in wall]
+    unknown = [p for p in range(size) if wall[p] is None]
+    out = [next(it) if t is None else t for t in wall]
+    if pinned:
+        unknown = _pin(out, held, unknown, pinned, b)
+        held = [[] if s in pinned else h for s, h in enumerate(held)]
+    if (tilt > 0 or lean) and steps:
+        _tilt(view, out, held, unknown, [tilt * d for d in draws], rng, steps, lean)
+    return out
+
+
+def _pin(wall: list[int], held: list[list[int]], unknown: list[int],
+         pinned: dict[int, list[int]], bonus: int | None) -> list[int]:
+    """Swap hidden tiles so that each pinned seat holds exactly its given counts;
+    the hidden positions left free to move, in their order."""
+    fixed: set[int] = set()
+    for s in sorted(pinned):
+        want = list(pinned[s])
+        if bonus is not None:
+            want[bonus] = 0  # an unseen bonus tile is placed where it may be, not moved
+        have = [0] * 34
+        for p in held[s]:
+            have[wall[p]] += 1
+        mine = set(held[s])
+        free = [q for q in unknown if q not in fixed and q not in mine]
+        for p in held[s]:
+            a = wall[p]
+            if a == bonus or have[a] <= want[a]:
+                continue
+            q = next((q for q in free if wall[q] != bonus and have[wall[q]] < want[wall[q]]),
+                     None)
+            if q is None:
+                raise Inconsistent(f"S{s}'s pinned hand is not among the hidden tiles")
+            free.remove(q)
+            b = wall[q]
+            wall[p], wall[q] = b, a
+            have[a] -= 1
+            have[b] += 1
+        if any(have[t] != want[t] for t in range(34) if t != bonus):
+            raise Inconsistent(f"S{s}'s pinned hand does not fit its tiles")
+        fixed |= mine
+    return [q for q in unknown if q not in fixed]
+
+
+def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[int],
+          weight: list[float], rng: Stream, steps: int,
+          lean: dict[int, list[float]] | None = None) -> None:
+    """Metropolis moves of the hidden tiles toward hands that play has shaped.
+
+    A uniform sample gives the other seats random concealed tiles: late in a hand
+    they sit about two steps further from ready than the table's real hands
+    (``tests/test_expert.py``, the tilt's test), so rollouts on them see too
+    little danger and too few rival wins. Each move swaps the tiles of a
+    position some other seat still holds and of another hidden position
+    (another seat's or the live wall's);
+    it is kept with the probability ``exp(-Δ)``, where the energy is the sum
+    over seats of ``weight[seat]`` × its shanten (plus one per void-suit tile it
+    holds): the posterior of a seat that has drawn ``d`` tiles, each an
+    occasion to keep what connects, is tilted by ``tilt × d``. With a reading
+    ``lean`` (seat → a utility per tile, :mod:`simulate.reading`) the energy also
+    loses ``lean[seat][t]`` for each copy of ``t`` the seat holds: the samples then
+    follow the learned odds of where each hidden copy lies. Bonus tiles are
+    never moved (where one may lie is pinned by the history). The tile counts,
+    and every tile the history shows, stay as they were."""
+    me = view.seat
+    bonus = view.rules.spec.bonus_tile
+    lean = lean or {}
+    opp = [s for s in range(view.n) if s != me and held[s] and (weight[s] > 0 or s in lean)]
+    if not opp or len(unknown) < 2:
+        return
+    flat = [0.0] * 34
+    like = {s: lean.get(s, flat) for s in opp}
+    owner = {p: s for s in opp for p in held[s]}
+    counts = {s: [0] * 34 for s in opp}
+    for s in opp:
+        c = counts[s]
+        for p in held[s]:
+            c[wall[p]] += 1
+    melds = {s: len(view.melds[s]) for s in opp}
+    voids = {s: view.void[s] for s in opp}
+
+    def energy(s: int) -> int:
+        if weight[s] <= 0:  # a seat held by the reading alone (it has drawn nothing)
+            return 0
+        c = counts[s]
+        v = voids[s]
+        return shanten(c, melds[s]) + (sum(c[9 * v:9 * v + 9]) if v is not None else 0)
+
+    e = {s: energy(s) for s in opp}
+    below, random = rng.below, rng.random
+    for _ in range(steps):
+        s = opp[below(len(opp))] if len(opp) > 1 else opp[0]
+        hs = held[s]
+        p = hs[below(len(hs))]
+        q = unknown[below(len(unknown))]
+        a, b = wall[p], wall[q]
+        s2 = owner.get(q)
+        if a == b or s2 == s or a == bonus or b == bonus:
+            continue
+        cs = counts[s]
+        cs[a] -= 1
+        cs[b] += 1
+        new = energy(s)
+        u = like[s]
+        delta = weight[s] * (new - e[s]) - u[b] + u[a]
+        if s2 is not None:
+            c2 = counts[s2]
+            c2[b] -= 1
+            c2[a] += 1
+            new2 = energy(s2)
+            u = like[s2]
+            delta += weight[s2] * (new2 - e[s2]) - u[a] + u[b]
+        if delta <= 0 or random() < math.exp(-delta):
+            wall[p], wall[q] = b, a
+            e[s] = new
+            if s2 is not None:
+                e[s2] = new2
+        else:
+            cs[a] += 1
+            cs[b] -= 1
+            if s2 is not None:
+                c2[b] += 1
+                c2[a] -= 1
+
+
+def rebuild(view: SeatView, history: list[Event], wall: list[int],
+            read: bool = False) -> HandState:
+    """The hand dealt from ``wall``, ``history`` replayed on it through the state's
+    checked step: this seat's position, the hidden tiles those of ``wall``.
+    Raises :class:`Inconsistent` when the history does not replay on it, and with
+    ``read`` also when another seat could have won at a decision where the hand
+    went on without a win (every agent takes its wins: such a sample is one the
+    other seats' play rules out, e.g. a wait on a tile they let go by)."""
+    st = HandState(view.rules, wall, view.dealer)
+    me = view.seat
+    for e in history:
+        ty = e.type
+        if read and ty != WIN and st.auto() is None and any(
+                s != me and any(o.type == WIN for o in opts)
+                for s, opts in st.options().items()):
+            raise Inconsistent(f"another seat could have won before {e!r}")
+        if ty in (DISCARD, PON, KONG, VOID) or (ty == WIN and st.auto() is None):
+            if not st.try_apply(e):
+                raise Inconsistent(f"{e!r} is not legal on the sample")
+            continue
+        a = st.auto()
+        if a is None and st.window is not None:  # every seat passed the window
+            st.apply(PASS)
+            a = st.auto()
+        if a is None or a.type != ty or a.seat != e.seat or (
+                a != e and not (ty == DEAL and e.tiles is None)
+                and not (ty == DRAW and e.tile is None)):
+            raise Inconsistent(f"the sample's {a!r} where the hand had {e!r}")
+        st.apply(a)
+    if st.hands[view.seat] != view.hand or st.live != view.wall_left or st.auto() is not None:
+        # (a forced event due here: a win the sample gives another seat)
+        raise Inconsistent("the replay does not reach the seat's decision")
+    return st
