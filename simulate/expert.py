@@ -53,12 +53,13 @@ table's), not their noise. With the tilt, priced offline on one calibration of
 on strategic in a way that held on fresh hands.
 
 The rollouts: the other seats play ``efficient`` (shanten and acceptance; the
-paired A/B, 60 yuxi hands, put :class:`simulate.rollouts.Quick`, a connectivity rule of thumb a few
-microseconds a decision, at −0.19 [−0.45, +0.06] points per seat-hand against
-strategic and ``efficient`` at +0.02 [−0.26, +0.30]: weak opponents in the
-rollouts misprice the candidates), its own seat ``strategic`` (so a candidate is
-valued as the agent will go on to play it: a rollout player that ignores value
-plans would rank the plan's discards too low); both can be changed.
+paired A/B, 60 yuxi hands, put :class:`simulate.rollouts.Quick`, a connectivity
+rule of thumb a few microseconds a decision, at −0.19 [−0.45, +0.06] points per
+seat-hand against strategic and ``efficient`` at +0.02 [−0.26, +0.30]: weak
+opponents in the rollouts misprice the candidates), its own seat ``strategic``
+(so a candidate is valued as the agent will go on to play it: a rollout player
+that ignores value plans would rank the plan's discards too low); both can be
+changed.
 ``strategic`` opponents, the table's own, did no better at 1.6 × the CPU (A/B,
 60 hands: xuezhan −0.08 [−0.32, +0.15], huangmei −0.71 [−1.60, +0.18]).
 
@@ -104,22 +105,22 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
   beat strategic's pick by;
 - ``fold`` (0 or 1, default 0): also weigh the fold plan;
 - ``read`` (0 or 1, default 0): redraw a sample in which another seat could have
-  won earlier but the hand went on (see :func:`simulate.sampling.rebuild`), so the samples agree
-  with the other seats' play, not only with the tile counts;
+  won earlier but the hand went on (see :func:`simulate.sampling.rebuild`), so
+  the samples agree with the other seats' play, not only with the tile counts;
 - ``plans`` (0 or 1, default 0): at every discard, however far from ready, also
   weigh each plan strategic passes over there (the plain hand, 七对, one suit,
   碰碰胡: :meth:`StrategicAgent.plan_options`), its first discard followed by
-  strategic held to it (:class:`simulate.rollouts.Committed`) for the rest of the rollout (off:
-  priced offline on 120 yuxi hands, no budget gained; the 60-hand A/B, yuxi
-  +0.00 [−0.15, +0.16], huangmei −0.50 [−1.17, +0.18]);
+  strategic held to it (:class:`simulate.rollouts.Committed`) for the rest of
+  the rollout (off: priced offline on 120 yuxi hands, no budget gained; the
+  60-hand A/B, yuxi +0.00 [−0.15, +0.16], huangmei −0.50 [−1.17, +0.18]);
 - ``confirm`` (0 or 1, default 0): an overruling candidate must beat strategic's
   pick again, in total points, on as many fresh samples as it met;
 - ``tilt`` (float ≥ 0, default 0.35): move the other seats' sampled concealed
-  tiles toward the hands their play makes likely (:func:`simulate.sampling._tilt`); a seat that has
-  drawn ``d`` tiles is weighted ``exp(−tilt × d × shanten)``. Uniform samples
-  (``tilt=0``) put them about two steps further from ready than the table's real
-  hands late in a hand; 0.35 brings their mean shanten near the real one in every
-  variant, and the search's estimate nearer the truth (the calibration of
+  tiles toward the hands their play makes likely (:func:`simulate.sampling._tilt`);
+  a seat that has drawn ``d`` tiles is weighted ``exp(−tilt × d × shanten)``.
+  Uniform samples (``tilt=0``) put them about two steps further from ready than
+  the table's real hands late in a hand; 0.35 brings their mean shanten near the
+  real one in every variant, and the search's estimate nearer the truth (the calibration of
   :mod:`simulate.expert_calibration`, 200 hands a variant: the slope of truth
   on estimate 0.30 → 0.43 in yuxi, 0.17 → 0.33 in xuezhan, 0.39 → 0.61 in
   huangmei; uniform samples made passing a win look better than taking it);
@@ -129,9 +130,10 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
   seat let it and its neighbours go, its melds and suits;
 - ``steps`` (int ≥ 0, default 300): the tilt's proposals per sample;
 - ``tries`` (int ≥ 1, default 4): draws of a fresh sample when one cannot be
-  replayed (a win ``read`` rules out; rarely else: :func:`simulate.sampling.sample_wall` places
-  what the history pins down, so the plain samples all replay in the tests'
-  hands); past them that sample is dropped.
+  replayed (a win ``read`` rules out; rarely else:
+  :func:`simulate.sampling.sample_wall` places what the history pins down, so
+  the plain samples all replay in the tests' hands); past them that sample is
+  dropped.
 
 The paired A/B of :mod:`simulate.expert_ab` measures a setting against strategic.
 
@@ -169,7 +171,6 @@ DEFAULTS = {"rollouts": 8, "most": 8, "candidates": 3, "shanten": 1, "policy": "
 POLICIES = ("quick", "greedy", "efficient", "strategic")
 _MINIMUM = {"rollouts": 0, "most": 0, "candidates": 2, "shanten": -1, "z": 0.0, "tries": 1,
             "tilt": 0.0, "steps": 0}
-#: tiles a meld takes from its maker's concealed hand
 #: the search stream's tag beside the hand stream's first draw
 _SEARCH = 0x5EA7C4
 
@@ -316,7 +317,8 @@ class ExpertAgent:
         each plan strategic weighs there but does not choose (the plain hand, 七对,
         one suit, 碰碰胡, as :meth:`StrategicAgent.plan_options` finds them
         eligible), as its first discard and then strategic held to that plan
-        (:class:`simulate.rollouts.Committed`) for the rest of the rollout; else none."""
+        (:class:`simulate.rollouts.Committed`) for the rest of the rollout; else
+        none."""
         if not self.params["plans"] or pick is None or pick.type != DISCARD:
             return []
         void = view.void[self.seat]

@@ -38,7 +38,9 @@ from mjlog.rules import Rules
 from mjlog.scoring.base import Method
 from mjlog.state import HandState
 
+#: tiles a meld takes from its maker's concealed hand
 _KONG_TAKES = {"exposed": 3, "concealed": 4, "added": 1}
+#: wins whose shown tiles include one the winner never held (the discard, the robbed tile)
 _SHOWN_LESS_TILE = (str(Method.DISCARD), str(Method.ROBBED_KONG))
 
 
