@@ -260,7 +260,9 @@ def coefficients(variant: str) -> tuple[float, ...]:
         raise ValueError(f"{path}: no reading for {variant}: {e}") from None
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that refuses in one line and exits 2, as every command of the project."""
+
     def error(self, message: str):  # one line, as every refusal of the project
         self.exit(2, f"{self.prog}: {message}\n")
 
@@ -281,7 +283,7 @@ def _writable(out: str) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = _Parser(
+    p = OneLineParser(
         prog="python -m simulate.reading",
         description="Learn the reading of hidden tiles (β) from all-strategic hands: 80 %% "
                     "of the hands' turns fit it, the last 20 %% score it against the "

@@ -34,7 +34,6 @@ discards by), which names no distribution, so no share. ``python -m simulate.wai
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass
 
@@ -44,7 +43,7 @@ from mjlog.agent import SeatView
 from mjlog.hand import shanten, waits
 from simulate import reading
 from simulate.efficient import unseen_counts
-from simulate.reading import FEATURES, features, seen_copies
+from simulate.reading import FEATURES, OneLineParser, features, seen_copies
 from simulate.strategic import StrategicAgent
 
 _F = len(FEATURES)
@@ -135,22 +134,29 @@ def learn(obs: list[WaitObservation], l2: float = 1e-3) -> np.ndarray:
                     method="L-BFGS-B", options={"maxiter": 500}).x
 
 
-def shares(beta, obs: list[WaitObservation]) -> np.ndarray:
-    """Each observation's share: the probability the reading β puts on its waits."""
-    X, W, L = _stack(obs)
+def _shares(beta, X, W, L) -> np.ndarray:
     return np.where(W, np.exp(_log_dist(X @ np.asarray(beta, float), L)), 0).sum(1)
 
 
-def ranks(scores: np.ndarray, obs: list[WaitObservation]) -> np.ndarray:
-    """Each observation's AUC of ``scores`` (n, 34; higher: more likely a wait):
-    the chance that a true wait outranks another live kind, ties counted half."""
-    _, W, L = _stack(obs)
+def shares(beta, obs: list[WaitObservation]) -> np.ndarray:
+    """Each observation's share: the probability the reading β puts on its waits."""
+    return _shares(beta, *_stack(obs))
+
+
+def _ranks(scores: np.ndarray, W, L) -> np.ndarray:
     other = L & ~W
     d = scores[:, :, None] - scores[:, None, :]  # [n, wait, other]
     pair = W[:, :, None] & other[:, None, :]
     won = np.where(pair, (d > 0) + 0.5 * (d == 0), 0).sum((1, 2))
     n = pair.sum((1, 2))
     return np.where(n > 0, won / np.maximum(n, 1), 0.5)
+
+
+def ranks(scores: np.ndarray, obs: list[WaitObservation]) -> np.ndarray:
+    """Each observation's AUC of ``scores`` (n, 34; higher: more likely a wait):
+    the chance that a true wait outranks another live kind, ties counted half."""
+    _, W, L = _stack(obs)
+    return _ranks(scores, W, L)
 
 
 def table(variant: str, hands: int, seed: int) -> list[dict]:
@@ -175,18 +181,19 @@ def table(variant: str, hands: int, seed: int) -> list[dict]:
 
     readings = {"uniform": np.zeros(_F), "tile reading": np.array(reading.coefficients(variant)),
                 "wait reading": beta}
-    X = np.stack([o.X for o in test])
-    base = per_hand(shares(readings["uniform"], test))
+    X, W, L = _stack(test)  # once: each reading is scored on the same arrays
+    base = None
     rows = []
     for name, b in [*readings.items(), ("strategic's danger rule", None)]:
         if b is None:  # a rank of danger, not a distribution: no share
             share = gain = (math.nan,) * 3
-            auc = ranks(np.stack([o.rule for o in test]), test)
+            auc = _ranks(np.stack([o.rule for o in test]), W, L)
         else:
-            y = per_hand(shares(b, test))
+            y = per_hand(_shares(b, X, W, L))
+            base = y if base is None else base  # uniform, the first
             e, d = estimate(y, n), compare_units(base, n, y, n, paired=True)
             share, gain = (e.value, e.lo, e.hi), (d.diff, d.lo, d.hi)
-            auc = ranks(X @ b, test)
+            auc = _ranks(X @ b, W, L)
         a = estimate(per_hand(auc), n)
         rows.append({"reading": name, "share": share, "gain": gain,
                      "auc": (a.value, a.lo, a.hi), "hands": len(units),
@@ -194,13 +201,8 @@ def table(variant: str, hands: int, seed: int) -> list[dict]:
     return rows
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, as every refusal of the project
-        self.exit(2, f"{self.prog}: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
-    p = _Parser(
+    p = OneLineParser(
         prog="python -m simulate.wait_reading",
         description="How much of a ready seat's waits a seat can read from the table: a "
                     "wait reading learned on the first 80 %% of all-strategic hands, scored "
