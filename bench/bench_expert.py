@@ -353,24 +353,14 @@ def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
     return rows
 
 
-def ceiling_part(variant: str, hands: int) -> str:
-    """A markdown row: expert's edge over strategic, its seeing twin's and the gap
-    between them, on the same hands (:func:`simulate.expert_calibration.ceiling`)."""
+def ceiling_part(variant: str, hands: int, twin: str = "seeing") -> str:
+    """A markdown row: expert's edge over strategic, its twin's (``seeing``: every
+    other hand; ``ready``: the ready seats' only) and the gap between them, on the
+    same hands (:func:`simulate.expert_calibration.ceiling`)."""
     from simulate.expert_calibration import ceiling
 
     t0 = time.process_time()
-    r = ceiling(variant, hands=hands, seed=SEED, first=CEILING_FIRST)
-    return _pair_row(variant, f"{CEILING_FIRST}–{CEILING_FIRST + hands - 1}", r["agent"],
-                     r["seeing"], r["gap"], time.process_time() - t0)
-
-
-def ready_part(variant: str, hands: int) -> str:
-    """A markdown row: the ceiling's A/B with the twin that knows only the ready
-    seats' hands (:class:`simulate.expert_calibration.ReadySeeing`)."""
-    from simulate.expert_calibration import ceiling
-
-    t0 = time.process_time()
-    r = ceiling(variant, hands=hands, seed=SEED, first=CEILING_FIRST, twin="ready")
+    r = ceiling(variant, hands=hands, seed=SEED, first=CEILING_FIRST, twin=twin)
     return _pair_row(variant, f"{CEILING_FIRST}–{CEILING_FIRST + hands - 1}", r["agent"],
                      r["seeing"], r["gap"], time.process_time() - t0)
 
@@ -458,7 +448,7 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
             if "ceiling" in parts:
                 put("ceiling", v, ceiling_part(v, ab_hands))
             if "ready" in parts:
-                put("ready", v, ready_part(v, ab_hands))
+                put("ready", v, ceiling_part(v, ab_hands, twin="ready"))
             if "reading" in parts:
                 put("reading", v, reading_part(v, ab_hands))
             if "calibration" in parts:
