@@ -245,13 +245,20 @@ def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0
                   workers: int | None = None, out: str | Path | None = None,
                   progress: bool | None = False,
                   hands_per_shard: int = HANDS_PER_SHARD,
-                  seating: str = DEFAULT_SEATING) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  seating: str = DEFAULT_SEATING,
+                  scheduler: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`ladder`'s standings and the paired :func:`gaps` down them.
     ``hands_per_shard`` sets the file layout only (smaller shards, more workers
     busy on a short ladder), never the hands or the standings. ``seating``
     (:func:`seatings`): ``balanced``, the default, plays every line-up order on the
     same walls, each a run of its own under ``out/seating-K``, pooled per match;
-    ``cyclic`` plays the line-up's order only, in ``out`` itself."""
+    ``cyclic`` plays the line-up's order only, in ``out`` itself. ``scheduler``
+    sends the shards to that dask.distributed scheduler instead of local workers
+    (:func:`~simulate.runner.simulate`); its workers write the run, so it needs an
+    ``out`` they can see, never a temporary folder of this machine."""
+    if scheduler is not None and out is None:
+        raise InputError("a ladder on a --scheduler needs --out: the cluster's workers "
+                         "write the run there")
     orders = seatings(agents, seating)
     probe = RunSpec.build(variant, seed, 1, hands_per_match, agents, sets=sets, duplicate=True)
     per_match = probe.rotations * hands_per_match * len(orders)
@@ -271,7 +278,7 @@ def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0
                              "--seating balanced, or give a cyclic ladder another --out")
         for k, spec in enumerate(specs):
             simulate(spec, root if len(specs) == 1 else root / f"seating-{k}",
-                     workers=workers, progress=progress)
+                     workers=workers, progress=progress, scheduler=scheduler)
         return _tables(root)
 
     if out is None:
@@ -283,7 +290,7 @@ def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0
 def ladder(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
            hands_per_match: int = 8, sets: Sequence[str] = (), workers: int | None = None,
            out: str | Path | None = None, progress: bool | None = False,
-           seating: str = DEFAULT_SEATING) -> pd.DataFrame:
+           seating: str = DEFAULT_SEATING, scheduler: str | None = None) -> pd.DataFrame:
     """Play at least ``hands`` duplicate hands with this line-up and rank the agents."""
     return ladder_tables(variant, agents, hands, seed, hands_per_match, sets, workers, out,
-                         progress, seating=seating)[0]
+                         progress, seating=seating, scheduler=scheduler)[0]

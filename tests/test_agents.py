@@ -127,6 +127,38 @@ def test_ladder_hands_per_shard_spreads_the_work_not_the_standings(tmp_path):
     assert got["one"][1:] == got["many"][1:]
 
 
+def test_ladder_on_a_dask_cluster_plays_the_same_hands(tmp_path):
+    """``--scheduler``: the shards go to a dask.distributed cluster; every seating's
+    run has the same bytes as on one local worker, and the standings are the same."""
+    from distributed import LocalCluster
+
+    cmd = ["ladder", "--variant", "yuxi", "--agents", "efficient,greedy,random,greedy",
+           "--hands", "96", "--seed", "8", "--hands-per-shard", "32", "--format", "csv",
+           "--quiet"]
+    local = CliRunner().invoke(main, [*cmd, "--workers", "1", "--out", str(tmp_path / "a")])
+    assert local.exit_code == 0, local.output
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster:
+        res = CliRunner().invoke(main, [*cmd, "--scheduler", cluster.scheduler_address,
+                                        "--out", str(tmp_path / "b")])
+        played_there = cluster.scheduler.transition_counter  # tasks it moved along
+        # the cluster's workers cannot write into this machine's temporary folder
+        bare = CliRunner().invoke(main, [*cmd, "--scheduler", cluster.scheduler_address])
+    assert bare.exit_code == 2 and "needs --out" in bare.output
+    assert res.exit_code == 0, res.output
+    assert played_there > 0
+    assert res.output == local.output and "efficient" in res.output
+
+    def shards(root):
+        return {p.relative_to(root).as_posix(): p.read_bytes()
+                for p in sorted(root.rglob("*.parquet"))}
+
+    a, b = shards(tmp_path / "a"), shards(tmp_path / "b")
+    # balanced: three orders of the agents after the first, each its own run
+    assert {k.split("/")[0] for k in a} == {"seating-0", "seating-1", "seating-2"}
+    assert a == b
+
+
 def test_ladder_gaps_pair_the_agents_by_match(tmp_path):
     import numpy as np
     import pyarrow.parquet as pq

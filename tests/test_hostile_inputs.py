@@ -180,6 +180,12 @@ CASES = [
      "--scheduler"),
     ("scheduler-refused", [*SIM, "--scheduler", "tcp://127.0.0.1:1", "--out", "out"], {},
      "cannot reach"),
+    ("ladder-scheduler-not-a-url", ["ladder", "--variant", "yuxi", "--agents", "greedy",
+                                    "--scheduler", "not a url", "--out", "out", "--quiet"], {},
+     "--scheduler"),
+    ("ladder-scheduler-refused", ["ladder", "--variant", "yuxi", "--agents", "greedy",
+                                  "--scheduler", "tcp://127.0.0.1:1", "--out", "out",
+                                  "--quiet"], {}, "cannot reach"),
     # ---- hand references in replay and export
     ("replay-hand-20-digits", ["replay", "{run}", "--hand", "99999999999999999999:0"], {},
      "match"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mjlog.commands.simulate import AgentsOption
+from mjlog.commands.simulate import AgentsOption, scheduler_callback
 from mjlog.rules import VARIANTS
 from simulate.seating import DEFAULT_SEATING, SEATINGS
 
@@ -25,6 +25,10 @@ from simulate.seating import DEFAULT_SEATING, SEATINGS
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a rule key.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: every core); a shard is one worker's.")
+@click.option("--scheduler", default=None, metavar="ADDRESS", callback=scheduler_callback,
+              help="Play the shards on this dask.distributed scheduler instead "
+                   "(tcp://host:8786); needs --out, which its workers must see. The "
+                   "standings are the same as on local workers.")
 @click.option("--hands-per-shard", type=click.IntRange(min=1), default=2000,
               show_default=True,
               help="Target hands per shard (whole matches). Smaller shards spread a short "
@@ -45,7 +49,7 @@ from simulate.seating import DEFAULT_SEATING, SEATINGS
                    "but the agent listed before another always plays just before it: on "
                    "given walls, luck that one agent gets and the other does not).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
+def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers, scheduler,
                    hands_per_shard, seating, csv_path, fmt, out, quiet) -> None:
     """Play duplicate matches and rank the agents: mean points per hand with a 95%
     interval (matches as the unit), win rate, deal-in rate, mean points per win.
@@ -62,7 +66,8 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
 
     table, gaps = ladder_tables(variant, agents.split(","), hands, seed, hands_per_match, sets,
                                 workers=workers, out=out, progress=None if not quiet else False,
-                                hands_per_shard=hands_per_shard, seating=seating)
+                                hands_per_shard=hands_per_shard, seating=seating,
+                                scheduler=scheduler)
     if fmt == "json":
         click.echo(table.to_json(orient="records", force_ascii=False))
     elif fmt == "csv":

@@ -10,7 +10,7 @@ import click
 from mjlog.rules import VARIANTS
 
 
-def _scheduler(ctx, param, value):
+def scheduler_callback(ctx, param, value):
     """Check a --scheduler address (its form, and that it answers) before anything
     is written."""
     if value is None:
@@ -53,7 +53,7 @@ def run_options(f):
                      help="Override a rule key."),
         click.option("--workers", type=click.IntRange(min=1), default=None,
                      help="Local worker processes (default: every core)."),
-        click.option("--scheduler", default=None, metavar="ADDRESS", callback=_scheduler,
+        click.option("--scheduler", default=None, metavar="ADDRESS", callback=scheduler_callback,
                      help="Run the shards on this dask.distributed scheduler instead "
                           "(tcp://host:8786; the workers must see --out)."),
         click.option("--duplicate", is_flag=True,
