@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint lock data clean golden chromium notebooks docs
+.PHONY: demo test research bench lint lock data clean golden chromium notebooks docs
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -21,6 +21,10 @@ chromium:
 
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -n auto
+
+# The measuring tools behind bench/results/ (research/, outside the wheel) and their tests.
+research: $(STAMP)
+	$(BIN)/python -m pytest -q -n auto research
 
 # Execute every notebook top to bottom on the sample data; the executed copies (with
 # their tables and figures) go to build/notebooks/, the committed ones stay clean.

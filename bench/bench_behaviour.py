@@ -7,7 +7,7 @@ Three parts, each a section of BENCHMARKS.md:
   self-draw share, hand length, each pattern's share of wins;
 - response: strategic in every seat, one rule value swept at a time on the same
   walls (paired): a pattern family's share of wins, each point against the lowest
-  with a 95 % interval (:mod:`simulate.response`);
+  with a 95 % interval (:mod:`research.response`);
 - rule-aware vs rule-blind: a duplicate ladder where ``strategic`` and
   ``strategic:rules=default`` sit at one table under changed values.
 
@@ -86,7 +86,7 @@ def _ci(d):
 
 
 def behaviour_section(quick: bool, hands: int | None = None) -> str:
-    from simulate.response import behaviour
+    from research.response import behaviour
 
     hands = hands or (24 if quick else 400)
     parts = []
@@ -127,7 +127,7 @@ def behaviour_section(quick: bool, hands: int | None = None) -> str:
 
 
 def response_section(quick: bool, hands: int | None = None) -> str:
-    from simulate.response import (
+    from research.response import (
         above_share,
         behaviour,
         rate_diff,

@@ -3,17 +3,17 @@ which balance conclusions move when every seat plays it instead of ``strategic``
 
 - speed: hands/s of one ``expert`` seat and three ``strategic`` seats, one core,
   wall clock and CPU (the machine is shared: CPU time is the steadier figure);
-- ab: the paired seat-swap A/B against strategic (:mod:`simulate.expert_ab`);
+- ab: the paired seat-swap A/B against strategic (:mod:`research.expert_ab`);
 - ceiling: that A/B for expert and for its search given the other seats' real
-  hands (:func:`simulate.expert_calibration.ceiling`): what right samples would gain;
+  hands (:func:`research.expert_calibration.ceiling`): what right samples would gain;
 - ready: the ceiling again, the twin knowing only the hands of the other seats
-  that are ready (:class:`simulate.expert_calibration.ReadySeeing`);
+  that are ready (:class:`research.expert_calibration.ReadySeeing`);
 - reading: that A/B for ``expert:reading=1`` (its samples tilted by the learned
-  reading of :mod:`simulate.reading`) beside expert's, on the same hands;
+  reading of :mod:`simulate.agents.reading`) beside expert's, on the same hands;
 - calibration: the search's estimate against the truth on the real hidden tiles
-  (:mod:`simulate.expert_calibration`);
+  (:mod:`research.expert_calibration`);
 - budget: what other search settings would have gained, priced on one
-  calibration of many samples a decision (:func:`simulate.expert_calibration.budget`);
+  calibration of many samples a decision (:func:`research.expert_calibration.budget`);
 - ladder: ``mjlog ladder --agents expert,strategic,efficient,greedy`` per variant;
 - null: the same ladder with strategic's exact twin in expert's seat, over many
   seeds: how far luck and seating alone set two equal players apart;
@@ -49,7 +49,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from simulate.expert import DEFAULTS as EXPERT_DEFAULTS  # noqa: E402
+from simulate.agents.expert import DEFAULTS as EXPERT_DEFAULTS  # noqa: E402
 from simulate.seating import DEFAULT_SEATING, SEATINGS  # noqa: E402  (after the path: run as a script)
 
 VARIANTS = ("yuxi", "xuezhan", "huangmei")
@@ -293,9 +293,9 @@ CAL_SAMPLES = 16
 
 
 def calibration_part(variant: str, hands: int) -> str:
-    """The search's estimate against the truth (:mod:`simulate.expert_calibration`):
+    """The search's estimate against the truth (:mod:`research.expert_calibration`):
     the fit per spec, then the decisions by kind (kinds seen at least 5 times)."""
-    from simulate.expert_calibration import calibrate, summarize
+    from research.expert_calibration import calibrate, summarize
 
     t0 = time.process_time()
     rows = calibrate(variant, hands=hands, samples=CAL_SAMPLES, specs=CALIBRATED, seed=SEED)
@@ -321,9 +321,9 @@ BUDGET_SAMPLES = 64
 
 def budget_part(variant: str, hands: int, first: int, spec: str = EXPERT) -> str:
     """Each budget's edge over strategic, priced on one calibration
-    (:func:`simulate.expert_calibration.budget`) of ``spec``: its parameters
+    (:func:`research.expert_calibration.budget`) of ``spec``: its parameters
     other than the budget's choose the decisions searched and their candidates."""
-    from simulate.expert_calibration import budget, calibrate
+    from research.expert_calibration import budget, calibrate
 
     t0 = time.process_time()
     rows = calibrate(variant, hands=hands, samples=BUDGET_SAMPLES, specs=(spec,), seed=SEED,
@@ -340,8 +340,8 @@ def budget_part(variant: str, hands: int, first: int, spec: str = EXPERT) -> str
 
 
 def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
-    """Markdown rows of the paired seat-swap A/B (:func:`simulate.expert_ab.paired_edge`)."""
-    from simulate.expert_ab import paired_edge
+    """Markdown rows of the paired seat-swap A/B (:func:`research.expert_ab.paired_edge`)."""
+    from research.expert_ab import paired_edge
 
     rows = []
     for a in agents:
@@ -356,8 +356,8 @@ def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
 def ceiling_part(variant: str, hands: int, twin: str = "seeing") -> str:
     """A markdown row: expert's edge over strategic, its twin's (``seeing``: every
     other hand; ``ready``: the ready seats' only) and the gap between them, on the
-    same hands (:func:`simulate.expert_calibration.ceiling`)."""
-    from simulate.expert_calibration import ceiling
+    same hands (:func:`research.expert_calibration.ceiling`)."""
+    from research.expert_calibration import ceiling
 
     t0 = time.process_time()
     r = ceiling(variant, hands=hands, seed=SEED, first=CEILING_FIRST, twin=twin)
@@ -382,9 +382,9 @@ CEILING_FIRST = 5000
 
 def reading_part(variant: str, hands: int) -> str:
     """A markdown row: ``expert:reading=1``'s edge over strategic, expert's and the
-    gap between them, on the same hands (:func:`simulate.expert_ab.head_to_head`;
+    gap between them, on the same hands (:func:`research.expert_ab.head_to_head`;
     hands 0 … of seed READING_SEED, which no other part plays)."""
-    from simulate.expert_ab import head_to_head
+    from research.expert_ab import head_to_head
 
     t0 = time.process_time()
     r = head_to_head(variant, READ_SPEC, EXPERT, hands=hands, seed=READING_SEED)
@@ -494,7 +494,7 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| variant | hands | hands/s (wall) | hands/s (CPU) | searched decisions/hand "
         "| overruled/hand |\n|---|---|---|---|---|---|\n" + joined("speed") + "\n"
         "### Paired A/B: expert in one seat against strategic in that seat\n\n"
-        "`simulate.expert_ab.paired_edge`: each hand (its own match, seed "
+        "`research.expert_ab.paired_edge`: each hand (its own match, seed "
         f"{SEED}) played with strategic in every seat and once more per seat with the agent "
         "in that seat, the other three strategic: the same walls and streams, so a hand "
         "where the agent plays as strategic adds exactly 0. Edge = the agent's points less "
@@ -504,7 +504,7 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "searched decisions | samples/searched decision | CPU s |\n"
         "|---|---|---|---|---|---|---|---|\n" + joined("ab") + "\n"
         "### The ceiling: the search given the real hands\n\n"
-        "`simulate.expert_calibration.ceiling`: the same A/B (hands from "
+        "`research.expert_calibration.ceiling`: the same A/B (hands from "
         f"{CEILING_FIRST} on, `--ab-hands` of them) for `{EXPERT}` and for its seeing twin, "
         "the same search whose samples hold the other seats' real concealed tiles (only the "
         "undrawn wall's order is unknown to it: a measuring tool, no agent); the gap is the "
@@ -515,15 +515,15 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| CPU s |\n|---|---|---|---|---|---|---|---|\n" + joined("ceiling") + "\n"
         "### The ceiling, the ready seats only\n\n"
         "The ceiling's A/B again, its twin knowing only the real concealed hands of the "
-        "other seats that are ready (`simulate.expert_calibration.ReadySeeing`: pinned in "
+        "other seats that are ready (`research.expert_calibration.ReadySeeing`: pinned in "
         "every sample, the other hidden tiles drawn and tilted as expert draws them; a "
         "measuring tool).\n\n"
         "| variant | hands | expert's edge [95% CI] | ready twin's edge [95% CI] "
         "| gap [95% CI] | expert overruled of searched | twin overruled of searched "
         "| CPU s |\n|---|---|---|---|---|---|---|---|\n" + joined("ready") + "\n"
         "### A learned reading of the hidden hands\n\n"
-        f"`simulate.expert_ab.head_to_head`: the same A/B for `{READ_SPEC}` (samples tilted "
-        "by the reading `simulate.reading` learned from all-strategic hands: the odds that "
+        f"`research.expert_ab.head_to_head`: the same A/B for `{READ_SPEC}` (samples tilted "
+        "by the reading `simulate.agents.reading` learned from all-strategic hands: the odds that "
         "each hidden copy of a tile lies in a given seat's hand) and for "
         f"`{EXPERT}`, on the same hands (seed {READING_SEED}, `--ab-hands` of them); the gap "
         "is the reading's edge less expert's, hand by hand.\n\n"
@@ -531,7 +531,7 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| reading overruled of searched | expert overruled of searched | CPU s |\n"
         "|---|---|---|---|---|---|---|---|\n" + joined("reading") + "\n"
         "### Calibration: the search's estimate against the truth\n\n"
-        "`simulate.expert_calibration.calibrate`: seat 0 plays strategic at a strategic table "
+        "`research.expert_calibration.calibrate`: seat 0 plays strategic at a strategic table "
         f"(hands 0 … H−1, each its own match, seed {SEED}); at every decision the search would "
         "take, each alternative's lead over strategic's pick is estimated by the search "
         f"({CAL_SAMPLES} samples) and measured on the real hidden tiles with the table's own "
@@ -550,10 +550,10 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| variant | kind | n | truth [95% CI] | " + " | ".join(f"`{c}`" for c in CALIBRATED)
         + " |\n|---|---|---|---|" + "---|" * len(CALIBRATED) + "\n" + joined("calkinds") + "\n"
         "### Budget: what more samples would gain, priced offline\n\n"
-        "`simulate.expert_calibration.budget`: one calibration with "
+        "`research.expert_calibration.budget`: one calibration with "
         f"{BUDGET_SAMPLES} samples a decision (`--parts budget`, hands `--cal-first` … on), "
         "each setting's choice made from its share of the samples by the agent's own rule "
-        "(`simulate.expert.decide`; held to the agent's search by a test). Edge over "
+        "(`simulate.agents.expert.decide`; held to the agent's search by a test). Edge over "
         "strategic in points per seat-hand, 95 % t interval with the hand as the unit: "
         "*first overrule* is exactly what a search that stops at its first overrule would "
         "have gained on these walls; *all overrules* adds the later ones' truths, an "
@@ -649,7 +649,7 @@ if __name__ == "__main__":
                          "expert:shanten=2 (default: expert)")
     a = ap.parse_args()
     from simulate.agents import make_agent
-    from simulate.expert import ExpertAgent
+    from simulate.agents.expert import ExpertAgent
     try:
         if not isinstance(make_agent(a.budget_spec), ExpertAgent):
             ap.error(f"--budget-spec {a.budget_spec!r}: not an expert agent")

@@ -17,7 +17,7 @@ A complete agent that always takes the first choice::
     ...         return options[0]
 
 To use it from the command line, in worker processes and on Dask, make it a
-plugin (:mod:`simulate.plugins`): name it ``--agents mypkg.mod:First``, or declare
+plugin (:mod:`simulate.agents.plugins`): name it ``--agents mypkg.mod:First``, or declare
 an entry point in the ``mjlog.agents`` group of your package and name it
 ``--agents first``. (:func:`simulate.agents.register` reaches only the process
 that calls it.)
@@ -27,10 +27,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from mjlog.events import DEAL, DRAW, Event
+from mjlog.errors import InputError
+from mjlog.events import DEAL, DISCARD, DRAW, KONG, PON, VOID, WIN, Event
+from mjlog.hand import shanten
 from mjlog.melds import Meld
 from mjlog.phase import Phase
 from mjlog.rng import Stream
+from mjlog.ukeire import after_discards
 
 
 class Agent(Protocol):
@@ -143,3 +146,91 @@ class SeatView:
         """The tile open to claims, in a claim window."""
         w = self._s.window
         return w.tile if w is not None else None
+
+
+# The reference agents: simple, rule-blind players that every layer may use
+# (the core's doctests and tests play them without the agents package).
+
+class _Base:
+    name = "base"
+
+    def __init__(self, **params):
+        if params:
+            raise InputError(f"agent {self.name!r} takes no parameters, got {sorted(params)}")
+        self.params: dict = {}
+        self.seat = 0
+        self.rng: Stream | None = None
+
+    def start_hand(self, seat: int, rng: Stream) -> None:
+        self.seat, self.rng = seat, rng
+
+
+class RandomAgent(_Base):
+    name = "random"
+    """Uniform over the legal choices, from its own stream."""
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        return options[self.rng.below(len(options))]
+
+
+class GreedyAgent(_Base):
+    name = "greedy"
+    """Wins when it can; otherwise keeps shanten as low as it can."""
+
+    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+        first = options[0]
+        if first is not None and first.type == WIN:
+            return first
+        if first is not None and first.type == VOID:
+            h = view.hand
+            counts = [sum(h[9 * s: 9 * s + 9]) for s in range(3)]
+            return options[counts.index(min(counts))]
+        hand = view.hand
+        nm = len(view.melds[self.seat])
+        void = view.void[self.seat]
+        if options[-1] is None:  # a claim window: pon / kong / pass
+            base = _shanten(hand, nm, void)
+            t = view.window_tile
+            for o in options:
+                if o is None:
+                    continue
+                k = 2 if o.type == PON else 3
+                hand[t] -= k
+                after = _shanten(hand, nm + 1, void)
+                hand[t] += k
+                if after <= base:
+                    return o
+            return None
+        # own turn: kongs that do not raise shanten, else the best discard
+        base = None
+        discards = []
+        for o in options:
+            if o.type == KONG:
+                if base is None:
+                    base = _shanten(hand, nm, void)
+                k = 4 if o.kind == "concealed" else 1
+                hand[o.tile] -= k
+                after = _shanten(hand, nm + (k == 4), void)
+                hand[o.tile] += k
+                if after <= base:
+                    return o
+            elif o.type == DISCARD:
+                discards.append(o)
+        if void is not None:
+            vd = [o for o in discards if o.tile // 9 == void]
+            if vd:
+                return vd[self.rng.below(len(vd))]
+        # no void tile left: the shanten after each discard, all at once
+        after = after_discards(hand, nm)
+        best_s = min(after[o.tile] for o in discards)
+        best = [o for o in discards if after[o.tile] == best_s]
+        return best[self.rng.below(len(best))]
+
+
+def _shanten(hand: list[int], melds: int, void: int | None) -> int:
+    if void is None:
+        return shanten(hand, melds)
+    h = hand[:]
+    h[9 * void: 9 * void + 9] = [0] * 9
+    # without its void tiles the hand is shorter; count them as tiles still to replace
+    return shanten(h, melds) + sum(hand[9 * void: 9 * void + 9])

@@ -6,9 +6,9 @@ replayer and the auditor use, and what a window's claims make happen is
 :meth:`mjlog.claims.Claims.resolve`.
 
 >>> from mjlog.rules import Rules
->>> from simulate.agents import make_agents
+>>> from mjlog.agent import GreedyAgent
 >>> r = Rules("yuxi")
->>> hand = play_hand(r, make_agents(["greedy"] * 4), seed=7, match=0, hand=0, dealer=0)
+>>> hand = play_hand(r, [GreedyAgent() for _ in range(4)], seed=7, match=0, hand=0, dealer=0)
 >>> hand.state.over, sum(hand.state.deltas)
 (True, 0)
 """

@@ -12,8 +12,8 @@ importer use the same step.
 
 >>> from mjlog.rules import Rules
 >>> from mjlog.engine import play_hand
->>> from simulate.agents import make_agents
->>> p = play_hand(Rules("yuxi"), make_agents(["greedy"] * 4), seed=3, match=0, hand=0,
+>>> from mjlog.agent import GreedyAgent
+>>> p = play_hand(Rules("yuxi"), [GreedyAgent() for _ in range(4)], seed=3, match=0, hand=0,
 ...               dealer=None)
 >>> r = Replay.from_parts(p.state.rules, p.state.hand_row(), p.state.events)
 >>> last = r.state_at(len(p.state.events) - 1)

@@ -65,7 +65,7 @@ def kong_payments(st, s: int, kind: str, t: int, late: bool) -> list[tuple]:
     <mjlog.variants.base.Variant.kong_money>`), and nothing for a late added kong
     (``late``) under ``late_added_kong = no_pay``, in every variant. ``st``: the
     state, or anything with its ``rules``, ``spec``, ``n``, ``melds`` and ``won``
-    (:func:`simulate.values.kong_money` asks with a stand-in)."""
+    (:func:`simulate.agents.values.kong_money` asks with a stand-in)."""
     if late and st.rules["late_added_kong"] == "no_pay":
         return []
     return st.spec.kong_money(st, s, kind, t, late)

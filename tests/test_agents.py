@@ -13,7 +13,7 @@ from mjlog.events import VOID
 from mjlog.rules import Rules
 from mjlog.tiles import parse_counts
 from simulate.agents import agent_names, make_agent, make_agents
-from simulate.strategic import StrategicAgent
+from simulate.agents.strategic import StrategicAgent
 from tests.conformance import play_checked
 
 AGENTS = ["random", "greedy", "efficient", "strategic"]

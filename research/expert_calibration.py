@@ -40,10 +40,10 @@ from mjlog.engine import play, play_hand
 from mjlog.hand import shanten
 from mjlog.rng import derive
 from mjlog.rules import Rules
+from mjlog.sampling import rebuild
 from simulate.agents import make_agent, make_agents, parse_spec
-from simulate.expert import ExpertAgent, _lead, decide
-from simulate.rollouts import Committed, _Then
-from simulate.sampling import rebuild
+from simulate.agents.expert import ExpertAgent, _lead, decide
+from simulate.agents.rollouts import Committed, _Then
 
 ROW_KEYS = ("variant", "hand", "decision", "kind", "truth", "pick_points", "estimate",
             "estimate_se", "leads")
@@ -102,7 +102,7 @@ class _Probe:
         """Seat 0's points with ``c`` played on the real tiles, the table's agents on,
         seat 0 going on as strategic from ``after`` (its state past the real pick),
         or held to the plan ``then`` (``plan:…``,
-        :class:`simulate.rollouts.Committed`) from there."""
+        :class:`simulate.agents.rollouts.Committed`) from there."""
         st = copy.deepcopy(view._s)  # the real hidden tiles: the tool's, never the agent's
         agents = [copy.deepcopy(a) for a in self.table]
         on = copy.deepcopy(after)
@@ -121,7 +121,7 @@ def _name(ev) -> str:
 
 def _lead_of(alt: list[int], pick: list[int]) -> tuple[float | None, float | None]:
     """The search's own mean and standard error of ``alt`` less ``pick``
-    (:func:`simulate.expert._lead`); None, None with fewer than two samples."""
+    (:func:`simulate.agents.expert._lead`); None, None with fewer than two samples."""
     return _lead(alt, pick) if min(len(alt), len(pick)) >= 2 else (None, None)
 
 
@@ -129,7 +129,7 @@ def calibrate(variant: str, hands: int = 40, samples: int = 16, specs=("expert",
               seed: int = 2026, first: int = 0, rules: dict | None = None) -> list[dict]:
     """One row per alternative at every searched decision of seat 0 in hands
     ``first`` … ``first + hands − 1`` (each its own match, as
-    :func:`simulate.expert_ab.paired_edge`): ``kind`` (pick→alternative),
+    :func:`research.expert_ab.paired_edge`): ``kind`` (pick→alternative),
     ``truth`` (alternative less pick, points, on the real tiles), ``pick_points``
     (the pick's, which are the hand's own: the table goes on as it did) and ``estimate``
     (spec → the search's mean lead over ``samples`` samples, None if fewer than two
@@ -204,7 +204,7 @@ def budget(rows: list[dict], hands, settings, spec: str | None = None) -> list[d
     over strategic in the calibrated ``hands`` (their numbers; a hand without a
     searched decision gains 0), priced from one calibration's per-sample leads
     (:func:`calibrate` with ``samples`` ≥ every ``most``) by the agent's own rule
-    (:func:`simulate.expert.decide`).
+    (:func:`simulate.agents.expert.decide`).
 
     Per setting: ``overrules``, mean ``samples`` drawn per decision, and the
     edge in points per seat-hand with its 95 % t interval over the hands:
@@ -290,7 +290,7 @@ def ceiling(variant: str, hands: int = 100, seed: int = 2026, first: int = 0,
     """``spec``'s edge over strategic and its twin's (the same parameters; ``twin``
     names it in :data:`TWINS`: :class:`Seeing`, or :class:`ReadySeeing` that
     knows only the ready seats' hands), each the paired seat-swap A/B of
-    :func:`simulate.expert_ab.paired_edge` on the same hands, and what the twin's
+    :func:`research.expert_ab.paired_edge` on the same hands, and what the twin's
     knowledge adds: ``agent`` and ``seeing`` (the twin; paired_edge's results) and
     ``gap`` (``seeing`` less ``agent`` hand by hand, points per seat-hand:
     ``diff``, ``lo``, ``hi``, ``p``).
@@ -299,7 +299,7 @@ def ceiling(variant: str, hands: int = 100, seed: int = 2026, first: int = 0,
     >>> r["agent"]["diff"], r["seeing"]["diff"], r["gap"]["diff"]
     (0.0, 0.0, 0.0)
     """
-    from simulate.expert_ab import head_to_head
+    from research.expert_ab import head_to_head
 
     if not isinstance(make_agent(spec), ExpertAgent):  # as calibrate's probe checks
         raise ValueError(f"ceiling: {spec!r} is not an expert agent")

@@ -15,8 +15,9 @@ from __future__ import annotations
 from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, VOID, WIN, Event
 from mjlog.rng import Stream, derive
-from simulate.efficient import unseen_counts
-from simulate.strategic import StrategicAgent
+from simulate.agents.efficient import unseen_counts
+from simulate.agents.registry import make_agent
+from simulate.agents.strategic import StrategicAgent
 
 
 class _Then:
@@ -159,8 +160,6 @@ def rollout_agents(policy: str, own: str, n: int, seat: int, first: Event | None
                    seed: int) -> list:
     """Agents of ``policy`` in the other seats and of ``own`` in ``seat``, each
     with its stream from ``seed``; ``seat``'s plays ``first`` at its next decision."""
-    from simulate.agents import make_agent
-
     agents = []
     for s in range(n):
         p = own if s == seat else policy

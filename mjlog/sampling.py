@@ -7,15 +7,15 @@ position that seat had received, the rest shuffled, and then optionally moved
 toward the hands the other seats' play makes likely (:func:`_tilt`).
 :func:`rebuild` replays the history on such a wall through the state's checked
 step, so a sample that does not fit raises :class:`Inconsistent`. ``expert``
-searches on these samples (:mod:`simulate.expert`).
+searches on these samples (:mod:`simulate.agents.expert`).
 
 >>> from mjlog.agent import SeatView
 >>> from mjlog.engine import play_hand
 >>> from mjlog.rng import Stream
 >>> from mjlog.rules import Rules
->>> from simulate.agents import make_agents
+>>> from mjlog.agent import GreedyAgent
 >>> rules = Rules("yuxi")
->>> done = play_hand(rules, make_agents(["strategic"] * 4), seed=2, match=0, hand=0,
+>>> done = play_hand(rules, [GreedyAgent() for _ in range(4)], seed=2, match=0, hand=0,
 ...                  dealer=0).state
 >>> view = SeatView(done, 0)
 >>> wall = sample_wall(view, view.history, Stream(1), tilt=0.35, steps=100)
@@ -77,12 +77,12 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
     tile laid out right after a draw on the drawn position (else on a dealt one),
     and an unseen bonus tile only where it could still be unseen.
 
-    With ``tilt`` > 0 or a reading ``lean`` (:func:`simulate.reading.utilities`)
+    With ``tilt`` > 0 or a reading ``lean`` (:func:`simulate.agents.reading.utilities`)
     the other seats' concealed tiles are then moved toward the hands their play
     makes likely (:func:`_tilt`, ``steps`` proposals).
 
     ``pinned`` (seat → the 34 counts of its concealed hand) is for measuring
-    tools only (:class:`simulate.expert_calibration.ReadySeeing`): those seats
+    tools only (:class:`research.expert_calibration.ReadySeeing`): those seats
     are given exactly those tiles, by swaps with the other hidden positions,
     and the tilt leaves them be.
     """
@@ -254,7 +254,7 @@ def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[
     over seats of ``weight[seat]`` × its shanten (plus one per void-suit tile it
     holds): the posterior of a seat that has drawn ``d`` tiles, each an
     occasion to keep what connects, is tilted by ``tilt × d``. With a reading
-    ``lean`` (seat → a utility per tile, :mod:`simulate.reading`) the energy also
+    ``lean`` (seat → a utility per tile, :mod:`simulate.agents.reading`) the energy also
     loses ``lean[seat][t]`` for each copy of ``t`` the seat holds: the samples then
     follow the learned odds of where each hidden copy lies. Bonus tiles are
     never moved (where one may lie is pinned by the history). The tile counts,

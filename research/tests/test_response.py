@@ -1,7 +1,7 @@
 """strategic responds to the rules: change what a pattern pays and its win share moves.
 
 Small seeded runs, strategic in every seat, the same walls at both rule values
-(paired hand by hand; see :mod:`simulate.response`). Each test asserts a 95 %
+(paired hand by hand; see :mod:`research.response`). Each test asserts a 95 %
 interval that excludes 0, in the expected direction.
 """
 
@@ -9,7 +9,7 @@ import functools
 
 import pytest
 
-from simulate.response import above_share, behaviour, rate_diff, ratio_diff, share_diff
+from research.response import above_share, behaviour, rate_diff, ratio_diff, share_diff
 
 HANDS = 240
 SEED = 18

@@ -6,7 +6,7 @@ are ready (``bench/results/expert.md``, "Which knowledge the ceiling is made
 of"). This module asks how much of those waits a seat could read from what it
 sees. At every turn of an all-strategic table, for each other seat whose true
 hand is ready with a wait still live (a copy unseen by the reading seat), it
-records the features :func:`simulate.reading.features` gives of that seat
+records the features :func:`simulate.agents.reading.features` gives of that seat
 (discards in order, melds, void: what any seat sees) and the true waits. A
 reading then names a distribution over the live tile kinds, and its **share**
 of an observation is the probability it puts on the true waits: the chance that
@@ -15,15 +15,15 @@ they did not learn from, with the hand as the unit (:mod:`analysis.stats`):
 
 - *uniform*: every live kind alike;
 - *tile reading*: the shipped reading of where hidden copies lie
-  (:func:`simulate.reading.utilities`), as odds of a wait;
+  (:func:`simulate.agents.reading.utilities`), as odds of a wait;
 - *wait reading*: a multinomial logit over the live kinds on the same features,
   learned here by maximum likelihood from the true waits (:func:`learn`).
 
 Knowing the hand gives a share of 1. Each reading's **AUC** is the chance that
 it ranks a true wait above another live kind (within one observation, ties
 half); it is given for strategic's own danger rule too
-(:meth:`simulate.strategic.StrategicAgent.danger`, the rank its defence
-discards by), which names no distribution, so no share. ``python -m simulate.wait_reading
+(:meth:`simulate.agents.strategic.StrategicAgent.danger`, the rank its defence
+discards by), which names no distribution, so no share. ``python -m research.wait_reading
 --variant yuxi --hands 1500 --seed 9100`` prints the table.
 
 >>> obs = observe("yuxi", hands=4, seed=9100)
@@ -41,10 +41,12 @@ import numpy as np
 
 from mjlog.agent import SeatView
 from mjlog.hand import shanten, waits
-from simulate import reading
-from simulate.efficient import unseen_counts
-from simulate.reading import FEATURES, OneLineParser, features, seen_copies
-from simulate.strategic import StrategicAgent
+from research import reading_fit
+from research.reading_fit import OneLineParser
+from simulate.agents import reading
+from simulate.agents.efficient import unseen_counts
+from simulate.agents.reading import FEATURES, features, seen_copies
+from simulate.agents.strategic import StrategicAgent
 
 _F = len(FEATURES)
 
@@ -100,7 +102,7 @@ def observe(variant: str, hands: int, seed: int, first: int = 0) -> list[WaitObs
     """The ready seats seen at every turn of hands ``first`` … ``first + hands − 1``."""
     out: list[WaitObservation] = []
     for h in range(first, first + hands):
-        out += reading.observe(variant, 1, seed, first=h, record=_record(h))
+        out += reading_fit.observe(variant, 1, seed, first=h, record=_record(h))
     return out
 
 
@@ -203,7 +205,7 @@ def table(variant: str, hands: int, seed: int) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(
-        prog="python -m simulate.wait_reading",
+        prog="python -m research.wait_reading",
         description="How much of a ready seat's waits a seat can read from the table: a "
                     "wait reading learned on the first 80 %% of all-strategic hands, scored "
                     "with the uniform and the tile reading on the last 20 %% (the share of "

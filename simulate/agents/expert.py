@@ -3,92 +3,41 @@
 At a decision that matters it *determinizes* and plays out: it samples the
 hidden tiles (the other seats' concealed hands and the wall) among the
 assignments that agree with everything its seat sees (:attr:`SeatView.history
-<mjlog.agent.SeatView.history>`: its own tiles, every discard, meld, void, bonus
-tile and shown hand, and how many tiles each seat and the wall hold), uniformly,
-then tilted toward the other seats holding the near-ready hands that play
-builds (``tilt``), rebuilds
-the hand from that sample with the engine's own transition
-(:class:`mjlog.state.HandState`, the history replayed through ``apply``), then
-plays each candidate to the end of the hand with a fast rollout policy in every
-seat (:func:`mjlog.engine.play`). The engine scores, so the points are those of
-the rules in force. Every candidate meets the same samples and the same rollout
-streams (common random numbers), so their difference is measured with less
-noise than their values.
+<mjlog.agent.SeatView.history>`), uniformly, then tilted toward the other seats
+holding the near-ready hands that play builds (``tilt``; :mod:`mjlog.sampling`),
+rebuilds the hand from that sample with the engine's own transition
+(:class:`mjlog.state.HandState`), then plays each candidate to the end of the
+hand with a fast rollout policy in every seat (:func:`mjlog.engine.play`). The
+engine scores, so the points are those of the rules in force. Every candidate
+meets the same samples and the same rollout streams (common random numbers), so
+their difference is measured with less noise than their values.
 
 The decisions searched, and their candidates:
 
 - a discard once strategic's best discard leaves the hand within ``shanten`` of
-  ready (further off, the rollouts cannot tell its candidates apart): strategic's
-  pick and the next ones of its acceptance ranking (same shanten), up to
-  ``candidates`` in all;
+  ready: strategic's pick and the next ones of its acceptance ranking (same
+  shanten), up to ``candidates`` in all;
 - a kong on its own turn: strategic's pick, each kong, the best discard;
 - a claim window (pon, kong, win or pass) and a self-draw win it may pass:
-  every choice (a self-draw win against strategic's best other choice).
-
+  every choice (a self-draw win against strategic's best other choice);
 - with ``plans=1``, at any discard: each plan strategic weighs but does not
-  choose, played out as a plan (see ``plans`` below);
-- with ``fold=1``, at any discard (however far from ready) where strategic reads
-  an opponent as dangerous (:meth:`StrategicAgent.threats`): the *fold plan*, the
-  safest discard followed by :class:`Fold`'s play (wins only, safest tiles) for
-  the rest of the rollout, against building on.
+  choose, played out as a plan (:class:`simulate.agents.rollouts.Committed`);
+- with ``fold=1``, at any discard where strategic reads an opponent as
+  dangerous: the *fold plan* (:class:`simulate.agents.rollouts.Fold`) against
+  building on.
 
 Skipped: a single legal choice, forced wins (the engine applies them), the
 xuezhan void choice and void-suit discards (strategic's rules). The pick is
 strategic's unless another candidate's mean points beat it by more than ``z``
 standard errors of the paired difference: a small budget should not make it
-play worse than strategic by noise alone.
+play worse than strategic by noise alone. The budget can go where the pick is
+in doubt (``most`` > ``rollouts``): the alternatives that lead after
+``rollouts`` samples, and the pick, meet ``most`` − ``rollouts`` fresh ones, on
+which alone the margin is judged.
 
-The budget can go where the pick is in doubt (``most`` > ``rollouts``): every
-candidate meets ``rollouts`` samples; the alternatives whose mean beats the
-pick's there, and the pick, meet ``most`` − ``rollouts`` fresh ones, on which
-alone the margin is judged; the others (behind or level) drop out. It is off
-by default: more samples where an alternative leads made it overrule more
-surely and lose (A/B, 60 xuezhan hands: ``rollouts=8;most=24`` −0.23 [−0.38,
-−0.07] points per seat-hand, the one-stage default +0.10 [−0.06, +0.26]; a
-doubling search, ``rollouts=4;most=32``, −0.28 [−0.50, −0.07]): what keeps the
-search from beating strategic is the rollouts' bias (their players are not the
-table's), not their noise. With the tilt, priced offline on one calibration of
-64 samples a decision (:func:`decide`, :func:`simulate.expert_calibration.budget`,
-120 hands a variant), no budget from 8 to 64 samples, one stage or two, gained
-on strategic in a way that held on fresh hands.
-
-The rollouts: the other seats play ``efficient`` (shanten and acceptance; the
-paired A/B, 60 yuxi hands, put :class:`simulate.rollouts.Quick`, a connectivity
-rule of thumb a few microseconds a decision, at −0.19 [−0.45, +0.06] points per
-seat-hand against strategic and ``efficient`` at +0.02 [−0.26, +0.30]: weak
-opponents in the rollouts misprice the candidates), its own seat ``strategic``
-(so a candidate is valued as the agent will go on to play it: a rollout player
-that ignores value plans would rank the plan's discards too low); both can be
-changed.
-``strategic`` opponents, the table's own, did no better at 1.6 × the CPU (A/B,
-60 hands: xuezhan −0.08 [−0.32, +0.15], huangmei −0.71 [−1.60, +0.18]).
-
-Where it gains: at the ladder's table (strategic, efficient and greedy in the
-other seats), against its no-search twin ``expert:rollouts=0`` in the same seat
-on the same walls (:func:`simulate.ladder.lead_across`), in points per hand:
-
-- xuezhan: +0.067 [+0.030, +0.104] (8000 hands, cyclic seating, seed 2029),
-  +0.099 [+0.056, +0.141] (8064 hands, balanced, seed 2030), +0.092 [+0.057,
-  +0.126] (14,016 hands, balanced, seed 2032) and +0.129 [+0.103, +0.155]
-  (24,000 hands, balanced, seed 2033, where expert's own interval cleared
-  strategic's);
-- huangmei: +0.094 [+0.014, +0.173] (6144 hands, balanced, seed 2034), which
-  did not replicate: +0.006 [−0.020, +0.032] (84,096 hands, balanced, seed 2035);
-- yuxi: nothing, −0.000 [−0.056, +0.056] (3072 hands, balanced, seed 2030).
-
-What holds it back is what its samples know, not its play: given the other
-seats' real hands (:func:`simulate.expert_calibration.ceiling`, a measuring
-tool), the same search beats strategic by +0.23 to +0.29 points per seat-hand
-in every variant (the paired A/B, 300 hands each), where expert itself gains
-+0.00 to +0.05 on those hands. A reading of the hidden tiles learned from play
-(``reading=1``, :mod:`simulate.reading`) did not close that gap (the paired A/B
-against expert, seed 3300: yuxi +0.015 [−0.036, +0.066] over 800 hands, xuezhan
-+0.014 [−0.096, +0.123] and huangmei +0.132 [−0.101, +0.365] over 400).
-
-It is not that the rollouts' ``efficient`` players match the weaker seats: on
-768 xuezhan hands (seed 2031) against three strategic it gained +0.104 [−0.025,
-+0.233], against three efficient +0.027 [−0.058, +0.113]; the 60-hand A/B was
-too small to see +0.1.
+How strong it is, and what each setting was measured to gain or lose (ladders,
+paired A/Bs, the ceiling of a search that sees the real hands), is in
+``bench/results/expert.md``; the measuring tools are in ``research/``.
 
 Parameters (``--agents expert:rollouts=8;candidates=3``):
 
@@ -100,42 +49,27 @@ Parameters (``--agents expert:rollouts=8;candidates=3``):
 - ``shanten`` (int ≥ −1, default 1): discards are searched from this shanten down;
 - ``policy`` (``quick`` | ``greedy`` | ``efficient`` | ``strategic``, default
   ``efficient``): the rollout policy of the other seats;
-- ``own`` (the same choices, default ``strategic``): the rollout policy of its seat;
+- ``own`` (the same choices, default ``strategic``): the rollout policy of its
+  seat (so a candidate is valued as the agent will go on to play it);
 - ``z`` (float ≥ 0, default 2.0): the margin, in standard errors, a candidate must
   beat strategic's pick by;
 - ``fold`` (0 or 1, default 0): also weigh the fold plan;
 - ``read`` (0 or 1, default 0): redraw a sample in which another seat could have
-  won earlier but the hand went on (see :func:`simulate.sampling.rebuild`), so
+  won earlier but the hand went on (see :func:`mjlog.sampling.rebuild`), so
   the samples agree with the other seats' play, not only with the tile counts;
-- ``plans`` (0 or 1, default 0): at every discard, however far from ready, also
-  weigh each plan strategic passes over there (the plain hand, 七对, one suit,
-  碰碰胡: :meth:`StrategicAgent.plan_options`), its first discard followed by
-  strategic held to it (:class:`simulate.rollouts.Committed`) for the rest of
-  the rollout (off: priced offline on 120 yuxi hands, no budget gained; the
-  60-hand A/B, yuxi +0.00 [−0.15, +0.16], huangmei −0.50 [−1.17, +0.18]);
+- ``plans`` (0 or 1, default 0): at every discard also weigh each plan strategic
+  passes over there (the plain hand, 七对, one suit, 碰碰胡:
+  :meth:`StrategicAgent.plan_options`);
 - ``confirm`` (0 or 1, default 0): an overruling candidate must beat strategic's
   pick again, in total points, on as many fresh samples as it met;
 - ``tilt`` (float ≥ 0, default 0.35): move the other seats' sampled concealed
-  tiles toward the hands their play makes likely (:func:`simulate.sampling._tilt`);
-  a seat that has drawn ``d`` tiles is weighted ``exp(−tilt × d × shanten)``.
-  Uniform samples (``tilt=0``) put them about two steps further from ready than
-  the table's real hands late in a hand; 0.35 brings their mean shanten near the
-  real one in every variant, and the search's estimate nearer the truth (the calibration of
-  :mod:`simulate.expert_calibration`, 200 hands a variant: the slope of truth
-  on estimate 0.30 → 0.43 in yuxi, 0.17 → 0.33 in xuezhan, 0.39 → 0.61 in
-  huangmei; uniform samples made passing a win look better than taking it);
-- ``reading`` (0 or 1, default 0): also tilt the other seats' sampled tiles by a
-  reading learned from play (:mod:`simulate.reading`): the odds that each hidden
-  copy of a tile lies in a given seat's hand, from how often and how early that
-  seat let it and its neighbours go, its melds and suits;
+  tiles toward the hands their play makes likely (:func:`mjlog.sampling._tilt`);
+  a seat that has drawn ``d`` tiles is weighted ``exp(−tilt × d × shanten)``;
+- ``reading`` (0 or 1, default 0): also tilt the samples by a reading learned
+  from play (:mod:`simulate.agents.reading`);
 - ``steps`` (int ≥ 0, default 300): the tilt's proposals per sample;
 - ``tries`` (int ≥ 1, default 4): draws of a fresh sample when one cannot be
-  replayed (a win ``read`` rules out; rarely else:
-  :func:`simulate.sampling.sample_wall` places what the history pins down, so
-  the plain samples all replay in the tests' hands); past them that sample is
-  dropped.
-
-The paired A/B of :mod:`simulate.expert_ab` measures a setting against strategic.
+  replayed; past them that sample is dropped.
 
 Its randomness is its hand stream's (seed, hand, seat): its strategic reads that
 stream itself (so where it does not overrule, it plays exactly as ``strategic`` in
@@ -157,13 +91,13 @@ from mjlog.agent import SeatView
 from mjlog.engine import play
 from mjlog.events import DISCARD, KONG, VOID, WIN, Event
 from mjlog.rng import Stream, derive
+from mjlog.sampling import Inconsistent, rebuild, sample_wall
 from mjlog.state import HandState
-from simulate.efficient import unseen_counts
-from simulate.params import parse_params
-from simulate.reading import coefficients, utilities
-from simulate.rollouts import Fold, rollout_agents
-from simulate.sampling import Inconsistent, rebuild, sample_wall
-from simulate.strategic import StrategicAgent
+from simulate.agents.efficient import unseen_counts
+from simulate.agents.params import parse_params
+from simulate.agents.reading import coefficients, utilities
+from simulate.agents.rollouts import Fold, rollout_agents
+from simulate.agents.strategic import StrategicAgent
 
 DEFAULTS = {"rollouts": 8, "most": 8, "candidates": 3, "shanten": 1, "policy": "efficient",
             "own": "strategic", "z": 2.0, "fold": 0, "read": 0, "tries": 4, "confirm": 0,
@@ -220,7 +154,7 @@ def decide(points: list[list[int]], rollouts: int, most: int, z: float) -> tuple
     playouts given ``points`` (per plan, the pick's first, at least ``most``
     samples each, the same samples for every plan): the plan's index and the
     samples it would have drawn. Offline, one set of playouts prices many budgets
-    (:func:`simulate.expert_calibration.budget`).
+    (:func:`research.expert_calibration.budget`).
 
     >>> decide([[0, 0, 0, 0], [1, 2, 1, 2]], rollouts=2, most=4, z=2.0)
     (1, 4)
@@ -317,7 +251,7 @@ class ExpertAgent:
         each plan strategic weighs there but does not choose (the plain hand, 七对,
         one suit, 碰碰胡, as :meth:`StrategicAgent.plan_options` finds them
         eligible), as its first discard and then strategic held to that plan
-        (:class:`simulate.rollouts.Committed`) for the rest of the rollout; else
+        (:class:`simulate.agents.rollouts.Committed`) for the rest of the rollout; else
         none."""
         if not self.params["plans"] or pick is None or pick.type != DISCARD:
             return []
@@ -418,7 +352,7 @@ class ExpertAgent:
 
     def pinned(self, view: SeatView) -> dict[int, list[int]] | None:
         """Hands the samples must give some seats: none for the agent (a measuring
-        tool's hook: :class:`simulate.expert_calibration.ReadySeeing`)."""
+        tool's hook: :class:`research.expert_calibration.ReadySeeing`)."""
         return None
 
     def sample(self, view: SeatView, history: list[Event],

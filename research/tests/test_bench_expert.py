@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "bench_expert.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "bench_expert.py"
 
 
 def _bench():

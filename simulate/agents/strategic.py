@@ -1,7 +1,7 @@
 """``strategic``: ``efficient`` plus plans for value, weighed under the rules in force.
 
 Every value comes from the active :class:`~mjlog.rules.Rules` through the scorer
-(:mod:`simulate.values`): what a plain hand, a one-suit hand (清一色; 混一色 where
+(:mod:`simulate.agents.values`): what a plain hand, a one-suit hand (清一色; 混一色 where
 the rules pay for honors in it), seven pairs and all triplets are worth, concealed
 and open, by self-draw (every payer) and on a discard (or nothing, where the
 rules forbid that win: yuxi's plain hand, a huangmei hand short of ``min_fan``),
@@ -99,9 +99,9 @@ from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.rules import Rules
 from mjlog.ukeire import accept
-from simulate.efficient import EfficientCore, unseen_counts, without_void
-from simulate.params import parse_params
-from simulate.values import RuleValues, kong_money, values
+from simulate.agents.efficient import EfficientCore, unseen_counts, without_void
+from simulate.agents.params import parse_params
+from simulate.agents.values import RuleValues, kong_money, values
 
 WHITE, RED = 31, 33
 DEFAULTS = {"aggression": 0.6, "defense": 0.5, "fold": 3, "rules": "in_force"}
