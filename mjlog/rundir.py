@@ -354,17 +354,3 @@ class RunClaim:
         if self._fd is not None:
             os.close(self._fd)  # closing the descriptor drops the flock
             self._fd = None
-
-
-# ------------------------------------------------------------------ moved
-
-
-def __getattr__(name: str) -> Any:
-    # RunFiles, the verified manifest, lives with the log readers now; this name
-    # stays for callers that import it from here (imported late: logio imports
-    # this module).
-    if name == "RunFiles":
-        from mjlog.logio.manifest import RunFiles
-
-        return RunFiles
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,8 +27,8 @@ read what it shows.
 >>> from mjlog.rules import Rules
 >>> from mjlog.engine import play_hand
 >>> from mjlog.replay import Replay
->>> from simulate.agents import make_agents
->>> p = play_hand(Rules("huangmei"), make_agents(["greedy"] * 4), seed=5, match=0, hand=0,
+>>> from mjlog.agent import GreedyAgent
+>>> p = play_hand(Rules("huangmei"), [GreedyAgent() for _ in range(4)], seed=5, match=0, hand=0,
 ...               dealer=None)
 >>> rp = Replay.from_parts(p.state.rules, p.state.hand_row(), p.state.events)
 >>> data = hand_data(rp)
@@ -617,38 +617,3 @@ def hand_notation(tiles: Sequence[int]) -> str:
 def discards_notation(tiles: Sequence[int]) -> str:
     """What ``data-discards`` holds: notation in discard order, ``-`` for none."""
     return fmt_ordered(tiles) if tiles else "-"
-
-
-# ------------------------------------------------------------------ the command
-
-
-def html_command(run: str, hand_ref: str | None, rotation: int, html_out: str | None,
-                 html_dir: str | None, hands_spec: str | None, at: int | None = None) -> str:
-    """What ``mjlog replay RUN --html OUT`` / ``--html-dir DIR [--hands …]`` do;
-    returns the line to print. ``--at SEQ`` makes a single page open at SEQ."""
-    from mjlog.commands.replay import parse_hand_ref
-
-    if html_out and html_dir:
-        raise InputError("give --html OUT.html (one hand) or --html-dir DIR (many), not both")
-    if not html_out and not html_dir:
-        raise InputError("--hands goes with --html-dir DIR")
-    if html_out:
-        if hand_ref is None:
-            raise InputError("--html needs --hand MATCH:HAND (for many hands: --html-dir DIR "
-                             "--hands …)")
-        if hands_spec is not None:
-            raise InputError("--hands goes with --html-dir, not --html")
-        match, hand = parse_hand_ref(hand_ref)
-        path = write_hand_page(run, match, hand, html_out, rotation, start=at)
-        return f"wrote {path} (open it in a browser; #seq=N opens at event N)"
-    if at is not None:
-        raise InputError("--at goes with --html (one page), not --html-dir")
-    if hands_spec is not None:
-        keys = parse_hands(hands_spec)
-    elif hand_ref is not None:
-        match, hand = parse_hand_ref(hand_ref)
-        keys = [(match, rotation, hand)]
-    else:
-        keys = None
-    index, n = write_pages(run, html_dir, keys)
-    return f"wrote {n} hand page(s) and {index}"

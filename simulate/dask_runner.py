@@ -59,21 +59,22 @@ def check_address(address: str, probe: bool = True) -> str:
     return address
 
 
-def _dask_shard(spec, out: str, shard: int, first: int, end: int, rid: str) -> int:
-    from simulate.runner import play_shard
-
+def _dask_shard(play: Callable[..., object], spec, out: str, shard: int, first: int, end: int,
+                rid: str) -> int:
     if spec.run_id != rid:
         raise MjlogError(f"a dask worker computes run id {spec.run_id}, the client {rid}: "
                          f"install the same mjlog version on every worker")
-    play_shard(spec, out, shard, first, end)
+    play(spec, out, shard, first, end)
     return shard
 
 
 def run_on_dask(address: str, spec, out: str | os.PathLike,
                 todo_shards: Sequence[tuple[int, int, int]],
-                on_done: Callable[[int], None]) -> None:
+                on_done: Callable[[int], None], play: Callable[..., object]) -> None:
     """Play ``todo_shards`` ((shard, first match, end match) each) on the cluster
-    whose scheduler listens at ``address``; call ``on_done(shard)`` as each finishes.
+    whose scheduler listens at ``address`` with ``play(spec, out, shard, first,
+    end)`` (the batch runner's ``play_shard``, passed in so this module needs
+    nothing above it); call ``on_done(shard)`` as each finishes.
 
     Ctrl-C cancels the tasks not yet started; running ones finish their shard.
     """
@@ -96,7 +97,7 @@ def run_on_dask(address: str, spec, out: str | os.PathLike,
     futures = []
     try:
         futures = [
-            client.submit(_dask_shard, spec, out, s, a, b, rid, pure=False,
+            client.submit(_dask_shard, play, spec, out, s, a, b, rid, pure=False,
                           key=f"mjlog-{rid}-{spec.hands_per_shard}-shard-{s:05d}")
             for s, a, b in todo_shards
         ]

@@ -50,6 +50,7 @@ from mjlog.rules import Rules, resolve
 from mjlog.rundir import RunClaim
 from mjlog.schema import TABLES
 from simulate.agents import agent_entry, make_agents
+from simulate.dask_runner import run_on_dask
 
 HANDS_PER_SHARD = 2000  # default target; a shard always holds whole matches
 _REPORT_EVERY = 0.25  # seconds between a worker's progress reports
@@ -282,14 +283,12 @@ def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, 
     bar = _progress(spec.total_hands, spec.total_hands - left, progress, desc)
     try:
         if scheduler:
-            from simulate.dask_runner import run_on_dask
-
             def on_done(shard: int) -> None:
                 _, a, b = shards[shard]
                 finished(shard)
                 bar.update(spec.shard_hands(a, b))
 
-            run_on_dask(scheduler, spec, out, todo, on_done)
+            run_on_dask(scheduler, spec, out, todo, on_done, play_shard)
         else:
             workers = min(workers or default_workers(), len(todo))
             if workers <= 1:

@@ -1,8 +1,12 @@
-"""No import cycles in mjlog: every module imports on its own, first, and the graph
-of module-level imports between mjlog's modules has no cycle.
+"""One direction through the house: leaves → core → logs, audit, viewer → agents →
+batch → analysis → commands, and nothing imports upward or in a circle, not even
+inside a function.
 
-Imports inside functions (the deliberate late ones) and under ``TYPE_CHECKING``
-are not edges: they run after every module is loaded.
+Every ``import`` of the project's own modules counts, at module level or inside a
+function (a late import still ties the two modules); only imports under
+``TYPE_CHECKING`` are left out, since they never run. ``research/``, ``bench/``
+and ``tests/`` sit above everything and are not checked: nothing shipped may
+import them, which the layer map enforces by knowing no layer for them.
 """
 
 from __future__ import annotations
@@ -13,63 +17,123 @@ import sys
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
-import mjlog
+import pytest
 
-ROOT = Path(mjlog.__file__).resolve().parent
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("mjlog", "simulate", "analysis")
+
+#: (layer, module prefixes), lowest first. A module belongs to the layer of its
+#: longest matching prefix; it may import its own layer and those below.
+LAYERS = [
+    ("core", ["mjlog"]),
+    ("logs, audit, viewer", ["mjlog.logio", "mjlog.rundir", "mjlog.replay", "mjlog.audit",
+                             "mjlog.viewer", "mjlog.interchange", "mjlog.docs"]),
+    ("agents", ["simulate.agents"]),
+    ("batch", ["simulate", "mjlog.env"]),
+    ("analysis", ["analysis"]),
+    ("commands", ["mjlog.commands", "mjlog.cli", "mjlog.__main__"]),
+]
 
 
-def _modules() -> dict[str, Path]:
+def layer_of(module: str) -> int:
+    best, rank = -1, None
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > best:
+                best, rank = len(p), i
+    assert rank is not None, f"{module} is in no layer: add it to LAYERS"
+    return rank
+
+
+def modules() -> dict[str, Path]:
     out = {}
-    for path in sorted(ROOT.rglob("*.py")):
-        if path.name == "__main__.py":  # runs the CLI when imported
-            continue
-        parts = path.relative_to(ROOT.parent).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        out[name] = path
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return out
 
 
-def _top_level_imports(name: str, path: Path, known: set[str]) -> set[str]:
-    """The mjlog modules ``name`` imports when it is loaded."""
-    tree = ast.parse(path.read_text(), str(path))
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in tree.body:
+def _type_checking_blocks(tree: ast.AST) -> set[int]:
+    """Line numbers of the statements under ``if TYPE_CHECKING:``."""
+    skip = set()
+    for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for sub in node.body:
+                skip |= set(range(sub.lineno, (sub.end_lineno or sub.lineno) + 1))
+    return skip
+
+
+def imports(name: str, path: Path, known: set[str]) -> dict[str, int]:
+    """The project's modules ``name`` imports anywhere in its code → the first line."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    skip = _type_checking_blocks(tree)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if node.__class__ not in (ast.Import, ast.ImportFrom) or node.lineno in skip:
             continue
-        for sub in [node] if not isinstance(node, ast.If | ast.Try) else ast.walk(node):
-            if isinstance(sub, ast.Import):
-                found |= {a.name for a in sub.names}
-            elif isinstance(sub, ast.ImportFrom):
-                base = sub.module or ""
-                if sub.level:
-                    base = ".".join(package.split(".")[: len(package.split(".")) - sub.level + 1]
-                                    + ([base] if base else []))
-                # ``from pkg import mod`` imports the submodule pkg.mod
-                found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
-                          for a in sub.names}
-    return {m for m in found if m in known and m != name}
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        else:
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            # ``from pkg import mod`` imports the submodule pkg.mod
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
+                       for a in node.names]
+        for t in targets:
+            while t and t not in known:  # ``import a.b.c`` of a non-module attribute
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                found.setdefault(t, node.lineno)
+    return found
 
 
-def test_module_level_imports_have_no_cycle():
-    mods = _modules()
-    graph = {name: _top_level_imports(name, path, set(mods)) for name, path in mods.items()}
+def graph() -> dict[str, dict[str, int]]:
+    mods = modules()
+    return {n: imports(n, p, set(mods)) for n, p in mods.items()}
+
+
+def test_every_module_has_a_layer():
+    for name in modules():
+        layer_of(name)
+
+
+def test_nothing_imports_upward():
+    g, mods = graph(), modules()
+    up = [f"{mods[a].relative_to(ROOT)}:{line} imports {b} "
+          f"({LAYERS[layer_of(a)][0]} → {LAYERS[layer_of(b)][0]})"
+          for a, deps in g.items() for b, line in deps.items() if layer_of(b) > layer_of(a)]
+    assert not up, "imports running upward:\n" + "\n".join(sorted(up))
+
+
+def test_no_cycle_even_through_late_imports():
+    g = graph()
     try:
-        order = list(TopologicalSorter(graph).static_order())
+        list(TopologicalSorter({a: set(d) for a, d in g.items()}).static_order())
     except CycleError as e:
         raise AssertionError(f"import cycle: {' -> '.join(e.args[1])}") from None
-    assert set(order) == set(mods)
 
 
-def test_every_module_imports_first():
-    # One interpreter; before each module, every mjlog module is forgotten, so each
-    # one is the first of mjlog to be imported (what a cycle breaks). Third-party
-    # modules stay loaded: they cannot take part in a cycle of mjlog's.
+def test_the_shipped_packages_never_import_the_measuring_tools():
+    g = graph()
+    for a, deps in g.items():
+        assert not [b for b in deps if b.split(".")[0] in ("research", "bench", "tests")], a
+
+
+@pytest.mark.parametrize("pkg", PACKAGES)
+def test_every_module_imports_first(pkg):
+    # One interpreter; before each module, every project module is forgotten, so each
+    # one is the first of the project to be imported (what a cycle breaks).
+    names = [n for n in modules() if n.split(".")[0] == pkg and not n.endswith("__main__")]
     script = (
         "import importlib, sys\n"
         "bad = []\n"
+        "own = ('mjlog', 'simulate', 'analysis')\n"
         "for name in sys.argv[1:]:\n"
-        "    for m in [m for m in sys.modules if m == 'mjlog' or m.startswith('mjlog.')]:\n"
+        "    for m in [m for m in sys.modules if m.split('.')[0] in own]:\n"
         "        del sys.modules[m]\n"
         "    try:\n"
         "        importlib.import_module(name)\n"
@@ -78,6 +142,6 @@ def test_every_module_imports_first():
         "print('\\n'.join(bad))\n"
         "sys.exit(1 if bad else 0)\n"
     )
-    res = subprocess.run([sys.executable, "-c", script, *_modules()], capture_output=True,
-                         text=True, cwd=ROOT.parent, timeout=300)
+    res = subprocess.run([sys.executable, "-c", script, *names], capture_output=True,
+                         text=True, cwd=ROOT, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr

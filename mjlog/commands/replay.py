@@ -12,6 +12,7 @@ import json
 import click
 
 from mjlog.errors import InputError
+from mjlog.viewer import parse_hands, write_hand_page, write_pages
 
 __all__ = ["replay_command", "parse_hand_ref", "render"]
 
@@ -140,7 +141,6 @@ def replay_command(run, hand_ref, rotation, at, step, fmt, as_json, notation, ht
 
     if html_out or html_dir or hands_spec:
         from mjlog.rundir import check_output
-        from mjlog.viewer import html_command  # the browser viewer
 
         if html_out:
             check_output(html_out, "--html")
@@ -211,3 +211,33 @@ def summary(rp, notation: bool = False) -> str:
     lines.append("  (--step: the table after every event; --at SEQ: one moment; "
                  "--html FILE: in a browser)")
     return "\n".join(lines)
+
+
+def html_command(run: str, hand_ref: str | None, rotation: int, html_out: str | None,
+                 html_dir: str | None, hands_spec: str | None, at: int | None = None) -> str:
+    """What ``mjlog replay RUN --html OUT`` / ``--html-dir DIR [--hands …]`` do;
+    returns the line to print. ``--at SEQ`` makes a single page open at SEQ."""
+    if html_out and html_dir:
+        raise InputError("give --html OUT.html (one hand) or --html-dir DIR (many), not both")
+    if not html_out and not html_dir:
+        raise InputError("--hands goes with --html-dir DIR")
+    if html_out:
+        if hand_ref is None:
+            raise InputError("--html needs --hand MATCH:HAND (for many hands: --html-dir DIR "
+                             "--hands …)")
+        if hands_spec is not None:
+            raise InputError("--hands goes with --html-dir, not --html")
+        match, hand = parse_hand_ref(hand_ref)
+        path = write_hand_page(run, match, hand, html_out, rotation, start=at)
+        return f"wrote {path} (open it in a browser; #seq=N opens at event N)"
+    if at is not None:
+        raise InputError("--at goes with --html (one page), not --html-dir")
+    if hands_spec is not None:
+        keys = parse_hands(hands_spec)
+    elif hand_ref is not None:
+        match, hand = parse_hand_ref(hand_ref)
+        keys = [(match, rotation, hand)]
+    else:
+        keys = None
+    index, n = write_pages(run, html_dir, keys)
+    return f"wrote {n} hand page(s) and {index}"
