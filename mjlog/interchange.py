@@ -234,8 +234,9 @@ def _export_header(rules: Rules, m: Mapping[str, Any], h: Mapping[str, Any]) -> 
 
 def _hand_lines(rules: Rules, m: Mapping[str, Any], h: Mapping[str, Any],
                 events: Iterable[Event]) -> list[str]:
-    lines = [json.dumps(_export_header(rules, m, h), ensure_ascii=False)]
-    lines += [json.dumps(event_to_json(i, e), ensure_ascii=False) for i, e in enumerate(events)]
+    lines = [json.dumps(_export_header(rules, m, h), ensure_ascii=False, allow_nan=False)]
+    lines += [json.dumps(event_to_json(i, e), ensure_ascii=False, allow_nan=False)
+              for i, e in enumerate(events)]
     return lines
 
 

@@ -331,7 +331,8 @@ class RunClaim:
         of run id and layout), so a resumed run checks the shard against the hashes
         it was written with. Only the claim's holder writes here."""
         assert self._fd is not None, "record() needs the claim"
-        line = json.dumps({"shard": shard, "files": entries}, sort_keys=True) + "\n"
+        line = json.dumps({"shard": shard, "files": entries}, sort_keys=True,
+                          allow_nan=False) + "\n"
         os.write(self._fd, line.encode())
         os.fsync(self._fd)
 

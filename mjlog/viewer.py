@@ -300,7 +300,7 @@ def _embed_json(obj: Any) -> str:
     >>> _embed_json({"k": "</script><!--&\u2028"})
     '{"k":"\\\\u003c/script\\\\u003e\\\\u003c!--\\\\u0026\\\\u2028"}'
     """
-    s = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    s = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return s.translate(_JSON_ESCAPES)
 
 

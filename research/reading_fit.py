@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
            "held_out_nats_per_copy": {"reading": round(loss(beta, held_out)[0] / n, 5),
                                       "uniform": round(loss(np.zeros(_F), held_out)[0] / n, 5)},
            "features": list(FEATURES), "beta": [round(float(b), 6) for b in beta]}
-    text = json.dumps(doc, indent=1) + "\n"
+    text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
     if a.out:
         from mjlog.errors import MjlogError
         from mjlog.rundir import write_atomic

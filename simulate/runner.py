@@ -70,16 +70,26 @@ the run's plan held in memory (``--matches 10**12`` grew to 2.4 GB before this).
 
 
 def _check_numbers(rules: Rules, seed, matches, hands_per_match, hands_per_shard,
-                   duplicate=False) -> None:
+                   duplicate=False, max_hands: int | None = None) -> None:
     """Refuse, before anything is played or written, a number the log cannot hold:
     the bounds come from the schema's integer widths (match int32, hand int16,
-    hand_seed uint64, money int32), and a run has at most :data:`MAX_SHARDS`."""
+    hand_seed uint64, money int32), and a run has at most :data:`MAX_SHARDS`.
+
+    ``max_hands``: ``matches`` is what ``--max-hands`` allows (``simulate --until``),
+    and the errors name that flag, in hands."""
     from mjlog.errors import quote
     from mjlog.schema import MONEY, int_max
 
+    top_matches = int_max("hands", "match") + 1
+    if max_hands is None:
+        count = ("--matches", matches, 1, top_matches, "match is int32")
+    else:  # the numbers of a RunSpec already built: hands_per_match is an int
+        per = hands_per_match * (rules.n if duplicate else 1)
+        count = ("--max-hands", max_hands, per, top_matches * per,
+                 f"{per} hands a match; match is int32")
     for name, v, low, top, why in (
             ("--seed", seed, 0, int_max("hands", "hand_seed"), "seeds are 64-bit"),
-            ("--matches", matches, 1, int_max("hands", "match") + 1, "match is int32"),
+            count,
             ("--hands-per-match", hands_per_match, 1, int_max("hands", "hand") + 1,
              "hand is int16"),
             ("--hands-per-shard", hands_per_shard, 1, None, "")):
@@ -92,8 +102,10 @@ def _check_numbers(rules: Rules, seed, matches, hands_per_match, hands_per_shard
     per_shard = max(1, hands_per_shard // (hands_per_match * (rules.n if duplicate else 1)))
     shards = -(-matches // per_shard)
     if shards > MAX_SHARDS:
-        raise InputError(f"{matches} matches make {shards} shards of {per_shard} match(es); "
-                         f"a run has at most {MAX_SHARDS}: raise --hands-per-shard")
+        given, fix = (f"{matches} matches make", "") if max_hands is None else \
+            (f"--max-hands {max_hands} ({matches} matches) makes", " or lower --max-hands")
+        raise InputError(f"{given} {shards} shards of {per_shard} match(es); a run has at "
+                         f"most {MAX_SHARDS}: raise --hands-per-shard{fix}")
     bound = rules.spec.money_bound(rules)
     if bound is not None:
         bound += rules.spec.compensation_bound(rules)

@@ -147,5 +147,6 @@ def _sweep_id(doc: dict) -> str:
 
 def _write(path: Path, doc: dict) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+                   encoding="utf-8")
     os.replace(tmp, path)

@@ -24,57 +24,85 @@ import math
 import re
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mjlog.errors import InputError, MjlogError
+from mjlog.errors import InputError, MjlogError, quote
+
+if TYPE_CHECKING:
+    from mjlog.variants import Variant
 
 MIN_MATCHES = 30
 """No stop on fewer matches: a small prefix can show no spread at all (no drawn hand
 yet), and a zero-width interval from it says nothing."""
 
-_UNTIL = re.compile(r"^\s*([a-z_]+(?:\[[a-z0-9_]+\])?)\s*=\s*([0-9.eE+-]+)\s*$")
+_UNTIL = re.compile(r"^\s*([a-z_]+(?:\[[a-z0-9_]+\])?)\s*=\s*(\S+)\s*$")
 
 
 def parse_until(text: str) -> tuple[str, float]:
-    """``METRIC=HALF_WIDTH`` → (metric, half-width).
+    """``METRIC=HALF_WIDTH`` → (metric, half-width): a finite half-width above 0
+    (the metric is checked against the run by :func:`check_metric`).
 
     >>> parse_until("dealer_advantage=0.1")
     ('dealer_advantage', 0.1)
     >>> parse_until("mean_points[0]=0.05")
     ('mean_points[0]', 0.05)
     """
+    from simulate.agents.params import finite_float
+
     m = _UNTIL.match(text)
-    try:
-        half = float(m.group(2)) if m else math.nan
-    except ValueError:
-        half = math.nan
-    if not m or not half > 0:
-        raise InputError(f"bad --until {text!r}; expected METRIC=HALF_WIDTH, say "
-                         f"dealer_advantage=0.1 (metrics: mean_points[p], dealer_advantage, "
-                         f"draw_rate, mean_points_per_win, money_moved_per_hand, "
-                         f"pattern_rate[key], capped_share)")
+    if not m:
+        raise InputError(f"bad --until {quote(text)}; expected METRIC=HALF_WIDTH, say "
+                         f"dealer_advantage=0.1")
+    half = finite_float(m.group(2), f"the half-width of --until {quote(text)}")
+    if not half > 0:
+        raise InputError(f"the half-width of --until {quote(text)} must be above 0")
     return m.group(1), half
 
 
-_KNOWN = re.compile(r"^(mean_points\[\d\]|dealer_advantage|draw_rate|mean_points_per_win|"
-                    r"money_moved_per_hand|pattern_rate\[[a-z0-9_]+\]|capped_share)$")
+def until_metrics(variant: Variant, players: int) -> list[str]:
+    """Every metric ``--until`` can follow in a run of ``variant`` with ``players``
+    seats: the headline figures of :func:`analysis.queries.precision`, a
+    ``pattern_rate`` for each of the variant's patterns (a figure the run cannot
+    have would never narrow: its half-width stays 0).
+
+    >>> from mjlog.variants import VARIANTS
+    >>> until_metrics(VARIANTS["yuxi"], 2)[:4]
+    ['mean_points[0]', 'mean_points[1]', 'dealer_advantage', 'draw_rate']
+    """
+    return [*(f"mean_points[{p}]" for p in range(players)), "dealer_advantage", "draw_rate",
+            "mean_points_per_win", "money_moved_per_hand",
+            *(f"pattern_rate[{k}]" for k in variant.pattern_keys), "capped_share"]
 
 
-def _half_widths(scratch: Path, spec, metric: str, ends: list[int]) -> list[float]:
+def check_metric(metric: str, variant: Variant, players: int) -> None:
+    """Refuse, before any hand is played, a metric the run has not, naming the valid ones."""
+    if metric in until_metrics(variant, players):
+        return
+    pattern = re.fullmatch(r"pattern_rate\[(.*)\]", metric)
+    if pattern:
+        raise InputError(f"--until {quote(metric)}: {variant.name} has no pattern "
+                         f"{quote(pattern.group(1))}; its patterns: "
+                         f"{', '.join(variant.pattern_keys)}")
+    raise InputError(f"unknown --until metric {quote(metric)} for {variant.name} with "
+                     f"{players} players; valid: mean_points[0] to "
+                     f"mean_points[{players - 1}], dealer_advantage, draw_rate, "
+                     f"mean_points_per_win, money_moved_per_hand, capped_share, "
+                     f"pattern_rate[PATTERN] (a {variant.name} pattern key, say "
+                     f"{variant.pattern_keys[0]})")
+
+
+def _half_widths(scratch: Path, metric: str, ends: list[int]) -> list[float]:
     """The metric's 95% half-width on the matches [0, end) of the scratch run, per end."""
     from analysis import queries
     from analysis.stats import estimate
 
     units, pats = queries.match_units(queries.Runs(scratch, verify_hashes=False))
+    names = [metric[len("pattern_rate["):-1]] if metric.startswith("pattern_rate[") else []
     out = []
     for end in ends:
         u = units[units.match < end].reset_index(drop=True)
         p = pats[pats.match < end]
-        names = [metric[len("pattern_rate["):-1]] if metric.startswith("pattern_rate[") \
-            else []
-        arrays = queries._metric_arrays(u, p, names)
-        if metric not in arrays:
-            raise InputError(f"--until: no metric {metric} for {spec.rules.n} players")
-        y, x, _ = arrays[metric]
+        y, x, _ = queries._metric_arrays(u, p, names)[metric]
         out.append(estimate(y, x).half_width)
     return out
 
@@ -87,15 +115,17 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
     from mjlog.rundir import RunClaim
     from simulate import runner
 
-    if not _KNOWN.match(metric):
-        parse_until(f"?={half_width}")  # the error names the metrics
+    check_metric(metric, spec.rules.spec, spec.rules.n)
+    if not 0 < half_width < math.inf:
+        raise InputError(f"the --until half-width must be a finite number above 0, got "
+                         f"{quote(half_width)}")
     per_match = spec.rotations * spec.hands_per_match
     max_matches = max_hands // per_match
     if max_matches < 1:
         raise InputError(f"--max-hands {max_hands} is less than one match ({per_match} hands)")
     # the same limits as --matches (log widths, shard count), before anything is played
     runner._check_numbers(spec.rules, spec.seed, max_matches, spec.hands_per_match,
-                          spec.hands_per_shard, spec.duplicate)
+                          spec.hands_per_shard, spec.duplicate, max_hands=max_hands)
     full = dataclasses.replace(spec, matches=max_matches)
     out = Path(out)
     scratch = out.parent / f".{out.name}.until-{full.run_id}"
@@ -119,7 +149,7 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
             entries = [e for s, _a, _b in shards[:checked + len(batch)] for e in good[s]]
             write_manifest(scratch, build_manifest(full.meta(), entries, **full.layout()))
             ends = [b for _, _, b in batch]
-            for end, hw in zip(ends, _half_widths(scratch, spec, metric, ends), strict=True):
+            for end, hw in zip(ends, _half_widths(scratch, metric, ends), strict=True):
                 last = (end, hw)
                 if end >= MIN_MATCHES and 0 < hw <= half_width:
                     found = last
@@ -132,8 +162,10 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
                          f"--until chose ({final.run_id}, {matches} matches): choose "
                          f"another --out")
     manifest = runner.simulate(final, out, workers=workers, progress=progress)
+    # undefined (NaN) on one match, or a per-win metric without a win: null in the JSON
     rule = {"metric": metric, "half_width": half_width, "max_hands": max_hands,
-            "reached": found is not None, "achieved_half_width": hw,
+            "reached": found is not None,
+            "achieved_half_width": hw if math.isfinite(hw) else None,
             "hands": matches * per_match}
     manifest = {**manifest, "until": rule}
     write_manifest(out, manifest)
@@ -163,9 +195,11 @@ def until_command(spec, out, until: str | None, max_hands: int | None, workers, 
 
         from mjlog.commands.simulate import run_json
 
-        click.echo(json.dumps({**run_json(m, out), "until": rule}))
+        click.echo(json.dumps({**run_json(m, out), "until": rule}, allow_nan=False))
     elif not quiet:
         how = "reached" if rule["reached"] else "NOT reached (stopped at --max-hands)"
+        hw = rule["achieved_half_width"]
         click.echo(f"run {m['run_id']}: {rule['hands']} hands of {spec.variant} written to "
-                   f"{out}; {metric} 95% half-width {rule['achieved_half_width']:.4g} "
+                   f"{out}; {metric} 95% half-width "
+                   f"{'undefined' if hw is None else format(hw, '.4g')} "
                    f"(target {half:g}: {how})")

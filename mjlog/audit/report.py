@@ -125,5 +125,5 @@ def write_report(path: str | os.PathLike, res: AuditResult) -> Path:
             w.writerow({c: r[c] for c in cols})
     else:
         for r in rows:
-            f.write(json.dumps({c: r[c] for c in cols}, ensure_ascii=False) + "\n")
+            f.write(json.dumps({c: r[c] for c in cols}, ensure_ascii=False, allow_nan=False) + "\n")
     return write_atomic(p, f.getvalue(), "--report")  # never into a run; whole or not at all

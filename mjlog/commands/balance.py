@@ -102,7 +102,7 @@ def balance_command(variant, agents, sets, hands, hands_per_match, seed, workers
     except KeyboardInterrupt as e:
         interrupted(e)
     if fmt == "json":
-        click.echo(json.dumps(_clean(r), ensure_ascii=False, indent=1))
+        click.echo(json.dumps(_clean(r), ensure_ascii=False, indent=1, allow_nan=False))
         return
     half = (r["confirmed"]["hi"] - r["confirmed"]["lo"]) / 2
     verdict = (f"the interval covers 0: no dealer advantage this run can detect (half-width "

@@ -45,7 +45,7 @@ def compare_command(baseline, others, fmt) -> None:
     if fmt == "json":
         rows = [{k: _num(v.item() if hasattr(v, "item") else v) for k, v in r.items()}
                 for r in df.to_dict(orient="records")]
-        click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=1, allow_nan=False))
         return
     for (base, group), g in df.groupby(["baseline_group", "group"], sort=False):
         paired = bool(g["paired"].iloc[0])

@@ -141,7 +141,7 @@ def import_command(files, out, quiet, fmt) -> None:
     if fmt == "json":
         from mjlog.commands.simulate import run_json
 
-        click.echo(json.dumps(run_json(m, out)))
+        click.echo(json.dumps(run_json(m, out), allow_nan=False))
         return
     n = sum(f["rows"] for f in m["files"] if f["table"] == "hands")
     click.echo(f"run {m['run_id']} ({m['variant']}, {n} hand{'s' * (n != 1)}) written to {out}")

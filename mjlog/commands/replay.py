@@ -162,7 +162,7 @@ def replay_command(run, hand_ref, rotation, at, step, fmt, as_json, notation, ht
     if as_json or fmt == "json":
         snaps = [rp.state_at(at)] if at is not None else [s for _, _, s in rp.states(notation)]
         head["steps"] = [s.to_json(notation=notation) for s in snaps]
-        click.echo(json.dumps(head, ensure_ascii=False))
+        click.echo(json.dumps(head, ensure_ascii=False, allow_nan=False))
         return
     color = True
     click.echo(click.style(

@@ -38,6 +38,6 @@ def report_command(runs, out, figures, fmt, title) -> None:
     if fmt == "json":
         import json
 
-        click.echo(json.dumps({"index": str(path)}, ensure_ascii=False))
+        click.echo(json.dumps({"index": str(path)}, ensure_ascii=False, allow_nan=False))
     else:
         click.echo(str(path))

@@ -86,6 +86,6 @@ def rules_command(variant: str, rules_file: str | None, sets: tuple[str, ...], f
     r = resolve(variant, file=rules_file, sets=sets)
     if as_json or fmt == "json":
         click.echo(json.dumps({"variant": variant, "rules": r.to_json()},
-                              ensure_ascii=False))
+                              ensure_ascii=False, allow_nan=False))
         return
     click.echo(rules_toml(r), nl=False)

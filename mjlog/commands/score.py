@@ -318,7 +318,8 @@ def score_command(variant, hand, win, by, melds, after_kong, kong_chain, last_ti
     b = (explain(s.patterns, ctx.method, rules, s.feeder_pays)
          if s.legal or (s.patterns and s.reason is Reason.BELOW_MIN_FAN) else None)
     if as_json or fmt == "json":
-        click.echo(json.dumps(score_json(variant, ctx, s, b, rules), ensure_ascii=False))
+        click.echo(json.dumps(score_json(variant, ctx, s, b, rules), ensure_ascii=False,
+                              allow_nan=False))
     else:
         click.echo(_text(ctx, s, b, rules))
     if not s.legal:

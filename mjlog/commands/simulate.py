@@ -123,7 +123,7 @@ def simulate_command(variant, matches, hands_per_match, seed, players, agents, r
         interrupted(e)
     hands = sum(f["rows"] for f in m["files"] if f["table"] == "hands")
     if fmt == "json":
-        click.echo(json.dumps(run_json(m, out)))
+        click.echo(json.dumps(run_json(m, out), allow_nan=False))
     elif not quiet:
         click.echo(f"run {m['run_id']}: {hands} hands of {variant} written to {out}")
 

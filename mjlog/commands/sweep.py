@@ -49,7 +49,7 @@ def sweep_command(variant, matches, hands_per_match, seed, players, agents, rule
                                "out": str(out), "grid": doc["grid"],
                                "points": [{"dir": p["dir"], "point": p["point"],
                                            "run_id": p["run_id"]} for p in doc["points"]]},
-                              ensure_ascii=False))
+                              ensure_ascii=False, allow_nan=False))
     elif not quiet:
         click.echo(f"sweep {doc['sweep_id']}: {len(doc['points'])} runs of {variant} in {out} "
                    f"(listed in {out}/sweep.json)")

@@ -69,7 +69,7 @@ def validate_command(runs, report, workers, quiet, show, fmt) -> None:
     if report is not None:
         write_report(report, res)
     if fmt == "json":
-        click.echo(json.dumps(result_json(res), ensure_ascii=False))
+        click.echo(json.dumps(result_json(res), ensure_ascii=False, allow_nan=False))
         sys.exit(1 if res.problems else 0)
     if not quiet:
         for p in res.problems[:show]:

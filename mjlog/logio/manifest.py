@@ -81,7 +81,8 @@ def write_manifest(run_dir: str | os.PathLike, manifest: Mapping[str, Any]) -> P
     """Write ``manifest.json`` atomically (temporary file, then rename)."""
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False, default=jsonable)
+    text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False, default=jsonable,
+                      allow_nan=False)
     return replace_file(run / MANIFEST, (text + "\n").encode("utf-8"))
 
 

@@ -76,6 +76,16 @@ class Variant:
     def __repr__(self) -> str:
         return f"<variant {self.name}>"
 
+    @property
+    def pattern_keys(self) -> tuple[str, ...]:
+        """Every pattern key a win of this variant can log, in its scorer's table order.
+
+        >>> from mjlog.variants import VARIANTS
+        >>> VARIANTS["yuxi"].pattern_keys[:3]
+        ('pinghu', 'pengpenghu', 'qingyise')
+        """
+        return tuple(self.scorer.NAMES)
+
     def pattern_name(self, key: str) -> str:
         """The Chinese name of a pattern key as this variant's rulebook writes it
         (its scorer's ``NAMES``), or the key itself when unknown.

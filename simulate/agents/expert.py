@@ -112,8 +112,8 @@ _SEARCH = 0x5EA7C4
 def _check(k: str, v) -> str | None:
     if k in ("fold", "read", "confirm", "plans", "reading"):
         return None if v in (0, 1) else "0 or 1"
-    # `not v >= minimum` refuses nan too; an infinite z would never search
-    return None if v >= _MINIMUM[k] and not math.isinf(v) else f"at least {_MINIMUM[k]}"
+    # nan and inf never get here: parse_params refuses a non-finite float
+    return None if v >= _MINIMUM[k] else f"at least {_MINIMUM[k]}"
 
 
 def _parse(params: dict) -> dict:

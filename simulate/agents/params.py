@@ -9,16 +9,39 @@ defaults and checked, with one-line errors naming the agent, the key and the val
 Traceback (most recent call last):
 ...
 mjlog.errors.InputError: demo parameter 'depth' must be at least 1, got '0'
+
+Every float a command reads from its text (``--until``'s half-width, an agent's
+float parameter) goes through :func:`finite_float`: ``nan``, ``inf`` and ``1e309``
+(an overflow to infinity) are refused there, once for all.
+
+>>> finite_float("1e309", "--until draw_rate's half-width")
+Traceback (most recent call last):
+...
+mjlog.errors.InputError: --until draw_rate's half-width must be a finite number, got '1e309'
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from mjlog.errors import InputError, quote
 
-__all__ = ["parse_params"]
+__all__ = ["finite_float", "parse_params"]
+
+
+def finite_float(text: str, what: str) -> float:
+    """``text`` as a finite float; ``what`` names it in the one-line error (a
+    non-finite value would pass every ``<=`` bound check unseen, or print as
+    ``NaN`` in JSON)."""
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        raise InputError(f"bad value {quote(text)} for {what}; expected a number") from None
+    if not math.isfinite(v):
+        raise InputError(f"{what} must be a finite number, got {quote(text)}")
+    return v
 
 
 def parse_params(agent: str, given: Mapping[str, str], defaults: Mapping[str, Any],
@@ -39,10 +62,14 @@ def parse_params(agent: str, given: Mapping[str, str], defaults: Mapping[str, An
                                  f"valid: {', '.join(choices[k])}")
             out[k] = v
             continue
-        try:
-            val = type(defaults[k])(v)
-        except ValueError:
-            raise InputError(f"bad value {quote(v)} for {agent} parameter {quote(k)}") from None
+        if isinstance(defaults[k], float):
+            val = finite_float(v, f"{agent} parameter {quote(k)}")
+        else:
+            try:
+                val = type(defaults[k])(v)
+            except ValueError:
+                raise InputError(f"bad value {quote(v)} for {agent} parameter "
+                                 f"{quote(k)}") from None
         wrong = check(k, val) if check is not None else None
         if wrong is not None:
             raise InputError(f"{agent} parameter {quote(k)} must be {wrong}, got {quote(v)}")
