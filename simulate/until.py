@@ -3,7 +3,7 @@
 Shards of whole matches are played in order into a scratch run (the run with
 ``N`` hands' worth of matches, next to ``--out``), ``--workers`` shards at a time.
 After each batch the metric's 95% half-width (the match as the unit,
-:func:`analysis.queries.precision`) is computed on every prefix of complete
+:func:`analysis.prefix.half_widths`, passed in) is computed on every prefix of complete
 shards *in shard order*, and the first prefix of at least :data:`MIN_MATCHES`
 matches whose half-width is above 0 and at most the target decides the number
 of matches ``M``. The rule reads only the logged rows of that prefix, so
@@ -23,6 +23,7 @@ import dataclasses
 import math
 import re
 import shutil
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,8 @@ from mjlog.errors import InputError, MjlogError, quote
 
 if TYPE_CHECKING:
     from mjlog.variants import Variant
+
+HalfWidths = Callable[[Path, str, Sequence[int]], list[float]]
 
 MIN_MATCHES = 30
 """No stop on fewer matches: a small prefix can show no spread at all (no drawn hand
@@ -91,26 +94,16 @@ def check_metric(metric: str, variant: Variant, players: int) -> None:
                      f"{variant.pattern_keys[0]})")
 
 
-def _half_widths(scratch: Path, metric: str, ends: list[int]) -> list[float]:
-    """The metric's 95% half-width on the matches [0, end) of the scratch run, per end."""
-    from analysis import queries
-    from analysis.stats import estimate
-
-    units, pats = queries.match_units(queries.Runs(scratch, verify_hashes=False))
-    names = [metric[len("pattern_rate["):-1]] if metric.startswith("pattern_rate[") else []
-    out = []
-    for end in ends:
-        u = units[units.match < end].reset_index(drop=True)
-        p = pats[pats.match < end]
-        y, x, _ = queries._metric_arrays(u, p, names)[metric]
-        out.append(estimate(y, x).half_width)
-    return out
-
-
 def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: int,
-              workers: int | None = None, progress: bool | None = None) -> tuple[dict, dict]:
+              half_widths: HalfWidths, workers: int | None = None,
+              progress: bool | None = None) -> tuple[dict, dict]:
     """Play ``spec`` (its ``matches`` ignored) until ``metric``'s 95% half-width is at most
-    ``half_width`` or ``max_hands`` are played; returns (manifest, what the rule found)."""
+    ``half_width`` or ``max_hands`` are played; returns (manifest, what the rule found).
+
+    ``half_widths(run, metric, ends)`` measures the metric's 95% half-width on the
+    matches [0, end) of a run, per end (the analysis layer's
+    :func:`analysis.prefix.half_widths`, passed in: the batch layer measures nothing
+    itself)."""
     from mjlog.logio import build_manifest, read_manifest, write_manifest
     from mjlog.rundir import RunClaim
     from simulate import runner
@@ -149,7 +142,7 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
             entries = [e for s, _a, _b in shards[:checked + len(batch)] for e in good[s]]
             write_manifest(scratch, build_manifest(full.meta(), entries, **full.layout()))
             ends = [b for _, _, b in batch]
-            for end, hw in zip(ends, _half_widths(scratch, metric, ends), strict=True):
+            for end, hw in zip(ends, half_widths(scratch, metric, ends), strict=True):
                 last = (end, hw)
                 if end >= MIN_MATCHES and 0 < hw <= half_width:
                     found = last
@@ -171,35 +164,3 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
     write_manifest(out, manifest)
     shutil.rmtree(scratch, ignore_errors=True)
     return manifest, rule
-
-
-def until_command(spec, out, until: str | None, max_hands: int | None, workers, scheduler,
-                  quiet: bool, fmt: str = "text") -> None:
-    """``mjlog simulate --until``: check the options, run, say what the rule found."""
-    import click
-
-    if until is None or max_hands is None:
-        raise InputError("--until and --max-hands go together")
-    if scheduler:
-        raise InputError("--until runs on local workers (no --scheduler)")
-    metric, half = parse_until(until)
-    try:
-        m, rule = run_until(spec, out, metric, half, max_hands, workers,
-                            progress=None if not quiet else False)
-    except KeyboardInterrupt as e:
-        from mjlog.commands.simulate import interrupted
-
-        interrupted(e)
-    if fmt == "json":
-        import json
-
-        from mjlog.commands.simulate import run_json
-
-        click.echo(json.dumps({**run_json(m, out), "until": rule}, allow_nan=False))
-    elif not quiet:
-        how = "reached" if rule["reached"] else "NOT reached (stopped at --max-hands)"
-        hw = rule["achieved_half_width"]
-        click.echo(f"run {m['run_id']}: {rule['hands']} hands of {spec.variant} written to "
-                   f"{out}; {metric} 95% half-width "
-                   f"{'undefined' if hw is None else format(hw, '.4g')} "
-                   f"(target {half:g}: {how})")

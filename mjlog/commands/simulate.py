@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from mjlog.errors import InputError
 from mjlog.rules import VARIANTS
 
 
@@ -113,7 +114,6 @@ def simulate_command(variant, matches, hands_per_match, seed, players, agents, r
                          duplicate=duplicate, events=events == "all",
                          hands_per_shard=hands_per_shard)
     if until is not None or max_hands is not None:
-        from simulate.until import until_command
 
         return until_command(spec, out, until, max_hands, workers, scheduler, quiet, fmt)
     try:
@@ -134,3 +134,30 @@ def run_json(m: dict, out) -> dict:
             "seed": m.get("seed"), "matches": m.get("matches"),
             "hands": sum(f["rows"] for f in m["files"] if f["table"] == "hands"),
             "files": len(m["files"])}
+
+
+def until_command(spec, out, until: str | None, max_hands: int | None, workers, scheduler,
+                  quiet: bool, fmt: str = "text") -> None:
+    """``mjlog simulate --until``: check the options, run, say what the rule found."""
+    if until is None or max_hands is None:
+        raise InputError("--until and --max-hands go together")
+    if scheduler:
+        raise InputError("--until runs on local workers (no --scheduler)")
+    from analysis.prefix import half_widths
+    from simulate.until import parse_until, run_until
+
+    metric, half = parse_until(until)
+    try:
+        m, rule = run_until(spec, out, metric, half, max_hands, half_widths, workers,
+                            progress=None if not quiet else False)
+    except KeyboardInterrupt as e:
+        interrupted(e)
+    if fmt == "json":
+        click.echo(json.dumps({**run_json(m, out), "until": rule}, allow_nan=False))
+    elif not quiet:
+        how = "reached" if rule["reached"] else "NOT reached (stopped at --max-hands)"
+        hw = rule["achieved_half_width"]
+        click.echo(f"run {m['run_id']}: {rule['hands']} hands of {spec.variant} written to "
+                   f"{out}; {metric} 95% half-width "
+                   f"{'undefined' if hw is None else format(hw, '.4g')} "
+                   f"(target {half:g}: {how})")
