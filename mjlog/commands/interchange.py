@@ -84,33 +84,15 @@ def export_command(run, hand_ref, rotation, hands_ref, matches, fmt, out) -> Non
 
 
 def _write_stream(lines, out: str) -> int:
-    """Write streamed lines whole or not at all: a temporary file renamed into place
-    (a device such as /dev/null is written to, never replaced)."""
-    import os
-    from pathlib import Path
+    """Write streamed lines whole or not at all (:func:`mjlog.rundir.open_output`);
+    returns the number of hands."""
+    from mjlog.rundir import open_output
 
-    from mjlog.rundir import check_output
-
-    p = check_output(out, "--out")
-    if p.is_dir():
-        raise InputError(f"--out {out} is a directory; give a file name")
-    direct = p.exists() and not p.is_file()
-    tmp = p if direct else p.with_name(f".{p.name}.tmp-{os.getpid()}")
     n = 0
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            for line in lines:
-                f.write(line + "\n")
-                n += line.startswith('{"format"')
-            if not direct:
-                f.flush()
-                os.fsync(f.fileno())
-        if not direct:
-            os.replace(tmp, p)
-    except BaseException:
-        if not direct:
-            Path(tmp).unlink(missing_ok=True)
-        raise
+    with open_output(out, "--out", text=True) as f:
+        for line in lines:
+            f.write(line + "\n")
+            n += line.startswith('{"format"')
     return n
 
 
