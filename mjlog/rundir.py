@@ -47,13 +47,14 @@ from mjlog.errors import InputError, MjlogError
 from mjlog.errors import cut as clip
 
 __all__ = [
+    "LogError",
     "MANIFEST",
     "MARKER",
-    "LogError",
     "RunClaim",
+    "atomic_file",
+    "check_claimable",
     "check_output",
     "data_dir_of",
-    "atomic_file",
     "duckdb_path",
     "naming",
     "open_output",
@@ -287,6 +288,28 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def check_claimable(out: str | os.PathLike, option: str = "--out",
+                    inside: str | os.PathLike | None = None, marker: str = MARKER,
+                    manifest: str = MANIFEST) -> None:
+    """The refusals of :class:`RunClaim` that need no run id (``RunError``, one
+    line): ``out`` inside a run or sweep directory (but ``inside``), not a
+    directory, or holding files but no run. For a writer that learns its run id
+    only from its work (an import, from the hands' content): checked first, so
+    that a hopeless ``out`` is refused before the work."""
+    out = Path(out)
+    inside = Path(inside).resolve() if inside is not None else None
+    parent = data_dir_of(out.parent) if out.parent != out else None
+    if parent is not None and parent.resolve() != inside:
+        raise RunError(f"{option} {clip(str(out))} lies inside the data directory "
+                       f"{clip(str(parent))}; choose a path outside it")
+    if os.path.lexists(out) and not out.is_dir():
+        raise RunError(f"{option} {clip(str(out))} exists and is not a directory")
+    if out.is_dir() and not os.path.lexists(out / marker) and not os.path.lexists(
+            out / manifest) and any(not n.startswith(marker) for n in os.listdir(out)):
+        raise RunError(f"{option} {clip(str(out))} is not empty and holds no run: give a "
+                       f"new or empty directory")
+
+
 class RunClaim:
     """Own ``out`` as run ``run_id`` (with ``layout``) while it is written.
 
@@ -320,21 +343,11 @@ class RunClaim:
 
     def acquire(self) -> None:
         out = self.out
-        parent = data_dir_of(out.parent) if out.parent != out else None
-        if parent is not None and parent.resolve() != self.inside:
-            raise self._refuse(f"lies inside the data directory {clip(str(parent))}; "
-                               f"choose a path outside it")
-        if os.path.lexists(out) and not out.is_dir():
-            raise self._refuse("exists and is not a directory")
+        check_claimable(out, self.option, self.inside, self.marker, self.manifest)
         marker = out / self.marker
         if out.is_dir():
-            names = [n for n in os.listdir(out) if not n.startswith(self.marker)]
-            if not os.path.lexists(marker):
-                if self.manifest in names:
-                    self._check_manifest_id()
-                elif names:
-                    raise self._refuse("is not empty and holds no run: give a new or "
-                                       "empty directory")
+            if not os.path.lexists(marker) and os.path.lexists(out / self.manifest):
+                self._check_manifest_id()
         else:
             out.mkdir(parents=True, exist_ok=True)
             self.created = True

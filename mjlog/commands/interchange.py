@@ -100,7 +100,8 @@ def _write_stream(lines, out: str) -> int:
 @click.argument("files", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False),
-              help="Run directory to create (must not exist or be empty).")
+              help="Run directory to create: new, empty, or this import's run (a rerun "
+                   "finishes a killed import, and leaves a finished one as it is).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="json: print the written run as one object "
@@ -110,14 +111,13 @@ def import_command(files, out, quiet, fmt) -> None:
     hands) into one run directory that `mjlog validate` checks. Wins, transfers
     and the hands rows are recomputed by replaying the events under the header's
     rules; a hand without a wall is replayed on a wall rebuilt from its draws.
-    The run id is derived from the hands' content.
+    The run id is derived from the hands' content. Rerun into the same --out, the
+    same import finishes what a killed one left, or, finished, changes nothing.
 
     Example: mjlog import a.jsonl b.jsonl --out runs/imported
     """
     from mjlog.interchange import import_files
-    from mjlog.rundir import check_output
 
-    check_output(out, "--out")
     m = import_files(files, out, warn=lambda s: click.echo(f"warning: {s}", err=True),
                      progress=not quiet and sys.stderr.isatty())
     if fmt == "json":
