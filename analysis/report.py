@@ -421,7 +421,8 @@ def _targets(metric: str) -> float:
 
 def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os.PathLike,
                  fmt: str = "png", title: str = "mjlog report") -> Path:
-    """Write ``out/index.html`` for ``runs``; returns its path."""
+    """Write ``out/index.html`` for ``runs``; returns its path. The page is written
+    whole or not at all, and a failed write leaves no folder it made."""
     from analysis import balance
 
     if fmt not in ("png", "svg"):
@@ -442,10 +443,9 @@ def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os
         t["paired"] = paired
     figs = plots.figures(t)
     page = render(t, figs, fmt, title)
+    from mjlog.rundir import removing_new_dirs, write_atomic
+
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "index.html"
-    tmp = out / f".index.html.tmp-{os.getpid()}"
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    with removing_new_dirs(out):
+        out.mkdir(parents=True, exist_ok=True)
+        return write_atomic(out / "index.html", page, "--out")

@@ -596,7 +596,8 @@ class MjlogEnv(AECEnv):
     def write_run(self, out: str | os.PathLike, names: Sequence[str] | None = None) -> dict:
         """Write the finished episode as a run directory (one match of one hand, seed
         and match as dealt, so the auditor's seed check applies); returns the
-        manifest. ``names`` label the seats (default: the agent names)."""
+        manifest. ``names`` label the seats (default: the agent names), one string
+        per seat; wrong ones are a ValueError before anything is written."""
         from mjlog import __version__
         from mjlog.engine import PlayedHand
         from mjlog.logio import ShardWriter, build_manifest, run_id, write_manifest
@@ -607,7 +608,7 @@ class MjlogEnv(AECEnv):
         st = self.state
         if st is None or st.phase is not Phase.OVER:
             raise ValueError("the episode is not over: play it to the end first")
-        names = list(names or self.possible_agents)
+        names = self._seat_names(names)
         meta = {"variant": self.rules.variant, "rules": self.rules.to_json(),
                 "seed": self.seed_root, "matches": 1, "hands_per_match": 1,
                 "players": self.n, "agents": [{"name": a, "params": {}} for a in names],
@@ -623,6 +624,22 @@ class MjlogEnv(AECEnv):
         manifest = build_manifest(meta, w.entries, **layout)
         write_manifest(Path(out), manifest)
         return manifest
+
+    def _seat_names(self, names: Sequence[str] | None) -> list[str]:
+        """``names`` checked for :meth:`write_run`: one non-empty string per seat."""
+        if names is None:
+            return list(self.possible_agents)
+        if isinstance(names, str | bytes):  # list("abcd") would be four names
+            raise ValueError(f"names must be a sequence of {self.n} strings, not a "
+                             f"{type(names).__name__}")
+        names = list(names)
+        if len(names) != self.n:
+            raise ValueError(f"names: {self.n} names expected, {len(names)} given "
+                             f"(one per seat)")
+        for i, a in enumerate(names):
+            if not isinstance(a, str) or not a:
+                raise ValueError(f"names[{i}] must be a non-empty string, not {a!r}")
+        return names
 
 
 def observe_view(view: SeatView) -> np.ndarray:

@@ -41,6 +41,7 @@ import re
 import shutil
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +49,18 @@ from mjlog import __version__
 from mjlog.errors import InputError, MjlogError, quote
 from mjlog.events import DEAL, HORSE, TRANSFER, WIN, Event
 from mjlog.logio import (
+    LogError,
     SpilledShard,
     build_manifest,
     canonical_json,
     read_manifest,
+    remove_temporaries,
     run_id,
+    shard_path,
+    verify_manifest,
     write_manifest,
 )
+from mjlog.logio.files import shard_tables
 from mjlog.replay import Replay, apply_checked, fmt_ordered, load_hand, to_event, truncated
 from mjlog.rng import RNG, hand_seed
 from mjlog.rules import Rules
@@ -626,14 +632,41 @@ class _Staged:
     def publish(self, out: Path, rid: str, claim: Any, unseed: bool) -> list[dict[str, Any]]:
         """Write every shard into ``out`` under ``rid``, each journalled in
         ``claim``; with ``unseed``, the hand seeds derived from a seed that turned
-        out not to be the run's are set to 0, as if the run's were known first."""
+        out not to be the run's are set to 0, as if the run's were known first.
+        A shard that a killed import of this run put in place, as the journal
+        recorded it, is kept; what that import left half-written is removed."""
+        remove_temporaries(out)
+        journal = claim.journal()
         entries: list[dict[str, Any]] = []
         for w, rows in zip(self.shards, self.seeded, strict=True):
-            amend = _zero_hand_seeds(rows) if unseed and rows else None
-            got = w.publish(out, rid, amend)
-            claim.record(w.shard, got)
+            got = _in_place(out, w.shard, journal.get(w.shard))
+            if got is not None:
+                w.abort()  # its spill: the files in place hold these very rows
+            else:
+                amend = _zero_hand_seeds(rows) if unseed and rows else None
+                got = w.publish(out, rid, amend)
+                claim.record(w.shard, got)
             entries += got
         return entries
+
+
+def _in_place(out: Path, shard: int, recorded: list[dict[str, Any]] | None
+              ) -> list[dict[str, Any]] | None:
+    """The journalled entries of ``shard`` when its files in ``out`` are each a
+    regular file of the recorded size and sha256 (what its writer wrote); None
+    when the shard is to be written again."""
+    from mjlog.rundir import sha256_file
+
+    want = {shard_path(t, shard) for t in shard_tables(True)}
+    if not recorded or not all(isinstance(f, dict) for f in recorded) or {
+            f.get("path") for f in recorded} != want:
+        return None
+    for f in recorded:
+        p = out / f["path"]
+        if p.is_symlink() or not p.is_file() or p.stat().st_size != f.get("bytes") \
+                or sha256_file(p) != f.get("sha256"):
+            return None
+    return recorded
 
 
 def _zero_hand_seeds(rows: list[int]):
@@ -669,85 +702,44 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
     hand, the rows wait in a spill (Arrow IPC, :class:`~mjlog.logio.SpilledShard`)
     in a temporary directory beside ``out``; then each shard is written into
     ``out`` as Parquet. Nothing reaches ``out`` before every line is read and
-    checked; on a failure ``out`` is left as it was found, and the spill is always
-    removed (a killed import's, by the next import to the same ``out``). Memory
-    holds one hand and one row group, whatever the number of hands.
+    checked; on a failure a new ``out`` is left as it was found, and the spill is
+    always removed (a killed import's, by the next import to the same ``out``).
+    Memory holds one hand and one row group, whatever the number of hands.
+
+    ``out`` must be new, empty, or this import's run (the same hands: the same
+    run id), as for ``simulate``: a rerun finishes an import killed while it wrote
+    the shards (those in place as its journal recorded them are kept, the rest
+    written again: the bytes of an uninterrupted import) and leaves a finished one
+    as it is, byte for byte. It reads the sources again either way: the run id
+    comes from them. Another run is refused (:class:`~mjlog.rundir.RunClaim`); a
+    directory inside a run, or holding files but no run, before a line is read.
 
     ``warn`` gets one line per hand whose events break the rules (the run is still
     written, so that the auditor reports it in full); past 20, only their count.
     With ``progress``, a bar counts the hands, or, given the sources' ``size`` in
     bytes, what has been read of it (so that it shows the time left).
     """
-    import tempfile
-
-    from mjlog.rundir import RunClaim, check_output
+    from mjlog.rundir import MANIFEST, MARKER, check_claimable, removing_new_dirs
 
     out = Path(out)
-    if (out / "manifest.json").exists() or (out.is_dir() and any(out.iterdir())):
-        raise InputError(f"{out}: exists and is not empty; a run is never overwritten")
-    check_output(out, "--out")  # the spill goes beside it: never inside a run
+    check_claimable(out, "--out")  # the spill goes beside it: never inside a run
+    fresh = not (os.path.lexists(out / MARKER) or os.path.lexists(out / MANIFEST))
     names = ", ".join(n for n, _ in sources)
-    made = _first_missing(out)  # on a failure, what the import made is removed
-    out.parent.mkdir(parents=True, exist_ok=True)
-    claimed: RunClaim | None = None
-    bar = None
     try:
-        _sweep_spills(out)
-        spill = Path(tempfile.mkdtemp(prefix=_spill_prefix(out), dir=out.parent))
-        held = _hold(spill)
-        try:
-            survey, staged = _Survey(), _Staged(spill, hands_per_shard)
-            warnings: list[str] = []
-            bar = _progress(size, "importing", progress, "B" if size is not None else "hand")
-            read, shown = [0], 0  # characters read (bytes, for ASCII lines), shown
-
-            def counted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
-                for i, line in lines:
-                    read[0] += len(line)
-                    yield i, line
-
-            for name, lines in sources:
-                for h in _hands(lines() if size is None else counted(lines()), name):
-                    survey.add(h)
-                    seed, rng = survey.seed, survey.rng  # the common ones so far
-                    row, wins, transfers, warning = _replayed(h, seed, rng)
-                    derived = h.header.get("hand_seed") is None and _seeds_hands(seed, rng)
-                    staged.add(h, row, wins, transfers, derived)
-                    if warning is not None:
-                        warnings.append(warning)
-                    if bar is not None:
-                        bar.update(1 if size is None else read[0] - shown)
-                        shown = read[0]
-            if survey.rules is None:
-                raise InputError(f"{names}: no hands")
-            staged.close()
-            if staged.error is not None:
-                raise staged.error
-            meta = survey.meta()
-            rid = run_id(meta)
-            with RunClaim(out, rid, f"hands_per_shard={hands_per_shard}") as claim:
-                claimed = claim
-                unseed = not _seeds_hands(meta["seed"], meta["rng"])
-                entries = staged.publish(out, rid, claim, unseed)
+        with removing_new_dirs(out):  # a failure leaves no folder the import made
+            out.parent.mkdir(parents=True, exist_ok=True)
+            _sweep_spills(out)
+            with _spill(out) as spill:
+                survey, staged, warnings = _stage(sources, spill, hands_per_shard,
+                                                  progress, size)
                 source = {"files": [Path(n).name for n, _ in sources],
                           "run": survey.source_run if survey.source_run is not ... else None}
-                manifest = build_manifest(
-                    meta, entries, imported=True, source=source,
-                    hands_per_shard=hands_per_shard, events="all")
-                write_manifest(out, manifest)
-        finally:
-            shutil.rmtree(spill, ignore_errors=True)
-            os.close(held)
-    except BaseException as e:
-        if claimed is not None:  # ours alone while claimed: what it wrote goes
-            _undo(out)
-        _remove_empty(out, made)
-        if isinstance(e, ValueError) and not isinstance(e, MjlogError):  # the writer's
-            raise InputError(f"{names}: cannot be written as a run: {e}") from None
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
+                manifest = _write_run(out, survey.meta(), staged, source, hands_per_shard,
+                                      fresh)
+    except ValueError as e:
+        if isinstance(e, MjlogError):
+            raise
+        raise InputError(f"{names}: cannot be written as a run: {e}") from None  # the writer's
     if warn is not None:
         for s in warnings[:_NO_WARN_AFTER]:
             warn(s)
@@ -757,12 +749,111 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
     return manifest
 
 
+def _stage(sources: Sequence[Source], spill: Path, hands_per_shard: int, progress: bool,
+           size: int | None) -> tuple[_Survey, _Staged, list[str]]:
+    """Read, check and replay every hand of ``sources``, its rows staged in
+    ``spill``; the survey (the run's arguments), the staged shards and the
+    warnings. Raises on the first bad line, or, all read, on a row the log
+    cannot hold."""
+    survey, staged = _Survey(), _Staged(spill, hands_per_shard)
+    warnings: list[str] = []
+    bar = _progress(size, "importing", progress, "B" if size is not None else "hand")
+    read, shown = [0], 0  # characters read (bytes, for ASCII lines), shown
+
+    def counted(lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+        for i, line in lines:
+            read[0] += len(line)
+            yield i, line
+
+    try:
+        for name, lines in sources:
+            for h in _hands(lines() if size is None else counted(lines()), name):
+                survey.add(h)
+                seed, rng = survey.seed, survey.rng  # the common ones so far
+                row, wins, transfers, warning = _replayed(h, seed, rng)
+                derived = h.header.get("hand_seed") is None and _seeds_hands(seed, rng)
+                staged.add(h, row, wins, transfers, derived)
+                if warning is not None:
+                    warnings.append(warning)
+                if bar is not None:
+                    bar.update(1 if size is None else read[0] - shown)
+                    shown = read[0]
+    finally:
+        if bar is not None:
+            bar.close()
+    if survey.rules is None:
+        raise InputError(f"{', '.join(n for n, _ in sources)}: no hands")
+    staged.close()
+    if staged.error is not None:
+        raise staged.error
+    return survey, staged, warnings
+
+
+def _write_run(out: Path, meta: dict[str, Any], staged: _Staged, source: dict[str, Any],
+               hands_per_shard: int, fresh: bool) -> dict[str, Any]:
+    """Claim ``out`` for the run and write it: its shards, then its manifest;
+    nothing when it is there finished. A failure removes what was written, unless
+    ``out`` held the run already (``fresh`` False: a rerun keeps what was whole)."""
+    from mjlog.rundir import RunClaim
+
+    rid = run_id(meta)
+    with RunClaim(out, rid, f"hands_per_shard={hands_per_shard}") as claim:
+        try:
+            manifest = _finished(out, rid, hands_per_shard, len(staged.shards))
+            if manifest is None:
+                unseed = not _seeds_hands(meta["seed"], meta["rng"])
+                entries = staged.publish(out, rid, claim, unseed)
+                manifest = build_manifest(meta, entries, imported=True, source=source,
+                                          hands_per_shard=hands_per_shard, events="all")
+                write_manifest(out, manifest)
+        except BaseException:
+            if fresh:  # ours alone while claimed
+                _undo(out)
+            raise
+    return manifest
+
+
+def _finished(out: Path, rid: str, hands_per_shard: int, shards: int) -> dict[str, Any] | None:
+    """The manifest, when ``out`` holds run ``rid`` (the claim checked the id)
+    finished, every file as the manifest says: nothing is rewritten then. None
+    when work is left; refused when the run was written with another layout."""
+    if not os.path.lexists(out / "manifest.json"):
+        return None
+    try:
+        m = read_manifest(out)
+    except LogError:
+        return None  # damaged: the shards are checked one by one, the manifest rewritten
+    if m.get("hands_per_shard") != hands_per_shard:
+        raise LogError(f"--out {out} holds run {rid} written with hands_per_shard="
+                       f"{quote(str(m.get('hands_per_shard')))[1:-1]}, not {hands_per_shard}: "
+                       f"choose another --out")
+    want = {shard_path(t, s) for s in range(shards) for t in shard_tables(True)}
+    if verify_manifest(out) or {f["path"] for f in m["files"]} != want:
+        return None
+    return m
+
+
 #: the lock file in a spill: held while its import runs
 _SPILL_LOCK = ".lock"
 
 
 def _spill_prefix(out: Path) -> str:
     return f".{out.name[:64]}.import-"
+
+
+@contextmanager
+def _spill(out: Path) -> Iterator[Path]:
+    """A spill directory beside ``out``, locked (:func:`_hold`) while the block
+    runs, removed after it."""
+    import tempfile
+
+    spill = Path(tempfile.mkdtemp(prefix=_spill_prefix(out), dir=out.parent))
+    held = _hold(spill)
+    try:
+        yield spill
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+        os.close(held)
 
 
 def _hold(spill: Path) -> int:
@@ -817,32 +908,6 @@ def import_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike, war
 def import_file(path: str | os.PathLike, out: str | os.PathLike, warn=None) -> dict[str, Any]:
     """:func:`import_files` of one file."""
     return import_files([path], out, warn=warn)
-
-
-def _first_missing(out: Path) -> Path | None:
-    """The outermost directory of ``out`` (itself included) that does not exist yet."""
-    first = None
-    for p in (out, *out.parents):
-        if os.path.lexists(p):
-            break
-        first = p
-    return first
-
-
-def _remove_empty(d: Path, top: Path | None) -> None:
-    """Remove ``d`` and its parents up to ``top`` (the outermost one an import
-    made), each only while empty: another writer may have put something there."""
-    if top is None:
-        return
-    for p in (d, *d.parents):
-        try:
-            p.rmdir()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return
-        if p == top:
-            return
 
 
 def _undo(out: Path) -> None:

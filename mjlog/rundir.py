@@ -38,21 +38,28 @@ import json
 import os
 import re
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from mjlog.errors import InputError, MjlogError
 from mjlog.errors import cut as clip
 
 __all__ = [
+    "LogError",
     "MANIFEST",
     "MARKER",
-    "LogError",
     "RunClaim",
+    "atomic_file",
+    "check_claimable",
     "check_output",
     "data_dir_of",
     "duckdb_path",
+    "naming",
+    "open_output",
     "read_json",
+    "removing_new_dirs",
     "sha256_file",
     "write_atomic",
 ]
@@ -118,34 +125,106 @@ def check_output(path: str | os.PathLike, option: str) -> Path:
 def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "output") -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a
     rename, after :func:`check_output`: a crash leaves the old file or the new one,
-    never half of either."""
+    never half of either (:func:`open_output`)."""
+    with open_output(path, option) as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+    return Path(path)
+
+
+@contextmanager
+def open_output(path: str | os.PathLike, option: str = "output",
+                text: bool = False) -> Iterator[IO[Any]]:
+    """A file to write the output ``path`` through, after :func:`check_output`: an
+    :func:`atomic_file`, or, for a device or a pipe (``/dev/null``), the path itself
+    (written to, never replaced). ``text``: UTF-8 text with ``\n`` line ends."""
     p = check_output(path, option)
     if p.is_dir():
         raise InputError(f"{option} {clip(str(path))} is a directory; give a file name")
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    if p.exists() and not p.is_file():  # a device or a pipe (/dev/null): written to, kept
-        with open(p, "wb") as f:
-            f.write(raw)
-        return p
-    return replace_file(p, raw)
+    if p.exists() and not p.is_file():
+        with naming(p), _open(p, text) as f:
+            yield f
+        return
+    with atomic_file(p, text) as f:
+        yield f
 
 
 def replace_file(p: Path, raw: bytes) -> Path:
     """Put ``raw`` at ``p`` atomically, unchecked (the writer of a run uses it for
-    the run's own manifest): a temporary file beside it, flushed, then renamed."""
+    the run's own manifest): :func:`atomic_file`."""
+    with atomic_file(p) as f:
+        f.write(raw)
+    return p
+
+
+@contextmanager
+def atomic_file(p: Path, text: bool = False) -> Iterator[IO[Any]]:
+    """A temporary file beside ``p`` (``.NAME.tmp-PID``) to write in the block;
+    flushed to disk and renamed onto ``p`` when the block ends, removed when it
+    fails, so that ``p`` is the old file or the new one, never half of either. An
+    OSError that names no file (a full disk) names ``p`` (:func:`naming`)."""
     tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
     try:
-        with open(tmp, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except BaseException as e:
+        with naming(p):
+            with _open(tmp, text) as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, p)
+    except BaseException:
         tmp.unlink(missing_ok=True)
-        if isinstance(e, OSError) and e.filename is None:  # a full disk names no file
-            e.filename = str(p)
         raise
-    return p
+
+
+def _open(p: Path, text: bool) -> IO[Any]:
+    return open(p, "w", encoding="utf-8", newline="\n") if text else open(p, "wb")
+
+
+@contextmanager
+def naming(path: str | os.PathLike) -> Iterator[None]:
+    """An OSError raised in the block that names no file names ``path``: a full
+    disk shows on a write, which the kernel (and pyarrow) report without one.
+
+    >>> import errno
+    >>> try:
+    ...     with naming("out/a.parquet"):
+    ...         raise OSError(errno.ENOSPC, "Error writing bytes to file")
+    ... except OSError as e:
+    ...     print(e.filename, e.strerror, sep=": ")
+    out/a.parquet: No space left on device
+    """
+    try:
+        yield
+    except OSError as e:
+        if e.filename is None:
+            e.filename = os.fspath(path)
+            if e.errno:  # pyarrow's text wraps the kernel's: keep the kernel's
+                e.strerror = os.strerror(e.errno)
+        raise
+
+
+@contextmanager
+def removing_new_dirs(path: str | os.PathLike) -> Iterator[None]:
+    """When the block fails, remove directory ``path`` and those of its parents that
+    did not exist when it began, each only while empty: a refused command leaves
+    no folder it made, and never removes what another writer put there meanwhile."""
+    top = None  # the outermost of them
+    for p in (Path(path), *Path(path).parents):
+        if os.path.lexists(p):
+            break
+        top = p
+    try:
+        yield
+    except BaseException:
+        for p in (Path(path), *Path(path).parents) if top is not None else ():
+            try:
+                p.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                break
+            if p == top:
+                break
+        raise
 
 
 def duckdb_path(path: str | os.PathLike) -> str:
@@ -209,6 +288,28 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def check_claimable(out: str | os.PathLike, option: str = "--out",
+                    inside: str | os.PathLike | None = None, marker: str = MARKER,
+                    manifest: str = MANIFEST) -> None:
+    """The refusals of :class:`RunClaim` that need no run id (``RunError``, one
+    line): ``out`` inside a run or sweep directory (but ``inside``), not a
+    directory, or holding files but no run. For a writer that learns its run id
+    only from its work (an import, from the hands' content): checked first, so
+    that a hopeless ``out`` is refused before the work."""
+    out = Path(out)
+    inside = Path(inside).resolve() if inside is not None else None
+    parent = data_dir_of(out.parent) if out.parent != out else None
+    if parent is not None and parent.resolve() != inside:
+        raise RunError(f"{option} {clip(str(out))} lies inside the data directory "
+                       f"{clip(str(parent))}; choose a path outside it")
+    if os.path.lexists(out) and not out.is_dir():
+        raise RunError(f"{option} {clip(str(out))} exists and is not a directory")
+    if out.is_dir() and not os.path.lexists(out / marker) and not os.path.lexists(
+            out / manifest) and any(not n.startswith(marker) for n in os.listdir(out)):
+        raise RunError(f"{option} {clip(str(out))} is not empty and holds no run: give a "
+                       f"new or empty directory")
+
+
 class RunClaim:
     """Own ``out`` as run ``run_id`` (with ``layout``) while it is written.
 
@@ -242,21 +343,11 @@ class RunClaim:
 
     def acquire(self) -> None:
         out = self.out
-        parent = data_dir_of(out.parent) if out.parent != out else None
-        if parent is not None and parent.resolve() != self.inside:
-            raise self._refuse(f"lies inside the data directory {clip(str(parent))}; "
-                               f"choose a path outside it")
-        if os.path.lexists(out) and not out.is_dir():
-            raise self._refuse("exists and is not a directory")
+        check_claimable(out, self.option, self.inside, self.marker, self.manifest)
         marker = out / self.marker
         if out.is_dir():
-            names = [n for n in os.listdir(out) if not n.startswith(self.marker)]
-            if not os.path.lexists(marker):
-                if self.manifest in names:
-                    self._check_manifest_id()
-                elif names:
-                    raise self._refuse("is not empty and holds no run: give a new or "
-                                       "empty directory")
+            if not os.path.lexists(marker) and os.path.lexists(out / self.manifest):
+                self._check_manifest_id()
         else:
             out.mkdir(parents=True, exist_ok=True)
             self.created = True
@@ -265,8 +356,9 @@ class RunClaim:
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            os.write(fd, content.encode())
-            os.fsync(fd)
+            with naming(marker):
+                os.write(fd, content.encode())
+                os.fsync(fd)
             try:
                 os.link(tmp, marker)  # atomic and exclusive: fails if a marker exists
                 self._fd, fd = fd, None
@@ -333,8 +425,9 @@ class RunClaim:
         assert self._fd is not None, "record() needs the claim"
         line = json.dumps({"shard": shard, "files": entries}, sort_keys=True,
                           allow_nan=False) + "\n"
-        os.write(self._fd, line.encode())
-        os.fsync(self._fd)
+        with naming(self.out / self.marker):
+            os.write(self._fd, line.encode())
+            os.fsync(self._fd)
 
     def journal(self) -> dict[int, list[dict[str, Any]]]:
         """The shards journalled by :meth:`record` (this writer's and earlier ones');

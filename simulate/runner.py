@@ -40,6 +40,7 @@ from mjlog.logio import (
     check_file,
     file_entry,
     read_manifest,
+    remove_temporaries,
     run_id,
     shard_complete,
     shard_path,
@@ -529,9 +530,7 @@ def _complete(spec: RunSpec, out: Path, shards) -> int:
 def _clean(out: Path, shards) -> None:
     """Remove what unfinished shards left: temporary files, and the files of a shard
     whose writer died between its renames (its hands file, renamed last, is missing)."""
-    for t in TABLES:
-        for p in (out / t).glob(".part-*.parquet.tmp-*"):
-            p.unlink(missing_ok=True)
+    remove_temporaries(out)
     for s, _, _ in shards:
         if not (out / shard_path("hands", s)).is_file():
             for t in TABLES:

@@ -28,7 +28,7 @@ from urllib.parse import quote
 from mjlog.errors import InputError
 from mjlog.errors import quote as show
 from mjlog.logio import LogError, canonical_json, read_manifest
-from mjlog.rundir import SWEEP_MARKER, RunClaim
+from mjlog.rundir import SWEEP_MARKER, RunClaim, replace_file
 from simulate.runner import RunSpec, simulate
 
 SWEEP_FILE = "sweep.json"
@@ -146,7 +146,6 @@ def _sweep_id(doc: dict) -> str:
 
 
 def _write(path: Path, doc: dict) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-                   encoding="utf-8")
-    os.replace(tmp, path)
+    """The sweep's own file, atomically (no temporary left when the disk is full)."""
+    replace_file(path, (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
+                        + "\n").encode())

@@ -336,8 +336,10 @@ def test_import_malformed_lines(tmp_path, bad, msg):
 
 
 def test_import_never_overwrites(tmp_path):
+    from mjlog.logio import LogError
+
     lines = export_hand(ar.run("huangmei3"), 0, 0)
-    with pytest.raises(InputError, match="never overwritten"):
+    with pytest.raises(LogError, match="holds shards of run"):
         import_lines(lines, ar.run("huangmei3"))
 
 

@@ -84,33 +84,15 @@ def export_command(run, hand_ref, rotation, hands_ref, matches, fmt, out) -> Non
 
 
 def _write_stream(lines, out: str) -> int:
-    """Write streamed lines whole or not at all: a temporary file renamed into place
-    (a device such as /dev/null is written to, never replaced)."""
-    import os
-    from pathlib import Path
+    """Write streamed lines whole or not at all (:func:`mjlog.rundir.open_output`);
+    returns the number of hands."""
+    from mjlog.rundir import open_output
 
-    from mjlog.rundir import check_output
-
-    p = check_output(out, "--out")
-    if p.is_dir():
-        raise InputError(f"--out {out} is a directory; give a file name")
-    direct = p.exists() and not p.is_file()
-    tmp = p if direct else p.with_name(f".{p.name}.tmp-{os.getpid()}")
     n = 0
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            for line in lines:
-                f.write(line + "\n")
-                n += line.startswith('{"format"')
-            if not direct:
-                f.flush()
-                os.fsync(f.fileno())
-        if not direct:
-            os.replace(tmp, p)
-    except BaseException:
-        if not direct:
-            Path(tmp).unlink(missing_ok=True)
-        raise
+    with open_output(out, "--out", text=True) as f:
+        for line in lines:
+            f.write(line + "\n")
+            n += line.startswith('{"format"')
     return n
 
 
@@ -118,7 +100,8 @@ def _write_stream(lines, out: str) -> int:
 @click.argument("files", nargs=-1, required=True,
                 type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", required=True, type=click.Path(file_okay=False),
-              help="Run directory to create (must not exist or be empty).")
+              help="Run directory to create: new, empty, or this import's run (a rerun "
+                   "finishes a killed import, and leaves a finished one as it is).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="json: print the written run as one object "
@@ -128,14 +111,13 @@ def import_command(files, out, quiet, fmt) -> None:
     hands) into one run directory that `mjlog validate` checks. Wins, transfers
     and the hands rows are recomputed by replaying the events under the header's
     rules; a hand without a wall is replayed on a wall rebuilt from its draws.
-    The run id is derived from the hands' content.
+    The run id is derived from the hands' content. Rerun into the same --out, the
+    same import finishes what a killed one left, or, finished, changes nothing.
 
     Example: mjlog import a.jsonl b.jsonl --out runs/imported
     """
     from mjlog.interchange import import_files
-    from mjlog.rundir import check_output
 
-    check_output(out, "--out")
     m = import_files(files, out, warn=lambda s: click.echo(f"warning: {s}", err=True),
                      progress=not quiet and sys.stderr.isatty())
     if fmt == "json":

@@ -30,7 +30,13 @@ Parquet, truncated, corrupt, a missing column, a wrong type) raises
 
 from __future__ import annotations
 
-from mjlog.logio.files import check_file, file_entry, shard_complete, shard_path
+from mjlog.logio.files import (
+    check_file,
+    file_entry,
+    remove_temporaries,
+    shard_complete,
+    shard_path,
+)
 from mjlog.logio.ids import CONTENT_KEY, RUN_ID_KEYS, canonical_json, run_id
 from mjlog.logio.manifest import (
     MANIFEST,
@@ -66,6 +72,7 @@ __all__ = [
     "manifest_files",
     "read_manifest",
     "read_table",
+    "remove_temporaries",
     "run_id",
     "shard_complete",
     "shard_entries",

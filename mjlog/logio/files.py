@@ -29,8 +29,8 @@ import pyarrow.parquet as pq
 from mjlog.rundir import LogError, sha256_file
 from mjlog.schema import TABLES, check_schema
 
-__all__ = ["check_file", "file_entry", "one_line", "open_table", "shard_complete",
-           "shard_path", "shard_tables", "table_files"]
+__all__ = ["check_file", "file_entry", "one_line", "open_table", "remove_temporaries",
+           "shard_complete", "shard_path", "shard_tables", "table_files"]
 
 
 def shard_path(table: str, shard: int) -> str:
@@ -59,6 +59,15 @@ def shard_complete(run_dir: str | os.PathLike, shard: int, events: bool = True) 
     """
     run = Path(run_dir)
     return all((run / shard_path(t, shard)).is_file() for t in shard_tables(events))
+
+
+def remove_temporaries(run_dir: str | os.PathLike) -> None:
+    """Remove the temporary files of shards whose writer died before renaming them
+    (``hands/.part-00003.parquet.tmp-PID``). Only the holder of the run's claim
+    calls it: no other writer is at work then."""
+    for t in TABLES:
+        for p in (Path(run_dir) / t).glob(".part-*.parquet.tmp-*"):
+            p.unlink(missing_ok=True)
 
 
 def file_entry(path: Path, table: str, rel: str, rows: int) -> dict[str, Any]:

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from mjlog.logio.files import file_entry, one_line, shard_path, shard_tables
+from mjlog.rundir import naming
 from mjlog.schema import ALLOWED_VALUES, HAND_KEY, ID_COLUMNS, TABLES, VALUE_RANGES, data_columns
 
 __all__ = ["EVENT_COLUMNS", "ShardWriter", "SpilledShard", "write_options"]
@@ -311,13 +312,21 @@ class ShardWriter:
 
     def _write(self, table: str, batch: pa.Table | None) -> None:
         """Write one row group of ``table`` (None: no rows, but the file is made)."""
-        if table not in self._writers:
-            self._writers[table] = pq.ParquetWriter(
-                self._tmp[table], TABLES[table], **write_options(table)
-            )
+        with naming(self._tmp[table]):  # pyarrow's full disk names no file
+            if table not in self._writers:
+                self._writers[table] = pq.ParquetWriter(
+                    self._tmp[table], TABLES[table], **write_options(table)
+                )
+            if batch is not None:
+                self._writers[table].write_table(batch, row_group_size=batch.num_rows)
         if batch is not None:
-            self._writers[table].write_table(batch, row_group_size=batch.num_rows)
             self._rows[table] += batch.num_rows
+
+    def _close_writers(self) -> None:
+        """Finish each file (its last bytes and footer are written now)."""
+        for t, w in self._writers.items():
+            with naming(self._tmp[t]):
+                w.close()
 
     def close(self) -> list[dict[str, Any]]:
         """Write what is buffered, finish the files and rename them into place.
@@ -332,8 +341,7 @@ class ShardWriter:
             raise ValueError(f"shard {self.shard}: close after the writer was {self._state}")
         try:
             self._flush()
-            for w in self._writers.values():
-                w.close()
+            self._close_writers()
             entries = []
             for t in self.tables:
                 _fsync(self._tmp[t])
@@ -399,11 +407,13 @@ class SpilledShard(ShardWriter):
         self._tmp = {t: p.with_suffix(".arrows") for t, p in self._final.items()}
 
     def _write(self, table: str, batch: pa.Table | None) -> None:
-        if table not in self._writers:
-            self._writers[table] = pa.ipc.new_stream(self._tmp[table], TABLES[table],
-                                                     options=_SPILL_OPTIONS)
+        with naming(self._tmp[table]):
+            if table not in self._writers:
+                self._writers[table] = pa.ipc.new_stream(self._tmp[table], TABLES[table],
+                                                         options=_SPILL_OPTIONS)
+            if batch is not None:
+                self._writers[table].write_table(batch)
         if batch is not None:
-            self._writers[table].write_table(batch)
             self._rows[table] += batch.num_rows
 
     def close(self) -> list[dict[str, Any]]:
@@ -412,8 +422,7 @@ class SpilledShard(ShardWriter):
         if self._state == "open":
             try:
                 self._flush()
-                for w in self._writers.values():
-                    w.close()
+                self._close_writers()
             except BaseException:
                 self.abort()
                 raise
