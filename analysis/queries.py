@@ -9,8 +9,9 @@ No figure needs the events table: hand length is ``hands.n_events``.
 
 Every figure is given per group: ``variant``, ``config`` (the rule keys a run
 changed from the variant's defaults, ``default`` when none; sweep points differ
-here) and ``lineup`` (``hands.agents`` joined with commas: the agents, seat by
-seat). Runs that share all three (say two seeds) are pooled.
+here) and ``lineup`` (the run's agents seat by seat, joined with commas, each by
+its label: :mod:`analysis.agent_labels` tells two specs of one name apart). Runs
+that share all three (say two seeds) are pooled.
 
 Confidence intervals are 95% and take the **match** as the unit, as ``mjlog
 ladder`` does (hands of one match share seats, dealers and, in duplicate play,
@@ -39,6 +40,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from analysis.agent_labels import labels as agent_labels
 from analysis.stats import estimates
 from mjlog.errors import cut as clip
 from mjlog.events import REASON_NAMES
@@ -115,6 +117,15 @@ class Run:
     duplicate: bool
     hands: int
     events: bool
+
+
+def _manifest_lineup(m: dict[str, Any]) -> list[Any] | None:
+    """A simulated run's agents, seat by seat at rotation 0, from its manifest; None
+    for an imported run (its hands name their own seats)."""
+    agents = m.get("agents")
+    if m.get("imported") or not isinstance(agents, list) or len(agents) != m.get("players"):
+        return None
+    return agents
 
 
 def _agent_spec(a: Any) -> str:
@@ -290,6 +301,13 @@ class Runs:
                 ))
         if not runs:
             raise LogError("no runs given")
+        self.lineups: dict[str, tuple[str, ...]] = {
+            r.run_id: lineup for r, lineup in zip(
+                runs, agent_labels([_manifest_lineup(rf.manifest) for rf in self._runs]),
+                strict=True) if lineup is not None}
+        """Each run's agents, seat by seat at rotation 0, as labels that tell every
+        agent of these runs apart (:mod:`analysis.agent_labels`); an imported run's
+        seats keep the names its hands give."""
         for rf in self._runs:
             for t in ("hands", "wins", "transfers"):
                 if not rf.by_table[t]:
@@ -302,6 +320,10 @@ class Runs:
         except duckdb.Error:
             pass
         self.con.register("runs", self.info()[["run_id", "config"]])
+        self.con.execute("CREATE TEMP TABLE lineups (run_id VARCHAR, agents VARCHAR[])")
+        if self.lineups:
+            self.con.executemany("INSERT INTO lineups VALUES (?, ?)",
+                                 [[rid, list(a)] for rid, a in self.lineups.items()])
         self.con.register("reasons", pd.DataFrame(
             {"reason": list(REASON_CATEGORY), "category": list(REASON_CATEGORY.values())}))
 
@@ -333,8 +355,9 @@ class Runs:
     def sql(self, query: str, **params: Any) -> pd.DataFrame:
         """Run ``query``; ``$hands``, ``$wins``, ``$transfers`` (and ``$events`` when the
         query names it) are bound to the file lists; ``params`` bind further ``$names``.
-        The views ``runs`` (run_id, config) and ``reasons`` (reason, category) are there
-        to join."""
+        The views ``runs`` (run_id, config), ``reasons`` (reason, category) and
+        ``lineups`` (run_id, agents: :attr:`lineups`; :data:`SEAT_AGENTS` reads it)
+        are there to join."""
         for t in ("hands", "wins", "transfers", "events"):
             if f"${t}" in query:
                 params.setdefault(t, self.files(t))
@@ -441,20 +464,29 @@ def group_label(df: pd.DataFrame, with_config: bool | None = None) -> pd.Series:
 _G = ", ".join(GROUP)
 _HG = ", ".join(f"h.{c}" for c in GROUP)  # where another table also has `variant`
 
-# Hands with the group columns. The lineup is the hand's agents seat by seat, turned
-# back to rotation 0 in duplicate play (the runner seats spec agent j at (j + r) mod n
-# in rotation r), so the rotations of one duplicate match pool into one line-up.
-_HANDS = """
+SEAT_AGENTS = """CASE WHEN l.agents IS NULL THEN h.agents
+    ELSE list_transform(range(h.players::BIGINT),
+                        lambda s: l.agents[(s - h.rotation + h.players) % h.players + 1])
+    END"""
+"""SQL: a hand's agents seat by seat, as labels (:attr:`Runs.lineups`), of hands ``h``
+``LEFT JOIN lineups l USING (run_id)``; the runner seats line-up place j at seat
+(j + rotation) mod n. A run without labels (imported) keeps ``hands.agents``."""
+
+# Hands with the group columns. The lineup is the run's agents seat by seat at rotation
+# 0 (in duplicate play the rotations of one match pool into one line-up), as labels.
+_HANDS = f"""
     h AS (
         SELECT h.run_id, h.match, h.rotation, h.hand, h.variant::VARCHAR AS variant,
                r.config,
-               CASE WHEN h.rotation = 0 THEN array_to_string(h.agents, ',')
+               CASE WHEN l.agents IS NOT NULL THEN array_to_string(l.agents, ',')
+                    WHEN h.rotation = 0 THEN array_to_string(h.agents, ',')
                     ELSE array_to_string(list_transform(range(h.players::BIGINT),
                         lambda j: h.agents[(j + h.rotation) % h.players + 1]), ',')
                END AS lineup,
-               h.players, h.dealer, h.agents, h.winners, h.deltas, h.outcome::VARCHAR AS outcome,
-               h.n_events, h.wall_left, h.wall
+               h.players, h.dealer, {SEAT_AGENTS} AS agents, h.winners, h.deltas,
+               h.outcome::VARCHAR AS outcome, h.n_events, h.wall_left, h.wall
         FROM read_parquet($hands) h JOIN runs r USING (run_id)
+             LEFT JOIN lineups l USING (run_id)
     )"""
 
 _KEY = "run_id, match, rotation, hand"
@@ -557,7 +589,7 @@ def seat_stats(runs, by: str = "seat") -> pd.DataFrame:
     (the match as the unit; ``matches`` counts them).
 
     ``by``: ``seat`` (one row per seat, with its agent), ``agent`` (seats pooled
-    per agent name), ``position`` (seat relative to the dealer: 0 is the
+    per agent: its label, :attr:`Runs.lineups`), ``position`` (seat relative to the dealer: 0 is the
     dealer), ``order`` (``1st``, ``2nd``… by the order the seat won in, ``none``
     when it did not win) or ``variant`` (every seat pooled); always within
     :data:`GROUP`.

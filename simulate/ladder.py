@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.queries import Runs, same_walls
+from analysis.queries import SEAT_AGENTS, Runs, same_walls
 from analysis.stats import compare_units, estimate
 from mjlog.errors import InputError
 from simulate.runner import HANDS_PER_SHARD, RunSpec, simulate
@@ -50,12 +50,15 @@ COLUMNS = ["agent", "hands", "mean_points", "ci_low", "ci_high", "win_rate", "de
 GAP_COLUMNS = ["ahead", "behind", "matches", "difference", "ci_low", "ci_high", "p"]
 
 # one row per seat of each hand: the rows both the standings and the hand-by-hand
-# pairing (changed_hands) start from
-_SEATS = """
+# pairing (changed_hands) start from. An agent is its label (analysis.agent_labels):
+# two specs of one name are two agents.
+_SEATS = f"""
 SELECT run_id, match, rotation, hand, array_to_string(agents, ',') AS lineup, s AS seat,
        agents[s + 1] AS agent, deltas[s + 1] AS points,
        list_contains(winners, s::TINYINT) AS won
-FROM read_parquet($hands), range(0, 4) AS r(s)
+FROM (SELECT h.run_id, h.match, h.rotation, h.hand, h.players, h.deltas, h.winners,
+             {SEAT_AGENTS} AS agents
+      FROM read_parquet($hands) h LEFT JOIN lineups l USING (run_id)), range(0, 4) AS r(s)
 WHERE s < players
 """
 
@@ -96,7 +99,8 @@ def _per_match(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def standings(run: str | Path) -> pd.DataFrame:
     """Per-agent figures of a duplicate run directory (any run works; the interval
-    then treats each match as the unit all the same)."""
+    then treats each match as the unit all the same). An agent is its spec, by its
+    label (:mod:`analysis.agent_labels`): two specs of one name are two rows."""
     return _standings(_per_seat(_open(run)))
 
 
@@ -121,7 +125,8 @@ def _on_the_same_walls(run: str | Path, base: str | Path) -> list[Runs]:
 def lead_across(run: str | Path, agent: str, base: str | Path,
                 base_agent: str | None = None) -> dict:
     """``agent``'s points per hand in ``run`` less ``base_agent``'s (default: the same
-    name) in ``base``, another run of the same walls (same variant, seed and match
+    label; each the agent's label in its run read alone, :mod:`analysis.agent_labels`)
+    in ``base``, another run of the same walls (same variant, seed and match
     size; the line-ups may differ), paired by match over the matches both played.
 
     Set against a twin that plays the base policy (``expert:rollouts=0`` plays
@@ -153,7 +158,8 @@ SELECT match, rotation, hand, lineup, seat, points FROM ({_SEATS}) WHERE agent =
 
 def changed_hands(run: str | Path, agent: str, base: str | Path) -> dict:
     """Where ``agent`` in ``run`` and its namesake in ``base`` (a twin that plays
-    another policy under the same name, as ``expert:rollouts=0`` does) part: the
+    another policy under the same name, as ``expert:rollouts=0`` does; each run read
+    alone labels it by that name) part: the
     same seat of the same line-up on the same walls, hand by hand.
 
     Returns ``matches``, ``hands`` (seat-hands paired), ``share`` (of those whose

@@ -294,9 +294,17 @@ def test_changed_hands_splits_the_lead_into_how_often_and_how_much(tmp_path):
                   hands_per_match=1, workers=1, out=tmp_path / "d", seating="cyclic")
     with pytest.raises(InputError, match="share no seat-hand of 'strategic'"):
         changed_hands(tmp_path / "a", "strategic", tmp_path / "d")
-    # one folder holding the same seating from both ladders: no pairing one to one
+    # one folder holding the same seating from both ladders: two agents (other
+    # settings), so a's strategic pairs with itself alone
     for i, name in enumerate("ab"):
-        shutil.copytree(tmp_path / name / "seating-0", tmp_path / "mixed" / f"seating-{i}")
+        shutil.copytree(tmp_path / name / "seating-0", tmp_path / "ab" / f"seating-{i}")
+    assert changed_hands(tmp_path / "ab", "strategic", tmp_path / "a")["share"] == 0
+    # one folder holding one line-up twice on the same walls (a longer run of it holds
+    # them too): no pairing one to one
+    ladder_tables("yuxi", ["strategic", "efficient", "greedy", "random"], hands=12, seed=6,
+                  hands_per_match=1, workers=1, out=tmp_path / "e", seating="cyclic")
+    shutil.copytree(tmp_path / "a" / "seating-0", tmp_path / "mixed" / "seating-0")
+    shutil.copytree(tmp_path / "e", tmp_path / "mixed" / "seating-1")
     with pytest.raises(InputError, match="played twice on the same walls"):
         changed_hands(tmp_path / "mixed", "strategic", tmp_path / "a")
 

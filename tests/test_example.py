@@ -17,6 +17,7 @@ def test_train_save_and_ladder(tmp_path):
     LinearPolicy(str(weights))  # loads without pickle
     spec = f"examples.numpy_policy:LinearPolicy:weights={weights}"
     table = ladder("xuezhan", [spec, "random", "random", "random"], 32, seed=2, workers=1)
-    assert set(table["agent"]) == {"numpy_policy", "random"}
+    # the agent as the manifest records it (its spec's name), not as it calls itself
+    assert set(table["agent"]) == {"examples.numpy_policy:LinearPolicy", "random"}
     # two matches (the fewest a ladder plays) of 32 hands, four seats each
     assert table["hands"].sum() == 2 * 32 * 4

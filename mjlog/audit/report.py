@@ -11,8 +11,6 @@ the rules say [0, 0, 0, 0]'
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 from collections.abc import Mapping
@@ -20,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mjlog.csvsafe import csv_text
 from mjlog.rundir import write_atomic
 
 __all__ = ["REPORT_COLUMNS", "AuditResult", "HandFindings", "Problem", "run_problem",
@@ -117,13 +116,9 @@ def write_report(path: str | os.PathLike, res: AuditResult) -> Path:
     p = Path(path)
     rows = [asdict(x) for x in res.problems + res.notes]
     cols = list(REPORT_COLUMNS)
-    f = io.StringIO(newline="")
-    if p.suffix == ".csv":
-        w = csv.DictWriter(f, fieldnames=cols)
-        w.writeheader()
-        for r in rows:
-            w.writerow({c: r[c] for c in cols})
+    if p.suffix == ".csv":  # text cells a spreadsheet would evaluate are quoted
+        text = csv_text(rows, cols)
     else:
-        for r in rows:
-            f.write(json.dumps({c: r[c] for c in cols}, ensure_ascii=False, allow_nan=False) + "\n")
-    return write_atomic(p, f.getvalue(), "--report")  # never into a run; whole or not at all
+        text = "".join(json.dumps({c: r[c] for c in cols}, ensure_ascii=False, allow_nan=False)
+                       + "\n" for r in rows)
+    return write_atomic(p, text, "--report")  # never into a run; whole or not at all

@@ -58,6 +58,7 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
     match: two agents' own intervals may overlap while the paired lead's does
     not include 0 (--format json/csv give the standings only).
     """
+    from mjlog.csvsafe import csv_text
     from mjlog.rundir import check_output, write_atomic
 
     if csv_path:  # before the heavy imports: a refusal is instant
@@ -71,7 +72,7 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
     if fmt == "json":
         click.echo(table.to_json(orient="records", force_ascii=False))
     elif fmt == "csv":
-        click.echo(table.to_csv(index=False), nl=False)
+        click.echo(csv_text(table), nl=False)
     else:
         click.echo(f"{variant}, {int(table['hands'].sum())} seat-hands, seed {seed}, "
                    f"line-up {agents}, {seating} seating")
@@ -82,5 +83,5 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
             shown = gaps.assign(p=[f"{p:.3g}" if p >= 0.001 else "<0.001" for p in gaps["p"]])
             click.echo(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     if csv_path:
-        write_atomic(csv_path, table.to_csv(index=False), "--csv")
+        write_atomic(csv_path, csv_text(table), "--csv")
         click.echo(f"written {csv_path}", err=True)
