@@ -2,7 +2,7 @@
 compensation that cancels it, and confirm it on the same walls (``mjlog balance``).
 
 **Measure.** A run of duplicate play (every match once per seat rotation on the
-same walls and dealers, :mod:`simulate.ladder`), read by
+same walls and dealers, :mod:`analysis.ladder`), read by
 :func:`analysis.queries.position_advantage`: each seat position's advantage, in
 points per hand (its mean minus the other positions' mean), with a 95% t interval
 over matches (the unit: :mod:`analysis.stats`). The dealer advantage ``A`` is

@@ -223,7 +223,7 @@ BLIND_NOTES = {
 
 
 def blind_section(quick: bool) -> str:
-    from simulate.ladder import ladder
+    from analysis.ladder import ladder
 
     lineup = ["strategic", "strategic:rules=default", "efficient", "greedy"]
     parts = []

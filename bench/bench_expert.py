@@ -91,9 +91,9 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
                 seating: str = DEFAULT_SEATING, keep: Path | None = None) -> tuple[str, dict]:
     """The ladder, expert's lead over strategic paired by match, and the search's
     own worth there: expert against its twin (:data:`TWIN`) in the same seat of the
-    same line-up on the same walls (:func:`simulate.ladder.lead_across`). With
+    same line-up on the same walls (:func:`analysis.ladder.lead_across`). With
     ``keep`` the two runs stay there, and a rerun resumes them."""
-    from simulate.ladder import changed_hands, gaps, ladder_tables, lead_across
+    from analysis.ladder import changed_hands, gaps, ladder_tables, lead_across
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as tmp:
@@ -129,13 +129,13 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
             f"{lead.difference:+.3f} [{lead.ci_low:+.3f}, {lead.ci_high:+.3f}] points per hand, "
             f"p = {lead.p:.2g}. The search's own worth at this table, expert against its "
             f"twin `{TWIN}` in the same seat of the same line-up and walls "
-            f"(`simulate.ladder.lead_across`): {search['difference']:+.3f} "
+            f"(`analysis.ladder.lead_across`): {search['difference']:+.3f} "
             f"[{search['ci_low']:+.3f}, {search['ci_high']:+.3f}], p = {search['p']:.2g}. "
             f"The search changed the points of {changed['share']:.1%} "
             f"[{changed['share_low']:.1%}, {changed['share_high']:.1%}] of expert's seat-hands, "
             f"by {changed['per_changed']:+.2f} [{changed['per_changed_low']:+.2f}, "
             f"{changed['per_changed_high']:+.2f}] points per changed one "
-            "(`simulate.ladder.changed_hands`)\n\n")
+            "(`analysis.ladder.changed_hands`)\n\n")
     return text, {"table": t.to_dict("records"), "seconds": dt, "verdict": verdict,
                   "lead": lead.to_dict(), "search": search, "changed": changed}
 
@@ -151,7 +151,7 @@ def twin_ladder(variant: str, hands: int, seed: int, workers: int = 1):
     """A cyclic ladder of :data:`TWIN_LINEUP`: its standings by agent, and the twin's
     gap to strategic paired by match (the twin is logged as expert). Cyclic: the
     seating whose luck the null and seating parts measure."""
-    from simulate.ladder import gaps, ladder_tables
+    from analysis.ladder import gaps, ladder_tables
 
     with tempfile.TemporaryDirectory(prefix="mjlog-twin-") as run:
         t, _ = ladder_tables(variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers,

@@ -22,7 +22,7 @@ SEATING = "balanced"
 
 def run(quick: bool = False, variants: list[str] | None = None, workers: int | None = None,
         hands: dict | None = None) -> dict:
-    from simulate.ladder import ladder_tables
+    from analysis.ladder import ladder_tables
 
     parts, figures = [], {}
     for variant in variants or list(HANDS):

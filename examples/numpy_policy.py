@@ -130,7 +130,7 @@ def main() -> None:
     pol.save(a.out)
     print(f"trained on {hands} hands; weights in {a.out}")
     if a.ladder_hands:
-        from simulate.ladder import ladder
+        from analysis.ladder import ladder
 
         spec = f"examples.numpy_policy:LinearPolicy:weights={a.out}"
         table = ladder(a.variant, [spec, "random", "random", "random"], a.ladder_hands,

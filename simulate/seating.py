@@ -1,6 +1,6 @@
 """How a duplicate ladder seats its line-up: the orders it plays on the same walls.
 
-Kept apart from :mod:`simulate.ladder` (DuckDB, pandas) so that the CLI can list
+Kept apart from :mod:`analysis.ladder` (DuckDB, pandas) so that the CLI can list
 the choices in ``--help`` without importing them.
 """
 

@@ -164,7 +164,7 @@ def test_ladder_gaps_pair_the_agents_by_match(tmp_path):
     import pyarrow.parquet as pq
     from scipy import stats
 
-    from simulate.ladder import ladder_tables
+    from analysis.ladder import ladder_tables
 
     table, gaps = ladder_tables("yuxi", ["efficient", "greedy", "random", "greedy"], hands=64,
                                 seed=4, hands_per_match=1, workers=1, out=tmp_path / "run")
@@ -206,7 +206,7 @@ def test_lead_across_pairs_an_agent_with_another_in_its_seat_on_the_same_walls(t
     import pyarrow.parquet as pq
     from scipy import stats
 
-    from simulate.ladder import ladder_tables, lead_across
+    from analysis.ladder import ladder_tables, lead_across
 
     runs = {}
     for first in ("greedy", "random"):
@@ -233,8 +233,8 @@ def test_lead_across_pairs_an_agent_with_another_in_its_seat_on_the_same_walls(t
 
 
 def test_lead_across_refuses_other_walls_and_unknown_agents(tmp_path):
+    from analysis.ladder import ladder_tables, lead_across
     from mjlog.errors import InputError
-    from simulate.ladder import ladder_tables, lead_across
 
     for seed in (1, 2):
         ladder_tables("yuxi", ["greedy", "random", "random", "random"], hands=8, seed=seed,
@@ -255,8 +255,8 @@ def test_changed_hands_splits_the_lead_into_how_often_and_how_much(tmp_path):
 
     import pyarrow.parquet as pq
 
+    from analysis.ladder import changed_hands, ladder_tables, lead_across
     from mjlog.errors import InputError
-    from simulate.ladder import changed_hands, ladder_tables, lead_across
 
     for name, spec in (("a", "strategic"), ("b", "strategic:aggression=0.1;defense=0.9")):
         ladder_tables("yuxi", [spec, "efficient", "greedy", "random"], hands=48, seed=6,
@@ -318,7 +318,7 @@ def test_a_balanced_ladder_seats_every_agent_just_before_every_other_equally(tmp
     import numpy as np
     import pyarrow.parquet as pq
 
-    from simulate.ladder import ladder_tables, lead_across
+    from analysis.ladder import ladder_tables, lead_across
 
     agents = ["greedy", "random", "efficient", "strategic"]
     table, gaps = ladder_tables("yuxi", agents, hands=48, seed=5, hands_per_match=1, workers=1,
@@ -347,7 +347,7 @@ def test_two_agents_that_play_alike_finish_level_only_when_balanced(tmp_path):
     """Balanced seating plays every assignment of the agents to the seats, so two
     agents that play alike (expert with no samples plays strategic's choices) finish
     exactly level on any walls; the cyclic seating's single order need not."""
-    from simulate.ladder import gaps, ladder_tables
+    from analysis.ladder import gaps, ladder_tables
 
     twins = ["expert:rollouts=0", "strategic", "efficient", "greedy"]
     lead = {}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from analysis.ladder import ladder
 from examples.numpy_policy import LinearPolicy, train
-from simulate.ladder import ladder
 
 
 def test_train_save_and_ladder(tmp_path):

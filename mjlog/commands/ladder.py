@@ -63,7 +63,7 @@ def ladder_command(variant, agents, hands, seed, hands_per_match, sets, workers,
 
     if csv_path:  # before the heavy imports: a refusal is instant
         check_output(csv_path, "--csv")
-    from simulate.ladder import ladder_tables
+    from analysis.ladder import ladder_tables
 
     table, gaps = ladder_tables(variant, agents.split(","), hands, seed, hands_per_match, sets,
                                 workers=workers, out=out, progress=None if not quiet else False,
