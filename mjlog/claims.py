@@ -36,7 +36,7 @@ _COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
 
 # The checks a scorer's refusal breaks (see Claims.win_verdict).
 _REFUSED = {Reason.PLAIN_ON_DISCARD: "plain_on_discard", Reason.BELOW_MIN_FAN: "min_fan",
-            Reason.HOLDS_VOID: "flower_pig", Reason.TWO_SIDED_ON_DISCARD: "menqing_on_discard"}
+            Reason.HOLDS_VOID: "flower_pig"}
 
 
 #: Every seat passes the open claim window (or the log has moved past it): the
@@ -231,9 +231,6 @@ class Claims:
             return f"S{s}'s hand is plain (平胡 only): it must be won by self-draw"
         if check == "min_fan":
             return f"S{s}'s win on {name} has fewer fan than min_fan = {st.rules['min_fan']}"
-        if check == "menqing_on_discard":
-            return (f"S{s}'s concealed hand waits two-sided on {name} without 发: no win on a "
-                    f"discard (menqing_on_discard = false)")
         if check == "flower_pig":
             return f"S{s} holds a tile of its void suit: no win (花猪)"
         if check == "dead_green":

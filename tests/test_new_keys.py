@@ -220,15 +220,53 @@ def test_menqing_on_discard_true_counts_menqing_on_a_discard():
         (1, "discard", ("pinghu", "menqing"), 2)]
 
 
-def test_menqing_on_discard_false_refuses_a_concealed_two_sided_wait():
+def test_menqing_on_discard_false_drops_menqing_so_the_plain_hand_is_below_min_fan():
+    # the seed's "如果2条3条听胡1条4条别人出了不能胡" follows from the 2-fan minimum:
+    # without 门前清 the concealed two-sided hand holds only 平胡 on a discard
     strict = hm_rules(menqing_on_discard="false")
     st, ag = play_script(strict, HM, {0: ["discard 1s"]}, stop=True)
     assert offered(ag[1], WIN) == 0 and st.wins == []
     ok, _ = play_script(hm_rules(), HM, {1: ["win 1s"]})
     applied, d = replay_under(ok, strict)
     k = win_seq(ok, 1)
-    assert (applied, d.seq, d.check) == (k, k, Check.MENQING_ON_DISCARD)
-    assert "menqing_on_discard" in d.rules
+    assert (applied, d.seq, d.check) == (k, k, Check.MIN_FAN)
+    assert "min_fan" in d.rules
+
+
+# seat 1: a concealed 清一色 waiting two-sided on 1m/4m (RULES.md, decided turn 3:
+# no two-sided ban overrides a 清一色 or 混一色)
+QINGYISE = {0: "111z222z333z777z2p 4m", 1: "123m456m789m55m23m"}
+
+
+def test_menqing_on_discard_false_lets_a_concealed_qingyise_win_two_sided():
+    strict = hm_rules(menqing_on_discard="false")
+    st, _ = play_script(strict, QINGYISE, {1: ["win 4m"]})
+    assert [(w.seat, w.method, w.patterns, w.fan) for w in st.wins] == [
+        (1, "discard", ("pinghu", "qingyise"), 16)]
+    assert replay_under(st, strict) == (len(st.events), None)
+
+
+# seat 2 pons the dealer's 1s and adds the fourth it draws; seat 1 (two-sided on
+# 1s/4s, concealed) may not win on the discard (平胡 alone) but robs the kong
+ROB = {0: "111z222z333z777z2m 1s", 1: "123m456m789p55s23s", 2: "11s258m369p44557z",
+       3: "147m258p369s1234z"}
+
+
+@pytest.mark.parametrize("flag, patterns, fan", [
+    ("true", ("pinghu", "menqing", "qiangganghu"), 7),
+    # robbing a kong is no discard: 门前清 still counts (RULES.md, decided turn 3)
+    ("false", ("pinghu", "menqing", "qiangganghu"), 7),
+])
+def test_menqing_counts_when_robbing_a_kong(flag, patterns, fan):
+    r = hm_rules(menqing_on_discard=flag)
+    # by default seat 1 could win on the dealer's 1s (平胡 + 门前清): it passes
+    passes = ["pass 1s"] if flag == "true" else []
+    script = {1: [*passes, "win 1s"], 2: ["pon 1s", "kong 1s"]}
+    st, _ = play_script(r, ROB, script, draws="9s 9s 9s 1s")
+    assert [(w.seat, w.method, w.from_seat, w.patterns, w.fan) for w in st.wins] == [
+        (1, "robbed_kong", 2, patterns, fan)]
+    assert pays(st) == [(2, 1, fan, "win")]
+    assert replay_under(st, r) == (len(st.events), None)
 
 
 @pytest.mark.parametrize("how, bonus, sets, patterns", [
@@ -236,9 +274,14 @@ def test_menqing_on_discard_false_refuses_a_concealed_two_sided_wait():
     ("self", 0, {}, ["pinghu", "zimo", "menqing"]),
     # a single wait (卡档) on a discard: allowed, but without 门前清
     ("discard", 0, {"--win": "2s", "--hand": "123m456m789p55s13s"}, ["pinghu", "kadang"]),
-    # the same two-sided wait won on a discard by default (below it is refused)
-    # a laid-out 发 lifts the refusal
+    # a laid-out 发 reaches 2 fan
     ("discard", 1, {}, ["pinghu", "facai"]),
+    # a concealed 清一色 on a two-sided wait
+    ("discard", 0, {"--win": "4m", "--hand": "123m456m789m55m23m"}, ["pinghu", "qingyise"]),
+    # and a 混一色
+    ("discard", 0, {"--win": "4m", "--hand": "123m456m789m11z23m"}, ["pinghu", "hunyise"]),
+    # robbing a kong is no discard: 门前清 counts (平胡 1 + 门前清 1 + 抢杠 5 = 7)
+    ("robbed-kong", 0, {}, ["pinghu", "menqing", "qiangganghu"]),
 ])
 def test_menqing_on_discard_false_in_the_scorer(how, bonus, sets, patterns):
     hand = sets.get("--hand", "123m456m789p55s23s")
@@ -247,6 +290,15 @@ def test_menqing_on_discard_false_in_the_scorer(how, bonus, sets, patterns):
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["patterns"] == patterns
+
+
+def test_menqing_on_discard_false_refuses_the_seeds_example_by_min_fan():
+    args = ["score", "huangmei", "123m456m789p55s23s", "--win", "1s", "--by", "discard",
+            "--set", "menqing_on_discard=false", "--json"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 1
+    out = json.loads(res.output)
+    assert (out["reason"], out["patterns"], out["fan"]) == ("below_min_fan", ["pinghu"], 1)
 
 
 # ---------------------------------------------------------------- huangmei ziyise_hunyise

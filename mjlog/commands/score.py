@@ -56,8 +56,6 @@ REASON_TEXT = {
     Reason.BELOW_MIN_FAN: "fewer fan than min_fan",
     Reason.HOLDS_VOID: "the hand holds a tile of its void suit (花猪)",
     Reason.NO_KONG_FOR_AFTER_KONG: "--after-kong on a self-draw needs a kong in --melds",
-    Reason.TWO_SIDED_ON_DISCARD: ("a concealed hand with a two-sided wait and no 发 may not win "
-                                  "on a discard (menqing_on_discard = false)"),
 }
 
 

@@ -23,7 +23,6 @@ class Reason(StrEnum):
     BELOW_MIN_FAN = "below_min_fan"                # huangmei: fewer than min_fan
     HOLDS_VOID = "holds_void_suit"                 # xuezhan: a void-suit tile in hand
     NO_KONG_FOR_AFTER_KONG = "after_kong_without_kong"
-    TWO_SIDED_ON_DISCARD = "two_sided_on_discard"  # huangmei: menqing_on_discard = false
 
 
 class Method(StrEnum):
