@@ -85,7 +85,45 @@ def test_kong_wins_big_false_audit_refuses_the_default_win(scenario):
     assert replay_under(st, yx.R) == (len(st.events), None)
     applied, d = replay_under(st, yx.rules("kong_wins_big=false"))
     assert (applied, d.seq, d.check) == (k, k, Check.PLAIN_ON_DISCARD)
-    assert "self-draw" in d.rules
+    assert "self-draw" in d.rules and "kong_wins_big" in d.rules  # the rule it breaks
+
+
+def last_four_kong_discard(r):
+    """Seat 3 draws its fourth 5m with 4 tiles left, konges it and discards the
+    replacement 9p: seat 1's plain hand wins on it in the last four (杠上炮)."""
+    hands = {0: JA + "7p", 1: "123m234m456p789s9p", 2: JB, 3: "555m258s36p12345z"}
+    return play_script(r, hands, {3: ["kong 5m"]}, tail="9p 3s 3s 3s 5m")
+
+
+def last_four_rob(r):
+    """Seat 3 pons the dealer's 5m and adds the fourth, drawn with 4 tiles left:
+    seat 1's plain hand (67m) robs it in the last four (抢杠胡)."""
+    hands = {0: JA + "5m", 1: "123m67m456p789s99p", 2: JB, 3: "55m258s369p12345z"}
+    return play_script(r, hands, {3: ["pon 5m", "kong 5m"]}, tail="3s 3s 3s 5m")
+
+
+@pytest.mark.parametrize("scenario, method, pattern", [
+    (last_four_kong_discard, "discard", "gangshangpao"),
+    (last_four_rob, "robbed_kong", "qiangganghu")])
+@pytest.mark.parametrize("sets, want", [
+    # the kong pattern lets the plain hand win, at its 4
+    ((), "kong"),
+    # kong_wins_big = false: no win, the last-four reading not taken
+    (("kong_wins_big=false",), None),
+    # both (RULES.md, decided turn 3): a plain hand, 杠上炮/抢杠胡 adding nothing
+    (("kong_wins_big=false", "last4_plain_on_discard=true"), "plain"),
+])
+def test_kong_wins_big_false_with_last4_plain_wins_as_a_plain_hand(scenario, method, pattern,
+                                                                    sets, want):
+    r = yx.rules(*sets)
+    st, _ = scenario(r)
+    if want is None:
+        assert st.wins == [] and st.exhausted
+        return
+    patterns, points = ((pattern,), 4) if want == "kong" else (("pinghu",), 1)
+    assert yx.wins(st) == [(1, method, 3, patterns, points)]
+    assert pays(st, "win") == [(3, 1, points, "win")]
+    assert replay_under(st, r) == (len(st.events), None)  # the auditor's step agrees
 
 
 # ---------------------------------------------------------------- yuxi chadajiao_value
