@@ -14,6 +14,7 @@ that breaks a rule is a finding that quotes what the rules say.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,18 @@ def test_the_seeds_two_sided_example_is_refused_by_min_fan(tmp_path):
 def test_last_four_where_there_is_no_forced_zone(variant, hand, tmp_path):
     refused(["score", variant, hand, "--win", "4m", "--by", "discard", "--last-four"],
             tmp_path, needle=f"--last-four: {variant} has no 尾牌强制", isolate=False)
+
+
+def test_a_kong_chain_paid_under_the_other_link_is_a_finding(tmp_path):
+    # the engine's chain (tests/test_new_keys.py) played under dian_gang_hua_link =
+    # first, logged with rules that say last: the win is no self-draw for every payer
+    from tests.test_new_keys import logged, yuxi_chain
+    from tests.test_yuxi_rules import rules
+
+    st, _ = yuxi_chain(rules("dian_gang_hua_link=first"))
+    r = logged(st, rules("dian_gang_hua_link=last"), tmp_path)
+    res = refused(["validate", str(r), "--format", "json"], tmp_path, inputs=[r],
+                  finding=True, isolate=False)
+    problems = json.loads(res.stdout)["problems"]
+    assert problems and min(p["seq"] for p in problems if p["seq"] is not None) == \
+        st.wins[0].seq

@@ -204,6 +204,75 @@ def test_dian_gang_hua_link_xuezhan(link, payers):
         (3, 1, 2, "kong_concealed")]
 
 
+def yuxi_added_chain(r):
+    """Seat 1 pons the dealer's 7p, konges the dealer's 5m (明杠), adds its drawn 7p
+    on the replacement (补杠: nobody robs) and wins on the next replacement 9s."""
+    hands = {0: JA + "7p", 1: "77p555m123p456s9s1s", 2: JB, 3: JC}
+    return play_script(r, hands, {1: ["pon 7p", "discard 1s", "kong 5m", "kong 7p", "win"]},
+                       draws="? ? 5m", tail="7p 9s")
+
+
+def xuezhan_chain(r):
+    """XZ_CHAIN played to the end: 明杠 5s, 暗杠 7p on its replacement, win on 9p."""
+    return xz.run(XZ_CHAIN, voids="pmmm", tail="7p 9p", rules=r,
+                  scripts={1: ["kong 5s", "kong 7p", "win 9p"]})
+
+
+CHAINS = {"yuxi": (yuxi_chain, yx.rules), "yuxi-added": (yuxi_added_chain, yx.rules),
+          "xuezhan": (xuezhan_chain, lambda s: xz.XZ(dian_gang_hua_link=s.split("=")[1]))}
+
+
+def logged(st, r, tmp_path, name="run"):
+    """The scripted hand as a run directory: exported as JSON lines, imported."""
+    from mjlog.interchange import FORMAT, event_to_json, import_lines
+    from mjlog.replay import fmt_ordered
+    from mjlog.variants import break_position
+
+    dice = (3, 4)
+    head = {"format": FORMAT, "variant": r.variant, "rules": r.to_json(),
+            "players": ["scripted"] * r.n, "dealer": st.dealer, "dice": list(dice),
+            "break": break_position(r.variant, dice, st.dealer, r.n, len(st.wall)),
+            "wall": fmt_ordered(st.wall)}
+    lines = [json.dumps(head)] + [json.dumps(event_to_json(i, e))
+                                  for i, e in enumerate(st.events)]
+    out = tmp_path / name
+    import_lines(lines, out, warn=lambda msg: None)
+    return out
+
+
+@pytest.mark.parametrize("link", ["first", "last"])
+@pytest.mark.parametrize("chain", sorted(CHAINS))
+def test_a_kong_chain_played_and_audited(chain, link, tmp_path):
+    """A chain of kongs (exposed kong, another kong on its replacement, the win on
+    the next replacement), played by the engine, logged and audited: the auditor
+    accepts it, and the win is paid as dian_gang_hua_link says (RULES.md §2, §3:
+    ``first`` makes the chain 点杠花, paid by the first kong's feeder alone)."""
+    from mjlog.audit import audit_runs
+    from mjlog.logio import read_table
+
+    play, rules = CHAINS[chain]
+    r = rules(f"dian_gang_hua_link={link}")
+    st, _ = play(r)
+    (w, *_) = st.wins
+    kongs = [e for e in st.events[:w.seq] if e.type == "kong" and e.seat == w.seat]
+    assert [k.kind for k in kongs][-2:][0] == "exposed" and len(kongs) >= 2
+    run = logged(st, r, tmp_path)
+    res = audit_runs([run], workers=1)
+    assert res.problems == [] and res.hands == 1
+    paid = [(t["payer"], t["amount"]) for t in read_table(run, "transfers").to_pylist()
+            if t["reason"] == "win" and t["payee"] == w.seat and t["seq"] < w.seq + r.n]
+    feeder = kongs[-2].from_seat
+    if link == "first":  # 点杠花: the feeder of the chain's first kong pays alone
+        assert paid == [(feeder, w.points)] and w.from_seat == feeder
+    else:                # the last kong (concealed or added) decides: a self-draw
+        assert sorted(p for p, _ in paid) == [s for s in range(r.n) if s != w.seat]
+        assert w.from_seat is None
+    # the same log under the other link is refused at the win (its payer differs)
+    other = r.replace(dian_gang_hua_link="last" if link == "first" else "first")
+    res = audit_runs([logged(st, other, tmp_path, "other")], workers=1)
+    assert min(p.seq for p in res.problems if p.seq is not None) == w.seq
+
+
 # ---------------------------------------------------------------- xuezhan void_first
 
 # seat 1 (void m) holds 1m and draws 5p, then 9s; the dealer (void s) discards its 2s
