@@ -15,8 +15,11 @@ that breaks a rule is a finding that quotes what the rules say.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from tests.hostile import refused, run
@@ -58,6 +61,43 @@ def test_the_seeds_two_sided_example_is_refused_by_min_fan(tmp_path):
 def test_last_four_where_there_is_no_forced_zone(variant, hand, tmp_path):
     refused(["score", variant, hand, "--win", "4m", "--by", "discard", "--last-four"],
             tmp_path, needle=f"--last-four: {variant} has no 尾牌强制", isolate=False)
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    """A tiny yuxi run, written once; cases work on copies."""
+    d = tmp_path_factory.mktemp("pristine") / "r"
+    res = run(["simulate", "--variant", "yuxi", "--matches", "1", "--hands-per-match", "3",
+               "--agents", "greedy", "--seed", "1", "--quiet", "--out", str(d)], d.parent,
+              isolate=False)
+    assert res.code == 0, res.stderr
+    return d
+
+
+def _bump_first_win_transfer(run_dir: Path, by: int) -> tuple[dict, dict]:
+    """Add ``by`` to the run's first win transfer; (that row, its win's row)."""
+    path = run_dir / "transfers" / "part-00000.parquet"
+    tab = pq.read_table(path)
+    rows = tab.to_pylist()
+    i = next(i for i, t in enumerate(rows) if t["reason"] == "win")
+    tr = dict(rows[i])
+    rows[i]["amount"] += by
+    pq.write_table(pa.Table.from_pylist(rows, schema=tab.schema), path)
+    same = ("match", "rotation", "hand")
+    wins = pq.read_table(run_dir / "wins" / "part-00000.parquet").to_pylist()
+    win = max((w for w in wins if all(w[k] == tr[k] for k in same)
+               and w["seat"] == tr["payee"] and w["seq"] < tr["seq"]), key=lambda w: w["seq"])
+    return tr, win
+
+
+def test_a_wrong_win_transfer_is_quoted_against_the_recomputed_total(pristine, tmp_path):
+    r = tmp_path / "r"
+    shutil.copytree(pristine, r)
+    _, win = _bump_first_win_transfer(r, 5)
+    res = refused(["validate", str(r)], tmp_path, inputs=[r], finding=True,
+                  needle=f"win_total: the log says {win['total'] + 5}", isolate=False)
+    line = next(x for x in res.stdout.splitlines() if "win_total" in x)
+    assert f"the rules say {win['total']} " in line
 
 
 def test_a_kong_chain_paid_under_the_other_link_is_a_finding(tmp_path):
