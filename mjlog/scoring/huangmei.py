@@ -74,10 +74,11 @@ only count on a self-draw (huangmei has no 杠上炮).
 
 Payment (``payment``): ``linear`` gives ``points = fan × base``; ``doubling``
 gives ``base × 2^min(fan − min_fan, doubling_cap)`` (封顶: the seed names no cap;
-the rulebook's decision, default 10, so that money never overflows). ``multiplier`` is None; ``capped``
-says ``doubling_cap`` lowered the points (never under ``linear``). 杠上开花 is
-paid as a self-draw (every other player pays), 抢杠 by the kong player as a
-discard: that is the engine's business, not a flag of the score.
+the rulebook's decision, default 10, so that money never overflows).
+``multiplier`` is None; ``capped`` says ``doubling_cap`` lowered the points
+(never under ``linear``). 杠上开花 is paid as a self-draw (every other player
+pays), 抢杠 by the kong player as a discard: that is the engine's business, not
+a flag of the score.
 
 Example, the seed's own: a pon of 8m, waiting on 3p/6p. On a discard the hand
 holds only 平胡 and cannot win; by self-draw it is 平胡 + 自摸.
