@@ -23,7 +23,6 @@ from mjlog import scoring
 from mjlog.events import DISCARD, KONG, PON, WIN, Event
 from mjlog.hand import MISS_OTHER_SUITS, is_win
 from mjlog.scoring.base import Method, Reason, Score, WinContext
-from mjlog.scoring.yuxi import score_plain_allowed
 from mjlog.tiles import fmt_tile
 
 if TYPE_CHECKING:
@@ -36,7 +35,7 @@ _COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
 
 # The checks a scorer's refusal breaks (see Claims.win_verdict).
 _REFUSED = {Reason.PLAIN_ON_DISCARD: "plain_on_discard", Reason.BELOW_MIN_FAN: "min_fan",
-            Reason.HOLDS_VOID: "flower_pig", Reason.TWO_SIDED_ON_DISCARD: "menqing_on_discard"}
+            Reason.HOLDS_VOID: "flower_pig"}
 
 
 #: Every seat passes the open claim window (or the log has moved past it): the
@@ -125,7 +124,7 @@ class Claims:
             method=method, after_kong=after_kong, after_bonus=after_bonus,
             last_tile=last, first_turn=first, dealer=seat == st.dealer,
             bonus=st.bonus[seat], void=st.void[seat],
-            chain_kongs=st.chain_kongs if after_kong else 1)
+            chain_kongs=st.chain_kongs if after_kong else 1, forced_zone=self.forced_zone())
 
     def win_score(self, seat: int, tile: int, method: Method,
                    shape: bool = False) -> Score | None:
@@ -158,16 +157,11 @@ class Claims:
             return "flower_pig"
         ctx = self.win_context(seat, tile, method)
         sc = scoring.score(ctx, st.rules)
-        forced_zone = self.forced_zone()
         if not sc.legal:
-            if (sc.reason is Reason.PLAIN_ON_DISCARD and forced_zone
-                    and st.spec.plain_win_allowed(st.rules)):
-                sc = score_plain_allowed(ctx, st.rules)
-            else:
-                return _REFUSED.get(sc.reason, "win_legal")
+            return _REFUSED.get(sc.reason, "win_legal")
         lock = self.hu_lock[seat]
         if lock is not None and st.spec.lock_refuses(lock, sc, method is Method.SELF_DRAW,
-                                                       forced_zone):
+                                                       ctx.forced_zone):
             return "pass_lock"
         return sc
 
@@ -223,17 +217,17 @@ class Claims:
         v = self.win_verdict(s, t, method)
         if type(v) is Score:
             return None
-        return v, self._refusal_text(v, s, name)
+        return v, self._refusal_text(v, s, name, t, method)
 
-    def _refusal_text(self, check: str, s: int, name: str) -> str:
+    def _refusal_text(self, check: str, s: int, name: str, t: int, method: Method) -> str:
         st = self.state()
         if check == "plain_on_discard":
-            return f"S{s}'s hand is plain (平胡 only): it must be won by self-draw"
+            # the scorer's own words for a rule key behind it (kong_wins_big)
+            why = scoring.score(self.win_context(s, t, method), st.rules).extra.get("why")
+            return f"S{s}'s hand is plain (平胡 only): it must be won by self-draw" + (
+                f"; {why}" if why else "")
         if check == "min_fan":
             return f"S{s}'s win on {name} has fewer fan than min_fan = {st.rules['min_fan']}"
-        if check == "menqing_on_discard":
-            return (f"S{s}'s concealed hand waits two-sided on {name} without 发: no win on a "
-                    f"discard (menqing_on_discard = false)")
         if check == "flower_pig":
             return f"S{s} holds a tile of its void suit: no win (花猪)"
         if check == "dead_green":

@@ -96,7 +96,6 @@ class Check(StrEnum):
     VOID_SUIT = "void_suit"  # a pon or kong of a tile of the void suit
     FLOWER_PIG = "flower_pig"  # a win holding or on the void suit (花猪)
     MIN_FAN = "min_fan"  # huangmei: a win below min_fan
-    MENQING_ON_DISCARD = "menqing_on_discard"  # huangmei: a concealed two-sided wait on a discard
     VOID_FIRST = "void_first"  # xuezhan: a discard of another suit while holding the void suit
     DEAD_GREEN = "dead_green"  # huangmei: a claim of a 发, or a win holding a dealt 发
     BARRED_ROB = "barred_rob"  # a kong that may not be robbed, or by that seat

@@ -256,6 +256,36 @@ def test_win_total_counts_the_ledgers_reasons(tmp_path, name, counts):
     assert (("win_total", key(rows[target])) in found) == counts
 
 
+@pytest.mark.parametrize("tables", [("transfers",), ("transfers", "events")])
+def test_a_wrong_win_transfer_is_set_against_what_the_rules_say(tmp_path, tables):
+    """A win transfer's amount changed in the Parquet (in the transfers table, or in
+    it and its transfer event): the follow-up win_total and hand_deltas findings quote
+    what the rules say, recomputed by replaying the hand, never the log's wrong sum."""
+    bad = _copy("yuxi", tmp_path)
+    key = itemgetter("match", "rotation", "hand")
+    rows = read_table(bad, "transfers").to_pylist()
+    i = next(i for i, t in enumerate(rows) if t["reason"] == "win")
+    tr = rows[i]
+    win = max((w for w in read_table(bad, "wins").to_pylist()
+               if key(w) == key(tr) and w["seat"] == tr["payee"] and w["seq"] < tr["seq"]),
+              key=itemgetter("seq"))
+    hand = next(h for h in read_table(bad, "hands").to_pylist() if key(h) == key(tr))
+    for table in tables:
+        _rewrite(bad, table, lambda rs: [
+            dict(r, amount=r["amount"] + 5) if key(r) == key(tr) and r["seq"] == tr["seq"]
+            else r for r in rs])
+    found = {p.check: p for p in audit_runs([bad], workers=1).problems
+             if (p.match, p.rotation, p.hand) == key(tr)}
+    first = "transfer" if "events" in tables else "transfers_table"
+    assert f"{tr['amount'] + 5} (win)" in found[first].log
+    total = found["win_total"]
+    assert total.rules.split()[0] == str(win["total"])         # the rules' total
+    assert str(win["total"] + 5) in total.log                  # the log's sum
+    deltas = found["hand_deltas"]
+    assert deltas.rules.startswith(str(list(hand["deltas"])))  # the rules' deltas
+    assert str(win["total"] + 5) not in deltas.rules
+
+
 # ------------------------------------------------------------------ jsonl
 
 

@@ -136,3 +136,18 @@ def test_the_ladder_under_doubling_runs():
     assert rows["greedy"]["win_rate"] > 0
     # a win takes at most 2^10 × base from each of three payers
     assert 0 < rows["greedy"]["mean_points_per_win"] <= 3 * 2**10 * 100000
+
+
+def test_the_rules_page_states_the_cap_as_the_rulebooks_decision():
+    # RULES.md §4 now holds doubling_cap (default 10) as the project's decision, the
+    # seed naming no 封顶: docs/rules/huangmei.md says so, with the code's default
+    # and meaning (base × 2^min(fan − min_fan, doubling_cap))
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs/rules/huangmei.md").read_text()
+    para = page.split("- `doubling_cap`", 1)[1].split("\n- `", 1)[0]
+    key = keys("huangmei")["doubling_cap"]
+    assert "rulebook" in para and "decision" in para
+    assert f"({key.default}: " in para and f"with {key.absent}" in para
+    s = huangmei.score(PENGPENG, doubling(f"doubling_cap={key.default}"))
+    assert s.points == 2**min(s.fan - 2, key.default)

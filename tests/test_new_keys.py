@@ -85,7 +85,45 @@ def test_kong_wins_big_false_audit_refuses_the_default_win(scenario):
     assert replay_under(st, yx.R) == (len(st.events), None)
     applied, d = replay_under(st, yx.rules("kong_wins_big=false"))
     assert (applied, d.seq, d.check) == (k, k, Check.PLAIN_ON_DISCARD)
-    assert "self-draw" in d.rules
+    assert "self-draw" in d.rules and "kong_wins_big" in d.rules  # the rule it breaks
+
+
+def last_four_kong_discard(r):
+    """Seat 3 draws its fourth 5m with 4 tiles left, konges it and discards the
+    replacement 9p: seat 1's plain hand wins on it in the last four (杠上炮)."""
+    hands = {0: JA + "7p", 1: "123m234m456p789s9p", 2: JB, 3: "555m258s36p12345z"}
+    return play_script(r, hands, {3: ["kong 5m"]}, tail="9p 3s 3s 3s 5m")
+
+
+def last_four_rob(r):
+    """Seat 3 pons the dealer's 5m and adds the fourth, drawn with 4 tiles left:
+    seat 1's plain hand (67m) robs it in the last four (抢杠胡)."""
+    hands = {0: JA + "5m", 1: "123m67m456p789s99p", 2: JB, 3: "55m258s369p12345z"}
+    return play_script(r, hands, {3: ["pon 5m", "kong 5m"]}, tail="3s 3s 3s 5m")
+
+
+@pytest.mark.parametrize("scenario, method, pattern", [
+    (last_four_kong_discard, "discard", "gangshangpao"),
+    (last_four_rob, "robbed_kong", "qiangganghu")])
+@pytest.mark.parametrize("sets, want", [
+    # the kong pattern lets the plain hand win, at its 4
+    ((), "kong"),
+    # kong_wins_big = false: no win, the last-four reading not taken
+    (("kong_wins_big=false",), None),
+    # both (RULES.md, decided turn 3): a plain hand, 杠上炮/抢杠胡 adding nothing
+    (("kong_wins_big=false", "last4_plain_on_discard=true"), "plain"),
+])
+def test_kong_wins_big_false_with_last4_plain_wins_as_a_plain_hand(scenario, method, pattern,
+                                                                    sets, want):
+    r = yx.rules(*sets)
+    st, _ = scenario(r)
+    if want is None:
+        assert st.wins == [] and st.exhausted
+        return
+    patterns, points = ((pattern,), 4) if want == "kong" else (("pinghu",), 1)
+    assert yx.wins(st) == [(1, method, 3, patterns, points)]
+    assert pays(st, "win") == [(3, 1, points, "win")]
+    assert replay_under(st, r) == (len(st.events), None)  # the auditor's step agrees
 
 
 # ---------------------------------------------------------------- yuxi chadajiao_value
@@ -166,6 +204,75 @@ def test_dian_gang_hua_link_xuezhan(link, payers):
         (3, 1, 2, "kong_concealed")]
 
 
+def yuxi_added_chain(r):
+    """Seat 1 pons the dealer's 7p, konges the dealer's 5m (明杠), adds its drawn 7p
+    on the replacement (补杠: nobody robs) and wins on the next replacement 9s."""
+    hands = {0: JA + "7p", 1: "77p555m123p456s9s1s", 2: JB, 3: JC}
+    return play_script(r, hands, {1: ["pon 7p", "discard 1s", "kong 5m", "kong 7p", "win"]},
+                       draws="? ? 5m", tail="7p 9s")
+
+
+def xuezhan_chain(r):
+    """XZ_CHAIN played to the end: 明杠 5s, 暗杠 7p on its replacement, win on 9p."""
+    return xz.run(XZ_CHAIN, voids="pmmm", tail="7p 9p", rules=r,
+                  scripts={1: ["kong 5s", "kong 7p", "win 9p"]})
+
+
+CHAINS = {"yuxi": (yuxi_chain, yx.rules), "yuxi-added": (yuxi_added_chain, yx.rules),
+          "xuezhan": (xuezhan_chain, lambda s: xz.XZ(dian_gang_hua_link=s.split("=")[1]))}
+
+
+def logged(st, r, tmp_path, name="run"):
+    """The scripted hand as a run directory: exported as JSON lines, imported."""
+    from mjlog.interchange import FORMAT, event_to_json, import_lines
+    from mjlog.replay import fmt_ordered
+    from mjlog.variants import break_position
+
+    dice = (3, 4)
+    head = {"format": FORMAT, "variant": r.variant, "rules": r.to_json(),
+            "players": ["scripted"] * r.n, "dealer": st.dealer, "dice": list(dice),
+            "break": break_position(r.variant, dice, st.dealer, r.n, len(st.wall)),
+            "wall": fmt_ordered(st.wall)}
+    lines = [json.dumps(head)] + [json.dumps(event_to_json(i, e))
+                                  for i, e in enumerate(st.events)]
+    out = tmp_path / name
+    import_lines(lines, out, warn=lambda msg: None)
+    return out
+
+
+@pytest.mark.parametrize("link", ["first", "last"])
+@pytest.mark.parametrize("chain", sorted(CHAINS))
+def test_a_kong_chain_played_and_audited(chain, link, tmp_path):
+    """A chain of kongs (exposed kong, another kong on its replacement, the win on
+    the next replacement), played by the engine, logged and audited: the auditor
+    accepts it, and the win is paid as dian_gang_hua_link says (RULES.md §2, §3:
+    ``first`` makes the chain 点杠花, paid by the first kong's feeder alone)."""
+    from mjlog.audit import audit_runs
+    from mjlog.logio import read_table
+
+    play, rules = CHAINS[chain]
+    r = rules(f"dian_gang_hua_link={link}")
+    st, _ = play(r)
+    (w, *_) = st.wins
+    kongs = [e for e in st.events[:w.seq] if e.type == "kong" and e.seat == w.seat]
+    assert [k.kind for k in kongs][-2:][0] == "exposed" and len(kongs) >= 2
+    run = logged(st, r, tmp_path)
+    res = audit_runs([run], workers=1)
+    assert res.problems == [] and res.hands == 1
+    paid = [(t["payer"], t["amount"]) for t in read_table(run, "transfers").to_pylist()
+            if t["reason"] == "win" and t["payee"] == w.seat and t["seq"] < w.seq + r.n]
+    feeder = kongs[-2].from_seat
+    if link == "first":  # 点杠花: the feeder of the chain's first kong pays alone
+        assert paid == [(feeder, w.points)] and w.from_seat == feeder
+    else:                # the last kong (concealed or added) decides: a self-draw
+        assert sorted(p for p, _ in paid) == [s for s in range(r.n) if s != w.seat]
+        assert w.from_seat is None
+    # the same log under the other link is refused at the win (its payer differs)
+    other = r.replace(dian_gang_hua_link="last" if link == "first" else "first")
+    res = audit_runs([logged(st, other, tmp_path, "other")], workers=1)
+    assert min(p.seq for p in res.problems if p.seq is not None) == w.seq
+
+
 # ---------------------------------------------------------------- xuezhan void_first
 
 # seat 1 (void m) holds 1m and draws 5p, then 9s; the dealer (void s) discards its 2s
@@ -220,15 +327,53 @@ def test_menqing_on_discard_true_counts_menqing_on_a_discard():
         (1, "discard", ("pinghu", "menqing"), 2)]
 
 
-def test_menqing_on_discard_false_refuses_a_concealed_two_sided_wait():
+def test_menqing_on_discard_false_drops_menqing_so_the_plain_hand_is_below_min_fan():
+    # the seed's "如果2条3条听胡1条4条别人出了不能胡" follows from the 2-fan minimum:
+    # without 门前清 the concealed two-sided hand holds only 平胡 on a discard
     strict = hm_rules(menqing_on_discard="false")
     st, ag = play_script(strict, HM, {0: ["discard 1s"]}, stop=True)
     assert offered(ag[1], WIN) == 0 and st.wins == []
     ok, _ = play_script(hm_rules(), HM, {1: ["win 1s"]})
     applied, d = replay_under(ok, strict)
     k = win_seq(ok, 1)
-    assert (applied, d.seq, d.check) == (k, k, Check.MENQING_ON_DISCARD)
-    assert "menqing_on_discard" in d.rules
+    assert (applied, d.seq, d.check) == (k, k, Check.MIN_FAN)
+    assert "min_fan" in d.rules
+
+
+# seat 1: a concealed 清一色 waiting two-sided on 1m/4m (RULES.md, decided turn 3:
+# no two-sided ban overrides a 清一色 or 混一色)
+QINGYISE = {0: "111z222z333z777z2p 4m", 1: "123m456m789m55m23m"}
+
+
+def test_menqing_on_discard_false_lets_a_concealed_qingyise_win_two_sided():
+    strict = hm_rules(menqing_on_discard="false")
+    st, _ = play_script(strict, QINGYISE, {1: ["win 4m"]})
+    assert [(w.seat, w.method, w.patterns, w.fan) for w in st.wins] == [
+        (1, "discard", ("pinghu", "qingyise"), 16)]
+    assert replay_under(st, strict) == (len(st.events), None)
+
+
+# seat 2 pons the dealer's 1s and adds the fourth it draws; seat 1 (two-sided on
+# 1s/4s, concealed) may not win on the discard (平胡 alone) but robs the kong
+ROB = {0: "111z222z333z777z2m 1s", 1: "123m456m789p55s23s", 2: "11s258m369p44557z",
+       3: "147m258p369s1234z"}
+
+
+@pytest.mark.parametrize("flag, patterns, fan", [
+    ("true", ("pinghu", "menqing", "qiangganghu"), 7),
+    # robbing a kong is no discard: 门前清 still counts (RULES.md, decided turn 3)
+    ("false", ("pinghu", "menqing", "qiangganghu"), 7),
+])
+def test_menqing_counts_when_robbing_a_kong(flag, patterns, fan):
+    r = hm_rules(menqing_on_discard=flag)
+    # by default seat 1 could win on the dealer's 1s (平胡 + 门前清): it passes
+    passes = ["pass 1s"] if flag == "true" else []
+    script = {1: [*passes, "win 1s"], 2: ["pon 1s", "kong 1s"]}
+    st, _ = play_script(r, ROB, script, draws="9s 9s 9s 1s")
+    assert [(w.seat, w.method, w.from_seat, w.patterns, w.fan) for w in st.wins] == [
+        (1, "robbed_kong", 2, patterns, fan)]
+    assert pays(st) == [(2, 1, fan, "win")]
+    assert replay_under(st, r) == (len(st.events), None)
 
 
 @pytest.mark.parametrize("how, bonus, sets, patterns", [
@@ -236,9 +381,14 @@ def test_menqing_on_discard_false_refuses_a_concealed_two_sided_wait():
     ("self", 0, {}, ["pinghu", "zimo", "menqing"]),
     # a single wait (卡档) on a discard: allowed, but without 门前清
     ("discard", 0, {"--win": "2s", "--hand": "123m456m789p55s13s"}, ["pinghu", "kadang"]),
-    # the same two-sided wait won on a discard by default (below it is refused)
-    # a laid-out 发 lifts the refusal
+    # a laid-out 发 reaches 2 fan
     ("discard", 1, {}, ["pinghu", "facai"]),
+    # a concealed 清一色 on a two-sided wait
+    ("discard", 0, {"--win": "4m", "--hand": "123m456m789m55m23m"}, ["pinghu", "qingyise"]),
+    # and a 混一色
+    ("discard", 0, {"--win": "4m", "--hand": "123m456m789m11z23m"}, ["pinghu", "hunyise"]),
+    # robbing a kong is no discard: 门前清 counts (平胡 1 + 门前清 1 + 抢杠 5 = 7)
+    ("robbed-kong", 0, {}, ["pinghu", "menqing", "qiangganghu"]),
 ])
 def test_menqing_on_discard_false_in_the_scorer(how, bonus, sets, patterns):
     hand = sets.get("--hand", "123m456m789p55s23s")
@@ -247,6 +397,15 @@ def test_menqing_on_discard_false_in_the_scorer(how, bonus, sets, patterns):
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["patterns"] == patterns
+
+
+def test_menqing_on_discard_false_refuses_the_seeds_example_by_min_fan():
+    args = ["score", "huangmei", "123m456m789p55s23s", "--win", "1s", "--by", "discard",
+            "--set", "menqing_on_discard=false", "--json"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 1
+    out = json.loads(res.output)
+    assert (out["reason"], out["patterns"], out["fan"]) == ("below_min_fan", ["pinghu"], 1)
 
 
 # ---------------------------------------------------------------- huangmei ziyise_hunyise

@@ -242,6 +242,57 @@ def test_kong_chain_values_a_chain_as_the_engine_plays_it(link):
     assert not js(*chain)["feeder_pays"]
 
 
+PLAIN = ("yuxi", "123m234m456p789s9p", "--win", "9p")  # a plain hand: a pair wait on 9p
+
+
+@pytest.mark.parametrize("where", [["--last-tile"], ["--last-four"]])
+def test_a_plain_hand_in_the_last_four_scores_as_the_engine_plays_it(where):
+    # the engine's last-four plain win (tests/test_yuxi_rules.py, PLAIN_HANDS): seat 1's
+    # plain hand wins on 9p with 4 tiles left, 平胡 at 1; the last discard is in the zone
+    from tests.scripted import play_script
+    from tests.test_yuxi_rules import PLAIN_HANDS, PLAIN_TAIL, rules
+
+    st, _ = play_script(rules("last4_plain_on_discard=true"), PLAIN_HANDS, tail=PLAIN_TAIL)
+    (w,) = st.wins
+    out = js(*PLAIN, "--by", "discard", *where, "--set", "last4_plain_on_discard=true")
+    assert (out["patterns"], out["points"]) == (list(w.patterns), w.points)
+    # outside the last four, or without the key, the plain hand may not win on a discard
+    assert js(*PLAIN, "--by", "discard", "--set", "last4_plain_on_discard=true",
+              code=1)["reason"] == "plain_hand_on_discard"
+    assert js(*PLAIN, "--by", "discard", *where, code=1)["reason"] == \
+        "plain_hand_on_discard"
+
+
+KONG_PLAIN = {  # the plain hands the engine wins with in tests/test_new_keys.py
+    "discard": ("yuxi", "123m234m456p789s9p", "--win", "9p", "--by", "discard",
+                "--after-kong"),
+    "robbed-kong": ("yuxi", "123m67m456p789s99p", "--win", "5m", "--by", "robbed-kong"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(KONG_PLAIN))
+def test_kong_wins_big_false_with_last4_plain_scores_a_plain_hand(how):
+    args = KONG_PLAIN[how]
+    both = ("--set", "kong_wins_big=false", "--set", "last4_plain_on_discard=true")
+    out = js(*args, "--last-four", *both)
+    assert (out["patterns"], out["points"], out["pays"]["who"]) == (
+        ["pinghu"], 1, "discarder" if how == "discard" else "kong_player")
+    # outside the last four the plain hand may not win that way
+    assert js(*args, *both, code=1)["reason"] == "plain_hand_on_discard"
+    # with kong_wins_big = true the kong pattern is its own: 4
+    assert js(*args, "--last-four", "--set", "last4_plain_on_discard=true")["points"] == 4
+
+
+@pytest.mark.parametrize("how", sorted(KONG_PLAIN))
+def test_a_refusal_under_kong_wins_big_false_names_the_key(how):
+    out = js(*KONG_PLAIN[how], "--set", "kong_wins_big=false", code=1)
+    assert out["reason"] == "plain_hand_on_discard" and "kong_wins_big" in out["why"]
+    r = run(*KONG_PLAIN[how], "--set", "kong_wins_big=false")
+    assert r.exit_code == 1 and r.stdout.count("\n") == 1 and "kong_wins_big" in r.stdout
+    # a plain hand refused on a plain discard has nothing to do with the key
+    assert "kong_wins_big" not in js(*PLAIN, "--by", "discard", code=1)["why"]
+
+
 # flags no game produces together, or not in this variant: exit 2, one line
 @pytest.mark.parametrize("args, message", [
     (("huangmei", *HM, "--by", "self", "--after-bonus"),
@@ -275,6 +326,11 @@ def test_kong_chain_values_a_chain_as_the_engine_plays_it(link):
       "--after-kong", "--kong-chain", "2"), "the last 2 melds in --melds must be kongs"),
     (("yuxi", "123p456s9s", "--win", "9s", "--by", "self", "--melds", "c:7777p,5555m",
       "--after-kong", "--kong-chain", "2"), "only a chain's first kong can be exposed"),
+    (("xuezhan", "123m456m789p11p23m", "--win", "4m", "--by", "discard", "--last-four"),
+     "--last-four: xuezhan has no 尾牌强制"),
+    (("huangmei", *HM, "--by", "discard", "--last-four"), "--last-four: huangmei has no 尾牌强制"),
+    (("yuxi", *H, "--by", "self", "--first-turn", "--last-four"),
+     "--first-turn and --last-four"),
 ])
 def test_impossible_flags_exit_2(args, message):
     r = run(*args)

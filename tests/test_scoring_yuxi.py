@@ -14,7 +14,7 @@ from mjlog.commands.score import parse_melds
 from mjlog.rules import resolve
 from mjlog.scoring import score
 from mjlog.scoring.base import Method, Reason, WinContext
-from mjlog.scoring.yuxi import ready_value, score_plain_allowed
+from mjlog.scoring.yuxi import ready_value
 from mjlog.tiles import parse_counts, parse_tile
 
 M = {"self": Method.SELF_DRAW, "discard": Method.DISCARD, "robbed": Method.ROBBED_KONG,
@@ -129,13 +129,17 @@ def test_plain_hand_on_discard_is_illegal_with_its_would_be_value():
     assert s.legal and s.points == 2
 
 
-def test_score_plain_allowed():
-    c = ctx("123m456p789s11z234m", "4m", "discard")
-    s = score_plain_allowed(c, R)
+def test_a_plain_hand_in_the_last_four_under_last4_plain_on_discard():
+    last4 = R.replace(last4_plain_on_discard=True)
+    c = ctx("123m456p789s11z234m", "4m", "discard")._replace(forced_zone=True)
+    s = score(c, last4)
     assert s.legal and (s.patterns, s.fan, s.points) == (("pinghu",), 1, 1)
+    # outside the last four, or without the key, no win
+    assert score(c._replace(forced_zone=False), last4).reason is Reason.PLAIN_ON_DISCARD
+    assert score(c, R).reason is Reason.PLAIN_ON_DISCARD
     # a win that is legal anyway is unchanged
     c = ctx("11122233344455m", "5m", "discard")
-    assert score_plain_allowed(c, R) == score(c, R)
+    assert score(c._replace(forced_zone=True), last4) == score(c, R)
 
 
 @pytest.mark.parametrize("hand,tile,method,melds,flags,reason", [

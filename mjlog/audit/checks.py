@@ -11,7 +11,10 @@
    rule an event breaks (``draw_tile``, ``illegal_action``, ``out_of_turn``,
    ``skipped_forced_win``, ``transfer``, …); the first discrepancy ends the
    hand's event checks. No rule is restated here;
-5. the tables against the events and the state (:mod:`mjlog.audit.tables`).
+5. the tables against the events and the state (:mod:`mjlog.audit.tables`); the
+   money (win totals, deltas) against the books the rules keep: the replayed
+   state, or, when the log's only faults are forced transfers, the state that
+   applied the rules' own transfer (:meth:`HandState.auto`) in place of each.
 
 A malformed row is a finding (``malformed_hand``), never a traceback.
 """
@@ -32,6 +35,7 @@ from mjlog.audit.tables import (
     next_dealer_from_rows,
 )
 from mjlog.engine import Dealt, deal_wall
+from mjlog.events import TRANSFER
 from mjlog.logio.files import shard_path
 from mjlog.logio.shards import LoggedEvents
 from mjlog.replay import Check, Discrepancy, play_wall, run_checked, to_event, truncated
@@ -219,7 +223,9 @@ def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mappi
 
     # 5. the tables
     done = state if state is not None and stop is None and state.over else None
-    check_tables(out, rules, n, hand, evs, wins, transfers, done)
+    books = done if done is not None or state is None else _rules_books(state, evs, checked,
+                                                                          stop)
+    check_tables(out, rules, n, hand, evs, wins, transfers, done, books)
     if state is not None and stop is None:
         check_against_state(out, hand, state, wins, evs)
     elif evs is None:
@@ -227,6 +233,24 @@ def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mappi
         if exp is not None and hand["next_dealer"] != exp:
             out.add(Check.NEXT_DEALER, f"S{hand['next_dealer']}", f"S{exp}")
     return checked
+
+
+def _rules_books(state: HandState, evs: Sequence, i: int,
+                 stop: Discrepancy | None) -> HandState | None:
+    """The hand's books as the rules keep them, when the log went wrong only in
+    forced transfers (an amount, a payer): ``state``, stopped at event ``i``, applies
+    the rules' transfer (the engine's own, :meth:`HandState.auto`) in place of each
+    and the log's events otherwise; None when the log went wrong another way. What a
+    follow-up finding on the money quotes as what the rules say."""
+    while stop is not None:
+        exp = state.auto()
+        if (stop.check != Check.TRANSFER or exp is None or exp.type != TRANSFER
+                or i >= len(evs) or evs[i].type != TRANSFER):
+            return None
+        state.apply(exp)
+        n, stop = run_checked(state, evs[i + 1:])
+        i += 1 + n
+    return state if state.over else None
 
 
 def _check_seed(out: HandFindings, ctx: RunContext, rules: Rules, hand: Mapping[str, Any],

@@ -58,9 +58,13 @@ def _transfers_and_wins(evs: Sequence, st: HandState | None) -> tuple[list[tuple
 
 def check_tables(out: HandFindings, rules: Rules, n: int, hand: Mapping[str, Any],
                  evs: Sequence | None, wins: Sequence[Mapping[str, Any]],
-                 transfers: Sequence[Mapping[str, Any]], done: HandState | None) -> None:
+                 transfers: Sequence[Mapping[str, Any]], done: HandState | None,
+                 books: HandState | None = None) -> None:
     """Checks of the log against itself (they need no replay; ``done``, the state
-    after every event applied, saves scanning them again)."""
+    after every event applied, saves scanning them again). ``books``, the state
+    holding the money as the rules make it (:func:`mjlog.audit.checks.audit_hand`),
+    is what the deltas and the win totals are set against when the log's own sums
+    disagree: a finding then quotes the rules' figure, never the log's."""
     rows = [(t["seq"], t["payer"], t["payee"], t["amount"], t["reason"]) for t in transfers]
     if evs is not None:
         if hand["n_events"] != len(evs):
@@ -95,8 +99,12 @@ def check_tables(out: HandFindings, rules: Rules, n: int, hand: Mapping[str, Any
         if 0 <= payer < n and 0 <= payee < n:
             d[payer] -= amount
             d[payee] += amount
-    if list(hand["deltas"]) != d:
-        out.add(Check.HAND_DELTAS, list(hand["deltas"]), f"{d} (the sum of the transfers)")
+    logged = list(hand["deltas"])
+    if books is not None:
+        _against_books(out, Check.HAND_DELTAS, logged, d, list(books.deltas),
+                       "the sum of the transfers")
+    elif logged != d:
+        out.add(Check.HAND_DELTAS, logged, f"{d} (the sum of the transfers)")
     winners = [w["seat"] for w in sorted(wins, key=lambda w: w["seq"])]
     if list(hand["winners"]) != winners:
         out.add(Check.HAND_WINNERS, list(hand["winners"]), f"{winners} (the wins rows)")
@@ -105,12 +113,16 @@ def check_tables(out: HandFindings, rules: Rules, n: int, hand: Mapping[str, Any
         out.add(Check.HAND_OUTCOME, hand["outcome"], outcome)
     # totals: a win's transfers follow its event, before the next win of another tile
     ws = sorted(wins, key=lambda w: w["seq"])
+    recomputed = {rec.seq: rec.total for rec in books.wins} if books is not None else {}
     for w in ws:
         nxt = min((v["seq"] for v in ws if v["win_order"] > w["win_order"]), default=1 << 31)
         total = sum(a for s, _p, payee, a, r in rows
                     if w["seq"] < s < nxt and payee == w["seat"]
                     and r in WIN_TOTAL_REASONS)
-        if w["total"] != total:
+        if w["seq"] in recomputed:
+            _against_books(out, Check.WIN_TOTAL, w["total"], total, recomputed[w["seq"]],
+                           f"its {_TOTAL_TEXT} transfers", seq=w["seq"])
+        elif w["total"] != total:
             out.add(Check.WIN_TOTAL, w["total"], f"{total} (its {_TOTAL_TEXT} transfers)",
                     seq=w["seq"])
         if evs is None:
@@ -120,6 +132,18 @@ def check_tables(out: HandFindings, rules: Rules, n: int, hand: Mapping[str, Any
             if bad:
                 out.add(Check.WIN_POINTS, w["points"], f"{bad[0]} (its win transfers)",
                         seq=w["seq"])
+
+
+def _against_books(out: HandFindings, check: str, logged: Any, summed: Any, rules: Any,
+                   what: str, seq: int | None = None) -> None:
+    """A logged figure (a win's total, a hand's deltas) and the sum of the logged
+    transfers, set against the rules' figure: one finding when either differs,
+    quoting the rules' figure as what the rules say."""
+    if logged != rules:
+        out.add(check, logged, f"{rules} ({what}, as the rules make them)", seq=seq)
+    elif summed != rules:
+        out.add(check, f"{summed} ({what} in the log; the row says {logged})",
+                f"{rules} ({what}, as the rules make them)", seq=seq)
 
 
 def _tr(row: Any) -> str:

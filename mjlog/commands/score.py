@@ -56,8 +56,6 @@ REASON_TEXT = {
     Reason.BELOW_MIN_FAN: "fewer fan than min_fan",
     Reason.HOLDS_VOID: "the hand holds a tile of its void suit (花猪)",
     Reason.NO_KONG_FOR_AFTER_KONG: "--after-kong on a self-draw needs a kong in --melds",
-    Reason.TWO_SIDED_ON_DISCARD: ("a concealed hand with a two-sided wait and no 发 may not win "
-                                  "on a discard (menqing_on_discard = false)"),
 }
 
 
@@ -116,7 +114,7 @@ def _check_tile_set(rules, counts: Sequence[int]) -> None:
 
 def _check_flags(rules, method: Method, ms: Sequence[Meld], *, after_kong: bool,
                  after_bonus: bool, last_tile: bool, first_turn: bool, bonus: int,
-                 void: str | None, kong_chain: int = 1) -> None:
+                 void: str | None, kong_chain: int = 1, last_four: bool = False) -> None:
     """Refuse flags that no game can produce together (or in this variant), each
     with one line naming them."""
     spec, variant = rules.spec, rules.variant
@@ -155,6 +153,9 @@ def _check_flags(rules, method: Method, ms: Sequence[Meld], *, after_kong: bool,
     if last_tile and method not in (Method.SELF_DRAW, Method.DISCARD):
         raise InputError("--last-tile goes with --by self (the wall's last tile) or "
                          "--by discard (the last discard)")
+    if last_four and spec.forced_tiles < 0:
+        raise InputError(f"--last-four: {variant} has no 尾牌强制 (no forced wins in the "
+                         "last tiles)")
     if first_turn:
         if method is not Method.SELF_DRAW:
             raise InputError("--first-turn (天胡/地胡) is a win by self-draw: --by self")
@@ -164,6 +165,9 @@ def _check_flags(rules, method: Method, ms: Sequence[Meld], *, after_kong: bool,
         if last_tile:
             raise InputError("--first-turn and --last-tile: a first draw is never the "
                              "wall's last tile")
+        if last_four:
+            raise InputError("--first-turn and --last-four: a first draw is never in the "
+                             "wall's last four")
 
 
 def _check_chain(ms: Sequence[Meld], n: int, on_replacement: bool) -> None:
@@ -186,8 +190,9 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
                   rules=None, after_kong: bool = False, last_tile: bool = False,
                   first_turn: bool = False, dealer: bool = False, bonus: int = 0,
                   after_bonus: bool = False, void: str | None = None,
-                  kong_chain: int = 1) -> WinContext:
-    """The WinContext for the command line's arguments, after checking them.
+                  kong_chain: int = 1, last_four: bool = False) -> WinContext:
+    """The WinContext for the command line's arguments, after checking them. The
+    last tile is in the last four (``forced_zone``) where the variant has one.
 
     >>> from mjlog.rules import resolve
     >>> ctx = build_context("xuezhan", "1122334455667m", "7m", "self", rules=resolve("xuezhan"))
@@ -215,7 +220,7 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
     _check_tile_set(rules, everything)
     _check_flags(rules, method, ms, after_kong=after_kong, after_bonus=after_bonus,
                  last_tile=last_tile, first_turn=first_turn, bonus=bonus, void=void,
-                 kong_chain=kong_chain)
+                 kong_chain=kong_chain, last_four=last_four)
     if method is Method.ROBBED_KONG and everything[tile] > 1:
         raise InputError(
             f"--by robbed-kong: the kong player holds the other three {fmt_tile(tile)}, "
@@ -236,6 +241,7 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
         after_kong=after_kong, after_bonus=after_bonus, last_tile=last_tile,
         first_turn=first_turn, dealer=dealer, bonus=bonus, void=void_suit,
         chain_kongs=kong_chain,
+        forced_zone=last_four or (last_tile and rules.spec.forced_tiles >= 0),
     )
 
 
@@ -290,6 +296,10 @@ Example (yuxi, 清一色 + 碰碰胡 + 杠上花 on an exposed kong, 点杠花):
                    "dian_gang_hua_link=first the chain's first kong decides 点杠花.")
 @click.option("--last-tile", is_flag=True,
               help="Self-draw of the wall's last tile, or a win on the last discard.")
+@click.option("--last-four", is_flag=True,
+              help="yuxi: the wall holds 4 tiles or fewer (尾牌强制), where "
+                   "last4_plain_on_discard lets a plain hand win on a discard or rob; "
+                   "implied by --last-tile.")
 @click.option("--first-turn", is_flag=True,
               help="The dealer's dealt 14 (天胡, with --dealer) or a non-dealer's first draw "
                    "(地胡); a self-draw with no melds.")
@@ -307,13 +317,14 @@ Example (yuxi, 清一色 + 碰碰胡 + 杠上花 on an exposed kong, 点杠花):
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Output: text, or one JSON object (docs/cli.md).")
 @click.option("--json", "as_json", is_flag=True, hidden=True)  # before --format json
-def score_command(variant, hand, win, by, melds, after_kong, kong_chain, last_tile, first_turn,
-                  dealer, bonus, after_bonus, void, sets, rules_file, fmt, as_json):
+def score_command(variant, hand, win, by, melds, after_kong, kong_chain, last_tile, last_four,
+                  first_turn, dealer, bonus, after_bonus, void, sets, rules_file, fmt,
+                  as_json):
     rules = resolve(variant, file=rules_file, sets=sets)
     ctx = build_context(variant, hand, win, by, melds, rules, after_kong=after_kong,
                         last_tile=last_tile, first_turn=first_turn, dealer=dealer,
                         bonus=bonus, after_bonus=after_bonus, void=void,
-                        kong_chain=kong_chain)
+                        kong_chain=kong_chain, last_four=last_four)
     s = score(ctx, rules)
     b = (explain(s.patterns, ctx.method, rules, s.feeder_pays)
          if s.legal or (s.patterns and s.reason is Reason.BELOW_MIN_FAN) else None)

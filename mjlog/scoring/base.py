@@ -23,7 +23,6 @@ class Reason(StrEnum):
     BELOW_MIN_FAN = "below_min_fan"                # huangmei: fewer than min_fan
     HOLDS_VOID = "holds_void_suit"                 # xuezhan: a void-suit tile in hand
     NO_KONG_FOR_AFTER_KONG = "after_kong_without_kong"
-    TWO_SIDED_ON_DISCARD = "two_sided_on_discard"  # huangmei: menqing_on_discard = false
 
 
 class Method(StrEnum):
@@ -52,6 +51,9 @@ class WinContext(NamedTuple):
       kind (computed by the caller or by the scorer when None).
     chain_kongs: self-draw with ``after_kong``: how many kongs the replacement chain
       holds (the last ones in ``melds``); see :meth:`deciding_kong`.
+    forced_zone: the wall holds the variant's ``forced_tiles`` or fewer at the
+      decision (yuxi 尾牌强制, the last four tiles), where ``last4_plain_on_discard``
+      lets a plain hand win on a discard or a robbed kong.
     """
 
     concealed: tuple[int, ...]
@@ -67,6 +69,7 @@ class WinContext(NamedTuple):
     void: int | None = None
     single_wait: bool | None = None
     chain_kongs: int = 1
+    forced_zone: bool = False
 
     def deciding_kong(self, link: str) -> Meld | None:
         """The kong whose kind makes a win on its replacement 点杠花: the chain's

@@ -14,6 +14,7 @@ fan  pattern            key                  counted here as
 1    自摸               ``zimo``             self-draw, unless 杠上开花/财上开花/海底捞月
 1    门前清             ``menqing``          no pon, no kong of any kind; not seven pairs;
                                              on a discard only with ``menqing_on_discard``
+                                             (robbing a kong is no discard)
 1/发 发财               ``facai``            per laid-out 发 (``ctx.bonus``); all four =
                                              ``fan.facai_all`` (8) instead of 4
 1    卡档               ``kadang``           } only when the hand before the winning tile
@@ -57,10 +58,12 @@ Exclusions, as the rulebook states them:
   never sits in a hand or a meld (a 发 in ``ctx.concealed`` is a dead tile: the
   hand cannot win, ``Reason.NOT_A_WIN``).
 
-``menqing_on_discard = false`` (the seed's "如果2条3条听胡1条4条别人出了不能胡"):
-besides 门前清 counting on a self-draw only, a concealed hand (no meld) with no
-发 laid out may not win on a discard that some reading of it takes as a
-two-sided wait (``Reason.TWO_SIDED_ON_DISCARD``); robbing a kong is no discard.
+``menqing_on_discard = false``: 门前清 is not counted on a discard win, and
+nothing else changes; robbing a kong is no discard, so it counts there. The seed's
+"如果2条3条听胡1条4条别人出了不能胡" then follows from ``min_fan``: a concealed
+two-sided hand with no 发 holds only 平胡 on a discard, while 卡档, a 发 or any
+bigger pattern (清一色, 混一色, ...) still reaches 2 fan. There is no separate
+two-sided ban.
 
 Replacement chains. ``ctx.after_kong`` and ``ctx.after_bonus`` name the first link
 of the chain of tail draws since the player's last front draw: a chain that
@@ -70,11 +73,12 @@ flags; a context with both raises :class:`~mjlog.errors.InputError`. Both flags
 only count on a self-draw (huangmei has no 杠上炮).
 
 Payment (``payment``): ``linear`` gives ``points = fan × base``; ``doubling``
-gives ``base × 2^min(fan − min_fan, doubling_cap)`` (封顶: the rulebook names no
-cap, players of doubling games expect one). ``multiplier`` is None; ``capped``
-says ``doubling_cap`` lowered the points (never under ``linear``). 杠上开花 is
-paid as a self-draw (every other player pays), 抢杠 by the kong player as a
-discard: that is the engine's business, not a flag of the score.
+gives ``base × 2^min(fan − min_fan, doubling_cap)`` (封顶: the seed names no cap;
+the rulebook's decision, default 10, so that money never overflows).
+``multiplier`` is None; ``capped`` says ``doubling_cap`` lowered the points
+(never under ``linear``). 杠上开花 is paid as a self-draw (every other player
+pays), 抢杠 by the kong player as a discard: that is the engine's business, not
+a flag of the score.
 
 Example, the seed's own: a pon of 8m, waiting on 3p/6p. On a discard the hand
 holds only 平胡 and cannot win; by self-draw it is 平胡 + 自摸.
@@ -200,25 +204,13 @@ def _hunyise(total: Sequence[int], rules) -> bool:
     return is_half_flush(total) or (rules["ziyise_hunyise"] and not any(total[:27]))
 
 
-def _two_sided(ctx: WinContext, decs: Sequence[Decomposition]) -> bool:
-    """Some reading of the hand completes a sequence with the winning tile at an end
-    whose other end exists too (两面: 23 waiting 1/4; not 12 → 3 or 89 → 7)."""
-    t = ctx.win_tile
-    for d in decs:
-        for kind, first in d.sets:
-            if kind is SEQ and first <= t <= first + 2:
-                offset, r = t - first, first % 9
-                if (offset == 0 and r != 6) or (offset == 2 and r != 0):
-                    return True
-    return False
-
-
 # key -> counter (how many times it counts). In the rulebook's table order.
 PATTERNS: dict[str, Callable[[_Win], int]] = {
     "pinghu": lambda w: not w.seven_pairs,
     "zimo": lambda w: w.self_draw and w.replacement is None,
     "menqing": lambda w: (not w.ctx.melds and not w.seven_pairs
-                          and (w.self_draw or w.rules["menqing_on_discard"])),
+                          and (w.ctx.method is not Method.DISCARD
+                               or w.rules["menqing_on_discard"])),
     "facai": lambda w: w.ctx.bonus,
     "kadang": lambda w: w.wait_pattern == "kadang",
     "bianzhang": lambda w: w.wait_pattern == "bianzhang",
@@ -363,10 +355,6 @@ def score(ctx: WinContext, rules) -> Score:
         key=lambda pf: (-pf[1], [_ORDER[k] for k in pf[0]]),
     )
     patterns, fan = best
-    if (not rules["menqing_on_discard"] and ctx.method is Method.DISCARD and not ctx.melds
-            and not ctx.bonus and _two_sided(ctx, decs)):
-        return Score(legal=False, patterns=patterns, fan=fan,
-                     reason=Reason.TWO_SIDED_ON_DISCARD, extra={"single_wait": single})
     if fan < rules["min_fan"]:
         return Score(legal=False, patterns=patterns, fan=fan, reason=Reason.BELOW_MIN_FAN,
                      extra={"single_wait": single})

@@ -42,16 +42,17 @@ Readings where the rulebook is silent (each documented, each tested):
   ``Reason.NOT_A_WIN`` with ``extra["why"]`` on a self-draw (only reachable by
   overriding a self-draw value with ``-``).
 - A plain hand on a discard is illegal (``Reason.PLAIN_ON_DISCARD``, zero
-  points), but the engine may let it win in the last four tiles
-  (``last4_plain_on_discard``). The would-be money per payer is then in
-  ``Score.extra["plain_points"]``: ``points.pinghu``'s discard value, or its
-  self-draw value (1) when the discard value is ``-``, capped, × ``base``.
-  :func:`score_plain_allowed` returns that win as a legal :class:`Score`.
+  points), except in the last four tiles (``ctx.forced_zone``) under
+  ``last4_plain_on_discard``, where it wins as 平胡 at ``points.pinghu``'s
+  discard value, or its self-draw value (1) when the discard value is ``-``,
+  capped, × ``base``. Refused, that would-be money is in
+  ``Score.extra["plain_points"]``.
 - 抢杠胡 and 杠上炮 are patterns, so a plain hand robbing a kong is legal and
   scores 4 (docs/rules/yuxi.md, a **[D]** reading). With ``kong_wins_big =
   false`` they are not enough: a hand with no shape pattern is
-  ``Reason.PLAIN_ON_DISCARD`` on that discard or rob (and
-  :func:`score_plain_allowed` values it as plain 平胡).
+  ``Reason.PLAIN_ON_DISCARD`` on that discard or rob, ``extra["why"]`` naming the
+  key; in the last four under ``last4_plain_on_discard`` it wins as a plain
+  hand, 杠上炮 or 抢杠胡 adding nothing.
 - 点杠花 in a chain of kongs (kong, replacement, kong, replacement, win): the
   last kong decides; with ``dian_gang_hua_link = first`` the chain's first
   (``ctx.chain_kongs`` counts the chain's kongs).
@@ -84,6 +85,10 @@ Readings where the rulebook is silent (each documented, each tested):
 >>> s = win("123m456p789s11z234m", "4m", Method.DISCARD)
 >>> s.legal, s.reason, s.extra["plain_points"]
 (False, <Reason.PLAIN_ON_DISCARD: 'plain_hand_on_discard'>, 1)
+>>> r = resolve("yuxi", sets=["last4_plain_on_discard=true"])   # in the last four
+>>> s = win("123m456p789s11z234m", "4m", Method.DISCARD, forced_zone=True)
+>>> s.legal, s.patterns, s.points
+(True, ('pinghu',), 1)
 """
 
 from __future__ import annotations
@@ -111,7 +116,6 @@ __all__ = [
     "FAN",
     "NAMES",
     "score",
-    "score_plain_allowed",
     "explain",
     "ready_value",
     "is_ready",
@@ -251,29 +255,23 @@ def score(ctx: WinContext, rules) -> Score:
     if best is None:
         if col == SELF:
             return _illegal(Reason.NOT_A_WIN, why="no pattern present has a self-draw value")
-        plain = _plain_units(rules)
-        return _illegal(Reason.PLAIN_ON_DISCARD,
-                        plain_points=money(plain, rules["cap"], rules["base"])[0])
+        return _plain_on_discard(ctx, rules, situation if strict else [])
     return _legal(best[2], best[0], rules, feeder_pays, col)
 
 
-def score_plain_allowed(ctx: WinContext, rules) -> Score:
-    """:func:`score`, except that a plain hand on a discard wins as 平胡 (what
-    ``last4_plain_on_discard`` allows in the last four tiles); the engine decides
-    when that applies.
-
-    >>> from mjlog.rules import resolve
-    >>> from mjlog.tiles import parse_counts, parse_tile
-    >>> ctx = WinContext(tuple(parse_counts("123m456p789s11z234m")), (), parse_tile("4m"),
-    ...                  Method.DISCARD)
-    >>> s = score_plain_allowed(ctx, resolve("yuxi"))
-    >>> s.legal, s.patterns, s.fan, s.points
-    (True, ('pinghu',), 1, 1)
-    """
-    s = score(ctx, rules)
-    if s.reason is not Reason.PLAIN_ON_DISCARD:
-        return s
-    return _legal(["pinghu"], _plain_units(rules), rules, col=DISCARD)
+def _plain_on_discard(ctx: WinContext, rules, unheeded: Sequence[str]) -> Score:
+    """A hand with no pattern that may be won on this discard or rob: a plain win
+    in the last four under ``last4_plain_on_discard`` (尾牌强制, "若有人点炮则自动胡牌"),
+    else refused; ``unheeded``: the kong patterns ``kong_wins_big = false`` did not
+    count."""
+    plain = _plain_units(rules)
+    if ctx.forced_zone and rules["last4_plain_on_discard"]:
+        return _legal(["pinghu"], plain, rules, col=DISCARD)
+    extra: dict[str, Any] = {"plain_points": money(plain, rules["cap"], rules["base"])[0]}
+    if unheeded:
+        extra["why"] = (f"{'/'.join(NAMES[p] for p in unheeded)} does not count for it "
+                        f"(kong_wins_big = false)")
+    return _illegal(Reason.PLAIN_ON_DISCARD, **extra)
 
 
 def explain(patterns: Sequence[str], method: Method | str, rules,
@@ -298,7 +296,7 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
     else:
         base = _base(patterns, col, rules)
         if base is None and patterns == ("pinghu",) and col == DISCARD:
-            base = ("pinghu", _plain_units(rules))  # score_plain_allowed
+            base = ("pinghu", _plain_units(rules))  # a plain win in the last four
     if base is None or base[1] is None or not patterns:
         raise ValueError(f"yuxi: {' '.join(patterns) or 'no pattern'} is no legal win "
                          f"({method})")

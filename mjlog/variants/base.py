@@ -146,10 +146,6 @@ class Variant:
     def pass_lock_text(self, seat: int, lock: Any) -> str:
         return f"S{seat} passed a win since its last draw"
 
-    def plain_win_allowed(self, rules: Rules) -> bool:
-        """In the forced zone a plain hand may win on a discard."""
-        return False
-
     def void_first(self, rules: Rules) -> bool:
         """打缺: while a seat holds a tile of its void suit it may discard only those."""
         return False

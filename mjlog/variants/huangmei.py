@@ -16,10 +16,9 @@
 - Scoring: :mod:`mjlog.scoring.huangmei` (additive fan ``fan.<pattern>``, at
   least ``min_fan`` to win; ``payment`` linear or doubling, the doublings
   capped at ``doubling_cap``).
-- 门前清 counts on a discard win too (key ``menqing_on_discard``; false follows
-  the seed's "如果2条3条听胡1条4条别人出了不能胡": 门前清 counts only on a
-  self-draw, and a concealed hand with a two-sided wait and no 发 laid out may
-  not win on a discard).
+- 门前清 counts on a discard win too (key ``menqing_on_discard``; false: not on
+  a discard win, and nothing else changes; robbing a kong is no discard. The
+  seed's "如果2条3条听胡1条4条别人出了不能胡" then follows from ``min_fan``).
 - A hand of honors only (字一色) counts as 混一色 (key ``ziyise_hunyise``;
   false: it earns neither 混一色 nor 清一色).
 
@@ -66,8 +65,8 @@ class Huangmei(Variant):
         int_key("doubling_cap", 10, "payment = doubling: the most doublings a win pays "
                 "(封顶 at base × 2^doubling_cap a payer)", 0, absent=30),
         bool_key("menqing_on_discard", True,
-                 "门前清 counts on a discard win; false: self-draw only, and a concealed "
-                 "two-sided wait without 发 may not win on a discard", absent=True),
+                 "门前清 counts on a discard win; false: not on a discard win (robbing a "
+                 "kong still counts)", absent=True),
         bool_key("ziyise_hunyise", True, "an all-honor hand (字一色) counts as 混一色",
                  absent=False),  # before the key, an all-honor hand earned neither
     ] + [int_key(f"fan.{k}", v, f"fan of {k}") for k, v in FAN.items()])

@@ -116,9 +116,6 @@ class Yuxi(Variant):
     def pass_lock_text(self, seat, lock):
         return f"弃胡: S{seat} passed a win since its last draw; discard wins wait for its draw"
 
-    def plain_win_allowed(self, rules):
-        return rules["last4_plain_on_discard"]
-
     def kong_money(self, state, s, kind, t, late):
         rules = state.rules
         base = rules["base"]
