@@ -58,9 +58,9 @@ def compare_command(baseline, others, fmt) -> None:
         n = int(g["units"].iloc[0])
         how = (f"paired on {n} matches (same seed and match: same walls; both figures over "
                f"those matches)" if paired else
-               f"UNPAIRED: no match of these runs was dealt the same walls (another seed, "
-               f"tile set or match size); Welch test, {n} matches "
-               f"on the smaller side")
+               f"UNPAIRED: these runs do not deal the same walls match by match (another "
+               f"seed, tile set or match size; or, on one seed, play that moved a dealer "
+               f"and with it the break); Welch test, {n} matches on the smaller side")
         click.echo(f"baseline {base}\n   other {group}\n{how}; 95% CI; p two-sided "
                    f"(p_adj: Benjamini-Hochberg over these metrics)")
         ok = g[g["comparable"]]
