@@ -30,6 +30,7 @@ True
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -1246,7 +1247,9 @@ def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
 
 def _metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str]
                    ) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
-    """metric → (y, x, unit) per match of one group (rows of ``u`` in order)."""
+    """metric → (y, x, unit) per match of one group (rows of ``u`` in order); a unit
+    that starts with ``points`` (:func:`_in_points`) counts the variant's points, the
+    others are shares."""
     n = int(u["players"].max())
     hands = u["hands"].to_numpy(float)
     wins = u["wins"].to_numpy(float)
@@ -1270,6 +1273,45 @@ def _metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str]
     return out
 
 
+def _in_points(unit: str) -> bool:
+    """A metric of this unit counts points (money), whose scale is its variant's."""
+    return unit.startswith("points ")
+
+
+@dataclass(frozen=True)
+class _Side:
+    """What one side of a comparison measures: the patterns every run of it can
+    score (None: a variant this mjlog does not know, so any it logged) and the
+    points scales of its runs (:attr:`mjlog.variants.Variant.points_scale`)."""
+
+    patterns: frozenset[str] | None
+    scales: frozenset[str]
+
+
+def _side(runs: Runs) -> _Side:
+    from mjlog.variants import VARIANTS as _BY_NAME
+
+    patterns: frozenset[str] | None = None
+    scales = set()
+    for run in runs.runs:
+        v = _BY_NAME.get(run.variant)
+        if v is None:
+            scales.add(f"points of {run.variant!r}, a variant this mjlog does not know")
+            continue
+        scales.add(v.points_scale)
+        has = v.patterns(_rules_of(runs, run))
+        patterns = has if patterns is None else patterns & has
+    return _Side(patterns, frozenset(scales))
+
+
+def _scales_note(a: _Side, b: _Side) -> str | None:
+    """None when the points of ``a`` and ``b`` are one scale, else what the rows say."""
+    if len(a.scales) == 1 and a.scales == b.scales:
+        return None
+    return (f"different scales, not comparable: {' + '.join(sorted(a.scales))} vs "
+            f"{' + '.join(sorted(b.scales))}")
+
+
 def paired_comparison(paths) -> pd.DataFrame:
     """Every headline figure of each run against the first (the baseline), as
     differences with a 95% CI and a p-value.
@@ -1286,10 +1328,18 @@ def paired_comparison(paths) -> pd.DataFrame:
     ``unpaired_se`` are given side by side; ``p_adjusted`` is the Benjamini–Hochberg
     adjustment over the metrics of one comparison.
 
+    Only metrics both sides define are compared: a pattern's rate where both
+    variants (under their rules) have the pattern (:meth:`Variant.patterns
+    <mjlog.variants.Variant.patterns>`); the patterns one side lacks are listed in
+    ``df.attrs["not_compared"]``, by (baseline_group, group). Points of two scoring
+    systems (two variants) are different scales: those rows keep ``baseline`` and
+    ``value``, each on its own scale, with ``comparable`` false, ``note`` saying
+    so and no difference, interval or p-value.
+
     Columns: ``baseline_group``, ``group`` (variant, rules, line-up and directory),
     ``metric``, ``unit``, ``baseline``, ``value``, ``diff``, ``lo``, ``hi``, ``p``,
     ``p_adjusted``, ``paired_se``, ``unpaired_se``, ``units`` (paired matches, or
-    the smaller side's matches), ``paired``.
+    the smaller side's matches), ``paired``, ``comparable``, ``note``.
     """
     from scipy.stats import false_discovery_control
 
@@ -1302,9 +1352,10 @@ def paired_comparison(paths) -> pd.DataFrame:
     if len(sides) < 2:
         raise LogError("compare needs a baseline and at least one other run (or a sweep "
                        "folder with two points or more)")
-    gu, gp, label, rs = {}, {}, {}, {}
+    gu, gp, label, rs, what = {}, {}, {}, {}, {}
     for i, side in enumerate(sides):
         rs[i] = Runs(side)
+        what[i] = _side(rs[i])
         u, pt = match_units(rs[i])
         if u.empty:
             raise LogError(f"{side}: the run has no hands")
@@ -1315,6 +1366,7 @@ def paired_comparison(paths) -> pd.DataFrame:
     empty = gp[0].iloc[:0]
     base = groups[0]
     rows = []
+    not_compared: dict[tuple[str, str], list[str]] = {}
     for other in groups[1:]:
         ub, uo = gu[base], gu[other]
         both = ub[PAIR_KEY].merge(uo[PAIR_KEY].assign(_o=np.arange(len(uo))), on=PAIR_KEY)
@@ -1324,7 +1376,11 @@ def paired_comparison(paths) -> pd.DataFrame:
             bi = ub[PAIR_KEY].assign(_b=np.arange(len(ub))).merge(both, on=PAIR_KEY)
             ub = ub.iloc[bi["_b"].to_numpy()].reset_index(drop=True)
             uo = uo.iloc[bi["_o"].to_numpy()].reset_index(drop=True)
-        names = sorted(set(gp.get(base, empty).pattern) | set(gp.get(other, empty).pattern))
+        seen = set(gp.get(base, empty).pattern) | set(gp.get(other, empty).pattern)
+        names = sorted(k for k in seen if all(what[i].patterns is None
+                                              or k in what[i].patterns for i in (base, other)))
+        not_compared[(label[base], label[other])] = sorted(seen - set(names))
+        note = _scales_note(what[base], what[other])
         mb = _metric_arrays(ub, gp.get(base, empty), names)
         mo = _metric_arrays(uo, gp.get(other, empty), names)
         block = []
@@ -1332,11 +1388,16 @@ def paired_comparison(paths) -> pd.DataFrame:
             yb, xb, unit = mb[metric]
             yo, xo, _ = mo[metric]
             d = compare_units(yb, xb, yo, xo, paired)
-            block.append({"baseline_group": label[base], "group": label[other],
-                          "metric": metric, "unit": unit, "baseline": d.baseline,
-                          "value": d.value, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
-                          "paired_se": d.paired_se, "unpaired_se": d.unpaired_se,
-                          "units": d.units, "paired": d.paired})
+            row = {"baseline_group": label[base], "group": label[other],
+                   "metric": metric, "unit": unit, "baseline": d.baseline,
+                   "value": d.value, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
+                   "paired_se": d.paired_se, "unpaired_se": d.unpaired_se,
+                   "units": d.units, "paired": d.paired, "comparable": True, "note": None}
+            if note is not None and _in_points(unit):  # each figure on its own scale, no test
+                row.update(dict.fromkeys(("diff", "lo", "hi", "p", "paired_se",
+                                          "unpaired_se"), math.nan),
+                           comparable=False, note=note)
+            block.append(row)
         ps = np.array([r["p"] for r in block], dtype=float)
         ok = ~np.isnan(ps)
         adj = np.full(len(ps), np.nan)
@@ -1346,8 +1407,11 @@ def paired_comparison(paths) -> pd.DataFrame:
             r["p_adjusted"] = float(a)
         rows.extend(block)
     cols = ["baseline_group", "group", "metric", "unit", "baseline", "value", "diff", "lo",
-            "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "paired"]
-    return pd.DataFrame(rows, columns=cols)
+            "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "paired",
+            "comparable", "note"]
+    df = pd.DataFrame(rows, columns=cols)
+    df.attrs["not_compared"] = not_compared
+    return df
 
 
 # ---------------------------------------------------------------- how many hands

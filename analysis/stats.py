@@ -17,6 +17,12 @@ means, which is what ``mjlog ladder`` reports. Paired comparisons are
 (same seed and match: same walls); unpaired ones are Welch's
 :func:`scipy.stats.ttest_ind`.
 
+A sample whose values are one value up to rounding (every match the same share,
+say) has a standard error of 0 and is handled here, not by SciPy, whose tests
+warn on one ("catastrophic cancellation") and return noise: its interval is the
+point itself, and against a varying sample Welch's test is the one-sample t test
+of that sample (what Welch's reduces to when one variance is 0).
+
 >>> import numpy as np
 >>> e = estimate(np.array([3., 1, 2, 2]), np.array([8., 8, 8, 8]))
 >>> round(e.value, 4), e.units
@@ -99,6 +105,32 @@ def pseudo_values(y, x=None) -> np.ndarray:
     return r + (y - r * x) / xbar
 
 
+ROUNDING = 64 * float(np.finfo(float).eps)
+"""A spread below this share of a sample's largest magnitude is rounding: the sample
+is constant. (SciPy warns below 10 ε of the mean, which this covers.)"""
+
+
+def _constant(p: np.ndarray, scale: float | None = None) -> bool:
+    """Whether the values of ``p`` (no NaN) are one value up to rounding, relative to
+    ``scale`` (default: their largest magnitude)."""
+    if scale is None:
+        scale = float(np.abs(p).max()) if len(p) else 0.0
+    return len(p) > 0 and float(np.ptp(p)) <= ROUNDING * scale
+
+
+def _sem(p: np.ndarray) -> float:
+    """Standard error of the mean of ``p``: NaN under two values or with a NaN, 0 for a
+    constant sample (:func:`_constant`)."""
+    if len(p) < 2 or np.isnan(p).any():
+        return math.nan
+    return 0.0 if _constant(p) else float(st.sem(p))
+
+
+def _certain(diff: float, scale: float) -> float:
+    """The p-value of a difference without variance: 1 when it is rounding, else 0."""
+    return 1.0 if abs(diff) <= ROUNDING * scale else 0.0
+
+
 def _t_interval(p: np.ndarray) -> tuple[float, float, float, float]:
     """(mean, lo, hi, se) of the pseudo-values ``p`` by the one-sample t test."""
     m = len(p)
@@ -107,7 +139,7 @@ def _t_interval(p: np.ndarray) -> tuple[float, float, float, float]:
     mean = float(p.mean())
     if m < 2:
         return mean, math.nan, math.nan, math.nan
-    se = float(st.sem(p))
+    se = _sem(p)
     if se == 0 or not np.isfinite(se):
         return mean, mean, mean, 0.0
     ci = st.ttest_1samp(p, mean).confidence_interval(LEVEL)
@@ -146,37 +178,51 @@ def estimates(units: pd.DataFrame, keys: list[str], specs: dict[str, tuple[str, 
 def compare_units(base_y, base_x, other_y, other_x, paired: bool) -> Difference:
     """``Σy/Σx`` of the other runs minus the baseline's. ``paired``: the arrays are
     aligned unit by unit (same seed and match), tested with :func:`scipy.stats.ttest_rel`;
-    otherwise Welch's :func:`scipy.stats.ttest_ind`. Both standard errors are given."""
+    otherwise Welch's :func:`scipy.stats.ttest_ind`. Both standard errors are given.
+    A constant difference (paired) or two constant sides (unpaired) is certain: its
+    interval is the difference itself, p 0 (1 when the difference is rounding)."""
     pb = pseudo_values(base_y, base_x)
     po = pseudo_values(other_y, other_x)
     b, o = (float(p.mean()) if len(p) else math.nan for p in (pb, po))
     diff = o - b
     nan = math.nan
-    unpaired_se = math.sqrt(st.sem(po) ** 2 + st.sem(pb) ** 2) \
-        if len(pb) > 1 and len(po) > 1 else nan
+    se_b, se_o = _sem(pb), _sem(po)
+    unpaired_se = math.hypot(se_b, se_o)  # NaN when either is
+    both = np.concatenate([pb, po])
+    scale = float(np.nanmax(np.abs(both))) if len(both) and not np.isnan(both).all() else 0.0
     if paired:
         d = po - pb
         m = len(d)
-        paired_se = float(st.sem(d)) if m > 1 else nan
+        paired_se = _sem(d)
         if m < 2 or np.isnan(d).any():
             lo = hi = p = nan
-        elif paired_se == 0:
+        elif _constant(d, scale):
+            paired_se = 0.0
             lo = hi = diff
-            p = 1.0 if diff == 0 else 0.0
+            p = _certain(diff, scale)
         else:
             r = st.ttest_rel(po, pb)
             ci = r.confidence_interval(LEVEL)
             lo, hi, p = float(ci.low), float(ci.high), float(r.pvalue)
-        return Difference(b, o, diff, lo, hi, p, paired_se, float(unpaired_se), m, True)
-    if not (unpaired_se > 0):
-        lo = hi = diff if unpaired_se == 0 else nan
-        p = (1.0 if diff == 0 else 0.0) if unpaired_se == 0 else nan
+        return Difference(b, o, diff, lo, hi, p, paired_se, unpaired_se, m, True)
+    if math.isnan(unpaired_se):
+        lo = hi = p = nan
+    elif se_b == 0 and se_o == 0:
+        lo = hi = diff
+        p = _certain(diff, scale)
+    elif se_b == 0:  # Welch's t with one variance 0: the other side's one-sample t
+        r = st.ttest_1samp(po, b)
+        ci = r.confidence_interval(LEVEL)
+        lo, hi, p = float(ci.low) - b, float(ci.high) - b, float(r.pvalue)
+    elif se_o == 0:
+        r = st.ttest_1samp(pb, o)
+        ci = r.confidence_interval(LEVEL)
+        lo, hi, p = o - float(ci.high), o - float(ci.low), float(r.pvalue)
     else:
         r = st.ttest_ind(po, pb, equal_var=False)
         ci = r.confidence_interval(LEVEL)
         lo, hi, p = float(ci.low), float(ci.high), float(r.pvalue)
-    return Difference(b, o, diff, lo, hi, p, nan, float(unpaired_se), min(len(pb), len(po)),
-                      False)
+    return Difference(b, o, diff, lo, hi, p, nan, unpaired_se, min(len(pb), len(po)), False)
 
 
 def hands_needed(half_width: float, hands: float, target: float) -> float:

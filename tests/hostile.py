@@ -9,6 +9,14 @@ the tables of cases live in ``tests/test_hostile*.py``.
 Commands run in a child process (``python -m mjlog``) with a time limit, so a hang
 (a FIFO read, a dead scheduler) fails the case instead of the suite, and a
 traceback printed by any layer is seen.
+
+Warnings are not hidden: one attributed to the project's own modules
+(:data:`OWN_MODULES`) is an error, and any other one (a SciPy ``RuntimeWarning``
+is attributed to SciPy's own frame, whoever fed it the data) is printed on stderr
+as a user would see it, where the one-line check catches it. ``PYTHONWARNINGS``
+cannot say this: its module field is matched literally and whole (``mjlog`` is
+not ``mjlog.cli``, and ``python -m mjlog`` runs as ``__main__``), so the child
+installs the filter itself (:data:`_BOOT`).
 """
 
 from __future__ import annotations
@@ -18,11 +26,22 @@ import os
 import stat
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 TIMEOUT = 60.0  # seconds a refused command may take (a hang fails the case)
+
+OWN_MODULES = r"(mjlog|analysis|simulate)(\.|$)"
+"""The modules whose warnings are errors (a regex matched at the start of the name
+of the module a warning is attributed to)."""
+
+_BOOT = ("import runpy, sys, warnings; "
+         "warnings.filterwarnings('error', module=sys.argv.pop(1)); "
+         "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)")
+"""``python -m MODULE`` with :data:`OWN_MODULES`'s warnings as errors: ``python -c
+_BOOT REGEX MODULE ARGS...``."""
 
 
 def snapshot(*roots: Path) -> dict[str, str]:
@@ -80,16 +99,21 @@ def run(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT,
         old = os.getcwd()
         os.chdir(cwd)
         try:
-            r = CliRunner().invoke(main, [str(a) for a in args])
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("default")  # shown once, as a child shows them
+                warnings.filterwarnings("error", module=OWN_MODULES)
+                r = CliRunner().invoke(main, [str(a) for a in args])
         finally:
             os.chdir(old)
-        err = r.stderr
+        err = r.stderr + "".join(warnings.formatwarning(w.message, w.category, w.filename,
+                                                        w.lineno) for w in caught)
         if r.exception is not None and not isinstance(r.exception, SystemExit):
             err += "".join(traceback.format_exception(r.exception))
         return Result(r.exit_code, r.stdout, err)
-    full_env = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
+    full_env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    full_env.update(env or {})
     try:
-        p = subprocess.run([sys.executable, "-m", module, *args], cwd=cwd,
+        p = subprocess.run([sys.executable, "-c", _BOOT, OWN_MODULES, module, *args], cwd=cwd,
                            capture_output=True, text=True, timeout=timeout,
                            stdin=subprocess.DEVNULL, env=full_env)
     except subprocess.TimeoutExpired:

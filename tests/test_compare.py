@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -125,3 +126,38 @@ def test_the_same_seed_under_another_tile_set_is_not_paired():
     df = queries.paired_comparison([data_dir() / "yuxi",
                                     data_dir() / "sweep" / "xuezhan-cap" / "cap=16"])
     assert not df["paired"].any()
+
+
+@pytest.mark.parametrize("constant_side", ["baseline", "other"])
+def test_welch_with_one_constant_side_is_scipys_welch(constant_side):
+    from analysis.stats import compare_units
+
+    rng = np.random.default_rng(7)
+    flat, varied = np.full(9, 0.25), rng.random(12)
+    ones_flat, ones_varied = np.ones(9), np.ones(12)
+    if constant_side == "baseline":
+        args, (a, b) = (flat, ones_flat, varied, ones_varied), (varied, flat)
+    else:
+        args, (a, b) = (varied, ones_varied, flat, ones_flat), (flat, varied)
+    d = compare_units(*args, paired=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SciPy's "nearly identical": what the fix avoids
+        r = stats.ttest_ind(a, b, equal_var=False)
+    ci = r.confidence_interval()
+    assert np.isclose(d.p, r.pvalue) and np.isclose(d.lo, ci.low) and np.isclose(d.hi, ci.high)
+    assert np.isclose(d.unpaired_se, stats.sem(varied))
+
+
+def test_unpaired_text_gives_the_reason_that_holds():
+    from analysis.sample import data_dir
+
+    # the sample sweep's points share their seed and their first walls; a cap changes
+    # the strategic agents' play, a dealer moves and with it the break: later walls differ
+    sweep = data_dir() / "sweep" / "xuezhan-cap"
+    a, b = (queries.Runs(sweep / p) for p in ("cap=1", "cap=2"))
+    assert queries.same_walls(a, b, matches=[0]) and not queries.same_walls(a, b)
+    res = CliRunner().invoke(main, ["compare", str(sweep / "cap=1"), str(sweep / "cap=2")])
+    assert res.exit_code == 0, res.output
+    how = next(ln for ln in res.output.splitlines() if ln.startswith("UNPAIRED"))
+    assert "no match of these runs was dealt the same walls" not in how
+    assert "dealer" in how and "break" in how

@@ -30,6 +30,11 @@ def compare_command(baseline, others, fmt) -> None:
     paired by (seed, match); runs that share none are compared unpaired (Welch),
     and the output says so. A sweep folder alone compares its points with its first.
 
+    Across variants only what both define is compared: a pattern one variant
+    lacks is left out (the text names it), and points, counted by two scoring
+    systems, are shown side by side as "different scales, not comparable", with
+    no difference (JSON: "comparable": false, the "note", null difference).
+
     Example: mjlog compare runs/caps/cap=8 runs/caps/cap=16 --format json
     """
     import duckdb
@@ -47,26 +52,40 @@ def compare_command(baseline, others, fmt) -> None:
                 for r in df.to_dict(orient="records")]
         click.echo(json.dumps(rows, ensure_ascii=False, indent=1, allow_nan=False))
         return
+    not_compared = df.attrs.get("not_compared", {})
     for (base, group), g in df.groupby(["baseline_group", "group"], sort=False):
         paired = bool(g["paired"].iloc[0])
         n = int(g["units"].iloc[0])
         how = (f"paired on {n} matches (same seed and match: same walls; both figures over "
                f"those matches)" if paired else
-               f"UNPAIRED: no match of these runs was dealt the same walls (another seed, "
-               f"tile set or match size); Welch test, {n} matches "
-               f"on the smaller side")
+               f"UNPAIRED: these runs do not deal the same walls match by match (another "
+               f"seed, tile set or match size; or, on one seed, play that moved a dealer "
+               f"and with it the break); Welch test, {n} matches on the smaller side")
         click.echo(f"baseline {base}\n   other {group}\n{how}; 95% CI; p two-sided "
                    f"(p_adj: Benjamini-Hochberg over these metrics)")
+        ok = g[g["comparable"]]
         t = pd.DataFrame({
-            "metric": g["metric"], "unit": g["unit"],
-            "baseline": g["baseline"].map(lambda v: f"{v:.4f}"),
-            "value": g["value"].map(lambda v: f"{v:.4f}"),
+            "metric": ok["metric"], "unit": ok["unit"],
+            "baseline": ok["baseline"].map(lambda v: f"{v:.4f}"),
+            "value": ok["value"].map(lambda v: f"{v:.4f}"),
             "diff [95% CI]": [f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]"
-                              for d, lo, hi in zip(g["diff"], g["lo"], g["hi"], strict=True)],
-            "p": g["p"].map(lambda v: f"{v:.3g}"),
-            "p_adj": g["p_adjusted"].map(lambda v: f"{v:.3g}"),
-            "paired_se": g["paired_se"].map(lambda v: f"{v:.4f}"),
-            "unpaired_se": g["unpaired_se"].map(lambda v: f"{v:.4f}"),
+                              for d, lo, hi in zip(ok["diff"], ok["lo"], ok["hi"], strict=True)],
+            "p": ok["p"].map(lambda v: f"{v:.3g}"),
+            "p_adj": ok["p_adjusted"].map(lambda v: f"{v:.3g}"),
+            "paired_se": ok["paired_se"].map(lambda v: f"{v:.4f}"),
+            "unpaired_se": ok["unpaired_se"].map(lambda v: f"{v:.4f}"),
         })
         click.echo(t.to_string(index=False))
+        apart = g[~g["comparable"]]
+        if len(apart):
+            click.echo(f"{apart['note'].iloc[0]}; each figure in its own points, no "
+                       f"difference taken:")
+            click.echo(pd.DataFrame({
+                "metric": apart["metric"], "unit": apart["unit"],
+                "baseline": apart["baseline"].map(lambda v: f"{v:.4f}"),
+                "value": apart["value"].map(lambda v: f"{v:.4f}"),
+            }).to_string(index=False))
+        left_out = not_compared.get((base, group))
+        if left_out:
+            click.echo(f"patterns only one side has, not compared: {', '.join(left_out)}")
         click.echo("")

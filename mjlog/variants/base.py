@@ -98,6 +98,24 @@ class Variant:
         """
         return self.scorer.NAMES.get(key, key)
 
+    def patterns(self, rules: Rules | None = None) -> frozenset[str]:
+        """The pattern keys a win can carry under ``rules`` (None: under some rules),
+        from its scorer's table: what a comparison of pattern rates may ask of it.
+
+        >>> from mjlog.variants import VARIANTS
+        >>> [("gen" in v.patterns(), "shilaotou" in v.patterns()) for v in VARIANTS.values()]
+        [(False, True), (True, False), (False, False)]
+        """
+        return frozenset(self.scorer.NAMES)
+
+    @property
+    def points_scale(self) -> str:
+        """What its points count: the money of its own scoring system. Points of two
+        variants are one scale only where this is equal (a yuxi point, the highest
+        pattern doubled per other one, is not a xuezhan point, a product of
+        multipliers), so a comparison sets them side by side without a difference."""
+        return f"{self.name} points"
+
     # ------------------------------------------------------------ tiles and dealing
     def wall_tiles(self, rules: Rules) -> tuple[int, ...]:
         """The tile set a hand is played with."""

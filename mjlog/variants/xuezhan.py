@@ -80,6 +80,18 @@ class Xuezhan(Variant):
     def money_bound(self, rules):
         return (12 * (rules["cap"] + 1) + 64) * rules["base"]
 
+    def patterns(self, rules=None):
+        """Its scorer's table less the optional patterns ``extras`` leaves off.
+
+        >>> from mjlog.rules import Rules
+        >>> "tianhu" in XUEZHAN.patterns(), "tianhu" in XUEZHAN.patterns(Rules("xuezhan"))
+        (True, False)
+        """
+        every = super().patterns(rules)
+        if rules is None:
+            return every
+        return every - (frozenset(XUEZHAN_EXTRAS) - frozenset(rules["extras"]))
+
     def wall_tiles(self, rules):
         return tile_set(108)
 

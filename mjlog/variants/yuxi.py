@@ -86,6 +86,11 @@ class Yuxi(Variant):
     ] + [RuleKey(f"points.{k}", v, "pair", doc=f"points per payer for {k}: self-draw/discard")
          for k, v in POINTS.items()])
 
+    def patterns(self, rules=None):
+        """Its scorer's table; without honors, no 十老头."""
+        every = super().patterns(rules)
+        return every if rules is None or rules["honors"] else every - {"shilaotou"}
+
     def wall_tiles(self, rules):
         return tile_set(136 if rules["honors"] else 108)
 
