@@ -84,7 +84,7 @@ def common_key_names() -> tuple[str, ...]:
 
 def pattern_keys(variant: Variant) -> tuple[str, ...]:
     """The variant's pattern keys, in its scorer's table order."""
-    return variant.pattern_keys
+    return variant.patterns()
 
 
 def _value_key(variant: Variant, pattern: str) -> RuleKey | None:

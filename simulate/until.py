@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from mjlog.errors import InputError, MjlogError, quote
 
 if TYPE_CHECKING:
-    from mjlog.variants import Variant
+    from mjlog.rules import Rules
 
 HalfWidths = Callable[[Path, str, Sequence[int]], list[float]]
 
@@ -62,36 +62,37 @@ def parse_until(text: str) -> tuple[str, float]:
     return m.group(1), half
 
 
-def until_metrics(variant: Variant, players: int) -> list[str]:
-    """Every metric ``--until`` can follow in a run of ``variant`` with ``players``
-    seats: the headline figures of :func:`analysis.queries.precision`, a
-    ``pattern_rate`` for each of the variant's patterns (a figure the run cannot
-    have would never narrow: its half-width stays 0).
+def until_metrics(rules: Rules) -> list[str]:
+    """Every metric ``--until`` can follow in a run under ``rules``: the headline
+    figures of :func:`analysis.queries.precision`, a ``pattern_rate`` for each
+    pattern a win can carry under those rules (a figure the run cannot have would
+    never narrow: its half-width stays 0).
 
-    >>> from mjlog.variants import VARIANTS
-    >>> until_metrics(VARIANTS["yuxi"], 2)[:4]
+    >>> from mjlog.rules import resolve
+    >>> until_metrics(resolve("yuxi", sets=["players=2"]))[:4]
     ['mean_points[0]', 'mean_points[1]', 'dealer_advantage', 'draw_rate']
     """
-    return [*(f"mean_points[{p}]" for p in range(players)), "dealer_advantage", "draw_rate",
+    return [*(f"mean_points[{p}]" for p in range(rules.n)), "dealer_advantage", "draw_rate",
             "mean_points_per_win", "money_moved_per_hand",
-            *(f"pattern_rate[{k}]" for k in variant.pattern_keys), "capped_share"]
+            *(f"pattern_rate[{k}]" for k in rules.spec.patterns(rules)), "capped_share"]
 
 
-def check_metric(metric: str, variant: Variant, players: int) -> None:
+def check_metric(metric: str, rules: Rules) -> None:
     """Refuse, before any hand is played, a metric the run has not, naming the valid ones."""
-    if metric in until_metrics(variant, players):
+    if metric in until_metrics(rules):
         return
+    variant, players, patterns = rules.spec, rules.n, rules.spec.patterns(rules)
     pattern = re.fullmatch(r"pattern_rate\[(.*)\]", metric)
     if pattern:
         raise InputError(f"--until {quote(metric)}: {variant.name} has no pattern "
-                         f"{quote(pattern.group(1))}; its patterns: "
-                         f"{', '.join(variant.pattern_keys)}")
+                         f"{quote(pattern.group(1))} under these rules; its patterns: "
+                         f"{', '.join(patterns)}")
     raise InputError(f"unknown --until metric {quote(metric)} for {variant.name} with "
                      f"{players} players; valid: mean_points[0] to "
                      f"mean_points[{players - 1}], dealer_advantage, draw_rate, "
                      f"mean_points_per_win, money_moved_per_hand, capped_share, "
                      f"pattern_rate[PATTERN] (a {variant.name} pattern key, say "
-                     f"{variant.pattern_keys[0]})")
+                     f"{patterns[0]})")
 
 
 def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: int,
@@ -108,7 +109,7 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
     from mjlog.rundir import RunClaim
     from simulate import runner
 
-    check_metric(metric, spec.rules.spec, spec.rules.n)
+    check_metric(metric, spec.rules)
     if not 0 < half_width < math.inf:
         raise InputError(f"the --until half-width must be a finite number above 0, got "
                          f"{quote(half_width)}")

@@ -44,7 +44,7 @@ def yuxi_xuezhan() -> list[dict]:
 
 
 def test_a_pattern_only_one_variant_has_is_not_a_difference(yuxi_xuezhan):
-    yuxi, xuezhan = VARIANTS["yuxi"].patterns(), VARIANTS["xuezhan"].patterns()
+    yuxi, xuezhan = set(VARIANTS["yuxi"].patterns()), set(VARIANTS["xuezhan"].patterns())
     compared = {r["metric"][len("pattern_rate["):-1] for r in yuxi_xuezhan
                 if r["metric"].startswith("pattern_rate[")}
     assert compared and compared <= yuxi & xuezhan

@@ -59,12 +59,13 @@ def test_unknown_until_metric_is_refused_before_play(tmp_path, until, extra, nam
 
 def test_every_pattern_of_the_variant_is_a_metric(tmp_path):
     """The variant's own patterns pass the check (the half-width is another matter)."""
-    from mjlog.variants import VARIANTS
+    from mjlog.rules import VARIANTS, resolve
     from simulate.until import check_metric
 
-    for v in VARIANTS.values():
-        for key in v.pattern_keys:
-            check_metric(f"pattern_rate[{key}]", v, 4)
+    for name in VARIANTS:
+        rules = resolve(name)
+        for key in rules.spec.patterns(rules):
+            check_metric(f"pattern_rate[{key}]", rules)
 
 
 # ------------------------------------------------------------ non-finite numbers
@@ -163,11 +164,12 @@ def test_until_metrics_are_the_figures_precision_gives(variant):
     """The metrics --until accepts are those analysis.queries.precision computes
     (every pattern of the variant, not only those the sample happened to log)."""
     from analysis.queries import precision
-    from mjlog.variants import VARIANTS
+    from mjlog.logio import read_manifest
+    from mjlog.rules import Rules
     from simulate.until import until_metrics
 
     given = set(precision(DATA / variant).metric)
-    allowed = until_metrics(VARIANTS[variant], 4)
+    allowed = until_metrics(Rules.recorded(variant, read_manifest(DATA / variant)["rules"]))
     assert given <= set(allowed)
     assert given >= {m for m in allowed if not m.startswith("pattern_rate[")}
     assert any(m.startswith("pattern_rate[") for m in given)

@@ -76,16 +76,6 @@ class Variant:
     def __repr__(self) -> str:
         return f"<variant {self.name}>"
 
-    @property
-    def pattern_keys(self) -> tuple[str, ...]:
-        """Every pattern key a win of this variant can log, in its scorer's table order.
-
-        >>> from mjlog.variants import VARIANTS
-        >>> VARIANTS["yuxi"].pattern_keys[:3]
-        ('pinghu', 'pengpenghu', 'qingyise')
-        """
-        return tuple(self.scorer.NAMES)
-
     def pattern_name(self, key: str) -> str:
         """The Chinese name of a pattern key as this variant's rulebook writes it
         (its scorer's ``NAMES``), or the key itself when unknown.
@@ -98,15 +88,21 @@ class Variant:
         """
         return self.scorer.NAMES.get(key, key)
 
-    def patterns(self, rules: Rules | None = None) -> frozenset[str]:
+    def patterns(self, rules: Rules | None = None) -> tuple[str, ...]:
         """The pattern keys a win can carry under ``rules`` (None: under some rules),
-        from its scorer's table: what a comparison of pattern rates may ask of it.
+        in its scorer's table order: what a comparison of pattern rates, or
+        ``--until``, may ask of it.
 
         >>> from mjlog.variants import VARIANTS
+        >>> VARIANTS["yuxi"].patterns()[:3]
+        ('pinghu', 'pengpenghu', 'qingyise')
         >>> [("gen" in v.patterns(), "shilaotou" in v.patterns()) for v in VARIANTS.values()]
         [(False, True), (True, False), (False, False)]
         """
-        return frozenset(self.scorer.NAMES)
+        return tuple(self.scorer.NAMES)
+
+    def _without(self, rules: Rules | None, left_out: set[str]) -> tuple[str, ...]:
+        return tuple(k for k in Variant.patterns(self, rules) if k not in left_out)
 
     @property
     def points_scale(self) -> str:

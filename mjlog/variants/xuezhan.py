@@ -87,10 +87,9 @@ class Xuezhan(Variant):
         >>> "tianhu" in XUEZHAN.patterns(), "tianhu" in XUEZHAN.patterns(Rules("xuezhan"))
         (True, False)
         """
-        every = super().patterns(rules)
         if rules is None:
-            return every
-        return every - (frozenset(XUEZHAN_EXTRAS) - frozenset(rules["extras"]))
+            return super().patterns(rules)
+        return self._without(rules, set(XUEZHAN_EXTRAS) - set(rules["extras"]))
 
     def wall_tiles(self, rules):
         return tile_set(108)

@@ -88,8 +88,7 @@ class Yuxi(Variant):
 
     def patterns(self, rules=None):
         """Its scorer's table; without honors, no 十老头."""
-        every = super().patterns(rules)
-        return every if rules is None or rules["honors"] else every - {"shilaotou"}
+        return self._without(rules, set() if rules is None or rules["honors"] else {"shilaotou"})
 
     def wall_tiles(self, rules):
         return tile_set(136 if rules["honors"] else 108)
