@@ -1299,7 +1299,7 @@ def _side(runs: Runs) -> _Side:
             scales.add(f"points of {run.variant!r}, a variant this mjlog does not know")
             continue
         scales.add(v.points_scale)
-        has = v.patterns(_rules_of(runs, run))
+        has = frozenset(v.patterns(_rules_of(runs, run)))
         patterns = has if patterns is None else patterns & has
     return _Side(patterns, frozenset(scales))
 
