@@ -14,6 +14,7 @@ characters and its length, never in full.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 LIMIT = 200
@@ -59,3 +60,24 @@ def cut(text: str, limit: int = LIMIT) -> str:
     short = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in short)
     short = short.encode("utf-8", "backslashreplace").decode("utf-8")
     return short if len(text) <= limit else f"{short}… ({len(text)} characters)"
+
+
+def finite_float(text: str, what: str) -> float:
+    """``text`` as a finite float; ``what`` names it in the one-line error (a
+    non-finite value would pass every ``<=`` bound check unseen, or print as
+    ``NaN`` in JSON).
+
+    >>> finite_float("0.5", "the margin")
+    0.5
+    >>> finite_float("1e309", "the margin")
+    Traceback (most recent call last):
+    ...
+    mjlog.errors.InputError: the margin must be a finite number, got '1e309'
+    """
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        raise InputError(f"bad value {quote(text)} for {what}; expected a number") from None
+    if not math.isfinite(v):
+        raise InputError(f"{what} must be a finite number, got {quote(text)}")
+    return v

@@ -50,7 +50,7 @@ def parse_until(text: str) -> tuple[str, float]:
     >>> parse_until("mean_points[0]=0.05")
     ('mean_points[0]', 0.05)
     """
-    from simulate.agents.params import finite_float
+    from mjlog.errors import finite_float
 
     m = _UNTIL.match(text)
     if not m:

@@ -22,26 +22,12 @@ mjlog.errors.InputError: --until draw_rate's half-width must be a finite number,
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mjlog.errors import InputError, quote
+from mjlog.errors import InputError, finite_float, quote
 
 __all__ = ["finite_float", "parse_params"]
-
-
-def finite_float(text: str, what: str) -> float:
-    """``text`` as a finite float; ``what`` names it in the one-line error (a
-    non-finite value would pass every ``<=`` bound check unseen, or print as
-    ``NaN`` in JSON)."""
-    try:
-        v = float(text)
-    except (TypeError, ValueError):
-        raise InputError(f"bad value {quote(text)} for {what}; expected a number") from None
-    if not math.isfinite(v):
-        raise InputError(f"{what} must be a finite number, got {quote(text)}")
-    return v
 
 
 def parse_params(agent: str, given: Mapping[str, str], defaults: Mapping[str, Any],
