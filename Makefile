@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test research bench lint lock data clean golden chromium notebooks docs
+.PHONY: demo test research bench lint lock data clean golden chromium notebooks docs dist
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -41,6 +41,11 @@ golden: $(STAMP)
 # (the prose between them is hand-written; tests/test_docs.py checks they agree).
 docs: $(STAMP)
 	$(BIN)/python -m mjlog.docs docs
+
+# The sdist and the wheel, in dist/ (install anywhere: pip install dist/mjlog-*.whl).
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
