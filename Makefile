@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test research bench lint lock data clean golden chromium notebooks docs dist
+.PHONY: demo test research bench lint lock data clean golden chromium notebooks docs dist \
+	wheel-check
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -46,6 +47,11 @@ docs: $(STAMP)
 dist: $(STAMP)
 	rm -rf dist
 	$(BIN)/python -m build --outdir dist .
+
+# The wheel installed into a clean virtualenv outside the checkout and driven end
+# to end from an empty folder, with the plugin template (.ci/wheel-check).
+wheel-check: $(STAMP)
+	bash .ci/wheel-check
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
