@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test research bench lint lock data clean golden chromium notebooks docs
+.PHONY: demo test research bench lint lock data clean golden chromium notebooks docs dist \
+	wheel-check
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -41,6 +42,16 @@ golden: $(STAMP)
 # (the prose between them is hand-written; tests/test_docs.py checks they agree).
 docs: $(STAMP)
 	$(BIN)/python -m mjlog.docs docs
+
+# The sdist and the wheel, in dist/ (install anywhere: pip install dist/mjlog-*.whl).
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+
+# The wheel installed into a clean virtualenv outside the checkout and driven end
+# to end from an empty folder, with the plugin template (.ci/wheel-check).
+wheel-check: $(STAMP)
+	bash .ci/wheel-check
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -201,7 +201,8 @@ def findings(t: dict[str, pd.DataFrame]) -> list[str]:
         how = "paired by walls" if r.paired else "UNPAIRED (no shared walls)"
         sig = ("significant" if r.p_adjusted < 0.05 else "not significant") \
             if r.p_adjusted == r.p_adjusted else "not testable"
-        out.append(f"{r.group} vs {r.baseline_group}: {r.metric} {r.diff:+.3f} {r.unit} "
+        # r["diff"]: r.diff is the Series' method, not the column
+        out.append(f"{r.group} vs {r.baseline_group}: {r.metric} {r['diff']:+.3f} {r.unit} "
                    f"(95% CI [{r.lo:+.3f}, {r.hi:+.3f}], {how}, {int(r.units)} matches, "
                    f"p = {r.p:.2g}, {sig} after Benjamini–Hochberg).")
     pr = t.get("precision", pd.DataFrame())

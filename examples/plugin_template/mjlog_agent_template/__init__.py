@@ -1,0 +1,1 @@
+"""A template mjlog agent package (see README.md): copy, rename, change ``choose``."""
