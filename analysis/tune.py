@@ -408,9 +408,10 @@ class Tuner:
                                                       allow_nan=False) + "\n", "--out")
 
     # -- playing
-    def _play(self, name: str, point: Mapping[str, Any], seed: int, matches: int) -> Measured:
+    def _play(self, name: str, point: Mapping[str, Any], seed: int, matches: int,
+              agents: Sequence[str] | None = None) -> Measured:
         spec = RunSpec.build(self.plan.variant, seed, matches, self.plan.hands_per_match,
-                             list(self.plan.agents), sets=_sets(self.plan, point))
+                             list(agents or self.plan.agents), sets=_sets(self.plan, point))
         run = self.out / name
         simulate(spec, run, workers=self.workers, scheduler=self.scheduler, progress=False)
         return measure(run, self.metrics)
@@ -527,25 +528,50 @@ class Tuner:
         self._save()
         return self.doc["confirm"]
 
-    def run(self) -> dict[str, Any]:
+    def recheck(self, agents: Sequence[str]) -> dict[str, Any]:
+        """The proposal and the rules as they were, under another line-up, on the
+        confirmation's fresh walls: each target judged again (a proposal holds for the
+        play it was tuned under; this says whether it holds for stronger play)."""
+        plan, c = self.plan, self.doc["confirm"]
+        _, _, matches = plan.split()
+        label = ",".join(agents)
+        tag = hashlib.sha256(label.encode()).hexdigest()[:8]
+        m = self._play(f"recheck-{tag}", self._point(self.doc["trials"][c["trial"]]),
+                       c["seed"], matches, agents)
+        b = self._play(f"recheck-{tag}-before", self._point(self.doc["trials"][0]),
+                       c["seed"], matches, agents)
+        entry = {"agents": label, "hands": m.hands + b.hands,
+                 "targets": _clean([judge(t, *m.arrays[t.metric]) for t in plan.targets]),
+                 "before": _clean([judge(t, *b.arrays[t.metric]) for t in plan.targets])}
+        self.doc.setdefault("recheck", {})[label] = entry
+        self._save()
+        return entry
+
+    def run(self, recheck: Sequence[Sequence[str]] = ()) -> dict[str, Any]:
+        """Explore, race, confirm; then recheck the proposal under each other line-up."""
         self.explore()
         order = self.race()
         confirm = self.doc.get("confirm")
         if not confirm or confirm.get("trial") != order[0]:
             self.confirm(order[0])
+        for agents in recheck:
+            self.recheck(agents)
         return self.result()
 
     def result(self) -> dict[str, Any]:
         c = self.doc["confirm"]
         best = self.doc["trials"][c["trial"]]
+        rechecks = list(self.doc.get("recheck", {}).values())
         hands = (sum(t["hands"] for t in self.doc["trials"])
-                 + sum(r["hands"] for r in self.doc["race"]) + c["hands"])
+                 + sum(r["hands"] for r in self.doc["race"]) + c["hands"]
+                 + sum(r["hands"] for r in rechecks))
         return {"tune_id": self.plan.tune_id, "variant": self.plan.variant,
                 "agents": list(self.plan.agents), "best": best["point"],
                 "before": {v.key: v.show(self.base_rules[v.key]) for v in self.plan.vary},
                 "targets": c["targets"], "targets_before": c.get("before"),
                 "trials": self.doc["trials"], "race": self.doc["race"],
-                "hands": hands, "seed": self.plan.seed, "confirm_seed": c["seed"]}
+                "hands": hands, "seed": self.plan.seed, "confirm_seed": c["seed"],
+                "recheck": rechecks}
 
 
 def _finite(v: float) -> float | None:
@@ -619,6 +645,14 @@ def summary(result: Mapping[str, Any]) -> str:
     if unmet and len(result["targets"]) > 1:
         lines.append(f"  trade-off: {', '.join(unmet)} not met at the best compromise of the "
                      f"weights; see how each target responds below")
+    for rc in result.get("recheck") or []:
+        lines.append(f"  rechecked under {rc['agents']} (the same fresh walls):")
+        was = {r["metric"]: r for r in rc["before"]}
+        for r in rc["targets"]:
+            w = was[r["metric"]]
+            lines.append(f"    {r['metric']}: before {_num(w['value'])} [{_num(w['lo'])}, "
+                         f"{_num(w['hi'])}]; after {_num(r['value'])} [{_num(r['lo'])}, "
+                         f"{_num(r['hi'])}]: {r['verdict'].upper()}")
     lines += ["", "response of each target to each key (trials on the shared walls):"]
     trials = [t for t in result["trials"] if "same_as" not in t]
     for key in result["best"]:

@@ -17,7 +17,7 @@ from analysis.tune import parse_target, parse_vary
 from mjlog.cli import main
 from mjlog.errors import InputError
 
-BASE = ["tune", "yuxi", "--vary", "base=1:10", "--agents", "greedy", "--budget", "960",
+BASE = ["tune", "yuxi", "--vary", "base=1:10", "--agents", "greedy", "--budget", "800",
         "--trials", "10", "--workers", "1", "--quiet", "--format", "json"]
 
 
@@ -30,7 +30,7 @@ def _tune(tmp_path, *args, name="t"):
 @pytest.fixture(scope="module")
 def money(tmp_path_factory):
     d = tmp_path_factory.mktemp("tune")
-    return d, _tune(d, *BASE, "--target", "money_moved_per_hand=30±1")
+    return d, _tune(d, *BASE, "--target", "money_moved_per_hand=30±1", "--recheck", "random")
 
 
 def test_a_money_only_key_lands_on_its_arithmetic_answer(money):
@@ -60,7 +60,7 @@ def test_it_writes_a_rules_file_that_rules_read(money, tmp_path):
 def test_a_rerun_is_the_same_answer_and_plays_nothing(money):
     d, res = money
     journal = (d / "t" / "tune.json").read_bytes()
-    again = _tune(d, *BASE, "--target", "money_moved_per_hand=30±1")
+    again = _tune(d, *BASE, "--target", "money_moved_per_hand=30±1", "--recheck", "random")
     assert again == res and (d / "t" / "tune.json").read_bytes() == journal
 
 
@@ -69,6 +69,7 @@ def test_a_killed_tune_resumes_to_the_same_answer(money, tmp_path):
     doc = json.loads((d / "t" / "tune.json").read_text(encoding="utf-8"))
     # as killed after trial 4: the journal holds four trials and no race or confirmation
     doc["trials"], doc["race"], doc["confirm"] = doc["trials"][:4], [], None
+    doc.pop("recheck", None)
     out = tmp_path / "t"
     out.mkdir()
     (out / "tune.json").write_text(json.dumps(doc), encoding="utf-8")
@@ -81,7 +82,8 @@ def test_a_killed_tune_resumes_to_the_same_answer(money, tmp_path):
             if f.is_file():
                 (dst / f.relative_to(src)).parent.mkdir(parents=True, exist_ok=True)
                 (dst / f.relative_to(src)).write_bytes(f.read_bytes())
-    assert _tune(tmp_path, *BASE, "--target", "money_moved_per_hand=30±1") == res
+    assert _tune(tmp_path, *BASE, "--target", "money_moved_per_hand=30±1",
+                 "--recheck", "random") == res
 
 
 def test_two_conflicting_targets_report_the_trade_off(tmp_path):
@@ -115,3 +117,28 @@ def test_targets_and_ranges_parse():
 def test_bad_targets_are_refused(bad, needle):
     with pytest.raises(InputError, match=needle):
         parse_target(bad)
+
+
+def test_on_a_dask_cluster_the_same_answer(money, tmp_path):
+    """``--scheduler``: each trial's shards on a dask.distributed cluster; the journal
+    and the answer are those of one local worker."""
+    from distributed import LocalCluster
+
+    d, res = money
+    cmd = [a for a in BASE if a not in ("--workers", "1")]
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster:
+        there = _tune(tmp_path, *cmd, "--target", "money_moved_per_hand=30±1",
+                      "--recheck", "random", "--scheduler", cluster.scheduler_address)
+        moved = cluster.scheduler.transition_counter
+    assert moved > 0 and there == res
+    assert (tmp_path / "t" / "tune.json").read_bytes() == (d / "t" / "tune.json").read_bytes()
+
+
+def test_a_proposal_is_rechecked_under_another_line_up(money):
+    _, res = money
+    [rc] = res["recheck"]
+    assert rc["agents"] == "random" and rc["hands"] > 0
+    assert [r["metric"] for r in rc["targets"]] == ["money_moved_per_hand"]
+    # random plays other hands: its money is its own, judged on the same fresh walls
+    assert rc["targets"][0]["value"] != res["targets"][0]["value"]

@@ -27,6 +27,9 @@ from mjlog.rules import VARIANTS
 @click.option("--agents", cls=AgentsOption, default="strategic", show_default=True,
               help="The line-up the rules are tuned under (one spec for all seats, or one "
                    "per seat).")
+@click.option("--recheck", "rechecks", multiple=True, metavar="AGENTS",
+              help="After the tune, judge the proposal again under this line-up (say "
+                   "expert, or a plugin) on the confirmation's walls. Repeatable.")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="Hold another rule key at this value throughout.")
 @click.option("--budget", type=click.IntRange(min=64), default=20000, show_default=True,
@@ -46,7 +49,7 @@ from mjlog.rules import VARIANTS
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-def tune_command(variant, vary, targets, weights, agents, sets, budget, trials,
+def tune_command(variant, vary, targets, weights, agents, rechecks, sets, budget, trials,
                  hands_per_match, seed, workers, scheduler, out, quiet, fmt) -> None:
     """Search the rule values that bring the TARGETs where the designer wants them.
 
@@ -73,6 +76,11 @@ def tune_command(variant, vary, targets, weights, agents, sets, budget, trials,
     if clash := {v.key for v in spec_vary} & {s.partition("=")[0].strip() for s in sets}:
         raise InputError(f"{', '.join(sorted(clash))}: both varied (--vary) and held (--set)")
     seats = tuple(a.strip() for a in agents.split(","))
+    other = [[a.strip() for a in r.split(",")] for r in rechecks]
+    from simulate.agents import make_agents
+
+    for lineup in other:
+        make_agents(lineup)  # an unknown agent is refused before any hand
     plan = tune.Plan(variant, tuple(spec_vary), tuple(goal), seats, tuple(sets), budget,
                      trials, hands_per_match, seed)
     if plan.split()[0] < 1:
@@ -80,7 +88,7 @@ def tune_command(variant, vary, targets, weights, agents, sets, budget, trials,
     say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     try:
         tuner = tune.Tuner(plan, out, workers=workers, scheduler=scheduler, progress=say)
-        result = tuner.run()
+        result = tuner.run(other)
     except KeyboardInterrupt as e:
         interrupted(e)
     tune.write_outputs(result, plan, out)
