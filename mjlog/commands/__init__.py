@@ -16,6 +16,7 @@ from mjlog.commands.rules import rules_command
 from mjlog.commands.score import score_command
 from mjlog.commands.simulate import simulate_command
 from mjlog.commands.sweep import sweep_command
+from mjlog.commands.tune import tune_command
 from mjlog.commands.validate import validate_command
 
 ALL: list = [
@@ -24,5 +25,5 @@ ALL: list = [
     replay_command, validate_command,                 # replaying and auditing
     export_command, import_command,                   # interchange
     report_command, compare_command, demo,            # analysis and the tour
-    balance_command,                                  # seat fairness
+    balance_command, tune_command,                    # seat fairness, tuning the rules
 ]

@@ -1,0 +1,98 @@
+"""``mjlog tune VARIANT``: propose the rule values that meet a designer's targets."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from mjlog.commands.simulate import AgentsOption, interrupted, scheduler_callback
+from mjlog.errors import InputError
+from mjlog.rules import VARIANTS
+
+
+@click.command("tune")
+@click.argument("variant", type=click.Choice(VARIANTS))
+@click.option("--vary", "vary", multiple=True, required=True, metavar="KEY=LO:HI|KEY=a|b",
+              help="A rule key the search may move: KEY=LO:HI[:STEP] (integers; a cap: the "
+                   "powers of two between), KEY=S1/D1:S2/D2 (a self-draw/discard pair, "
+                   "along the line between), or KEY=a|b|c (these values). Repeatable.")
+@click.option("--target", "targets", multiple=True, required=True,
+              metavar="METRIC=V±TOL|METRIC<=V",
+              help="A figure of `mjlog compare` and what it should be: METRIC=VALUE±TOL "
+                   "(or +-), METRIC<=VALUE, METRIC>=VALUE. Repeatable.")
+@click.option("--weight", "weights", multiple=True, metavar="METRIC=W",
+              help="How much a target counts in the search's loss (default 1 each).")
+@click.option("--agents", cls=AgentsOption, default="strategic", show_default=True,
+              help="The line-up the rules are tuned under (one spec for all seats, or one "
+                   "per seat).")
+@click.option("--recheck", "rechecks", multiple=True, metavar="AGENTS",
+              help="After the tune, judge the proposal again under this line-up (say "
+                   "expert, or a plugin) on the confirmation's walls. Repeatable.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Hold another rule key at this value throughout.")
+@click.option("--budget", type=click.IntRange(min=64), default=20000, show_default=True,
+              help="Hands in all: half explore, a quarter race the best, a quarter confirm.")
+@click.option("--trials", type=click.IntRange(min=2, max=500), default=16, show_default=True,
+              help="Candidates explored (the rules as they are first).")
+@click.option("--hands-per-match", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=2**31 - 1), default=0,
+              show_default=True, help="The shared walls' seed; the confirmation's is derived.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Local worker processes (default: every core).")
+@click.option("--scheduler", default=None, metavar="ADDRESS", callback=scheduler_callback,
+              help="Play the trials' shards on this dask.distributed scheduler "
+                   "(tcp://host:8786; the workers must see --out).")
+@click.option("--out", type=click.Path(file_okay=False), required=True,
+              help="Directory of the tune: tune.json, rules.toml and every run.")
+@click.option("--quiet", is_flag=True, help="No progress lines.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+def tune_command(variant, vary, targets, weights, agents, rechecks, sets, budget, trials,
+                 hands_per_match, seed, workers, scheduler, out, quiet, fmt) -> None:
+    """Search the rule values that bring the TARGETs where the designer wants them.
+
+    Every candidate is played on the same walls (paired), the best few race on
+    more, and the winner is confirmed on a fresh seed: each target is called met,
+    not met or inconclusive there, with its interval. Writes OUT/rules.toml
+    (the proposal, each key with its evidence, for --rules) and OUT/tune.json
+    (every trial). Rerun the same command to resume; how it searches:
+    analysis/tune.py.
+
+    Example: mjlog tune huangmei --vary fan.qidui=5:60:5
+    --target 'pattern_rate[qidui]=0.05±0.01' --budget 20000 --out runs/qidui
+    """
+    from analysis import tune
+    from mjlog.rules import resolve
+
+    base = resolve(variant, sets=list(sets))
+    spec_vary = tune.parse_vary(vary, variant)
+    weight_of = tune.parse_weights(weights)
+    goal = [tune.parse_target(t, weight_of) for t in targets]
+    tune.check_targets(goal, base)
+    if unknown := set(weight_of) - {t.metric for t in goal}:
+        raise InputError(f"--weight names {', '.join(sorted(unknown))}, which no --target has")
+    if clash := {v.key for v in spec_vary} & {s.partition("=")[0].strip() for s in sets}:
+        raise InputError(f"{', '.join(sorted(clash))}: both varied (--vary) and held (--set)")
+    seats = tuple(a.strip() for a in agents.split(","))
+    other = [[a.strip() for a in r.split(",")] for r in rechecks]
+    from simulate.agents import make_agents
+
+    for lineup in other:
+        make_agents(lineup)  # an unknown agent is refused before any hand
+    plan = tune.Plan(variant, tuple(spec_vary), tuple(goal), seats, tuple(sets), budget,
+                     trials, hands_per_match, seed)
+    if plan.split()[0] < 1:
+        raise InputError("--budget is too small for --trials")
+    say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    try:
+        tuner = tune.Tuner(plan, out, workers=workers, scheduler=scheduler, progress=say)
+        result = tuner.run(other)
+    except KeyboardInterrupt as e:
+        interrupted(e)
+    tune.write_outputs(result, plan, out)
+    if fmt == "json":
+        click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
+        return
+    click.echo(tune.summary(result))

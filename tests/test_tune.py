@@ -1,0 +1,144 @@
+"""``mjlog tune``: known answers, trade-offs, resumption, and what it writes.
+
+``greedy`` ignores the rules' values, so under it a money-only key changes no
+choice: every trial plays the same hands, and money moved is the base times the
+money of base 1, exactly. That makes the first test's answer arithmetic.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+from click.testing import CliRunner
+
+from analysis.tune import parse_target, parse_vary
+from mjlog.cli import main
+from mjlog.errors import InputError
+
+BASE = ["tune", "yuxi", "--vary", "base=1:10", "--agents", "greedy", "--budget", "800",
+        "--trials", "10", "--workers", "1", "--quiet", "--format", "json"]
+
+
+def _tune(tmp_path, *args, name="t"):
+    r = CliRunner().invoke(main, [*args, "--out", str(tmp_path / name)])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+@pytest.fixture(scope="module")
+def money(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tune")
+    return d, _tune(d, *BASE, "--target", "money_moved_per_hand=30±1", "--recheck", "random")
+
+
+def test_a_money_only_key_lands_on_its_arithmetic_answer(money):
+    _, res = money
+    by_base = {int(t["point"]["base"]): t["values"]["money_moved_per_hand"]
+               for t in res["trials"]}
+    m1 = by_base[1]
+    # a money-only key under a rule-blind line-up: the same hands, money × base exactly
+    assert all(v == pytest.approx(b * m1) for b, v in by_base.items())
+    assert res["best"] == {"base": str(round(30 / m1))}
+    assert res["before"] == {"base": "1"}
+    row = res["targets"][0]
+    assert set(row) >= {"metric", "target", "tol", "value", "lo", "hi", "met"}
+    assert row["lo"] < row["value"] < row["hi"]
+    assert res["confirm_seed"] != res["seed"] and res["hands"] > 0
+
+
+def test_it_writes_a_rules_file_that_rules_read(money, tmp_path):
+    d, res = money
+    text = (d / "t" / "rules.toml").read_text(encoding="utf-8")
+    assert tomllib.loads(text) == {"base": int(res["best"]["base"])}
+    assert "money_moved_per_hand=30±1" in text  # the evidence, commented
+    r = CliRunner().invoke(main, ["rules", "yuxi", "--rules", str(d / "t" / "rules.toml")])
+    assert r.exit_code == 0 and f"base = {res['best']['base']}" in r.stdout
+
+
+def test_a_rerun_is_the_same_answer_and_plays_nothing(money):
+    d, res = money
+    journal = (d / "t" / "tune.json").read_bytes()
+    again = _tune(d, *BASE, "--target", "money_moved_per_hand=30±1", "--recheck", "random")
+    assert again == res and (d / "t" / "tune.json").read_bytes() == journal
+
+
+def test_a_killed_tune_resumes_to_the_same_answer(money, tmp_path):
+    d, res = money
+    doc = json.loads((d / "t" / "tune.json").read_text(encoding="utf-8"))
+    # as killed after trial 4: the journal holds four trials and no race or confirmation
+    doc["trials"], doc["race"], doc["confirm"] = doc["trials"][:4], [], None
+    doc.pop("recheck", None)
+    out = tmp_path / "t"
+    out.mkdir()
+    (out / "tune.json").write_text(json.dumps(doc), encoding="utf-8")
+    for k in range(4):
+        (out / "trials").mkdir(exist_ok=True)
+        src = d / "t" / "trials" / f"{k:03d}"
+        dst = out / "trials" / f"{k:03d}"
+        dst.mkdir()
+        for f in src.rglob("*"):
+            if f.is_file():
+                (dst / f.relative_to(src)).parent.mkdir(parents=True, exist_ok=True)
+                (dst / f.relative_to(src)).write_bytes(f.read_bytes())
+    assert _tune(tmp_path, *BASE, "--target", "money_moved_per_hand=30±1",
+                 "--recheck", "random") == res
+
+
+def test_two_conflicting_targets_report_the_trade_off(tmp_path):
+    # money per hand wants base 8, points per win of that scale want base 2: not both
+    res = _tune(tmp_path, *BASE, "--target", "money_moved_per_hand=30±1",
+                "--target", "mean_points_per_win=6±0.5")
+    assert [r["met"] for r in res["targets"]] != [True, True]
+    assert any(r["met"] is False for r in res["targets"])
+    text = CliRunner().invoke(main, [*[a for a in BASE if a not in ("--format", "json")],
+                                     "--target", "money_moved_per_hand=30±1",
+                                     "--target", "mean_points_per_win=6±0.5",
+                                     "--out", str(tmp_path / "t")]).stdout
+    assert "trade-off" in text and "NOT MET" in text
+
+
+def test_targets_and_ranges_parse():
+    assert parse_target("draw_rate<=0.02").op == "<="
+    assert parse_target("draw_rate>=0.01+-0.002").tol == 0.002
+    assert [v.values for v in parse_vary(["mult.qidui=2:16"], "xuezhan")] == [(2, 4, 8, 16)]
+    pair = parse_vary(["points.longqidui=4/5:14/15"], "yuxi")[0]
+    assert pair.values[0] == (4, 5) and pair.values[-1] == (14, 15)
+    assert parse_vary(["zimo_bonus=none|add_base"], "xuezhan")[0].values == (
+        "none", "add_base")
+
+
+@pytest.mark.parametrize("bad, needle", [
+    ("pattern_rate[qidui]=0.05", "needs a tolerance"),
+    ("draw_rate<=nan", "finite"),
+    ("draw_rate=0.1±0", "above 0"),
+    ("draw rate", "expected METRIC=VALUE±TOL")])
+def test_bad_targets_are_refused(bad, needle):
+    with pytest.raises(InputError, match=needle):
+        parse_target(bad)
+
+
+def test_on_a_dask_cluster_the_same_answer(money, tmp_path):
+    """``--scheduler``: each trial's shards on a dask.distributed cluster; the journal
+    and the answer are those of one local worker."""
+    from distributed import LocalCluster
+
+    d, res = money
+    cmd = [a for a in BASE if a not in ("--workers", "1")]
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster:
+        there = _tune(tmp_path, *cmd, "--target", "money_moved_per_hand=30±1",
+                      "--recheck", "random", "--scheduler", cluster.scheduler_address)
+        moved = cluster.scheduler.transition_counter
+    assert moved > 0 and there == res
+    assert (tmp_path / "t" / "tune.json").read_bytes() == (d / "t" / "tune.json").read_bytes()
+
+
+def test_a_proposal_is_rechecked_under_another_line_up(money):
+    _, res = money
+    [rc] = res["recheck"]
+    assert rc["agents"] == "random" and rc["hands"] > 0
+    assert [r["metric"] for r in rc["targets"]] == ["money_moved_per_hand"]
+    # random plays other hands: its money is its own, judged on the same fresh walls
+    assert rc["targets"][0]["value"] != res["targets"][0]["value"]
