@@ -282,3 +282,17 @@ def test_an_adjusted_inconclusive_verdict_asks_for_more_hands_not_fewer():
     se = d.paired_se * math.sqrt(96 / dec.hands_needed)
     p_own = 2 * st.norm.sf(d.diff / se)
     assert p_own * 0.08 / 0.04 <= 0.05 * 1.01
+
+
+def test_a_margin_finer_than_the_log_can_pay_keeps_the_finest_base_it_holds():
+    """huangmei doubling moves up to 6 × 2^10 × base a hand: a base fine enough for a
+    margin of a millionth of a point would overflow the int32 money columns, so the
+    lever stops at the finest base the log holds, and says how fine that is."""
+    from mjlog.rulekeys import INT32_MAX
+
+    r = json.loads(invoke("--format", "json", *TINY, "--set", "payment=doubling",
+                          "--margin", "0.000001", variant="huangmei").stdout)
+    c = r["compensation"]
+    assert r["changes"] and c["dealer_compensation_unit"] == "money"
+    assert 6 * 2**10 * c["base"] <= INT32_MAX < 6 * 2**10 * c["base"] * 10
+    assert r["resolution"] == pytest.approx(4 / c["base"]) and r["resolution"] > r["margin"]
