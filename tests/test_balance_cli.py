@@ -296,3 +296,28 @@ def test_a_margin_finer_than_the_log_can_pay_keeps_the_finest_base_it_holds():
     assert r["changes"] and c["dealer_compensation_unit"] == "money"
     assert 6 * 2**10 * c["base"] <= INT32_MAX < 6 * 2**10 * c["base"] * 10
     assert r["resolution"] == pytest.approx(4 / c["base"]) and r["resolution"] > r["margin"]
+
+
+def test_equivalence_is_never_easier_on_a_small_run():
+    """Seeded simulation of a position's per-match advantages: at the margin itself
+    (equivalence would be wrong) it is shown at most about α of the time, small run
+    or large; truly balanced, the larger run shows it more often, not less."""
+    import numpy as np
+
+    from analysis.compensation import decide_positions
+    from analysis.stats import estimate
+
+    rng = np.random.default_rng(7)
+
+    def rate(true: float, matches: int, trials: int = 200) -> float:
+        hits = 0
+        for _ in range(trials):
+            e = estimate(rng.normal(true, 1.0, matches))
+            row = {"position": 0, "value": e.value, "lo": e.lo, "hi": e.hi, "se": e.se,
+                   "matches": matches, "hands": 8 * matches}
+            hits += decide_positions([row], 0.1, 8 * matches)[0]["verdict"] == "equivalent"
+        return hits / trials
+
+    assert rate(0.1, 40) <= 0.08 and rate(0.1, 2000) <= 0.08
+    assert rate(-0.1, 2000) <= 0.08
+    assert rate(0.0, 40) < 0.1 < 0.9 < rate(0.0, 2000)
