@@ -1,42 +1,56 @@
-"""Seat fairness and its fix: measure the dealer's advantage, propose the seat
-compensation that cancels it, and confirm it on the same walls (``mjlog balance``).
+"""Seat fairness and its fix: measure every seat position's advantage, propose the
+seat compensation that cancels the dealer's, and confirm it on fresh seeds
+(``mjlog balance``).
 
-**Measure.** A run of duplicate play (every match once per seat rotation on the
-same walls and dealers, :mod:`analysis.ladder`), read by
-:func:`analysis.queries.position_advantage`: each seat position's advantage, in
-points per hand (its mean minus the other positions' mean), with a 95% t interval
-over matches (the unit: :mod:`analysis.stats`). The dealer advantage ``A`` is
-position 0.
+**Measure.** A run with the rules as given (duplicate play for a mixed line-up:
+every match once per seat rotation on the same walls and dealers,
+:mod:`analysis.ladder`), read by :func:`analysis.queries.position_advantage`: each
+seat position's advantage (its mean minus the other positions' mean) in points
+per hand, money ÷ ``base`` (so a run at another base reads on the same scale),
+with a 95% t interval over matches (the unit: :mod:`analysis.stats`). The
+dealer advantage ``A`` is position 0.
 
-**Propose.** Every payment moves money between seats, so a hand's deltas sum to 0
-and the dealer's mean net change per dealer-hand is ``D = A·(n − 1)/n``. The rule
-key ``dealer_compensation`` = ``c`` makes the dealer pay ``c × base`` to each of
-the ``n − 1`` others after every hand: ``D`` falls by ``c·base·(n − 1)`` and
-``A`` by ``c·base·n``. The dealer's expected net change is 0 when
+**Decide.** Each position ends in a verdict of :mod:`analysis.decide`: *differs*
+from 0, *equivalent* within ±``margin`` (two one-sided tests), or *inconclusive*
+(with the hands that would settle it). Its two p-values are adjusted
+(Benjamini–Hochberg) across the n positions, a family of n tests. The rules are
+*balanced within ±margin* when every position is equivalent: an
+intersection–union test, at level α as it stands (its p-value is the largest
+position's, which the adjustment leaves as it is).
 
-    ``c* = A / (n · base) = D / ((n − 1) · base)``     units of ``base``
+**Propose.** Every payment moves money between seats, so a hand's deltas sum to
+0; a dealer that pays each of the ``n − 1`` others ``x`` points a hand lowers
+``A`` by ``n·x`` (and raises every other position by ``n·x/(n − 1)``: the key
+moves the dealer against the rest, never one other position against another).
+Measured under a compensation ``x₀``, the dealer's expected net change is 0 at
 
-(its interval is ``A``'s, divided the same way). Runs measured under a
-compensation ``c₀`` already propose ``c₀ + c*``.
+    ``x* = x₀ + A / n``     points per other player per hand
 
-**Round.** The key is a whole number of units of ``base``: the log's money is
-integer (int32), and a table can pay only whole units. The proposal is ``c*``
-rounded half away from zero; one unit moves the dealer advantage by ``n·base``
-points per hand (``resolution``), so when ``|c*| < 0.5`` the nearest rule a
-table can play is 0 and the advantage is below the key's resolution (the exact
-``c*`` with its interval is reported beside it, so a designer sees how much is
-left). Finer units would not help: raising ``base`` scales every payment, the
-advantage with them, so ``c*`` in units does not change; a fraction of a unit
-is money the log and the table cannot hold.
+(its interval is ``A``'s, divided the same way).
 
-**Confirm.** The same run again with ``dealer_compensation = c`` (same seeds, so
-the same walls and dealers): its dealer advantage with a 95% interval, and
-whether that interval covers 0.
+**The lever.** The log's money is integer (int32), and a table pays whole chips:
+at ``base`` B the finest payment is one of money, 1/B of a point
+(``dealer_compensation_unit = money``; raising ``base`` scales every other payment,
+so the game is the same). A :class:`Lever` is the three keys; :func:`propose`
+picks the base B·10^k with the smallest k whose step, ``n/(B·10^k)`` points a
+hand, is at most half the margin (so the rounding leaves at most a quarter of it),
+rounds ``x*`` half away from zero to that step, and writes the result in its
+simplest form (whole units of the base as given when it is whole points). When
+that rounds to the rules measured, no playable value beats them, and the study
+says so.
 
->>> propose(1.2, 4, 1), propose(-1.0, 4, 1), propose(0.2, 4, 1), propose(2.4, 4, 2, 1)
-((0.3, 0), (-0.25, 0), (0.05, 0), (1.3, 1))
->>> propose(6.0, 3, 1)
-(2.0, 2)
+**Confirm.** The proposed rules on fresh walls: the seed
+``mjlog.rng.derive(seed, CONFIRM)``, recorded. On the measured seeds the
+confirmation would add nothing: compensation is paid after play and changes none
+of it, so those hands would give the measurement shifted by ``n·(x − x₀)``, and
+would grade the proposal on the very data that chose it. When the proposal is the
+rules measured there is no second run: those rules were given, not chosen from
+the data, and the measurement's verdict on them stands.
+
+>>> propose(0.1, 4, Lever(1, "base", 0), margin=0.1)
+(0.025, Lever(base=100, unit='money', value=3), 0.04)
+>>> propose(8.0, 4, Lever(1, "base", 0), margin=0.1)[1]
+Lever(base=1, unit='base', value=2)
 """
 
 from __future__ import annotations
@@ -44,43 +58,175 @@ from __future__ import annotations
 import math
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from analysis.decide import DEFAULT_MARGINS, adjust, decide, from_zero, tost
 from analysis.queries import position_advantage
+from analysis.stats import Estimate
+from mjlog.errors import InputError
+from mjlog.rulekeys import INT32_MAX
 
-__all__ = ["UNIT", "balance_study", "positions", "propose", "round_units"]
+__all__ = ["CONFIRM", "COMPENSATION_UNIT", "UNIT", "Lever", "balance_study", "decide_positions",
+           "position_name", "positions", "propose", "round_units", "scale_for", "study_verdict"]
 
-UNIT = "points per hand (a position's mean minus the other positions' mean)"
+UNIT = "points per hand (money ÷ base; a position's mean minus the other positions' mean)"
 """The unit of every advantage figure; intervals are 95% t intervals over matches."""
 
-COMPENSATION_UNIT = "units of base the dealer pays each other player per hand"
+COMPENSATION_UNIT = "points (money ÷ base) the dealer pays each other player per hand"
+
+CONFIRM = 1
+"""The confirmation plays seed ``mjlog.rng.derive(seed, CONFIRM)``: fresh walls."""
+
+MARGIN = DEFAULT_MARGINS["dealer_advantage"]
+"""The default equivalence margin, points per hand (docs/cli.md)."""
 
 
-def round_units(x: float) -> int:
-    """``x`` to the nearest whole unit, halves away from zero (not to even).
+def round_units(x: float | Fraction) -> int:
+    """``x`` to the nearest whole number, halves away from zero (not to even).
 
-    >>> [round_units(v) for v in (0.5, 1.5, -0.5, 0.49, -2.6)]
-    [1, 2, -1, 0, -3]
+    >>> [round_units(v) for v in (0.5, 1.5, -0.5, 0.49, -2.6, Fraction(5, 2))]
+    [1, 2, -1, 0, -3, 3]
     """
-    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+    return int(math.copysign(math.floor(abs(x) + Fraction(1, 2)), x))
 
 
-def propose(advantage: float, n: int, base: int, current: int = 0) -> tuple[float, int]:
-    """(exact, playable): the compensation ``current + A/(n·base)`` that brings the
-    dealer advantage ``advantage`` (A, points per hand) measured under
-    ``dealer_compensation = current`` to 0, and that rounded to whole units."""
-    exact = current + advantage / (n * base)
-    return exact, round_units(exact)
+@dataclass(frozen=True)
+class Lever:
+    """Seat compensation as the rules say it: ``base``, ``dealer_compensation_unit``
+    (``unit``) and ``dealer_compensation`` (``value``)."""
+
+    base: int
+    unit: str  # base | money
+    value: int
+
+    @classmethod
+    def of(cls, rules) -> Lever:
+        return cls(rules["base"], rules["dealer_compensation_unit"],
+                   rules["dealer_compensation"])
+
+    @property
+    def exact(self) -> Fraction:
+        """What the dealer pays each other player a hand, in points (money ÷ base)."""
+        money = self.value * (self.base if self.unit == "base" else 1)
+        return Fraction(money, self.base)
+
+    @property
+    def points(self) -> float:
+        return float(self.exact)
+
+    def sets(self) -> list[str]:
+        """The ``--set`` values that play it."""
+        return [f"base={self.base}", f"dealer_compensation_unit={self.unit}",
+                f"dealer_compensation={self.value}"]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"base": self.base, "dealer_compensation_unit": self.unit,
+                "dealer_compensation": self.value, "points": self.points}
+
+    def text(self) -> str:
+        return ", ".join(self.sets())
+
+
+def scale_for(n: int, base: int, margin: float) -> int:
+    """The smallest power of ten ``s`` whose step of money at ``base·s``, ``n/(base·s)``
+    points a hand, is at most ``margin/2`` (the base kept within int32).
+
+    >>> scale_for(4, 1, 0.1), scale_for(4, 100, 0.1), scale_for(4, 1, 10)
+    (100, 1, 1)
+    """
+    s = 1
+    while Fraction(n, base * s) > Fraction(margin) / 2 and base * s * 10 <= INT32_MAX:
+        s *= 10
+    return s
+
+
+def _simplest(money: int, base: int, scale: int) -> Lever:
+    """``money`` at ``base·scale`` in its simplest form: the smallest scale that holds
+    it, and whole units of ``base`` when it is whole points."""
+    while scale > 1 and money % 10 == 0:
+        money, scale = money // 10, scale // 10
+    if money % (base * scale) == 0:
+        return Lever(base, "base", money // (base * scale))
+    return Lever(base * scale, "money", money)
+
+
+def propose(advantage: float, n: int, current: Lever, margin: float = MARGIN,
+            scale: int | None = None) -> tuple[float, Lever, float]:
+    """(exact, playable, step): ``x* = x₀ + A/n`` points the dealer pays each other
+    player a hand, for the dealer advantage ``advantage`` (A) measured under
+    ``current`` (x₀); the :class:`Lever` nearest it at money of ``base·scale``
+    (default :func:`scale_for`), ``current`` itself when it is that; and the step,
+    what one of money there moves the dealer advantage by, points per hand."""
+    scale = scale_for(n, current.base, margin) if scale is None else scale
+    finest = current.base * scale
+    exact = current.exact + Fraction(advantage) / n
+    lever = _simplest(round_units(exact * finest), current.base, scale)
+    if lever.exact == current.exact:
+        lever = current
+    return float(exact), lever, n / finest
+
+
+def position_name(position: int, n: int) -> str:
+    """A seat position (0 = the dealer) in words.
+
+    >>> [position_name(p, 4) for p in range(4)]
+    ['the dealer', 'the next seat', '2 seats on', 'the seat before']
+    """
+    if position == 0:
+        return "the dealer"
+    if position == 1:
+        return "the next seat"
+    if position == n - 1:
+        return "the seat before"
+    return f"{position} seats on"
 
 
 def positions(run: str | Path) -> list[dict[str, Any]]:
-    """Each seat position's advantage in a run (0 = the dealer): ``position``,
-    ``value``, ``lo``, ``hi`` (:data:`UNIT`), ``matches``, ``hands``."""
+    """Each seat position's advantage in a run (0 = the dealer), points per hand
+    (money ÷ the run's base): ``position``, ``value``, ``lo``, ``hi``, ``se``
+    (:data:`UNIT`), ``matches``, ``hands``."""
+    from mjlog.logio import RunFiles
+
+    base = RunFiles(run).rules()["base"]
     df = position_advantage(run).sort_values("position")
-    return [{"position": int(r.position), "value": float(r.advantage),
-             "lo": float(r.advantage_lo), "hi": float(r.advantage_hi),
-             "matches": int(r.matches), "hands": int(r.hands)} for r in df.itertuples()]
+    return [{"position": int(r.position), "value": float(r.advantage) / base,
+             "lo": float(r.advantage_lo) / base, "hi": float(r.advantage_hi) / base,
+             "se": float(r.advantage_se) / base, "matches": int(r.matches),
+             "hands": int(r.hands)} for r in df.itertuples()]
+
+
+def decide_positions(rows: Sequence[dict], margin: float, hands: int) -> list[dict[str, Any]]:
+    """:func:`positions`' rows, each with its verdict (:func:`analysis.decide.decide`):
+    ``p`` (differs from 0, as measured), ``p_adjusted`` and ``p_equivalence`` (the
+    two one-sided tests of ±``margin``), both adjusted across the positions,
+    ``verdict``, ``mde`` and ``hands_needed`` (``hands``: the run's)."""
+    diffs = [from_zero(Estimate(r["value"], r["lo"], r["hi"], r["se"], r["matches"]))
+             for r in rows]
+    p_adj = adjust([d.p for d in diffs])
+    q_adj = adjust([tost(d, margin) for d in diffs])
+    out = []
+    for r, d, p, q in zip(rows, diffs, p_adj, q_adj, strict=True):
+        dec = decide(d, margin, hands, p=float(p), p_equivalence=float(q))
+        out.append({**r, "p": d.p, "p_adjusted": dec.p, "p_equivalence": dec.p_equivalence,
+                    "verdict": dec.verdict, "mde": dec.mde, "hands_needed": dec.hands_needed})
+    return out
+
+
+def study_verdict(rows: Sequence[dict]) -> tuple[str, float]:
+    """(verdict, hands_needed) of a set of rules from its positions' verdicts:
+    ``differs`` when one position does, ``equivalent`` when every one is, else
+    ``inconclusive`` with the most hands any of its positions needs."""
+    verdicts = [r["verdict"] for r in rows]
+    if "differs" in verdicts:
+        return "differs", math.nan
+    if all(v == "equivalent" for v in verdicts):
+        return "equivalent", math.nan
+    need = [r["hands_needed"] for r in rows
+            if r["verdict"] == "inconclusive" and not math.isnan(r["hands_needed"])]
+    return "inconclusive", (max(need) if need else math.nan)
 
 
 def _interval(p: dict[str, Any]) -> dict[str, float]:
@@ -90,15 +236,22 @@ def _interval(p: dict[str, Any]) -> dict[str, float]:
 def balance_study(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
                   sets: Sequence[str] = (), hands_per_match: int = 8,
                   workers: int | None = None, out: str | Path | None = None,
-                  progress: bool | None = False,
+                  progress: bool | None = False, margin: float = MARGIN,
+                  scheduler: str | None = None,
                   on_measured: Callable[[dict], None] | None = None) -> dict[str, Any]:
-    """Measure, propose, confirm (the module docstring): at least ``hands`` hands
-    of duplicate play per run, the runs written under ``out`` (``measure`` and
-    ``confirm``) or in a temporary directory removed afterwards. ``on_measured``
-    is told the measurement before the confirmation run starts. Returns the
-    figures ``mjlog balance --format json`` prints (docs/cli.md)."""
+    """Measure, decide, propose, confirm (the module docstring): at least ``hands``
+    hands of play per run, the runs written under ``out`` (``measure`` and
+    ``confirm``) or in a temporary directory removed afterwards. ``scheduler``
+    plays the shards on that dask.distributed scheduler (its workers write the
+    runs, so it needs ``out``). ``on_measured`` is told the measurement and the
+    proposal before the confirmation run starts. Returns the figures
+    ``mjlog balance --format json`` prints (docs/cli.md)."""
+    from mjlog.rng import derive
     from simulate.runner import RunSpec, simulate
 
+    if scheduler is not None and out is None:
+        raise InputError("balance on a --scheduler needs --out: the cluster's workers "
+                         "write the runs there")
     probe = RunSpec.build(variant, seed, 1, hands_per_match, agents, sets=sets)
     # One agent in every seat: its rotations would replay the same hands (each seat's
     # choices come from that seat's seeded stream), so duplicate play only for a mix.
@@ -106,48 +259,64 @@ def balance_study(variant: str, agents: Sequence[str], hands: int, seed: int = 0
     per_match = (probe.rules.n if duplicate else 1) * hands_per_match
     matches = max(2, -(-hands // per_match))  # two at least: an interval needs them
 
-    def build(extra: Sequence[str] = ()) -> RunSpec:
-        return RunSpec.build(variant, seed, matches, hands_per_match, agents,
+    def build(root: int, extra: Sequence[str] = ()) -> RunSpec:
+        return RunSpec.build(variant, root, matches, hands_per_match, agents,
                              sets=[*sets, *extra], duplicate=duplicate, events=False)
 
-    spec = build()
-    rules = spec.rules
-    n, base, current = rules.n, rules["base"], rules["dealer_compensation"]
+    spec = build(seed)
+    n, current = spec.rules.n, Lever.of(spec.rules)
+    confirm_seed = derive(seed, CONFIRM)
     with tempfile.TemporaryDirectory(prefix="mjlog-balance-") as scratch:
         root = Path(out) if out is not None else Path(scratch)
         measured_dir = root / "measure"
-        simulate(spec, measured_dir, workers=workers, progress=progress, desc="measure")
-        measured = positions(measured_dir)
+        simulate(spec, measured_dir, workers=workers, progress=progress, desc="measure",
+                 scheduler=scheduler)
+        measured = decide_positions(positions(measured_dir), margin, spec.total_hands)
         adv = measured[0]
-        exact, c = propose(adv["value"], n, base, current)
-        lo, hi = (propose(adv[k], n, base, current)[0] for k in ("lo", "hi"))
+        scale = scale_for(n, current.base, margin)
+        while True:  # the finest base whose money the log can hold
+            exact, lever, step = propose(adv["value"], n, current, margin, scale)
+            try:
+                confirm_spec = None if lever == current else build(confirm_seed, lever.sets())
+                break
+            except InputError:
+                if scale == 1:
+                    raise
+                scale //= 10
+        lo, hi = (current.points + adv[k] / n for k in ("lo", "hi"))
         result: dict[str, Any] = {
             "variant": variant, "agents": list(spec.agents), "seed": seed,
-            "players": n, "base": base, "duplicate": duplicate,
+            "players": n, "base": current.base, "duplicate": duplicate,
             "hands": spec.total_hands, "matches": matches, "hands_per_match": hands_per_match,
-            "unit": UNIT, "level": 0.95,
+            "unit": UNIT, "level": 0.95, "margin": margin,
             "dealer_advantage": _interval(adv), "positions": measured,
-            "measured_compensation": current,
+            "measured_verdict": study_verdict(measured)[0],
+            "measured_compensation": current.as_dict(),
             "compensation_exact": {"value": exact, "lo": lo, "hi": hi},
-            "compensation": c, "compensation_unit": COMPENSATION_UNIT,
-            "expected_residual": adv["value"] - (c - current) * base * n,
-            # what one unit of the key moves the dealer advantage by: the finest fix
-            "resolution": base * n,
+            "compensation": lever.as_dict(), "compensation_sets": lever.sets(),
+            "compensation_unit": COMPENSATION_UNIT,
+            "changes": confirm_spec is not None,
+            # what one step of the lever moves the dealer advantage by
+            "resolution": step,
+            "expected_residual": adv["value"] - n * (lever.points - current.points),
+            "confirm_seed": confirm_seed if confirm_spec is not None else None,
         }
         if on_measured is not None:
             on_measured(result)
-        if c == current:  # the measured rules are the proposal: nothing new to play
-            confirm_dir = measured_dir
-            confirmed = measured
+        if confirm_spec is None:  # the rules measured are the proposal: no second run
+            confirm_dir, confirmed = measured_dir, measured
         else:
-            confirm_spec = build([f"dealer_compensation={c}"])
             confirm_dir = root / "confirm"
             simulate(confirm_spec, confirm_dir, workers=workers, progress=progress,
-                     desc="confirm")
-            confirmed = positions(confirm_dir)
+                     desc="confirm", scheduler=scheduler)
+            confirmed = decide_positions(positions(confirm_dir), margin,
+                                         confirm_spec.total_hands)
+        verdict, need = study_verdict(confirmed)
+        top = max(confirmed, key=lambda p: p["value"])
         result.update({
             "confirmed": _interval(confirmed[0]), "confirmed_positions": confirmed,
-            "covers_zero": bool(confirmed[0]["lo"] <= 0 <= confirmed[0]["hi"]),
+            "verdict": verdict, "equivalent": verdict == "equivalent", "hands_needed": need,
+            "largest": {"position": top["position"], **_interval(top)},
             "runs": ({"measure": str(measured_dir), "confirm": str(confirm_dir)}
                      if out is not None else None),
         })

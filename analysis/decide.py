@@ -16,7 +16,7 @@ A run also says what it *could* have seen: the minimum detectable effect
 ``differs`` four times in five (80 % power), ``(t₁₋α/₂ + t₀.₈) · se`` on the
 run's degrees of freedom.
 
->>> from analysis.stats import Difference
+>>> from analysis.stats import LEVEL, Difference, Estimate
 >>> d = Difference(baseline=1.0, value=1.02, diff=0.02, lo=-0.01, hi=0.05, p=0.19,
 ...                paired_se=0.015, unpaired_se=0.04, units=200, paired=True)
 >>> dec = decide(d, margin=0.1, hands=1600)
@@ -35,11 +35,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy import stats as st
 
-from analysis.stats import Difference
+from analysis.stats import LEVEL, Difference, Estimate
 from mjlog.errors import InputError, finite_float, quote
 
 __all__ = ["ALPHA", "POWER", "DEFAULT_MARGINS", "Decision", "adjust", "decide", "family",
-           "margin_for", "mde", "parse_margins", "tost"]
+           "from_zero", "margin_for", "mde", "parse_margins", "tost"]
 
 ALPHA = 0.05
 """Level of every test: differs, and each one-sided test of equivalence."""
@@ -84,7 +84,7 @@ def tost(d: Difference, margin: float) -> float:
     """The p-value of two one-sided t tests that the difference lies outside
     ±``margin``: small when it lies within. NaN without a standard error.
 
-    >>> from analysis.stats import Difference
+    >>> from analysis.stats import LEVEL, Difference, Estimate
     >>> d = Difference(0, 0.01, 0.01, -0.02, 0.04, 0.5, 0.015, 0.03, 100, True)
     >>> round(tost(d, 0.05), 4)
     0.0045
@@ -107,17 +107,27 @@ def mde(d: Difference) -> float:
     return float((st.t.ppf(1 - ALPHA / 2, df) + st.t.ppf(POWER, df)) * se)
 
 
-def _hands_needed(d: Difference, margin: float, hands: float) -> float:
+def _level(own: float, adjusted: float | None) -> float:
+    """The level a test's own p-value must reach for its adjusted one to reach α: α
+    scaled by how much the study's adjustment raised it (α itself without one)."""
+    if adjusted is None or not (own > 0) or not (adjusted > own):
+        return ALPHA
+    return ALPHA * own / adjusted
+
+
+def _hands_needed(d: Difference, margin: float, hands: float,
+                  levels: tuple[float, float] = (ALPHA, ALPHA)) -> float:
     """Hands in all at which the difference seen would be settled either way: its
     interval clear of 0, or its 90 % interval inside ±margin (whichever comes first),
-    the standard error falling as 1/√hands."""
+    the standard error falling as 1/√hands; ``levels``, the levels the two tests'
+    own p-values must reach (:func:`_level`)."""
     se, df = _se_df(d)
     if not (hands > 0) or math.isnan(se) or se == 0 or math.isnan(d.diff):
         return math.nan
     a = abs(d.diff)
-    goals = [a / st.norm.ppf(1 - ALPHA / 2)] if a > 0 else []
+    goals = [a / st.norm.isf(levels[0] / 2)] if a > 0 else []
     if a < margin:
-        goals.append((margin - a) / st.norm.ppf(1 - ALPHA))
+        goals.append((margin - a) / st.norm.isf(levels[1]))
     if not goals:
         return math.nan
     target = max(goals)
@@ -129,15 +139,17 @@ def decide(d: Difference, margin: float, hands: float = math.nan,
     """The verdict on ``d`` for an equivalence ``margin``. ``p`` and ``p_equivalence``
     are the study's adjusted p-values when given (:func:`adjust`); ``hands``, the
     hands the comparison rests on, sizes an inconclusive verdict."""
+    own = tost(d, margin)
+    levels = (_level(d.p, p), _level(own, p_equivalence))
     p = d.p if p is None else p
-    p_eq = tost(d, margin) if p_equivalence is None else p_equivalence
+    p_eq = own if p_equivalence is None else p_equivalence
     if p < ALPHA:
         verdict = "differs"
     elif p_eq < ALPHA:
         verdict = "equivalent"
     else:
         verdict = "inconclusive"
-    need = _hands_needed(d, margin, hands) if verdict == "inconclusive" else math.nan
+    need = _hands_needed(d, margin, hands, levels) if verdict == "inconclusive" else math.nan
     return Decision(verdict, margin, p, p_eq, mde(d), need)
 
 
@@ -195,3 +207,28 @@ def parse_margins(items: Sequence[str]) -> dict[str, float]:
             raise InputError(f"the margin of {quote(metric)} must be above 0")
         out[metric] = m
     return out
+
+
+def from_zero(e: Estimate) -> Difference:
+    """A figure whose "no effect" is 0 (a seat position's advantage, say) as its
+    difference from 0, so :func:`decide`, :func:`tost` and :func:`mde` apply: the
+    one-sample t test of its pseudo-values (:mod:`analysis.stats`) on ``units − 1``
+    degrees of freedom, from its standard error.
+
+    >>> from analysis.stats import estimate
+    >>> d = from_zero(estimate([0.3, -0.1, 0.2, 0.4]))
+    >>> round(d.diff, 3), round(d.p, 4), d.paired
+    (0.2, 0.1612, True)
+    """
+    nan = math.nan
+    se, df = e.se, e.units - 1
+    if df < 1 or math.isnan(se) or math.isnan(e.value):
+        lo = hi = p = nan
+    elif se == 0:  # a constant sample: the value is certain
+        lo = hi = e.value
+        p = 1.0 if e.value == 0 else 0.0
+    else:
+        half = float(st.t.ppf(0.5 + LEVEL / 2, df)) * se
+        lo, hi = e.value - half, e.value + half
+        p = float(2 * st.t.sf(abs(e.value) / se, df))
+    return Difference(0.0, e.value, e.value, lo, hi, p, se, nan, e.units, True)

@@ -41,7 +41,7 @@ def run(quick: bool = False) -> dict:
     if p.returncode != 0:
         raise RuntimeError(f"mjlog {' '.join(args)} failed: {p.stderr.strip()}")
     r = json.loads(p.stdout)
-    runs = 1 if r["compensation"] == r["measured_compensation"] else 2
+    runs = 2 if r["changes"] else 1
     played = runs * r["hands"]
     load = os.getloadavg()[0]
     busy = load > (os.cpu_count() or 1)  # more runnable jobs than cores: others share them
@@ -57,14 +57,20 @@ def run(quick: bool = False) -> dict:
         f"One agent in every seat needs "
         f"no rotations (they would replay the same hands), so the {r['hands']} hands are "
         f"{r['matches']} matches of {r['hands_per_match']} distinct deals; the "
-        f"confirmation run is skipped when the proposal is the rule measured.\n\n"
+        f"confirmation plays fresh seeds, and is skipped when the proposal is the rules "
+        f"measured.\n\n"
         "| figure | value [95% CI] | unit |\n|---|---|---|\n"
         f"| dealer advantage | {_ci(r['dealer_advantage'])} | points per hand |\n"
-        f"| exact compensation c* | {_ci(r['compensation_exact'])} | units of base |\n"
-        f"| proposed dealer_compensation | {r['compensation']} | whole units of base |\n"
-        f"| confirmed dealer advantage | {_ci(r['confirmed'])} | points per hand |\n"
-        f"| confirmed interval covers 0 | {'yes' if r['covers_zero'] else 'no'} | |\n"
-        f"| one unit of the key moves the advantage by | {r['resolution']} "
+        f"| exact compensation x* | {_ci(r['compensation_exact'])} | points to each other "
+        f"player per hand |\n"
+        f"| proposal | `{' '.join(r['compensation_sets'])}` | {r['compensation']['points']:+.3f} "
+        f"points |\n"
+        f"| confirmed dealer advantage (seed {r['confirm_seed']}) | {_ci(r['confirmed'])} "
+        f"| points per hand |\n"
+        f"| verdict, margin ±{r['margin']} | {r['verdict']} | every position |\n"
+        f"| most advantaged position | {r['largest']['position']}: {_ci(r['largest'])} "
+        f"| points per hand |\n"
+        f"| one step of the lever moves the advantage by | {r['resolution']:.3f} "
         f"| points per hand |\n")
     return {"section": section, "seconds": seconds, "cpu_seconds": cpu, "result": r}
 

@@ -165,5 +165,13 @@ def common_keys(rob_default: bool) -> list[RuleKey]:
               "an exposed kong claimed from a discard may be robbed"),
         RuleKey("dealer_compensation", 0, "int", minimum=-INT32_MAX, absent=0,
                 doc="seat compensation: after every hand the dealer pays this many units "
-                    "x base to each other player (negative: they pay the dealer)"),
+                    "x base (or of money: dealer_compensation_unit) to each other player "
+                    "(negative: they pay the dealer)"),
+        # money: with a larger base, the dealer pays a fraction of a point (mjlog balance)
+        choice_key("dealer_compensation_unit", "base", ("base", "money"),
+                   "what one dealer_compensation counts: a unit x base, or one of money "
+                   "(with base B: 1/B of a point)", absent="base"),
+        choice_key("dealer_rotation", "rules", ("rules", "fixed"),
+                   "who deals next: as the variant's rules say (from the hand's result), or "
+                   "fixed: the next seat every hand, whatever happened", absent="rules"),
     ]

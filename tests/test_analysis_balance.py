@@ -128,10 +128,10 @@ def test_rule_values_are_typed_columns():
 def test_seat_positions_and_the_proposal_recomputed_from_the_hands():
     """analysis.compensation on a sample: each position's advantage is the t interval
     of per-match (pts_p − mean of the others) / hands, computed here with pandas and
-    scipy from the hands table; the proposal is A / (n · base) rounded."""
+    scipy from the hands table; the proposal is A / n points, rounded to the lever's step."""
     from scipy import stats as st
 
-    from analysis.compensation import positions, propose
+    from analysis.compensation import Lever, positions, propose
 
     run = data_dir() / "yuxi"
     got = positions(run)
@@ -153,5 +153,5 @@ def test_seat_positions_and_the_proposal_recomputed_from_the_hands():
         assert (g["lo"], g["hi"]) == pytest.approx((ci.low, ci.high))
         assert g["matches"] == len(per)
     a = got[0]["value"]
-    exact, c = propose(a, n, 1)
-    assert exact == pytest.approx(a / n) and abs(c - exact) <= 0.5 and isinstance(c, int)
+    exact, lever, step = propose(a, n, Lever(1, "base", 0), margin=0.1)
+    assert exact == pytest.approx(a / n) and abs(lever.points - exact) <= step / n / 2 + 1e-12

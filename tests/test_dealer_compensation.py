@@ -126,3 +126,29 @@ def test_validate_names_a_tampered_compensation_transfer(variant, runs, tmp_path
     named = [line for line in text.splitlines() if at in line]
     assert named and any("compensation" in line for line in named), text
     assert "Traceback" not in text
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_in_money_the_compensation_is_not_scaled_by_base(variant, tmp_path):
+    """``dealer_compensation_unit = money``: ``c`` of money, whatever the base, so a
+    larger base pays a fraction of a point (the lever of ``mjlog balance``)."""
+    sets = ["base=100", "dealer_compensation=3", "dealer_compensation_unit=money"]
+    plain = _hand(variant, ["base=100"])
+    paid = _hand(variant, sets)
+    extra = [e for e in paid.events if e.type == TRANSFER and e.kind == COMP]
+    assert {e.amount for e in extra} == {3} and len(extra) == paid.n - 1
+    diff = [a - b for a, b in zip(paid.deltas, plain.deltas, strict=True)]
+    assert diff == [-(paid.n - 1) * 3 if s == paid.dealer else 3 for s in range(paid.n)]
+    run = tmp_path / "run"
+    simulate(RunSpec.build(variant, 5, 1, 2, ["greedy"], sets=sets), run, workers=1,
+             progress=False)
+    code, text = _validate(run)
+    assert code == 0 and "problems 0" in text, text
+
+
+def test_the_unit_of_an_old_run_is_base():
+    from mjlog.rules import Rules
+
+    old = Rules("yuxi", {"dealer_compensation": 2}).to_json()
+    del old["dealer_compensation_unit"]
+    assert Rules.recorded("yuxi", old)["dealer_compensation_unit"] == "base"

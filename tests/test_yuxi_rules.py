@@ -806,12 +806,16 @@ TESTED = {
 
 
 def test_every_yuxi_rule_key_has_a_test():
+    from tests import test_dealer_rotation as rotation
     from tests import test_new_keys as new_keys  # imported here: it imports this module
 
-    newer = {  # the newer keys, tested in tests/test_new_keys.py
+    newer = {  # the newer keys, tested in tests/test_new_keys.py and beside their kin
         "kong_wins_big": new_keys.test_kong_wins_big_false_refuses_them,
         "chadajiao_value": new_keys.test_chadajiao_value,
         "dian_gang_hua_link": new_keys.test_dian_gang_hua_link_yuxi,
+        "dealer_compensation_unit":
+            compensation.test_in_money_the_compensation_is_not_scaled_by_base,
+        "dealer_rotation": rotation.test_fixed_rotation_passes_the_deal_each_hand_and_validates,
     }
     assert set(keys("yuxi")) == set(TESTED) | set(newer)
 

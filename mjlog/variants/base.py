@@ -130,9 +130,20 @@ class Variant:
 
     def next_dealer(self, rules: Rules, dealer: int, winners: Sequence[int],
                     first_batch: Sequence[int], payer_of_first: int | None) -> int:
-        """The next hand's dealer. ``first_batch``: the winners on the hand's first
-        winning tile; ``payer_of_first``: its discarder or kong player (None for a
-        self-draw or 十老头)."""
+        """The next hand's dealer: under ``dealer_rotation = fixed`` the next seat,
+        whatever happened (a study design: two settings of a rule keep their dealers,
+        hence their breaks, hand by hand); else :meth:`dealer_after`. The engine and
+        the auditor both ask this."""
+        if rules["dealer_rotation"] == "fixed":
+            return (dealer + 1) % rules.n
+        return self.dealer_after(rules, dealer, winners, first_batch, payer_of_first)
+
+    def dealer_after(self, rules: Rules, dealer: int, winners: Sequence[int],
+                     first_batch: Sequence[int], payer_of_first: int | None) -> int:
+        """The next dealer as the variant's rules say, from the hand's result.
+        ``first_batch``: the winners on the hand's first winning tile;
+        ``payer_of_first``: its discarder or kong player (None for a self-draw or
+        十老头)."""
         if not winners:
             return dealer
         if len(first_batch) == 1:
@@ -193,11 +204,12 @@ class Variant:
 
     def compensation(self, state: Any) -> list[Event]:
         """Seat compensation (rule key ``dealer_compensation``, every variant): after
-        every other payment of the hand, the dealer pays ``c`` units × ``base`` to
-        each other seat, in turn order from its right (``c`` < 0: each of them pays
-        the dealer ``-c`` × ``base``); reason ``compensation``. "Each other player" is
-        every other seat, those a blood battle has already seen win included: the
-        payment corrects the seat, not the play, so it is the same whatever happened.
+        every other payment of the hand, the dealer pays ``c`` units × ``base`` (under
+        ``dealer_compensation_unit = money``: ``c`` of money) to each other seat, in
+        turn order from its right (``c`` < 0: each of them pays the dealer as much);
+        reason ``compensation``. "Each other player" is every other seat, those a
+        blood battle has already seen win included: the payment corrects the seat,
+        not the play, so it is the same whatever happened.
 
         >>> from mjlog.rules import Rules
         >>> from types import SimpleNamespace
@@ -205,18 +217,27 @@ class Variant:
         ...                                                 "base": 3}), dealer=2, n=4)
         >>> [(e.from_seat, e.seat, e.amount) for e in hand.rules.spec.compensation(hand)]
         [(3, 2, 6), (0, 2, 6), (1, 2, 6)]
+        >>> hand.rules = hand.rules.replace(dealer_compensation_unit="money")
+        >>> [(e.from_seat, e.seat, e.amount) for e in hand.rules.spec.compensation(hand)]
+        [(3, 2, 2), (0, 2, 2), (1, 2, 2)]
         """
         rules = state.rules
         c = rules["dealer_compensation"]
         if not c:
             return []
         d, n = state.dealer, state.n
-        amount = abs(c) * rules["base"]
+        amount = self.compensation_money(rules)
         others = [(d + i) % n for i in range(1, n)]
         if c > 0:
             return [transfer(d, o, amount, TransferReason.COMPENSATION) for o in others]
         return [transfer(o, d, amount, TransferReason.COMPENSATION) for o in others]
 
+    def compensation_money(self, rules: Rules) -> int:
+        """The money the dealer pays each other seat per hand (or is paid, the key
+        being negative): ``|dealer_compensation|`` in its unit."""
+        per = rules["base"] if rules["dealer_compensation_unit"] == "base" else 1
+        return abs(rules["dealer_compensation"]) * per
+
     def compensation_bound(self, rules: Rules) -> int:
         """The most seat compensation moves for one seat in a hand (the dealer's)."""
-        return (rules.n - 1) * abs(rules["dealer_compensation"]) * rules["base"]
+        return (rules.n - 1) * self.compensation_money(rules)

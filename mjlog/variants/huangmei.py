@@ -102,10 +102,10 @@ class Huangmei(Variant):
             if len(tied) == 1:
                 return tied[0], tuple(rolls)
 
-    def next_dealer(self, rules, dealer, winners, first_batch, payer_of_first):
+    def dealer_after(self, rules, dealer, winners, first_batch, payer_of_first):
         if not winners:
             return (dealer + 1) % rules.n
-        return super().next_dealer(rules, dealer, winners, first_batch, payer_of_first)
+        return super().dealer_after(rules, dealer, winners, first_batch, payer_of_first)
 
     def check_tile_set(self, rules, honors):
         if GREEN in honors:

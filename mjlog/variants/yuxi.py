@@ -93,7 +93,7 @@ class Yuxi(Variant):
     def wall_tiles(self, rules):
         return tile_set(136 if rules["honors"] else 108)
 
-    def next_dealer(self, rules, dealer, winners, first_batch, payer_of_first):
+    def dealer_after(self, rules, dealer, winners, first_batch, payer_of_first):
         if not winners:
             return (dealer + 1) % rules.n if rules["dealer_on_draw"] == "next" else dealer
         if len(first_batch) == 1:
