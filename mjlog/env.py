@@ -593,7 +593,7 @@ class MjlogEnv(AECEnv):
     def close(self) -> None:
         pass
 
-    def write_run(self, out: str | os.PathLike, names: Sequence[str] | None = None) -> dict:
+    def write_run(self, out: str | os.PathLike[str], names: Sequence[str] | None = None) -> dict:
         """Write the finished episode as a run directory (one match of one hand, seed
         and match as dealt, so the auditor's seed check applies); returns the
         manifest. ``names`` label the seats (default: the agent names), one string
@@ -776,7 +776,7 @@ class MjlogGymEnv(gym.Env):
     def render(self):
         return self.aec.render()
 
-    def write_run(self, out: str | os.PathLike, name: str = "learner") -> dict:
+    def write_run(self, out: str | os.PathLike[str], name: str = "learner") -> dict:
         """:meth:`MjlogEnv.write_run`, the seats named by their players."""
         names = [name if p is None else p.name for p in self._players]
         return self.aec.write_run(out, names)

@@ -246,7 +246,7 @@ def _hand_lines(rules: Rules, m: Mapping[str, Any], h: Mapping[str, Any],
     return lines
 
 
-def export_hand(run_dir: str | os.PathLike, match: int, hand: int,
+def export_hand(run_dir: str | os.PathLike[str], match: int, hand: int,
                 rotation: int = 0) -> list[str]:
     """The hand as JSON lines (header first), without trailing newlines."""
     rp = load_hand(run_dir, match, hand, rotation)
@@ -255,7 +255,8 @@ def export_hand(run_dir: str | os.PathLike, match: int, hand: int,
     return _hand_lines(rp.rules, m, h, rp.events)
 
 
-def export_lines(run_dir: str | os.PathLike, hands: Sequence[tuple[int, int, int]] | None = None,
+def export_lines(run_dir: str | os.PathLike[str],
+                 hands: Sequence[tuple[int, int, int]] | None = None,
                  matches: Sequence[int] | None = None) -> Iterator[str]:
     """Every hand of the run (or those of ``matches``, or the ``(match, rotation,
     hand)`` keys of ``hands``) as JSON lines, one header per hand, in the run's
@@ -688,7 +689,7 @@ def _zero_hand_seeds(rows: list[int]):
     return amend
 
 
-def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
+def import_sources(sources: Sequence[Source], out: str | os.PathLike[str], warn=None,
                    progress: bool = False, hands_per_shard: int = HANDS_PER_SHARD,
                    size: int | None = None) -> dict[str, Any]:
     """Write every hand of ``sources`` (name, a function giving its numbered lines)
@@ -886,7 +887,7 @@ def _sweep_spills(out: Path) -> None:
             os.close(fd)
 
 
-def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jsonl>",
+def import_lines(lines: Iterable[str], out: str | os.PathLike[str], name: str = "<jsonl>",
                  warn=None, progress: bool = False) -> dict[str, Any]:
     """:func:`import_sources` over lines held in memory (one source named ``name``)."""
     lines = list(lines)
@@ -894,7 +895,7 @@ def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jso
                           progress=progress)
 
 
-def import_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike, warn=None,
+def import_files(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], warn=None,
                  progress: bool = False) -> dict[str, Any]:
     """:func:`import_sources` over files, each streamed once, never held whole."""
     sources = [(str(p), lambda p=Path(p): _read_lines(p)) for p in paths]
@@ -905,7 +906,8 @@ def import_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike, war
     return import_sources(sources, out, warn=warn, progress=progress, size=size)
 
 
-def import_file(path: str | os.PathLike, out: str | os.PathLike, warn=None) -> dict[str, Any]:
+def import_file(path: str | os.PathLike[str], out: str | os.PathLike[str],
+                warn=None) -> dict[str, Any]:
     """:func:`import_files` of one file."""
     return import_files([path], out, warn=warn)
 
@@ -920,7 +922,7 @@ def _undo(out: Path) -> None:
                 p.unlink(missing_ok=True)
 
 
-def write_lines(lines: Sequence[str], path: str | os.PathLike, option: str = "--out") -> None:
+def write_lines(lines: Sequence[str], path: str | os.PathLike[str], option: str = "--out") -> None:
     """Write the lines atomically, never inside a run (:func:`mjlog.rundir.write_atomic`)."""
     from mjlog.rundir import write_atomic
 

@@ -726,7 +726,7 @@ def _shards_with_match(run, match: int) -> list[int]:
     return out
 
 
-def load_hand(run_dir: str | os.PathLike, match: int, hand: int, rotation: int = 0) -> Replay:
+def load_hand(run_dir: str | os.PathLike[str], match: int, hand: int, rotation: int = 0) -> Replay:
     """Read one hand of a run directory (hands row, events, wins, transfers).
 
     The manifest is verified first (:class:`mjlog.logio.RunFiles`), and the files

@@ -388,7 +388,7 @@ def page_name(match: int, hand: int, rotation: int = 0) -> str:
     return f"match{match:03d}{rot}-hand{hand:03d}.html"
 
 
-def _match_scores(run_dir: str | os.PathLike, match: int, rotation: int,
+def _match_scores(run_dir: str | os.PathLike[str], match: int, rotation: int,
                   hand: int) -> list[int] | None:
     from mjlog.logio import read_table
 
@@ -404,8 +404,9 @@ def _match_scores(run_dir: str | os.PathLike, match: int, rotation: int,
     return tot
 
 
-def write_hand_page(run_dir: str | os.PathLike, match: int, hand: int,
-                    out: str | os.PathLike, rotation: int = 0, start: int | None = None) -> Path:
+def write_hand_page(run_dir: str | os.PathLike[str], match: int, hand: int,
+                    out: str | os.PathLike[str], rotation: int = 0,
+                    start: int | None = None) -> Path:
     """Replay one hand of a run and write its page to ``out``; the page opens at
     event ``start`` (default 0) unless its URL has a ``#seq=N`` fragment."""
     from mjlog.replay import load_hand
@@ -420,7 +421,7 @@ def write_hand_page(run_dir: str | os.PathLike, match: int, hand: int,
     return _write(out, render_hand_page(data))
 
 
-def _write(path: str | os.PathLike, text: str) -> Path:
+def _write(path: str | os.PathLike[str], text: str) -> Path:
     """A page, whole or not at all, never into a run (a device is written to)."""
     from mjlog.rundir import write_atomic
 
@@ -462,7 +463,7 @@ def parse_hands(spec: str) -> list[tuple[int, int, int]] | None:
     return keys
 
 
-def write_pages(run_dir: str | os.PathLike, out_dir: str | os.PathLike,
+def write_pages(run_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
                 hands: Iterable[tuple[int, int, int]] | None = None,
                 progress: Any = None) -> tuple[Path, int]:
     """Write a page per hand (``hands`` keys, or every hand) and ``index.html``

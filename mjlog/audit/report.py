@@ -111,7 +111,7 @@ REPORT_COLUMNS = ("level", "run", "run_id", "match", "rotation", "hand", "seq", 
                   "rules", "file")
 
 
-def write_report(path: str | os.PathLike, res: AuditResult) -> Path:
+def write_report(path: str | os.PathLike[str], res: AuditResult) -> Path:
     """Every problem, then every note: JSON lines, or CSV when the name ends in .csv."""
     p = Path(path)
     rows = [asdict(x) for x in res.problems + res.notes]

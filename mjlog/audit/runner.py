@@ -34,7 +34,7 @@ __all__ = ["BATCH_HANDS", "audit_runs"]
 BATCH_HANDS = 100
 
 
-def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
+def audit_runs(runs: Sequence[str | os.PathLike[str]], workers: int | None = 1,
                progress: Any = None) -> AuditResult:
     """Audit run directories; every hand in parallel over ``workers`` processes
     (None: one per core). ``progress``, when given, is called with the number of
