@@ -49,7 +49,13 @@ from mjlog.logio.manifest import (
     write_manifest,
 )
 from mjlog.logio.readers import HandBundle, iter_hands, read_table
-from mjlog.logio.writer import EVENT_COLUMNS, ShardWriter, SpilledShard, write_options
+from mjlog.logio.writer import (
+    EVENT_COLUMNS,
+    ShardWriter,
+    SpilledShard,
+    hand_records,
+    write_options,
+)
 from mjlog.rundir import LogError
 from mjlog.schema import check_schema
 
@@ -68,6 +74,7 @@ __all__ = [
     "check_file",
     "check_schema",
     "file_entry",
+    "hand_records",
     "iter_hands",
     "manifest_files",
     "read_manifest",

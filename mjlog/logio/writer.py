@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -24,6 +24,10 @@ from mjlog.rundir import naming
 from mjlog.schema import ALLOWED_VALUES, HAND_KEY, ID_COLUMNS, TABLES, VALUE_RANGES, data_columns
 
 __all__ = ["EVENT_COLUMNS", "ShardWriter", "SpilledShard", "write_options"]
+
+if TYPE_CHECKING:
+    from mjlog.engine import PlayedHand
+    from mjlog.events import Event
 
 EVENT_COLUMNS = data_columns("events")
 """The order of the fields of an event tuple, as written and as read back."""
@@ -42,6 +46,20 @@ _STRING_LIST = pa.list_(pa.string())
 # as in schema.ID_FIELDS
 _KEY_DTYPES: dict[str, type[np.signedinteger[Any]]] = {
     "match": np.int32, "rotation": np.int8, "hand": np.int16}
+
+
+def hand_records(p: PlayedHand) -> tuple[dict[str, Any], list[Event], list[dict[str, Any]],
+                                         list[dict[str, Any]]]:
+    """The four tables' rows of one played hand: :meth:`ShardWriter.add_hand`'s
+    ``hand_row``, ``events``, ``wins`` and ``transfers``."""
+    st = p.state
+    wins = [{"seq": w.seq, "seat": w.seat, "from_seat": w.from_seat, "tile": w.tile,
+             "method": w.method, "win_order": w.win_order, "patterns": list(w.patterns),
+             "fan": w.fan, "multiplier": w.multiplier, "points": w.points,
+             "total": w.total, "capped": w.capped} for w in st.wins]
+    transfers = [{"seq": q, "payer": a, "payee": b, "amount": m, "reason": r}
+                 for q, a, b, m, r in st.transfers]
+    return p.hand_row(), st.events, wins, transfers
 
 
 def _leaf(field: pa.Field) -> str:
