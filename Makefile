@@ -55,6 +55,7 @@ wheel-check: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/python -m mypy
 
 # Benchmark peers (the `mahjong` package, RLCard) come from the `bench` extra,
 # never from the runtime dependencies.

@@ -29,6 +29,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # numpy is imported where the shanten tables are built, not before
+    import numpy as np
+    from numpy.typing import NDArray
 
 # ---------------------------------------------------------------- win tables
 
@@ -152,24 +157,29 @@ def _state_keys() -> list[tuple[int, int, int, int]]:
     ]
 
 
-def _unique_rows(np, a):
+def _unique_rows(a: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
     """Distinct rows of a 2-D array (sorted) and, per row, its index among them."""
+    import numpy as np
+
     a = np.ascontiguousarray(a)
     v = a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
     _, first, inverse = np.unique(v, return_index=True, return_inverse=True)
     return a[first], inverse.ravel()
 
 
-def _automaton(np, n: int, sequences: bool):
+def _automaton(n: int, sequences: bool) -> tuple[list[int], NDArray[np.int8]]:
     """Minimal automaton from an ``n``-kind suit's counts to its cost vector.
 
     Returns (flat transition list, cost vectors as a 2-D array)."""
+    import numpy as np
+
     keys = _state_keys()
     index = {k: i for i, k in enumerate(keys)}
     width = len(keys)
 
-    def moves(seq_ok: bool):
-        mv = []
+    def moves(seq_ok: bool) -> tuple[NDArray[np.int_], NDArray[np.int_], NDArray[np.intp],
+                                     NDArray[np.int_]]:
+        mv: list[tuple[int, int, int]] = []
         for j, (a, b, m, h) in enumerate(keys):
             for s in range(5 - m) if seq_ok else (0,):
                 for t in (0, 1):
@@ -186,7 +196,7 @@ def _automaton(np, n: int, sequences: bool):
 
     states = np.full((1, width), _INF, dtype=np.int8)
     states[0, index[(0, 0, 0, 0)]] = 0
-    trans = []
+    trans: list[NDArray[np.intp]] = []
     for i in range(n):
         src, need, starts, outs = moves(sequences and i + 2 < n)
         count = states.shape[0]
@@ -195,14 +205,14 @@ def _automaton(np, n: int, sequences: bool):
         for x in range(5):
             cost = gathered + np.maximum(need - x, 0).astype(np.int8)
             nxt[x][:, outs] = np.minimum(np.minimum.reduceat(cost, starts, axis=1), _INF)
-        states, inverse = _unique_rows(np, nxt.reshape(5 * count, width))
+        states, inverse = _unique_rows(nxt.reshape(5 * count, width))
         trans.append(inverse.reshape(5, count).T)
     cols = [index[(0, 0, m, h)] for h in (0, 1) for m in range(5)]
-    vectors, cls = _unique_rows(np, states[:, cols])
+    vectors, cls = _unique_rows(states[:, cols])
     # Minimise backwards: states are equal when their successors are.
     levels = []
     for i in range(n - 1, -1, -1):
-        rows, cls = _unique_rows(np, cls[trans[i]].astype(np.int32))
+        rows, cls = _unique_rows(cls[trans[i]].astype(np.int32))
         levels.append(rows)
     levels.reverse()
     assert len(levels[0]) == 1
@@ -219,8 +229,10 @@ def _automaton(np, n: int, sequences: bool):
     return flat, vectors
 
 
-def _combine(np, a, b):
+def _combine(a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.int16]:
     """Min-plus product of cost vectors: every row of ``a`` with every row of ``b``."""
+    import numpy as np
+
     out = np.full((len(a), len(b), 10), _INF, dtype=np.int16)
     a = a.astype(np.int16)
     b = b.astype(np.int16)
@@ -268,13 +280,11 @@ def shanten_tables() -> ShantenTables:
     >>> t.combine(e, e, e, z, 4), t.combine(ident([1, 1, 1, 0, 0, 0, 0, 0, 2], t.suit), e, e, z, 3)
     (1, -1)
     """
-    import numpy as np
-
-    suit, dv = _automaton(np, 9, True)
-    honor, zv = _automaton(np, 7, False)
-    g1, pair12 = _unique_rows(np, _combine(np, dv, dv))
-    g2, add3 = _unique_rows(np, _combine(np, g1, dv))
-    whole = _combine(np, g2, zv)  # (len(g2) * len(zv), 10)
+    suit, dv = _automaton(9, True)
+    honor, zv = _automaton(7, False)
+    g1, pair12 = _unique_rows(_combine(dv, dv))
+    g2, add3 = _unique_rows(_combine(g1, dv))
+    whole = _combine(g2, zv)  # (len(g2) * len(zv), 10)
     final = (whole[:, [9, 8, 7, 6, 5]] - 1).ravel()  # h=1, m = 4 - melds
     return ShantenTables(
         suit=suit,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from typing import Any, NoReturn
 
 import click
 
@@ -14,7 +15,7 @@ from mjlog import __version__
 from mjlog.errors import LIMIT, MjlogError, cut, quote
 
 
-def _fail(message: str, code: int = 2) -> None:
+def _fail(message: str, code: int = 2) -> NoReturn:
     """Print ``mjlog: error: MESSAGE`` as one line (cut, control characters
     escaped) and exit with ``code``."""
     click.echo(f"mjlog: error: {cut(message, 500)}", err=True)
@@ -61,7 +62,7 @@ class _Group(click.Group):
                 raise
             _fail(_cut_quoted(e.format_message()), e.exit_code)
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except MjlogError as e:

@@ -21,7 +21,10 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FORMULA_START", "csv_text", "safe_cell"]
 
@@ -41,19 +44,15 @@ def safe_cell(value: Any) -> Any:
     return value
 
 
-def csv_text(rows: Any | Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
+def csv_text(rows: pd.DataFrame | Iterable[Mapping[str, Any]],
+             columns: Sequence[str] | None = None) -> str:
     """``rows`` as CSV text with a header, every text cell through :func:`safe_cell`.
 
     ``rows``: a pandas DataFrame (written as ``to_csv(index=False)`` writes it), or
     mappings written in the order of ``columns``.
     """
-    if hasattr(rows, "to_csv"):
-        df = rows.copy()
-        for c in df.columns:
-            if df[c].dtype.kind not in "biufcmM":  # text (or mixed) columns only
-                df[c] = df[c].map(safe_cell)
-        df.columns = [safe_cell(str(c)) for c in df.columns]
-        return df.to_csv(index=False, lineterminator=_END)
+    if hasattr(rows, "to_csv"):  # a DataFrame, told apart without importing pandas
+        return _frame_csv(cast("pd.DataFrame", rows))
     if columns is None:
         raise TypeError("csv_text of mappings needs the columns")
     f = io.StringIO(newline="")
@@ -62,3 +61,13 @@ def csv_text(rows: Any | Iterable[Mapping[str, Any]], columns: Sequence[str] | N
     for r in rows:
         w.writerow([safe_cell(r.get(c)) for c in columns])
     return f.getvalue()
+
+
+def _frame_csv(frame: pd.DataFrame) -> str:
+    """:func:`csv_text` of a DataFrame."""
+    df = frame.copy()
+    for c in df.columns:
+        if df[c].dtype.kind not in "biufcmM":  # text (or mixed) columns only
+            df[c] = df[c].map(safe_cell)
+    df.columns = [safe_cell(str(c)) for c in df.columns]
+    return str(df.to_csv(index=False, lineterminator=_END))

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple, NoReturn, cast
 
 from mjlog.agent import Agent, SeatView
 from mjlog.errors import MjlogError
-from mjlog.events import WIN
+from mjlog.events import WIN, Event
 from mjlog.rng import Stream, agent_seed, hand_seed, shuffle_many
 from mjlog.rules import Rules
 from mjlog.state import HandState, Phase
@@ -45,7 +45,7 @@ class PlayedHand:
     agents: tuple[str, ...]
     dealer_rolls: tuple[int, ...] | None = None
 
-    def hand_row(self) -> dict:
+    def hand_row(self) -> dict[str, Any]:
         row = self.state.hand_row()
         row["hand_seed"] = self.hand_seed
         row["agents"] = list(self.agents)
@@ -127,13 +127,14 @@ def play(state: HandState, agents: Sequence[Agent],
     """Play a dealt hand to its end. ``agents[s]`` decides for seat ``s``;
     ``observe(state)``, if given, runs after every change of state (tests use it)."""
     views = [SeatView(state, s) for s in range(state.n)]
-    apply = state.apply
-    auto = state.choices.auto  # bound once: the loop calls it for every event
-    act_options = state.choices.act_options
-    if observe is not None:
-        def apply(ev, _apply=state.apply):
-            _apply(ev)
-            observe(state)
+    apply = state.apply if observe is None else _observed(state, observe)
+    choices = state.choices
+    # bound once: the loop calls them for every event
+    # (the ignores: until the hand-state refactor lands, #39)
+    auto = choices.auto  # type: ignore[misc]
+    # the acting seat's options (no pass among them) go to the agent as they are
+    act_options = cast("Callable[[], list[Event | None]]",
+                       choices.act_options)  # type: ignore[misc]
     over = Phase.OVER
     while state.phase is not over:
         ev = auto()
@@ -144,16 +145,15 @@ def play(state: HandState, agents: Sequence[Agent],
             s = state.turn
             o = act_options()
             pick = agents[s].choose(views[s], o)
-            if pick not in o:
+            if pick is None or pick not in o:
                 _refuse(agents[s], s, pick, o)
             apply(pick)
             continue
         opts = state.options()
         if state.phase is CLAIM or state.phase is ROB:
-            picks = {}
-            for s, o in opts.items():
-                o.append(None)
-                picks[s] = _ask(agents[s], views[s], o)
+            picks: dict[int, Event | None] = {}
+            for s, evs in opts.items():
+                picks[s] = _ask(agents[s], views[s], [*evs, None])  # None: pass
             for ev in state.claims.resolve(picks):  # claim priority is the state's
                 apply(ev)
                 while state.pending and ev.type == WIN:  # a win's payments come first
@@ -161,19 +161,34 @@ def play(state: HandState, agents: Sequence[Agent],
             continue
         if not opts:
             raise MjlogError(f"no legal action for the seat to act in {state.phase.name}")
-        ((s, o),) = opts.items()
-        apply(_ask(agents[s], views[s], o))
+        ((s, evs),) = opts.items()
+        offered: list[Event | None] = list(evs)
+        pick = _ask(agents[s], views[s], offered)
+        if pick is None:  # not among the options: no pass outside a claim window
+            _refuse(agents[s], s, pick, offered)
+        apply(pick)
     return state
 
 
-def _ask(agent: Agent, view: SeatView, options: list):
+def _observed(state: HandState, observe: Callable[[HandState], None]) -> Callable[[Event], None]:
+    """``state.apply``, then ``observe(state)``."""
+    apply = state.apply
+
+    def observed(ev: Event) -> None:
+        apply(ev)
+        observe(state)
+
+    return observed
+
+
+def _ask(agent: Agent, view: SeatView, options: list[Event | None]) -> Event | None:
     pick = agent.choose(view, options)
     if pick not in options:
         _refuse(agent, view.seat, pick, options)
     return pick
 
 
-def _refuse(agent: Agent, seat: int, pick, options: list):
+def _refuse(agent: Agent, seat: int, pick: object, options: Sequence[Event | None]) -> NoReturn:
     raise AgentError(f"agent {agent.name!r} in seat {seat} chose {pick!r}, "
                      f"not one of its {len(options)} legal options")
 

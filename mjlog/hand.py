@@ -27,13 +27,16 @@ automaton to one of 126 cost vectors and combines those by table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from enum import IntEnum
 from functools import lru_cache
 from itertools import product
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from mjlog._hand_tables import F_PAIR, F_STD, TILES_SHIFT, tables, win_table
+
+if TYPE_CHECKING:
+    from mjlog.melds import Meld
 
 __all__ = [
     "Decomposition",
@@ -97,6 +100,29 @@ class Decomposition(NamedTuple):
     pairs: tuple[int, ...] = ()
 
 
+#: One suit's decomposition: (the pair's kind or None, the concealed sets).
+_SuitDecomp = tuple[int | None, tuple[tuple[Group, int], ...]]
+
+
+class _CountsTest(Protocol):
+    """The signature of :func:`is_win`."""
+
+    def __call__(self, counts: Sequence[int], melds: int = 0) -> bool: ...
+
+
+class _Shanten(Protocol):
+    """The signature of :func:`shanten_standard`."""
+
+    def __call__(self, counts: Sequence[int], melds: int = 0) -> int: ...
+
+
+class _ShantenBoth(Protocol):
+    """The signature of :func:`shanten`."""
+
+    def __call__(self, counts: Sequence[int], melds: int = 0, *,
+                 fours_as_pairs: bool = True) -> int: ...
+
+
 # ---------------------------------------------------------------- wins
 #
 # _WIN / _WIN_Z: suit / honor counts (bytes) -> packed int, for every pattern
@@ -115,7 +141,7 @@ _TARGET_7P = (14 << TILES_SHIFT) | 0x400
 _TARGET_STD = tuple(((14 - 3 * m) << TILES_SHIFT) | F_PAIR | 4 * F_STD for m in range(5))
 
 
-def _make_is_win():
+def _make_is_win() -> _CountsTest:
     # A closure, so that the tables are local loads; this is the hot path.
     get, get_z, to_bytes = _WIN.get, _WIN_Z.get, bytes
     target_std, mask_std, mask_7p, target_7p = _TARGET_STD, _MASK_STD, _MASK_7P, _TARGET_7P
@@ -149,6 +175,7 @@ def _make_is_win():
             return True
         return melds == 0 and s & mask_7p == target_7p
 
+    is_win.__qualname__ = is_win.__name__  # the module's own function, to doctest and docs
     return is_win
 
 
@@ -169,11 +196,13 @@ def is_standard_win(counts: Sequence[int], melds: int = 0) -> bool:
 
 def _is_standard_bytes(b: bytes, melds: int) -> bool:
     """:func:`is_standard_win` of the 34 counts ``b`` as bytes."""
-    v = [_WIN.get(b[0:9]), _WIN.get(b[9:18]), _WIN.get(b[18:27]), _WIN_Z.get(b[27:34])]
-    return None not in v and sum(v) & _MASK_STD == _TARGET_STD[melds]
+    v0, v1, v2, v3 = _WIN.get(b[0:9]), _WIN.get(b[9:18]), _WIN.get(b[18:27]), _WIN_Z.get(b[27:34])
+    if v0 is None or v1 is None or v2 is None or v3 is None:
+        return False
+    return (v0 + v1 + v2 + v3) & _MASK_STD == _TARGET_STD[melds]
 
 
-def _make_suit_misses():
+def _make_suit_misses() -> Callable[[Sequence[int]], int]:
     get, get_z, to_bytes = _WIN.get, _WIN_Z.get, bytes
 
     def suit_misses(counts: Sequence[int]) -> int:
@@ -215,7 +244,7 @@ MISS_OTHER_SUITS: tuple[int, ...] = tuple(15 & ~(1 << (t // 9)) for t in range(3
 """Per tile kind, the bits of :func:`suit_misses` that rule out a win with it."""
 
 
-def holds_void(concealed: Sequence[int], melds: Sequence, void: int | None) -> bool:
+def holds_void(concealed: Sequence[int], melds: Sequence[Meld], void: int | None) -> bool:
     """花猪 test: any tile of suit ``void`` (0 m, 1 p, 2 s; None: no void chosen)
     in the hand's ``concealed`` counts or its ``melds`` (:class:`mjlog.melds.Meld`).
     The one test: the state (a win, 查花猪) and the xuezhan scorer ask it.
@@ -251,14 +280,15 @@ def is_seven_pairs(counts: Sequence[int], melds: int = 0) -> bool:
 
 
 @lru_cache(maxsize=1 << 14)
-def _suit_options(seg: bytes, base: int) -> tuple:
+def _suit_options(seg: bytes, base: int) -> tuple[_SuitDecomp, ...]:
     """The decompositions of one suit's counts ``seg`` (kinds from ``base``), as
     :func:`_suit_decomps` lists them; cached, since scoring asks for the same
     suits again and again."""
     return tuple(_suit_decomps(list(seg), base, base < 27, sum(seg) % 3 == 2))
 
 
-def _suit_decomps(c: list[int], base: int, sequences: bool, want_pair: bool):
+def _suit_decomps(c: list[int], base: int, sequences: bool,
+                  want_pair: bool) -> Iterator[_SuitDecomp]:
     """Yield (pair or None, melds) for every decomposition of one suit's counts
     into melds and, if ``want_pair``, exactly one pair. Each multiset once."""
     n = len(c)
@@ -384,8 +414,9 @@ def waits(counts: Sequence[int], melds: int = 0, held: Sequence[int] | None = No
         return []
     keys = [b[0:9], b[9:18], b[18:27], b[27:34]]
     tables = (_WIN, _WIN, _WIN, _WIN_Z)
-    vals = [tables[i].get(keys[i]) for i in range(4)]
-    ok = [v is not None and v & F_STD != 0 for v in vals]
+    got = [tables[i].get(keys[i]) for i in range(4)]
+    ok = [v is not None and v & F_STD != 0 for v in got]
+    vals = [0 if v is None else v for v in got]  # read below only where ok
     out = set()
     bad = [i for i in range(4) if not ok[i]]
     if len(bad) <= 1:
@@ -436,22 +467,20 @@ def _seven_pairs_riichi(pairs: int, kinds: int) -> int:
     return 6 - pairs + (7 - kinds if kinds < 7 else 0)
 
 
-def _make_shanten():
+def _make_shanten() -> tuple[_Shanten, _ShantenBoth]:
     # The tables are built on first use (numpy, ~0.1 s); a closure keeps them in
     # fast local cells. Each suit's counts are read through the automaton to a
     # cost-vector id (9 lookups; 7 for honors), then the ids are combined.
-    suit = honor = combine = None
+    built: tuple[list[int], list[int], Callable[[int, int, int, int, int], int]] | None = None
 
-    def build() -> None:
-        nonlocal suit, honor, combine
+    def build() -> tuple[list[int], list[int], Callable[[int, int, int, int, int], int]]:
+        nonlocal built
         t = tables()
-        honor, combine = t.honor, t.combine
-        suit = t.suit  # last: another thread reads "built" from it
+        built = (t.suit, t.honor, t.combine)  # one assignment: another thread sees all or none
+        return built
 
     def standard(b: bytes, melds: int) -> int:
-        if suit is None:
-            build()
-        S, Z = suit, honor
+        S, Z, combine = built if built is not None else build()
         # fmt: off
         (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17,
          c18, c19, c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33) = b
@@ -516,6 +545,8 @@ def _make_shanten():
             sp = _seven_pairs_riichi(n2 + n3 + n4, 34 - n0)
         return sp if sp < s else s
 
+    for f in (shanten_standard, shanten):
+        f.__qualname__ = f.__name__  # the module's own functions, to doctest and docs
     return shanten_standard, shanten
 
 
@@ -556,7 +587,3 @@ def shanten_seven_pairs(
         return -1
     return _seven_pairs_riichi(b.count(2) + b.count(3) + b.count(4), 34 - b.count(0))
 
-
-for _f in (is_win, shanten, shanten_standard):
-    _f.__qualname__ = _f.__name__
-del _f

@@ -43,7 +43,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from mjlog import __version__
 from mjlog.errors import InputError, MjlogError, quote
@@ -172,13 +172,12 @@ def event_to_json(seq: int, ev: Event) -> dict[str, Any]:
     """
     d: dict[str, Any] = {"seq": seq}
     for k, v in zip(Event._fields, ev, strict=True):
-        if v is None:
-            continue
-        if k == "tile":
-            v = fmt_tile(v)
-        elif k == "tiles":
-            v = fmt_ordered(v) if ev.type in _ORDERED else fmt(v)
-        d[k] = v
+        if v is not None:
+            d[k] = v
+    if ev.tile is not None:  # tiles in notation, in place
+        d["tile"] = fmt_tile(ev.tile)
+    if ev.tiles is not None:
+        d["tiles"] = fmt_ordered(ev.tiles) if ev.type in _ORDERED else fmt(ev.tiles)
     return d
 
 
@@ -246,7 +245,7 @@ def _hand_lines(rules: Rules, m: Mapping[str, Any], h: Mapping[str, Any],
     return lines
 
 
-def export_hand(run_dir: str | os.PathLike, match: int, hand: int,
+def export_hand(run_dir: str | os.PathLike[str], match: int, hand: int,
                 rotation: int = 0) -> list[str]:
     """The hand as JSON lines (header first), without trailing newlines."""
     rp = load_hand(run_dir, match, hand, rotation)
@@ -255,7 +254,8 @@ def export_hand(run_dir: str | os.PathLike, match: int, hand: int,
     return _hand_lines(rp.rules, m, h, rp.events)
 
 
-def export_lines(run_dir: str | os.PathLike, hands: Sequence[tuple[int, int, int]] | None = None,
+def export_lines(run_dir: str | os.PathLike[str],
+                 hands: Sequence[tuple[int, int, int]] | None = None,
                  matches: Sequence[int] | None = None) -> Iterator[str]:
     """Every hand of the run (or those of ``matches``, or the ``(match, rotation,
     hand)`` keys of ``hands``) as JSON lines, one header per hand, in the run's
@@ -338,7 +338,7 @@ def _header(d: Mapping[str, Any], where: str) -> tuple[Rules, dict[str, Any]]:
             isinstance(p, str) for p in players):
         raise InputError(f"{where}: 'players' must name one player per seat "
                          f"({n} under the rules), not {quote(players)}")
-    out = {"match": _int(d, "match", where, 0, int_max("hands", "match"), 0),
+    out: dict[str, Any] = {"match": _int(d, "match", where, 0, int_max("hands", "match"), 0),
            "rotation": _int(d, "rotation", where, 0, n - 1, 0),
            "hand": _int(d, "hand", where, 0, int_max("hands", "hand"), 0),
            "dealer": _int(d, "dealer", where, 0, n - 1),
@@ -454,7 +454,7 @@ def _hands(lines: Iterable[tuple[int, str]], name: str) -> Iterator[_Hand]:
         yield cur
 
 
-def _seeds_hands(seed: int | None, rng: str | None) -> bool:
+def _seeds_hands(seed: int | None, rng: str | None) -> TypeGuard[int]:
     """Whether a run's seed and rng give a hand without a ``hand_seed`` its seed."""
     return seed is not None and rng == RNG
 
@@ -488,10 +488,11 @@ def _replayed(hand: _Hand, seed: int | None,
                   "reason": e.kind} for i, e in enumerate(events) if e.type == TRANSFER]
     deltas = [0] * n
     for t in transfers:
-        if all(isinstance(t[c], int) for c in ("payer", "payee", "amount")) and (
-                0 <= t["payer"] < n and 0 <= t["payee"] < n):
-            deltas[t["payer"]] -= t["amount"]
-            deltas[t["payee"]] += t["amount"]
+        payer, payee, amount = t["payer"], t["payee"], t["amount"]
+        if (isinstance(payer, int) and isinstance(payee, int) and isinstance(amount, int)
+                and 0 <= payer < n and 0 <= payee < n):
+            deltas[payer] -= amount
+            deltas[payee] += amount
     winners = [e.seat for e in events if e.type == WIN]
     hand_row = {
         "hand_seed": hs, "players": n, "dealer": dealer, "dice": dice,
@@ -605,7 +606,8 @@ class _Staged:
             return
         try:
             w = self.shards[-1] if self.shards else None
-            if w is None or self._in_shard >= self.per_shard or h.key <= self._last:
+            if (w is None or self._last is None or self._in_shard >= self.per_shard
+                    or h.key <= self._last):
                 if w is not None:
                     w.close()
                 w = SpilledShard(self.spill, len(self.shards), h.rules.variant, events=True,
@@ -688,7 +690,7 @@ def _zero_hand_seeds(rows: list[int]):
     return amend
 
 
-def import_sources(sources: Sequence[Source], out: str | os.PathLike, warn=None,
+def import_sources(sources: Sequence[Source], out: str | os.PathLike[str], warn=None,
                    progress: bool = False, hands_per_shard: int = HANDS_PER_SHARD,
                    size: int | None = None) -> dict[str, Any]:
     """Write every hand of ``sources`` (name, a function giving its numbered lines)
@@ -886,7 +888,7 @@ def _sweep_spills(out: Path) -> None:
             os.close(fd)
 
 
-def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jsonl>",
+def import_lines(lines: Iterable[str], out: str | os.PathLike[str], name: str = "<jsonl>",
                  warn=None, progress: bool = False) -> dict[str, Any]:
     """:func:`import_sources` over lines held in memory (one source named ``name``)."""
     lines = list(lines)
@@ -894,7 +896,7 @@ def import_lines(lines: Iterable[str], out: str | os.PathLike, name: str = "<jso
                           progress=progress)
 
 
-def import_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike, warn=None,
+def import_files(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], warn=None,
                  progress: bool = False) -> dict[str, Any]:
     """:func:`import_sources` over files, each streamed once, never held whole."""
     sources = [(str(p), lambda p=Path(p): _read_lines(p)) for p in paths]
@@ -905,7 +907,8 @@ def import_files(paths: Sequence[str | os.PathLike], out: str | os.PathLike, war
     return import_sources(sources, out, warn=warn, progress=progress, size=size)
 
 
-def import_file(path: str | os.PathLike, out: str | os.PathLike, warn=None) -> dict[str, Any]:
+def import_file(path: str | os.PathLike[str], out: str | os.PathLike[str],
+                warn=None) -> dict[str, Any]:
     """:func:`import_files` of one file."""
     return import_files([path], out, warn=warn)
 
@@ -920,7 +923,7 @@ def _undo(out: Path) -> None:
                 p.unlink(missing_ok=True)
 
 
-def write_lines(lines: Sequence[str], path: str | os.PathLike, option: str = "--out") -> None:
+def write_lines(lines: Sequence[str], path: str | os.PathLike[str], option: str = "--out") -> None:
     """Write the lines atomically, never inside a run (:func:`mjlog.rundir.write_atomic`)."""
     from mjlog.rundir import write_atomic
 

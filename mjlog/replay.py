@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mjlog.errors import MjlogError
 from mjlog.events import (
@@ -52,6 +52,9 @@ from mjlog.rules import Rules
 from mjlog.state import PASS, HandState, IllegalEvent
 from mjlog.tiles import fmt, fmt_tile, glyph, glyphs
 from mjlog.variants import wall_tiles
+
+if TYPE_CHECKING:
+    from mjlog.logio import RunFiles
 
 __all__ = [
     "Check",
@@ -267,9 +270,10 @@ def summarise(options: Sequence[Event], notation: bool = True) -> str:
     ...            Event("discard", 0, 9)])
     'win 5m (self_draw), discard 5m1p'
     """
-    parts, discards = [], []
+    parts: list[str] = []
+    discards: list[int] = []
     for ev in options:
-        if ev.type == DISCARD:
+        if ev.type == DISCARD and ev.tile is not None:
             discards.append(ev.tile)
         elif ev.type == WIN:
             parts.append(f"win {_tile(ev.tile, notation)} ({ev.kind})")
@@ -324,20 +328,22 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     if exp is not None:
         if ev == exp:
             return None
+        check: str
         if exp.type == WIN and not (ev.type == WIN and ev.seat == exp.seat):
             check = Check.SKIPPED_FORCED_WIN
         else:
             d = _refused_claim(st, ev, notation)
             if d is not None:
                 return d
-            check = AUTO_CHECKS.get(exp.type, exp.type)
+            check = AUTO_CHECKS.get(exp.type) or exp.type
         return Discrepancy(seq, check, describe(ev, notation),
                            f"must be {describe(exp, notation)}")
     if st.is_legal(ev) and not (ev.type == WIN and st.window is not None
                                 and st.window.winners):
         return None  # the common case; the slow path below explains a refusal
     opts = st.options()
-    mine = opts.get(ev.seat) if isinstance(ev.seat, int) else None
+    seat = ev.seat if isinstance(ev.seat, int) else None
+    mine = opts.get(seat) if seat is not None else None
     if not opts:
         return Discrepancy(seq, Check.UNEXPECTED_EVENT, describe(ev, notation),
                            f"no event is due in phase {st.phase.name}")
@@ -345,12 +351,12 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
         d = _refused_claim(st, ev, notation)
         if d is not None:
             return d
-    if mine is None:
+    if seat is None or mine is None:
         who = "; ".join(f"S{s} may: {summarise(o, notation)}" for s, o in sorted(opts.items()))
         check = Check.ILLEGAL_ACTION if st.window is not None else Check.OUT_OF_TURN
         return Discrepancy(seq, check, describe(ev, notation), who)
     if ev not in mine:
-        why = st.choices.discard_refusal(ev)
+        why = st.choices.discard_refusal(ev)  # type: ignore[misc]  # until #39's hand state
         if why is not None:
             return Discrepancy(seq, Check(why[0]), describe(ev, notation), why[1])
         return Discrepancy(seq, Check.ILLEGAL_ACTION, describe(ev, notation),
@@ -358,7 +364,7 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     w = st.window
     if ev.type == WIN and w is not None and w.winners:
         rank = st.claims.rank[w.from_seat]  # claim order, stated once (Claims.rank)
-        if any(rank[s] > rank[ev.seat] for s in w.winners):
+        if any(rank[s] > rank[seat] for s in w.winners):
             return Discrepancy(seq, Check.WIN_ORDER, describe(ev, notation),
                                f"winners on one tile come in turn order from "
                                f"S{w.from_seat}; S{w.winners[-1]} is already listed")
@@ -384,7 +390,8 @@ def _refused_claim(st: HandState, ev: Event, notation: bool) -> Discrepancy | No
         k -= 1
     if k < 0 or events[k].type not in (DISCARD, KONG) or events[k].tile != ev.tile:
         return None
-    before = HandState(st.rules, st.wall, st.dealer, st.dice, st.break_pos)
+    before = HandState(st.rules, st.wall, st.dealer, st.dice,  # type: ignore[arg-type]  # #39
+                       st.break_pos)
     applied, d = run_checked(before, events[:k], notation)
     if d is not None or applied != k:
         return None
@@ -514,6 +521,7 @@ def rebuild_wall(rules: Rules, events: Sequence[Event]) -> tuple[list[int], list
         for p, t in zip(idx, e.tiles, strict=True):
             pos[p] = t
     front, back = 13 * n + 1, N - 1
+    take: list[int | None]
     for e in events:
         if e.type == DRAW:
             if e.kind == "tail":
@@ -527,9 +535,9 @@ def rebuild_wall(rules: Rules, events: Sequence[Event]) -> tuple[list[int], list
             take = list(e.tiles)
         else:
             continue
-        for t in take:
+        for tile in take:
             if front <= back:
-                pos[back] = t
+                pos[back] = tile
             back -= 1
     if front > back + 1:
         problems.append(f"the log draws {N - (back - front + 1)} tiles from a wall of {N}")
@@ -572,7 +580,7 @@ class Snapshot:
     live: int
     deltas: tuple[int, ...]
     winners: tuple[int, ...]
-    window: dict | None
+    window: dict[str, Any] | None
     options: dict[int, tuple[Event, ...]]
     forced: Event | None
     over: bool
@@ -600,15 +608,15 @@ class Snapshot:
             options={s: tuple(o) for s, o in sorted(opts.items())}, forced=forced,
             over=over, next_dealer=st.next_dealer)
 
-    def to_json(self, notation: bool = False) -> dict:
+    def to_json(self, notation: bool = False) -> dict[str, Any]:
         """A JSON-ready dict; tiles as ids, or in notation with ``notation``."""
-        def tl(ts, ordered=False):
+        def tl(ts: Sequence[int], ordered: bool = False) -> str | list[int]:
             return (fmt_ordered(ts) if ordered else fmt(ts)) if notation else list(ts)
 
-        def t1(t):
+        def t1(t: int | None) -> str | int | None:
             return fmt_tile(t) if notation and t is not None else t
 
-        def evj(ev):
+        def evj(ev: Event) -> dict[str, Any]:
             d = {k: v for k, v in ev._asdict().items() if v is not None}
             if "tile" in d:
                 d["tile"] = t1(d["tile"])
@@ -648,7 +656,8 @@ class Replay:
     """
 
     def __init__(self, rules: Rules, hand: Mapping[str, Any], events: Sequence[Event],
-                 wins: Sequence[Mapping] = (), transfers: Sequence[Mapping] = (),
+                 wins: Sequence[Mapping[str, Any]] = (),
+                 transfers: Sequence[Mapping[str, Any]] = (),
                  where: str = "hand"):
         self.rules = rules
         self.hand = dict(hand)
@@ -661,7 +670,7 @@ class Replay:
         self.wall, self.wall_problems = play_wall(rules, logged, self.events)
 
     @classmethod
-    def from_parts(cls, rules: Rules, hand: Mapping[str, Any], events: Sequence,
+    def from_parts(cls, rules: Rules, hand: Mapping[str, Any], events: Sequence[Any],
                    **kw: Any) -> Replay:
         return cls(rules, hand, [e if isinstance(e, Event) else to_event(e) for e in events],
                    **kw)
@@ -705,7 +714,7 @@ class Replay:
         return st
 
 
-def _shards_with_match(run, match: int) -> list[int]:
+def _shards_with_match(run: RunFiles, match: int) -> list[int]:
     """The shards whose hands file may hold ``match``, from the footers' statistics
     (every shard when a file has none)."""
     import pyarrow.parquet as pq
@@ -726,7 +735,7 @@ def _shards_with_match(run, match: int) -> list[int]:
     return out
 
 
-def load_hand(run_dir: str | os.PathLike, match: int, hand: int, rotation: int = 0) -> Replay:
+def load_hand(run_dir: str | os.PathLike[str], match: int, hand: int, rotation: int = 0) -> Replay:
     """Read one hand of a run directory (hands row, events, wins, transfers).
 
     The manifest is verified first (:class:`mjlog.logio.RunFiles`), and the files
@@ -755,7 +764,7 @@ def load_hand(run_dir: str | os.PathLike, match: int, hand: int, rotation: int =
         raise LogError(f"{where}: {len(found)} hands rows with this key")
     shard, row = found[0]
 
-    def rows_of(table: str) -> list[dict]:
+    def rows_of(table: str) -> list[dict[str, Any]]:
         tab = read_table(run.file(table, shard), table, filters=flt).to_pylist()
         return sorted(tab, key=lambda r: r["seq"])
 

@@ -18,11 +18,15 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import TypeVar
 
 import numpy as np
 
 RNG = "splitmix64-fy/1"
+
+_T = TypeVar("_T")
 
 _M64 = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
@@ -70,7 +74,7 @@ def _shuffle_plan(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return steps, ns, _TOPS_U[ns]
 
 
-def shuffle_many(seeds: list[int], items: list) -> list[tuple[list, Stream]]:
+def shuffle_many(seeds: list[int], items: list[_T]) -> list[tuple[list[_T], Stream]]:
     """``Stream(seed).shuffle`` of a copy of ``items`` for every seed, at once:
     [(shuffled copy, the stream after the shuffle)], in the order of ``seeds``.
 
@@ -106,7 +110,7 @@ def shuffle_many(seeds: list[int], items: list) -> list[tuple[list, Stream]]:
     return out
 
 
-def _shuffled_with(seed: int, items: list) -> tuple[list, Stream]:
+def _shuffled_with(seed: int, items: list[_T]) -> tuple[list[_T], Stream]:
     """The reference loop on a copy of ``items``: (shuffled copy, the stream after)."""
     st = Stream(seed)
     a = list(items)
@@ -145,14 +149,14 @@ class Stream:
         """A float in [0, 1) from the top 53 bits."""
         return (self.next64() >> 11) * (1.0 / (1 << 53))
 
-    def shuffle(self, items: list) -> None:
+    def shuffle(self, items: list[_T]) -> None:
         """Fisher–Yates in place: for i = len-1 .. 1, swap i with below(i + 1)
         (computed at once: :func:`shuffle_many` of this one stream)."""
         (shuffled, after), = shuffle_many([self._s], items)
         items[:] = shuffled
         self._s = after._s
 
-    def _shuffle_loop(self, items: list) -> None:
+    def _shuffle_loop(self, items: list[_T]) -> None:
         """The reference Fisher–Yates, one draw at a time (below() inlined)."""
         x = self._s
         for i in range(len(items) - 1, 0, -1):
@@ -169,5 +173,5 @@ class Stream:
             items[i], items[j] = items[j], items[i]
         self._s = x
 
-    def choice(self, seq):
+    def choice(self, seq: Sequence[_T]) -> _T:
         return seq[self.below(len(seq))]

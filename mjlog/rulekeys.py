@@ -11,6 +11,7 @@ error an unknown key or a bad value raises. Each variant module
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,10 +87,10 @@ class RuleKey:
                 return False
             raise RuleError(f"{bad}; valid values: true, false")
         if self.kind == "choice":
-            s = raw.strip() if isinstance(raw, str) else None
-            if s not in self.choices:
+            choice = raw.strip() if isinstance(raw, str) else None
+            if choice not in self.choices:
                 raise RuleError(f"{bad}; valid values: {', '.join(self.choices)}")
-            return s
+            return choice
         if self.kind == "list":
             items = raw if isinstance(raw, list) else (
                 raw.split(",") if isinstance(raw, str) else None)
@@ -108,7 +109,7 @@ class RuleKey:
                 raw.split("/") if isinstance(raw, str) else [])
             if len(parts) != 2:
                 raise RuleError(f"{bad}; expected S/D, e.g. 3/4 or -/4")
-            out = []
+            out: list[int | None] = []
             for p in parts:
                 if p is None or (isinstance(p, str) and p.strip() in ("-", "", "None")):
                     out.append(None)
@@ -142,16 +143,18 @@ class RuleKey:
         return value
 
 
-def int_key(name, default, doc, minimum=0, maximum=None, absent=None):
+def int_key(name: str, default: int, doc: str, minimum: int = 0, maximum: int | None = None,
+            absent: int | None = None) -> RuleKey:
     return RuleKey(name, default, "int", doc=doc, minimum=minimum, maximum=maximum,
                    absent=absent)
 
 
-def choice_key(name, default, choices, doc, absent=None):
+def choice_key(name: str, default: str, choices: Iterable[str], doc: str,
+               absent: str | None = None) -> RuleKey:
     return RuleKey(name, default, "choice", tuple(choices), doc, absent=absent)
 
 
-def bool_key(name, default, doc, absent=None):
+def bool_key(name: str, default: bool, doc: str, absent: bool | None = None) -> RuleKey:
     return RuleKey(name, default, "bool", doc=doc, absent=absent)
 
 

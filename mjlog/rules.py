@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import stat
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,7 @@ class Rules(Mapping[str, Any]):
             vals[name] = spec[name].parse(raw, variant)
         self.variant = variant
         self._values = vals
-        self._hash = None
+        self._hash: int | None = None
 
     @classmethod
     def recorded(cls, variant: str, values: Mapping[str, Any]) -> Rules:
@@ -103,24 +103,24 @@ class Rules(Mapping[str, Any]):
                   if k.absent is not None and k.name not in values}
         return cls(variant, {**values, **filled})
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Rules], tuple[str, dict[str, Any]]]:
         return Rules, (self.variant, self.to_json())  # pickles by name: spec is the registry's
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._values)
 
     def __len__(self) -> int:
         return len(self._values)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         if self._hash is None:
             self._hash = hash((self.variant, tuple(self.to_json().items().__repr__())))
         return self._hash
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Rules) and (self.variant, self._values) == (
             other.variant, other._values)
 
@@ -154,7 +154,8 @@ class Rules(Mapping[str, Any]):
 
     @property
     def n(self) -> int:
-        return self._values["players"]
+        players: int = self._values["players"]
+        return players
 
 
 def _key_list(spec: Mapping[str, RuleKey]) -> str:

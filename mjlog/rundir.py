@@ -89,7 +89,7 @@ def _is_data_dir(p: Path) -> Path | None:
     return None
 
 
-def data_dir_of(path: str | os.PathLike) -> Path | None:
+def data_dir_of(path: str | os.PathLike[str]) -> Path | None:
     """The run or sweep directory that ``path`` is or lies in (symlinks resolved),
     or None.
 
@@ -103,7 +103,7 @@ def data_dir_of(path: str | os.PathLike) -> Path | None:
     return None
 
 
-def check_output(path: str | os.PathLike, option: str) -> Path:
+def check_output(path: str | os.PathLike[str], option: str) -> Path:
     """``path`` if a command may write there: refuses a path at or inside a run or
     sweep directory (:class:`InputError`, one line)."""
     p = Path(path)
@@ -115,14 +115,15 @@ def check_output(path: str | os.PathLike, option: str) -> Path:
             break
     owner = data_dir_of(p)
     if owner is not None:
-        kind = "run" if _is_data_dir(owner).name in (MANIFEST, MARKER) else "sweep"
+        found = _is_data_dir(owner)
+        kind = "run" if found is not None and found.name in (MANIFEST, MARKER) else "sweep"
         raise InputError(f"{option} {clip(str(path))} is inside the {kind} directory "
                          f"{clip(str(owner))}: a {kind} is never written to; choose a path "
                          f"outside it")
     return p
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "output") -> Path:
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, option: str = "output") -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a
     rename, after :func:`check_output`: a crash leaves the old file or the new one,
     never half of either (:func:`open_output`)."""
@@ -132,7 +133,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes, option: str = "outp
 
 
 @contextmanager
-def open_output(path: str | os.PathLike, option: str = "output",
+def open_output(path: str | os.PathLike[str], option: str = "output",
                 text: bool = False) -> Iterator[IO[Any]]:
     """A file to write the output ``path`` through, after :func:`check_output`: an
     :func:`atomic_file`, or, for a device or a pipe (``/dev/null``), the path itself
@@ -180,7 +181,7 @@ def _open(p: Path, text: bool) -> IO[Any]:
 
 
 @contextmanager
-def naming(path: str | os.PathLike) -> Iterator[None]:
+def naming(path: str | os.PathLike[str]) -> Iterator[None]:
     """An OSError raised in the block that names no file names ``path``: a full
     disk shows on a write, which the kernel (and pyarrow) report without one.
 
@@ -203,7 +204,7 @@ def naming(path: str | os.PathLike) -> Iterator[None]:
 
 
 @contextmanager
-def removing_new_dirs(path: str | os.PathLike) -> Iterator[None]:
+def removing_new_dirs(path: str | os.PathLike[str]) -> Iterator[None]:
     """When the block fails, remove directory ``path`` and those of its parents that
     did not exist when it began, each only while empty: a refused command leaves
     no folder it made, and never removes what another writer put there meanwhile."""
@@ -227,13 +228,13 @@ def removing_new_dirs(path: str | os.PathLike) -> Iterator[None]:
         raise
 
 
-def duckdb_path(path: str | os.PathLike) -> str:
+def duckdb_path(path: str | os.PathLike[str]) -> str:
     """A file name DuckDB reads literally: its glob characters (``* ? [``) escaped as
     one-character classes, so ``run[1]`` never matches ``run1``."""
     return re.sub(r"([\[*?])", r"[\1]", os.fspath(path))
 
 
-def sha256_file(path: str | os.PathLike) -> str:
+def sha256_file(path: str | os.PathLike[str]) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -288,8 +289,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def check_claimable(out: str | os.PathLike, option: str = "--out",
-                    inside: str | os.PathLike | None = None, marker: str = MARKER,
+def check_claimable(out: str | os.PathLike[str], option: str = "--out",
+                    inside: str | os.PathLike[str] | None = None, marker: str = MARKER,
                     manifest: str = MANIFEST) -> None:
     """The refusals of :class:`RunClaim` that need no run id (``RunError``, one
     line): ``out`` inside a run or sweep directory (but ``inside``), not a
@@ -319,8 +320,8 @@ class RunClaim:
     lock is released on exit, the marker stays (it says whose shards these are).
     """
 
-    def __init__(self, out: str | os.PathLike, run_id: str, layout: str,
-                 option: str = "--out", inside: str | os.PathLike | None = None,
+    def __init__(self, out: str | os.PathLike[str], run_id: str, layout: str,
+                 option: str = "--out", inside: str | os.PathLike[str] | None = None,
                  marker: str = MARKER, manifest: str = MANIFEST, id_key: str = "run_id"):
         self.out = Path(out)
         self.run_id = run_id
@@ -335,7 +336,7 @@ class RunClaim:
         self.acquire()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
     def _refuse(self, why: str) -> RunError:
@@ -354,6 +355,7 @@ class RunClaim:
         content = f"{self.run_id} {self.layout}\n"
         tmp = out / f"{self.marker}.new-{os.getpid()}"
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        to_close: int | None = fd  # unless the claim keeps it
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             with naming(marker):
@@ -361,13 +363,13 @@ class RunClaim:
                 os.fsync(fd)
             try:
                 os.link(tmp, marker)  # atomic and exclusive: fails if a marker exists
-                self._fd, fd = fd, None
+                self._fd, to_close = fd, None
             except FileExistsError:
                 pass
         finally:
             tmp.unlink(missing_ok=True)
-            if fd is not None:
-                os.close(fd)
+            if to_close is not None:
+                os.close(to_close)
         if self._fd is None:
             self._take_existing(marker)
         for stale in out.glob(f"{self.marker}.new-*"):  # left by a writer killed while claiming

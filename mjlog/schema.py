@@ -225,9 +225,10 @@ def int_max(table: str, column: str) -> int:
     t = TABLES[table].field(column).type
     if pa.types.is_list(t):
         t = t.value_type
+    bits: int = t.bit_width
     if pa.types.is_signed_integer(t):
-        return 2 ** (t.bit_width - 1) - 1
-    return 2**t.bit_width - 1
+        return (1 << (bits - 1)) - 1
+    return (1 << bits) - 1
 
 
 def data_columns(table: str) -> tuple[str, ...]:

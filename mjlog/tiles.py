@@ -19,7 +19,7 @@ whitespace may separate groups.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from mjlog.errors import InputError, cut, quote
 
@@ -123,7 +123,7 @@ def is_terminal_or_honor(t: Tile) -> bool:
 # ---------------------------------------------------------------- notation
 
 
-def _iter_notation(s: str):
+def _iter_notation(s: str) -> Iterator[Tile]:
     """Yield tile ids of ``s`` in written order; raise TileNotationError."""
     if not isinstance(s, str):
         raise TileNotationError(f"tile notation must be a string, got {quote(s)}")

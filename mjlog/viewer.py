@@ -104,8 +104,9 @@ _KONG_WORDS = {"exposed": "an exposed kong (明杠)", "added": "an added kong (�
 # ------------------------------------------------------------------ words
 
 
-def _t(t: int) -> str:
-    return f"{fmt_tile(t)} {name(t)}"
+def _t(t: int | None) -> str:
+    """A tile in notation and in words (``?`` for an event that names none)."""
+    return "?" if t is None else f"{fmt_tile(t)} {name(t)}"
 
 
 def words(ev: Event, dealer: int | None = None) -> str:
@@ -124,7 +125,7 @@ def words(ev: Event, dealer: int | None = None) -> str:
         who = " (the dealer)" if ev.seat == dealer else ""
         return f"{s}{who} is dealt {n} tiles."
     if t == VOID:
-        return f"{s} chooses {_SUIT_NAMES.get(ev.kind, ev.kind)} as its void suit (定缺)."
+        return f"{s} chooses {_SUIT_NAMES.get(ev.kind or '', ev.kind)} as its void suit (定缺)."
     if t == DRAW:
         where = "the tail (a replacement)" if ev.kind == "tail" else "the wall"
         return f"{s} draws {_t(ev.tile)} from {where}."
@@ -135,7 +136,7 @@ def words(ev: Event, dealer: int | None = None) -> str:
     if t == PON:
         return f"{s} pons {_t(ev.tile)} discarded by S{ev.from_seat}."
     if t == KONG:
-        what = _KONG_WORDS.get(ev.kind, f"a kong ({ev.kind})")
+        what = _KONG_WORDS.get(ev.kind or "", f"a kong ({ev.kind})")
         src = f", claiming S{ev.from_seat}'s discard" if ev.kind == "exposed" else ""
         return f"{s} declares {what} of {_t(ev.tile)}{src}."
     if t == WIN:
@@ -154,7 +155,8 @@ def words(ev: Event, dealer: int | None = None) -> str:
         tiles = ", ".join(_t(x) for x in ev.tiles or ()) or "none"
         return f"Horses (买马) turned from the tail: {tiles}."
     if t == TRANSFER:
-        why = f"{ev.kind} {REASON_NAMES[ev.kind]}" if ev.kind in REASON_NAMES else ev.kind
+        why = (f"{ev.kind} {REASON_NAMES[ev.kind]}"
+               if ev.kind is not None and ev.kind in REASON_NAMES else ev.kind)
         return f"S{ev.from_seat} pays {s} {ev.amount} ({why})."
     if t == END:
         return "The hand ends."
@@ -342,8 +344,8 @@ def _title(meta: Mapping[str, Any]) -> str:
 
 def _nav(links: Mapping[str, str | None]) -> str:
     label = {"prev": "&larr; previous hand", "index": "all hands", "next": "next hand &rarr;"}
-    return "".join(f'<a class="index" id="link-{k}" href="{html.escape(links[k])}">{label[k]}</a>'
-                   for k in ("prev", "index", "next") if links.get(k))
+    return "".join(f'<a class="index" id="link-{k}" href="{html.escape(href)}">{label[k]}</a>'
+                   for k in ("prev", "index", "next") if (href := links.get(k)))
 
 
 def render_hand_page(data: Mapping[str, Any],
@@ -388,7 +390,7 @@ def page_name(match: int, hand: int, rotation: int = 0) -> str:
     return f"match{match:03d}{rot}-hand{hand:03d}.html"
 
 
-def _match_scores(run_dir: str | os.PathLike, match: int, rotation: int,
+def _match_scores(run_dir: str | os.PathLike[str], match: int, rotation: int,
                   hand: int) -> list[int] | None:
     from mjlog.logio import read_table
 
@@ -404,8 +406,9 @@ def _match_scores(run_dir: str | os.PathLike, match: int, rotation: int,
     return tot
 
 
-def write_hand_page(run_dir: str | os.PathLike, match: int, hand: int,
-                    out: str | os.PathLike, rotation: int = 0, start: int | None = None) -> Path:
+def write_hand_page(run_dir: str | os.PathLike[str], match: int, hand: int,
+                    out: str | os.PathLike[str], rotation: int = 0,
+                    start: int | None = None) -> Path:
     """Replay one hand of a run and write its page to ``out``; the page opens at
     event ``start`` (default 0) unless its URL has a ``#seq=N`` fragment."""
     from mjlog.replay import load_hand
@@ -420,7 +423,7 @@ def write_hand_page(run_dir: str | os.PathLike, match: int, hand: int,
     return _write(out, render_hand_page(data))
 
 
-def _write(path: str | os.PathLike, text: str) -> Path:
+def _write(path: str | os.PathLike[str], text: str) -> Path:
     """A page, whole or not at all, never into a run (a device is written to)."""
     from mjlog.rundir import write_atomic
 
@@ -456,13 +459,13 @@ def parse_hands(spec: str) -> list[tuple[int, int, int]] | None:
             raise InputError(f"bad --hands item {quote(item)}: expected MATCH:HAND or "
                              f"MATCH:ROTATION:HAND")
         nums = [int(p) for p in parts]
-        keys.append((nums[0], 0, nums[1]) if len(nums) == 2 else tuple(nums))
+        keys.append((nums[0], 0, nums[1]) if len(nums) == 2 else (nums[0], nums[1], nums[2]))
     if not keys:
         raise InputError("--hands names no hand (give MATCH:HAND,… or all)")
     return keys
 
 
-def write_pages(run_dir: str | os.PathLike, out_dir: str | os.PathLike,
+def write_pages(run_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
                 hands: Iterable[tuple[int, int, int]] | None = None,
                 progress: Any = None) -> tuple[Path, int]:
     """Write a page per hand (``hands`` keys, or every hand) and ``index.html``
@@ -476,9 +479,11 @@ def write_pages(run_dir: str | os.PathLike, out_dir: str | os.PathLike,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     totals: dict[tuple[int, int], list[int]] = {}
-    rows, seen = [], set()
-    # a page is written once the next one is known, for its "next hand" link
-    pending: list = []
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[int, int, int]] = set()
+    # (name, data, the previous page): a page is written once the next one is known, for
+    # its "next hand" link
+    pending: list[tuple[str, dict[str, Any], str | None]] = []
 
     def flush(next_name: str | None) -> None:
         if pending:

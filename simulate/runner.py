@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mjlog import __version__
-from mjlog.engine import PlayedHand, play_match
+from mjlog.engine import play_match
 from mjlog.errors import InputError, MjlogError
 from mjlog.logio import (
     LogError,
@@ -39,6 +39,7 @@ from mjlog.logio import (
     build_manifest,
     check_file,
     file_entry,
+    hand_records,
     read_manifest,
     remove_temporaries,
     run_id,
@@ -197,18 +198,6 @@ class RunSpec:
     @property
     def run_id(self) -> str:
         return run_id(self.meta())
-
-
-def hand_records(p: PlayedHand) -> tuple[dict, list, list, list]:
-    """The four tables' rows of one played hand."""
-    st = p.state
-    wins = [{"seq": w.seq, "seat": w.seat, "from_seat": w.from_seat, "tile": w.tile,
-             "method": w.method, "win_order": w.win_order, "patterns": list(w.patterns),
-             "fan": w.fan, "multiplier": w.multiplier, "points": w.points,
-             "total": w.total, "capped": w.capped} for w in st.wins]
-    transfers = [{"seq": q, "payer": a, "payee": b, "amount": m, "reason": r}
-                 for q, a, b, m, r in st.transfers]
-    return p.hand_row(), st.events, wins, transfers
 
 
 def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, end: int,

@@ -35,7 +35,7 @@ from mjlog.audit.tables import (
     next_dealer_from_rows,
 )
 from mjlog.engine import Dealt, deal_wall
-from mjlog.events import TRANSFER
+from mjlog.events import TRANSFER, Event
 from mjlog.logio.files import shard_path
 from mjlog.logio.shards import LoggedEvents
 from mjlog.replay import Check, Discrepancy, play_wall, run_checked, to_event, truncated
@@ -98,19 +98,19 @@ def name_files(r: HandResult, shard: int, events: bool) -> None:
             p.file = r.file
 
 
-_RULES_CACHE: dict[tuple, Rules] = {}
-_LAST_RULES: list = [None, None]  # (context, rules): every hand of a chunk shares one
+_RULES_CACHE: dict[tuple[str, str], Rules] = {}
+_LAST_RULES: list[tuple[RunContext, Rules]] = []  # the last one: every hand of a chunk shares it
 
 
 def rules_of(ctx: RunContext) -> Rules:
     """The run's :class:`Rules`, built once per process and kept."""
-    if _LAST_RULES[0] is ctx:
-        return _LAST_RULES[1]
+    if _LAST_RULES and _LAST_RULES[0][0] is ctx:
+        return _LAST_RULES[0][1]
     key = (ctx.variant, json.dumps(ctx.rules, sort_keys=True))
     r = _RULES_CACHE.get(key)
     if r is None:
         r = _RULES_CACHE[key] = Rules.recorded(ctx.variant, ctx.rules)
-    _LAST_RULES[:] = [ctx, r]
+    _LAST_RULES[:] = [(ctx, r)]
     return r
 
 
@@ -119,7 +119,7 @@ def _counts_diff(got: Iterable[int], want: Iterable[int]) -> str:
     extra = g - w
     missing = w - g
 
-    def show(c: Counter) -> str:
+    def show(c: Counter[Any]) -> str:
         return " ".join(f"{fmt_tile(t) if isinstance(t, int) and 0 <= t < 34 else t}"
                         f"×{k}" for t, k in sorted(c.items(), key=lambda x: str(x[0])))
     parts = []
@@ -130,7 +130,8 @@ def _counts_diff(got: Iterable[int], want: Iterable[int]) -> str:
     return "; ".join(parts)
 
 
-def audit_hand(ctx: RunContext, hand: Mapping[str, Any], events: Sequence[Sequence] | None,
+def audit_hand(ctx: RunContext, hand: Mapping[str, Any],
+               events: Sequence[Sequence[Any]] | LoggedEvents | None,
                wins: Sequence[Mapping[str, Any]],
                transfers: Sequence[Mapping[str, Any]], dealt: Dealt | None = None) -> HandResult:
     """Every check of one hand. ``events`` None means the run logged no events.
@@ -149,7 +150,8 @@ def audit_hand(ctx: RunContext, hand: Mapping[str, Any], events: Sequence[Sequen
 
 
 def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str, Any],
-           events: Sequence[Sequence] | None, wins: Sequence[Mapping[str, Any]],
+           events: Sequence[Sequence[Any]] | LoggedEvents | None,
+           wins: Sequence[Mapping[str, Any]],
            transfers: Sequence[Mapping[str, Any]], dealt: Dealt | None) -> int:
     m, _rot, k = out.key
     # 0. identity
@@ -165,8 +167,10 @@ def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mappi
     if not 0 <= dealer < n:
         out.add(Check.DEALER, dealer, f"a seat 0..{n - 1}")
         return 0
+    evs: list[Event] | None = None  # None: the run logged no events
+    seqs: list[int] = []
     if events is None:
-        evs = seqs = None
+        pass
     elif isinstance(events, LoggedEvents):
         seqs, evs = events.seqs, events.events
     else:
@@ -223,10 +227,11 @@ def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mappi
 
     # 5. the tables
     done = state if state is not None and stop is None and state.over else None
-    books = done if done is not None or state is None else _rules_books(state, evs, checked,
-                                                                          stop)
+    books = done
+    if done is None and state is not None and evs is not None:
+        books = _rules_books(state, evs, checked, stop)
     check_tables(out, rules, n, hand, evs, wins, transfers, done, books)
-    if state is not None and stop is None:
+    if state is not None and stop is None and evs is not None:
         check_against_state(out, hand, state, wins, evs)
     elif evs is None:
         exp = next_dealer_from_rows(rules, hand, wins)
@@ -235,7 +240,7 @@ def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mappi
     return checked
 
 
-def _rules_books(state: HandState, evs: Sequence, i: int,
+def _rules_books(state: HandState, evs: Sequence[Event], i: int,
                  stop: Discrepancy | None) -> HandState | None:
     """The hand's books as the rules keep them, when the log went wrong only in
     forced transfers (an amount, a payer): ``state``, stopped at event ``i``, applies
@@ -254,7 +259,7 @@ def _rules_books(state: HandState, evs: Sequence, i: int,
 
 
 def _check_seed(out: HandFindings, ctx: RunContext, rules: Rules, hand: Mapping[str, Any],
-                wall: list[int], dice: tuple, dealer: int, m: int, k: int,
+                wall: list[int], dice: tuple[int, ...], dealer: int, m: int, k: int,
                 dealt: Dealt | None) -> None:
     if ctx.seed is None:
         out.note(Check.SEED, "not applicable: the log gives no root seed")

@@ -80,7 +80,9 @@ class HandFindings:
 
     def __init__(self, run: str, run_id: str | None, row: Mapping[str, Any]):
         self.run, self.run_id = run, run_id
-        self.key = (row.get("match"), row.get("rotation"), row.get("hand"))
+        # the row's values as logged (ints in a hands table of the declared schema)
+        self.key: tuple[Any, Any, Any] = (row.get("match"), row.get("rotation"),
+                                          row.get("hand"))
         self.problems: list[Problem] = []
         self._seen: set[tuple[str, int | str | None]] = set()
 
@@ -101,17 +103,19 @@ class HandFindings:
                                      run_id=self.run_id, level="note"))
 
 
-def run_problem(run: str, check: str, log: str = "", rules: str = "", file: str | None = None,
-                rid: str | None = None, level: str = "problem") -> Problem:
-    """A finding about a run as a whole (its manifest, its files, its set of hands)."""
-    return Problem(run, check, log, rules, file=file, run_id=rid, level=level)
+def run_problem(run: str, check: str, log: object = "", rules: str = "",
+                file: str | None = None, rid: str | None = None,
+                level: str = "problem") -> Problem:
+    """A finding about a run as a whole (its manifest, its files, its set of hands);
+    ``log``, what the run holds, as text (as :meth:`HandFindings.add` writes it)."""
+    return Problem(run, check, str(log), rules, file=file, run_id=rid, level=level)
 
 
 REPORT_COLUMNS = ("level", "run", "run_id", "match", "rotation", "hand", "seq", "check", "log",
                   "rules", "file")
 
 
-def write_report(path: str | os.PathLike, res: AuditResult) -> Path:
+def write_report(path: str | os.PathLike[str], res: AuditResult) -> Path:
     """Every problem, then every note: JSON lines, or CSV when the name ends in .csv."""
     p = Path(path)
     rows = [asdict(x) for x in res.problems + res.notes]

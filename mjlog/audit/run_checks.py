@@ -36,7 +36,8 @@ def file_of(msg: str, run: Path) -> str | None:
     return None
 
 
-def check_manifest(run: Path, res: AuditResult) -> tuple[RunContext | None, dict | None]:
+def check_manifest(run: Path,
+                   res: AuditResult) -> tuple[RunContext | None, dict[str, Any] | None]:
     """Check the run's manifest into ``res``; the context its hands are audited in
     (None when the manifest cannot be trusted), and the manifest."""
     name = str(run)
@@ -60,7 +61,7 @@ def check_manifest(run: Path, res: AuditResult) -> tuple[RunContext | None, dict
         res.problems.append(run_problem(name, Check.MANIFEST_FILES, msg,
                                         "files as the manifest lists them (rows, sha256, "
                                         "schema)", file=file_of(msg, run), rid=rid))
-    variant = manifest.get("variant")
+    variant: Any = manifest.get("variant")  # whatever the manifest holds: Rules checks it
     try:
         recorded = manifest.get("rules") or {}
         rules = Rules.recorded(variant, recorded)
@@ -69,7 +70,7 @@ def check_manifest(run: Path, res: AuditResult) -> tuple[RunContext | None, dict
                                         "valid resolved rules for a known variant",
                                         file="manifest.json", rid=rid))
         return None, manifest
-    missing = unrecorded(variant, recorded)  # keys added since the run was written excepted
+    missing = unrecorded(rules.variant, recorded)  # keys added since the run was written excepted
     diff = [k for k, v in rules.to_json().items() if k in recorded and recorded[k] != v]
     if missing or diff:
         res.problems.append(run_problem(
@@ -96,7 +97,7 @@ def check_manifest(run: Path, res: AuditResult) -> tuple[RunContext | None, dict
         res.notes.append(run_problem(name, Check.SEED, "", f"not checked: the log's rng {rng!r} "
                                      f"is not the one this mjlog implements ({RNG})",
                                      rid=rid, level="note"))
-    ctx = RunContext(name, rid, variant, rules.to_json(), seed, rng, files.has_events)
+    ctx = RunContext(name, rid, rules.variant, rules.to_json(), seed, rng, files.has_events)
     return ctx, manifest
 
 

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mjlog.audit.checks import HandResult, RunContext, audit_hand, name_files, rules_of
 from mjlog.audit.report import AuditResult, Problem, run_problem
@@ -34,7 +34,7 @@ __all__ = ["BATCH_HANDS", "audit_runs"]
 BATCH_HANDS = 100
 
 
-def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
+def audit_runs(runs: Sequence[str | os.PathLike[str]], workers: int | None = 1,
                progress: Any = None) -> AuditResult:
     """Audit run directories; every hand in parallel over ``workers`` processes
     (None: one per core). ``progress``, when given, is called with the number of
@@ -49,7 +49,7 @@ def audit_runs(runs: Sequence[str | os.PathLike], workers: int | None = 1,
             run = Path(run_dir)
             res.runs += 1
             ctx, manifest = check_manifest(run, res)
-            if ctx is None:
+            if ctx is None or manifest is None:  # (a context comes with its manifest)
                 continue
             if not ctx.events:
                 res.notes.append(run_problem(
@@ -115,7 +115,8 @@ def _hand_results(run: Path, ctx: RunContext, res: AuditResult, pool: _Workers,
         yield from results
 
 
-def _audit_chunk(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, list]:
+def _audit_chunk(ctx: RunContext, shard: int, i0: int,
+                 i1: int) -> tuple[list[HandResult], list[Problem]]:
     """Audit hands i0..i1-1 (file order) of one shard; returns (results, file problems).
 
     The cyclic garbage collector is paused meanwhile: a chunk holds some 10^4 live
@@ -131,7 +132,8 @@ def _audit_chunk(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, l
             gc.enable()
 
 
-def _audit_chunk_now(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[list, list]:
+def _audit_chunk_now(ctx: RunContext, shard: int, i0: int,
+                     i1: int) -> tuple[list[HandResult], list[Problem]]:
     try:
         tabs = load_shard(ctx.run, shard, ctx.events and (
             Path(ctx.run) / shard_path("events", shard)).is_file())
@@ -161,7 +163,7 @@ def _audit_chunk_now(ctx: RunContext, shard: int, i0: int, i1: int) -> tuple[lis
     return out, probs
 
 
-def _deal_walls(ctx: RunContext, hands: list[dict]) -> list[Dealt | None]:
+def _deal_walls(ctx: RunContext, hands: list[dict[str, Any]]) -> Sequence[Dealt | None]:
     """What the seed gives each hands row, dealt in one batch for the seed check;
     None for every hand when the seed check will not run or a row is malformed
     (each hand is then dealt on its own, and a bad row reported there)."""
@@ -177,6 +179,9 @@ def _deal_walls(ctx: RunContext, hands: list[dict]) -> list[Dealt | None]:
 # ------------------------------------------------------------------ workers
 
 
+_R = TypeVar("_R")
+
+
 class _Workers:
     """Chunks shared out over a process pool, results in submission order.
 
@@ -190,14 +195,14 @@ class _Workers:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
 
-    def map(self, fn: Callable, tasks: Sequence[tuple]) -> Iterator:
+    def map(self, fn: Callable[..., _R], tasks: Sequence[tuple[Any, ...]]) -> Iterator[_R]:
         if self.workers == 1 or len(tasks) <= 1:
             for t in tasks:
                 yield fn(*t)
             return
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers)
-        inflight: deque[Future] = deque()
+        inflight: deque[Future[_R]] = deque()
         for t in tasks:
             inflight.append(self._pool.submit(fn, *t))
             while len(inflight) > 2 * self.workers:

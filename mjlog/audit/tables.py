@@ -15,7 +15,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from mjlog.audit.report import HandFindings
-from mjlog.events import TRANSFER, WIN, TransferReason
+from mjlog.events import TRANSFER, WIN, Event, TransferReason
 from mjlog.ledger import WIN_TOTAL_REASONS
 from mjlog.replay import Check, describe
 from mjlog.rules import Rules
@@ -32,7 +32,7 @@ _TOTAL_NAMES = [r.value for r in TransferReason if r in WIN_TOTAL_REASONS]
 _TOTAL_TEXT = f"{', '.join(_TOTAL_NAMES[:-1])} and {_TOTAL_NAMES[-1]}"
 
 
-def first_diff(a: Sequence, b: Sequence) -> int:
+def first_diff(a: Sequence[Any], b: Sequence[Any]) -> int:
     """The first position where ``a`` and ``b`` differ (the shorter length if one
     is a prefix of the other)."""
     for i, (x, y) in enumerate(zip(a, b, strict=False)):
@@ -41,7 +41,8 @@ def first_diff(a: Sequence, b: Sequence) -> int:
     return min(len(a), len(b))
 
 
-def _transfers_and_wins(evs: Sequence, st: HandState | None) -> tuple[list[tuple], list[int]]:
+def _transfers_and_wins(evs: Sequence[Event], st: HandState | None
+                        ) -> tuple[list[tuple[Any, ...]], list[int]]:
     """The transfers table rows the transfer events imply, and the win events' seqs:
     what ``st``, the state that applied every event, recorded, or a scan of ``evs``."""
     if st is not None:
@@ -57,7 +58,7 @@ def _transfers_and_wins(evs: Sequence, st: HandState | None) -> tuple[list[tuple
 
 
 def check_tables(out: HandFindings, rules: Rules, n: int, hand: Mapping[str, Any],
-                 evs: Sequence | None, wins: Sequence[Mapping[str, Any]],
+                 evs: Sequence[Event] | None, wins: Sequence[Mapping[str, Any]],
                  transfers: Sequence[Mapping[str, Any]], done: HandState | None,
                  books: HandState | None = None) -> None:
     """Checks of the log against itself (they need no replay; ``done``, the state
@@ -170,7 +171,7 @@ def next_dealer_from_rows(rules: Rules, hand: Mapping[str, Any],
 
 
 def check_against_state(out: HandFindings, hand: Mapping[str, Any], st: HandState,
-                        wins: Sequence[Mapping], evs: Sequence) -> None:
+                        wins: Sequence[Mapping[str, Any]], evs: Sequence[Event]) -> None:
     """The tables against the state the events led to (the rules' own figures)."""
     logged = {w["seq"]: w for w in wins}
     for rec in st.wins:

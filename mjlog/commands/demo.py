@@ -55,6 +55,7 @@ def demo(out: str, matches: int, hands_per_match: int) -> None:
             "SELECT count(*) AS hands, avg((outcome = 'win')::INT) AS win_share, "
             "avg(n_events) AS events_per_hand FROM read_parquet(?)",
             [str(run / "hands" / "*.parquet")]).fetchone()
+        assert q is not None  # an aggregate gives one row
         click.echo(f"  run {m['run_id']} in {run}: {q[0]} hands, "
                    f"{q[1]:.0%} with a winner, {q[2]:.0f} events per hand")
         pats = duckdb.execute(

@@ -22,7 +22,8 @@ def _fmt_decomposition(d: H.Decomposition) -> str:
     if d.kind == "seven_pairs":
         return "seven pairs: " + " ".join(T.fmt([p, p]) for p in d.pairs)
     parts = [_fmt_set(k, t) for k, t in sorted(d.sets, key=lambda s: (s[1], s[0]))]
-    return f"pair {T.fmt([d.pair, d.pair])}" + ("; " + " ".join(parts) if parts else "")
+    pair = [] if d.pair is None else [d.pair, d.pair]  # (a standard hand has its pair)
+    return f"pair {T.fmt(pair)}" + ("; " + " ".join(parts) if parts else "")
 
 
 def analyse_lines(text: str, melds: int | None = None) -> list[str]:

@@ -219,8 +219,6 @@ def html_command(run: str, hand_ref: str | None, rotation: int, html_out: str | 
     returns the line to print. ``--at SEQ`` makes a single page open at SEQ."""
     if html_out and html_dir:
         raise InputError("give --html OUT.html (one hand) or --html-dir DIR (many), not both")
-    if not html_out and not html_dir:
-        raise InputError("--hands goes with --html-dir DIR")
     if html_out:
         if hand_ref is None:
             raise InputError("--html needs --hand MATCH:HAND (for many hands: --html-dir DIR "
@@ -230,6 +228,8 @@ def html_command(run: str, hand_ref: str | None, rotation: int, html_out: str | 
         match, hand = parse_hand_ref(hand_ref)
         path = write_hand_page(run, match, hand, html_out, rotation, start=at)
         return f"wrote {path} (open it in a browser; #seq=N opens at event N)"
+    if not html_dir:
+        raise InputError("--hands goes with --html-dir DIR")
     if at is not None:
         raise InputError("--at goes with --html (one page), not --html-dir")
     if hands_spec is not None:

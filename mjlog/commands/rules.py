@@ -9,15 +9,17 @@ True
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
+from mjlog.rulekeys import RuleKey
 from mjlog.rules import VARIANTS, Rules, keys, resolve
 
 __all__ = ["rules_command", "rules_toml"]
 
 
-def _toml_value(key, value):
+def _toml_value(key: RuleKey, value: Any) -> Any:
     """A rule value as TOML: integers, booleans and names as themselves; a pair as
     its ``S/D`` string (TOML has no null for ``-``); a list as an array of names."""
     if key.kind == "pair":
@@ -47,12 +49,13 @@ def rules_toml(r: Rules) -> str:
         if value != key.default:
             note += f" (changed; default {key.show(key.default)})"
         head, dot, leaf = name.partition(".")
-        where = doc
+        where: tomlkit.TOMLDocument | tomlkit.items.Table = doc
         if dot:
-            where = tables.get(head)
-            if where is None:
-                where = tables[head] = tomlkit.table()
-                doc.add(head, where)
+            table = tables.get(head)
+            if table is None:
+                table = tables[head] = tomlkit.table()
+                doc.add(head, table)
+            where = table
         else:
             leaf = name
         item = tomlkit.item(_toml_value(key, value))

@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import click
 
 from mjlog.errors import InputError, quote
 from mjlog.melds import Meld, MeldKind
-from mjlog.rules import resolve
+from mjlog.rules import Rules, resolve
 from mjlog.scoring import Breakdown, Method, Score, Term, WinContext, explain, score
 from mjlog.scoring.base import Reason
 from mjlog.scoring.breakdown import ONE_PAYER, Role, grouped
@@ -194,7 +195,7 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
     """The WinContext for the command line's arguments, after checking them. The
     last tile is in the last four (``forced_zone``) where the variant has one.
 
-    >>> from mjlog.rules import resolve
+    >>> from mjlog.rules import Rules, resolve
     >>> ctx = build_context("xuezhan", "1122334455667m", "7m", "self", rules=resolve("xuezhan"))
     >>> ctx.method, ctx.win_tile, sum(ctx.concealed), ctx.void
     (<Method.SELF_DRAW: 'self_draw'>, 6, 14, 1)
@@ -337,14 +338,15 @@ def score_command(variant, hand, win, by, melds, after_kong, kong_chain, last_ti
         sys.exit(1)
 
 
-def why_not(s: Score, b: Breakdown | None, rules) -> str:
+def why_not(s: Score, b: Breakdown | None, rules: Rules) -> str:
     """One line: why a hand is no legal win.
 
-    >>> from mjlog.rules import resolve
+    >>> from mjlog.rules import Rules, resolve
     >>> from mjlog.scoring.base import Reason
     >>> why_not(Score(False, reason=Reason.NOT_A_WIN), None, resolve("yuxi"))
     'not_a_win: the tiles form no winning hand'
     """
+    assert s.reason is not None, "an illegal score carries its reason"
     why = f"{s.reason.value}: {REASON_TEXT.get(s.reason, str(s.reason))}"
     if "why" in s.extra:
         why += f": {s.extra['why']}"
@@ -356,7 +358,7 @@ def why_not(s: Score, b: Breakdown | None, rules) -> str:
     return why
 
 
-def pays(b: Breakdown, rules) -> dict:
+def pays(b: Breakdown, rules: Rules) -> dict[str, Any]:
     """Who pays a legal win and how much: ``who`` (a code of
     :data:`mjlog.scoring.breakdown.PAYERS`), ``amount`` per payer, ``payers`` (how
     many seats pay: at most that many in a blood battle), ``total``, ``horses``."""
@@ -365,7 +367,8 @@ def pays(b: Breakdown, rules) -> dict:
             "total": n * b.points, "horses": rules.spec.horses(rules)}
 
 
-def score_json(variant: str, ctx: WinContext, s: Score, b: Breakdown | None, rules) -> dict:
+def score_json(variant: str, ctx: WinContext, s: Score, b: Breakdown | None,
+               rules: Rules) -> dict[str, Any]:
     """What ``--format json`` prints (docs/cli.md, "mjlog score")."""
     return {
         "variant": variant,
@@ -379,9 +382,9 @@ def score_json(variant: str, ctx: WinContext, s: Score, b: Breakdown | None, rul
         "points": s.points,
         "capped": s.capped,
         "feeder_pays": s.feeder_pays,
-        "payers": b.payers if s.legal else None,
+        "payers": b.payers if s.legal and b is not None else None,
         "breakdown": b.to_json() if b is not None else None,
-        "pays": pays(b, rules) if s.legal else None,
+        "pays": pays(b, rules) if s.legal and b is not None else None,
         "void": "mps"[ctx.void] if ctx.void is not None else None,
         "extra": _jsonable(s.extra),
     }
@@ -398,7 +401,7 @@ def _term_text(t: Term) -> str:
     return f"  {t.name} {t.key}{n}: {what}"
 
 
-def _pays_text(b: Breakdown, rules) -> str:
+def _pays_text(b: Breakdown, rules: Rules) -> str:
     p = pays(b, rules)
     line = f"pays: {p['text']} {p['amount']}"  # "each other player pays 12"
     if p["payers"] > 1:
@@ -410,9 +413,10 @@ def _pays_text(b: Breakdown, rules) -> str:
     return line
 
 
-def _text(ctx: WinContext, s: Score, b: Breakdown | None, rules) -> str:
+def _text(ctx: WinContext, s: Score, b: Breakdown | None, rules: Rules) -> str:
     if not s.legal:
         return f"legal: no ({why_not(s, b, rules)})"
+    assert b is not None, "a legal win has its breakdown"
     lines = ["legal: yes"]
     shown = [f"{k} {rules.spec.pattern_name(k)}" + (f" ×{n}" if n > 1 else "")
              for k, n in grouped(s.patterns)]

@@ -8,7 +8,8 @@ The contract is docs/log-schema.md; the schemas are declared in :mod:`mjlog.sche
   :func:`check_file`, which opens one file and checks its schema and pages;
 - :mod:`~mjlog.logio.ids`: the run's id, the hash of its arguments (:func:`run_id`);
 - :mod:`~mjlog.logio.writer`: :class:`ShardWriter`, one shard written atomically
-  (:class:`SpilledShard`, one written before its run id is known);
+  (:class:`SpilledShard`, one written before its run id is known), and
+  :func:`hand_records`, the rows of a played hand;
 - :mod:`~mjlog.logio.manifest`: :func:`build_manifest` and :func:`write_manifest`;
   :class:`RunFiles`, the manifest checked before any file is read;
   :func:`verify_manifest`, every problem of a run against its manifest;
@@ -49,7 +50,13 @@ from mjlog.logio.manifest import (
     write_manifest,
 )
 from mjlog.logio.readers import HandBundle, iter_hands, read_table
-from mjlog.logio.writer import EVENT_COLUMNS, ShardWriter, SpilledShard, write_options
+from mjlog.logio.writer import (
+    EVENT_COLUMNS,
+    ShardWriter,
+    SpilledShard,
+    hand_records,
+    write_options,
+)
 from mjlog.rundir import LogError
 from mjlog.schema import check_schema
 
@@ -68,6 +75,7 @@ __all__ = [
     "check_file",
     "check_schema",
     "file_entry",
+    "hand_records",
     "iter_hands",
     "manifest_files",
     "read_manifest",

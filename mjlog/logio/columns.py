@@ -18,6 +18,7 @@ that are set. The results equal ``to_pylist`` (lists as tuples in
 from __future__ import annotations
 
 from sys import intern
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -79,12 +80,13 @@ def unkey(k: int) -> tuple[int, int, int]:
     return (k >> 24, (k >> 16) & 0xFF, k & 0xFFFF)
 
 
-def pylist(col: pa.Array | pa.ChunkedArray) -> list:
+def pylist(col: pa.Array | pa.ChunkedArray) -> list[Any]:
     """``to_pylist``, fast for dictionary columns (decoded through their indices,
     in numpy; pyarrow's own path builds every string anew, 100 times slower)."""
     arr = _array(col)
     if not pa.types.is_dictionary(arr.type) or str(arr.indices.type) not in _NP:
-        return arr.to_pylist()
+        plain: list[Any] = arr.to_pylist()
+        return plain
     # interned: the same objects as the code's own constants ("discard", "live"...),
     # so the replay's comparisons with them succeed on identity
     values = [intern(v) if type(v) is str else v for v in arr.dictionary.to_pylist()]
@@ -94,15 +96,16 @@ def pylist(col: pa.Array | pa.ChunkedArray) -> list:
                         count=len(idx) + idx.offset)[idx.offset:]
     if idx.null_count:
         ind = np.where(_valid(idx), ind, len(values))
-    return table[ind].tolist()
+    decoded: list[Any] = table[ind].tolist()
+    return decoded
 
 
-def tuples(col: pa.Array | pa.ChunkedArray) -> list:
+def tuples(col: pa.Array | pa.ChunkedArray) -> list[Any]:
     """A list column as tuples, None for a null row: only the rows set are built
     (the events' ``tiles`` is null but for deals and wins)."""
     arr = _array(col)
     n = len(arr)
-    out: list = [None] * n
+    out: list[Any] = [None] * n
     rows = np.flatnonzero(_valid(arr)) if arr.null_count else np.arange(n)
     if not len(rows):
         return out

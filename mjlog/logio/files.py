@@ -51,7 +51,7 @@ def shard_tables(events: bool) -> tuple[str, ...]:
     return tuple(t for t in TABLES if events or t != "events")
 
 
-def shard_complete(run_dir: str | os.PathLike, shard: int, events: bool = True) -> bool:
+def shard_complete(run_dir: str | os.PathLike[str], shard: int, events: bool = True) -> bool:
     """True when every file of ``shard`` is in place (the resume test).
 
     The hands file is renamed into place last, so its presence means the others
@@ -61,7 +61,7 @@ def shard_complete(run_dir: str | os.PathLike, shard: int, events: bool = True) 
     return all((run / shard_path(t, shard)).is_file() for t in shard_tables(events))
 
 
-def remove_temporaries(run_dir: str | os.PathLike) -> None:
+def remove_temporaries(run_dir: str | os.PathLike[str]) -> None:
     """Remove the temporary files of shards whose writer died before renaming them
     (``hands/.part-00003.parquet.tmp-PID``). Only the holder of the run's claim
     calls it: no other writer is at work then."""
@@ -110,7 +110,7 @@ def open_table(path: Path, table: str) -> pq.ParquetFile:
     return pf
 
 
-def check_file(path: str | os.PathLike, table: str) -> int:
+def check_file(path: str | os.PathLike[str], table: str) -> int:
     """Open a table file, check its schema and read every page; return its rows.
 
     Raises :class:`LogError` naming the file if it is not Parquet, truncated,
@@ -123,4 +123,5 @@ def check_file(path: str | os.PathLike, table: str) -> int:
             pf.read_row_group(i).validate(full=True)
     except (pa.ArrowException, OSError, ValueError) as e:
         raise LogError(f"{path}: corrupt data: {one_line(e)}") from None
-    return pf.metadata.num_rows
+    rows: int = pf.metadata.num_rows
+    return rows

@@ -24,7 +24,7 @@ import re
 import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mjlog.errors import MjlogError
 from mjlog.errors import cut as clip
@@ -39,6 +39,9 @@ from mjlog.logio.files import (
 from mjlog.logio.ids import RUN_ID_KEYS, jsonable, run_id
 from mjlog.rundir import MANIFEST, LogError, read_json, replace_file, sha256_file
 from mjlog.schema import SCHEMA_VERSION, TABLES
+
+if TYPE_CHECKING:
+    from mjlog.rules import Rules
 
 __all__ = ["MANIFEST", "RunFiles", "build_manifest", "manifest_files", "read_manifest",
            "shard_entries", "verify_manifest", "write_manifest"]
@@ -77,7 +80,7 @@ def build_manifest(
     }
 
 
-def write_manifest(run_dir: str | os.PathLike, manifest: Mapping[str, Any]) -> Path:
+def write_manifest(run_dir: str | os.PathLike[str], manifest: Mapping[str, Any]) -> Path:
     """Write ``manifest.json`` atomically (temporary file, then rename)."""
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
@@ -86,7 +89,7 @@ def write_manifest(run_dir: str | os.PathLike, manifest: Mapping[str, Any]) -> P
     return replace_file(run / MANIFEST, (text + "\n").encode("utf-8"))
 
 
-def read_manifest(run_dir: str | os.PathLike) -> dict[str, Any]:
+def read_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """Read ``manifest.json`` as JSON only (no checks of its entries: that is
     :class:`RunFiles`); a missing, unreadable or malformed one raises
     :class:`LogError`, one line naming the file."""
@@ -112,7 +115,7 @@ def manifest_files(manifest: Mapping[str, Any], where: str = MANIFEST) -> list[d
     return files
 
 
-def verify_manifest(run_dir: str | os.PathLike, read_pages: bool = True) -> list[str]:
+def verify_manifest(run_dir: str | os.PathLike[str], read_pages: bool = True) -> list[str]:
     """Problems with a run directory against its manifest; empty when all is well.
 
     Checks that every listed file exists with its row count, sha256 and the
@@ -167,7 +170,8 @@ def verify_manifest(run_dir: str | os.PathLike, read_pages: bool = True) -> list
     return problems
 
 
-def shard_entries(run_dir: str | os.PathLike, shard: int, events: bool = True) -> list[dict]:
+def shard_entries(run_dir: str | os.PathLike[str], shard: int,
+                  events: bool = True) -> list[dict[str, Any]]:
     """The manifest entries of a complete shard, computed from its files on disk.
 
     What :meth:`ShardWriter.close` returned, for a shard written by an earlier
@@ -215,7 +219,7 @@ class RunFiles:
     data you trust: a file's size is still checked).
     """
 
-    def __init__(self, run_dir: str | os.PathLike, hashes: bool = True, strict: bool = True):
+    def __init__(self, run_dir: str | os.PathLike[str], hashes: bool = True, strict: bool = True):
         self.path = Path(run_dir)
         self.hashes = hashes
         # strict=False is the auditor's reading: it reports a missing file, a wrong
@@ -328,7 +332,7 @@ class RunFiles:
 
     # -- the files ---------------------------------------------------------------
 
-    def rules(self):
+    def rules(self) -> Rules:
         """The run's resolved rules (:class:`mjlog.rules.Rules`); LogError when the
         manifest's variant or rules cannot be used."""
         from mjlog.rules import Rules
@@ -363,8 +367,7 @@ class RunFiles:
         """Every file of ``table`` in shard order, each verified."""
         if table not in self.by_table:
             raise LogError(f"unknown table {table!r}; tables: {', '.join(TABLE_NAMES)}")
-        rels = sorted(self.by_table[table], key=lambda r: int(PART.fullmatch(
-            r.split("/", 1)[1]).group(1)))
+        rels = [self.shards[s][table] for s in sorted(self.shards) if table in self.shards[s]]
         return [self.verify(r) for r in rels]
 
     def file(self, table: str, shard: int) -> Path:

@@ -63,7 +63,7 @@ def _files(path: Path | RunFiles, table: str) -> list[Path]:
 
 
 def read_table(
-    path_or_run_dir: str | os.PathLike | RunFiles,
+    path_or_run_dir: str | os.PathLike[str] | RunFiles,
     table: str,
     columns: Sequence[str] | None = None,
     filters: Any = None,
@@ -116,7 +116,7 @@ class HandBundle(NamedTuple):
 
     hand: dict[str, Any]
     """The hands row, id columns included."""
-    events: list[tuple]
+    events: list[tuple[Any, ...]]
     """``(seq, type, seat, tile, from_seat, kind, tiles, amount)`` tuples, in order."""
     wins: list[dict[str, Any]]
     transfers: list[dict[str, Any]]
@@ -124,17 +124,18 @@ class HandBundle(NamedTuple):
 
 def _rows_by_hand(
     path: Path, table: str, batch_rows: int, as_tuples: bool
-) -> Iterator[tuple[tuple[int, int, int], list]]:
+) -> Iterator[tuple[tuple[int, int, int], list[Any]]]:
     """(hand key, rows) for consecutive runs of rows of one hand, streamed by batch."""
     pf = open_table(path, table)
     cols = list(HAND_KEY) + list(data_columns(table))
     key: tuple[int, int, int] | None = None
-    rows: list = []
+    rows: list[Any] = []
     try:
         for batch in pf.iter_batches(batch_size=batch_rows, columns=cols):
             batch.validate(full=True)
             data = [pylist(batch.column(c)) for c in cols]
             keys = zip(data[0], data[1], data[2], strict=True)
+            recs: Iterator[tuple[Any, ...] | dict[str, Any]]
             if as_tuples:
                 recs = zip(*data[3:], strict=True)
             else:
@@ -153,7 +154,7 @@ def _rows_by_hand(
 
 
 def iter_hands(
-    run_dir: str | os.PathLike | RunFiles,
+    run_dir: str | os.PathLike[str] | RunFiles,
     events: bool | None = None,
     shards: Iterable[int] | None = None,
     batch_rows: int = 65536,
@@ -199,7 +200,7 @@ def iter_hands(
                     i += 1
                     row = dict(zip(names, values, strict=True))
                     key = (row["match"], row["rotation"], row["hand"])
-                    got: dict[str, list] = {}
+                    got: dict[str, list[Any]] = {}
                     for t, (p, it) in children.items():
                         nxt = pending[t]
                         if nxt is not None and nxt[0] == key:

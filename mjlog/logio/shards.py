@@ -44,14 +44,14 @@ _new_tuple = tuple.__new__
 
 
 def _rows(tab: pa.Table, lo: int, hi: int, cols: Sequence[str],
-          as_tuples: Sequence[str] = ()) -> list[list]:
+          as_tuples: Sequence[str] = ()) -> list[list[Any]]:
     """Rows lo..hi-1 of ``tab`` as one Python list per column; the ``as_tuples``
     columns (lists) as tuples."""
     part = tab.slice(lo, hi - lo)
     return [(tuples if c in as_tuples else pylist)(part.column(c)) for c in cols]
 
 
-def _events_by_hand(keys: np.ndarray, data: list[list]) -> dict[int, LoggedEvents]:
+def _events_by_hand(keys: np.ndarray, data: list[list[Any]]) -> dict[int, LoggedEvents]:
     """Events rows (columns ``data``, sorted by hand ``keys``) as one
     :class:`LoggedEvents` per hand: the columns are cut at the hand boundaries,
     and each row becomes an Event without a Python-level call per row."""
@@ -113,7 +113,7 @@ class ShardTables:
         data = _rows(tab, lo, hi, cols, ("tiles",))
         if table == "events":
             return _events_by_hand(keys[lo:hi], data)
-        groups: dict[int, list] = {}
+        groups: dict[int, list[Any]] = {}
         recs = (dict(zip(cols, r, strict=True)) for r in zip(*data, strict=True))
         for k, r in zip(keys[lo:hi].tolist(), recs, strict=True):
             groups.setdefault(k, []).append(r)

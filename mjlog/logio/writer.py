@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +24,10 @@ from mjlog.rundir import naming
 from mjlog.schema import ALLOWED_VALUES, HAND_KEY, ID_COLUMNS, TABLES, VALUE_RANGES, data_columns
 
 __all__ = ["EVENT_COLUMNS", "ShardWriter", "SpilledShard", "write_options"]
+
+if TYPE_CHECKING:
+    from mjlog.engine import PlayedHand
+    from mjlog.events import Event
 
 EVENT_COLUMNS = data_columns("events")
 """The order of the fields of an event tuple, as written and as read back."""
@@ -38,7 +43,23 @@ EVENT_COLUMNS = data_columns("events")
 _DELTA_COLUMNS = {"events": ("seq",), "wins": ("seq",), "transfers": ("seq",)}
 _COMPRESSION_LEVEL = 3
 _STRING_LIST = pa.list_(pa.string())
-_KEY_DTYPES = {"match": np.int32, "rotation": np.int8, "hand": np.int16}  # as in schema.ID_FIELDS
+# as in schema.ID_FIELDS
+_KEY_DTYPES: dict[str, type[np.signedinteger[Any]]] = {
+    "match": np.int32, "rotation": np.int8, "hand": np.int16}
+
+
+def hand_records(p: PlayedHand) -> tuple[dict[str, Any], list[Event], list[dict[str, Any]],
+                                         list[dict[str, Any]]]:
+    """The four tables' rows of one played hand: :meth:`ShardWriter.add_hand`'s
+    ``hand_row``, ``events``, ``wins`` and ``transfers``."""
+    st = p.state
+    wins = [{"seq": w.seq, "seat": w.seat, "from_seat": w.from_seat, "tile": w.tile,
+             "method": w.method, "win_order": w.win_order, "patterns": list(w.patterns),
+             "fan": w.fan, "multiplier": w.multiplier, "points": w.points,
+             "total": w.total, "capped": w.capped} for w in st.wins]
+    transfers = [{"seq": q, "payer": a, "payee": b, "amount": m, "reason": r}
+                 for q, a, b, m, r in st.transfers]
+    return p.hand_row(), st.events, wins, transfers
 
 
 def _leaf(field: pa.Field) -> str:
@@ -95,7 +116,7 @@ class ShardWriter:
 
     def __init__(
         self,
-        run_dir: str | os.PathLike,
+        run_dir: str | os.PathLike[str],
         shard: int,
         run_id: str,
         variant: str,
@@ -126,7 +147,7 @@ class ShardWriter:
             self._final[t].parent.mkdir(parents=True, exist_ok=True)
 
     def _reset(self) -> None:
-        self._buf: dict[str, dict[str, list]] = {
+        self._buf: dict[str, dict[str, list[Any]]] = {
             t: {c: [] for c in cols} for t, cols in self._cols.items()
         }
         self._keys: list[tuple[int, int, int]] = []
@@ -135,7 +156,8 @@ class ShardWriter:
     def __enter__(self) -> ShardWriter:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if exc_type is not None:
             self.abort()
         elif self._state == "open":
@@ -184,6 +206,7 @@ class ShardWriter:
             if hand_row["n_events"] != n:
                 raise ValueError(f"{where}: n_events is {hand_row['n_events']} but {n} events")
             if n:
+                cols: list[Sequence[Any]]
                 try:
                     cols = list(zip(*events, strict=True))
                 except ValueError:
@@ -231,7 +254,7 @@ class ShardWriter:
                 self.abort()
                 raise
 
-    def _column(self, table: str, field: pa.Field, values: list) -> pa.Array:
+    def _column(self, table: str, field: pa.Field, values: list[Any]) -> pa.Array:
         try:
             return self._convert(table, field, values)
         except ValueError as e:
@@ -251,7 +274,7 @@ class ShardWriter:
         ends = np.cumsum(self._counts[table])
         return self._keys[int(np.searchsorted(ends, row, side="right"))]
 
-    def _convert(self, table: str, field: pa.Field, values: list) -> pa.Array:
+    def _convert(self, table: str, field: pa.Field, values: list[Any]) -> pa.Array:
         try:
             if pa.types.is_dictionary(field.type):
                 arr = pa.array(values, type=field.type.value_type).dictionary_encode()
@@ -401,7 +424,7 @@ class SpilledShard(ShardWriter):
     ('hands/part-00000.parquet', 1)
     """
 
-    def __init__(self, spill_dir: str | os.PathLike, shard: int, variant: str,
+    def __init__(self, spill_dir: str | os.PathLike[str], shard: int, variant: str,
                  events: bool = True, row_group_hands: int = 2000) -> None:
         super().__init__(spill_dir, shard, "", variant, events, row_group_hands)
         self._tmp = {t: p.with_suffix(".arrows") for t, p in self._final.items()}
@@ -430,7 +453,7 @@ class SpilledShard(ShardWriter):
             self._state = "spilled"
         return []
 
-    def publish(self, run_dir: str | os.PathLike, run_id: str,
+    def publish(self, run_dir: str | os.PathLike[str], run_id: str,
                 amend: Callable[[str, pa.Table, int], pa.Table] | None = None
                 ) -> list[dict[str, Any]]:
         """Write the spilled shard into ``run_dir`` under ``run_id`` as

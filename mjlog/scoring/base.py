@@ -8,11 +8,16 @@ verdict, with the figures docs/log-schema.md defines for the ``wins`` table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from mjlog.melds import Meld
+
+if TYPE_CHECKING:
+    from mjlog.rules import Rules
+    from mjlog.scoring.breakdown import Breakdown
 
 
 class Reason(StrEnum):
@@ -103,4 +108,24 @@ class Score:
     capped: bool = False
     reason: Reason | None = None
     feeder_pays: bool = False  # 点杠花 paid by the kong's feeder alone (as a discard)
-    extra: dict = field(default_factory=dict, compare=False)
+    #: figures a scorer adds for its callers (``units``, ``why``, ...), by name
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+class Scorer(Protocol):
+    """What a variant's scorer module provides (:attr:`mjlog.variants.Variant.scorer`):
+    :mod:`mjlog.scoring` calls it through these, and only these."""
+
+    #: pattern key -> the Chinese name the variant's rulebook writes, in table order
+    NAMES: dict[str, str]
+
+    def score(self, ctx: WinContext, rules: Rules) -> Score: ...
+
+    def explain(self, patterns: Sequence[str], method: Method | str, rules: Rules,
+                feeder_pays: bool = False) -> Breakdown: ...
+
+    def is_ready(self, concealed: Sequence[int], melds: Sequence[Meld],
+                 rules: Rules | None = None, **kw: Any) -> bool: ...
+
+    def ready_value(self, concealed: Sequence[int], melds: Sequence[Meld], rules: Rules,
+                    **kw: Any) -> int: ...

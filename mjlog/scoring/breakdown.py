@@ -149,10 +149,11 @@ def who_pays(method: Method | str, feeder_pays: bool, blood_battle: bool) -> tup
 
 
 def payer_seats(b: Breakdown, winner: int, from_seat: int | None, n: int,
-                out: Collection[int] = ()) -> list[int]:
+                out: Collection[int] = ()) -> list[int | None]:
     """The seats that pay ``b.points`` for a win of ``winner``: ``from_seat`` (the
     discarder, kong player or feeder), or every other seat not in ``out`` (the
-    winners of earlier tiles of a blood battle)."""
+    winners of earlier tiles of a blood battle); ``[None]`` for a one-payer win
+    recorded without its payer."""
     if b.payers in ONE_PAYER:
         return [from_seat]
     return [s for s in range(n) if s != winner and s not in out]
@@ -168,7 +169,7 @@ def money(figure: int, cap: int | None, base: int, bonus: str = "none") -> tuple
     """
     units = figure * 2 if bonus == "double" else figure
     capped = cap is not None and units > cap
-    paid = (cap if capped else units) + (1 if bonus == "add_base" else 0)
+    paid = (units if cap is None else min(units, cap)) + (1 if bonus == "add_base" else 0)
     return paid * base, capped
 
 

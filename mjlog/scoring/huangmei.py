@@ -100,6 +100,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from mjlog.errors import InputError
 from mjlog.hand import SEQ, TRIP, Decomposition, decompositions, waits
@@ -116,6 +117,9 @@ from mjlog.scoring.patterns import (
 )
 from mjlog.tiles import GREEN, NUM_KINDS, RED, WHITE, fmt_counts, fmt_tile
 
+if TYPE_CHECKING:
+    from mjlog.rules import Rules
+
 __all__ = ["PATTERNS", "NAMES", "score", "explain", "ready_value", "is_ready"]
 
 _ZHONGBAI = (WHITE, RED)
@@ -130,7 +134,7 @@ class _Win:
     """A win read through one decomposition of its concealed tiles."""
 
     ctx: WinContext
-    rules: object  # mjlog.rules.Rules
+    rules: Rules
     d: Decomposition
     single_wait: bool
     replacement: str | None  # "gangshanghua" | "caishangkaihua" | "haidilaoyue" | None
@@ -199,7 +203,7 @@ def _anke_zhongbai(w: _Win) -> int:
     return n
 
 
-def _hunyise(total: Sequence[int], rules) -> bool:
+def _hunyise(total: Sequence[int], rules: Rules) -> bool:
     """混一色, and 字一色 (honors only) as 混一色 with ``ziyise_hunyise``."""
     return is_half_flush(total) or (rules["ziyise_hunyise"] and not any(total[:27]))
 
@@ -237,10 +241,12 @@ NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in PATTERNS} | {
     "menqing": "门前清", "qiangganghu": "抢杠", "qidui": "七一对"}
 
 
-def _value(key: str, count: int, rules) -> int:
+def _value(key: str, count: int, rules: Rules) -> int:
     if key == "facai" and count == 4:
-        return rules["fan.facai_all"]
-    return count * rules[f"fan.{key}"]
+        fan: int = rules["fan.facai_all"]
+        return fan
+    per: int = rules[f"fan.{key}"]
+    return count * per
 
 
 def _evaluate(w: _Win) -> tuple[tuple[str, ...], int]:
@@ -277,7 +283,7 @@ def _check(ctx: WinContext) -> None:
         )
 
 
-def _replacement(ctx: WinContext, rules) -> str | None:
+def _replacement(ctx: WinContext, rules: Rules) -> str | None:
     """The pattern that takes 自摸's place: 杠上开花, 财上开花, 海底捞月 or None."""
     if ctx.method is not Method.SELF_DRAW:
         return None
@@ -310,7 +316,7 @@ def _not_a_win() -> Score:
 # ---------------------------------------------------------------- the API
 
 
-def score(ctx: WinContext, rules) -> Score:
+def score(ctx: WinContext, rules: Rules) -> Score:
     """Value a huangmei win: the best decomposition's fan, then ``min_fan``.
 
     A hand that is no winning shape (or holds a dead 发) gives
@@ -363,7 +369,7 @@ def score(ctx: WinContext, rules) -> Score:
                  extra={"single_wait": single})
 
 
-def _points(fan: int, rules) -> tuple[int, bool]:
+def _points(fan: int, rules: Rules) -> tuple[int, bool]:
     """(points a payer pays, capped) of a legal ``fan``. Doubling past the log's
     int32 points column raises :class:`~mjlog.errors.InputError` (a huge cap and fan
     table would otherwise build an integer of millions of digits)."""
@@ -377,7 +383,7 @@ def _points(fan: int, rules) -> tuple[int, bool]:
     return fan * rules["base"], False
 
 
-def explain(patterns: Sequence[str], method: Method | str, rules,
+def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
             feeder_pays: bool = False) -> Breakdown:
     """The breakdown of a huangmei win with these patterns (``Score.patterns``, in
     table order, a key once per time it counts), won by ``method``. A total below
@@ -397,11 +403,13 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
     """
     method = Method(method)
     terms = []
+    fan = 0
     for key, n in grouped(tuple(patterns)):
-        terms.append(Term(key, NAMES.get(key, key), n, _value(key, n, rules), Role.FAN))
+        value = _value(key, n, rules)
+        terms.append(Term(key, NAMES.get(key, key), n, value, Role.FAN))
+        fan += value
     if not terms:
         raise ValueError("huangmei: no pattern, no win")
-    fan = sum(t.value for t in terms)
     legal = fan >= rules["min_fan"]
     points, capped = _points(fan, rules) if legal else (0, False)
     shown = " + ".join(f"{t.name}{f'×{t.count}' if t.count > 1 else ''} {t.value}"
@@ -420,7 +428,8 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
                      capped, *who_pays(method, feeder_pays, False))
 
 
-def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules=None, **kw) -> bool:
+def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules: Rules | None = None,
+             **kw: Any) -> bool:
     """听牌 in shape (docs/rules/README.md, "Winning hands"): some kind, not all four
     of it held, completes the hand. A hand holding a 发 (dealt, not yet laid out: a
     dead tile) is not ready. ``min_fan`` is not considered; ``rules`` and ``kw`` are
@@ -437,7 +446,7 @@ def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules=None, *
     return bool(_waits(concealed, melds))
 
 
-def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules, **kw) -> int:
+def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules, **kw: Any) -> int:
     """Always 0: huangmei pays nothing at an exhaustive draw (docs/rules/huangmei.md,
     "End of the wall"); there is no 查大叫, a ready hand is owed nothing. Use
     :func:`is_ready` to know whether the hand is ready.

@@ -24,9 +24,8 @@ each scorer's ``NAMES`` is its own rulebook's spelling (yuxi 杠上花, huangmei
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
-from mjlog.hand import SEQ, TRIP  # noqa: F401  (TRIP: doctests)
+from mjlog.hand import SEQ, TRIP, Decomposition  # noqa: F401  (TRIP: doctests)
 from mjlog.melds import Meld, MeldKind  # noqa: F401  (MeldKind: doctests)
 from mjlog.scoring.base import Method, WinContext
 from mjlog.tiles import NUM_KINDS, is_honor, is_terminal_or_honor
@@ -175,24 +174,24 @@ def is_half_flush(counts: Sequence[int]) -> bool:
     return 3 in s and len(s) == 2
 
 
-def is_seven_pairs(d: Any) -> bool:
+def is_seven_pairs(d: Decomposition) -> bool:
     """The decomposition is seven pairs."""
     return d.kind == "seven_pairs"
 
 
-def is_standard(d: Any) -> bool:
+def is_standard(d: Decomposition) -> bool:
     """The decomposition is four sets and a pair (melds counted as sets)."""
     return d.kind == "standard"
 
 
-def is_all_triplets(d: Any) -> bool:
+def is_all_triplets(d: Decomposition) -> bool:
     """碰碰胡 shape: a standard decomposition with no sequence (melds are triplets
     or kongs, so only the concealed sets matter). The sets are sorted, sequences
     first: the first set tells."""
     return d.kind == "standard" and (not d.sets or d.sets[0][0] is not SEQ)
 
 
-def groups(d: Any, melds: Iterable[Meld]) -> list[tuple[int, ...]]:
+def groups(d: Decomposition, melds: Iterable[Meld]) -> list[tuple[int, ...]]:
     """Every group of a standard hand as tile tuples: the concealed sets, then the
     melds (a kong as four tiles), then the pair.
 
@@ -211,7 +210,7 @@ def groups(d: Any, melds: Iterable[Meld]) -> list[tuple[int, ...]]:
     return out
 
 
-def every_group_has_terminal(d: Any, melds: Iterable[Meld]) -> bool:
+def every_group_has_terminal(d: Decomposition, melds: Iterable[Meld]) -> bool:
     """带幺九: a standard hand whose every set (melds included) and pair holds a 1,
     a 9 or an honor. Never true of seven pairs."""
     return is_standard(d) and all(

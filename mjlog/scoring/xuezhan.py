@@ -99,7 +99,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Literal
 
 from mjlog.hand import check_counts, decompositions, holds_void, is_standard_win, suit_misses, waits
 from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
@@ -121,6 +122,9 @@ from mjlog.scoring.patterns import (
     last_kong,
     total_counts,
 )
+
+if TYPE_CHECKING:
+    from mjlog.rules import Rules
 
 __all__ = [
     "MAIN",
@@ -182,23 +186,25 @@ class _Table:
     __slots__ = ("mult", "extras", "ready_extras", "separate", "cap", "base", "zimo_bonus",
                  "discarder_pays", "link", "main_of", "plain")
 
-    def __init__(self, rules):
-        self.mult = {k[5:]: v for k, v in rules.items() if k.startswith("mult.")}
-        self.extras = tuple(rules["extras"])
+    def __init__(self, rules: Rules):
+        self.mult: dict[str, int] = {k[5:]: v for k, v in rules.items() if k.startswith("mult.")}
+        self.extras: tuple[str, ...] = tuple(rules["extras"])
         self.ready_extras = tuple(e for e in self.extras if e not in SITUATIONAL_EXTRAS)
-        self.separate = rules["extras_stack"] == "separate"
-        self.cap, self.base = rules["cap"], rules["base"]
-        self.zimo_bonus = rules["zimo_bonus"]
-        self.discarder_pays = rules["dian_gang_hua"] == "discarder_pays"
-        self.link = rules["dian_gang_hua_link"]
+        self.separate: bool = rules["extras_stack"] == "separate"
+        self.cap: int = rules["cap"]
+        self.base: int = rules["base"]
+        self.zimo_bonus: str = rules["zimo_bonus"]
+        self.discarder_pays: bool = rules["dian_gang_hua"] == "discarder_pays"
+        self.link: str = rules["dian_gang_hua_link"]
         self.main_of: dict[tuple[str, bool, bool], str] = {}  # _main() by its arguments
         # _evaluate() with no extras enabled, by (shape, qing, standard, own fours,
         # bonuses): nothing else enters the value then
-        self.plain: dict[tuple, tuple[int, tuple[str, ...]]] = {}
+        self.plain: dict[tuple[str, bool, bool, int, tuple[str, ...]],
+                         tuple[int, tuple[str, ...]]] = {}
 
 
 @functools.lru_cache(maxsize=64)
-def _table(rules) -> _Table:
+def _table(rules: Rules) -> _Table:
     """The rule facts of these rules, read once per distinct Rules."""
     return _Table(rules)
 
@@ -341,10 +347,17 @@ def _best(ctx: WinContext, t: _Table, enabled: Sequence[str],
     return best
 
 
-_EVERY_READING = object()
+class _Every(Enum):
+    """What :func:`_best_plain` returns when every reading must be valued."""
+
+    READING = 0
 
 
-def _best_plain(ctx: WinContext, t: _Table, bonuses: tuple[str, ...]):
+_EVERY_READING = _Every.READING
+
+
+def _best_plain(ctx: WinContext, t: _Table, bonuses: tuple[str, ...]
+                ) -> tuple[int, tuple[str, ...]] | None | Literal[_Every.READING]:
     """:func:`_best` with no extra enabled, read off the counts (no decompositions;
     a win is valued on every discard a ready hand could take).
 
@@ -382,7 +395,7 @@ def _best_plain(ctx: WinContext, t: _Table, bonuses: tuple[str, ...]):
     return best
 
 
-def score(ctx: WinContext, rules) -> Score:
+def score(ctx: WinContext, rules: Rules) -> Score:
     """Value a xuezhan win (see the module docstring)."""
     method = ctx.method
     if method is Method.SHILAOTOU:
@@ -397,8 +410,9 @@ def score(ctx: WinContext, rules) -> Score:
         return Score(False, reason=Reason.HOLDS_VOID)
     multiplier, pats = best
 
-    feeder_pays = (method is Method.SELF_DRAW and ctx.after_kong and t.discarder_pays
-                   and ctx.deciding_kong(t.link).kind is MeldKind.EXPOSED_KONG)
+    kong = (ctx.deciding_kong(t.link)
+            if method is Method.SELF_DRAW and ctx.after_kong and t.discarder_pays else None)
+    feeder_pays = kong is not None and kong.kind is MeldKind.EXPOSED_KONG
     bonus = _bonus(method, feeder_pays, t)
     units = multiplier * 2 if bonus == "double" else multiplier
     points, capped = money(multiplier, t.cap, t.base, bonus)
@@ -419,7 +433,7 @@ def _bonus(method: Method, feeder_pays: bool, t: _Table) -> str:
     return t.zimo_bonus if method is Method.SELF_DRAW and not feeder_pays else "none"
 
 
-def explain(patterns: Sequence[str], method: Method | str, rules,
+def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
             feeder_pays: bool = False) -> Breakdown:
     """The breakdown of a legal xuezhan win with these patterns (``Score.patterns``),
     won by ``method``; ``feeder_pays``: 点杠花 paid by the kong's feeder alone.
@@ -454,7 +468,7 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
                      *who_pays(method, feeder_pays, True))
 
 
-def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None,
+def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules | None = None,
              void: int | None = None, **kw: Any) -> bool:
     """听牌: holds no tile of ``void`` and some kind outside it completes the hand
     (kinds held four times excluded). A 花猪 is never ready.
@@ -471,7 +485,7 @@ def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None,
                for w in waits(list(concealed), len(melds), held=held))
 
 
-def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules,
+def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules,
                 void: int | None = None, **kw: Any) -> int:
     """查大叫: money per payer owed to a ready hand: the max over its waits of the
     multiplier as for a win (根, extras per ``extras_stack``) without 天胡, 地胡,

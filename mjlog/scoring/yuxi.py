@@ -94,7 +94,7 @@ Readings where the rulebook is silent (each documented, each tested):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mjlog.hand import decompositions, suit_misses, waits
 from mjlog.melds import Meld, MeldKind
@@ -110,6 +110,9 @@ from mjlog.scoring.patterns import (
     last_kong,
     total_counts,
 )
+
+if TYPE_CHECKING:
+    from mjlog.rules import Rules
 
 __all__ = [
     "ORDER",
@@ -155,7 +158,7 @@ def shape_patterns(concealed: Sequence[int], melds: Sequence[Meld], d: Any) -> l
     return out
 
 
-def _column(ctx: WinContext, rules) -> tuple[int, bool]:
+def _column(ctx: WinContext, rules: Rules) -> tuple[int, bool]:
     """(column, feeder_pays) for the win's method."""
     if ctx.method is Method.SELF_DRAW:
         k = ctx.deciding_kong(rules["dian_gang_hua_link"]) if ctx.after_kong else None
@@ -166,7 +169,7 @@ def _column(ctx: WinContext, rules) -> tuple[int, bool]:
     return DISCARD, False
 
 
-def _base(patterns: Sequence[str], col: int, rules) -> tuple[str, int] | None:
+def _base(patterns: Sequence[str], col: int, rules: Rules) -> tuple[str, int] | None:
     """The pattern whose points in column ``col`` are the base (the highest; the
     first of equal ones) and those points; None when none has a value there."""
     best = None
@@ -177,7 +180,7 @@ def _base(patterns: Sequence[str], col: int, rules) -> tuple[str, int] | None:
     return best
 
 
-def _units(patterns: Sequence[str], col: int, rules) -> int | None:
+def _units(patterns: Sequence[str], col: int, rules: Rules) -> int | None:
     """Base of the highest valued pattern × 2 per other pattern; None: no base."""
     b = _base(patterns, col, rules)
     return None if b is None else _doubled(b[1], len(patterns))
@@ -185,10 +188,11 @@ def _units(patterns: Sequence[str], col: int, rules) -> int | None:
 
 def _doubled(base: int, n: int) -> int:
     """The score of ``n`` patterns on a base: doubled once per other pattern."""
-    return base * 2 ** (n - 1)
+    doubling: int = 2 ** (n - 1)
+    return base * doubling
 
 
-def _legal(patterns: Sequence[str], units: int, rules, feeder_pays: bool = False,
+def _legal(patterns: Sequence[str], units: int, rules: Rules, feeder_pays: bool = False,
            col: int = SELF) -> Score:
     points, capped = money(units, rules["cap"], rules["base"])
     return Score(
@@ -207,18 +211,19 @@ def _illegal(reason: Reason, **extra: Any) -> Score:
     return Score(legal=False, reason=reason, extra=extra)
 
 
-def _shilaotou_units(rules) -> int | None:
+def _shilaotou_units(rules: Rules) -> int | None:
     """十老头's value: its self-draw points, else its discard points."""
-    s, d = rules["points.shilaotou"]
+    points: tuple[int | None, int | None] = rules["points.shilaotou"]
+    s, d = points
     return s if s is not None else d
 
 
-def _plain_units(rules) -> int:
+def _plain_units(rules: Rules) -> int:
     s, d = rules["points.pinghu"]
     return d if d is not None else (s if s is not None else 0)
 
 
-def score(ctx: WinContext, rules) -> Score:
+def score(ctx: WinContext, rules: Rules) -> Score:
     """Value a yuxi win (see the module docstring)."""
     if ctx.method is Method.SHILAOTOU:
         if not rules["honors"]:
@@ -259,7 +264,7 @@ def score(ctx: WinContext, rules) -> Score:
     return _legal(best[2], best[0], rules, feeder_pays, col)
 
 
-def _plain_on_discard(ctx: WinContext, rules, unheeded: Sequence[str]) -> Score:
+def _plain_on_discard(ctx: WinContext, rules: Rules, unheeded: Sequence[str]) -> Score:
     """A hand with no pattern that may be won on this discard or rob: a plain win
     in the last four under ``last4_plain_on_discard`` (尾牌强制, "若有人点炮则自动胡牌"),
     else refused; ``unheeded``: the kong patterns ``kong_wins_big = false`` did not
@@ -274,7 +279,7 @@ def _plain_on_discard(ctx: WinContext, rules, unheeded: Sequence[str]) -> Score:
     return _illegal(Reason.PLAIN_ON_DISCARD, **extra)
 
 
-def explain(patterns: Sequence[str], method: Method | str, rules,
+def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
             feeder_pays: bool = False) -> Breakdown:
     """The breakdown of a legal yuxi win with these patterns (``Score.patterns``),
     won by ``method``; ``feeder_pays``: 点杠花 valued at the discard column.
@@ -291,6 +296,7 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
     patterns = tuple(patterns)
     col = SELF if method in (Method.SELF_DRAW, Method.SHILAOTOU) and not feeder_pays \
         else DISCARD
+    base: tuple[str, int | None] | None
     if method is Method.SHILAOTOU:
         base = ("shilaotou", _shilaotou_units(rules))
     else:
@@ -316,7 +322,8 @@ def explain(patterns: Sequence[str], method: Method | str, rules,
                      *who_pays(method, feeder_pays, False))
 
 
-def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None, **kw: Any) -> bool:
+def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules | None = None,
+             **kw: Any) -> bool:
     """听牌: at least one kind completes the hand (kinds held four times excluded).
 
     >>> from mjlog.tiles import parse_counts
@@ -327,7 +334,7 @@ def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules=None, **kw: 
     return bool(waits(list(concealed), len(melds), held=held))
 
 
-def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules, **kw: Any) -> int:
+def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules, **kw: Any) -> int:
     """查大叫: money per payer owed to a ready hand at an exhaustive draw; 0 when not
     ready. ``chadajiao_value``: ``best_self_draw`` (the max over its waits of the
     capped per-payer self-draw score with no situational pattern), ``best_discard``

@@ -15,7 +15,6 @@ the CLI and the viewer ask the variant object; none of them compares a name.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from mjlog.events import Event, TransferReason, transfer
@@ -25,7 +24,7 @@ from mjlog.tiles import GREEN, tile_set
 if TYPE_CHECKING:
     from mjlog.rng import Stream
     from mjlog.rules import Rules
-    from mjlog.scoring.base import Score
+    from mjlog.scoring.base import Score, Scorer
 
 __all__ = ["GREEN", "Variant", "side_start", "horse_seat_number"]
 
@@ -57,7 +56,7 @@ class Variant:
     #: every rule key of the variant (docs/rules/<variant>.md), with its default
     rule_keys: tuple[RuleKey, ...] = ()
     #: the scorer module (``score``, ``ready_value``, ``is_ready``, ``NAMES``)
-    scorer: ModuleType
+    scorer: Scorer
     #: 定缺: every seat chooses a void suit after the deal
     has_void: bool = False
     #: the bonus tile laid out and replaced from the tail (huangmei 发), or None
@@ -86,7 +85,8 @@ class Variant:
         >>> [v.pattern_name("qidui") for v in VARIANTS.values()]
         ['小七对', '七对', '七一对']
         """
-        return self.scorer.NAMES.get(key, key)
+        names: dict[str, str] = self.scorer.NAMES
+        return names.get(key, key)
 
     def patterns(self, rules: Rules | None = None) -> tuple[str, ...]:
         """The pattern keys a win can carry under ``rules`` (None: under some rules),
@@ -148,6 +148,7 @@ class Variant:
             return dealer
         if len(first_batch) == 1:
             return first_batch[0]
+        assert payer_of_first is not None, "several winners on one tile: it has a payer"
         return payer_of_first
 
     def check_tile_set(self, rules: Rules, honors: Sequence[int]) -> str | None:

@@ -31,6 +31,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mjlog.rng import Stream
+    from mjlog.rules import Rules
+
 from mjlog.rulekeys import bool_key, choice_key, common_keys, int_key
 from mjlog.scoring import huangmei as scorer
 from mjlog.tiles import GREEN, tile_set
@@ -71,24 +78,27 @@ class Huangmei(Variant):
                  absent=False),  # before the key, an all-honor hand earned neither
     ] + [int_key(f"fan.{k}", v, f"fan of {k}") for k, v in FAN.items()])
 
-    def money_bound(self, rules):
-        fans = 4 * sum(v for k, v in rules.items() if k.startswith("fan."))  # a win's most fan
+    def money_bound(self, rules: Rules) -> int | None:
+        # a win's most fan
+        fans: int = 4 * sum(v for k, v in rules.items() if k.startswith("fan."))
+        base: int = rules["base"]
         if rules["payment"] == "linear":
-            return 6 * fans * rules["base"]
-        doublings = min(rules["doubling_cap"], max(0, fans - rules["min_fan"]))
+            return 6 * fans * base
+        doublings: int = min(rules["doubling_cap"], max(0, fans - rules["min_fan"]))
         # past 2^64 the bound only needs to be past every column: no huge integer
-        return 6 * 2 ** min(doublings, 64) * rules["base"]
+        return 6 * (1 << min(doublings, 64)) * base
 
-    def wall_tiles(self, rules):
+    def wall_tiles(self, rules: Rules) -> tuple[int, ...]:
         return tile_set(136 if rules["winds"] else 120)
 
-    def break_position(self, dice, dealer, n, N):
+    def break_position(self, dice: tuple[int, int], dealer: int, n: int, N: int) -> int:
         total = dice[0] + dice[1]
         t = _T4.get(total, 2) if n == 4 else _T3.get(total, 1) if n == 3 else 1
         side = (dealer + t) % n
         return (side_start(side, n, N) + 2 * min(dice)) % N
 
-    def first_dealer(self, rules, stream):
+    def first_dealer(self, rules: Rules,
+                     stream: Stream) -> tuple[int, tuple[int, ...] | None]:
         rolls: list[int] = []
         tied = list(range(rules.n))
         while True:
@@ -102,12 +112,13 @@ class Huangmei(Variant):
             if len(tied) == 1:
                 return tied[0], tuple(rolls)
 
-    def dealer_after(self, rules, dealer, winners, first_batch, payer_of_first):
+    def dealer_after(self, rules: Rules, dealer: int, winners: Sequence[int],
+                     first_batch: Sequence[int], payer_of_first: int | None) -> int:
         if not winners:
             return (dealer + 1) % rules.n
         return super().dealer_after(rules, dealer, winners, first_batch, payer_of_first)
 
-    def check_tile_set(self, rules, honors):
+    def check_tile_set(self, rules: Rules, honors: Sequence[int]) -> str | None:
         if GREEN in honors:
             return "in huangmei 发 are bonus tiles, laid out at once: give them with --bonus N"
         if not rules["winds"] and any(t < 31 for t in honors):

@@ -29,7 +29,17 @@
 
 from __future__ import annotations
 
-from mjlog.events import TransferReason, transfer
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from mjlog.events import Event, TransferReason
+
+if TYPE_CHECKING:
+    from mjlog.rng import Stream
+    from mjlog.rules import Rules
+    from mjlog.scoring.base import Score
+
+from mjlog.events import transfer
 from mjlog.rulekeys import RuleKey, bool_key, choice_key, common_keys, int_key
 from mjlog.scoring import xuezhan as scorer
 from mjlog.scoring.xuezhan import XUEZHAN_EXTRAS
@@ -77,10 +87,12 @@ class Xuezhan(Variant):
                  "呼叫转移: on 杠上炮 the kong money goes to the winner"),
     ] + [RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k}") for k, v in MULT.items()])
 
-    def money_bound(self, rules):
-        return (12 * (rules["cap"] + 1) + 64) * rules["base"]
+    def money_bound(self, rules: Rules) -> int | None:
+        cap: int = rules["cap"]
+        base: int = rules["base"]
+        return (12 * (cap + 1) + 64) * base
 
-    def patterns(self, rules=None):
+    def patterns(self, rules: Rules | None = None) -> tuple[str, ...]:
         """Its scorer's table less the optional patterns ``extras`` leaves off.
 
         >>> from mjlog.rules import Rules
@@ -91,34 +103,36 @@ class Xuezhan(Variant):
             return super().patterns(rules)
         return self._without(rules, set(XUEZHAN_EXTRAS) - set(rules["extras"]))
 
-    def wall_tiles(self, rules):
+    def wall_tiles(self, rules: Rules) -> tuple[int, ...]:
         return tile_set(108)
 
-    def first_dealer(self, rules, stream):
+    def first_dealer(self, rules: Rules,
+                     stream: Stream) -> tuple[int, tuple[int, ...] | None]:
         if rules["first_dealer"] == "seat0":
             return 0, None
         return super().first_dealer(rules, stream)
 
-    def check_tile_set(self, rules, honors):
+    def check_tile_set(self, rules: Rules, honors: Sequence[int]) -> str | None:
         return "xuezhan plays the 108 suited tiles, no honors"
 
-    def lock_after_pass(self, rules, lock, sc):
+    def lock_after_pass(self, rules: Rules, lock: Any, sc: Score) -> Any:
         return sc.multiplier if lock is None else max(lock, sc.multiplier)
 
-    def lock_refuses(self, lock, sc, self_draw, forced):
-        return sc.multiplier <= lock
+    def lock_refuses(self, lock: Any, sc: Score, self_draw: bool, forced: bool) -> bool:
+        return bool(sc.multiplier <= lock)  # the lock: the multiplier passed
 
-    def pass_lock_text(self, seat, lock):
+    def pass_lock_text(self, seat: int, lock: Any) -> str:
         return (f"过手胡: S{seat} passed a win worth ×{lock} since its last draw; only a "
                 f"bigger one may be taken")
 
-    def void_first(self, rules):
-        return rules["void_first"]
+    def void_first(self, rules: Rules) -> bool:
+        return bool(rules["void_first"])
 
-    def call_transfer(self, rules):
-        return rules["call_transfer"]
+    def call_transfer(self, rules: Rules) -> bool:
+        return bool(rules["call_transfer"])
 
-    def kong_money(self, state, s, kind, t, late):
+    def kong_money(self, state: Any, s: int, kind: str, t: int,
+                   late: bool) -> list[tuple[int, int, TransferReason]]:
         rules = state.rules
         base = rules["base"]
         if kind == "exposed":
@@ -131,7 +145,7 @@ class Xuezhan(Variant):
             return [(o, base, TransferReason.KONG_ADDED) for o in others]
         return [(o, 2 * base, TransferReason.KONG_CONCEALED) for o in others]
 
-    def settle_exhaustion(self, state):
+    def settle_exhaustion(self, state: Any) -> list[Event]:
         act = state.active_seats()
         if len(act) < 2:
             return []

@@ -35,9 +35,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from mjlog.events import TransferReason, transfer
+from mjlog.events import Event, TransferReason
+
+if TYPE_CHECKING:
+    from mjlog.rules import Rules
+    from mjlog.scoring.base import Score
+
+
+from mjlog.events import transfer
 from mjlog.rulekeys import RuleKey, bool_key, choice_key, common_keys, int_key
 from mjlog.scoring import yuxi as scorer
 from mjlog.tiles import tile_set
@@ -86,41 +94,46 @@ class Yuxi(Variant):
     ] + [RuleKey(f"points.{k}", v, "pair", doc=f"points per payer for {k}: self-draw/discard")
          for k, v in POINTS.items()])
 
-    def patterns(self, rules=None):
+    def patterns(self, rules: Rules | None = None) -> tuple[str, ...]:
         """Its scorer's table; without honors, no 十老头."""
         return self._without(rules, set() if rules is None or rules["honors"] else {"shilaotou"})
 
-    def wall_tiles(self, rules):
+    def wall_tiles(self, rules: Rules) -> tuple[int, ...]:
         return tile_set(136 if rules["honors"] else 108)
 
-    def dealer_after(self, rules, dealer, winners, first_batch, payer_of_first):
+    def dealer_after(self, rules: Rules, dealer: int, winners: Sequence[int],
+                     first_batch: Sequence[int], payer_of_first: int | None) -> int:
         if not winners:
             return (dealer + 1) % rules.n if rules["dealer_on_draw"] == "next" else dealer
         if len(first_batch) == 1:
             return first_batch[0]
+        assert payer_of_first is not None, "several winners on one tile: it has a payer"
         return (payer_of_first + 1) % rules.n  # several winners: the discarder's 下家
 
-    def check_tile_set(self, rules, honors):
+    def check_tile_set(self, rules: Rules, honors: Sequence[int]) -> str | None:
         if not rules["honors"]:
             return "yuxi with honors = false plays 108 tiles, no honors"
         return None
 
-    def money_bound(self, rules):
-        return (3 * rules["cap"] * (2 + rules["horses"]) + 32) * rules["base"]
+    def money_bound(self, rules: Rules) -> int | None:
+        cap: int = rules["cap"]
+        base: int = rules["base"]
+        return (3 * cap * (2 + self.horses(rules)) + 32) * base
 
-    def counts_honor_discards(self, rules):
-        return rules["honors"]
+    def counts_honor_discards(self, rules: Rules) -> bool:
+        return bool(rules["honors"])
 
-    def lock_after_pass(self, rules, lock, sc):
+    def lock_after_pass(self, rules: Rules, lock: Any, sc: Score) -> Any:
         return True if rules["pass_hu_lock"] == "until_next_draw" else lock
 
-    def lock_refuses(self, lock, sc, self_draw, forced):
+    def lock_refuses(self, lock: Any, sc: Score, self_draw: bool, forced: bool) -> bool:
         return not self_draw and not forced
 
-    def pass_lock_text(self, seat, lock):
+    def pass_lock_text(self, seat: int, lock: Any) -> str:
         return f"弃胡: S{seat} passed a win since its last draw; discard wins wait for its draw"
 
-    def kong_money(self, state, s, kind, t, late):
+    def kong_money(self, state: Any, s: int, kind: str, t: int,
+                   late: bool) -> list[tuple[int, int, TransferReason]]:
         rules = state.rules
         base = rules["base"]
         if kind == "exposed":
@@ -132,10 +145,10 @@ class Yuxi(Variant):
             return [(o, base, TransferReason.KONG_ADDED) for o in range(state.n) if o != s]
         return []
 
-    def horses(self, rules):
-        return rules["horses"]
+    def horses(self, rules: Rules) -> int:
+        return int(rules["horses"])
 
-    def settle_exhaustion(self, state) -> list[Any]:
+    def settle_exhaustion(self, state: Any) -> list[Event]:
         n, rules = state.n, state.rules
         value = [scorer.ready_value(tuple(state.hands[s]), tuple(state.melds[s]), rules)
                  for s in range(n)]
