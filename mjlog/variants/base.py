@@ -236,8 +236,9 @@ class Variant:
     def compensation_money(self, rules: Rules) -> int:
         """The money the dealer pays each other seat per hand (or is paid, the key
         being negative): ``|dealer_compensation|`` in its unit."""
-        per = rules["base"] if rules["dealer_compensation_unit"] == "base" else 1
-        return abs(rules["dealer_compensation"]) * per
+        per: int = rules["base"] if rules["dealer_compensation_unit"] == "base" else 1
+        c: int = rules["dealer_compensation"]
+        return abs(c) * per
 
     def compensation_bound(self, rules: Rules) -> int:
         """The most seat compensation moves for one seat in a hand (the dealer's)."""
