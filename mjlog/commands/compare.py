@@ -40,7 +40,7 @@ def compare_command(baseline, others, fmt) -> None:
     import duckdb
     import pandas as pd
 
-    from analysis.queries import paired_comparison
+    from analysis.compare import paired_comparison
     from mjlog.errors import MjlogError
 
     try:

@@ -1,0 +1,345 @@
+"""Two rule settings side by side: every headline figure of runs against a baseline,
+as differences with their intervals, paired match by match where the runs share
+their deal (:func:`paired_comparison`); and how precise each figure is now
+(:func:`precision`). The per-match sums every figure is a ratio of come from
+:func:`match_units`; the intervals from :mod:`analysis.stats`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.queries import GROUP, Runs, _expand, _finish, _rules_of, as_runs
+from mjlog.logio import LogError
+
+__all__ = [
+    "COMPARE_METRICS",
+    "PAIR_KEY",
+    "match_units",
+    "paired_comparison",
+    "precision",
+    "same_walls",
+]
+
+
+COMPARE_METRICS = {
+    "mean_points[p]": "points per seat-hand at position p after the dealer (0 = dealer)",
+    "dealer_advantage": "points per hand: the dealer's mean minus the other positions'",
+    "draw_rate": "drawn hands / hands",
+    "mean_points_per_win": "wins.total per win",
+    "money_moved_per_hand": "Σ positive deltas per hand",
+    "pattern_rate[key]": "wins carrying the pattern / wins",
+    "capped_share": "capped wins / wins",
+}
+"""The metrics of :func:`paired_comparison` and their units."""
+
+
+def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per match (the unit of every interval): its group, run and ``seed``; the
+    :data:`PAIR_KEY` columns (match size, duplicate flag, match index and ``seed0``,
+    the seed of its first hand: equal keys mean the same walls when the tile sets
+    agree, which :func:`paired_comparison` checks); and the sums the
+    headline figures are ratios of: ``hands``, ``draws``, ``moved``, ``pts0`` …
+    ``pts3`` (points by position after the dealer), ``players``, ``wins``,
+    ``win_total``, ``capped``. Second frame: per match and pattern, ``with_`` = wins
+    carrying it. DuckDB aggregates by match, reading only the columns it needs; the
+    group columns come from each run's manifest (a run's line-up is its agents as
+    given, which is also what duplicate play turns back to rotation 0)."""
+    runs = as_runs(runs)
+    con = runs.con
+    hands, wins = runs.files("hands"), runs.files("wins")
+    seats = ", ".join(f"coalesce(sum(h.deltas[{i + 1}]), 0)::BIGINT AS seat{i}"
+                      for i in range(4))
+    # per (match, dealer): each seat's points summed (plain column sums, cheap); the
+    # positions after the dealer are these rotated by the dealer, in numpy below
+    by_dealer = con.execute(f"""
+    SELECT h.run_id::VARCHAR AS run_id, h.match, h.dealer, max(h.players) AS players,
+           count(*) AS hands, count(*) FILTER (WHERE h.outcome = 'draw') AS draws,
+           sum(list_sum(list_transform(h.deltas, lambda d: greatest(d, 0))))::BIGINT AS moved,
+           {seats}
+    FROM read_parquet($hands) h GROUP BY ALL ORDER BY ALL""", {"hands": hands}).df()
+    n = by_dealer["players"].to_numpy()
+    d = by_dealer["dealer"].to_numpy().astype(int)
+    seat = by_dealer[[f"seat{i}" for i in range(4)]].to_numpy()
+    for p in range(4):
+        col = (d + p) % np.maximum(n, 1)
+        by_dealer[f"pts{p}"] = np.where(p < n, seat[np.arange(len(d)), col], 0)
+    units = by_dealer.groupby(["run_id", "match"], sort=False).agg(
+        hands=("hands", "sum"), players=("players", "max"), draws=("draws", "sum"),
+        moved=("moved", "sum"), **{f"pts{p}": (f"pts{p}", "sum") for p in range(4)}
+    ).reset_index()
+    w = con.execute("""
+    SELECT run_id::VARCHAR AS run_id, match, count(*) AS wins, sum(total)::BIGINT AS win_total,
+           count(*) FILTER (WHERE capped) AS capped
+    FROM read_parquet($wins) GROUP BY ALL""", {"wins": wins}).df()
+    units = units.merge(w, on=["run_id", "match"], how="left")
+    for c in ("wins", "win_total", "capped"):
+        units[c] = units[c].fillna(0).astype("int64")
+    walls = con.execute("""
+    SELECT run_id::VARCHAR AS run_id, match, hand_seed AS seed0 FROM read_parquet($hands)
+    WHERE hand = 0 AND rotation = 0""", {"hands": hands}).df()
+    units = units.merge(walls, on=["run_id", "match"], how="left")
+    info = {r.run_id: r for r in runs.runs}
+    for i, c in enumerate(GROUP):
+        units.insert(i, c, units["run_id"].map(
+            {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}))
+    units["seed"] = units["run_id"].map({rid: r.seed for rid, r in info.items()})
+    # the same walls: same match size, duplicate flag, match index and first wall (a
+    # different variant or tile set deals other walls from the same seed)
+    units["hands_per_match"] = units["run_id"].map(
+        {rid: r.hands_per_match for rid, r in info.items()})
+    units["duplicate"] = units["run_id"].map({rid: r.duplicate for rid, r in info.items()})
+    pats = con.execute("""
+    SELECT run_id::VARCHAR AS run_id, match, pattern, count(*) AS with_
+    FROM (SELECT run_id, match, unnest(list_distinct(patterns)) AS pattern
+          FROM read_parquet($wins))
+    GROUP BY ALL ORDER BY ALL""", {"wins": wins}).df()
+    for i, c in enumerate(GROUP):
+        pats.insert(i, c, pats["run_id"].map(
+            {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}))
+    units["_order"] = units["run_id"].map({rid: i for i, rid in enumerate(info)})
+    units = units.sort_values(["_order", "match"], kind="stable").drop(columns="_order")
+    return units.reset_index(drop=True), pats
+
+
+PAIR_KEY = ["hands_per_match", "duplicate", "match", "seed0"]
+"""The columns of :func:`match_units` that say two matches were dealt the same walls
+(given the same tile set: :func:`same_walls`)."""
+
+WALL_CHECKS = 32
+"""Paired matches whose walls are compared before a comparison is paired."""
+
+
+def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
+    """Whether ``a`` and ``b`` were dealt the same walls: every hand both hold (of
+    ``matches``, default all) has one wall on each side and the two are equal, and
+    they share one hand at least. The same seed deals other walls under another
+    tile set (another variant, say), so two runs are paired only when this holds.
+
+    >>> from analysis.sample import data_dir
+    >>> yuxi, xuezhan = Runs(data_dir() / "yuxi"), Runs(data_dir() / "xuezhan")
+    >>> same_walls(yuxi, yuxi, matches=[0, 1]), same_walls(yuxi, xuezhan, matches=[0, 1])
+    (True, False)
+    """
+    query = "SELECT DISTINCT match, rotation, hand, hash(wall) AS w FROM read_parquet($hands)"
+    params: dict[str, Any] = {}
+    if matches is not None:
+        query += " WHERE match IN (SELECT unnest($m))"
+        params["m"] = [int(m) for m in matches]
+    walls = [r.sql(query, **params).set_index(["match", "rotation", "hand"])["w"]
+             for r in (a, b)]
+    # two walls for one hand on a side (runs of two seeds in one folder): no pairing
+    if any(w.index.has_duplicates for w in walls):
+        return False
+    shared = walls[0].index.intersection(walls[1].index)
+    return len(shared) > 0 and bool((walls[0].loc[shared] == walls[1].loc[shared]).all())
+
+
+def _metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str]
+                   ) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
+    """metric → (y, x, unit) per match of one group (rows of ``u`` in order); a unit
+    that starts with ``points`` (:func:`_in_points`) counts the variant's points, the
+    others are shares."""
+    n = int(u["players"].max())
+    hands = u["hands"].to_numpy(float)
+    wins = u["wins"].to_numpy(float)
+    out: dict[str, tuple[np.ndarray, np.ndarray, str]] = {}
+    for p in range(n):
+        out[f"mean_points[{p}]"] = (u[f"pts{p}"].to_numpy(float), hands,
+                                    "points per seat-hand")
+    others = sum(u[f"pts{p}"].to_numpy(float) for p in range(1, n)) / max(n - 1, 1)
+    out["dealer_advantage"] = (u["pts0"].to_numpy(float) - others, hands, "points per hand")
+    out["draw_rate"] = (u["draws"].to_numpy(float), hands, "share of hands")
+    out["mean_points_per_win"] = (u["win_total"].to_numpy(float), wins, "points per win")
+    out["money_moved_per_hand"] = (u["moved"].to_numpy(float), hands, "points per hand")
+    idx = pd.MultiIndex.from_frame(u[["run_id", "match"]])
+    by_pat = dict(tuple(pats.groupby("pattern", sort=False)))
+    for pat in patterns:
+        g = by_pat.get(pat)
+        y = np.zeros(len(u)) if g is None else \
+            g.set_index(["run_id", "match"])["with_"].reindex(idx).fillna(0).to_numpy(float)
+        out[f"pattern_rate[{pat}]"] = (y, wins, "share of wins")
+    out["capped_share"] = (u["capped"].to_numpy(float), wins, "share of wins")
+    return out
+
+
+def _in_points(unit: str) -> bool:
+    """A metric of this unit counts points (money), whose scale is its variant's."""
+    return unit.startswith("points ")
+
+
+@dataclass(frozen=True)
+class _Side:
+    """What one side of a comparison measures: the patterns every run of it can
+    score (None: a variant this mjlog does not know, so any it logged) and the
+    points scales of its runs (:attr:`mjlog.variants.Variant.points_scale`)."""
+
+    patterns: frozenset[str] | None
+    scales: frozenset[str]
+
+
+def _side(runs: Runs) -> _Side:
+    from mjlog.variants import VARIANTS as _BY_NAME
+
+    patterns: frozenset[str] | None = None
+    scales = set()
+    for run in runs.runs:
+        v = _BY_NAME.get(run.variant)
+        if v is None:
+            scales.add(f"points of {run.variant!r}, a variant this mjlog does not know")
+            continue
+        scales.add(v.points_scale)
+        has = frozenset(v.patterns(_rules_of(runs, run)))
+        patterns = has if patterns is None else patterns & has
+    return _Side(patterns, frozenset(scales))
+
+
+def _scales_note(a: _Side, b: _Side) -> str | None:
+    """None when the points of ``a`` and ``b`` are one scale, else what the rows say."""
+    if len(a.scales) == 1 and a.scales == b.scales:
+        return None
+    return (f"different scales, not comparable: {' + '.join(sorted(a.scales))} vs "
+            f"{' + '.join(sorted(b.scales))}")
+
+
+def paired_comparison(paths) -> pd.DataFrame:
+    """Every headline figure of each run against the first (the baseline), as
+    differences with a 95% CI and a p-value.
+
+    ``paths``: run directories or sweep folders, the baseline first; a sweep folder
+    stands for its points in order (so a sweep alone compares its points with its
+    first). Each run directory is one side, whatever its rules. Runs with the same
+    seed (and tile set, match size, duplicate flag) play the same walls match by
+    match, so the unit is the pair of matches with the same walls
+    (:data:`PAIR_KEY`): the difference is
+    :func:`scipy.stats.ttest_rel` on the per-match pseudo-values
+    (:mod:`analysis.stats`). Runs that share no such match with the baseline are
+    compared unpaired (Welch), and ``paired`` says so. ``paired_se`` and
+    ``unpaired_se`` are given side by side; ``p_adjusted`` is the Benjamini–Hochberg
+    adjustment over the metrics of one comparison.
+
+    Only metrics both sides define are compared: a pattern's rate where both
+    variants (under their rules) have the pattern (:meth:`Variant.patterns
+    <mjlog.variants.Variant.patterns>`); the patterns one side lacks are listed in
+    ``df.attrs["not_compared"]``, by (baseline_group, group). Points of two scoring
+    systems (two variants) are different scales: those rows keep ``baseline`` and
+    ``value``, each on its own scale, with ``comparable`` false, ``note`` saying
+    so and no difference, interval or p-value.
+
+    Columns: ``baseline_group``, ``group`` (variant, rules, line-up and directory),
+    ``metric``, ``unit``, ``baseline``, ``value``, ``diff``, ``lo``, ``hi``, ``p``,
+    ``p_adjusted``, ``paired_se``, ``unpaired_se``, ``units`` (paired matches, or
+    the smaller side's matches), ``paired``, ``comparable``, ``note``.
+    """
+    from scipy.stats import false_discovery_control
+
+    from analysis.stats import compare_units
+
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    sides = [p for given in paths for p, _ in _expand(Path(given))]
+    sides = list(dict.fromkeys(sides))
+    if len(sides) < 2:
+        raise LogError("compare needs a baseline and at least one other run (or a sweep "
+                       "folder with two points or more)")
+    gu, gp, label, rs, what = {}, {}, {}, {}, {}
+    for i, side in enumerate(sides):
+        rs[i] = Runs(side)
+        what[i] = _side(rs[i])
+        u, pt = match_units(rs[i])
+        if u.empty:
+            raise LogError(f"{side}: the run has no hands")
+        gu[i], gp[i] = u.reset_index(drop=True), pt
+        r = u.iloc[0]
+        label[i] = f"{r.variant} {r.config} [{r.lineup}] {side}"
+    groups = list(range(len(sides)))
+    empty = gp[0].iloc[:0]
+    base = groups[0]
+    rows = []
+    not_compared: dict[tuple[str, str], list[str]] = {}
+    for other in groups[1:]:
+        ub, uo = gu[base], gu[other]
+        both = ub[PAIR_KEY].merge(uo[PAIR_KEY].assign(_o=np.arange(len(uo))), on=PAIR_KEY)
+        paired = len(both) > 0 and same_walls(
+            rs[base], rs[other], sorted(set(both["match"].astype(int)))[:WALL_CHECKS])
+        if paired:
+            bi = ub[PAIR_KEY].assign(_b=np.arange(len(ub))).merge(both, on=PAIR_KEY)
+            ub = ub.iloc[bi["_b"].to_numpy()].reset_index(drop=True)
+            uo = uo.iloc[bi["_o"].to_numpy()].reset_index(drop=True)
+        seen = set(gp.get(base, empty).pattern) | set(gp.get(other, empty).pattern)
+        names = sorted(k for k in seen if all(what[i].patterns is None
+                                              or k in what[i].patterns for i in (base, other)))
+        not_compared[(label[base], label[other])] = sorted(seen - set(names))
+        note = _scales_note(what[base], what[other])
+        mb = _metric_arrays(ub, gp.get(base, empty), names)
+        mo = _metric_arrays(uo, gp.get(other, empty), names)
+        block = []
+        for metric in [m for m in mb if m in mo]:
+            yb, xb, unit = mb[metric]
+            yo, xo, _ = mo[metric]
+            d = compare_units(yb, xb, yo, xo, paired)
+            row = {"baseline_group": label[base], "group": label[other],
+                   "metric": metric, "unit": unit, "baseline": d.baseline,
+                   "value": d.value, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
+                   "paired_se": d.paired_se, "unpaired_se": d.unpaired_se,
+                   "units": d.units, "paired": d.paired, "comparable": True, "note": None}
+            if note is not None and _in_points(unit):  # each figure on its own scale, no test
+                row.update(dict.fromkeys(("diff", "lo", "hi", "p", "paired_se",
+                                          "unpaired_se"), math.nan),
+                           comparable=False, note=note)
+            block.append(row)
+        ps = np.array([r["p"] for r in block], dtype=float)
+        ok = ~np.isnan(ps)
+        adj = np.full(len(ps), np.nan)
+        if ok.any():
+            adj[ok] = false_discovery_control(ps[ok])
+        for r, a in zip(block, adj, strict=True):
+            r["p_adjusted"] = float(a)
+        rows.extend(block)
+    cols = ["baseline_group", "group", "metric", "unit", "baseline", "value", "diff", "lo",
+            "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "paired",
+            "comparable", "note"]
+    df = pd.DataFrame(rows, columns=cols)
+    df.attrs["not_compared"] = not_compared
+    return df
+
+
+# ---------------------------------------------------------------- how many hands
+
+
+def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFrame:
+    """How precise each headline figure is now, and how many hands a target needs.
+
+    Per group and metric (those of :func:`paired_comparison`): ``value`` with its 95%
+    interval (the match as the unit), ``half_width``, ``matches``, ``hands``, and
+    ``hands_needed`` for a 95% half-width of ``target`` (one number for every metric,
+    or metric → half-width): the standard error falls as 1/√hands, so it is
+    ``hands × (half_width / target)²`` with the match size kept. ``unit`` names the
+    metric's unit (``mean_points[p]``: points per seat-hand, one seat-hand per hand).
+    """
+    from analysis.stats import estimate, hands_needed
+
+    runs = as_runs(runs)
+    units, pats = match_units(runs)
+    rows = []
+    for key, u in units.groupby(list(GROUP), sort=False):
+        u = u.reset_index(drop=True)
+        p = pats[(pats.variant == key[0]) & (pats.config == key[1]) & (pats.lineup == key[2])]
+        hands = int(u["hands"].sum())
+        for metric, (y, x, unit) in _metric_arrays(u, p, sorted(set(p.pattern))).items():
+            e = estimate(y, x)
+            t = target.get(metric) if isinstance(target, dict) else target
+            rows.append({**dict(zip(GROUP, key, strict=True)), "metric": metric,
+                         "unit": unit, "value": e.value, "lo": e.lo, "hi": e.hi,
+                         "half_width": e.half_width, "matches": e.units, "hands": hands,
+                         "target": t, "hands_needed": hands_needed(e.half_width, hands, t)
+                         if t else np.nan})
+    return _finish(runs, pd.DataFrame(rows))
