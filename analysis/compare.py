@@ -23,8 +23,10 @@ from mjlog.logio import LogError
 __all__ = [
     "COMPARE_METRICS",
     "PAIR_KEY",
+    "Pairing",
     "match_units",
     "paired_comparison",
+    "pairing",
     "precision",
     "same_walls",
 ]
@@ -114,8 +116,105 @@ PAIR_KEY = ["hands_per_match", "duplicate", "match", "seed0"]
 """The columns of :func:`match_units` that say two matches were dealt the same walls
 (given the same tile set: :func:`same_walls`)."""
 
-WALL_CHECKS = 32
-"""Paired matches whose walls are compared before a comparison is paired."""
+
+@dataclass(frozen=True)
+class Pairing:
+    """How a comparison's matches were matched up, and the sentence that says why.
+
+    ``unit`` is ``match`` when the two runs deal from one seed, match size, duplicate
+    flag and tile set: match *m* of one and match *m* of the other start from the
+    same shuffled walls, so their luck is shared and :func:`scipy.stats.ttest_rel`
+    on the pairs cancels it. That stays true, and the pairing valid, when a rule
+    changes a result and later hands of the match are dealt from another dealer
+    (yuxi and huangmei: the winner deals next): the pair is formed before play, by
+    seed and match index, never by outcome. ``hands_same_walls`` of ``hands_shared``
+    says how much of the deal the pairs still share. ``unit`` is ``none`` only for
+    runs of another seed, match size, duplicate flag or tile set, and ``text`` names
+    which of those holds."""
+
+    unit: str
+    text: str
+    hands_same_walls: int | None = None
+    hands_shared: int | None = None
+    base_rows: np.ndarray | None = None
+    other_rows: np.ndarray | None = None
+
+    @property
+    def paired(self) -> bool:
+        return self.unit == "match"
+
+
+def _tiles(runs: Runs) -> int | None:
+    """Tiles in a wall of ``runs`` (one hand read), None without walls."""
+    n = runs.sql("SELECT len(wall) AS n FROM read_parquet($hands) WHERE wall IS NOT NULL "
+                 "LIMIT 1")["n"]
+    return int(n.iloc[0]) if len(n) else None
+
+
+def _deals(a: Runs, b: Runs, matches: Sequence[int]) -> dict[str, int]:
+    """Over the hands both runs hold in ``matches``: ``shared`` hands, ``same`` walls;
+    of the first hands, ``firsts``, ``first_same`` walls and ``first_tiles`` with one
+    multiset of tiles; ``tiles_a``, ``tiles_b`` (wall sizes). DuckDB joins the two
+    runs' files by (match, rotation, hand) and returns only the counts."""
+    side = """SELECT match, rotation, hand, hash(wall) AS w, len(wall) AS n,
+                     CASE WHEN hand = 0 AND rotation = 0 THEN hash(list_sort(wall)) END AS t
+              FROM read_parquet({}) WHERE wall IS NOT NULL AND match IN (SELECT unnest($m))"""
+    df = a.sql(f"""
+    WITH a AS ({side.format("$hands")}), b AS ({side.format("$other")})
+    SELECT count(*) AS shared, count(*) FILTER (WHERE a.w = b.w) AS same,
+           count(a.t) AS firsts, count(a.t) FILTER (WHERE a.w = b.w) AS first_same,
+           count(a.t) FILTER (WHERE a.t = b.t) AS first_tiles,
+           coalesce(max(a.n), 0) AS tiles_a, coalesce(max(b.n), 0) AS tiles_b
+    FROM a JOIN b USING (match, rotation, hand)""", other=b.files("hands"),
+                 m=[int(x) for x in matches])
+    return {k: int(v) for k, v in df.iloc[0].items()}
+
+
+def _why_apart(a: Runs, b: Runs) -> str:
+    """What sets two runs' deals apart, of seed, match size, duplicate flag and tile
+    set: every one that holds, and only those."""
+    ra, rb = a.runs[0], b.runs[0]
+    why = []
+    if ra.seed != rb.seed:
+        why.append("another seed" + ("" if None in (ra.seed, rb.seed)
+                                     else f" ({ra.seed} vs {rb.seed})"))
+    if ra.hands_per_match != rb.hands_per_match:
+        why.append(f"another match size ({ra.hands_per_match} vs {rb.hands_per_match} "
+                   f"hands a match)")
+    if ra.duplicate != rb.duplicate:
+        why.append("one plays duplicate, the other not")
+    ta, tb = _tiles(a), _tiles(b)
+    if ta is not None and tb is not None and ta != tb:
+        why.append(f"another tile set ({ta} vs {tb} tiles)")
+    return " and ".join(why) or "no match dealt from the same seed in both"
+
+
+def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
+    """How the matches of ``a`` (rows ``ua`` of :func:`match_units`) and ``b`` (``ub``)
+    pair up (:class:`Pairing`): by match when they share :data:`PAIR_KEY` matches
+    (one seed, match size and duplicate flag) and the first hand of each of those was
+    dealt the same tiles; with the rows of ``ua`` and ``ub`` that pair, in order."""
+    both = ua[PAIR_KEY].assign(_a=np.arange(len(ua))).merge(
+        ub[PAIR_KEY].assign(_b=np.arange(len(ub))), on=PAIR_KEY)
+    if both.empty:
+        return Pairing("none", _why_apart(a, b))
+    f = _deals(a, b, sorted(set(both["match"].astype(int))))
+    if f["firsts"] and f["first_tiles"] < f["firsts"]:
+        sizes = f" ({f['tiles_a']} vs {f['tiles_b']} tiles)" if f["tiles_a"] != f["tiles_b"] \
+            else ""
+        return Pairing("none", f"another tile set{sizes}: the same seed deals other walls")
+    text = "paired by match: same seed and match"
+    if not f["firsts"]:
+        text += " (no walls logged to compare)"
+    else:
+        text += f"; walls agree on {f['same']:,} of {f['shared']:,} hands"
+        if f["same"] < f["shared"]:
+            text += (", play diverged after a changed result moved a dealer (and with it "
+                     "the break)" if f["first_same"] == f["firsts"] else
+                     ", the same tiles shuffled alike but the first dealer or the break "
+                     "differs")
+    return Pairing("match", text, f["same"], f["shared"], both["_a"].to_numpy(),
+                   both["_b"].to_numpy())
 
 
 def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
@@ -217,12 +316,14 @@ def paired_comparison(paths) -> pd.DataFrame:
     ``paths``: run directories or sweep folders, the baseline first; a sweep folder
     stands for its points in order (so a sweep alone compares its points with its
     first). Each run directory is one side, whatever its rules. Runs with the same
-    seed (and tile set, match size, duplicate flag) play the same walls match by
-    match, so the unit is the pair of matches with the same walls
-    (:data:`PAIR_KEY`): the difference is
-    :func:`scipy.stats.ttest_rel` on the per-match pseudo-values
-    (:mod:`analysis.stats`). Runs that share no such match with the baseline are
-    compared unpaired (Welch), and ``paired`` says so. ``paired_se`` and
+    seed (and tile set, match size, duplicate flag) start every match from the same
+    walls, so the unit is the pair of matches of one seed and index
+    (:func:`pairing`), even where a changed result later moved a dealer and the
+    walls with it: the difference is :func:`scipy.stats.ttest_rel` on the per-match
+    pseudo-values (:mod:`analysis.stats`). Runs of another seed, match size,
+    duplicate flag or tile set are compared unpaired (Welch); ``pairing`` (``match``
+    or ``none``) and ``pairing_note`` say which and why, ``hands_same_walls`` of
+    ``hands_shared`` how much of the deal paired runs share. ``paired_se`` and
     ``unpaired_se`` are given side by side; ``p_adjusted`` is the Benjamini–Hochberg
     adjustment over the metrics of one comparison.
 
@@ -237,7 +338,8 @@ def paired_comparison(paths) -> pd.DataFrame:
     Columns: ``baseline_group``, ``group`` (variant, rules, line-up and directory),
     ``metric``, ``unit``, ``baseline``, ``value``, ``diff``, ``lo``, ``hi``, ``p``,
     ``p_adjusted``, ``paired_se``, ``unpaired_se``, ``units`` (paired matches, or
-    the smaller side's matches), ``paired``, ``comparable``, ``note``.
+    the smaller side's matches), ``paired``, ``pairing``, ``pairing_note``,
+    ``hands_same_walls``, ``hands_shared``, ``comparable``, ``note``.
     """
     from scipy.stats import false_discovery_control
 
@@ -267,13 +369,11 @@ def paired_comparison(paths) -> pd.DataFrame:
     not_compared: dict[tuple[str, str], list[str]] = {}
     for other in groups[1:]:
         ub, uo = gu[base], gu[other]
-        both = ub[PAIR_KEY].merge(uo[PAIR_KEY].assign(_o=np.arange(len(uo))), on=PAIR_KEY)
-        paired = len(both) > 0 and same_walls(
-            rs[base], rs[other], sorted(set(both["match"].astype(int)))[:WALL_CHECKS])
+        pair = pairing(rs[base], rs[other], ub, uo)
+        paired = pair.paired
         if paired:
-            bi = ub[PAIR_KEY].assign(_b=np.arange(len(ub))).merge(both, on=PAIR_KEY)
-            ub = ub.iloc[bi["_b"].to_numpy()].reset_index(drop=True)
-            uo = uo.iloc[bi["_o"].to_numpy()].reset_index(drop=True)
+            ub = ub.iloc[pair.base_rows].reset_index(drop=True)
+            uo = uo.iloc[pair.other_rows].reset_index(drop=True)
         seen = set(gp.get(base, empty).pattern) | set(gp.get(other, empty).pattern)
         names = sorted(k for k in seen if all(what[i].patterns is None
                                               or k in what[i].patterns for i in (base, other)))
@@ -290,7 +390,9 @@ def paired_comparison(paths) -> pd.DataFrame:
                    "metric": metric, "unit": unit, "baseline": d.baseline,
                    "value": d.value, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
                    "paired_se": d.paired_se, "unpaired_se": d.unpaired_se,
-                   "units": d.units, "paired": d.paired, "comparable": True, "note": None}
+                   "units": d.units, "paired": d.paired, "pairing": pair.unit,
+                   "pairing_note": pair.text, "hands_same_walls": pair.hands_same_walls,
+                   "hands_shared": pair.hands_shared, "comparable": True, "note": None}
             if note is not None and _in_points(unit):  # each figure on its own scale, no test
                 row.update(dict.fromkeys(("diff", "lo", "hi", "p", "paired_se",
                                           "unpaired_se"), math.nan),
@@ -306,7 +408,8 @@ def paired_comparison(paths) -> pd.DataFrame:
         rows.extend(block)
     cols = ["baseline_group", "group", "metric", "unit", "baseline", "value", "diff", "lo",
             "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "paired",
-            "comparable", "note"]
+            "pairing", "pairing_note", "hands_same_walls", "hands_shared", "comparable",
+            "note"]
     df = pd.DataFrame(rows, columns=cols)
     df.attrs["not_compared"] = not_compared
     return df

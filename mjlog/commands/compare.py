@@ -26,9 +26,11 @@ def compare_command(baseline, others, fmt) -> None:
     rate, mean points per win, money moved per hand, each pattern's rate per win and
     the capped share. For each: baseline, value, difference with its 95% CI and
     p-value, the paired and the unpaired standard error, and the number of units.
-    Runs with the same seed play the same walls match by match, so matches are
-    paired by (seed, match); runs that share none are compared unpaired (Welch),
-    and the output says so. A sweep folder alone compares its points with its first.
+    Runs with the same seed start every match from the same walls, so matches are
+    paired by (seed, match), also where a changed result later moved a dealer (the
+    output says on how many hands the walls still agree); runs of another seed,
+    match size or tile set are compared unpaired (Welch), and the output says which
+    of those holds. A sweep folder alone compares its points with its first.
 
     Across variants only what both define is compared: a pattern one variant
     lacks is left out (the text names it), and points, counted by two scoring
@@ -56,11 +58,9 @@ def compare_command(baseline, others, fmt) -> None:
     for (base, group), g in df.groupby(["baseline_group", "group"], sort=False):
         paired = bool(g["paired"].iloc[0])
         n = int(g["units"].iloc[0])
-        how = (f"paired on {n} matches (same seed and match: same walls; both figures over "
-               f"those matches)" if paired else
-               f"UNPAIRED: these runs do not deal the same walls match by match (another "
-               f"seed, tile set or match size; or, on one seed, play that moved a dealer "
-               f"and with it the break); Welch test, {n} matches on the smaller side")
+        note = g["pairing_note"].iloc[0]
+        how = (f"{note}; {n} matches, both figures over those matches" if paired else
+               f"UNPAIRED: {note}; Welch test, {n} matches on the smaller side")
         click.echo(f"baseline {base}\n   other {group}\n{how}; 95% CI; p two-sided "
                    f"(p_adj: Benjamini-Hochberg over these metrics)")
         ok = g[g["comparable"]]

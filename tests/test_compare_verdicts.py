@@ -1,0 +1,113 @@
+"""`mjlog compare` as a decision: pairing that survives play diverging, a verdict per
+metric, multiplicity over the whole sweep, a trend along a numeric key, and agents
+instead of seat positions where seats rotate. Every run here is tiny and seeded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from analysis import compare
+from analysis.sample import data_dir
+from mjlog.cli import main
+from mjlog.logio import read_table
+from simulate.runner import RunSpec, simulate
+from simulate.sweep import parse_grid, sweep
+
+SAMPLE = data_dir() / "sweep" / "xuezhan-cap"
+
+
+def _sweep(out, variant, grid, agents, matches, hands, seed, duplicate=False):
+    sweep(variant, parse_grid([grid]), out, workers=1, progress=False, seed=seed,
+          matches=matches, hands_per_match=hands, agents=agents, events="none",
+          duplicate=duplicate)
+    return out
+
+
+@pytest.fixture(scope="module")
+def qidui(tmp_path_factory):
+    """huangmei, 七对 re-scored: the strategic agents play for it, a win changes hands,
+    and since the winner deals next the later walls of that match differ."""
+    return _sweep(tmp_path_factory.mktemp("qidui") / "s", "huangmei", "fan.qidui=15,30",
+                  ["strategic"], 10, 8, 3)
+
+
+@pytest.fixture(scope="module")
+def bases(tmp_path_factory):
+    """yuxi, base 1, 2, 3 with agents that ignore the rules: every payment scales with
+    the base and nothing else moves (the effect is known)."""
+    return _sweep(tmp_path_factory.mktemp("base") / "s", "yuxi", "base=1,2,3",
+                  ["greedy", "random", "greedy", "random"], 12, 4, 4)
+
+
+def _cli(*args):
+    res = CliRunner().invoke(main, ["compare", *map(str, args)])
+    assert res.exit_code == 0, res.output
+    return res.stdout
+
+
+def _json(*args):
+    return json.loads(_cli(*args, "--format", "json"))
+
+
+def _same_walls(a, b):
+    """(hands whose walls agree, hands both runs hold), from the raw hands tables."""
+    key = ["match", "rotation", "hand"]
+    ta, tb = (read_table(r, "hands", columns=[*key, "wall"]).to_pandas() for r in (a, b))
+    m = ta.merge(tb, on=key, suffixes=("_a", "_b"))
+    same = sum(list(x) == list(y) for x, y in zip(m.wall_a, m.wall_b, strict=True))
+    return same, len(m)
+
+
+# ------------------------------------------------------------------ pairing
+
+
+def test_a_sweep_whose_play_diverges_is_paired_by_match(qidui):
+    a, b = qidui / "fan.qidui=15", qidui / "fan.qidui=30"
+    same, shared = _same_walls(a, b)
+    assert 0 < same < shared, "the fixture should diverge after a changed result"
+    df = compare.paired_comparison([qidui])
+    assert df["paired"].all() and (df["units"] == 10).all()
+    assert (df["pairing"] == "match").all()
+    assert (df["hands_same_walls"] == same).all() and (df["hands_shared"] == shared).all()
+    out = _cli(qidui)
+    assert "UNPAIRED" not in out
+    line = next(ln for ln in out.splitlines() if ln.startswith("paired by match"))
+    assert "same seed and match" in line and f"walls agree on {same:,} of {shared:,} hands" in line
+    assert "seed, tile set or match size" not in out  # nothing blamed on the setup
+
+
+def test_paired_standard_errors_are_never_wider_on_the_sample_sweep():
+    df = compare.paired_comparison([SAMPLE])
+    assert df["paired"].all()
+    ok = df["paired_se"].notna() & df["unpaired_se"].notna()
+    assert ok.sum() > 40
+    assert (df.loc[ok, "paired_se"] <= df.loc[ok, "unpaired_se"] * (1 + 1e-9)).all()
+    # and clearly narrower for the money figures, whose luck the pairs share
+    money = df[df.metric.str.startswith(("mean_points", "dealer_", "money_"))]
+    assert (money["paired_se"] < money["unpaired_se"]).all()
+
+
+def test_a_run_of_another_seed_or_match_size_is_unpaired_and_the_text_says_which(tmp_path):
+    made = {}
+    for name, seed, hands in (("base", 5, 4), ("seed6", 6, 4), ("size2", 5, 2)):
+        spec = RunSpec.build("yuxi", seed=seed, matches=6, hands_per_match=hands,
+                             agents=["greedy"], events=False)
+        simulate(spec, tmp_path / name, workers=1, progress=False)
+        made[name] = tmp_path / name
+    for other, says, not_says in (("seed6", "another seed (5 vs 6)", "another match size"),
+                                  ("size2", "another match size (4 vs 2 hands a match)",
+                                   "another seed")):
+        df = compare.paired_comparison([made["base"], made[other]])
+        assert not df["paired"].any() and (df["pairing"] == "none").all()
+        line = next(ln for ln in _cli(made["base"], made[other]).splitlines()
+                    if ln.startswith("UNPAIRED"))
+        assert says in line and not_says not in line.split(";")[0], line
+
+
+def test_the_same_seed_under_another_tile_set_says_tile_set():
+    line = next(ln for ln in _cli(data_dir() / "yuxi", SAMPLE / "cap=16").splitlines()
+                if ln.startswith("UNPAIRED"))
+    assert "another tile set (136 vs 108 tiles)" in line and "another seed" not in line
