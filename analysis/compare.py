@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.queries import GROUP, Runs, _expand, _finish, _rules_of, as_runs
+from analysis.stats import Difference
 from mjlog.logio import LogError
 
 __all__ = [
@@ -309,7 +310,8 @@ def _scales_note(a: _Side, b: _Side) -> str | None:
             f"{' + '.join(sorted(b.scales))}")
 
 
-def paired_comparison(paths) -> pd.DataFrame:
+def paired_comparison(paths, margins: Mapping[str, float] | None = None,
+                      primary: Sequence[str] | None = None) -> pd.DataFrame:
     """Every headline figure of each run against the first (the baseline), as
     differences with a 95% CI and a p-value.
 
@@ -324,8 +326,16 @@ def paired_comparison(paths) -> pd.DataFrame:
     duplicate flag or tile set are compared unpaired (Welch); ``pairing`` (``match``
     or ``none``) and ``pairing_note`` say which and why, ``hands_same_walls`` of
     ``hands_shared`` how much of the deal paired runs share. ``paired_se`` and
-    ``unpaired_se`` are given side by side; ``p_adjusted`` is the Benjamini–Hochberg
-    adjustment over the metrics of one comparison.
+    ``unpaired_se`` are given side by side.
+
+    Every difference ends in a verdict (:mod:`analysis.decide`): ``differs``,
+    ``equivalent`` within ±``margin`` (the metric's default, or ``margins``: metric
+    or family → margin) or ``inconclusive`` with ``hands_needed``, the hands each run
+    would need in all to settle it (``hands``: the hands each run has in the
+    comparison); ``mde`` is the smallest difference it could detect (80 % power).
+    ``p_adjusted`` and ``p_equivalence`` are adjusted (Benjamini–Hochberg) over the
+    whole study, every point × metric, or over the ``primary`` metrics (names or
+    families) alone: the others get the verdict ``exploratory``.
 
     Only metrics both sides define are compared: a pattern's rate where both
     variants (under their rules) have the pattern (:meth:`Variant.patterns
@@ -338,81 +348,116 @@ def paired_comparison(paths) -> pd.DataFrame:
     Columns: ``baseline_group``, ``group`` (variant, rules, line-up and directory),
     ``metric``, ``unit``, ``baseline``, ``value``, ``diff``, ``lo``, ``hi``, ``p``,
     ``p_adjusted``, ``paired_se``, ``unpaired_se``, ``units`` (paired matches, or
-    the smaller side's matches), ``paired``, ``pairing``, ``pairing_note``,
-    ``hands_same_walls``, ``hands_shared``, ``comparable``, ``note``.
+    the smaller side's matches), ``hands``, ``paired``, ``pairing``, ``pairing_note``,
+    ``hands_same_walls``, ``hands_shared``, ``comparable``, ``note``, ``verdict``,
+    ``margin``, ``mde``, ``p_equivalence``, ``hands_needed``, ``primary``.
     """
-    from scipy.stats import false_discovery_control
+    from analysis.decide import check_names, decide_study, is_primary
 
-    from analysis.stats import compare_units
+    sides = _load(paths)
+    rows: list[dict[str, Any]] = []
+    diffs: list[Difference | None] = []
+    not_compared: dict[tuple[str, str], list[str]] = {}
+    for other in sides[1:]:
+        block, ds, left_out = _against(sides[0], other)
+        rows.extend(block)
+        diffs.extend(ds)
+        not_compared[(sides[0].label, other.label)] = left_out
+    metrics = [r["metric"] for r in rows]
+    check_names(list(margins or ()), metrics, "--margin")
+    check_names(list(primary or ()), metrics, "--primary")
+    decisions = decide_study(diffs, metrics, [r["hands"] for r in rows], margins, primary)
+    for r, dec in zip(rows, decisions, strict=True):
+        r["primary"] = r["comparable"] and is_primary(r["metric"], primary)
+        if dec is None:
+            r.update(p_adjusted=math.nan, verdict=None, margin=math.nan, mde=math.nan,
+                     p_equivalence=math.nan, hands_needed=math.nan)
+        else:
+            r.update(p_adjusted=dec.p, verdict=dec.verdict, margin=dec.margin, mde=dec.mde,
+                     p_equivalence=dec.p_equivalence, hands_needed=dec.hands_needed)
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    df.attrs["not_compared"] = not_compared
+    return df
 
+
+COLUMNS = ["baseline_group", "group", "metric", "unit", "baseline", "value", "diff", "lo",
+           "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "hands", "paired",
+           "pairing", "pairing_note", "hands_same_walls", "hands_shared", "comparable",
+           "note", "verdict", "margin", "mde", "p_equivalence", "hands_needed", "primary"]
+"""The columns of :func:`paired_comparison`, in order."""
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    """One side of a study, read: its runs, what it measures, its match units."""
+
+    path: Path
+    runs: Runs
+    what: _Side
+    units: pd.DataFrame
+    pats: pd.DataFrame
+    label: str
+
+
+def _load(paths) -> list[_Loaded]:
+    """The sides of a study, the baseline first: every run directory of ``paths`` (a
+    sweep folder stands for its points in order), each once."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    sides = [p for given in paths for p, _ in _expand(Path(given))]
-    sides = list(dict.fromkeys(sides))
+    sides = list(dict.fromkeys(p for given in paths for p, _ in _expand(Path(given))))
     if len(sides) < 2:
         raise LogError("compare needs a baseline and at least one other run (or a sweep "
                        "folder with two points or more)")
-    gu, gp, label, rs, what = {}, {}, {}, {}, {}
-    for i, side in enumerate(sides):
-        rs[i] = Runs(side)
-        what[i] = _side(rs[i])
-        u, pt = match_units(rs[i])
+    out = []
+    for side in sides:
+        runs = Runs(side)
+        u, pats = match_units(runs)
         if u.empty:
             raise LogError(f"{side}: the run has no hands")
-        gu[i], gp[i] = u.reset_index(drop=True), pt
         r = u.iloc[0]
-        label[i] = f"{r.variant} {r.config} [{r.lineup}] {side}"
-    groups = list(range(len(sides)))
-    empty = gp[0].iloc[:0]
-    base = groups[0]
-    rows = []
-    not_compared: dict[tuple[str, str], list[str]] = {}
-    for other in groups[1:]:
-        ub, uo = gu[base], gu[other]
-        pair = pairing(rs[base], rs[other], ub, uo)
-        paired = pair.paired
-        if paired:
-            ub = ub.iloc[pair.base_rows].reset_index(drop=True)
-            uo = uo.iloc[pair.other_rows].reset_index(drop=True)
-        seen = set(gp.get(base, empty).pattern) | set(gp.get(other, empty).pattern)
-        names = sorted(k for k in seen if all(what[i].patterns is None
-                                              or k in what[i].patterns for i in (base, other)))
-        not_compared[(label[base], label[other])] = sorted(seen - set(names))
-        note = _scales_note(what[base], what[other])
-        mb = _metric_arrays(ub, gp.get(base, empty), names)
-        mo = _metric_arrays(uo, gp.get(other, empty), names)
-        block = []
-        for metric in [m for m in mb if m in mo]:
-            yb, xb, unit = mb[metric]
-            yo, xo, _ = mo[metric]
-            d = compare_units(yb, xb, yo, xo, paired)
-            row = {"baseline_group": label[base], "group": label[other],
-                   "metric": metric, "unit": unit, "baseline": d.baseline,
-                   "value": d.value, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
-                   "paired_se": d.paired_se, "unpaired_se": d.unpaired_se,
-                   "units": d.units, "paired": d.paired, "pairing": pair.unit,
-                   "pairing_note": pair.text, "hands_same_walls": pair.hands_same_walls,
-                   "hands_shared": pair.hands_shared, "comparable": True, "note": None}
-            if note is not None and _in_points(unit):  # each figure on its own scale, no test
-                row.update(dict.fromkeys(("diff", "lo", "hi", "p", "paired_se",
-                                          "unpaired_se"), math.nan),
-                           comparable=False, note=note)
-            block.append(row)
-        ps = np.array([r["p"] for r in block], dtype=float)
-        ok = ~np.isnan(ps)
-        adj = np.full(len(ps), np.nan)
-        if ok.any():
-            adj[ok] = false_discovery_control(ps[ok])
-        for r, a in zip(block, adj, strict=True):
-            r["p_adjusted"] = float(a)
-        rows.extend(block)
-    cols = ["baseline_group", "group", "metric", "unit", "baseline", "value", "diff", "lo",
-            "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "paired",
-            "pairing", "pairing_note", "hands_same_walls", "hands_shared", "comparable",
-            "note"]
-    df = pd.DataFrame(rows, columns=cols)
-    df.attrs["not_compared"] = not_compared
-    return df
+        out.append(_Loaded(side, runs, _side(runs), u.reset_index(drop=True), pats,
+                           f"{r.variant} {r.config} [{r.lineup}] {side}"))
+    return out
+
+
+def _against(base: _Loaded, other: _Loaded
+             ) -> tuple[list[dict[str, Any]], list[Difference | None], list[str]]:
+    """The rows of ``other`` against ``base``, the difference behind each (None where
+    the two scales forbid one) and the patterns left out (only one side has them)."""
+    from analysis.stats import compare_units
+
+    ub, uo = base.units, other.units
+    pair = pairing(base.runs, other.runs, ub, uo)
+    if pair.paired:
+        ub = ub.iloc[pair.base_rows].reset_index(drop=True)
+        uo = uo.iloc[pair.other_rows].reset_index(drop=True)
+    seen = set(base.pats.pattern) | set(other.pats.pattern)
+    names = sorted(k for k in seen if all(s.what.patterns is None or k in s.what.patterns
+                                          for s in (base, other)))
+    note = _scales_note(base.what, other.what)
+    mb = _metric_arrays(ub, base.pats, names)
+    mo = _metric_arrays(uo, other.pats, names)
+    hands = float(min(ub["hands"].sum(), uo["hands"].sum()))
+    rows, diffs = [], []
+    for metric in [m for m in mb if m in mo]:
+        yb, xb, unit = mb[metric]
+        yo, xo, _ = mo[metric]
+        d: Difference | None = compare_units(yb, xb, yo, xo, pair.paired)
+        row = {"baseline_group": base.label, "group": other.label,
+               "metric": metric, "unit": unit, "baseline": d.baseline,
+               "value": d.value, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
+               "paired_se": d.paired_se, "unpaired_se": d.unpaired_se,
+               "units": d.units, "hands": hands, "paired": d.paired, "pairing": pair.unit,
+               "pairing_note": pair.text, "hands_same_walls": pair.hands_same_walls,
+               "hands_shared": pair.hands_shared, "comparable": True, "note": None}
+        if note is not None and _in_points(unit):  # each figure on its own scale, no test
+            row.update(dict.fromkeys(("diff", "lo", "hi", "p", "paired_se",
+                                      "unpaired_se"), math.nan),
+                       comparable=False, note=note)
+            d = None
+        rows.append(row)
+        diffs.append(d)
+    return rows, diffs, sorted(seen - set(names))
 
 
 # ---------------------------------------------------------------- how many hands

@@ -5,12 +5,16 @@ instead of seat positions where seats rotate. Every run here is tiny and seeded.
 from __future__ import annotations
 
 import json
+import math
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from analysis import compare
+from analysis.decide import adjust, decide, tost
 from analysis.sample import data_dir
+from analysis.stats import Difference
 from mjlog.cli import main
 from mjlog.logio import read_table
 from simulate.runner import RunSpec, simulate
@@ -111,3 +115,73 @@ def test_the_same_seed_under_another_tile_set_says_tile_set():
     line = next(ln for ln in _cli(data_dir() / "yuxi", SAMPLE / "cap=16").splitlines()
                 if ln.startswith("UNPAIRED"))
     assert "another tile set (136 vs 108 tiles)" in line and "another seed" not in line
+
+
+# ------------------------------------------------------------------ verdicts
+
+VERDICT_KEYS = {"verdict", "margin", "mde", "p_adjusted", "p_equivalence", "hands_needed",
+                "hands"}
+
+
+def _difference(r):
+    return Difference(r["baseline"], r["value"], r["diff"], r["lo"], r["hi"], r["p"],
+                      _nan(r["paired_se"]), _nan(r["unpaired_se"]), r["units"], r["paired"])
+
+
+def _nan(v):
+    return math.nan if v is None else v
+
+
+def test_every_metric_gets_a_verdict_resting_on_the_whole_study(bases):
+    rows = _json(bases)
+    assert len({r["group"] for r in rows}) == 2
+    assert all(VERDICT_KEYS <= set(r) for r in rows)
+    by = {(r["group"].split()[1], r["metric"]): r for r in rows}
+    # nothing but money moves: the draws are the same hands, equivalent within ±0.01
+    draw = by[("base=2", "draw_rate")]
+    assert draw["diff"] == 0 and draw["verdict"] == "equivalent" and draw["margin"] == 0.01
+    money = by[("base=3", "money_moved_per_hand")]
+    assert money["verdict"] == "differs" and money["margin"] == 0.5
+    # p_adjusted is Benjamini-Hochberg over every point × metric, not per comparison
+    p = np.array([_nan(r["p"]) for r in rows])
+    assert np.allclose([_nan(r["p_adjusted"]) for r in rows], adjust(p), equal_nan=True)
+    eq = adjust([tost(_difference(r), r["margin"]) for r in rows])
+    assert np.allclose([_nan(r["p_equivalence"]) for r in rows], eq, equal_nan=True)
+    for r, pa, pe in zip(rows, adjust(p), eq, strict=True):
+        dec = decide(_difference(r), r["margin"], r["hands"], p=pa, p_equivalence=pe)
+        assert r["verdict"] == dec.verdict
+        assert r["mde"] == pytest.approx(dec.mde)
+        assert _nan(r["hands_needed"]) == pytest.approx(dec.hands_needed, nan_ok=True)
+    assert {r["verdict"] for r in rows} == {"differs", "equivalent", "inconclusive"}
+    assert all(r["hands_needed"] > r["hands"] for r in rows if r["verdict"] == "inconclusive")
+    assert all(r["hands_needed"] is None for r in rows if r["verdict"] != "inconclusive")
+
+
+def test_the_text_gives_each_metric_its_verdict(bases):
+    out = _cli(bases)
+    assert "verdict" in out and "Benjamini-Hochberg over every point × metric" in out
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("draw_rate"))
+    assert line.rstrip().endswith("equivalent ±0.01")
+    assert any("inconclusive: ~" in ln and "more hands" in ln for ln in out.splitlines())
+
+
+def test_margins_by_family_or_by_metric(bases):
+    rows = _json(bases, "--margin", "draw_rate=0.002", "--margin", "mean_points_per_win=2",
+                 "--margin", "pattern_rate=0.005")
+    for r in rows:
+        want = {"draw_rate": 0.002, "mean_points_per_win": 2.0}.get(r["metric"])
+        if r["metric"].startswith("pattern_rate["):
+            want = 0.005
+        if want is not None:
+            assert r["margin"] == want, r["metric"]
+
+
+def test_primary_metrics_alone_are_adjusted_and_decided(bases):
+    rows = _json(bases, "--primary", "draw_rate", "--primary", "money_moved_per_hand")
+    primary = [r for r in rows if r["metric"] in ("draw_rate", "money_moved_per_hand")]
+    rest = [r for r in rows if r not in primary]
+    assert len(primary) == 4 and rest
+    assert np.allclose([r["p_adjusted"] for r in primary], adjust([r["p"] for r in primary]))
+    assert all(r["verdict"] == "exploratory" and r["p_adjusted"] is None for r in rest)
+    assert {r["verdict"] for r in primary} == {"differs", "equivalent"}
+    assert "exploratory" in _cli(bases, "--primary", "draw_rate")

@@ -17,9 +17,16 @@ def _num(v):
 @click.command("compare")
 @click.argument("baseline", type=click.Path(exists=True, file_okay=False))
 @click.argument("others", nargs=-1, type=click.Path(exists=True, file_okay=False))
+@click.option("--margin", "margins", multiple=True, metavar="METRIC=M",
+              help="Equivalence margin of a metric (mean_points[0]=0.2) or of a family "
+                   "(pattern_rate=0.005); repeatable. Defaults: docs/cli.md.")
+@click.option("--primary", multiple=True, metavar="METRIC",
+              help="A metric (or family) the study is about; repeatable. Only these are "
+                   "adjusted for multiplicity and get verdicts, the others are "
+                   "exploratory.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-def compare_command(baseline, others, fmt) -> None:
+def compare_command(baseline, others, margins, primary, fmt) -> None:
     """Compare OTHERS (run directories or sweep folders) with BASELINE, metric by metric.
 
     Metrics: mean points by seat position after the dealer, dealer advantage, draw
@@ -43,10 +50,12 @@ def compare_command(baseline, others, fmt) -> None:
     import pandas as pd
 
     from analysis.compare import paired_comparison
+    from analysis.decide import parse_margins, parse_primary
     from mjlog.errors import MjlogError
 
+    margins, primary = parse_margins(margins), parse_primary(primary)
     try:
-        df = paired_comparison([baseline, *others])
+        df = paired_comparison([baseline, *others], margins, primary)
     except duckdb.Error as e:
         raise MjlogError(f"cannot read the runs: {str(e).splitlines()[0]}") from None
     if fmt == "json":
@@ -61,8 +70,7 @@ def compare_command(baseline, others, fmt) -> None:
         note = g["pairing_note"].iloc[0]
         how = (f"{note}; {n} matches, both figures over those matches" if paired else
                f"UNPAIRED: {note}; Welch test, {n} matches on the smaller side")
-        click.echo(f"baseline {base}\n   other {group}\n{how}; 95% CI; p two-sided "
-                   f"(p_adj: Benjamini-Hochberg over these metrics)")
+        click.echo(f"baseline {base}\n   other {group}\n{how}; 95% CI")
         ok = g[g["comparable"]]
         t = pd.DataFrame({
             "metric": ok["metric"], "unit": ok["unit"],
@@ -70,10 +78,10 @@ def compare_command(baseline, others, fmt) -> None:
             "value": ok["value"].map(lambda v: f"{v:.4f}"),
             "diff [95% CI]": [f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]"
                               for d, lo, hi in zip(ok["diff"], ok["lo"], ok["hi"], strict=True)],
-            "p": ok["p"].map(lambda v: f"{v:.3g}"),
-            "p_adj": ok["p_adjusted"].map(lambda v: f"{v:.3g}"),
+            "p_adj": ok["p_adjusted"].map(lambda v: "-" if math.isnan(v) else f"{v:.3g}"),
             "paired_se": ok["paired_se"].map(lambda v: f"{v:.4f}"),
             "unpaired_se": ok["unpaired_se"].map(lambda v: f"{v:.4f}"),
+            "verdict": [_verdict(r) for r in ok.to_dict(orient="records")],
         })
         click.echo(t.to_string(index=False))
         apart = g[~g["comparable"]]
@@ -89,3 +97,25 @@ def compare_command(baseline, others, fmt) -> None:
         if left_out:
             click.echo(f"patterns only one side has, not compared: {', '.join(left_out)}")
         click.echo("")
+    click.echo(_legend(df, primary))
+
+
+def _verdict(r: dict) -> str:
+    """A row's verdict as the table prints it."""
+    v = r["verdict"]
+    if v == "equivalent":
+        return f"equivalent ±{r['margin']:g}"
+    if v == "inconclusive" and math.isfinite(r["hands_needed"]):
+        return f"inconclusive: ~{max(r['hands_needed'] - r['hands'], 0):,.0f} more hands"
+    return str(v)
+
+
+def _legend(df, primary) -> str:
+    """What the verdicts and p_adj rest on (docs/cli.md gives the margins)."""
+    over = (f"the primary metrics ({', '.join(primary)}) of every point" if primary else
+            "every point × metric of this study")
+    tests = int(df["p_adjusted"].notna().sum())
+    return (f"p_adj: Benjamini-Hochberg over {over} ({tests} tests); verdict at 5 %: "
+            f"differs (p_adj), equivalent within ±margin (two one-sided tests, adjusted "
+            f"alike), else inconclusive with about how many more hands each run needs"
+            + ("; exploratory: not a primary metric, not tested" if primary else ""))
