@@ -17,19 +17,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.queries import GROUP, Runs, _expand, _finish, _rules_of, as_runs
-from analysis.stats import Difference
+from analysis.queries import GROUP, Runs, _expand, _finish, _rules_of, as_runs, config_label
+from analysis.stats import Difference, pseudo_values
 from mjlog.logio import LogError
 
 __all__ = [
     "COMPARE_METRICS",
     "PAIR_KEY",
     "Pairing",
+    "Study",
     "match_units",
     "paired_comparison",
     "pairing",
     "precision",
     "same_walls",
+    "study",
+    "trends",
 ]
 
 
@@ -310,6 +313,28 @@ def _scales_note(a: _Side, b: _Side) -> str | None:
             f"{' + '.join(sorted(b.scales))}")
 
 
+@dataclass(frozen=True)
+class Study:
+    """What ``mjlog compare`` reports: the point-by-point rows
+    (:func:`paired_comparison`) and, when the points differ by one numeric rule key,
+    the ``trend`` per unit of that ``key`` (:func:`trends`); ``trend_note`` says how
+    the trend was found, or why there is none."""
+
+    rows: pd.DataFrame
+    trend: pd.DataFrame
+    key: str | None
+    trend_note: str
+
+
+def study(paths, margins: Mapping[str, float] | None = None,
+          primary: Sequence[str] | None = None) -> Study:
+    """:func:`paired_comparison` and :func:`trends` of the same sides, read once."""
+    sides = _load(paths)
+    rows = _rows(sides, margins, primary)
+    key, trend, note = trends(sides, primary)
+    return Study(rows, trend, key, note)
+
+
 def paired_comparison(paths, margins: Mapping[str, float] | None = None,
                       primary: Sequence[str] | None = None) -> pd.DataFrame:
     """Every headline figure of each run against the first (the baseline), as
@@ -352,9 +377,13 @@ def paired_comparison(paths, margins: Mapping[str, float] | None = None,
     ``hands_same_walls``, ``hands_shared``, ``comparable``, ``note``, ``verdict``,
     ``margin``, ``mde``, ``p_equivalence``, ``hands_needed``, ``primary``.
     """
+    return _rows(_load(paths), margins, primary)
+
+
+def _rows(sides: list[_Loaded], margins: Mapping[str, float] | None,
+          primary: Sequence[str] | None) -> pd.DataFrame:
     from analysis.decide import check_names, decide_study, is_primary
 
-    sides = _load(paths)
     rows: list[dict[str, Any]] = []
     diffs: list[Difference | None] = []
     not_compared: dict[tuple[str, str], list[str]] = {}
@@ -397,6 +426,7 @@ class _Loaded:
     units: pd.DataFrame
     pats: pd.DataFrame
     label: str
+    rules: dict[str, Any]
 
 
 def _load(paths) -> list[_Loaded]:
@@ -404,7 +434,11 @@ def _load(paths) -> list[_Loaded]:
     sweep folder stands for its points in order), each once."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    sides = list(dict.fromkeys(p for given in paths for p, _ in _expand(Path(given))))
+    varied: dict[Path, tuple[str, ...]] = {}
+    for given in paths:
+        for p, keys in _expand(Path(given)):
+            varied.setdefault(p, keys)
+    sides = list(varied)
     if len(sides) < 2:
         raise LogError("compare needs a baseline and at least one other run (or a sweep "
                        "folder with two points or more)")
@@ -414,9 +448,11 @@ def _load(paths) -> list[_Loaded]:
         u, pats = match_units(runs)
         if u.empty:
             raise LogError(f"{side}: the run has no hands")
-        r = u.iloc[0]
+        run = runs.runs[0]
+        rules = runs.rules[run.run_id]
+        config = config_label(run.variant, rules, run.duplicate, varied[side])
         out.append(_Loaded(side, runs, _side(runs), u.reset_index(drop=True), pats,
-                           f"{r.variant} {r.config} [{r.lineup}] {side}"))
+                           f"{run.variant} {config} [{u.lineup.iloc[0]}] {side}", rules))
     return out
 
 
@@ -437,7 +473,7 @@ def _against(base: _Loaded, other: _Loaded
     note = _scales_note(base.what, other.what)
     mb = _metric_arrays(ub, base.pats, names)
     mo = _metric_arrays(uo, other.pats, names)
-    hands = float(min(ub["hands"].sum(), uo["hands"].sum()))
+    hands = int(min(ub["hands"].sum(), uo["hands"].sum()))
     rows, diffs = [], []
     for metric in [m for m in mb if m in mo]:
         yb, xb, unit = mb[metric]
@@ -458,6 +494,91 @@ def _against(base: _Loaded, other: _Loaded
         rows.append(row)
         diffs.append(d)
     return rows, diffs, sorted(seen - set(names))
+
+
+# ---------------------------------------------------------------- trend along a key
+
+
+TREND_POINTS = 3
+"""Distinct values of a key a trend needs (with two, it is the difference again)."""
+
+
+def _numeric(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _swept_key(sides: list[_Loaded]) -> tuple[str | None, str]:
+    """The one rule key the sides differ by, when it is numeric with
+    :data:`TREND_POINTS` values or more; else None and why there is no trend."""
+    if len({s.runs.runs[0].variant for s in sides}) > 1:
+        return None, "no trend: the points are of several variants"
+    if len({s.units.lineup.iloc[0] for s in sides}) > 1:
+        return None, "no trend: the points have other line-ups"
+    keys = sorted({k for s in sides for k in s.rules})
+    differ = [k for k in keys if len({repr(s.rules.get(k)) for s in sides}) > 1]
+    if len(differ) != 1:
+        return None, ("no trend: the points differ by no rule key" if not differ else
+                      f"no trend: the points differ by {len(differ)} rule keys "
+                      f"({', '.join(differ)}); a trend follows one")
+    key = differ[0]
+    values = [s.rules.get(key) for s in sides]
+    if not all(_numeric(v) for v in values):
+        return None, f"no trend: {key} is not a number"
+    if len(set(values)) < TREND_POINTS:
+        return None, (f"no trend: {key} takes two points only (the difference is the "
+                      f"trend)" if len(set(values)) == 2 else f"no trend: one {key}")
+    return key, ""
+
+
+def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
+           ) -> tuple[str | None, pd.DataFrame, str]:
+    """The trend of every metric along the one numeric rule key the sides differ by
+    (:func:`_swept_key`): (key, table, note). Per metric the table gives the slope
+    per unit of the key with its 95% interval and p (:func:`analysis.stats.slope`:
+    OLS on every point's per-match pseudo-values, the matches of one seed and index
+    a cluster), ``p_adjusted`` (Benjamini–Hochberg over the trends of the primary
+    metrics; NaN for the others), ``points``, ``clusters``, and each point's figure
+    (``values``, the points in order: all of its matches). Only metrics every side
+    has are followed; points of another scale are refused a trend, as a difference
+    is."""
+    from analysis.decide import adjust, is_primary
+    from analysis.stats import estimate, slope
+
+    cols = ["metric", "unit", "key", "slope", "lo", "hi", "se", "p", "p_adjusted",
+            "points", "clusters", "values"]
+    key, why = _swept_key(sides)
+    if key is None:
+        return None, pd.DataFrame(columns=cols), why
+    seen = set().union(*(set(s.pats.pattern) for s in sides))
+    names = sorted(k for k in seen
+                   if all(s.what.patterns is None or k in s.what.patterns for s in sides))
+    arrays = [_metric_arrays(s.units, s.pats, names) for s in sides]
+    xs = [float(s.rules[key]) for s in sides]
+    rows = []
+    for metric, (_y, _x, unit) in arrays[0].items():
+        if not all(metric in a for a in arrays):
+            continue
+        ps, x, cl, values = [], [], [], []
+        for s, a, v in zip(sides, arrays, xs, strict=True):
+            y, w, _ = a[metric]
+            ps.append(pseudo_values(y, w))
+            values.append(estimate(y, w).value)
+            x.append(np.full(len(y), v))
+            cl.extend(map(tuple, s.units[PAIR_KEY].itertuples(index=False)))
+        fit = slope(np.concatenate(ps), np.concatenate(x), cl)
+        rows.append({"metric": metric, "unit": unit, "key": key, **fit.as_dict(),
+                     "points": len(sides), "values": values,
+                     "primary": is_primary(metric, primary)})
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return key, pd.DataFrame(columns=cols), f"no metric every point of {key} has"
+    chosen = df["primary"].to_numpy(bool)
+    df["p_adjusted"] = np.nan
+    df.loc[chosen, "p_adjusted"] = adjust(df.loc[chosen, "p"].to_numpy(float))
+    note = (f"trend per unit of {key} over {len(sides)} points: OLS on every point's "
+            f"per-match pseudo-values, standard errors clustered by match (the matches of "
+            f"one seed and index, shared by the points); 95% CI")
+    return key, df[cols], note
 
 
 # ---------------------------------------------------------------- how many hands

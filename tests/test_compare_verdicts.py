@@ -185,3 +185,76 @@ def test_primary_metrics_alone_are_adjusted_and_decided(bases):
     assert all(r["verdict"] == "exploratory" and r["p_adjusted"] is None for r in rest)
     assert {r["verdict"] for r in primary} == {"differs", "equivalent"}
     assert "exploratory" in _cli(bases, "--primary", "draw_rate")
+
+
+# ------------------------------------------------------------------ trend
+
+
+def test_a_money_only_key_has_the_trend_it_must(bases):
+    rows = _json(bases)
+    trend = {r["metric"]: r["trend"] for r in rows}
+    first = {r["metric"]: r["baseline"] for r in rows}
+    # base b pays b times what base 1 pays, hand for hand: the slope per unit of base is
+    # the figure at base 1, and as uncertain as that figure (the points share their
+    # matches: nothing else varies); the draws do not move at all
+    base1 = compare.precision(bases / "base=1").set_index("metric")
+    for m in ("money_moved_per_hand", "mean_points_per_win"):
+        t = trend[m]
+        assert t["key"] == "base" and t["points"] == 3 and t["clusters"] == 12
+        assert t["slope"] == pytest.approx(first[m])
+        half = (t["hi"] - t["lo"]) / 2
+        assert 0.9 < half / base1.loc[m, "half_width"] < 1.25
+    assert trend["draw_rate"]["slope"] == pytest.approx(0, abs=1e-12)
+    assert trend["draw_rate"]["lo"] == trend["draw_rate"]["hi"] == trend["draw_rate"]["slope"]
+    _, _, table = _cli(bases).partition("trend per unit of base over 3 points")
+    head = table.splitlines()[1].split()
+    assert head[:4] == ["metric", "base=1", "base=2", "base=3"] and "slope" in head
+    line = next(ln for ln in table.splitlines() if ln.strip().startswith("money_moved"))
+    assert f"{first['money_moved_per_hand']:+.4f} [" in line
+
+
+def test_the_trend_is_the_slope_through_the_points_with_matches_as_clusters():
+    st = compare.study([SAMPLE])
+    assert st.key == "cap"
+    caps = np.array([1, 2, 4, 16], dtype=float)
+    rows = st.rows
+    t = st.trend.set_index("metric")
+    for m in ("money_moved_per_hand", "capped_share", "dealer_advantage"):
+        r = rows[rows.metric == m]
+        values = [r["baseline"].iloc[0], *r["value"]]
+        # every point has its 50 matches: OLS on the pseudo-values is the line through
+        # the points' figures
+        assert t.loc[m, "slope"] == pytest.approx(np.polyfit(caps, values, 1)[0])
+        assert t.loc[m, "lo"] < t.loc[m, "slope"] < t.loc[m, "hi"]
+        assert t.loc[m, "clusters"] == 50  # one cluster per match, across the points
+    assert t.loc["capped_share", "hi"] < 0 < t.loc["money_moved_per_hand", "lo"]
+    assert np.allclose(t["p_adjusted"], adjust(t["p"]), equal_nan=True)
+
+
+def test_the_clustered_interval_is_statsmodels_on_the_pseudo_values():
+    import statsmodels.api as sm
+
+    from analysis.stats import pseudo_values, slope
+
+    rng = np.random.default_rng(11)
+    luck = rng.normal(0, 1, 30)  # a match's luck, shared by every point
+    xs = np.repeat([1.0, 2.0, 3.0], 30)
+    y = np.concatenate([luck + 0.2 * x + rng.normal(0, 0.3, 30) for x in (1, 2, 3)])
+    hands = np.full(90, 8.0)
+    p = np.concatenate([pseudo_values(y[i:i + 30], hands[i:i + 30]) for i in (0, 30, 60)])
+    clusters = np.tile(np.arange(30), 3)
+    got = slope(p, xs, clusters)
+    fit = sm.OLS(p, sm.add_constant(xs)).fit(cov_type="cluster",
+                                             cov_kwds={"groups": clusters}, use_t=True)
+    lo, hi = fit.conf_int(0.05)[1]
+    assert got.slope == pytest.approx(fit.params[1]) and got.se == pytest.approx(fit.bse[1])
+    assert (got.lo, got.hi) == pytest.approx((lo, hi)) and got.p == pytest.approx(fit.pvalues[1])
+    # the matches' shared luck cancels: narrower than the points taken as independent
+    alone = sm.OLS(p, sm.add_constant(xs)).fit(cov_type="HC1")
+    assert got.se < alone.bse[1]
+
+
+def test_no_trend_without_a_numeric_key_of_three_values(qidui):
+    st = compare.study([qidui])
+    assert st.key is None and st.trend.empty and "two points" in st.trend_note
+    assert all(r["trend"] is None for r in _json(qidui))

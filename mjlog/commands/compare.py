@@ -14,6 +14,7 @@ def _num(v):
     return v
 
 
+
 @click.command("compare")
 @click.argument("baseline", type=click.Path(exists=True, file_okay=False))
 @click.argument("others", nargs=-1, type=click.Path(exists=True, file_okay=False))
@@ -49,17 +50,20 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
     import duckdb
     import pandas as pd
 
-    from analysis.compare import paired_comparison
+    from analysis.compare import study
     from analysis.decide import parse_margins, parse_primary
     from mjlog.errors import MjlogError
 
     margins, primary = parse_margins(margins), parse_primary(primary)
     try:
-        df = paired_comparison([baseline, *others], margins, primary)
+        st = study([baseline, *others], margins, primary)
     except duckdb.Error as e:
         raise MjlogError(f"cannot read the runs: {str(e).splitlines()[0]}") from None
+    df = st.rows
     if fmt == "json":
-        rows = [{k: _num(v.item() if hasattr(v, "item") else v) for k, v in r.items()}
+        trend = {t["metric"]: _plain({k: v for k, v in t.items() if k not in ("metric", "unit")})
+                 for t in st.trend.to_dict(orient="records")}
+        rows = [{**_plain(r), "trend": trend.get(r["metric"])}
                 for r in df.to_dict(orient="records")]
         click.echo(json.dumps(rows, ensure_ascii=False, indent=1, allow_nan=False))
         return
@@ -97,8 +101,47 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
         if left_out:
             click.echo(f"patterns only one side has, not compared: {', '.join(left_out)}")
         click.echo("")
+    if st.key is not None:
+        click.echo(_trend_table(st, df))
+    elif len(df["group"].unique()) > 1:
+        click.echo(st.trend_note + "\n")
     click.echo(_legend(df, primary))
 
+
+def _plain(row: dict) -> dict:
+    """A row as JSON takes it: numpy scalars as Python's, NaN and infinities as null."""
+    out = {}
+    for k, v in row.items():
+        v = v.item() if hasattr(v, "item") else v
+        out[k] = [_num(x) for x in v] if isinstance(v, list) else _num(v)
+    return out
+
+
+def _trend_table(st, df) -> str:
+    """Each metric's figure at every point of the sweep, and its slope per unit of the
+    key: the point-by-point table with the trend beside it."""
+    import pandas as pd
+
+    t = st.trend
+    points = [df["baseline_group"].iloc[0], *df["group"].unique()]
+    names = [_point_name(g, st.key) for g in points]
+    table = pd.DataFrame({"metric": t["metric"]})
+    for i, name in enumerate(names):
+        table[name] = [f"{v[i]:.4f}" for v in t["values"]]
+    table[f"slope per {st.key} [95% CI]"] = [
+        f"{b:+.4f} [{lo:+.4f}, {hi:+.4f}]" for b, lo, hi in zip(t["slope"], t["lo"], t["hi"],
+                                                                 strict=True)]
+    table["p_adj"] = t["p_adjusted"].map(lambda v: "-" if math.isnan(v) else f"{v:.3g}")
+    return (f"{st.trend_note}; p_adj: Benjamini-Hochberg over these trends\n"
+            f"{table.to_string(index=False)}\n")
+
+
+def _point_name(group: str, key: str) -> str:
+    """``cap=4`` from a group label (``xuezhan cap=4 [strategic,…] runs/…``)."""
+    for word in group.split():
+        if word.startswith(f"{key}="):
+            return word
+    return group.split(" [")[0]
 
 def _verdict(r: dict) -> str:
     """A row's verdict as the table prints it."""
