@@ -38,6 +38,8 @@ __all__ = [
 
 COMPARE_METRICS = {
     "mean_points[p]": "points per seat-hand at position p after the dealer (0 = dealer)",
+    "mean_points[agent]": "points per seat-hand of an agent, instead of the positions, "
+                          "when a line-up mixes agents",
     "dealer_advantage": "points per hand: the dealer's mean minus the other positions'",
     "draw_rate": "drawn hands / hands",
     "mean_points_per_win": "wins.total per win",
@@ -246,16 +248,21 @@ def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
     return len(shared) > 0 and bool((walls[0].loc[shared] == walls[1].loc[shared]).all())
 
 
-def _metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str]
-                   ) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
+def _metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str],
+                   agents: Sequence[str] = ()) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
     """metric → (y, x, unit) per match of one group (rows of ``u`` in order); a unit
     that starts with ``points`` (:func:`_in_points`) counts the variant's points, the
-    others are shares."""
+    others are shares. ``mean_points[p]`` is position p after the dealer, or with
+    ``agents`` (columns of :func:`_with_agents`) ``mean_points[AGENT]`` per agent."""
     n = int(u["players"].max())
     hands = u["hands"].to_numpy(float)
     wins = u["wins"].to_numpy(float)
     out: dict[str, tuple[np.ndarray, np.ndarray, str]] = {}
-    for p in range(n):
+    for a in agents:
+        out[f"mean_points[{a}]"] = (u[f"points@{a}"].to_numpy(float),
+                                    u[f"seat_hands@{a}"].to_numpy(float),
+                                    "points per seat-hand")
+    for p in range(0 if agents else n):
         out[f"mean_points[{p}]"] = (u[f"pts{p}"].to_numpy(float), hands,
                                     "points per seat-hand")
     others = sum(u[f"pts{p}"].to_numpy(float) for p in range(1, n)) / max(n - 1, 1)
@@ -427,6 +434,9 @@ class _Loaded:
     pats: pd.DataFrame
     label: str
     rules: dict[str, Any]
+    agents: tuple[str, ...]
+    """The agents whose points are compared instead of the positions' (a study of
+    mixed line-ups), else empty."""
 
 
 def _load(paths) -> list[_Loaded]:
@@ -442,18 +452,64 @@ def _load(paths) -> list[_Loaded]:
     if len(sides) < 2:
         raise LogError("compare needs a baseline and at least one other run (or a sweep "
                        "folder with two points or more)")
+    read = {side: Runs(side) for side in sides}
+    names = _agent_names(list(read.values()))
+    per_agent = any(len(set(a)) > 1 for a in names.values())
     out = []
-    for side in sides:
-        runs = Runs(side)
+    for side, runs in read.items():
         u, pats = match_units(runs)
         if u.empty:
             raise LogError(f"{side}: the run has no hands")
+        u = u.reset_index(drop=True)
+        agents: tuple[str, ...] = ()
+        if per_agent:
+            u, agents = _with_agents(runs, u, names)
         run = runs.runs[0]
         rules = runs.rules[run.run_id]
         config = config_label(run.variant, rules, run.duplicate, varied[side])
-        out.append(_Loaded(side, runs, _side(runs), u.reset_index(drop=True), pats,
-                           f"{run.variant} {config} [{u.lineup.iloc[0]}] {side}", rules))
+        out.append(_Loaded(side, runs, _side(runs), u, pats,
+                           f"{run.variant} {config} [{u.lineup.iloc[0]}] {side}", rules,
+                           agents))
     return out
+
+
+def _agent_names(read: list[Runs]) -> dict[str, tuple[str, ...]]:
+    """Each run's line-up (seat by seat at rotation 0) as labels told apart over every
+    side of the study (:mod:`analysis.agent_labels`), by run id; a run whose hands
+    name their own seats (imported) is left out."""
+    from analysis.agent_labels import labels
+    from analysis.queries import _manifest_lineup
+
+    files = [rf for runs in read for rf in runs._runs]
+    lineups = labels([_manifest_lineup(rf.manifest) for rf in files])
+    return {str(rf.manifest.get("run_id")): lu for rf, lu in zip(files, lineups, strict=True)
+            if lu is not None}
+
+
+def _with_agents(runs: Runs, u: pd.DataFrame, names: dict[str, tuple[str, ...]]
+                 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """``u`` with each agent's points and seat-hands per match (``points@AGENT``,
+    ``seat_hands@AGENT``), agents by their study-wide labels, and those agents in
+    line-up order. In duplicate play an agent sits in every seat in turn: its figure
+    is the agent's, where a seat number is not."""
+    from analysis.queries import _seat_sums
+
+    a = _seat_sums(runs, "agent")
+    rename: dict[str, str] = {}
+    for rid, local in runs.lineups.items():  # this side's labels → the study's
+        rename.update(zip(local, names.get(rid, local), strict=True))
+    a["agent"] = a["agent"].map(lambda x: rename.get(x, x))
+    wide = a.pivot_table(index=["run_id", "match"], columns="agent", values=["points", "hands"],
+                         aggfunc="sum", fill_value=0)
+    idx = pd.MultiIndex.from_frame(u[["run_id", "match"]])
+    agents = tuple(dict.fromkeys(names.get(str(u.run_id.iloc[0])) or sorted(set(a.agent))))
+    cols = {}
+    for agent in agents:
+        for what, col in (("points", "points"), ("seat_hands", "hands")):
+            got = wide[(col, agent)] if (col, agent) in wide else None
+            cols[f"{what}@{agent}"] = (np.zeros(len(u)) if got is None else
+                                       got.reindex(idx).fillna(0).to_numpy(float))
+    return u.assign(**cols), agents
 
 
 def _against(base: _Loaded, other: _Loaded
@@ -471,8 +527,8 @@ def _against(base: _Loaded, other: _Loaded
     names = sorted(k for k in seen if all(s.what.patterns is None or k in s.what.patterns
                                           for s in (base, other)))
     note = _scales_note(base.what, other.what)
-    mb = _metric_arrays(ub, base.pats, names)
-    mo = _metric_arrays(uo, other.pats, names)
+    mb = _metric_arrays(ub, base.pats, names, base.agents)
+    mo = _metric_arrays(uo, other.pats, names, other.agents)
     hands = int(min(ub["hands"].sum(), uo["hands"].sum()))
     rows, diffs = [], []
     for metric in [m for m in mb if m in mo]:
@@ -552,7 +608,7 @@ def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
     seen = set().union(*(set(s.pats.pattern) for s in sides))
     names = sorted(k for k in seen
                    if all(s.what.patterns is None or k in s.what.patterns for s in sides))
-    arrays = [_metric_arrays(s.units, s.pats, names) for s in sides]
+    arrays = [_metric_arrays(s.units, s.pats, names, s.agents) for s in sides]
     xs = [float(s.rules[key]) for s in sides]
     rows = []
     for metric, (_y, _x, unit) in arrays[0].items():

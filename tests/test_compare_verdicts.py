@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from analysis import compare
+from analysis import compare, queries
 from analysis.decide import adjust, decide, tost
 from analysis.sample import data_dir
 from analysis.stats import Difference
@@ -258,3 +258,40 @@ def test_no_trend_without_a_numeric_key_of_three_values(qidui):
     st = compare.study([qidui])
     assert st.key is None and st.trend.empty and "two points" in st.trend_note
     assert all(r["trend"] is None for r in _json(qidui))
+
+
+# ------------------------------------------------------------------ agents, not seats
+
+
+@pytest.fixture(scope="module")
+def duplicate(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dup")
+    out = {}
+    for name, sets in (("base", ()), ("cap2", ("cap=2",))):
+        spec = RunSpec.build("yuxi", seed=8, matches=6, hands_per_match=2, sets=sets,
+                             agents=["greedy", "random", "greedy", "random"], duplicate=True,
+                             events=False)
+        simulate(spec, d / name, workers=1, progress=False)
+        out[name] = d / name
+    return out
+
+
+def test_duplicate_runs_are_compared_per_agent_not_per_seat(duplicate):
+    rows = _json(duplicate["base"], duplicate["cap2"])
+    metrics = [r["metric"] for r in rows]
+    assert "mean_points[greedy]" in metrics and "mean_points[random]" in metrics
+    assert not any(m.startswith("mean_points[") and m[-2].isdigit() for m in metrics)
+    by = {r["metric"]: r for r in rows}
+    for name, col in (("base", "baseline"), ("cap2", "value")):
+        agents = queries.seat_stats(duplicate[name], by="agent").set_index("agent")
+        for a in ("greedy", "random"):
+            assert by[f"mean_points[{a}]"][col] == pytest.approx(agents.loc[a, "mean_points"])
+    assert by["mean_points[greedy]"]["paired"] and by["mean_points[greedy]"]["unit"] == \
+        "points per seat-hand"
+    assert "mean_points[greedy]" in _cli(duplicate["base"], duplicate["cap2"])
+
+
+def test_one_agent_in_every_seat_keeps_the_positions():
+    metrics = set(compare.paired_comparison([SAMPLE / "cap=1", SAMPLE / "cap=2"]).metric)
+    assert {"mean_points[0]", "mean_points[3]"} <= metrics
+    assert not any(m == "mean_points[strategic]" for m in metrics)
