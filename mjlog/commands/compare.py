@@ -30,22 +30,26 @@ def _num(v):
 def compare_command(baseline, others, margins, primary, fmt) -> None:
     """Compare OTHERS (run directories or sweep folders) with BASELINE, metric by metric.
 
-    Metrics: mean points by seat position after the dealer, dealer advantage, draw
-    rate, mean points per win, money moved per hand, each pattern's rate per win and
-    the capped share. For each: baseline, value, difference with its 95% CI and
-    p-value, the paired and the unpaired standard error, and the number of units.
+    Metrics: mean points by seat position after the dealer (by agent where a line-up
+    mixes agents), dealer advantage, draw rate, mean points per win, money moved per
+    hand, each pattern's rate per win and the capped share. For each: baseline,
+    value, difference with its 95% CI, p-value adjusted over every point x metric
+    (or the --primary ones), the paired and the unpaired standard error, and a
+    verdict: differs, equivalent within the metric's margin, or inconclusive with
+    about how many more hands would settle it (docs/cli.md gives the margins).
     Runs with the same seed start every match from the same walls, so matches are
     paired by (seed, match), also where a changed result later moved a dealer (the
     output says on how many hands the walls still agree); runs of another seed,
     match size or tile set are compared unpaired (Welch), and the output says which
-    of those holds. A sweep folder alone compares its points with its first.
+    of those holds. A sweep folder alone compares its points with its first; a
+    numeric sweep key of three values or more gets a trend per unit of the key.
 
     Across variants only what both define is compared: a pattern one variant
     lacks is left out (the text names it), and points, counted by two scoring
     systems, are shown side by side as "different scales, not comparable", with
     no difference (JSON: "comparable": false, the "note", null difference).
 
-    Example: mjlog compare runs/caps/cap=8 runs/caps/cap=16 --format json
+    Example: mjlog compare runs/caps --primary money_moved_per_hand --margin draw_rate=0.005
     """
     import duckdb
     import pandas as pd
