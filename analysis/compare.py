@@ -573,9 +573,10 @@ def _swept_key(sides: list[_Loaded]) -> tuple[str | None, str]:
     keys = sorted({k for s in sides for k in s.rules})
     differ = [k for k in keys if len({repr(s.rules.get(k)) for s in sides}) > 1]
     if len(differ) != 1:
+        shown = ", ".join(differ[:5]) + (", …" if len(differ) > 5 else "")
         return None, ("no trend: the points differ by no rule key" if not differ else
                       f"no trend: the points differ by {len(differ)} rule keys "
-                      f"({', '.join(differ)}); a trend follows one")
+                      f"({shown}); a trend follows one")
     key = differ[0]
     values = [s.rules.get(key) for s in sides]
     if not all(_numeric(v) for v in values):
