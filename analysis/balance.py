@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from analysis.queries import _G, _HANDS, GROUP, PAIR_KEY, _finish, as_runs, match_units, same_walls
+from analysis.compare import PAIR_KEY, match_units, same_walls
+from analysis.queries import _G, _HANDS, GROUP, _finish, as_runs
 
 __all__ = ["BOOTSTRAP", "skill_share", "skill_share_difference", "swing"]
 
@@ -170,8 +171,8 @@ def skill_share_difference(a, b) -> dict:
     """``skill_share(b) − skill_share(a)`` for two duplicate runs (each one group), with
     a bootstrap 95% CI (seeded) and the share of resamples on the other side of 0 (×2,
     a two-sided bootstrap p, at least 2/(B + 1)). When the two were dealt the same
-    walls match by match (the same :data:`~analysis.queries.PAIR_KEY` matches,
-    :func:`~analysis.queries.same_walls`) a match and its twin are resampled
+    walls match by match (the same :data:`~analysis.compare.PAIR_KEY` matches,
+    :func:`~analysis.compare.same_walls`) a match and its twin are resampled
     together (``paired``), so the luck they share cancels; otherwise each side's
     matches are resampled independently."""
     sides = []

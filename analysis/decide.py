@@ -38,8 +38,12 @@ from scipy import stats as st
 from analysis.stats import LEVEL, Difference, Estimate
 from mjlog.errors import InputError, finite_float, quote
 
-__all__ = ["ALPHA", "POWER", "DEFAULT_MARGINS", "Decision", "adjust", "decide", "family",
-           "from_zero", "margin_for", "mde", "parse_margins", "tost"]
+__all__ = ["ALPHA", "POWER", "DEFAULT_MARGINS", "EXPLORATORY", "Decision", "adjust",
+           "check_names", "decide", "decide_study", "family", "from_zero", "is_primary",
+           "margin_for", "mde", "parse_margins", "parse_primary", "tost"]
+
+EXPLORATORY = "exploratory"
+"""The verdict of a metric outside the ``--primary`` ones: looked at, not tested."""
 
 ALPHA = 0.05
 """Level of every test: differs, and each one-sided test of equivalence."""
@@ -107,27 +111,27 @@ def mde(d: Difference) -> float:
     return float((st.t.ppf(1 - ALPHA / 2, df) + st.t.ppf(POWER, df)) * se)
 
 
-def _level(own: float, adjusted: float | None) -> float:
-    """The level a test's own p-value must reach for its adjusted one to reach α: α
-    scaled by how much the study's adjustment raised it (α itself without one)."""
-    if adjusted is None or not (own > 0) or not (adjusted > own):
-        return ALPHA
-    return ALPHA * own / adjusted
+def _level(raw: float, adjusted: float) -> float:
+    """The level a test's raw p-value must reach for its adjusted one to reach α:
+    α × raw / adjusted (Benjamini–Hochberg scales each p by m / rank), α unadjusted."""
+    if 0 < raw < adjusted and math.isfinite(adjusted):
+        return ALPHA * raw / adjusted
+    return ALPHA
 
 
-def _hands_needed(d: Difference, margin: float, hands: float,
-                  levels: tuple[float, float] = (ALPHA, ALPHA)) -> float:
+def _hands_needed(d: Difference, margin: float, hands: float, alpha: float = ALPHA,
+                  alpha_eq: float = ALPHA) -> float:
     """Hands in all at which the difference seen would be settled either way: its
-    interval clear of 0, or its 90 % interval inside ±margin (whichever comes first),
-    the standard error falling as 1/√hands; ``levels``, the levels the two tests'
-    own p-values must reach (:func:`_level`)."""
+    interval clear of 0 at level ``alpha``, or its 1 − 2·``alpha_eq`` interval inside
+    ±margin (whichever comes first), the standard error falling as 1/√hands. The
+    levels are those the study's adjustment leaves each test (:func:`_level`)."""
     se, df = _se_df(d)
     if not (hands > 0) or math.isnan(se) or se == 0 or math.isnan(d.diff):
         return math.nan
     a = abs(d.diff)
-    goals = [a / st.norm.isf(levels[0] / 2)] if a > 0 else []
+    goals = [a / st.norm.ppf(1 - alpha / 2)] if a > 0 else []
     if a < margin:
-        goals.append((margin - a) / st.norm.isf(levels[1]))
+        goals.append((margin - a) / st.norm.ppf(1 - alpha_eq))
     if not goals:
         return math.nan
     target = max(goals)
@@ -138,18 +142,19 @@ def decide(d: Difference, margin: float, hands: float = math.nan,
            p: float | None = None, p_equivalence: float | None = None) -> Decision:
     """The verdict on ``d`` for an equivalence ``margin``. ``p`` and ``p_equivalence``
     are the study's adjusted p-values when given (:func:`adjust`); ``hands``, the
-    hands the comparison rests on, sizes an inconclusive verdict."""
-    own = tost(d, margin)
-    levels = (_level(d.p, p), _level(own, p_equivalence))
+    hands the comparison rests on, sizes an inconclusive verdict (at the level the
+    adjustment leaves its tests: a study of many tests needs more hands)."""
+    raw_eq = tost(d, margin)
     p = d.p if p is None else p
-    p_eq = own if p_equivalence is None else p_equivalence
+    p_eq = raw_eq if p_equivalence is None else p_equivalence
     if p < ALPHA:
         verdict = "differs"
     elif p_eq < ALPHA:
         verdict = "equivalent"
     else:
         verdict = "inconclusive"
-    need = _hands_needed(d, margin, hands, levels) if verdict == "inconclusive" else math.nan
+    need = _hands_needed(d, margin, hands, _level(d.p, p), _level(raw_eq, p_eq)) \
+        if verdict == "inconclusive" else math.nan
     return Decision(verdict, margin, p, p_eq, mde(d), need)
 
 
@@ -205,6 +210,8 @@ def parse_margins(items: Sequence[str]) -> dict[str, float]:
         m = finite_float(value.strip(), f"the margin of {quote(metric)}")
         if not m > 0:
             raise InputError(f"the margin of {quote(metric)} must be above 0")
+        if metric in out:
+            raise InputError(f"--margin names {quote(metric)} twice")
         out[metric] = m
     return out
 
@@ -232,3 +239,63 @@ def from_zero(e: Estimate) -> Difference:
         lo, hi = e.value - half, e.value + half
         p = float(2 * st.t.sf(abs(e.value) / se, df))
     return Difference(0.0, e.value, e.value, lo, hi, p, se, nan, e.units, True)
+
+
+def parse_primary(items: Sequence[str]) -> tuple[str, ...] | None:
+    """``--primary`` values (a metric, say ``dealer_advantage`` or
+    ``pattern_rate[qidui]``, or a family, ``pattern_rate``) in the order given, each
+    once; None when none is given (then every metric is primary).
+
+    >>> parse_primary(["draw_rate", "pattern_rate[qidui]", "draw_rate"])
+    ('draw_rate', 'pattern_rate[qidui]')
+    >>> parse_primary([]) is None
+    True
+    """
+    out: dict[str, None] = {}
+    for item in items:
+        metric = item.strip()
+        if family(metric) not in DEFAULT_MARGINS:
+            raise InputError(f"--primary {quote(item)}: no metric {quote(metric)}; known: "
+                             f"{', '.join(DEFAULT_MARGINS)} (or one of them with [KEY])")
+        out[metric] = None
+    return tuple(out) or None
+
+
+def is_primary(metric: str, primary: Sequence[str] | None) -> bool:
+    """Whether ``metric`` is one of the ``primary`` metrics or families (all are,
+    without any)."""
+    return primary is None or metric in primary or family(metric) in primary
+
+
+def check_names(names: Sequence[str], metrics: Sequence[str], option: str) -> None:
+    """Refuse a name of ``--margin`` or ``--primary`` that matches none of the
+    ``metrics`` a comparison has (a pattern its variants do not score, a position
+    its players do not have): a margin that silently applies to nothing is a typo."""
+    have = set(metrics) | {family(m) for m in metrics}
+    for name in names:
+        if name not in have:
+            same = sorted(m for m in metrics if family(m) == family(name))
+            raise InputError(f"{option} {quote(name)}: this comparison has no such metric"
+                             + (f"; of {family(name)}: {', '.join(same)}" if same else ""))
+
+
+def decide_study(diffs: Sequence[Difference | None], metrics: Sequence[str],
+                 hands: Sequence[float], margins: Mapping[str, float] | None = None,
+                 primary: Sequence[str] | None = None) -> list[Decision | None]:
+    """The verdict of every difference of one study (every point × metric of a
+    sweep; None where there is no difference, say points on two scales). The tests
+    of "no difference" and those of equivalence are each adjusted together
+    (:func:`adjust`) over the study's primary metrics (all of them without
+    ``primary``); the others get the verdict :data:`EXPLORATORY` and no adjusted p."""
+    chosen = [i for i, d in enumerate(diffs)
+              if d is not None and is_primary(metrics[i], primary)]
+    margin = [margin_for(m, margins) for m in metrics]
+    p = adjust([diffs[i].p for i in chosen])
+    p_eq = adjust([tost(diffs[i], margin[i]) for i in chosen])
+    out: list[Decision | None] = [None] * len(diffs)
+    for i, d in enumerate(diffs):
+        if d is not None:
+            out[i] = Decision(EXPLORATORY, margin[i], math.nan, math.nan, mde(d), math.nan)
+    for i, pa, pe in zip(chosen, p, p_eq, strict=True):
+        out[i] = decide(diffs[i], margin[i], hands[i], p=float(pa), p_equivalence=float(pe))
+    return out

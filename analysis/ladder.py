@@ -39,7 +39,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.queries import SEAT_AGENTS, Runs, same_walls
+from analysis.compare import same_walls
+from analysis.queries import SEAT_AGENTS, Runs
 from analysis.stats import compare_units, estimate
 from mjlog.errors import InputError
 from simulate.runner import HANDS_PER_SHARD, RunSpec, simulate

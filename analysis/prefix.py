@@ -6,19 +6,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from analysis import queries
+from analysis import compare, queries
 from analysis.stats import estimate
 
 
 def half_widths(run: str | Path, metric: str, ends: Sequence[int]) -> list[float]:
     """The metric's 95% half-width on the matches [0, end) of ``run``, per end (the
     match as the unit): what ``simulate --until`` stops on."""
-    units, pats = queries.match_units(queries.Runs(run, verify_hashes=False))
+    units, pats = compare.match_units(queries.Runs(run, verify_hashes=False))
     names = [metric[len("pattern_rate["):-1]] if metric.startswith("pattern_rate[") else []
     out = []
     for end in ends:
         u = units[units.match < end].reset_index(drop=True)
         p = pats[pats.match < end]
-        y, x, _ = queries._metric_arrays(u, p, names)[metric]
+        y, x, _ = compare._metric_arrays(u, p, names)[metric]
         out.append(estimate(y, x).half_width)
     return out

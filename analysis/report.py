@@ -2,7 +2,7 @@
 
 :func:`write_report` computes every table once (:func:`analysis.queries.tables`, plus
 swing, skill and precision from :mod:`analysis.balance` and
-:func:`analysis.queries.precision`), draws every figure
+:func:`analysis.compare.precision`), draws every figure
 (:func:`analysis.plots.figures`) and writes ``OUT/index.html`` with the figures as
 base64 PNG (or SVG) ``data:`` URIs. The page opens with a table of contents and a
 *findings* section: each sentence gives its 95% interval and says whether the
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis import plots, queries
+from analysis import compare, plots, queries
 from analysis.queries import GROUP
 from mjlog.viewer import csp as _csp
 
@@ -409,7 +409,7 @@ def _paired(r: queries.Runs) -> pd.DataFrame | None:
     if len(info) < 2 or info.variant.nunique() != 1 or info.agents.nunique() != 1 \
             or info.config.nunique() != len(info):
         return None
-    pc = queries.paired_comparison([x.path for x in r.runs])
+    pc = compare.paired_comparison([x.path for x in r.runs])
     keep = ("dealer_advantage", "draw_rate", "mean_points_per_win", "money_moved_per_hand",
             "capped_share")
     return pc[pc.metric.isin(keep)].reset_index(drop=True)
@@ -432,7 +432,7 @@ def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os
     t = queries.tables(r)
     t["swing"] = balance.swing(r)
     t["skill"] = balance.skill_share(r)
-    pr = queries.precision(r)
+    pr = compare.precision(r)
     pr["target"] = pr["metric"].map(_targets)
     from analysis.stats import hands_needed
 

@@ -44,11 +44,13 @@ __all__ = [
     "LEVEL",
     "Difference",
     "Estimate",
+    "Slope",
     "compare_units",
     "estimate",
     "estimates",
     "hands_needed",
     "pseudo_values",
+    "slope",
 ]
 
 LEVEL = 0.95
@@ -235,3 +237,62 @@ def hands_needed(half_width: float, hands: float, target: float) -> float:
     if not (half_width > 0) or not (target > 0) or hands <= 0:
         return math.nan
     return float(math.ceil(hands * (half_width / target) ** 2))
+
+
+@dataclass(frozen=True)
+class Slope:
+    """The change of a figure per unit of a rule key, with its 95% interval and the
+    two-sided p of "no trend"; ``clusters`` it rests on (matches, counted once across
+    the points that share them)."""
+
+    slope: float
+    lo: float
+    hi: float
+    se: float
+    p: float
+    clusters: int
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def slope(p, x, clusters) -> Slope:
+    """The least-squares slope of per-match pseudo-values ``p`` on the key's value
+    ``x``, with a standard error clustered by ``clusters`` and a t interval on
+    G − 1 degrees of freedom (statsmodels' OLS, ``cov_type="cluster"``).
+
+    Why this estimator: the pseudo-values of each point average to its figure, so
+    the slope is the line through the points' figures (each weighted by its
+    matches), and one regression covers any design. Matches of one seed and index
+    are one cluster: across the points they share their deal, so the points are
+    not independent, and the sandwich over clusters both allows for that and lets
+    the shared luck cancel out of the slope, as pairing does for one difference
+    (runs of other seeds are simply clusters of one). A fit without spread (every
+    point an exact line, say a key that only scales the money) is certain: its
+    interval is the slope itself.
+    """
+    import statsmodels.api as sm
+
+    p, x = np.asarray(p, dtype=float), np.asarray(x, dtype=float)
+    codes, uniques = pd.factorize(pd.Series(list(clusters)))
+    g = len(uniques)
+    nan = math.nan
+    if len(p) < 3 or g < 2 or np.isnan(p).any() or np.isnan(x).any() or np.ptp(x) == 0:
+        return Slope(nan, nan, nan, nan, nan, g)
+    model = sm.OLS(p, sm.add_constant(x, has_constant="add"))
+    scale = float(np.abs(p).max())
+    fit = model.fit()
+    b = float(fit.params[1])
+    if _constant(fit.resid, scale) or scale == 0:
+        return Slope(b, b, b, 0.0, _certain(b * float(np.ptp(x)), scale), g)
+    fit = model.fit(cov_type="cluster", cov_kwds={"groups": codes}, use_t=True)
+    var = float(fit.cov_params()[1, 1])
+    if not var * float(np.ptp(x)) ** 2 > (ROUNDING * scale) ** 2:
+        # every cluster's residuals cancel along x (a figure the key does not move,
+        # match for match): no spread, and a variance of rounding noise, maybe below 0
+        return Slope(b, b, b, 0.0, _certain(b * float(np.ptp(x)), scale), g)
+    # statsmodels' t on G − 1 degrees of freedom, from the slope's variance alone
+    # (its bse would take the root of the intercept's too, rounding noise maybe below 0)
+    se, df = math.sqrt(var), g - 1
+    half = float(st.t.ppf((1 + LEVEL) / 2, df)) * se
+    return Slope(b, b - half, b + half, se, float(2 * st.t.sf(abs(b) / se, df)), g)

@@ -21,7 +21,7 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   the agent listed first gains from always playing just before the second;
 - conclusions: ``expert`` in every seat against the committed ``strategic`` sample
   (``data/<variant>``: seed 2026, 8 hands a match) on the same walls, paired by
-  match (:func:`analysis.queries.paired_comparison`): dealer advantage, the draw
+  match (:func:`analysis.compare.paired_comparison`): dealer advantage, the draw
   rate, pattern shares; and the skill share (:func:`analysis.balance.skill_share`)
   of duplicate line-ups ``P,greedy,P,greedy`` with P = strategic, then expert
   (:func:`analysis.balance.skill_share_difference`). With ``--seed`` away from
@@ -266,7 +266,7 @@ def conclusions_part(variant: str, matches: int, base: Path, workers: int, seed:
 
 def conclusions(variant: str, strategic: Path, expert: Path) -> list[str]:
     """Markdown rows: metric, strategic, expert, difference [95% CI], p, matches."""
-    from analysis.queries import paired_comparison
+    from analysis.compare import paired_comparison
 
     t = paired_comparison([strategic, expert])
     keep = t[t["metric"].isin(METRICS) | t["metric"].str.startswith("pattern")]

@@ -64,7 +64,7 @@ def parse_until(text: str) -> tuple[str, float]:
 
 def until_metrics(rules: Rules) -> list[str]:
     """Every metric ``--until`` can follow in a run under ``rules``: the headline
-    figures of :func:`analysis.queries.precision`, a ``pattern_rate`` for each
+    figures of :func:`analysis.compare.precision`, a ``pattern_rate`` for each
     pattern a win can carry under those rules (a figure the run cannot have would
     never narrow: its half-width stays 0).
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import balance, queries
+from analysis import balance, compare, queries
 from analysis.sample import data_dir
 from mjlog.logio import read_table
 from mjlog.rules import Rules
@@ -118,7 +118,7 @@ def test_skill_share_difference_pairs_the_matches_of_the_same_walls(ladders, tmp
 
 def test_rule_values_are_typed_columns():
     sweep = data_dir() / "sweep" / "xuezhan-cap"
-    for df in (queries.outcomes(sweep), queries.compare(sweep), queries.precision(sweep)):
+    for df in (queries.outcomes(sweep), queries.compare(sweep), compare.precision(sweep)):
         assert str(df["cap"].dtype) == "Int64"
         assert list(dict.fromkeys(df["cap"])) == [1, 2, 4, 16]
     mixed = queries.outcomes([data_dir() / "yuxi", sweep])

@@ -1,4 +1,4 @@
-"""`mjlog compare` and queries.paired_comparison: paired by walls, unpaired otherwise."""
+"""`mjlog compare` and compare.paired_comparison: paired by walls, unpaired otherwise."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats
 
-from analysis import queries
+from analysis import compare, queries
 from mjlog.cli import main
 from mjlog.logio import read_table
 from simulate.runner import RunSpec, simulate
@@ -32,7 +32,7 @@ def runs(tmp_path_factory):
 
 
 def test_same_walls_are_paired_and_reproduced_by_scipy(runs):
-    df = queries.paired_comparison([runs["base"], runs["cap2"]])
+    df = compare.paired_comparison([runs["base"], runs["cap2"]])
     assert df["paired"].all() and (df["units"] == 24).all()
     assert np.allclose(df["diff"], df["value"] - df["baseline"])
     ok = df["lo"].notna()
@@ -56,7 +56,7 @@ def test_same_walls_are_paired_and_reproduced_by_scipy(runs):
 
 def test_a_cap_change_pairs_out_the_walls(runs):
     # the cap changes payments only: capped wins get cheaper, the draws do not move
-    df = queries.paired_comparison([runs["base"], runs["cap2"]]).set_index("metric")
+    df = compare.paired_comparison([runs["base"], runs["cap2"]]).set_index("metric")
     assert df.loc["draw_rate", "diff"] == 0 and df.loc["draw_rate", "paired_se"] == 0
     assert df.loc["draw_rate", "unpaired_se"] > 0
     assert df.loc["capped_share", "diff"] > 0
@@ -66,7 +66,7 @@ def test_a_cap_change_pairs_out_the_walls(runs):
 
 
 def test_other_walls_are_compared_unpaired_and_the_text_says_so(runs):
-    df = queries.paired_comparison([runs["base"], runs["other"]])
+    df = compare.paired_comparison([runs["base"], runs["other"]])
     assert not df["paired"].any() and df["paired_se"].isna().all()
     res = CliRunner().invoke(main, ["compare", str(runs["base"]), str(runs["other"])])
     assert res.exit_code == 0, res.output
@@ -75,16 +75,16 @@ def test_other_walls_are_compared_unpaired_and_the_text_says_so(runs):
 
 def test_same_walls_asks_every_shared_hand_for_one_equal_wall(runs, tmp_path):
     r = {name: queries.Runs(path) for name, path in runs.items()}
-    assert queries.same_walls(r["base"], r["cap2"])  # another cap, the same deal
-    assert not queries.same_walls(r["base"], r["other"])  # another seed
-    assert queries.same_walls(r["base"], r["cap2"], matches=[3, 7])
-    assert not queries.same_walls(r["base"], r["cap2"], matches=[999])  # no hand shared
+    assert compare.same_walls(r["base"], r["cap2"])  # another cap, the same deal
+    assert not compare.same_walls(r["base"], r["other"])  # another seed
+    assert compare.same_walls(r["base"], r["cap2"], matches=[3, 7])
+    assert not compare.same_walls(r["base"], r["cap2"], matches=[999])  # no hand shared
     # a folder of two seeds' runs holds two walls per hand: it pairs with neither
     mixed = tmp_path / "mixed"
     mixed.mkdir()
     for name in ("base", "other"):
         (mixed / name).symlink_to(runs[name], target_is_directory=True)
-    assert not queries.same_walls(queries.Runs(mixed), r["base"])
+    assert not compare.same_walls(queries.Runs(mixed), r["base"])
 
 
 def test_json_lists_every_metric_with_its_keys(runs):
@@ -94,7 +94,8 @@ def test_json_lists_every_metric_with_its_keys(runs):
     rows = json.loads(res.output)
     assert all(KEYS <= set(r) for r in rows)
     metrics = {r["metric"] for r in rows}
-    assert {"mean_points[0]", "mean_points[3]", "dealer_advantage", "draw_rate",
+    # random and greedy share the table: their points, not the seat positions'
+    assert {"mean_points[random]", "mean_points[greedy]", "dealer_advantage", "draw_rate",
             "mean_points_per_win", "money_moved_per_hand", "capped_share",
             "pattern_rate[pinghu]"} <= metrics
     assert {r["paired"] for r in rows} == {True, False}
@@ -112,7 +113,7 @@ def test_bad_input_is_one_line(tmp_path, runs):
 
 def test_dealer_advantage_equals_position_advantage(runs):
     adv = queries.position_advantage(runs["base"])
-    df = queries.paired_comparison([runs["base"], runs["cap2"]]).set_index("metric")
+    df = compare.paired_comparison([runs["base"], runs["cap2"]]).set_index("metric")
     assert np.isclose(adv[adv.position == 0]["advantage"].iloc[0],
                       df.loc["dealer_advantage", "baseline"])
     # random and greedy sit at fixed seats, not duplicate: flagged for the caveat
@@ -123,7 +124,7 @@ def test_the_same_seed_under_another_tile_set_is_not_paired():
     from analysis.sample import data_dir
 
     # data/yuxi and the xuezhan sweep share seed 2026, but 136 and 108 tiles deal other walls
-    df = queries.paired_comparison([data_dir() / "yuxi",
+    df = compare.paired_comparison([data_dir() / "yuxi",
                                     data_dir() / "sweep" / "xuezhan-cap" / "cap=16"])
     assert not df["paired"].any()
 
@@ -148,16 +149,17 @@ def test_welch_with_one_constant_side_is_scipys_welch(constant_side):
     assert np.isclose(d.unpaired_se, stats.sem(varied))
 
 
-def test_unpaired_text_gives_the_reason_that_holds():
+def test_the_sample_sweep_pairs_by_match_where_a_moved_dealer_moved_the_break():
     from analysis.sample import data_dir
 
     # the sample sweep's points share their seed and their first walls; a cap changes
-    # the strategic agents' play, a dealer moves and with it the break: later walls differ
+    # the strategic agents' play, a dealer moves and with it the break: later walls
+    # differ, the matches still pair (they were dealt from one seed before play)
     sweep = data_dir() / "sweep" / "xuezhan-cap"
     a, b = (queries.Runs(sweep / p) for p in ("cap=1", "cap=2"))
-    assert queries.same_walls(a, b, matches=[0]) and not queries.same_walls(a, b)
+    assert compare.same_walls(a, b, matches=[0]) and not compare.same_walls(a, b)
     res = CliRunner().invoke(main, ["compare", str(sweep / "cap=1"), str(sweep / "cap=2")])
     assert res.exit_code == 0, res.output
-    how = next(ln for ln in res.output.splitlines() if ln.startswith("UNPAIRED"))
-    assert "no match of these runs was dealt the same walls" not in how
-    assert "dealer" in how and "break" in how
+    assert "UNPAIRED" not in res.output
+    how = next(ln for ln in res.output.splitlines() if ln.startswith("paired by match"))
+    assert "walls agree on 376 of 400 hands" in how and "dealer" in how and "break" in how

@@ -161,9 +161,9 @@ def test_json_output_is_strict_json(tmp_path, command):
 
 @pytest.mark.parametrize("variant", ["yuxi", "huangmei"])
 def test_until_metrics_are_the_figures_precision_gives(variant):
-    """The metrics --until accepts are those analysis.queries.precision computes
+    """The metrics --until accepts are those analysis.compare.precision computes
     (every pattern of the variant, not only those the sample happened to log)."""
-    from analysis.queries import precision
+    from analysis.compare import precision
     from mjlog.logio import read_manifest
     from mjlog.rules import Rules
     from simulate.until import until_metrics

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from analysis import queries
+from analysis import compare
 from mjlog.cli import main
 from simulate.until import MIN_MATCHES, parse_until
 
@@ -55,14 +55,14 @@ def test_same_bytes_whatever_the_workers_and_as_plain_matches(until_runs):
 
 def test_the_rule_stops_at_the_first_precise_prefix(until_runs):
     m = json.loads((until_runs / "w1" / "manifest.json").read_text())
-    p = queries.precision(until_runs / "w1", 0.15).set_index("metric")
+    p = compare.precision(until_runs / "w1", 0.15).set_index("metric")
     assert p.loc["money_moved_per_hand", "half_width"] <= 0.15
     assert p.loc["money_moved_per_hand", "matches"] == m["matches"]
     # one shard fewer was not precise enough (or too small to judge)
     if m["matches"] - 10 >= MIN_MATCHES:
         CliRunner().invoke(main, [*ARGS, "--matches", str(m["matches"] - 10), "--workers", "1",
                                   "--out", str(until_runs / "fewer")])
-        q = queries.precision(until_runs / "fewer", 0.15).set_index("metric")
+        q = compare.precision(until_runs / "fewer", 0.15).set_index("metric")
         assert q.loc["money_moved_per_hand", "half_width"] > 0.15
 
 

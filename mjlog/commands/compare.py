@@ -14,41 +14,60 @@ def _num(v):
     return v
 
 
+
 @click.command("compare")
 @click.argument("baseline", type=click.Path(exists=True, file_okay=False))
 @click.argument("others", nargs=-1, type=click.Path(exists=True, file_okay=False))
+@click.option("--margin", "margins", multiple=True, metavar="METRIC=M",
+              help="Equivalence margin of a metric (mean_points[0]=0.2) or of a family "
+                   "(pattern_rate=0.005); repeatable. Defaults: docs/cli.md.")
+@click.option("--primary", multiple=True, metavar="METRIC",
+              help="A metric (or family) the study is about; repeatable. Only these are "
+                   "adjusted for multiplicity and get verdicts, the others are "
+                   "exploratory.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-def compare_command(baseline, others, fmt) -> None:
+def compare_command(baseline, others, margins, primary, fmt) -> None:
     """Compare OTHERS (run directories or sweep folders) with BASELINE, metric by metric.
 
-    Metrics: mean points by seat position after the dealer, dealer advantage, draw
-    rate, mean points per win, money moved per hand, each pattern's rate per win and
-    the capped share. For each: baseline, value, difference with its 95% CI and
-    p-value, the paired and the unpaired standard error, and the number of units.
-    Runs with the same seed play the same walls match by match, so matches are
-    paired by (seed, match); runs that share none are compared unpaired (Welch),
-    and the output says so. A sweep folder alone compares its points with its first.
+    Metrics: mean points by seat position after the dealer (by agent where a line-up
+    mixes agents), dealer advantage, draw rate, mean points per win, money moved per
+    hand, each pattern's rate per win and the capped share. For each: baseline,
+    value, difference with its 95% CI, p-value adjusted over every point x metric
+    (or the --primary ones), the paired and the unpaired standard error, and a
+    verdict: differs, equivalent within the metric's margin, or inconclusive with
+    about how many more hands would settle it (docs/cli.md gives the margins).
+    Runs with the same seed start every match from the same walls, so matches are
+    paired by (seed, match), also where a changed result later moved a dealer (the
+    output says on how many hands the walls still agree); runs of another seed,
+    match size or tile set are compared unpaired (Welch), and the output says which
+    of those holds. A sweep folder alone compares its points with its first; a
+    numeric sweep key of three values or more gets a trend per unit of the key.
 
     Across variants only what both define is compared: a pattern one variant
     lacks is left out (the text names it), and points, counted by two scoring
     systems, are shown side by side as "different scales, not comparable", with
     no difference (JSON: "comparable": false, the "note", null difference).
 
-    Example: mjlog compare runs/caps/cap=8 runs/caps/cap=16 --format json
+    Example: mjlog compare runs/caps --primary money_moved_per_hand --margin draw_rate=0.005
     """
     import duckdb
     import pandas as pd
 
-    from analysis.queries import paired_comparison
+    from analysis.compare import study
+    from analysis.decide import parse_margins, parse_primary
     from mjlog.errors import MjlogError
 
+    margins, primary = parse_margins(margins), parse_primary(primary)
     try:
-        df = paired_comparison([baseline, *others])
+        st = study([baseline, *others], margins, primary)
     except duckdb.Error as e:
         raise MjlogError(f"cannot read the runs: {str(e).splitlines()[0]}") from None
+    df = st.rows
     if fmt == "json":
-        rows = [{k: _num(v.item() if hasattr(v, "item") else v) for k, v in r.items()}
+        trend = {t["metric"]: _plain({k: v for k, v in t.items() if k not in ("metric", "unit")})
+                 for t in st.trend.to_dict(orient="records")}
+        rows = [{**_plain(r), "trend": trend.get(r["metric"])}
                 for r in df.to_dict(orient="records")]
         click.echo(json.dumps(rows, ensure_ascii=False, indent=1, allow_nan=False))
         return
@@ -56,13 +75,10 @@ def compare_command(baseline, others, fmt) -> None:
     for (base, group), g in df.groupby(["baseline_group", "group"], sort=False):
         paired = bool(g["paired"].iloc[0])
         n = int(g["units"].iloc[0])
-        how = (f"paired on {n} matches (same seed and match: same walls; both figures over "
-               f"those matches)" if paired else
-               f"UNPAIRED: these runs do not deal the same walls match by match (another "
-               f"seed, tile set or match size; or, on one seed, play that moved a dealer "
-               f"and with it the break); Welch test, {n} matches on the smaller side")
-        click.echo(f"baseline {base}\n   other {group}\n{how}; 95% CI; p two-sided "
-                   f"(p_adj: Benjamini-Hochberg over these metrics)")
+        note = g["pairing_note"].iloc[0]
+        how = (f"{note}; {n} matches, both figures over those matches" if paired else
+               f"UNPAIRED: {note}; Welch test, {n} matches on the smaller side")
+        click.echo(f"baseline {base}\n   other {group}\n{how}; 95% CI")
         ok = g[g["comparable"]]
         t = pd.DataFrame({
             "metric": ok["metric"], "unit": ok["unit"],
@@ -70,10 +86,10 @@ def compare_command(baseline, others, fmt) -> None:
             "value": ok["value"].map(lambda v: f"{v:.4f}"),
             "diff [95% CI]": [f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]"
                               for d, lo, hi in zip(ok["diff"], ok["lo"], ok["hi"], strict=True)],
-            "p": ok["p"].map(lambda v: f"{v:.3g}"),
-            "p_adj": ok["p_adjusted"].map(lambda v: f"{v:.3g}"),
+            "p_adj": ok["p_adjusted"].map(lambda v: "-" if math.isnan(v) else f"{v:.3g}"),
             "paired_se": ok["paired_se"].map(lambda v: f"{v:.4f}"),
             "unpaired_se": ok["unpaired_se"].map(lambda v: f"{v:.4f}"),
+            "verdict": [_verdict(r) for r in ok.to_dict(orient="records")],
         })
         click.echo(t.to_string(index=False))
         apart = g[~g["comparable"]]
@@ -89,3 +105,64 @@ def compare_command(baseline, others, fmt) -> None:
         if left_out:
             click.echo(f"patterns only one side has, not compared: {', '.join(left_out)}")
         click.echo("")
+    if st.key is not None:
+        click.echo(_trend_table(st, df))
+    elif len(df["group"].unique()) > 1:
+        click.echo(st.trend_note + "\n")
+    click.echo(_legend(df, primary))
+
+
+def _plain(row: dict) -> dict:
+    """A row as JSON takes it: numpy scalars as Python's, NaN and infinities as null."""
+    out = {}
+    for k, v in row.items():
+        v = v.item() if hasattr(v, "item") else v
+        out[k] = [_num(x) for x in v] if isinstance(v, list) else _num(v)
+    return out
+
+
+def _trend_table(st, df) -> str:
+    """Each metric's figure at every point of the sweep, and its slope per unit of the
+    key: the point-by-point table with the trend beside it."""
+    import pandas as pd
+
+    t = st.trend
+    points = [df["baseline_group"].iloc[0], *df["group"].unique()]
+    names = [_point_name(g, st.key) for g in points]
+    table = pd.DataFrame({"metric": t["metric"]})
+    for i, name in enumerate(names):
+        table[name] = [f"{v[i]:.4f}" for v in t["values"]]
+    table[f"slope per {st.key} [95% CI]"] = [
+        f"{b:+.4f} [{lo:+.4f}, {hi:+.4f}]" for b, lo, hi in zip(t["slope"], t["lo"], t["hi"],
+                                                                 strict=True)]
+    table["p_adj"] = t["p_adjusted"].map(lambda v: "-" if math.isnan(v) else f"{v:.3g}")
+    return (f"{st.trend_note}; p_adj: Benjamini-Hochberg over these trends\n"
+            f"{table.to_string(index=False)}\n")
+
+
+def _point_name(group: str, key: str) -> str:
+    """``cap=4`` from a group label (``xuezhan cap=4 [strategic,…] runs/…``)."""
+    for word in group.split():
+        if word.startswith(f"{key}="):
+            return word
+    return group.split(" [")[0]
+
+def _verdict(r: dict) -> str:
+    """A row's verdict as the table prints it."""
+    v = r["verdict"]
+    if v == "equivalent":
+        return f"equivalent ±{r['margin']:g}"
+    if v == "inconclusive" and math.isfinite(r["hands_needed"]):
+        return f"inconclusive: ~{max(r['hands_needed'] - r['hands'], 0):,.0f} more hands"
+    return str(v)
+
+
+def _legend(df, primary) -> str:
+    """What the verdicts and p_adj rest on (docs/cli.md gives the margins)."""
+    over = (f"the primary metrics ({', '.join(primary)}) of every point" if primary else
+            "every point × metric of this study")
+    tests = int(df["p_adjusted"].notna().sum())
+    return (f"p_adj: Benjamini-Hochberg over {over} ({tests} tests); verdict at 5 %: "
+            f"differs (p_adj), equivalent within ±margin (two one-sided tests, adjusted "
+            f"alike), else inconclusive with about how many more hands each run needs"
+            + ("; exploratory: not a primary metric, not tested" if primary else ""))

@@ -1,0 +1,671 @@
+"""Two rule settings side by side: every headline figure of runs against a baseline,
+as differences with their intervals, paired match by match where the runs share
+their deal (:func:`paired_comparison`); and how precise each figure is now
+(:func:`precision`). The per-match sums every figure is a ratio of come from
+:func:`match_units`; the intervals from :mod:`analysis.stats`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.queries import GROUP, Runs, _expand, _finish, _rules_of, as_runs, config_label
+from analysis.stats import Difference, pseudo_values
+from mjlog.logio import LogError
+
+__all__ = [
+    "COMPARE_METRICS",
+    "PAIR_KEY",
+    "Pairing",
+    "Study",
+    "match_units",
+    "paired_comparison",
+    "pairing",
+    "precision",
+    "same_walls",
+    "study",
+    "trends",
+]
+
+
+COMPARE_METRICS = {
+    "mean_points[p]": "points per seat-hand at position p after the dealer (0 = dealer)",
+    "mean_points[agent]": "points per seat-hand of an agent, instead of the positions, "
+                          "when a line-up mixes agents",
+    "dealer_advantage": "points per hand: the dealer's mean minus the other positions'",
+    "draw_rate": "drawn hands / hands",
+    "mean_points_per_win": "wins.total per win",
+    "money_moved_per_hand": "Σ positive deltas per hand",
+    "pattern_rate[key]": "wins carrying the pattern / wins",
+    "capped_share": "capped wins / wins",
+}
+"""The metrics of :func:`paired_comparison` and their units."""
+
+
+def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per match (the unit of every interval): its group, run and ``seed``; the
+    :data:`PAIR_KEY` columns (match size, duplicate flag, match index and ``seed0``,
+    the seed of its first hand: equal keys mean the same walls when the tile sets
+    agree, which :func:`paired_comparison` checks); and the sums the
+    headline figures are ratios of: ``hands``, ``draws``, ``moved``, ``pts0`` …
+    ``pts3`` (points by position after the dealer), ``players``, ``wins``,
+    ``win_total``, ``capped``. Second frame: per match and pattern, ``with_`` = wins
+    carrying it. DuckDB aggregates by match, reading only the columns it needs; the
+    group columns come from each run's manifest (a run's line-up is its agents as
+    given, which is also what duplicate play turns back to rotation 0)."""
+    runs = as_runs(runs)
+    con = runs.con
+    hands, wins = runs.files("hands"), runs.files("wins")
+    seats = ", ".join(f"coalesce(sum(h.deltas[{i + 1}]), 0)::BIGINT AS seat{i}"
+                      for i in range(4))
+    # per (match, dealer): each seat's points summed (plain column sums, cheap); the
+    # positions after the dealer are these rotated by the dealer, in numpy below
+    by_dealer = con.execute(f"""
+    SELECT h.run_id::VARCHAR AS run_id, h.match, h.dealer, max(h.players) AS players,
+           count(*) AS hands, count(*) FILTER (WHERE h.outcome = 'draw') AS draws,
+           sum(list_sum(list_transform(h.deltas, lambda d: greatest(d, 0))))::BIGINT AS moved,
+           {seats}
+    FROM read_parquet($hands) h GROUP BY ALL ORDER BY ALL""", {"hands": hands}).df()
+    n = by_dealer["players"].to_numpy()
+    d = by_dealer["dealer"].to_numpy().astype(int)
+    seat = by_dealer[[f"seat{i}" for i in range(4)]].to_numpy()
+    for p in range(4):
+        col = (d + p) % np.maximum(n, 1)
+        by_dealer[f"pts{p}"] = np.where(p < n, seat[np.arange(len(d)), col], 0)
+    units = by_dealer.groupby(["run_id", "match"], sort=False).agg(
+        hands=("hands", "sum"), players=("players", "max"), draws=("draws", "sum"),
+        moved=("moved", "sum"), **{f"pts{p}": (f"pts{p}", "sum") for p in range(4)}
+    ).reset_index()
+    w = con.execute("""
+    SELECT run_id::VARCHAR AS run_id, match, count(*) AS wins, sum(total)::BIGINT AS win_total,
+           count(*) FILTER (WHERE capped) AS capped
+    FROM read_parquet($wins) GROUP BY ALL""", {"wins": wins}).df()
+    units = units.merge(w, on=["run_id", "match"], how="left")
+    for c in ("wins", "win_total", "capped"):
+        units[c] = units[c].fillna(0).astype("int64")
+    walls = con.execute("""
+    SELECT run_id::VARCHAR AS run_id, match, hand_seed AS seed0 FROM read_parquet($hands)
+    WHERE hand = 0 AND rotation = 0""", {"hands": hands}).df()
+    units = units.merge(walls, on=["run_id", "match"], how="left")
+    info = {r.run_id: r for r in runs.runs}
+    for i, c in enumerate(GROUP):
+        units.insert(i, c, units["run_id"].map(
+            {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}))
+    units["seed"] = units["run_id"].map({rid: r.seed for rid, r in info.items()})
+    # the same walls: same match size, duplicate flag, match index and first wall (a
+    # different variant or tile set deals other walls from the same seed)
+    units["hands_per_match"] = units["run_id"].map(
+        {rid: r.hands_per_match for rid, r in info.items()})
+    units["duplicate"] = units["run_id"].map({rid: r.duplicate for rid, r in info.items()})
+    pats = con.execute("""
+    SELECT run_id::VARCHAR AS run_id, match, pattern, count(*) AS with_
+    FROM (SELECT run_id, match, unnest(list_distinct(patterns)) AS pattern
+          FROM read_parquet($wins))
+    GROUP BY ALL ORDER BY ALL""", {"wins": wins}).df()
+    for i, c in enumerate(GROUP):
+        pats.insert(i, c, pats["run_id"].map(
+            {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}))
+    units["_order"] = units["run_id"].map({rid: i for i, rid in enumerate(info)})
+    units = units.sort_values(["_order", "match"], kind="stable").drop(columns="_order")
+    return units.reset_index(drop=True), pats
+
+
+PAIR_KEY = ["hands_per_match", "duplicate", "match", "seed0"]
+"""The columns of :func:`match_units` that say two matches were dealt the same walls
+(given the same tile set: :func:`same_walls`)."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """How a comparison's matches were matched up, and the sentence that says why.
+
+    ``unit`` is ``match`` when the two runs deal from one seed, match size, duplicate
+    flag and tile set: match *m* of one and match *m* of the other start from the
+    same shuffled walls, so their luck is shared and :func:`scipy.stats.ttest_rel`
+    on the pairs cancels it. That stays true, and the pairing valid, when a rule
+    changes a result and later hands of the match are dealt from another dealer
+    (yuxi and huangmei: the winner deals next): the pair is formed before play, by
+    seed and match index, never by outcome. ``hands_same_walls`` of ``hands_shared``
+    says how much of the deal the pairs still share. ``unit`` is ``none`` only for
+    runs of another seed, match size, duplicate flag or tile set, and ``text`` names
+    which of those holds."""
+
+    unit: str
+    text: str
+    hands_same_walls: int | None = None
+    hands_shared: int | None = None
+    base_rows: np.ndarray | None = None
+    other_rows: np.ndarray | None = None
+
+    @property
+    def paired(self) -> bool:
+        return self.unit == "match"
+
+
+def _tiles(runs: Runs) -> int | None:
+    """Tiles in a wall of ``runs`` (one hand read), None without walls."""
+    n = runs.sql("SELECT len(wall) AS n FROM read_parquet($hands) WHERE wall IS NOT NULL "
+                 "LIMIT 1")["n"]
+    return int(n.iloc[0]) if len(n) else None
+
+
+def _deals(a: Runs, b: Runs, matches: Sequence[int]) -> dict[str, int]:
+    """Over the hands both runs hold in ``matches``: ``shared`` hands, ``same`` walls;
+    of the first hands, ``firsts``, ``first_same`` walls and ``first_tiles`` with one
+    multiset of tiles; ``tiles_a``, ``tiles_b`` (wall sizes). DuckDB joins the two
+    runs' files by (match, rotation, hand) and returns only the counts."""
+    side = """SELECT match, rotation, hand, hash(wall) AS w, len(wall) AS n,
+                     CASE WHEN hand = 0 AND rotation = 0 THEN hash(list_sort(wall)) END AS t
+              FROM read_parquet({}) WHERE wall IS NOT NULL AND match IN (SELECT unnest($m))"""
+    df = a.sql(f"""
+    WITH a AS ({side.format("$hands")}), b AS ({side.format("$other")})
+    SELECT count(*) AS shared, count(*) FILTER (WHERE a.w = b.w) AS same,
+           count(a.t) AS firsts, count(a.t) FILTER (WHERE a.w = b.w) AS first_same,
+           count(a.t) FILTER (WHERE a.t = b.t) AS first_tiles,
+           coalesce(max(a.n), 0) AS tiles_a, coalesce(max(b.n), 0) AS tiles_b
+    FROM a JOIN b USING (match, rotation, hand)""", other=b.files("hands"),
+                 m=[int(x) for x in matches])
+    return {k: int(v) for k, v in df.iloc[0].items()}
+
+
+def _why_apart(a: Runs, b: Runs) -> str:
+    """What sets two runs' deals apart, of seed, match size, duplicate flag and tile
+    set: every one that holds, and only those."""
+    ra, rb = a.runs[0], b.runs[0]
+    why = []
+    if ra.seed != rb.seed:
+        why.append("another seed" + ("" if None in (ra.seed, rb.seed)
+                                     else f" ({ra.seed} vs {rb.seed})"))
+    if ra.hands_per_match != rb.hands_per_match:
+        why.append(f"another match size ({ra.hands_per_match} vs {rb.hands_per_match} "
+                   f"hands a match)")
+    if ra.duplicate != rb.duplicate:
+        why.append("one plays duplicate, the other not")
+    ta, tb = _tiles(a), _tiles(b)
+    if ta is not None and tb is not None and ta != tb:
+        why.append(f"another tile set ({ta} vs {tb} tiles)")
+    return " and ".join(why) or "no match dealt from the same seed in both"
+
+
+def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
+    """How the matches of ``a`` (rows ``ua`` of :func:`match_units`) and ``b`` (``ub``)
+    pair up (:class:`Pairing`): by match when they share :data:`PAIR_KEY` matches
+    (one seed, match size and duplicate flag) and the first hand of each of those was
+    dealt the same tiles; with the rows of ``ua`` and ``ub`` that pair, in order."""
+    both = ua[PAIR_KEY].assign(_a=np.arange(len(ua))).merge(
+        ub[PAIR_KEY].assign(_b=np.arange(len(ub))), on=PAIR_KEY)
+    if both.empty:
+        return Pairing("none", _why_apart(a, b))
+    f = _deals(a, b, sorted(set(both["match"].astype(int))))
+    if f["firsts"] and f["first_tiles"] < f["firsts"]:
+        sizes = f" ({f['tiles_a']} vs {f['tiles_b']} tiles)" if f["tiles_a"] != f["tiles_b"] \
+            else ""
+        return Pairing("none", f"another tile set{sizes}: the same seed deals other walls")
+    text = "paired by match: same seed and match"
+    if not f["firsts"]:
+        text += " (no walls logged to compare)"
+    else:
+        text += f"; walls agree on {f['same']:,} of {f['shared']:,} hands"
+        if f["same"] < f["shared"]:
+            text += (", play diverged after a changed result moved a dealer (and with it "
+                     "the break)" if f["first_same"] == f["firsts"] else
+                     ", the same tiles shuffled alike but the first dealer or the break "
+                     "differs")
+    return Pairing("match", text, f["same"], f["shared"], both["_a"].to_numpy(),
+                   both["_b"].to_numpy())
+
+
+def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
+    """Whether ``a`` and ``b`` were dealt the same walls: every hand both hold (of
+    ``matches``, default all) has one wall on each side and the two are equal, and
+    they share one hand at least. The same seed deals other walls under another
+    tile set (another variant, say), so two runs are paired only when this holds.
+
+    >>> from analysis.sample import data_dir
+    >>> yuxi, xuezhan = Runs(data_dir() / "yuxi"), Runs(data_dir() / "xuezhan")
+    >>> same_walls(yuxi, yuxi, matches=[0, 1]), same_walls(yuxi, xuezhan, matches=[0, 1])
+    (True, False)
+    """
+    query = "SELECT DISTINCT match, rotation, hand, hash(wall) AS w FROM read_parquet($hands)"
+    params: dict[str, Any] = {}
+    if matches is not None:
+        query += " WHERE match IN (SELECT unnest($m))"
+        params["m"] = [int(m) for m in matches]
+    walls = [r.sql(query, **params).set_index(["match", "rotation", "hand"])["w"]
+             for r in (a, b)]
+    # two walls for one hand on a side (runs of two seeds in one folder): no pairing
+    if any(w.index.has_duplicates for w in walls):
+        return False
+    shared = walls[0].index.intersection(walls[1].index)
+    return len(shared) > 0 and bool((walls[0].loc[shared] == walls[1].loc[shared]).all())
+
+
+def _metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str],
+                   agents: Sequence[str] = ()) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
+    """metric → (y, x, unit) per match of one group (rows of ``u`` in order); a unit
+    that starts with ``points`` (:func:`_in_points`) counts the variant's points, the
+    others are shares. ``mean_points[p]`` is position p after the dealer, or with
+    ``agents`` (columns of :func:`_with_agents`) ``mean_points[AGENT]`` per agent."""
+    n = int(u["players"].max())
+    hands = u["hands"].to_numpy(float)
+    wins = u["wins"].to_numpy(float)
+    out: dict[str, tuple[np.ndarray, np.ndarray, str]] = {}
+    for a in agents:
+        out[f"mean_points[{a}]"] = (u[f"points@{a}"].to_numpy(float),
+                                    u[f"seat_hands@{a}"].to_numpy(float),
+                                    "points per seat-hand")
+    for p in range(0 if agents else n):
+        out[f"mean_points[{p}]"] = (u[f"pts{p}"].to_numpy(float), hands,
+                                    "points per seat-hand")
+    others = sum(u[f"pts{p}"].to_numpy(float) for p in range(1, n)) / max(n - 1, 1)
+    out["dealer_advantage"] = (u["pts0"].to_numpy(float) - others, hands, "points per hand")
+    out["draw_rate"] = (u["draws"].to_numpy(float), hands, "share of hands")
+    out["mean_points_per_win"] = (u["win_total"].to_numpy(float), wins, "points per win")
+    out["money_moved_per_hand"] = (u["moved"].to_numpy(float), hands, "points per hand")
+    idx = pd.MultiIndex.from_frame(u[["run_id", "match"]])
+    by_pat = dict(tuple(pats.groupby("pattern", sort=False)))
+    for pat in patterns:
+        g = by_pat.get(pat)
+        y = np.zeros(len(u)) if g is None else \
+            g.set_index(["run_id", "match"])["with_"].reindex(idx).fillna(0).to_numpy(float)
+        out[f"pattern_rate[{pat}]"] = (y, wins, "share of wins")
+    out["capped_share"] = (u["capped"].to_numpy(float), wins, "share of wins")
+    return out
+
+
+def _in_points(unit: str) -> bool:
+    """A metric of this unit counts points (money), whose scale is its variant's."""
+    return unit.startswith("points ")
+
+
+@dataclass(frozen=True)
+class _Side:
+    """What one side of a comparison measures: the patterns every run of it can
+    score (None: a variant this mjlog does not know, so any it logged) and the
+    points scales of its runs (:attr:`mjlog.variants.Variant.points_scale`)."""
+
+    patterns: frozenset[str] | None
+    scales: frozenset[str]
+
+
+def _side(runs: Runs) -> _Side:
+    from mjlog.variants import VARIANTS as _BY_NAME
+
+    patterns: frozenset[str] | None = None
+    scales = set()
+    for run in runs.runs:
+        v = _BY_NAME.get(run.variant)
+        if v is None:
+            scales.add(f"points of {run.variant!r}, a variant this mjlog does not know")
+            continue
+        scales.add(v.points_scale)
+        has = frozenset(v.patterns(_rules_of(runs, run)))
+        patterns = has if patterns is None else patterns & has
+    return _Side(patterns, frozenset(scales))
+
+
+def _scales_note(a: _Side, b: _Side) -> str | None:
+    """None when the points of ``a`` and ``b`` are one scale, else what the rows say."""
+    if len(a.scales) == 1 and a.scales == b.scales:
+        return None
+    return (f"different scales, not comparable: {' + '.join(sorted(a.scales))} vs "
+            f"{' + '.join(sorted(b.scales))}")
+
+
+@dataclass(frozen=True)
+class Study:
+    """What ``mjlog compare`` reports: the point-by-point rows
+    (:func:`paired_comparison`) and, when the points differ by one numeric rule key,
+    the ``trend`` per unit of that ``key`` (:func:`trends`); ``trend_note`` says how
+    the trend was found, or why there is none."""
+
+    rows: pd.DataFrame
+    trend: pd.DataFrame
+    key: str | None
+    trend_note: str
+
+
+def study(paths, margins: Mapping[str, float] | None = None,
+          primary: Sequence[str] | None = None) -> Study:
+    """:func:`paired_comparison` and :func:`trends` of the same sides, read once."""
+    sides = _load(paths)
+    rows = _rows(sides, margins, primary)
+    key, trend, note = trends(sides, primary)
+    return Study(rows, trend, key, note)
+
+
+def paired_comparison(paths, margins: Mapping[str, float] | None = None,
+                      primary: Sequence[str] | None = None) -> pd.DataFrame:
+    """Every headline figure of each run against the first (the baseline), as
+    differences with a 95% CI and a p-value.
+
+    ``paths``: run directories or sweep folders, the baseline first; a sweep folder
+    stands for its points in order (so a sweep alone compares its points with its
+    first). Each run directory is one side, whatever its rules. Runs with the same
+    seed (and tile set, match size, duplicate flag) start every match from the same
+    walls, so the unit is the pair of matches of one seed and index
+    (:func:`pairing`), even where a changed result later moved a dealer and the
+    walls with it: the difference is :func:`scipy.stats.ttest_rel` on the per-match
+    pseudo-values (:mod:`analysis.stats`). Runs of another seed, match size,
+    duplicate flag or tile set are compared unpaired (Welch); ``pairing`` (``match``
+    or ``none``) and ``pairing_note`` say which and why, ``hands_same_walls`` of
+    ``hands_shared`` how much of the deal paired runs share. ``paired_se`` and
+    ``unpaired_se`` are given side by side.
+
+    Every difference ends in a verdict (:mod:`analysis.decide`): ``differs``,
+    ``equivalent`` within ±``margin`` (the metric's default, or ``margins``: metric
+    or family → margin) or ``inconclusive`` with ``hands_needed``, the hands each run
+    would need in all to settle it (``hands``: the hands each run has in the
+    comparison); ``mde`` is the smallest difference it could detect (80 % power).
+    ``p_adjusted`` and ``p_equivalence`` are adjusted (Benjamini–Hochberg) over the
+    whole study, every point × metric, or over the ``primary`` metrics (names or
+    families) alone: the others get the verdict ``exploratory``.
+
+    Only metrics both sides define are compared: a pattern's rate where both
+    variants (under their rules) have the pattern (:meth:`Variant.patterns
+    <mjlog.variants.Variant.patterns>`); the patterns one side lacks are listed in
+    ``df.attrs["not_compared"]``, by (baseline_group, group). Points of two scoring
+    systems (two variants) are different scales: those rows keep ``baseline`` and
+    ``value``, each on its own scale, with ``comparable`` false, ``note`` saying
+    so and no difference, interval or p-value.
+
+    Columns: ``baseline_group``, ``group`` (variant, rules, line-up and directory),
+    ``metric``, ``unit``, ``baseline``, ``value``, ``diff``, ``lo``, ``hi``, ``p``,
+    ``p_adjusted``, ``paired_se``, ``unpaired_se``, ``units`` (paired matches, or
+    the smaller side's matches), ``hands``, ``paired``, ``pairing``, ``pairing_note``,
+    ``hands_same_walls``, ``hands_shared``, ``comparable``, ``note``, ``verdict``,
+    ``margin``, ``mde``, ``p_equivalence``, ``hands_needed``, ``primary``.
+    """
+    return _rows(_load(paths), margins, primary)
+
+
+def _rows(sides: list[_Loaded], margins: Mapping[str, float] | None,
+          primary: Sequence[str] | None) -> pd.DataFrame:
+    from analysis.decide import check_names, decide_study, is_primary
+
+    rows: list[dict[str, Any]] = []
+    diffs: list[Difference | None] = []
+    not_compared: dict[tuple[str, str], list[str]] = {}
+    for other in sides[1:]:
+        block, ds, left_out = _against(sides[0], other)
+        rows.extend(block)
+        diffs.extend(ds)
+        not_compared[(sides[0].label, other.label)] = left_out
+    metrics = [r["metric"] for r in rows]
+    check_names(list(margins or ()), metrics, "--margin")
+    check_names(list(primary or ()), metrics, "--primary")
+    decisions = decide_study(diffs, metrics, [r["hands"] for r in rows], margins, primary)
+    for r, dec in zip(rows, decisions, strict=True):
+        r["primary"] = r["comparable"] and is_primary(r["metric"], primary)
+        if dec is None:
+            r.update(p_adjusted=math.nan, verdict=None, margin=math.nan, mde=math.nan,
+                     p_equivalence=math.nan, hands_needed=math.nan)
+        else:
+            r.update(p_adjusted=dec.p, verdict=dec.verdict, margin=dec.margin, mde=dec.mde,
+                     p_equivalence=dec.p_equivalence, hands_needed=dec.hands_needed)
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    df.attrs["not_compared"] = not_compared
+    return df
+
+
+COLUMNS = ["baseline_group", "group", "metric", "unit", "baseline", "value", "diff", "lo",
+           "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "hands", "paired",
+           "pairing", "pairing_note", "hands_same_walls", "hands_shared", "comparable",
+           "note", "verdict", "margin", "mde", "p_equivalence", "hands_needed", "primary"]
+"""The columns of :func:`paired_comparison`, in order."""
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    """One side of a study, read: its runs, what it measures, its match units."""
+
+    path: Path
+    runs: Runs
+    what: _Side
+    units: pd.DataFrame
+    pats: pd.DataFrame
+    label: str
+    rules: dict[str, Any]
+    agents: tuple[str, ...]
+    """The agents whose points are compared instead of the positions' (a study of
+    mixed line-ups), else empty."""
+
+
+def _load(paths) -> list[_Loaded]:
+    """The sides of a study, the baseline first: every run directory of ``paths`` (a
+    sweep folder stands for its points in order), each once."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    varied: dict[Path, tuple[str, ...]] = {}
+    for given in paths:
+        for p, keys in _expand(Path(given)):
+            varied.setdefault(p, keys)
+    sides = list(varied)
+    if len(sides) < 2:
+        raise LogError("compare needs a baseline and at least one other run (or a sweep "
+                       "folder with two points or more)")
+    read = {side: Runs(side) for side in sides}
+    names = _agent_names(list(read.values()))
+    per_agent = any(len(set(a)) > 1 for a in names.values())
+    out = []
+    for side, runs in read.items():
+        u, pats = match_units(runs)
+        if u.empty:
+            raise LogError(f"{side}: the run has no hands")
+        u = u.reset_index(drop=True)
+        agents: tuple[str, ...] = ()
+        if per_agent:
+            u, agents = _with_agents(runs, u, names)
+        run = runs.runs[0]
+        rules = runs.rules[run.run_id]
+        config = config_label(run.variant, rules, run.duplicate, varied[side])
+        out.append(_Loaded(side, runs, _side(runs), u, pats,
+                           f"{run.variant} {config} [{u.lineup.iloc[0]}] {side}", rules,
+                           agents))
+    return out
+
+
+def _agent_names(read: list[Runs]) -> dict[str, tuple[str, ...]]:
+    """Each run's line-up (seat by seat at rotation 0) as labels told apart over every
+    side of the study (:mod:`analysis.agent_labels`), by run id; a run whose hands
+    name their own seats (imported) is left out."""
+    from analysis.agent_labels import labels
+    from analysis.queries import _manifest_lineup
+
+    files = [rf for runs in read for rf in runs._runs]
+    lineups = labels([_manifest_lineup(rf.manifest) for rf in files])
+    return {str(rf.manifest.get("run_id")): lu for rf, lu in zip(files, lineups, strict=True)
+            if lu is not None}
+
+
+def _with_agents(runs: Runs, u: pd.DataFrame, names: dict[str, tuple[str, ...]]
+                 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """``u`` with each agent's points and seat-hands per match (``points@AGENT``,
+    ``seat_hands@AGENT``), agents by their study-wide labels, and those agents in
+    line-up order. In duplicate play an agent sits in every seat in turn: its figure
+    is the agent's, where a seat number is not."""
+    from analysis.queries import _seat_sums
+
+    a = _seat_sums(runs, "agent")
+    rename: dict[str, str] = {}
+    for rid, local in runs.lineups.items():  # this side's labels → the study's
+        rename.update(zip(local, names.get(rid, local), strict=True))
+    a["agent"] = a["agent"].map(lambda x: rename.get(x, x))
+    wide = a.pivot_table(index=["run_id", "match"], columns="agent", values=["points", "hands"],
+                         aggfunc="sum", fill_value=0)
+    idx = pd.MultiIndex.from_frame(u[["run_id", "match"]])
+    agents = tuple(dict.fromkeys(names.get(str(u.run_id.iloc[0])) or sorted(set(a.agent))))
+    cols = {}
+    for agent in agents:
+        for what, col in (("points", "points"), ("seat_hands", "hands")):
+            got = wide[(col, agent)] if (col, agent) in wide else None
+            cols[f"{what}@{agent}"] = (np.zeros(len(u)) if got is None else
+                                       got.reindex(idx).fillna(0).to_numpy(float))
+    return u.assign(**cols), agents
+
+
+def _against(base: _Loaded, other: _Loaded
+             ) -> tuple[list[dict[str, Any]], list[Difference | None], list[str]]:
+    """The rows of ``other`` against ``base``, the difference behind each (None where
+    the two scales forbid one) and the patterns left out (only one side has them)."""
+    from analysis.stats import compare_units
+
+    ub, uo = base.units, other.units
+    pair = pairing(base.runs, other.runs, ub, uo)
+    if pair.paired:
+        ub = ub.iloc[pair.base_rows].reset_index(drop=True)
+        uo = uo.iloc[pair.other_rows].reset_index(drop=True)
+    seen = set(base.pats.pattern) | set(other.pats.pattern)
+    names = sorted(k for k in seen if all(s.what.patterns is None or k in s.what.patterns
+                                          for s in (base, other)))
+    note = _scales_note(base.what, other.what)
+    mb = _metric_arrays(ub, base.pats, names, base.agents)
+    mo = _metric_arrays(uo, other.pats, names, other.agents)
+    hands = int(min(ub["hands"].sum(), uo["hands"].sum()))
+    rows, diffs = [], []
+    for metric in [m for m in mb if m in mo]:
+        yb, xb, unit = mb[metric]
+        yo, xo, _ = mo[metric]
+        d: Difference | None = compare_units(yb, xb, yo, xo, pair.paired)
+        row = {"baseline_group": base.label, "group": other.label,
+               "metric": metric, "unit": unit, "baseline": d.baseline,
+               "value": d.value, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
+               "paired_se": d.paired_se, "unpaired_se": d.unpaired_se,
+               "units": d.units, "hands": hands, "paired": d.paired, "pairing": pair.unit,
+               "pairing_note": pair.text, "hands_same_walls": pair.hands_same_walls,
+               "hands_shared": pair.hands_shared, "comparable": True, "note": None}
+        if note is not None and _in_points(unit):  # each figure on its own scale, no test
+            row.update(dict.fromkeys(("diff", "lo", "hi", "p", "paired_se",
+                                      "unpaired_se"), math.nan),
+                       comparable=False, note=note)
+            d = None
+        rows.append(row)
+        diffs.append(d)
+    return rows, diffs, sorted(seen - set(names))
+
+
+# ---------------------------------------------------------------- trend along a key
+
+
+TREND_POINTS = 3
+"""Distinct values of a key a trend needs (with two, it is the difference again)."""
+
+
+def _numeric(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _swept_key(sides: list[_Loaded]) -> tuple[str | None, str]:
+    """The one rule key the sides differ by, when it is numeric with
+    :data:`TREND_POINTS` values or more; else None and why there is no trend."""
+    if len({s.runs.runs[0].variant for s in sides}) > 1:
+        return None, "no trend: the points are of several variants"
+    if len({s.units.lineup.iloc[0] for s in sides}) > 1:
+        return None, "no trend: the points have other line-ups"
+    keys = sorted({k for s in sides for k in s.rules})
+    differ = [k for k in keys if len({repr(s.rules.get(k)) for s in sides}) > 1]
+    if len(differ) != 1:
+        shown = ", ".join(differ[:5]) + (", …" if len(differ) > 5 else "")
+        return None, ("no trend: the points differ by no rule key" if not differ else
+                      f"no trend: the points differ by {len(differ)} rule keys "
+                      f"({shown}); a trend follows one")
+    key = differ[0]
+    values = [s.rules.get(key) for s in sides]
+    if not all(_numeric(v) for v in values):
+        return None, f"no trend: {key} is not a number"
+    if len(set(values)) < TREND_POINTS:
+        return None, (f"no trend: {key} takes two points only (the difference is the "
+                      f"trend)" if len(set(values)) == 2 else f"no trend: one {key}")
+    return key, ""
+
+
+def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
+           ) -> tuple[str | None, pd.DataFrame, str]:
+    """The trend of every metric along the one numeric rule key the sides differ by
+    (:func:`_swept_key`): (key, table, note). Per metric the table gives the slope
+    per unit of the key with its 95% interval and p (:func:`analysis.stats.slope`:
+    OLS on every point's per-match pseudo-values, the matches of one seed and index
+    a cluster), ``p_adjusted`` (Benjamini–Hochberg over the trends of the primary
+    metrics; NaN for the others), ``points``, ``clusters``, and each point's figure
+    (``values``, the points in order: all of its matches). Only metrics every side
+    has are followed; points of another scale are refused a trend, as a difference
+    is."""
+    from analysis.decide import adjust, is_primary
+    from analysis.stats import estimate, slope
+
+    cols = ["metric", "unit", "key", "slope", "lo", "hi", "se", "p", "p_adjusted",
+            "points", "clusters", "values"]
+    key, why = _swept_key(sides)
+    if key is None:
+        return None, pd.DataFrame(columns=cols), why
+    seen = set().union(*(set(s.pats.pattern) for s in sides))
+    names = sorted(k for k in seen
+                   if all(s.what.patterns is None or k in s.what.patterns for s in sides))
+    arrays = [_metric_arrays(s.units, s.pats, names, s.agents) for s in sides]
+    xs = [float(s.rules[key]) for s in sides]
+    rows = []
+    for metric, (_y, _x, unit) in arrays[0].items():
+        if not all(metric in a for a in arrays):
+            continue
+        ps, x, cl, values = [], [], [], []
+        for s, a, v in zip(sides, arrays, xs, strict=True):
+            y, w, _ = a[metric]
+            ps.append(pseudo_values(y, w))
+            values.append(estimate(y, w).value)
+            x.append(np.full(len(y), v))
+            cl.extend(map(tuple, s.units[PAIR_KEY].itertuples(index=False)))
+        fit = slope(np.concatenate(ps), np.concatenate(x), cl)
+        rows.append({"metric": metric, "unit": unit, "key": key, **fit.as_dict(),
+                     "points": len(sides), "values": values,
+                     "primary": is_primary(metric, primary)})
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return key, pd.DataFrame(columns=cols), f"no metric every point of {key} has"
+    chosen = df["primary"].to_numpy(bool)
+    df["p_adjusted"] = np.nan
+    df.loc[chosen, "p_adjusted"] = adjust(df.loc[chosen, "p"].to_numpy(float))
+    note = (f"trend per unit of {key} over {len(sides)} points: OLS on every point's "
+            f"per-match pseudo-values, standard errors clustered by match (the matches of "
+            f"one seed and index, shared by the points); 95% CI")
+    return key, df[cols], note
+
+
+# ---------------------------------------------------------------- how many hands
+
+
+def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFrame:
+    """How precise each headline figure is now, and how many hands a target needs.
+
+    Per group and metric (those of :func:`paired_comparison`): ``value`` with its 95%
+    interval (the match as the unit), ``half_width``, ``matches``, ``hands``, and
+    ``hands_needed`` for a 95% half-width of ``target`` (one number for every metric,
+    or metric → half-width): the standard error falls as 1/√hands, so it is
+    ``hands × (half_width / target)²`` with the match size kept. ``unit`` names the
+    metric's unit (``mean_points[p]``: points per seat-hand, one seat-hand per hand).
+    """
+    from analysis.stats import estimate, hands_needed
+
+    runs = as_runs(runs)
+    units, pats = match_units(runs)
+    rows = []
+    for key, u in units.groupby(list(GROUP), sort=False):
+        u = u.reset_index(drop=True)
+        p = pats[(pats.variant == key[0]) & (pats.config == key[1]) & (pats.lineup == key[2])]
+        hands = int(u["hands"].sum())
+        for metric, (y, x, unit) in _metric_arrays(u, p, sorted(set(p.pattern))).items():
+            e = estimate(y, x)
+            t = target.get(metric) if isinstance(target, dict) else target
+            rows.append({**dict(zip(GROUP, key, strict=True)), "metric": metric,
+                         "unit": unit, "value": e.value, "lo": e.lo, "hi": e.hi,
+                         "half_width": e.half_width, "matches": e.units, "hands": hands,
+                         "target": t, "hands_needed": hands_needed(e.half_width, hands, t)
+                         if t else np.nan})
+    return _finish(runs, pd.DataFrame(rows))
