@@ -342,7 +342,7 @@ def parse_patterns(names: Sequence[str], rules: Rules) -> tuple[str, ...]:
             continue
         if n in v.patterns():
             raise InputError(f"--rescore {quote(n)}: {rules.variant} has no pattern {quote(n)} "
-                             f"under these rules (see --set extras)")
+                             f"under these rules (a --set key leaves it out)")
         elsewhere = [w for w, spec in VARIANTS.items() if n in spec.patterns()]
         where = (f"; it is a pattern of {', '.join(elsewhere)}" if elsewhere else "")
         raise InputError(f"--rescore: {rules.variant} has no pattern {quote(n)}{where}; "
