@@ -248,7 +248,7 @@ def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
     return len(shared) > 0 and bool((walls[0].loc[shared] == walls[1].loc[shared]).all())
 
 
-def _metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str],
+def metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str],
                    agents: Sequence[str] = ()) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
     """metric → (y, x, unit) per match of one group (rows of ``u`` in order); a unit
     that starts with ``points`` (:func:`_in_points`) counts the variant's points, the
@@ -527,8 +527,8 @@ def _against(base: _Loaded, other: _Loaded
     names = sorted(k for k in seen if all(s.what.patterns is None or k in s.what.patterns
                                           for s in (base, other)))
     note = _scales_note(base.what, other.what)
-    mb = _metric_arrays(ub, base.pats, names, base.agents)
-    mo = _metric_arrays(uo, other.pats, names, other.agents)
+    mb = metric_arrays(ub, base.pats, names, base.agents)
+    mo = metric_arrays(uo, other.pats, names, other.agents)
     hands = int(min(ub["hands"].sum(), uo["hands"].sum()))
     rows, diffs = [], []
     for metric in [m for m in mb if m in mo]:
@@ -609,7 +609,7 @@ def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
     seen = set().union(*(set(s.pats.pattern) for s in sides))
     names = sorted(k for k in seen
                    if all(s.what.patterns is None or k in s.what.patterns for s in sides))
-    arrays = [_metric_arrays(s.units, s.pats, names, s.agents) for s in sides]
+    arrays = [metric_arrays(s.units, s.pats, names, s.agents) for s in sides]
     xs = [float(s.rules[key]) for s in sides]
     rows = []
     for metric, (_y, _x, unit) in arrays[0].items():
@@ -660,7 +660,7 @@ def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFr
         u = u.reset_index(drop=True)
         p = pats[(pats.variant == key[0]) & (pats.config == key[1]) & (pats.lineup == key[2])]
         hands = int(u["hands"].sum())
-        for metric, (y, x, unit) in _metric_arrays(u, p, sorted(set(p.pattern))).items():
+        for metric, (y, x, unit) in metric_arrays(u, p, sorted(set(p.pattern))).items():
             e = estimate(y, x)
             t = target.get(metric) if isinstance(target, dict) else target
             rows.append({**dict(zip(GROUP, key, strict=True)), "metric": metric,

@@ -19,6 +19,6 @@ def half_widths(run: str | Path, metric: str, ends: Sequence[int]) -> list[float
     for end in ends:
         u = units[units.match < end].reset_index(drop=True)
         p = pats[pats.match < end]
-        y, x, _ = compare._metric_arrays(u, p, names)[metric]
+        y, x, _ = compare.metric_arrays(u, p, names)[metric]
         out.append(estimate(y, x).half_width)
     return out

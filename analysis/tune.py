@@ -63,7 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis import queries
+from analysis import compare, queries
 from analysis.decide import ALPHA, tost
 from analysis.stats import Difference, estimate
 from mjlog.errors import InputError, MjlogError, finite_float, quote
@@ -254,10 +254,10 @@ def measure(run: str | Path, metrics: Sequence[str]) -> Measured:
     """The figures ``metrics`` of one run, per match (a pattern that never occurred
     is a rate of 0 on every match, not a missing figure)."""
     runs = queries.Runs(run, verify_hashes=False)
-    units, pats = queries.match_units(runs)
+    units, pats = compare.match_units(runs)
     units = units.sort_values("match").reset_index(drop=True)
     patterns = [m[len("pattern_rate["):-1] for m in metrics if m.startswith("pattern_rate[")]
-    arrays = queries._metric_arrays(units, pats, patterns)
+    arrays = compare.metric_arrays(units, pats, patterns)
     out = {}
     for m in metrics:
         y, x, _unit = arrays[m]
@@ -371,20 +371,25 @@ def _sets(plan: Plan, point: Mapping[str, Any]) -> list[str]:
     return [*plan.sets, *(f"{v.key}={v.show(point[v.key])}" for v in plan.vary)]
 
 
-class Tuner:
-    """One tune: its plan, its directory, its journal."""
+class Study:
+    """A directory of runs with its journal ``DIR/tune.json``, shared by :class:`Tuner`
+    and :class:`analysis.rescore.Rescorer`: the journal names its study by
+    ``plan.tune_id`` (a directory of another study, or of other files, is refused),
+    is rewritten atomically after every step, and every run is an ordinary run
+    directory resumed shard by shard. ``plan`` needs ``tune_id``, ``variant``,
+    ``agents``, ``hands_per_match`` and ``seed``."""
 
-    def __init__(self, plan: Plan, out: str | Path, workers: int | None = None,
-                 scheduler: str | None = None, progress: Callable[[str], None] | None = None):
+    def __init__(self, plan, out: str | Path, fresh: Mapping[str, Any],
+                 workers: int | None = None, scheduler: str | None = None,
+                 progress: Callable[[str], None] | None = None):
         self.plan, self.out = plan, Path(out)
         self.workers, self.scheduler = workers, scheduler
         self.say = progress or (lambda _line: None)
-        self.metrics = [t.metric for t in plan.targets]
-        self.base_rules = resolve(plan.variant, sets=list(plan.sets))
-        self.doc = self._load()
+        self.doc = self._load(fresh)
 
-    # -- the journal
-    def _load(self) -> dict[str, Any]:
+    def _load(self, fresh: Mapping[str, Any]) -> dict[str, Any]:
+        """The journal in ``out``, or ``fresh`` (the tune id and variant added) when
+        there is none yet."""
         path = self.out / TUNE_FILE
         if path.exists():
             try:
@@ -399,22 +404,38 @@ class Tuner:
         if self.out.exists() and any(self.out.iterdir()):
             raise MjlogError(f"{self.out} holds files but no {TUNE_FILE}: choose a new or "
                              f"empty --out")
-        return {"tune_id": self.plan.tune_id, "variant": self.plan.variant, "trials": [],
-                "race": [], "confirm": None}
+        return {"tune_id": self.plan.tune_id, "variant": self.plan.variant, **fresh}
 
     def _save(self) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
         write_atomic(self.out / TUNE_FILE, json.dumps(self.doc, indent=1, ensure_ascii=False,
                                                       allow_nan=False) + "\n", "--out")
 
-    # -- playing
-    def _play(self, name: str, point: Mapping[str, Any], seed: int, matches: int,
-              agents: Sequence[str] | None = None) -> Measured:
+    def _run(self, name: str, sets: Sequence[str], seed: int, matches: int,
+             agents: Sequence[str] | None = None) -> Path:
+        """Play (or finish) the run ``DIR/name`` under the plan's rules and ``sets``, by
+        the plan's line-up unless ``agents`` names another."""
         spec = RunSpec.build(self.plan.variant, seed, matches, self.plan.hands_per_match,
-                             list(agents or self.plan.agents), sets=_sets(self.plan, point))
+                             list(agents or self.plan.agents), sets=list(sets))
         run = self.out / name
         simulate(spec, run, workers=self.workers, scheduler=self.scheduler, progress=False)
-        return measure(run, self.metrics)
+        return run
+
+
+class Tuner(Study):
+    """One tune: its plan, its directory, its journal."""
+
+    def __init__(self, plan: Plan, out: str | Path, workers: int | None = None,
+                 scheduler: str | None = None, progress: Callable[[str], None] | None = None):
+        super().__init__(plan, out, {"trials": [], "race": [], "confirm": None}, workers,
+                         scheduler, progress)
+        self.metrics = [t.metric for t in plan.targets]
+        self.base_rules = resolve(plan.variant, sets=list(plan.sets))
+
+    def _play(self, name: str, point: Mapping[str, Any], seed: int, matches: int,
+              agents: Sequence[str] | None = None) -> Measured:
+        return measure(self._run(name, _sets(self.plan, point), seed, matches, agents),
+                       self.metrics)
 
     def _point(self, trial: dict) -> dict[str, Any]:
         table = keys(self.plan.variant)
@@ -601,14 +622,18 @@ def rules_toml(result: Mapping[str, Any], plan: Plan) -> str:
         value = table[v.key].parse(result["best"][v.key], plan.variant)
         doc.add(tomlkit.comment(f"{v.key}: {result['before'][v.key]} before, searched "
                                 f"{v.show(v.values[0])} to {v.show(v.values[-1])}"))
-        doc.add(v.key, table[v.key].to_json(value) if not isinstance(value, tuple)
-                else v.show(value))
+        doc.add(v.key, toml_value(table[v.key], value))
     for s in plan.sets:
         k, _, val = s.partition("=")
         doc.add(tomlkit.comment(f"held at {s} during the tune"))
-        doc.add(k.strip(), table[k.strip()].to_json(table[k.strip()].parse(val, plan.variant))
-                if table[k.strip()].kind not in ("pair",) else val)
+        doc.add(k.strip(), toml_value(table[k.strip()], table[k.strip()].parse(val, plan.variant)))
     return tomlkit.dumps(doc)
+
+
+def toml_value(rk, value: Any) -> Any:
+    """A rule value as a rules file holds it: a self-draw/discard pair as its ``S/D``
+    text (TOML has no null for ``-``), anything else as its JSON value."""
+    return rk.show(value) if rk.kind == "pair" else rk.to_json(value)
 
 
 def _evidence(t: Mapping[str, Any]) -> str:
@@ -685,5 +710,6 @@ def write_outputs(result: Mapping[str, Any], plan: Plan, out: str | Path) -> Non
     write_atomic(Path(out) / "report.txt", summary(result) + "\n", "--out")
 
 
-__all__ = ["Measured", "Plan", "Target", "Tuner", "Vary", "judge", "loss", "measure",
-           "parse_target", "parse_vary", "parse_weights", "rules_toml", "summary", "write_outputs"]
+__all__ = ["Measured", "Plan", "Study", "Target", "Tuner", "Vary", "judge", "loss", "measure",
+           "parse_target", "parse_vary", "parse_weights", "rules_toml", "summary", "toml_value",
+           "write_outputs"]

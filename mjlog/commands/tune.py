@@ -1,4 +1,5 @@
-"""``mjlog tune VARIANT``: propose the rule values that meet a designer's targets."""
+"""``mjlog tune VARIANT``: propose the rule values that meet a designer's targets, or
+(``--rescore``) a pattern table whose values track how rarely play makes each."""
 
 from __future__ import annotations
 
@@ -6,19 +7,27 @@ import json
 import sys
 
 import click
+from click.core import ParameterSource
 
 from mjlog.commands.simulate import AgentsOption, interrupted, scheduler_callback
-from mjlog.errors import InputError
+from mjlog.errors import InputError, quote
 from mjlog.rules import VARIANTS
 
 
 @click.command("tune")
 @click.argument("variant", type=click.Choice(VARIANTS))
-@click.option("--vary", "vary", multiple=True, required=True, metavar="KEY=LO:HI|KEY=a|b",
+@click.argument("patterns", nargs=-1, metavar="[PATTERN]...")
+@click.option("--rescore", is_flag=True,
+              help="Propose a whole pattern table instead: each PATTERN's value (all of "
+                   "the table when none is named) follows how rarely play makes it, the "
+                   "order kept, played again until the table stops changing.")
+@click.option("--rounds", type=click.IntRange(min=1, max=50), default=6, show_default=True,
+              help="--rescore: the most rounds of play toward the fixed point.")
+@click.option("--vary", "vary", multiple=True, metavar="KEY=LO:HI|KEY=a|b",
               help="A rule key the search may move: KEY=LO:HI[:STEP] (integers; a cap: the "
                    "powers of two between), KEY=S1/D1:S2/D2 (a self-draw/discard pair, "
                    "along the line between), or KEY=a|b|c (these values). Repeatable.")
-@click.option("--target", "targets", multiple=True, required=True,
+@click.option("--target", "targets", multiple=True,
               metavar="METRIC=V±TOL|METRIC<=V",
               help="A figure of `mjlog compare` and what it should be: METRIC=VALUE±TOL "
                    "(or +-), METRIC<=VALUE, METRIC>=VALUE. Repeatable.")
@@ -49,8 +58,9 @@ from mjlog.rules import VARIANTS
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-def tune_command(variant, vary, targets, weights, agents, rechecks, sets, budget, trials,
-                 hands_per_match, seed, workers, scheduler, out, quiet, fmt) -> None:
+def tune_command(variant, patterns, rescore, rounds, vary, targets, weights, agents, rechecks,
+                 sets, budget, trials, hands_per_match, seed, workers, scheduler, out, quiet,
+                 fmt) -> None:
     """Search the rule values that bring the TARGETs where the designer wants them.
 
     Every candidate is played on the same walls (paired), the best few race on
@@ -62,12 +72,38 @@ def tune_command(variant, vary, targets, weights, agents, rechecks, sets, budget
 
     Example: mjlog tune huangmei --vary fan.qidui=5:60:5
     --target 'pattern_rate[qidui]=0.05±0.01' --budget 20000 --out runs/qidui
+
+    With --rescore [PATTERN]... it proposes a pattern table instead (no --vary or
+    --target): each value follows how rarely play makes its pattern, the order
+    kept, replayed until the table stops changing (analysis/rescore.py), then
+    the old and new tables are confirmed side by side on a fresh seed.
     """
     from analysis import tune
     from mjlog.rules import resolve
 
+    ctx = click.get_current_context()
+    given = [f"--{n}" for n in ("trials", "rounds")
+             if ctx.get_parameter_source(n) is not ParameterSource.DEFAULT]
+    seats = tuple(a.strip() for a in agents.split(","))
+    say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    if rescore:
+        mixed = [f for f, v in (("--vary", vary), ("--target", targets), ("--weight", weights),
+                                ("--trials", "--trials" in given)) if v]
+        if mixed:
+            raise InputError(f"--rescore proposes a whole pattern table: it takes no "
+                             f"{', '.join(mixed)} (tune those in a run of their own)")
+        _rescore(variant, patterns, rounds, seats, sets, budget, hands_per_match, seed,
+                 workers, scheduler, out, say, fmt)
+        return
+    if patterns:
+        raise InputError(f"{quote(patterns[0])}: patterns are named only with --rescore")
+    if "--rounds" in given:
+        raise InputError("--rounds counts the rounds of --rescore; a tune with --vary has "
+                         "--trials")
     base = resolve(variant, sets=list(sets))
     spec_vary = tune.parse_vary(vary, variant)
+    if not targets:
+        raise InputError("tune needs at least one --target METRIC=... (or --rescore)")
     weight_of = tune.parse_weights(weights)
     goal = [tune.parse_target(t, weight_of) for t in targets]
     tune.check_targets(goal, base)
@@ -75,7 +111,6 @@ def tune_command(variant, vary, targets, weights, agents, rechecks, sets, budget
         raise InputError(f"--weight names {', '.join(sorted(unknown))}, which no --target has")
     if clash := {v.key for v in spec_vary} & {s.partition("=")[0].strip() for s in sets}:
         raise InputError(f"{', '.join(sorted(clash))}: both varied (--vary) and held (--set)")
-    seats = tuple(a.strip() for a in agents.split(","))
     other = [[a.strip() for a in r.split(",")] for r in rechecks]
     from simulate.agents import make_agents
 
@@ -85,7 +120,6 @@ def tune_command(variant, vary, targets, weights, agents, rechecks, sets, budget
                      trials, hands_per_match, seed)
     if plan.split()[0] < 1:
         raise InputError("--budget is too small for --trials")
-    say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     try:
         tuner = tune.Tuner(plan, out, workers=workers, scheduler=scheduler, progress=say)
         result = tuner.run(other)
@@ -96,3 +130,24 @@ def tune_command(variant, vary, targets, weights, agents, rechecks, sets, budget
         click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
         return
     click.echo(tune.summary(result))
+
+
+def _rescore(variant, patterns, rounds, seats, sets, budget, hands_per_match, seed, workers,
+             scheduler, out, say, fmt) -> None:
+    """``--rescore``: the table, to a fixed point, confirmed (analysis/rescore.py)."""
+    from analysis import rescore
+    from mjlog.rules import resolve
+
+    named = rescore.parse_patterns(list(patterns), resolve(variant, sets=list(sets)))
+    plan = rescore.RescorePlan(variant, named, seats, tuple(sets), budget, rounds,
+                               hands_per_match, seed)
+    try:
+        result = rescore.Rescorer(plan, out, workers=workers, scheduler=scheduler,
+                                  progress=say).run()
+    except KeyboardInterrupt as e:
+        interrupted(e)
+    rescore.write_outputs(result, plan, out)
+    if fmt == "json":
+        click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
+        return
+    click.echo(rescore.summary(result))

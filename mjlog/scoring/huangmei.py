@@ -120,7 +120,8 @@ from mjlog.tiles import GREEN, NUM_KINDS, RED, WHITE, fmt_counts, fmt_tile
 if TYPE_CHECKING:
     from mjlog.rules import Rules
 
-__all__ = ["PATTERNS", "NAMES", "score", "explain", "ready_value", "is_ready"]
+__all__ = ["PATTERNS", "NAMES", "CONTAINS", "STANDS_FOR", "score", "explain", "ready_value",
+           "is_ready"]
 
 _ZHONGBAI = (WHITE, RED)
 _EXPOSED_KONGS = (MeldKind.EXPOSED_KONG, MeldKind.ADDED_KONG)
@@ -239,6 +240,19 @@ _ORDER = {k: i for i, k in enumerate(PATTERNS)}
 #: The Chinese names of the table above (docs/rules/huangmei.md: 门前清, 抢杠, 七一对).
 NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in PATTERNS} | {
     "menqing": "门前清", "qiangganghu": "抢杠", "qidui": "七一对"}
+#: Pattern families: each pattern → those every hand of it also is, directly (a table
+#: that tracks difficulty keeps a rarer pattern paying no less: analysis/rescore.py).
+CONTAINS: dict[str, tuple[str, ...]] = {
+    "gangshanghua": ("zimo",), "caishangkaihua": ("zimo",),  # self-draws counted
+    "haidilaoyue": ("zimo",),                                  # instead of 自摸
+    "quanqiuren": ("pengpenghu", "dandiao"),                   # counted instead of both
+    "pengpenghu": ("pinghu",),                                 # a standard shape
+    "minggang_zhongbai": ("peng_zhongbai",),                   # a kong of 中/白 is its
+    "angang_zhongbai": ("anke_zhongbai",),                     # triplet and one more
+}
+#: Value keys that are what several counts of a pattern pay instead: four 发财 pay
+#: ``fan.facai_all``, not 4 × ``fan.facai`` (kept no lower by analysis/rescore.py).
+STANDS_FOR: dict[str, tuple[str, int]] = {"facai_all": ("facai", 4)}
 
 
 def _value(key: str, count: int, rules: Rules) -> int:

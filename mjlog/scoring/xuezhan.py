@@ -129,6 +129,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAIN",
     "NAMES",
+    "CONTAINS",
     "XUEZHAN_EXTRAS",
     "CONTAINED_FOURS",
     "BONUSES",
@@ -177,6 +178,28 @@ _QING = {
     "shibaluohan": "qingshibaluohan",
 }
 _SEVEN_PAIRS = ("qidui", "longqidui", "shuanglongqidui", "sanlongqidui")
+#: The shapes each shape contains (every hand of it is also one of these).
+_SHAPE_CONTAINS: dict[str, tuple[str, ...]] = {
+    "pengpenghu": ("pinghu",), "jingougou": ("pengpenghu",), "shibaluohan": ("jingougou",),
+    **{big: (small,) for small, big in zip(_SEVEN_PAIRS[:-1], _SEVEN_PAIRS[1:], strict=True)},
+}
+
+
+def _contains() -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {k: list(v) for k, v in _SHAPE_CONTAINS.items()}
+    for shape, qing in _QING.items():  # 清X is X in one suit, and what X contains in one
+        out.setdefault(qing, []).extend(
+            [shape] + ([] if shape == "pinghu" else ["qingyise"])
+            + [_QING[s] for s in _SHAPE_CONTAINS.get(shape, ())])
+    for extra, stands_for in PLACE_TAKERS.items():
+        out.setdefault(extra, []).extend(stands_for)
+    return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
+
+
+#: Pattern families: each pattern → those every hand of it also is, directly (清七对
+#: contains 七对 and 清一色; a table that tracks difficulty keeps a rarer pattern
+#: paying no less: analysis/rescore.py).
+CONTAINS: dict[str, tuple[str, ...]] = _contains()
 
 
 class _Table:

@@ -118,6 +118,7 @@ __all__ = [
     "ORDER",
     "FAN",
     "NAMES",
+    "CONTAINS",
     "score",
     "explain",
     "ready_value",
@@ -135,6 +136,9 @@ NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in ORDER} | {
     "qidui": "小七对", "gangshanghua": "杠上花"}
 #: The seed's 番 per pattern.
 FAN: dict[str, int] = {k: 2 if k == "longqidui" else 1 for k in ORDER}
+#: Pattern families: each pattern → those every hand of it also is (direct containment;
+#: a table that tracks difficulty keeps a rarer pattern paying no less: analysis/rescore.py).
+CONTAINS: dict[str, tuple[str, ...]] = {"longqidui": ("qidui",)}  # seven pairs with a four
 
 SELF, DISCARD = 0, 1  # columns of a points.* pair
 
