@@ -111,8 +111,8 @@ def _grouped_bars(ax, df: pd.DataFrame, x: pd.Series, col: str, err: bool = True
             yerr = np.vstack([np.clip(y - lo, 0, None), np.clip(hi - y, 0, None)])
             yerr = np.nan_to_num(yerr)[:, ok]
         bars = ax.bar(xs[ok], y[ok], width=width, yerr=yerr, capsize=2, label=g)
-        for x in xs[~ok]:
-            ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize="x-small",
+        for at in xs[~ok]:  # not `x`: the x categories are still needed for the next group
+            ax.text(at, 0, "n/a", ha="center", va="bottom", fontsize="x-small",
                     color=bars.patches[0].get_facecolor() if bars.patches else "gray")
     ax.set_xticks(range(len(cats)), cats, rotation=20 if len(cats) > 4 else 0)
     ax.grid(axis="y", alpha=0.3)

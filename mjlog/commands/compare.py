@@ -89,3 +89,7 @@ def compare_command(baseline, others, fmt) -> None:
         if left_out:
             click.echo(f"patterns only one side has, not compared: {', '.join(left_out)}")
         click.echo("")
+    from analysis.caveats import warnings_for
+
+    for w in warnings_for([baseline, *others]):
+        click.echo(f"caveat: {w}")
