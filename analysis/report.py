@@ -27,7 +27,9 @@ import base64
 import html
 import math
 import os
-from collections.abc import Iterable
+import sys
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -513,16 +515,41 @@ def _targets(metric: str) -> float:
         else 0.1
 
 
+LARGE = 100_000
+"""Runs of at least this many hands make :func:`write_report` (``progress=None``) say
+on stderr which step it is at: there the tables take minutes, not seconds."""
+
+
+def _steps(enabled: bool | None, hands: int) -> Callable[[str], None]:
+    """``say(step)``: ``report: STEP, 12 s`` on stderr, or nothing (``enabled`` False,
+    or None and fewer than :data:`LARGE` hands)."""
+    start = time.monotonic()
+    show = hands >= LARGE if enabled is None else enabled
+
+    def say(step: str) -> None:
+        if show:
+            print(f"report: {step}, {time.monotonic() - start:.0f} s", file=sys.stderr,
+                  flush=True)
+    return say
+
+
 def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os.PathLike,
-                 fmt: str = "png", title: str = "mjlog report") -> Path:
+                 fmt: str = "png", title: str = "mjlog report",
+                 progress: bool | None = False) -> Path:
     """Write ``out/index.html`` for ``runs``; returns its path. The page is written
-    whole or not at all, and a failed write leaves no folder it made."""
+    whole or not at all, and a failed write leaves no folder it made. ``progress``:
+    a line on stderr per step (True), none (False), or only for runs of at least
+    :data:`LARGE` hands (None, as ``mjlog report`` does)."""
     from analysis import balance
 
     if fmt not in ("png", "svg"):
         raise ValueError(f"fmt must be png or svg, not {fmt!r}")
     r = queries.as_runs(runs)
+    hands = sum(x.hands for x in r.runs)
+    say = _steps(progress, hands)
+    say(f"{len(r.runs)} runs, {hands:,} hands: computing the tables")
     t = queries.tables(r)
+    say("tables done; swing, skill and precision")
     t["swing"] = balance.swing(r)
     t["skill"] = balance.skill_share(r)
     pr = queries.precision(r)
@@ -535,6 +562,7 @@ def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os
     paired = _paired(r)
     if paired is not None:
         t["paired"] = paired
+    say("drawing the figures")
     figs = plots.figures(t)
     page = render(t, figs, fmt, title)
     from mjlog.rundir import removing_new_dirs, write_atomic
@@ -542,4 +570,6 @@ def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os
     out = Path(out)
     with removing_new_dirs(out):
         out.mkdir(parents=True, exist_ok=True)
-        return write_atomic(out / "index.html", page, "--out")
+        path = write_atomic(out / "index.html", page, "--out")
+    say("page written")
+    return path

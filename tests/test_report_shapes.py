@@ -135,6 +135,7 @@ def test_report_renders_every_shape(reports, shape):
     path, res = reports(shape)
     assert res.exit_code == 0, res.output
     assert res.stdout.strip() == str(path)
+    assert res.stderr == ""  # small runs: no progress lines
     html = path.read_text(encoding="utf-8")
     assert html.rstrip().endswith("</html>")
     page = Page()
