@@ -45,7 +45,8 @@ _CSS = """
 body { font-family: "Noto Sans", "WenQuanYi Micro Hei", "PingFang SC", "Microsoft YaHei",
        sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
 h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.8em 0; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.8em 0; display: block;
+        overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: right; }
 th { background: #f3f3f3; cursor: pointer; user-select: none; }
 th.asc::after { content: " \\25B2"; } th.desc::after { content: " \\25BC"; }

@@ -27,7 +27,9 @@ def report_command(runs, out, figures, fmt, title, quiet) -> None:
     of the points each adds); points per win and per hand; swing; skill and luck
     (duplicate runs); hands needed; hand length and drawn hands; kong money and
     end-of-wall settlements; first-winner advantage; sweep points paired by walls.
-    Every figure is per agent line-up.
+    Every figure is per agent line-up. A finding resting on fewer than 30
+    matches reads "too few hands to say"; a seat that never wins, or a penalty
+    that carries most of the money, is flagged as a caveat.
 
     Example: mjlog report runs/yuxi runs/xuezhan --out runs/report
     """
