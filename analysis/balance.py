@@ -95,14 +95,18 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
         v = g["total"].to_numpy(float)
         lo, hi = _boot((np.arange(len(per)),), sd, vectorized=True)
         row = {**dict(zip(GROUP, key, strict=True)), "matches": len(per),
-               "hands_per_match": float(g.groupby(["run_id", "match", "rotation"])["hands"]
-                                        .max().mean()),
+               "hands_per_match": _hands_per_match(g),
                "sd": float(v.std(ddof=1)) if len(v) > 1 else np.nan, "sd_lo": lo, "sd_hi": hi,
                "mean_abs": float(np.abs(v).mean())}
         for q in quantiles:
             row[f"p{q * 100:g}"] = float(np.quantile(v, q))
         rows.append(row)
     return _finish(runs, pd.DataFrame(rows))
+
+
+def _hands_per_match(g: pd.DataFrame) -> float:
+    """The mean length of a match (of one rotation, in duplicate play) in hands."""
+    return float(g.groupby(["run_id", "match", "rotation"])["hands"].max().mean())
 
 
 def _omega2(s: np.ndarray, q: np.ndarray, n: np.ndarray) -> float:
@@ -137,7 +141,9 @@ def skill_share(runs) -> pd.DataFrame:
     """Per group of duplicate runs: ``skill_share`` = the share of the variance of a
     seat's match total explained by the agent (ω², clipped at 0) with a bootstrap 95%
     CI (``skill_share_lo``, ``_hi``; matches resampled: the walls are the luck), and
-    ``luck_share`` = 1 − skill_share. ``agents`` counts the line-up's distinct places.
+    ``luck_share`` = 1 − skill_share. ``agents`` counts the line-up's distinct places;
+    ``lineup`` names them and ``hands_per_match`` is the match length: the share grows
+    with it (a longer match averages more luck away), so state both with it.
     Groups that are not duplicate play get NaN: there the agents' seats and walls are
     confounded. The unit is the agent's place in the line-up as given (two ``greedy``
     are two places)."""
@@ -148,7 +154,10 @@ def skill_share(runs) -> pd.DataFrame:
         row = {**dict(zip(GROUP, key, strict=True)), "duplicate": dup.get(key[:2], False)}
         k = int(g["spec"].max()) + 1
         m_index = pd.MultiIndex.from_frame(g[["run_id", "match"]].drop_duplicates())
+        # ω² grows with match length (a longer match averages more luck away): the
+        # figure means nothing without it, so it travels with the figure
         row["matches"], row["agents"] = len(m_index), k
+        row["hands_per_match"] = _hands_per_match(g)
         if not row["duplicate"] or len(m_index) < 2:
             row.update(skill_share=np.nan, skill_share_lo=np.nan, skill_share_hi=np.nan,
                        luck_share=np.nan)

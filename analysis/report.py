@@ -27,12 +27,15 @@ import base64
 import html
 import math
 import os
-from collections.abc import Iterable
+import sys
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pandas as pd
 
 from analysis import compare, plots, queries
+from analysis.caveats import MIN_MATCHES, TOO_FEW, lineup_warnings, too_few
 from analysis.queries import GROUP
 from mjlog.viewer import csp as _csp
 
@@ -42,7 +45,8 @@ _CSS = """
 body { font-family: "Noto Sans", "WenQuanYi Micro Hei", "PingFang SC", "Microsoft YaHei",
        sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
 h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.8em 0; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.8em 0; display: block;
+        overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: right; }
 th { background: #f3f3f3; cursor: pointer; user-select: none; }
 th.asc::after { content: " \\25B2"; } th.desc::after { content: " \\25BC"; }
@@ -161,52 +165,140 @@ def _label(r) -> str:
 
 def findings(t: dict[str, pd.DataFrame]) -> list[str]:
     """The report's findings as plain sentences (escaped when rendered), each with its
-    95% interval (the match as the unit) and whether it is significant."""
-    out: list[str] = []
-    d = t["dealer"]
-    for _, r in d[d.position == 0].iterrows():
-        s = (f"{_label(r)}: the dealer's advantage is {r.advantage:+.3f} points per hand over the "
-             f"other seats (95% CI [{r.advantage_lo:+.3f}, {r.advantage_hi:+.3f}], "
-             f"{int(r.matches)} matches); {_sig(r.advantage_lo, r.advantage_hi)}.")
+    95% interval (the match as the unit) and whether it is significant.
+
+    The line-up warnings (:func:`analysis.caveats.lineup_warnings`) come first. A figure
+    resting on too few matches (:func:`analysis.caveats.too_few`) is not stated: a group
+    of fewer than :data:`~analysis.caveats.MIN_MATCHES` matches gets one sentence saying
+    "too few hands to say", and a figure whose interval could not be computed says so
+    in its own sentence."""
+    c = t["compare"]
+    small = c[[too_few(m) for m in c["matches"]]]
+    out = [f"Caveat: {w}" for w in lineup_warnings(t["seats"], t["money"])]
+    out += [f"{_label(r)}: {TOO_FEW} anything yet ({int(r.hands):,} hands in "
+            f"{int(r.matches):,} matches; a finding needs at least {MIN_MATCHES} matches; "
+            f"'How many hands' estimates how many a question needs)."
+            for _, r in small.iterrows()]
+
+    def enough(df: pd.DataFrame | None) -> pd.DataFrame:
+        """``df`` without the groups of too few matches."""
+        if df is None or df.empty or small.empty:
+            return pd.DataFrame() if df is None else df
+        key = pd.MultiIndex.from_frame(df[list(GROUP)].astype(str))
+        return df[~key.isin(pd.MultiIndex.from_frame(small[list(GROUP)].astype(str)))]
+
+    d = enough(t["dealer"])
+    out += _dealer_findings(d[d.position == 0])
+    out += [f"{_label(r)}: {_drawn(r)}; {_win_points(t, r)}."
+            for _, r in enough(t["outcomes"]).iterrows()]
+    out += _patterns_findings(enough(t["patterns"]))
+    out += _swing_findings(enough(t.get("swing")))
+    out += _skill_findings(enough(t.get("skill")))
+    out += _paired_findings(t.get("paired", pd.DataFrame()))
+    out += _precision_findings(enough(t.get("precision")))
+    return out
+
+
+def _few(matches) -> str:
+    """'too few hands to say (4 matches; a finding needs at least 30)'."""
+    n = "no" if matches is None or matches != matches else f"{int(matches):,}"
+    return f"{TOO_FEW} ({n} matches; a finding needs at least {MIN_MATCHES})"
+
+
+def _dealer_findings(d: pd.DataFrame) -> list[str]:
+    out = []
+    for _, r in d.iterrows():
+        if too_few(r.matches, r.advantage_lo, r.advantage_hi):
+            s = f"{_label(r)}: the dealer's advantage: {_few(r.matches)}."
+        else:
+            s = (f"{_label(r)}: the dealer's advantage is {r.advantage:+.3f} points per hand "
+                 f"over the other seats (95% CI [{r.advantage_lo:+.3f}, "
+                 f"{r.advantage_hi:+.3f}], {int(r.matches)} matches); "
+                 f"{_sig(r.advantage_lo, r.advantage_hi)}.")
         if r.get("mixed") and not r.get("duplicate"):
             s += (" Caveat: a mixed line-up without duplicate play: the seats' agents differ, "
                   "so this measures the agents as much as the seat.")
         out.append(s)
-    o = t["outcomes"]
-    for _, r in o.iterrows():
-        out.append(f"{_label(r)}: {r.draw_rate:.1%} of hands are drawn (95% CI "
-                   f"[{r.draw_rate_lo:.1%}, {r.draw_rate_hi:.1%}]); a win brings "
-                   + _win_points(t, r) + ".")
-    p = t["patterns"]
-    for _key, g in p.groupby(list(GROUP), sort=False):
+    return out
+
+
+def _drawn(r) -> str:
+    if too_few(r.matches, r.draw_rate_lo, r.draw_rate_hi):
+        return f"drawn hands: {_few(r.matches)}"
+    return (f"{r.draw_rate:.1%} of hands are drawn (95% CI [{r.draw_rate_lo:.1%}, "
+            f"{r.draw_rate_hi:.1%}])")
+
+
+def _patterns_findings(p: pd.DataFrame) -> list[str]:
+    out = []
+    for _key, g in p.groupby(list(GROUP), sort=False) if len(p) else []:
         top = g.sort_values("contribution", ascending=False).iloc[0]
         ride = g.sort_values("per_win", ascending=False).iloc[0]
+        if too_few(top.matches, top.contribution_lo, top.contribution_hi,
+                   ride.per_win_lo, ride.per_win_hi):
+            out.append(f"{_label(top)}: which pattern (番种) carries the points: "
+                       f"{_few(top.matches)}.")
+            continue
         out.append(f"{_label(top)}: {top['name']} {top.pattern} adds the largest share of "
                    f"the points, {top.contribution:.1%} (95% CI [{top.contribution_lo:.1%}, "
                    f"{top.contribution_hi:.1%}]); {ride['name']} {ride.pattern} is on the "
                    f"most wins, {ride.per_win:.1%} of them (95% CI [{ride.per_win_lo:.1%}, "
                    f"{ride.per_win_hi:.1%}]).")
-    for _, r in t.get("swing", pd.DataFrame()).iterrows():
-        out.append(f"{_label(r)}: a seat's match total ({r.hands_per_match:g} hands) has an "
-                   f"SD of {r.sd:.1f} points (95% bootstrap CI [{r.sd_lo:.1f}, {r.sd_hi:.1f}]"
-                   f"); 90% of match totals lie in [{r.p5:+.0f}, {r.p95:+.0f}].")
-    sk = t.get("skill", pd.DataFrame())
-    for _, r in sk[sk.get("duplicate", pd.Series(dtype=bool)).fillna(False).astype(bool)] \
-            .iterrows() if len(sk) else []:
-        out.append(f"{_label(r)}: the agents explain {r.skill_share:.0%} of the variance of "
-                   f"a seat's match total (skill; 95% bootstrap CI [{r.skill_share_lo:.0%}, "
-                   f"{r.skill_share_hi:.0%}]), the walls and play the rest (luck).")
-    pc = t.get("paired", pd.DataFrame())
+    return out
+
+
+def _swing_findings(sw: pd.DataFrame) -> list[str]:
+    out = []
+    for _, r in sw.iterrows():
+        what = f"{_label(r)}: a seat's match total ({r.hands_per_match:g} hands)"
+        out.append(f"{what}: {_few(r.matches)}." if too_few(r.matches, r.sd_lo, r.sd_hi) else
+                   f"{what} has an SD of {r.sd:.1f} points (95% bootstrap CI [{r.sd_lo:.1f}, "
+                   f"{r.sd_hi:.1f}]); 90% of match totals lie in [{r.p5:+.0f}, {r.p95:+.0f}].")
+    return out
+
+
+def _skill_findings(sk: pd.DataFrame) -> list[str]:
+    """Duplicate groups only; the share always with its line-up and match length."""
+    out = []
+    for _, r in sk[sk["duplicate"].fillna(False).astype(bool)].iterrows() if len(sk) else []:
+        what = (f"{_label(r)}: the skill share (line-up {r.lineup}, matches of "
+                f"{r.hands_per_match:g} hands; it grows with match length)")
+        out.append(f"{what}: {_few(r.matches)}." if too_few(
+            r.matches, r.skill_share_lo, r.skill_share_hi) else
+            f"{what}: the agents explain {r.skill_share:.0%} of the variance of a seat's "
+            f"match total (95% bootstrap CI [{r.skill_share_lo:.0%}, "
+            f"{r.skill_share_hi:.0%}]), the walls and play the rest (luck).")
+    return out
+
+
+def _paired_findings(pc: pd.DataFrame) -> list[str]:
+    out, told = [], set()
     for _, r in pc.iterrows():
+        what = f"{r.group} vs {r.baseline_group}: {r.metric}"
+        if too_few(r.units):  # one sentence per pair of groups
+            if (r.group, r.baseline_group) not in told:
+                told.add((r.group, r.baseline_group))
+                out.append(f"{r.group} vs {r.baseline_group}: {_few(r.units)}.")
+            continue
+        if too_few(r.units, r["diff"], r.lo, r.hi):  # `r.diff` is Series.diff
+            out.append(f"{what}: {_few(r.units)}.")
+            continue
         how = "paired by walls" if r.paired else "UNPAIRED (no shared walls)"
         sig = ("significant" if r.p_adjusted < 0.05 else "not significant") \
             if r.p_adjusted == r.p_adjusted else "not testable"
-        # r["diff"]: r.diff is the Series' method, not the column
-        out.append(f"{r.group} vs {r.baseline_group}: {r.metric} {r['diff']:+.3f} {r.unit} "
-                   f"(95% CI [{r.lo:+.3f}, {r.hi:+.3f}], {how}, {int(r.units)} matches, "
-                   f"p = {r.p:.2g}, {sig} after Benjamini–Hochberg).")
-    pr = t.get("precision", pd.DataFrame())
+        out.append(f"{what} {r['diff']:+.3f} {r.unit} (95% CI [{r.lo:+.3f}, {r.hi:+.3f}], "
+                   f"{how}, {int(r.units)} matches, p = {r.p:.2g}, {sig} after "
+                   f"Benjamini–Hochberg).")
+    return out
+
+
+def _precision_findings(pr: pd.DataFrame) -> list[str]:
+    out = []
     for _, r in pr[pr.metric == "dealer_advantage"].iterrows() if len(pr) else []:
+        if too_few(r.matches, r.half_width):
+            out.append(f"{_label(r)}: how precisely the dealer advantage is known: "
+                       f"{_few(r.matches)}.")
+            continue
         out.append(f"{_label(r)}: the dealer advantage is known to ±{r.half_width:.3f} "
                    f"points per hand (95% half-width) from {int(r.hands):,} hands; "
                    f"±{r.target:g} needs about {_n(r.hands_needed)} hands.")
@@ -221,10 +313,12 @@ def _win_points(t, r) -> str:
     w = t["win_points"]
     w = w[(w.variant == r.variant) & (w.config == r.config) & (w.lineup == r.lineup)]
     if w.empty or pd.isna(w["mean"].iloc[0]):
-        return "no points (no wins)"
+        return "no wins"
     x = w.iloc[0]
-    return (f"{x['mean']:.2f} points on average (95% CI [{x.mean_lo:.2f}, {x.mean_hi:.2f}], "
-            f"points per win)")
+    if too_few(x.matches, x.mean_lo, x.mean_hi):
+        return f"points per win: {_few(x.matches)}"
+    return (f"a win brings {x['mean']:.2f} points on average (95% CI [{x.mean_lo:.2f}, "
+            f"{x.mean_hi:.2f}], points per win)")
 
 
 def render(t: dict[str, pd.DataFrame], figs: dict, fmt: str = "png",
@@ -339,12 +433,14 @@ def render(t: dict[str, pd.DataFrame], figs: dict, fmt: str = "png",
     if "skill" in t and t["skill"]["duplicate"].any():
         section("Skill and luck 技术与运气", None, _table(
             t["skill"][t["skill"]["duplicate"]], {**_G, "matches": "matches",
+                                                  "hands_per_match": "hands per match",
                                                   "agents": "line-up places",
                                                   "luck_share": "luck share"},
             {"skill_share": "skill share (ω², 95% bootstrap CI)"}),
             note="Duplicate runs only: the share of the variance of a seat's match total "
                  "explained by which agent sat there (ω²); the rest is the walls, the seat "
-                 "and the play.")
+                 "and the play. It holds for this line-up and this match length only: "
+                 "longer matches average more luck away, so the share grows with them.")
     if "precision" in t:
         pr = t["precision"]
         pr = pr[~pr.metric.str.startswith("pattern_rate")]
@@ -420,16 +516,41 @@ def _targets(metric: str) -> float:
         else 0.1
 
 
+LARGE = 100_000
+"""Runs of at least this many hands make :func:`write_report` (``progress=None``) say
+on stderr which step it is at: there the tables take minutes, not seconds."""
+
+
+def _steps(enabled: bool | None, hands: int) -> Callable[[str], None]:
+    """``say(step)``: ``report: STEP, 12 s`` on stderr, or nothing (``enabled`` False,
+    or None and fewer than :data:`LARGE` hands)."""
+    start = time.monotonic()
+    show = hands >= LARGE if enabled is None else enabled
+
+    def say(step: str) -> None:
+        if show:
+            print(f"report: {step}, {time.monotonic() - start:.0f} s", file=sys.stderr,
+                  flush=True)
+    return say
+
+
 def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os.PathLike,
-                 fmt: str = "png", title: str = "mjlog report") -> Path:
+                 fmt: str = "png", title: str = "mjlog report",
+                 progress: bool | None = False) -> Path:
     """Write ``out/index.html`` for ``runs``; returns its path. The page is written
-    whole or not at all, and a failed write leaves no folder it made."""
+    whole or not at all, and a failed write leaves no folder it made. ``progress``:
+    a line on stderr per step (True), none (False), or only for runs of at least
+    :data:`LARGE` hands (None, as ``mjlog report`` does)."""
     from analysis import balance
 
     if fmt not in ("png", "svg"):
         raise ValueError(f"fmt must be png or svg, not {fmt!r}")
     r = queries.as_runs(runs)
+    hands = sum(x.hands for x in r.runs)
+    say = _steps(progress, hands)
+    say(f"{len(r.runs)} runs, {hands:,} hands: computing the tables")
     t = queries.tables(r)
+    say("tables done; swing, skill and precision")
     t["swing"] = balance.swing(r)
     t["skill"] = balance.skill_share(r)
     pr = compare.precision(r)
@@ -442,6 +563,7 @@ def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os
     paired = _paired(r)
     if paired is not None:
         t["paired"] = paired
+    say("drawing the figures")
     figs = plots.figures(t)
     page = render(t, figs, fmt, title)
     from mjlog.rundir import removing_new_dirs, write_atomic
@@ -449,4 +571,6 @@ def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os
     out = Path(out)
     with removing_new_dirs(out):
         out.mkdir(parents=True, exist_ok=True)
-        return write_atomic(out / "index.html", page, "--out")
+        path = write_atomic(out / "index.html", page, "--out")
+    say("page written")
+    return path

@@ -50,9 +50,33 @@ def _cut_quoted(message: str) -> str:
     return re.sub(f"'([^']{{{LIMIT + 1},}})'", lambda m: quote(m[1]), message)
 
 
+BUG = 3
+"""The exit status of an error in mjlog itself (a bug): not the user's input."""
+
+
+def _debugging(ctx: click.Context) -> bool:
+    """``mjlog --debug …`` or ``MJLOG_DEBUG=1``: show a bug's traceback."""
+    return bool(ctx.params.get("debug")) or os.environ.get("MJLOG_DEBUG", "") not in ("", "0")
+
+
+def _bug(ctx: click.Context, e: Exception) -> None:
+    """An unexpected exception: one line saying it is a bug and how to see where it
+    happened (with ``--debug`` the traceback comes first); exit :data:`BUG`."""
+    if _debugging(ctx):
+        import traceback
+
+        traceback.print_exception(e, file=sys.stderr)
+        hint = "the traceback is above"
+    else:
+        hint = "run again with mjlog --debug (or MJLOG_DEBUG=1) to see the traceback"
+    _fail(f"an unexpected {type(e).__name__} in mjlog (a bug, not your input): "
+          f"{cut(str(e), 200)}; {hint}", BUG)
+
+
 class _Group(click.Group):
     """A group whose commands report :class:`MjlogError`, a usage error (bad option
-    value) and any :class:`OSError` (naming its path) as one line, exit status 2."""
+    value) and any :class:`OSError` (naming its path) as one line, exit status 2, and
+    any other exception (a bug) as one line and how to see its traceback, exit 3."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:  # `mjlog --bogus`: the group's own usage errors, one line too
@@ -75,11 +99,17 @@ class _Group(click.Group):
             sys.exit(1)
         except OSError as e:  # read-only or missing directory, full disk, no permission
             _fail(os_error_text(e))
+        except (click.exceptions.Exit, click.Abort):  # ctx.exit(), a declined prompt
+            raise
+        except Exception as e:  # a bug: one line, never a bare traceback
+            _bug(ctx, e)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mjlog")
-def main() -> None:
+@click.option("--debug", is_flag=True,
+              help="On an unexpected error (a bug), show its traceback (also MJLOG_DEBUG=1).")
+def main(debug: bool) -> None:
     """Play, log, replay, audit and analyse Chinese mahjong.
 
     Variants: yuxi (星悦云南麻将), xuezhan (天天爱云南麻将, blood battle),

@@ -282,22 +282,28 @@ def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, 
           finished: Callable[..., None]) -> None:
     """Play the ``todo`` shards; ``finished(shard, entries)`` as each is in place."""
     left = sum(spec.shard_hands(a, b) for _, a, b in todo)
-    bar = _progress(spec.total_hands, spec.total_hands - left, progress, desc)
+    bar = _progress(spec.total_hands, spec.total_hands - left, progress, desc,
+                    shards=(len(shards) - len(todo), len(shards)))
+
+    def placed(shard: int, entries: list[dict] | None = None) -> None:
+        finished(shard, entries)
+        bar.shard_done()
+
     try:
         if scheduler:
             def on_done(shard: int) -> None:
                 _, a, b = shards[shard]
-                finished(shard)
                 bar.update(spec.shard_hands(a, b))
+                placed(shard)
 
             run_on_dask(scheduler, spec, out, todo, on_done, play_shard)
         else:
             workers = min(workers or default_workers(), len(todo))
             if workers <= 1:
                 for shard, a, b in todo:
-                    finished(shard, play_shard(spec, out, shard, a, b, report=bar.update)[0])
+                    placed(shard, play_shard(spec, out, shard, a, b, report=bar.update)[0])
             elif todo:
-                _run_local(spec, out, todo, workers, bar, finished)
+                _run_local(spec, out, todo, workers, bar, placed)
     except KeyboardInterrupt:
         if not scheduler:  # dask tasks already running finish their shard
             _clean(out, shards)
@@ -375,8 +381,8 @@ def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished) -> N
             drain()
             for f in done:
                 shard, entries = f.result()
-                finished(shard, entries)
                 bar.update(sizes[shard] - reported.pop(shard))
+                finished(shard, entries)
     except BaseException:
         # Killing workers mid-write can make the pool's own threads hit a closed pipe
         # (EBADF) and print a traceback; the run is stopping, so keep the one line.
@@ -526,13 +532,67 @@ def _clean(out: Path, shards) -> None:
                 (out / shard_path(t, s)).unlink(missing_ok=True)
 
 
-def _progress(total: int, initial: int, enabled: bool | None, desc: str | None = None):
-    """A bar of hands done, hands/s and ETA on stderr (off when it is not a terminal)."""
+def _progress(total: int, initial: int, enabled: bool | None, desc: str | None = None,
+              shards: tuple[int, int] = (0, 0)):
+    """Progress on stderr: a bar of hands done, hands/s and ETA on a terminal, plain
+    lines (:class:`_Lines`) when stderr is not one, nothing when ``enabled`` is False.
+    ``shards`` is (done, total). The result has ``update(hands)``, ``shard_done()`` and
+    ``close()``."""
     import sys
 
     from tqdm import tqdm
 
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    return tqdm(total=total, initial=initial, desc=desc, unit="hand",
-                disable=not enabled, smoothing=0.1, dynamic_ncols=True, file=sys.stderr)
+    if enabled is None and not sys.stderr.isatty():
+        return _Lines(desc or "simulate", total, initial, *shards)
+    bar = tqdm(total=total, initial=initial, desc=desc, unit="hand",
+               disable=enabled is False, smoothing=0.1, dynamic_ncols=True, file=sys.stderr)
+    bar.shard_done = lambda: None  # the bar counts hands only
+    return bar
+
+
+class _Lines:
+    """Progress as plain lines on stderr, for a pipe or a log file where a bar would be
+    noise: ``LABEL: 4/10 shards, 8,000/20,000 hands, 42 s, about 63 s left``.
+
+    A line when a shard finishes (at most :data:`LINES` of them per run, evenly
+    spread, so a run of many small shards does not flood the log), one every
+    :data:`EVERY` seconds while a long shard plays, and the last state on close."""
+
+    LINES = 20
+    EVERY = 10.0
+
+    def __init__(self, label: str, total: int, done: int, shards_done: int,
+                 shards: int):
+        self.label, self.total, self.done = label, total, done
+        self.shards_done, self.shards = shards_done, shards
+        self.first = done
+        self.start = self.last = time.monotonic()
+        self.shown = None
+        self.step = max(1, -(-shards // self.LINES))  # ceil: shards per line
+
+    def update(self, n: int) -> None:
+        self.done += n
+        if time.monotonic() - self.last >= self.EVERY:
+            self._line()
+
+    def shard_done(self) -> None:
+        self.shards_done += 1
+        if self.shards_done % self.step == 0 or self.shards_done == self.shards:
+            self._line()
+
+    def close(self) -> None:
+        if self.done > self.first and self.shown != (self.done, self.shards_done):
+            self._line()
+
+    def _line(self) -> None:
+        import sys
+
+        now = time.monotonic()
+        took = now - self.start
+        line = (f"{self.label}: {self.shards_done}/{self.shards} shards, "
+                f"{self.done:,}/{self.total:,} hands, {took:.0f} s")
+        played = self.done - self.first
+        if played > 0 and self.done < self.total:
+            line += f", about {(self.total - self.done) * took / played:.0f} s left"
+        print(line, file=sys.stderr, flush=True)
+        self.last, self.shown = now, (self.done, self.shards_done)

@@ -39,7 +39,9 @@ def reference(tmp_path_factory) -> dict[str, bytes]:
 
 
 def start(out: Path, workers: int) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "mjlog", *ARGS, "--workers", str(workers), "--out", str(out)]
+    # --quiet: no progress lines on the pipe, so stderr holds the run's last word alone
+    cmd = [sys.executable, "-m", "mjlog", *ARGS, "--workers", str(workers), "--quiet",
+           "--out", str(out)]
     # Its own process group, as a shell job: Ctrl-C goes to the whole group.
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)

@@ -68,3 +68,17 @@ def test_sweep_refuses_another_sweep_and_bad_grids(tmp_path):
         res = CliRunner().invoke(main, args)
         assert res.exit_code == 2, (args, res.output)
         assert needle in res.output and "Traceback" not in res.output, res.output
+
+
+def test_sweep_plays_strategic_by_default(tmp_path):
+    # greedy ignores the rules' values: a first sweep of it would measure no change in
+    # play, so a sweep's default line-up is strategic (simulate keeps greedy)
+    out = tmp_path / "sweep"
+    res = CliRunner().invoke(main, ["sweep", "--variant", "yuxi", "--grid", "cap=2,8",
+                                    "--matches", "1", "--hands-per-match", "1", "--workers",
+                                    "1", "--quiet", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    doc = json.loads((out / "sweep.json").read_text())
+    assert doc["base"]["agents"] == ["strategic"]
+    for p in doc["points"]:
+        assert {a["name"] for a in read_manifest(out / p["dir"])["agents"]} == {"strategic"}

@@ -110,6 +110,10 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
     elif len(df["group"].unique()) > 1:
         click.echo(st.trend_note + "\n")
     click.echo(_legend(df, primary))
+    from analysis.caveats import warnings_for
+
+    for w in warnings_for([baseline, *others]):
+        click.echo(f"caveat: {w}")
 
 
 def _plain(row: dict) -> dict:
@@ -146,6 +150,7 @@ def _point_name(group: str, key: str) -> str:
         if word.startswith(f"{key}="):
             return word
     return group.split(" [")[0]
+
 
 def _verdict(r: dict) -> str:
     """A row's verdict as the table prints it."""

@@ -13,6 +13,16 @@ def _section(title: str) -> None:
     click.secho(f"== {title}", bold=True)
 
 
+def _won(won: int, hands: int, matches: int) -> str:
+    """How many hands had a winner; their share only when enough matches back it."""
+    from analysis.caveats import MIN_MATCHES, TOO_FEW, too_few
+
+    if too_few(matches):
+        return (f"{won} with a winner (what share of hands: {TOO_FEW}, {matches} matches; "
+                f"a finding needs at least {MIN_MATCHES})")
+    return f"{won / hands:.0%} with a winner"
+
+
 @click.command("demo")
 @click.option("--out", type=click.Path(file_okay=False), default="runs/demo", show_default=True,
               help="Parent directory of the demo runs.")
@@ -52,12 +62,12 @@ def demo(out: str, matches: int, hands_per_match: int) -> None:
         run = parent / variant
         m = simulate(spec, run, progress=False)
         q = duckdb.execute(
-            "SELECT count(*) AS hands, avg((outcome = 'win')::INT) AS win_share, "
+            "SELECT count(*) AS hands, sum((outcome = 'win')::INT) AS won, "
             "avg(n_events) AS events_per_hand FROM read_parquet(?)",
             [str(run / "hands" / "*.parquet")]).fetchone()
         assert q is not None  # an aggregate gives one row
-        click.echo(f"  run {m['run_id']} in {run}: {q[0]} hands, "
-                   f"{q[1]:.0%} with a winner, {q[2]:.0f} events per hand")
+        click.echo(f"  run {m['run_id']} in {run}: {q[0]} hands, {_won(q[1], q[0], matches)}, "
+                   f"{q[2]:.0f} events per hand")
         pats = duckdb.execute(
             "SELECT p, count(*) AS n FROM (SELECT unnest(patterns) AS p FROM "
             "read_parquet(?)) GROUP BY p ORDER BY n DESC, p LIMIT 6",

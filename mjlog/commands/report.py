@@ -14,7 +14,9 @@ import click
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help='What to print: the page\'s path, or {"index": path}.')
 @click.option("--title", default="mjlog report", show_default=True)
-def report_command(runs, out, figures, fmt, title) -> None:
+@click.option("--quiet", is_flag=True,
+              help="No progress lines (on stderr, for large runs: which step the report is at).")
+def report_command(runs, out, figures, fmt, title, quiet) -> None:
     """Compare RUNS (run directories or sweep folders) in OUT/index.html.
 
     Opens with a table of contents and the findings, each with its 95% CI (the
@@ -25,7 +27,9 @@ def report_command(runs, out, figures, fmt, title) -> None:
     of the points each adds); points per win and per hand; swing; skill and luck
     (duplicate runs); hands needed; hand length and drawn hands; kong money and
     end-of-wall settlements; first-winner advantage; sweep points paired by walls.
-    Every figure is per agent line-up.
+    Every figure is per agent line-up. A finding resting on fewer than 30
+    matches reads "too few hands to say"; a seat that never wins, or a penalty
+    that carries most of the money, is flagged as a caveat.
 
     Example: mjlog report runs/yuxi runs/xuezhan --out runs/report
     """
@@ -34,7 +38,8 @@ def report_command(runs, out, figures, fmt, title) -> None:
     check_output(out, "--out")  # before the heavy imports: a refusal is instant
     from analysis.report import write_report
 
-    path = write_report(list(runs), out, fmt=figures, title=title)
+    path = write_report(list(runs), out, fmt=figures, title=title,
+                        progress=False if quiet else None)
     if fmt == "json":
         import json
 

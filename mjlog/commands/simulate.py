@@ -33,8 +33,11 @@ class AgentsOption(click.Option):
         return super().get_help_record(ctx)
 
 
-def run_options(f):
-    """The options of one run, shared by ``mjlog simulate`` and ``mjlog sweep``."""
+def run_options(f=None, *, agents: str = "greedy"):
+    """The options of one run, shared by ``mjlog simulate`` and ``mjlog sweep``;
+    ``@run_options(agents=NAME)`` sets the default line-up."""
+    if f is None:
+        return lambda g: run_options(g, agents=agents)
     options = [
         click.option("--variant", type=click.Choice(VARIANTS), required=True),
         click.option("--matches", type=click.IntRange(min=1), default=1, show_default=True),
@@ -44,7 +47,7 @@ def run_options(f):
                      help="Root seed: fixes every wall, die, dealer and agent choice."),
         click.option("--players", type=click.IntRange(2, 4), default=None,
                      help="2, 3 or 4 (default: the rules' `players`, 4)."),
-        click.option("--agents", cls=AgentsOption, default="greedy", show_default=True,
+        click.option("--agents", cls=AgentsOption, default=agents, show_default=True,
                      help="Comma-separated agents per seat, or one for all: a registered "
                           "name (built-in or of the mjlog.agents entry points) or a "
                           "package.module:factory plugin."),

@@ -10,7 +10,7 @@ from mjlog.commands.simulate import interrupted, run_options
 
 
 @click.command("sweep")
-@run_options
+@run_options(agents="strategic")
 @click.option("--grid", "grids", multiple=True, required=True, metavar="KEY=V1,V2,...",
               help="A rule key and its values (repeat for more keys; every combination "
                    "runs). Separate values with ';' when one holds a comma.")
@@ -24,6 +24,11 @@ def sweep_command(variant, matches, hands_per_match, seed, players, agents, rule
     Each point is written to PARENT/<key=value__key=value> as an ordinary run;
     PARENT/sweep.json lists the points with their run ids. Rerun the same
     command to resume an interrupted sweep.
+
+    The agents default to strategic, which plays the rules in force, so a rule
+    change can change its play; greedy and random ignore the rules' values (a
+    sweep of them measures the scoring alone), and a seat that never wins makes
+    the money figures one seat's penalties (mjlog report and compare warn).
 
     Example: mjlog sweep --variant xuezhan --grid cap=8,16,32
     --grid zimo_bonus=none,add_base --matches 100 --out runs/caps

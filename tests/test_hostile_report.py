@@ -1,0 +1,150 @@
+"""The hostile-input suite, `mjlog report` and the CLI's last line of defence: odd
+shapes of runs render or are refused in one line; a corrupt run inside a sweep is
+named; and a bug in any command (an exception that is not the user's input) ends in
+one line saying how to see its traceback (`mjlog --debug`, or `MJLOG_DEBUG=1`),
+which `--debug` then shows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from analysis.sample import data_dir
+from tests.hostile import refused, run
+
+TINY = ["--matches", "2", "--hands-per-match", "2", "--seed", "3", "--workers", "1",
+        "--quiet"]
+
+
+@pytest.fixture
+def sweep(tmp_path) -> Path:
+    """A copy of the sample sweep (xuezhan, four caps)."""
+    dst = tmp_path / "sweep"
+    shutil.copytree(data_dir() / "sweep" / "xuezhan-cap", dst)
+    return dst
+
+
+# ------------------------------------------------------------------ a bug
+
+
+def _boom(*args, **kwargs):
+    raise ZeroDivisionError("a bug\nover two lines")
+
+
+@pytest.mark.parametrize("command", [
+    ["report", str(data_dir() / "huangmei"), "--out", "r"],
+    ["simulate", "--variant", "yuxi", *TINY, "--out", "run"],
+])
+def test_a_bug_ends_in_one_line_that_says_how_to_see_it(tmp_path, monkeypatch, command):
+    import analysis.queries
+    import simulate.runner
+
+    monkeypatch.setattr(analysis.queries, "tables", _boom)
+    monkeypatch.setattr(simulate.runner, "simulate", _boom)
+    monkeypatch.delenv("MJLOG_DEBUG", raising=False)
+    res = refused(command, tmp_path, isolate=False, needle="mjlog --debug (or MJLOG_DEBUG=1)")
+    assert res.code == 3
+    assert res.stderr.startswith("mjlog: error: an unexpected ZeroDivisionError in mjlog "
+                                 "(a bug, not your input): a bug\\nover two lines; ")
+
+
+@pytest.mark.parametrize("how", ["--debug", "MJLOG_DEBUG=1"])
+def test_debug_shows_the_traceback(tmp_path, monkeypatch, how):
+    import analysis.queries
+
+    monkeypatch.setattr(analysis.queries, "tables", _boom)
+    args = ["report", str(data_dir() / "huangmei"), "--out", "r"]
+    if how == "--debug":
+        monkeypatch.delenv("MJLOG_DEBUG", raising=False)
+        args = ["--debug", *args]
+    else:
+        monkeypatch.setenv("MJLOG_DEBUG", "1")
+    res = run(args, tmp_path, isolate=False)
+    assert res.code == 3
+    assert "Traceback (most recent call last)" in res.stderr
+    assert "in _boom" in res.stderr and "ZeroDivisionError: a bug" in res.stderr
+    assert res.stderr.splitlines()[-1].endswith("the traceback is above")
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_usage_error_is_still_no_bug(tmp_path):
+    res = refused(["report", "--bogus"], tmp_path, isolate=False, needle="--bogus")
+    assert res.code == 2 and "a bug" not in res.stderr
+
+
+# ------------------------------------------------------------------ corrupt runs
+
+
+def test_a_changed_file_inside_a_sweep_is_named(sweep, tmp_path):
+    f = sweep / "cap=4" / "wins" / "part-00000.parquet"
+    data = bytearray(f.read_bytes())
+    data[100:140] = bytes(40)
+    f.write_bytes(bytes(data))
+    refused(["report", str(sweep), "--out", str(tmp_path / "r")], tmp_path, inputs=[sweep],
+            needle=f"{f}: sha256 ")
+
+
+def test_an_unreadable_file_inside_a_sweep_is_named(sweep, tmp_path):
+    # its manifest vouches for it (the hash matches), but it is no Parquet file
+    f = sweep / "cap=4" / "wins" / "part-00000.parquet"
+    data = bytearray(f.read_bytes())
+    data[100:140] = bytes(40)
+    f.write_bytes(bytes(data))
+    m = json.loads((sweep / "cap=4" / "manifest.json").read_text())
+    for e in m["files"]:
+        if e["path"] == "wins/part-00000.parquet":
+            e["sha256"] = hashlib.sha256(bytes(data)).hexdigest()
+    (sweep / "cap=4" / "manifest.json").write_text(json.dumps(m))
+    refused(["report", str(sweep), "--out", str(tmp_path / "r")], tmp_path, inputs=[sweep],
+            needle=str(f))
+
+
+def test_a_broken_manifest_inside_a_sweep_is_named(sweep, tmp_path):
+    (sweep / "cap=2" / "manifest.json").write_text('{"run_id": ')
+    refused(["report", str(sweep), "--out", str(tmp_path / "r")], tmp_path, inputs=[sweep],
+            needle=str(sweep / "cap=2" / "manifest.json"))
+
+
+def test_a_sweep_with_no_runs_is_refused(tmp_path):
+    empty = tmp_path / "sweep"
+    empty.mkdir()
+    (empty / "sweep.json").write_text(json.dumps({"variant": "xuezhan", "grid": {"cap": ["8"]},
+                                                  "points": []}))
+    refused(["report", str(empty), "--out", str(tmp_path / "r")], tmp_path, inputs=[empty],
+            needle="holds no runs")
+
+
+# ------------------------------------------------------------------ odd shapes that render
+
+
+def _renders(args: list[str], cwd: Path) -> str:
+    res = run(["report", *args, "--out", str(cwd / "r")], cwd, isolate=False)
+    assert res.code == 0, res.stderr
+    assert "Traceback" not in res.stderr
+    page = (cwd / "r" / "index.html").read_text(encoding="utf-8")
+    assert page.rstrip().endswith("</html>")
+    return page
+
+
+def test_one_hand_of_two_players(tmp_path):
+    # one match of one hand, two seats: nothing to say, and it says so
+    out = tmp_path / "one"
+    res = run(["simulate", "--variant", "xuezhan", "--players", "2", "--matches", "1",
+               "--hands-per-match", "1", "--workers", "1", "--quiet", "--out", str(out)],
+              tmp_path, isolate=False)
+    assert res.code == 0, res.stderr
+    page = _renders([str(out)], tmp_path)
+    assert "too few hands to say anything yet (1 hands in 1 matches" in page
+
+
+def test_an_interrupted_sweep_given_with_one_of_its_own_runs(sweep, tmp_path):
+    # a point never finished, and a run given twice (alone and in its sweep): the
+    # finished points are reported, each once
+    shutil.rmtree(sweep / "cap=16")
+    page = _renders([str(sweep), str(sweep / "cap=2")], tmp_path)
+    assert "3 run(s)" in page and "cap=16" not in page.split("Contents")[0]
