@@ -641,6 +641,16 @@ def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
 # ---------------------------------------------------------------- how many hands
 
 
+def verdict_text(r: Mapping[str, Any]) -> str:
+    """A row's verdict in words, as compare's table and the report print it."""
+    v = r["verdict"]
+    if v == "equivalent":
+        return f"equivalent ±{r['margin']:g}"
+    if v == "inconclusive" and math.isfinite(r["hands_needed"]):
+        return f"inconclusive: ~{max(r['hands_needed'] - r['hands'], 0):,.0f} more hands"
+    return str(v)
+
+
 def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFrame:
     """How precise each headline figure is now, and how many hands a target needs.
 

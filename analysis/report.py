@@ -283,12 +283,11 @@ def _paired_findings(pc: pd.DataFrame) -> list[str]:
         if too_few(r.units, r["diff"], r.lo, r.hi):  # `r.diff` is Series.diff
             out.append(f"{what}: {_few(r.units)}.")
             continue
-        how = "paired by walls" if r.paired else "UNPAIRED (no shared walls)"
-        sig = ("significant" if r.p_adjusted < 0.05 else "not significant") \
-            if r.p_adjusted == r.p_adjusted else "not testable"
+        how = "paired by match" if r.paired else "unpaired"
+        p_adj = "" if r.p_adjusted != r.p_adjusted else f", p_adj = {r.p_adjusted:.2g}"
         out.append(f"{what} {r['diff']:+.3f} {r.unit} (95% CI [{r.lo:+.3f}, {r.hi:+.3f}], "
-                   f"{how}, {int(r.units)} matches, p = {r.p:.2g}, {sig} after "
-                   f"Benjamini–Hochberg).")
+                   f"{how}, {int(r.units)} matches{p_adj}): "
+                   f"{compare.verdict_text(r.to_dict())}.")
     return out
 
 

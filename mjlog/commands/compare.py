@@ -54,7 +54,7 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
     import duckdb
     import pandas as pd
 
-    from analysis.compare import study
+    from analysis.compare import study, verdict_text
     from analysis.decide import parse_margins, parse_primary
     from mjlog.errors import MjlogError
 
@@ -89,7 +89,7 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
             "p_adj": ok["p_adjusted"].map(lambda v: "-" if math.isnan(v) else f"{v:.3g}"),
             "paired_se": ok["paired_se"].map(lambda v: f"{v:.4f}"),
             "unpaired_se": ok["unpaired_se"].map(lambda v: f"{v:.4f}"),
-            "verdict": [_verdict(r) for r in ok.to_dict(orient="records")],
+            "verdict": [verdict_text(r) for r in ok.to_dict(orient="records")],
         })
         click.echo(t.to_string(index=False))
         apart = g[~g["comparable"]]
@@ -150,16 +150,6 @@ def _point_name(group: str, key: str) -> str:
         if word.startswith(f"{key}="):
             return word
     return group.split(" [")[0]
-
-
-def _verdict(r: dict) -> str:
-    """A row's verdict as the table prints it."""
-    v = r["verdict"]
-    if v == "equivalent":
-        return f"equivalent ±{r['margin']:g}"
-    if v == "inconclusive" and math.isfinite(r["hands_needed"]):
-        return f"inconclusive: ~{max(r['hands_needed'] - r['hands'], 0):,.0f} more hands"
-    return str(v)
 
 
 def _legend(df, primary) -> str:
