@@ -131,6 +131,10 @@ JSON_COMMANDS = {  # every command that takes --format json, on data/ or a tiny 
     "rules": ["rules", "huangmei"],
     "score": ["score", "yuxi", "1112345678999m", "--win", "9m", "--by", "self"],
     "import": ["import", "{tmp}/hand.jsonl", "--out", "{tmp}/imported"],
+    # a zero-width draw rate on tiny runs is a figure tune must print as a number or null
+    "tune": ["tune", "yuxi", "--vary", "base=1:2", "--target", "draw_rate<=0.5",
+             "--agents", "greedy", "--budget", "64", "--trials", "2", "--hands-per-match",
+             "1", "--workers", "1", "--quiet", "--out", "{tmp}/tune"],
 }
 
 
