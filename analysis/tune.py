@@ -569,14 +569,19 @@ class Tuner(Study):
         return entry
 
     def run(self, recheck: Sequence[Sequence[str]] = ()) -> dict[str, Any]:
-        """Explore, race, confirm; then recheck the proposal under each other line-up."""
-        self.explore()
-        order = self.race()
-        confirm = self.doc.get("confirm")
-        if not confirm or confirm.get("trial") != order[0]:
-            self.confirm(order[0])
+        """Explore, race, confirm; then recheck the proposal under each other line-up. A
+        finished tune answers from its journal alone (its runs may be gone)."""
+        if not self.doc.get("finished"):
+            self.explore()
+            order = self.race()
+            confirm = self.doc.get("confirm")
+            if not confirm or confirm.get("trial") != order[0]:
+                self.confirm(order[0])
+            self.doc["finished"] = True
+            self._save()
         for agents in recheck:
-            self.recheck(agents)
+            if ",".join(agents) not in self.doc.get("recheck", {}):
+                self.recheck(agents)
         return self.result()
 
     def result(self) -> dict[str, Any]:

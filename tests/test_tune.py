@@ -57,6 +57,16 @@ def test_it_writes_a_rules_file_that_rules_read(money, tmp_path):
     assert r.exit_code == 0 and f"base = {res['best']['base']}" in r.stdout
 
 
+def test_a_finished_tune_answers_from_its_journal_alone(money, tmp_path):
+    d, res = money
+    out = tmp_path / "t"
+    out.mkdir()
+    (out / "tune.json").write_bytes((d / "t" / "tune.json").read_bytes())  # no runs
+    assert _tune(tmp_path, *BASE, "--target", "money_moved_per_hand=30±1",
+                 "--recheck", "random") == res
+    assert sorted(p.name for p in out.iterdir()) == ["report.txt", "rules.toml", "tune.json"]
+
+
 def test_a_rerun_is_the_same_answer_and_plays_nothing(money):
     d, res = money
     journal = (d / "t" / "tune.json").read_bytes()
@@ -69,7 +79,7 @@ def test_a_killed_tune_resumes_to_the_same_answer(money, tmp_path):
     doc = json.loads((d / "t" / "tune.json").read_text(encoding="utf-8"))
     # as killed after trial 4: the journal holds four trials and no race or confirmation
     doc["trials"], doc["race"], doc["confirm"] = doc["trials"][:4], [], None
-    doc.pop("recheck", None)
+    doc.pop("recheck", None), doc.pop("finished")
     out = tmp_path / "t"
     out.mkdir()
     (out / "tune.json").write_text(json.dumps(doc), encoding="utf-8")
