@@ -34,6 +34,7 @@ import pandas as pd
 
 from analysis import plots, queries
 from analysis.queries import GROUP
+from analysis.rates import rare_note
 from mjlog.viewer import csp as _csp
 
 __all__ = ["CSP", "findings", "render", "write_report"]
@@ -175,7 +176,8 @@ def findings(t: dict[str, pd.DataFrame]) -> list[str]:
     o = t["outcomes"]
     for _, r in o.iterrows():
         out.append(f"{_label(r)}: {r.draw_rate:.1%} of hands are drawn (95% CI "
-                   f"[{r.draw_rate_lo:.1%}, {r.draw_rate_hi:.1%}]); a win brings "
+                   f"[{r.draw_rate_lo:.1%}, {r.draw_rate_hi:.1%}]"
+                   f"{rare_note(r.get('draw_rate_count'))}); a win brings "
                    + _win_points(t, r) + ".")
     p = t["patterns"]
     for _key, g in p.groupby(list(GROUP), sort=False):
@@ -185,7 +187,7 @@ def findings(t: dict[str, pd.DataFrame]) -> list[str]:
                    f"the points, {top.contribution:.1%} (95% CI [{top.contribution_lo:.1%}, "
                    f"{top.contribution_hi:.1%}]); {ride['name']} {ride.pattern} is on the "
                    f"most wins, {ride.per_win:.1%} of them (95% CI [{ride.per_win_lo:.1%}, "
-                   f"{ride.per_win_hi:.1%}]).")
+                   f"{ride.per_win_hi:.1%}]{rare_note(ride.get('per_win_count'))}).")
     for _, r in t.get("swing", pd.DataFrame()).iterrows():
         out.append(f"{_label(r)}: a seat's match total ({r.hands_per_match:g} hands) has an "
                    f"SD of {r.sd:.1f} points (95% bootstrap CI [{r.sd_lo:.1f}, {r.sd_hi:.1f}]"
