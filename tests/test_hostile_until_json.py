@@ -131,6 +131,8 @@ JSON_COMMANDS = {  # every command that takes --format json, on data/ or a tiny 
     "rules": ["rules", "huangmei"],
     "score": ["score", "yuxi", "1112345678999m", "--win", "9m", "--by", "self"],
     "import": ["import", "{tmp}/hand.jsonl", "--out", "{tmp}/imported"],
+    "plan": ["plan", "{data}/yuxi", "--metric", "draw_rate", "--detect", "0.02",
+             "--time-hands", "2"],
 }
 
 
