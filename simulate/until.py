@@ -134,6 +134,8 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
                           spec.hands_per_shard, spec.duplicate, max_hands=max_hands)
     full = dataclasses.replace(spec, matches=max_matches)
     out = Path(out)
+    fresh = fresh_seed(spec.seed)
+    _check_out(out, spec, fresh)
     scratch = out.parent / f".{out.name}.until-{full.run_id}"
     shards = full.shards()
     workers = max(1, workers or runner.default_workers())
@@ -155,12 +157,17 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
         matches, hw, reached = stopping_rule(
             [b for _, _, b in shards], workers, play,
             lambda ends: half_widths(scratch, metric, ends), half_width)
-    final = dataclasses.replace(spec, seed=fresh_seed(spec.seed), matches=matches)
-    if (out / "manifest.json").exists() and read_manifest(out).get("run_id") != final.run_id:
-        raise MjlogError(f"{out} holds run {read_manifest(out).get('run_id')}, not the one "
-                         f"--until chose ({final.run_id}, {matches} matches): choose "
-                         f"another --out")
-    manifest = runner.simulate(final, out, workers=workers, progress=progress)
+    final = dataclasses.replace(spec, seed=fresh, matches=matches)
+    try:
+        if (out / "manifest.json").exists() and \
+                read_manifest(out).get("run_id") != final.run_id:
+            raise MjlogError(f"{out} holds run {read_manifest(out).get('run_id')}, not the "
+                             f"one --until chose ({final.run_id}, {matches} matches): "
+                             f"choose another --out")
+        manifest = runner.simulate(final, out, workers=workers, progress=progress)
+    except MjlogError:  # refused: nothing is left beside --out (Ctrl-C keeps it, to resume)
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     run_hw = half_widths(out, metric, [matches])[0]
     # undefined (NaN) on one match, or a per-win metric without a win: null in the JSON
     rule = {"metric": metric, "half_width": half_width, "max_hands": max_hands,
@@ -172,6 +179,25 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
     write_manifest(out, manifest)
     shutil.rmtree(scratch, ignore_errors=True)
     return manifest, rule
+
+
+def _check_out(out: Path, spec, fresh: int) -> None:
+    """Refuse, before the stopping pass plays anything, an ``--out`` the run cannot be
+    written to: what :class:`~mjlog.rundir.RunClaim` refuses without a run id, and a
+    run that no ``--until`` of these options writes (another seed, rules or agents)."""
+    from mjlog.logio import read_manifest
+    from mjlog.rundir import check_claimable
+
+    check_claimable(out)
+    if (out / "manifest.json").exists():
+        old = read_manifest(out)
+        m = old.get("matches")
+        ours = isinstance(m, int) and not isinstance(m, bool) and m >= 1 and \
+            dataclasses.replace(spec, seed=fresh, matches=m).run_id == old.get("run_id")
+        if not ours:
+            raise MjlogError(f"{out} holds run {old.get('run_id')}, not one --until writes "
+                             f"with these options (seed {fresh}, derived from --seed "
+                             f"{spec.seed}): choose another --out")
 
 
 def _finite(v: float) -> float | None:
