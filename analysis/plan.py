@@ -75,6 +75,7 @@ class Plan:
     question: str            # detect | equivalence
     effect: float            # the difference to detect, or the margin
     paired: bool
+    pairing_measured: bool   # False: one pilot run, no pairing gain assumed
     sd: float
     how: str
     matches: int
@@ -296,6 +297,6 @@ def plan(paths: list[str | Path], metric: str, detect: float | None = None,
         shards = math.ceil(m / max(1, 2000 // per_match))
         timing = f"cannot time here: {e}"
     return Plan(metric, s.unit, "equivalence" if equivalence else "detect", float(effect),
-                s.paired, s.sd, s.how, m, hands, hands * sides, shards, sph, secs, one,
+                s.paired, s.measured, s.sd, s.how, m, hands, hands * sides, shards, sph, secs, one,
                 workers, timing, [str(p) for p in _sides(paths)[:2]])
 

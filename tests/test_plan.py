@@ -57,7 +57,7 @@ def test_plan_from_one_pilot_run_json():
         assert key in p
     assert p["metric"] == "draw_rate" and p["question"] == "detect" and p["paired"]
     assert p["hands"] == 8 * p["matches"] and p["total_hands"] == 2 * p["hands"]
-    assert "upper bound" in p["how"]  # one run cannot measure the pairing gain
+    assert "upper bound" in p["how"] and not p["pairing_measured"]  # one run cannot
     assert matches_needed(p["sd"], 0.02) == p["matches"]
     # time: linear in shards, the sides one after the other
     assert p["seconds_one_worker"] == pytest.approx(p["seconds_per_hand"] * p["total_hands"])
@@ -88,7 +88,7 @@ def test_two_pilot_runs_measure_the_paired_spread(tmp_path):
         assert res.exit_code == 0, res.output
     p = _plan(tmp_path / "a", tmp_path / "b", "--metric", "mean_points[0]", "--detect", "0.5",
               "--time-hands", "0")
-    assert p["paired"] and "paired by their walls" in p["how"]
+    assert p["paired"] and p["pairing_measured"] and "paired by their walls" in p["how"]
     assert p["pilot"] == [str(tmp_path / "a"), str(tmp_path / "b")]
     u = _plan(tmp_path / "a", tmp_path / "b", "--metric", "mean_points[0]", "--detect", "0.5",
               "--time-hands", "0", "--unpaired")
