@@ -641,7 +641,7 @@ def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
 # ---------------------------------------------------------------- how many hands
 
 
-def verdict_text(r: Mapping[str, Any]) -> str:
+def verdict_text(r: Mapping[Any, Any]) -> str:
     """A row's verdict in words, as compare's table and the report print it."""
     v = r["verdict"]
     if v == "equivalent":
@@ -654,28 +654,48 @@ def verdict_text(r: Mapping[str, Any]) -> str:
 def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFrame:
     """How precise each headline figure is now, and how many hands a target needs.
 
-    Per group and metric (those of :func:`paired_comparison`): ``value`` with its 95%
-    interval (the match as the unit), ``half_width``, ``matches``, ``hands``, and
+    Per group and metric (those of :func:`paired_comparison`, with a ``pattern_rate``
+    for every pattern the group's rules can score, seen or not): ``value`` with its
+    95% interval (the match as the unit; a rate's never zero-width,
+    :func:`analysis.rates.metric_estimate`), ``count`` (a rate's events, NaN for a
+    mean) and ``rare`` (under 10 of them), ``half_width``, ``matches``, ``hands``, and
     ``hands_needed`` for a 95% half-width of ``target`` (one number for every metric,
     or metric → half-width): the standard error falls as 1/√hands, so it is
     ``hands × (half_width / target)²`` with the match size kept. ``unit`` names the
     metric's unit (``mean_points[p]``: points per seat-hand, one seat-hand per hand).
     """
-    from analysis.stats import estimate, hands_needed
+    from analysis.rates import metric_estimate
+    from analysis.stats import hands_needed
 
     runs = as_runs(runs)
     units, pats = match_units(runs)
+    first = {(r.variant, r.config, ",".join(r.agents)): r for r in reversed(runs.runs)}
     rows = []
     for key, u in units.groupby(list(GROUP), sort=False):
         u = u.reset_index(drop=True)
         p = pats[(pats.variant == key[0]) & (pats.config == key[1]) & (pats.lineup == key[2])]
         hands = int(u["hands"].sum())
-        for metric, (y, x, unit) in metric_arrays(u, p, sorted(set(p.pattern))).items():
-            e = estimate(y, x)
+        for metric, (y, x, unit) in metric_arrays(u, p, _patterns_of(runs, first[key], p)
+                                                  ).items():
+            e = metric_estimate(y, x, unit)
             t = target.get(metric) if isinstance(target, dict) else target
             rows.append({**dict(zip(GROUP, key, strict=True)), "metric": metric,
                          "unit": unit, "value": e.value, "lo": e.lo, "hi": e.hi,
+                         "count": getattr(e, "count", np.nan),
+                         "rare": bool(getattr(e, "rare", False)),
                          "half_width": e.half_width, "matches": e.units, "hands": hands,
                          "target": t, "hands_needed": hands_needed(e.half_width, hands, t)
                          if t else np.nan})
     return _finish(runs, pd.DataFrame(rows))
+
+
+def _patterns_of(runs: Runs, run, seen: pd.DataFrame) -> list[str]:
+    """The patterns a group's rules can score (its first run's; a rare one no win
+    carried is a rate of 0 with an upper bound, not a missing row), and any other it
+    logged, sorted."""
+    from mjlog.variants import VARIANTS as _BY_NAME
+
+    v = _BY_NAME.get(run.variant)
+    rules = _rules_of(runs, run) if v is not None else None
+    can = set(v.patterns(rules)) if rules is not None else set()
+    return sorted(can | set(seen.pattern))

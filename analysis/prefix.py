@@ -7,18 +7,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from analysis import compare, queries
-from analysis.stats import estimate
+from analysis.rates import metric_estimate
 
 
 def half_widths(run: str | Path, metric: str, ends: Sequence[int]) -> list[float]:
     """The metric's 95% half-width on the matches [0, end) of ``run``, per end (the
-    match as the unit): what ``simulate --until`` stops on."""
+    match as the unit; a rate's interval never zero-width,
+    :func:`analysis.rates.metric_estimate`, as :func:`analysis.compare.precision`
+    gives it): what ``simulate --until`` stops on."""
     units, pats = compare.match_units(queries.Runs(run, verify_hashes=False))
     names = [metric[len("pattern_rate["):-1]] if metric.startswith("pattern_rate[") else []
     out = []
     for end in ends:
         u = units[units.match < end].reset_index(drop=True)
         p = pats[pats.match < end]
-        y, x, _ = compare.metric_arrays(u, p, names)[metric]
-        out.append(estimate(y, x).half_width)
+        y, x, unit = compare.metric_arrays(u, p, names)[metric]
+        out.append(metric_estimate(y, x, unit).half_width)
     return out

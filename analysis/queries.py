@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.agent_labels import labels as agent_labels
+from analysis.rates import rate_estimates, wilson
 from analysis.stats import estimates
 from mjlog.errors import cut as clip
 from mjlog.events import REASON_NAMES
@@ -83,8 +84,6 @@ __all__ = [
 
 GROUP: tuple[str, ...] = ("variant", "config", "lineup")
 """The columns that name a group in every figure."""
-
-Z95 = 1.959963984540054
 
 KONG_REASONS = ("kong_exposed", "kong_added", "kong_concealed")
 SETTLEMENT_REASONS = ("not_ready", "flower_pig", "tax_refund")
@@ -433,23 +432,6 @@ def run_table(runs) -> pd.DataFrame:
 # ------------------------------------------------------------------ statistics
 
 
-def wilson(k: Any, n: Any, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval of the rate ``k/n``; NaN where ``n`` is 0.
-
-    >>> lo, hi = wilson(50, 100)
-    >>> round(float(lo), 4), round(float(hi), 4)
-    (0.4038, 0.5962)
-    """
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = k / n
-        den = 1 + z * z / n
-        mid = (p + z * z / (2 * n)) / den
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return mid - half, mid + half
-
-
 def group_label(df: pd.DataFrame, with_config: bool | None = None) -> pd.Series:
     """``variant config [lineup]`` per row (config left out when all rows are ``default``)."""
     if with_config is None:
@@ -572,12 +554,13 @@ def _collapse(units: pd.DataFrame, keys: list[str], counts: list[str],
               rates: dict[str, tuple[str, str]], means: dict[str, tuple[str, str | None]]
               ) -> pd.DataFrame:
     """Unit-level (per match) sums → per ``keys``: the summed ``counts``, then each rate
-    (interval clipped to [0, 1]) and mean with its match-unit interval."""
+    (:func:`analysis.rates.rate_estimates`: never zero-width, with ``_count`` and
+    ``_rare``) and mean with its match-unit interval."""
     sums = units.groupby(keys, sort=False)[counts].sum().reset_index()
     out = sums
-    for specs, bounds in ((rates, (0.0, 1.0)), (means, None)):
+    for specs, estimator in ((rates, rate_estimates), (means, estimates)):
         if specs:
-            est = estimates(units, keys, specs, clip=bounds)
+            est = estimator(units, keys, specs)
             out = out.merge(est.drop(columns=[c for c in ("matches",) if c in out]),
                             on=keys, how="left")
     return out
@@ -659,7 +642,8 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     - ``wins_with``: wins counting the pattern (once per win), ``count``: times
       counted (``gen`` and ``facai`` repeat per count),
     - ``per_win`` = wins_with / wins: the *share of wins that carry it* (95% CI, the
-      match as the unit), ``per_hand`` = wins_with / hands,
+      match as the unit, never zero-width: :mod:`analysis.rates`; ``per_win_rare``
+      flags fewer than 10 wins with it), ``per_hand`` = wins_with / hands,
     - ``contribution`` = the pattern's *marginal share of the points*: each win's
       ``total`` split among its patterns by what each adds (:func:`pattern_weights`:
       its fan over the win's fan for additive huangmei, its log2 doubling for yuxi and
@@ -732,8 +716,8 @@ def pattern_frequencies(runs) -> pd.DataFrame:
         out.append(base)
     if out:
         allu = pd.concat(out, ignore_index=True)
-        est = estimates(allu, [*GROUP, "pattern"], {"per_win": ("with_", "wins")},
-                        clip=(0.0, 1.0)).drop(columns="matches")
+        est = rate_estimates(allu, [*GROUP, "pattern"], {"per_win": ("with_", "wins")}
+                             ).drop(columns="matches")
         est2 = estimates(allu, [*GROUP, "pattern"], {"contribution": ("added", "points")},
                          clip=(0.0, 1.0))
         df = df.merge(est, on=[*GROUP, "pattern"], how="left").merge(
@@ -742,6 +726,7 @@ def pattern_frequencies(runs) -> pd.DataFrame:
         for c in ("per_win", "contribution"):
             for suf in ("", "_lo", "_hi", "_se"):
                 df[c + suf] = np.nan
+        df["per_win_count"], df["per_win_rare"] = 0, True
         df["matches"] = 0
     return _finish(runs, df)
 
@@ -874,7 +859,7 @@ def distribution(runs, what: str = "win_points",
            sum(capped)::DOUBLE AS capped
     FROM v GROUP BY ALL ORDER BY ALL""")
     est = estimates(units, list(GROUP), {"mean": ("sum", "n")}).merge(
-        estimates(units, list(GROUP), {"share_capped": ("capped", "n")}, clip=(0.0, 1.0))
+        rate_estimates(units, list(GROUP), {"share_capped": ("capped", "n")})
         .drop(columns=["matches", "share_capped"]), on=list(GROUP))
     df = df.merge(est, on=list(GROUP), how="left")
     n = df["n"].astype(float)

@@ -37,6 +37,7 @@ import pandas as pd
 from analysis import compare, plots, queries
 from analysis.caveats import MIN_MATCHES, TOO_FEW, lineup_warnings, too_few
 from analysis.queries import GROUP
+from analysis.rates import rare_note
 from mjlog.viewer import csp as _csp
 
 __all__ = ["CSP", "findings", "render", "write_report"]
@@ -226,7 +227,7 @@ def _drawn(r) -> str:
     if too_few(r.matches, r.draw_rate_lo, r.draw_rate_hi):
         return f"drawn hands: {_few(r.matches)}"
     return (f"{r.draw_rate:.1%} of hands are drawn (95% CI [{r.draw_rate_lo:.1%}, "
-            f"{r.draw_rate_hi:.1%}])")
+            f"{r.draw_rate_hi:.1%}]{rare_note(r.get('draw_rate_count'))})")
 
 
 def _patterns_findings(p: pd.DataFrame) -> list[str]:
@@ -243,7 +244,7 @@ def _patterns_findings(p: pd.DataFrame) -> list[str]:
                    f"the points, {top.contribution:.1%} (95% CI [{top.contribution_lo:.1%}, "
                    f"{top.contribution_hi:.1%}]); {ride['name']} {ride.pattern} is on the "
                    f"most wins, {ride.per_win:.1%} of them (95% CI [{ride.per_win_lo:.1%}, "
-                   f"{ride.per_win_hi:.1%}]).")
+                   f"{ride.per_win_hi:.1%}]{rare_note(ride.get('per_win_count'))}).")
     return out
 
 

@@ -125,7 +125,9 @@ def _sem(p: np.ndarray) -> float:
     constant sample (:func:`_constant`)."""
     if len(p) < 2 or np.isnan(p).any():
         return math.nan
-    return 0.0 if _constant(p) else float(st.sem(p))
+    # std/√n as scipy.stats.sem computes it, without its per-call overhead (a rate's
+    # interval is computed on every prefix of a run by simulate --until)
+    return 0.0 if _constant(p) else float(np.std(p, ddof=1) / math.sqrt(len(p)))
 
 
 def _certain(diff: float, scale: float) -> float:

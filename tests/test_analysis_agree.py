@@ -135,7 +135,11 @@ def _wls_interval(units: pd.DataFrame, y: str, x: str) -> tuple[float, float, fl
                                         ("mean_points", "pts", "one"),
                                         ("deal_in_rate", "fed", "one")])
 def test_match_unit_intervals_reproduced(seats, by_position, metric, y, x):
-    """A few seat_stats intervals, from raw rows (pandas) and statsmodels."""
+    """A few seat_stats intervals, from raw rows (pandas) and statsmodels: a mean's t
+    interval whole; a rate's standard error, and its interval (analysis.rates, never
+    zero-width) from the per-match counts pandas sums."""
+    from analysis.rates import rate
+
     s = seats.assign(won=lambda d: (d.n_wins > 0).astype(float), one=1.0,
                      fed=lambda d: (d.n_fed > 0).astype(float))
     duck = by_position
@@ -145,11 +149,27 @@ def test_match_unit_intervals_reproduced(seats, by_position, metric, y, x):
         row = duck[(duck.variant == variant) & (duck.config == config)
                    & (duck.position == position)].iloc[0]
         assert row.matches == len(units)
-        assert np.isclose(row[metric], value) and np.isclose(row[f"{metric}_lo"], lo) \
-            and np.isclose(row[f"{metric}_hi"], hi), (variant, config, position)
+        if metric == "mean_points":
+            assert np.isclose(row[metric], value) and np.isclose(row[f"{metric}_lo"], lo) \
+                and np.isclose(row[f"{metric}_hi"], hi), (variant, config, position)
+            continue
+        r = rate(units[y], units[x])
+        assert np.isclose(row[metric], value) and np.isclose(row[f"{metric}_se"],
+                                                             (hi - lo) / 2 / _t(len(units)))
+        assert np.allclose([row[f"{metric}_lo"], row[f"{metric}_hi"]], [r.lo, r.hi])
+        assert row[f"{metric}_count"] == units[y].sum()
+
+
+def _t(m: int) -> float:
+    """The t quantile of a 95% interval on ``m`` units."""
+    from scipy import stats as st
+
+    return float(st.t.ppf(0.975, m - 1))
 
 
 def test_draw_rate_and_points_per_win_intervals_reproduced(frames):
+    from analysis.rates import rate
+
     h, w, _ = frames
     units = h.assign(draw=(h.outcome == "draw").astype(float), one=1.0) \
         .groupby(GROUP + ["run_id", "match"])[["draw", "one"]].sum().reset_index()
@@ -160,7 +180,9 @@ def test_draw_rate_and_points_per_win_intervals_reproduced(frames):
     for (v, c, lu), g in units.groupby(GROUP):
         value, lo, hi = _wls_interval(g, "draw", "one")
         row = out[(out.variant == v) & (out.config == c) & (out.lineup == lu)].iloc[0]
-        assert np.allclose([row.draw_rate, row.draw_rate_lo], [value, max(lo, 0)])
+        r = rate(g["draw"], g["one"])  # a rate's interval: analysis.rates
+        assert np.allclose([row.draw_rate, row.draw_rate_se, row.draw_rate_lo, row.draw_rate_hi],
+                           [value, (hi - lo) / 2 / _t(len(g)), r.lo, r.hi])
         # points per win: matches without a win count with weight 0 (dropped here)
         gw = wins[(wins.variant == v) & (wins.config == c) & (wins.lineup == lu)]
         value, lo, hi = _wls_interval(gw, "total", "one")

@@ -135,6 +135,8 @@ JSON_COMMANDS = {  # every command that takes --format json, on data/ or a tiny 
     "tune": ["tune", "yuxi", "--vary", "base=1:2", "--target", "draw_rate<=0.5",
              "--agents", "greedy", "--budget", "64", "--trials", "2", "--hands-per-match",
              "1", "--workers", "1", "--quiet", "--out", "{tmp}/tune"],
+    "plan": ["plan", "{data}/yuxi", "--metric", "draw_rate", "--detect", "0.02",
+             "--time-hands", "2"],
 }
 
 

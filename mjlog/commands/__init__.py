@@ -10,6 +10,7 @@ from mjlog.commands.demo import demo
 from mjlog.commands.hand import analyse
 from mjlog.commands.interchange import export_command, import_command
 from mjlog.commands.ladder import ladder_command
+from mjlog.commands.plan import plan_command
 from mjlog.commands.replay import replay_command
 from mjlog.commands.report import report_command
 from mjlog.commands.rules import rules_command
@@ -26,4 +27,5 @@ ALL: list = [
     export_command, import_command,                   # interchange
     report_command, compare_command, demo,            # analysis and the tour
     balance_command, tune_command,                    # seat fairness, tuning the rules
+    plan_command,                                     # planning a study
 ]

@@ -94,8 +94,9 @@ def interrupted(e: KeyboardInterrupt) -> None:
 @click.option("--until", "until", default=None, metavar="METRIC=HALF_WIDTH",
               help="Add whole shards until METRIC's 95% half-width is at most HALF_WIDTH "
                    "(say dealer_advantage=0.1; see simulate/until.py); needs --max-hands, "
-                   "ignores --matches. Plays the chosen hands twice (a scratch pass, then "
-                   "the run).")
+                   "ignores --matches. The run written is the chosen number of matches "
+                   "played again on a fresh seed derived from --seed, so its figures are "
+                   "not the ones the stop chose (the manifest's `until` records both seeds).")
 @click.option("--max-hands", type=click.IntRange(min=1), default=None,
               help="With --until: stop here whatever the half-width.")
 def simulate_command(variant, matches, hands_per_match, seed, players, agents, rules_file,
@@ -159,8 +160,12 @@ def until_command(spec, out, until: str | None, max_hands: int | None, workers, 
         click.echo(json.dumps({**run_json(m, out), "until": rule}, allow_nan=False))
     elif not quiet:
         how = "reached" if rule["reached"] else "NOT reached (stopped at --max-hands)"
-        hw = rule["achieved_half_width"]
+
+        def show(hw):
+            return "undefined" if hw is None else format(hw, ".4g")
+
         click.echo(f"run {m['run_id']}: {rule['hands']} hands of {spec.variant} written to "
-                   f"{out}; {metric} 95% half-width "
-                   f"{'undefined' if hw is None else format(hw, '.4g')} "
+                   f"{out} on fresh seed {rule['seed']}; {metric} 95% half-width "
+                   f"{show(rule['run_half_width'])} there. The stop: "
+                   f"{show(rule['achieved_half_width'])} on seed {rule['stopping_seed']} "
                    f"(target {half:g}: {how})")
