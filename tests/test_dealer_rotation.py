@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from analysis.queries import Runs, same_walls
+from analysis.compare import same_walls
+from analysis.queries import Runs
 from mjlog.cli import main
 from mjlog.logio import read_table
 from mjlog.rules import Rules
