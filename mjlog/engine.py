@@ -127,6 +127,7 @@ def play(state: HandState, agents: Sequence[Agent],
     """Play a dealt hand to its end. ``agents[s]`` decides for seat ``s``;
     ``observe(state)``, if given, runs after every change of state (tests use it)."""
     views = [SeatView(state, s) for s in range(state.n)]
+    pos = state.pos  # the position, read straight (its phase and turn) in this loop
     apply = state.apply
     auto = state.choices.auto  # bound once: the loop calls it for every event
     act_options = state.choices.act_options
@@ -135,21 +136,21 @@ def play(state: HandState, agents: Sequence[Agent],
             _apply(ev)
             observe(state)
     over = Phase.OVER
-    while state.phase is not over:
+    while pos.phase is not over:
         ev = auto()
         if ev is not None:
             apply(ev)
             continue
-        if state.phase is ACT:  # the common case, without the per-seat dict
-            s = state.turn
+        if pos.phase is ACT:  # the common case, without the per-seat dict
+            s = pos.turn
             o = act_options()
             pick = agents[s].choose(views[s], o)
             if pick not in o:
                 _refuse(agents[s], s, pick, o)
             apply(pick)
             continue
-        opts = state.options()
-        if state.phase is CLAIM or state.phase is ROB:
+        opts = state.choices.options()
+        if pos.phase is CLAIM or pos.phase is ROB:
             picks = {}
             for s, o in opts.items():
                 o.append(None)
@@ -160,7 +161,7 @@ def play(state: HandState, agents: Sequence[Agent],
                     apply(state.pending[0])
             continue
         if not opts:
-            raise MjlogError(f"no legal action for the seat to act in {state.phase.name}")
+            raise MjlogError(f"no legal action for the seat to act in {pos.phase.name}")
         ((s, o),) = opts.items()
         apply(_ask(agents[s], views[s], o))
     return state

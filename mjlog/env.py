@@ -272,15 +272,16 @@ class MjlogEnv(AECEnv):
     def _advance(self) -> None:
         """Play the events nobody chooses, up to the next decision or the end."""
         st = self.state
+        pos = st.pos  # its phase and turn, read straight
         auto, apply = st.choices.auto, st.apply  # bound once: called for every event
         while True:
             ev = auto()
             if ev is not None:
                 apply(ev)
                 continue
-            ph = st.phase
+            ph = pos.phase
             if ph is _ACT:  # the common case, without the per-seat dict of options()
-                seat = st.turn
+                seat = pos.turn
                 legal = st.choices.act_options()
                 self._legal = {seat: legal}
                 self._queue = [seat]
@@ -316,7 +317,7 @@ class MjlogEnv(AECEnv):
             self._scores = list(deltas)
             self._accumulate_rewards()
             self._rewarded = True
-        if st.phase is _OVER:
+        if st.pos.phase is _OVER:
             for a in self.agents:
                 self.terminations[a] = True
             self._over = True
@@ -352,7 +353,8 @@ class MjlogEnv(AECEnv):
             self._rewarded = False
         st = self.state
         del queue[0]
-        if st.phase is _CLAIM or st.phase is _ROB:
+        ph = st.pos.phase
+        if ph is _CLAIM or ph is _ROB:
             # every seat answers, then the state's claim priority decides what
             # happens (mjlog.claims.Claims.resolve, as in mjlog.engine.play)
             self._picks[seat] = pick
@@ -531,9 +533,11 @@ class MjlogEnv(AECEnv):
         if len(st.events) != self._seen:
             self._sync()
         v = self._views[seat].copy()
-        v[self._wall_at] = st.live / self._wall_size
-        if st.turn == seat and st.phase is _ACT and st.drawn is not None:
-            v[34 + st.drawn] = 1.0
+        pos = st.pos
+        v[self._wall_at] = pos.live / self._wall_size
+        drawn = pos.drawn
+        if pos.turn == seat and pos.phase is _ACT and drawn is not None:
+            v[34 + drawn] = 1.0
         w = st.claims.window
         if w is not None:
             v[68 + w.tile] = 1.0
