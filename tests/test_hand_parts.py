@@ -4,7 +4,8 @@ and wins, which hold it directly; :class:`~mjlog.state.HandState` composes them.
 No part reaches the state (no back reference, weak or strong), so a hand is
 freed by reference counting and a deep copy's parts read the copy's own
 position; the modules import one another downward only, even counting the
-imports a type checker alone reads; and no class is over 400 lines.
+imports a type checker alone reads; no class is over 400 lines; and the type
+checker is satisfied (``mypy --strict``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from __future__ import annotations
 import ast
 import copy
 import gc
+import importlib.util
+import subprocess
+import sys
 import weakref
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
@@ -118,3 +122,12 @@ def test_no_class_is_over_400_lines():
             for n in ast.walk(ast.parse((ROOT / "mjlog" / f"{m}.py").read_text("utf-8")))
             if isinstance(n, ast.ClassDef) and n.end_lineno - n.lineno + 1 > 400]
     assert not long, long
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy not installed")
+def test_the_hand_modules_are_strictly_typed(tmp_path):
+    res = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+         "--cache-dir", str(tmp_path), *[f"mjlog/{m}.py" for m in HAND]],
+        capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-1000:]
