@@ -18,6 +18,7 @@ taken now, which asks the seat's choices too, is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import chain
 from operator import getitem
 from typing import Any
@@ -29,7 +30,7 @@ from mjlog.position import Position
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.tiles import fmt_tile
 
-__all__ = ["PASS", "Claims", "Window"]
+__all__ = ["PASS", "Claims", "Window", "claim_order"]
 
 # _COPIES[t][c]: c copies of kind t (a hand's counts expand to its tiles in C)
 _COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
@@ -61,6 +62,20 @@ class Window:
     winners: list[int] = field(default_factory=list)
 
 
+@cache
+def claim_order(n: int) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """Claim order, the one statement of it, for ``n`` seats: after a discard (or a
+    kong) of seat d, the others from d's 下家 on. Returns (rank, order): rank[d][s]
+    is s's place (d itself 0), order[d] the others in that order (claims, and
+    winners on one tile). Built once per player count and shared (tuples).
+
+    >>> claim_order(3)
+    (((0, 1, 2), (2, 0, 1), (1, 2, 0)), ((1, 2), (2, 0), (0, 1)))
+    """
+    rank = tuple(tuple((s - d) % n for s in range(n)) for d in range(n))
+    return rank, tuple(tuple(sorted(range(n), key=r.__getitem__)[1:]) for r in rank)
+
+
 class Claims:
     """The claims and wins of one hand's seats, judged on its position, with the
     open claim window and the pass locks (changed only while an event applies)."""
@@ -73,11 +88,7 @@ class Claims:
         self.pos = pos
         n, spec = pos.n, pos.spec
         self.spec, self.rules = spec, pos.rules
-        # claim order, the one statement of it: after a discard (or kong) of seat d
-        # the others from d's 下家 on; rank[d][s] is s's place (d itself 0) and
-        # order[d] the others in that order (claims, and winners on one tile)
-        self.rank = [[(s - d) % n for s in range(n)] for d in range(n)]
-        self.order = [sorted(range(n), key=r.__getitem__)[1:] for r in self.rank]
+        self.rank, self.order = claim_order(n)
         self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self.forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
         self.blood = spec.blood_battle         # xuezhan: winners leave, play goes on
