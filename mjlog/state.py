@@ -119,8 +119,9 @@ class HandState:
         they share it as the original's parts share the original's). What never
         changes is shared: the rules (a plain deep copy would rebuild them, as they
         pickle by name), the variant (the registry's object, which a plain copy
-        would duplicate), the wall and the logged events (the expert's search
-        copies a hand per rollout)."""
+        would duplicate), the wall and the logged events (a calibration copies a
+        hand at every decision it prices, the checked step's test at every event it
+        mutates)."""
         p = self.pos
         for fixed in (p.rules, p.spec, p.wall, *p.events):
             memo[id(fixed)] = fixed
