@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from callgrind import collected, marked  # noqa: E402
 
 SEED, HPM = 777, 8  # the callgrind hands: matches of HPM hands of this seed
+VARIANTS = ("yuxi", "xuezhan", "huangmei")
 
 
 def _simulate(variant: str, agent: str, hands: int, out: str, workers: int = 1) -> float:
@@ -51,7 +53,7 @@ def run(quick: bool = False) -> dict:
         _simulate("yuxi", "random", 8, str(Path(d) / "w"))
         audit_runs([str(Path(d) / "w")], workers=1)
     passes = 1 if quick else 15
-    for variant in ("yuxi", "xuezhan", "huangmei"):
+    for variant in VARIANTS:
         with tempfile.TemporaryDirectory() as d:
             _simulate(variant, "greedy", n, str(Path(d) / "g"), workers=cores)
             # paired passes: a random-agent simulation, then a one-core audit right
@@ -85,7 +87,25 @@ def run(quick: bool = False) -> dict:
         "| variant | hands | hands/s (1 core) | events/s (1 core) | hands/s (all cores) "
         "| simulate random hands/s | ratio | pass ratios | target | problems |\n"
         "|---|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    if not quick and shutil.which("valgrind") is not None:
+        counted = [instructions(v) for v in VARIANTS]
+        figures["instructions"] = counted
+        section += "\n" + instructions_table(counted)
     return {"section": section, "figures": figures}
+
+
+def instructions_table(counted: list[dict]) -> str:
+    """The Markdown of :func:`instructions` rows."""
+    return (
+        "Instructions per hand (`python bench/bench_audit.py --callgrind`: valgrind's "
+        f"callgrind, `PYTHONHASHSEED=0`, {counted[0]['hands']} random-agent hands of seed "
+        f"{SEED} in matches of {HPM}, each part in its own process after a warm-up), which "
+        "the machine's load does not change: the engine playing them "
+        "(`mjlog.engine.play_match`, no log written) and the auditor validating their log "
+        "on one core (`mjlog.audit.audit_runs`, reading the Parquet files included).\n\n"
+        "| variant | engine instructions/hand | auditor instructions/hand |\n|---|---|---|\n"
+        + "\n".join(f"| {r['variant']} | {r['engine_per_hand']} | {r['auditor_per_hand']} |"
+                     for r in counted) + "\n")
 
 
 def _engine_hands(variant: str, matches: range) -> int:
@@ -142,13 +162,16 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=96)
     ap.add_argument("--child", choices=("engine", "auditor"), help=argparse.SUPPRESS)
     ap.add_argument("--run", help=argparse.SUPPRESS)
-    ap.add_argument("variants", nargs="*", default=["yuxi", "xuezhan", "huangmei"])
+    ap.add_argument("variants", nargs="*", default=list(VARIANTS))
     a = ap.parse_args()
     if a.child:
         _child(a.child, a.variants[0], a.hands, a.run)
     elif a.callgrind:
+        counted = []
         for v in a.variants:
-            print(json.dumps(instructions(v, a.hands)), flush=True)
+            counted.append(instructions(v, a.hands))
+            print(json.dumps(counted[-1]), flush=True)
+        print(instructions_table(counted))
     else:
         print(run(quick=a.quick)["section"])
 
