@@ -16,19 +16,16 @@ warm-up hands first (imports, caches), and only the measured hands collected.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
-import os
 import random
-import re
 import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from callgrind import collected, marked  # noqa: E402
 
 from mjlog.engine import play_hand  # noqa: E402
 from mjlog.env import MjlogEnv  # noqa: E402
@@ -94,20 +91,12 @@ LOOPS = {"engine": engine, "env": environment}
 WARMUP = 2
 
 
-def _marked(body) -> None:
-    """Run ``body()`` as the one call of ``functools.reduce`` over two items:
-    callgrind's ``--toggle-collect=functools_reduce`` (its C function) then counts
-    the instructions of ``body`` and nothing else (start-up, imports, warm-up).
-    Neither loop calls ``functools.reduce`` itself."""
-    functools.reduce(lambda _a, _b: body(), (0, 1))
-
-
 def _child(loop: str, variant: str, hands: int) -> None:
     """The measured process of ``--callgrind``: warm-up hands, then ``hands``
-    more inside :func:`_marked`; prints their decisions."""
+    more inside :func:`callgrind.marked`; prints their decisions."""
     LOOPS[loop](variant, WARMUP)
     out = {}
-    _marked(lambda: out.update(decisions=LOOPS[loop](variant, hands, WARMUP)[0]))
+    marked(lambda: out.update(decisions=LOOPS[loop](variant, hands, WARMUP)[0]))
     print(json.dumps(out))
 
 
@@ -116,19 +105,11 @@ def instructions(variant: str, hands: int = 40) -> dict:
     (``valgrind --tool=callgrind``, ``PYTHONHASHSEED=0``), and their ratio."""
     row = {"variant": variant, "hands": hands}
     for loop in LOOPS:
-        with tempfile.TemporaryDirectory() as d:
-            p = subprocess.run(
-                ["valgrind", "--tool=callgrind", "--collect-atstart=no",
-                 "--toggle-collect=functools_reduce", f"--callgrind-out-file={d}/cg.out",
-                 sys.executable, __file__, "--child", loop, "--variant", variant,
-                 "--hands", str(hands)],
-                capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
-        m = re.search(r"Collected : (\d+)", p.stderr)
-        if p.returncode or m is None:
-            raise SystemExit(f"callgrind of the {loop} loop failed: {p.stderr[-500:]}")
-        decisions = json.loads(p.stdout.strip().splitlines()[-1])["decisions"]
+        count, out = collected([__file__, "--child", loop, "--variant", variant,
+                                "--hands", str(hands)])
+        decisions = json.loads(out.strip().splitlines()[-1])["decisions"]
         row[f"{loop}_decisions"] = decisions
-        row[f"{loop}_instructions_per_decision"] = round(int(m.group(1)) / decisions)
+        row[f"{loop}_instructions_per_decision"] = round(count / decisions)
     row["ratio"] = round(row["env_instructions_per_decision"] /
                          row["engine_instructions_per_decision"], 2)
     return row

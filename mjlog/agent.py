@@ -53,10 +53,11 @@ class SeatView:
     The lists are the live state, shared for speed: read them, never change them.
     """
 
-    __slots__ = ("_s", "seat")
+    __slots__ = ("_s", "_p", "seat")
 
     def __init__(self, state, seat: int):
         self._s = state
+        self._p = state.pos  # the position: what an event rebinds (phase, turn …) is read here
         self.seat = seat
 
     @property
@@ -92,7 +93,7 @@ class SeatView:
 
     @property
     def wall_left(self) -> int:
-        return self._s.live
+        return self._p.live
 
     @property
     def dealer(self) -> int:
@@ -111,15 +112,15 @@ class SeatView:
     def phase(self) -> Phase:
         """What the hand waits for: ``VOID`` (xuezhan's void choice), ``ACT`` (the
         seat to act discards, kongs or wins), ``CLAIM`` or ``ROB`` (a window)."""
-        return self._s.phase
+        return self._p.phase
 
     @property
     def drawn(self) -> int | None:
         """The tile this seat just drew (the dealer's fourteenth tile on its first
         turn), when it is acting after a draw; None otherwise, as in the void
         choice, which comes before any draw."""
-        s = self._s
-        return s.drawn if s.turn == self.seat and s.phase is Phase.ACT else None
+        p = self._p
+        return p.drawn if p.turn == self.seat and p.phase is Phase.ACT else None
 
     @property
     def bonus(self) -> list[int]:
@@ -144,7 +145,7 @@ class SeatView:
     @property
     def window_tile(self) -> int | None:
         """The tile open to claims, in a claim window."""
-        w = self._s.window
+        w = self._s.claims.window
         return w.tile if w is not None else None
 
 

@@ -1,41 +1,44 @@
 """Claims and wins: what a seat may win or claim now, the open claim window and
 the pass locks.
 
-:class:`Claims` judges wins and claims on the position of its
-:class:`~mjlog.state.HandState`: the verdict on a win (its score, or the check
-it breaks), the window a discard or a kong opens (who may win, pon or kong),
-each seat's claims on it, and claim priority (what the seats' picks make
-happen). It owns the open window and the pass locks (弃胡 / 过手胡 ``hu_lock``,
-过手碰 ``pon_lock``), which change only while the state applies an event: a
-discard or a kong opens a window, :data:`PASS` closes it, a pon or an exposed
-kong takes it; a draw, a pon or a kong of the seat's own ends its locks.
+:class:`Claims` judges wins and claims on a hand's
+:class:`~mjlog.position.Position`, which it holds (the position is below it; it
+holds nothing of the state, and nothing above it: a hand is freed by reference
+counting): the verdict on a win (its score, or the check it breaks), the window
+a discard or a kong opens (who may win, pon or kong), each seat's claims on it,
+and claim priority (what the seats' picks make happen). It owns the open window
+and the pass locks (弃胡 / 过手胡 ``hu_lock``, 过手碰 ``pon_lock``), which change
+only while :class:`~mjlog.state.HandState` applies an event: a discard or a
+kong opens a window, :data:`PASS` closes it, a pon or an exposed kong takes it;
+a draw, a pon or a kong of the seat's own ends its locks. Whether a claim may be
+taken now, which asks the seat's choices too, is
+:meth:`mjlog.choices.Choices.allows`, a part above this one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import chain
 from operator import getitem
-from typing import TYPE_CHECKING
-from weakref import ref
+from typing import Any
 
 from mjlog import scoring
 from mjlog.events import DISCARD, KONG, PON, WIN, Event
 from mjlog.hand import MISS_OTHER_SUITS, is_win
+from mjlog.position import Position
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.tiles import fmt_tile
 
-if TYPE_CHECKING:
-    from mjlog.state import HandState
-
-__all__ = ["PASS", "Claims", "Window"]
+__all__ = ["PASS", "Claims", "Window", "claim_order"]
 
 # _COPIES[t][c]: c copies of kind t (a hand's counts expand to its tiles in C)
 _COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
 
 # The checks a scorer's refusal breaks (see Claims.win_verdict).
-_REFUSED = {Reason.PLAIN_ON_DISCARD: "plain_on_discard", Reason.BELOW_MIN_FAN: "min_fan",
-            Reason.HOLDS_VOID: "flower_pig"}
+_REFUSED: dict[Reason | None, str] = {
+    Reason.PLAIN_ON_DISCARD: "plain_on_discard", Reason.BELOW_MIN_FAN: "min_fan",
+    Reason.HOLDS_VOID: "flower_pig"}
 
 
 #: Every seat passes the open claim window (or the log has moved past it): the
@@ -59,33 +62,42 @@ class Window:
     winners: list[int] = field(default_factory=list)
 
 
+@cache
+def claim_order(n: int) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """Claim order, the one statement of it, for ``n`` seats: after a discard (or a
+    kong) of seat d, the others from d's 下家 on. Returns (rank, order): rank[d][s]
+    is s's place (d itself 0), order[d] the others in that order (claims, and
+    winners on one tile). Built once per player count and shared (tuples).
+
+    >>> claim_order(3)
+    (((0, 1, 2), (2, 0, 1), (1, 2, 0)), ((1, 2), (2, 0), (0, 1)))
+    """
+    rank = tuple(tuple((s - d) % n for s in range(n)) for d in range(n))
+    return rank, tuple(tuple(sorted(range(n), key=r.__getitem__)[1:]) for r in rank)
+
+
 class Claims:
-    """The claims and wins of one hand's seats, judged on its state's position,
-    with the open claim window and the pass locks (changed only while an event
-    applies)."""
+    """The claims and wins of one hand's seats, judged on its position, with the
+    open claim window and the pass locks (changed only while an event applies)."""
 
-    __slots__ = ("state", "hands", "order", "rank", "bonus_tile", "forced_tiles", "blood", "spec",
-                 "rules", "pon_locks", "window", "hu_lock", "pon_lock", "_seen")
+    __slots__ = ("pos", "seats", "hands", "order", "rank", "bonus_tile", "forced_tiles",
+                 "blood", "spec", "rules", "pon_locks", "window", "hu_lock", "pon_lock",
+                 "_seen")
 
-    def __init__(self, st: HandState):
-        # weak: the state owns its claims, so a hand is freed by reference
-        # counting (no cycle for the garbage collector to find)
-        self.state = ref(st)
-        n, spec = st.n, st.spec
-        self.spec, self.rules = spec, st.rules
-        # claim order, the one statement of it: after a discard (or kong) of seat d
-        # the others from d's 下家 on; rank[d][s] is s's place (d itself 0) and
-        # order[d] the others in that order (claims, and winners on one tile)
-        self.rank = [[(s - d) % n for s in range(n)] for d in range(n)]
-        self.order = [sorted(range(n), key=r.__getitem__)[1:] for r in self.rank]
+    def __init__(self, pos: Position):
+        self.pos = pos
+        n, spec = pos.n, pos.spec
+        self.spec, self.rules = spec, pos.rules
+        self.rank, self.order = claim_order(n)
         self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self.forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
         self.blood = spec.blood_battle         # xuezhan: winners leave, play goes on
         self.pon_locks = spec.pon_lock         # xuezhan 过手碰
         self.window: Window | None = None      # the open claim window
-        self.hu_lock: list = [None] * n        # yuxi: True when locked; xuezhan: max passed mult
+        # yuxi: True when locked; xuezhan: the highest multiplier passed (the variant's)
+        self.hu_lock: list[Any] = [None] * n
         self.pon_lock: list[set[int]] = [set() for _ in range(n)]
-        seats = st.seats
+        self.seats = seats = pos.seats
         self.hands = seats.hands
         # what a discard window reads of the seats, bound once (no list is rebound)
         self._seen = (seats.hands, seats.melds, seats.won, seats.void, self.pon_lock,
@@ -94,8 +106,8 @@ class Claims:
     def forced_zone(self) -> bool:
         """尾牌强制: the wall holds ``forced_tiles`` tiles or fewer (yuxi: the last
         four), where every legal win is taken. The one test of the zone."""
-        st = self.state()
-        return st.back - st.front < self.forced_tiles  # live <= forced_tiles, without a call
+        p = self.pos
+        return p.back - p.front < self.forced_tiles  # live <= forced_tiles, without a call
 
     def _dead_green(self, seat: int) -> bool:
         """huangmei: a dealt 发 not yet laid out blocks every win of its holder."""
@@ -104,7 +116,7 @@ class Claims:
 
     # ------------------------------------------------------------ wins
     def win_context(self, seat: int, tile: int, method: Method) -> WinContext:
-        st = self.state()
+        st = self.pos
         h = st.hands[seat][:]
         if method is not Method.SELF_DRAW:
             h[tile] += 1
@@ -139,7 +151,7 @@ class Claims:
         (a :class:`mjlog.replay.Check` value: ``win_legal``, ``dead_green``,
         ``flower_pig``, ``plain_on_discard``, ``min_fan``, ``pass_lock``).
         ``shape``: the caller found the hand complete already."""
-        st = self.state()
+        st = self.pos
         h = st.hands[seat]
         nm = len(st.melds[seat])
         if not shape:
@@ -153,7 +165,7 @@ class Claims:
                 return "win_legal"
         if self._dead_green(seat):
             return "dead_green"
-        if st.holds_void(seat):
+        if self.seats.holds_void(seat):
             return "flower_pig"
         ctx = self.win_context(seat, tile, method)
         sc = scoring.score(ctx, st.rules)
@@ -170,10 +182,10 @@ class Claims:
         applied to this state), is not among its seat's options: (check, the rule
         in words), or None when the rules would have offered it (the log is then
         wrong in some other way). The auditor's explanation of a refused claim."""
-        st = self.state()
+        st = self.pos
         s, t = ev.seat, ev.tile
         d = target.seat
-        if type(s) is not int or not 0 <= s < st.n or s == d or t != target.tile:
+        if type(s) is not int or not 0 <= s < st.n or s == d or t is None or t != target.tile:
             return None
         name = fmt_tile(t)
         if st.won[s]:
@@ -215,12 +227,12 @@ class Claims:
                 return None
             method = Method.DISCARD
         v = self.win_verdict(s, t, method)
-        if type(v) is Score:
+        if isinstance(v, Score):
             return None
         return v, self._refusal_text(v, s, name, t, method)
 
     def _refusal_text(self, check: str, s: int, name: str, t: int, method: Method) -> str:
-        st = self.state()
+        st = self.pos
         if check == "plain_on_discard":
             # the scorer's own words for a rule key behind it (kong_wins_big)
             why = scoring.score(self.win_context(s, t, method), st.rules).extra.get("why")
@@ -239,7 +251,7 @@ class Claims:
     def shilaotou_score(self, seat: int, tile: int) -> Score:
         """十老头 on ``seat``'s 10th honor discard ``tile``, valued by the scorer
         (``mjlog score --by shilaotou`` says the same); not legal: no win."""
-        st = self.state()
+        st = self.pos
         ctx = WinContext(concealed=tuple(st.hands[seat]), melds=tuple(st.melds[seat]),
                          win_tile=tile, method=Method.SHILAOTOU,
                          dealer=seat == st.dealer)
@@ -248,6 +260,7 @@ class Claims:
     def options_of(self, s: int) -> list[Event]:
         """Seat ``s``'s claims on the open window: win, then kong, then pon."""
         w = self.window
+        assert w is not None  # asked only while a window is open
         opts = []
         if s in w.wins and s not in w.winners:
             opts.append(self.window_win_event(w, s))
@@ -265,14 +278,15 @@ class Claims:
         :data:`PASS`; else the first pon or kong in claim order; else
         :data:`PASS`. ``picks`` maps each seat asked to its choice, None for a
         pass."""
-        chosen = [p for p in map(picks.get, self.order[self.window.from_seat])
-                  if p is not None]
+        w = self.window
+        assert w is not None  # asked only while a window is open
+        chosen = [p for p in map(picks.get, self.order[w.from_seat]) if p is not None]
         wins = [p for p in chosen if p.type == WIN]
         if wins:
             return wins + [PASS]
         return [chosen[0]] if chosen else [PASS]
 
-    def win_event(self, s: int, tile: int, method: Method, from_seat) -> Event:
+    def win_event(self, s: int, tile: int, method: Method, from_seat: int | None) -> Event:
         """A win event of seat ``s`` on ``tile``, its tiles the hand with the tile."""
         tiles = list(chain.from_iterable(map(getitem, _COPIES, self.hands[s])))  # sorted
         if method is not Method.SELF_DRAW:
@@ -297,22 +311,6 @@ class Claims:
         if ev.type == PON:
             return ev.seat in w.pons
         return ev.type == KONG and ev.kind == "exposed" and ev.seat in w.kongs
-
-    def allows(self, ev: Event) -> bool:
-        """Whether ``ev``, a claim that :meth:`fits` the open window, may be taken
-        now: while wins are forced, exactly the next one (what ``auto()`` says);
-        else one of its seat's choices, a win only after every win taken on the
-        tile in claim order (the checked step's test)."""
-        w = self.window
-        ch = self.state().choices
-        if w.forced:
-            return ev == ch.auto()
-        if not ch.is_legal(ev):
-            return False
-        if ev.type == WIN and w.winners:
-            rank = self.rank[w.from_seat]
-            return max(rank[s] for s in w.winners) < rank[ev.seat]
-        return True
 
     # ------------------------------------------------------------ the window
     # The methods below change the window and the locks; the state calls them
@@ -360,10 +358,10 @@ class Claims:
     def open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
         """Open the window seat ``k``'s kong of ``t`` opens for robbing; False when
         nobody may rob it (``barred``: seats that may not)."""
-        st = self.state()
+        won = self.pos.won
         wins = {}
         for s in self.order[k]:
-            if s in barred or st.won[s]:
+            if s in barred or won[s]:
                 continue
             sc = self.win_score(s, t, Method.ROBBED_KONG)
             if sc is not None:
@@ -379,6 +377,7 @@ class Claims:
         on it is locked; on a discard nobody won, so is every seat that passed a pon
         (过手碰). Returns the window closed."""
         w = self.window
+        assert w is not None  # PASS closes an open window
         self.window = None
         for s, sc in w.wins.items():
             if s not in w.winners:
@@ -395,6 +394,7 @@ class Claims:
         win it passed to claim included: a pon and an exposed kong alike (a robbed
         kong too, though no replacement draw follows). Returns the window taken."""
         w = self.window
+        assert w is not None  # a pon or an exposed kong claims an open window
         self.window = None
         for s, sc in w.wins.items():
             self.lock_passed_win(s, sc)

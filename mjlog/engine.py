@@ -127,30 +127,28 @@ def play(state: HandState, agents: Sequence[Agent],
     """Play a dealt hand to its end. ``agents[s]`` decides for seat ``s``;
     ``observe(state)``, if given, runs after every change of state (tests use it)."""
     views = [SeatView(state, s) for s in range(state.n)]
+    pos = state.pos  # the position, read straight (its phase and turn) in this loop
     apply = state.apply if observe is None else _observed(state, observe)
     choices = state.choices
-    # bound once: the loop calls them for every event
-    # (the ignores: until the hand-state refactor lands, #39)
-    auto = choices.auto  # type: ignore[misc]
+    auto = choices.auto  # bound once: the loop calls them for every event
     # the acting seat's options (no pass among them) go to the agent as they are
-    act_options = cast("Callable[[], list[Event | None]]",
-                       choices.act_options)  # type: ignore[misc]
+    act_options = cast("Callable[[], list[Event | None]]", choices.act_options)
     over = Phase.OVER
-    while state.phase is not over:
+    while pos.phase is not over:
         ev = auto()
         if ev is not None:
             apply(ev)
             continue
-        if state.phase is ACT:  # the common case, without the per-seat dict
-            s = state.turn
+        if pos.phase is ACT:  # the common case, without the per-seat dict
+            s = pos.turn
             o = act_options()
             pick = agents[s].choose(views[s], o)
             if pick is None or pick not in o:
                 _refuse(agents[s], s, pick, o)
             apply(pick)
             continue
-        opts = state.options()
-        if state.phase is CLAIM or state.phase is ROB:
+        opts = choices.options()
+        if pos.phase is CLAIM or pos.phase is ROB:
             picks: dict[int, Event | None] = {}
             for s, evs in opts.items():
                 picks[s] = _ask(agents[s], views[s], [*evs, None])  # None: pass
@@ -160,7 +158,7 @@ def play(state: HandState, agents: Sequence[Agent],
                     apply(state.pending[0])
             continue
         if not opts:
-            raise MjlogError(f"no legal action for the seat to act in {state.phase.name}")
+            raise MjlogError(f"no legal action for the seat to act in {pos.phase.name}")
         ((s, evs),) = opts.items()
         offered: list[Event | None] = list(evs)
         pick = _ask(agents[s], views[s], offered)

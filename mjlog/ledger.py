@@ -63,7 +63,7 @@ class Ledger:
         self.first_batch: list[int] = []     # the winners on the hand's first winning tile
         self.first_payer: int | None = None  # its discarder or kong player
         self.win_order = 0
-        self.kong_receipts: list[list] = []  # [payer, payee, amount, tile] for 退税
+        self.kong_receipts: list[list[int]] = []  # [payer, payee, amount, tile] for 退税
         self._batch: dict[int, WinRecord] = {}   # the wins on the current tile
         self._payers: dict[int, list[int]] = {}  # who pays each of them
 

@@ -356,7 +356,7 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
         check = Check.ILLEGAL_ACTION if st.window is not None else Check.OUT_OF_TURN
         return Discrepancy(seq, check, describe(ev, notation), who)
     if ev not in mine:
-        why = st.choices.discard_refusal(ev)  # type: ignore[misc]  # until #39's hand state
+        why = st.choices.discard_refusal(ev)
         if why is not None:
             return Discrepancy(seq, Check(why[0]), describe(ev, notation), why[1])
         return Discrepancy(seq, Check.ILLEGAL_ACTION, describe(ev, notation),

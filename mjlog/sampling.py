@@ -329,27 +329,28 @@ def rebuild(view: SeatView, history: list[Event], wall: list[int],
     went on without a win (every agent takes its wins: such a sample is one the
     other seats' play rules out, e.g. a wait on a tile they let go by)."""
     st = HandState(view.rules, wall, view.dealer)
+    auto, options, claims = st.choices.auto, st.choices.options, st.claims  # bound once
     me = view.seat
     for e in history:
         ty = e.type
-        if read and ty != WIN and st.auto() is None and any(
+        if read and ty != WIN and auto() is None and any(
                 s != me and any(o.type == WIN for o in opts)
-                for s, opts in st.options().items()):
+                for s, opts in options().items()):
             raise Inconsistent(f"another seat could have won before {e!r}")
-        if ty in (DISCARD, PON, KONG, VOID) or (ty == WIN and st.auto() is None):
+        if ty in (DISCARD, PON, KONG, VOID) or (ty == WIN and auto() is None):
             if not st.try_apply(e):
                 raise Inconsistent(f"{e!r} is not legal on the sample")
             continue
-        a = st.auto()
-        if a is None and st.window is not None:  # every seat passed the window
+        a = auto()
+        if a is None and claims.window is not None:  # every seat passed the window
             st.apply(PASS)
-            a = st.auto()
+            a = auto()
         if a is None or a.type != ty or a.seat != e.seat or (
                 a != e and not (ty == DEAL and e.tiles is None)
                 and not (ty == DRAW and e.tile is None)):
             raise Inconsistent(f"the sample's {a!r} where the hand had {e!r}")
         st.apply(a)
-    if st.hands[view.seat] != view.hand or st.live != view.wall_left or st.auto() is not None:
+    if st.hands[view.seat] != view.hand or st.live != view.wall_left or auto() is not None:
         # (a forced event due here: a win the sample gives another seat)
         raise Inconsistent("the replay does not reach the seat's decision")
     return st

@@ -138,6 +138,7 @@ class Seats:
         """A kong of ``kind`` (exposed: on ``from_seat``'s last discard)."""
         ms = self.melds[s]
         if kind == "exposed":
+            assert from_seat is not None  # an exposed kong takes a seat's discard
             self._take(s, t, 3)
             self.take_discard(from_seat)
             ms.append(Meld(MeldKind.EXPOSED_KONG, t, from_seat))

@@ -6,7 +6,7 @@ way (python-chess's ``Board.push``):
 - :meth:`HandState.auto` is the next event that must happen whatever the agents
   want (deals, draws, bonus tiles, transfers, forced wins, the end), or None;
 - :meth:`HandState.options` lists, per seat, the legal choices at a decision point
-  (both from :class:`mjlog.choices.Choices`, a base of the state);
+  (both from :attr:`HandState.choices`, a :class:`mjlog.choices.Choices`);
 - :meth:`HandState.apply` is the only code that changes the state; applying
   :data:`PASS` (never logged) ends a claim window (discard or kong robbing) once
   every claim on it is applied: it sets the pass locks and moves play on;
@@ -14,10 +14,25 @@ way (python-chess's ``Board.push``):
   on the position, holds the open claim window and the pass locks, and claim
   priority (``claims.resolve``: what the seats' picks on a window make happen:
   wins in turn order, else the pon or kong, else PASS);
-  :attr:`HandState.seats` holds the tiles and :attr:`HandState.ledger` the
-  money. Each is changed only while an event applies. The parts that read the
-  state (claims, wins) hold it weakly: a hand has no reference cycle and is freed
-  by reference counting.
+  :attr:`HandState.calls` (:class:`mjlog.calls.Calls`) is what pons and kongs
+  do, and :attr:`HandState.flow` (:class:`mjlog.wins.WinFlow`) what wins do and
+  how a hand ends.
+
+The state is composed, one way: it owns the position (:attr:`HandState.pos`, a
+:class:`mjlog.position.Position`: the plain data of the hand, its
+:attr:`~mjlog.position.Position.seats` holding the tiles and its
+:attr:`~mjlog.position.Position.ledger` the money) and the parts above it, each
+handed at construction what it reads: the claims the position; the choices and
+the calls the position and the claims; the win flow the position, the claims
+and the choices. No part holds the state, so a hand has no reference cycle and
+is freed by reference counting, and a deep copy's parts read the copy's own
+position. The choices only read; the other parts change the position (or their
+own window and locks) only while the state applies an event.
+
+The position's lists and fixed facts are also the state's own attributes (bound
+once, never rebound: ``st.hands``, ``st.events``, ``st.deltas``, ``st.rules`` …);
+what an event rebinds (``phase``, ``turn``, ``drawn``, ``front`` …) is read
+through a property of the state, or straight from ``st.pos`` on a hot path.
 
 Chance is logged: the state is built from the logged wall, dice and dealer, so
 a replay needs no random generator.
@@ -25,9 +40,11 @@ a replay needs no random generator.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from copy import deepcopy
-from weakref import ref
+from typing import Any
 
+from mjlog.calls import Calls, kong_payments
 from mjlog.choices import Choices
 from mjlog.claims import PASS, Claims, Window
 from mjlog.events import (
@@ -44,13 +61,12 @@ from mjlog.events import (
     WIN,
     Event,
     IllegalEvent,
-    transfer,
 )
-from mjlog.ledger import Ledger, WinRecord
+from mjlog.ledger import WinRecord
 from mjlog.phase import LIVE, SUIT_LETTERS, TAIL, Phase
+from mjlog.position import Position
 from mjlog.rules import Rules
 from mjlog.scoring.base import Method
-from mjlog.seats import Seats
 from mjlog.wins import WinFlow
 
 __all__ = ["PASS", "HandState", "IllegalEvent", "Phase", "Window", "WinRecord", "kong_payments"]
@@ -59,108 +75,63 @@ __all__ = ["PASS", "HandState", "IllegalEvent", "Phase", "Window", "WinRecord", 
 _DEAL, _VOID, _DRAW, _ACT, _CLAIM, _ROB, _OVER = Phase
 
 
-def kong_payments(st, s: int, kind: str, t: int, late: bool) -> list[tuple]:
-    """(payer, amount, reason) of the kong money seat ``s`` earns when its kong of
-    ``kind`` on ``t`` stands: the variant's table (:meth:`Variant.kong_money
-    <mjlog.variants.base.Variant.kong_money>`), and nothing for a late added kong
-    (``late``) under ``late_added_kong = no_pay``, in every variant. ``st``: the
-    state, or anything with its ``rules``, ``spec``, ``n``, ``melds`` and ``won``
-    (:func:`simulate.agents.values.kong_money` asks with a stand-in)."""
-    if late and st.rules["late_added_kong"] == "no_pay":
-        return []
-    return st.spec.kong_money(st, s, kind, t, late)
-
-
-class HandState(Choices):
+class HandState:
     """Everything about one hand in play. Seats are 0..n-1; hands are 34-count lists."""
 
-    # slots: some sixty attributes are too many for a plain instance's fast attribute
-    # reads, and the hot paths read them all the time; __weakref__ for the parts
+    # slots: the hot paths read these all the time; __weakref__ for those who watch
+    # a hand go (tests)
     __slots__ = (
-        "rules", "variant", "spec", "_shilaotou", "_bonus_tile", "_blood", "_locks",
-        "_may_force", "n", "seats", "hands", "melds", "discards", "void", "won", "bonus",
-        "draws", "claims", "hu_lock", "pon_lock", "bonus_tile", "forced_tiles",
-        "late_forbidden", "void_first", "_sd_key", "_sd", "flow", "wall", "dealer", "dice",
-        "break_pos", "front", "back", "phase", "turn", "need_tail", "after_pon", "drawn",
-        "chain", "chain_kongs", "kong_this_turn", "pending", "events", "deal_next",
-        "calls_made", "ledger", "deltas", "transfers", "wins", "winners", "honor_run",
-        "exhausted", "next_dealer", "horses", "due_draw", "replacing", "drawn_may_win",
-        "_late", "won_tiles", "__weakref__")
+        "pos", "claims", "choices", "calls", "flow", "_shilaotou", "_bonus_tile", "_blood",
+        "_locks", "_may_force", "rules", "variant", "spec", "n", "wall", "dealer", "dice",
+        "break_pos", "seats", "hands", "melds", "discards", "void", "won", "bonus", "draws",
+        "hu_lock", "pon_lock", "ledger", "deltas", "transfers", "wins", "winners", "pending",
+        "events", "honor_run", "won_tiles", "__weakref__")
 
-    def __init__(self, rules: Rules, wall: list[int] | tuple[int, ...], dealer: int,
+    def __init__(self, rules: Rules, wall: Iterable[int], dealer: int,
                  dice: tuple[int, int] = (1, 1), break_pos: int = 0):
-        n = rules.n
-        self.rules = rules
-        self.variant = rules.variant
-        self.spec = spec = rules.spec  # the variant's facts and hooks
+        self.pos = p = Position(rules, wall, dealer, dice, break_pos)
+        self.claims = claims = Claims(p)             # what the seats may win and claim now
+        self.choices = choices = Choices(p, claims)  # what may happen next
+        self.calls = Calls(p, claims)                # what pons and kongs do
+        self.flow = WinFlow(p, claims, choices)      # what wins do, and how the hand ends
+        spec = p.spec
         self._shilaotou = spec.counts_honor_discards(rules)  # 十老头 counting is on
         self._bonus_tile = spec.bonus_tile      # huangmei 发, else None
         self._blood = spec.blood_battle         # xuezhan: winners leave, play goes on
         self._locks = spec.pass_locks           # passing a win may lock (not huangmei)
         # Choices.forced_act() applies: a bonus tile is laid out, or a win is forced
         self._may_force = self._bonus_tile is not None or spec.forced_tiles >= 0
-        self.n = n
-        self.seats = seats = Seats(n)         # the seats' tiles and their caches
-        # the seats' lists, read as the state's own (never rebound; changed by seats)
-        self.hands, self.melds, self.discards = seats.hands, seats.melds, seats.discards
-        self.void, self.won, self.bonus = seats.void, seats.won, seats.bonus
-        self.draws = seats.draws
-        self.claims = claims = Claims(self)  # what the seats may win and claim now
-        # the claims' pass locks, read as the state's own (never rebound)
+        # the position's fixed facts and lists, and the claims' pass locks, read as the
+        # state's own (never rebound; changed by their owners)
+        self.rules, self.variant, self.spec, self.n = p.rules, p.variant, spec, p.n
+        self.wall, self.dealer, self.dice, self.break_pos = p.wall, p.dealer, p.dice, p.break_pos
+        self.seats, self.ledger = p.seats, p.ledger
+        self.hands, self.melds, self.discards = p.hands, p.melds, p.discards
+        self.void, self.won, self.bonus, self.draws = p.void, p.won, p.bonus, p.draws
         self.hu_lock, self.pon_lock = claims.hu_lock, claims.pon_lock
-        self._init_choices()                 # what may happen next: self.choices
-        self.flow = WinFlow(self)            # what wins do, and how the hand ends
-        self.wall = tuple(wall)
-        self.dealer = dealer
-        self.dice = tuple(dice)
-        self.break_pos = break_pos
-        self.front = 0                       # next live draw: wall[front]
-        self.back = len(wall) - 1            # next tail draw: wall[back]
-        self.phase = _DEAL
-        self.turn = dealer
-        self.need_tail = False
-        self.after_pon = False
-        self.drawn: int | None = None        # the tile this seat just drew
-        self.chain: str | None = None        # first link of the replacement chain
-        self.chain_kongs = 0                 # kongs in the chain (dian_gang_hua_link)
-        self.kong_this_turn = False          # for 杠上炮
-        self.pending: list[Event] = []       # events that must come next, in order
-        self.events: list[Event] = []
-        self.deal_next = 0                   # seat index (from dealer) to deal next
-        self.calls_made = False              # any pon or kong so far (地胡)
-        self.ledger = book = Ledger(n)       # money, transfers and the wins rows
-        # the ledger's books, read as the state's own (never rebound; changed by it)
-        self.deltas, self.transfers = book.deltas, book.transfers
-        self.wins: list[WinRecord] = book.wins
-        self.winners = book.winners
-        self.honor_run = [0] * n             # yuxi 十老头 count
-        self.exhausted = False
-        self.next_dealer: int | None = None
-        self.horses: tuple[int, ...] = ()
-        self.due_draw: str | None = None     # huangmei: the draw due after dealt 发
-        self.replacing = False               # huangmei: a 发's tail replacement is due
-        self.drawn_may_win = True            # the drawn tile may complete the hand
-        self._late = False                   # the added kong being declared is late
-        self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
+        self.deltas, self.transfers, self.wins, self.winners = (
+            p.deltas, p.transfers, p.wins, p.winners)
+        self.pending, self.events = p.pending, p.events
+        self.honor_run, self.won_tiles = p.honor_run, p.won_tiles
 
-    def __deepcopy__(self, memo: dict) -> HandState:
-        """A copy whose parts read the copy: their weak references to the state (which
-        keep a hand free of reference cycles) are not copied by :func:`copy.deepcopy`.
-        Immutable parts are shared: the rules, the variant (the registry's), the wall
-        and the events."""
+    def __deepcopy__(self, memo: dict[int, Any]) -> HandState:
+        """A copy whose parts read its own position (each object is copied once, so
+        they share it as the original's parts share the original's). What never
+        changes is shared: the rules (a plain deep copy would rebuild them, as they
+        pickle by name), the variant (the registry's object, which a plain copy
+        would duplicate), the wall and the logged events (a calibration copies a
+        hand at every decision it prices, the checked step's test at every event it
+        mutates)."""
+        p = self.pos
+        for fixed in (p.rules, p.spec, p.wall, *p.events):
+            memo[id(fixed)] = fixed
         new = object.__new__(HandState)
         memo[id(self)] = new
-        memo[id(self.rules)], memo[id(self.spec)] = self.rules, self.spec
-        memo[id(self.wall)] = self.wall
-        memo.update((id(e), e) for e in self.events)
-        for k in HandState.__slots__[:-1]:  # all but __weakref__
-            if hasattr(self, k):
-                setattr(new, k, deepcopy(getattr(self, k), memo))
-        for part in (new.claims, new.flow):
-            part.state = ref(new)
+        for k in _COPIED:
+            setattr(new, k, deepcopy(getattr(self, k), memo))
         return new
 
-    # ------------------------------------------------------------------ basics
+    # ------------------------------------------------------------------ the position
     @property
     def window(self) -> Window | None:
         """The open claim window (a discard, or a kong that may be robbed), or None."""
@@ -169,32 +140,93 @@ class HandState(Choices):
     @property
     def live(self) -> int:
         """Tiles left in the wall (both ends)."""
-        return self.back - self.front + 1
+        p = self.pos
+        return p.back - p.front + 1
 
     @property
     def over(self) -> bool:
-        return self.phase is _OVER
+        return self.pos.phase is _OVER
 
-    def active_seats(self) -> list[int]:
-        return self.seats.active()
+    @property
+    def phase(self) -> Phase:
+        return self.pos.phase
 
-    def next_active(self, seat: int) -> int:
-        """The first seat after ``seat`` still in play (``seat`` itself if none)."""
-        return self.seats.next_active(seat)
+    @property
+    def turn(self) -> int:
+        """The seat to draw or act (in a void choice, to choose)."""
+        return self.pos.turn
 
-    def held(self, seat: int) -> list[int]:
-        """34 counts of hand + melds (for the four-copies rule and 根)."""
-        return self.seats.held(seat)
+    @property
+    def drawn(self) -> int | None:
+        """The tile the seat to act just drew, None after a pon or a discard."""
+        return self.pos.drawn
 
-    def holds_void(self, seat: int) -> bool:
-        """The seat holds a tile of its void suit (a 花猪)."""
-        return self.seats.holds_void(seat)
+    @property
+    def drawn_may_win(self) -> bool:
+        """The drawn tile may complete the hand (False: it surely cannot)."""
+        return self.pos.drawn_may_win
+
+    @property
+    def front(self) -> int:
+        """The next live draw: ``wall[front]``."""
+        return self.pos.front
+
+    @property
+    def back(self) -> int:
+        """The next tail draw: ``wall[back]``."""
+        return self.pos.back
+
+    @property
+    def deal_next(self) -> int:
+        """Which seat, counted from the dealer, is dealt next (settable: a probe of
+        the deal asks :meth:`deal_event` for each seat)."""
+        return self.pos.deal_next
+
+    @deal_next.setter
+    def deal_next(self, i: int) -> None:
+        self.pos.deal_next = i
+
+    @property
+    def exhausted(self) -> bool:
+        """The hand ended by exhaustion (or is ending)."""
+        return self.pos.exhausted
+
+    @property
+    def next_dealer(self) -> int | None:
+        """The next hand's dealer, once the hand is over."""
+        return self.pos.next_dealer
+
+    @property
+    def horses(self) -> tuple[int, ...]:
+        """买马: the horses turned from the tail."""
+        return self.pos.horses
+
+    # ------------------------------------------------------------------ the choices
+    def auto(self) -> Event | None:
+        """The event due, or None: :meth:`mjlog.choices.Choices.auto`."""
+        return self.choices.auto()
+
+    def options(self) -> dict[int, list[Event]]:
+        """Each seat's choices: :meth:`mjlog.choices.Choices.options`."""
+        return self.choices.options()
+
+    def act_options(self) -> list[Event]:
+        """The acting seat's choices: :meth:`mjlog.choices.Choices.act_options`."""
+        return self.choices.act_options()
+
+    def is_legal(self, ev: Event) -> bool:
+        """``ev`` is one of its seat's choices: :meth:`mjlog.choices.Choices.is_legal`."""
+        return self.choices.is_legal(ev)
+
+    def deal_event(self) -> Event:
+        """The next deal: :meth:`mjlog.choices.Choices.deal_event`."""
+        return self.choices.deal_event()
 
     # ------------------------------------------------------------------ what's next
     def try_apply(self, ev: Event) -> bool:
         """The checked apply: apply ``ev`` and return True when the rules allow it
         now (it is the event due, or one of its seat's choices, winners on one tile
-        in claim order: :meth:`mjlog.claims.Claims.allows`); otherwise return
+        in claim order: :meth:`mjlog.choices.Choices.allows`); otherwise return
         False having changed nothing, except that a claim window the log has left
         (``ev`` claims nothing on it and no forced win is due) is closed first, as
         :data:`PASS` would. The one path of
@@ -206,7 +238,7 @@ class HandState(Choices):
                 return False
             self.apply(ev)
             return True
-        claims, ch = self.claims, self
+        claims, ch = self.claims, self.choices
         w = claims.window
         if w is not None:
             if not claims.fits(ev):
@@ -214,11 +246,11 @@ class HandState(Choices):
                     return False
                 self._close_window()  # everyone passed: the log has moved on
                 return self.try_apply(ev)
-            if not claims.allows(ev):
+            if not ch.allows(ev):
                 return False
             self.apply(ev)
             return True
-        ph = self.phase
+        ph = self.pos.phase
         # the two commonest events go straight to their transition (what apply()
         # would call, nothing being pending)
         if ph is _DRAW:
@@ -248,15 +280,18 @@ class HandState(Choices):
         return True
 
     # ------------------------------------------------------------------ apply
+    # An applied event is legal (the engine's choice, or checked first), so the
+    # fields its type names are set: the transitions below assert so, for the type
+    # checker, at the cost of a comparison.
     def apply(self, ev: Event) -> None:
         """Apply one event: the only code that changes the state. Unchecked: the
         engine only applies legal events; the auditor checks before it applies.
         A pending (forced) event must match exactly."""
-        if self.pending:
-            if ev != self.pending[0]:
-                raise IllegalEvent("expected_event",
-                                   f"expected {self.pending[0]!r}, got {ev!r}")
-            self.pending.pop(0)
+        pending = self.pending
+        if pending:
+            if ev != pending[0]:
+                raise IllegalEvent("expected_event", f"expected {pending[0]!r}, got {ev!r}")
+            pending.pop(0)
         elif ev is PASS:
             self._close_window()
             return
@@ -272,9 +307,9 @@ class HandState(Choices):
         elif t == WIN:
             self.flow.apply_win(ev, len(events) - 1)
         elif t == PON:
-            self._apply_pon(ev)
+            self.calls.pon(ev)
         elif t == KONG:
-            self._apply_kong(ev)
+            self.calls.kong(ev)
         elif t == DEAL:
             self._apply_deal(ev)
         elif t == VOID:
@@ -282,100 +317,105 @@ class HandState(Choices):
         elif t == BONUS:
             self._apply_bonus(ev)
         elif t == HORSE:
-            self.back -= len(ev.tiles)  # turned from the tail; its transfers are queued
-            self.horses = ev.tiles
+            assert ev.tiles is not None
+            p = self.pos
+            p.back -= len(ev.tiles)  # turned from the tail; its transfers are queued
+            p.horses = ev.tiles
         elif t == END:
-            self.phase = _OVER
+            p = self.pos
+            p.phase = _OVER
             book = self.ledger
-            self.next_dealer = self.spec.next_dealer(self.rules, self.dealer, book.winners,
-                                                     book.first_batch, book.first_payer)
+            p.next_dealer = self.spec.next_dealer(self.rules, p.dealer, book.winners,
+                                                  book.first_batch, book.first_payer)
         else:
             raise IllegalEvent("event_type", f"unknown event type {t!r}")
 
     def _apply_deal(self, ev: Event) -> None:
+        assert ev.seat is not None and ev.tiles is not None
+        p = self.pos
         self.seats.deal(ev.seat, ev.tiles)
-        self.deal_next += 1
-        if self.deal_next == self.n:
-            self.front = 13 * self.n + 1
-            self.turn = self.dealer
-            self.phase = _VOID if self.spec.has_void else _ACT
-            self.drawn = self.wall[13 * self.n]  # a win on the dealt 14 is a self-draw
-            self.drawn_may_win = True
+        p.deal_next += 1
+        if p.deal_next == p.n:
+            p.front = 13 * p.n + 1
+            p.turn = p.dealer
+            p.phase = _VOID if self.spec.has_void else _ACT
+            p.drawn = p.wall[13 * p.n]  # a win on the dealt 14 is a self-draw
+            p.drawn_may_win = True
 
     def _apply_void(self, ev: Event) -> None:
-        self.void[ev.seat] = SUIT_LETTERS.index(ev.kind)
-        nxt = (ev.seat + 1) % self.n
-        if nxt == self.dealer:
-            self.turn = self.dealer
-            self.phase = _ACT
+        s, kind = ev.seat, ev.kind
+        assert s is not None and kind is not None
+        p = self.pos
+        self.void[s] = SUIT_LETTERS.index(kind)
+        nxt = (s + 1) % p.n
+        if nxt == p.dealer:
+            p.turn = p.dealer
+            p.phase = _ACT
         else:
-            self.turn = nxt
+            p.turn = nxt
 
     def _apply_draw(self, ev: Event) -> None:
-        s = ev.seat
+        s, t = ev.seat, ev.tile
+        assert s is not None and t is not None
+        p = self.pos
         if ev.kind == TAIL:
-            self.back -= 1
+            p.back -= 1
         else:
-            self.front += 1
-            self.chain = None
-            self.kong_this_turn = False
-        self.need_tail = False
-        self.replacing = False
-        t = ev.tile
-        seats = self.seats
-        self.drawn_may_win = seats.draw(s, t)  # may the tile complete the hand
-        self.drawn = t
-        self.after_pon = False
+            p.front += 1
+            p.chain = None
+            p.kong_this_turn = False
+        p.need_tail = False
+        p.replacing = False
+        p.drawn_may_win = self.seats.draw(s, t)  # may the tile complete the hand
+        p.drawn = t
+        p.after_pon = False
         if self.hu_lock[s] is not None or self.pon_lock[s]:
             self.claims.end_locks(s)  # a draw ends the pass locks
-        if self.due_draw is not None:
-            if not self.hands[s][self._bonus_tile]:
+        if p.due_draw is not None:
+            b = self._bonus_tile
+            assert b is not None  # a draw is due after a dealt 发 only in huangmei
+            if not self.hands[s][b]:
                 # dealt 发 laid out before the seat's first draw: now the draw that was due
-                self.need_tail = self.due_draw == TAIL
-                self.due_draw = None
-            self.phase = _DRAW
+                p.need_tail = p.due_draw == TAIL
+                p.due_draw = None
+            p.phase = _DRAW
             return
-        self.phase = _ACT
+        p.phase = _ACT
 
     def _apply_bonus(self, ev: Event) -> None:
-        s = ev.seat
-        self.seats.lay_out(s, ev.tile)
-        if self.phase is _DRAW and self.due_draw is None:
-            self.due_draw = TAIL if self.need_tail else LIVE
-        if self.chain is None and self.phase is _ACT:
-            self.chain = "bonus"
-        if self.live == 0:
+        s, t = ev.seat, ev.tile
+        assert s is not None and t is not None
+        p = self.pos
+        self.seats.lay_out(s, t)
+        if p.phase is _DRAW and p.due_draw is None:
+            p.due_draw = TAIL if p.need_tail else LIVE
+        if p.chain is None and p.phase is _ACT:
+            p.chain = "bonus"
+        if p.live == 0:
             # an unreplaceable 发 ends the hand as an exhaustive draw
             self.flow.exhaust()
             return
-        self.replacing = True
-        self.phase = _DRAW
+        p.replacing = True
+        p.phase = _DRAW
 
     def _apply_discard(self, ev: Event) -> None:
         s, t = ev.seat, ev.tile
-        if self.drawn is not None and self._locks and self.drawn_may_win:
+        assert s is not None and t is not None
+        p = self.pos
+        if p.drawn is not None and self._locks and p.drawn_may_win:
             # 弃胡 / 过手胡: discarding instead of a legal self-draw win locks too
             # (drawn_may_win False: the drawn tile completes nothing, no win to pass)
             key = len(self.events) - 1  # the state before this discard
-            sc = self.self_draw_score(key)
+            sc = self.choices.self_draw_score(key)
             if sc is not None:
                 self.claims.lock_passed_win(s, sc)
         self.seats.discard(s, t)
-        self.drawn = None
-        self.after_pon = False
-        self._open_discard_window(s, t)
-
-    def _open_discard_window(self, d: int, t: int) -> None:
-        if self.claims.open_discard_window(d, t, self.back < self.front):
-            self.phase = _CLAIM
+        p.drawn = None
+        p.after_pon = False
+        if self.claims.open_discard_window(s, t, p.back < p.front):
+            p.phase = _CLAIM
         else:  # nobody can claim: the discard passes at once
-            self._discard_passed(d, t)
-
-    def _open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
-        if not self.claims.open_rob_window(k, t, kind, barred):
-            return False
-        self.phase = _ROB
-        return True
+            self._discard_passed(s, t)
 
     def _close_window(self) -> None:
         """:data:`PASS`: the window closes (the claims set the pass locks), then play
@@ -388,96 +428,48 @@ class HandState(Choices):
         elif w.kind == "discard":
             self._discard_passed(w.from_seat, w.tile)
         else:
-            self._kong_stands(w.from_seat, w.tile, w.kong_kind)
+            assert w.kong_kind is not None  # a rob window names the kong's kind
+            self.calls.kong_stands(w.from_seat, w.tile, w.kong_kind)
 
     def _discard_passed(self, d: int, tile: int) -> None:
         """Nobody claimed ``d``'s discard: count 十老头, then the next draw (or the end)."""
+        p = self.pos
         if self._shilaotou:
-            self.honor_run[d] = self.honor_run[d] + 1 if tile >= 27 else 0
-            if self.honor_run[d] >= 10 and self.claims.shilaotou_score(d, tile).legal:
+            run = self.honor_run
+            run[d] = run[d] + 1 if tile >= 27 else 0
+            if run[d] >= 10 and self.claims.shilaotou_score(d, tile).legal:
                 h = self.hands[d]
                 tiles = tuple(t for t in range(34) for _ in range(h[t]))
                 self.pending.append(Event(WIN, d, tile, None, str(Method.SHILAOTOU), tiles))
                 return
-        if self.back < self.front:  # the last discard
+        if p.back < p.front:  # the last discard
             self.flow.exhaust()
             return
-        self.turn = self.seats.next_active(d) if self._blood else (d + 1) % self.n
-        self.phase = _DRAW
-
-    def _apply_pon(self, ev: Event) -> None:
-        w = self.claims.take(ev.seat)
-        s, t = ev.seat, ev.tile
-        self.honor_run[w.from_seat] = 0
-        self.seats.pon(s, t, w.from_seat)
-        self.calls_made = True
-        self.after_pon = True
-        self.drawn = None
-        self.chain = None
-        self.kong_this_turn = False
-        self.turn = s
-        self.phase = _ACT
-
-    def _apply_kong(self, ev: Event) -> None:
-        s, t, kind = ev.seat, ev.tile, ev.kind
-        self.calls_made = True
-        if kind == "exposed":
-            w = self.claims.take(s)  # locks who passed; 过手碰: ends s's own locks
-            self.honor_run[w.from_seat] = 0
-            self.seats.kong(s, t, kind, w.from_seat)
-            self.turn = s
-            self.chain = None
-            self.kong_this_turn = False
-            if self.rules["rob_exposed_kong"]:
-                barred = set(w.wins) | {w.from_seat}
-                if self._open_rob_window(s, t, "exposed", barred):
-                    return
-            self._kong_stands(s, t, kind)
-            return
-        if self.spec.pon_lock:  # 过手胡 and 过手碰 end at the seat's own kong too
-            self.claims.end_locks(s)
-        if kind == "added":
-            self.seats.kong(s, t, kind)
-            self._late = t != self.drawn
-            if self._open_rob_window(s, t, "added", {s}):
-                return
-            self._kong_stands(s, t, kind)
-        else:
-            self.seats.kong(s, t, kind)
-            self._kong_stands(s, t, kind)
-
-    def _kong_stands(self, s: int, t: int, kind: str) -> None:
-        """The kong was not robbed: pay kong money, then the tail draw."""
-        if self.chain is None:
-            self.chain = "kong"
-            self.chain_kongs = 0
-        self.chain_kongs += 1
-        self.kong_this_turn = True
-        self.drawn = None
-        for payer, amount, reason in kong_payments(self, s, kind, t,
-                                                   kind == "added" and self._late):
-            self.pending.append(transfer(payer, s, amount, reason))
-            self.ledger.kong_paid(payer, s, amount, t)
-        self.turn = s
-        self.need_tail = True
-        self.phase = _DRAW
+        p.turn = self.seats.next_active(d) if self._blood else (d + 1) % p.n
+        p.phase = _DRAW
 
     def _apply_transfer(self, ev: Event, seq: int) -> None:
-        self.ledger.pay(seq, ev.from_seat, ev.seat, ev.amount, ev.kind)
+        payee, payer, amount, reason = ev.seat, ev.from_seat, ev.amount, ev.kind
+        assert payee is not None and payer is not None
+        assert amount is not None and reason is not None
+        self.ledger.pay(seq, payer, payee, amount, reason)
 
     # ------------------------------------------------------------------ summary
-    def hand_row(self) -> dict:
+    def hand_row(self) -> dict[str, Any]:
         return {
             "players": self.n, "dealer": self.dealer, "dice": list(self.dice),
             "break": self.break_pos, "wall": list(self.wall), **self.outcome_row(),
         }
 
-    def outcome_row(self) -> dict:
+    def outcome_row(self) -> dict[str, Any]:
         """The hands row's columns play decides (:meth:`hand_row` less the deal)."""
         return {
             "outcome": "win" if self.winners else "draw",
             "winners": list(self.winners), "deltas": list(self.deltas),
             "n_events": len(self.events), "wall_left": self.live,
-            "next_dealer": self.next_dealer,
+            "next_dealer": self.pos.next_dealer,
         }
 
+
+# What a deep copy copies (the weak-reference slot is not data).
+_COPIED = tuple(k for k in HandState.__slots__ if k != "__weakref__")

@@ -129,9 +129,10 @@ def test_checked_step_agrees_with_its_reference(name):
 
 @pytest.mark.parametrize("name", ["yuxi", "xuezhan"])
 def test_a_replayed_hand_is_freed_without_the_cycle_collector(name):
-    # the parts of a state (claims, wins) hold it weakly: no reference
-    # cycle, so a hand dies with its last reference even while the auditor has
-    # the cyclic collector paused; a deep copy's parts read the copy
+    # the parts of a state (claims, choices, calls, wins) hold its position, never
+    # the state: no reference cycle, so a hand dies with its last reference even
+    # while the auditor has the cyclic collector paused; a deep copy's parts read
+    # the copy's position
     b = ar.bundles(name)[0]
     gc.disable()
     try:
@@ -140,8 +141,8 @@ def test_a_replayed_hand_is_freed_without_the_cycle_collector(name):
         for ev in rp.events:
             assert apply_checked(st, ev) is None
         twin = copy.deepcopy(st)
-        assert twin.claims.state() is twin and twin.choices is twin
-        assert twin.flow.state() is twin and twin.hands == st.hands and st.over
+        assert twin.claims.pos is twin.pos and twin.choices.pos is twin.pos
+        assert twin.flow.pos is twin.pos and twin.hands == st.hands and st.over
         gone = weakref.ref(st), weakref.ref(twin)
         del st, twin
         assert [r() for r in gone] == [None, None]

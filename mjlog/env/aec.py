@@ -128,8 +128,8 @@ class MjlogEnv(AECEnv):
     def _advance(self) -> None:
         """Play the events nobody chooses, up to the next decision or the end."""
         st = self._st
-        # bound once: called for every event (the ignore: until #39's hand state)
-        auto, apply = st.choices.auto, st.apply  # type: ignore[misc]
+        pos = st.pos  # its phase and turn, read straight
+        auto, apply = st.choices.auto, st.apply  # bound once: called for every event
         seat: int | None
         legal: Sequence[Event | None]
         while True:
@@ -137,10 +137,10 @@ class MjlogEnv(AECEnv):
             if ev is not None:
                 apply(ev)
                 continue
-            ph = st.phase
+            ph = pos.phase
             if ph is _ACT:  # the common case, without the per-seat dict of options()
-                seat = s = st.turn
-                legal = st.choices.act_options()  # type: ignore[misc]  # (#39)
+                seat = s = pos.turn
+                legal = st.choices.act_options()
                 self._legal = {s: legal}
                 self._queue = [s]
                 break
@@ -216,7 +216,8 @@ class MjlogEnv(AECEnv):
             self._rewarded = False
         st = self._st
         del queue[0]
-        if st.phase is _CLAIM or st.phase is _ROB:
+        ph = st.pos.phase
+        if ph is _CLAIM or ph is _ROB:
             # every seat answers, then the state's claim priority decides what
             # happens (mjlog.claims.Claims.resolve, as in mjlog.engine.play)
             self._picks[seat] = pick

@@ -100,9 +100,11 @@ class FlatEncoder:
         if len(st.events) != self._seen:
             self._sync(st)
         v = self._views[seat].copy()
-        v[self._wall_at] = st.live / self.wall_size
-        if st.turn == seat and st.phase is Phase.ACT and st.drawn is not None:
-            v[34 + st.drawn] = 1.0
+        pos = st.pos
+        v[self._wall_at] = pos.live / self.wall_size
+        drawn = pos.drawn
+        if pos.turn == seat and pos.phase is Phase.ACT and drawn is not None:
+            v[34 + drawn] = 1.0
         w = st.claims.window
         if w is not None:
             v[68 + w.tile] = 1.0
