@@ -15,9 +15,10 @@ move (``--vary fan.qidui=5:60``). The search:
    clearly best (in at least 95 % of paired bootstrap resamples of the matches
    its loss is the lowest) or the race's budget is spent.
 3. **Confirms** the winner on a **fresh seed** (hands the search never saw): each
-   target is tested there as an equivalence within its tolerance (two one-sided
-   tests, :func:`analysis.decide.tost`), or as a one-sided bound, and called
-   ``met``, ``not met`` or ``inconclusive``, with its interval.
+   target is tested there as an equivalence within its tolerance (its 95 %
+   interval inside ``V ± T``: two one-sided tests at 2.5 % each; a rate's interval
+   is never zero-width, :mod:`analysis.rates`), or as a one-sided bound, and
+   called ``met``, ``not met`` (the interval wholly outside) or ``inconclusive``.
 
 The loss a candidate is ranked by is ``Σ wᵢ · (missᵢ / scaleᵢ)²`` over the
 targets: for ``METRIC=V±T`` the miss is ``value − V`` and the scale ``T``; for
@@ -64,8 +65,7 @@ from typing import Any
 import numpy as np
 
 from analysis import compare, queries
-from analysis.decide import ALPHA, tost
-from analysis.stats import Difference, estimate
+from analysis.stats import estimate
 from mjlog.errors import InputError, MjlogError, finite_float, quote
 from mjlog.rng import derive
 from mjlog.rules import keys, resolve
@@ -237,6 +237,7 @@ class Measured:
 
     arrays: dict[str, tuple[np.ndarray, np.ndarray | None]]
     hands: int
+    units: dict[str, str] = dataclasses.field(default_factory=dict)  # metric → its unit
 
     def value(self, metric: str) -> float:
         y, x = self.arrays[metric]
@@ -247,7 +248,12 @@ class Measured:
         def cat(a, b):
             return None if a is None else np.concatenate([a, b])
         return Measured({m: (np.concatenate([y, other.arrays[m][0]]), cat(x, other.arrays[m][1]))
-                         for m, (y, x) in self.arrays.items()}, self.hands + other.hands)
+                         for m, (y, x) in self.arrays.items()}, self.hands + other.hands,
+                        self.units)
+
+    def judge(self, t: Target) -> dict[str, Any]:
+        """``t`` judged on these matches (:func:`judge`)."""
+        return judge(t, *self.arrays[t.metric], self.units.get(t.metric, ""))
 
 
 def measure(run: str | Path, metrics: Sequence[str]) -> Measured:
@@ -258,11 +264,12 @@ def measure(run: str | Path, metrics: Sequence[str]) -> Measured:
     units = units.sort_values("match").reset_index(drop=True)
     patterns = [m[len("pattern_rate["):-1] for m in metrics if m.startswith("pattern_rate[")]
     arrays = compare.metric_arrays(units, pats, patterns)
-    out = {}
+    out, unit_of = {}, {}
     for m in metrics:
-        y, x, _unit = arrays[m]
+        y, x, unit = arrays[m]
         out[m] = (np.asarray(y, float), None if x is None else np.asarray(x, float))
-    return Measured(out, int(units["hands"].sum()))
+        unit_of[m] = unit
+    return Measured(out, int(units["hands"].sum()), unit_of)
 
 
 def loss(targets: Sequence[Target], m: Measured) -> float:
@@ -292,31 +299,27 @@ def _boot_best(targets: Sequence[Target], cands: Sequence[Measured], seed: int,
 
 
 # ------------------------------------------------------------------ judging a target
-def judge(t: Target, y: np.ndarray, x: np.ndarray | None) -> dict[str, Any]:
-    """A target tested on the confirmation's matches: its value with a 95 % interval,
-    and ``met`` (``true``, ``false`` or ``null``: inconclusive)."""
-    e = estimate(y, x)
+def judge(t: Target, y: np.ndarray, x: np.ndarray | None, unit: str = "") -> dict[str, Any]:
+    """A target tested on the confirmation's matches: its value with its 95 % interval
+    (a rate's never zero-width, :func:`analysis.rates.metric_estimate`), and ``met``:
+    ``true`` when the interval lies inside the tolerance (``V ± T``: two one-sided
+    tests, 2.5 % each; ``<= V``: its upper bound at most ``V``), ``false`` when it lies
+    wholly outside, else ``null`` (inconclusive)."""
+    from analysis.rates import metric_estimate
+
+    e = metric_estimate(y, x, unit) if x is not None else estimate(y, x)
     row = {"metric": t.metric, "op": t.op, "target": t.value, "tol": t.tol,
            "value": e.value, "lo": e.lo, "hi": e.hi, "matches": e.units}
-    if not math.isfinite(e.se):
+    if not (math.isfinite(e.lo) and math.isfinite(e.hi)):
         return {**row, "met": None, "verdict": "inconclusive"}
-    from scipy import stats as st
-
-    df = max(e.units - 1, 1)
     if t.op == "=":
-        p_in = tost(Difference(t.value, e.value, e.value - t.value, e.lo, e.hi, math.nan,
-                               e.se, e.se, e.units, True), t.tol or 0.0)
-        # outside: the value lies beyond the tolerance on one side, one-sided test
-        dist = abs(e.value - t.value) - (t.tol or 0.0)
-        p_out = float(st.t.sf(dist / e.se, df)) if e.se > 0 else float(dist <= 0)
-        met = True if p_in < ALPHA else False if p_out < ALPHA else None
+        band = (t.value - (t.tol or 0.0), t.value + (t.tol or 0.0))
+        met = (True if band[0] <= e.lo and e.hi <= band[1] else
+               False if e.hi < band[0] or e.lo > band[1] else None)
+    elif t.op == "<=":
+        met = True if e.hi <= t.value else False if e.lo > t.value else None
     else:
-        sign = 1 if t.op == "<=" else -1
-        z = sign * (t.value - e.value) / e.se if e.se > 0 else math.inf * sign * (
-            t.value - e.value)
-        p_met = float(st.t.sf(z, df)) if math.isfinite(z) else float(z < 0)
-        p_not = float(st.t.cdf(z, df)) if math.isfinite(z) else float(z > 0)
-        met = True if p_met < ALPHA else False if p_not < ALPHA else None
+        met = True if e.lo >= t.value else False if e.hi < t.value else None
     verdict = {True: "met", False: "not met", None: "inconclusive"}[met]
     return {**row, "met": met, "verdict": verdict}
 
@@ -537,13 +540,13 @@ class Tuner(Study):
         _, _, matches = plan.split()
         seed = _seed(plan, 4)
         m = self._play("confirm", self._point(self.doc["trials"][best]), seed, matches)
-        rows = [judge(t, *m.arrays[t.metric]) for t in plan.targets]
+        rows = [m.judge(t) for t in plan.targets]
         first = self.doc["trials"][0]
         before, hands = None, m.hands
         if best != 0 and all(first["point"][v.key] == v.show(self.base_rules[v.key])
                              for v in plan.vary):
             b = self._play("confirm-before", self._point(first), seed, matches)
-            before, hands = [judge(t, *b.arrays[t.metric]) for t in plan.targets], hands + b.hands
+            before, hands = [b.judge(t) for t in plan.targets], hands + b.hands
         self.doc["confirm"] = {"trial": best, "seed": seed, "hands": hands,
                                "targets": _clean(rows), "before": _clean(before)}
         self._save()
@@ -562,8 +565,8 @@ class Tuner(Study):
         b = self._play(f"recheck-{tag}-before", self._point(self.doc["trials"][0]),
                        c["seed"], matches, agents)
         entry = {"agents": label, "hands": m.hands + b.hands,
-                 "targets": _clean([judge(t, *m.arrays[t.metric]) for t in plan.targets]),
-                 "before": _clean([judge(t, *b.arrays[t.metric]) for t in plan.targets])}
+                 "targets": _clean([m.judge(t) for t in plan.targets]),
+                 "before": _clean([b.judge(t) for t in plan.targets])}
         self.doc.setdefault("recheck", {})[label] = entry
         self._save()
         return entry
