@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import copy
 import gc
+import sys
 import weakref
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
@@ -36,11 +37,14 @@ def played(variant: str, seed: int = 7):
 
 def reachable(root: object, stop: tuple[type, ...]) -> list[object]:
     """Every object reachable from ``root`` through references the collector sees,
-    not entering classes and modules (``stop`` objects are not entered either)."""
+    not entering classes, modules or a module's namespace (a function's globals: a
+    hand is never a module global), nor ``stop`` objects."""
+    namespaces = {id(vars(m)) for m in list(sys.modules.values()) if m is not None}
     seen, todo, out = {id(root)}, [root], []
     while todo:
         for r in gc.get_referents(todo.pop()):
-            if id(r) in seen or isinstance(r, type) or type(r).__name__ == "module":
+            if id(r) in seen or isinstance(r, type) or type(r).__name__ == "module" \
+                    or id(r) in namespaces:
                 continue
             seen.add(id(r))
             out.append(r)
