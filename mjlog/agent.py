@@ -25,6 +25,7 @@ that calls it.)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mjlog.errors import InputError
@@ -48,7 +49,7 @@ class Agent(Protocol):
     def start_hand(self, seat: int, rng: Stream) -> None:
         """Called before each hand with the agent's seat and its random stream."""
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         """Return one element of ``options`` (``None`` = pass a claim)."""
 
 
@@ -175,7 +176,7 @@ class RandomAgent(_Base):
     name = "random"
     """Uniform over the legal choices, from its own stream."""
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         return options[self.rng.below(len(options))]
 
 
@@ -183,7 +184,7 @@ class GreedyAgent(_Base):
     name = "greedy"
     """Wins when it can; otherwise keeps shanten as low as it can."""
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         first = options[0]
         if first is not None and first.type == WIN:
             return first
