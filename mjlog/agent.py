@@ -25,7 +25,8 @@ that calls it.)
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mjlog.errors import InputError
 from mjlog.events import DEAL, DISCARD, DRAW, KONG, PON, VOID, WIN, Event
@@ -35,15 +36,20 @@ from mjlog.phase import Phase
 from mjlog.rng import Stream
 from mjlog.ukeire import after_discards
 
+if TYPE_CHECKING:  # the view reads a hand's state; the state never imports agents
+    from mjlog.rules import Rules
+    from mjlog.state import HandState
+    from mjlog.variants.base import Variant
+
 
 class Agent(Protocol):
     name: str
-    params: dict
+    params: dict[str, Any]
 
     def start_hand(self, seat: int, rng: Stream) -> None:
         """Called before each hand with the agent's seat and its random stream."""
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         """Return one element of ``options`` (``None`` = pass a claim)."""
 
 
@@ -55,13 +61,13 @@ class SeatView:
 
     __slots__ = ("_s", "_p", "seat")
 
-    def __init__(self, state, seat: int):
+    def __init__(self, state: HandState, seat: int):
         self._s = state
         self._p = state.pos  # the position: what an event rebinds (phase, turn …) is read here
         self.seat = seat
 
     @property
-    def rules(self):
+    def rules(self) -> Rules:
         return self._s.rules
 
     @property
@@ -69,7 +75,7 @@ class SeatView:
         return self._s.variant
 
     @property
-    def spec(self):
+    def spec(self) -> Variant:
         """The variant's facts and hooks (:class:`mjlog.variants.Variant`)."""
         return self._s.spec
 
@@ -154,13 +160,13 @@ class SeatView:
 
 class _Base:
     name = "base"
+    rng: Stream  # the hand's stream, from start_hand
 
-    def __init__(self, **params):
+    def __init__(self, **params: object):
         if params:
             raise InputError(f"agent {self.name!r} takes no parameters, got {sorted(params)}")
-        self.params: dict = {}
+        self.params: dict[str, Any] = {}
         self.seat = 0
-        self.rng: Stream | None = None
 
     def start_hand(self, seat: int, rng: Stream) -> None:
         self.seat, self.rng = seat, rng
@@ -170,7 +176,7 @@ class RandomAgent(_Base):
     name = "random"
     """Uniform over the legal choices, from its own stream."""
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         return options[self.rng.below(len(options))]
 
 
@@ -178,7 +184,7 @@ class GreedyAgent(_Base):
     name = "greedy"
     """Wins when it can; otherwise keeps shanten as low as it can."""
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         first = options[0]
         if first is not None and first.type == WIN:
             return first
@@ -192,6 +198,7 @@ class GreedyAgent(_Base):
         if options[-1] is None:  # a claim window: pon / kong / pass
             base = _shanten(hand, nm, void)
             t = view.window_tile
+            assert t is not None  # a claim window is open on its tile
             for o in options:
                 if o is None:
                     continue
@@ -203,28 +210,32 @@ class GreedyAgent(_Base):
                     return o
             return None
         # own turn: kongs that do not raise shanten, else the best discard
-        base = None
-        discards = []
+        now: int | None = None  # the shanten before a kong, once one is weighed
+        discards: list[tuple[int, Event]] = []  # (its tile, the discard)
         for o in options:
-            if o.type == KONG:
-                if base is None:
-                    base = _shanten(hand, nm, void)
+            assert o is not None  # no pass on the seat's own turn
+            ty, t = o.type, o.tile
+            if ty == KONG:
+                assert t is not None  # a kong names its tile
+                if now is None:
+                    now = _shanten(hand, nm, void)
                 k = 4 if o.kind == "concealed" else 1
-                hand[o.tile] -= k
+                hand[t] -= k
                 after = _shanten(hand, nm + (k == 4), void)
-                hand[o.tile] += k
-                if after <= base:
+                hand[t] += k
+                if after <= now:
                     return o
-            elif o.type == DISCARD:
-                discards.append(o)
+            elif ty == DISCARD:
+                assert t is not None  # a discard names its tile
+                discards.append((t, o))
         if void is not None:
-            vd = [o for o in discards if o.tile // 9 == void]
+            vd = [o for t, o in discards if t // 9 == void]
             if vd:
                 return vd[self.rng.below(len(vd))]
         # no void tile left: the shanten after each discard, all at once
-        after = after_discards(hand, nm)
-        best_s = min(after[o.tile] for o in discards)
-        best = [o for o in discards if after[o.tile] == best_s]
+        each = after_discards(hand, nm)
+        best_s = min(each[t] for t, _ in discards)
+        best = [o for t, o in discards if each[t] == best_s]
         return best[self.rng.below(len(best))]
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, NoReturn, cast
+from typing import Any, NamedTuple, NoReturn
 
 from mjlog.agent import Agent, SeatView
 from mjlog.errors import MjlogError
@@ -131,8 +131,7 @@ def play(state: HandState, agents: Sequence[Agent],
     apply = state.apply if observe is None else _observed(state, observe)
     choices = state.choices
     auto = choices.auto  # bound once: the loop calls them for every event
-    # the acting seat's options (no pass among them) go to the agent as they are
-    act_options = cast("Callable[[], list[Event | None]]", choices.act_options)
+    act_options = choices.act_options  # the acting seat's options: no pass among them
     over = Phase.OVER
     while pos.phase is not over:
         ev = auto()

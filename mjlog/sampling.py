@@ -58,6 +58,7 @@ def _deal_positions(rules: Rules, dealer: int) -> dict[int, tuple[int, ...]]:
     for i in range(rules.n):
         probe.deal_next = i
         ev = probe.choices.deal_event()
+        assert ev.seat is not None and ev.tiles is not None  # a deal names its seat and tiles
         out[ev.seat] = ev.tiles
     return out
 
@@ -121,8 +122,17 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
 
     for prev, e in zip([None, *history], history, strict=False):
         ty, s = e.type, e.seat
+        if ty == HORSE:  # no seat's: the tail's tiles, shown at the end
+            assert e.tiles is not None  # a horse event shows its tiles
+            for t in e.tiles:
+                wall[back] = t
+                back -= 1
+            continue
+        if s is None:  # the end
+            continue
         if ty == DEAL:
             if s == me:
+                assert e.tiles is not None  # the seat sees its own deal
                 for p, t in zip(dealt[s], e.tiles, strict=True):
                     wall[p] = t
             else:
@@ -138,26 +148,27 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
                 held[s].append(p)
                 last_draw[s] = p
                 draws[s] += 1
-        elif ty == HORSE:
-            for t in e.tiles:
-                wall[back] = t
-                back -= 1
-        elif s == me or s is None:
+        elif s == me:
             continue
         elif ty == BONUS:
+            assert e.tile is not None  # a bonus tile laid out is shown
             # laid out at once when drawn, a dealt one at the seat's first turn (a
             # hint to the sampler only: the replay through the checked step judges)
             drew = prev is not None and prev.type == DRAW and prev.seat == s
             place(s, e.tile, ([last_draw[s]] if drew else [])
                   + ([] if s in turned else list(dealt[s])))
         elif ty == DISCARD:
+            assert e.tile is not None  # a discard shows its tile
             turned.add(s)
             give_up(s, e.tile)
         elif ty == PON:
+            assert e.tile is not None  # a pon shows its tile
             give_up(s, e.tile, 2)
         elif ty == KONG:
+            assert e.tile is not None and e.kind is not None  # a kong shows its tile and kind
             give_up(s, e.tile, _KONG_TAKES[e.kind])
         elif ty == WIN:
+            assert e.tile is not None and e.tiles is not None  # a win shows its tile and hand
             shown = list(e.tiles)
             if e.kind in _SHOWN_LESS_TILE:
                 shown.remove(e.tile)
@@ -170,9 +181,9 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
     left = [0] * 34
     for t in tiles:
         left[t] += 1
-    for t in wall:
-        if t is not None:
-            left[t] -= 1
+    for w in wall:
+        if w is not None:
+            left[w] -= 1
     if min(left) < 0:
         raise Inconsistent("more copies seen than the hand has")
     b = rules.spec.bonus_tile

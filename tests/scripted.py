@@ -129,7 +129,7 @@ class Scripted:
     def start_hand(self, seat: int, rng) -> None:
         self.seat = seat
 
-    def choose(self, view, options: list[Event | None]) -> Event | None:
+    def choose(self, view, options: Sequence[Event | None]) -> Event | None:
         if self.stop and options[-1] is not None and all(not a.script for a in self.peers):
             raise Stop
         self.offers.append(list(options))

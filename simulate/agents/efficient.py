@@ -15,6 +15,8 @@ discards void tiles first.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.ukeire import accept, after_discards
@@ -138,7 +140,7 @@ class EfficientAgent(EfficientCore):
     def start_hand(self, seat, rng) -> None:
         self.seat, self.rng = seat, rng
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         first = options[0]
         if first is not None and first.type == WIN:
             return first

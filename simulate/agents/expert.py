@@ -85,6 +85,7 @@ copy of it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from copy import copy
 
 from mjlog.agent import SeatView
@@ -196,7 +197,7 @@ class ExpertAgent:
         self.base.start_hand(seat, rng)
         self.searched = self.overruled = self.sampled = 0
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         pick = self.base.choose(view, options)
         if not self.rollouts:
             return pick
@@ -214,7 +215,7 @@ class ExpertAgent:
         return out
 
     # ------------------------------------------------------------ what to compare
-    def candidates(self, view: SeatView, options: list[Event | None],
+    def candidates(self, view: SeatView, options: Sequence[Event | None],
                    pick: Event | None) -> list[Event | None]:
         """The choices worth playing out, strategic's ``pick`` first."""
         if len(options) < 2 or (options[0] is not None and options[0].type == VOID):
@@ -245,7 +246,7 @@ class ExpertAgent:
                     break  # a kong decision: against the best discard
         return out
 
-    def other_plans(self, view: SeatView, options: list[Event | None],
+    def other_plans(self, view: SeatView, options: Sequence[Event | None],
                     pick: Event | None) -> list[tuple[Event, str]]:
         """With ``plans`` on, at a discard (not a void-suit one), at any shanten:
         each plan strategic weighs there but does not choose (the plain hand, 七对,
@@ -281,7 +282,7 @@ class ExpertAgent:
             b.rng = stream
         return out
 
-    def safest(self, view: SeatView, options: list[Event | None],
+    def safest(self, view: SeatView, options: Sequence[Event | None],
                pick: Event | None) -> Event | None:
         """The first discard of the fold plan (:class:`Fold`), when ``fold`` is on,
         strategic's pick is a discard (not a void-suit one) and an opponent looks

@@ -12,6 +12,8 @@ may play too. The searching seat plays its candidate first (:class:`_Then`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, VOID, WIN, Event
 from mjlog.rng import Stream, derive
@@ -32,7 +34,7 @@ class _Then:
     def start_hand(self, seat: int, rng: Stream) -> None:
         self.inner.start_hand(seat, rng)
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         if self.pending:
             self.pending = False
             return self.first
@@ -77,7 +79,7 @@ class Quick:
     def start_hand(self, seat: int, rng: Stream) -> None:
         self.seat, self.rng = seat, rng
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         first = options[0]
         if first is not None and first.type in (WIN, VOID):
             if first.type == WIN:
@@ -118,7 +120,7 @@ class Fold:
     def start_hand(self, seat: int, rng: Stream) -> None:
         self.seat = seat
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         first = options[0]
         if first is not None and first.type in (WIN, VOID):
             return first if first.type == WIN else Quick.choose(Quick(), view, options)
@@ -127,7 +129,7 @@ class Fold:
         return self.discard(view, options)
 
     @staticmethod
-    def discard(view: SeatView, options: list[Event | None]) -> Event:
+    def discard(view: SeatView, options: Sequence[Event | None]) -> Event:
         me, void = view.seat, view.void[view.seat]
         live = [o for o in range(view.n) if o != me and not view.won[o]]
         unseen = unseen_counts(view)

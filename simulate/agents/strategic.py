@@ -93,6 +93,7 @@ Parameters (``--agents strategic:aggression=0.7;defense=0.5``):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import lru_cache
 
 from mjlog.agent import SeatView
@@ -360,7 +361,7 @@ class StrategicAgent(EfficientCore):
         return d
 
     # ------------------------------------------------------------ choices
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         first = options[0]
         if first is not None and first.type == WIN:
             return first

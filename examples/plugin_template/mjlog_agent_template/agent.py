@@ -15,6 +15,8 @@ arrive as strings from the command line: ``--agents tidy:claims=none``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.hand import shanten
@@ -43,7 +45,7 @@ class Tidy:
         # Draw any randomness from rng only: the same seed then plays the same hand.
         self.seat, self.rng = seat, rng
 
-    def choose(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         first = options[0]
         if first is not None and first.type == WIN:
             return first
@@ -53,7 +55,7 @@ class Tidy:
             return self.claim(view, options)
         return self.turn(view, options)
 
-    def void(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def void(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         """xuezhan's void (定缺): the suit with the fewest tiles in hand."""
         hand = view.hand
 
@@ -63,7 +65,7 @@ class Tidy:
 
         return min(options, key=held)
 
-    def claim(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def claim(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         """A pon or kong that keeps shanten where it is, else pass."""
         if not self.claims:
             return None
@@ -78,7 +80,7 @@ class Tidy:
                 return o
         return None
 
-    def turn(self, view: SeatView, options: list[Event | None]) -> Event | None:
+    def turn(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         """Its own turn: a void-suit tile while it holds one (xuezhan), else the
         discard that leaves the lowest shanten, the most-seen tile among equals; a
         kong only when no discard is offered."""
