@@ -152,3 +152,34 @@ def test_a_proposal_is_rechecked_under_another_line_up(money):
     assert [r["metric"] for r in rc["targets"]] == ["money_moved_per_hand"]
     # random plays other hands: its money is its own, judged on the same fresh walls
     assert rc["targets"][0]["value"] != res["targets"][0]["value"]
+
+
+def test_it_lands_where_a_plain_sweep_says(tmp_path):
+    """A plain sweep on the same walls says which cap brings the money moved per hand
+    nearest a value; tune, asked for that value, ranks that cap first on those walls
+    (its trials are the sweep's figures exactly: common random numbers) and proposes
+    it, or a neighbour once fresh walls have raced the best three."""
+    from analysis.compare import precision
+
+    common = ["--agents", "greedy", "--seed", "5", "--hands-per-match", "8", "--workers", "1",
+              "--quiet"]
+    caps = [1, 2, 3, 4, 5, 6]
+    # tune's explored trials are 640 // 2 // 6 // 8 = 6 matches each: the sweep plays those
+    r = CliRunner().invoke(main, ["sweep", "--variant", "xuezhan", "--grid",
+                                  "cap=" + ",".join(map(str, caps)), "--matches", "6",
+                                  *common, "--out", str(tmp_path / "sweep")])
+    assert r.exit_code == 0, r.output
+    metric = "money_moved_per_hand"
+    moved = {c: float(precision(tmp_path / "sweep" / f"cap={c}").set_index("metric")
+                      .loc[metric, "value"]) for c in caps}
+    want = 3
+    gap = min(abs(moved[want] - moved[c]) for c in caps if c != want)
+    assert gap > 0  # the sweep names one cap nearest the value
+    res = _tune(tmp_path, "tune", "xuezhan", "--vary", "cap=1:6", "--budget", "640",
+                "--trials", "6", *common, "--format", "json",
+                "--target", f"{metric}={moved[want]}±{gap / 2}")
+    got = {int(t["point"]["cap"]): t["values"][metric] for t in res["trials"]}
+    assert got == pytest.approx(moved)
+    first = min(res["trials"], key=lambda t: t["loss"])
+    assert first["point"] == {"cap": str(want)}
+    assert abs(int(res["best"]["cap"]) - want) <= 1
