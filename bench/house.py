@@ -9,61 +9,22 @@
   (``mjlog.env``), following every import, late ones included;
 - import circles among the shipped modules, counting imports inside functions
   (with and without ``TYPE_CHECKING`` imports);
-- imports that run upward through the layers of ``tests/test_imports.py``
-  (counted with that checkout's own layer map when it has one, else this one's).
+- imports that run upward through the layers of ``tests/test_imports.py`` (this
+  checkout's layer map and import reader, applied to the checkout measured).
 """
 
 from __future__ import annotations
 
-import ast
 import sys
 from pathlib import Path
 
-PACKAGES = ("mjlog", "simulate", "analysis")
-
-
-def modules(root: Path) -> dict[str, Path]:
-    out = {}
-    for pkg in PACKAGES:
-        for path in sorted((root / pkg).rglob("*.py")):
-            parts = path.relative_to(root).with_suffix("").parts
-            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    return out
-
-
-def imports(name: str, path: Path, known: set[str], typing: bool) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip: set[int] = set()
-    if not typing:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-                for sub in node.body:
-                    skip |= set(range(sub.lineno, (sub.end_lineno or sub.lineno) + 1))
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Import | ast.ImportFrom) or node.lineno in skip:
-            continue
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        else:
-            base = node.module or ""
-            if node.level:
-                up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(up + ([base] if base else []))
-            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
-                       for a in node.names]
-        for t in targets:
-            while t and t not in known:
-                t = t.rpartition(".")[0]
-            if t and t != name:
-                found.add(t)
-    return found
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.test_imports import imports, layer_of, modules  # noqa: E402  (this checkout's)
 
 
 def graph(root: Path, typing: bool) -> dict[str, set[str]]:
     mods = modules(root)
-    return {n: imports(n, p, set(mods), typing) for n, p in mods.items()}
+    return {n: set(imports(n, p, set(mods), typing)) for n, p in mods.items()}
 
 
 def circles(g: dict[str, set[str]]) -> list[list[str]]:
@@ -117,13 +78,7 @@ def unreached(root: Path, g: dict[str, set[str]]) -> list[str]:
     return sorted(set(g) - seen)
 
 
-def upward(root: Path, g: dict[str, set[str]]) -> int | None:
-    here = Path(__file__).resolve().parent.parent
-    sys.path.insert(0, str(here))
-    try:
-        from tests.test_imports import layer_of
-    except ImportError:
-        return None
+def upward(g: dict[str, set[str]]) -> int:
     n = 0
     for a, deps in g.items():
         for b in deps:
@@ -154,7 +109,7 @@ def main(root: Path) -> None:
           f"with TYPE_CHECKING imports too: {len(c_all)}")
     for c in c_all:
         print("  " + " ↔ ".join(c))
-    print(f"imports running upward (this checkout's layer map): {upward(root, g_run)}")
+    print(f"imports running upward (this checkout's layer map): {upward(g_run)}")
 
 
 if __name__ == "__main__":

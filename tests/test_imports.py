@@ -45,11 +45,12 @@ def layer_of(module: str) -> int:
     return rank
 
 
-def modules() -> dict[str, Path]:
+def modules(root: Path = ROOT) -> dict[str, Path]:
+    """The shipped modules of the checkout ``root`` by name."""
     out = {}
     for pkg in PACKAGES:
-        for path in sorted((ROOT / pkg).rglob("*.py")):
-            parts = path.relative_to(ROOT).with_suffix("").parts
+        for path in sorted((root / pkg).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
             out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return out
 
@@ -64,10 +65,11 @@ def _type_checking_blocks(tree: ast.AST) -> set[int]:
     return skip
 
 
-def imports(name: str, path: Path, known: set[str]) -> dict[str, int]:
-    """The project's modules ``name`` imports anywhere in its code → the first line."""
+def imports(name: str, path: Path, known: set[str], typing: bool = False) -> dict[str, int]:
+    """The project's modules ``name`` imports anywhere in its code → the first line
+    (``typing``: those under ``TYPE_CHECKING`` too)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    skip = _type_checking_blocks(tree)
+    skip = set() if typing else _type_checking_blocks(tree)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: dict[str, int] = {}
     for node in ast.walk(tree):
