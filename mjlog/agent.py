@@ -158,6 +158,20 @@ class SeatView:
 # The reference agents: simple, rule-blind players that every layer may use
 # (the core's doctests and tests play them without the agents package).
 
+def obvious_choice(view: SeatView, options: Sequence[Event | None]) -> Event | None:
+    """The choice a simple agent makes without thinking, or None: a win offered first
+    is taken; xuezhan's void is the suit the hand holds fewest of (ties to m, then p,
+    then s). The reference agents and ``efficient`` share it."""
+    first = options[0]
+    if first is not None and first.type == WIN:
+        return first
+    if first is not None and first.type == VOID:
+        h = view.hand
+        counts = [sum(h[9 * s: 9 * s + 9]) for s in range(3)]
+        return options[counts.index(min(counts))]
+    return None
+
+
 class _Base:
     name = "base"
     rng: Stream  # the hand's stream, from start_hand
@@ -173,25 +187,22 @@ class _Base:
 
 
 class RandomAgent(_Base):
-    name = "random"
     """Uniform over the legal choices, from its own stream."""
+
+    name = "random"
 
     def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         return options[self.rng.below(len(options))]
 
 
 class GreedyAgent(_Base):
-    name = "greedy"
     """Wins when it can; otherwise keeps shanten as low as it can."""
 
+    name = "greedy"
+
     def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
-        first = options[0]
-        if first is not None and first.type == WIN:
-            return first
-        if first is not None and first.type == VOID:
-            h = view.hand
-            counts = [sum(h[9 * s: 9 * s + 9]) for s in range(3)]
-            return options[counts.index(min(counts))]
+        if (plain := obvious_choice(view, options)) is not None:
+            return plain
         hand = view.hand
         nm = len(view.melds[self.seat])
         void = view.void[self.seat]

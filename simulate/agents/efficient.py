@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mjlog.agent import SeatView
-from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
+from mjlog.agent import SeatView, obvious_choice
+from mjlog.events import DISCARD, KONG, PON, Event
 from mjlog.ukeire import accept, after_discards
 
 
@@ -141,13 +141,8 @@ class EfficientAgent(EfficientCore):
         self.seat, self.rng = seat, rng
 
     def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
-        first = options[0]
-        if first is not None and first.type == WIN:
-            return first
-        if first is not None and first.type == VOID:
-            h = view.hand
-            counts = [sum(h[9 * s: 9 * s + 9]) for s in range(3)]
-            return options[counts.index(min(counts))]
+        if (plain := obvious_choice(view, options)) is not None:
+            return plain
         unseen = unseen_counts(view)
         if options[-1] is None:  # claim window
             for o in options:
