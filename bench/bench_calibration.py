@@ -70,13 +70,13 @@ class Plan:
 
 
 FULL = Plan(pool=40_000, fixed=10_000, sizes=(30, 250), grid=20,
-            until=(("draw_rate", 0.05), ("pattern_rate[qidui]", 0.04),
-                   ("dealer_advantage", 1.0)),
-            until_shard=2, until_max=4000, until_reps=200, balance=(2000, 20000),
+            until=(("draw_rate", 0.05), ("pattern_rate[qidui]", 0.025),
+                   ("pattern_rate[longqidui]", 0.006), ("dealer_advantage", 0.4)),
+            until_shard=2, until_max=4000, until_reps=400, balance=(2000, 20000, 80000),
             bootstrap=2000)
 QUICK = Plan(pool=400, fixed=120, sizes=(10, 40), grid=4,
              until=(("draw_rate", 0.1),), until_shard=2, until_max=800, until_reps=10,
-             balance=(160, 640), bootstrap=50)
+             balance=(160, 640, 1280), bootstrap=50)
 
 
 def _cache() -> Path:
@@ -97,17 +97,26 @@ def _spec(matches: int, sets: tuple[str, ...] = ()):
                          agents=[AGENT], sets=sets, events=False)
 
 
-def _pool(matches: int, sets: tuple[str, ...] = ()) -> tuple[Path, bool]:
-    """The pool run (played into the cache unless it is there), and whether it was
-    played now."""
+def _pool(matches: int, sets: tuple[str, ...] = ()) -> tuple[Path, dict]:
+    """The pool run, played into the cache unless it is there, and what playing it
+    took: ``cpu`` and ``wall`` seconds, ``cached`` (recorded beside the run when it
+    was played; empty when the record is gone)."""
+    import json
+
     from simulate.runner import simulate
 
     spec = _spec(matches, sets)
     out = _cache() / f"calibration-{spec.run_id}"
-    played = not (out / "manifest.json").exists()
-    simulate(spec, out, workers=None, progress=None if played else False,
-             desc="calibration pool")
-    return out, played
+    record = out.with_suffix(".json")
+    if (out / "manifest.json").exists():
+        simulate(spec, out, workers=None, progress=False)  # verified, not replayed
+        took = json.loads(record.read_text()) if record.exists() else {}
+        return out, {**took, "cached": True}
+    c0, t0 = _cpu(), time.perf_counter()
+    simulate(spec, out, workers=None, progress=None, desc="calibration pool")
+    took = {"cpu": _cpu() - c0, "wall": time.perf_counter() - t0}
+    record.write_text(json.dumps(took))
+    return out, {**took, "cached": False}
 
 
 # ------------------------------------------------------------------ the pool's arrays
@@ -187,7 +196,7 @@ def coverage(pool: Pool, truth: dict[str, float], size: int) -> dict[str, dict]:
 
     out = {}
     for m, (y, x, unit) in pool.arrays.items():
-        hits, old, events, undefined = [], [], [], 0
+        hits, old, events, zero, undefined = [], [], [], [], 0
         for b in _blocks(pool.matches, size):
             e = metric_estimate(y[b], x[b], unit)
             if math.isnan(e.lo):
@@ -198,18 +207,26 @@ def coverage(pool: Pool, truth: dict[str, float], size: int) -> dict[str, dict]:
                 t = estimate(y[b], x[b])
                 old.append(t.lo <= truth[m] <= t.hi)
                 events.append(y[b].sum())
+                zero.append(y[b].sum() == 0)
         out[m] = {"share": _share(hits), "old": _share(old), "undefined": undefined,
-                  "events": float(np.mean(events)) if events else math.nan}
+                  "events": float(np.mean(events)) if events else math.nan,
+                  "zero": float(np.mean(zero)) if zero else math.nan}
     return out
 
 
 # ------------------------------------------------------------------ 1. A/A
 
 
+def _compared(metric: str, ya: np.ndarray, yb: np.ndarray) -> bool:
+    """Whether compare has a row for ``metric`` between two runs: a pattern's rate only
+    where either run saw the pattern."""
+    return not metric.startswith("pattern_rate[") or bool(ya.sum() or yb.sum())
+
+
 def aa_independent(pool: Pool, size: int) -> dict[str, dict]:
     """Pairs of disjoint runs of ``size`` matches (another seed, as far as the deal
     goes), compared as compare compares runs of two seeds (Welch): the share of each
-    metric's difference interval that covers 0."""
+    metric's difference interval that covers 0 (pairs compare has a row for)."""
     from analysis.stats import compare_units
 
     blocks = _blocks(pool.matches, size)
@@ -217,6 +234,8 @@ def aa_independent(pool: Pool, size: int) -> dict[str, dict]:
     for m, (y, x, _u) in pool.arrays.items():
         hits = []
         for a, b in zip(blocks[0::2], blocks[1::2], strict=False):
+            if not _compared(m, y[a], y[b]):
+                continue
             d = compare_units(y[a], x[a], y[b], x[b], paired=False)
             if not math.isnan(d.lo):
                 hits.append(d.lo <= 0 <= d.hi)
@@ -236,6 +255,8 @@ def aa_same_seed(rules: Pool, fixed: Pool, size: int) -> dict[str, dict]:
         yf, xf, _ = fixed.arrays[m]
         hits, narrower, ratio = [], [], []
         for b in _blocks(fixed.matches, size):
+            if not _compared(m, y[b], yf[b]):
+                continue
             d = compare_units(y[b], x[b], yf[b], xf[b], paired=True)
             if math.isnan(d.lo):
                 continue
@@ -268,21 +289,32 @@ def grid(pool: Pool, size: int, points: int = 9) -> dict[str, object]:
     decides a sweep (:func:`analysis.decide.decide_study`: Benjamini–Hochberg over
     every point × metric). A finding is a verdict ``differs``; the share of studies
     with one is the false-finding rate. Also the rate adjusting per point (the old
-    way) and unadjusted."""
+    way) and unadjusted; and per metric, the share of studies whose trend along the
+    run's index (a numeric key without effect) covers 0
+    (:func:`analysis.stats.slope` on every point's pseudo-values, each match a
+    cluster, as :func:`analysis.compare.trends` fits runs of other seeds)."""
     from analysis.decide import adjust, decide_study
-    from analysis.stats import compare_units
+    from analysis.stats import compare_units, pseudo_values, slope
 
     blocks = _blocks(pool.matches, size)
     runs = points + 1
     whole, per_point, raw, tests = [], [], [], []
+    trend: dict[str, list[bool]] = {m: [] for m in pool.arrays}
     for s in range(len(blocks) // runs):
-        base, *others = blocks[s * runs:(s + 1) * runs]
+        study = blocks[s * runs:(s + 1) * runs]
+        for m, (y, x, _u) in pool.arrays.items():
+            fit = slope(np.concatenate([pseudo_values(y[b], x[b]) for b in study]),
+                        np.repeat(np.arange(runs, dtype=float), size),
+                        range(study[0].start, study[-1].stop))
+            if not math.isnan(fit.lo):
+                trend[m].append(fit.lo <= 0 <= fit.hi)
+        base, *others = study
         diffs, metrics, hands, point_p = [], [], [], []
         for b in others:
             ps = []
             for m, (y, x, _u) in pool.arrays.items():
-                if m.startswith("pattern_rate[") and not (y[base].sum() or y[b].sum()):
-                    continue  # a pattern neither side saw: compare has no row for it
+                if not _compared(m, y[base], y[b]):
+                    continue
                 d = compare_units(y[base], x[base], y[b], x[b], paired=False)
                 diffs.append(d)
                 metrics.append(m)
@@ -295,7 +327,8 @@ def grid(pool: Pool, size: int, points: int = 9) -> dict[str, object]:
         raw.append(any(p < 0.05 for ps in point_p for p in ps))
         tests.append(len(diffs))
     return {"whole": _share(whole), "per_point": _share(per_point), "raw": _share(raw),
-            "tests": float(np.mean(tests)) if tests else math.nan}
+            "tests": float(np.mean(tests)) if tests else math.nan,
+            "trend": {m: _share(h) for m, h in trend.items()}}
 
 
 # ------------------------------------------------------------------ 4. --until
@@ -387,24 +420,42 @@ def position_rows(pts: np.ndarray, hands: np.ndarray) -> list[dict]:
     return rows
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What one balance study decided: ``verdict``, the compensation ``x`` it proposed
+    (points the dealer pays each other player a hand; 0 when it kept the rules,
+    ``changed`` False), the ``dealer`` advantage and each position's verdict
+    (``positions``) the verdict rests on, and whether every position was also shown
+    within the margin (``within``: its two one-sided tests' adjusted p under α)."""
+
+    verdict: str
+    x: float
+    changed: bool
+    dealer: float
+    positions: tuple[str, ...]
+    within: bool
+
+
+def _decided(rows: list[dict], x: float, changed: bool) -> Verdict:
+    from analysis.compensation import study_verdict
+    from analysis.decide import ALPHA
+
+    return Verdict(study_verdict(rows)[0], x, changed, rows[0]["value"],
+                   tuple(r["verdict"] for r in rows),
+                   all(r["p_equivalence"] < ALPHA for r in rows))
+
+
 def balance_verdict(measure: tuple[np.ndarray, np.ndarray],
-                    confirm: tuple[np.ndarray | None, np.ndarray | None]
-                    ) -> tuple[str, float, bool, float]:
+                    confirm: tuple[np.ndarray, np.ndarray] | None) -> Verdict | None:
     """What ``mjlog balance`` decides on these matches (its measure run and, when the
     proposal changes the rules, its confirmation run on other matches): the
     positions decided (:func:`analysis.compensation.decide_positions`), the lever
     proposed (:func:`analysis.compensation.propose`), its payments added to the
     confirmation's points (compensation is paid after play and changes none of it:
     the dealer pays each other player x a hand) and the study's verdict
-    (:func:`analysis.compensation.study_verdict`). Returns (verdict, x, changed, the
-    dealer advantage the verdict rests on)."""
-    from analysis.compensation import (
-        MARGIN,
-        Lever,
-        decide_positions,
-        propose,
-        study_verdict,
-    )
+    (:func:`analysis.compensation.study_verdict`). None when the proposal needs a
+    confirmation and ``confirm`` is None."""
+    from analysis.compensation import MARGIN, Lever, decide_positions, propose
 
     pts, hands = measure
     n = pts.shape[1]
@@ -412,15 +463,14 @@ def balance_verdict(measure: tuple[np.ndarray, np.ndarray],
     measured = decide_positions(position_rows(pts, hands), MARGIN, int(hands.sum()))
     _exact, lever, _step = propose(measured[0]["value"], n, current, MARGIN)
     if lever == current:
-        return study_verdict(measured)[0], 0.0, False, measured[0]["value"]
+        return _decided(measured, 0.0, False)
+    if confirm is None:
+        return None
     cpts, chands = confirm
     x = lever.points - current.points
-    if cpts is None:  # no matches left to confirm on
-        return "unconfirmed", x, True, math.nan
     paid = np.outer(chands, [-(n - 1) * x] + [x] * (n - 1))
-    confirmed = decide_positions(position_rows(cpts + paid, chands), MARGIN,
-                                 int(chands.sum()))
-    return study_verdict(confirmed)[0], x, True, confirmed[0]["value"]
+    return _decided(decide_positions(position_rows(cpts + paid, chands), MARGIN,
+                                     int(chands.sum())), x, True)
 
 
 def balance(pool: Pool, hands: int, bootstrap: int, rng: np.random.Generator) -> dict:
@@ -430,21 +480,23 @@ def balance(pool: Pool, hands: int, bootstrap: int, rng: np.random.Generator) ->
     advantages the truth)."""
     m = max(2, -(-hands // HPM))
     blocks = _blocks(pool.matches, m)
-    real: list[tuple[str, float, bool, float]] = []
+    real: list[Verdict] = []
     i = 0
     while i < len(blocks):
         nxt = blocks[i + 1] if i + 1 < len(blocks) else None
         b = blocks[i]
         v = balance_verdict((pool.pts[b], pool.hands[b]),
-                            (pool.pts[nxt], pool.hands[nxt]) if nxt else (None, None))
-        if v[2] and nxt is None:
+                            (pool.pts[nxt], pool.hands[nxt]) if nxt else None)
+        if v is None:
             break
         real.append(v)
-        i += 2 if v[2] else 1
+        i += 2 if v.changed else 1
     boot = []
     for _ in range(bootstrap):
         a, b = rng.integers(0, pool.matches, m), rng.integers(0, pool.matches, m)
-        boot.append(balance_verdict((pool.pts[a], pool.hands[a]), (pool.pts[b], pool.hands[b])))
+        v = balance_verdict((pool.pts[a], pool.hands[a]), (pool.pts[b], pool.hands[b]))
+        assert v is not None
+        boot.append(v)
     return {"hands": m * HPM, "matches": m, "real": real, "boot": boot}
 
 
@@ -468,7 +520,7 @@ def balance_cli(pool: Pool, hands: int) -> dict:
         if p.returncode != 0:
             raise RuntimeError(f"mjlog balance failed: {p.stderr.strip()[-400:]}")
         r = json.loads(p.stdout)
-        confirm = (None, None)
+        confirm = None
         if r["changes"]:
             spec = RunSpec.build(VARIANT, seed=derive(SEED, CONFIRM), matches=m,
                                  hands_per_match=HPM, agents=[AGENT], events=False)
@@ -476,8 +528,10 @@ def balance_cli(pool: Pool, hands: int) -> dict:
             c = _read(Path(d) / "confirm", [])
             confirm = (c.pts, c.hands)
     ours = balance_verdict((pool.pts[:m], pool.hands[:m]), confirm)
-    return {"cli": (r["verdict"], r["compensation"]["points"] - r["measured_compensation"]
-                    ["points"], r["changes"], r["confirmed"]["value"]), "ours": ours}
+    cli = Verdict(r["verdict"], r["compensation"]["points"] -
+                  r["measured_compensation"]["points"], r["changes"], r["confirmed"]["value"],
+                  tuple(p["verdict"] for p in r["confirmed_positions"]), False)
+    return {"cli": cli, "ours": ours}
 
 
 def right_answer(truth_rows: list[dict]) -> tuple[str, list[float], float]:
@@ -511,9 +565,11 @@ def _fmt(rate: bool, digits: int):
     return lambda v: f"{v:+.{digits + 1}f}"
 
 
-def _bias(s: dict, fmt) -> str:
-    """Mean deviation from the truth ± 1.96 standard errors."""
-    return f"{fmt(s['bias'])} ±{fmt(1.96 * s['bias_se']).lstrip('+')}"
+def _bias(s: dict, fmt, truth: float | None = None) -> str:
+    """Mean deviation from the truth ± 1.96 standard errors, and relative to the
+    ``truth`` when given (a rate's)."""
+    rel = f" ({100 * s['bias'] / abs(truth):+.1f} %)" if truth else ""
+    return f"{fmt(s['bias'])} ±{fmt(1.96 * s['bias_se']).lstrip('+')}{rel}"
 
 
 def _in_target(share: float, lo: float, hi: float) -> bool:
@@ -526,7 +582,9 @@ def _summary(checked: list[tuple[str, float, int, float, float, float]]) -> list
     kinds = {"coverage": [c for c in checked if c[3] < 1 and c[3] > FALSE_FINDINGS],
              "paired SE not wider": [c for c in checked if c[3] == 1.0],
              "false-finding rate": [c for c in checked if c[3] == 0.0]}
-    out = []
+    out = [f"- {len(checked)} figures checked; a figure whose true share meets its target "
+           f"still falls outside target ± its Monte-Carlo error about 1 time in 20 or "
+           f"less, so a few such misses among the coverages are expected by chance"]
     for kind, cs in kinds.items():
         inside = sum(_in_target(s, lo, hi) for _w, s, _n, lo, hi, _e in cs)
         out.append(f"- {kind}: {inside} of {len(cs)} figures within the target")
@@ -537,37 +595,102 @@ def _summary(checked: list[tuple[str, float, int, float, float, float]]) -> list
         for w, s, n, lo, hi, e in far:
             by = (lo - s) if s < lo else (s - hi)
             side = "below" if s < lo else "above"
-            target = f"{100 * lo:.0f} %" if lo == hi else f"{100 * lo:.0f}–{100 * hi:.0f} %"
+            if lo == hi:  # every replicate: the count says it
+                out.append(f"  - {w}: {round(s * n)} of {n} ({100 * s:.1f} %), "
+                           f"{100 * by:.1f} points {side} {100 * lo:.0f} %")
+                continue
             out.append(f"  - {w}: {100 * s:.1f} % ±{100 * e:.1f} (R = {n}), "
-                       f"{100 * by:.1f} points {side} {target}")
+                       f"{100 * by:.1f} points {side} {100 * lo:.0f}–{100 * hi:.0f} %")
     return out
 
 
-def _cli_text(v: tuple[str, float, bool, float]) -> str:
-    verdict, x, changed, adv = v
-    comp = f"compensation {x:+.3f} points" if changed else "no compensation proposed"
-    return f"{verdict}, {comp}, dealer advantage {adv:+.4f}"
+def _reading(order: list[str], pool: Pool, cov: dict, same: dict,
+             sizes: tuple[int, ...]) -> str:
+    """What the table says, in words, from its own figures."""
+    s1, s2 = sizes
+    means = [cov[m]["share"][0] for m in order if not _is_rate(pool.arrays[m][2])]
+    rates = [m for m in order if _is_rate(pool.arrays[m][2])]
+    common = [cov[m]["share"][0] for m in rates if cov[m]["events"] >= 3]
+    rare = [m for m in rates if cov[m]["events"] < 1]
+    text = (f"Reading. At {s1} matches the t interval of a mean covers "
+            f"{100 * min(means):.1f}–{100 * max(means):.1f} %, and a rate's interval "
+            f"{100 * min(common):.1f}–{100 * max(common):.1f} % where a run sees 3 events "
+            f"or more on average: slightly above 95 % (analysis.rates floors the design "
+            f"effect at 1 and spends the matches' degrees of freedom, both conservative).")
+    for m in rare:
+        c = cov[m]
+        over = c["share"][0] > COVERAGE_TARGET[1]
+        text += (f" {m}: {c['events']:.2f} events a run, none in {100 * c['zero']:.0f} % "
+                 f"of runs; its interval, which must reach a rate above 0 from no event, "
+                 f"covers {100 * c['share'][0]:.1f} % (the t interval it replaced: "
+                 f"{100 * c['old'][0]:.1f} %)"
+                 + (": over-coverage a count this small cannot avoid" if over else "")
+                 + "; an A/A difference of such a rate (two runs, mostly 0 or 1 event "
+                   "each) covers 0 nearly always.")
+    ratio = [same[s1][m]["ratio"] for m in order if m not in rare]
+    low = min(same[s1][m]["narrower"][0] for m in order if m not in rare)
+    r = float(np.median(ratio))
+    text += (f" The same-seed pairs share the first hand of each match and little after "
+             f"it: their paired SE is {r:.2f} of the unpaired one (median), a correlation "
+             f"of about {1 - r * r:.2f}; on {s1} matches the sample covariance still comes "
+             f"out negative in up to {100 * (1 - low):.0f} % of pairs, where the paired SE "
+             f"is then the wider (on {s2} matches, only for the rare patterns, whose pairs "
+             f"share no event). Either way the paired interval covers 0 as it should (the "
+             f"A/A same-seed columns): the target of a paired SE never wider is one no "
+             f"estimate from {s1} matches can meet when the runs share this little.")
+    return text
+
+
+def _neighbours(after: list[float]) -> str:
+    """The positions the dealer compensation cannot move, in words."""
+    from analysis.compensation import MARGIN
+
+    p = max(range(1, len(after)), key=lambda i: abs(after[i]))
+    if not MARGIN / 4 <= abs(after[p]) < MARGIN:  # near 0, or outside: nothing to add
+        return ""
+    return (f"The compensation moves the dealer against the rest, so the others keep "
+            f"their spread: position {p} stays at {after[p]:+.3f}, within the margin "
+            f"but not 0. balance's verdict ranks *differs* (from 0) before *equivalent*, "
+            f"so the more hands a run has, the more surely such a position is shown to "
+            f"differ from 0 and the verdict is *differs*, though every position is "
+            f"within ±{MARGIN:g} (the rows below). ")
+
+
+def _cli_text(v: Verdict) -> str:
+    comp = f"compensation {v.x:+.3f} points" if v.changed else "no compensation proposed"
+    return f"{v.verdict}, {comp}, dealer advantage {v.dealer:+.4f}"
 
 
 def _same_cli(b: dict) -> bool:
-    (v1, x1, c1, a1), (v2, x2, c2, a2) = b["cli"], b["ours"]
-    return v1 == v2 and c1 == c2 and math.isclose(x1, x2, abs_tol=1e-12) and \
-        math.isclose(a1, a2, rel_tol=1e-9, abs_tol=1e-12)
+    a, o = b["cli"], b["ours"]
+    return (a.verdict, a.changed, a.positions) == (o.verdict, o.changed, o.positions) and \
+        math.isclose(a.x, o.x, abs_tol=1e-12) and \
+        math.isclose(a.dealer, o.dealer, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def _verdict_shares(vs: list[tuple[str, float, bool, float]]) -> str:
+def _verdict_shares(vs: list[Verdict]) -> str:
+    """Each verdict's share of the studies."""
     if not vs:
         return "—"
-    r = len(vs)
-    parts = []
-    for v in ("equivalent", "differs", "inconclusive"):
-        k = sum(x[0] == v for x in vs)
-        parts.append(f"{v} {100 * k / r:.0f} %")
-    return ", ".join(parts) + f" (R = {r})"
+    return ", ".join(f"{v} {100 * sum(x.verdict == v for x in vs) / len(vs):.0f} %"
+                     for v in ("equivalent", "differs", "inconclusive")) + f" (R = {len(vs)})"
+
+
+def _differs_by_position(vs: list[Verdict]) -> str:
+    """The share of studies in which each position differs from 0, and of those
+    whose verdict is ``differs`` though every position was shown within the margin."""
+    if not vs:
+        return "—"
+    n = len(vs[0].positions)
+    each = ", ".join(f"{p}: {100 * np.mean([v.positions[p] == 'differs' for v in vs]):.0f} %"
+                     for p in range(n))
+    both = np.mean([v.verdict == "differs" and v.within for v in vs])
+    return f"{each}; differs yet all within ±margin: {100 * both:.0f} %"
 
 
 def run(quick: bool = False) -> dict:
     from analysis.compensation import MARGIN, positions
+    from analysis.decide import adjust
     from analysis.stats import estimate
     from simulate.until import MIN_MATCHES
 
@@ -575,12 +698,13 @@ def run(quick: bool = False) -> dict:
     t0, c0 = time.perf_counter(), _cpu()
     rules = _spec(plan.pool).rules
     patterns = list(rules.spec.patterns(rules))
-    p_dir, p_played = _pool(plan.pool)
-    f_dir, f_played = _pool(plan.fixed, ("dealer_rotation=fixed",))
-    play_cpu, play_s = _cpu() - c0, time.perf_counter() - t0
+    p_dir, p_took = _pool(plan.pool)
+    f_dir, f_took = _pool(plan.fixed, ("dealer_rotation=fixed",))
+    cached = p_took["cached"] and f_took["cached"]
+    play_cpu = sum(t.get("cpu", math.nan) for t in (p_took, f_took))
+    play_s = sum(t.get("wall", math.nan) for t in (p_took, f_took))
     P, F = _read(p_dir, patterns), _read(f_dir, patterns)
-    seen = {m for m, (y, _x, _u) in P.arrays.items()
-            if not m.startswith("pattern_rate[") or y.sum() > 0}
+    seen = {m for m, (y, _x, u) in P.arrays.items() if not _is_rate(u) or y.sum() > 0}
     never = [m for m in P.arrays if m not in seen]
     P.arrays = {m: P.arrays[m] for m in P.arrays if m in seen}
     F.arrays = {m: F.arrays[m] for m in P.arrays}
@@ -644,10 +768,11 @@ def run(quick: bool = False) -> dict:
         f"the nominal p (95 %; 5 % for the false-finding rate) for R replicates; a "
         f"**bold** figure is outside its target. Time: {seconds:.0f} s wall clock, "
         f"{cpu:.0f} CPU seconds"
-        + (f" ({play_cpu:.0f} of them playing the pools, {play_s:.0f} s wall)"
-           if p_played or f_played else
-           " (the pools cached from an earlier run: playing them takes about 15 CPU "
-           "minutes)")
+        + (f", of which {play_cpu:.0f} CPU seconds ({play_s:.0f} s wall) playing the pools"
+           if not cached else
+           " with the pools cached from an earlier run"
+           + (f" (playing them took {play_cpu:.0f} CPU seconds, {play_s:.0f} s wall)"
+              if math.isfinite(play_cpu) else ""))
         + f" on {os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f} at the end).\n",
         "### 1–2. One run's interval, and A/A differences\n",
         f"*Covers truth*: the share of runs of {s1} matches ({s1 * HPM} hands) and "
@@ -696,22 +821,24 @@ def run(quick: bool = False) -> dict:
         "ind": [ind[s][order[0]]["share"][1] for s in plan.sizes],
         "same": [same[s][order[0]]["share"][1] for s in plan.sizes],
     }
-    worst_rot = max(order, key=lambda m: abs(rotation[m].diff) / rotation[m].paired_se
-                    if rotation[m].paired_se > 0 else 0)
+    worst_rot = min(order, key=lambda m: rotation[m].p)
     wr = rotation[worst_rot]
+    rot_adj = float(np.nanmin(adjust([rotation[m].p for m in order])))
     lines += [
         "",
         f"Replicates: {reps['cov'][0]} and {reps['cov'][1]} runs for *covers truth*; "
         f"{reps['ind'][0]} and {reps['ind'][1]} pairs of other seeds; {reps['same'][0]} "
         f"and {reps['same'][1]} same-seed pairs (fewer for per-win figures where a run "
-        f"had no win). Patterns no win carried in all of P ({', '.join(never) or 'none'}) "
+        f"had no win). Rates without an event in all of P ({', '.join(never) or 'none'}) "
         f"have no truth above 0 to cover and are left out. The same-seed A/A's truth "
         f"of 0, checked on all of F against the same matches of P (paired): the "
-        f"largest |difference|/SE is {worst_rot}'s, {wr.diff:+.4g} [{wr.lo:+.4g}, "
-        f"{wr.hi:+.4g}], p = {wr.p:.2f} (before any adjustment over the "
-        f"{len(order)} metrics). With identical rules on the same seed the two runs "
+        f"smallest p is {worst_rot}'s, {wr.diff:+.4g} [{wr.lo:+.4g}, {wr.hi:+.4g}], "
+        f"p = {wr.p:.2g}; adjusted (Benjamini–Hochberg) over the {len(order)} metrics as "
+        f"compare adjusts, the smallest p is {rot_adj:.2g}. With identical rules on the "
+        f"same seed the two runs "
         f"are the same run, byte for byte: every difference is 0 [0, 0] with a paired "
         f"standard error of 0, by construction, not a calibration.\n",
+        _reading(order, P, cov[s1], same, plan.sizes) + "\n",
         "### 3. The grid's false-finding rate under no effect\n",
         f"A study is a baseline and 9 points, ten runs of {plan.grid} matches "
         f"({plan.grid * HPM} hands) with the same rules on disjoint matches (so "
@@ -728,6 +855,12 @@ def run(quick: bool = False) -> dict:
         f"{_pct(*g['per_point'], 0.05)} |",
         f"| none (any p < 0.05) | {_pct(*g['raw'], 0.05)} |",
         "",
+        "The trend's interval (compare's slope per unit of a numeric key, clustered "
+        "by match) on the same studies, the point's index 0–9 standing for a key "
+        "without effect: the share of studies whose 95 % interval of the slope covers "
+        "0, per metric (target 93–97 %): "
+        + "; ".join(f"{m} {cell(g['trend'][m], f'{m}, trend covers 0')}" for m in order)
+        + ".\n",
         "### 4. `--until` at small shard sizes\n",
         f"`simulate --until METRIC=HALF_WIDTH --max-hands {plan.until_max}` with "
         f"shards of {plan.until_shard} matches ({plan.until_shard * HPM} hands), "
@@ -736,7 +869,8 @@ def run(quick: bool = False) -> dict:
         f"and the next M matches the run --until writes (on a fresh seed, in the "
         f"command). *Chosen hands*: the figure of the M matches the rule stopped on, "
         f"what --until wrote before issue 40; *fresh hands*: what it writes now. Bias "
-        f"is the mean of figure − truth with its standard error. Target: fresh-hands "
+        f"is the mean of figure − truth ± 1.96 standard errors (a rate's relative to the "
+        f"truth in brackets). Target: fresh-hands "
         f"coverage at least 94 % (and within 93–97 %). Check against the command: "
         f"`mjlog simulate --seed {SEED} --until {plan.until[0][0]}={plan.until[0][1]:g} "
         f"--hands-per-shard {plan.until_shard * HPM}` chose {cli['matches']} matches "
@@ -755,9 +889,9 @@ def run(quick: bool = False) -> dict:
         what = f"--until {u['metric']}, fresh hands"
         cells = [
             fmt(u["truth"]), str(u["reps"]), f"{u['matches']:.0f} ({lo_}–{hi_}{nr})",
-            _pct(*u["chosen"]["share"]), _bias(u["chosen"], fmt),
+            _pct(*u["chosen"]["share"]), _bias(u["chosen"], fmt, u["truth"] if rate_ else None),
             cell(u["fresh"]["share"], what, UNTIL_TARGET, COVERAGE_TARGET[1]),
-            _bias(u["fresh"], fmt),
+            _bias(u["fresh"], fmt, u["truth"] if rate_ else None),
         ]
         lines.append(f"| {u['metric']} = {u['target']:g} | " + " | ".join(cells) + " |")
     pos = ", ".join(f"{r['position']}: {r['value']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]"
@@ -770,7 +904,8 @@ def run(quick: bool = False) -> dict:
         f"margin ±{MARGIN:g}, balance at the truth would propose a dealer compensation "
         f"of {x_true:+.3f} points to each other player a hand, after which the "
         f"positions stand at {', '.join(f'{a:+.3f}' for a in after)}: the right "
-        f"verdict is **{answer}**. Each study below is what `mjlog balance` decides "
+        f"verdict is **{answer}**. {_neighbours(after)}Each study below is what "
+        f"`mjlog balance` decides "
         f"(analysis.compensation: decide_positions, propose, study_verdict) on one "
         f"run of H hands, and, when its proposal changes the rules, on a confirmation "
         f"run of H other hands with the proposed compensation paid (paid after play, "
@@ -785,15 +920,15 @@ def run(quick: bool = False) -> dict:
         f"command's seed played again without the compensation): "
         f"{_cli_text(bal_cli['ours'])}"
         f"{'' if _same_cli(bal_cli) else ' (**they differ**)'}.\n",
-        "| hands a run | disjoint runs of P | resampled from P | proposal changed the "
-        "rules (resampled) |",
-        "|---|---|---|---|",
+        "| hands a run | disjoint runs of P | resampled from P | positions that differ "
+        "from 0 (resampled) | proposal changed the rules (resampled) |",
+        "|---|---|---|---|---|",
     ]
     for b in bal:
-        changed = np.mean([v[2] for v in b["boot"]]) if b["boot"] else math.nan
-        lines.append(f"| {b['hands']:,} ({b['matches']} matches) | "
+        changed = np.mean([v.changed for v in b["boot"]]) if b["boot"] else math.nan
+        lines.append(f"| {b['hands']:,} ({b['matches']:,} matches) | "
                      f"{_verdict_shares(b['real'])} | {_verdict_shares(b['boot'])} | "
-                     f"{100 * changed:.0f} % |")
+                     f"{_differs_by_position(b['boot'])} | {100 * changed:.0f} % |")
     lines += ["", "### Against the targets\n", *_summary(checked)]
     section = "\n".join(lines) + "\n"
     return {"section": section, "seconds": seconds, "cpu_seconds": cpu, "checked": checked,
