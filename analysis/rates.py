@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from analysis.stats import LEVEL, Estimate, _sem, estimate, pseudo_values
+from analysis.stats import LEVEL, Estimate, _sem, estimate, per_group, pseudo_values
 
 __all__ = ["RARE", "Rate", "is_rate", "metric_estimate", "rare_note", "rate", "rate_estimates",
            "rate_text", "wilson"]
@@ -178,21 +178,14 @@ def rate_estimates(units: pd.DataFrame, keys: list[str],
     ``name_count`` (events) and ``name_rare`` (under :data:`RARE`); and ``matches``.
     The columns of :func:`analysis.stats.estimates`, with the interval of
     :func:`rate`."""
-    rows = []
-    grouped = units.groupby(keys, sort=False, dropna=False) if keys else [((), units)]
-    for key, g in grouped:
-        key = key if isinstance(key, tuple) else (key,)
-        row = dict(zip(keys, key, strict=True))
-        row["matches"] = len(g)
-        for name, (y, x) in specs.items():
-            r = rate(g[y].to_numpy(float), g[x].to_numpy(float))
-            row.update({name: r.value, f"{name}_lo": r.lo, f"{name}_hi": r.hi,
-                        f"{name}_se": r.se, f"{name}_count": r.count,
-                        f"{name}_rare": r.rare})
-        rows.append(row)
-    cols = [*keys, "matches"] + [f"{n}{s}" for n in specs
-                                 for s in ("", "_lo", "_hi", "_se", "_count", "_rare")]
-    return pd.DataFrame(rows, columns=cols)
+    def one(g: pd.DataFrame, name: str) -> dict[str, Any]:
+        y, x = specs[name]
+        r = rate(g[y].to_numpy(float), g[x].to_numpy(float))
+        return {name: r.value, f"{name}_lo": r.lo, f"{name}_hi": r.hi, f"{name}_se": r.se,
+                f"{name}_count": r.count, f"{name}_rare": r.rare}
+
+    return per_group(units, keys, list(specs), ("", "_lo", "_hi", "_se", "_count", "_rare"),
+                     one)
 
 
 def rare_note(count) -> str:

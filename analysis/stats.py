@@ -34,7 +34,9 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -157,26 +159,39 @@ def estimate(y, x=None) -> Estimate:
     return Estimate(mean, lo, hi, se, len(p))
 
 
-def estimates(units: pd.DataFrame, keys: list[str], specs: dict[str, tuple[str, str | None]],
-              clip: tuple[float, float] | None = None) -> pd.DataFrame:
-    """Per ``keys`` group of the unit-level table ``units``: for each ``name: (y, x)``
-    of ``specs`` the columns ``name``, ``name_lo``, ``name_hi``, ``name_se``; and
-    ``matches`` (units per group). ``clip`` bounds the intervals (rates: (0, 1))."""
+def per_group(units: pd.DataFrame, keys: list[str], names: list[str], suffixes: tuple[str, ...],
+              one: Callable[[pd.DataFrame, str], dict[str, Any]]) -> pd.DataFrame:
+    """Per ``keys`` group of the unit-level table ``units``: ``matches`` (units per
+    group) and, for each of ``names``, the columns ``one(group, name)`` gives (the name
+    followed by each of ``suffixes``). The loop :func:`estimates` and
+    :func:`analysis.rates.rate_estimates` share."""
     rows = []
     grouped = units.groupby(keys, sort=False, dropna=False) if keys else [((), units)]
     for key, g in grouped:
         key = key if isinstance(key, tuple) else (key,)
         row = dict(zip(keys, key, strict=True))
         row["matches"] = len(g)
-        for name, (y, x) in specs.items():
-            e = estimate(g[y].to_numpy(float), None if x is None else g[x].to_numpy(float))
-            lo, hi = e.lo, e.hi
-            if clip is not None and not math.isnan(lo):
-                lo, hi = max(lo, clip[0]), min(hi, clip[1])
-            row.update({name: e.value, f"{name}_lo": lo, f"{name}_hi": hi, f"{name}_se": e.se})
+        for name in names:
+            row.update(one(g, name))
         rows.append(row)
-    cols = [*keys, "matches"] + [f"{n}{s}" for n in specs for s in ("", "_lo", "_hi", "_se")]
+    cols = [*keys, "matches"] + [f"{n}{s}" for n in names for s in suffixes]
     return pd.DataFrame(rows, columns=cols)
+
+
+def estimates(units: pd.DataFrame, keys: list[str], specs: dict[str, tuple[str, str | None]],
+              clip: tuple[float, float] | None = None) -> pd.DataFrame:
+    """Per ``keys`` group of the unit-level table ``units``: for each ``name: (y, x)``
+    of ``specs`` the columns ``name``, ``name_lo``, ``name_hi``, ``name_se``; and
+    ``matches`` (units per group). ``clip`` bounds the intervals (rates: (0, 1))."""
+    def one(g: pd.DataFrame, name: str) -> dict[str, Any]:
+        y, x = specs[name]
+        e = estimate(g[y].to_numpy(float), None if x is None else g[x].to_numpy(float))
+        lo, hi = e.lo, e.hi
+        if clip is not None and not math.isnan(lo):
+            lo, hi = max(lo, clip[0]), min(hi, clip[1])
+        return {name: e.value, f"{name}_lo": lo, f"{name}_hi": hi, f"{name}_se": e.se}
+
+    return per_group(units, keys, list(specs), ("", "_lo", "_hi", "_se"), one)
 
 
 def compare_units(base_y, base_x, other_y, other_x, paired: bool) -> Difference:
