@@ -120,16 +120,8 @@ def tune_command(variant, patterns, rescore, rounds, vary, targets, weights, age
                      trials, hands_per_match, seed)
     if plan.split()[0] < 1:
         raise InputError("--budget is too small for --trials")
-    try:
-        tuner = tune.Tuner(plan, out, workers=workers, scheduler=scheduler, progress=say)
-        result = tuner.run(other)
-    except KeyboardInterrupt as e:
-        interrupted(e)
-    tune.write_outputs(result, plan, out)
-    if fmt == "json":
-        click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
-        return
-    click.echo(tune.summary(result))
+    _finish(lambda: tune.Tuner(plan, out, workers=workers, scheduler=scheduler,
+                               progress=say).run(other), tune, plan, out, fmt)
 
 
 def _rescore(variant, patterns, rounds, seats, sets, budget, hands_per_match, seed, workers,
@@ -141,13 +133,19 @@ def _rescore(variant, patterns, rounds, seats, sets, budget, hands_per_match, se
     named = rescore.parse_patterns(list(patterns), resolve(variant, sets=list(sets)))
     plan = rescore.RescorePlan(variant, named, seats, tuple(sets), budget, rounds,
                                hands_per_match, seed)
+    _finish(lambda: rescore.Rescorer(plan, out, workers=workers, scheduler=scheduler,
+                                     progress=say).run(), rescore, plan, out, fmt)
+
+
+def _finish(search, module, plan, out, fmt: str) -> None:
+    """Run a tune's ``search`` (Ctrl-C: one line, resumable), write its files with
+    ``module.write_outputs`` and print its JSON or ``module.summary``."""
     try:
-        result = rescore.Rescorer(plan, out, workers=workers, scheduler=scheduler,
-                                  progress=say).run()
+        result = search()
     except KeyboardInterrupt as e:
         interrupted(e)
-    rescore.write_outputs(result, plan, out)
+    module.write_outputs(result, plan, out)
     if fmt == "json":
         click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
         return
-    click.echo(rescore.summary(result))
+    click.echo(module.summary(result))
