@@ -360,9 +360,10 @@ def paired_comparison(paths, margins: Mapping[str, float] | None = None,
     ``hands_shared`` how much of the deal paired runs share. ``paired_se`` and
     ``unpaired_se`` are given side by side.
 
-    Every difference ends in a verdict (:mod:`analysis.decide`): ``differs``,
-    ``equivalent`` within ±``margin`` (the metric's default, or ``margins``: metric
-    or family → margin) or ``inconclusive`` with ``hands_needed``, the hands each run
+    Every difference ends in a verdict (:mod:`analysis.decide`): ``equivalent``
+    within ±``margin`` (the metric's default, or ``margins``: metric or family →
+    margin; ``differs_from_zero`` says when it is also shown not to be 0),
+    ``differs`` or ``inconclusive`` with ``hands_needed``, the hands each run
     would need in all to settle it (``hands``: the hands each run has in the
     comparison); ``mde`` is the smallest difference it could detect (80 % power).
     ``p_adjusted`` and ``p_equivalence`` are adjusted (Benjamini–Hochberg) over the
@@ -382,7 +383,8 @@ def paired_comparison(paths, margins: Mapping[str, float] | None = None,
     ``p_adjusted``, ``paired_se``, ``unpaired_se``, ``units`` (paired matches, or
     the smaller side's matches), ``hands``, ``paired``, ``pairing``, ``pairing_note``,
     ``hands_same_walls``, ``hands_shared``, ``comparable``, ``note``, ``verdict``,
-    ``margin``, ``mde``, ``p_equivalence``, ``hands_needed``, ``primary``.
+    ``differs_from_zero``, ``margin``, ``mde``, ``p_equivalence``, ``hands_needed``,
+    ``primary``.
     """
     return _rows(_load(paths), margins, primary)
 
@@ -406,10 +408,12 @@ def _rows(sides: list[_Loaded], margins: Mapping[str, float] | None,
     for r, dec in zip(rows, decisions, strict=True):
         r["primary"] = r["comparable"] and is_primary(r["metric"], primary)
         if dec is None:
-            r.update(p_adjusted=math.nan, verdict=None, margin=math.nan, mde=math.nan,
-                     p_equivalence=math.nan, hands_needed=math.nan)
+            r.update(p_adjusted=math.nan, verdict=None, differs_from_zero=None,
+                     margin=math.nan, mde=math.nan, p_equivalence=math.nan,
+                     hands_needed=math.nan)
         else:
-            r.update(p_adjusted=dec.p, verdict=dec.verdict, margin=dec.margin, mde=dec.mde,
+            r.update(p_adjusted=dec.p, verdict=dec.verdict,
+                     differs_from_zero=dec.differs_from_zero, margin=dec.margin, mde=dec.mde,
                      p_equivalence=dec.p_equivalence, hands_needed=dec.hands_needed)
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["not_compared"] = not_compared
@@ -419,7 +423,8 @@ def _rows(sides: list[_Loaded], margins: Mapping[str, float] | None,
 COLUMNS = ["baseline_group", "group", "metric", "unit", "baseline", "value", "diff", "lo",
            "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "hands", "paired",
            "pairing", "pairing_note", "hands_same_walls", "hands_shared", "comparable",
-           "note", "verdict", "margin", "mde", "p_equivalence", "hands_needed", "primary"]
+           "note", "verdict", "differs_from_zero", "margin", "mde", "p_equivalence",
+           "hands_needed", "primary"]
 """The columns of :func:`paired_comparison`, in order."""
 
 
@@ -645,7 +650,8 @@ def verdict_text(r: Mapping[Any, Any]) -> str:
     """A row's verdict in words, as compare's table and the report print it."""
     v = r["verdict"]
     if v == "equivalent":
-        return f"equivalent ±{r['margin']:g}"
+        nonzero = " (differs from 0, by less than the margin)" if r["differs_from_zero"] else ""
+        return f"equivalent ±{r['margin']:g}{nonzero}"
     if v == "inconclusive" and math.isfinite(r["hands_needed"]):
         return f"inconclusive: ~{max(r['hands_needed'] - r['hands'], 0):,.0f} more hands"
     return str(v)

@@ -10,13 +10,15 @@ per hand, money ÷ ``base`` (so a run at another base reads on the same scale),
 with a 95% t interval over matches (the unit: :mod:`analysis.stats`). The
 dealer advantage ``A`` is position 0.
 
-**Decide.** Each position ends in a verdict of :mod:`analysis.decide`: *differs*
-from 0, *equivalent* within ±``margin`` (two one-sided tests), or *inconclusive*
-(with the hands that would settle it). Its two p-values are adjusted
+**Decide.** Each position ends in a verdict of :mod:`analysis.decide`:
+*equivalent* within ±``margin`` (two one-sided tests), else *differs* from 0, else
+*inconclusive* (with the hands that would settle it). Its two p-values are adjusted
 (Benjamini–Hochberg) across the n positions, a family of n tests. The rules are
 *balanced within ±margin* when every position is equivalent: an
 intersection–union test, at level α as it stands (its p-value is the largest
-position's, which the adjustment leaves as it is).
+position's, which the adjustment leaves as it is). A position within the margin
+counts as balanced even when a large run also shows it is not 0
+(``differs_from_zero``): the margin is what the designer called negligible.
 
 **Propose.** Every payment moves money between seats, so a hand's deltas sum to
 0; a dealer that pays each of the ``n − 1`` others ``x`` points a hand lowers
@@ -202,7 +204,8 @@ def decide_positions(rows: Sequence[dict], margin: float, hands: int) -> list[di
     """:func:`positions`' rows, each with its verdict (:func:`analysis.decide.decide`):
     ``p`` (differs from 0, as measured), ``p_adjusted`` and ``p_equivalence`` (the
     two one-sided tests of ±``margin``), both adjusted across the positions,
-    ``verdict``, ``mde`` and ``hands_needed`` (``hands``: the run's)."""
+    ``verdict``, ``differs_from_zero`` (``p_adjusted`` under α, the verdict
+    ``equivalent`` or not), ``mde`` and ``hands_needed`` (``hands``: the run's)."""
     diffs = [from_zero(Estimate(r["value"], r["lo"], r["hi"], r["se"], r["matches"]))
              for r in rows]
     p_adj = adjust([d.p for d in diffs])
@@ -211,14 +214,16 @@ def decide_positions(rows: Sequence[dict], margin: float, hands: int) -> list[di
     for r, d, p, q in zip(rows, diffs, p_adj, q_adj, strict=True):
         dec = decide(d, margin, hands, p=float(p), p_equivalence=float(q))
         out.append({**r, "p": d.p, "p_adjusted": dec.p, "p_equivalence": dec.p_equivalence,
-                    "verdict": dec.verdict, "mde": dec.mde, "hands_needed": dec.hands_needed})
+                    "verdict": dec.verdict, "differs_from_zero": dec.differs_from_zero,
+                    "mde": dec.mde, "hands_needed": dec.hands_needed})
     return out
 
 
 def study_verdict(rows: Sequence[dict]) -> tuple[str, float]:
     """(verdict, hands_needed) of a set of rules from its positions' verdicts:
-    ``differs`` when one position does, ``equivalent`` when every one is, else
-    ``inconclusive`` with the most hands any of its positions needs."""
+    ``differs`` when one position does, ``equivalent`` when every one is (some
+    perhaps shown off 0, by less than the margin), else ``inconclusive`` with the most
+    hands any of its positions needs."""
     verdicts = [r["verdict"] for r in rows]
     if "differs" in verdicts:
         return "differs", math.nan

@@ -2,19 +2,25 @@
 
 Every comparison of two rule settings ends in one of three verdicts, each a stated
 test at level α = 0.05 (the match as the unit, as everywhere in
-:mod:`analysis.stats`):
+:mod:`analysis.stats`), in this order:
 
-- ``differs``: the difference is not 0 (two-sided t test, its p-value adjusted for
-  every test of the study: :func:`adjust`);
 - ``equivalent``: the difference lies within ±``margin`` (two one-sided t tests,
-  TOST: the 90 % interval inside the margin; their p-value adjusted likewise);
+  TOST: the 90 % interval inside the margin; their p-value adjusted for every test
+  of the study: :func:`adjust`), whether or not it is also shown to differ from 0;
+- ``differs``: else, the difference is not 0 (two-sided t test, its p-value
+  adjusted likewise);
 - ``inconclusive``: neither, with how many more hands would settle it at the
   precision seen (:attr:`Decision.hands_needed`).
 
+Equivalence comes first because the margin is the question: with many hands a
+difference far below it is still shown not to be 0, and calling that ``differs``
+would tell a designer to change a rule for what they said does not matter.
+:attr:`Decision.differs_from_zero` keeps that fact beside the verdict.
+
 A run also says what it *could* have seen: the minimum detectable effect
-(:attr:`Decision.mde`), the smallest true difference this run would call
-``differs`` four times in five (80 % power), ``(t₁₋α/₂ + t₀.₈) · se`` on the
-run's degrees of freedom.
+(:attr:`Decision.mde`), the smallest true difference this run would show to differ
+from 0 four times in five (80 % power), ``(t₁₋α/₂ + t₀.₈) · se`` on the run's
+degrees of freedom.
 
 >>> from analysis.stats import LEVEL, Difference, Estimate
 >>> d = Difference(baseline=1.0, value=1.02, diff=0.02, lo=-0.01, hi=0.05, p=0.19,
@@ -24,6 +30,15 @@ run's degrees of freedom.
 ('equivalent', 0.042)
 >>> decide(d, margin=0.01, hands=1600).verdict
 'inconclusive'
+
+A difference of 0.02 known to ±0.005 is not 0, and well within ±0.1:
+
+>>> tight = Difference(1.0, 1.02, 0.02, 0.015, 0.025, 1e-9, 0.0025, 0.04, 8000, True)
+>>> dec = decide(tight, margin=0.1, hands=64000)
+>>> dec.verdict, dec.differs_from_zero
+('equivalent', True)
+>>> decide(tight, margin=0.01).verdict
+'differs'
 """
 
 from __future__ import annotations
@@ -68,12 +83,13 @@ otherwise: a difference a designer would not change a rule for (docs/cli.md)."""
 class Decision:
     """The verdict on one difference, with what it rests on."""
 
-    verdict: str             # differs | equivalent | inconclusive
+    verdict: str             # equivalent | differs | inconclusive
     margin: float            # the equivalence margin used
     p: float                 # two-sided p of "no difference" (as adjusted, if given)
     p_equivalence: float     # TOST p of "outside the margin" (as adjusted, if given)
     mde: float               # smallest difference detectable with 80 % power
     hands_needed: float      # hands in all that would settle an inconclusive one (NaN else)
+    differs_from_zero: bool  # p < α: shown not 0 (an equivalent one: by less than the margin)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -140,22 +156,23 @@ def _hands_needed(d: Difference, margin: float, hands: float, alpha: float = ALP
 
 def decide(d: Difference, margin: float, hands: float = math.nan,
            p: float | None = None, p_equivalence: float | None = None) -> Decision:
-    """The verdict on ``d`` for an equivalence ``margin``. ``p`` and ``p_equivalence``
+    """The verdict on ``d`` for an equivalence ``margin`` (the module docstring: within
+    it is ``equivalent`` even when also shown off 0). ``p`` and ``p_equivalence``
     are the study's adjusted p-values when given (:func:`adjust`); ``hands``, the
     hands the comparison rests on, sizes an inconclusive verdict (at the level the
     adjustment leaves its tests: a study of many tests needs more hands)."""
     raw_eq = tost(d, margin)
     p = d.p if p is None else p
     p_eq = raw_eq if p_equivalence is None else p_equivalence
-    if p < ALPHA:
-        verdict = "differs"
-    elif p_eq < ALPHA:
+    if p_eq < ALPHA:  # the margin is the question: answered, shown off 0 or not
         verdict = "equivalent"
+    elif p < ALPHA:
+        verdict = "differs"
     else:
         verdict = "inconclusive"
     need = _hands_needed(d, margin, hands, _level(d.p, p), _level(raw_eq, p_eq)) \
         if verdict == "inconclusive" else math.nan
-    return Decision(verdict, margin, p, p_eq, mde(d), need)
+    return Decision(verdict, margin, p, p_eq, mde(d), need, bool(p < ALPHA))
 
 
 def adjust(p: Sequence[float]) -> np.ndarray:
@@ -295,7 +312,8 @@ def decide_study(diffs: Sequence[Difference | None], metrics: Sequence[str],
     out: list[Decision | None] = [None] * len(diffs)
     for i, d in enumerate(diffs):
         if d is not None:
-            out[i] = Decision(EXPLORATORY, margin[i], math.nan, math.nan, mde(d), math.nan)
+            out[i] = Decision(EXPLORATORY, margin[i], math.nan, math.nan, mde(d), math.nan,
+                              False)
     for i, pa, pe in zip(chosen, p, p_eq, strict=True):
         out[i] = decide(diffs[i], margin[i], hands[i], p=float(pa), p_equivalence=float(pe))
     return out

@@ -1,8 +1,9 @@
 """Planning a study before running it: how many hands a question needs, and how long.
 
 A *question* is a metric of :data:`analysis.queries.COMPARE_METRICS` and either a
-difference to detect (``detect``: the comparison should say *differs* four times
-in five when the true difference is that large, a two-sided t test at α = 5 %)
+difference to detect (``detect``: the comparison should show it differs from 0
+four times in five when the true difference is that large, a two-sided t test at
+α = 5 %; its verdict *differs* unless that is within the margin)
 or an equivalence margin (``margin``: the two one-sided tests should say
 *equivalent* four times in five when the true difference is 0). These are the
 tests :mod:`analysis.decide` ends a comparison in, at its :data:`~analysis.decide.

@@ -119,8 +119,8 @@ def test_the_same_seed_under_another_tile_set_says_tile_set():
 
 # ------------------------------------------------------------------ verdicts
 
-VERDICT_KEYS = {"verdict", "margin", "mde", "p_adjusted", "p_equivalence", "hands_needed",
-                "hands"}
+VERDICT_KEYS = {"verdict", "differs_from_zero", "margin", "mde", "p_adjusted", "p_equivalence",
+                "hands_needed", "hands"}
 
 
 def _difference(r):
@@ -150,6 +150,7 @@ def test_every_metric_gets_a_verdict_resting_on_the_whole_study(bases):
     for r, pa, pe in zip(rows, adjust(p), eq, strict=True):
         dec = decide(_difference(r), r["margin"], r["hands"], p=pa, p_equivalence=pe)
         assert r["verdict"] == dec.verdict
+        assert r["differs_from_zero"] is dec.differs_from_zero
         assert r["mde"] == pytest.approx(dec.mde)
         assert _nan(r["hands_needed"]) == pytest.approx(dec.hands_needed, nan_ok=True)
     assert {r["verdict"] for r in rows} == {"differs", "equivalent", "inconclusive"}
@@ -163,6 +164,24 @@ def test_the_text_gives_each_metric_its_verdict(bases):
     line = next(ln for ln in out.splitlines() if ln.strip().startswith("draw_rate"))
     assert line.rstrip().endswith("equivalent ±0.01")
     assert any("inconclusive: ~" in ln and "more hands" in ln for ln in out.splitlines())
+
+
+def test_a_difference_shown_within_a_wide_margin_is_equivalent_though_not_0(bases):
+    """base 3 moves three times the money of base 1, a difference clear of 0; under a
+    margin that is far wider (a designer who does not care below it) the answer to
+    "within the margin?" is yes, and the row and the text say it differs from 0."""
+    rows = _json(bases, "--margin", "money_moved_per_hand=1000")
+    money = next(r for r in rows if r["metric"] == "money_moved_per_hand"
+                 and "base=3" in r["group"])
+    assert money["p_adjusted"] < 0.05 and money["lo"] > 0  # it is not 0
+    assert money["verdict"] == "equivalent" and money["differs_from_zero"] is True
+    assert money["p_equivalence"] < 0.05
+    draw = next(r for r in rows if r["metric"] == "draw_rate" and "base=2" in r["group"])
+    assert draw["verdict"] == "equivalent" and draw["differs_from_zero"] is False
+    out = _cli(bases, "--margin", "money_moved_per_hand=1000")
+    _, _, block = out.partition("base=3")
+    line = next(ln for ln in block.splitlines() if ln.strip().startswith("money_moved"))
+    assert line.rstrip().endswith("equivalent ±1000 (differs from 0, by less than the margin)")
 
 
 def test_margins_by_family_or_by_metric(bases):

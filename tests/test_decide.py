@@ -97,3 +97,22 @@ def test_margins_default_by_family_and_are_overridden_by_metric():
 def test_bad_margins_are_refused_in_one_line(bad, needle):
     with pytest.raises(InputError, match=needle):
         parse_margins([bad])
+
+
+def test_a_negligible_difference_shown_within_the_margin_is_equivalent_and_says_it_is_not_0():
+    """Much data shows a difference of 0.05 from 0 (its 95 % interval clear of it) and
+    inside ±0.1 (its 90 % interval too): the question "within the margin?" is answered
+    yes, and the verdict keeps that it is not 0."""
+    from analysis.stats import Difference
+
+    d = Difference(0.0, 0.05, 0.05, 0.03, 0.07, 1e-6, 0.01, math.nan, 10_000, True)
+    assert d.lo > 0 and d.diff + 1.645 * d.paired_se < 0.1
+    dec = decide(d, margin=0.1, hands=80_000)
+    assert dec.verdict == "equivalent" and dec.differs_from_zero is True
+    assert dec.as_dict()["differs_from_zero"] is True and math.isnan(dec.hands_needed)
+    # outside the margin it differs; within it and not shown off 0, plainly equivalent
+    assert decide(d, margin=0.04).verdict == "differs"
+    assert decide(d, margin=0.04).differs_from_zero is True
+    zero = dataclasses.replace(d, value=0.0, diff=0.0, lo=-0.02, hi=0.02, p=1.0)
+    assert (decide(zero, 0.1).verdict, decide(zero, 0.1).differs_from_zero) == \
+        ("equivalent", False)

@@ -52,10 +52,12 @@ def _short(lever: dict) -> str:
 
 
 def _why(p: dict) -> str:
-    if p["verdict"] == "differs":
-        return f"differs from 0 (p_adj {p['p_adjusted']:.2g})"
     if p["verdict"] == "equivalent":
-        return f"equivalent (TOST p_adj {p['p_equivalence']:.2g})"
+        nonzero = (f"; differs from 0 (p_adj {p['p_adjusted']:.2g}), by less than the margin"
+                   if p["differs_from_zero"] else "")
+        return f"equivalent (TOST p_adj {p['p_equivalence']:.2g}){nonzero}"
+    if p["verdict"] == "differs":
+        return f"differs from 0 (p_adj {p['p_adjusted']:.2g}), not shown within the margin"
     need = p["hands_needed"]
     more = f"; about {need:,.0f} hands would settle it" if need and math.isfinite(need) else ""
     return f"inconclusive (smallest detectable {p['mde']:.3f}{more})"
@@ -111,6 +113,12 @@ def _headline(r: dict) -> str:
     rows = r["confirmed_positions"]
     if r["verdict"] == "equivalent":
         head = f"verdict: equivalent: every position within {m} with {rules}"
+        nonzero = [p for p in rows if p["differs_from_zero"]]
+        if nonzero:
+            head += (" (" + ", ".join(f"position {p['position']} "
+                                      f"({position_name(p['position'], n)}) {_ci(p)}"
+                                      for p in nonzero)
+                     + " differ from 0, by less than the margin)")
     elif r["verdict"] == "differs":
         off = ", ".join(f"position {p['position']} ({position_name(p['position'], n)}) "
                         f"{_ci(p)}" for p in rows if p["verdict"] == "differs")
@@ -119,8 +127,8 @@ def _headline(r: dict) -> str:
         need = r["hands_needed"]
         more = (f"; about {need:,.0f} hands per run would settle it"
                 if need and math.isfinite(need) else "")
-        head = (f"verdict: inconclusive: with {rules}, no position shown to differ, nor "
-                f"all within {m}{more}")
+        head = (f"verdict: inconclusive: with {rules}, a position neither shown within "
+                f"{m} nor shown to differ from 0{more}")
     top = r["largest"]
     if top["position"] != 0:
         head += (f"; the most advantaged is position {top['position']} "
@@ -162,8 +170,9 @@ def balance_command(variant, agents, sets, hands, hands_per_match, seed, margin,
     that cancels the dealer's, and confirm it on fresh seeds.
 
     The verdict is equivalence within a margin (two one-sided tests at every
-    position, p-values adjusted across them): equivalent, differs, or
-    inconclusive with the hands that would settle it. The compensation is
+    position, p-values adjusted across them): equivalent (a position within the
+    margin is balanced even if shown to differ from 0, which the text names),
+    differs, or inconclusive with the hands that would settle it. The compensation is
     proposed at a step of at most half the margin (a larger base, paid in money);
     the confirmation plays it on a seed derived from --seed (no second run when the
     proposal is the rules measured).

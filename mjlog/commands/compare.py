@@ -35,8 +35,9 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
     hand, each pattern's rate per win and the capped share. For each: baseline,
     value, difference with its 95% CI, p-value adjusted over every point x metric
     (or the --primary ones), the paired and the unpaired standard error, and a
-    verdict: differs, equivalent within the metric's margin, or inconclusive with
-    about how many more hands would settle it (docs/cli.md gives the margins).
+    verdict: equivalent within the metric's margin (even when also shown to differ
+    from 0, which it then says), differs, or inconclusive with about how many more
+    hands would settle it (docs/cli.md gives the margins).
     Runs with the same seed start every match from the same walls, so matches are
     paired by (seed, match), also where a changed result later moved a dealer (the
     output says on how many hands the walls still agree); runs of another seed,
@@ -158,6 +159,7 @@ def _legend(df, primary) -> str:
             "every point × metric of this study")
     tests = int(df["p_adjusted"].notna().sum())
     return (f"p_adj: Benjamini-Hochberg over {over} ({tests} tests); verdict at 5 %: "
-            f"differs (p_adj), equivalent within ±margin (two one-sided tests, adjusted "
-            f"alike), else inconclusive with about how many more hands each run needs"
+            f"equivalent within ±margin (two one-sided tests, adjusted alike; the text says "
+            f"when it also differs from 0), else differs (p_adj), else inconclusive with "
+            f"about how many more hands each run needs"
             + ("; exploratory: not a primary metric, not tested" if primary else ""))

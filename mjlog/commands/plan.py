@@ -33,7 +33,8 @@ def _number(option: str):
                    "money_moved_per_hand, capped_share, pattern_rate[KEY].")
 @click.option("--detect", default=None, metavar="DIFFERENCE", callback=_number("--detect"),
               help="A rule change's effect to detect (in the metric's unit): "
-                   "'differs' 80 % of the time when the true difference is this.")
+                   "shown to differ from 0 80 % of the time when the true difference "
+                   "is this.")
 @click.option("--margin", default=None, metavar="MARGIN", callback=_number("--margin"),
               help="An equivalence margin: 'equivalent within ±MARGIN' 80 % of the time "
                    "when there is no difference (two one-sided tests).")
