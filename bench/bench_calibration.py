@@ -287,8 +287,10 @@ def grid(pool: Pool, size: int, points: int = 9) -> dict[str, object]:
     same rules on disjoint matches (independent seeds, compared unpaired), every
     metric compare would compare (the patterns either side saw), decided as compare
     decides a sweep (:func:`analysis.decide.decide_study`: Benjamini–Hochberg over
-    every point × metric). A finding is a verdict ``differs``; the share of studies
-    with one is the false-finding rate. Also the rate adjusting per point (the old
+    every point × metric). A finding is a difference shown not to be 0
+    (:attr:`~analysis.decide.Decision.differs_from_zero`: the verdict ``differs``, or
+    ``equivalent`` by less than the margin); the share of studies with one is the
+    false-finding rate. Also the rate adjusting per point (the old
     way) and unadjusted; and per metric, the share of studies whose trend along the
     run's index (a numeric key without effect) covers 0
     (:func:`analysis.stats.slope` on every point's pseudo-values, each match a
@@ -321,8 +323,8 @@ def grid(pool: Pool, size: int, points: int = 9) -> dict[str, object]:
                 hands.append(min(pool.hands[base].sum(), pool.hands[b].sum()))
                 ps.append(d.p)
             point_p.append(ps)
-        verdicts = [d.verdict for d in decide_study(diffs, metrics, hands) if d]
-        whole.append("differs" in verdicts)
+        whole.append(any(d.differs_from_zero for d in decide_study(diffs, metrics, hands)
+                         if d))
         per_point.append(any((adjust(ps) < 0.05).any() for ps in point_p))
         raw.append(any(p < 0.05 for ps in point_p for p in ps))
         tests.append(len(diffs))
@@ -425,24 +427,23 @@ class Verdict:
     """What one balance study decided: ``verdict``, the compensation ``x`` it proposed
     (points the dealer pays each other player a hand; 0 when it kept the rules,
     ``changed`` False), the ``dealer`` advantage and each position's verdict
-    (``positions``) the verdict rests on, and whether every position was also shown
-    within the margin (``within``: its two one-sided tests' adjusted p under α)."""
+    (``positions``) the verdict rests on, and which of them were also shown not to be 0
+    (``nonzero``: an equivalent one by less than the margin)."""
 
     verdict: str
     x: float
     changed: bool
     dealer: float
     positions: tuple[str, ...]
-    within: bool
+    nonzero: tuple[bool, ...]
 
 
 def _decided(rows: list[dict], x: float, changed: bool) -> Verdict:
     from analysis.compensation import study_verdict
-    from analysis.decide import ALPHA
 
     return Verdict(study_verdict(rows)[0], x, changed, rows[0]["value"],
                    tuple(r["verdict"] for r in rows),
-                   all(r["p_equivalence"] < ALPHA for r in rows))
+                   tuple(r["differs_from_zero"] for r in rows))
 
 
 def balance_verdict(measure: tuple[np.ndarray, np.ndarray],
@@ -530,7 +531,8 @@ def balance_cli(pool: Pool, hands: int) -> dict:
     ours = balance_verdict((pool.pts[:m], pool.hands[:m]), confirm)
     cli = Verdict(r["verdict"], r["compensation"]["points"] -
                   r["measured_compensation"]["points"], r["changes"], r["confirmed"]["value"],
-                  tuple(p["verdict"] for p in r["confirmed_positions"]), False)
+                  tuple(p["verdict"] for p in r["confirmed_positions"]),
+                  tuple(p["differs_from_zero"] for p in r["confirmed_positions"]))
     return {"cli": cli, "ours": ours}
 
 
@@ -650,10 +652,10 @@ def _neighbours(after: list[float]) -> str:
         return ""
     return (f"The compensation moves the dealer against the rest, so the others keep "
             f"their spread: position {p} stays at {after[p]:+.3f}, within the margin "
-            f"but not 0. balance's verdict ranks *differs* (from 0) before *equivalent*, "
-            f"so the more hands a run has, the more surely such a position is shown to "
-            f"differ from 0 and the verdict is *differs*, though every position is "
-            f"within ±{MARGIN:g} (the rows below). ")
+            f"but not 0. balance's verdict ranks *equivalent* before *differs* (from 0), "
+            f"so the more hands a run has, the more surely such a position is shown "
+            f"within ±{MARGIN:g} and the verdict is *equivalent*, the text naming it as "
+            f"differing from 0 by less than the margin (the rows below). ")
 
 
 def _cli_text(v: Verdict) -> str:
@@ -663,7 +665,8 @@ def _cli_text(v: Verdict) -> str:
 
 def _same_cli(b: dict) -> bool:
     a, o = b["cli"], b["ours"]
-    return (a.verdict, a.changed, a.positions) == (o.verdict, o.changed, o.positions) and \
+    return (a.verdict, a.changed, a.positions, a.nonzero) == \
+        (o.verdict, o.changed, o.positions, o.nonzero) and \
         math.isclose(a.x, o.x, abs_tol=1e-12) and \
         math.isclose(a.dealer, o.dealer, rel_tol=1e-9, abs_tol=1e-12)
 
@@ -677,15 +680,16 @@ def _verdict_shares(vs: list[Verdict]) -> str:
 
 
 def _differs_by_position(vs: list[Verdict]) -> str:
-    """The share of studies in which each position differs from 0, and of those
-    whose verdict is ``differs`` though every position was shown within the margin."""
+    """The share of studies in which each position is shown to differ from 0, and of
+    those whose verdict is ``equivalent`` though some position is (by less than the
+    margin)."""
     if not vs:
         return "—"
     n = len(vs[0].positions)
-    each = ", ".join(f"{p}: {100 * np.mean([v.positions[p] == 'differs' for v in vs]):.0f} %"
+    each = ", ".join(f"{p}: {100 * np.mean([v.nonzero[p] for v in vs]):.0f} %"
                      for p in range(n))
-    both = np.mean([v.verdict == "differs" and v.within for v in vs])
-    return f"{each}; differs yet all within ±margin: {100 * both:.0f} %"
+    both = np.mean([v.verdict == "equivalent" and any(v.nonzero) for v in vs])
+    return f"{each}; equivalent though a position differs from 0: {100 * both:.0f} %"
 
 
 def run(quick: bool = False) -> dict:
@@ -844,8 +848,9 @@ def run(quick: bool = False) -> dict:
         f"({plan.grid * HPM} hands) with the same rules on disjoint matches (so "
         f"compared unpaired), every metric compare compares (the patterns either side "
         f"saw; {g['tests']:.0f} tests a study on average), decided as compare decides "
-        f"a sweep (analysis.decide.decide_study). A *finding* is any verdict "
-        f"`differs`. Target: at most 5 %.\n",
+        f"a sweep (analysis.decide.decide_study). A *finding* is any difference shown "
+        f"not to be 0 (`differs_from_zero`: the verdict `differs`, or `equivalent` by "
+        f"less than the margin). Target: at most 5 %.\n",
         "| adjustment | studies with a finding |",
         "|---|---|",
         f"| Benjamini–Hochberg over the whole study (compare's) | "
