@@ -25,6 +25,16 @@ def _ci(e: dict) -> str:
     return f"{e['value']:+.3f} [{e['lo']:+.3f}, {e['hi']:+.3f}]"
 
 
+def _nonzero(r: dict) -> str:
+    """The positions an equivalent verdict holds though they differ from 0."""
+    off = [str(p["position"]) for p in r["confirmed_positions"] if p["differs_from_zero"]]
+    if r["verdict"] != "equivalent" or not off:
+        return ""
+    who = f"position {off[0]} differs" if len(off) == 1 else \
+        f"positions {', '.join(off)} differ"
+    return f" ({who} from 0, by less than the margin)"
+
+
 def run(quick: bool = False) -> dict:
     hands = 400 if quick else HANDS
     args = ["balance", "yuxi", "--hands", str(hands), "--seed", "2026", "--format", "json",
@@ -67,7 +77,7 @@ def run(quick: bool = False) -> dict:
         f"points |\n"
         f"| confirmed dealer advantage (seed {r['confirm_seed']}) | {_ci(r['confirmed'])} "
         f"| points per hand |\n"
-        f"| verdict, margin ±{r['margin']} | {r['verdict']} | every position |\n"
+        f"| verdict, margin ±{r['margin']} | {r['verdict']}{_nonzero(r)} | every position |\n"
         f"| most advantaged position | {r['largest']['position']}: {_ci(r['largest'])} "
         f"| points per hand |\n"
         f"| one step of the lever moves the advantage by | {r['resolution']:.3f} "
