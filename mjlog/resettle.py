@@ -73,27 +73,29 @@ def resettle(rules: Rules, hand: Mapping[str, Any], events: Sequence[Event]) -> 
     hand does not end with the log."""
     st = HandState(rules, list(hand["wall"]), hand["dealer"], tuple(hand["dice"]),
                    hand["break"])
-    auto, try_apply = st.auto, st.try_apply
+    try_apply = st.try_apply
     for seq, ev in enumerate(events):
         if ev.type == TRANSFER:
             continue
-        _pay(st, auto)
+        _pay(st)
         if not try_apply(ev):
             # a refusal may have closed a claim window the log had left (everyone
             # passed), which can make payments due first: the dealer's compensation
             # after the hand's last win, say
-            _pay(st, auto)
+            _pay(st)
             if try_apply(ev):
                 continue
             raise NotResettled(f"logged event {seq} ({ev.type}) is not allowed under the "
                                f"new rules")
-    _pay(st, auto)
+    _pay(st)
     if not st.over:
         raise NotResettled("the hand does not end where its log does")
     return st
 
 
-def _pay(st: HandState, auto) -> None:
-    """Apply the payments due now under the state's rules."""
-    while (due := auto()) is not None and due.type == TRANSFER:
-        st.apply(due)
+def _pay(st: HandState) -> None:
+    """Apply the payments due now under the state's rules (the state queues every
+    transfer it makes as a pending event)."""
+    pending = st.pending
+    while pending and pending[0].type == TRANSFER:
+        st.apply(pending[0])
