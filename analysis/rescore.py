@@ -388,9 +388,10 @@ class Rescorer(Study):
     """One rescore: the rounds to a fixed point, then the confirmation."""
 
     def __init__(self, plan: RescorePlan, out: str | Path, workers: int | None = None,
-                 scheduler: str | None = None, progress: Callable[[str], None] | None = None):
+                 scheduler: str | None = None, progress: Callable[[str], None] | None = None,
+                 settle: bool = True):
         super().__init__(plan, out, {"mode": "rescore", "rounds": [], "confirm": None},
-                         workers, scheduler, progress)
+                         workers, scheduler, progress, settle)
         self.rules = resolve(plan.variant, sets=list(plan.sets))
         self.rule = TableRule.of(self.rules, plan.patterns)
         self.spec = keys(plan.variant)
@@ -422,7 +423,7 @@ class Rescorer(Study):
                 return self._parsed(self.doc["rounds"][r]["proposed"])
             name = f"rounds/{r:02d}"
             run = self._run(name, self._sets(table), plan.seed, per_round)
-            m = measure(run, self.metrics)
+            m = self.played(name, measure(run, self.metrics))
             counts, wins = self._counts(m)
             if not wins:
                 raise MjlogError(f"round {r}: no hand of {m.hands} was won; raise --budget")
@@ -430,7 +431,7 @@ class Rescorer(Study):
             new, why = self.rule(counts, wins, observed, played)
             moved = sum(new[k] != table[k] for k in new)
             self.doc["rounds"].append({
-                "round": r, "run": name, "hands": m.hands, "wins": wins,
+                "round": r, "run": name, "hands": m.played, "wins": wins,
                 "table": self._shown(table), "counts": counts, "observed": observed,
                 "proposed": self._shown(new), "why": why, "changed": moved})
             self._save()
@@ -444,13 +445,13 @@ class Rescorer(Study):
         """The old table and the new one on a fresh seed: each pattern's rate."""
         _, matches = self.plan.split()
         seed = _seed(self.plan, 4)
-        old = measure(self._run("confirm-before", self._sets(self.rule.original), seed,
-                                matches), self.metrics)
+        old = self.played("confirm-before", measure(self._run(
+            "confirm-before", self._sets(self.rule.original), seed, matches), self.metrics))
         run = self.out / "confirm-before"
         new = old
         if table != self.rule.original:
             run = self._run("confirm", self._sets(table), seed, matches)
-            new = measure(run, self.metrics)
+            new = self.played("confirm", measure(run, self.metrics))
         counts, wins = self._counts(new)
         fresh = self.rule(counts, wins, observed_containment(run, self.rule.patterns),
                           [table])[0] if wins else table
@@ -465,7 +466,7 @@ class Rescorer(Study):
 
         self.doc["confirm"] = {
             "seed": seed, "proposal": self._shown(table),
-            "hands": old.hands + (new.hands if new is not old else 0),
+            "hands": old.played + (new.played if new is not old else 0),
             "rate_old": rates(old), "rate_new": rates(new), "fresh": self._shown(fresh)}
         self._save()
         return self.doc["confirm"]

@@ -70,6 +70,8 @@ from mjlog.errors import InputError, MjlogError, finite_float, quote
 from mjlog.rng import derive
 from mjlog.rules import keys, resolve
 from mjlog.rundir import write_atomic
+from simulate.agents import make_agents
+from simulate.resettled import donor_problem
 from simulate.runner import RunSpec, simulate
 
 TUNE_FILE = "tune.json"
@@ -238,6 +240,12 @@ class Measured:
     arrays: dict[str, tuple[np.ndarray, np.ndarray | None]]
     hands: int
     units: dict[str, str] = dataclasses.field(default_factory=dict)  # metric → its unit
+    #: Of ``hands``, those played (the rest settled from logged play: Study._run).
+    played: int = -1
+
+    def __post_init__(self) -> None:
+        if self.played < 0:
+            self.played = self.hands
 
     def value(self, metric: str) -> float:
         y, x = self.arrays[metric]
@@ -249,7 +257,7 @@ class Measured:
             return None if a is None else np.concatenate([a, b])
         return Measured({m: (np.concatenate([y, other.arrays[m][0]]), cat(x, other.arrays[m][1]))
                          for m, (y, x) in self.arrays.items()}, self.hands + other.hands,
-                        self.units)
+                        self.units, self.played + other.played)
 
     def judge(self, t: Target) -> dict[str, Any]:
         """``t`` judged on these matches (:func:`judge`)."""
@@ -280,7 +288,8 @@ def _boot_best(targets: Sequence[Target], cands: Sequence[Measured], seed: int,
                draws: int = 400) -> np.ndarray:
     """How often each candidate has the lowest loss over paired bootstrap resamples of
     the matches (the candidates share their walls, so a resample takes the same
-    matches for all)."""
+    matches for all). Candidates tied for the lowest share that resample: two that
+    the targets cannot tell apart are never "clearly best"."""
     n = min(len(c.arrays[targets[0].metric][0]) for c in cands)
     rng = np.random.default_rng(seed)
     wins = np.zeros(len(cands))
@@ -294,8 +303,16 @@ def _boot_best(targets: Sequence[Target], cands: Sequence[Measured], seed: int,
                 v = (y[idx].sum() / x[idx].sum()) if x is not None else y[idx].mean()
                 total += t.weight * t.miss(float(v)) ** 2 if np.isfinite(v) else math.inf
             ls.append(total)
-        wins[int(np.argmin(ls))] += 1
+        best = np.flatnonzero(np.asarray(ls) == min(ls))
+        wins[best] += 1 / len(best)
     return wins / draws
+
+
+def _same_figures(a: Measured, b: Measured) -> bool:
+    """Whether two candidates' figures agree on every match, for every target."""
+    return all(np.array_equal(ya, yb) and (xa is None or np.array_equal(xa, xb))
+               for (ya, xa), (yb, xb) in zip(a.arrays.values(), b.arrays.values(),
+                                             strict=True))
 
 
 # ------------------------------------------------------------------ judging a target
@@ -366,6 +383,10 @@ def _grid(vary: Sequence[Vary], now: Mapping[str, Any]) -> list[dict[str, Any]]:
     return first + [p for p in points if p not in first]
 
 
+_RUN_NAME = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*")
+"""A run of a tune directory, by its name there (``trials/003``, ``confirm``)."""
+
+
 def _seed(plan: Plan, *parts: int) -> int:
     return derive(plan.seed, *parts) % SEED_SPACE
 
@@ -380,13 +401,16 @@ class Study:
     ``plan.tune_id`` (a directory of another study, or of other files, is refused),
     is rewritten atomically after every step, and every run is an ordinary run
     directory resumed shard by shard. ``plan`` needs ``tune_id``, ``variant``,
-    ``agents``, ``hands_per_match`` and ``seed``."""
+    ``agents``, ``hands_per_match`` and ``seed``. ``settle=False`` plays every run,
+    none settled from another's play (the same answer: for checking)."""
+
+    settle = True
 
     def __init__(self, plan, out: str | Path, fresh: Mapping[str, Any],
                  workers: int | None = None, scheduler: str | None = None,
-                 progress: Callable[[str], None] | None = None):
+                 progress: Callable[[str], None] | None = None, settle: bool = True):
         self.plan, self.out = plan, Path(out)
-        self.workers, self.scheduler = workers, scheduler
+        self.workers, self.scheduler, self.settle = workers, scheduler, settle
         self.say = progress or (lambda _line: None)
         self.doc = self._load(fresh)
 
@@ -417,28 +441,56 @@ class Study:
     def _run(self, name: str, sets: Sequence[str], seed: int, matches: int,
              agents: Sequence[str] | None = None) -> Path:
         """Play (or finish) the run ``DIR/name`` under the plan's rules and ``sets``, by
-        the plan's line-up unless ``agents`` names another."""
+        the plan's line-up unless ``agents`` names another. When a run already played
+        here differs from it only in money-only keys and the line-up never reads money,
+        the run is settled from that one's logged play instead (the same bytes, at the
+        cost of a replay: :mod:`simulate.resettled`); the journal's ``settled`` names
+        the run it came from, ``played`` the runs that were played."""
         spec = RunSpec.build(self.plan.variant, seed, matches, self.plan.hands_per_match,
                              list(agents or self.plan.agents), sets=list(sets))
         run = self.out / name
-        simulate(spec, run, workers=self.workers, scheduler=self.scheduler, progress=False)
+        settled = self.doc.setdefault("settled", {})
+        played = self.doc.setdefault("played", [])
+        donor = self._donor(spec, name) if self.settle else None
+        simulate(spec, run, workers=self.workers, scheduler=self.scheduler, progress=False,
+                 settle_from=self.out / donor if donor else None)
+        if donor:
+            settled[name] = donor
+        elif name not in played and name not in settled:
+            played.append(name)
         return run
+
+    def _donor(self, spec: RunSpec, name: str) -> str | None:
+        """The first run played here whose play ``spec`` may reuse, if any."""
+        if not all(getattr(a, "money_blind", False) is True for a in make_agents(spec.agents)):
+            return None  # the common case of a tune: its agents respond to the rules
+        # the journal is read back from disk: only a run name of this directory counts
+        return next((p for p in self.doc.get("played", ())
+                     if isinstance(p, str) and _RUN_NAME.fullmatch(p) and p != name
+                     and donor_problem(spec, self.out / p) is None), None)
+
+    def played(self, name: str, m: Measured) -> Measured:
+        """``m``, measured on run ``name``, with its hands counted as played or not."""
+        if name in self.doc.get("settled", {}):
+            m.played = 0
+        return m
 
 
 class Tuner(Study):
     """One tune: its plan, its directory, its journal."""
 
     def __init__(self, plan: Plan, out: str | Path, workers: int | None = None,
-                 scheduler: str | None = None, progress: Callable[[str], None] | None = None):
+                 scheduler: str | None = None, progress: Callable[[str], None] | None = None,
+                 settle: bool = True):
         super().__init__(plan, out, {"trials": [], "race": [], "confirm": None}, workers,
-                         scheduler, progress)
+                         scheduler, progress, settle)
         self.metrics = [t.metric for t in plan.targets]
         self.base_rules = resolve(plan.variant, sets=list(plan.sets))
 
     def _play(self, name: str, point: Mapping[str, Any], seed: int, matches: int,
               agents: Sequence[str] | None = None) -> Measured:
-        return measure(self._run(name, _sets(self.plan, point), seed, matches, agents),
-                       self.metrics)
+        return self.played(name, measure(self._run(name, _sets(self.plan, point), seed,
+                                                   matches, agents), self.metrics))
 
     def _point(self, trial: dict) -> dict[str, Any]:
         table = keys(self.plan.variant)
@@ -487,9 +539,12 @@ class Tuner(Study):
                 row = {**again, "trial": k, "hands": 0, "same_as": again["trial"]}
             else:
                 m = self._play(f"trials/{k:03d}", point, plan.seed, per_trial)
-                row = {"trial": k, "point": shown, "run": f"trials/{k:03d}", "hands": m.hands,
+                row = {"trial": k, "point": shown, "run": f"trials/{k:03d}", "hands": m.played,
                        "loss": loss(plan.targets, m),
                        "values": {x: _finite(m.value(x)) for x in self.metrics}}
+                if m.played < m.hands:
+                    row["settled_from"] = self.doc["settled"][row["run"]]
+                    row["settled"] = m.hands
             self.doc["trials"].append(row)
             study.add_trial(told(point, row["loss"]))
             self._save()
@@ -520,15 +575,19 @@ class Tuner(Study):
                 extra = self._play(f"race/{r:02d}/{k:03d}", self._point(by_trial[k]),
                                    _seed(plan, 2, r), per_trial)
                 data[k] = data[k].merged(extra)
-                hands += extra.hands
+                hands += extra.played
             share = _boot_best(plan.targets, [data[k] for k in field], _seed(plan, 3, r))
+            # candidates whose figures agree match for match: no round can part them
+            tied = all(_same_figures(data[field[0]], data[k]) for k in field[1:])
             self.doc["race"].append({"round": r, "trials": field, "hands": hands,
                                      "share_best": share.round(4).tolist(),
-                                     "losses": [loss(plan.targets, data[k]) for k in field]})
+                                     "losses": [loss(plan.targets, data[k]) for k in field],
+                                     **({"tied": True} if tied else {})})
             self._save()
-            self.say(f"tune: race round {r + 1}/{rounds}: trial {field[int(share.argmax())]} "
-                     f"best in {share.max():.0%} of resamples")
-            if share.max() >= 0.95:
+            self.say(f"tune: race round {r + 1}/{rounds}: " + (
+                f"trials {field} tied: the targets cannot tell them apart" if tied else
+                f"trial {field[int(share.argmax())]} best in {share.max():.0%} of resamples"))
+            if share.max() >= 0.95 or tied:
                 break
         # best first by the loss on all its hands (the shared walls and every round)
         pooled = [loss(plan.targets, data[k]) for k in field]
@@ -542,11 +601,11 @@ class Tuner(Study):
         m = self._play("confirm", self._point(self.doc["trials"][best]), seed, matches)
         rows = [m.judge(t) for t in plan.targets]
         first = self.doc["trials"][0]
-        before, hands = None, m.hands
+        before, hands = None, m.played
         if best != 0 and all(first["point"][v.key] == v.show(self.base_rules[v.key])
                              for v in plan.vary):
             b = self._play("confirm-before", self._point(first), seed, matches)
-            before, hands = [b.judge(t) for t in plan.targets], hands + b.hands
+            before, hands = [b.judge(t) for t in plan.targets], hands + b.played
         self.doc["confirm"] = {"trial": best, "seed": seed, "hands": hands,
                                "targets": _clean(rows), "before": _clean(before)}
         self._save()
@@ -564,7 +623,7 @@ class Tuner(Study):
                        c["seed"], matches, agents)
         b = self._play(f"recheck-{tag}-before", self._point(self.doc["trials"][0]),
                        c["seed"], matches, agents)
-        entry = {"agents": label, "hands": m.hands + b.hands,
+        entry = {"agents": label, "hands": m.played + b.played,
                  "targets": _clean([m.judge(t) for t in plan.targets]),
                  "before": _clean([b.judge(t) for t in plan.targets])}
         self.doc.setdefault("recheck", {})[label] = entry
@@ -599,8 +658,8 @@ class Tuner(Study):
                 "before": {v.key: v.show(self.base_rules[v.key]) for v in self.plan.vary},
                 "targets": c["targets"], "targets_before": c.get("before"),
                 "trials": self.doc["trials"], "race": self.doc["race"],
-                "hands": hands, "seed": self.plan.seed, "confirm_seed": c["seed"],
-                "recheck": rechecks}
+                "hands": hands, "settled": dict(self.doc.get("settled", {})),
+                "seed": self.plan.seed, "confirm_seed": c["seed"], "recheck": rechecks}
 
 
 def _finite(v: float) -> float | None:
@@ -662,7 +721,11 @@ def summary(result: Mapping[str, Any]) -> str:
     fresh walls) with its verdict, how each target responded to each key over the
     trials, and the trial history."""
     lines = [f"mjlog tune {result['variant']} (tune {result['tune_id']}, tuned with "
-             f"{', '.join(result['agents'])}; {result['hands']} hands):", ""]
+             f"{', '.join(result['agents'])}; {result['hands']} hands played):"]
+    if result.get("settled"):
+        lines.append(f"  {len(result['settled'])} runs settled from logged play instead: only "
+                     f"money-only keys differ and no agent reads money (the same hands)")
+    lines.append("")
     lines.append("proposal: " + ", ".join(f"{k}={v} (was {result['before'][k]})"
                                           for k, v in result["best"].items()))
     lines += ["", f"targets on fresh walls (seed {result['confirm_seed']}), 95 % intervals:"]
@@ -697,11 +760,13 @@ def summary(result: Mapping[str, Any]) -> str:
     lines += ["", "trials:"]
     for t in result["trials"]:
         pt = ", ".join(f"{k}={v}" for k, v in t["point"].items())
-        same = f" (as trial {t['same_as']}, not replayed)" if "same_as" in t else ""
+        same = (f" (as trial {t['same_as']}, not replayed)" if "same_as" in t else
+                f" (settled from {t['settled_from']})" if "settled_from" in t else "")
         lines.append(f"  {t['trial']:3d} {pt}: loss {t['loss']:.3g}{same}")
     for r in result["race"]:
-        lines.append(f"  race round {r['round']}: trials {r['trials']} best in "
-                     f"{', '.join(f'{s:.0%}' for s in r['share_best'])} of resamples")
+        lines.append(f"  race round {r['round']}: trials {r['trials']} " + (
+            "tied: the same figures on every match (the first is proposed)" if r.get("tied")
+            else f"best in {', '.join(f'{s:.0%}' for s in r['share_best'])} of resamples"))
     return "\n".join(lines)
 
 

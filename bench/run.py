@@ -113,7 +113,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="tiny sizes (a smoke test)")
     ap.add_argument("--only", default=None,
                     help="comma-separated parts to rerun (hand, engine, audit, batch, analysis, "
-                         "ladder, compare, behaviour, env, import, balance, expert, tune, "
+                         "ladder, compare, behaviour, env, import, balance, expert, tune, settle, "
                          "calibration); the others are taken from bench/results/")
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else None
@@ -123,7 +123,7 @@ def main() -> None:
     parts = {"hand": lambda: __import__("bench_hand").run(quick=q)["section"],
              "engine": lambda: engine_section(q)}
     for name in ("audit", "batch", "analysis", "ladder", "compare", "behaviour", "env", "import",
-                 "balance", "expert", "tune", "calibration"):
+                 "balance", "expert", "tune", "settle", "calibration"):
         parts[name] = (lambda name=name: __import__(f"bench_{name}").run(quick=q)["section"])
     sections = [f"# Benchmarks\n\nCommand: `make bench` (runs `python bench/run.py --out "
                 f"BENCHMARKS.md`; `--only engine,ladder` reruns some parts and reuses the "

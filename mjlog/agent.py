@@ -190,6 +190,7 @@ class RandomAgent(_Base):
     """Uniform over the legal choices, from its own stream."""
 
     name = "random"
+    money_blind = True  # reads no rule at all (mjlog.resettle)
 
     def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         return options[self.rng.below(len(options))]
@@ -199,6 +200,7 @@ class GreedyAgent(_Base):
     """Wins when it can; otherwise keeps shanten as low as it can."""
 
     name = "greedy"
+    money_blind = True  # tiles and shanten only, never what a hand pays (mjlog.resettle)
 
     def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         if (plain := obvious_choice(view, options)) is not None:

@@ -66,6 +66,12 @@ def _values(k: RuleKey) -> str:
     return f"integer {lo}..{hi}" if hi else f"integer ≥ {lo}" if lo else "integer"
 
 
+def _what(k: RuleKey) -> str:
+    """What a key does, and whether it only says what a hand pays (README, 'Money-only
+    keys')."""
+    return _cell(k.doc) + (" *(money only)*" if k.money_only else "")
+
+
 def _default(k: RuleKey) -> str:
     shown = k.show(k.default)
     return f"`{shown}`" if shown else "(none)"
@@ -106,7 +112,7 @@ def key_table(name: str) -> str:
     for k in v.rule_keys:
         if k.name in common or _is_value_key(k):
             continue
-        rows.append(f"| `{k.name}` | {_default(k)} | {_values(k)} | {_cell(k.doc)} |")
+        rows.append(f"| `{k.name}` | {_default(k)} | {_values(k)} | {_what(k)} |")
     return "\n".join(rows)
 
 
@@ -117,7 +123,7 @@ def common_key_table() -> str:
     for name in common_key_names():
         keys = [next(k for k in v.rule_keys if k.name == name) for v in VARIANTS.values()]
         defaults = " | ".join(_default(k) for k in keys)
-        rows.append(f"| `{name}` | {defaults} | {_values(keys[0])} | {_cell(keys[0].doc)} |")
+        rows.append(f"| `{name}` | {defaults} | {_values(keys[0])} | {_what(keys[0])} |")
     return "\n".join(rows)
 
 
@@ -131,7 +137,7 @@ def pattern_table(name: str) -> str:
         if k is None:
             value, default = "—", "—"
         else:
-            value = f"`{k.name}`"
+            value = f"`{k.name}`" + (" (money only)" if k.money_only else "")
             default = (" / ".join("–" if x is None else str(x) for x in k.default)
                        if k.kind == "pair" else f"×{k.default}" if k.kind == "pow2"
                        else str(k.default))

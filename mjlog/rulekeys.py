@@ -58,6 +58,11 @@ class RuleKey:
     #: without the key is read with it, so old runs still replay and validate. None:
     #: the key has always been recorded, and a manifest without it is incomplete.
     absent: Any = None
+    #: The key only says what a hand pays (the base, a cap, a compensation): no legal
+    #: choice and no event but the payments depends on it, so hands played under one
+    #: value may be settled again under another (:mod:`mjlog.resettle`, proved for
+    #: every such key by tests/test_resettle.py).
+    money_only: bool = False
 
     def parse(self, raw: Any, variant: str) -> Any:
         """Turn a TOML value or a command-line string into this key's value."""
@@ -144,36 +149,38 @@ class RuleKey:
 
 
 def int_key(name: str, default: int, doc: str, minimum: int = 0, maximum: int | None = None,
-            absent: int | None = None) -> RuleKey:
+            absent: int | None = None, money_only: bool = False) -> RuleKey:
     return RuleKey(name, default, "int", doc=doc, minimum=minimum, maximum=maximum,
-                   absent=absent)
+                   absent=absent, money_only=money_only)
 
 
 def choice_key(name: str, default: str, choices: Iterable[str], doc: str,
-               absent: str | None = None) -> RuleKey:
-    return RuleKey(name, default, "choice", tuple(choices), doc, absent=absent)
+               absent: str | None = None, money_only: bool = False) -> RuleKey:
+    return RuleKey(name, default, "choice", tuple(choices), doc, absent=absent,
+                   money_only=money_only)
 
 
-def bool_key(name: str, default: bool, doc: str, absent: bool | None = None) -> RuleKey:
-    return RuleKey(name, default, "bool", doc=doc, absent=absent)
+def bool_key(name: str, default: bool, doc: str, absent: bool | None = None,
+             money_only: bool = False) -> RuleKey:
+    return RuleKey(name, default, "bool", doc=doc, absent=absent, money_only=money_only)
 
 
 def common_keys(rob_default: bool) -> list[RuleKey]:
     return [
         int_key("players", 4, "number of players (2, 3 or 4)", 2, 4),
-        int_key("base", 1, "底分: money per unit", 1),
+        int_key("base", 1, "底分: money per unit", 1, money_only=True),
         choice_key("late_added_kong", "pays", ("pays", "no_pay", "forbidden"),
                 "an added kong whose fourth tile is not the tile just drawn"),
         bool_key("rob_exposed_kong", rob_default,
               "an exposed kong claimed from a discard may be robbed"),
-        RuleKey("dealer_compensation", 0, "int", minimum=-INT32_MAX, absent=0,
+        RuleKey("dealer_compensation", 0, "int", minimum=-INT32_MAX, absent=0, money_only=True,
                 doc="seat compensation: after every hand the dealer pays this many units "
                     "x base (or of money: dealer_compensation_unit) to each other player "
                     "(negative: they pay the dealer)"),
         # money: with a larger base, the dealer pays a fraction of a point (mjlog balance)
         choice_key("dealer_compensation_unit", "base", ("base", "money"),
                    "what one dealer_compensation counts: a unit x base, or one of money "
-                   "(with base B: 1/B of a point)", absent="base"),
+                   "(with base B: 1/B of a point)", absent="base", money_only=True),
         choice_key("dealer_rotation", "rules", ("rules", "fixed"),
                    "who deals next: as the variant's rules say (from the hand's result), or "
                    "fixed: the next seat every hand, whatever happened", absent="rules"),

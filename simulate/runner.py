@@ -23,14 +23,15 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from mjlog import __version__
-from mjlog.engine import play_match
+from mjlog.engine import PlayedHand, play_match
 from mjlog.errors import InputError, MjlogError
 from mjlog.logio import (
     LogError,
@@ -53,6 +54,7 @@ from mjlog.rundir import RunClaim
 from mjlog.schema import TABLES
 from simulate.agents import agent_entry, make_agents
 from simulate.dask_runner import run_on_dask
+from simulate.resettled import donor_problem, resettled_shard
 
 HANDS_PER_SHARD = 2000  # default target; a shard always holds whole matches
 _REPORT_EVERY = 0.25  # seconds between a worker's progress reports
@@ -201,33 +203,41 @@ class RunSpec:
 
 
 def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, end: int,
-               report: Callable[[int], None] | None = None) -> tuple[list[dict], int]:
+               report: Callable[[int], None] | None = None,
+               settle_from: str | None = None) -> tuple[list[dict], int]:
     """Play matches [first, end) and write them as one shard; returns its manifest
     entries and the number of hands. ``report(n)`` is told of the hands played, at
     most every quarter second and once at the end. Memory is bounded by the
-    writer's row group."""
-    n = spec.rules.n
+    writer's row group. With ``settle_from`` (a run :func:`donor_problem` accepts)
+    the hands are settled from that run's shard instead of played, when they all
+    settle (:func:`resettled_shard`): the same bytes, at the cost of a replay."""
     rid = spec.run_id
     hands = reported = 0
     last = time.monotonic()
+    settled = resettled_shard(spec, settle_from, shard, first, end) if settle_from else None
     try:
         with ShardWriter(out, shard, rid, spec.variant, events=spec.events) as w:
-            for m in range(first, end):
-                for r in range(spec.rotations):
-                    lineup = [spec.agents[(s - r) % n] for s in range(n)]
-                    agents = make_agents(lineup)
-                    for p in play_match(spec.rules, agents, spec.seed, m,
-                                        spec.hands_per_match, r, spec.duplicate):
-                        w.add_hand(m, r, p.hand, *hand_records(p))
-                        hands += 1
-                        if report is not None and time.monotonic() - last > _REPORT_EVERY:
-                            report(hands - reported)
-                            reported, last = hands, time.monotonic()
+            for p in settled if settled is not None else _played(spec, first, end):
+                w.add_hand(p.match, p.rotation, p.hand, *hand_records(p))
+                hands += 1
+                if report is not None and time.monotonic() - last > _REPORT_EVERY:
+                    report(hands - reported)
+                    reported, last = hands, time.monotonic()
     except ValueError as e:  # a value past its column's width (see RunSpec.build)
         raise MjlogError(f"{out}: cannot log {e}; nothing of shard {shard} was kept") from None
     if report is not None and hands > reported:
         report(hands - reported)
     return w.entries, hands
+
+
+def _played(spec: RunSpec, first: int, end: int) -> Iterator[PlayedHand]:
+    """The hands of matches [first, end), played."""
+    n = spec.rules.n
+    for m in range(first, end):
+        for r in range(spec.rotations):
+            agents = make_agents([spec.agents[(s - r) % n] for s in range(n)])
+            yield from play_match(spec.rules, agents, spec.seed, m, spec.hands_per_match, r,
+                                  spec.duplicate)
 
 
 def default_workers() -> int:
@@ -240,7 +250,8 @@ def default_workers() -> int:
 
 def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
              progress: bool | None = None, scheduler: str | None = None,
-             desc: str | None = None, inside: str | os.PathLike | None = None) -> dict:
+             desc: str | None = None, inside: str | os.PathLike | None = None,
+             settle_from: str | os.PathLike | None = None) -> dict:
     """Play the run into ``out``, skipping complete shards; write the manifest last.
 
     ``workers`` local processes (default: every core), or the shards go to the
@@ -256,9 +267,18 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
 
     Ctrl-C raises :class:`RunInterrupted` once the workers are stopped; a worker
     that dies raises :class:`MjlogError`. Either way only complete shards are left.
+
+    ``settle_from`` names a finished run whose play this one may reuse (only money
+    rules differ: :mod:`simulate.resettled`); a run it cannot stand for is an error.
     """
     out = Path(out)
     shards = spec.shards()
+    donor = None
+    if settle_from is not None:
+        donor = str(Path(settle_from).resolve())
+        why = donor_problem(spec, donor)
+        if why is not None:
+            raise MjlogError(f"{settle_from}: cannot stand for the play of {out}: {why}")
     with RunClaim(out, spec.run_id, _fmt(spec.layout()), inside=inside) as claim:
         done_before = _finished_run(spec, out, shards)
         if done_before is not None:
@@ -271,7 +291,7 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
             good[shard] = entries or _entries(spec, out, shard)
             claim.record(shard, good[shard])
 
-        _play(spec, out, shards, todo, workers, progress, scheduler, desc, finished)
+        _play(spec, out, shards, todo, workers, progress, scheduler, desc, finished, donor)
         entries = [e for shard, _a, _b in shards for e in good[shard]]
         manifest = build_manifest(spec.meta(), entries, **spec.layout())
         write_manifest(out, manifest)
@@ -279,8 +299,9 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
 
 
 def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, desc,
-          finished: Callable[..., None]) -> None:
-    """Play the ``todo`` shards; ``finished(shard, entries)`` as each is in place."""
+          finished: Callable[..., None], donor: str | None = None) -> None:
+    """Play (or settle from ``donor``) the ``todo`` shards; ``finished(shard, entries)``
+    as each is in place."""
     left = sum(spec.shard_hands(a, b) for _, a, b in todo)
     bar = _progress(spec.total_hands, spec.total_hands - left, progress, desc,
                     shards=(len(shards) - len(todo), len(shards)))
@@ -296,14 +317,16 @@ def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, 
                 bar.update(spec.shard_hands(a, b))
                 placed(shard)
 
-            run_on_dask(scheduler, spec, out, todo, on_done, play_shard)
+            run_on_dask(scheduler, spec, out, todo, on_done,
+                        partial(play_shard, settle_from=donor) if donor else play_shard)
         else:
             workers = min(workers or default_workers(), len(todo))
             if workers <= 1:
                 for shard, a, b in todo:
-                    placed(shard, play_shard(spec, out, shard, a, b, report=bar.update)[0])
+                    placed(shard, play_shard(spec, out, shard, a, b, report=bar.update,
+                                             settle_from=donor)[0])
             elif todo:
-                _run_local(spec, out, todo, workers, bar, placed)
+                _run_local(spec, out, todo, workers, bar, placed, donor)
     except KeyboardInterrupt:
         if not scheduler:  # dask tasks already running finish their shard
             _clean(out, shards)
@@ -340,14 +363,16 @@ def _init_worker(queue) -> None:
 
 
 def _worker_shard(spec: RunSpec, out: str, shard: int, first: int,
-                  end: int) -> tuple[int, list[dict]]:
+                  end: int, donor: str | None = None) -> tuple[int, list[dict]]:
     def report(n: int) -> None:
         _queue.put((shard, n))
 
-    return shard, play_shard(spec, out, shard, first, end, report=report)[0]
+    return shard, play_shard(spec, out, shard, first, end, report=report,
+                             settle_from=donor)[0]
 
 
-def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished) -> None:
+def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished,
+               donor: str | None = None) -> None:
     import multiprocessing as mp
     import queue as queue_mod
 
@@ -373,7 +398,8 @@ def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished) -> N
         # _init_worker runs; the parent alone handles it.
         old = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
-            pending = {pool.submit(_worker_shard, spec, str(out), s, a, b) for s, a, b in todo}
+            pending = {pool.submit(_worker_shard, spec, str(out), s, a, b, donor)
+                       for s, a, b in todo}
         finally:
             signal.signal(signal.SIGINT, old)
         while pending:

@@ -163,3 +163,28 @@ def test_the_sample_sweep_pairs_by_match_where_a_moved_dealer_moved_the_break():
     assert "UNPAIRED" not in res.output
     how = next(ln for ln in res.output.splitlines() if ln.startswith("paired by match"))
     assert "walls agree on 376 of 400 hands" in how and "dealer" in how and "break" in how
+
+
+def test_pairing_never_makes_the_standard_error_wider_and_still_covers():
+    """Shared walls make runs alike, not opposed: a negative sample covariance is taken
+    as 0 (analysis.stats.compare_units), so the paired SE is never above the unpaired
+    one; with no true correlation at all (the worst case the floor can meet) the
+    paired interval still covers the true difference about 95 % of the time."""
+    from analysis.stats import compare_units
+
+    rng = np.random.default_rng(40)
+    reps, covered, floored = 3000, 0, 0
+    for _ in range(reps):
+        a, b = rng.normal(0, 1, 30), rng.normal(0, 1, 30)  # independent: true cov 0
+        d = compare_units(a, None, b, None, paired=True)
+        assert d.paired_se <= d.unpaired_se
+        raw = stats.sem(b - a)
+        if raw > d.unpaired_se:
+            floored += 1
+            t = stats.t.ppf(0.975, 29)
+            assert np.isclose(d.hi - d.lo, 2 * t * d.unpaired_se)
+        else:
+            assert np.isclose(d.paired_se, raw)
+        covered += d.lo <= 0 <= d.hi
+    assert 0.3 < floored / reps < 0.7  # about half the samples: the case is exercised
+    assert 0.94 <= covered / reps <= 0.975, covered / reps

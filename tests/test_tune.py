@@ -96,6 +96,42 @@ def test_a_killed_tune_resumes_to_the_same_answer(money, tmp_path):
                  "--recheck", "random") == res
 
 
+def test_money_only_trials_are_settled_from_logged_play_with_the_same_answer(money, tmp_path):
+    _, res = money
+    # base is money-only and greedy never reads money: after the first trial every
+    # candidate is settled from its logged play, not played again
+    first, *rest = [t for t in res["trials"] if "same_as" not in t]
+    assert first["hands"] > 0 and "settled_from" not in first
+    assert rest and all(t["settled_from"] == first["run"] and t["hands"] == 0
+                        and t["settled"] == first["hands"] for t in rest)
+    assert res["settled"]["confirm-before"] == "confirm"
+    played = _tune(tmp_path, *BASE, "--target", "money_moved_per_hand=30±1",
+                   "--recheck", "random", "--play-all")
+    assert played["settled"] == {} and played["hands"] > 2 * res["hands"]
+
+    def answer(r):
+        return (r["best"], r["targets"], r["targets_before"],
+                [(t["point"], t["loss"], t["values"]) for t in r["trials"]],
+                [(x["trials"], x["share_best"], x["losses"]) for x in r["race"]],
+                [(x["agents"], x["targets"], x["before"]) for x in r["recheck"]])
+
+    assert answer(played) == answer(res)
+
+
+def test_candidates_the_targets_cannot_tell_apart_are_a_tie_not_a_winner(tmp_path):
+    # no xuezhan hand of these walls pays past a cap of 20, so every cap from 20 up
+    # moves the same money on every match: the race must not call one "best"
+    res = _tune(tmp_path, "tune", "xuezhan", "--vary", "cap=20:64:4", "--agents", "efficient",
+                "--target", "money_moved_per_hand=10±1", "--budget", "960", "--trials", "6",
+                "--workers", "1", "--quiet", "--format", "json")
+    values = {t["values"]["money_moved_per_hand"] for t in res["trials"]}
+    assert len(values) == 1  # the premise: the same figures
+    (race,) = res["race"]  # one round: another would change nothing
+    assert race["tied"] and race["share_best"] == [pytest.approx(1 / 3, abs=1e-4)] * 3
+    text = (tmp_path / "t" / "report.txt").read_text(encoding="utf-8")
+    assert "tied" in text and "best in 100%" not in text
+
+
 def test_two_conflicting_targets_report_the_trade_off(tmp_path):
     # money per hand wants base 8, points per win of that scale want base 2: not both
     res = _tune(tmp_path, *BASE, "--target", "money_moved_per_hand=30±1",

@@ -55,12 +55,16 @@ from mjlog.rules import VARIANTS
                    "(tcp://host:8786; the workers must see --out).")
 @click.option("--out", type=click.Path(file_okay=False), required=True,
               help="Directory of the tune: tune.json, rules.toml and every run.")
+@click.option("--play-all", is_flag=True,
+              help="Play every run, even one that could be settled from another run's "
+                   "logged play (only money-only keys differ and no agent reads money): "
+                   "the same answer, for checking; settling costs a replay, not a game.")
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 def tune_command(variant, patterns, rescore, rounds, vary, targets, weights, agents, rechecks,
-                 sets, budget, trials, hands_per_match, seed, workers, scheduler, out, quiet,
-                 fmt) -> None:
+                 sets, budget, trials, hands_per_match, seed, workers, scheduler, out, play_all,
+                 quiet, fmt) -> None:
     """Search the rule values that bring the TARGETs where the designer wants them.
 
     Every candidate is played on the same walls (paired), the best few race on
@@ -93,7 +97,7 @@ def tune_command(variant, patterns, rescore, rounds, vary, targets, weights, age
             raise InputError(f"--rescore proposes a whole pattern table: it takes no "
                              f"{', '.join(mixed)} (tune those in a run of their own)")
         _rescore(variant, patterns, rounds, seats, sets, budget, hands_per_match, seed,
-                 workers, scheduler, out, say, fmt)
+                 workers, scheduler, out, say, fmt, not play_all)
         return
     if patterns:
         raise InputError(f"{quote(patterns[0])}: patterns are named only with --rescore")
@@ -120,12 +124,12 @@ def tune_command(variant, patterns, rescore, rounds, vary, targets, weights, age
                      trials, hands_per_match, seed)
     if plan.split()[0] < 1:
         raise InputError("--budget is too small for --trials")
-    _finish(lambda: tune.Tuner(plan, out, workers=workers, scheduler=scheduler,
-                               progress=say).run(other), tune, plan, out, fmt)
+    _finish(lambda: tune.Tuner(plan, out, workers=workers, scheduler=scheduler, progress=say,
+                               settle=not play_all).run(other), tune, plan, out, fmt)
 
 
 def _rescore(variant, patterns, rounds, seats, sets, budget, hands_per_match, seed, workers,
-             scheduler, out, say, fmt) -> None:
+             scheduler, out, say, fmt, settle: bool) -> None:
     """``--rescore``: the table, to a fixed point, confirmed (analysis/rescore.py)."""
     from analysis import rescore
     from mjlog.rules import resolve
@@ -134,7 +138,7 @@ def _rescore(variant, patterns, rounds, seats, sets, budget, hands_per_match, se
     plan = rescore.RescorePlan(variant, named, seats, tuple(sets), budget, rounds,
                                hands_per_match, seed)
     _finish(lambda: rescore.Rescorer(plan, out, workers=workers, scheduler=scheduler,
-                                     progress=say).run(), rescore, plan, out, fmt)
+                                     progress=say, settle=settle).run(), rescore, plan, out, fmt)
 
 
 def _finish(search, module, plan, out, fmt: str) -> None:

@@ -65,12 +65,12 @@ class Huangmei(Variant):
         bool_key("winds", True, "东南西北 in play; false = 120 tiles"),
         int_key("min_fan", 2, "minimum fan to win", 0),
         choice_key("payment", "linear", ("linear", "doubling"),
-                   "fan × base, or base × 2^min(fan − min_fan, doubling_cap)"),
+                   "fan × base, or base × 2^min(fan − min_fan, doubling_cap)", money_only=True),
         # A run from before the key under doubling paid base × 2^(fan − min_fan) and
         # was only written when that fit the int32 money columns: fan − min_fan ≤ 30.
         # Read without the key at 30, every such run replays exactly as it was paid.
         int_key("doubling_cap", 10, "payment = doubling: the most doublings a win pays "
-                "(封顶 at base × 2^doubling_cap a payer)", 0, absent=30),
+                "(封顶 at base × 2^doubling_cap a payer)", 0, absent=30, money_only=True),
         bool_key("menqing_on_discard", True,
                  "门前清 counts on a discard win; false: not on a discard win (robbing a "
                  "kong still counts)", absent=True),

@@ -71,11 +71,12 @@ class Xuezhan(Variant):
     pon_lock = True
     rule_keys = tuple(common_keys(False) + [
         choice_key("first_dealer", "seat0", ("seat0", "random"), "first dealer of a match"),
-        int_key("cap", 16, "封顶: maximum multiplier per payer", 1),
+        int_key("cap", 16, "封顶: maximum multiplier per payer", 1, money_only=True),
         RuleKey("extras", (), "list", XUEZHAN_EXTRAS, "enabled optional patterns"),
         choice_key("extras_stack", "separate", ("separate", "multiply"),
                    "enabled extras are candidate main patterns, or multiply in"),
-        choice_key("zimo_bonus", "none", ("none", "add_base", "double"), "self-draw bonus"),
+        choice_key("zimo_bonus", "none", ("none", "add_base", "double"), "self-draw bonus",
+                   money_only=True),
         choice_key("dian_gang_hua", "discarder_pays", ("discarder_pays", "self_draw"),
                    "点杠花: the feeder pays alone, or every active player pays"),
         choice_key("dian_gang_hua_link", "last", ("last", "first"),
@@ -84,8 +85,9 @@ class Xuezhan(Variant):
                  "打缺: while holding a void-suit tile, discard only void-suit tiles",
                  absent=False),
         bool_key("call_transfer", False,
-                 "呼叫转移: on 杠上炮 the kong money goes to the winner"),
-    ] + [RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k}") for k, v in MULT.items()])
+                 "呼叫转移: on 杠上炮 the kong money goes to the winner", money_only=True),
+    ] + [RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k}", money_only=True)
+         for k, v in MULT.items()])
 
     def money_bound(self, rules: Rules) -> int | None:
         cap: int = rules["cap"]

@@ -129,6 +129,7 @@ def _shanten13(h, nm):
 
 class EfficientAgent(EfficientCore):
     name = "efficient"
+    money_blind = True  # tile efficiency only, never what a hand pays (mjlog.resettle)
 
     def __init__(self, **params):
         from mjlog.errors import InputError

@@ -1,0 +1,82 @@
+"""A run settled from another run's play, when only money rules differ.
+
+A tune or a sweep over money-only keys (:attr:`mjlog.rulekeys.RuleKey.money_only`)
+with a money-blind line-up (:func:`mjlog.resettle.money_blind`) plays the same
+hands at every value: only the payments change. :func:`donor_problem` says
+whether a finished run (the *donor*) may stand for the play of a new run, and
+:func:`resettled_shard` builds one shard of the new run from the donor's logged
+hands (:func:`mjlog.resettle.resettle`), for the batch runner to write as it
+writes played hands: the files are the same bytes as playing would write
+(tests/test_resettle.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mjlog.engine import PlayedHand
+from mjlog.errors import MjlogError
+from mjlog.logio import LogError, RunFiles, iter_hands
+from mjlog.replay import to_event
+from mjlog.resettle import NotResettled, money_keys, resettle
+from simulate.agents import make_agents
+
+if TYPE_CHECKING:
+    from simulate.runner import RunSpec
+
+__all__ = ["donor_problem", "resettled_shard"]
+
+#: The manifest entries that must agree between a donor and the run it stands for
+#: (the rules may differ in money-only keys; the version and ids follow the rules).
+_SAME = ("variant", "seed", "matches", "hands_per_match", "players", "agents", "duplicate",
+         "rng", "hands_per_shard", "events")
+
+
+def donor_problem(spec: RunSpec, donor: str | Path) -> str | None:
+    """Why the finished run ``donor`` cannot stand for the play of ``spec``, or None
+    when it can: same seed, matches, line-up and file layout, rules that differ only
+    in money-only keys, and a line-up that never reads money."""
+    try:
+        run = RunFiles(donor)
+        manifest = run.manifest
+        rules = run.rules()
+    except (LogError, MjlogError) as e:
+        return f"not a readable run ({e})"
+    mine = {**spec.meta(), **spec.layout()}
+    for k in _SAME:
+        if manifest.get(k) != mine.get(k):
+            return f"its {k} is {manifest.get(k)!r}, this run's {mine.get(k)!r}"
+    if money_keys(rules, spec.rules) is None:
+        return "its rules differ in a key that is not money-only"
+    blind = [a for a in make_agents(spec.agents) if getattr(a, "money_blind", False) is not True]
+    if blind:
+        return f"agent {blind[0].name!r} may read the money rules"
+    return None
+
+
+def resettled_shard(spec: RunSpec, donor: str | Path, shard: int, first: int,
+                    end: int) -> list[PlayedHand] | None:
+    """The hands of matches [first, end) of ``spec``, settled from shard ``shard`` of
+    ``donor`` (checked with :func:`donor_problem`); None when the donor's shard is
+    unreadable or a hand does not settle, and the shard must be played."""
+    n = spec.rules.n
+    want = [(m, r, k) for m in range(first, end) for r in range(spec.rotations)
+            for k in range(spec.hands_per_match)]
+    names = {r: tuple(a.name for a in make_agents([spec.agents[(s - r) % n] for s in range(n)]))
+             for r in range(spec.rotations)}
+    out: list[PlayedHand] = []
+    try:
+        for b in iter_hands(donor, events=True, shards=[shard]):
+            h = b.hand
+            key = (h["match"], h["rotation"], h["hand"])
+            if len(out) >= len(want) or key != want[len(out)] \
+                    or tuple(h["agents"]) != names[h["rotation"]]:
+                return None
+            state = resettle(spec.rules, h, [to_event(e[1:]) for e in b.events])
+            rolls = tuple(h["dealer_rolls"]) if h["dealer_rolls"] else None
+            out.append(PlayedHand(state, h["match"], h["hand"], h["rotation"],
+                                  h["hand_seed"], names[h["rotation"]], rolls))
+    except (LogError, NotResettled, KeyError, TypeError, ValueError):
+        return None
+    return out if len(out) == len(want) else None
