@@ -253,7 +253,7 @@ def aa_same_seed(rules: Pool, fixed: Pool, size: int) -> dict[str, dict]:
     out = {}
     for m, (y, x, _u) in rules.arrays.items():
         yf, xf, _ = fixed.arrays[m]
-        hits, narrower, ratio = [], [], []
+        hits, narrower, ratio, floored = [], [], [], []
         for b in _blocks(fixed.matches, size):
             if not _compared(m, y[b], yf[b]):
                 continue
@@ -264,8 +264,11 @@ def aa_same_seed(rules: Pool, fixed: Pool, size: int) -> dict[str, dict]:
             if d.unpaired_se > 0:
                 narrower.append(d.paired_se <= d.unpaired_se)
                 ratio.append(d.paired_se / d.unpaired_se)
+                # a negative sample covariance, which compare_units takes as 0
+                floored.append(d.paired_se == d.unpaired_se)
         out[m] = {"share": _share(hits), "narrower": _share(narrower),
-                  "ratio": float(np.median(ratio)) if ratio else math.nan}
+                  "ratio": float(np.median(ratio)) if ratio else math.nan,
+                  "floored": _share(floored)}
     return out
 
 
@@ -626,20 +629,23 @@ def _reading(order: list[str], pool: Pool, cov: dict, same: dict,
                  f"of runs; its interval, which must reach a rate above 0 from no event, "
                  f"covers {100 * c['share'][0]:.1f} % (the t interval it replaced: "
                  f"{100 * c['old'][0]:.1f} %)"
-                 + (": over-coverage a count this small cannot avoid" if over else "")
+                 + (f": over-coverage a count this small cannot avoid (at {c['events']:.2f} "
+                    f"events a run, seeing none or one never rejects the truth at 5 %, so any "
+                    f"such interval covers at least e^−λ(1 + λ) = "
+                    f"{100 * math.exp(-c['events']) * (1 + c['events']):.1f} %)"
+                    if over else "")
                  + "; an A/A difference of such a rate (two runs, mostly 0 or 1 event "
                    "each) covers 0 nearly always.")
     ratio = [same[s1][m]["ratio"] for m in order if m not in rare]
-    low = min(same[s1][m]["narrower"][0] for m in order if m not in rare)
+    high = max(same[s1][m]["floored"][0] for m in order if m not in rare)
     r = float(np.median(ratio))
     text += (f" The same-seed pairs share the first hand of each match and little after "
              f"it: their paired SE is {r:.2f} of the unpaired one (median), a correlation "
              f"of about {1 - r * r:.2f}; on {s1} matches the sample covariance still comes "
-             f"out negative in up to {100 * (1 - low):.0f} % of pairs, where the paired SE "
-             f"is then the wider (on {s2} matches, only for the rare patterns, whose pairs "
-             f"share no event). Either way the paired interval covers 0 as it should (the "
-             f"A/A same-seed columns): the target of a paired SE never wider is one no "
-             f"estimate from {s1} matches can meet when the runs share this little.")
+             f"out negative in up to {100 * high:.0f} % of pairs, noise that compare takes "
+             f"as 0 (analysis.stats.compare_units: the unpaired SE on the pairs' m − 1 "
+             f"degrees of freedom), so the paired SE is never the wider, and the paired "
+             f"interval still covers 0 as it should (the A/A same-seed columns).")
     return text
 
 
