@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.queries import GROUP, Runs, _expand, _finish, _rules_of, as_runs, config_label
+from analysis.rates import RARE, is_rate, rate_difference
 from analysis.stats import Difference, pseudo_values
 from mjlog.logio import LogError
 
@@ -540,6 +541,8 @@ def _against(base: _Loaded, other: _Loaded
         yb, xb, unit = mb[metric]
         yo, xo, _ = mo[metric]
         d: Difference | None = compare_units(yb, xb, yo, xo, pair.paired)
+        if is_rate(unit):  # no rate difference is certain from a handful of events
+            d = rate_difference(d, yb, xb, yo, xo)
         row = {"baseline_group": base.label, "group": other.label,
                "metric": metric, "unit": unit, "baseline": d.baseline,
                "value": d.value, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
@@ -602,7 +605,9 @@ def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
     metrics; NaN for the others), ``points``, ``clusters``, and each point's figure
     (``values``, the points in order: all of its matches). Only metrics every side
     has are followed; points of another scale are refused a trend, as a difference
-    is."""
+    is. A rate with fewer than :data:`analysis.rates.RARE` events over all the points
+    gets no interval or p (NaN): a slope through a handful of events, or none, is no
+    finding, and its t interval would claim one."""
     from analysis.decide import adjust, is_primary
     from analysis.stats import estimate, slope
 
@@ -627,8 +632,10 @@ def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
             values.append(estimate(y, w).value)
             x.append(np.full(len(y), v))
             cl.extend(map(tuple, s.units[PAIR_KEY].itertuples(index=False)))
-        fit = slope(np.concatenate(ps), np.concatenate(x), cl)
-        rows.append({"metric": metric, "unit": unit, "key": key, **fit.as_dict(),
+        fit = slope(np.concatenate(ps), np.concatenate(x), cl).as_dict()
+        if is_rate(unit) and sum(a[metric][0].sum() for a in arrays) < RARE:
+            fit.update(dict.fromkeys(("lo", "hi", "se", "p"), math.nan))
+        rows.append({"metric": metric, "unit": unit, "key": key, **fit,
                      "points": len(sides), "values": values,
                      "primary": is_primary(metric, primary)})
     df = pd.DataFrame(rows)

@@ -3,6 +3,8 @@ that cover, and a flag on counts under 10, wherever a rate is reported."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -123,3 +125,35 @@ def test_the_reports_findings_flag_a_rare_rate(tmp_path):
     assert int(t["outcomes"].draws.iloc[0]) < RARE
     drawn = [f for f in findings(t) if "of hands are drawn" in f]
     assert len(drawn) == 1 and f"(n<{RARE})" in drawn[0]
+
+
+@pytest.fixture(scope="module")
+def rare_sweep(tmp_path_factory):
+    """A huangmei sweep of three 七对 values: most patterns seen a handful of times."""
+    out = tmp_path_factory.mktemp("rare") / "sweep"
+    r = CliRunner().invoke(main, ["sweep", "--variant", "huangmei", "--grid",
+                                  "fan.qidui=15,30,45", "--agents", "greedy", "--matches", "12",
+                                  "--workers", "1", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["compare", str(out), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def test_a_rare_rates_difference_is_never_certain(rare_sweep):
+    # a rate resting on fewer than 10 events: its difference reaches at least the
+    # square-and-add of the two rates' own intervals, never a near-zero width
+    rare = [r for r in rare_sweep if r["unit"].startswith("share of ")
+            and r["lo"] is not None and min(r["baseline"], r["value"]) < 0.05]
+    assert rare, "the premise: rare rates in the sweep"
+    for r in rare:
+        assert r["hi"] - r["lo"] > 0.005, r
+        assert r["lo"] <= r["diff"] <= r["hi"]
+        assert r["paired_se"] is None or r["paired_se"] <= r["unpaired_se"] + 1e-12
+
+
+def test_a_rare_rates_trend_has_no_interval(rare_sweep):
+    trends = {r["metric"]: r["trend"] for r in rare_sweep if r.get("trend")}
+    never = [m for m, t in trends.items() if max(t["values"]) == 0]
+    assert never, "the premise: a pattern never seen at any point"
+    assert all(trends[m]["lo"] is None and trends[m]["p"] is None for m in never)

@@ -131,6 +131,8 @@ def _trend_table(st, df) -> str:
     key: the point-by-point table with the trend beside it."""
     import pandas as pd
 
+    from analysis.rates import RARE
+
     t = st.trend
     points = [df["baseline_group"].iloc[0], *df["group"].unique()]
     names = [_point_name(g, st.key) for g in points]
@@ -138,8 +140,8 @@ def _trend_table(st, df) -> str:
     for i, name in enumerate(names):
         table[name] = [f"{v[i]:.4f}" for v in t["values"]]
     table[f"slope per {st.key} [95% CI]"] = [
-        f"{b:+.4f} [{lo:+.4f}, {hi:+.4f}]" for b, lo, hi in zip(t["slope"], t["lo"], t["hi"],
-                                                                 strict=True)]
+        f"{b:+.4f} [{lo:+.4f}, {hi:+.4f}]" if lo == lo else f"{b:+.4f} (n<{RARE}: no interval)"
+        for b, lo, hi in zip(t["slope"], t["lo"], t["hi"], strict=True)]
     table["p_adj"] = t["p_adjusted"].map(lambda v: "-" if math.isnan(v) else f"{v:.3g}")
     return (f"{st.trend_note}; p_adj: Benjamini-Hochberg over these trends\n"
             f"{table.to_string(index=False)}\n")
