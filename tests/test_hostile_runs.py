@@ -40,6 +40,16 @@ def pristine(tmp_path_factory) -> Path:
     return d
 
 
+@pytest.fixture(scope="module")
+def hand(pristine, tmp_path_factory) -> Path:
+    """Hand 0:0 of the pristine run as JSON lines, exported once."""
+    path = tmp_path_factory.mktemp("hand") / "hand.jsonl"
+    exp = run(["export", str(pristine), "--hand", "0:0"], path.parent, isolate=False)
+    assert exp.code == 0, exp.stderr
+    path.write_text(exp.stdout)
+    return path
+
+
 @pytest.fixture
 def r(pristine, tmp_path) -> Path:
     dst = tmp_path / "r"
@@ -92,13 +102,11 @@ OUTPUT_INTO_RUN = {
 
 
 @pytest.mark.parametrize("case", sorted(OUTPUT_INTO_RUN))
-def test_no_command_writes_into_a_run(case, r, pristine, tmp_path):
-    hand = tmp_path / "hand.jsonl"
-    exp = run(["export", str(pristine), "--hand", "0:0"], tmp_path)
-    hand.write_text(exp.stdout)
+def test_no_command_writes_into_a_run(case, r, pristine, hand, tmp_path):
+    # refused before anything is read or played: nothing can hang, so in this process
     args = [a.format(r=r, other=pristine, hand=hand) for a in OUTPUT_INTO_RUN[case]]
     refused(args, tmp_path, inputs=[r, pristine, hand], needle="never written to"
-            if "nested" not in case and "ladder --out" not in case else None)
+            if "nested" not in case and "ladder --out" not in case else None, isolate=False)
 
 
 # ------------------------------------------------------------- simulate --out
