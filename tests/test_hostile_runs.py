@@ -28,7 +28,10 @@ SIM = ["simulate", "--variant", "yuxi", "--matches", "2", "--hands-per-match", "
 
 
 def sim(out: Path, seed: int = 3, cwd: Path | None = None, extra: tuple = ()) -> None:
-    res = run([*SIM, "--seed", str(seed), *extra, "--out", str(out)], cwd or out.parent)
+    """A run the cases start from or compare with, made in this process (the commands
+    under test run in a child where a process matters: killed, racing, resumed)."""
+    res = run([*SIM, "--seed", str(seed), *extra, "--out", str(out)], cwd or out.parent,
+              isolate=False)
     assert res.code == 0, res.stderr
 
 
@@ -166,7 +169,10 @@ def test_two_writers_into_one_out_never_mix(tmp_path):
                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=env)
              for seed in (21, 22)]
-    results = [(p.wait(120), p.stderr.read()) for p in procs]
+    results = []
+    for p in procs:
+        err = p.communicate(timeout=120)[1]  # waits, and closes the pipes
+        results.append((p.returncode, err))
     codes = sorted(c for c, _ in results)
     assert codes[0] == 0 and codes[1] != 0, results
     loser = next(err for c, err in results if c != 0)
