@@ -28,7 +28,10 @@ SIM = ["simulate", "--variant", "yuxi", "--matches", "2", "--hands-per-match", "
 
 
 def sim(out: Path, seed: int = 3, cwd: Path | None = None, extra: tuple = ()) -> None:
-    res = run([*SIM, "--seed", str(seed), *extra, "--out", str(out)], cwd or out.parent)
+    """A run the cases start from or compare with, made in this process (the commands
+    under test run in a child where a process matters: killed, racing, resumed)."""
+    res = run([*SIM, "--seed", str(seed), *extra, "--out", str(out)], cwd or out.parent,
+              isolate=False)
     assert res.code == 0, res.stderr
 
 
@@ -38,6 +41,16 @@ def pristine(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("pristine") / "r"
     sim(d)
     return d
+
+
+@pytest.fixture(scope="module")
+def hand(pristine, tmp_path_factory) -> Path:
+    """Hand 0:0 of the pristine run as JSON lines, exported once."""
+    path = tmp_path_factory.mktemp("hand") / "hand.jsonl"
+    exp = run(["export", str(pristine), "--hand", "0:0"], path.parent, isolate=False)
+    assert exp.code == 0, exp.stderr
+    path.write_text(exp.stdout)
+    return path
 
 
 @pytest.fixture
@@ -92,13 +105,11 @@ OUTPUT_INTO_RUN = {
 
 
 @pytest.mark.parametrize("case", sorted(OUTPUT_INTO_RUN))
-def test_no_command_writes_into_a_run(case, r, pristine, tmp_path):
-    hand = tmp_path / "hand.jsonl"
-    exp = run(["export", str(pristine), "--hand", "0:0"], tmp_path)
-    hand.write_text(exp.stdout)
+def test_no_command_writes_into_a_run(case, r, pristine, hand, tmp_path):
+    # refused before anything is read or played: nothing can hang, so in this process
     args = [a.format(r=r, other=pristine, hand=hand) for a in OUTPUT_INTO_RUN[case]]
     refused(args, tmp_path, inputs=[r, pristine, hand], needle="never written to"
-            if "nested" not in case and "ladder --out" not in case else None)
+            if "nested" not in case and "ladder --out" not in case else None, isolate=False)
 
 
 # ------------------------------------------------------------- simulate --out
@@ -158,7 +169,10 @@ def test_two_writers_into_one_out_never_mix(tmp_path):
                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env=env)
              for seed in (21, 22)]
-    results = [(p.wait(120), p.stderr.read()) for p in procs]
+    results = []
+    for p in procs:
+        err = p.communicate(timeout=120)[1]  # waits, and closes the pipes
+        results.append((p.returncode, err))
     codes = sorted(c for c, _ in results)
     assert codes[0] == 0 and codes[1] != 0, results
     loser = next(err for c, err in results if c != 0)

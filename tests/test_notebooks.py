@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
@@ -17,6 +14,10 @@ def kernel():
     """One kernel for the notebooks of a test process: starting one and importing
     pandas, matplotlib and the analysis library cost seconds per notebook. Each
     notebook still starts from an empty namespace (``%reset -f``)."""
+    # imported here, not at collection: nbformat's JSON schema checks alone take
+    # seconds to import, in every test process, whether it runs a notebook or not
+    from jupyter_client.manager import KernelManager
+
     # the kernel is this interpreter (ipykernel's own spec)
     km = KernelManager(kernel_name="python3")
     km.start_kernel(cwd=str(NOTEBOOKS[0].parent))
@@ -30,6 +31,9 @@ def test_there_are_notebooks():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs(path, kernel):
+    import nbformat
+    from nbclient import NotebookClient
+
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell("%reset -f"))
     # any error in a cell raises

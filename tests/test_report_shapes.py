@@ -176,6 +176,17 @@ def test_the_sample_sweep_states_each_point_against_the_first(reports):
                for f in paired)
 
 
+def test_a_sweep_alone_gets_its_paired_findings(reports):
+    """One sweep, one variant and line-up (what .ci/wheel-check reports; it once ended
+    in a traceback): the report pairs each point with the first by walls and says each
+    difference (a row's `diff`, not pandas' Series.diff)."""
+    path, res = reports("sample sweep")
+    assert res.exit_code == 0, res.output
+    page = path.read_text(encoding="utf-8")
+    found = re.findall(r" vs [^:<]+: dealer_advantage ([+-]\d+\.\d{3}) ", page)
+    assert len(found) == 3, found  # cap=2, 4 and 16 against cap=1
+
+
 def test_findings_on_tiny_runs_say_too_few_hands(reports):
     # 3 matches a point: no figure is stated as a finding, none as '0.0% [0.0%, 0.0%]'
     path, res = reports("one-key grid")

@@ -1,15 +1,14 @@
 """`mjlog report` on what the wheel check gives it (.ci/wheel-check), which once
-ended in a traceback: runs so short that some seat never wins, and a sweep alone."""
+ended in a traceback: runs so short that some seat never wins, and a sweep alone (in
+tests/test_report_shapes.py, which renders the sample sweep's report for its checks)."""
 
 from __future__ import annotations
 
 import math
-import re
 
 from click.testing import CliRunner
 
 from analysis.queries import Runs, seat_stats
-from analysis.sample import data_dir
 from mjlog.cli import main
 
 
@@ -29,14 +28,3 @@ def test_a_group_without_wins_at_a_seat_leaves_the_other_groups_their_bars(tmp_p
     res = CliRunner().invoke(main, ["report", *runs, "--out", str(tmp_path / "r")])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "r" / "index.html").stat().st_size > 100_000
-
-
-def test_a_sweep_alone_gets_its_paired_findings(tmp_path):
-    """One sweep, one variant and line-up: the report pairs each point with the first
-    by walls and says each difference (a row's `diff`, not pandas' Series.diff)."""
-    res = CliRunner().invoke(main, ["report", str(data_dir() / "sweep" / "xuezhan-cap"),
-                                    "--out", str(tmp_path / "r")])
-    assert res.exit_code == 0, res.output
-    page = (tmp_path / "r" / "index.html").read_text()
-    found = re.findall(r" vs [^:<]+: dealer_advantage ([+-]\d+\.\d{3}) ", page)
-    assert len(found) == 3, found  # cap=2, 4 and 16 against cap=1
