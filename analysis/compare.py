@@ -540,7 +540,8 @@ def _against(base: _Loaded, other: _Loaded
     for metric in [m for m in mb if m in mo]:
         yb, xb, unit = mb[metric]
         yo, xo, _ = mo[metric]
-        d: Difference | None = compare_units(yb, xb, yo, xo, pair.paired)
+        d: Difference | None = compare_units(yb, xb, yo, xo, pair.paired,
+                                             shared_walls=pair.paired)
         if is_rate(unit):  # no rate difference is certain from a handful of events
             d = rate_difference(d, yb, xb, yo, xo)
         row = {"baseline_group": base.label, "group": other.label,

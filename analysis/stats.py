@@ -195,23 +195,29 @@ def estimates(units: pd.DataFrame, keys: list[str], specs: dict[str, tuple[str, 
     return per_group(units, keys, list(specs), ("", "_lo", "_hi", "_se"), one)
 
 
-def compare_units(base_y, base_x, other_y, other_x, paired: bool) -> Difference:
+def compare_units(base_y, base_x, other_y, other_x, paired: bool,
+                  shared_walls: bool = False) -> Difference:
     """``Σy/Σx`` of the other runs minus the baseline's. ``paired``: the arrays are
     aligned unit by unit (same seed and match), tested with :func:`scipy.stats.ttest_rel`;
     otherwise Welch's :func:`scipy.stats.ttest_ind`. Both standard errors are given.
     A constant difference (paired) or two constant sides (unpaired) is certain: its
     interval is the difference itself, p 0 (1 when the difference is rounding).
 
-    Paired units share their walls (common random numbers), which make two runs alike,
-    not opposed: a negative sample covariance between the sides is taken for noise (on
-    30 matches it came out negative in up to 20 % of same-seed pairs whose true
-    correlation was about +0.3, bench/results/calibration.md) and set to 0, which is
-    conservative whenever the true one is not negative: the paired
-    standard error is then the unpaired one, on the pairs' m − 1 degrees of freedom,
-    so pairing never makes an interval wider than its standard error allows.
+    ``shared_walls``: the two sides are separate runs on the same walls (common random
+    numbers, as :mod:`analysis.compare` pairs runs), which make them alike, not
+    opposed: a negative sample covariance is then taken for noise (on 30 matches it
+    came out negative in up to 23 % of same-seed pairs whose true correlation was
+    about +0.3, bench/results/calibration.md) and set to 0, conservative whenever the
+    true one is not negative: the paired standard error is then the unpaired one, on
+    the pairs' m − 1 degrees of freedom, so pairing never makes it the wider. Two
+    seats of one table (a ladder's agents) are opposed, their covariance truly
+    negative: there it stands.
 
-    >>> d = compare_units([1., 2, 3, 4], None, [4., 3, 2, 1.5], None, paired=True)
+    >>> a, b = [1., 2, 3, 4], [4., 3, 2, 1.5]
+    >>> d = compare_units(a, None, b, None, paired=True, shared_walls=True)
     >>> d.paired_se == d.unpaired_se
+    True
+    >>> compare_units(a, None, b, None, paired=True).paired_se > d.unpaired_se
     True
     """
     pb = pseudo_values(base_y, base_x)
@@ -233,7 +239,7 @@ def compare_units(base_y, base_x, other_y, other_x, paired: bool) -> Difference:
             paired_se = 0.0
             lo = hi = diff
             p = _certain(diff, scale)
-        elif paired_se > unpaired_se:  # a negative covariance, taken as 0 (see above)
+        elif shared_walls and paired_se > unpaired_se:  # taken as 0 (see above)
             paired_se = unpaired_se
             t = float(st.t.ppf(0.5 + LEVEL / 2, m - 1))
             lo, hi = diff - t * paired_se, diff + t * paired_se

@@ -257,7 +257,7 @@ def aa_same_seed(rules: Pool, fixed: Pool, size: int) -> dict[str, dict]:
         for b in _blocks(fixed.matches, size):
             if not _compared(m, y[b], yf[b]):
                 continue
-            d = compare_units(y[b], x[b], yf[b], xf[b], paired=True)
+            d = compare_units(y[b], x[b], yf[b], xf[b], paired=True, shared_walls=True)
             if math.isnan(d.lo):
                 continue
             hits.append(d.lo <= 0 <= d.hi)
@@ -278,7 +278,8 @@ def pooled_rotation_difference(rules: Pool, fixed: Pool) -> dict[str, object]:
     from analysis.stats import compare_units
 
     n = fixed.matches
-    return {m: compare_units(y[:n], x[:n], *fixed.arrays[m][:2], paired=True)
+    return {m: compare_units(y[:n], x[:n], *fixed.arrays[m][:2], paired=True,
+                             shared_walls=True)
             for m, (y, x, _u) in rules.arrays.items()}
 
 

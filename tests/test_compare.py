@@ -169,14 +169,16 @@ def test_pairing_never_makes_the_standard_error_wider_and_still_covers():
     """Shared walls make runs alike, not opposed: a negative sample covariance is taken
     as 0 (analysis.stats.compare_units), so the paired SE is never above the unpaired
     one; with no true correlation at all (the worst case the floor can meet) the
-    paired interval still covers the true difference about 95 % of the time."""
+    paired interval still covers the true difference about 95 % of the time. (Two
+    seats of one table are opposed: without shared_walls the ladder keeps ttest_rel,
+    tests/test_agents.py.)"""
     from analysis.stats import compare_units
 
     rng = np.random.default_rng(40)
     reps, covered, floored = 3000, 0, 0
     for _ in range(reps):
         a, b = rng.normal(0, 1, 30), rng.normal(0, 1, 30)  # independent: true cov 0
-        d = compare_units(a, None, b, None, paired=True)
+        d = compare_units(a, None, b, None, paired=True, shared_walls=True)
         assert d.paired_se <= d.unpaired_se
         raw = stats.sem(b - a)
         if raw > d.unpaired_se:
