@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -371,6 +372,24 @@ def _worker_shard(spec: RunSpec, out: str, shard: int, first: int,
                              settle_from=donor)[0]
 
 
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold SIGINT back (pending, delivered on leaving), or where a platform cannot
+    block a signal, ignore it meanwhile."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # pragma: no cover - not POSIX
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished,
                donor: str | None = None) -> None:
     import multiprocessing as mp
@@ -394,14 +413,12 @@ def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished,
     pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
                                initargs=(progress,))
     try:
-        # Workers are forked while Ctrl-C is ignored, so none of them sees it before
-        # _init_worker runs; the parent alone handles it.
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
+        # Workers are forked while Ctrl-C is held back, so none of them sees it before
+        # _init_worker ignores it; the parent alone handles it, once released. (Held
+        # back, not ignored: a Ctrl-C pressed meanwhile must still stop the run.)
+        with _ctrl_c_held():
             pending = {pool.submit(_worker_shard, spec, str(out), s, a, b, donor)
                        for s, a, b in todo}
-        finally:
-            signal.signal(signal.SIGINT, old)
         while pending:
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             drain()

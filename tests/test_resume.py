@@ -176,3 +176,25 @@ def test_a_changed_default_is_another_run_not_resumed_into_the_old(tmp_path, mon
     with pytest.raises(LogError, match="holds shards of run"):
         simulate(spec, out, workers=1, progress=False)
     assert files(out) == before
+
+
+def test_ctrl_c_while_the_workers_start_still_stops_the_run(tmp_path, monkeypatch):
+    """Ctrl-C pressed while the pool forks its workers is held back, not lost: the run
+    stops once they are up (the first test's flake: a run that finished at exit 0)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from simulate.runner import RunInterrupted
+
+    real = ProcessPoolExecutor.submit
+    sent = []
+
+    def submit(self, *args, **kwargs):
+        if not sent:  # Ctrl-C, as the first worker is about to be forked
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
+    with pytest.raises(RunInterrupted):
+        simulate(RunSpec.build(**SPEC), tmp_path / "run", workers=2, progress=False)
+    assert sent and not (tmp_path / "run" / "manifest.json").exists()
