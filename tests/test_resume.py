@@ -38,10 +38,18 @@ def reference(tmp_path_factory) -> dict[str, bytes]:
     return files(out)
 
 
+# `python -m mjlog` as a terminal starts it: a job started in the background by a
+# shell without job control (`make test &`, nohup) inherits SIGINT ignored, and
+# Python then installs no Ctrl-C handler; the tests' Ctrl-C must reach it anyway.
+AS_FROM_A_TERMINAL = ("import runpy, signal, sys; "
+                      "signal.signal(signal.SIGINT, signal.default_int_handler); "
+                      "sys.argv[0] = 'mjlog'; runpy.run_module('mjlog', run_name='__main__')")
+
+
 def start(out: Path, workers: int) -> subprocess.Popen:
     # --quiet: no progress lines on the pipe, so stderr holds the run's last word alone
-    cmd = [sys.executable, "-m", "mjlog", *ARGS, "--workers", str(workers), "--quiet",
-           "--out", str(out)]
+    cmd = [sys.executable, "-c", AS_FROM_A_TERMINAL, *ARGS, "--workers", str(workers),
+           "--quiet", "--out", str(out)]
     # Its own process group, as a shell job: Ctrl-C goes to the whole group.
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
@@ -195,6 +203,11 @@ def test_ctrl_c_while_the_workers_start_still_stops_the_run(tmp_path, monkeypatc
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(ProcessPoolExecutor, "submit", submit)
-    with pytest.raises(RunInterrupted):
-        simulate(RunSpec.build(**SPEC), tmp_path / "run", workers=2, progress=False)
+    # as from a terminal, even when the test runs in a background job (see start)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(RunInterrupted):
+            simulate(RunSpec.build(**SPEC), tmp_path / "run", workers=2, progress=False)
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert sent and not (tmp_path / "run" / "manifest.json").exists()
