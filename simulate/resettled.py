@@ -13,17 +13,32 @@ writes played hands: the files are the same bytes as playing would write
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from mjlog.engine import PlayedHand
 from mjlog.errors import MjlogError
 from mjlog.logio import LogError, RunFiles, iter_hands
 from mjlog.replay import to_event
 from mjlog.resettle import NotResettled, money_keys, resettle
+from mjlog.rules import Rules
 from simulate.agents import make_agents
 
-if TYPE_CHECKING:
-    from simulate.runner import RunSpec
+
+class RunSpec(Protocol):
+    """What this module reads of :class:`simulate.runner.RunSpec` (which imports this
+    module: the protocol keeps the import one-way)."""
+
+    rules: Rules
+    agents: tuple[str, ...]
+    hands_per_match: int
+
+    @property
+    def rotations(self) -> int: ...
+
+    def meta(self) -> dict[str, Any]: ...
+
+    def layout(self) -> dict[str, Any]: ...
+
 
 __all__ = ["donor_problem", "resettled_shard"]
 
