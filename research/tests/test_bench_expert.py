@@ -53,7 +53,11 @@ def test_conclusions_at_a_fresh_seed_pair_with_strategic_played_on_the_same_wall
     text, skill = frags["conclusions4711"], frags["skill4711"]
     rows = [r.split(" | ") for r in text.strip().splitlines()]
     assert {r[1] for r in rows} >= {"dealer_advantage", "draw_rate"}
-    assert all(r[3] == r[4] and r[5].startswith("+0.0000 [+0.0000") for r in rows), rows
+    # exactly 0 apart; a rate on a handful of events keeps an interval (analysis.rates:
+    # the same few events on both sides are no certainty about the rates)
+    assert all(r[3] == r[4] and r[5].startswith("+0.0000 [+0.0000" if not
+                                                r[2].startswith("share of ") else "+0.0000 [")
+               for r in rows), rows
     assert all(r[-1] == "2 |" for r in rows)
     cells = skill.split(" | ")  # same walls: the bootstrap pairs the matches, so exactly 0
     assert cells[1] == cells[2] and cells[3] == "+0.000 [+0.000, +0.000]"
