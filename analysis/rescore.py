@@ -423,7 +423,7 @@ class Rescorer(Study):
                 return self._parsed(self.doc["rounds"][r]["proposed"])
             name = f"rounds/{r:02d}"
             run = self._run(name, self._sets(table), plan.seed, per_round)
-            m = self.played(name, measure(run, self.metrics))
+            m = self._counted(name, measure(run, self.metrics))
             counts, wins = self._counts(m)
             if not wins:
                 raise MjlogError(f"round {r}: no hand of {m.hands} was won; raise --budget")
@@ -445,13 +445,13 @@ class Rescorer(Study):
         """The old table and the new one on a fresh seed: each pattern's rate."""
         _, matches = self.plan.split()
         seed = _seed(self.plan, 4)
-        old = self.played("confirm-before", measure(self._run(
+        old = self._counted("confirm-before", measure(self._run(
             "confirm-before", self._sets(self.rule.original), seed, matches), self.metrics))
         run = self.out / "confirm-before"
         new = old
         if table != self.rule.original:
             run = self._run("confirm", self._sets(table), seed, matches)
-            new = self.played("confirm", measure(run, self.metrics))
+            new = self._counted("confirm", measure(run, self.metrics))
         counts, wins = self._counts(new)
         fresh = self.rule(counts, wins, observed_containment(run, self.rule.patterns),
                           [table])[0] if wins else table

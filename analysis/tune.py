@@ -469,7 +469,7 @@ class Study:
                      if isinstance(p, str) and _RUN_NAME.fullmatch(p) and p != name
                      and donor_problem(spec, self.out / p) is None), None)
 
-    def played(self, name: str, m: Measured) -> Measured:
+    def _counted(self, name: str, m: Measured) -> Measured:
         """``m``, measured on run ``name``, with its hands counted as played or not."""
         if name in self.doc.get("settled", {}):
             m.played = 0
@@ -489,7 +489,7 @@ class Tuner(Study):
 
     def _play(self, name: str, point: Mapping[str, Any], seed: int, matches: int,
               agents: Sequence[str] | None = None) -> Measured:
-        return self.played(name, measure(self._run(name, _sets(self.plan, point), seed,
+        return self._counted(name, measure(self._run(name, _sets(self.plan, point), seed,
                                                    matches, agents), self.metrics))
 
     def _point(self, trial: dict) -> dict[str, Any]:
