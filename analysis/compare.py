@@ -461,6 +461,7 @@ def _load(paths) -> list[_Loaded]:
     read = {side: Runs(side) for side in sides}
     names = _agent_names(list(read.values()))
     per_agent = any(len(set(a)) > 1 for a in names.values())
+    shown = _differing_keys(read)
     out = []
     for side, runs in read.items():
         u, pats = match_units(runs)
@@ -472,11 +473,22 @@ def _load(paths) -> list[_Loaded]:
             u, agents = _with_agents(runs, u, names)
         run = runs.runs[0]
         rules = runs.rules[run.run_id]
-        config = config_label(run.variant, rules, run.duplicate, varied[side])
+        config = config_label(run.variant, rules, run.duplicate, (*varied[side], *shown))
         out.append(_Loaded(side, runs, _side(runs), u, pats,
                            f"{run.variant} {config} [{u.lineup.iloc[0]}] {side}", rules,
                            agents))
     return out
+
+
+def _differing_keys(read: Mapping[Path, Runs]) -> tuple[str, ...]:
+    """The rule keys whose logged values differ among the sides of one variant: each
+    side's label names them even at their default (``cap=64`` beside ``cap=8``, not
+    ``default``), as a sweep's labels name its grid keys."""
+    logged = [(r.runs[0].variant, r.rules[r.runs[0].run_id]) for r in read.values()]
+    if len({v for v, _ in logged}) != 1:
+        return ()
+    names = sorted({k for _, rules in logged for k in rules})
+    return tuple(k for k in names if len({repr(rules.get(k)) for _, rules in logged}) > 1)
 
 
 def _agent_names(read: list[Runs]) -> dict[str, tuple[str, ...]]:

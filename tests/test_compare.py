@@ -190,3 +190,27 @@ def test_pairing_never_makes_the_standard_error_wider_and_still_covers():
         covered += d.lo <= 0 <= d.hi
     assert 0.3 < floored / reps < 0.7  # about half the samples: the case is exercised
     assert 0.94 <= covered / reps <= 0.975, covered / reps
+
+
+def test_two_runs_labels_name_the_key_they_differ_in_even_at_its_default(tmp_path):
+    """Run directories compared side by side (as the report compares a sweep's points)
+    are labelled by the keys they differ in: ``cap=64`` beside ``cap=8``, never
+    ``default``, which says nothing of which default."""
+    import json
+
+    from click.testing import CliRunner
+
+    from mjlog.cli import main
+
+    for cap in ("64", "8"):
+        r = CliRunner().invoke(main, ["simulate", "--variant", "yuxi", "--agents", "greedy",
+                                      "--matches", "4", "--set", f"cap={cap}", "--workers", "1",
+                                      "--quiet", "--out", str(tmp_path / cap)])
+        assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["compare", str(tmp_path / "64"), str(tmp_path / "8"),
+                                  "--format", "json"])
+    assert r.exit_code == 0, r.output
+    row = json.loads(r.stdout)[0]
+    assert row["baseline_group"].startswith("yuxi cap=64 [") and "default" not in row[
+        "baseline_group"]
+    assert row["group"].startswith("yuxi cap=8 [")
