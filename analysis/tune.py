@@ -67,6 +67,7 @@ import numpy as np
 from analysis import compare, queries
 from analysis.stats import estimate
 from mjlog.errors import InputError, MjlogError, finite_float, quote
+from mjlog.resettle import money_blind
 from mjlog.rng import derive
 from mjlog.rules import keys, resolve
 from mjlog.rundir import write_atomic
@@ -462,7 +463,7 @@ class Study:
 
     def _donor(self, spec: RunSpec, name: str) -> str | None:
         """The first run played here whose play ``spec`` may reuse, if any."""
-        if not all(getattr(a, "money_blind", False) is True for a in make_agents(spec.agents)):
+        if not money_blind(make_agents(spec.agents)):
             return None  # the common case of a tune: its agents respond to the rules
         # the journal is read back from disk: only a run name of this directory counts
         return next((p for p in self.doc.get("played", ())

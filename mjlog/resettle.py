@@ -37,7 +37,7 @@ from mjlog.events import TRANSFER, Event
 from mjlog.rules import Rules, keys
 from mjlog.state import HandState
 
-__all__ = ["NotResettled", "money_blind", "money_keys", "resettle", "resettles"]
+__all__ = ["NotResettled", "money_blind", "money_keys", "resettle"]
 
 
 class NotResettled(MjlogError):
@@ -58,11 +58,6 @@ def money_blind(agents: Iterable[Any]) -> bool:
     """Whether no agent's choices read the money rules: each says so with a true
     ``money_blind`` attribute (an agent that does not say is assumed to read them)."""
     return all(getattr(a, "money_blind", False) is True for a in agents)
-
-
-def resettles(a: Rules, b: Rules, agents: Iterable[Any]) -> bool:
-    """Whether hands played under ``a`` by ``agents`` may be resettled under ``b``."""
-    return money_keys(a, b) is not None and money_blind(agents)
 
 
 def resettle(rules: Rules, hand: Mapping[str, Any], events: Sequence[Event]) -> HandState:

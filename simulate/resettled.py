@@ -19,7 +19,7 @@ from mjlog.engine import PlayedHand
 from mjlog.errors import MjlogError
 from mjlog.logio import LogError, RunFiles, iter_hands
 from mjlog.replay import to_event
-from mjlog.resettle import NotResettled, money_keys, resettle
+from mjlog.resettle import NotResettled, money_blind, money_keys, resettle
 from mjlog.rules import Rules
 from simulate.agents import make_agents
 
@@ -64,9 +64,9 @@ def donor_problem(spec: RunSpec, donor: str | Path) -> str | None:
             return f"its {k} is {manifest.get(k)!r}, this run's {mine.get(k)!r}"
     if money_keys(rules, spec.rules) is None:
         return "its rules differ in a key that is not money-only"
-    blind = [a for a in make_agents(spec.agents) if getattr(a, "money_blind", False) is not True]
-    if blind:
-        return f"agent {blind[0].name!r} may read the money rules"
+    reads = [a for a in make_agents(spec.agents) if not money_blind([a])]
+    if reads:
+        return f"agent {reads[0].name!r} may read the money rules"
     return None
 
 
