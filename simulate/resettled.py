@@ -4,7 +4,7 @@ A tune or a sweep over money-only keys (:attr:`mjlog.rulekeys.RuleKey.money_only
 with a money-blind line-up (:func:`mjlog.resettle.money_blind`) plays the same
 hands at every value: only the payments change. :func:`donor_problem` says
 whether a finished run (the *donor*) may stand for the play of a new run, and
-:func:`resettled_shard` builds one shard of the new run from the donor's logged
+func:`resettled_hands` builds one shard of the new run from the donor's logged
 hands (:func:`mjlog.resettle.resettle`), for the batch runner to write as it
 writes played hands: the files are the same bytes as playing would write
 (tests/test_resettle.py).
@@ -12,6 +12,7 @@ writes played hands: the files are the same bytes as playing would write
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,7 +41,7 @@ class RunSpec(Protocol):
     def layout(self) -> dict[str, Any]: ...
 
 
-__all__ = ["donor_problem", "resettled_shard"]
+__all__ = ["donor_problem", "resettled_hands"]
 
 #: The manifest entries that must agree between a donor and the run it stands for
 #: (the rules may differ in money-only keys; the version and ids follow the rules).
@@ -70,28 +71,31 @@ def donor_problem(spec: RunSpec, donor: str | Path) -> str | None:
     return None
 
 
-def resettled_shard(spec: RunSpec, donor: str | Path, shard: int, first: int,
-                    end: int) -> list[PlayedHand] | None:
-    """The hands of matches [first, end) of ``spec``, settled from shard ``shard`` of
-    ``donor`` (checked with :func:`donor_problem`); None when the donor's shard is
-    unreadable or a hand does not settle, and the shard must be played."""
+def resettled_hands(spec: RunSpec, donor: str | Path, shard: int, first: int,
+                    end: int) -> Iterator[PlayedHand]:
+    """The hands of matches [first, end) of ``spec``, one at a time, settled from shard
+    ``shard`` of ``donor`` (checked with :func:`donor_problem`). Raises
+    :class:`~mjlog.resettle.NotResettled` as soon as the donor's shard is unreadable,
+    holds other hands, or a hand does not settle: the shard must then be played."""
     n = spec.rules.n
     want = [(m, r, k) for m in range(first, end) for r in range(spec.rotations)
             for k in range(spec.hands_per_match)]
     names = {r: tuple(a.name for a in make_agents([spec.agents[(s - r) % n] for s in range(n)]))
              for r in range(spec.rotations)}
-    out: list[PlayedHand] = []
+    done = 0
     try:
         for b in iter_hands(donor, events=True, shards=[shard]):
             h = b.hand
             key = (h["match"], h["rotation"], h["hand"])
-            if len(out) >= len(want) or key != want[len(out)] \
+            if done >= len(want) or key != want[done] \
                     or tuple(h["agents"]) != names[h["rotation"]]:
-                return None
+                raise NotResettled(f"{donor}: shard {shard} holds hand {key} out of place")
             state = resettle(spec.rules, h, [to_event(e[1:]) for e in b.events])
             rolls = tuple(h["dealer_rolls"]) if h["dealer_rolls"] else None
-            out.append(PlayedHand(state, h["match"], h["hand"], h["rotation"],
-                                  h["hand_seed"], names[h["rotation"]], rolls))
-    except (LogError, NotResettled, KeyError, TypeError, ValueError):
-        return None
-    return out if len(out) == len(want) else None
+            yield PlayedHand(state, h["match"], h["hand"], h["rotation"], h["hand_seed"],
+                             names[h["rotation"]], rolls)
+            done += 1
+    except (LogError, KeyError, TypeError, ValueError) as e:
+        raise NotResettled(f"{donor}: shard {shard}: {e}") from None
+    if done != len(want):
+        raise NotResettled(f"{donor}: shard {shard} holds {done} of {len(want)} hands")

@@ -49,13 +49,14 @@ from mjlog.logio import (
     shard_path,
     write_manifest,
 )
+from mjlog.resettle import NotResettled
 from mjlog.rng import RNG
 from mjlog.rules import Rules, resolve
 from mjlog.rundir import RunClaim
 from mjlog.schema import TABLES
 from simulate.agents import agent_entry, make_agents
 from simulate.dask_runner import run_on_dask
-from simulate.resettled import donor_problem, resettled_shard
+from simulate.resettled import donor_problem, resettled_hands
 
 HANDS_PER_SHARD = 2000  # default target; a shard always holds whole matches
 _REPORT_EVERY = 0.25  # seconds between a worker's progress reports
@@ -210,15 +211,30 @@ def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, en
     entries and the number of hands. ``report(n)`` is told of the hands played, at
     most every quarter second and once at the end. Memory is bounded by the
     writer's row group. With ``settle_from`` (a run :func:`donor_problem` accepts)
-    the hands are settled from that run's shard instead of played, when they all
-    settle (:func:`resettled_shard`): the same bytes, at the cost of a replay."""
-    rid = spec.run_id
+    the hands are settled from that run's shard instead of played
+    (:func:`resettled_hands`): the same bytes, at the cost of a replay; should a hand
+    not settle, the writer drops what it had and the shard is played."""
+    if settle_from:
+        try:  # told once at the end: a shard abandoned halfway reports nothing twice
+            entries, hands = _write(spec, out, shard,
+                                    resettled_hands(spec, settle_from, shard, first, end), None)
+        except NotResettled:
+            pass
+        else:
+            if report is not None:
+                report(hands)
+            return entries, hands
+    return _write(spec, out, shard, _played(spec, first, end), report)
+
+
+def _write(spec: RunSpec, out: str | os.PathLike, shard: int, played: Iterable[PlayedHand],
+           report: Callable[[int], None] | None) -> tuple[list[dict], int]:
+    """Write the hands of ``played`` as shard ``shard``, reporting as they come."""
     hands = reported = 0
     last = time.monotonic()
-    settled = resettled_shard(spec, settle_from, shard, first, end) if settle_from else None
     try:
-        with ShardWriter(out, shard, rid, spec.variant, events=spec.events) as w:
-            for p in settled if settled is not None else _played(spec, first, end):
+        with ShardWriter(out, shard, spec.run_id, spec.variant, events=spec.events) as w:
+            for p in played:
                 w.add_hand(p.match, p.rotation, p.hand, *hand_records(p))
                 hands += 1
                 if report is not None and time.monotonic() - last > _REPORT_EVERY:

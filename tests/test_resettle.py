@@ -12,9 +12,10 @@ import pytest
 
 from mjlog.errors import MjlogError
 from mjlog.logio import read_table
+from mjlog.resettle import NotResettled
 from mjlog.rules import keys
 from simulate.agents import make_agents
-from simulate.resettled import donor_problem, resettled_shard
+from simulate.resettled import donor_problem, resettled_hands
 from simulate.runner import RunSpec, simulate
 
 AGENTS = [a for a in ("random", "greedy", "efficient")
@@ -94,11 +95,27 @@ def test_a_run_that_cannot_stand_for_the_play_is_refused(change, why, tmp_path):
     assert not (tmp_path / "b" / "manifest.json").exists()
 
 
-def test_a_shard_that_does_not_settle_is_played(tmp_path):
+def test_a_shard_that_does_not_settle_is_played(tmp_path, monkeypatch):
     simulate(_spec("xuezhan", "random"), tmp_path / "a", workers=1, progress=False)
     spec = _spec("xuezhan", "random", ["cap=4"])
     shard, first, end = spec.shards()[0]
-    assert resettled_shard(spec, tmp_path / "a", shard, first, end) is not None
+    assert len(list(resettled_hands(spec, tmp_path / "a", shard, first, end))) == \
+        spec.shard_hands(first, end)
     # matches the donor's shard does not hold: no hand is made up, the shard is played
-    assert resettled_shard(spec, tmp_path / "a", shard, first + 1, end + 1) is None
-    assert resettled_shard(spec, tmp_path / "missing", shard, first, end) is None
+    with pytest.raises(NotResettled):
+        list(resettled_hands(spec, tmp_path / "a", shard, first + 1, end + 1))
+    with pytest.raises(NotResettled):
+        list(resettled_hands(spec, tmp_path / "missing", shard, first, end))
+    # and played it is, to the bytes play writes, when a hand stops settling halfway
+    from simulate import runner
+
+    def halfway(*args):
+        hands = resettled_hands(*args)
+        yield next(hands)
+        raise NotResettled("as if the next hand did not settle")
+
+    played = tmp_path / "played"
+    simulate(spec, played, workers=1, progress=False)
+    monkeypatch.setattr(runner, "resettled_hands", halfway)
+    simulate(spec, tmp_path / "b", workers=1, progress=False, settle_from=tmp_path / "a")
+    assert _files(tmp_path / "b") == _files(played)
