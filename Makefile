@@ -4,8 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test research bench lint lock data clean golden chromium notebooks docs dist \
-	wheel-check
+.PHONY: demo test research bench lint format check lock data clean golden chromium notebooks docs \
+	dist wheel-check
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -55,7 +55,15 @@ wheel-check: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m mypy
+
+# Rewrite every file in the formatter's layout (ruff format; tests/test_lint.py checks it).
+format: $(STAMP)
+	$(BIN)/ruff format .
+
+# Everything a change must pass: lint, types and the whole suite.
+check: lint test
 
 # Benchmark peers (the `mahjong` package, RLCard) come from the `bench` extra,
 # never from the runtime dependencies.

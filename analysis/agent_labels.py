@@ -69,8 +69,9 @@ def _show(v: Any) -> str:
 def _named(name: str, group: list[_Agent]) -> dict[str, str]:
     """Labels of the distinct agents of one name (two or more)."""
     keys = sorted({k for a in group for k in a.fields})
-    differ = [k for k in keys
-              if len({_show(a.fields[k]) if k in a.fields else None for a in group}) > 1]
+    differ = [
+        k for k in keys if len({_show(a.fields[k]) if k in a.fields else None for a in group}) > 1
+    ]
     versions = len({a.version for a in group}) > 1
 
     def label(a: _Agent, ks: list[str]) -> str:
@@ -104,5 +105,7 @@ def labels(lineups: Sequence[Sequence[Any] | None]) -> list[tuple[str, ...] | No
     label = {}
     for name, group in by_name.items():
         label.update({group[0].key: name} if len(group) == 1 else _named(name, group))
-    return [None if lineup is None else tuple(label[_agent(e).key] for e in lineup)
-            for lineup in lineups]
+    return [
+        None if lineup is None else tuple(label[_agent(e).key] for e in lineup)
+        for lineup in lineups
+    ]

@@ -55,24 +55,34 @@ def _totals(runs):
         w = runs.sql(_TOTALS)
         parts = []
         for i in range(4):
-            part = w[w["players"] > i][[*GROUP, "run_id", "match", "rotation", "players",
-                                        "hands", f"s{i}"]].rename(columns={f"s{i}": "total"})
+            part = w[w["players"] > i][
+                [*GROUP, "run_id", "match", "rotation", "players", "hands", f"s{i}"]
+            ].rename(columns={f"s{i}": "total"})
             part["seat"] = i
             parts.append(part)
         t = pd.concat(parts, ignore_index=True).sort_values(
-            ["run_id", "match", "rotation", "seat"], kind="stable")
+            ["run_id", "match", "rotation", "seat"], kind="stable"
+        )
         t["spec"] = (t["seat"] - t["rotation"]) % t["players"]
         cache["totals"] = runs._in_run_order(t.reset_index(drop=True))
     return runs, cache["totals"]
 
 
-def _boot(data: tuple[np.ndarray, ...], stat, seed: int = 0,
-          vectorized: bool = False) -> tuple[float, float]:
+def _boot(
+    data: tuple[np.ndarray, ...], stat, seed: int = 0, vectorized: bool = False
+) -> tuple[float, float]:
     if len(data[0]) < 2:
         return np.nan, np.nan
-    r = st.bootstrap(data, stat, n_resamples=BOOTSTRAP, vectorized=vectorized, paired=True,
-                     method="percentile", rng=np.random.default_rng(seed),
-                     batch=max(1, 5_000_000 // len(data[0])) if vectorized else None)
+    r = st.bootstrap(
+        data,
+        stat,
+        n_resamples=BOOTSTRAP,
+        vectorized=vectorized,
+        paired=True,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+        batch=max(1, 5_000_000 // len(data[0])) if vectorized else None,
+    )
     return float(r.confidence_interval.low), float(r.confidence_interval.high)
 
 
@@ -83,8 +93,11 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
     runs, t = _totals(runs)
     rows = []
     for key, g in t.groupby(list(GROUP), sort=False):
-        per = g.assign(sq=g["total"].astype(float) ** 2, one=1.0).groupby(
-            ["run_id", "match"], sort=False)[["total", "sq", "one"]].sum()
+        per = (
+            g.assign(sq=g["total"].astype(float) ** 2, one=1.0)
+            .groupby(["run_id", "match"], sort=False)[["total", "sq", "one"]]
+            .sum()
+        )
         ms, mq, mn = (per[c].to_numpy(float) for c in ("total", "sq", "one"))
 
         def sd(i, ms=ms, mq=mq, mn=mn, axis=-1):  # from per-match sums, resamples at once
@@ -94,10 +107,15 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
 
         v = g["total"].to_numpy(float)
         lo, hi = _boot((np.arange(len(per)),), sd, vectorized=True)
-        row = {**dict(zip(GROUP, key, strict=True)), "matches": len(per),
-               "hands_per_match": _hands_per_match(g),
-               "sd": float(v.std(ddof=1)) if len(v) > 1 else np.nan, "sd_lo": lo, "sd_hi": hi,
-               "mean_abs": float(np.abs(v).mean())}
+        row = {
+            **dict(zip(GROUP, key, strict=True)),
+            "matches": len(per),
+            "hands_per_match": _hands_per_match(g),
+            "sd": float(v.std(ddof=1)) if len(v) > 1 else np.nan,
+            "sd_lo": lo,
+            "sd_hi": hi,
+            "mean_abs": float(np.abs(v).mean()),
+        }
         for q in quantiles:
             row[f"p{q * 100:g}"] = float(np.quantile(v, q))
         rows.append(row)
@@ -115,8 +133,8 @@ def _omega2(s: np.ndarray, q: np.ndarray, n: np.ndarray) -> float:
     sj, nj = s.sum(0), n.sum(0)
     N, k = nj.sum(), (nj > 0).sum()
     grand = sj.sum()
-    ss_total = q.sum() - grand ** 2 / N
-    ss_between = (sj[nj > 0] ** 2 / nj[nj > 0]).sum() - grand ** 2 / N
+    ss_total = q.sum() - grand**2 / N
+    ss_between = (sj[nj > 0] ** 2 / nj[nj > 0]).sum() - grand**2 / N
     ms_within = (ss_total - ss_between) / (N - k) if N > k else np.nan
     if not ss_total > 0:
         return np.nan
@@ -130,8 +148,13 @@ def _layout(t: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     gg = t.assign(sq=t["total"].astype(float) ** 2, one=1.0)
 
     def per(col):
-        return gg.pivot_table(index=["run_id", "match"], columns="spec", values=col,
-                              aggfunc="sum", fill_value=0).reindex(m_index).to_numpy(float)
+        return (
+            gg.pivot_table(
+                index=["run_id", "match"], columns="spec", values=col, aggfunc="sum", fill_value=0
+            )
+            .reindex(m_index)
+            .to_numpy(float)
+        )
 
     q = gg.groupby(["run_id", "match"])["sq"].sum().reindex(m_index).to_numpy(float)
     return per("total"), q, per("one")
@@ -159,8 +182,9 @@ def skill_share(runs) -> pd.DataFrame:
         row["matches"], row["agents"] = len(m_index), k
         row["hands_per_match"] = _hands_per_match(g)
         if not row["duplicate"] or len(m_index) < 2:
-            row.update(skill_share=np.nan, skill_share_lo=np.nan, skill_share_hi=np.nan,
-                       luck_share=np.nan)
+            row.update(
+                skill_share=np.nan, skill_share_lo=np.nan, skill_share_hi=np.nan, luck_share=np.nan
+            )
             rows.append(row)
             continue
         s, q, n = _layout(g)
@@ -170,8 +194,7 @@ def skill_share(runs) -> pd.DataFrame:
             return _omega2(s[i], q[i], n[i])
 
         lo, hi = _boot((np.arange(len(q)),), stat)
-        row.update(skill_share=value, skill_share_lo=lo, skill_share_hi=hi,
-                   luck_share=1 - value)
+        row.update(skill_share=value, skill_share_lo=lo, skill_share_hi=hi, luck_share=1 - value)
         rows.append(row)
     return _finish(runs, pd.DataFrame(rows))
 
@@ -192,8 +215,7 @@ def skill_share_difference(a, b) -> dict:
         keys = [tuple(k) for k in units.reindex(order).itertuples(index=False)]
         sides.append((runs, _layout(t), keys))
     (ra, la, ka), (rb, lb, kb) = sides
-    paired = (len(set(ka)) == len(ka) and sorted(ka) == sorted(kb)
-              and same_walls(ra, rb))
+    paired = len(set(ka)) == len(ka) and sorted(ka) == sorted(kb) and same_walls(ra, rb)
     if paired:  # b's matches in a's order
         at = {k: i for i, k in enumerate(kb)}
         j = np.array([at[k] for k in ka])
@@ -213,5 +235,4 @@ def skill_share_difference(a, b) -> dict:
     point = _omega2(*parts[1]) - _omega2(*parts[0])
     lo, hi = np.nanpercentile(diffs, [2.5, 97.5])
     p = min(1.0, 2 * (min((diffs <= 0).sum(), (diffs >= 0).sum()) + 1) / (len(diffs) + 1))
-    return {"diff": float(point), "lo": float(lo), "hi": float(hi), "p": float(p),
-            "paired": paired}
+    return {"diff": float(point), "lo": float(lo), "hi": float(hi), "p": float(p), "paired": paired}

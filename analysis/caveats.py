@@ -21,8 +21,14 @@ import math
 
 import pandas as pd
 
-__all__ = ["MIN_MATCHES", "MOST_OF_THE_MONEY", "TOO_FEW", "lineup_warnings", "too_few",
-           "warnings_for"]
+__all__ = [
+    "MIN_MATCHES",
+    "MOST_OF_THE_MONEY",
+    "TOO_FEW",
+    "lineup_warnings",
+    "too_few",
+    "warnings_for",
+]
 
 MIN_MATCHES = 30
 """Below this many matches a figure is not stated. Every interval takes the match as
@@ -67,25 +73,34 @@ def lineup_warnings(seats: pd.DataFrame, money: pd.DataFrame) -> list[str]:
 
     out: list[str] = []
     groups = list(dict.fromkeys(map(tuple, seats[list(GROUP)].astype(str).to_numpy())))
-    groups += [g for g in dict.fromkeys(map(tuple, money[list(GROUP)].astype(str).to_numpy()))
-               if g not in groups]
+    groups += [
+        g
+        for g in dict.fromkeys(map(tuple, money[list(GROUP)].astype(str).to_numpy()))
+        if g not in groups
+    ]
     for key in groups:
         label = _label(*key)
         s = seats[(seats[list(GROUP)].astype(str) == list(key)).all(axis=1)]
         if len(s):
-            out += [f"{label}: {w}: its figures measure the other seats against one that "
-                    f"does not win, more than the rules; choose agents that play the rules "
-                    f"(say strategic)." for w in _never_won(s)]
+            out += [
+                f"{label}: {w}: its figures measure the other seats against one that "
+                f"does not win, more than the rules; choose agents that play the rules "
+                f"(say strategic)."
+                for w in _never_won(s)
+            ]
         m = money[(money[list(GROUP)].astype(str) == list(key)).all(axis=1)]
         for _, r in m.iterrows():
             if REASON_CATEGORY.get(r["reason"]) == "win" or not (
-                    r["share_of_transfers"] > MOST_OF_THE_MONEY):
+                r["share_of_transfers"] > MOST_OF_THE_MONEY
+            ):
                 continue
-            out.append(f"{label}: {REASON_NAMES.get(r['reason'], r['reason'])} "
-                       f"{r['reason']} carries {r['share_of_transfers']:.0%} of all money "
-                       f"transferred, so a change in money measures that one transfer more "
-                       f"than play; check which seats pay it (a line-up trap: an agent "
-                       f"that ignores the rules pays it every hand).")
+            out.append(
+                f"{label}: {REASON_NAMES.get(r['reason'], r['reason'])} "
+                f"{r['reason']} carries {r['share_of_transfers']:.0%} of all money "
+                f"transferred, so a change in money measures that one transfer more "
+                f"than play; check which seats pay it (a line-up trap: an agent "
+                f"that ignores the rules pays it every hand)."
+            )
     return out
 
 
@@ -96,8 +111,11 @@ def _never_won(s: pd.DataFrame) -> list[str]:
     wins = s.groupby("agent", sort=False)["wins"].sum()
     seats_of = s.groupby("agent", sort=False)["seat"].nunique()
     once = list(wins.index[(wins == 0) & (seats_of > 1)])
-    out = [f"{agent} never won, in any of its seats "
-           f"({int(s.loc[s.agent == agent, 'hands'].sum()):,} seat-hands)" for agent in once]
+    out = [
+        f"{agent} never won, in any of its seats "
+        f"({int(s.loc[s.agent == agent, 'hands'].sum()):,} seat-hands)"
+        for agent in once
+    ]
     for _, r in s[(s.wins == 0) & ~s.agent.isin(once)].iterrows():
         out.append(f"seat {int(r.seat)} ({r.agent}) never won in {int(r.hands):,} hands")
     return out

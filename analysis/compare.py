@@ -40,7 +40,7 @@ __all__ = [
 COMPARE_METRICS = {
     "mean_points[p]": "points per seat-hand at position p after the dealer (0 = dealer)",
     "mean_points[agent]": "points per seat-hand of an agent, instead of the positions, "
-                          "when a line-up mixes agents",
+    "when a line-up mixes agents",
     "dealer_advantage": "points per hand: the dealer's mean minus the other positions'",
     "draw_rate": "drawn hands / hands",
     "mean_points_per_win": "wins.total per win",
@@ -65,55 +65,84 @@ def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
     runs = as_runs(runs)
     con = runs.con
     hands, wins = runs.files("hands"), runs.files("wins")
-    seats = ", ".join(f"coalesce(sum(h.deltas[{i + 1}]), 0)::BIGINT AS seat{i}"
-                      for i in range(4))
+    seats = ", ".join(f"coalesce(sum(h.deltas[{i + 1}]), 0)::BIGINT AS seat{i}" for i in range(4))
     # per (match, dealer): each seat's points summed (plain column sums, cheap); the
     # positions after the dealer are these rotated by the dealer, in numpy below
-    by_dealer = con.execute(f"""
+    by_dealer = con.execute(
+        f"""
     SELECT h.run_id::VARCHAR AS run_id, h.match, h.dealer, max(h.players) AS players,
            count(*) AS hands, count(*) FILTER (WHERE h.outcome = 'draw') AS draws,
            sum(list_sum(list_transform(h.deltas, lambda d: greatest(d, 0))))::BIGINT AS moved,
            {seats}
-    FROM read_parquet($hands) h GROUP BY ALL ORDER BY ALL""", {"hands": hands}).df()
+    FROM read_parquet($hands) h GROUP BY ALL ORDER BY ALL""",
+        {"hands": hands},
+    ).df()
     n = by_dealer["players"].to_numpy()
     d = by_dealer["dealer"].to_numpy().astype(int)
     seat = by_dealer[[f"seat{i}" for i in range(4)]].to_numpy()
     for p in range(4):
         col = (d + p) % np.maximum(n, 1)
         by_dealer[f"pts{p}"] = np.where(p < n, seat[np.arange(len(d)), col], 0)
-    units = by_dealer.groupby(["run_id", "match"], sort=False).agg(
-        hands=("hands", "sum"), players=("players", "max"), draws=("draws", "sum"),
-        moved=("moved", "sum"), **{f"pts{p}": (f"pts{p}", "sum") for p in range(4)}
-    ).reset_index()
-    w = con.execute("""
+    units = (
+        by_dealer.groupby(["run_id", "match"], sort=False)
+        .agg(
+            hands=("hands", "sum"),
+            players=("players", "max"),
+            draws=("draws", "sum"),
+            moved=("moved", "sum"),
+            **{f"pts{p}": (f"pts{p}", "sum") for p in range(4)},
+        )
+        .reset_index()
+    )
+    w = con.execute(
+        """
     SELECT run_id::VARCHAR AS run_id, match, count(*) AS wins, sum(total)::BIGINT AS win_total,
            count(*) FILTER (WHERE capped) AS capped
-    FROM read_parquet($wins) GROUP BY ALL""", {"wins": wins}).df()
+    FROM read_parquet($wins) GROUP BY ALL""",
+        {"wins": wins},
+    ).df()
     units = units.merge(w, on=["run_id", "match"], how="left")
     for c in ("wins", "win_total", "capped"):
         units[c] = units[c].fillna(0).astype("int64")
-    walls = con.execute("""
+    walls = con.execute(
+        """
     SELECT run_id::VARCHAR AS run_id, match, hand_seed AS seed0 FROM read_parquet($hands)
-    WHERE hand = 0 AND rotation = 0""", {"hands": hands}).df()
+    WHERE hand = 0 AND rotation = 0""",
+        {"hands": hands},
+    ).df()
     units = units.merge(walls, on=["run_id", "match"], how="left")
     info = {r.run_id: r for r in runs.runs}
     for i, c in enumerate(GROUP):
-        units.insert(i, c, units["run_id"].map(
-            {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}))
+        units.insert(
+            i,
+            c,
+            units["run_id"].map(
+                {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}
+            ),
+        )
     units["seed"] = units["run_id"].map({rid: r.seed for rid, r in info.items()})
     # the same walls: same match size, duplicate flag, match index and first wall (a
     # different variant or tile set deals other walls from the same seed)
     units["hands_per_match"] = units["run_id"].map(
-        {rid: r.hands_per_match for rid, r in info.items()})
+        {rid: r.hands_per_match for rid, r in info.items()}
+    )
     units["duplicate"] = units["run_id"].map({rid: r.duplicate for rid, r in info.items()})
-    pats = con.execute("""
+    pats = con.execute(
+        """
     SELECT run_id::VARCHAR AS run_id, match, pattern, count(*) AS with_
     FROM (SELECT run_id, match, unnest(list_distinct(patterns)) AS pattern
           FROM read_parquet($wins))
-    GROUP BY ALL ORDER BY ALL""", {"wins": wins}).df()
+    GROUP BY ALL ORDER BY ALL""",
+        {"wins": wins},
+    ).df()
     for i, c in enumerate(GROUP):
-        pats.insert(i, c, pats["run_id"].map(
-            {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}))
+        pats.insert(
+            i,
+            c,
+            pats["run_id"].map(
+                {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}
+            ),
+        )
     units["_order"] = units["run_id"].map({rid: i for i, rid in enumerate(info)})
     units = units.sort_values(["_order", "match"], kind="stable").drop(columns="_order")
     return units.reset_index(drop=True), pats
@@ -153,8 +182,9 @@ class Pairing:
 
 def _tiles(runs: Runs) -> int | None:
     """Tiles in a wall of ``runs`` (one hand read), None without walls."""
-    n = runs.sql("SELECT len(wall) AS n FROM read_parquet($hands) WHERE wall IS NOT NULL "
-                 "LIMIT 1")["n"]
+    n = runs.sql("SELECT len(wall) AS n FROM read_parquet($hands) WHERE wall IS NOT NULL LIMIT 1")[
+        "n"
+    ]
     return int(n.iloc[0]) if len(n) else None
 
 
@@ -166,14 +196,17 @@ def _deals(a: Runs, b: Runs, matches: Sequence[int]) -> dict[str, int]:
     side = """SELECT match, rotation, hand, hash(wall) AS w, len(wall) AS n,
                      CASE WHEN hand = 0 AND rotation = 0 THEN hash(list_sort(wall)) END AS t
               FROM read_parquet({}) WHERE wall IS NOT NULL AND match IN (SELECT unnest($m))"""
-    df = a.sql(f"""
+    df = a.sql(
+        f"""
     WITH a AS ({side.format("$hands")}), b AS ({side.format("$other")})
     SELECT count(*) AS shared, count(*) FILTER (WHERE a.w = b.w) AS same,
            count(a.t) AS firsts, count(a.t) FILTER (WHERE a.w = b.w) AS first_same,
            count(a.t) FILTER (WHERE a.t = b.t) AS first_tiles,
            coalesce(max(a.n), 0) AS tiles_a, coalesce(max(b.n), 0) AS tiles_b
-    FROM a JOIN b USING (match, rotation, hand)""", other=b.files("hands"),
-                 m=[int(x) for x in matches])
+    FROM a JOIN b USING (match, rotation, hand)""",
+        other=b.files("hands"),
+        m=[int(x) for x in matches],
+    )
     return {k: int(v) for k, v in df.iloc[0].items()}
 
 
@@ -183,11 +216,13 @@ def _why_apart(a: Runs, b: Runs) -> str:
     ra, rb = a.runs[0], b.runs[0]
     why = []
     if ra.seed != rb.seed:
-        why.append("another seed" + ("" if None in (ra.seed, rb.seed)
-                                     else f" ({ra.seed} vs {rb.seed})"))
+        why.append(
+            "another seed" + ("" if None in (ra.seed, rb.seed) else f" ({ra.seed} vs {rb.seed})")
+        )
     if ra.hands_per_match != rb.hands_per_match:
-        why.append(f"another match size ({ra.hands_per_match} vs {rb.hands_per_match} "
-                   f"hands a match)")
+        why.append(
+            f"another match size ({ra.hands_per_match} vs {rb.hands_per_match} hands a match)"
+        )
     if ra.duplicate != rb.duplicate:
         why.append("one plays duplicate, the other not")
     ta, tb = _tiles(a), _tiles(b)
@@ -201,14 +236,16 @@ def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
     pair up (:class:`Pairing`): by match when they share :data:`PAIR_KEY` matches
     (one seed, match size and duplicate flag) and the first hand of each of those was
     dealt the same tiles; with the rows of ``ua`` and ``ub`` that pair, in order."""
-    both = ua[PAIR_KEY].assign(_a=np.arange(len(ua))).merge(
-        ub[PAIR_KEY].assign(_b=np.arange(len(ub))), on=PAIR_KEY)
+    both = (
+        ua[PAIR_KEY]
+        .assign(_a=np.arange(len(ua)))
+        .merge(ub[PAIR_KEY].assign(_b=np.arange(len(ub))), on=PAIR_KEY)
+    )
     if both.empty:
         return Pairing("none", _why_apart(a, b))
     f = _deals(a, b, sorted(set(both["match"].astype(int))))
     if f["firsts"] and f["first_tiles"] < f["firsts"]:
-        sizes = f" ({f['tiles_a']} vs {f['tiles_b']} tiles)" if f["tiles_a"] != f["tiles_b"] \
-            else ""
+        sizes = f" ({f['tiles_a']} vs {f['tiles_b']} tiles)" if f["tiles_a"] != f["tiles_b"] else ""
         return Pairing("none", f"another tile set{sizes}: the same seed deals other walls")
     text = "paired by match: same seed and match"
     if not f["firsts"]:
@@ -216,12 +253,14 @@ def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
     else:
         text += f"; walls agree on {f['same']:,} of {f['shared']:,} hands"
         if f["same"] < f["shared"]:
-            text += (", play diverged after a changed result moved a dealer (and with it "
-                     "the break)" if f["first_same"] == f["firsts"] else
-                     ", the same tiles shuffled alike but the first dealer or the break "
-                     "differs")
-    return Pairing("match", text, f["same"], f["shared"], both["_a"].to_numpy(),
-                   both["_b"].to_numpy())
+            text += (
+                ", play diverged after a changed result moved a dealer (and with it the break)"
+                if f["first_same"] == f["firsts"]
+                else ", the same tiles shuffled alike but the first dealer or the break differs"
+            )
+    return Pairing(
+        "match", text, f["same"], f["shared"], both["_a"].to_numpy(), both["_b"].to_numpy()
+    )
 
 
 def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
@@ -240,8 +279,7 @@ def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
     if matches is not None:
         query += " WHERE match IN (SELECT unnest($m))"
         params["m"] = [int(m) for m in matches]
-    walls = [r.sql(query, **params).set_index(["match", "rotation", "hand"])["w"]
-             for r in (a, b)]
+    walls = [r.sql(query, **params).set_index(["match", "rotation", "hand"])["w"] for r in (a, b)]
     # two walls for one hand on a side (runs of two seeds in one folder): no pairing
     if any(w.index.has_duplicates for w in walls):
         return False
@@ -249,8 +287,9 @@ def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
     return len(shared) > 0 and bool((walls[0].loc[shared] == walls[1].loc[shared]).all())
 
 
-def metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str],
-                   agents: Sequence[str] = ()) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
+def metric_arrays(
+    u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str], agents: Sequence[str] = ()
+) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
     """metric → (y, x, unit) per match of one group (rows of ``u`` in order); a unit
     that starts with ``points`` (:func:`_in_points`) counts the variant's points, the
     others are shares. ``mean_points[p]`` is position p after the dealer, or with
@@ -260,12 +299,13 @@ def metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str],
     wins = u["wins"].to_numpy(float)
     out: dict[str, tuple[np.ndarray, np.ndarray, str]] = {}
     for a in agents:
-        out[f"mean_points[{a}]"] = (u[f"points@{a}"].to_numpy(float),
-                                    u[f"seat_hands@{a}"].to_numpy(float),
-                                    "points per seat-hand")
+        out[f"mean_points[{a}]"] = (
+            u[f"points@{a}"].to_numpy(float),
+            u[f"seat_hands@{a}"].to_numpy(float),
+            "points per seat-hand",
+        )
     for p in range(0 if agents else n):
-        out[f"mean_points[{p}]"] = (u[f"pts{p}"].to_numpy(float), hands,
-                                    "points per seat-hand")
+        out[f"mean_points[{p}]"] = (u[f"pts{p}"].to_numpy(float), hands, "points per seat-hand")
     others = sum(u[f"pts{p}"].to_numpy(float) for p in range(1, n)) / max(n - 1, 1)
     out["dealer_advantage"] = (u["pts0"].to_numpy(float) - others, hands, "points per hand")
     out["draw_rate"] = (u["draws"].to_numpy(float), hands, "share of hands")
@@ -275,8 +315,11 @@ def metric_arrays(u: pd.DataFrame, pats: pd.DataFrame, patterns: list[str],
     by_pat = dict(tuple(pats.groupby("pattern", sort=False)))
     for pat in patterns:
         g = by_pat.get(pat)
-        y = np.zeros(len(u)) if g is None else \
-            g.set_index(["run_id", "match"])["with_"].reindex(idx).fillna(0).to_numpy(float)
+        y = (
+            np.zeros(len(u))
+            if g is None
+            else g.set_index(["run_id", "match"])["with_"].reindex(idx).fillna(0).to_numpy(float)
+        )
         out[f"pattern_rate[{pat}]"] = (y, wins, "share of wins")
     out["capped_share"] = (u["capped"].to_numpy(float), wins, "share of wins")
     return out
@@ -317,8 +360,10 @@ def _scales_note(a: _Side, b: _Side) -> str | None:
     """None when the points of ``a`` and ``b`` are one scale, else what the rows say."""
     if len(a.scales) == 1 and a.scales == b.scales:
         return None
-    return (f"different scales, not comparable: {' + '.join(sorted(a.scales))} vs "
-            f"{' + '.join(sorted(b.scales))}")
+    return (
+        f"different scales, not comparable: {' + '.join(sorted(a.scales))} vs "
+        f"{' + '.join(sorted(b.scales))}"
+    )
 
 
 @dataclass(frozen=True)
@@ -334,8 +379,9 @@ class Study:
     trend_note: str
 
 
-def study(paths, margins: Mapping[str, float] | None = None,
-          primary: Sequence[str] | None = None) -> Study:
+def study(
+    paths, margins: Mapping[str, float] | None = None, primary: Sequence[str] | None = None
+) -> Study:
     """:func:`paired_comparison` and :func:`trends` of the same sides, read once."""
     sides = _load(paths)
     rows = _rows(sides, margins, primary)
@@ -343,8 +389,9 @@ def study(paths, margins: Mapping[str, float] | None = None,
     return Study(rows, trend, key, note)
 
 
-def paired_comparison(paths, margins: Mapping[str, float] | None = None,
-                      primary: Sequence[str] | None = None) -> pd.DataFrame:
+def paired_comparison(
+    paths, margins: Mapping[str, float] | None = None, primary: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Every headline figure of each run against the first (the baseline), as
     differences with a 95% CI and a p-value.
 
@@ -390,8 +437,9 @@ def paired_comparison(paths, margins: Mapping[str, float] | None = None,
     return _rows(_load(paths), margins, primary)
 
 
-def _rows(sides: list[_Loaded], margins: Mapping[str, float] | None,
-          primary: Sequence[str] | None) -> pd.DataFrame:
+def _rows(
+    sides: list[_Loaded], margins: Mapping[str, float] | None, primary: Sequence[str] | None
+) -> pd.DataFrame:
     from analysis.decide import check_names, decide_study, is_primary
 
     rows: list[dict[str, Any]] = []
@@ -409,23 +457,61 @@ def _rows(sides: list[_Loaded], margins: Mapping[str, float] | None,
     for r, dec in zip(rows, decisions, strict=True):
         r["primary"] = r["comparable"] and is_primary(r["metric"], primary)
         if dec is None:
-            r.update(p_adjusted=math.nan, verdict=None, differs_from_zero=None,
-                     margin=math.nan, mde=math.nan, p_equivalence=math.nan,
-                     hands_needed=math.nan)
+            r.update(
+                p_adjusted=math.nan,
+                verdict=None,
+                differs_from_zero=None,
+                margin=math.nan,
+                mde=math.nan,
+                p_equivalence=math.nan,
+                hands_needed=math.nan,
+            )
         else:
-            r.update(p_adjusted=dec.p, verdict=dec.verdict,
-                     differs_from_zero=dec.differs_from_zero, margin=dec.margin, mde=dec.mde,
-                     p_equivalence=dec.p_equivalence, hands_needed=dec.hands_needed)
+            r.update(
+                p_adjusted=dec.p,
+                verdict=dec.verdict,
+                differs_from_zero=dec.differs_from_zero,
+                margin=dec.margin,
+                mde=dec.mde,
+                p_equivalence=dec.p_equivalence,
+                hands_needed=dec.hands_needed,
+            )
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["not_compared"] = not_compared
     return df
 
 
-COLUMNS = ["baseline_group", "group", "metric", "unit", "baseline", "value", "diff", "lo",
-           "hi", "p", "p_adjusted", "paired_se", "unpaired_se", "units", "hands", "paired",
-           "pairing", "pairing_note", "hands_same_walls", "hands_shared", "comparable",
-           "note", "verdict", "differs_from_zero", "margin", "mde", "p_equivalence",
-           "hands_needed", "primary"]
+COLUMNS = [
+    "baseline_group",
+    "group",
+    "metric",
+    "unit",
+    "baseline",
+    "value",
+    "diff",
+    "lo",
+    "hi",
+    "p",
+    "p_adjusted",
+    "paired_se",
+    "unpaired_se",
+    "units",
+    "hands",
+    "paired",
+    "pairing",
+    "pairing_note",
+    "hands_same_walls",
+    "hands_shared",
+    "comparable",
+    "note",
+    "verdict",
+    "differs_from_zero",
+    "margin",
+    "mde",
+    "p_equivalence",
+    "hands_needed",
+    "primary",
+]
 """The columns of :func:`paired_comparison`, in order."""
 
 
@@ -456,8 +542,10 @@ def _load(paths) -> list[_Loaded]:
             varied.setdefault(p, keys)
     sides = list(varied)
     if len(sides) < 2:
-        raise LogError("compare needs a baseline and at least one other run (or a sweep "
-                       "folder with two points or more)")
+        raise LogError(
+            "compare needs a baseline and at least one other run (or a sweep "
+            "folder with two points or more)"
+        )
     read = {side: Runs(side) for side in sides}
     names = _agent_names(list(read.values()))
     per_agent = any(len(set(a)) > 1 for a in names.values())
@@ -474,9 +562,18 @@ def _load(paths) -> list[_Loaded]:
         run = runs.runs[0]
         rules = runs.rules[run.run_id]
         config = config_label(run.variant, rules, run.duplicate, (*varied[side], *shown))
-        out.append(_Loaded(side, runs, _side(runs), u, pats,
-                           f"{run.variant} {config} [{u.lineup.iloc[0]}] {side}", rules,
-                           agents))
+        out.append(
+            _Loaded(
+                side,
+                runs,
+                _side(runs),
+                u,
+                pats,
+                f"{run.variant} {config} [{u.lineup.iloc[0]}] {side}",
+                rules,
+                agents,
+            )
+        )
     return out
 
 
@@ -500,12 +597,16 @@ def _agent_names(read: list[Runs]) -> dict[str, tuple[str, ...]]:
 
     files = [rf for runs in read for rf in runs._runs]
     lineups = labels([_manifest_lineup(rf.manifest) for rf in files])
-    return {str(rf.manifest.get("run_id")): lu for rf, lu in zip(files, lineups, strict=True)
-            if lu is not None}
+    return {
+        str(rf.manifest.get("run_id")): lu
+        for rf, lu in zip(files, lineups, strict=True)
+        if lu is not None
+    }
 
 
-def _with_agents(runs: Runs, u: pd.DataFrame, names: dict[str, tuple[str, ...]]
-                 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
+def _with_agents(
+    runs: Runs, u: pd.DataFrame, names: dict[str, tuple[str, ...]]
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """``u`` with each agent's points and seat-hands per match (``points@AGENT``,
     ``seat_hands@AGENT``), agents by their study-wide labels, and those agents in
     line-up order. In duplicate play an agent sits in every seat in turn: its figure
@@ -517,21 +618,28 @@ def _with_agents(runs: Runs, u: pd.DataFrame, names: dict[str, tuple[str, ...]]
     for rid, local in runs.lineups.items():  # this side's labels → the study's
         rename.update(zip(local, names.get(rid, local), strict=True))
     a["agent"] = a["agent"].map(lambda x: rename.get(x, x))
-    wide = a.pivot_table(index=["run_id", "match"], columns="agent", values=["points", "hands"],
-                         aggfunc="sum", fill_value=0)
+    wide = a.pivot_table(
+        index=["run_id", "match"],
+        columns="agent",
+        values=["points", "hands"],
+        aggfunc="sum",
+        fill_value=0,
+    )
     idx = pd.MultiIndex.from_frame(u[["run_id", "match"]])
     agents = tuple(dict.fromkeys(names.get(str(u.run_id.iloc[0])) or sorted(set(a.agent))))
     cols = {}
     for agent in agents:
         for what, col in (("points", "points"), ("seat_hands", "hands")):
             got = wide[(col, agent)] if (col, agent) in wide else None
-            cols[f"{what}@{agent}"] = (np.zeros(len(u)) if got is None else
-                                       got.reindex(idx).fillna(0).to_numpy(float))
+            cols[f"{what}@{agent}"] = (
+                np.zeros(len(u)) if got is None else got.reindex(idx).fillna(0).to_numpy(float)
+            )
     return u.assign(**cols), agents
 
 
-def _against(base: _Loaded, other: _Loaded
-             ) -> tuple[list[dict[str, Any]], list[Difference | None], list[str]]:
+def _against(
+    base: _Loaded, other: _Loaded
+) -> tuple[list[dict[str, Any]], list[Difference | None], list[str]]:
     """The rows of ``other`` against ``base``, the difference behind each (None where
     the two scales forbid one) and the patterns left out (only one side has them)."""
     from analysis.stats import compare_units
@@ -542,8 +650,11 @@ def _against(base: _Loaded, other: _Loaded
         ub = ub.iloc[pair.base_rows].reset_index(drop=True)
         uo = uo.iloc[pair.other_rows].reset_index(drop=True)
     seen = set(base.pats.pattern) | set(other.pats.pattern)
-    names = sorted(k for k in seen if all(s.what.patterns is None or k in s.what.patterns
-                                          for s in (base, other)))
+    names = sorted(
+        k
+        for k in seen
+        if all(s.what.patterns is None or k in s.what.patterns for s in (base, other))
+    )
     note = _scales_note(base.what, other.what)
     mb = metric_arrays(ub, base.pats, names, base.agents)
     mo = metric_arrays(uo, other.pats, names, other.agents)
@@ -552,21 +663,38 @@ def _against(base: _Loaded, other: _Loaded
     for metric in [m for m in mb if m in mo]:
         yb, xb, unit = mb[metric]
         yo, xo, _ = mo[metric]
-        d: Difference | None = compare_units(yb, xb, yo, xo, pair.paired,
-                                             shared_walls=pair.paired)
+        d: Difference | None = compare_units(yb, xb, yo, xo, pair.paired, shared_walls=pair.paired)
         if is_rate(unit):  # no rate difference is certain from a handful of events
             d = rate_difference(d, yb, xb, yo, xo)
-        row = {"baseline_group": base.label, "group": other.label,
-               "metric": metric, "unit": unit, "baseline": d.baseline,
-               "value": d.value, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
-               "paired_se": d.paired_se, "unpaired_se": d.unpaired_se,
-               "units": d.units, "hands": hands, "paired": d.paired, "pairing": pair.unit,
-               "pairing_note": pair.text, "hands_same_walls": pair.hands_same_walls,
-               "hands_shared": pair.hands_shared, "comparable": True, "note": None}
+        row = {
+            "baseline_group": base.label,
+            "group": other.label,
+            "metric": metric,
+            "unit": unit,
+            "baseline": d.baseline,
+            "value": d.value,
+            "diff": d.diff,
+            "lo": d.lo,
+            "hi": d.hi,
+            "p": d.p,
+            "paired_se": d.paired_se,
+            "unpaired_se": d.unpaired_se,
+            "units": d.units,
+            "hands": hands,
+            "paired": d.paired,
+            "pairing": pair.unit,
+            "pairing_note": pair.text,
+            "hands_same_walls": pair.hands_same_walls,
+            "hands_shared": pair.hands_shared,
+            "comparable": True,
+            "note": None,
+        }
         if note is not None and _in_points(unit):  # each figure on its own scale, no test
-            row.update(dict.fromkeys(("diff", "lo", "hi", "p", "paired_se",
-                                      "unpaired_se"), math.nan),
-                       comparable=False, note=note)
+            row.update(
+                dict.fromkeys(("diff", "lo", "hi", "p", "paired_se", "unpaired_se"), math.nan),
+                comparable=False,
+                note=note,
+            )
             d = None
         rows.append(row)
         diffs.append(d)
@@ -595,21 +723,28 @@ def _swept_key(sides: list[_Loaded]) -> tuple[str | None, str]:
     differ = [k for k in keys if len({repr(s.rules.get(k)) for s in sides}) > 1]
     if len(differ) != 1:
         shown = ", ".join(differ[:5]) + (", …" if len(differ) > 5 else "")
-        return None, ("no trend: the points differ by no rule key" if not differ else
-                      f"no trend: the points differ by {len(differ)} rule keys "
-                      f"({shown}); a trend follows one")
+        return None, (
+            "no trend: the points differ by no rule key"
+            if not differ
+            else f"no trend: the points differ by {len(differ)} rule keys "
+            f"({shown}); a trend follows one"
+        )
     key = differ[0]
     values = [s.rules.get(key) for s in sides]
     if not all(_numeric(v) for v in values):
         return None, f"no trend: {key} is not a number"
     if len(set(values)) < TREND_POINTS:
-        return None, (f"no trend: {key} takes two points only (the difference is the "
-                      f"trend)" if len(set(values)) == 2 else f"no trend: one {key}")
+        return None, (
+            f"no trend: {key} takes two points only (the difference is the trend)"
+            if len(set(values)) == 2
+            else f"no trend: one {key}"
+        )
     return key, ""
 
 
-def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
-           ) -> tuple[str | None, pd.DataFrame, str]:
+def trends(
+    sides: list[_Loaded], primary: Sequence[str] | None = None
+) -> tuple[str | None, pd.DataFrame, str]:
     """The trend of every metric along the one numeric rule key the sides differ by
     (:func:`_swept_key`): (key, table, note). Per metric the table gives the slope
     per unit of the key with its 95% interval and p (:func:`analysis.stats.slope`:
@@ -624,14 +759,27 @@ def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
     from analysis.decide import adjust, is_primary
     from analysis.stats import estimate, slope
 
-    cols = ["metric", "unit", "key", "slope", "lo", "hi", "se", "p", "p_adjusted",
-            "points", "clusters", "values"]
+    cols = [
+        "metric",
+        "unit",
+        "key",
+        "slope",
+        "lo",
+        "hi",
+        "se",
+        "p",
+        "p_adjusted",
+        "points",
+        "clusters",
+        "values",
+    ]
     key, why = _swept_key(sides)
     if key is None:
         return None, pd.DataFrame(columns=cols), why
     seen = set().union(*(set(s.pats.pattern) for s in sides))
-    names = sorted(k for k in seen
-                   if all(s.what.patterns is None or k in s.what.patterns for s in sides))
+    names = sorted(
+        k for k in seen if all(s.what.patterns is None or k in s.what.patterns for s in sides)
+    )
     arrays = [metric_arrays(s.units, s.pats, names, s.agents) for s in sides]
     xs = [float(s.rules[key]) for s in sides]
     rows = []
@@ -648,18 +796,28 @@ def trends(sides: list[_Loaded], primary: Sequence[str] | None = None
         fit = slope(np.concatenate(ps), np.concatenate(x), cl).as_dict()
         if is_rate(unit) and sum(a[metric][0].sum() for a in arrays) < RARE:
             fit.update(dict.fromkeys(("lo", "hi", "se", "p"), math.nan))
-        rows.append({"metric": metric, "unit": unit, "key": key, **fit,
-                     "points": len(sides), "values": values,
-                     "primary": is_primary(metric, primary)})
+        rows.append(
+            {
+                "metric": metric,
+                "unit": unit,
+                "key": key,
+                **fit,
+                "points": len(sides),
+                "values": values,
+                "primary": is_primary(metric, primary),
+            }
+        )
     df = pd.DataFrame(rows)
     if df.empty:
         return key, pd.DataFrame(columns=cols), f"no metric every point of {key} has"
     chosen = df["primary"].to_numpy(bool)
     df["p_adjusted"] = np.nan
     df.loc[chosen, "p_adjusted"] = adjust(df.loc[chosen, "p"].to_numpy(float))
-    note = (f"trend per unit of {key} over {len(sides)} points: OLS on every point's "
-            f"per-match pseudo-values, standard errors clustered by match (the matches of "
-            f"one seed and index, shared by the points); 95% CI")
+    note = (
+        f"trend per unit of {key} over {len(sides)} points: OLS on every point's "
+        f"per-match pseudo-values, standard errors clustered by match (the matches of "
+        f"one seed and index, shared by the points); 95% CI"
+    )
     return key, df[cols], note
 
 
@@ -701,17 +859,26 @@ def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFr
         u = u.reset_index(drop=True)
         p = pats[(pats.variant == key[0]) & (pats.config == key[1]) & (pats.lineup == key[2])]
         hands = int(u["hands"].sum())
-        for metric, (y, x, unit) in metric_arrays(u, p, _patterns_of(runs, first[key], p)
-                                                  ).items():
+        for metric, (y, x, unit) in metric_arrays(u, p, _patterns_of(runs, first[key], p)).items():
             e = metric_estimate(y, x, unit)
             t = target.get(metric) if isinstance(target, dict) else target
-            rows.append({**dict(zip(GROUP, key, strict=True)), "metric": metric,
-                         "unit": unit, "value": e.value, "lo": e.lo, "hi": e.hi,
-                         "count": getattr(e, "count", np.nan),
-                         "rare": bool(getattr(e, "rare", False)),
-                         "half_width": e.half_width, "matches": e.units, "hands": hands,
-                         "target": t, "hands_needed": hands_needed(e.half_width, hands, t)
-                         if t else np.nan})
+            rows.append(
+                {
+                    **dict(zip(GROUP, key, strict=True)),
+                    "metric": metric,
+                    "unit": unit,
+                    "value": e.value,
+                    "lo": e.lo,
+                    "hi": e.hi,
+                    "count": getattr(e, "count", np.nan),
+                    "rare": bool(getattr(e, "rare", False)),
+                    "half_width": e.half_width,
+                    "matches": e.units,
+                    "hands": hands,
+                    "target": t,
+                    "hands_needed": hands_needed(e.half_width, hands, t) if t else np.nan,
+                }
+            )
     return _finish(runs, pd.DataFrame(rows))
 
 

@@ -71,8 +71,20 @@ from analysis.stats import Estimate
 from mjlog.errors import InputError
 from mjlog.rulekeys import INT32_MAX
 
-__all__ = ["CONFIRM", "COMPENSATION_UNIT", "UNIT", "Lever", "balance_study", "decide_positions",
-           "position_name", "positions", "propose", "round_units", "scale_for", "study_verdict"]
+__all__ = [
+    "CONFIRM",
+    "COMPENSATION_UNIT",
+    "UNIT",
+    "Lever",
+    "balance_study",
+    "decide_positions",
+    "position_name",
+    "positions",
+    "propose",
+    "round_units",
+    "scale_for",
+    "study_verdict",
+]
 
 UNIT = "points per hand (money ÷ base; a position's mean minus the other positions' mean)"
 """The unit of every advantage figure; intervals are 95% t intervals over matches."""
@@ -106,8 +118,7 @@ class Lever:
 
     @classmethod
     def of(cls, rules) -> Lever:
-        return cls(rules["base"], rules["dealer_compensation_unit"],
-                   rules["dealer_compensation"])
+        return cls(rules["base"], rules["dealer_compensation_unit"], rules["dealer_compensation"])
 
     @property
     def exact(self) -> Fraction:
@@ -121,12 +132,19 @@ class Lever:
 
     def sets(self) -> list[str]:
         """The ``--set`` values that play it."""
-        return [f"base={self.base}", f"dealer_compensation_unit={self.unit}",
-                f"dealer_compensation={self.value}"]
+        return [
+            f"base={self.base}",
+            f"dealer_compensation_unit={self.unit}",
+            f"dealer_compensation={self.value}",
+        ]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"base": self.base, "dealer_compensation_unit": self.unit,
-                "dealer_compensation": self.value, "points": self.points}
+        return {
+            "base": self.base,
+            "dealer_compensation_unit": self.unit,
+            "dealer_compensation": self.value,
+            "points": self.points,
+        }
 
     def text(self) -> str:
         return ", ".join(self.sets())
@@ -155,8 +173,9 @@ def _simplest(money: int, base: int, scale: int) -> Lever:
     return Lever(base * scale, "money", money)
 
 
-def propose(advantage: float, n: int, current: Lever, margin: float = MARGIN,
-            scale: int | None = None) -> tuple[float, Lever, float]:
+def propose(
+    advantage: float, n: int, current: Lever, margin: float = MARGIN, scale: int | None = None
+) -> tuple[float, Lever, float]:
     """(exact, playable, step): ``x* = x₀ + A/n`` points the dealer pays each other
     player a hand, for the dealer advantage ``advantage`` (A) measured under
     ``current`` (x₀); the :class:`Lever` nearest it at money of ``base·scale``
@@ -194,10 +213,18 @@ def positions(run: str | Path) -> list[dict[str, Any]]:
 
     base = RunFiles(run).rules()["base"]
     df = position_advantage(run).sort_values("position")
-    return [{"position": int(r.position), "value": float(r.advantage) / base,
-             "lo": float(r.advantage_lo) / base, "hi": float(r.advantage_hi) / base,
-             "se": float(r.advantage_se) / base, "matches": int(r.matches),
-             "hands": int(r.hands)} for r in df.itertuples()]
+    return [
+        {
+            "position": int(r.position),
+            "value": float(r.advantage) / base,
+            "lo": float(r.advantage_lo) / base,
+            "hi": float(r.advantage_hi) / base,
+            "se": float(r.advantage_se) / base,
+            "matches": int(r.matches),
+            "hands": int(r.hands),
+        }
+        for r in df.itertuples()
+    ]
 
 
 def decide_positions(rows: Sequence[dict], margin: float, hands: int) -> list[dict[str, Any]]:
@@ -206,16 +233,24 @@ def decide_positions(rows: Sequence[dict], margin: float, hands: int) -> list[di
     two one-sided tests of ±``margin``), both adjusted across the positions,
     ``verdict``, ``differs_from_zero`` (``p_adjusted`` under α, the verdict
     ``equivalent`` or not), ``mde`` and ``hands_needed`` (``hands``: the run's)."""
-    diffs = [from_zero(Estimate(r["value"], r["lo"], r["hi"], r["se"], r["matches"]))
-             for r in rows]
+    diffs = [from_zero(Estimate(r["value"], r["lo"], r["hi"], r["se"], r["matches"])) for r in rows]
     p_adj = adjust([d.p for d in diffs])
     q_adj = adjust([tost(d, margin) for d in diffs])
     out = []
     for r, d, p, q in zip(rows, diffs, p_adj, q_adj, strict=True):
         dec = decide(d, margin, hands, p=float(p), p_equivalence=float(q))
-        out.append({**r, "p": d.p, "p_adjusted": dec.p, "p_equivalence": dec.p_equivalence,
-                    "verdict": dec.verdict, "differs_from_zero": dec.differs_from_zero,
-                    "mde": dec.mde, "hands_needed": dec.hands_needed})
+        out.append(
+            {
+                **r,
+                "p": d.p,
+                "p_adjusted": dec.p,
+                "p_equivalence": dec.p_equivalence,
+                "verdict": dec.verdict,
+                "differs_from_zero": dec.differs_from_zero,
+                "mde": dec.mde,
+                "hands_needed": dec.hands_needed,
+            }
+        )
     return out
 
 
@@ -229,8 +264,11 @@ def study_verdict(rows: Sequence[dict]) -> tuple[str, float]:
         return "differs", math.nan
     if all(v == "equivalent" for v in verdicts):
         return "equivalent", math.nan
-    need = [r["hands_needed"] for r in rows
-            if r["verdict"] == "inconclusive" and not math.isnan(r["hands_needed"])]
+    need = [
+        r["hands_needed"]
+        for r in rows
+        if r["verdict"] == "inconclusive" and not math.isnan(r["hands_needed"])
+    ]
     return "inconclusive", (max(need) if need else math.nan)
 
 
@@ -238,12 +276,20 @@ def _interval(p: dict[str, Any]) -> dict[str, float]:
     return {k: p[k] for k in ("value", "lo", "hi")}
 
 
-def balance_study(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
-                  sets: Sequence[str] = (), hands_per_match: int = 8,
-                  workers: int | None = None, out: str | Path | None = None,
-                  progress: bool | None = False, margin: float = MARGIN,
-                  scheduler: str | None = None,
-                  on_measured: Callable[[dict], None] | None = None) -> dict[str, Any]:
+def balance_study(
+    variant: str,
+    agents: Sequence[str],
+    hands: int,
+    seed: int = 0,
+    sets: Sequence[str] = (),
+    hands_per_match: int = 8,
+    workers: int | None = None,
+    out: str | Path | None = None,
+    progress: bool | None = False,
+    margin: float = MARGIN,
+    scheduler: str | None = None,
+    on_measured: Callable[[dict], None] | None = None,
+) -> dict[str, Any]:
     """Measure, decide, propose, confirm (the module docstring): at least ``hands``
     hands of play per run, the runs written under ``out`` (``measure`` and
     ``confirm``) or in a temporary directory removed afterwards. ``scheduler``
@@ -255,8 +301,9 @@ def balance_study(variant: str, agents: Sequence[str], hands: int, seed: int = 0
     from simulate.runner import RunSpec, simulate
 
     if scheduler is not None and out is None:
-        raise InputError("balance on a --scheduler needs --out: the cluster's workers "
-                         "write the runs there")
+        raise InputError(
+            "balance on a --scheduler needs --out: the cluster's workers write the runs there"
+        )
     probe = RunSpec.build(variant, seed, 1, hands_per_match, agents, sets=sets)
     # One agent in every seat: its rotations would replay the same hands (each seat's
     # choices come from that seat's seeded stream), so duplicate play only for a mix.
@@ -265,8 +312,16 @@ def balance_study(variant: str, agents: Sequence[str], hands: int, seed: int = 0
     matches = max(2, -(-hands // per_match))  # two at least: an interval needs them
 
     def build(root: int, extra: Sequence[str] = ()) -> RunSpec:
-        return RunSpec.build(variant, root, matches, hands_per_match, agents,
-                             sets=[*sets, *extra], duplicate=duplicate, events=False)
+        return RunSpec.build(
+            variant,
+            root,
+            matches,
+            hands_per_match,
+            agents,
+            sets=[*sets, *extra],
+            duplicate=duplicate,
+            events=False,
+        )
 
     spec = build(seed)
     n, current = spec.rules.n, Lever.of(spec.rules)
@@ -274,8 +329,14 @@ def balance_study(variant: str, agents: Sequence[str], hands: int, seed: int = 0
     with tempfile.TemporaryDirectory(prefix="mjlog-balance-") as scratch:
         root = Path(out) if out is not None else Path(scratch)
         measured_dir = root / "measure"
-        simulate(spec, measured_dir, workers=workers, progress=progress, desc="measure",
-                 scheduler=scheduler)
+        simulate(
+            spec,
+            measured_dir,
+            workers=workers,
+            progress=progress,
+            desc="measure",
+            scheduler=scheduler,
+        )
         measured = decide_positions(positions(measured_dir), margin, spec.total_hands)
         adv = measured[0]
         scale = scale_for(n, current.base, margin)
@@ -290,15 +351,25 @@ def balance_study(variant: str, agents: Sequence[str], hands: int, seed: int = 0
                 scale //= 10
         lo, hi = (current.points + adv[k] / n for k in ("lo", "hi"))
         result: dict[str, Any] = {
-            "variant": variant, "agents": list(spec.agents), "seed": seed,
-            "players": n, "base": current.base, "duplicate": duplicate,
-            "hands": spec.total_hands, "matches": matches, "hands_per_match": hands_per_match,
-            "unit": UNIT, "level": 0.95, "margin": margin,
-            "dealer_advantage": _interval(adv), "positions": measured,
+            "variant": variant,
+            "agents": list(spec.agents),
+            "seed": seed,
+            "players": n,
+            "base": current.base,
+            "duplicate": duplicate,
+            "hands": spec.total_hands,
+            "matches": matches,
+            "hands_per_match": hands_per_match,
+            "unit": UNIT,
+            "level": 0.95,
+            "margin": margin,
+            "dealer_advantage": _interval(adv),
+            "positions": measured,
             "measured_verdict": study_verdict(measured)[0],
             "measured_compensation": current.as_dict(),
             "compensation_exact": {"value": exact, "lo": lo, "hi": hi},
-            "compensation": lever.as_dict(), "compensation_sets": lever.sets(),
+            "compensation": lever.as_dict(),
+            "compensation_sets": lever.sets(),
             "compensation_unit": COMPENSATION_UNIT,
             "changes": confirm_spec is not None,
             # what one step of the lever moves the dealer advantage by
@@ -312,17 +383,30 @@ def balance_study(variant: str, agents: Sequence[str], hands: int, seed: int = 0
             confirm_dir, confirmed = measured_dir, measured
         else:
             confirm_dir = root / "confirm"
-            simulate(confirm_spec, confirm_dir, workers=workers, progress=progress,
-                     desc="confirm", scheduler=scheduler)
-            confirmed = decide_positions(positions(confirm_dir), margin,
-                                         confirm_spec.total_hands)
+            simulate(
+                confirm_spec,
+                confirm_dir,
+                workers=workers,
+                progress=progress,
+                desc="confirm",
+                scheduler=scheduler,
+            )
+            confirmed = decide_positions(positions(confirm_dir), margin, confirm_spec.total_hands)
         verdict, need = study_verdict(confirmed)
         top = max(confirmed, key=lambda p: p["value"])
-        result.update({
-            "confirmed": _interval(confirmed[0]), "confirmed_positions": confirmed,
-            "verdict": verdict, "equivalent": verdict == "equivalent", "hands_needed": need,
-            "largest": {"position": top["position"], **_interval(top)},
-            "runs": ({"measure": str(measured_dir), "confirm": str(confirm_dir)}
-                     if out is not None else None),
-        })
+        result.update(
+            {
+                "confirmed": _interval(confirmed[0]),
+                "confirmed_positions": confirmed,
+                "verdict": verdict,
+                "equivalent": verdict == "equivalent",
+                "hands_needed": need,
+                "largest": {"position": top["position"], **_interval(top)},
+                "runs": (
+                    {"measure": str(measured_dir), "confirm": str(confirm_dir)}
+                    if out is not None
+                    else None
+                ),
+            }
+        )
     return result

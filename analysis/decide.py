@@ -53,9 +53,25 @@ from scipy import stats as st
 from analysis.stats import LEVEL, Difference, Estimate
 from mjlog.errors import InputError, finite_float, quote
 
-__all__ = ["ALPHA", "POWER", "DEFAULT_MARGINS", "EXPLORATORY", "Decision", "adjust",
-           "check_names", "decide", "decide_study", "family", "from_zero", "is_primary",
-           "margin_for", "mde", "parse_margins", "parse_primary", "tost"]
+__all__ = [
+    "ALPHA",
+    "POWER",
+    "DEFAULT_MARGINS",
+    "EXPLORATORY",
+    "Decision",
+    "adjust",
+    "check_names",
+    "decide",
+    "decide_study",
+    "family",
+    "from_zero",
+    "is_primary",
+    "margin_for",
+    "mde",
+    "parse_margins",
+    "parse_primary",
+    "tost",
+]
 
 EXPLORATORY = "exploratory"
 """The verdict of a metric outside the ``--primary`` ones: looked at, not tested."""
@@ -67,13 +83,13 @@ POWER = 0.8
 """The power at which :attr:`Decision.mde` is stated."""
 
 DEFAULT_MARGINS: dict[str, float] = {
-    "mean_points": 0.1,            # points per seat-hand
-    "dealer_advantage": 0.1,       # points per hand
-    "mean_points_per_win": 0.5,    # points per win
-    "money_moved_per_hand": 0.5,   # points per hand
-    "draw_rate": 0.01,             # share of hands
-    "capped_share": 0.01,          # share of wins
-    "pattern_rate": 0.01,          # share of wins
+    "mean_points": 0.1,  # points per seat-hand
+    "dealer_advantage": 0.1,  # points per hand
+    "mean_points_per_win": 0.5,  # points per win
+    "money_moved_per_hand": 0.5,  # points per hand
+    "draw_rate": 0.01,  # share of hands
+    "capped_share": 0.01,  # share of wins
+    "pattern_rate": 0.01,  # share of wins
 }
 """The equivalence margin of each metric family unless ``--margin METRIC=M`` says
 otherwise: a difference a designer would not change a rule for (docs/cli.md)."""
@@ -83,12 +99,12 @@ otherwise: a difference a designer would not change a rule for (docs/cli.md)."""
 class Decision:
     """The verdict on one difference, with what it rests on."""
 
-    verdict: str             # equivalent | differs | inconclusive
-    margin: float            # the equivalence margin used
-    p: float                 # two-sided p of "no difference" (as adjusted, if given)
-    p_equivalence: float     # TOST p of "outside the margin" (as adjusted, if given)
-    mde: float               # smallest difference detectable with 80 % power
-    hands_needed: float      # hands in all that would settle an inconclusive one (NaN else)
+    verdict: str  # equivalent | differs | inconclusive
+    margin: float  # the equivalence margin used
+    p: float  # two-sided p of "no difference" (as adjusted, if given)
+    p_equivalence: float  # TOST p of "outside the margin" (as adjusted, if given)
+    mde: float  # smallest difference detectable with 80 % power
+    hands_needed: float  # hands in all that would settle an inconclusive one (NaN else)
     differs_from_zero: bool  # p < α: shown not 0 (an equivalent one: by less than the margin)
 
     def as_dict(self) -> dict:
@@ -114,7 +130,7 @@ def tost(d: Difference, margin: float) -> float:
         return math.nan
     if se == 0:
         return 0.0 if abs(d.diff) < margin else 1.0
-    lower = st.t.sf((d.diff + margin) / se, df)   # H0: diff <= -margin
+    lower = st.t.sf((d.diff + margin) / se, df)  # H0: diff <= -margin
     upper = st.t.cdf((d.diff - margin) / se, df)  # H0: diff >= +margin
     return float(max(lower, upper))
 
@@ -135,8 +151,9 @@ def _level(raw: float, adjusted: float) -> float:
     return ALPHA
 
 
-def _hands_needed(d: Difference, margin: float, hands: float, alpha: float = ALPHA,
-                  alpha_eq: float = ALPHA) -> float:
+def _hands_needed(
+    d: Difference, margin: float, hands: float, alpha: float = ALPHA, alpha_eq: float = ALPHA
+) -> float:
     """Hands in all at which the difference seen would be settled either way: its
     interval clear of 0 at level ``alpha``, or its 1 − 2·``alpha_eq`` interval inside
     ±margin (whichever comes first), the standard error falling as 1/√hands. The
@@ -154,8 +171,13 @@ def _hands_needed(d: Difference, margin: float, hands: float, alpha: float = ALP
     return float(math.ceil(hands * (se / target) ** 2))
 
 
-def decide(d: Difference, margin: float, hands: float = math.nan,
-           p: float | None = None, p_equivalence: float | None = None) -> Decision:
+def decide(
+    d: Difference,
+    margin: float,
+    hands: float = math.nan,
+    p: float | None = None,
+    p_equivalence: float | None = None,
+) -> Decision:
     """The verdict on ``d`` for an equivalence ``margin`` (the module docstring: within
     it is ``equivalent`` even when also shown off 0). ``p`` and ``p_equivalence``
     are the study's adjusted p-values when given (:func:`adjust`); ``hands``, the
@@ -170,8 +192,11 @@ def decide(d: Difference, margin: float, hands: float = math.nan,
         verdict = "differs"
     else:
         verdict = "inconclusive"
-    need = _hands_needed(d, margin, hands, _level(d.p, p), _level(raw_eq, p_eq)) \
-        if verdict == "inconclusive" else math.nan
+    need = (
+        _hands_needed(d, margin, hands, _level(d.p, p), _level(raw_eq, p_eq))
+        if verdict == "inconclusive"
+        else math.nan
+    )
     return Decision(verdict, margin, p, p_eq, mde(d), need, bool(p < ALPHA))
 
 
@@ -219,11 +244,14 @@ def parse_margins(items: Sequence[str]) -> dict[str, float]:
         metric, eq, value = item.partition("=")
         metric = metric.strip()
         if not eq or not metric:
-            raise InputError(f"bad --margin {quote(item)}; expected METRIC=MARGIN, say "
-                             f"draw_rate=0.01")
+            raise InputError(
+                f"bad --margin {quote(item)}; expected METRIC=MARGIN, say draw_rate=0.01"
+            )
         if family(metric) not in DEFAULT_MARGINS:
-            raise InputError(f"--margin {quote(item)}: no metric {quote(metric)}; known: "
-                             f"{', '.join(DEFAULT_MARGINS)} (or one of them with [KEY])")
+            raise InputError(
+                f"--margin {quote(item)}: no metric {quote(metric)}; known: "
+                f"{', '.join(DEFAULT_MARGINS)} (or one of them with [KEY])"
+            )
         m = finite_float(value.strip(), f"the margin of {quote(metric)}")
         if not m > 0:
             raise InputError(f"the margin of {quote(metric)} must be above 0")
@@ -272,8 +300,10 @@ def parse_primary(items: Sequence[str]) -> tuple[str, ...] | None:
     for item in items:
         metric = item.strip()
         if family(metric) not in DEFAULT_MARGINS:
-            raise InputError(f"--primary {quote(item)}: no metric {quote(metric)}; known: "
-                             f"{', '.join(DEFAULT_MARGINS)} (or one of them with [KEY])")
+            raise InputError(
+                f"--primary {quote(item)}: no metric {quote(metric)}; known: "
+                f"{', '.join(DEFAULT_MARGINS)} (or one of them with [KEY])"
+            )
         out[metric] = None
     return tuple(out) or None
 
@@ -292,28 +322,32 @@ def check_names(names: Sequence[str], metrics: Sequence[str], option: str) -> No
     for name in names:
         if name not in have:
             same = sorted(m for m in metrics if family(m) == family(name))
-            raise InputError(f"{option} {quote(name)}: this comparison has no such metric"
-                             + (f"; of {family(name)}: {', '.join(same)}" if same else ""))
+            raise InputError(
+                f"{option} {quote(name)}: this comparison has no such metric"
+                + (f"; of {family(name)}: {', '.join(same)}" if same else "")
+            )
 
 
-def decide_study(diffs: Sequence[Difference | None], metrics: Sequence[str],
-                 hands: Sequence[float], margins: Mapping[str, float] | None = None,
-                 primary: Sequence[str] | None = None) -> list[Decision | None]:
+def decide_study(
+    diffs: Sequence[Difference | None],
+    metrics: Sequence[str],
+    hands: Sequence[float],
+    margins: Mapping[str, float] | None = None,
+    primary: Sequence[str] | None = None,
+) -> list[Decision | None]:
     """The verdict of every difference of one study (every point × metric of a
     sweep; None where there is no difference, say points on two scales). The tests
     of "no difference" and those of equivalence are each adjusted together
     (:func:`adjust`) over the study's primary metrics (all of them without
     ``primary``); the others get the verdict :data:`EXPLORATORY` and no adjusted p."""
-    chosen = [i for i, d in enumerate(diffs)
-              if d is not None and is_primary(metrics[i], primary)]
+    chosen = [i for i, d in enumerate(diffs) if d is not None and is_primary(metrics[i], primary)]
     margin = [margin_for(m, margins) for m in metrics]
     p = adjust([diffs[i].p for i in chosen])
     p_eq = adjust([tost(diffs[i], margin[i]) for i in chosen])
     out: list[Decision | None] = [None] * len(diffs)
     for i, d in enumerate(diffs):
         if d is not None:
-            out[i] = Decision(EXPLORATORY, margin[i], math.nan, math.nan, mde(d), math.nan,
-                              False)
+            out[i] = Decision(EXPLORATORY, margin[i], math.nan, math.nan, mde(d), math.nan, False)
     for i, pa, pe in zip(chosen, p, p_eq, strict=True):
         out[i] = decide(diffs[i], margin[i], hands[i], p=float(pa), p_equivalence=float(pe))
     return out

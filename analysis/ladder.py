@@ -46,8 +46,16 @@ from mjlog.errors import InputError
 from simulate.runner import HANDS_PER_SHARD, RunSpec, simulate
 from simulate.seating import DEFAULT_SEATING, seatings
 
-COLUMNS = ["agent", "hands", "mean_points", "ci_low", "ci_high", "win_rate", "deal_in_rate",
-           "mean_points_per_win"]
+COLUMNS = [
+    "agent",
+    "hands",
+    "mean_points",
+    "ci_low",
+    "ci_high",
+    "win_rate",
+    "deal_in_rate",
+    "mean_points_per_win",
+]
 GAP_COLUMNS = ["ahead", "behind", "matches", "difference", "ci_low", "ci_high", "p"]
 
 # one row per seat of each hand: the rows both the standings and the hand-by-hand
@@ -94,8 +102,10 @@ def _open(run: str | Path, verify: bool = True) -> Runs:
 
 def _per_match(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Each agent's points summed per match (over every seating), with its seat-hands."""
-    return {agent: g.groupby("match")["points"].agg(["sum", "size"])
-            for agent, g in df.groupby("agent", sort=True)}
+    return {
+        agent: g.groupby("match")["points"].agg(["sum", "size"])
+        for agent, g in df.groupby("agent", sort=True)
+    }
 
 
 def standings(run: str | Path) -> pd.DataFrame:
@@ -118,13 +128,16 @@ def _on_the_same_walls(run: str | Path, base: str | Path) -> list[Runs]:
     """The two runs, opened, refused unless they were dealt the same walls."""
     runs = [_open(run), _open(base)]
     if not same_walls(*runs):
-        raise InputError(f"{run} and {base} do not hold the same walls: pair runs of the "
-                         "same variant, seed and match size")
+        raise InputError(
+            f"{run} and {base} do not hold the same walls: pair runs of the "
+            "same variant, seed and match size"
+        )
     return runs
 
 
-def lead_across(run: str | Path, agent: str, base: str | Path,
-                base_agent: str | None = None) -> dict:
+def lead_across(
+    run: str | Path, agent: str, base: str | Path, base_agent: str | None = None
+) -> dict:
     """``agent``'s points per hand in ``run`` less ``base_agent``'s (default: the same
     label; each the agent's label in its run read alone, :mod:`analysis.agent_labels`)
     in ``base``, another run of the same walls (same variant, seed and match
@@ -144,12 +157,12 @@ def lead_across(run: str | Path, agent: str, base: str | Path,
     for path, r, name in ((run, runs[0], agent), (base, runs[1], base_agent)):
         m = _per_match(_per_seat(r))
         if name not in m:
-            raise InputError(f"{path}: no agent {name!r} in this run (it has "
-                             f"{', '.join(sorted(m)) or 'none'})")
+            raise InputError(
+                f"{path}: no agent {name!r} in this run (it has {', '.join(sorted(m)) or 'none'})"
+            )
         sides.append(m[name])
     d = _paired(*sides)
-    return {"matches": d.units, "difference": d.diff, "ci_low": d.lo, "ci_high": d.hi,
-            "p": d.p}
+    return {"matches": d.units, "difference": d.diff, "ci_low": d.lo, "ci_high": d.hi, "p": d.p}
 
 
 _SEAT_HANDS = f"""
@@ -180,20 +193,30 @@ def changed_hands(run: str | Path, agent: str, base: str | Path) -> dict:
         if df.empty:
             raise InputError(f"{path}: no agent {agent!r} in this run")
         if df.duplicated(keys).any():  # two runs of one line-up: which pairs which?
-            raise InputError(f"{path}: a line-up of {agent!r} is played twice on the same "
-                             "walls, so its hands cannot be paired one to one")
+            raise InputError(
+                f"{path}: a line-up of {agent!r} is played twice on the same "
+                "walls, so its hands cannot be paired one to one"
+            )
         sides.append(df)
     both = sides[0].merge(sides[1], on=keys, suffixes=("", "_base"))
     if both.empty:
-        raise InputError(f"{run} and {base} share no seat-hand of {agent!r}: the twin must "
-                         "sit in the same seats of the same line-ups")
+        raise InputError(
+            f"{run} and {base} share no seat-hand of {agent!r}: the twin must "
+            "sit in the same seats of the same line-ups"
+        )
     both["diff"] = both["points"] - both["points_base"]
     both["changed"] = (both["diff"] != 0).astype(float)
-    m = both.groupby("match").agg(n=("diff", "size"), changed=("changed", "sum"),
-                                  diff=("diff", "sum"))
+    m = both.groupby("match").agg(
+        n=("diff", "size"), changed=("changed", "sum"), diff=("diff", "sum")
+    )
     share = estimate(m["changed"].to_numpy(float), m["n"].to_numpy(float))
-    out = {"matches": len(m), "hands": len(both), "share": share.value,
-           "share_low": max(share.lo, 0.0), "share_high": min(share.hi, 1.0)}
+    out = {
+        "matches": len(m),
+        "hands": len(both),
+        "share": share.value,
+        "share_low": max(share.lo, 0.0),
+        "share_high": min(share.hi, 1.0),
+    }
     names = ("per_changed", "per_changed_low", "per_changed_high")
     if m["changed"].sum():
         per = estimate(m["diff"].to_numpy(float), m["changed"].to_numpy(float))
@@ -210,12 +233,18 @@ def _standings(df: pd.DataFrame) -> pd.DataFrame:
         m = per_match[agent]
         e = estimate(m["sum"].to_numpy(float), m["size"].to_numpy(float))
         wins = int(g["n_wins"].sum())
-        rows.append({
-            "agent": agent, "hands": int(len(g)), "mean_points": e.value,
-            "ci_low": e.lo, "ci_high": e.hi,
-            "win_rate": float(g["won"].mean()), "deal_in_rate": float(g["dealt_in"].mean()),
-            "mean_points_per_win": float(g["win_total"].sum() / wins) if wins else 0.0,
-        })
+        rows.append(
+            {
+                "agent": agent,
+                "hands": int(len(g)),
+                "mean_points": e.value,
+                "ci_low": e.lo,
+                "ci_high": e.hi,
+                "win_rate": float(g["won"].mean()),
+                "deal_in_rate": float(g["dealt_in"].mean()),
+                "mean_points_per_win": float(g["win_total"].sum() / wins) if wins else 0.0,
+            }
+        )
     out = pd.DataFrame(rows, columns=COLUMNS)
     return out.sort_values("mean_points", ascending=False, ignore_index=True)
 
@@ -225,8 +254,13 @@ def _paired(a: pd.DataFrame, b: pd.DataFrame):
     the matches both played (every match, in one duplicate run)."""
     both = a.index.intersection(b.index)
     a, b = a.loc[both], b.loc[both]
-    return compare_units(b["sum"].to_numpy(float), b["size"].to_numpy(float),
-                         a["sum"].to_numpy(float), a["size"].to_numpy(float), paired=True)
+    return compare_units(
+        b["sum"].to_numpy(float),
+        b["size"].to_numpy(float),
+        a["sum"].to_numpy(float),
+        a["size"].to_numpy(float),
+        paired=True,
+    )
 
 
 def _gaps(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
@@ -234,8 +268,17 @@ def _gaps(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     rows = []
     for ahead, behind in pairwise(order):
         d = _paired(per_match[ahead], per_match[behind])
-        rows.append({"ahead": ahead, "behind": behind, "matches": d.units,
-                     "difference": d.diff, "ci_low": d.lo, "ci_high": d.hi, "p": d.p})
+        rows.append(
+            {
+                "ahead": ahead,
+                "behind": behind,
+                "matches": d.units,
+                "difference": d.diff,
+                "ci_low": d.lo,
+                "ci_high": d.hi,
+                "p": d.p,
+            }
+        )
     return pd.DataFrame(rows, columns=GAP_COLUMNS)
 
 
@@ -247,13 +290,20 @@ def _tables(run: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return table, _gaps(df, list(table["agent"]))
 
 
-def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
-                  hands_per_match: int = 8, sets: Sequence[str] = (),
-                  workers: int | None = None, out: str | Path | None = None,
-                  progress: bool | None = False,
-                  hands_per_shard: int = HANDS_PER_SHARD,
-                  seating: str = DEFAULT_SEATING,
-                  scheduler: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def ladder_tables(
+    variant: str,
+    agents: Sequence[str],
+    hands: int,
+    seed: int = 0,
+    hands_per_match: int = 8,
+    sets: Sequence[str] = (),
+    workers: int | None = None,
+    out: str | Path | None = None,
+    progress: bool | None = False,
+    hands_per_shard: int = HANDS_PER_SHARD,
+    seating: str = DEFAULT_SEATING,
+    scheduler: str | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`ladder`'s standings and the paired :func:`gaps` down them.
     ``hands_per_shard`` sets the file layout only (smaller shards, more workers
     busy on a short ladder), never the hands or the standings. ``seating``
@@ -264,28 +314,49 @@ def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0
     (:func:`~simulate.runner.simulate`); its workers write the run, so it needs an
     ``out`` they can see, never a temporary folder of this machine."""
     if scheduler is not None and out is None:
-        raise InputError("a ladder on a --scheduler needs --out: the cluster's workers "
-                         "write the run there")
+        raise InputError(
+            "a ladder on a --scheduler needs --out: the cluster's workers write the run there"
+        )
     orders = seatings(agents, seating)
     probe = RunSpec.build(variant, seed, 1, hands_per_match, agents, sets=sets, duplicate=True)
     per_match = probe.rotations * hands_per_match * len(orders)
     # two matches at least: the match is the interval's unit, and one gives none
     matches = max(2, -(-hands // per_match))
-    specs = [RunSpec.build(variant, seed, matches, hands_per_match, lineup, sets=sets,
-                           duplicate=True, events=False, hands_per_shard=hands_per_shard)
-             for lineup in orders]
+    specs = [
+        RunSpec.build(
+            variant,
+            seed,
+            matches,
+            hands_per_match,
+            lineup,
+            sets=sets,
+            duplicate=True,
+            events=False,
+            hands_per_shard=hands_per_shard,
+        )
+        for lineup in orders
+    ]
 
     def play(root: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         # one folder holds one kind of ladder: the tables read whichever it finds
         if len(specs) > 1 and ((root / "hands").exists() or (root / "manifest.json").exists()):
-            raise InputError(f"{root}: holds a cyclic ladder's run; resume it with --seating "
-                             "cyclic, or give a balanced ladder another --out")
+            raise InputError(
+                f"{root}: holds a cyclic ladder's run; resume it with --seating "
+                "cyclic, or give a balanced ladder another --out"
+            )
         if len(specs) == 1 and any(root.glob("seating-*")):
-            raise InputError(f"{root}: holds a balanced ladder (seating-*/); resume it with "
-                             "--seating balanced, or give a cyclic ladder another --out")
+            raise InputError(
+                f"{root}: holds a balanced ladder (seating-*/); resume it with "
+                "--seating balanced, or give a cyclic ladder another --out"
+            )
         for k, spec in enumerate(specs):
-            simulate(spec, root if len(specs) == 1 else root / f"seating-{k}",
-                     workers=workers, progress=progress, scheduler=scheduler)
+            simulate(
+                spec,
+                root if len(specs) == 1 else root / f"seating-{k}",
+                workers=workers,
+                progress=progress,
+                scheduler=scheduler,
+            )
         return _tables(root)
 
     if out is None:
@@ -294,10 +365,30 @@ def ladder_tables(variant: str, agents: Sequence[str], hands: int, seed: int = 0
     return play(Path(out))
 
 
-def ladder(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
-           hands_per_match: int = 8, sets: Sequence[str] = (), workers: int | None = None,
-           out: str | Path | None = None, progress: bool | None = False,
-           seating: str = DEFAULT_SEATING, scheduler: str | None = None) -> pd.DataFrame:
+def ladder(
+    variant: str,
+    agents: Sequence[str],
+    hands: int,
+    seed: int = 0,
+    hands_per_match: int = 8,
+    sets: Sequence[str] = (),
+    workers: int | None = None,
+    out: str | Path | None = None,
+    progress: bool | None = False,
+    seating: str = DEFAULT_SEATING,
+    scheduler: str | None = None,
+) -> pd.DataFrame:
     """Play at least ``hands`` duplicate hands with this line-up and rank the agents."""
-    return ladder_tables(variant, agents, hands, seed, hands_per_match, sets, workers, out,
-                         progress, seating=seating, scheduler=scheduler)[0]
+    return ladder_tables(
+        variant,
+        agents,
+        hands,
+        seed,
+        hands_per_match,
+        sets,
+        workers,
+        out,
+        progress,
+        seating=seating,
+        scheduler=scheduler,
+    )[0]

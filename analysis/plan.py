@@ -73,10 +73,10 @@ class Plan:
 
     metric: str
     unit: str
-    question: str            # detect | equivalence
-    effect: float            # the difference to detect, or the margin
+    question: str  # detect | equivalence
+    effect: float  # the difference to detect, or the margin
     paired: bool
-    pairing_measured: bool   # False: one pilot run, no pairing gain assumed
+    pairing_measured: bool  # False: one pilot run, no pairing gain assumed
     sd: float
     how: str
     matches: int
@@ -100,8 +100,7 @@ def _quantiles(equivalence: bool) -> tuple[float, float]:
     return 1 - ALPHA / 2, POWER
 
 
-def matches_needed(sd: float, effect: float, equivalence: bool = False,
-                   paired: bool = True) -> int:
+def matches_needed(sd: float, effect: float, equivalence: bool = False, paired: bool = True) -> int:
     """The fewest matches a side for the question (module docstring): a difference
     ``effect`` detected, or equivalence within ±``effect``, at 80 % power.
 
@@ -141,22 +140,28 @@ def spread(paths: list[str | Path], metric: str, paired: bool = True) -> Spread:
     if len(sides) == 1:
         units, pats = compare.match_units(base)
         if len(units) < 2:
-            raise InputError(f"{sides[0]}: {len(units)} match; a pilot needs two at least "
-                             f"to show a spread")
-        names = [metric[len("pattern_rate["):-1]] if metric.startswith("pattern_rate[") else []
+            raise InputError(
+                f"{sides[0]}: {len(units)} match; a pilot needs two at least to show a spread"
+            )
+        names = [metric[len("pattern_rate[") : -1]] if metric.startswith("pattern_rate[") else []
         y, x, unit = compare.metric_arrays(units, pats, names)[metric]
         e = metric_estimate(y, x, unit)
         se = e.se
         if is_rate(unit) and x.sum() > 0:  # a rate spreads at least as a binomial one
-            se = math.sqrt(max(se ** 2, e.value * (1 - e.value) / x.sum()))
+            se = math.sqrt(max(se**2, e.value * (1 - e.value) / x.sum()))
         sd = math.sqrt(2) * se * math.sqrt(len(units))
         if not sd > 0:
-            raise MjlogError(f"{sides[0]}: {metric} does not vary in the pilot "
-                             f"({_seen(e, unit)}): nothing to size a study from; run a "
-                             f"longer pilot")
-        how = (f"one pilot run, {len(units)} matches: a side's spread is the pilot's; "
-               + ("paired, the pairing gain not measured (taken as none: an upper bound; "
-                  "a second run on the same seed measures it)" if paired else "unpaired"))
+            raise MjlogError(
+                f"{sides[0]}: {metric} does not vary in the pilot "
+                f"({_seen(e, unit)}): nothing to size a study from; run a "
+                f"longer pilot"
+            )
+        how = f"one pilot run, {len(units)} matches: a side's spread is the pilot's; " + (
+            "paired, the pairing gain not measured (taken as none: an upper bound; "
+            "a second run on the same seed measures it)"
+            if paired
+            else "unpaired"
+        )
         return Spread(metric, unit, sd, paired, False, how)
     rows = compare.paired_comparison(sides[:2])
     rows = rows[rows.metric == metric]
@@ -167,13 +172,20 @@ def spread(paths: list[str | Path], metric: str, paired: bool = True) -> Spread:
     se = r.paired_se if is_paired else r.unpaired_se
     sd = float(se) * math.sqrt(int(r.units))
     if not sd > 0:
-        raise MjlogError(f"{metric} does not differ from match to match in the pilot runs: "
-                         f"nothing to size a study from; run a longer pilot")
-    how = (f"two pilot runs, {int(r.units)} matches paired by their walls: the paired "
-           f"spread measured" if is_paired else
-           f"two pilot runs compared unpaired ({int(r.units)} matches on the smaller side"
-           + ("; they deal no shared walls, so the pairing gain cannot be measured)"
-              if paired else ")"))
+        raise MjlogError(
+            f"{metric} does not differ from match to match in the pilot runs: "
+            f"nothing to size a study from; run a longer pilot"
+        )
+    how = (
+        f"two pilot runs, {int(r.units)} matches paired by their walls: the paired spread measured"
+        if is_paired
+        else f"two pilot runs compared unpaired ({int(r.units)} matches on the smaller side"
+        + (
+            "; they deal no shared walls, so the pairing gain cannot be measured)"
+            if paired
+            else ")"
+        )
+    )
     return Spread(metric, str(r.unit), sd, is_paired, is_paired, how)
 
 
@@ -194,10 +206,12 @@ def _check_metric(runs: queries.Runs, metric: str) -> None:
     valid = until_metrics(rules)
     if metric not in valid:
         patterns = [m for m in valid if m.startswith("pattern_rate[")]
-        raise InputError(f"unknown --metric {quote(metric)} for {run.variant} with "
-                         f"{rules.n} players; valid: "
-                         f"{', '.join(m for m in valid if m not in patterns)}, "
-                         f"pattern_rate[KEY] (say {patterns[0]})")
+        raise InputError(
+            f"unknown --metric {quote(metric)} for {run.variant} with "
+            f"{rules.n} players; valid: "
+            f"{', '.join(m for m in valid if m not in patterns)}, "
+            f"pattern_rate[KEY] (say {patterns[0]})"
+        )
 
 
 def _spec(run: queries.Run, matches: int):
@@ -214,8 +228,16 @@ def _spec(run: queries.Run, matches: int):
     from simulate.agents import make_agents
 
     make_agents(list(run.agents))
-    return RunSpec(rules, run.seed, matches, run.hands_per_match, tuple(run.agents),
-                   run.duplicate, run.events, int(m.get("hands_per_shard") or 2000))
+    return RunSpec(
+        rules,
+        run.seed,
+        matches,
+        run.hands_per_match,
+        tuple(run.agents),
+        run.duplicate,
+        run.events,
+        int(m.get("hands_per_shard") or 2000),
+    )
 
 
 def seconds_per_hand(spec, hands: int, budget: float = 10.0) -> tuple[float, int]:
@@ -233,8 +255,9 @@ def seconds_per_hand(spec, hands: int, budget: float = 10.0) -> tuple[float, int
         for r in range(spec.rotations):
             agents = make_agents([spec.agents[(s - r) % n] for s in range(n)])
             start = time.perf_counter()
-            for p in play_match(spec.rules, agents, spec.seed, match, spec.hands_per_match,
-                                r, spec.duplicate):
+            for p in play_match(
+                spec.rules, agents, spec.seed, match, spec.hands_per_match, r, spec.duplicate
+            ):
                 hand_records(p)
                 now = time.perf_counter()
                 if warm:
@@ -247,9 +270,15 @@ def seconds_per_hand(spec, hands: int, budget: float = 10.0) -> tuple[float, int
     return spent / max(timed, 1), timed
 
 
-def plan(paths: list[str | Path], metric: str, detect: float | None = None,
-         margin: float | None = None, paired: bool = True, workers: int = 1,
-         time_hands: int = 16) -> Plan:
+def plan(
+    paths: list[str | Path],
+    metric: str,
+    detect: float | None = None,
+    margin: float | None = None,
+    paired: bool = True,
+    workers: int = 1,
+    time_hands: int = 16,
+) -> Plan:
     """The plan for one question on the pilot ``paths`` (module docstring): exactly
     one of ``detect`` and ``margin``, each a finite number above 0; ``time_hands``
     hands timed here (0: none)."""
@@ -265,8 +294,10 @@ def plan(paths: list[str | Path], metric: str, detect: float | None = None,
     s = spread(paths, metric, paired)
     m = matches_needed(s.sd, effect, equivalence, s.paired)
     if m >= MAX_MATCHES:
-        raise MjlogError(f"{metric}: about {m:.3g} matches a side; no run holds that many "
-                         f"(ask for a larger {name})")
+        raise MjlogError(
+            f"{metric}: about {m:.3g} matches a side; no run holds that many "
+            f"(ask for a larger {name})"
+        )
     run = queries.Runs(_sides(paths)[0]).runs[0]
     per_match = run.hands // max(run.matches, 1)  # rotations included (duplicate play)
     hands = m * per_match
@@ -278,15 +309,33 @@ def plan(paths: list[str | Path], metric: str, detect: float | None = None,
         shards = len(spec.shards())
         if time_hands > 0:
             sph, n = seconds_per_hand(spec, time_hands)
-            timing = (f"{n} hands of {run.variant} [{','.join(run.agents)}] played here, "
-                      f"{sph:.3g} s a hand (play only; writing adds a few %)")
+            timing = (
+                f"{n} hands of {run.variant} [{','.join(run.agents)}] played here, "
+                f"{sph:.3g} s a hand (play only; writing adds a few %)"
+            )
             one = sph * hands * sides
             # a side's shards N at a time, the sides one after the other
             secs = sides * math.ceil(shards / workers) * (hands / shards) * sph
     except InputError as e:
         shards = math.ceil(m / max(1, 2000 // per_match))
         timing = f"cannot time here: {e}"
-    return Plan(metric, s.unit, "equivalence" if equivalence else "detect", float(effect),
-                s.paired, s.measured, s.sd, s.how, m, hands, hands * sides, shards, sph, secs, one,
-                workers, timing, [str(p) for p in _sides(paths)[:2]])
-
+    return Plan(
+        metric,
+        s.unit,
+        "equivalence" if equivalence else "detect",
+        float(effect),
+        s.paired,
+        s.measured,
+        s.sd,
+        s.how,
+        m,
+        hands,
+        hands * sides,
+        shards,
+        sph,
+        secs,
+        one,
+        workers,
+        timing,
+        [str(p) for p in _sides(paths)[:2]],
+    )

@@ -58,8 +58,12 @@ WHAT = {
     "wall_left": ("剩余牌墙 tiles left in the wall", "tiles"),
 }
 
-CATEGORY_NAMES = {"win": "胡牌 win", "kong": "杠 kong", "settlement": "结算 settlement",
-                  "other": "其他 other"}
+CATEGORY_NAMES = {
+    "win": "胡牌 win",
+    "kong": "杠 kong",
+    "settlement": "结算 settlement",
+    "other": "其他 other",
+}
 
 
 def _fig(nrows: int = 1, ncols: int = 1, w: float = 6.4, h: float = 4.0, **kw):
@@ -79,14 +83,16 @@ def _x_labels(df: pd.DataFrame) -> tuple[pd.Series, str]:
         # name the seat's agent on the axis when every group seats the same one there
         same = df.groupby("seat")["agent"].transform("nunique") == 1
         label = "座" + df["seat"].astype(str)
-        return label.where(~same, label + " " + df["agent"].astype(str)), \
-            "座位 seat (agents: see the line-up in the legend)"
+        return label.where(
+            ~same, label + " " + df["agent"].astype(str)
+        ), "座位 seat (agents: see the line-up in the legend)"
     if "agent" in df:
         return df["agent"].astype(str), "智能体 agent"
     if "position" in df:
         pos = df["position"].astype(int)
-        return pos.map(lambda p: "庄 dealer" if p == 0 else f"庄下{p} dealer+{p}"), \
-            "相对庄家 seat after the dealer"
+        return pos.map(
+            lambda p: "庄 dealer" if p == 0 else f"庄下{p} dealer+{p}"
+        ), "相对庄家 seat after the dealer"
     if "order" in df:
         return df["order"].astype(str), "胡牌顺序 order of winning"
     return pd.Series(["all"] * len(df), index=df.index), ""
@@ -112,8 +118,15 @@ def _grouped_bars(ax, df: pd.DataFrame, x: pd.Series, col: str, err: bool = True
             yerr = np.nan_to_num(yerr)[:, ok]
         bars = ax.bar(xs[ok], y[ok], width=width, yerr=yerr, capsize=2, label=g)
         for at in xs[~ok]:  # not `x`: that is the categories, for the next group
-            ax.text(at, 0, "n/a", ha="center", va="bottom", fontsize="x-small",
-                    color=bars.patches[0].get_facecolor() if bars.patches else "gray")
+            ax.text(
+                at,
+                0,
+                "n/a",
+                ha="center",
+                va="bottom",
+                fontsize="x-small",
+                color=bars.patches[0].get_facecolor() if bars.patches else "gray",
+            )
     ax.set_xticks(range(len(cats)), cats, rotation=20 if len(cats) > 4 else 0)
     ax.grid(axis="y", alpha=0.3)
 
@@ -121,8 +134,14 @@ def _grouped_bars(ax, df: pd.DataFrame, x: pd.Series, col: str, err: bool = True
 def _legend(fig: Figure, ax) -> None:
     handles, labels = ax.get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 2),
-                   fontsize="small", title="组 group: variant [agents by seat]")
+        fig.legend(
+            handles,
+            labels,
+            loc="outside lower center",
+            ncols=min(len(labels), 2),
+            fontsize="small",
+            title="组 group: variant [agents by seat]",
+        )
 
 
 def _key_legend(fig: Figure, labels: Iterable[str]) -> list[str]:
@@ -131,15 +150,23 @@ def _key_legend(fig: Figure, labels: Iterable[str]) -> list[str]:
 
     labels = list(labels)
     keys = [f"G{i + 1}" for i in range(len(labels))]
-    handles = [Patch(color=f"C{i % 10}", label=f"{k}: {g}")
-               for i, (k, g) in enumerate(zip(keys, labels, strict=True))]
-    fig.legend(handles=handles, loc="outside lower center", ncols=min(len(labels), 2),
-               fontsize="small", title="组 group: variant [agents by seat]")
+    handles = [
+        Patch(color=f"C{i % 10}", label=f"{k}: {g}")
+        for i, (k, g) in enumerate(zip(keys, labels, strict=True))
+    ]
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=min(len(labels), 2),
+        fontsize="small",
+        title="组 group: variant [agents by seat]",
+    )
     return keys
 
 
-def seat_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(METRICS),
-                title: str = "") -> Figure:
+def seat_figure(
+    df: pd.DataFrame, metrics: Iterable[str] = tuple(METRICS), title: str = ""
+) -> Figure:
     """The :func:`~analysis.queries.seat_stats` figures (any ``by``) as bars with 95% CIs."""
     metrics = list(metrics)
     x, xlabel = _x_labels(df)
@@ -152,7 +179,7 @@ def seat_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(METRICS),
         ax.set_xlabel(xlabel)
         if m == "mean_points":
             ax.axhline(0, color="black", lw=0.8)
-    for ax in axes[len(metrics):]:
+    for ax in axes[len(metrics) :]:
         ax.set_visible(False)
     _legend(fig, axes[0])
     if title:
@@ -172,8 +199,9 @@ def dealer_figure(df: pd.DataFrame) -> Figure:
 
 def first_winner_figure(df: pd.DataFrame) -> Figure:
     """Mean points of a seat by the order it won in (血战到底: does winning first pay?)."""
-    return seat_figure(df, ("mean_points",),
-                       title="先胡优势 first-winner advantage (mean points, 95% CI)")
+    return seat_figure(
+        df, ("mean_points",), title="先胡优势 first-winner advantage (mean points, 95% CI)"
+    )
 
 
 def patterns_figure(df: pd.DataFrame, top: int = 12) -> Figure:
@@ -184,29 +212,44 @@ def patterns_figure(df: pd.DataFrame, top: int = 12) -> Figure:
     # a row per name and key: each variant's bars sit on its own name for a key
     # (yuxi 杠上花 and xuezhan 杠上开花 are both ``gangshanghua``)
     rows = df["name"].astype(str) + " " + df["pattern"].astype(str)
-    keep = (df.assign(_g=labels, _row=rows).sort_values("per_win", ascending=False)
-            .groupby("_g", sort=False).head(top)["_row"])
+    keep = (
+        df.assign(_g=labels, _row=rows)
+        .sort_values("per_win", ascending=False)
+        .groupby("_g", sort=False)
+        .head(top)["_row"]
+    )
     kept = set(keep)
-    pats = list(dict.fromkeys(
-        r for r in rows.loc[df.sort_values("per_win", ascending=False).index] if r in kept))
+    pats = list(
+        dict.fromkeys(
+            r for r in rows.loc[df.sort_values("per_win", ascending=False).index] if r in kept
+        )
+    )
     groups = list(dict.fromkeys(labels))
     fig, axes = _fig(1, 2, w=5.6, h=max(3.0, 0.32 * len(pats) * max(1, len(groups)) ** 0.5))
     height = 0.8 / max(len(groups), 1)
     second = "contribution" if "contribution" in df else "points_share"
     for col, ax, title in (
-            ("per_win", axes[0], "出现率 share of wins that carry it (95% CI)"),
-            (second, axes[1], "边际得分占比 share of the points it adds (95% CI; adds to 1)"
-             if second == "contribution" else "得分占比 share of all points")):
+        ("per_win", axes[0], "出现率 share of wins that carry it (95% CI)"),
+        (
+            second,
+            axes[1],
+            "边际得分占比 share of the points it adds (95% CI; adds to 1)"
+            if second == "contribution"
+            else "得分占比 share of all points",
+        ),
+    ):
         for i, g in enumerate(groups):
             sub = df[(labels == g) & rows.isin(pats)]
             ys = np.array([pats.index(r) for r in rows[sub.index]]) - 0.4 + height * (i + 0.5)
             xerr = None
             if f"{col}_lo" in sub:
                 v = sub[col].to_numpy(float)
-                xerr = np.nan_to_num(np.vstack([v - sub[f"{col}_lo"].to_numpy(float),
-                                                sub[f"{col}_hi"].to_numpy(float) - v]))
-            ax.barh(ys, sub[col].to_numpy(float), height=height, xerr=xerr, capsize=2,
-                    label=g)
+                xerr = np.nan_to_num(
+                    np.vstack(
+                        [v - sub[f"{col}_lo"].to_numpy(float), sub[f"{col}_hi"].to_numpy(float) - v]
+                    )
+                )
+            ax.barh(ys, sub[col].to_numpy(float), height=height, xerr=xerr, capsize=2, label=g)
         ax.set_yticks(range(len(pats)), pats)
         ax.invert_yaxis()
         ax.set_title(title)
@@ -245,14 +288,22 @@ def outcomes_figure(df: pd.DataFrame) -> Figure:
     """Drawn-hand (流局) rate with its CI, and mean hand length, per group."""
     fig, axes = _fig(1, 2, w=5.0, h=3.4)
     short = _key_legend(fig, _labels(df))
-    for ax, col, title in ((axes[0], "draw_rate", "流局率 drawn-hand rate"),
-                           (axes[1], "mean_length", "平均事件数 mean events per hand")):
+    for ax, col, title in (
+        (axes[0], "draw_rate", "流局率 drawn-hand rate"),
+        (axes[1], "mean_length", "平均事件数 mean events per hand"),
+    ):
         lo = df.get(f"{col}_lo")
         y = df[col].to_numpy(float)
-        yerr = None if lo is None else np.nan_to_num(np.vstack(
-            [y - lo.to_numpy(float), df[f"{col}_hi"].to_numpy(float) - y]))
-        ax.bar(range(len(df)), y, yerr=yerr, capsize=3,
-               color=[f"C{i % 10}" for i in range(len(df))])
+        yerr = (
+            None
+            if lo is None
+            else np.nan_to_num(
+                np.vstack([y - lo.to_numpy(float), df[f"{col}_hi"].to_numpy(float) - y])
+            )
+        )
+        ax.bar(
+            range(len(df)), y, yerr=yerr, capsize=3, color=[f"C{i % 10}" for i in range(len(df))]
+        )
         ax.set_xticks(range(len(df)), short)
         ax.set_title(title)
         ax.grid(axis="y", alpha=0.3)
@@ -269,14 +320,17 @@ def money_figure(df: pd.DataFrame) -> Figure:
     fig, (ax,) = _fig(1, 1, w=9.0, h=0.7 * len(groups) + 2.0)
     left = np.zeros(len(groups))
     for i, k in enumerate(order):
-        v = np.array([df[(labels == g) & (df[key] == k)]["share_of_transfers"].sum()
-                      for g in groups])
-        name = (queries.REASON_NAMES.get(k, k) + " " + k) if key == "reason" \
+        v = np.array(
+            [df[(labels == g) & (df[key] == k)]["share_of_transfers"].sum() for g in groups]
+        )
+        name = (
+            (queries.REASON_NAMES.get(k, k) + " " + k)
+            if key == "reason"
             else CATEGORY_NAMES.get(k, k)
+        )
         ax.barh(range(len(groups)), v, left=left, label=name, color=f"C{i % 10}")
         left += v
-    ax.set_yticks(range(len(groups)), [g.replace(" [", "\n[") for g in groups],
-                  fontsize="small")
+    ax.set_yticks(range(len(groups)), [g.replace(" [", "\n[") for g in groups], fontsize="small")
     ax.invert_yaxis()
     ax.axvline(1, color="black", lw=0.8)
     ax.set_xlabel("占转账总额 share of all money transferred (gross Σ amount; adds to 1)")
@@ -303,20 +357,27 @@ def sweep_key(df: pd.DataFrame) -> str | None:
     if df["variant"].nunique() != 1 or df["lineup"].nunique() != 1 or len(df) < 2:
         return None
     known = set(queries.GROUP) | {"hands", "matches", "wins"}
-    keys = [c for c in df.columns if c not in known and not c.startswith(("share_", "mean_",
-                                                                          "draw_", "dealer_",
-                                                                          "p90", "max_"))
-            and c not in ("mixed", "duplicate")
-            and (str(df[c].dtype) in ("Int64", "Float64", "string", "boolean"))]
+    keys = [
+        c
+        for c in df.columns
+        if c not in known
+        and not c.startswith(("share_", "mean_", "draw_", "dealer_", "p90", "max_"))
+        and c not in ("mixed", "duplicate")
+        and (str(df[c].dtype) in ("Int64", "Float64", "string", "boolean"))
+    ]
     varying = [c for c in keys if df[c].nunique(dropna=False) > 1]
     return varying[0] if len(varying) == 1 else None
 
 
 COMPARE_UNITS = {
-    "draw_rate": "share of hands", "mean_win_points": "points per win",
-    "mean_moved_per_hand": "points per hand", "mean_length": "events per hand",
-    "dealer_advantage": "points per hand", "share_kong": "share of money transferred",
-    "share_settlement": "share of money transferred", "share_capped": "share of wins",
+    "draw_rate": "share of hands",
+    "mean_win_points": "points per win",
+    "mean_moved_per_hand": "points per hand",
+    "mean_length": "events per hand",
+    "dealer_advantage": "points per hand",
+    "share_kong": "share of money transferred",
+    "share_settlement": "share of money transferred",
+    "share_capped": "share of wins",
 }
 
 
@@ -339,16 +400,35 @@ def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) ->
     for ax, m in zip(axes, metrics, strict=False):
         y = df[m].astype(float).to_numpy()
         lo, hi = df.get(f"{m}_lo"), df.get(f"{m}_hi")
-        yerr = None if lo is None else np.nan_to_num(np.vstack(
-            [np.clip(y - lo.astype(float).to_numpy(), 0, None),
-             np.clip(hi.astype(float).to_numpy() - y, 0, None)]))
+        yerr = (
+            None
+            if lo is None
+            else np.nan_to_num(
+                np.vstack(
+                    [
+                        np.clip(y - lo.astype(float).to_numpy(), 0, None),
+                        np.clip(hi.astype(float).to_numpy() - y, 0, None),
+                    ]
+                )
+            )
+        )
         if key is None:
-            ax.bar(xs, np.nan_to_num(y), yerr=yerr, capsize=3,
-                   color=[f"C{i % 10}" for i in range(len(df))])
+            ax.bar(
+                xs,
+                np.nan_to_num(y),
+                yerr=yerr,
+                capsize=3,
+                color=[f"C{i % 10}" for i in range(len(df))],
+            )
             ax.set_xticks(xs, short)
         else:
-            ax.errorbar(xs[order], y[order], yerr=None if yerr is None else yerr[:, order],
-                        marker="o", capsize=3)
+            ax.errorbar(
+                xs[order],
+                y[order],
+                yerr=None if yerr is None else yerr[:, order],
+                marker="o",
+                capsize=3,
+            )
             if str(df[key].dtype) in ("Int64", "Float64"):
                 if xs.min() > 0 and xs.max() / xs.min() >= 8:
                     ax.set_xscale("log", base=2)
@@ -358,12 +438,15 @@ def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) ->
             ax.set_xlabel(key)
         ax.set_title(f"{COMPARE[m]}\n({COMPARE_UNITS.get(m, '')}, 95% CI)", fontsize="medium")
         ax.grid(axis="y", alpha=0.3)
-    for ax in axes[len(metrics):]:
+    for ax in axes[len(metrics) :]:
         ax.set_visible(False)
     if key is not None:
-        fig.legend(handles=[], title=f"组 group: {df['variant'].iloc[0]} "
-                                     f"[{df['lineup'].iloc[0]}]",
-                   loc="outside lower center", fontsize="small")
+        fig.legend(
+            handles=[],
+            title=f"组 group: {df['variant'].iloc[0]} [{df['lineup'].iloc[0]}]",
+            loc="outside lower center",
+            fontsize="small",
+        )
     fig.suptitle("对比 comparison" + (f": {key}" if key else ""))
     return fig
 
@@ -376,8 +459,11 @@ def figures(runs_or_tables) -> dict[str, Figure]:
         "seats": seat_figure(t["seats"], title="每个座位 per seat (95% CI by match)"),
         "agents": seat_figure(t["agents"], title="每个智能体 per agent (95% CI by match)"),
         # every seat of a variant pooled: mean points is 0 by construction (zero-sum)
-        "variants": seat_figure(t["variants"], ("win_rate", "self_draw_share", "deal_in_rate"),
-                                title="每个玩法 per variant (95% CI by match)"),
+        "variants": seat_figure(
+            t["variants"],
+            ("win_rate", "self_draw_share", "deal_in_rate"),
+            title="每个玩法 per variant (95% CI by match)",
+        ),
         "dealer": dealer_figure(t["dealer"]),
         "patterns": patterns_figure(t["patterns"]),
         "win_points": histogram_figure(t["hist_win_points"], "win_points"),
@@ -412,4 +498,3 @@ def texts(fig: Figure) -> list[str]:
     from matplotlib.text import Text
 
     return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
-

@@ -16,7 +16,7 @@ def half_widths(run: str | Path, metric: str, ends: Sequence[int]) -> list[float
     :func:`analysis.rates.metric_estimate`, as :func:`analysis.compare.precision`
     gives it): what ``simulate --until`` stops on."""
     units, pats = compare.match_units(queries.Runs(run, verify_hashes=False))
-    names = [metric[len("pattern_rate["):-1]] if metric.startswith("pattern_rate[") else []
+    names = [metric[len("pattern_rate[") : -1]] if metric.startswith("pattern_rate[") else []
     out = []
     for end in ends:
         u = units[units.match < end].reset_index(drop=True)

@@ -58,6 +58,7 @@ def _pattern_name(variant: str, key: str) -> str:
     v = _BY_NAME.get(variant)
     return v.pattern_name(key) if v is not None else pattern_name(key)
 
+
 __all__ = [
     "GROUP",
     "Run",
@@ -93,7 +94,6 @@ REASON_CATEGORY = {
     **dict.fromkeys(("win", "horse", "call_transfer"), "win"),
 }
 """``transfers.reason`` → ``kong``, ``settlement`` (end of wall) or ``win``."""
-
 
 
 # ------------------------------------------------------------------ the runs
@@ -135,8 +135,9 @@ def _agent_spec(a: Any) -> str:
     return f"{a.get('name')}:" + ";".join(f"{k}={v}" for k, v in sorted(params.items()))
 
 
-def config_label(variant: str, rules: dict[str, Any], duplicate: bool = False,
-                 always: Iterable[str] = ()) -> str:
+def config_label(
+    variant: str, rules: dict[str, Any], duplicate: bool = False, always: Iterable[str] = ()
+) -> str:
     """The rule keys that differ from the variant's defaults (and the keys ``always``,
     say a sweep's grid keys), as ``key=value`` sorted and space separated, or
     ``default``; `` dup`` is added for duplicate play.
@@ -155,16 +156,18 @@ def config_label(variant: str, rules: dict[str, Any], duplicate: bool = False,
         spec = keys(variant)
         resolved = Rules(variant, rules)
         default = Rules(variant)
-        changed = [f"{k}={spec[k].show(resolved[k])}" for k in sorted(resolved)
-                   if resolved[k] != default[k] or k in always]
+        changed = [
+            f"{k}={spec[k].show(resolved[k])}"
+            for k in sorted(resolved)
+            if resolved[k] != default[k] or k in always
+        ]
     except Exception:  # rules of another mjlog version: show the keys as logged
         changed = [f"{k}={rules[k]}" for k in sorted(rules)]
     label = " ".join(changed) or "default"
     return label + " dup" if duplicate else label
 
 
-def rule_values(variant: str, rules: dict[str, Any], always: Iterable[str] = ()
-                ) -> dict[str, Any]:
+def rule_values(variant: str, rules: dict[str, Any], always: Iterable[str] = ()) -> dict[str, Any]:
     """The rule keys :func:`config_label` names, with their logged (typed) values: an
     int stays an int, a list is joined with commas.
 
@@ -207,13 +210,17 @@ def _expand(path: Path) -> list[tuple[Path, tuple[str, ...]]]:
         varied = tuple(str(k) for k in grid) if isinstance(grid, dict) else ()
         entries = meta.get("points") or meta.get("runs") or []
         for e in entries if isinstance(entries, list) else []:
-            rel = e if isinstance(e, str) else (
-                (e.get("dir") or e.get("path")) if isinstance(e, dict) else None)
+            rel = (
+                e
+                if isinstance(e, str)
+                else ((e.get("dir") or e.get("path")) if isinstance(e, dict) else None)
+            )
             if not isinstance(rel, str) or not rel:
                 raise LogError(f"{sweep}: a point without a 'dir' string")
             if os.path.isabs(rel) or ".." in Path(rel).parts or "/" in rel.strip("/"):
-                raise LogError(f"{sweep}: point dir {clip(rel, 80)!r} is not a folder of "
-                               f"the sweep: refused")
+                raise LogError(
+                    f"{sweep}: point dir {clip(rel, 80)!r} is not a folder of the sweep: refused"
+                )
             p = path / rel
             if _is_run(p):
                 listed.append((p, varied))
@@ -232,14 +239,17 @@ def _same_content(a: RunFiles, b: RunFiles) -> None:
     layout = ("hands_per_shard", "events")
     if all(ma.get(k) == mb.get(k) for k in layout):
         same = {(f["path"], f["sha256"]) for f in ma["files"]} == {
-            (f["path"], f["sha256"]) for f in mb["files"]}
+            (f["path"], f["sha256"]) for f in mb["files"]
+        }
     else:
         tables = ("hands", "wins", "transfers")
         same = all(a.rows(t) == b.rows(t) for t in tables)
     if not same:
-        raise LogError(f"{b.path}: run {ma.get('run_id')} is also {a.path}, with different "
-                       f"content: one id, two runs (an edited or foreign manifest?); give one "
-                       f"of them")
+        raise LogError(
+            f"{b.path}: run {ma.get('run_id')} is also {a.path}, with different "
+            f"content: one id, two runs (an edited or foreign manifest?); give one "
+            f"of them"
+        )
 
 
 class Runs:
@@ -258,8 +268,9 @@ class Runs:
     you trust and read often, say a run you just wrote.
     """
 
-    def __init__(self, paths: str | os.PathLike | Iterable[str | os.PathLike],
-                 verify_hashes: bool = True):
+    def __init__(
+        self, paths: str | os.PathLike | Iterable[str | os.PathLike], verify_hashes: bool = True
+    ):
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         runs: list[Run] = []
@@ -280,29 +291,48 @@ class Runs:
                 self._runs.append(rf)
                 rows = rf.rows("hands")
                 self.rules[str(rid)] = m.get("rules") if isinstance(m.get("rules"), dict) else {}
-                self._rule_values[(str(m.get("variant")), config_label(
-                    str(m.get("variant")), m.get("rules") or {}, bool(m.get("duplicate")),
-                    varied))] = rule_values(str(m.get("variant")), m.get("rules") or {}, varied)
-                runs.append(Run(
-                    path=p,
-                    run_id=str(rid),
-                    variant=str(m.get("variant")),
-                    config=config_label(str(m.get("variant")), m.get("rules") or {},
-                                        bool(m.get("duplicate")), varied),
-                    agents=tuple(_agent_spec(a) for a in m.get("agents") or ()),
-                    seed=None if m.get("seed") is None else int(m["seed"]),
-                    matches=int(m.get("matches") or 0),
-                    hands_per_match=int(m.get("hands_per_match") or 0),
-                    duplicate=bool(m.get("duplicate")),
-                    hands=rows,
-                    events=rf.has_events,
-                ))
+                self._rule_values[
+                    (
+                        str(m.get("variant")),
+                        config_label(
+                            str(m.get("variant")),
+                            m.get("rules") or {},
+                            bool(m.get("duplicate")),
+                            varied,
+                        ),
+                    )
+                ] = rule_values(str(m.get("variant")), m.get("rules") or {}, varied)
+                runs.append(
+                    Run(
+                        path=p,
+                        run_id=str(rid),
+                        variant=str(m.get("variant")),
+                        config=config_label(
+                            str(m.get("variant")),
+                            m.get("rules") or {},
+                            bool(m.get("duplicate")),
+                            varied,
+                        ),
+                        agents=tuple(_agent_spec(a) for a in m.get("agents") or ()),
+                        seed=None if m.get("seed") is None else int(m["seed"]),
+                        matches=int(m.get("matches") or 0),
+                        hands_per_match=int(m.get("hands_per_match") or 0),
+                        duplicate=bool(m.get("duplicate")),
+                        hands=rows,
+                        events=rf.has_events,
+                    )
+                )
         if not runs:
             raise LogError("no runs given")
         self.lineups: dict[str, tuple[str, ...]] = {
-            r.run_id: lineup for r, lineup in zip(
-                runs, agent_labels([_manifest_lineup(rf.manifest) for rf in self._runs]),
-                strict=True) if lineup is not None}
+            r.run_id: lineup
+            for r, lineup in zip(
+                runs,
+                agent_labels([_manifest_lineup(rf.manifest) for rf in self._runs]),
+                strict=True,
+            )
+            if lineup is not None
+        }
         """Each run's agents, seat by seat at rotation 0, as labels that tell every
         agent of these runs apart (:mod:`analysis.agent_labels`); an imported run's
         seats keep the names its hands give."""
@@ -320,10 +350,16 @@ class Runs:
         self.con.register("runs", self.info()[["run_id", "config"]])
         self.con.execute("CREATE TEMP TABLE lineups (run_id VARCHAR, agents VARCHAR[])")
         if self.lineups:
-            self.con.executemany("INSERT INTO lineups VALUES (?, ?)",
-                                 [[rid, list(a)] for rid, a in self.lineups.items()])
-        self.con.register("reasons", pd.DataFrame(
-            {"reason": list(REASON_CATEGORY), "category": list(REASON_CATEGORY.values())}))
+            self.con.executemany(
+                "INSERT INTO lineups VALUES (?, ?)",
+                [[rid, list(a)] for rid, a in self.lineups.items()],
+            )
+        self.con.register(
+            "reasons",
+            pd.DataFrame(
+                {"reason": list(REASON_CATEGORY), "category": list(REASON_CATEGORY.values())}
+            ),
+        )
 
     def __repr__(self) -> str:
         return f"Runs({[str(r.path) for r in self.runs]!r})"
@@ -338,17 +374,30 @@ class Runs:
         if table not in self._checked:
             if table == "events" and not all(rf.has_events for rf in self._runs):
                 raise LogError("these runs were written without events (--events none)")
-            self._checked[table] = [duckdb_path(p.resolve()) for rf in self._runs
-                                    for p in rf.files(table)]
+            self._checked[table] = [
+                duckdb_path(p.resolve()) for rf in self._runs for p in rf.files(table)
+            ]
         return list(self._checked[table])
 
     def info(self) -> pd.DataFrame:
         """One row per run: id, variant, config, agents (with parameters), seed, size, path."""
-        return pd.DataFrame([{
-            "run_id": r.run_id, "variant": r.variant, "config": r.config,
-            "agents": ",".join(r.agents), "seed": r.seed, "matches": r.matches,
-            "hands_per_match": r.hands_per_match, "hands": r.hands, "events": r.events,
-            "path": str(r.path)} for r in self.runs])
+        return pd.DataFrame(
+            [
+                {
+                    "run_id": r.run_id,
+                    "variant": r.variant,
+                    "config": r.config,
+                    "agents": ",".join(r.agents),
+                    "seed": r.seed,
+                    "matches": r.matches,
+                    "hands_per_match": r.hands_per_match,
+                    "hands": r.hands,
+                    "events": r.events,
+                    "path": str(r.path),
+                }
+                for r in self.runs
+            ]
+        )
 
     def sql(self, query: str, **params: Any) -> pd.DataFrame:
         """Run ``query``; ``$hands``, ``$wins``, ``$transfers`` (and ``$events`` when the
@@ -363,8 +412,9 @@ class Runs:
             df = self.con.execute(query, params).df()
         except duckdb.Error as e:  # a damaged file its manifest vouches for, say
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise LogError(f"DuckDB could not run the query over the runs' Parquet files: "
-                           f"{clip(first)}") from None
+            raise LogError(
+                f"DuckDB could not run the query over the runs' Parquet files: {clip(first)}"
+            ) from None
         return self._in_run_order(df)
 
     def rule_columns(self) -> pd.DataFrame:
@@ -373,8 +423,9 @@ class Runs:
         or does not have the key)."""
         items = list(self._rule_values.items())
         keys_ = list(dict.fromkeys(k for _, vals in items for k in vals))
-        df = pd.DataFrame({"variant": [v for (v, _), _ in items],
-                           "config": [c for (_, c), _ in items]})
+        df = pd.DataFrame(
+            {"variant": [v for (v, _), _ in items], "config": [c for (_, c), _ in items]}
+        )
         for k in keys_:
             raw = [vals.get(k) for _, vals in items]
             got = [v for v in raw if v is not None]
@@ -382,8 +433,7 @@ class Runs:
                 dtype = "boolean"
             elif got and all(isinstance(v, int) and not isinstance(v, bool) for v in got):
                 dtype = "Int64"
-            elif got and all(isinstance(v, int | float) and not isinstance(v, bool)
-                             for v in got):
+            elif got and all(isinstance(v, int | float) and not isinstance(v, bool) for v in got):
                 dtype = "Float64"
             else:
                 dtype, raw = "string", [None if v is None else str(v) for v in raw]
@@ -496,8 +546,7 @@ def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
         if by in ("agent", "variant"):  # seats pooled: from the per-seat sums, no query
             u = _seat_sums(runs, "seat")
             keys = [*GROUP, *_by_cols(by), "run_id", "match"]
-            cache[("seat_sums", by)] = u.groupby(keys, sort=False)[_SEAT_COUNTS].sum() \
-                .reset_index()
+            cache[("seat_sums", by)] = u.groupby(keys, sort=False)[_SEAT_COUNTS].sum().reset_index()
         else:
             cache[("seat_sums", by)] = _seat_sums_query(runs, by)
     return cache[("seat_sums", by)].copy()
@@ -540,19 +589,34 @@ def _seat_sums_query(runs: Runs, by: str) -> pd.DataFrame:
     return runs.sql(q)
 
 
-_SEAT_COUNTS = ["hands", "hands_won", "wins", "self_draws", "hands_dealt_in", "deal_ins",
-                "points", "points_sq"]
-_SEAT_RATES = {"win_rate": ("hands_won", "hands"), "self_draw_share": ("self_draws", "wins"),
-               "deal_in_rate": ("hands_dealt_in", "hands")}
+_SEAT_COUNTS = [
+    "hands",
+    "hands_won",
+    "wins",
+    "self_draws",
+    "hands_dealt_in",
+    "deal_ins",
+    "points",
+    "points_sq",
+]
+_SEAT_RATES = {
+    "win_rate": ("hands_won", "hands"),
+    "self_draw_share": ("self_draws", "wins"),
+    "deal_in_rate": ("hands_dealt_in", "hands"),
+}
 
 
 def _by_cols(by: str) -> list[str]:
     return [c.strip().strip('"') for c in _SEAT_BY[by].split(",") if c.strip()]
 
 
-def _collapse(units: pd.DataFrame, keys: list[str], counts: list[str],
-              rates: dict[str, tuple[str, str]], means: dict[str, tuple[str, str | None]]
-              ) -> pd.DataFrame:
+def _collapse(
+    units: pd.DataFrame,
+    keys: list[str],
+    counts: list[str],
+    rates: dict[str, tuple[str, str]],
+    means: dict[str, tuple[str, str | None]],
+) -> pd.DataFrame:
     """Unit-level (per match) sums → per ``keys``: the summed ``counts``, then each rate
     (:func:`analysis.rates.rate_estimates`: never zero-width, with ``_count`` and
     ``_rare``) and mean with its match-unit interval."""
@@ -561,8 +625,9 @@ def _collapse(units: pd.DataFrame, keys: list[str], counts: list[str],
     for specs, estimator in ((rates, rate_estimates), (means, estimates)):
         if specs:
             est = estimator(units, keys, specs)
-            out = out.merge(est.drop(columns=[c for c in ("matches",) if c in out]),
-                            on=keys, how="left")
+            out = out.merge(
+                est.drop(columns=[c for c in ("matches",) if c in out]), on=keys, how="left"
+            )
     return out
 
 
@@ -585,8 +650,7 @@ def seat_stats(runs, by: str = "seat") -> pd.DataFrame:
     runs = as_runs(runs)
     units = _seat_sums(runs, by)
     keys = [*GROUP, *_by_cols(by)]
-    df = _collapse(units, keys, _SEAT_COUNTS, _SEAT_RATES,
-                   {"mean_points": ("points", "hands")})
+    df = _collapse(units, keys, _SEAT_COUNTS, _SEAT_RATES, {"mean_points": ("points", "hands")})
     return _finish(runs, df)
 
 
@@ -611,8 +675,7 @@ def position_advantage(runs) -> pd.DataFrame:
     df = _collapse(u, keys, ["hands", "points"], {}, {"advantage": ("adv_y", "hands")})
     df["mixed"] = df["lineup"].map(lambda s: len(set(s.split(","))) > 1)
     dup = {(r.variant, r.config): r.duplicate for r in runs.runs}
-    df["duplicate"] = [dup.get((v, c), False) for v, c in zip(df.variant, df.config,
-                                                                strict=True)]
+    df["duplicate"] = [dup.get((v, c), False) for v, c in zip(df.variant, df.config, strict=True)]
     return _finish(runs, df)
 
 
@@ -622,8 +685,18 @@ def dealer_advantage(runs) -> pd.DataFrame:
     :func:`position_advantage`, with its ``mixed`` and ``duplicate`` flags."""
     runs = as_runs(runs)
     df = seat_stats(runs, by="position")
-    adv = position_advantage(runs)[[*GROUP, "position", "advantage", "advantage_lo",
-                                     "advantage_hi", "advantage_se", "mixed", "duplicate"]]
+    adv = position_advantage(runs)[
+        [
+            *GROUP,
+            "position",
+            "advantage",
+            "advantage_lo",
+            "advantage_hi",
+            "advantage_se",
+            "mixed",
+            "duplicate",
+        ]
+    ]
     return df.merge(adv, on=[*GROUP, "position"], how="left")
 
 
@@ -673,8 +746,11 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     ORDER BY {_G}, wins_with DESC, pattern
     """
     df = runs.sql(q)
-    df.insert(GROUP.__len__() + 1, "name", [_pattern_name(v, k) for v, k in
-                                              zip(df["variant"], df["pattern"], strict=True)])
+    df.insert(
+        GROUP.__len__() + 1,
+        "name",
+        [_pattern_name(v, k) for v, k in zip(df["variant"], df["pattern"], strict=True)],
+    )
     df["per_hand"] = df["wins_with"] / df["hands"]
     df["points_share"] = (df["points_with"] / df["points"]).where(df["points"] > 0)
     # per match: wins, points, and per pattern wins carrying it and points it adds
@@ -696,32 +772,58 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     for c in combos.itertuples(index=False):
         key = (c.variant, c.config, c.method, tuple(c.patterns))
         if key not in cache:
-            cache[key] = pattern_weights(c.variant, rules.get((c.variant, c.config)),
-                                         c.method, list(c.patterns))
+            cache[key] = pattern_weights(
+                c.variant, rules.get((c.variant, c.config)), c.method, list(c.patterns)
+            )
         seen = set()
         for pat, share in cache[key].items():
-            rows.append((c.variant, c.config, c.lineup, c.run_id, c.match, pat,
-                         share * c.total, c.n if pat not in seen else 0))
+            rows.append(
+                (
+                    c.variant,
+                    c.config,
+                    c.lineup,
+                    c.run_id,
+                    c.match,
+                    pat,
+                    share * c.total,
+                    c.n if pat not in seen else 0,
+                )
+            )
             seen.add(pat)
     long = pd.DataFrame(rows, columns=[*GROUP, "run_id", "match", "pattern", "added", "with"])
     long = long.groupby([*GROUP, "run_id", "match", "pattern"], sort=False).sum().reset_index()
     out = []
     for (v, cfg, lu, pat), g in long.groupby([*GROUP, "pattern"], sort=False):
         u = units[(units.variant == v) & (units.config == cfg) & (units.lineup == lu)]
-        g = g.set_index(["run_id", "match"])[["with", "added"]].reindex(
-            pd.MultiIndex.from_frame(u[["run_id", "match"]])).fillna(0)
-        base = pd.DataFrame({"variant": v, "config": cfg, "lineup": lu, "pattern": pat,
-                             "wins": u["wins"].to_numpy(), "points": u["points"].to_numpy(),
-                             "with_": g["with"].to_numpy(), "added": g["added"].to_numpy()})
+        g = (
+            g.set_index(["run_id", "match"])[["with", "added"]]
+            .reindex(pd.MultiIndex.from_frame(u[["run_id", "match"]]))
+            .fillna(0)
+        )
+        base = pd.DataFrame(
+            {
+                "variant": v,
+                "config": cfg,
+                "lineup": lu,
+                "pattern": pat,
+                "wins": u["wins"].to_numpy(),
+                "points": u["points"].to_numpy(),
+                "with_": g["with"].to_numpy(),
+                "added": g["added"].to_numpy(),
+            }
+        )
         out.append(base)
     if out:
         allu = pd.concat(out, ignore_index=True)
-        est = rate_estimates(allu, [*GROUP, "pattern"], {"per_win": ("with_", "wins")}
-                             ).drop(columns="matches")
-        est2 = estimates(allu, [*GROUP, "pattern"], {"contribution": ("added", "points")},
-                         clip=(0.0, 1.0))
+        est = rate_estimates(allu, [*GROUP, "pattern"], {"per_win": ("with_", "wins")}).drop(
+            columns="matches"
+        )
+        est2 = estimates(
+            allu, [*GROUP, "pattern"], {"contribution": ("added", "points")}, clip=(0.0, 1.0)
+        )
         df = df.merge(est, on=[*GROUP, "pattern"], how="left").merge(
-            est2, on=[*GROUP, "pattern"], how="left")
+            est2, on=[*GROUP, "pattern"], how="left"
+        )
     else:
         for c in ("per_win", "contribution"):
             for suf in ("", "_lo", "_hi", "_se"):
@@ -833,8 +935,9 @@ def _values_cte(what: str) -> tuple[str, str]:
     return cte, src
 
 
-def distribution(runs, what: str = "win_points",
-                 quantiles: Sequence[float] = (0.5, 0.9, 0.99)) -> pd.DataFrame:
+def distribution(
+    runs, what: str = "win_points", quantiles: Sequence[float] = (0.5, 0.9, 0.99)
+) -> pd.DataFrame:
     """Summary of a value per group: n, mean (with CI), variance, quantiles, max and
     ``share_capped`` (wins the cap lowered; per hand: hands with a capped win).
 
@@ -859,8 +962,11 @@ def distribution(runs, what: str = "win_points",
            sum(capped)::DOUBLE AS capped
     FROM v GROUP BY ALL ORDER BY ALL""")
     est = estimates(units, list(GROUP), {"mean": ("sum", "n")}).merge(
-        rate_estimates(units, list(GROUP), {"share_capped": ("capped", "n")})
-        .drop(columns=["matches", "share_capped"]), on=list(GROUP))
+        rate_estimates(units, list(GROUP), {"share_capped": ("capped", "n")}).drop(
+            columns=["matches", "share_capped"]
+        ),
+        on=list(GROUP),
+    )
     df = df.merge(est, on=list(GROUP), how="left")
     n = df["n"].astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -897,9 +1003,13 @@ def outcomes(runs) -> pd.DataFrame:
            sum(n_events)::BIGINT AS events, sum(wall_left)::BIGINT AS wall_left,
            sum(len(winners))::BIGINT AS winners
     FROM h GROUP BY ALL ORDER BY ALL""")
-    df = _collapse(units, list(GROUP), ["hands", "draws", "events", "wall_left", "winners"],
-                   {"draw_rate": ("draws", "hands")},
-                   {"mean_length": ("events", "hands")})
+    df = _collapse(
+        units,
+        list(GROUP),
+        ["hands", "draws", "events", "wall_left", "winners"],
+        {"draw_rate": ("draws", "hands")},
+        {"mean_length": ("events", "hands")},
+    )
     df["mean_wall_left"] = df["wall_left"] / df["hands"]
     df["mean_winners"] = df["winners"] / df["hands"]
     return _finish(runs, df.drop(columns=["events", "wall_left", "winners"]))
@@ -948,22 +1058,38 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     FROM h LEFT JOIN t USING ({_KEY}) GROUP BY ALL ORDER BY ALL""")
     long = runs.sql(f"""
     WITH {_HANDS}
-    SELECT {_HG}, h.run_id, h.match, {"coalesce(c.category, 'other')" if by == "category"
-                                       else "t.reason::VARCHAR"} AS {by},
+    SELECT {_HG}, h.run_id, h.match, {
+        "coalesce(c.category, 'other')" if by == "category" else "t.reason::VARCHAR"
+    } AS {by},
            sum(t.amount)::BIGINT AS amount
     FROM read_parquet($transfers) t JOIN h USING ({_KEY})
     LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR
     GROUP BY ALL ORDER BY ALL""")
-    est = _sparse_estimates(long, units, by, "amount", {
-        "share_of_transfers": ("amount", "gross", (0.0, 1.0)),
-        "per_hand": ("amount", "hands", None)})
-    return _finish(runs, df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore")
-                   .merge(est, on=[*GROUP, by], how="left"))
+    est = _sparse_estimates(
+        long,
+        units,
+        by,
+        "amount",
+        {
+            "share_of_transfers": ("amount", "gross", (0.0, 1.0)),
+            "per_hand": ("amount", "hands", None),
+        },
+    )
+    return _finish(
+        runs,
+        df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore").merge(
+            est, on=[*GROUP, by], how="left"
+        ),
+    )
 
 
-def _sparse_estimates(long: pd.DataFrame, units: pd.DataFrame, key: str, value: str,
-                      specs: dict[str, tuple[str, str, tuple[float, float] | None]]
-                      ) -> pd.DataFrame:
+def _sparse_estimates(
+    long: pd.DataFrame,
+    units: pd.DataFrame,
+    key: str,
+    value: str,
+    specs: dict[str, tuple[str, str, tuple[float, float] | None]],
+) -> pd.DataFrame:
     """Match-unit estimates per (group, ``key``) where ``long`` lists only the matches
     with a non-zero ``value``: every match of the group (``units``) counts, the missing
     ones as 0. ``specs``: name → (numerator column, denominator column in ``units``,
@@ -996,44 +1122,94 @@ def compare(runs) -> pd.DataFrame:
     and the shares of all money transferred (gross) by kong, settlement and win
     transfers; rates and means with their 95% CI by match (``*_lo``, ``*_hi``)."""
     runs = as_runs(runs)
-    return _finish(runs, compare_from(outcomes(runs), distribution(runs, "win_points"),
-                                      distribution(runs, "hand_points"),
-                                      dealer_advantage(runs),
-                                      money_shares(runs, by="category")))
+    return _finish(
+        runs,
+        compare_from(
+            outcomes(runs),
+            distribution(runs, "win_points"),
+            distribution(runs, "hand_points"),
+            dealer_advantage(runs),
+            money_shares(runs, by="category"),
+        ),
+    )
 
 
-def compare_from(outcomes_df: pd.DataFrame, win_points: pd.DataFrame,
-                 hand_points: pd.DataFrame, dealer: pd.DataFrame,
-                 money_by_category: pd.DataFrame) -> pd.DataFrame:
+def compare_from(
+    outcomes_df: pd.DataFrame,
+    win_points: pd.DataFrame,
+    hand_points: pd.DataFrame,
+    dealer: pd.DataFrame,
+    money_by_category: pd.DataFrame,
+) -> pd.DataFrame:
     """:func:`compare` from tables already computed."""
     g = list(GROUP)
     ci = ("", "_lo", "_hi")
     d0 = dealer[dealer.position == 0][
-        [*g, *(f"win_rate{c}" for c in ci), "mean_points", *(f"advantage{c}" for c in ci),
-         "mixed", "duplicate"]].rename(columns={
+        [
+            *g,
+            *(f"win_rate{c}" for c in ci),
+            "mean_points",
+            *(f"advantage{c}" for c in ci),
+            "mixed",
+            "duplicate",
+        ]
+    ].rename(
+        columns={
             **{f"win_rate{c}": f"dealer_win_rate{c}" for c in ci},
             "mean_points": "dealer_mean_points",
-            **{f"advantage{c}": f"dealer_advantage{c}" for c in ci}})
+            **{f"advantage{c}": f"dealer_advantage{c}" for c in ci},
+        }
+    )
     cats = None
     for suffix in ci:
-        c = money_by_category.pivot_table(index=g, columns="category",
-                                          values=f"share_of_transfers{suffix}",
-                                          aggfunc="sum").add_prefix("share_")
+        c = money_by_category.pivot_table(
+            index=g, columns="category", values=f"share_of_transfers{suffix}", aggfunc="sum"
+        ).add_prefix("share_")
         c.columns = [f"{x}{suffix}" for x in c.columns]
         cats = c if cats is None else cats.join(c)
     cats = cats.reset_index()
     cats.columns.name = None
-    out = (outcomes_df[[*g, "hands", "matches", *(f"draw_rate{c}" for c in ci),
-                        *(f"mean_length{c}" for c in ci)]]
-           .merge(win_points[[*g, "n", *(f"mean{c}" for c in ci), "p90", "max",
-                              *(f"share_capped{c}" for c in ci)]].rename(columns={
-               "n": "wins", **{f"mean{c}": f"mean_win_points{c}" for c in ci},
-               "p90": "p90_win_points", "max": "max_win_points"}), on=g, how="left")
-           .merge(hand_points[[*g, *(f"mean{c}" for c in ci)]].rename(
-               columns={f"mean{c}": f"mean_moved_per_hand{c}" for c in ci}),
-                  on=g, how="left")
-           .merge(d0, on=g, how="left")
-           .merge(cats, on=g, how="left"))
+    out = (
+        outcomes_df[
+            [
+                *g,
+                "hands",
+                "matches",
+                *(f"draw_rate{c}" for c in ci),
+                *(f"mean_length{c}" for c in ci),
+            ]
+        ]
+        .merge(
+            win_points[
+                [
+                    *g,
+                    "n",
+                    *(f"mean{c}" for c in ci),
+                    "p90",
+                    "max",
+                    *(f"share_capped{c}" for c in ci),
+                ]
+            ].rename(
+                columns={
+                    "n": "wins",
+                    **{f"mean{c}": f"mean_win_points{c}" for c in ci},
+                    "p90": "p90_win_points",
+                    "max": "max_win_points",
+                }
+            ),
+            on=g,
+            how="left",
+        )
+        .merge(
+            hand_points[[*g, *(f"mean{c}" for c in ci)]].rename(
+                columns={f"mean{c}": f"mean_moved_per_hand{c}" for c in ci}
+            ),
+            on=g,
+            how="left",
+        )
+        .merge(d0, on=g, how="left")
+        .merge(cats, on=g, how="left")
+    )
     for c in ("share_win", "share_kong", "share_settlement"):
         out[c] = out[c].fillna(0.0) if c in out else 0.0
     out["wins"] = out["wins"].fillna(0).astype("int64")
@@ -1056,45 +1232,61 @@ def tables(runs) -> dict[str, pd.DataFrame]:
         t[f"hist_{what}"] = histogram(runs, what)
     t["money"] = money_shares(runs, by="reason")
     t["money_category"] = money_shares(runs, by="category")
-    t["compare"] = _finish(runs, compare_from(t["outcomes"], t["win_points"],
-                                              t["hand_points"], t["dealer"],
-                                              t["money_category"]))
+    t["compare"] = _finish(
+        runs,
+        compare_from(
+            t["outcomes"], t["win_points"], t["hand_points"], t["dealer"], t["money_category"]
+        ),
+    )
     return t
 
 
 # ---------------------------------------------------------------- one hand
 
 
-def hand_events(runs, match: int = 0, hand: int = 0, rotation: int = 0,
-                run_id: str | None = None) -> pd.DataFrame:
+def hand_events(
+    runs, match: int = 0, hand: int = 0, rotation: int = 0, run_id: str | None = None
+) -> pd.DataFrame:
     """The events of one hand, in order (only that hand's rows are read)."""
     runs = as_runs(runs)
     rid = run_id or runs.runs[0].run_id
-    return runs.sql("""
+    return runs.sql(
+        """
     SELECT seq, type::VARCHAR AS type, seat, tile, from_seat, kind::VARCHAR AS kind, tiles, amount
     FROM read_parquet($events)
     WHERE run_id = $rid AND match = $match AND rotation = $rotation AND hand = $hand
-    ORDER BY seq""", rid=rid, match=match, rotation=rotation, hand=hand)
+    ORDER BY seq""",
+        rid=rid,
+        match=match,
+        rotation=rotation,
+        hand=hand,
+    )
 
 
 def biggest_wins(runs, n: int = 10) -> pd.DataFrame:
     """The ``n`` wins that brought the most (``wins.total``), with where to find them
     (run, match, rotation, hand), the winner's agent and the patterns' Chinese names."""
     runs = as_runs(runs)
-    df = runs.sql(f"""
+    df = runs.sql(
+        f"""
     WITH {_HANDS}
     SELECT h.run_id, {_HG}, w.match, w.rotation, w.hand, w.seat,
            h.agents[w.seat + 1] AS agent, w.method::VARCHAR AS method, w.patterns, w.fan,
            w.points, w.total, w.capped
     FROM read_parquet($wins) w JOIN h USING ({_KEY})
-    ORDER BY w.total DESC, h.run_id, w.match, w.rotation, w.hand, w.seat LIMIT $n""", n=n)
-    df["names"] = [" ".join(_pattern_name(v, p) for p in ps)
-                   for v, ps in zip(df["variant"], df["patterns"], strict=True)]
+    ORDER BY w.total DESC, h.run_id, w.match, w.rotation, w.hand, w.seat LIMIT $n""",
+        n=n,
+    )
+    df["names"] = [
+        " ".join(_pattern_name(v, p) for p in ps)
+        for v, ps in zip(df["variant"], df["patterns"], strict=True)
+    ]
     return df
 
 
-def replay_frame(run_dir: str | os.PathLike, match: int, hand: int,
-                 rotation: int = 0) -> pd.DataFrame:
+def replay_frame(
+    run_dir: str | os.PathLike, match: int, hand: int, rotation: int = 0
+) -> pd.DataFrame:
     """One hand replayed event by event through the engine's own transition
     (:mod:`mjlog.replay`, checked step): per event its text, each seat's concealed
     tiles in notation, the tiles left and the running score."""
@@ -1104,8 +1296,12 @@ def replay_frame(run_dir: str | os.PathLike, match: int, hand: int,
     rows = []
     for seq, _ev, snap in rep.states(notation=True):
         j = snap.to_json(notation=True)
-        row = {"seq": seq, "event": j["text"], "wall_left": j["wall_left"],
-               "deltas": " ".join(f"{d:+d}" for d in j["deltas"])}
+        row = {
+            "seq": seq,
+            "event": j["text"],
+            "wall_left": j["wall_left"],
+            "deltas": " ".join(f"{d:+d}" for d in j["deltas"]),
+        }
         for s, h in enumerate(j["hands"]):
             row[f"seat {s}"] = h
         rows.append(row)

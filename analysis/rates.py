@@ -53,8 +53,18 @@ from scipy import stats as st
 
 from analysis.stats import LEVEL, Difference, Estimate, _sem, estimate, per_group, pseudo_values
 
-__all__ = ["RARE", "Rate", "is_rate", "metric_estimate", "rare_note", "rate",
-           "rate_difference", "rate_estimates", "rate_text", "wilson"]
+__all__ = [
+    "RARE",
+    "Rate",
+    "is_rate",
+    "metric_estimate",
+    "rare_note",
+    "rate",
+    "rate_difference",
+    "rate_estimates",
+    "rate_text",
+    "wilson",
+]
 
 RARE = 10
 """A rate resting on fewer events than this is flagged ``rare``."""
@@ -75,7 +85,7 @@ class Rate:
     hi: float
     se: float
     units: int
-    count: int | float       # NaN: no counts (a figure the rows do not have)
+    count: int | float  # NaN: no counts (a figure the rows do not have)
     trials: int | float
     deff: float
     n_eff: float
@@ -153,7 +163,7 @@ def rate(y, x) -> Rate:
     if m < 2:
         return Rate(p, nan, nan, se, m, k, n, nan, nan)
     binomial = p * (1 - p) / n
-    deff = max(1.0, se ** 2 / binomial) if binomial > 0 else 1.0
+    deff = max(1.0, se**2 / binomial) if binomial > 0 else 1.0
     n_eff = n / deff * _df_factor(m)
     lo, hi = _bounds(p * n_eff, n_eff)
     return Rate(p, lo, hi, se, m, k, n, deff, n_eff)
@@ -189,8 +199,14 @@ def rate_difference(d: Difference, yb, xb, yo, xo) -> Difference:
         lo, hi = min(lo, d.lo), max(hi, d.hi)
     se = max(d.diff - lo, hi - d.diff) / Z95
     p = max(d.p if d.p == d.p else 0.0, float(2 * st.norm.sf(abs(d.diff) / se)))
-    return replace(d, lo=lo, hi=hi, p=p, unpaired_se=max(d.unpaired_se, se),
-                   paired_se=se if d.paired else d.paired_se)
+    return replace(
+        d,
+        lo=lo,
+        hi=hi,
+        p=p,
+        unpaired_se=max(d.unpaired_se, se),
+        paired_se=se if d.paired else d.paired_se,
+    )
 
 
 def is_rate(unit: str) -> bool:
@@ -205,21 +221,28 @@ def metric_estimate(y, x, unit: str) -> Rate | Estimate:
     return rate(y, x) if is_rate(unit) else estimate(y, x)
 
 
-def rate_estimates(units: pd.DataFrame, keys: list[str],
-                   specs: dict[str, tuple[str, str]]) -> pd.DataFrame:
+def rate_estimates(
+    units: pd.DataFrame, keys: list[str], specs: dict[str, tuple[str, str]]
+) -> pd.DataFrame:
     """Per ``keys`` group of the per-match table ``units``: for each ``name: (events,
     trials)`` of ``specs`` the columns ``name``, ``name_lo``, ``name_hi``, ``name_se``,
     ``name_count`` (events) and ``name_rare`` (under :data:`RARE`); and ``matches``.
     The columns of :func:`analysis.stats.estimates`, with the interval of
     :func:`rate`."""
+
     def one(g: pd.DataFrame, name: str) -> dict[str, Any]:
         y, x = specs[name]
         r = rate(g[y].to_numpy(float), g[x].to_numpy(float))
-        return {name: r.value, f"{name}_lo": r.lo, f"{name}_hi": r.hi, f"{name}_se": r.se,
-                f"{name}_count": r.count, f"{name}_rare": r.rare}
+        return {
+            name: r.value,
+            f"{name}_lo": r.lo,
+            f"{name}_hi": r.hi,
+            f"{name}_se": r.se,
+            f"{name}_count": r.count,
+            f"{name}_rare": r.rare,
+        }
 
-    return per_group(units, keys, list(specs), ("", "_lo", "_hi", "_se", "_count", "_rare"),
-                     one)
+    return per_group(units, keys, list(specs), ("", "_lo", "_hi", "_se", "_count", "_rare"), one)
 
 
 def rare_note(count) -> str:

@@ -86,8 +86,9 @@ document.querySelectorAll("table.sortable").forEach(function (t) {
 """
 
 
-CSP = _csp(scripts=[_JS], styles=[_CSS]).replace("default-src 'none'",
-                                                 "default-src 'none'; img-src data:", 1)
+CSP = _csp(scripts=[_JS], styles=[_CSS]).replace(
+    "default-src 'none'", "default-src 'none'; img-src data:", 1
+)
 """The page's Content-Security-Policy (the viewer's, :func:`mjlog.viewer.csp`): its own
 inline style and script by their sha256, ``data:`` images, nothing else (no
 ``unsafe-inline``; Trusted Types: the sorting script builds nothing from strings)."""
@@ -105,6 +106,7 @@ def _fmt(v, digits: int = 3) -> str:
 
 def _ci(df: pd.DataFrame, col: str, digits: int = 3) -> pd.Series:
     """``value [lo, hi]`` strings."""
+
     def one(r):
         v, lo, hi = r[col], r.get(f"{col}_lo"), r.get(f"{col}_hi")
         if pd.isna(v):
@@ -112,11 +114,16 @@ def _ci(df: pd.DataFrame, col: str, digits: int = 3) -> pd.Series:
         if lo is None or pd.isna(lo):
             return f"{v:.{digits}f}"
         return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
     return df.apply(one, axis=1) if len(df) else pd.Series([], dtype=object)
 
 
-def _table(df: pd.DataFrame, columns: dict[str, str] | None = None,
-           ci: dict[str, str] | None = None, floats: int = 3) -> str:
+def _table(
+    df: pd.DataFrame,
+    columns: dict[str, str] | None = None,
+    ci: dict[str, str] | None = None,
+    floats: int = 3,
+) -> str:
     """An escaped, sortable HTML table (pandas escapes every cell and head)."""
     out = pd.DataFrame(index=df.index)
     for c, name in (columns or {c: c for c in df.columns}).items():
@@ -125,10 +132,14 @@ def _table(df: pd.DataFrame, columns: dict[str, str] | None = None,
     for c, name in (ci or {}).items():
         if c in df:
             out[name] = _ci(df, c)
-    fmt = {c: (lambda v, d=floats: "–" if pd.isna(v) else f"{v:.{d}f}")
-           for c in out.columns if pd.api.types.is_float_dtype(out[c])}
-    page = out.to_html(index=False, escape=True, formatters=fmt, border=0, na_rep="–",
-                       classes="sortable")
+    fmt = {
+        c: (lambda v, d=floats: "–" if pd.isna(v) else f"{v:.{d}f}")
+        for c in out.columns
+        if pd.api.types.is_float_dtype(out[c])
+    }
+    page = out.to_html(
+        index=False, escape=True, formatters=fmt, border=0, na_rep="–", classes="sortable"
+    )
     # pandas styles the head row inline; the CSP allows no style attribute (the
     # stylesheet right-aligns cells anyway)
     return page.replace(' style="text-align: right;"', "")
@@ -140,15 +151,16 @@ def _img(fig, fmt: str) -> str:
     else:
         data, mime = plots.to_png(fig), "image/png"
     title = _e(fig._suptitle.get_text() if fig._suptitle else "figure")
-    return (f'<img alt="{title}" src="data:{mime};base64,'
-            f'{base64.b64encode(data).decode("ascii")}">')
+    return f'<img alt="{title}" src="data:{mime};base64,{base64.b64encode(data).decode("ascii")}">'
 
 
 _G = {"variant": "variant 玩法", "config": "rules 规则", "lineup": "agents by seat 智能体"}
-_SEAT_CI = {"win_rate": "win rate 胡牌率 (share of hands)",
-            "self_draw_share": "self-draw share 自摸占比 (of wins)",
-            "deal_in_rate": "deal-in rate 点炮率 (share of hands)",
-            "mean_points": "mean points 平均得分 (per seat-hand)"}
+_SEAT_CI = {
+    "win_rate": "win rate 胡牌率 (share of hands)",
+    "self_draw_share": "self-draw share 自摸占比 (of wins)",
+    "deal_in_rate": "deal-in rate 点炮率 (share of hands)",
+    "mean_points": "mean points 平均得分 (per seat-hand)",
+}
 
 
 def _sig(lo: float, hi: float) -> str:
@@ -176,10 +188,12 @@ def findings(t: dict[str, pd.DataFrame]) -> list[str]:
     c = t["compare"]
     small = c[[too_few(m) for m in c["matches"]]]
     out = [f"Caveat: {w}" for w in lineup_warnings(t["seats"], t["money"])]
-    out += [f"{_label(r)}: {TOO_FEW} anything yet ({int(r.hands):,} hands in "
-            f"{int(r.matches):,} matches; a finding needs at least {MIN_MATCHES} matches; "
-            f"'How many hands' estimates how many a question needs)."
-            for _, r in small.iterrows()]
+    out += [
+        f"{_label(r)}: {TOO_FEW} anything yet ({int(r.hands):,} hands in "
+        f"{int(r.matches):,} matches; a finding needs at least {MIN_MATCHES} matches; "
+        f"'How many hands' estimates how many a question needs)."
+        for _, r in small.iterrows()
+    ]
 
     def enough(df: pd.DataFrame | None) -> pd.DataFrame:
         """``df`` without the groups of too few matches."""
@@ -190,8 +204,10 @@ def findings(t: dict[str, pd.DataFrame]) -> list[str]:
 
     d = enough(t["dealer"])
     out += _dealer_findings(d[d.position == 0])
-    out += [f"{_label(r)}: {_drawn(r)}; {_win_points(t, r)}."
-            for _, r in enough(t["outcomes"]).iterrows()]
+    out += [
+        f"{_label(r)}: {_drawn(r)}; {_win_points(t, r)}."
+        for _, r in enough(t["outcomes"]).iterrows()
+    ]
     out += _patterns_findings(enough(t["patterns"]))
     out += _swing_findings(enough(t.get("swing")))
     out += _skill_findings(enough(t.get("skill")))
@@ -212,13 +228,17 @@ def _dealer_findings(d: pd.DataFrame) -> list[str]:
         if too_few(r.matches, r.advantage_lo, r.advantage_hi):
             s = f"{_label(r)}: the dealer's advantage: {_few(r.matches)}."
         else:
-            s = (f"{_label(r)}: the dealer's advantage is {r.advantage:+.3f} points per hand "
-                 f"over the other seats (95% CI [{r.advantage_lo:+.3f}, "
-                 f"{r.advantage_hi:+.3f}], {int(r.matches)} matches); "
-                 f"{_sig(r.advantage_lo, r.advantage_hi)}.")
+            s = (
+                f"{_label(r)}: the dealer's advantage is {r.advantage:+.3f} points per hand "
+                f"over the other seats (95% CI [{r.advantage_lo:+.3f}, "
+                f"{r.advantage_hi:+.3f}], {int(r.matches)} matches); "
+                f"{_sig(r.advantage_lo, r.advantage_hi)}."
+            )
         if r.get("mixed") and not r.get("duplicate"):
-            s += (" Caveat: a mixed line-up without duplicate play: the seats' agents differ, "
-                  "so this measures the agents as much as the seat.")
+            s += (
+                " Caveat: a mixed line-up without duplicate play: the seats' agents differ, "
+                "so this measures the agents as much as the seat."
+            )
         out.append(s)
     return out
 
@@ -226,8 +246,10 @@ def _dealer_findings(d: pd.DataFrame) -> list[str]:
 def _drawn(r) -> str:
     if too_few(r.matches, r.draw_rate_lo, r.draw_rate_hi):
         return f"drawn hands: {_few(r.matches)}"
-    return (f"{r.draw_rate:.1%} of hands are drawn (95% CI [{r.draw_rate_lo:.1%}, "
-            f"{r.draw_rate_hi:.1%}]{rare_note(r.get('draw_rate_count'))})")
+    return (
+        f"{r.draw_rate:.1%} of hands are drawn (95% CI [{r.draw_rate_lo:.1%}, "
+        f"{r.draw_rate_hi:.1%}]{rare_note(r.get('draw_rate_count'))})"
+    )
 
 
 def _patterns_findings(p: pd.DataFrame) -> list[str]:
@@ -235,16 +257,20 @@ def _patterns_findings(p: pd.DataFrame) -> list[str]:
     for _key, g in p.groupby(list(GROUP), sort=False) if len(p) else []:
         top = g.sort_values("contribution", ascending=False).iloc[0]
         ride = g.sort_values("per_win", ascending=False).iloc[0]
-        if too_few(top.matches, top.contribution_lo, top.contribution_hi,
-                   ride.per_win_lo, ride.per_win_hi):
-            out.append(f"{_label(top)}: which pattern (番种) carries the points: "
-                       f"{_few(top.matches)}.")
+        if too_few(
+            top.matches, top.contribution_lo, top.contribution_hi, ride.per_win_lo, ride.per_win_hi
+        ):
+            out.append(
+                f"{_label(top)}: which pattern (番种) carries the points: {_few(top.matches)}."
+            )
             continue
-        out.append(f"{_label(top)}: {top['name']} {top.pattern} adds the largest share of "
-                   f"the points, {top.contribution:.1%} (95% CI [{top.contribution_lo:.1%}, "
-                   f"{top.contribution_hi:.1%}]); {ride['name']} {ride.pattern} is on the "
-                   f"most wins, {ride.per_win:.1%} of them (95% CI [{ride.per_win_lo:.1%}, "
-                   f"{ride.per_win_hi:.1%}]{rare_note(ride.get('per_win_count'))}).")
+        out.append(
+            f"{_label(top)}: {top['name']} {top.pattern} adds the largest share of "
+            f"the points, {top.contribution:.1%} (95% CI [{top.contribution_lo:.1%}, "
+            f"{top.contribution_hi:.1%}]); {ride['name']} {ride.pattern} is on the "
+            f"most wins, {ride.per_win:.1%} of them (95% CI [{ride.per_win_lo:.1%}, "
+            f"{ride.per_win_hi:.1%}]{rare_note(ride.get('per_win_count'))})."
+        )
     return out
 
 
@@ -252,9 +278,12 @@ def _swing_findings(sw: pd.DataFrame) -> list[str]:
     out = []
     for _, r in sw.iterrows():
         what = f"{_label(r)}: a seat's match total ({r.hands_per_match:g} hands)"
-        out.append(f"{what}: {_few(r.matches)}." if too_few(r.matches, r.sd_lo, r.sd_hi) else
-                   f"{what} has an SD of {r.sd:.1f} points (95% bootstrap CI [{r.sd_lo:.1f}, "
-                   f"{r.sd_hi:.1f}]); 90% of match totals lie in [{r.p5:+.0f}, {r.p95:+.0f}].")
+        out.append(
+            f"{what}: {_few(r.matches)}."
+            if too_few(r.matches, r.sd_lo, r.sd_hi)
+            else f"{what} has an SD of {r.sd:.1f} points (95% bootstrap CI [{r.sd_lo:.1f}, "
+            f"{r.sd_hi:.1f}]); 90% of match totals lie in [{r.p5:+.0f}, {r.p95:+.0f}]."
+        )
     return out
 
 
@@ -262,13 +291,17 @@ def _skill_findings(sk: pd.DataFrame) -> list[str]:
     """Duplicate groups only; the share always with its line-up and match length."""
     out = []
     for _, r in sk[sk["duplicate"].fillna(False).astype(bool)].iterrows() if len(sk) else []:
-        what = (f"{_label(r)}: the skill share (line-up {r.lineup}, matches of "
-                f"{r.hands_per_match:g} hands; it grows with match length)")
-        out.append(f"{what}: {_few(r.matches)}." if too_few(
-            r.matches, r.skill_share_lo, r.skill_share_hi) else
-            f"{what}: the agents explain {r.skill_share:.0%} of the variance of a seat's "
+        what = (
+            f"{_label(r)}: the skill share (line-up {r.lineup}, matches of "
+            f"{r.hands_per_match:g} hands; it grows with match length)"
+        )
+        out.append(
+            f"{what}: {_few(r.matches)}."
+            if too_few(r.matches, r.skill_share_lo, r.skill_share_hi)
+            else f"{what}: the agents explain {r.skill_share:.0%} of the variance of a seat's "
             f"match total (95% bootstrap CI [{r.skill_share_lo:.0%}, "
-            f"{r.skill_share_hi:.0%}]), the walls and play the rest (luck).")
+            f"{r.skill_share_hi:.0%}]), the walls and play the rest (luck)."
+        )
     return out
 
 
@@ -286,9 +319,11 @@ def _paired_findings(pc: pd.DataFrame) -> list[str]:
             continue
         how = "paired by match" if r.paired else "unpaired"
         p_adj = "" if r.p_adjusted != r.p_adjusted else f", p_adj = {r.p_adjusted:.2g}"
-        out.append(f"{what} {r['diff']:+.3f} {r.unit} (95% CI [{r.lo:+.3f}, {r.hi:+.3f}], "
-                   f"{how}, {int(r.units)} matches{p_adj}): "
-                   f"{compare.verdict_text(r.to_dict())}.")
+        out.append(
+            f"{what} {r['diff']:+.3f} {r.unit} (95% CI [{r.lo:+.3f}, {r.hi:+.3f}], "
+            f"{how}, {int(r.units)} matches{p_adj}): "
+            f"{compare.verdict_text(r.to_dict())}."
+        )
     return out
 
 
@@ -296,12 +331,15 @@ def _precision_findings(pr: pd.DataFrame) -> list[str]:
     out = []
     for _, r in pr[pr.metric == "dealer_advantage"].iterrows() if len(pr) else []:
         if too_few(r.matches, r.half_width):
-            out.append(f"{_label(r)}: how precisely the dealer advantage is known: "
-                       f"{_few(r.matches)}.")
+            out.append(
+                f"{_label(r)}: how precisely the dealer advantage is known: {_few(r.matches)}."
+            )
             continue
-        out.append(f"{_label(r)}: the dealer advantage is known to ±{r.half_width:.3f} "
-                   f"points per hand (95% half-width) from {int(r.hands):,} hands; "
-                   f"±{r.target:g} needs about {_n(r.hands_needed)} hands.")
+        out.append(
+            f"{_label(r)}: the dealer advantage is known to ±{r.half_width:.3f} "
+            f"points per hand (95% half-width) from {int(r.hands):,} hands; "
+            f"±{r.target:g} needs about {_n(r.hands_needed)} hands."
+        )
     return out
 
 
@@ -317,12 +355,15 @@ def _win_points(t, r) -> str:
     x = w.iloc[0]
     if too_few(x.matches, x.mean_lo, x.mean_hi):
         return f"points per win: {_few(x.matches)}"
-    return (f"a win brings {x['mean']:.2f} points on average (95% CI [{x.mean_lo:.2f}, "
-            f"{x.mean_hi:.2f}], points per win)")
+    return (
+        f"a win brings {x['mean']:.2f} points on average (95% CI [{x.mean_lo:.2f}, "
+        f"{x.mean_hi:.2f}], points per win)"
+    )
 
 
-def render(t: dict[str, pd.DataFrame], figs: dict, fmt: str = "png",
-           title: str = "mjlog report") -> str:
+def render(
+    t: dict[str, pd.DataFrame], figs: dict, fmt: str = "png", title: str = "mjlog report"
+) -> str:
     """The HTML page for the tables ``t`` (:func:`analysis.queries.tables`, and
     optionally ``swing``, ``skill``, ``precision``, ``paired``) and figures."""
     runs = t["runs"]
@@ -340,144 +381,330 @@ def render(t: dict[str, pd.DataFrame], figs: dict, fmt: str = "png",
         body.extend(parts)
 
     fs = findings(t)
-    section("Findings 结论", None, '<ul class="findings">' + "".join(
-        f'<li{" class=caveat" if "Caveat" in f else ""}>{_e(f)}</li>' for f in fs) + "</ul>",
+    section(
+        "Findings 结论",
+        None,
+        '<ul class="findings">'
+        + "".join(f"<li{' class=caveat' if 'Caveat' in f else ''}>{_e(f)}</li>" for f in fs)
+        + "</ul>",
         note="Each figure with its 95% interval; the unit of every interval is the match. "
-             "Significant = the interval excludes 0 (a two-sided t test at 5%); paired "
-             "comparisons also give p-values adjusted for the many metrics compared.")
-    section("Runs 运行", None, _table(runs, {
-        "run_id": "run", "variant": "variant", "config": "rules changed",
-        "agents": "agents (seat 0..n-1)", "seed": "seed", "matches": "matches",
-        "hands_per_match": "hands/match", "hands": "hands", "path": "directory"}))
+        "Significant = the interval excludes 0 (a two-sided t test at 5%); paired "
+        "comparisons also give p-values adjusted for the many metrics compared.",
+    )
+    section(
+        "Runs 运行",
+        None,
+        _table(
+            runs,
+            {
+                "run_id": "run",
+                "variant": "variant",
+                "config": "rules changed",
+                "agents": "agents (seat 0..n-1)",
+                "seed": "seed",
+                "matches": "matches",
+                "hands_per_match": "hands/match",
+                "hands": "hands",
+                "path": "directory",
+            },
+        ),
+    )
     c = t["compare"]
-    section("Comparison 对比", "compare", _table(c, {
-        **_G, "hands": "hands", "matches": "matches", "wins": "wins",
-        "p90_win_points": "p90 points/win", "max_win_points": "max points/win"}, {
-        "draw_rate": "drawn 流局率 (share of hands)", "mean_length": "events/hand",
-        "mean_win_points": "points per win", "share_capped": "capped (share of wins)",
-        "mean_moved_per_hand": "moved (points per hand)",
-        "dealer_win_rate": "dealer win rate", "dealer_advantage":
-        "dealer advantage (points per hand)", "share_kong": "kong (share of transfers)",
-        "share_settlement": "settlement (share of transfers)"}),
+    section(
+        "Comparison 对比",
+        "compare",
+        _table(
+            c,
+            {
+                **_G,
+                "hands": "hands",
+                "matches": "matches",
+                "wins": "wins",
+                "p90_win_points": "p90 points/win",
+                "max_win_points": "max points/win",
+            },
+            {
+                "draw_rate": "drawn 流局率 (share of hands)",
+                "mean_length": "events/hand",
+                "mean_win_points": "points per win",
+                "share_capped": "capped (share of wins)",
+                "mean_moved_per_hand": "moved (points per hand)",
+                "dealer_win_rate": "dealer win rate",
+                "dealer_advantage": "dealer advantage (points per hand)",
+                "share_kong": "kong (share of transfers)",
+                "share_settlement": "settlement (share of transfers)",
+            },
+        ),
         note="Variants, sweep points and line-ups side by side, 95% CIs by match. A one-key "
-             "sweep is drawn as a line over the swept value; otherwise G1, G2… in the figure "
-             "are the rows of this table in order.")
+        "sweep is drawn as a line over the swept value; otherwise G1, G2… in the figure "
+        "are the rows of this table in order.",
+    )
     if "paired" in t and len(t["paired"]):
         pc = t["paired"]
-        section("Paired comparison 配对比较", None, _table(pc, {
-            "baseline_group": "baseline", "group": "other", "metric": "metric",
-            "unit": "unit", "baseline": "baseline value", "value": "value",
-            "diff": "difference", "lo": "95% CI low", "hi": "95% CI high", "p": "p",
-            "p_adjusted": "p (BH)", "paired_se": "paired SE", "unpaired_se": "unpaired SE",
-            "units": "matches", "paired": "paired"}, floats=4),
+        section(
+            "Paired comparison 配对比较",
+            None,
+            _table(
+                pc,
+                {
+                    "baseline_group": "baseline",
+                    "group": "other",
+                    "metric": "metric",
+                    "unit": "unit",
+                    "baseline": "baseline value",
+                    "value": "value",
+                    "diff": "difference",
+                    "lo": "95% CI low",
+                    "hi": "95% CI high",
+                    "p": "p",
+                    "p_adjusted": "p (BH)",
+                    "paired_se": "paired SE",
+                    "unpaired_se": "unpaired SE",
+                    "units": "matches",
+                    "paired": "paired",
+                },
+                floats=4,
+            ),
             note="Each sweep point against the first, matches paired by their walls (same "
-                 "seed): the paired SE is what the pairing buys over the unpaired one "
-                 "(mjlog compare gives the same table).")
-    for key, h in (("seats", "Per seat 每个座位"), ("agents", "Per agent 每个智能体"),
-                   ("variants", "Per variant 每个玩法")):
+            "seed): the paired SE is what the pairing buys over the unpaired one "
+            "(mjlog compare gives the same table).",
+        )
+    for key, h in (
+        ("seats", "Per seat 每个座位"),
+        ("agents", "Per agent 每个智能体"),
+        ("variants", "Per variant 每个玩法"),
+    ):
         df = t[key]
-        cols = {**_G, **{k: k for k in ("seat", "agent") if k in df}, "hands": "seat-hands",
-                "matches": "matches"}
+        cols = {
+            **_G,
+            **{k: k for k in ("seat", "agent") if k in df},
+            "hands": "seat-hands",
+            "matches": "matches",
+        }
         ci = dict(_SEAT_CI)
         if key == "variants":
             ci.pop("mean_points")
-        section(h, key, _table(df, cols, ci),
-                note="win rate = hands won / hands; self-draw share = self-drawn wins / "
-                     "wins; deal-in rate = hands the seat paid for a win as discarder / hands;"
-                     " mean points = mean of the seat's hands.deltas (per variant it is 0 by "
-                     "construction: the game is zero-sum, so it is not shown).")
+        section(
+            h,
+            key,
+            _table(df, cols, ci),
+            note="win rate = hands won / hands; self-draw share = self-drawn wins / "
+            "wins; deal-in rate = hands the seat paid for a win as discarder / hands;"
+            " mean points = mean of the seat's hands.deltas (per variant it is 0 by "
+            "construction: the game is zero-sum, so it is not shown).",
+        )
     d = t["dealer"]
     mixed = bool(("mixed" in d) and (d["mixed"] & ~d["duplicate"]).any())
-    section("Dealer advantage 庄家优势", "dealer", _table(
-        d, {**_G, "position": "seat after dealer", "hands": "seat-hands",
-            "matches": "matches", "mixed": "mixed line-up", "duplicate": "duplicate"},
-        {"advantage": "advantage (points per hand vs the others)",
-         "win_rate": "win rate", "mean_points": "mean points (per seat-hand)"}),
+    section(
+        "Dealer advantage 庄家优势",
+        "dealer",
+        _table(
+            d,
+            {
+                **_G,
+                "position": "seat after dealer",
+                "hands": "seat-hands",
+                "matches": "matches",
+                "mixed": "mixed line-up",
+                "duplicate": "duplicate",
+            },
+            {
+                "advantage": "advantage (points per hand vs the others)",
+                "win_rate": "win rate",
+                "mean_points": "mean points (per seat-hand)",
+            },
+        ),
         note="position 0 is the dealer; advantage = its mean points minus the other "
-             "positions' pooled mean, paired within the match." + (
-                 " Caveat: some groups are mixed line-ups without duplicate play; there the "
-                 "agents at each position differ, so the advantage measures them as much as "
-                 "the seat. Use duplicate play (mjlog ladder --out, simulate --duplicate)."
-                 if mixed else ""))
+        "positions' pooled mean, paired within the match."
+        + (
+            " Caveat: some groups are mixed line-ups without duplicate play; there the "
+            "agents at each position differ, so the advantage measures them as much as "
+            "the seat. Use duplicate play (mjlog ladder --out, simulate --duplicate)."
+            if mixed
+            else ""
+        ),
+    )
     p = t["patterns"]
     top = p.groupby(list(GROUP), sort=False).head(15)
-    section("Patterns 番种", "patterns", _table(
-        top, {**_G, "name": "番种", "pattern": "key", "wins_with": "wins with it",
-              "count": "times counted", "per_hand": "per hand",
-              "points_share": "points of the wins carrying it (overlapping)"},
-        {"contribution": "share of points it adds 边际得分占比",
-         "per_win": "share of wins that carry it 出现率"}),
+    section(
+        "Patterns 番种",
+        "patterns",
+        _table(
+            top,
+            {
+                **_G,
+                "name": "番种",
+                "pattern": "key",
+                "wins_with": "wins with it",
+                "count": "times counted",
+                "per_hand": "per hand",
+                "points_share": "points of the wins carrying it (overlapping)",
+            },
+            {
+                "contribution": "share of points it adds 边际得分占比",
+                "per_win": "share of wins that carry it 出现率",
+            },
+        ),
         note="share of points it adds = each win's total split among its patterns by what "
-             "each adds (huangmei: its fan / the win's fan; yuxi, xuezhan: its log2 "
-             "doubling), summed over wins / all points: these add to 100% per group. "
-             "share of wins that carry it = wins counting it / wins. The overlapping "
-             "column credits a win's whole total to each of its patterns (adds to more "
-             "than 100%). Top 15 per group.")
-    dist_cols = {**_G, "n": "n", "var": "variance", "p50": "p50", "p90": "p90",
-                 "p99": "p99", "max": "max"}
-    section("Points per win 每次胡牌得分", "win_points", _table(
-        t["win_points"], dist_cols, {"mean": "mean (points per win)",
-                                     "share_capped": "share capped"}),
-        note="wins.total: everything a win brought its winner.")
-    section("Points per hand 每局流动金额", "hand_points", _table(
-        t["hand_points"], dist_cols, {"mean": "mean (points per hand)",
-                                      "share_capped": "hands with a capped win"}),
-        note="money moved in a hand = Σ of its positive hands.deltas.")
+        "each adds (huangmei: its fan / the win's fan; yuxi, xuezhan: its log2 "
+        "doubling), summed over wins / all points: these add to 100% per group. "
+        "share of wins that carry it = wins counting it / wins. The overlapping "
+        "column credits a win's whole total to each of its patterns (adds to more "
+        "than 100%). Top 15 per group.",
+    )
+    dist_cols = {
+        **_G,
+        "n": "n",
+        "var": "variance",
+        "p50": "p50",
+        "p90": "p90",
+        "p99": "p99",
+        "max": "max",
+    }
+    section(
+        "Points per win 每次胡牌得分",
+        "win_points",
+        _table(
+            t["win_points"],
+            dist_cols,
+            {"mean": "mean (points per win)", "share_capped": "share capped"},
+        ),
+        note="wins.total: everything a win brought its winner.",
+    )
+    section(
+        "Points per hand 每局流动金额",
+        "hand_points",
+        _table(
+            t["hand_points"],
+            dist_cols,
+            {"mean": "mean (points per hand)", "share_capped": "hands with a capped win"},
+        ),
+        note="money moved in a hand = Σ of its positive hands.deltas.",
+    )
     if "swing" in t:
-        section("Swing 波动", None, _table(t["swing"], {
-            **_G, "matches": "matches", "hands_per_match": "hands per match",
-            "mean_abs": "mean |total|", "p5": "p5", "p25": "p25", "p50": "p50", "p75": "p75",
-            "p95": "p95"}, {"sd": "SD of a seat's match total (points)"}),
+        section(
+            "Swing 波动",
+            None,
+            _table(
+                t["swing"],
+                {
+                    **_G,
+                    "matches": "matches",
+                    "hands_per_match": "hands per match",
+                    "mean_abs": "mean |total|",
+                    "p5": "p5",
+                    "p25": "p25",
+                    "p50": "p50",
+                    "p75": "p75",
+                    "p95": "p95",
+                },
+                {"sd": "SD of a seat's match total (points)"},
+            ),
             note="A seat's match total = its points summed over one match; the SD's 95% "
-                 "interval is a bootstrap over matches (seeded).")
+            "interval is a bootstrap over matches (seeded).",
+        )
     if "skill" in t and t["skill"]["duplicate"].any():
-        section("Skill and luck 技术与运气", None, _table(
-            t["skill"][t["skill"]["duplicate"]], {**_G, "matches": "matches",
-                                                  "hands_per_match": "hands per match",
-                                                  "agents": "line-up places",
-                                                  "luck_share": "luck share"},
-            {"skill_share": "skill share (ω², 95% bootstrap CI)"}),
+        section(
+            "Skill and luck 技术与运气",
+            None,
+            _table(
+                t["skill"][t["skill"]["duplicate"]],
+                {
+                    **_G,
+                    "matches": "matches",
+                    "hands_per_match": "hands per match",
+                    "agents": "line-up places",
+                    "luck_share": "luck share",
+                },
+                {"skill_share": "skill share (ω², 95% bootstrap CI)"},
+            ),
             note="Duplicate runs only: the share of the variance of a seat's match total "
-                 "explained by which agent sat there (ω²); the rest is the walls, the seat "
-                 "and the play. It holds for this line-up and this match length only: "
-                 "longer matches average more luck away, so the share grows with them.")
+            "explained by which agent sat there (ω²); the rest is the walls, the seat "
+            "and the play. It holds for this line-up and this match length only: "
+            "longer matches average more luck away, so the share grows with them.",
+        )
     if "precision" in t:
         pr = t["precision"]
         pr = pr[~pr.metric.str.startswith("pattern_rate")]
-        section("How many hands 所需局数", None, _table(pr, {
-            **_G, "metric": "metric", "unit": "unit", "value": "value",
-            "half_width": "95% half-width now", "hands": "hands", "target": "target ±",
-            "hands_needed": "hands needed"}, floats=4),
+        section(
+            "How many hands 所需局数",
+            None,
+            _table(
+                pr,
+                {
+                    **_G,
+                    "metric": "metric",
+                    "unit": "unit",
+                    "value": "value",
+                    "half_width": "95% half-width now",
+                    "hands": "hands",
+                    "target": "target ±",
+                    "hands_needed": "hands needed",
+                },
+                floats=4,
+            ),
             note="hands needed = hands × (half-width / target)²: the standard error falls as "
-                 "1/√hands. Targets: 0.1 points for point metrics, 0.01 for shares. "
-                 "mjlog simulate --until METRIC=HALF_WIDTH plays until one is reached.")
+            "1/√hands. Targets: 0.1 points for point metrics, 0.01 for shares. "
+            "mjlog simulate --until METRIC=HALF_WIDTH plays until one is reached.",
+        )
     o = t["outcomes"]
-    section("Hand length and drawn hands 局长与流局", "hand_length",
-            _img(figs["outcomes"], fmt),
-            _table(t["hand_length"], dist_cols, {"mean": "mean events"}),
-            _table(o, {**_G, "hands": "hands", "draws": "drawn hands", "matches": "matches",
-                       "mean_wall_left": "tiles left", "mean_winners": "winners/hand"},
-                   {"draw_rate": "drawn-hand rate 流局率 (share of hands)"}))
+    section(
+        "Hand length and drawn hands 局长与流局",
+        "hand_length",
+        _img(figs["outcomes"], fmt),
+        _table(t["hand_length"], dist_cols, {"mean": "mean events"}),
+        _table(
+            o,
+            {
+                **_G,
+                "hands": "hands",
+                "draws": "drawn hands",
+                "matches": "matches",
+                "mean_wall_left": "tiles left",
+                "mean_winners": "winners/hand",
+            },
+            {"draw_rate": "drawn-hand rate 流局率 (share of hands)"},
+        ),
+    )
     m = t["money"]
-    section("Kong money and end-of-wall settlements 杠钱与结算", "money", _table(
-        m, {**_G, "name": "名称", "reason": "reason", "amount": "amount",
-            "hands_with": "hands with it", "share": "amount / money moved (net, reference)"},
-        {"share_of_transfers": "share of all money transferred",
-         "per_hand": "points per hand"}),
-        _table(t["money_category"], {**_G, "category": "category", "amount": "amount",
-                                     "hands_with": "hands with it"},
-               {"share_of_transfers": "share of all money transferred"}),
+    section(
+        "Kong money and end-of-wall settlements 杠钱与结算",
+        "money",
+        _table(
+            m,
+            {
+                **_G,
+                "name": "名称",
+                "reason": "reason",
+                "amount": "amount",
+                "hands_with": "hands with it",
+                "share": "amount / money moved (net, reference)",
+            },
+            {"share_of_transfers": "share of all money transferred", "per_hand": "points per hand"},
+        ),
+        _table(
+            t["money_category"],
+            {**_G, "category": "category", "amount": "amount", "hands_with": "hands with it"},
+            {"share_of_transfers": "share of all money transferred"},
+        ),
         note="share of all money transferred = Σ amount of the reason's transfers / Σ amount "
-             "of every transfer (gross over gross: adds to 100%). Money moved (Σ positive "
-             "deltas) is net: transfers within a hand cancel, so amount / money moved adds "
-             "to more than 100% and is kept for reference only. 查大叫 not_ready, 查花猪 "
-             "flower_pig and 退税 tax_refund are the end-of-wall settlements.")
+        "of every transfer (gross over gross: adds to 100%). Money moved (Σ positive "
+        "deltas) is net: transfers within a hand cancel, so amount / money moved adds "
+        "to more than 100% and is kept for reference only. 查大叫 not_ready, 查花猪 "
+        "flower_pig and 退税 tax_refund are the end-of-wall settlements.",
+    )
     fw = t["first_winner"]
-    section("First-winner advantage 先胡优势", "first_winner", _table(
-        fw, {**_G, "order": "order of winning", "hands": "seat-hands"},
-        {"mean_points": "mean points (per seat-hand)", "deal_in_rate": "deal-in rate"}),
+    section(
+        "First-winner advantage 先胡优势",
+        "first_winner",
+        _table(
+            fw,
+            {**_G, "order": "order of winning", "hands": "seat-hands"},
+            {"mean_points": "mean points (per seat-hand)", "deal_in_rate": "deal-in rate"},
+        ),
         note="Seats by the order they won in (none: did not win). In xuezhan (血战到底) "
-             "winners leave and play goes on, so later winners face fewer payers.")
+        "winners leave and play goes on, so later winners face fewer payers.",
+    )
 
     head = [
         "<!doctype html>",
@@ -492,8 +719,9 @@ def render(t: dict[str, pd.DataFrame], figs: dict, fmt: str = "png",
         "and take the match as the unit, as mjlog ladder and mjlog compare do "
         "(cluster-robust t interval of a ratio of per-match sums). Click a column head to "
         "sort a table.</p>",
-        "<nav><h2>Contents 目录</h2><ol>" + "".join(
-            f'<li><a href="#{a}">{_e(h)}</a></li>' for a, h in toc) + "</ol></nav>",
+        "<nav><h2>Contents 目录</h2><ol>"
+        + "".join(f'<li><a href="#{a}">{_e(h)}</a></li>' for a, h in toc)
+        + "</ol></nav>",
     ]
     return "\n".join([*head, *body, f"<script>{_JS}</script>", "</body></html>"]) + "\n"
 
@@ -502,18 +730,26 @@ def _paired(r: queries.Runs) -> pd.DataFrame | None:
     """Sweep points against the first, when the runs are one variant and line-up and
     each group is one run (the report's paired section), key metrics only."""
     info = r.info()
-    if len(info) < 2 or info.variant.nunique() != 1 or info.agents.nunique() != 1 \
-            or info.config.nunique() != len(info):
+    if (
+        len(info) < 2
+        or info.variant.nunique() != 1
+        or info.agents.nunique() != 1
+        or info.config.nunique() != len(info)
+    ):
         return None
     pc = compare.paired_comparison([x.path for x in r.runs])
-    keep = ("dealer_advantage", "draw_rate", "mean_points_per_win", "money_moved_per_hand",
-            "capped_share")
+    keep = (
+        "dealer_advantage",
+        "draw_rate",
+        "mean_points_per_win",
+        "money_moved_per_hand",
+        "capped_share",
+    )
     return pc[pc.metric.isin(keep)].reset_index(drop=True)
 
 
 def _targets(metric: str) -> float:
-    return 0.01 if metric.endswith(("rate", "share")) or metric.startswith("pattern_rate") \
-        else 0.1
+    return 0.01 if metric.endswith(("rate", "share")) or metric.startswith("pattern_rate") else 0.1
 
 
 LARGE = 100_000
@@ -529,14 +765,18 @@ def _steps(enabled: bool | None, hands: int) -> Callable[[str], None]:
 
     def say(step: str) -> None:
         if show:
-            print(f"report: {step}, {time.monotonic() - start:.0f} s", file=sys.stderr,
-                  flush=True)
+            print(f"report: {step}, {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
+
     return say
 
 
-def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os.PathLike,
-                 fmt: str = "png", title: str = "mjlog report",
-                 progress: bool | None = False) -> Path:
+def write_report(
+    runs: Iterable[str | os.PathLike] | queries.Runs,
+    out: str | os.PathLike,
+    fmt: str = "png",
+    title: str = "mjlog report",
+    progress: bool | None = False,
+) -> Path:
     """Write ``out/index.html`` for ``runs``; returns its path. The page is written
     whole or not at all, and a failed write leaves no folder it made. ``progress``:
     a line on stderr per step (True), none (False), or only for runs of at least
@@ -557,8 +797,9 @@ def write_report(runs: Iterable[str | os.PathLike] | queries.Runs, out: str | os
     pr["target"] = pr["metric"].map(_targets)
     from analysis.stats import hands_needed
 
-    pr["hands_needed"] = [hands_needed(h, n, x) for h, n, x in
-                          zip(pr.half_width, pr.hands, pr.target, strict=True)]
+    pr["hands_needed"] = [
+        hands_needed(h, n, x) for h, n, x in zip(pr.half_width, pr.hands, pr.target, strict=True)
+    ]
     t["precision"] = pr
     paired = _paired(r)
     if paired is not None:

@@ -80,9 +80,24 @@ from mjlog.rules import Rules, keys, resolve
 from mjlog.rundir import write_atomic
 from mjlog.variants import VARIANTS, get_variant
 
-__all__ = ["HYSTERESIS", "OBSERVED_MIN", "RULE", "RescorePlan", "Rescorer", "TableRule",
-           "fixed_point", "from_level", "level", "observed_containment", "parse_patterns",
-           "rule_levels", "rules_toml", "summary", "value_key", "write_outputs"]
+__all__ = [
+    "HYSTERESIS",
+    "OBSERVED_MIN",
+    "RULE",
+    "RescorePlan",
+    "Rescorer",
+    "TableRule",
+    "fixed_point",
+    "from_level",
+    "level",
+    "observed_containment",
+    "parse_patterns",
+    "rule_levels",
+    "rules_toml",
+    "summary",
+    "value_key",
+    "write_outputs",
+]
 
 RATE_FLOOR = 0.5
 """Wins added to a pattern's count (and twice to the wins) before its rate is taken:
@@ -94,10 +109,12 @@ HYSTERESIS = 0.75
 """A value played moves only when the rule lands at least this many levels from it
 (above ½: a level near a half would otherwise flip, its own response pushing it
 back)."""
-RULE = ("level linear in -log(rate per win), (k+1/2)/(W+1): the commonest pattern at the "
-        "table's lowest level, the rarest at its highest; whole levels in the key's form "
-        "and range (a value moves when the rule is 3/4 level away, half as far per time it "
-        "turned back); a pattern pays no less than one it contains")
+RULE = (
+    "level linear in -log(rate per win), (k+1/2)/(W+1): the commonest pattern at the "
+    "table's lowest level, the rarest at its highest; whole levels in the key's form "
+    "and range (a value moves when the rule is 3/4 level away, half as far per time it "
+    "turned back); a pattern pays no less than one it contains"
+)
 """The rule in one line, for the report and the rules file."""
 
 
@@ -128,18 +145,22 @@ def _range(rk: RuleKey) -> tuple[int, int]:
         return lo, 30 if rk.maximum is None else int(math.log2(rk.maximum))
     if rk.kind == "pair":
         return 0, INT32_MAX
-    return (0 if rk.minimum is None else rk.minimum,
-            INT32_MAX if rk.maximum is None else rk.maximum)
+    return (
+        0 if rk.minimum is None else rk.minimum,
+        INT32_MAX if rk.maximum is None else rk.maximum,
+    )
 
 
 def from_level(rk: RuleKey, lv: int, old: Any) -> Any:
     """The value of level ``lv`` in the key's form; a pair keeps ``old``'s S:D ratio."""
     if rk.kind == "pow2":
-        return 2 ** lv
+        return 2**lv
     if rk.kind == "pair":
         was = level(rk, old)
-        return tuple(None if o is None else lv if was == 0 else
-                     max(min(o, 1), round_units(o * lv / was)) for o in old)
+        return tuple(
+            None if o is None else lv if was == 0 else max(min(o, 1), round_units(o * lv / was))
+            for o in old
+        )
     return lv
 
 
@@ -147,8 +168,9 @@ def _pays_at_least(rk: RuleKey, a: Any, b: Any) -> bool:
     """``a`` pays no less than ``b`` (a pair: its level, and each side both have)."""
     if level(rk, a) < level(rk, b):
         return False
-    return rk.kind != "pair" or all(x >= y for x, y in zip(a, b, strict=True)
-                                    if x is not None and y is not None)
+    return rk.kind != "pair" or all(
+        x >= y for x, y in zip(a, b, strict=True) if x is not None and y is not None
+    )
 
 
 def rule_levels(counts: Mapping[str, int], wins: int, lo: int, hi: int) -> dict[str, float]:
@@ -181,7 +203,7 @@ def _step(path: Sequence[int], x: float) -> tuple[float, int]:
         return now, 0
     moves = [b - a for a, b in zip(path[:-1], path[1:], strict=True) if b != a] + [d]
     turns = sum(a * b < 0 for a, b in zip(moves[:-1], moves[1:], strict=True))
-    return now + d / 2 ** turns, turns
+    return now + d / 2**turns, turns
 
 
 def _closure(direct: Mapping[str, Sequence[str]]) -> dict[str, set[str]]:
@@ -205,32 +227,37 @@ class TableRule:
     a table (value key → value) out."""
 
     variant: str
-    patterns: tuple[str, ...]                  # the whole table, in the scorer's order
-    rescored: tuple[str, ...]                  # those that change
-    original: dict[str, Any]                   # value key → value as the rules have it
-    contains: dict[str, tuple[str, ...]]       # the scorer's families, direct
-    stands_for: dict[str, tuple[str, int]]     # value key stem → (pattern, count)
+    patterns: tuple[str, ...]  # the whole table, in the scorer's order
+    rescored: tuple[str, ...]  # those that change
+    original: dict[str, Any]  # value key → value as the rules have it
+    contains: dict[str, tuple[str, ...]]  # the scorer's families, direct
+    stands_for: dict[str, tuple[str, int]]  # value key stem → (pattern, count)
 
     @classmethod
     def of(cls, rules: Rules, rescored: Sequence[str]) -> TableRule:
         v = rules.variant
         spec = get_variant(v)
         pats = spec.patterns(rules)
-        stands = {k: s for k, s in getattr(spec.scorer, "STANDS_FOR", {}).items()
-                  if s[0] in pats}
+        stands = {k: s for k, s in getattr(spec.scorer, "STANDS_FOR", {}).items() if s[0] in pats}
         original = {value_key(v, p): rules[value_key(v, p)] for p in pats}
         original |= {value_key(v, k): rules[value_key(v, k)] for k in stands}
-        contains = {a: tuple(b for b in bs if b in pats)
-                    for a, bs in getattr(spec.scorer, "CONTAINS", {}).items() if a in pats}
+        contains = {
+            a: tuple(b for b in bs if b in pats)
+            for a, bs in getattr(spec.scorer, "CONTAINS", {}).items()
+            if a in pats
+        }
         return cls(v, pats, tuple(rescored), original, contains, stands)
 
     def key(self, pattern: str) -> str:
         return value_key(self.variant, pattern)
 
-    def __call__(self, counts: Mapping[str, int], wins: int,
-                 observed: Mapping[str, Sequence[str]] | None = None,
-                 history: Sequence[Mapping[str, Any]] = ()
-                 ) -> tuple[dict[str, Any], dict[str, str]]:
+    def __call__(
+        self,
+        counts: Mapping[str, int],
+        wins: int,
+        observed: Mapping[str, Sequence[str]] | None = None,
+        history: Sequence[Mapping[str, Any]] = (),
+    ) -> tuple[dict[str, Any], dict[str, str]]:
         """The table for these counts (wins carrying each pattern, of ``wins``), and
         for each rescored pattern why it has its value. ``observed``: containment
         seen in the data (pattern → patterns every win of it carried); ``history``:
@@ -260,9 +287,11 @@ class TableRule:
         for b in self.rescored:  # one kept as it is caps what it contains
             for a in (a for a in self.patterns if a not in self.rescored):
                 if b in closure.get(a, ()) and not _pays_at_least(
-                        rk[b], table[self.key(a)], table[self.key(b)]):
-                    table[self.key(b)] = self._move(rk[b], table[self.key(b)],
-                                                    table[self.key(a)], -1)
+                    rk[b], table[self.key(a)], table[self.key(b)]
+                ):
+                    table[self.key(b)] = self._move(
+                        rk[b], table[self.key(b)], table[self.key(a)], -1
+                    )
                     why[b] += f"; lowered to pay no more than {a}, which contains it"
         changed = True
         while changed:  # raise each rescored pattern to pay no less than what it contains
@@ -301,8 +330,9 @@ class TableRule:
         return from_level(rk, lv, value)
 
 
-def fixed_point(start: dict[str, Any], step: Callable[[int, dict[str, Any]], dict[str, Any]],
-                rounds: int) -> tuple[dict[str, Any], str, int]:
+def fixed_point(
+    start: dict[str, Any], step: Callable[[int, dict[str, Any]], dict[str, Any]], rounds: int
+) -> tuple[dict[str, Any], str, int]:
     """Play ``step(r, table)`` (round ``r`` plays ``table`` and returns the rule's
     proposal) from ``start`` until the proposal is the table played (``converged``)
     or ``rounds`` are played (``max_rounds``, the last proposal taken): (the table,
@@ -320,7 +350,8 @@ def observed_containment(run: str | Path, patterns: Sequence[str]) -> dict[str, 
     """Containment seen in a run: pattern A (in at least :data:`OBSERVED_MIN` wins)
     → the other patterns every win carrying A carried too."""
     df = queries.Runs(run, verify_hashes=False).sql(
-        "SELECT list_distinct(patterns) AS p FROM read_parquet($wins)")
+        "SELECT list_distinct(patterns) AS p FROM read_parquet($wins)"
+    )
     wins = [set(p) for p in df["p"]]
     out = {}
     for a in patterns:
@@ -341,12 +372,16 @@ def parse_patterns(names: Sequence[str], rules: Rules) -> tuple[str, ...]:
         if n in table:
             continue
         if n in v.patterns():
-            raise InputError(f"--rescore {quote(n)}: {rules.variant} has no pattern {quote(n)} "
-                             f"under these rules (a --set key leaves it out)")
+            raise InputError(
+                f"--rescore {quote(n)}: {rules.variant} has no pattern {quote(n)} "
+                f"under these rules (a --set key leaves it out)"
+            )
         elsewhere = [w for w, spec in VARIANTS.items() if n in spec.patterns()]
-        where = (f"; it is a pattern of {', '.join(elsewhere)}" if elsewhere else "")
-        raise InputError(f"--rescore: {rules.variant} has no pattern {quote(n)}{where}; "
-                         f"its patterns: {', '.join(table)}")
+        where = f"; it is a pattern of {', '.join(elsewhere)}" if elsewhere else ""
+        raise InputError(
+            f"--rescore: {rules.variant} has no pattern {quote(n)}{where}; "
+            f"its patterns: {', '.join(table)}"
+        )
     if len(set(names)) != len(names):
         twice = next(n for n in names if list(names).count(n) > 1)
         raise InputError(f"--rescore names {quote(twice)} twice")
@@ -371,10 +406,16 @@ class RescorePlan:
 
     @property
     def tune_id(self) -> str:
-        doc = {"rescore": list(self.patterns), "variant": self.variant,
-               "sets": list(self.sets), "agents": list(self.agents), "budget": self.budget,
-               "rounds": self.rounds, "hands_per_match": self.hands_per_match,
-               "seed": self.seed}
+        doc = {
+            "rescore": list(self.patterns),
+            "variant": self.variant,
+            "sets": list(self.sets),
+            "agents": list(self.agents),
+            "budget": self.budget,
+            "rounds": self.rounds,
+            "hands_per_match": self.hands_per_match,
+            "seed": self.seed,
+        }
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
 
     def split(self) -> tuple[int, int]:
@@ -387,11 +428,24 @@ class RescorePlan:
 class Rescorer(Study):
     """One rescore: the rounds to a fixed point, then the confirmation."""
 
-    def __init__(self, plan: RescorePlan, out: str | Path, workers: int | None = None,
-                 scheduler: str | None = None, progress: Callable[[str], None] | None = None,
-                 settle: bool = True):
-        super().__init__(plan, out, {"mode": "rescore", "rounds": [], "confirm": None},
-                         workers, scheduler, progress, settle)
+    def __init__(
+        self,
+        plan: RescorePlan,
+        out: str | Path,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        progress: Callable[[str], None] | None = None,
+        settle: bool = True,
+    ):
+        super().__init__(
+            plan,
+            out,
+            {"mode": "rescore", "rounds": [], "confirm": None},
+            workers,
+            scheduler,
+            progress,
+            settle,
+        )
         self.rules = resolve(plan.variant, sets=list(plan.sets))
         self.rule = TableRule.of(self.rules, plan.patterns)
         self.spec = keys(plan.variant)
@@ -404,8 +458,14 @@ class Rescorer(Study):
         return {k: self.spec[k].parse(v, self.plan.variant) for k, v in shown.items()}
 
     def _sets(self, table: Mapping[str, Any]) -> list[str]:
-        return [*self.plan.sets, *(f"{k}={self.spec[k].show(v)}" for k, v in table.items()
-                                   if v != self.rule.original[k])]
+        return [
+            *self.plan.sets,
+            *(
+                f"{k}={self.spec[k].show(v)}"
+                for k, v in table.items()
+                if v != self.rule.original[k]
+            ),
+        ]
 
     def _counts(self, m) -> tuple[dict[str, int], int]:
         counts = {p: int(m.arrays[f"pattern_rate[{p}]"][0].sum()) for p in self.rule.patterns}
@@ -430,13 +490,24 @@ class Rescorer(Study):
             observed = observed_containment(run, self.rule.patterns)
             new, why = self.rule(counts, wins, observed, played)
             moved = sum(new[k] != table[k] for k in new)
-            self.doc["rounds"].append({
-                "round": r, "run": name, "hands": m.played, "wins": wins,
-                "table": self._shown(table), "counts": counts, "observed": observed,
-                "proposed": self._shown(new), "why": why, "changed": moved})
+            self.doc["rounds"].append(
+                {
+                    "round": r,
+                    "run": name,
+                    "hands": m.played,
+                    "wins": wins,
+                    "table": self._shown(table),
+                    "counts": counts,
+                    "observed": observed,
+                    "proposed": self._shown(new),
+                    "why": why,
+                    "changed": moved,
+                }
+            )
             self._save()
-            self.say(f"tune --rescore: round {r + 1}/{plan.rounds}: {wins} wins, "
-                     f"{moved} value(s) moved")
+            self.say(
+                f"tune --rescore: round {r + 1}/{plan.rounds}: {wins} wins, {moved} value(s) moved"
+            )
             return new
 
         return fixed_point(dict(self.rule.original), step, plan.rounds)
@@ -445,29 +516,44 @@ class Rescorer(Study):
         """The old table and the new one on a fresh seed: each pattern's rate."""
         _, matches = self.plan.split()
         seed = _seed(self.plan, 4)
-        old = self._counted("confirm-before", measure(self._run(
-            "confirm-before", self._sets(self.rule.original), seed, matches), self.metrics))
+        old = self._counted(
+            "confirm-before",
+            measure(
+                self._run("confirm-before", self._sets(self.rule.original), seed, matches),
+                self.metrics,
+            ),
+        )
         run = self.out / "confirm-before"
         new = old
         if table != self.rule.original:
             run = self._run("confirm", self._sets(table), seed, matches)
             new = self._counted("confirm", measure(run, self.metrics))
         counts, wins = self._counts(new)
-        fresh = self.rule(counts, wins, observed_containment(run, self.rule.patterns),
-                          [table])[0] if wins else table
+        fresh = (
+            self.rule(counts, wins, observed_containment(run, self.rule.patterns), [table])[0]
+            if wins
+            else table
+        )
 
         def rates(m) -> dict[str, dict[str, float | None]]:
             out = {}
             for p in self.rule.patterns:
                 e = estimate(*m.arrays[f"pattern_rate[{p}]"])
-                out[p] = {"value": _finite(e.value), "lo": _finite(max(e.lo, 0.0)),
-                          "hi": _finite(min(e.hi, 1.0))}
+                out[p] = {
+                    "value": _finite(e.value),
+                    "lo": _finite(max(e.lo, 0.0)),
+                    "hi": _finite(min(e.hi, 1.0)),
+                }
             return out
 
         self.doc["confirm"] = {
-            "seed": seed, "proposal": self._shown(table),
+            "seed": seed,
+            "proposal": self._shown(table),
             "hands": old.played + (new.played if new is not old else 0),
-            "rate_old": rates(old), "rate_new": rates(new), "fresh": self._shown(fresh)}
+            "rate_old": rates(old),
+            "rate_new": rates(new),
+            "fresh": self._shown(fresh),
+        }
         self._save()
         return self.doc["confirm"]
 
@@ -485,40 +571,67 @@ class Rescorer(Study):
         rows = []
         for p in rule.patterns:
             k = rule.key(p)
-            rows.append({
-                "pattern": p, "name": get_variant(rule.variant).pattern_name(p), "key": k,
-                "old": spec[k].to_json(rule.original[k]), "new": spec[k].to_json(table[k]),
-                "rescored": p in rule.rescored,
-                "rate_old": c["rate_old"][p], "rate_new": c["rate_new"][p],
-                "fresh": spec[k].to_json(spec[k].parse(c["fresh"][k], rule.variant)),
-                "why": why.get(p)})
-        best = {k: spec[k].show(v) for k, v in table.items()
-                if k in {rule.key(p) for p in rule.rescored} or v != rule.original[k]}
+            rows.append(
+                {
+                    "pattern": p,
+                    "name": get_variant(rule.variant).pattern_name(p),
+                    "key": k,
+                    "old": spec[k].to_json(rule.original[k]),
+                    "new": spec[k].to_json(table[k]),
+                    "rescored": p in rule.rescored,
+                    "rate_old": c["rate_old"][p],
+                    "rate_new": c["rate_new"][p],
+                    "fresh": spec[k].to_json(spec[k].parse(c["fresh"][k], rule.variant)),
+                    "why": why.get(p),
+                }
+            )
+        best = {
+            k: spec[k].show(v)
+            for k, v in table.items()
+            if k in {rule.key(p) for p in rule.rescored} or v != rule.original[k]
+        }
         rescored_keys = [rule.key(p) for p in rule.rescored]
         return {
-            "tune_id": self.plan.tune_id, "variant": rule.variant, "mode": "rescore",
-            "agents": list(self.plan.agents), "patterns": list(rule.rescored), "rule": RULE,
-            "stop": stop, "rounds_played": played, "best": best,
+            "tune_id": self.plan.tune_id,
+            "variant": rule.variant,
+            "mode": "rescore",
+            "agents": list(self.plan.agents),
+            "patterns": list(rule.rescored),
+            "rule": RULE,
+            "stop": stop,
+            "rounds_played": played,
+            "best": best,
             "before": {k: spec[k].show(rule.original[k]) for k in best},
             "reproduced": sum(c["fresh"][k] == spec[k].show(table[k]) for k in rescored_keys),
             "table": rows,
-            "containment": sorted([a, b] for a, bs in _closure(
-                {**{a: list(bs) for a, bs in rule.contains.items()}}).items() for b in bs),
+            "containment": sorted(
+                [a, b]
+                for a, bs in _closure({**{a: list(bs) for a, bs in rule.contains.items()}}).items()
+                for b in bs
+            ),
             "observed": last["observed"],
-            "rounds": [{x: r[x] for x in ("round", "run", "hands", "wins", "changed",
-                                          "proposed")} for r in self.doc["rounds"]],
+            "rounds": [
+                {x: r[x] for x in ("round", "run", "hands", "wins", "changed", "proposed")}
+                for r in self.doc["rounds"]
+            ],
             "hands": sum(r["hands"] for r in self.doc["rounds"]) + c["hands"],
-            "seed": self.plan.seed, "confirm_seed": c["seed"]}
+            "seed": self.plan.seed,
+            "confirm_seed": c["seed"],
+        }
 
 
 # ------------------------------------------------------------------ what it writes
-_STOP = {"converged": "a fixed point: the table stopped changing",
-         "max_rounds": "still changing at the round limit: the last proposal is taken"}
+_STOP = {
+    "converged": "a fixed point: the table stopped changing",
+    "max_rounds": "still changing at the round limit: the last proposal is taken",
+}
 
 
 def _stopped(result: Mapping[str, Any]) -> str:
-    return (f"{result['stop'].replace('_', ' ')} after {result['rounds_played']} round(s) "
-            f"({_STOP[result['stop']]})")
+    return (
+        f"{result['stop'].replace('_', ' ')} after {result['rounds_played']} round(s) "
+        f"({_STOP[result['stop']]})"
+    )
 
 
 def _pct(v: float | None) -> str:
@@ -538,32 +651,50 @@ def _shown_json(v: Any) -> str:
 def summary(result: Mapping[str, Any]) -> str:
     """The old and new tables side by side, with each pattern's rate under both on
     the fresh walls, how the search stopped, and its rounds."""
-    lines = [f"mjlog tune {result['variant']} --rescore (tune {result['tune_id']}, tuned "
-             f"with {', '.join(result['agents'])}; {result['hands']} hands):",
-             f"search: {_stopped(result)}",
-             f"rule: {result['rule']}", "",
-             f"tables on fresh walls (seed {result['confirm_seed']}); rates per win, 95 % "
-             f"intervals; fresh: what the rule gives there under the new table:"]
+    lines = [
+        f"mjlog tune {result['variant']} --rescore (tune {result['tune_id']}, tuned "
+        f"with {', '.join(result['agents'])}; {result['hands']} hands):",
+        f"search: {_stopped(result)}",
+        f"rule: {result['rule']}",
+        "",
+        f"tables on fresh walls (seed {result['confirm_seed']}); rates per win, 95 % "
+        f"intervals; fresh: what the rule gives there under the new table:",
+    ]
     head = ("pattern", "key", "old", "new", "fresh", "rate old", "rate new", "name")
-    rows = [(r["pattern"] + ("" if r["rescored"] else " (kept)"), r["key"],
-             _shown_json(r["old"]), _shown_json(r["new"]),
-             _shown_json(r["fresh"]) if r["rescored"] else "", _rate(r["rate_old"]),
-             _rate(r["rate_new"]), r["name"]) for r in result["table"]]
+    rows = [
+        (
+            r["pattern"] + ("" if r["rescored"] else " (kept)"),
+            r["key"],
+            _shown_json(r["old"]),
+            _shown_json(r["new"]),
+            _shown_json(r["fresh"]) if r["rescored"] else "",
+            _rate(r["rate_old"]),
+            _rate(r["rate_new"]),
+            r["name"],
+        )
+        for r in result["table"]
+    ]
     width = [max(len(str(x[i])) for x in (head, *rows)) for i in range(len(head))]
     for row in (head, *rows):
-        lines.append("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, width, strict=True))
-                     .rstrip())
+        lines.append(
+            "  " + "  ".join(str(c).ljust(w) for c, w in zip(row, width, strict=True)).rstrip()
+        )
     keys_in_rows = {r["key"] for r in result["table"]}
     for k, v in result["best"].items():
         if k not in keys_in_rows:
             lines.append(f"  also moved: {k} {result['before'][k]} → {v}")
     n = sum(r["rescored"] for r in result["table"])
-    lines += ["", f"the new table reproduces {result['reproduced']} of its {n} rescored "
-                  f"values on the fresh walls", "", "rounds (shared walls, seed "
-                  f"{result['seed']}):"]
+    lines += [
+        "",
+        f"the new table reproduces {result['reproduced']} of its {n} rescored "
+        f"values on the fresh walls",
+        "",
+        f"rounds (shared walls, seed {result['seed']}):",
+    ]
     for r in result["rounds"]:
-        lines.append(f"  {r['round']}: {r['hands']} hands, {r['wins']} wins, "
-                     f"{r['changed']} value(s) moved")
+        lines.append(
+            f"  {r['round']}: {r['hands']} hands, {r['wins']} wins, {r['changed']} value(s) moved"
+        )
     return "\n".join(lines)
 
 
@@ -574,10 +705,13 @@ def rules_toml(result: Mapping[str, Any], plan: RescorePlan) -> str:
 
     spec = keys(plan.variant)
     doc = tomlkit.document()
-    doc.add(tomlkit.comment(
-        f"mjlog tune {plan.variant} --rescore, tune {result['tune_id']}: tuned with "
-        f"{', '.join(plan.agents)}; {result['hands']} hands; {_stopped(result)}; "
-        f"confirmed on seed {result['confirm_seed']}"))
+    doc.add(
+        tomlkit.comment(
+            f"mjlog tune {plan.variant} --rescore, tune {result['tune_id']}: tuned with "
+            f"{', '.join(plan.agents)}; {result['hands']} hands; {_stopped(result)}; "
+            f"confirmed on seed {result['confirm_seed']}"
+        )
+    )
     doc.add(tomlkit.comment(f"rule: {RULE}"))
     doc.add("variant", plan.variant)
     for s in plan.sets:
@@ -593,10 +727,13 @@ def rules_toml(result: Mapping[str, Any], plan: RescorePlan) -> str:
             tables[head] = tomlkit.table()
             doc.add(head, tables[head])
         r = rows.get(k)
-        note = (f"{r['pattern']} ({r['name']}): {_shown_json(r['old'])} -> {shown}; "
-                f"{_rate(r['rate_new'])} of wins under the new table on fresh walls, "
-                f"{_rate(r['rate_old'])} under the old; {r['why']}" if r else
-                f"{result['before'][k]} -> {shown}: kept in order with what it stands for")
+        note = (
+            f"{r['pattern']} ({r['name']}): {_shown_json(r['old'])} -> {shown}; "
+            f"{_rate(r['rate_new'])} of wins under the new table on fresh walls, "
+            f"{_rate(r['rate_old'])} under the old; {r['why']}"
+            if r
+            else f"{result['before'][k]} -> {shown}: kept in order with what it stands for"
+        )
         tables[head].add(tomlkit.comment(note))
         tables[head].add(leaf, toml_value(spec[k], spec[k].parse(shown, plan.variant)))
     return tomlkit.dumps(doc)

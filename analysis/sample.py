@@ -42,10 +42,16 @@ class Sample:
     def spec(self, events: bool = True):
         from simulate.runner import RunSpec
 
-        return RunSpec.build(self.variant, seed=self.seed, matches=self.matches,
-                             hands_per_match=self.hands_per_match, agents=list(self.agents),
-                             sets=list(self.sets), events=events,
-                             hands_per_shard=self.hands_per_shard)
+        return RunSpec.build(
+            self.variant,
+            seed=self.seed,
+            matches=self.matches,
+            hands_per_match=self.hands_per_match,
+            agents=list(self.agents),
+            sets=list(self.sets),
+            events=events,
+            hands_per_shard=self.hands_per_shard,
+        )
 
 
 LINEUP = ("strategic",) * 4  # the most realistic agent in every seat (see `mjlog ladder`)
@@ -58,8 +64,16 @@ SAMPLES: dict[str, Sample] = {
 }
 """The committed samples: 3,000 hands each in shards of 500, `strategic` in every seat."""
 
-SWEEP = {"name": "xuezhan-cap", "variant": "xuezhan", "key": "cap", "values": (1, 2, 4, 16),
-         "matches": 50, "hands_per_match": 8, "agents": ("strategic",), "seed": 2026}
+SWEEP = {
+    "name": "xuezhan-cap",
+    "variant": "xuezhan",
+    "key": "cap",
+    "values": (1, 2, 4, 16),
+    "matches": 50,
+    "hands_per_match": 8,
+    "agents": ("strategic",),
+    "seed": 2026,
+}
 """The committed sweep (``data/sweep/xuezhan-cap``): xuezhan at four caps (封顶),
 `strategic` in every seat, 400 hands a point, the same walls at every point, no events."""
 
@@ -82,8 +96,12 @@ def _fresh(out: str | Path) -> None:
         shutil.rmtree(out)
 
 
-def make(out: str | Path = "data", variants: list[str] | None = None,
-         workers: int | None = None, with_sweep: bool | None = None) -> list[Path]:
+def make(
+    out: str | Path = "data",
+    variants: list[str] | None = None,
+    workers: int | None = None,
+    with_sweep: bool | None = None,
+) -> list[Path]:
     """Write the samples to ``out/VARIANT`` (every variant unless ``variants``) and the
     sweep to ``out/sweep/NAME`` (unless ``variants`` are named, or ``with_sweep`` False)."""
     out = Path(out)
@@ -98,10 +116,18 @@ def make(out: str | Path = "data", variants: list[str] | None = None,
     return done
 
 
-def sweep(out: str | Path, variant: str = "yuxi", key: str = "cap",
-          values: tuple = (8, 16, 32, 64), matches: int = 40, hands_per_match: int = 8,
-          agents: tuple[str, ...] = ("greedy",), seed: int = 7,
-          workers: int | None = 1, events: bool = True) -> Path:
+def sweep(
+    out: str | Path,
+    variant: str = "yuxi",
+    key: str = "cap",
+    values: tuple = (8, 16, 32, 64),
+    matches: int = 40,
+    hands_per_match: int = 8,
+    agents: tuple[str, ...] = ("greedy",),
+    seed: int = 7,
+    workers: int | None = 1,
+    events: bool = True,
+) -> Path:
     """A small rules sweep through ``mjlog sweep``'s library: one run per value of
     ``key`` under ``out`` (with ``sweep.json``); the same seed everywhere, so the walls
     are the same and only the rule differs. Returns ``out``."""
@@ -109,9 +135,18 @@ def sweep(out: str | Path, variant: str = "yuxi", key: str = "cap",
     from simulate.sweep import sweep as run_sweep
 
     grid = parse_grid([f"{key}=" + ",".join(str(v) for v in values)])
-    run_sweep(variant, grid, out, workers=workers, progress=False, seed=seed,
-              matches=matches, hands_per_match=hands_per_match, agents=list(agents),
-              events=events)
+    run_sweep(
+        variant,
+        grid,
+        out,
+        workers=workers,
+        progress=False,
+        seed=seed,
+        matches=matches,
+        hands_per_match=hands_per_match,
+        agents=list(agents),
+        events=events,
+    )
     return Path(out)
 
 
@@ -127,11 +162,15 @@ def tiny_run(variant: str = "yuxi", matches: int = 16, events: bool = True) -> P
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m analysis.sample", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m analysis.sample",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--out", default="data")
-    ap.add_argument("--variant", action="append", choices=list(SAMPLES),
-                    help="only this variant (repeatable)")
+    ap.add_argument(
+        "--variant", action="append", choices=list(SAMPLES), help="only this variant (repeatable)"
+    )
     ap.add_argument("--sweep", action="store_true", help="the sweep too, with --variant")
     ap.add_argument("--workers", type=int, default=None)
     a = ap.parse_args(argv)

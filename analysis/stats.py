@@ -160,8 +160,13 @@ def estimate(y, x=None) -> Estimate:
     return Estimate(mean, lo, hi, se, len(p))
 
 
-def per_group(units: pd.DataFrame, keys: list[str], names: list[str], suffixes: tuple[str, ...],
-              one: Callable[[pd.DataFrame, str], dict[str, Any]]) -> pd.DataFrame:
+def per_group(
+    units: pd.DataFrame,
+    keys: list[str],
+    names: list[str],
+    suffixes: tuple[str, ...],
+    one: Callable[[pd.DataFrame, str], dict[str, Any]],
+) -> pd.DataFrame:
     """Per ``keys`` group of the unit-level table ``units``: ``matches`` (units per
     group) and, for each of ``names``, the columns ``one(group, name)`` gives (the name
     followed by each of ``suffixes``). The loop :func:`estimates` and
@@ -179,11 +184,16 @@ def per_group(units: pd.DataFrame, keys: list[str], names: list[str], suffixes: 
     return pd.DataFrame(rows, columns=cols)
 
 
-def estimates(units: pd.DataFrame, keys: list[str], specs: dict[str, tuple[str, str | None]],
-              clip: tuple[float, float] | None = None) -> pd.DataFrame:
+def estimates(
+    units: pd.DataFrame,
+    keys: list[str],
+    specs: dict[str, tuple[str, str | None]],
+    clip: tuple[float, float] | None = None,
+) -> pd.DataFrame:
     """Per ``keys`` group of the unit-level table ``units``: for each ``name: (y, x)``
     of ``specs`` the columns ``name``, ``name_lo``, ``name_hi``, ``name_se``; and
     ``matches`` (units per group). ``clip`` bounds the intervals (rates: (0, 1))."""
+
     def one(g: pd.DataFrame, name: str) -> dict[str, Any]:
         y, x = specs[name]
         e = estimate(g[y].to_numpy(float), None if x is None else g[x].to_numpy(float))
@@ -195,8 +205,9 @@ def estimates(units: pd.DataFrame, keys: list[str], specs: dict[str, tuple[str, 
     return per_group(units, keys, list(specs), ("", "_lo", "_hi", "_se"), one)
 
 
-def compare_units(base_y, base_x, other_y, other_x, paired: bool,
-                  shared_walls: bool = False) -> Difference:
+def compare_units(
+    base_y, base_x, other_y, other_x, paired: bool, shared_walls: bool = False
+) -> Difference:
     """``Σy/Σx`` of the other runs minus the baseline's. ``paired``: the arrays are
     aligned unit by unit (same seed and match), tested with :func:`scipy.stats.ttest_rel`;
     otherwise Welch's :func:`scipy.stats.ttest_ind`. Both standard errors are given.

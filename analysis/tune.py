@@ -112,8 +112,10 @@ def parse_vary(items: Sequence[str], variant: str) -> list[Vary]:
         if not eq or not key or not spec:
             raise InputError(f"bad --vary {quote(item)}; expected KEY=LO:HI or KEY=a|b|c")
         if key not in table:
-            raise InputError(f"--vary {quote(item)}: {variant} has no rule key {quote(key)} "
-                             f"(mjlog rules {variant} lists them)")
+            raise InputError(
+                f"--vary {quote(item)}: {variant} has no rule key {quote(key)} "
+                f"(mjlog rules {variant} lists them)"
+            )
         if any(v.key == key for v in out):
             raise InputError(f"--vary names {quote(key)} twice")
         rk = table[key]
@@ -128,25 +130,34 @@ def parse_vary(items: Sequence[str], variant: str) -> list[Vary]:
         if rk.kind == "pair" and len(parts) == 2:
             a, b = (rk.parse(p, variant) for p in parts)
             if None in a + b:
-                raise InputError(f"--vary {quote(item)}: a pair with '-' varies only as "
-                                 f"a list of values (KEY=a|b)")
-            line = [tuple(round(x + t / 10 * (y - x)) for x, y in zip(a, b, strict=True))
-                    for t in range(11)]
+                raise InputError(
+                    f"--vary {quote(item)}: a pair with '-' varies only as "
+                    f"a list of values (KEY=a|b)"
+                )
+            line = [
+                tuple(round(x + t / 10 * (y - x)) for x, y in zip(a, b, strict=True))
+                for t in range(11)
+            ]
             out.append(Vary(key, tuple(dict.fromkeys(line)), numeric=True))
             continue
         if rk.kind not in ("int", "pow2") or len(parts) not in (2, 3):
-            raise InputError(f"--vary {quote(item)}: {quote(key)} is a {rk.kind} key; give "
-                             f"its values as KEY=a|b|c" if rk.kind not in ("int", "pow2")
-                             else f"bad --vary {quote(item)}; expected KEY=LO:HI[:STEP]")
+            raise InputError(
+                f"--vary {quote(item)}: {quote(key)} is a {rk.kind} key; give "
+                f"its values as KEY=a|b|c"
+                if rk.kind not in ("int", "pow2")
+                else f"bad --vary {quote(item)}; expected KEY=LO:HI[:STEP]"
+            )
         lo, hi = (rk.parse(p, variant) for p in parts[:2])
         step = rk.parse(parts[2], variant) if len(parts) == 3 else 1
         if hi <= lo or step < 1:
             raise InputError(f"--vary {quote(item)}: expected LO < HI and a STEP of 1 or more")
-        vals = (tuple(2**k for k in range(31) if lo <= 2**k <= hi) if rk.kind == "pow2"
-                else tuple(range(lo, hi + 1, step)))
+        vals = (
+            tuple(2**k for k in range(31) if lo <= 2**k <= hi)
+            if rk.kind == "pow2"
+            else tuple(range(lo, hi + 1, step))
+        )
         if len(vals) < 2:
-            raise InputError(f"--vary {quote(item)}: fewer than two values between {lo} "
-                             f"and {hi}")
+            raise InputError(f"--vary {quote(item)}: fewer than two values between {lo} and {hi}")
         out.append(Vary(key, vals, numeric=True))
     if not out:
         raise InputError("tune needs at least one --vary KEY=...")
@@ -159,7 +170,7 @@ class Target:
     """``metric op value`` within ``tol`` (``=``), or at most / least ``value``."""
 
     metric: str
-    op: str             # "=", "<=" or ">="
+    op: str  # "=", "<=" or ">="
     value: float
     tol: float | None
     weight: float = 1.0
@@ -185,21 +196,26 @@ class Target:
         return f"{self.metric}{self.op}{self.value:g}{tol}"
 
 
-_TARGET = re.compile(r"^\s*([a-z_]+(?:\[[a-z0-9_]+\])?)\s*(<=|>=|=)\s*([^±+]+?)\s*"
-                     r"(?:(?:±|\+-)\s*(\S+))?\s*$")
+_TARGET = re.compile(
+    r"^\s*([a-z_]+(?:\[[a-z0-9_]+\])?)\s*(<=|>=|=)\s*([^±+]+?)\s*"
+    r"(?:(?:±|\+-)\s*(\S+))?\s*$"
+)
 
 
 def parse_target(text: str, weights: Mapping[str, float] | None = None) -> Target:
     m = _TARGET.match(text)
     if not m:
-        raise InputError(f"bad --target {quote(text)}; expected METRIC=VALUE±TOL (or +-), "
-                         f"METRIC<=VALUE or METRIC>=VALUE, say 'draw_rate<=0.02'")
+        raise InputError(
+            f"bad --target {quote(text)}; expected METRIC=VALUE±TOL (or +-), "
+            f"METRIC<=VALUE or METRIC>=VALUE, say 'draw_rate<=0.02'"
+        )
     metric, op, value, tol = m.groups()
     v = finite_float(value, f"the value of --target {quote(text)}")
     t = None if tol is None else finite_float(tol, f"the tolerance of --target {quote(text)}")
     if op == "=" and t is None:
-        raise InputError(f"--target {quote(text)}: an equality target needs a tolerance "
-                         f"(METRIC=VALUE±TOL)")
+        raise InputError(
+            f"--target {quote(text)}: an equality target needs a tolerance (METRIC=VALUE±TOL)"
+        )
     if t is not None and not t > 0:
         raise InputError(f"--target {quote(text)}: the tolerance must be above 0")
     return Target(metric, op, v, t, float((weights or {}).get(metric, 1.0)))
@@ -225,9 +241,11 @@ def check_targets(targets: Sequence[Target], rules) -> None:
     known = until_metrics(rules)
     for t in targets:
         if t.metric not in known:
-            raise InputError(f"--target {quote(t.show())}: no metric {quote(t.metric)} for "
-                             f"{rules.variant}; valid: {', '.join(known[:6])}, …, "
-                             f"pattern_rate[KEY] for its patterns")
+            raise InputError(
+                f"--target {quote(t.show())}: no metric {quote(t.metric)} for "
+                f"{rules.variant}; valid: {', '.join(known[:6])}, …, "
+                f"pattern_rate[KEY] for its patterns"
+            )
     if len({t.metric for t in targets}) != len(targets):
         raise InputError("--target names a metric twice")
 
@@ -250,15 +268,25 @@ class Measured:
 
     def value(self, metric: str) -> float:
         y, x = self.arrays[metric]
-        return float(y.sum() / x.sum()) if x is not None and x.sum() else (
-            float(y.mean()) if x is None and len(y) else math.nan)
+        return (
+            float(y.sum() / x.sum())
+            if x is not None and x.sum()
+            else (float(y.mean()) if x is None and len(y) else math.nan)
+        )
 
     def merged(self, other: Measured) -> Measured:
         def cat(a, b):
             return None if a is None else np.concatenate([a, b])
-        return Measured({m: (np.concatenate([y, other.arrays[m][0]]), cat(x, other.arrays[m][1]))
-                         for m, (y, x) in self.arrays.items()}, self.hands + other.hands,
-                        self.units, self.played + other.played)
+
+        return Measured(
+            {
+                m: (np.concatenate([y, other.arrays[m][0]]), cat(x, other.arrays[m][1]))
+                for m, (y, x) in self.arrays.items()
+            },
+            self.hands + other.hands,
+            self.units,
+            self.played + other.played,
+        )
 
     def judge(self, t: Target) -> dict[str, Any]:
         """``t`` judged on these matches (:func:`judge`)."""
@@ -271,7 +299,7 @@ def measure(run: str | Path, metrics: Sequence[str]) -> Measured:
     runs = queries.Runs(run, verify_hashes=False)
     units, pats = compare.match_units(runs)
     units = units.sort_values("match").reset_index(drop=True)
-    patterns = [m[len("pattern_rate["):-1] for m in metrics if m.startswith("pattern_rate[")]
+    patterns = [m[len("pattern_rate[") : -1] for m in metrics if m.startswith("pattern_rate[")]
     arrays = compare.metric_arrays(units, pats, patterns)
     out, unit_of = {}, {}
     for m in metrics:
@@ -285,8 +313,9 @@ def loss(targets: Sequence[Target], m: Measured) -> float:
     return float(sum(t.weight * t.miss(m.value(t.metric)) ** 2 for t in targets))
 
 
-def _boot_best(targets: Sequence[Target], cands: Sequence[Measured], seed: int,
-               draws: int = 400) -> np.ndarray:
+def _boot_best(
+    targets: Sequence[Target], cands: Sequence[Measured], seed: int, draws: int = 400
+) -> np.ndarray:
     """How often each candidate has the lowest loss over paired bootstrap resamples of
     the matches (the candidates share their walls, so a resample takes the same
     matches for all). Candidates tied for the lowest share that resample: two that
@@ -311,9 +340,10 @@ def _boot_best(targets: Sequence[Target], cands: Sequence[Measured], seed: int,
 
 def _same_figures(a: Measured, b: Measured) -> bool:
     """Whether two candidates' figures agree on every match, for every target."""
-    return all(np.array_equal(ya, yb) and (xa is None or np.array_equal(xa, xb))
-               for (ya, xa), (yb, xb) in zip(a.arrays.values(), b.arrays.values(),
-                                             strict=True))
+    return all(
+        np.array_equal(ya, yb) and (xa is None or np.array_equal(xa, xb))
+        for (ya, xa), (yb, xb) in zip(a.arrays.values(), b.arrays.values(), strict=True)
+    )
 
 
 # ------------------------------------------------------------------ judging a target
@@ -326,14 +356,27 @@ def judge(t: Target, y: np.ndarray, x: np.ndarray | None, unit: str = "") -> dic
     from analysis.rates import metric_estimate
 
     e = metric_estimate(y, x, unit) if x is not None else estimate(y, x)
-    row = {"metric": t.metric, "op": t.op, "target": t.value, "tol": t.tol,
-           "value": e.value, "lo": e.lo, "hi": e.hi, "matches": e.units}
+    row = {
+        "metric": t.metric,
+        "op": t.op,
+        "target": t.value,
+        "tol": t.tol,
+        "value": e.value,
+        "lo": e.lo,
+        "hi": e.hi,
+        "matches": e.units,
+    }
     if not (math.isfinite(e.lo) and math.isfinite(e.hi)):
         return {**row, "met": None, "verdict": "inconclusive"}
     if t.op == "=":
         band = (t.value - (t.tol or 0.0), t.value + (t.tol or 0.0))
-        met = (True if band[0] <= e.lo and e.hi <= band[1] else
-               False if e.hi < band[0] or e.lo > band[1] else None)
+        met = (
+            True
+            if band[0] <= e.lo and e.hi <= band[1]
+            else False
+            if e.hi < band[0] or e.lo > band[1]
+            else None
+        )
     elif t.op == "<=":
         met = True if e.hi <= t.value else False if e.lo > t.value else None
     else:
@@ -359,11 +402,17 @@ class Plan:
 
     @property
     def tune_id(self) -> str:
-        doc = {"variant": self.variant, "sets": list(self.sets), "agents": list(self.agents),
-               "vary": [[v.key, [v.show(x) for x in v.values]] for v in self.vary],
-               "targets": [dataclasses.asdict(t) for t in self.targets],
-               "budget": self.budget, "trials": self.trials,
-               "hands_per_match": self.hands_per_match, "seed": self.seed}
+        doc = {
+            "variant": self.variant,
+            "sets": list(self.sets),
+            "agents": list(self.agents),
+            "vary": [[v.key, [v.show(x) for x in v.values]] for v in self.vary],
+            "targets": [dataclasses.asdict(t) for t in self.targets],
+            "budget": self.budget,
+            "trials": self.trials,
+            "hands_per_match": self.hands_per_match,
+            "seed": self.seed,
+        }
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
 
     def split(self) -> tuple[int, int, int]:
@@ -378,8 +427,10 @@ def _grid(vary: Sequence[Vary], now: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every point of the varied keys, the rules as they are first when among them."""
     import itertools
 
-    points = [dict(zip([v.key for v in vary], combo, strict=True))
-              for combo in itertools.product(*(v.values for v in vary))]
+    points = [
+        dict(zip([v.key for v in vary], combo, strict=True))
+        for combo in itertools.product(*(v.values for v in vary))
+    ]
     first = [p for p in points if all(p[k] == now[k] for k in p)]
     return first + [p for p in points if p not in first]
 
@@ -407,9 +458,16 @@ class Study:
 
     settle = True
 
-    def __init__(self, plan, out: str | Path, fresh: Mapping[str, Any],
-                 workers: int | None = None, scheduler: str | None = None,
-                 progress: Callable[[str], None] | None = None, settle: bool = True):
+    def __init__(
+        self,
+        plan,
+        out: str | Path,
+        fresh: Mapping[str, Any],
+        workers: int | None = None,
+        scheduler: str | None = None,
+        progress: Callable[[str], None] | None = None,
+        settle: bool = True,
+    ):
         self.plan, self.out = plan, Path(out)
         self.workers, self.scheduler, self.settle = workers, scheduler, settle
         self.say = progress or (lambda _line: None)
@@ -425,36 +483,60 @@ class Study:
             except (OSError, ValueError) as e:
                 raise MjlogError(f"{path}: not a tune journal ({e})") from None
             if not isinstance(doc, dict) or doc.get("tune_id") != self.plan.tune_id:
-                raise MjlogError(f"{path} belongs to another tune (tune id "
-                                 f"{doc.get('tune_id') if isinstance(doc, dict) else '?'}, "
-                                 f"this one {self.plan.tune_id}): choose another --out")
+                raise MjlogError(
+                    f"{path} belongs to another tune (tune id "
+                    f"{doc.get('tune_id') if isinstance(doc, dict) else '?'}, "
+                    f"this one {self.plan.tune_id}): choose another --out"
+                )
             return doc
         if self.out.exists() and any(self.out.iterdir()):
-            raise MjlogError(f"{self.out} holds files but no {TUNE_FILE}: choose a new or "
-                             f"empty --out")
+            raise MjlogError(
+                f"{self.out} holds files but no {TUNE_FILE}: choose a new or empty --out"
+            )
         return {"tune_id": self.plan.tune_id, "variant": self.plan.variant, **fresh}
 
     def _save(self) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.out / TUNE_FILE, json.dumps(self.doc, indent=1, ensure_ascii=False,
-                                                      allow_nan=False) + "\n", "--out")
+        write_atomic(
+            self.out / TUNE_FILE,
+            json.dumps(self.doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+            "--out",
+        )
 
-    def _run(self, name: str, sets: Sequence[str], seed: int, matches: int,
-             agents: Sequence[str] | None = None) -> Path:
+    def _run(
+        self,
+        name: str,
+        sets: Sequence[str],
+        seed: int,
+        matches: int,
+        agents: Sequence[str] | None = None,
+    ) -> Path:
         """Play (or finish) the run ``DIR/name`` under the plan's rules and ``sets``, by
         the plan's line-up unless ``agents`` names another. When a run already played
         here differs from it only in money-only keys and the line-up never reads money,
         the run is settled from that one's logged play instead (the same bytes, at the
         cost of a replay: :mod:`simulate.resettled`); the journal's ``settled`` names
         the run it came from, ``played`` the runs that were played."""
-        spec = RunSpec.build(self.plan.variant, seed, matches, self.plan.hands_per_match,
-                             list(agents or self.plan.agents), sets=list(sets))
+        spec = RunSpec.build(
+            self.plan.variant,
+            seed,
+            matches,
+            self.plan.hands_per_match,
+            list(agents or self.plan.agents),
+            sets=list(sets),
+        )
         run = self.out / name
         settled = self.doc.setdefault("settled", {})
         played = self.doc.setdefault("played", [])
         donor = self._donor(spec, name) if self.settle else None
-        simulate(spec, run, workers=self.workers, scheduler=self.scheduler, progress=False,
-                 settle_from=self.out / donor if donor else None)
+        simulate(
+            spec,
+            run,
+            workers=self.workers,
+            scheduler=self.scheduler,
+            progress=False,
+            settle_from=self.out / donor if donor else None,
+        )
         if donor:
             settled[name] = donor
         elif name not in played and name not in settled:
@@ -466,9 +548,17 @@ class Study:
         if not money_blind(make_agents(spec.agents)):
             return None  # the common case of a tune: its agents respond to the rules
         # the journal is read back from disk: only a run name of this directory counts
-        return next((p for p in self.doc.get("played", ())
-                     if isinstance(p, str) and _RUN_NAME.fullmatch(p) and p != name
-                     and donor_problem(spec, self.out / p) is None), None)
+        return next(
+            (
+                p
+                for p in self.doc.get("played", ())
+                if isinstance(p, str)
+                and _RUN_NAME.fullmatch(p)
+                and p != name
+                and donor_problem(spec, self.out / p) is None
+            ),
+            None,
+        )
 
     def _counted(self, name: str, m: Measured) -> Measured:
         """``m``, measured on run ``name``, with its hands counted as played or not."""
@@ -480,23 +570,46 @@ class Study:
 class Tuner(Study):
     """One tune: its plan, its directory, its journal."""
 
-    def __init__(self, plan: Plan, out: str | Path, workers: int | None = None,
-                 scheduler: str | None = None, progress: Callable[[str], None] | None = None,
-                 settle: bool = True):
-        super().__init__(plan, out, {"trials": [], "race": [], "confirm": None}, workers,
-                         scheduler, progress, settle)
+    def __init__(
+        self,
+        plan: Plan,
+        out: str | Path,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        progress: Callable[[str], None] | None = None,
+        settle: bool = True,
+    ):
+        super().__init__(
+            plan,
+            out,
+            {"trials": [], "race": [], "confirm": None},
+            workers,
+            scheduler,
+            progress,
+            settle,
+        )
         self.metrics = [t.metric for t in plan.targets]
         self.base_rules = resolve(plan.variant, sets=list(plan.sets))
 
-    def _play(self, name: str, point: Mapping[str, Any], seed: int, matches: int,
-              agents: Sequence[str] | None = None) -> Measured:
-        return self._counted(name, measure(self._run(name, _sets(self.plan, point), seed,
-                                                   matches, agents), self.metrics))
+    def _play(
+        self,
+        name: str,
+        point: Mapping[str, Any],
+        seed: int,
+        matches: int,
+        agents: Sequence[str] | None = None,
+    ) -> Measured:
+        return self._counted(
+            name,
+            measure(self._run(name, _sets(self.plan, point), seed, matches, agents), self.metrics),
+        )
 
     def _point(self, trial: dict) -> dict[str, Any]:
         table = keys(self.plan.variant)
-        return {v.key: table[v.key].parse(trial["point"][v.key], self.plan.variant)
-                for v in self.plan.vary}
+        return {
+            v.key: table[v.key].parse(trial["point"][v.key], self.plan.variant)
+            for v in self.plan.vary
+        }
 
     # -- the three stages
     def explore(self) -> None:
@@ -506,21 +619,29 @@ class Tuner(Study):
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         plan = self.plan
         per_trial, _, _ = plan.split()
-        dist = {v.key: optuna.distributions.IntDistribution(0, len(v.values) - 1) if v.numeric
-                else optuna.distributions.CategoricalDistribution(list(range(len(v.values))))
-                for v in plan.vary}
+        dist = {
+            v.key: optuna.distributions.IntDistribution(0, len(v.values) - 1)
+            if v.numeric
+            else optuna.distributions.CategoricalDistribution(list(range(len(v.values))))
+            for v in plan.vary
+        }
 
         def told(point: Mapping[str, Any], value: float):
             return optuna.trial.create_trial(
                 params={v.key: v.values.index(point[v.key]) for v in plan.vary},
-                distributions=dist, value=value)
+                distributions=dist,
+                value=value,
+            )
 
         study = optuna.create_study(direction="minimize")
         for t in self.doc["trials"]:
             study.add_trial(told(self._point(t), t["loss"]))
         now = {v.key: self.base_rules[v.key] for v in plan.vary}
-        grid = _grid(plan.vary, now) if math.prod(len(v.values) for v in plan.vary) <= \
-            plan.trials else None
+        grid = (
+            _grid(plan.vary, now)
+            if math.prod(len(v.values) for v in plan.vary) <= plan.trials
+            else None
+        )
         for k in range(len(self.doc["trials"]), len(grid) if grid else plan.trials):
             if grid:  # every point fits the trials: try them all, as a sweep would
                 point = grid[k]
@@ -529,8 +650,9 @@ class Tuner(Study):
             else:
                 # a sampler seeded per trial: trial k depends on the seed, k and the
                 # losses before it only, so a resumed tune proposes what it would have
-                study.sampler = optuna.samplers.TPESampler(seed=_seed(plan, 1, k),
-                                                           n_startup_trials=5)
+                study.sampler = optuna.samplers.TPESampler(
+                    seed=_seed(plan, 1, k), n_startup_trials=5
+                )
                 proposed = study.ask(dist)
                 point = {v.key: v.values[proposed.params[v.key]] for v in plan.vary}
                 study.tell(proposed, state=optuna.trial.TrialState.PRUNED)
@@ -540,17 +662,24 @@ class Tuner(Study):
                 row = {**again, "trial": k, "hands": 0, "same_as": again["trial"]}
             else:
                 m = self._play(f"trials/{k:03d}", point, plan.seed, per_trial)
-                row = {"trial": k, "point": shown, "run": f"trials/{k:03d}", "hands": m.played,
-                       "loss": loss(plan.targets, m),
-                       "values": {x: _finite(m.value(x)) for x in self.metrics}}
+                row = {
+                    "trial": k,
+                    "point": shown,
+                    "run": f"trials/{k:03d}",
+                    "hands": m.played,
+                    "loss": loss(plan.targets, m),
+                    "values": {x: _finite(m.value(x)) for x in self.metrics},
+                }
                 if m.played < m.hands:
                     row["settled_from"] = self.doc["settled"][row["run"]]
                     row["settled"] = m.hands
             self.doc["trials"].append(row)
             study.add_trial(told(point, row["loss"]))
             self._save()
-            self.say(f"tune: trial {k + 1}/{len(grid) if grid else plan.trials} {shown}: "
-                     f"loss {row['loss']:.3g}")
+            self.say(
+                f"tune: trial {k + 1}/{len(grid) if grid else plan.trials} {shown}: "
+                f"loss {row['loss']:.3g}"
+            )
 
     def race(self, top: int = 3) -> list[int]:
         """The best few distinct trials, played again on fresh shared walls, round after
@@ -573,21 +702,33 @@ class Tuner(Study):
         for r in range(rounds):  # a resumed race replays nothing: its runs are complete
             hands = 0
             for k in field:
-                extra = self._play(f"race/{r:02d}/{k:03d}", self._point(by_trial[k]),
-                                   _seed(plan, 2, r), per_trial)
+                extra = self._play(
+                    f"race/{r:02d}/{k:03d}", self._point(by_trial[k]), _seed(plan, 2, r), per_trial
+                )
                 data[k] = data[k].merged(extra)
                 hands += extra.played
             share = _boot_best(plan.targets, [data[k] for k in field], _seed(plan, 3, r))
             # candidates whose figures agree match for match: no round can part them
             tied = all(_same_figures(data[field[0]], data[k]) for k in field[1:])
-            self.doc["race"].append({"round": r, "trials": field, "hands": hands,
-                                     "share_best": share.round(4).tolist(),
-                                     "losses": [loss(plan.targets, data[k]) for k in field],
-                                     **({"tied": True} if tied else {})})
+            self.doc["race"].append(
+                {
+                    "round": r,
+                    "trials": field,
+                    "hands": hands,
+                    "share_best": share.round(4).tolist(),
+                    "losses": [loss(plan.targets, data[k]) for k in field],
+                    **({"tied": True} if tied else {}),
+                }
+            )
             self._save()
-            self.say(f"tune: race round {r + 1}/{rounds}: " + (
-                f"trials {field} tied: the targets cannot tell them apart" if tied else
-                f"trial {field[int(share.argmax())]} best in {share.max():.0%} of resamples"))
+            self.say(
+                f"tune: race round {r + 1}/{rounds}: "
+                + (
+                    f"trials {field} tied: the targets cannot tell them apart"
+                    if tied
+                    else f"trial {field[int(share.argmax())]} best in {share.max():.0%} of resamples"
+                )
+            )
             if share.max() >= 0.95 or tied:
                 break
         # best first by the loss on all its hands (the shared walls and every round)
@@ -603,12 +744,18 @@ class Tuner(Study):
         rows = [m.judge(t) for t in plan.targets]
         first = self.doc["trials"][0]
         before, hands = None, m.played
-        if best != 0 and all(first["point"][v.key] == v.show(self.base_rules[v.key])
-                             for v in plan.vary):
+        if best != 0 and all(
+            first["point"][v.key] == v.show(self.base_rules[v.key]) for v in plan.vary
+        ):
             b = self._play("confirm-before", self._point(first), seed, matches)
             before, hands = [b.judge(t) for t in plan.targets], hands + b.played
-        self.doc["confirm"] = {"trial": best, "seed": seed, "hands": hands,
-                               "targets": _clean(rows), "before": _clean(before)}
+        self.doc["confirm"] = {
+            "trial": best,
+            "seed": seed,
+            "hands": hands,
+            "targets": _clean(rows),
+            "before": _clean(before),
+        }
         self._save()
         return self.doc["confirm"]
 
@@ -620,13 +767,22 @@ class Tuner(Study):
         _, _, matches = plan.split()
         label = ",".join(agents)
         tag = hashlib.sha256(label.encode()).hexdigest()[:8]
-        m = self._play(f"recheck-{tag}", self._point(self.doc["trials"][c["trial"]]),
-                       c["seed"], matches, agents)
-        b = self._play(f"recheck-{tag}-before", self._point(self.doc["trials"][0]),
-                       c["seed"], matches, agents)
-        entry = {"agents": label, "hands": m.played + b.played,
-                 "targets": _clean([m.judge(t) for t in plan.targets]),
-                 "before": _clean([b.judge(t) for t in plan.targets])}
+        m = self._play(
+            f"recheck-{tag}",
+            self._point(self.doc["trials"][c["trial"]]),
+            c["seed"],
+            matches,
+            agents,
+        )
+        b = self._play(
+            f"recheck-{tag}-before", self._point(self.doc["trials"][0]), c["seed"], matches, agents
+        )
+        entry = {
+            "agents": label,
+            "hands": m.played + b.played,
+            "targets": _clean([m.judge(t) for t in plan.targets]),
+            "before": _clean([b.judge(t) for t in plan.targets]),
+        }
         self.doc.setdefault("recheck", {})[label] = entry
         self._save()
         return entry
@@ -651,16 +807,28 @@ class Tuner(Study):
         c = self.doc["confirm"]
         best = self.doc["trials"][c["trial"]]
         rechecks = list(self.doc.get("recheck", {}).values())
-        hands = (sum(t["hands"] for t in self.doc["trials"])
-                 + sum(r["hands"] for r in self.doc["race"]) + c["hands"]
-                 + sum(r["hands"] for r in rechecks))
-        return {"tune_id": self.plan.tune_id, "variant": self.plan.variant,
-                "agents": list(self.plan.agents), "best": best["point"],
-                "before": {v.key: v.show(self.base_rules[v.key]) for v in self.plan.vary},
-                "targets": c["targets"], "targets_before": c.get("before"),
-                "trials": self.doc["trials"], "race": self.doc["race"],
-                "hands": hands, "settled": dict(self.doc.get("settled", {})),
-                "seed": self.plan.seed, "confirm_seed": c["seed"], "recheck": rechecks}
+        hands = (
+            sum(t["hands"] for t in self.doc["trials"])
+            + sum(r["hands"] for r in self.doc["race"])
+            + c["hands"]
+            + sum(r["hands"] for r in rechecks)
+        )
+        return {
+            "tune_id": self.plan.tune_id,
+            "variant": self.plan.variant,
+            "agents": list(self.plan.agents),
+            "best": best["point"],
+            "before": {v.key: v.show(self.base_rules[v.key]) for v in self.plan.vary},
+            "targets": c["targets"],
+            "targets_before": c.get("before"),
+            "trials": self.doc["trials"],
+            "race": self.doc["race"],
+            "hands": hands,
+            "settled": dict(self.doc.get("settled", {})),
+            "seed": self.plan.seed,
+            "confirm_seed": c["seed"],
+            "recheck": rechecks,
+        }
 
 
 def _finite(v: float) -> float | None:
@@ -680,16 +848,24 @@ def rules_toml(result: Mapping[str, Any], plan: Plan) -> str:
     import tomlkit
 
     doc = tomlkit.document()
-    doc.add(tomlkit.comment(f"mjlog tune {plan.variant}, tune {result['tune_id']}: tuned "
-                            f"with {', '.join(plan.agents)}; {result['hands']} hands; "
-                            f"confirmed on seed {result['confirm_seed']}"))
+    doc.add(
+        tomlkit.comment(
+            f"mjlog tune {plan.variant}, tune {result['tune_id']}: tuned "
+            f"with {', '.join(plan.agents)}; {result['hands']} hands; "
+            f"confirmed on seed {result['confirm_seed']}"
+        )
+    )
     for t in result["targets"]:
         doc.add(tomlkit.comment(_evidence(t)))
     table = keys(plan.variant)
     for v in plan.vary:
         value = table[v.key].parse(result["best"][v.key], plan.variant)
-        doc.add(tomlkit.comment(f"{v.key}: {result['before'][v.key]} before, searched "
-                                f"{v.show(v.values[0])} to {v.show(v.values[-1])}"))
+        doc.add(
+            tomlkit.comment(
+                f"{v.key}: {result['before'][v.key]} before, searched "
+                f"{v.show(v.values[0])} to {v.show(v.values[-1])}"
+            )
+        )
         doc.add(v.key, toml_value(table[v.key], value))
     for s in plan.sets:
         k, _, val = s.partition("=")
@@ -706,11 +882,14 @@ def toml_value(rk, value: Any) -> Any:
 
 def _evidence(t: Mapping[str, Any]) -> str:
     want = f"{t['metric']}{t['op']}{t['target']:g}" + (f"±{t['tol']:g}" if t["tol"] else "")
+
     def fmt(v: float | None) -> str:
         return "nan" if v is None else f"{v:.4g}"
 
-    return (f"{want}: {fmt(t['value'])} [{fmt(t['lo'])}, {fmt(t['hi'])}] over "
-            f"{t['matches']} matches: {t['verdict']}")
+    return (
+        f"{want}: {fmt(t['value'])} [{fmt(t['lo'])}, {fmt(t['hi'])}] over "
+        f"{t['matches']} matches: {t['verdict']}"
+    )
 
 
 def _num(v: float | None, digits: int = 4) -> str:
@@ -721,53 +900,82 @@ def summary(result: Mapping[str, Any]) -> str:
     """The tune as text: the proposal, each target before and after (the confirmation's
     fresh walls) with its verdict, how each target responded to each key over the
     trials, and the trial history."""
-    lines = [f"mjlog tune {result['variant']} (tune {result['tune_id']}, tuned with "
-             f"{', '.join(result['agents'])}; {result['hands']} hands played):"]
+    lines = [
+        f"mjlog tune {result['variant']} (tune {result['tune_id']}, tuned with "
+        f"{', '.join(result['agents'])}; {result['hands']} hands played):"
+    ]
     if result.get("settled"):
-        lines.append(f"  {len(result['settled'])} runs settled from logged play instead: only "
-                     f"money-only keys differ and no agent reads money (the same hands)")
+        lines.append(
+            f"  {len(result['settled'])} runs settled from logged play instead: only "
+            f"money-only keys differ and no agent reads money (the same hands)"
+        )
     lines.append("")
-    lines.append("proposal: " + ", ".join(f"{k}={v} (was {result['before'][k]})"
-                                          for k, v in result["best"].items()))
+    lines.append(
+        "proposal: "
+        + ", ".join(f"{k}={v} (was {result['before'][k]})" for k, v in result["best"].items())
+    )
     lines += ["", f"targets on fresh walls (seed {result['confirm_seed']}), 95 % intervals:"]
     before = {r["metric"]: r for r in result.get("targets_before") or []}
     for r in result["targets"]:
         want = f"{r['metric']}{r['op']}{r['target']:g}" + (f"±{r['tol']:g}" if r["tol"] else "")
         was = before.get(r["metric"])
-        was_text = (f"before {_num(was['value'])} [{_num(was['lo'])}, {_num(was['hi'])}] "
-                    f"({was['verdict']}); ") if was else ""
-        lines.append(f"  {want}: {was_text}after {_num(r['value'])} [{_num(r['lo'])}, "
-                     f"{_num(r['hi'])}]: {r['verdict'].upper()}")
+        was_text = (
+            (
+                f"before {_num(was['value'])} [{_num(was['lo'])}, {_num(was['hi'])}] "
+                f"({was['verdict']}); "
+            )
+            if was
+            else ""
+        )
+        lines.append(
+            f"  {want}: {was_text}after {_num(r['value'])} [{_num(r['lo'])}, "
+            f"{_num(r['hi'])}]: {r['verdict'].upper()}"
+        )
     unmet = [r["metric"] for r in result["targets"] if r["met"] is False]
     if unmet and len(result["targets"]) > 1:
-        lines.append(f"  trade-off: {', '.join(unmet)} not met at the best compromise of the "
-                     f"weights; see how each target responds below")
+        lines.append(
+            f"  trade-off: {', '.join(unmet)} not met at the best compromise of the "
+            f"weights; see how each target responds below"
+        )
     for rc in result.get("recheck") or []:
         lines.append(f"  rechecked under {rc['agents']} (the same fresh walls):")
         was = {r["metric"]: r for r in rc["before"]}
         for r in rc["targets"]:
             w = was[r["metric"]]
-            lines.append(f"    {r['metric']}: before {_num(w['value'])} [{_num(w['lo'])}, "
-                         f"{_num(w['hi'])}]; after {_num(r['value'])} [{_num(r['lo'])}, "
-                         f"{_num(r['hi'])}]: {r['verdict'].upper()}")
+            lines.append(
+                f"    {r['metric']}: before {_num(w['value'])} [{_num(w['lo'])}, "
+                f"{_num(w['hi'])}]; after {_num(r['value'])} [{_num(r['lo'])}, "
+                f"{_num(r['hi'])}]: {r['verdict'].upper()}"
+            )
     lines += ["", "response of each target to each key (trials on the shared walls):"]
     trials = [t for t in result["trials"] if "same_as" not in t]
     for key in result["best"]:
         for metric in (r["metric"] for r in result["targets"]):
-            pts = sorted({(t["point"][key], t["values"].get(metric)) for t in trials},
-                         key=lambda p: _order(p[0]))
-            lines.append(f"  {metric} by {key}: " + ", ".join(
-                f"{k}→{_num(v, 3)}" for k, v in pts))
+            pts = sorted(
+                {(t["point"][key], t["values"].get(metric)) for t in trials},
+                key=lambda p: _order(p[0]),
+            )
+            lines.append(f"  {metric} by {key}: " + ", ".join(f"{k}→{_num(v, 3)}" for k, v in pts))
     lines += ["", "trials:"]
     for t in result["trials"]:
         pt = ", ".join(f"{k}={v}" for k, v in t["point"].items())
-        same = (f" (as trial {t['same_as']}, not replayed)" if "same_as" in t else
-                f" (settled from {t['settled_from']})" if "settled_from" in t else "")
+        same = (
+            f" (as trial {t['same_as']}, not replayed)"
+            if "same_as" in t
+            else f" (settled from {t['settled_from']})"
+            if "settled_from" in t
+            else ""
+        )
         lines.append(f"  {t['trial']:3d} {pt}: loss {t['loss']:.3g}{same}")
     for r in result["race"]:
-        lines.append(f"  race round {r['round']}: trials {r['trials']} " + (
-            "tied: the same figures on every match (the first is proposed)" if r.get("tied")
-            else f"best in {', '.join(f'{s:.0%}' for s in r['share_best'])} of resamples"))
+        lines.append(
+            f"  race round {r['round']}: trials {r['trials']} "
+            + (
+                "tied: the same figures on every match (the first is proposed)"
+                if r.get("tied")
+                else f"best in {', '.join(f'{s:.0%}' for s in r['share_best'])} of resamples"
+            )
+        )
     return "\n".join(lines)
 
 
@@ -784,6 +992,21 @@ def write_outputs(result: Mapping[str, Any], plan: Plan, out: str | Path) -> Non
     write_atomic(Path(out) / "report.txt", summary(result) + "\n", "--out")
 
 
-__all__ = ["Measured", "Plan", "Study", "Target", "Tuner", "Vary", "judge", "loss", "measure",
-           "parse_target", "parse_vary", "parse_weights", "rules_toml", "summary", "toml_value",
-           "write_outputs"]
+__all__ = [
+    "Measured",
+    "Plan",
+    "Study",
+    "Target",
+    "Tuner",
+    "Vary",
+    "judge",
+    "loss",
+    "measure",
+    "parse_target",
+    "parse_vary",
+    "parse_weights",
+    "rules_toml",
+    "summary",
+    "toml_value",
+    "write_outputs",
+]

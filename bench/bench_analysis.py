@@ -30,11 +30,16 @@ def bench_run(quick: bool) -> Path:
 
     hands = 20_000 if quick else 1_000_000
     matches = hands // HANDS_PER_MATCH
-    cache = Path(os.environ.get("MJLOG_BENCH_CACHE", Path(tempfile.gettempdir()) /
-                                "mjlog-bench"))
+    cache = Path(os.environ.get("MJLOG_BENCH_CACHE", Path(tempfile.gettempdir()) / "mjlog-bench"))
     out = cache / (f"yuxi-random-{hands // 1000}k" if quick else "yuxi-random-1m")
-    spec = RunSpec.build("yuxi", seed=1, matches=matches, hands_per_match=HANDS_PER_MATCH,
-                         agents=["random"], events=False)
+    spec = RunSpec.build(
+        "yuxi",
+        seed=1,
+        matches=matches,
+        hands_per_match=HANDS_PER_MATCH,
+        agents=["random"],
+        events=False,
+    )
     simulate(spec, out, workers=None, progress=None)
     return out
 
@@ -64,8 +69,10 @@ def run(quick: bool = False) -> dict:
         dt, res = _timed(lambda: fn(queries.Runs(run_dir)), repeat=1 if quick else 2)
         times[name] = dt
         verdict = "" if target is None else ("met" if dt < target else "NOT met")
-        rows.append(f"| `{name}` | {dt:.2f} | {len(res)} | "
-                    f"{f'< {target:.0f} s {verdict}' if target else '—'} |")
+        rows.append(
+            f"| `{name}` | {dt:.2f} | {len(res)} | "
+            f"{f'< {target:.0f} s {verdict}' if target else '—'} |"
+        )
 
     q("pattern_frequencies", queries.pattern_frequencies, TARGETS["pattern_frequencies"])
     q("seat_stats", lambda r: queries.seat_stats(r, by="seat"), TARGETS["seat_stats"])
@@ -82,8 +89,10 @@ def run(quick: bool = False) -> dict:
         kb = page.stat().st_size / 1024
     times["report"] = dt
     verdict = "met" if dt < TARGETS["report"] else "NOT met"
-    rows.append(f"| `mjlog report` (every table and figure, HTML written) | {dt:.2f} | "
-                f"{kb:.0f} KiB | < {TARGETS['report']:.0f} s {verdict} |")
+    rows.append(
+        f"| `mjlog report` (every table and figure, HTML written) | {dt:.2f} | "
+        f"{kb:.0f} KiB | < {TARGETS['report']:.0f} s {verdict} |"
+    )
     section = (
         "## Analytics: DuckDB over a large run\n\n"
         f"One yuxi run of {hands:,} hands (random agents, `--events none`, "
@@ -92,7 +101,9 @@ def run(quick: bool = False) -> dict:
         "Each query opens a fresh connection; best of "
         f"{1 if quick else 2}. `mjlog report` computes every table and draws every figure."
         "\n\n| query | seconds | rows (report: size) | target |\n|---|---|---|---|\n"
-        + "\n".join(rows) + "\n")
+        + "\n".join(rows)
+        + "\n"
+    )
     return {"section": section, "figures": {"hands": hands, "seconds": times}}
 
 

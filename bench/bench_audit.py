@@ -34,8 +34,9 @@ VARIANTS = ("yuxi", "xuezhan", "huangmei")
 def _simulate(variant: str, agent: str, hands: int, out: str, workers: int = 1) -> float:
     from simulate.runner import RunSpec, simulate
 
-    spec = RunSpec.build(variant, seed=777, matches=max(1, hands // 8), hands_per_match=8,
-                         agents=[agent])
+    spec = RunSpec.build(
+        variant, seed=777, matches=max(1, hands // 8), hands_per_match=8, agents=[agent]
+    )
     t0 = time.perf_counter()
     simulate(spec, out, workers=workers, progress=False)
     return spec.total_hands / (time.perf_counter() - t0)
@@ -71,12 +72,18 @@ def run(quick: bool = False) -> dict:
         hn = resn.hands / resn.seconds
         ok = "met" if ratio >= 1 else "NOT met"
         spread = f"{pairs[0][0]:.2f}–{pairs[-1][0]:.2f}" if len(pairs) > 1 else "—"
-        figures[variant] = {"audit_hands_per_s_1": h1, "audit_hands_per_s_all": hn,
-                            "sim_random_hands_per_s": sim_random, "ratio": ratio,
-                            "problems": len(res1.problems)}
-        rows.append(f"| {variant} | {res1.hands} | {h1:.0f} | {res1.events / res1.seconds:.0f} "
-                    f"| {hn:.0f} | {sim_random:.0f} | {ratio:.2f}× | {spread} | {ok} "
-                    f"| {len(res1.problems)} |")
+        figures[variant] = {
+            "audit_hands_per_s_1": h1,
+            "audit_hands_per_s_all": hn,
+            "sim_random_hands_per_s": sim_random,
+            "ratio": ratio,
+            "problems": len(res1.problems),
+        }
+        rows.append(
+            f"| {variant} | {res1.hands} | {h1:.0f} | {res1.events / res1.seconds:.0f} "
+            f"| {hn:.0f} | {sim_random:.0f} | {ratio:.2f}× | {spread} | {ok} "
+            f"| {len(res1.problems)} |"
+        )
     section = (
         "## Auditor: `mjlog validate` throughput on greedy-agent logs\n\n"
         f"One core and all {cores} cores; target: one-core validation at least the "
@@ -86,7 +93,8 @@ def run(quick: bool = False) -> dict:
         "taken within the pass and the row is the median pass (after a warm-up).\n\n"
         "| variant | hands | hands/s (1 core) | events/s (1 core) | hands/s (all cores) "
         "| simulate random hands/s | ratio | pass ratios | target | problems |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+        "|---|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
     if not quick and shutil.which("valgrind") is not None:
         counted = [instructions(v) for v in VARIANTS]
         figures["instructions"] = counted
@@ -104,8 +112,12 @@ def instructions_table(counted: list[dict]) -> str:
         "(`mjlog.engine.play_match`, no log written) and the auditor validating their log "
         "on one core (`mjlog.audit.audit_runs`, reading the Parquet files included).\n\n"
         "| variant | engine instructions/hand | auditor instructions/hand |\n|---|---|---|\n"
-        + "\n".join(f"| {r['variant']} | {r['engine_per_hand']} | {r['auditor_per_hand']} |"
-                     for r in counted) + "\n")
+        + "\n".join(
+            f"| {r['variant']} | {r['engine_per_hand']} | {r['auditor_per_hand']} |"
+            for r in counted
+        )
+        + "\n"
+    )
 
 
 def _engine_hands(variant: str, matches: range) -> int:
@@ -141,12 +153,14 @@ def instructions(variant: str, hands: int = 96) -> dict:
     with tempfile.TemporaryDirectory() as d:
         from simulate.runner import RunSpec, simulate
 
-        spec = RunSpec.build(variant, seed=SEED, matches=hands // HPM, hands_per_match=HPM,
-                             agents=["random"])
+        spec = RunSpec.build(
+            variant, seed=SEED, matches=hands // HPM, hands_per_match=HPM, agents=["random"]
+        )
         simulate(spec, d, workers=1, progress=False)
         for part in ("engine", "auditor"):
-            count, out = collected([__file__, "--child", part, "--run", d, "--hands",
-                                    str(hands), variant])
+            count, out = collected(
+                [__file__, "--child", part, "--run", d, "--hands", str(hands), variant]
+            )
             played = json.loads(out.strip().splitlines()[-1])["hands"]
             if played != hands:
                 raise SystemExit(f"the {part} counted {played} hands, not {hands}")
@@ -157,8 +171,9 @@ def instructions(variant: str, hands: int = 96) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--callgrind", action="store_true",
-                    help="count instructions per hand under valgrind")
+    ap.add_argument(
+        "--callgrind", action="store_true", help="count instructions per hand under valgrind"
+    )
     ap.add_argument("--hands", type=int, default=96)
     ap.add_argument("--child", choices=("engine", "auditor"), help=argparse.SUPPRESS)
     ap.add_argument("--run", help=argparse.SUPPRESS)

@@ -30,19 +30,32 @@ def _nonzero(r: dict) -> str:
     off = [str(p["position"]) for p in r["confirmed_positions"] if p["differs_from_zero"]]
     if r["verdict"] != "equivalent" or not off:
         return ""
-    who = f"position {off[0]} differs" if len(off) == 1 else \
-        f"positions {', '.join(off)} differ"
+    who = f"position {off[0]} differs" if len(off) == 1 else f"positions {', '.join(off)} differ"
     return f" ({who} from 0, by less than the margin)"
 
 
 def run(quick: bool = False) -> dict:
     hands = 400 if quick else HANDS
-    args = ["balance", "yuxi", "--hands", str(hands), "--seed", "2026", "--format", "json",
-            "--quiet"]
+    args = [
+        "balance",
+        "yuxi",
+        "--hands",
+        str(hands),
+        "--seed",
+        "2026",
+        "--format",
+        "json",
+        "--quiet",
+    ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "mjlog", *args], capture_output=True, text=True,
-                       check=False, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    p = subprocess.run(
+        [sys.executable, "-m", "mjlog", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
     seconds = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     # CPU seconds of the command and its workers: what the time would be on idle
@@ -81,7 +94,8 @@ def run(quick: bool = False) -> dict:
         f"| most advantaged position | {r['largest']['position']}: {_ci(r['largest'])} "
         f"| points per hand |\n"
         f"| one step of the lever moves the advantage by | {r['resolution']:.3f} "
-        f"| points per hand |\n")
+        f"| points per hand |\n"
+    )
     return {"section": section, "seconds": seconds, "cpu_seconds": cpu, "result": r}
 
 

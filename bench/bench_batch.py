@@ -43,8 +43,14 @@ def _spec(agent: str, hands: int, hands_per_shard: int | None = None, seed: int 
     from simulate.runner import HANDS_PER_SHARD, RunSpec
 
     hpm = 8
-    return RunSpec.build("yuxi", seed=seed, matches=max(1, hands // hpm), hands_per_match=hpm,
-                         agents=[agent], hands_per_shard=hands_per_shard or HANDS_PER_SHARD)
+    return RunSpec.build(
+        "yuxi",
+        seed=seed,
+        matches=max(1, hands // hpm),
+        hands_per_match=hpm,
+        agents=[agent],
+        hands_per_shard=hands_per_shard or HANDS_PER_SHARD,
+    )
 
 
 def scaling(hands: int, hands_per_shard: int, repeat: int) -> dict:
@@ -84,9 +90,25 @@ def peak_memory(hands: int, agent: str = "random") -> dict:
 
     matches = max(1, hands // 8)
     with tempfile.TemporaryDirectory() as d:
-        cmd = [sys.executable, "-m", "mjlog", "simulate", "--variant", "yuxi", "--matches",
-               str(matches), "--hands-per-match", "8", "--agents", agent, "--seed", "7",
-               "--quiet", "--out", d]
+        cmd = [
+            sys.executable,
+            "-m",
+            "mjlog",
+            "simulate",
+            "--variant",
+            "yuxi",
+            "--matches",
+            str(matches),
+            "--hands-per-match",
+            "8",
+            "--agents",
+            agent,
+            "--seed",
+            "7",
+            "--quiet",
+            "--out",
+            d,
+        ]
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, cwd=ROOT)
         proc = psutil.Process(p.pid)
@@ -99,8 +121,12 @@ def peak_memory(hands: int, agent: str = "random") -> dict:
             raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}")
     from simulate.runner import default_workers
 
-    return {"hands": matches * 8, "workers": default_workers(), "peak_rss_mb": peak / 2**20,
-            "hands_per_s": matches * 8 / dt}
+    return {
+        "hands": matches * 8,
+        "workers": default_workers(),
+        "peak_rss_mb": peak / 2**20,
+        "hands_per_s": matches * 8 / dt,
+    }
 
 
 def log_size(hands: int, agent: str = "greedy") -> dict:
@@ -118,10 +144,23 @@ def log_size(hands: int, agent: str = "greedy") -> dict:
             sizes[f["table"]] += (Path(d) / f["path"]).stat().st_size
             rows[f["table"]] += f["rows"]
     n = rows["hands"]
-    tables = {t: {"rows": rows[t], "bytes": sizes[t], "bytes_per_hand": sizes[t] / n,
-                  "bytes_per_row": sizes[t] / rows[t] if rows[t] else 0.0} for t in TABLES}
-    return {"hands": n, "agents": agent, "shards": len(spec.shards()), "seconds": dt,
-            "bytes_per_hand": sum(sizes.values()) / n, "tables": tables}
+    tables = {
+        t: {
+            "rows": rows[t],
+            "bytes": sizes[t],
+            "bytes_per_hand": sizes[t] / n,
+            "bytes_per_row": sizes[t] / rows[t] if rows[t] else 0.0,
+        }
+        for t in TABLES
+    }
+    return {
+        "hands": n,
+        "agents": agent,
+        "shards": len(spec.shards()),
+        "seconds": dt,
+        "bytes_per_hand": sum(sizes.values()) / n,
+        "tables": tables,
+    }
 
 
 def rlcard_hands_per_s(hands: int, seed: int = 0) -> dict:
@@ -129,8 +168,10 @@ def rlcard_hands_per_s(hands: int, seed: int = 0) -> dict:
     try:
         import rlcard
     except ImportError:
-        return {"hands_per_s": float("nan"),
-                "note": "rlcard not installed (pip install -c constraints.txt '.[bench]')"}
+        return {
+            "hands_per_s": float("nan"),
+            "note": "rlcard not installed (pip install -c constraints.txt '.[bench]')",
+        }
     env = rlcard.make("mahjong", config={"seed": seed})
     game = env.game
     rng = random.Random(seed)
@@ -183,39 +224,48 @@ def run(quick: bool = False) -> dict:
 
     size_rows = "\n".join(
         f"| {t} | {v['rows']} | {v['bytes']:,} | {v['bytes_per_row']:.1f} | "
-        f"{v['bytes_per_hand']:.1f} |" for t, v in size["tables"].items())
+        f"{v['bytes_per_hand']:.1f} |"
+        for t, v in size["tables"].items()
+    )
     ok_size = "meets" if size["bytes_per_hand"] <= TARGETS["bytes_per_hand"] else "misses"
     ok_rl = "meets" if ratio >= TARGETS["rlcard_ratio"] else "misses"
-    section = f"""## Batch simulation (`bench/bench_batch.py`{' --quick' if q else ''})
+    section = f"""## Batch simulation (`bench/bench_batch.py`{" --quick" if q else ""})
 
-Scaling: yuxi, random agents, {scale['hands']:,} hands in {scale['shards']} shards, wall
-clock with the pool's start-up, best of {scale['repeat']} interleaved passes (other work
-on the machine shows here): 1 worker {scale['workers_1_hands_per_s']:.0f} hands/s,
-2 workers {scale['workers_2_hands_per_s']:.0f} hands/s, **{scale['speedup']:.2f}×**.
+Scaling: yuxi, random agents, {scale["hands"]:,} hands in {scale["shards"]} shards, wall
+clock with the pool's start-up, best of {scale["repeat"]} interleaved passes (other work
+on the machine shows here): 1 worker {scale["workers_1_hands_per_s"]:.0f} hands/s,
+2 workers {scale["workers_2_hands_per_s"]:.0f} hands/s, **{scale["speedup"]:.2f}×**.
 
 Peak memory (RSS of `mjlog simulate` and its workers summed, sampled every 0.1 s),
-random agents, {mem['workers']} workers (the default): **{mem['peak_rss_mb']:.0f} MB** for
-{mem['hands']:,} hands ({mem['hands_per_s']:.0f} hands/s), {mem_small['peak_rss_mb']:.0f} MB
-for {mem_small['hands']:,} hands. Memory is bounded by one shard's row group per worker,
+random agents, {mem["workers"]} workers (the default): **{mem["peak_rss_mb"]:.0f} MB** for
+{mem["hands"]:,} hands ({mem["hands_per_s"]:.0f} hands/s), {mem_small["peak_rss_mb"]:.0f} MB
+for {mem_small["hands"]:,} hands. Memory is bounded by one shard's row group per worker,
 not by the run's size.
 
-Log size on disk: yuxi, {size['agents']} agents, {size['hands']:,} hands in
-{size['shards']} shards (the default size), all events: **{size['bytes_per_hand']:.0f}
-bytes/hand** for the four tables (target ≤ {TARGETS['bytes_per_hand']}: {ok_size} it).
+Log size on disk: yuxi, {size["agents"]} agents, {size["hands"]:,} hands in
+{size["shards"]} shards (the default size), all events: **{size["bytes_per_hand"]:.0f}
+bytes/hand** for the four tables (target ≤ {TARGETS["bytes_per_hand"]}: {ok_size} it).
 
 | table | rows | bytes | bytes/row | bytes/hand |
 |---|---|---|---|---|
 {size_rows}
 
 RLCard: its `mahjong` game loop (uniform over the distinct legal actions, no
-observation encoding, {rl.get('steps_per_hand', float('nan')):.0f} steps/hand) plays
-{rl['hands_per_s']:.0f} hands/s; mjlog with random agents, one worker, logs written
-({mj['events_per_hand']:.0f} events/hand), {mj['hands_per_s']:.0f} hands/s (both in CPU
+observation encoding, {rl.get("steps_per_hand", float("nan")):.0f} steps/hand) plays
+{rl["hands_per_s"]:.0f} hands/s; mjlog with random agents, one worker, logs written
+({mj["events_per_hand"]:.0f} events/hand), {mj["hands_per_s"]:.0f} hands/s (both in CPU
 seconds, best of interleaved passes): mjlog is **{ratio:.1f}×** faster per hand
-(target ≥ {TARGETS['rlcard_ratio']:.0f}×: {ok_rl} it).
+(target ≥ {TARGETS["rlcard_ratio"]:.0f}×: {ok_rl} it).
 """
-    figures = {"scaling": scale, "memory": mem, "memory_small": mem_small, "log_size": size,
-               "rlcard": rl, "mjlog_random": mj, "rlcard_ratio": ratio}
+    figures = {
+        "scaling": scale,
+        "memory": mem,
+        "memory_small": mem_small,
+        "log_size": size,
+        "rlcard": rl,
+        "mjlog_random": mj,
+        "rlcard_ratio": ratio,
+    }
     return {"section": section, "figures": figures}
 
 

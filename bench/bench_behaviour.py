@@ -31,35 +31,34 @@ SEED = 2026
 NOTES = {
     "yuxi": {
         "strategic": "it pons 3.5 times a hand (4.8 before it weighed a pon against the "
-                     "七对 route and ranked plans by the time left), a little less than "
-                     "efficient (3.7): a 碰碰胡 plan (14 % of its wins) pons freely, since no "
-                     "agent here reads an open hand and speed pays; it kongs 0.8 times a "
-                     "hand, and 杠上炮 (6 % of wins) and 抢杠胡 (4 %) show it underrates the "
-                     "discard after a kong and a robbed kong; it never passes a small win "
-                     "for a bigger one.",
+        "七对 route and ranked plans by the time left), a little less than "
+        "efficient (3.7): a 碰碰胡 plan (14 % of its wins) pons freely, since no "
+        "agent here reads an open hand and speed pays; it kongs 0.8 times a "
+        "hand, and 杠上炮 (6 % of wins) and 抢杠胡 (4 %) show it underrates the "
+        "discard after a kong and a robbed kong; it never passes a small win "
+        "for a bigger one.",
         "efficient": "84 % of its wins are plain: it ignores value, and its discards carry "
-                     "no defence beyond the acceptance count.",
+        "no defence beyond the acceptance count.",
         "greedy": "it pons whatever keeps shanten (5.4 a hand), leaving open plain hands "
-                  "that may only self-draw: 28 % of its hands end with no winner.",
+        "that may only self-draw: 28 % of its hands end with no winner.",
     },
     "xuezhan": {
         "strategic": "it takes every win at once and builds 清一色 (3 % of wins) and "
-                     "碰碰胡 (3 %) only from hands dealt close to one, ponning 3.8 times a "
-                     "hand; its danger sense reads melds and the wall, not discards, so it "
-                     "deals in no less than efficient (0.45 against 0.43 a seat-hand).",
+        "碰碰胡 (3 %) only from hands dealt close to one, ponning 3.8 times a "
+        "hand; its danger sense reads melds and the wall, not discards, so it "
+        "deals in no less than efficient (0.45 against 0.43 a seat-hand).",
         "efficient": "it voids its shortest suit and never aims at a pattern: 97 % of its "
-                     "wins are plain.",
+        "wins are plain.",
         "greedy": "it claims whatever keeps shanten (5.1 pons a hand) and its hands are "
-                  "the slowest.",
+        "the slowest.",
     },
     "huangmei": {
         "strategic": "it builds 混一色 (13 % of wins) where the others almost never do, "
-                     "and 门前清 is commoner than for efficient (38 % against 32 %), but it "
-                     "still pons about three times a hand and never folds a big hand.",
+        "and 门前清 is commoner than for efficient (38 % against 32 %), but it "
+        "still pons about three times a hand and never folds a big hand.",
         "efficient": "it pons for speed, and an open plain hand (1 fan) cannot win on a "
-                     "discard; its 15-fan wins are accidents (under 4 %).",
-        "greedy": "it pons whatever keeps shanten, breaking 门前清, and its hands run "
-                  "longest.",
+        "discard; its 15-fan wins are accidents (under 4 %).",
+        "greedy": "it pons whatever keeps shanten, breaking 门前清, and its hands run longest.",
     },
 }
 
@@ -77,8 +76,13 @@ SWEEPS = {
         ("qidui", "fan.qidui", ["1", "15", "30", "60"]),
     ],
 }
-KONGS_WORTHLESS = ["fan.minggang_shu=0", "fan.angang_shu=0", "fan.minggang_zhongbai=0",
-                   "fan.angang_zhongbai=0", "fan.gangshanghua=0"]
+KONGS_WORTHLESS = [
+    "fan.minggang_shu=0",
+    "fan.angang_shu=0",
+    "fan.minggang_zhongbai=0",
+    "fan.angang_zhongbai=0",
+    "fan.gangshanghua=0",
+]
 
 
 def _ci(d):
@@ -102,14 +106,18 @@ def behaviour_section(quick: bool, hands: int | None = None) -> str:
                 f"| {a} | {sum(r['pons']) / n:.2f} | {sum(r['kongs']) / n:.2f} | "
                 f"{sum(r['exhausted']) / n:.3f} | {sum(r['deal_ins']) / (4 * n):.3f} | "
                 f"{sum(r['self_draws']) / w if w else 0:.3f} | {sum(r['draws']) / n:.1f} | "
-                f"{w / n:.2f} | {time.perf_counter() - t0:.0f} s |")
-        keys = sorted({p for r, _ in cols.values() for p in r["patterns"]},
-                      key=lambda p: -max(r["patterns"].get(p, 0) / max(w, 1)
-                                         for r, w in cols.values()))
+                f"{w / n:.2f} | {time.perf_counter() - t0:.0f} s |"
+            )
+        keys = sorted(
+            {p for r, _ in cols.values() for p in r["patterns"]},
+            key=lambda p: -max(r["patterns"].get(p, 0) / max(w, 1) for r, w in cols.values()),
+        )
         prow = "\n".join(
-            f"| {p} | " + " | ".join(f"{r['patterns'].get(p, 0) / max(w, 1):.3f}"
-                                     for r, w in cols.values()) + " |"
-            for p in keys)
+            f"| {p} | "
+            + " | ".join(f"{r['patterns'].get(p, 0) / max(w, 1):.3f}" for r, w in cols.values())
+            + " |"
+            for p in keys
+        )
         notes = "\n".join(f"- **{a}**: {NOTES[v][a]}" for a in AGENTS)
         parts.append(
             f"### {v}\n\n{hands} hands per agent (seed {SEED}), the agent in all four seats, "
@@ -119,11 +127,22 @@ def behaviour_section(quick: bool, hands: int | None = None) -> str:
             "hand length: tiles drawn.\n\n"
             "| agents | pons/hand | kongs/hand | draw rate | deal-ins | self-draw share "
             "| hand length | wins/hand | time |\n|---|---|---|---|---|---|---|---|---|\n"
-            + "\n".join(rows) + "\n\nShare of wins listing each pattern:\n\n"
-            "| pattern | " + " | ".join(AGENTS) + " |\n|---|" + "---|" * len(AGENTS) + "\n"
-            + prow + "\n\nWhere each still departs from careful play:\n\n" + notes + "\n")
-    return ("## Agents: how they play (default rules)\n\n"
-            "`python bench/bench_behaviour.py behaviour`\n\n" + "\n".join(parts))
+            + "\n".join(rows)
+            + "\n\nShare of wins listing each pattern:\n\n"
+            "| pattern | "
+            + " | ".join(AGENTS)
+            + " |\n|---|"
+            + "---|" * len(AGENTS)
+            + "\n"
+            + prow
+            + "\n\nWhere each still departs from careful play:\n\n"
+            + notes
+            + "\n"
+        )
+    return (
+        "## Agents: how they play (default rules)\n\n"
+        "`python bench/bench_behaviour.py behaviour`\n\n" + "\n".join(parts)
+    )
 
 
 def response_section(quick: bool, hands: int | None = None) -> str:
@@ -140,45 +159,57 @@ def response_section(quick: bool, hands: int | None = None) -> str:
     parts = []
     for v in VARIANTS:
         for fam, key, grid in SWEEPS[v]:
-            runs = [behaviour(v, ["strategic"], hands, seed=SEED, sets=[f"{key}={g}"])
-                    for g in grid]
+            runs = [
+                behaviour(v, ["strategic"], hands, seed=SEED, sets=[f"{key}={g}"]) for g in grid
+            ]
             rows = "\n".join(
                 f"| {key}={g} | {share(r, fam):.3f} | "
                 f"{'—' if i == 0 else _ci(share_diff(runs[0], r, fam))} | "
                 f"{sum(r['wins']) / hands:.2f} |"
-                for i, (g, r) in enumerate(zip(grid, runs, strict=True)))
-            parts.append(f"### {v}: {key}\n\n| rule | {fam} family share of wins | "
-                         "vs the lowest value (95 % CI) | wins/hand |\n|---|---|---|---|\n"
-                         + rows + "\n")
+                for i, (g, r) in enumerate(zip(grid, runs, strict=True))
+            )
+            parts.append(
+                f"### {v}: {key}\n\n| rule | {fam} family share of wins | "
+                "vs the lowest value (95 % CI) | wins/hand |\n|---|---|---|---|\n" + rows + "\n"
+            )
     caps = ["1", "2", "4", "8", "16"]
-    runs = [behaviour("xuezhan", ["strategic"], hands, seed=SEED, sets=[f"cap={c}"])
-            for c in caps]
+    runs = [behaviour("xuezhan", ["strategic"], hands, seed=SEED, sets=[f"cap={c}"]) for c in caps]
     rows = []
     for c, r in zip(caps, runs, strict=True):
         num, den = above_share(r, int(c))
         base_num, base_den = above_share(runs[-1], int(c))
         d = ratio_diff(base_num, base_den, num, den)
-        rows.append(f"| cap={c} | {sum(num) / max(1, sum(den)):.3f} | "
-                    f"{sum(base_num) / max(1, sum(base_den)):.3f} | "
-                    f"{'—' if c == caps[-1] else _ci(d)} |")
-    parts.append("### xuezhan: cap\n\nShare of wins whose multiplier exceeds the cap, at "
-                 "that cap and, on the same walls, at the default cap 16.\n\n"
-                 "| rule | share above the cap | same share at cap=16 | difference (95 % CI) "
-                 "|\n|---|---|---|---|\n" + "\n".join(rows) + "\n")
+        rows.append(
+            f"| cap={c} | {sum(num) / max(1, sum(den)):.3f} | "
+            f"{sum(base_num) / max(1, sum(base_den)):.3f} | "
+            f"{'—' if c == caps[-1] else _ci(d)} |"
+        )
+    parts.append(
+        "### xuezhan: cap\n\nShare of wins whose multiplier exceeds the cap, at "
+        "that cap and, on the same walls, at the default cap 16.\n\n"
+        "| rule | share above the cap | same share at cap=16 | difference (95 % CI) "
+        "|\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
     a = behaviour("huangmei", ["strategic"], hands, seed=SEED)
     b = behaviour("huangmei", ["strategic"], hands, seed=SEED, sets=KONGS_WORTHLESS)
-    parts.append("### huangmei: worthless kongs\n\n"
-                 f"`{' '.join('--set ' + s for s in KONGS_WORTHLESS)}`\n\n"
-                 "| rules | kongs/hand | pons/hand |\n|---|---|---|\n"
-                 f"| default | {sum(a['kongs']) / hands:.3f} | {sum(a['pons']) / hands:.2f} |\n"
-                 f"| kongs worth nothing | {sum(b['kongs']) / hands:.3f} | "
-                 f"{sum(b['pons']) / hands:.2f} |\n\n"
-                 f"Difference in kongs per hand: {_ci(rate_diff(a, b, 'kongs'))}.\n")
-    return ("## Agents: how strategic's play responds to the rules\n\n"
-            f"`python bench/bench_behaviour.py response`: strategic in every seat, {hands} "
-            f"hands per point (seed {SEED}), every point on the same walls; intervals are "
-            "paired by hand (the share's ratio linearised per hand).\n\n" + READING + "\n"
-            + "\n".join(parts))
+    parts.append(
+        "### huangmei: worthless kongs\n\n"
+        f"`{' '.join('--set ' + s for s in KONGS_WORTHLESS)}`\n\n"
+        "| rules | kongs/hand | pons/hand |\n|---|---|---|\n"
+        f"| default | {sum(a['kongs']) / hands:.3f} | {sum(a['pons']) / hands:.2f} |\n"
+        f"| kongs worth nothing | {sum(b['kongs']) / hands:.3f} | "
+        f"{sum(b['pons']) / hands:.2f} |\n\n"
+        f"Difference in kongs per hand: {_ci(rate_diff(a, b, 'kongs'))}.\n"
+    )
+    return (
+        "## Agents: how strategic's play responds to the rules\n\n"
+        f"`python bench/bench_behaviour.py response`: strategic in every seat, {hands} "
+        f"hands per point (seed {SEED}), every point on the same walls; intervals are "
+        "paired by hand (the share's ratio linearised per hand).\n\n"
+        + READING
+        + "\n"
+        + "\n".join(parts)
+    )
 
 
 READING = """Reading the curves:
@@ -205,8 +236,11 @@ READING = """Reading the curves:
 """
 
 
-BLIND = [("xuezhan", ["mult.qingyise=16"], 4000), ("yuxi", ["points.qingyise=12/16"], 8000),
-         ("huangmei", ["fan.qidui=40"], 4000)]
+BLIND = [
+    ("xuezhan", ["mult.qingyise=16"], 4000),
+    ("yuxi", ["points.qingyise=12/16"], 8000),
+    ("huangmei", ["fan.qidui=40"], 4000),
+]
 # Where the rule-aware agent does not win, the section says why (read off the tables).
 BLIND_NOTES = {
     "huangmei": (
@@ -218,7 +252,8 @@ BLIND_NOTES = {
         "(strategic 0.849 [0.513, 1.185] against 1.062 [0.706, 1.417]; 0.754 "
         "[0.428, 1.080] against 0.803 [0.472, 1.134], 4000 hands each); at the "
         "`fan.qingyise=16` of the text's second table they play alike (清一色 and "
-        "混一色 pay within a fifth of each other)."),
+        "混一色 pay within a fifth of each other)."
+    ),
 }
 
 
@@ -233,27 +268,35 @@ def blind_section(quick: bool) -> str:
         t = ladder(v, lineup, hands=hands, seed=SEED, sets=sets, workers=None, seating="cyclic")
         rows = "\n".join(
             f"| {r.agent} | {r.hands} | {r.mean_points:.3f} | [{r.ci_low:.3f}, {r.ci_high:.3f}] "
-            f"| {r.win_rate:.3f} | {r.mean_points_per_win:.2f} |" for r in t.itertuples())
+            f"| {r.win_rate:.3f} | {r.mean_points_per_win:.2f} |"
+            for r in t.itertuples()
+        )
         parts.append(
             f"### {v}, `{' '.join(sets)}`\n\n`mjlog ladder --variant {v} --agents "
             f"{','.join(lineup)} --hands {hands} --seed {SEED} "
             f"{' '.join('--set ' + s for s in sets)} --seating cyclic`\n\n"
             "| agent | seat-hands | mean points/hand | 95% CI | win rate | points/win |\n"
-            "|---|---|---|---|---|---|\n" + rows + "\n"
-            + (f"\n{BLIND_NOTES[v]}\n" if v in BLIND_NOTES else ""))
-    return ("## Agents: rule-aware against rule-blind\n\n"
-            "`strategic:rules=default` values every choice as if the default rules were in "
-            "force; both sit at one duplicate table under a changed value.\n\n"
-            + "\n".join(parts))
+            "|---|---|---|---|---|---|\n"
+            + rows
+            + "\n"
+            + (f"\n{BLIND_NOTES[v]}\n" if v in BLIND_NOTES else "")
+        )
+    return (
+        "## Agents: rule-aware against rule-blind\n\n"
+        "`strategic:rules=default` values every choice as if the default rules were in "
+        "force; both sit at one duplicate table under a changed value.\n\n" + "\n".join(parts)
+    )
 
 
 def run(quick: bool = False, parts=("behaviour", "response", "blind")) -> dict:
-    fns = {"behaviour": behaviour_section, "response": response_section,
-           "blind": blind_section}
+    fns = {"behaviour": behaviour_section, "response": response_section, "blind": blind_section}
     return {"section": "\n".join(fns[p](quick) for p in parts)}
 
 
 if __name__ == "__main__":
     picked = [a for a in sys.argv[1:] if not a.startswith("-")]
-    print(run(quick="--quick" in sys.argv, parts=picked or ("behaviour", "response",
-                                                             "blind"))["section"])
+    print(
+        run(quick="--quick" in sys.argv, parts=picked or ("behaviour", "response", "blind"))[
+            "section"
+        ]
+    )

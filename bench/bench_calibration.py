@@ -57,31 +57,51 @@ UNTIL_TARGET = 0.94
 class Plan:
     """The sizes of one calibration run (matches of 8 hands unless said)."""
 
-    pool: int                 # matches of pool P
-    fixed: int                # matches of pool F (same seed, dealer_rotation=fixed)
-    sizes: tuple[int, ...]    # replicate sizes of the coverage and A/A studies
-    grid: int                 # matches per point of the 10-run A/A grid
+    pool: int  # matches of pool P
+    fixed: int  # matches of pool F (same seed, dealer_rotation=fixed)
+    sizes: tuple[int, ...]  # replicate sizes of the coverage and A/A studies
+    grid: int  # matches per point of the 10-run A/A grid
     until: tuple[tuple[str, float], ...]  # (metric, target half-width) followed
-    until_shard: int          # matches per --until shard
-    until_max: int            # --max-hands
+    until_shard: int  # matches per --until shard
+    until_max: int  # --max-hands
     until_reps: int
     balance: tuple[int, ...]  # hands per balance run
-    bootstrap: int            # resampled balance studies per size
+    bootstrap: int  # resampled balance studies per size
 
 
-FULL = Plan(pool=40_000, fixed=10_000, sizes=(30, 250), grid=20,
-            until=(("draw_rate", 0.05), ("pattern_rate[qidui]", 0.025),
-                   ("pattern_rate[longqidui]", 0.006), ("dealer_advantage", 0.4)),
-            until_shard=2, until_max=4000, until_reps=400, balance=(2000, 20000, 80000),
-            bootstrap=2000)
-QUICK = Plan(pool=400, fixed=120, sizes=(10, 40), grid=4,
-             until=(("draw_rate", 0.1),), until_shard=2, until_max=800, until_reps=10,
-             balance=(160, 640, 1280), bootstrap=50)
+FULL = Plan(
+    pool=40_000,
+    fixed=10_000,
+    sizes=(30, 250),
+    grid=20,
+    until=(
+        ("draw_rate", 0.05),
+        ("pattern_rate[qidui]", 0.025),
+        ("pattern_rate[longqidui]", 0.006),
+        ("dealer_advantage", 0.4),
+    ),
+    until_shard=2,
+    until_max=4000,
+    until_reps=400,
+    balance=(2000, 20000, 80000),
+    bootstrap=2000,
+)
+QUICK = Plan(
+    pool=400,
+    fixed=120,
+    sizes=(10, 40),
+    grid=4,
+    until=(("draw_rate", 0.1),),
+    until_shard=2,
+    until_max=800,
+    until_reps=10,
+    balance=(160, 640, 1280),
+    bootstrap=50,
+)
 
 
 def _cache() -> Path:
-    return Path(os.environ.get("MJLOG_BENCH_CACHE",
-                               Path(tempfile.gettempdir()) / "mjlog-bench"))
+    return Path(os.environ.get("MJLOG_BENCH_CACHE", Path(tempfile.gettempdir()) / "mjlog-bench"))
 
 
 def _cpu() -> float:
@@ -93,8 +113,15 @@ def _cpu() -> float:
 def _spec(matches: int, sets: tuple[str, ...] = ()):
     from simulate.runner import RunSpec
 
-    return RunSpec.build(VARIANT, seed=SEED, matches=matches, hands_per_match=HPM,
-                         agents=[AGENT], sets=sets, events=False)
+    return RunSpec.build(
+        VARIANT,
+        seed=SEED,
+        matches=matches,
+        hands_per_match=HPM,
+        agents=[AGENT],
+        sets=sets,
+        events=False,
+    )
 
 
 def _pool(matches: int, sets: tuple[str, ...] = ()) -> tuple[Path, dict]:
@@ -145,9 +172,11 @@ def _read(run: Path, patterns: list[str]) -> Pool:
     if not (u["match"].to_numpy() == np.arange(len(u))).all():
         raise RuntimeError(f"{run}: matches not in order 0..{len(u) - 1}")
     n = int(u["players"].max())
-    return Pool(metric_arrays(u, pats, patterns),
-                u[[f"pts{p}" for p in range(n)]].to_numpy(float),
-                u["hands"].to_numpy(float))
+    return Pool(
+        metric_arrays(u, pats, patterns),
+        u[[f"pts{p}" for p in range(n)]].to_numpy(float),
+        u["hands"].to_numpy(float),
+    )
 
 
 def _is_rate(unit: str) -> bool:
@@ -208,9 +237,13 @@ def coverage(pool: Pool, truth: dict[str, float], size: int) -> dict[str, dict]:
                 old.append(t.lo <= truth[m] <= t.hi)
                 events.append(y[b].sum())
                 zero.append(y[b].sum() == 0)
-        out[m] = {"share": _share(hits), "old": _share(old), "undefined": undefined,
-                  "events": float(np.mean(events)) if events else math.nan,
-                  "zero": float(np.mean(zero)) if zero else math.nan}
+        out[m] = {
+            "share": _share(hits),
+            "old": _share(old),
+            "undefined": undefined,
+            "events": float(np.mean(events)) if events else math.nan,
+            "zero": float(np.mean(zero)) if zero else math.nan,
+        }
     return out
 
 
@@ -266,9 +299,12 @@ def aa_same_seed(rules: Pool, fixed: Pool, size: int) -> dict[str, dict]:
                 ratio.append(d.paired_se / d.unpaired_se)
                 # a negative sample covariance, which compare_units takes as 0
                 floored.append(d.paired_se == d.unpaired_se)
-        out[m] = {"share": _share(hits), "narrower": _share(narrower),
-                  "ratio": float(np.median(ratio)) if ratio else math.nan,
-                  "floored": _share(floored)}
+        out[m] = {
+            "share": _share(hits),
+            "narrower": _share(narrower),
+            "ratio": float(np.median(ratio)) if ratio else math.nan,
+            "floored": _share(floored),
+        }
     return out
 
 
@@ -278,9 +314,10 @@ def pooled_rotation_difference(rules: Pool, fixed: Pool) -> dict[str, object]:
     from analysis.stats import compare_units
 
     n = fixed.matches
-    return {m: compare_units(y[:n], x[:n], *fixed.arrays[m][:2], paired=True,
-                             shared_walls=True)
-            for m, (y, x, _u) in rules.arrays.items()}
+    return {
+        m: compare_units(y[:n], x[:n], *fixed.arrays[m][:2], paired=True, shared_walls=True)
+        for m, (y, x, _u) in rules.arrays.items()
+    }
 
 
 # ------------------------------------------------------------------ 3. the grid
@@ -307,11 +344,13 @@ def grid(pool: Pool, size: int, points: int = 9) -> dict[str, object]:
     whole, per_point, raw, tests = [], [], [], []
     trend: dict[str, list[bool]] = {m: [] for m in pool.arrays}
     for s in range(len(blocks) // runs):
-        study = blocks[s * runs:(s + 1) * runs]
+        study = blocks[s * runs : (s + 1) * runs]
         for m, (y, x, _u) in pool.arrays.items():
-            fit = slope(np.concatenate([pseudo_values(y[b], x[b]) for b in study]),
-                        np.repeat(np.arange(runs, dtype=float), size),
-                        range(study[0].start, study[-1].stop))
+            fit = slope(
+                np.concatenate([pseudo_values(y[b], x[b]) for b in study]),
+                np.repeat(np.arange(runs, dtype=float), size),
+                range(study[0].start, study[-1].stop),
+            )
             if not math.isnan(fit.lo):
                 trend[m].append(fit.lo <= 0 <= fit.hi)
         base, *others = study
@@ -327,21 +366,31 @@ def grid(pool: Pool, size: int, points: int = 9) -> dict[str, object]:
                 hands.append(min(pool.hands[base].sum(), pool.hands[b].sum()))
                 ps.append(d.p)
             point_p.append(ps)
-        whole.append(any(d.differs_from_zero for d in decide_study(diffs, metrics, hands)
-                         if d))
+        whole.append(any(d.differs_from_zero for d in decide_study(diffs, metrics, hands) if d))
         per_point.append(any((adjust(ps) < 0.05).any() for ps in point_p))
         raw.append(any(p < 0.05 for ps in point_p for p in ps))
         tests.append(len(diffs))
-    return {"whole": _share(whole), "per_point": _share(per_point), "raw": _share(raw),
-            "tests": float(np.mean(tests)) if tests else math.nan,
-            "trend": {m: _share(h) for m, h in trend.items()}}
+    return {
+        "whole": _share(whole),
+        "per_point": _share(per_point),
+        "raw": _share(raw),
+        "tests": float(np.mean(tests)) if tests else math.nan,
+        "trend": {m: _share(h) for m, h in trend.items()},
+    }
 
 
 # ------------------------------------------------------------------ 4. --until
 
 
-def until(pool: Pool, truth: dict[str, float], metric: str, target: float, shard: int,
-          max_hands: int, reps: int) -> dict[str, object]:
+def until(
+    pool: Pool,
+    truth: dict[str, float],
+    metric: str,
+    target: float,
+    shard: int,
+    max_hands: int,
+    reps: int,
+) -> dict[str, object]:
     """``simulate --until METRIC=TARGET`` with shards of ``shard`` matches, through
     the real stopping rule and the interval --until reads (a rate's never zero-width):
     per replicate a stretch of P is the stopping pass, the next M matches the fresh
@@ -360,14 +409,14 @@ def until(pool: Pool, truth: dict[str, float], metric: str, target: float, shard
             break
 
         def measure(es, s=start):
-            return [metric_estimate(y[s:s + e], x[s:s + e], unit).half_width for e in es]
+            return [metric_estimate(y[s : s + e], x[s : s + e], unit).half_width for e in es]
 
         m, _hw, reached = stopping_rule(ends, 1, lambda i, j: None, measure, target)
         if start + 2 * m > pool.matches:
             break
         unreached += not reached
-        old = metric_estimate(y[start:start + m], x[start:start + m], unit)
-        new = metric_estimate(y[start + m:start + 2 * m], x[start + m:start + 2 * m], unit)
+        old = metric_estimate(y[start : start + m], x[start : start + m], unit)
+        new = metric_estimate(y[start + m : start + 2 * m], x[start + m : start + 2 * m], unit)
         chosen.append(old)
         fresh.append(new)
         ms.append(m)
@@ -376,16 +425,24 @@ def until(pool: Pool, truth: dict[str, float], metric: str, target: float, shard
     def summary(es) -> dict[str, float]:
         ok = [e for e in es if not math.isnan(e.lo)]
         dev = np.array([e.value - true for e in ok])
-        return {"share": _share([e.lo <= true <= e.hi for e in ok]),
-                "bias": float(dev.mean()) if len(dev) else math.nan,
-                "bias_se": float(dev.std(ddof=1) / math.sqrt(len(dev))) if len(dev) > 1
-                else math.nan}
+        return {
+            "share": _share([e.lo <= true <= e.hi for e in ok]),
+            "bias": float(dev.mean()) if len(dev) else math.nan,
+            "bias_se": float(dev.std(ddof=1) / math.sqrt(len(dev))) if len(dev) > 1 else math.nan,
+        }
 
-    return {"metric": metric, "target": target, "truth": true, "reps": len(ms),
-            "matches": float(np.mean(ms)) if ms else math.nan,
-            "range": (min(ms), max(ms)) if ms else (0, 0), "unreached": unreached,
-            "chosen": summary(chosen), "fresh": summary(fresh),
-            "first": ms[0] if ms else None}
+    return {
+        "metric": metric,
+        "target": target,
+        "truth": true,
+        "reps": len(ms),
+        "matches": float(np.mean(ms)) if ms else math.nan,
+        "range": (min(ms), max(ms)) if ms else (0, 0),
+        "unreached": unreached,
+        "chosen": summary(chosen),
+        "fresh": summary(fresh),
+        "first": ms[0] if ms else None,
+    }
 
 
 def until_cli(metric: str, target: float, shard: int, max_hands: int) -> dict:
@@ -395,11 +452,35 @@ def until_cli(metric: str, target: float, shard: int, max_hands: int) -> dict:
 
     with tempfile.TemporaryDirectory() as d:
         p = subprocess.run(
-            [sys.executable, "-m", "mjlog", "simulate", "--variant", VARIANT, "--seed",
-             str(SEED), "--agents", AGENT, "--hands-per-match", str(HPM),
-             "--hands-per-shard", str(shard * HPM), "--events", "none", "--until",
-             f"{metric}={target}", "--max-hands", str(max_hands), "--quiet",
-             "--out", f"{d}/run"], capture_output=True, text=True, check=False)
+            [
+                sys.executable,
+                "-m",
+                "mjlog",
+                "simulate",
+                "--variant",
+                VARIANT,
+                "--seed",
+                str(SEED),
+                "--agents",
+                AGENT,
+                "--hands-per-match",
+                str(HPM),
+                "--hands-per-shard",
+                str(shard * HPM),
+                "--events",
+                "none",
+                "--until",
+                f"{metric}={target}",
+                "--max-hands",
+                str(max_hands),
+                "--quiet",
+                "--out",
+                f"{d}/run",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if p.returncode != 0:
             raise RuntimeError(f"simulate --until failed: {p.stderr.strip()[-400:]}")
         return json.loads((Path(d) / "run" / "manifest.json").read_text())["until"]
@@ -421,8 +502,17 @@ def position_rows(pts: np.ndarray, hands: np.ndarray) -> list[dict]:
     rows = []
     for p in range(n):
         e = estimate(pts[:, p] - (tot - pts[:, p]) / (n - 1), hands)
-        rows.append({"position": p, "value": e.value, "lo": e.lo, "hi": e.hi, "se": e.se,
-                     "matches": e.units, "hands": int(hands.sum())})
+        rows.append(
+            {
+                "position": p,
+                "value": e.value,
+                "lo": e.lo,
+                "hi": e.hi,
+                "se": e.se,
+                "matches": e.units,
+                "hands": int(hands.sum()),
+            }
+        )
     return rows
 
 
@@ -445,13 +535,19 @@ class Verdict:
 def _decided(rows: list[dict], x: float, changed: bool) -> Verdict:
     from analysis.compensation import study_verdict
 
-    return Verdict(study_verdict(rows)[0], x, changed, rows[0]["value"],
-                   tuple(r["verdict"] for r in rows),
-                   tuple(r["differs_from_zero"] for r in rows))
+    return Verdict(
+        study_verdict(rows)[0],
+        x,
+        changed,
+        rows[0]["value"],
+        tuple(r["verdict"] for r in rows),
+        tuple(r["differs_from_zero"] for r in rows),
+    )
 
 
-def balance_verdict(measure: tuple[np.ndarray, np.ndarray],
-                    confirm: tuple[np.ndarray, np.ndarray] | None) -> Verdict | None:
+def balance_verdict(
+    measure: tuple[np.ndarray, np.ndarray], confirm: tuple[np.ndarray, np.ndarray] | None
+) -> Verdict | None:
     """What ``mjlog balance`` decides on these matches (its measure run and, when the
     proposal changes the rules, its confirmation run on other matches): the
     positions decided (:func:`analysis.compensation.decide_positions`), the lever
@@ -474,8 +570,9 @@ def balance_verdict(measure: tuple[np.ndarray, np.ndarray],
     cpts, chands = confirm
     x = lever.points - current.points
     paid = np.outer(chands, [-(n - 1) * x] + [x] * (n - 1))
-    return _decided(decide_positions(position_rows(cpts + paid, chands), MARGIN,
-                                     int(chands.sum())), x, True)
+    return _decided(
+        decide_positions(position_rows(cpts + paid, chands), MARGIN, int(chands.sum())), x, True
+    )
 
 
 def balance(pool: Pool, hands: int, bootstrap: int, rng: np.random.Generator) -> dict:
@@ -490,8 +587,9 @@ def balance(pool: Pool, hands: int, bootstrap: int, rng: np.random.Generator) ->
     while i < len(blocks):
         nxt = blocks[i + 1] if i + 1 < len(blocks) else None
         b = blocks[i]
-        v = balance_verdict((pool.pts[b], pool.hands[b]),
-                            (pool.pts[nxt], pool.hands[nxt]) if nxt else None)
+        v = balance_verdict(
+            (pool.pts[b], pool.hands[b]), (pool.pts[nxt], pool.hands[nxt]) if nxt else None
+        )
         if v is None:
             break
         real.append(v)
@@ -519,24 +617,51 @@ def balance_cli(pool: Pool, hands: int) -> dict:
     m = max(2, -(-hands // HPM))
     with tempfile.TemporaryDirectory() as d:
         p = subprocess.run(
-            [sys.executable, "-m", "mjlog", "balance", VARIANT, "--agents", AGENT,
-             "--hands", str(hands), "--seed", str(SEED), "--format", "json", "--quiet"],
-            capture_output=True, text=True, check=False)
+            [
+                sys.executable,
+                "-m",
+                "mjlog",
+                "balance",
+                VARIANT,
+                "--agents",
+                AGENT,
+                "--hands",
+                str(hands),
+                "--seed",
+                str(SEED),
+                "--format",
+                "json",
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if p.returncode != 0:
             raise RuntimeError(f"mjlog balance failed: {p.stderr.strip()[-400:]}")
         r = json.loads(p.stdout)
         confirm = None
         if r["changes"]:
-            spec = RunSpec.build(VARIANT, seed=derive(SEED, CONFIRM), matches=m,
-                                 hands_per_match=HPM, agents=[AGENT], events=False)
+            spec = RunSpec.build(
+                VARIANT,
+                seed=derive(SEED, CONFIRM),
+                matches=m,
+                hands_per_match=HPM,
+                agents=[AGENT],
+                events=False,
+            )
             simulate(spec, f"{d}/confirm", workers=None, progress=False)
             c = _read(Path(d) / "confirm", [])
             confirm = (c.pts, c.hands)
     ours = balance_verdict((pool.pts[:m], pool.hands[:m]), confirm)
-    cli = Verdict(r["verdict"], r["compensation"]["points"] -
-                  r["measured_compensation"]["points"], r["changes"], r["confirmed"]["value"],
-                  tuple(p["verdict"] for p in r["confirmed_positions"]),
-                  tuple(p["differs_from_zero"] for p in r["confirmed_positions"]))
+    cli = Verdict(
+        r["verdict"],
+        r["compensation"]["points"] - r["measured_compensation"]["points"],
+        r["changes"],
+        r["confirmed"]["value"],
+        tuple(p["verdict"] for p in r["confirmed_positions"]),
+        tuple(p["differs_from_zero"] for p in r["confirmed_positions"]),
+    )
     return {"cli": cli, "ours": ours}
 
 
@@ -549,8 +674,7 @@ def right_answer(truth_rows: list[dict]) -> tuple[str, list[float], float]:
     n = len(truth_rows)
     _e, lever, _s = propose(truth_rows[0]["value"], n, Lever(1, "base", 0), MARGIN)
     x = lever.points
-    after = [r["value"] + (-n * x if r["position"] == 0 else n * x / (n - 1))
-             for r in truth_rows]
+    after = [r["value"] + (-n * x if r["position"] == 0 else n * x / (n - 1)) for r in truth_rows]
     return ("equivalent" if all(abs(a) < MARGIN for a in after) else "differs"), after, x
 
 
@@ -559,8 +683,7 @@ def right_answer(truth_rows: list[dict]) -> tuple[str, list[float], float]:
 
 def _metric_order(truth: dict[str, float], arrays) -> list[str]:
     plain = [m for m in arrays if not m.startswith("pattern_rate[")]
-    pats = sorted((m for m in arrays if m.startswith("pattern_rate[")),
-                  key=lambda m: -truth[m])
+    pats = sorted((m for m in arrays if m.startswith("pattern_rate[")), key=lambda m: -truth[m])
     return plain + pats
 
 
@@ -585,12 +708,16 @@ def _in_target(share: float, lo: float, hi: float) -> bool:
 def _summary(checked: list[tuple[str, float, int, float, float, float]]) -> list[str]:
     """How many figures meet their targets; those outside, and whether by more than
     their Monte-Carlo error (the target widened by it still misses them)."""
-    kinds = {"coverage": [c for c in checked if c[3] < 1 and c[3] > FALSE_FINDINGS],
-             "paired SE not wider": [c for c in checked if c[3] == 1.0],
-             "false-finding rate": [c for c in checked if c[3] == 0.0]}
-    out = [f"- {len(checked)} figures checked; a figure whose true share meets its target "
-           f"still falls outside target ± its Monte-Carlo error about 1 time in 20 or "
-           f"less, so a few such misses among the coverages are expected by chance"]
+    kinds = {
+        "coverage": [c for c in checked if c[3] < 1 and c[3] > FALSE_FINDINGS],
+        "paired SE not wider": [c for c in checked if c[3] == 1.0],
+        "false-finding rate": [c for c in checked if c[3] == 0.0],
+    }
+    out = [
+        f"- {len(checked)} figures checked; a figure whose true share meets its target "
+        f"still falls outside target ± its Monte-Carlo error about 1 time in 20 or "
+        f"less, so a few such misses among the coverages are expected by chance"
+    ]
     for kind, cs in kinds.items():
         inside = sum(_in_target(s, lo, hi) for _w, s, _n, lo, hi, _e in cs)
         out.append(f"- {kind}: {inside} of {len(cs)} figures within the target")
@@ -602,51 +729,63 @@ def _summary(checked: list[tuple[str, float, int, float, float, float]]) -> list
             by = (lo - s) if s < lo else (s - hi)
             side = "below" if s < lo else "above"
             if lo == hi:  # every replicate: the count says it
-                out.append(f"  - {w}: {round(s * n)} of {n} ({100 * s:.1f} %), "
-                           f"{100 * by:.1f} points {side} {100 * lo:.0f} %")
+                out.append(
+                    f"  - {w}: {round(s * n)} of {n} ({100 * s:.1f} %), "
+                    f"{100 * by:.1f} points {side} {100 * lo:.0f} %"
+                )
                 continue
-            out.append(f"  - {w}: {100 * s:.1f} % ±{100 * e:.1f} (R = {n}), "
-                       f"{100 * by:.1f} points {side} {100 * lo:.0f}–{100 * hi:.0f} %")
+            out.append(
+                f"  - {w}: {100 * s:.1f} % ±{100 * e:.1f} (R = {n}), "
+                f"{100 * by:.1f} points {side} {100 * lo:.0f}–{100 * hi:.0f} %"
+            )
     return out
 
 
-def _reading(order: list[str], pool: Pool, cov: dict, same: dict,
-             sizes: tuple[int, ...]) -> str:
+def _reading(order: list[str], pool: Pool, cov: dict, same: dict, sizes: tuple[int, ...]) -> str:
     """What the table says, in words, from its own figures."""
     s1, s2 = sizes
     means = [cov[m]["share"][0] for m in order if not _is_rate(pool.arrays[m][2])]
     rates = [m for m in order if _is_rate(pool.arrays[m][2])]
     common = [cov[m]["share"][0] for m in rates if cov[m]["events"] >= 3]
     rare = [m for m in rates if cov[m]["events"] < 1]
-    text = (f"Reading. At {s1} matches the t interval of a mean covers "
-            f"{100 * min(means):.1f}–{100 * max(means):.1f} %, and a rate's interval "
-            f"{100 * min(common):.1f}–{100 * max(common):.1f} % where a run sees 3 events "
-            f"or more on average: slightly above 95 % (analysis.rates floors the design "
-            f"effect at 1 and spends the matches' degrees of freedom, both conservative).")
+    text = (
+        f"Reading. At {s1} matches the t interval of a mean covers "
+        f"{100 * min(means):.1f}–{100 * max(means):.1f} %, and a rate's interval "
+        f"{100 * min(common):.1f}–{100 * max(common):.1f} % where a run sees 3 events "
+        f"or more on average: slightly above 95 % (analysis.rates floors the design "
+        f"effect at 1 and spends the matches' degrees of freedom, both conservative)."
+    )
     for m in rare:
         c = cov[m]
         over = c["share"][0] > COVERAGE_TARGET[1]
-        text += (f" {m}: {c['events']:.2f} events a run, none in {100 * c['zero']:.0f} % "
-                 f"of runs; its interval, which must reach a rate above 0 from no event, "
-                 f"covers {100 * c['share'][0]:.1f} % (the t interval it replaced: "
-                 f"{100 * c['old'][0]:.1f} %)"
-                 + (f": over-coverage a count this small cannot avoid (at {c['events']:.2f} "
-                    f"events a run, seeing none or one never rejects the truth at 5 %, so any "
-                    f"such interval covers at least e^−λ(1 + λ) = "
-                    f"{100 * math.exp(-c['events']) * (1 + c['events']):.1f} %)"
-                    if over else "")
-                 + "; an A/A difference of such a rate (two runs, mostly 0 or 1 event "
-                   "each) covers 0 nearly always.")
+        text += (
+            f" {m}: {c['events']:.2f} events a run, none in {100 * c['zero']:.0f} % "
+            f"of runs; its interval, which must reach a rate above 0 from no event, "
+            f"covers {100 * c['share'][0]:.1f} % (the t interval it replaced: "
+            f"{100 * c['old'][0]:.1f} %)"
+            + (
+                f": over-coverage a count this small cannot avoid (at {c['events']:.2f} "
+                f"events a run, seeing none or one never rejects the truth at 5 %, so any "
+                f"such interval covers at least e^−λ(1 + λ) = "
+                f"{100 * math.exp(-c['events']) * (1 + c['events']):.1f} %)"
+                if over
+                else ""
+            )
+            + "; an A/A difference of such a rate (two runs, mostly 0 or 1 event "
+            "each) covers 0 nearly always."
+        )
     ratio = [same[s1][m]["ratio"] for m in order if m not in rare]
     high = max(same[s1][m]["floored"][0] for m in order if m not in rare)
     r = float(np.median(ratio))
-    text += (f" The same-seed pairs share the first hand of each match and little after "
-             f"it: their paired SE is {r:.2f} of the unpaired one (median), a correlation "
-             f"of about {1 - r * r:.2f}; on {s1} matches the sample covariance still comes "
-             f"out negative in up to {100 * high:.0f} % of pairs, noise that compare takes "
-             f"as 0 (analysis.stats.compare_units: the unpaired SE on the pairs' m − 1 "
-             f"degrees of freedom), so the paired SE is never the wider, and the paired "
-             f"interval still covers 0 as it should (the A/A same-seed columns).")
+    text += (
+        f" The same-seed pairs share the first hand of each match and little after "
+        f"it: their paired SE is {r:.2f} of the unpaired one (median), a correlation "
+        f"of about {1 - r * r:.2f}; on {s1} matches the sample covariance still comes "
+        f"out negative in up to {100 * high:.0f} % of pairs, noise that compare takes "
+        f"as 0 (analysis.stats.compare_units: the unpaired SE on the pairs' m − 1 "
+        f"degrees of freedom), so the paired SE is never the wider, and the paired "
+        f"interval still covers 0 as it should (the A/A same-seed columns)."
+    )
     return text
 
 
@@ -657,12 +796,14 @@ def _neighbours(after: list[float]) -> str:
     p = max(range(1, len(after)), key=lambda i: abs(after[i]))
     if not MARGIN / 4 <= abs(after[p]) < MARGIN:  # near 0, or outside: nothing to add
         return ""
-    return (f"The compensation moves the dealer against the rest, so the others keep "
-            f"their spread: position {p} stays at {after[p]:+.3f}, within the margin "
-            f"but not 0. balance's verdict ranks *equivalent* before *differs* (from 0), "
-            f"so the more hands a run has, the more surely such a position is shown "
-            f"within ±{MARGIN:g} and the verdict is *equivalent*, the text naming it as "
-            f"differing from 0 by less than the margin (the rows below). ")
+    return (
+        f"The compensation moves the dealer against the rest, so the others keep "
+        f"their spread: position {p} stays at {after[p]:+.3f}, within the margin "
+        f"but not 0. balance's verdict ranks *equivalent* before *differs* (from 0), "
+        f"so the more hands a run has, the more surely such a position is shown "
+        f"within ±{MARGIN:g} and the verdict is *equivalent*, the text naming it as "
+        f"differing from 0 by less than the margin (the rows below). "
+    )
 
 
 def _cli_text(v: Verdict) -> str:
@@ -672,18 +813,25 @@ def _cli_text(v: Verdict) -> str:
 
 def _same_cli(b: dict) -> bool:
     a, o = b["cli"], b["ours"]
-    return (a.verdict, a.changed, a.positions, a.nonzero) == \
-        (o.verdict, o.changed, o.positions, o.nonzero) and \
-        math.isclose(a.x, o.x, abs_tol=1e-12) and \
-        math.isclose(a.dealer, o.dealer, rel_tol=1e-9, abs_tol=1e-12)
+    return (
+        (a.verdict, a.changed, a.positions, a.nonzero)
+        == (o.verdict, o.changed, o.positions, o.nonzero)
+        and math.isclose(a.x, o.x, abs_tol=1e-12)
+        and math.isclose(a.dealer, o.dealer, rel_tol=1e-9, abs_tol=1e-12)
+    )
 
 
 def _verdict_shares(vs: list[Verdict]) -> str:
     """Each verdict's share of the studies."""
     if not vs:
         return "—"
-    return ", ".join(f"{v} {100 * sum(x.verdict == v for x in vs) / len(vs):.0f} %"
-                     for v in ("equivalent", "differs", "inconclusive")) + f" (R = {len(vs)})"
+    return (
+        ", ".join(
+            f"{v} {100 * sum(x.verdict == v for x in vs) / len(vs):.0f} %"
+            for v in ("equivalent", "differs", "inconclusive")
+        )
+        + f" (R = {len(vs)})"
+    )
 
 
 def _differs_by_position(vs: list[Verdict]) -> str:
@@ -693,8 +841,7 @@ def _differs_by_position(vs: list[Verdict]) -> str:
     if not vs:
         return "—"
     n = len(vs[0].positions)
-    each = ", ".join(f"{p}: {100 * np.mean([v.nonzero[p] for v in vs]):.0f} %"
-                     for p in range(n))
+    each = ", ".join(f"{p}: {100 * np.mean([v.nonzero[p] for v in vs]):.0f} %" for p in range(n))
     both = np.mean([v.verdict == "equivalent" and any(v.nonzero) for v in vs])
     return f"{each}; equivalent though a position differs from 0: {100 * both:.0f} %"
 
@@ -728,17 +875,21 @@ def run(quick: bool = False) -> dict:
     same = {s: aa_same_seed(P, F, s) for s in plan.sizes}
     rotation = pooled_rotation_difference(P, F)
     g = grid(P, plan.grid)
-    unt = [until(P, truth, m, t, plan.until_shard, plan.until_max, plan.until_reps)
-           for m, t in plan.until]
+    unt = [
+        until(P, truth, m, t, plan.until_shard, plan.until_max, plan.until_reps)
+        for m, t in plan.until
+    ]
     cli = until_cli(plan.until[0][0], plan.until[0][1], plan.until_shard, plan.until_max)
 
     truth_rows = position_rows(P.pts, P.hands)
     real_rows = positions(p_dir)
-    gap = max(abs(a[k] - b[k]) for a, b in zip(truth_rows, real_rows, strict=True)
-              for k in ("value", "lo", "hi"))
+    gap = max(
+        abs(a[k] - b[k])
+        for a, b in zip(truth_rows, real_rows, strict=True)
+        for k in ("value", "lo", "hi")
+    )
     if gap > 1e-9:
-        raise RuntimeError(f"position_rows differs from analysis.compensation.positions "
-                           f"by {gap}")
+        raise RuntimeError(f"position_rows differs from analysis.compensation.positions by {gap}")
     answer, after, x_true = right_answer(truth_rows)
     rng = np.random.default_rng(SEED)
     bal = [balance(P, h, plan.bootstrap, rng) for h in plan.balance]
@@ -748,8 +899,13 @@ def run(quick: bool = False) -> dict:
     hands_p, hands_f = int(P.hands.sum()), int(F.hands.sum())
     checked: list[tuple[str, float, int, float, float, float]] = []
 
-    def cell(share_n: tuple[float, int], what: str, lo=COVERAGE_TARGET[0],
-             hi=COVERAGE_TARGET[1], p=NOMINAL) -> str:
+    def cell(
+        share_n: tuple[float, int],
+        what: str,
+        lo=COVERAGE_TARGET[0],
+        hi=COVERAGE_TARGET[1],
+        p=NOMINAL,
+    ) -> str:
         """A share with its Monte-Carlo error, bold outside [lo, hi]; every one is
         checked against its target in the summary."""
         share, n = share_n
@@ -779,11 +935,16 @@ def run(quick: bool = False) -> dict:
         f"the nominal p (95 %; 5 % for the false-finding rate) for R replicates; a "
         f"**bold** figure is outside its target. Time: {seconds:.0f} s wall clock, "
         f"{cpu:.0f} CPU seconds"
-        + (f", of which {play_cpu:.0f} CPU seconds ({play_s:.0f} s wall) playing the pools"
-           if not cached else
-           " with the pools cached from an earlier run"
-           + (f" (playing them took {play_cpu:.0f} CPU seconds, {play_s:.0f} s wall)"
-              if math.isfinite(play_cpu) else ""))
+        + (
+            f", of which {play_cpu:.0f} CPU seconds ({play_s:.0f} s wall) playing the pools"
+            if not cached
+            else " with the pools cached from an earlier run"
+            + (
+                f" (playing them took {play_cpu:.0f} CPU seconds, {play_s:.0f} s wall)"
+                if math.isfinite(play_cpu)
+                else ""
+            )
+        )
         + f" on {os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f} at the end).\n",
         "### 1–2. One run's interval, and A/A differences\n",
         f"*Covers truth*: the share of runs of {s1} matches ({s1 * HPM} hands) and "
@@ -820,10 +981,8 @@ def run(quick: bool = False) -> dict:
             cell(ind[s2][m]["share"], f"{m}, A/A other seeds, {s2} matches"),
             cell(same[s1][m]["share"], f"{m}, A/A same seed, {s1} matches"),
             cell(same[s2][m]["share"], f"{m}, A/A same seed, {s2} matches"),
-            cell(same[s1][m]["narrower"], f"{m}, paired SE not wider, {s1} matches",
-                 1.0, 1.0, 1.0),
-            cell(same[s2][m]["narrower"], f"{m}, paired SE not wider, {s2} matches",
-                 1.0, 1.0, 1.0),
+            cell(same[s1][m]["narrower"], f"{m}, paired SE not wider, {s1} matches", 1.0, 1.0, 1.0),
+            cell(same[s2][m]["narrower"], f"{m}, paired SE not wider, {s2} matches", 1.0, 1.0, 1.0),
             f"{same[s1][m]['ratio']:.2f} / {same[s2][m]['ratio']:.2f}",
         ]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
@@ -900,14 +1059,18 @@ def run(quick: bool = False) -> dict:
         nr = f", {u['unreached']} unreached" if u["unreached"] else ""
         what = f"--until {u['metric']}, fresh hands"
         cells = [
-            fmt(u["truth"]), str(u["reps"]), f"{u['matches']:.0f} ({lo_}–{hi_}{nr})",
-            _pct(*u["chosen"]["share"]), _bias(u["chosen"], fmt, u["truth"] if rate_ else None),
+            fmt(u["truth"]),
+            str(u["reps"]),
+            f"{u['matches']:.0f} ({lo_}–{hi_}{nr})",
+            _pct(*u["chosen"]["share"]),
+            _bias(u["chosen"], fmt, u["truth"] if rate_ else None),
             cell(u["fresh"]["share"], what, UNTIL_TARGET, COVERAGE_TARGET[1]),
             _bias(u["fresh"], fmt, u["truth"] if rate_ else None),
         ]
         lines.append(f"| {u['metric']} = {u['target']:g} | " + " | ".join(cells) + " |")
-    pos = ", ".join(f"{r['position']}: {r['value']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]"
-                    for r in truth_rows)
+    pos = ", ".join(
+        f"{r['position']}: {r['value']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]" for r in truth_rows
+    )
     lines += [
         "",
         "### 5. `balance`: how often is the verdict *equivalent*?\n",
@@ -938,13 +1101,23 @@ def run(quick: bool = False) -> dict:
     ]
     for b in bal:
         changed = np.mean([v.changed for v in b["boot"]]) if b["boot"] else math.nan
-        lines.append(f"| {b['hands']:,} ({b['matches']:,} matches) | "
-                     f"{_verdict_shares(b['real'])} | {_verdict_shares(b['boot'])} | "
-                     f"{_differs_by_position(b['boot'])} | {100 * changed:.0f} % |")
+        lines.append(
+            f"| {b['hands']:,} ({b['matches']:,} matches) | "
+            f"{_verdict_shares(b['real'])} | {_verdict_shares(b['boot'])} | "
+            f"{_differs_by_position(b['boot'])} | {100 * changed:.0f} % |"
+        )
     lines += ["", "### Against the targets\n", *_summary(checked)]
     section = "\n".join(lines) + "\n"
-    return {"section": section, "seconds": seconds, "cpu_seconds": cpu, "checked": checked,
-            "grid": g, "until": unt, "balance": bal, "answer": answer}
+    return {
+        "section": section,
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "checked": checked,
+        "grid": g,
+        "until": unt,
+        "balance": bal,
+        "answer": answer,
+    }
 
 
 if __name__ == "__main__":

@@ -31,8 +31,7 @@ SEED_MATCHES, HPM = 2500, 8
 
 
 def _cache() -> Path:
-    return Path(os.environ.get("MJLOG_BENCH_CACHE", Path(tempfile.gettempdir()) /
-                               "mjlog-bench"))
+    return Path(os.environ.get("MJLOG_BENCH_CACHE", Path(tempfile.gettempdir()) / "mjlog-bench"))
 
 
 def tiled_run(sets: tuple[str, ...], tiles: int) -> Path:
@@ -46,8 +45,15 @@ def tiled_run(sets: tuple[str, ...], tiles: int) -> Path:
 
     name = "yuxi-random" + "".join(f"-{s.replace('=', '')}" for s in sets)
     seed_dir = _cache() / f"{name}-20k"
-    spec = RunSpec.build("yuxi", seed=1, matches=SEED_MATCHES, hands_per_match=HPM,
-                         agents=["random"], sets=sets, events=False)
+    spec = RunSpec.build(
+        "yuxi",
+        seed=1,
+        matches=SEED_MATCHES,
+        hands_per_match=HPM,
+        agents=["random"],
+        sets=sets,
+        events=False,
+    )
     simulate(spec, seed_dir, workers=None, progress=None)
     if tiles == 1:
         return seed_dir
@@ -63,19 +69,38 @@ def tiled_run(sets: tuple[str, ...], tiles: int) -> Path:
             for t in ("hands", "wins", "transfers"):
                 tab = pq.read_table(seed_dir / shard_path(t, s))
                 i = tab.schema.get_field_index("match")
-                tab = tab.set_column(i, tab.schema.field(i), pa.compute.add(
-                    tab.column(i), pa.scalar(k * SEED_MATCHES, tab.schema.field(i).type)))
+                tab = tab.set_column(
+                    i,
+                    tab.schema.field(i),
+                    pa.compute.add(
+                        tab.column(i), pa.scalar(k * SEED_MATCHES, tab.schema.field(i).type)
+                    ),
+                )
                 j = tab.schema.get_field_index("run_id")
-                tab = tab.set_column(j, tab.schema.field(j), pa.chunked_array(
-                    [pa.DictionaryArray.from_arrays(pa.array([0] * len(tab), pa.int32()),
-                                                    pa.array([rid]))],
-                    type=tab.schema.field(j).type))
+                tab = tab.set_column(
+                    j,
+                    tab.schema.field(j),
+                    pa.chunked_array(
+                        [
+                            pa.DictionaryArray.from_arrays(
+                                pa.array([0] * len(tab), pa.int32()), pa.array([rid])
+                            )
+                        ],
+                        type=tab.schema.field(j).type,
+                    ),
+                )
                 rel = shard_path(t, k * len(shards) + s)
                 (out / t).mkdir(parents=True, exist_ok=True)
                 pq.write_table(tab, out / rel, **write_options(t))
-                entries.append({"table": t, "path": rel, "rows": len(tab),
-                                "sha256": sha256_file(out / rel),
-                                "bytes": (out / rel).stat().st_size})
+                entries.append(
+                    {
+                        "table": t,
+                        "path": rel,
+                        "rows": len(tab),
+                        "sha256": sha256_file(out / rel),
+                        "bytes": (out / rel).stat().st_size,
+                    }
+                )
     write_manifest(out, build_manifest(big.meta(), entries, **big.layout()))
     return out
 
@@ -86,8 +111,7 @@ def _cli(*args: str) -> tuple[float, float]:
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "mjlog", *args], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "mjlog", *args], check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -101,26 +125,41 @@ def run(quick: bool = False) -> dict:
     t_cmp, c_cmp = _cli("compare", str(a), str(b), "--format", "json")
     with tempfile.TemporaryDirectory() as d:
         t_rep, c_rep = _cli("report", str(a), "--out", str(Path(d) / "r"))
-    rows = [f"| `mjlog compare A B --format json` (2 × {hands:,} hands, paired) | "
-            f"{t_cmp:.1f} | {c_cmp:.1f} | < {TARGETS['compare']:.0f} s "
-            f"{'met' if t_cmp < TARGETS['compare'] else 'NOT met'} |",
-            f"| `mjlog report A` ({hands:,} hands, findings, swing, precision) | "
-            f"{t_rep:.1f} | {c_rep:.1f} | < {TARGETS['report']:.0f} s "
-            f"{'met' if t_rep < TARGETS['report'] else 'NOT met'} |"]
+    rows = [
+        f"| `mjlog compare A B --format json` (2 × {hands:,} hands, paired) | "
+        f"{t_cmp:.1f} | {c_cmp:.1f} | < {TARGETS['compare']:.0f} s "
+        f"{'met' if t_cmp < TARGETS['compare'] else 'NOT met'} |",
+        f"| `mjlog report A` ({hands:,} hands, findings, swing, precision) | "
+        f"{t_rep:.1f} | {c_rep:.1f} | < {TARGETS['report']:.0f} s "
+        f"{'met' if t_rep < TARGETS['report'] else 'NOT met'} |",
+    ]
     section = (
         "## Balance analysis: paired comparison and report\n\n"
         f"Two yuxi runs of {hands:,} hands (random agents, `--events none`; B with "
         "`--set cap=8`, same seed: every match paired by its walls)"
-        + ("" if quick else ", each a 20,000-hand run tiled 50 times (match numbers "
-           "shifted, the big run's id and manifest; see bench/bench_compare.py)")
+        + (
+            ""
+            if quick
+            else ", each a 20,000-hand run tiled 50 times (match numbers "
+            "shifted, the big run's id and manifest; see bench/bench_compare.py)"
+        )
         + ". Wall-clock seconds of the command, Python start-up included, sha256 of every "
         "file verified on read; CPU seconds (user + system, every thread) beside them, "
         f"since the machine was shared (load average {load:.1f} when the run started)."
         "\n\n| command | wall s | CPU s | target (wall) |\n|---|---|---|---|\n"
-        + "\n".join(rows) + "\n")
-    return {"section": section, "figures": {"hands": hands, "compare": t_cmp,
-                                            "report": t_rep, "compare_cpu": c_cmp,
-                                            "report_cpu": c_rep}}
+        + "\n".join(rows)
+        + "\n"
+    )
+    return {
+        "section": section,
+        "figures": {
+            "hands": hands,
+            "compare": t_cmp,
+            "report": t_rep,
+            "compare_cpu": c_cmp,
+            "report_cpu": c_rep,
+        },
+    }
 
 
 if __name__ == "__main__":

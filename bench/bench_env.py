@@ -82,9 +82,15 @@ def measure(variant: str, hands: int) -> dict:
         dv, tv = environment(variant, hands)
         rows.append((te / de, tv / dv, de, dv))
     e_us, v_us, de, dv = min(rows, key=lambda r: r[1] / r[0])
-    return {"variant": variant, "hands": hands, "engine_decisions": de,
-            "env_decisions": dv, "engine_us_per_decision": round(e_us * 1e6, 1),
-            "env_us_per_decision": round(v_us * 1e6, 1), "ratio": round(v_us / e_us, 2)}
+    return {
+        "variant": variant,
+        "hands": hands,
+        "engine_decisions": de,
+        "env_decisions": dv,
+        "engine_us_per_decision": round(e_us * 1e6, 1),
+        "env_us_per_decision": round(v_us * 1e6, 1),
+        "ratio": round(v_us / e_us, 2),
+    }
 
 
 LOOPS = {"engine": engine, "env": environment}
@@ -105,13 +111,15 @@ def instructions(variant: str, hands: int = 40) -> dict:
     (``valgrind --tool=callgrind``, ``PYTHONHASHSEED=0``), and their ratio."""
     row = {"variant": variant, "hands": hands}
     for loop in LOOPS:
-        count, out = collected([__file__, "--child", loop, "--variant", variant,
-                                "--hands", str(hands)])
+        count, out = collected(
+            [__file__, "--child", loop, "--variant", variant, "--hands", str(hands)]
+        )
         decisions = json.loads(out.strip().splitlines()[-1])["decisions"]
         row[f"{loop}_decisions"] = decisions
         row[f"{loop}_instructions_per_decision"] = round(count / decisions)
-    row["ratio"] = round(row["env_instructions_per_decision"] /
-                         row["engine_instructions_per_decision"], 2)
+    row["ratio"] = round(
+        row["env_instructions_per_decision"] / row["engine_instructions_per_decision"], 2
+    )
     return row
 
 
@@ -120,10 +128,14 @@ def run(quick: bool = False) -> dict:
     valgrind is installed (not with ``quick``), the instruction counts."""
     variants = ("yuxi", "xuezhan", "huangmei")
     rows = [measure(v, 10 if quick else 100) for v in variants]
-    counted = ([] if quick or shutil.which("valgrind") is None
-               else [instructions(v) for v in variants])
-    lines = [f"| {r['variant']} | {r['env_decisions']} | {r['engine_us_per_decision']} | "
-             f"{r['env_us_per_decision']} | {r['ratio']} |" for r in rows]
+    counted = (
+        [] if quick or shutil.which("valgrind") is None else [instructions(v) for v in variants]
+    )
+    lines = [
+        f"| {r['variant']} | {r['env_decisions']} | {r['engine_us_per_decision']} | "
+        f"{r['env_us_per_decision']} | {r['ratio']} |"
+        for r in rows
+    ]
     section = (
         "## Environment overhead (`bench/bench_env.py`)\n\n"
         "CPU time per decision of the PettingZoo environment (`env.last()` with the flat "
@@ -132,7 +144,8 @@ def run(quick: bool = False) -> dict:
         "legal choices; best of three passes. Target (issue 20): at most 2x: "
         f"{'met' if max(r['ratio'] for r in rows + counted) <= 2 else '**not met**'}.\n\n"
         "| variant | decisions | engine µs/decision | env µs/decision | ratio |\n"
-        "|---|---|---|---|---|\n" + "\n".join(lines) + "\n")
+        "|---|---|---|---|---|\n" + "\n".join(lines) + "\n"
+    )
     if counted:
         section += (
             "\nInstructions per decision (`python bench/bench_env.py --callgrind --variant V`: "
@@ -140,10 +153,15 @@ def run(quick: bool = False) -> dict:
             f"{WARMUP} warm-up hands, each loop in its own process), which the machine's load "
             "does not change:\n\n"
             "| variant | engine decisions | engine instructions/decision | env decisions | "
-            "env instructions/decision | ratio |\n|---|---|---|---|---|---|\n" + "\n".join(
+            "env instructions/decision | ratio |\n|---|---|---|---|---|---|\n"
+            + "\n".join(
                 f"| {r['variant']} | {r['engine_decisions']} | "
                 f"{r['engine_instructions_per_decision']} | {r['env_decisions']} | "
-                f"{r['env_instructions_per_decision']} | {r['ratio']} |" for r in counted) + "\n")
+                f"{r['env_instructions_per_decision']} | {r['ratio']} |"
+                for r in counted
+            )
+            + "\n"
+        )
     return {"rows": rows, "instructions": counted, "section": section}
 
 
@@ -151,8 +169,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--hands", type=int, default=300)
     ap.add_argument("--variant", default="yuxi")
-    ap.add_argument("--callgrind", action="store_true",
-                    help="count instructions under valgrind (default 40 hands)")
+    ap.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="count instructions under valgrind (default 40 hands)",
+    )
     ap.add_argument("--child", choices=LOOPS, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:

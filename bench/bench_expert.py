@@ -55,8 +55,9 @@ from simulate.seating import DEFAULT_SEATING, SEATINGS  # noqa: E402  (after the
 VARIANTS = ("yuxi", "xuezhan", "huangmei")
 EXPERT = "expert"
 #: the defaults EXPERT stands for (the section names them), read off the agent
-EXPERT_PARAMS = ";".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                         for k, v in EXPERT_DEFAULTS.items())
+EXPERT_PARAMS = ";".join(
+    f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in EXPERT_DEFAULTS.items()
+)
 #: the agents of the paired A/B, each against strategic
 AB_AGENTS = (EXPERT,)
 LINEUP = [EXPERT, "strategic", "efficient", "greedy"]
@@ -82,13 +83,25 @@ def speed(variant: str, hands: int) -> dict:
         searched += agents[0].searched
         overruled += agents[0].overruled
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    return {"hands": hands, "wall_s": wall, "cpu_s": cpu, "hands_per_s": hands / wall,
-            "hands_per_cpu_s": hands / cpu, "searched_per_hand": searched / hands,
-            "overruled_per_hand": overruled / hands}
+    return {
+        "hands": hands,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "hands_per_s": hands / wall,
+        "hands_per_cpu_s": hands / cpu,
+        "searched_per_hand": searched / hands,
+        "overruled_per_hand": overruled / hands,
+    }
 
 
-def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
-                seating: str = DEFAULT_SEATING, keep: Path | None = None) -> tuple[str, dict]:
+def ladder_part(
+    variant: str,
+    hands: int,
+    workers: int,
+    seed: int = SEED,
+    seating: str = DEFAULT_SEATING,
+    keep: Path | None = None,
+) -> tuple[str, dict]:
     """The ladder, expert's lead over strategic paired by match, and the search's
     own worth there: expert against its twin (:data:`TWIN`) in the same seat of the
     same line-up on the same walls (:func:`analysis.ladder.lead_across`). With
@@ -100,44 +113,72 @@ def ladder_part(variant: str, hands: int, workers: int, seed: int = SEED,
         root = Path(keep) if keep else Path(tmp)
         run, twin = root / "expert", root / "twin"
         # shards of 8 matches keep every worker busy on one seating's run
-        t, _ = ladder_tables(variant, LINEUP, hands=hands, seed=seed, workers=workers, out=run,
-                             seating=seating, hands_per_shard=256)
+        t, _ = ladder_tables(
+            variant,
+            LINEUP,
+            hands=hands,
+            seed=seed,
+            workers=workers,
+            out=run,
+            seating=seating,
+            hands_per_shard=256,
+        )
         dt = time.perf_counter() - t0
         # expert's lead over strategic, paired by match, whatever their ranks
         lead = gaps(run, [EXPERT, "strategic"]).iloc[0]
-        ladder_tables(variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers, out=twin,
-                      seating=seating, hands_per_shard=256)
+        ladder_tables(
+            variant,
+            TWIN_LINEUP,
+            hands=hands,
+            seed=seed,
+            workers=workers,
+            out=twin,
+            seating=seating,
+            hands_per_shard=256,
+        )
         search = lead_across(run, EXPERT, twin)  # the twin is logged as expert too
         changed = changed_hands(run, EXPERT, twin)
     order = list(t["agent"])
     first = t.iloc[0]
     apart = len(t) > 1 and first["ci_low"] > t["ci_high"].iloc[1]
-    verdict = ("met" if order[0] == EXPERT and apart else
-               f"NOT met at {hands} hands (order {', '.join(order)}; intervals "
-               f"{'apart' if apart else 'overlap'})")
+    verdict = (
+        "met"
+        if order[0] == EXPERT and apart
+        else f"NOT met at {hands} hands (order {', '.join(order)}; intervals "
+        f"{'apart' if apart else 'overlap'})"
+    )
     rows = "\n".join(
         f"| {r.agent} | {r.hands} | {r.mean_points:.3f} | [{r.ci_low:.3f}, {r.ci_high:.3f}] "
         f"| {r.win_rate:.3f} | {r.deal_in_rate:.3f} | {r.mean_points_per_win:.2f} |"
-        for r in t.itertuples())
-    text = (f"#### {variant}, seed {seed}, {seating} seating: {verdict}\n\n"
-            f"`mjlog ladder --variant {variant} --agents {','.join(LINEUP)} --hands {hands} "
-            f"--seed {seed} --seating {seating} --workers {workers}`: {dt:.0f} s wall "
-            "clock\n\n"
-            "| agent | seat-hands | mean points/hand | 95% CI | win rate | deal-in rate "
-            "| points/win |\n|---|---|---|---|---|---|---|\n" + rows + "\n\n"
-            f"expert's lead over strategic, paired by match ({lead.matches} matches): "
-            f"{lead.difference:+.3f} [{lead.ci_low:+.3f}, {lead.ci_high:+.3f}] points per hand, "
-            f"p = {lead.p:.2g}. The search's own worth at this table, expert against its "
-            f"twin `{TWIN}` in the same seat of the same line-up and walls "
-            f"(`analysis.ladder.lead_across`): {search['difference']:+.3f} "
-            f"[{search['ci_low']:+.3f}, {search['ci_high']:+.3f}], p = {search['p']:.2g}. "
-            f"The search changed the points of {changed['share']:.1%} "
-            f"[{changed['share_low']:.1%}, {changed['share_high']:.1%}] of expert's seat-hands, "
-            f"by {changed['per_changed']:+.2f} [{changed['per_changed_low']:+.2f}, "
-            f"{changed['per_changed_high']:+.2f}] points per changed one "
-            "(`analysis.ladder.changed_hands`)\n\n")
-    return text, {"table": t.to_dict("records"), "seconds": dt, "verdict": verdict,
-                  "lead": lead.to_dict(), "search": search, "changed": changed}
+        for r in t.itertuples()
+    )
+    text = (
+        f"#### {variant}, seed {seed}, {seating} seating: {verdict}\n\n"
+        f"`mjlog ladder --variant {variant} --agents {','.join(LINEUP)} --hands {hands} "
+        f"--seed {seed} --seating {seating} --workers {workers}`: {dt:.0f} s wall "
+        "clock\n\n"
+        "| agent | seat-hands | mean points/hand | 95% CI | win rate | deal-in rate "
+        "| points/win |\n|---|---|---|---|---|---|---|\n" + rows + "\n\n"
+        f"expert's lead over strategic, paired by match ({lead.matches} matches): "
+        f"{lead.difference:+.3f} [{lead.ci_low:+.3f}, {lead.ci_high:+.3f}] points per hand, "
+        f"p = {lead.p:.2g}. The search's own worth at this table, expert against its "
+        f"twin `{TWIN}` in the same seat of the same line-up and walls "
+        f"(`analysis.ladder.lead_across`): {search['difference']:+.3f} "
+        f"[{search['ci_low']:+.3f}, {search['ci_high']:+.3f}], p = {search['p']:.2g}. "
+        f"The search changed the points of {changed['share']:.1%} "
+        f"[{changed['share_low']:.1%}, {changed['share_high']:.1%}] of expert's seat-hands, "
+        f"by {changed['per_changed']:+.2f} [{changed['per_changed_low']:+.2f}, "
+        f"{changed['per_changed_high']:+.2f}] points per changed one "
+        "(`analysis.ladder.changed_hands`)\n\n"
+    )
+    return text, {
+        "table": t.to_dict("records"),
+        "seconds": dt,
+        "verdict": verdict,
+        "lead": lead.to_dict(),
+        "search": search,
+        "changed": changed,
+    }
 
 
 #: strategic's exact twin: with no samples, expert plays strategic's own choices
@@ -154,8 +195,9 @@ def twin_ladder(variant: str, hands: int, seed: int, workers: int = 1):
     from analysis.ladder import gaps, ladder_tables
 
     with tempfile.TemporaryDirectory(prefix="mjlog-twin-") as run:
-        t, _ = ladder_tables(variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers,
-                             out=run, seating="cyclic")
+        t, _ = ladder_tables(
+            variant, TWIN_LINEUP, hands=hands, seed=seed, workers=workers, out=run, seating="cyclic"
+        )
         return t.set_index("agent"), gaps(run, [EXPERT, "strategic"]).iloc[0]
 
 
@@ -191,11 +233,13 @@ def null_part(variant: str, hands: int, seeds=NULL_SEEDS, big: int = FULL_HANDS)
     a, g = twin_ladder(variant, big, SEED)
     need = clear(a)
     cpu = time.process_time() - t0
-    return (f"| {variant} | {k} × {hands} | {d.value:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}] | "
-            f"{np.std(diffs, ddof=1):.3f} | {max(abs(x) for x in diffs):.3f} | "
-            f"{covered} of {k} [{ci.low:.2f}, {ci.high:.2f}] | {apart} of {k} | "
-            f"{np.mean(halves):.3f} | {big}: {g['difference']:+.3f} "
-            f"[{g['ci_low']:+.3f}, {g['ci_high']:+.3f}] | {need:.3f} | {cpu:.0f} |\n")
+    return (
+        f"| {variant} | {k} × {hands} | {d.value:+.3f} [{d.lo:+.3f}, {d.hi:+.3f}] | "
+        f"{np.std(diffs, ddof=1):.3f} | {max(abs(x) for x in diffs):.3f} | "
+        f"{covered} of {k} [{ci.low:.2f}, {ci.high:.2f}] | {apart} of {k} | "
+        f"{np.mean(halves):.3f} | {big}: {g['difference']:+.3f} "
+        f"[{g['ci_low']:+.3f}, {g['ci_high']:+.3f}] | {need:.3f} | {cpu:.0f} |\n"
+    )
 
 
 #: the seeds of the seating comparison (fresh: no other part plays them)
@@ -222,23 +266,34 @@ def seating_part(variant: str, hands: int, workers: int, seeds=SEATING_SEEDS) ->
     c = np.array(lead, float)
     e = estimate(c)
     wall = time.perf_counter() - t0
-    return (f"| {variant} | {len(c)} × {hands} | {e.value:+.3f} [{e.lo:+.3f}, {e.hi:+.3f}] | "
-            f"{np.std(c, ddof=1):.3f} | {above} of {len(c)} | {wall:.0f} |\n")
+    return (
+        f"| {variant} | {len(c)} × {hands} | {e.value:+.3f} [{e.lo:+.3f}, {e.hi:+.3f}] | "
+        f"{np.std(c, ddof=1):.3f} | {above} of {len(c)} | {wall:.0f} |\n"
+    )
 
 
-def expert_run(variant: str, matches: int, out: Path, workers: int, agents: list[str],
-               duplicate: bool = False, seed: int = SEED) -> float:
+def expert_run(
+    variant: str,
+    matches: int,
+    out: Path,
+    workers: int,
+    agents: list[str],
+    duplicate: bool = False,
+    seed: int = SEED,
+) -> float:
     from simulate.runner import RunSpec, simulate
 
-    spec = RunSpec.build(variant, seed=seed, matches=matches, hands_per_match=8,
-                         agents=agents, duplicate=duplicate)
+    spec = RunSpec.build(
+        variant, seed=seed, matches=matches, hands_per_match=8, agents=agents, duplicate=duplicate
+    )
     t0 = time.perf_counter()
     simulate(spec, out, workers=workers, progress=False)
     return time.perf_counter() - t0
 
 
-def conclusions_part(variant: str, matches: int, base: Path, workers: int, seed: int = SEED,
-                     agent: str = EXPERT) -> tuple[dict[str, str], float]:
+def conclusions_part(
+    variant: str, matches: int, base: Path, workers: int, seed: int = SEED, agent: str = EXPERT
+) -> tuple[dict[str, str], float]:
     """``agent`` in every seat against strategic in every seat on the same walls
     (:func:`conclusions`), and the skill share of each in duplicate line-ups
     (:func:`skill`): the fragments' text by part (``conclusions``, ``skill``, each
@@ -258,10 +313,19 @@ def conclusions_part(variant: str, matches: int, base: Path, workers: int, seed:
     secs = expert_run(variant, matches, e_dir, workers, [agent], seed=seed)
     dup = {p: base / f"skill{tag}-{variant}-{p}" for p in ("strategic", "expert")}
     for p, d in dup.items():
-        expert_run(variant, max(2, matches // 2), d, workers,
-                   [agent if p == "expert" else p, "greedy"] * 2, duplicate=True, seed=seed)
-    return {f"conclusions{tag}": "\n".join(conclusions(variant, s_dir, e_dir)) + "\n",
-            f"skill{tag}": skill(variant, dup) + "\n"}, secs
+        expert_run(
+            variant,
+            max(2, matches // 2),
+            d,
+            workers,
+            [agent if p == "expert" else p, "greedy"] * 2,
+            duplicate=True,
+            seed=seed,
+        )
+    return {
+        f"conclusions{tag}": "\n".join(conclusions(variant, s_dir, e_dir)) + "\n",
+        f"skill{tag}": skill(variant, dup) + "\n",
+    }, secs
 
 
 def conclusions(variant: str, strategic: Path, expert: Path) -> list[str]:
@@ -270,9 +334,11 @@ def conclusions(variant: str, strategic: Path, expert: Path) -> list[str]:
 
     t = paired_comparison([strategic, expert])
     keep = t[t["metric"].isin(METRICS) | t["metric"].str.startswith("pattern")]
-    return [f"| {variant} | {r.metric} | {r.unit} | {r.baseline:.4f} | {r.value:.4f} | "
-            f"{r.diff:+.4f} [{r.lo:+.4f}, {r.hi:+.4f}] | {r.p:.3g} | {r.units} |"
-            for r in keep.itertuples()]
+    return [
+        f"| {variant} | {r.metric} | {r.unit} | {r.baseline:.4f} | {r.value:.4f} | "
+        f"{r.diff:+.4f} [{r.lo:+.4f}, {r.hi:+.4f}] | {r.p:.3g} | {r.units} |"
+        for r in keep.itertuples()
+    ]
 
 
 def skill(variant: str, runs: dict[str, Path]) -> str:
@@ -280,11 +346,13 @@ def skill(variant: str, runs: dict[str, Path]) -> str:
 
     s = {k: skill_share(p).iloc[0] for k, p in runs.items()}
     d = skill_share_difference(runs["strategic"], runs["expert"])
-    return (f"| {variant} | {s['strategic'].skill_share:.3f} [{s['strategic'].skill_share_lo:.3f}, "
-            f"{s['strategic'].skill_share_hi:.3f}] | {s['expert'].skill_share:.3f} "
-            f"[{s['expert'].skill_share_lo:.3f}, {s['expert'].skill_share_hi:.3f}] | "
-            f"{d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] | {d['p']:.3g} | "
-            f"{int(s['expert'].matches)} |")
+    return (
+        f"| {variant} | {s['strategic'].skill_share:.3f} [{s['strategic'].skill_share_lo:.3f}, "
+        f"{s['strategic'].skill_share_hi:.3f}] | {s['expert'].skill_share:.3f} "
+        f"[{s['expert'].skill_share_lo:.3f}, {s['expert'].skill_share_hi:.3f}] | "
+        f"{d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] | {d['p']:.3g} | "
+        f"{int(s['expert'].matches)} |"
+    )
 
 
 #: the specs the calibration sets against the truth, and its samples per decision
@@ -301,21 +369,35 @@ def calibration_part(variant: str, hands: int) -> str:
     rows = calibrate(variant, hands=hands, samples=CAL_SAMPLES, specs=CALIBRATED, seed=SEED)
     cpu = time.process_time() - t0
     summ = summarize(rows)
-    out = [f"| {variant} | `{s['spec']}` | {s['pairs']} | {s['slope']:+.2f} ± {s['slope_se']:.2f} "
-           f"| {s['reliability']:.2f} | {s['corrected']:+.2f} | {s['r']:+.3f} | {hands} "
-           f"| {cpu:.0f} |" for s in summ]
+    out = [
+        f"| {variant} | `{s['spec']}` | {s['pairs']} | {s['slope']:+.2f} ± {s['slope_se']:.2f} "
+        f"| {s['reliability']:.2f} | {s['corrected']:+.2f} | {s['r']:+.3f} | {hands} "
+        f"| {cpu:.0f} |"
+        for s in summ
+    ]
     kinds = summ[0]["kinds"]
-    lines = [f"| {variant} | {k} | {v['n']} | {v['truth']:+.2f} [{v['truth'] - v['half']:+.2f}, "
-             f"{v['truth'] + v['half']:+.2f}] | "
-             + " | ".join(f"{s['kinds'][k]['estimate']:+.2f}" for s in summ) + " |"
-             for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]["n"]) if v["n"] >= 5]
+    lines = [
+        f"| {variant} | {k} | {v['n']} | {v['truth']:+.2f} [{v['truth'] - v['half']:+.2f}, "
+        f"{v['truth'] + v['half']:+.2f}] | "
+        + " | ".join(f"{s['kinds'][k]['estimate']:+.2f}" for s in summ)
+        + " |"
+        for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]["n"])
+        if v["n"] >= 5
+    ]
     return "\n".join(out) + "\n", "\n".join(lines) + "\n"
 
 
 #: the search settings (rollouts, most, z) priced offline, on one calibration of
 #: BUDGET_SAMPLES samples a decision
-BUDGETS = ((8, 8, 2.0), (16, 16, 2.0), (32, 32, 2.0), (64, 64, 2.0), (8, 32, 2.0),
-           (16, 64, 2.0), (32, 32, 3.0))
+BUDGETS = (
+    (8, 8, 2.0),
+    (16, 16, 2.0),
+    (32, 32, 2.0),
+    (64, 64, 2.0),
+    (8, 32, 2.0),
+    (16, 64, 2.0),
+    (32, 32, 3.0),
+)
 BUDGET_SAMPLES = 64
 
 
@@ -326,8 +408,9 @@ def budget_part(variant: str, hands: int, first: int, spec: str = EXPERT) -> str
     from research.expert_calibration import budget, calibrate
 
     t0 = time.process_time()
-    rows = calibrate(variant, hands=hands, samples=BUDGET_SAMPLES, specs=(spec,), seed=SEED,
-                     first=first)
+    rows = calibrate(
+        variant, hands=hands, samples=BUDGET_SAMPLES, specs=(spec,), seed=SEED, first=first
+    )
     cpu = time.process_time() - t0
     extra = spec.partition(":")[2] + ";" if ":" in spec else ""
     return "".join(
@@ -336,7 +419,8 @@ def budget_part(variant: str, hands: int, first: int, spec: str = EXPERT) -> str
         f"{b['samples']:.1f} | {b['overrules']} of {b['decisions']} | "
         f"{b['first']:+.3f} [{b['first_lo']:+.3f}, {b['first_hi']:+.3f}] | "
         f"{b['total']:+.3f} [{b['total_lo']:+.3f}, {b['total_hi']:+.3f}] | {cpu:.0f} |\n"
-        for b in budget(rows, range(first, first + hands), BUDGETS))
+        for b in budget(rows, range(first, first + hands), BUDGETS)
+    )
 
 
 def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
@@ -346,10 +430,12 @@ def ab_rows(variant: str, hands: int, agents=AB_AGENTS) -> list[str]:
     rows = []
     for a in agents:
         r = paired_edge(variant, a, hands=hands, seed=SEED)
-        rows.append(f"| {variant} | `{a}` | {r['hands']} | {r['diff']:+.3f} "
-                    f"[{r['lo']:+.3f}, {r['hi']:+.3f}] | {r['p']:.3g} | "
-                    f"{r['overruled']} of {r['searched']} | "
-                    f"{r['sampled'] / max(1, r['searched']):.1f} | {r['cpu_s']:.0f} |")
+        rows.append(
+            f"| {variant} | `{a}` | {r['hands']} | {r['diff']:+.3f} "
+            f"[{r['lo']:+.3f}, {r['hi']:+.3f}] | {r['p']:.3g} | "
+            f"{r['overruled']} of {r['searched']} | "
+            f"{r['sampled'] / max(1, r['searched']):.1f} | {r['cpu_s']:.0f} |"
+        )
     return rows
 
 
@@ -361,8 +447,14 @@ def ceiling_part(variant: str, hands: int, twin: str = "seeing") -> str:
 
     t0 = time.process_time()
     r = ceiling(variant, hands=hands, seed=SEED, first=CEILING_FIRST, twin=twin)
-    return _pair_row(variant, f"{CEILING_FIRST}–{CEILING_FIRST + hands - 1}", r["agent"],
-                     r["seeing"], r["gap"], time.process_time() - t0)
+    return _pair_row(
+        variant,
+        f"{CEILING_FIRST}–{CEILING_FIRST + hands - 1}",
+        r["agent"],
+        r["seeing"],
+        r["gap"],
+        time.process_time() - t0,
+    )
 
 
 def _pair_row(variant: str, span: str, a: dict, b: dict, gap: dict, cpu: float) -> str:
@@ -371,9 +463,11 @@ def _pair_row(variant: str, span: str, a: dict, b: dict, gap: dict, cpu: float) 
     def ci(d) -> str:
         return f"{d['diff']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}]"
 
-    return (f"| {variant} | {span} | {ci(a)} | {ci(b)} | {ci(gap)} "
-            f"| {a['overruled']} of {a['searched']} | {b['overruled']} of {b['searched']} "
-            f"| {cpu:.0f} |\n")
+    return (
+        f"| {variant} | {span} | {ci(a)} | {ci(b)} | {ci(gap)} "
+        f"| {a['overruled']} of {a['searched']} | {b['overruled']} of {b['searched']} "
+        f"| {cpu:.0f} |\n"
+    )
 
 
 #: the ceiling's first hand: past the A/B's and the calibration's hands
@@ -388,8 +482,9 @@ def reading_part(variant: str, hands: int) -> str:
 
     t0 = time.process_time()
     r = head_to_head(variant, READ_SPEC, EXPERT, hands=hands, seed=READING_SEED)
-    return _pair_row(variant, f"0–{hands - 1}", r["agent"], r["other"], r["gap"],
-                     time.process_time() - t0)
+    return _pair_row(
+        variant, f"0–{hands - 1}", r["agent"], r["other"], r["gap"], time.process_time() - t0
+    )
 
 
 #: the reading part's agent and its hands' seed (the reading was learned at 9001)
@@ -398,8 +493,19 @@ READ_SPEC, READING_SEED = "expert:reading=1", 3300
 #: the parts, in the section's order; each variant's text of a part is kept in
 #: FRAGMENTS so that parts and variants can be run apart (one at a time on a shared
 #: machine) and the section assembled from them
-PARTS = ("speed", "ab", "ceiling", "ready", "reading", "calibration", "budget", "ladder", "null",
-         "seating", "conclusions")
+PARTS = (
+    "speed",
+    "ab",
+    "ceiling",
+    "ready",
+    "reading",
+    "calibration",
+    "budget",
+    "ladder",
+    "null",
+    "seating",
+    "conclusions",
+)
 FRAGMENTS = ROOT / "build" / "bench_expert"
 
 
@@ -415,11 +521,22 @@ def budget_fragment(first: int, spec: str) -> str:
     return f"budget{first}_" + re.sub(r"[^A-Za-z0-9=.]+", "_", spec.partition(":")[2])
 
 
-def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
-        matches: int | None = None, workers: int = 1, speed_hands: int | None = None,
-        keep: Path | None = None, parts=PARTS, ab_hands: int | None = None,
-        cal_hands: int | None = None, cal_first: int = 0, seed: int = SEED,
-        seating: str = DEFAULT_SEATING, budget_spec: str = EXPERT) -> dict:
+def run(
+    quick: bool = False,
+    variants=VARIANTS,
+    hands: int | None = None,
+    matches: int | None = None,
+    workers: int = 1,
+    speed_hands: int | None = None,
+    keep: Path | None = None,
+    parts=PARTS,
+    ab_hands: int | None = None,
+    cal_hands: int | None = None,
+    cal_first: int = 0,
+    seed: int = SEED,
+    seating: str = DEFAULT_SEATING,
+    budget_spec: str = EXPERT,
+) -> dict:
     hands = hands or (32 if quick else FULL_HANDS)
     matches = matches or (1 if quick else 25)
     speed_hands = speed_hands or (3 if quick else 20)
@@ -440,9 +557,13 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
             if "speed" in parts:
                 sp = speed(v, speed_hands)
                 figures[f"speed/{v}"] = sp
-                put("speed", v, f"| {v} | {sp['hands']} | {sp['hands_per_s']:.2f} | "
+                put(
+                    "speed",
+                    v,
+                    f"| {v} | {sp['hands']} | {sp['hands_per_s']:.2f} | "
                     f"{sp['hands_per_cpu_s']:.2f} | {sp['searched_per_hand']:.1f} | "
-                    f"{sp['overruled_per_hand']:.2f} |\n")
+                    f"{sp['overruled_per_hand']:.2f} |\n",
+                )
             if "ab" in parts:
                 put("ab", v, "\n".join(ab_rows(v, ab_hands)) + "\n")
             if "ceiling" in parts:
@@ -456,19 +577,34 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
                 put("calfit", v, fit)
                 put("calkinds", v, kinds)
             if "budget" in parts:
-                put(budget_fragment(cal_first, budget_spec), v,
-                    budget_part(v, cal_hands, cal_first, budget_spec))
+                put(
+                    budget_fragment(cal_first, budget_spec),
+                    v,
+                    budget_part(v, cal_hands, cal_first, budget_spec),
+                )
             if "ladder" in parts:
-                text, fig = ladder_part(v, hands, workers, seed, seating,
-                                        keep and base / f"ladder{seed}-{seating}-{v}")
+                text, fig = ladder_part(
+                    v, hands, workers, seed, seating, keep and base / f"ladder{seed}-{seating}-{v}"
+                )
                 figures[f"ladder/{v}"] = fig
                 put(f"ladder{seed}{'' if seating == 'cyclic' else 'b'}", v, text)
             if "null" in parts:
-                put("null", v, null_part(v, hands, NULL_SEEDS[:2] if quick else NULL_SEEDS,
-                                         hands if quick else FULL_HANDS))
+                put(
+                    "null",
+                    v,
+                    null_part(
+                        v,
+                        hands,
+                        NULL_SEEDS[:2] if quick else NULL_SEEDS,
+                        hands if quick else FULL_HANDS,
+                    ),
+                )
             if "seating" in parts:
-                put("seatbias", v, seating_part(v, hands, workers,
-                                                SEATING_SEEDS[:2] if quick else SEATING_SEEDS))
+                put(
+                    "seatbias",
+                    v,
+                    seating_part(v, hands, workers, SEATING_SEEDS[:2] if quick else SEATING_SEEDS),
+                )
             if "conclusions" in parts:
                 frags, figures[f"run/{v}"] = conclusions_part(v, matches, base, workers, seed)
                 for part, text in frags.items():
@@ -547,8 +683,13 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "truth's mean with its 95 % interval (the hand as the unit, since one hand's decisions "
         "share its real tiles), and each spec's mean estimate (in the order above). The "
         "slopes' ± take the decisions as independent, so they are too narrow:\n\n"
-        "| variant | kind | n | truth [95% CI] | " + " | ".join(f"`{c}`" for c in CALIBRATED)
-        + " |\n|---|---|---|---|" + "---|" * len(CALIBRATED) + "\n" + joined("calkinds") + "\n"
+        "| variant | kind | n | truth [95% CI] | "
+        + " | ".join(f"`{c}`" for c in CALIBRATED)
+        + " |\n|---|---|---|---|"
+        + "---|" * len(CALIBRATED)
+        + "\n"
+        + joined("calkinds")
+        + "\n"
         "### Budget: what more samples would gain, priced offline\n\n"
         "`research.expert_calibration.budget`: one calibration with "
         f"{BUDGET_SAMPLES} samples a decision (`--parts budget`, hands `--cal-first` … on), "
@@ -561,9 +702,11 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "| variant | hands | setting | samples/decision | overrules of decisions "
         "| edge, first overrule [95% CI] | edge, all overrules [95% CI] | CPU s |\n"
         "|---|---|---|---|---|---|---|---|\n"
-        + "".join(joined(p) for p in sorted(got) if p.startswith("budget")) + "\n"
+        + "".join(joined(p) for p in sorted(got) if p.startswith("budget"))
+        + "\n"
         "### Duplicate ladder\n\n"
-        + "".join(joined(p) for p in sorted(got) if p.startswith("ladder")) + "\n"
+        + "".join(joined(p) for p in sorted(got) if p.startswith("ladder"))
+        + "\n"
         f"The full run: `mjlog ladder --variant V --agents {','.join(LINEUP)} --hands "
         f"{FULL_HANDS} --seed {SEED} --seating {DEFAULT_SEATING}` for each variant.\n\n"
         "#### The ladder's own noise: strategic against its twin\n\n"
@@ -610,15 +753,20 @@ def run(quick: bool = False, variants=VARIANTS, hands: int | None = None,
         "95% CIs over matches; the difference's resamples a match with its twin on the "
         "same walls):\n\n"
         "| variant | strategic | expert | difference [95% CI] | p | matches |\n"
-        "|---|---|---|---|---|---|\n" + joined("skill") + "".join(
+        "|---|---|---|---|---|---|\n"
+        + joined("skill")
+        + "".join(
             f"\nAt seed {s} (`--parts conclusions --seed {s}`), strategic played in "
             "every seat on the same walls here, not the committed sample:\n\n"
             "| variant | metric | unit | strategic | expert | difference [95% CI] | p | matches |\n"
             "|---|---|---|---|---|---|---|---|\n" + joined(f"conclusions{s}") + "\n"
             "| variant | strategic | expert | difference [95% CI] | p | matches |\n"
             "|---|---|---|---|---|---|\n" + joined(f"skill{s}")
-            for s in sorted(p.removeprefix("conclusions") for p in got
-                            if re.fullmatch(r"conclusions\d+", p))))
+            for s in sorted(
+                p.removeprefix("conclusions") for p in got if re.fullmatch(r"conclusions\d+", p)
+            )
+        )
+    )
     return {"section": section, "figures": figures}
 
 
@@ -631,31 +779,69 @@ if __name__ == "__main__":
     ap.add_argument("--speed-hands", type=int, default=None)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--keep", type=Path, default=None, help="keep the runs under this folder")
-    ap.add_argument("--parts", default=",".join(PARTS),
-                    help=f"comma-separated parts to run ({', '.join(PARTS)}); the others are "
-                         "taken from earlier runs' fragments (build/bench_expert/)")
+    ap.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help=f"comma-separated parts to run ({', '.join(PARTS)}); the others are "
+        "taken from earlier runs' fragments (build/bench_expert/)",
+    )
     ap.add_argument("--ab-hands", type=int, default=None)
-    ap.add_argument("--cal-hands", type=int, default=None,
-                    help="hands of the calibration and the budget per variant (default 200)")
-    ap.add_argument("--seed", type=int, default=SEED,
-                    help="the ladder's and the conclusions' seed (a fresh one checks a finding; "
-                         "away from the committed seed the conclusions play strategic's side "
-                         "themselves)")
-    ap.add_argument("--seating", choices=SEATINGS, default=DEFAULT_SEATING,
-                    help="the ladder's seating (simulate.seating.seatings)")
-    ap.add_argument("--cal-first", type=int, default=0,
-                    help="the budget's first hand (a fresh range checks a setting it picked)")
-    ap.add_argument("--budget-spec", default=EXPERT,
-                    help="the expert whose searched decisions the budget prices, e.g. "
-                         "expert:shanten=2 (default: expert)")
+    ap.add_argument(
+        "--cal-hands",
+        type=int,
+        default=None,
+        help="hands of the calibration and the budget per variant (default 200)",
+    )
+    ap.add_argument(
+        "--seed",
+        type=int,
+        default=SEED,
+        help="the ladder's and the conclusions' seed (a fresh one checks a finding; "
+        "away from the committed seed the conclusions play strategic's side "
+        "themselves)",
+    )
+    ap.add_argument(
+        "--seating",
+        choices=SEATINGS,
+        default=DEFAULT_SEATING,
+        help="the ladder's seating (simulate.seating.seatings)",
+    )
+    ap.add_argument(
+        "--cal-first",
+        type=int,
+        default=0,
+        help="the budget's first hand (a fresh range checks a setting it picked)",
+    )
+    ap.add_argument(
+        "--budget-spec",
+        default=EXPERT,
+        help="the expert whose searched decisions the budget prices, e.g. "
+        "expert:shanten=2 (default: expert)",
+    )
     a = ap.parse_args()
     from simulate.agents import make_agent
     from simulate.agents.expert import ExpertAgent
+
     try:
         if not isinstance(make_agent(a.budget_spec), ExpertAgent):
             ap.error(f"--budget-spec {a.budget_spec!r}: not an expert agent")
     except ValueError as e:
         ap.error(f"--budget-spec: {e}")
-    print(run(a.quick, a.variants, a.hands, a.matches, a.workers, a.speed_hands,
-              a.keep, [p for p in a.parts.split(",") if p], a.ab_hands, a.cal_hands,
-              a.cal_first, a.seed, a.seating, a.budget_spec)["section"])
+    print(
+        run(
+            a.quick,
+            a.variants,
+            a.hands,
+            a.matches,
+            a.workers,
+            a.speed_hands,
+            a.keep,
+            [p for p in a.parts.split(",") if p],
+            a.ab_hands,
+            a.cal_hands,
+            a.cal_first,
+            a.seed,
+            a.seating,
+            a.budget_spec,
+        )["section"]
+    )

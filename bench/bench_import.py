@@ -32,11 +32,32 @@ def exported(hands: int, work: Path) -> Path:
     """A JSONL file of ``hands`` simulated greedy yuxi hands (8 per match)."""
     run, jsonl = work / f"run{hands}", work / f"h{hands}.jsonl"
     py = [sys.executable, "-m", "mjlog"]
-    subprocess.run([*py, "simulate", "--variant", "yuxi", "--matches", str(hands // 8),
-                    "--hands-per-match", "8", "--agents", "greedy", "--seed", "1", "--quiet",
-                    "--workers", "2", "--out", str(run)], check=True, cwd=ROOT)
-    subprocess.run([*py, "export", str(run), "--out", str(jsonl)], check=True, cwd=ROOT,
-                   capture_output=True)
+    subprocess.run(
+        [
+            *py,
+            "simulate",
+            "--variant",
+            "yuxi",
+            "--matches",
+            str(hands // 8),
+            "--hands-per-match",
+            "8",
+            "--agents",
+            "greedy",
+            "--seed",
+            "1",
+            "--quiet",
+            "--workers",
+            "2",
+            "--out",
+            str(run),
+        ],
+        check=True,
+        cwd=ROOT,
+    )
+    subprocess.run(
+        [*py, "export", str(run), "--out", str(jsonl)], check=True, cwd=ROOT, capture_output=True
+    )
     return jsonl
 
 
@@ -64,26 +85,36 @@ def measure(hands: int, work: Path, jsonl: Path | None = None) -> dict:
     jsonl = jsonl or exported(hands, work)
     out = work / f"imp{hands}"
     t0 = time.perf_counter()
-    code = ("import resource, sys; from mjlog.interchange import import_files; "
-            f"import_files([{str(jsonl)!r}], {str(out)!r}); "
-            "u = resource.getrusage(resource.RUSAGE_SELF); "
-            "print(u.ru_maxrss, u.ru_utime + u.ru_stime)")
-    r = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
-                       capture_output=True, text=True)
+    code = (
+        "import resource, sys; from mjlog.interchange import import_files; "
+        f"import_files([{str(jsonl)!r}], {str(out)!r}); "
+        "u = resource.getrusage(resource.RUSAGE_SELF); "
+        "print(u.ru_maxrss, u.ru_utime + u.ru_stime)"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True
+    )
     dt = time.perf_counter() - t0
     rss, cpu = r.stdout.split()[-2:]
-    return {"hands": hands, "jsonl_mb": round(jsonl.stat().st_size / 2**20, 1),
-            "wall_s": round(dt, 1), "cpu_s": round(float(cpu), 1),
-            "hands_per_cpu_s": round(hands / float(cpu)),
-            "peak_rss_mb": round(int(rss) / 1024)}
+    return {
+        "hands": hands,
+        "jsonl_mb": round(jsonl.stat().st_size / 2**20, 1),
+        "wall_s": round(dt, 1),
+        "cpu_s": round(float(cpu), 1),
+        "hands_per_cpu_s": round(hands / float(cpu)),
+        "peak_rss_mb": round(int(rss) / 1024),
+    }
 
 
 def run(quick: bool = False) -> dict:
     """The BENCHMARKS.md section (``bench/run.py``)."""
     with tempfile.TemporaryDirectory() as d:
         rows = [measure(n, Path(d)) for n in ((200, 800) if quick else (1000, 8000))]
-    lines = [f"| {r['hands']} | {r['jsonl_mb']} | {r['cpu_s']} | {r['hands_per_cpu_s']} | "
-             f"{r['peak_rss_mb']} |" for r in rows]
+    lines = [
+        f"| {r['hands']} | {r['jsonl_mb']} | {r['cpu_s']} | {r['hands_per_cpu_s']} | "
+        f"{r['peak_rss_mb']} |"
+        for r in rows
+    ]
     section = (
         "## Many-hand import (`bench/bench_import.py`)\n\n"
         "`mjlog import` of one JSON-lines file holding every hand of a greedy yuxi run "
@@ -92,15 +123,21 @@ def run(quick: bool = False) -> dict:
         "the rows wait in a spill beside the run until the run id is known. Memory stays "
         "flat as the hands grow: one hand and one row group are held.\n\n"
         "| hands | JSONL MB | CPU s | hands per CPU s | peak RSS MB |\n"
-        "|---|---|---|---|---|\n" + "\n".join(lines) + "\n")
+        "|---|---|---|---|---|\n" + "\n".join(lines) + "\n"
+    )
     return {"rows": rows, "section": section}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--hands", type=int, nargs="+", default=[2000, 8000])
-    ap.add_argument("--repeat", type=int, nargs=2, metavar=("HANDS", "COPIES"),
-                    help="import HANDS simulated hands written COPIES times over")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        nargs=2,
+        metavar=("HANDS", "COPIES"),
+        help="import HANDS simulated hands written COPIES times over",
+    )
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         if a.repeat:

@@ -20,29 +20,39 @@ HANDS = {"yuxi": 20000, "xuezhan": 40000, "huangmei": 20000}
 SEATING = "balanced"
 
 
-def run(quick: bool = False, variants: list[str] | None = None, workers: int | None = None,
-        hands: dict | None = None) -> dict:
+def run(
+    quick: bool = False,
+    variants: list[str] | None = None,
+    workers: int | None = None,
+    hands: dict | None = None,
+) -> dict:
     from analysis.ladder import ladder_tables
 
     parts, figures = [], {}
     for variant in variants or list(HANDS):
         n = 320 if quick else (hands or HANDS)[variant]
-        t, gaps = ladder_tables(variant, LINEUP, hands=n, seed=2026, workers=workers,
-                                 seating=SEATING)
+        t, gaps = ladder_tables(
+            variant, LINEUP, hands=n, seed=2026, workers=workers, seating=SEATING
+        )
         order = list(t["agent"])
-        separated = all(t["ci_low"].iloc[i] > t["ci_high"].iloc[i + 1]
-                        for i in range(len(t) - 1))
-        verdict = ("met" if order == LINEUP and separated else
-                   f"NOT met (order {', '.join(order)}, intervals "
-                   f"{'apart' if separated else 'overlap'})")
+        separated = all(t["ci_low"].iloc[i] > t["ci_high"].iloc[i + 1] for i in range(len(t) - 1))
+        verdict = (
+            "met"
+            if order == LINEUP and separated
+            else f"NOT met (order {', '.join(order)}, intervals "
+            f"{'apart' if separated else 'overlap'})"
+        )
         figures[variant] = {"standings": t.to_dict("records"), "gaps": gaps.to_dict("records")}
         leads = "\n".join(
             f"| {g.ahead} | {g.behind} | {g.difference:+.3f} | [{g.ci_low:+.3f}, {g.ci_high:+.3f}] "
-            f"| {g.p:.2g} |" for g in gaps.itertuples())
+            f"| {g.p:.2g} |"
+            for g in gaps.itertuples()
+        )
         rows = "\n".join(
             f"| {r.agent} | {r.hands} | {r.mean_points:.3f} | [{r.ci_low:.3f}, {r.ci_high:.3f}] "
             f"| {r.win_rate:.3f} | {r.deal_in_rate:.3f} | {r.mean_points_per_win:.2f} |"
-            for r in t.itertuples())
+            for r in t.itertuples()
+        )
         parts.append(
             f"### {variant}: {verdict}\n\n"
             f"`mjlog ladder --variant {variant} --agents {','.join(LINEUP)} --hands {n} "
@@ -50,16 +60,17 @@ def run(quick: bool = False, variants: list[str] | None = None, workers: int | N
             "| agent | seat-hands | mean points/hand | 95% CI | win rate | deal-in rate "
             "| points/win |\n|---|---|---|---|---|---|---|\n" + rows + "\n\n"
             "Lead over the next agent down, paired by match:\n\n"
-            "| agent | over | points/hand | 95% CI | p |\n|---|---|---|---|---|\n"
-            + leads + "\n")
-    section = ("## Agents: duplicate ladder\n\n"
-               f"Each match is played once per seat rotation and per order of the agents after "
-               f"the first ({SEATING} seating) on the same walls, every agent in every seat "
-               "and before every other; the line-up is strategic, efficient, greedy, random. "
-               "Intervals take the match (its orders and rotations pooled) as the unit; the "
-               "leads pair the two agents match by match (the same walls), a sharper test "
-               "than two intervals apart.\n\n"
-               + "\n".join(parts))
+            "| agent | over | points/hand | 95% CI | p |\n|---|---|---|---|---|\n" + leads + "\n"
+        )
+    section = (
+        "## Agents: duplicate ladder\n\n"
+        f"Each match is played once per seat rotation and per order of the agents after "
+        f"the first ({SEATING} seating) on the same walls, every agent in every seat "
+        "and before every other; the line-up is strategic, efficient, greedy, random. "
+        "Intervals take the match (its orders and rotations pooled) as the unit; the "
+        "leads pair the two agents match by match (the same walls), a sharper test "
+        "than two intervals apart.\n\n" + "\n".join(parts)
+    )
     return {"section": section, "figures": figures}
 
 

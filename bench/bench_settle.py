@@ -16,15 +16,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_tune import _timed  # noqa: E402 - the same timing as the tune row
 
 WORKERS = 2
-ARGS = ["tune", "xuezhan", "--vary", "cap=2:64", "--vary", "base=1:4",
-        "--target", "money_moved_per_hand=20±2", "--target", "capped_share<=0.05",
-        "--agents", "efficient", "--seed", "2026", "--workers", str(WORKERS),
-        "--quiet", "--format", "json"]
+ARGS = [
+    "tune",
+    "xuezhan",
+    "--vary",
+    "cap=2:64",
+    "--vary",
+    "base=1:4",
+    "--target",
+    "money_moved_per_hand=20±2",
+    "--target",
+    "capped_share<=0.05",
+    "--agents",
+    "efficient",
+    "--seed",
+    "2026",
+    "--workers",
+    str(WORKERS),
+    "--quiet",
+    "--format",
+    "json",
+]
 
 
 def _answer(r: dict) -> tuple:
-    return (r["best"], r["targets"], [(t["point"], t["loss"]) for t in r["trials"]],
-            [(x["trials"], x["share_best"]) for x in r["race"]])
+    return (
+        r["best"],
+        r["targets"],
+        [(t["point"], t["loss"]) for t in r["trials"]],
+        [(x["trials"], x["share_best"]) for x in r["race"]],
+    )
 
 
 def run(quick: bool = False) -> dict:
@@ -49,7 +70,8 @@ def run(quick: bool = False) -> dict:
         f"{len(played['settled'])} | {p_wall:.1f} s | {p_cpu:.0f} |\n\n"
         f"Wall-clock ratio settled / played: {s_wall / p_wall:.2f}. The same answer "
         f"(proposal, targets, every trial's loss, the race): {'yes' if same else 'NO'}. "
-        f"Proposed: " + ", ".join(f"`{k}={v}`" for k, v in settled["best"].items()) + ".\n")
+        f"Proposed: " + ", ".join(f"`{k}={v}`" for k, v in settled["best"].items()) + ".\n"
+    )
     return {"section": section, "same": same}
 
 

@@ -18,16 +18,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 WORKERS = 2
-ARGS = ["tune", "huangmei", "--vary", "fan.qidui=5:60:5", "--vary", "fan.qingyise=5:40:5",
-        "--target", "pattern_rate[qidui]=0.05±0.01", "--target", "draw_rate<=0.3",
-        "--agents", "strategic", "--seed", "2026", "--quiet", "--format", "json"]
+ARGS = [
+    "tune",
+    "huangmei",
+    "--vary",
+    "fan.qidui=5:60:5",
+    "--vary",
+    "fan.qingyise=5:40:5",
+    "--target",
+    "pattern_rate[qidui]=0.05±0.01",
+    "--target",
+    "draw_rate<=0.3",
+    "--agents",
+    "strategic",
+    "--seed",
+    "2026",
+    "--quiet",
+    "--format",
+    "json",
+]
 
 
 def _timed(args: list[str]) -> tuple[dict, float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "mjlog", *args], capture_output=True, text=True,
-                       check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "mjlog", *args], capture_output=True, text=True, check=False
+    )
     seconds = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
@@ -40,21 +57,27 @@ def run(quick: bool = False) -> dict:
     budget, trials = (480, 4) if quick else (8000, 16)
     args = [*ARGS, "--budget", str(budget), "--trials", str(trials)]
     with tempfile.TemporaryDirectory() as d:
-        local, local_s, local_cpu = _timed([*args, "--workers", str(WORKERS),
-                                            "--out", f"{d}/local"])
+        local, local_s, local_cpu = _timed(
+            [*args, "--workers", str(WORKERS), "--out", f"{d}/local"]
+        )
         from distributed import LocalCluster
 
-        with LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster:
-            there, dask_s, _ = _timed([*args, "--scheduler", cluster.scheduler_address,
-                                       "--out", f"{d}/dask"])
+        with LocalCluster(
+            n_workers=WORKERS, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
+            there, dask_s, _ = _timed(
+                [*args, "--scheduler", cluster.scheduler_address, "--out", f"{d}/dask"]
+            )
     same = there == local
     shown = [a for a in args if a not in ("--quiet", "--format", "json")]
+
     def want(t: dict) -> str:
         return f"{t['metric']}{t['op']}{t['target']:g}" + (f"±{t['tol']:g}" if t["tol"] else "")
 
-    rows = "\n".join(f"| `{want(t)}` | {t['value']:.4g} [{t['lo']:.4g}, {t['hi']:.4g}] | "
-                     f"{t['verdict']} |" for t in local["targets"])
+    rows = "\n".join(
+        f"| `{want(t)}` | {t['value']:.4g} [{t['lo']:.4g}, {t['hi']:.4g}] | {t['verdict']} |"
+        for t in local["targets"]
+    )
     section = (
         "## Tune: `mjlog tune`\n\n"
         f"`mjlog {' '.join(shown)} --out DIR` (two keys, two targets, strategic in every "
@@ -68,7 +91,8 @@ def run(quick: bool = False) -> dict:
         f"The same answer on both: {'yes' if same else 'NO'}. Proposed: "
         + ", ".join(f"`{k}={v}` (was {local['before'][k]})" for k, v in local["best"].items())
         + f"; on fresh walls (seed {local['confirm_seed']}):\n\n"
-        "| target | after [95% CI] | verdict |\n|---|---|---|\n" + rows + "\n")
+        "| target | after [95% CI] | verdict |\n|---|---|---|\n" + rows + "\n"
+    )
     return {"section": section, "local": local, "same": same}
 
 

@@ -31,10 +31,19 @@ def collected(args: Sequence[str]) -> tuple[int, str]:
     ``python ARGS`` run under callgrind."""
     with tempfile.TemporaryDirectory() as d:
         p = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--collect-atstart=no",
-             "--toggle-collect=functools_reduce", f"--callgrind-out-file={d}/cg.out",
-             sys.executable, *args],
-            capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--collect-atstart=no",
+                "--toggle-collect=functools_reduce",
+                f"--callgrind-out-file={d}/cg.out",
+                sys.executable,
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
     m = re.search(r"Collected : (\d+)", p.stderr)
     if p.returncode or m is None:
         raise SystemExit(f"callgrind of {' '.join(args)} failed: {p.stderr[-500:]}")

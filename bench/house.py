@@ -66,8 +66,12 @@ def circles(g: dict[str, set[str]]) -> list[list[str]]:
 
 def unreached(root: Path, g: dict[str, set[str]]) -> list[str]:
     # the product's doors: the command line, the front door, the environment's API
-    entry = {m for m in g if m in ("mjlog", "mjlog.__main__", "mjlog.cli", "mjlog.env",
-                                   "simulate.agents") or m.startswith("mjlog.commands")}
+    entry = {
+        m
+        for m in g
+        if m in ("mjlog", "mjlog.__main__", "mjlog.cli", "mjlog.env", "simulate.agents")
+        or m.startswith("mjlog.commands")
+    }
     seen, todo = set(), list(entry)
     while todo:
         m = todo.pop()
@@ -100,13 +104,19 @@ def main(root: Path) -> None:
     research = sorted((root / "research").rglob("*.py")) if (root / "research").exists() else []
     print(f"checkout: {root}")
     print(f"lines in simulate/: {lines((root / 'simulate').rglob('*.py'))}")
-    print(f"lines in research/ (tools, tests excluded): "
-          f"{lines(p for p in research if 'tests' not in p.parts)}")
-    print(f"lines shipped, imported by no product path: {lines(mods[m] for m in dead)} "
-          f"({len(dead)} modules: {', '.join(dead) or '-'})")
+    print(
+        f"lines in research/ (tools, tests excluded): "
+        f"{lines(p for p in research if 'tests' not in p.parts)}"
+    )
+    print(
+        f"lines shipped, imported by no product path: {lines(mods[m] for m in dead)} "
+        f"({len(dead)} modules: {', '.join(dead) or '-'})"
+    )
     c_run, c_all = circles(g_run), circles(g_all)
-    print(f"circles counting imports inside functions: {len(c_run)}; "
-          f"with TYPE_CHECKING imports too: {len(c_all)}")
+    print(
+        f"circles counting imports inside functions: {len(c_run)}; "
+        f"with TYPE_CHECKING imports too: {len(c_all)}"
+    )
     for c in c_all:
         print("  " + " ↔ ".join(c))
     print(f"imports running upward (this checkout's layer map): {upward(g_run)}")

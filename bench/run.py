@@ -33,15 +33,18 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return (f"{os.cpu_count()} cores, {cpu or platform.machine()}, "
-            f"Python {platform.python_version()}, {platform.system()} {platform.release()}")
+    return (
+        f"{os.cpu_count()} cores, {cpu or platform.machine()}, "
+        f"Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    )
 
 
 def bareloop(hands: int) -> dict:
     if not BARELOOP.exists():
         return {"hands_per_s": float("nan"), "note": f"{BARELOOP} not found"}
-    out = subprocess.run([sys.executable, str(BARELOOP), str(hands)], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(BARELOOP), str(hands)], check=True, capture_output=True, text=True
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -50,8 +53,9 @@ def engine(variant: str, agent: str, hands: int) -> dict:
     from simulate.runner import RunSpec, simulate
 
     hpm = 8
-    spec = RunSpec.build(variant, seed=12345, matches=max(1, hands // hpm),
-                         hands_per_match=hpm, agents=[agent])
+    spec = RunSpec.build(
+        variant, seed=12345, matches=max(1, hands // hpm), hands_per_match=hpm, agents=[agent]
+    )
     with tempfile.TemporaryDirectory() as d:
         t0 = time.perf_counter()
         m = simulate(spec, d, workers=1, progress=False)
@@ -59,8 +63,13 @@ def engine(variant: str, agent: str, hands: int) -> dict:
         n = sum(f["rows"] for f in m["files"] if f["table"] == "hands")
         ev = sum(f["rows"] for f in m["files"] if f["table"] == "events")
         size = sum((Path(d) / f["path"]).stat().st_size for f in m["files"])
-    return {"hands": n, "seconds": dt, "hands_per_s": n / dt, "events_per_hand": ev / n,
-            "bytes_per_hand": size / n}
+    return {
+        "hands": n,
+        "seconds": dt,
+        "hands_per_s": n / dt,
+        "events_per_hand": ev / n,
+        "bytes_per_hand": size / n,
+    }
 
 
 def engine_section(q: bool) -> str:
@@ -86,12 +95,14 @@ def engine_section(q: bool) -> str:
                 pairs.append((r["hands_per_s"] / ref, r))
             pairs.sort(key=lambda p: p[0])
             ratio, r = pairs[len(pairs) // 2]
-            spread = (f"{pairs[0][0]:.3f}–{pairs[-1][0]:.3f}" if len(pairs) > 1 else "—")
+            spread = f"{pairs[0][0]:.3f}–{pairs[-1][0]:.3f}" if len(pairs) > 1 else "—"
             target = targets.get(agent)
             verdict = "" if target is None else ("met" if ratio >= target else "NOT met")
-            rows.append(f"| {variant} | {agent} | {r['hands']} | {r['hands_per_s']:.0f} | "
-                        f"{ratio:.3f}× | {spread} | {target and f'{target}×' or '—'} "
-                        f"{verdict} | {r['events_per_hand']:.0f} | {r['bytes_per_hand']:.0f} |")
+            rows.append(
+                f"| {variant} | {agent} | {r['hands']} | {r['hands_per_s']:.0f} | "
+                f"{ratio:.3f}× | {spread} | {target and f'{target}×' or '—'} "
+                f"{verdict} | {r['events_per_hand']:.0f} | {r['bytes_per_hand']:.0f} |"
+            )
     return (
         "## Engine: hands per second, one worker, logs written\n\n"
         "Each pass simulates the hands, then runs the reference loop "
@@ -104,30 +115,51 @@ def engine_section(q: bool) -> str:
         "seat plays the named agent; process start-up is excluded.\n\n"
         "| variant | agents | hands | hands/s | ratio to bareloop | pass ratios | target "
         "| events/hand | bytes/hand on disk |\n"
-        "|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+        "|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=None, help="write the Markdown report here")
     ap.add_argument("--quick", action="store_true", help="tiny sizes (a smoke test)")
-    ap.add_argument("--only", default=None,
-                    help="comma-separated parts to rerun (hand, engine, audit, batch, analysis, "
-                         "ladder, compare, behaviour, env, import, balance, expert, tune, settle, "
-                         "calibration); the others are taken from bench/results/")
+    ap.add_argument(
+        "--only",
+        default=None,
+        help="comma-separated parts to rerun (hand, engine, audit, batch, analysis, "
+        "ladder, compare, behaviour, env, import, balance, expert, tune, settle, "
+        "calibration); the others are taken from bench/results/",
+    )
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else None
     q = args.quick
     results = ROOT / "bench" / "results"
     results.mkdir(exist_ok=True)
-    parts = {"hand": lambda: __import__("bench_hand").run(quick=q)["section"],
-             "engine": lambda: engine_section(q)}
-    for name in ("audit", "batch", "analysis", "ladder", "compare", "behaviour", "env", "import",
-                 "balance", "expert", "tune", "settle", "calibration"):
-        parts[name] = (lambda name=name: __import__(f"bench_{name}").run(quick=q)["section"])
-    sections = [f"# Benchmarks\n\nCommand: `make bench` (runs `python bench/run.py --out "
-                f"BENCHMARKS.md`; `--only engine,ladder` reruns some parts and reuses the "
-                f"others from `bench/results/`).\nMachine: {machine()}.\n"]
+    parts = {
+        "hand": lambda: __import__("bench_hand").run(quick=q)["section"],
+        "engine": lambda: engine_section(q),
+    }
+    for name in (
+        "audit",
+        "batch",
+        "analysis",
+        "ladder",
+        "compare",
+        "behaviour",
+        "env",
+        "import",
+        "balance",
+        "expert",
+        "tune",
+        "settle",
+        "calibration",
+    ):
+        parts[name] = lambda name=name: __import__(f"bench_{name}").run(quick=q)["section"]
+    sections = [
+        f"# Benchmarks\n\nCommand: `make bench` (runs `python bench/run.py --out "
+        f"BENCHMARKS.md`; `--only engine,ladder` reruns some parts and reuses the "
+        f"others from `bench/results/`).\nMachine: {machine()}.\n"
+    ]
     for name, fn in parts.items():
         cached = results / f"{name}.md"
         if only is None or name in only or not cached.exists():

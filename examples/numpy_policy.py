@@ -63,8 +63,10 @@ class LinearPolicy:
     def choose(self, view, options):
         obs = observe_view(view)
         if obs.shape[0] != self.W.shape[1]:
-            raise ValueError(f"the weights were trained for {self.W.shape[1]} inputs, "
-                             f"this table gives {obs.shape[0]}")
+            raise ValueError(
+                f"the weights were trained for {self.W.shape[1]} inputs, "
+                f"this table gives {obs.shape[0]}"
+            )
         z = self.W @ obs + self.b
         scores = [z[action_of(o)] for o in options]
         top = max(scores)
@@ -74,8 +76,9 @@ class LinearPolicy:
         return best[self.rng.below(len(best))]
 
 
-def train(variant: str, seconds: float, seed: int = 0, batch: int = 16, lr: float = 0.01,
-          log=print) -> tuple[Policy, int]:
+def train(
+    variant: str, seconds: float, seed: int = 0, batch: int = 16, lr: float = 0.01, log=print
+) -> tuple[Policy, int]:
     env = MjlogGymEnv(variant, seat=0, opponents=["random"])
     n = env.aec.n
     rng = np.random.default_rng(seed)
@@ -112,8 +115,10 @@ def train(variant: str, seconds: float, seed: int = 0, batch: int = 16, lr: floa
             gW[:] = 0.0
             gb[:] = 0.0
         if hands % 500 == 0:
-            log(f"{hands} hands, {time.monotonic() - t0:.0f} s, mean points of the last 500: "
-                f"{np.mean(recent[-500:]):+.2f}")
+            log(
+                f"{hands} hands, {time.monotonic() - t0:.0f} s, mean points of the last 500: "
+                f"{np.mean(recent[-500:]):+.2f}"
+            )
     return pol, hands
 
 
@@ -133,8 +138,13 @@ def main() -> None:
         from analysis.ladder import ladder
 
         spec = f"examples.numpy_policy:LinearPolicy:weights={a.out}"
-        table = ladder(a.variant, [spec, "random", "random", "random"], a.ladder_hands,
-                       seed=a.seed + 1, workers=a.workers)
+        table = ladder(
+            a.variant,
+            [spec, "random", "random", "random"],
+            a.ladder_hands,
+            seed=a.seed + 1,
+            workers=a.workers,
+        )
         print(table.to_string(index=False))
 
 

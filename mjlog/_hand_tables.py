@@ -177,8 +177,9 @@ def _automaton(n: int, sequences: bool) -> tuple[list[int], NDArray[np.int8]]:
     index = {k: i for i, k in enumerate(keys)}
     width = len(keys)
 
-    def moves(seq_ok: bool) -> tuple[NDArray[np.int_], NDArray[np.int_], NDArray[np.intp],
-                                     NDArray[np.int_]]:
+    def moves(
+        seq_ok: bool,
+    ) -> tuple[NDArray[np.int_], NDArray[np.int_], NDArray[np.intp], NDArray[np.int_]]:
         mv: list[tuple[int, int, int]] = []
         for j, (a, b, m, h) in enumerate(keys):
             for s in range(5 - m) if seq_ok else (0,):

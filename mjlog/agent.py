@@ -144,9 +144,14 @@ class SeatView:
         public (discards, melds, concealed kongs' tiles, bonus tiles, a winner's
         shown hand, payments). A new list on every call."""
         s = self.seat
-        return [Event(DEAL, e.seat) if e.type == DEAL and e.seat != s else
-                e._replace(tile=None) if e.type == DRAW and e.seat != s else e
-                for e in self._s.events]
+        return [
+            Event(DEAL, e.seat)
+            if e.type == DEAL and e.seat != s
+            else e._replace(tile=None)
+            if e.type == DRAW and e.seat != s
+            else e
+            for e in self._s.events
+        ]
 
     @property
     def window_tile(self) -> int | None:
@@ -158,6 +163,7 @@ class SeatView:
 # The reference agents: simple, rule-blind players that every layer may use
 # (the core's doctests and tests play them without the agents package).
 
+
 def obvious_choice(view: SeatView, options: Sequence[Event | None]) -> Event | None:
     """The choice a simple agent makes without thinking, or None: a win offered first
     is taken; xuezhan's void is the suit the hand holds fewest of (ties to m, then p,
@@ -167,7 +173,7 @@ def obvious_choice(view: SeatView, options: Sequence[Event | None]) -> Event | N
         return first
     if first is not None and first.type == VOID:
         h = view.hand
-        counts = [sum(h[9 * s: 9 * s + 9]) for s in range(3)]
+        counts = [sum(h[9 * s : 9 * s + 9]) for s in range(3)]
         return options[counts.index(min(counts))]
     return None
 
@@ -256,6 +262,6 @@ def _shanten(hand: list[int], melds: int, void: int | None) -> int:
     if void is None:
         return shanten(hand, melds)
     h = hand[:]
-    h[9 * void: 9 * void + 9] = [0] * 9
+    h[9 * void : 9 * void + 9] = [0] * 9
     # without its void tiles the hand is shorter; count them as tiles still to replace
-    return shanten(h, melds) + sum(hand[9 * void: 9 * void + 9])
+    return shanten(h, melds) + sum(hand[9 * void : 9 * void + 9])

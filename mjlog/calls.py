@@ -24,8 +24,7 @@ __all__ = ["Calls", "kong_payments"]
 _DRAW, _ACT, _ROB = Phase.DRAW, Phase.ACT, Phase.ROB
 
 
-def kong_payments(st: Any, s: int, kind: str, t: int,
-                  late: bool) -> list[tuple[int, int, str]]:
+def kong_payments(st: Any, s: int, kind: str, t: int, late: bool) -> list[tuple[int, int, str]]:
     """(payer, amount, reason) of the kong money seat ``s`` earns when its kong of
     ``kind`` on ``t`` stands: the variant's table (:meth:`Variant.kong_money
     <mjlog.variants.base.Variant.kong_money>`), and nothing for a late added kong

@@ -34,17 +34,16 @@ class Choices:
     """The next forced event and the legal choices of one hand's seats, read from
     its position and its claims."""
 
-    __slots__ = ("pos", "claims", "bonus_tile", "late_forbidden", "void_first", "_sd_key",
-                 "_sd")
+    __slots__ = ("pos", "claims", "bonus_tile", "late_forbidden", "void_first", "_sd_key", "_sd")
 
     def __init__(self, pos: Position, claims: Claims):
         self.pos = pos
         self.claims = claims
         spec = pos.spec
-        self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
+        self.bonus_tile = spec.bonus_tile  # huangmei 发, else None
         self.late_forbidden = pos.rules["late_added_kong"] == "forbidden"
         self.void_first = spec.void_first(pos.rules)  # xuezhan 打缺 enforced
-        self._sd_key = -1                      # the event count _sd was computed at
+        self._sd_key = -1  # the event count _sd was computed at
         self._sd: Score | None = None
 
     def self_draw_score(self, key: int | None = None) -> Score | None:
@@ -55,8 +54,11 @@ class Choices:
         if self._sd_key != key:
             self._sd_key = key
             t = st.drawn
-            self._sd = (self.claims.win_score(st.turn, t, Method.SELF_DRAW)
-                        if t is not None and st.drawn_may_win else None)
+            self._sd = (
+                self.claims.win_score(st.turn, t, Method.SELF_DRAW)
+                if t is not None and st.drawn_may_win
+                else None
+            )
         return self._sd
 
     # ------------------------------------------------------------ what's next
@@ -160,9 +162,14 @@ class Choices:
         lists them (never a dealt 发, which is laid out)."""
         st = self.pos
         t = ev.tile
-        return (type(t) is int and 0 <= t < 34 and ev == _DISCARD_EV[st.turn][t]
-                and st.hands[st.turn][t] > 0 and t != self.bonus_tile
-                and not (self.void_first and self.void_first_refuses(st.turn, t)))
+        return (
+            type(t) is int
+            and 0 <= t < 34
+            and ev == _DISCARD_EV[st.turn][t]
+            and st.hands[st.turn][t] > 0
+            and t != self.bonus_tile
+            and not (self.void_first and self.void_first_refuses(st.turn, t))
+        )
 
     def void_first_refuses(self, s: int, t: int) -> bool:
         """打缺 (``void_first``): seat ``s`` holds a tile of its void suit and ``t`` is
@@ -176,12 +183,21 @@ class Choices:
         the rule in words), or None (the auditor's explanation)."""
         st = self.pos
         s, t = st.turn, ev.tile
-        if (ev.type == DISCARD and ev.seat == s and type(t) is int and 0 <= t < 34
-                and st.hands[s][t] and self.void_first and self.void_first_refuses(s, t)):
+        if (
+            ev.type == DISCARD
+            and ev.seat == s
+            and type(t) is int
+            and 0 <= t < 34
+            and st.hands[s][t]
+            and self.void_first
+            and self.void_first_refuses(s, t)
+        ):
             v = st.void[s]
             assert v is not None  # void_first_refuses: the seat has chosen its void
-            return "void_first", (f"打缺 (void_first): S{s} holds a tile of its void suit "
-                                  f"{SUIT_LETTERS[v]}: it must discard those first")
+            return "void_first", (
+                f"打缺 (void_first): S{s} holds a tile of its void suit "
+                f"{SUIT_LETTERS[v]}: it must discard those first"
+            )
         return None
 
     def act_options(self) -> list[Event]:
@@ -193,7 +209,7 @@ class Choices:
         evs = _DISCARD_EV[s]
         v = st.void[s]
         if self.void_first and v is not None and st.seats.holds_void(s):
-            opts += compress(evs[9 * v:9 * v + 9], h[9 * v:9 * v + 9])  # 打缺
+            opts += compress(evs[9 * v : 9 * v + 9], h[9 * v : 9 * v + 9])  # 打缺
         else:
             opts += compress(evs, h)  # the kinds held, in C
         b = self.bonus_tile
@@ -214,8 +230,11 @@ class Choices:
             if st.back >= st.front:  # a kong needs a tile to replace it
                 void = st.void[s]
                 if 4 in h:
-                    opts += [Event(KONG, s, t, None, "concealed") for t in range(34)
-                             if h[t] == 4 and (void is None or t // 9 != void)]
+                    opts += [
+                        Event(KONG, s, t, None, "concealed")
+                        for t in range(34)
+                        if h[t] == 4 and (void is None or t // 9 != void)
+                    ]
                 for m in st.melds[s]:
                     if m.kind is MeldKind.PON and h[m.tile]:
                         if self.late_forbidden and m.tile != st.drawn:
@@ -255,7 +274,7 @@ class Choices:
         tiles: list[int] = []
         for r in range(3):
             a = 4 * (r * n + i)
-            tiles.extend(w[a:a + 4])
+            tiles.extend(w[a : a + 4])
         tiles.append(w[12 * n + i])
         if i == 0:
             tiles.append(w[13 * n])

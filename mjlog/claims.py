@@ -37,8 +37,10 @@ _COPIES = [[(t,) * c for c in range(5)] for t in range(34)]
 
 # The checks a scorer's refusal breaks (see Claims.win_verdict).
 _REFUSED: dict[Reason | None, str] = {
-    Reason.PLAIN_ON_DISCARD: "plain_on_discard", Reason.BELOW_MIN_FAN: "min_fan",
-    Reason.HOLDS_VOID: "flower_pig"}
+    Reason.PLAIN_ON_DISCARD: "plain_on_discard",
+    Reason.BELOW_MIN_FAN: "min_fan",
+    Reason.HOLDS_VOID: "flower_pig",
+}
 
 
 #: Every seat passes the open claim window (or the log has moved past it): the
@@ -50,15 +52,15 @@ PASS = Event("pass")
 class Window:
     """An open claim window: a discard, or a kong that may be robbed."""
 
-    kind: str                      # "discard" | "rob"
+    kind: str  # "discard" | "rob"
     tile: int
-    from_seat: int                 # the discarder or the kong player
-    wins: dict[int, Score]         # seat → score of its legal win
+    from_seat: int  # the discarder or the kong player
+    wins: dict[int, Score]  # seat → score of its legal win
     pons: list[int]
     kongs: list[int]
-    forced: bool = False           # every legal win is taken (yuxi 尾牌强制)
-    last: bool = False             # the last discard: win only
-    kong_kind: str | None = None   # rob windows: "added" | "exposed"
+    forced: bool = False  # every legal win is taken (yuxi 尾牌强制)
+    last: bool = False  # the last discard: win only
+    kong_kind: str | None = None  # rob windows: "added" | "exposed"
     winners: list[int] = field(default_factory=list)
 
 
@@ -80,28 +82,49 @@ class Claims:
     """The claims and wins of one hand's seats, judged on its position, with the
     open claim window and the pass locks (changed only while an event applies)."""
 
-    __slots__ = ("pos", "seats", "hands", "order", "rank", "bonus_tile", "forced_tiles",
-                 "blood", "spec", "rules", "pon_locks", "window", "hu_lock", "pon_lock",
-                 "_seen")
+    __slots__ = (
+        "pos",
+        "seats",
+        "hands",
+        "order",
+        "rank",
+        "bonus_tile",
+        "forced_tiles",
+        "blood",
+        "spec",
+        "rules",
+        "pon_locks",
+        "window",
+        "hu_lock",
+        "pon_lock",
+        "_seen",
+    )
 
     def __init__(self, pos: Position):
         self.pos = pos
         n, spec = pos.n, pos.spec
         self.spec, self.rules = spec, pos.rules
         self.rank, self.order = claim_order(n)
-        self.bonus_tile = spec.bonus_tile      # huangmei 发, else None
+        self.bonus_tile = spec.bonus_tile  # huangmei 发, else None
         self.forced_tiles = spec.forced_tiles  # yuxi 尾牌强制: 4, else -1
-        self.blood = spec.blood_battle         # xuezhan: winners leave, play goes on
-        self.pon_locks = spec.pon_lock         # xuezhan 过手碰
-        self.window: Window | None = None      # the open claim window
+        self.blood = spec.blood_battle  # xuezhan: winners leave, play goes on
+        self.pon_locks = spec.pon_lock  # xuezhan 过手碰
+        self.window: Window | None = None  # the open claim window
         # yuxi: True when locked; xuezhan: the highest multiplier passed (the variant's)
         self.hu_lock: list[Any] = [None] * n
         self.pon_lock: list[set[int]] = [set() for _ in range(n)]
         self.seats = seats = pos.seats
         self.hands = seats.hands
         # what a discard window reads of the seats, bound once (no list is rebound)
-        self._seen = (seats.hands, seats.melds, seats.won, seats.void, self.pon_lock,
-                      seats.misses, seats.miss)
+        self._seen = (
+            seats.hands,
+            seats.melds,
+            seats.won,
+            seats.void,
+            self.pon_lock,
+            seats.misses,
+            seats.miss,
+        )
 
     def forced_zone(self) -> bool:
         """尾牌强制: the wall holds ``forced_tiles`` tiles or fewer (yuxi: the last
@@ -125,28 +148,36 @@ class Claims:
             after_bonus = st.chain == "bonus"
             last = st.live == 0
             first = (seat == st.dealer and st.draws[seat] == 0) or (
-                seat != st.dealer and st.draws[seat] == 1 and not st.calls_made)
+                seat != st.dealer and st.draws[seat] == 1 and not st.calls_made
+            )
         else:
             after_kong = method is Method.DISCARD and st.kong_this_turn
             after_bonus = False
             last = method is Method.DISCARD and st.live == 0
             first = False
         return WinContext(
-            concealed=tuple(h), melds=tuple(st.melds[seat]), win_tile=tile,
-            method=method, after_kong=after_kong, after_bonus=after_bonus,
-            last_tile=last, first_turn=first, dealer=seat == st.dealer,
-            bonus=st.bonus[seat], void=st.void[seat],
-            chain_kongs=st.chain_kongs if after_kong else 1, forced_zone=self.forced_zone())
+            concealed=tuple(h),
+            melds=tuple(st.melds[seat]),
+            win_tile=tile,
+            method=method,
+            after_kong=after_kong,
+            after_bonus=after_bonus,
+            last_tile=last,
+            first_turn=first,
+            dealer=seat == st.dealer,
+            bonus=st.bonus[seat],
+            void=st.void[seat],
+            chain_kongs=st.chain_kongs if after_kong else 1,
+            forced_zone=self.forced_zone(),
+        )
 
-    def win_score(self, seat: int, tile: int, method: Method,
-                   shape: bool = False) -> Score | None:
+    def win_score(self, seat: int, tile: int, method: Method, shape: bool = False) -> Score | None:
         """The score of a win ``seat`` may legally take now, or None. ``shape``:
         the caller found the hand complete already."""
         v = self.win_verdict(seat, tile, method, shape)
         return v if type(v) is Score else None
 
-    def win_verdict(self, seat: int, tile: int, method: Method,
-                    shape: bool = False) -> Score | str:
+    def win_verdict(self, seat: int, tile: int, method: Method, shape: bool = False) -> Score | str:
         """The score of the win ``seat`` would take now, or the check it breaks
         (a :class:`mjlog.replay.Check` value: ``win_legal``, ``dead_green``,
         ``flower_pig``, ``plain_on_discard``, ``min_fan``, ``pass_lock``).
@@ -172,8 +203,9 @@ class Claims:
         if not sc.legal:
             return _REFUSED.get(sc.reason, "win_legal")
         lock = self.hu_lock[seat]
-        if lock is not None and st.spec.lock_refuses(lock, sc, method is Method.SELF_DRAW,
-                                                       ctx.forced_zone):
+        if lock is not None and st.spec.lock_refuses(
+            lock, sc, method is Method.SELF_DRAW, ctx.forced_zone
+        ):
             return "pass_lock"
         return sc
 
@@ -202,8 +234,10 @@ class Claims:
                 if s == target.from_seat:
                     return "barred_rob", f"S{s} discarded the {name} S{d} konged"
                 if w is not None and s in w.wins:
-                    return "barred_rob", (f"S{s} could win on the discarded {name} and did "
-                                          f"not: it may not rob the kong of it")
+                    return "barred_rob", (
+                        f"S{s} could win on the discarded {name} and did "
+                        f"not: it may not rob the kong of it"
+                    )
             method = Method.ROBBED_KONG
         else:
             if target.type != DISCARD:
@@ -222,8 +256,7 @@ class Claims:
                 if held < need:
                     return "illegal_action", f"S{s} holds {held} {name}; a {ev.type} needs {need}"
                 if ev.type == PON and t in self.pon_lock[s]:
-                    return "pon_lock", (f"过手碰: S{s} passed a pon of {name} since its last "
-                                        f"draw")
+                    return "pon_lock", (f"过手碰: S{s} passed a pon of {name} since its last draw")
                 return None
             method = Method.DISCARD
         v = self.win_verdict(s, t, method)
@@ -237,7 +270,8 @@ class Claims:
             # the scorer's own words for a rule key behind it (kong_wins_big)
             why = scoring.score(self.win_context(s, t, method), st.rules).extra.get("why")
             return f"S{s}'s hand is plain (平胡 only): it must be won by self-draw" + (
-                f"; {why}" if why else "")
+                f"; {why}" if why else ""
+            )
         if check == "min_fan":
             return f"S{s}'s win on {name} has fewer fan than min_fan = {st.rules['min_fan']}"
         if check == "flower_pig":
@@ -252,9 +286,13 @@ class Claims:
         """十老头 on ``seat``'s 10th honor discard ``tile``, valued by the scorer
         (``mjlog score --by shilaotou`` says the same); not legal: no win."""
         st = self.pos
-        ctx = WinContext(concealed=tuple(st.hands[seat]), melds=tuple(st.melds[seat]),
-                         win_tile=tile, method=Method.SHILAOTOU,
-                         dealer=seat == st.dealer)
+        ctx = WinContext(
+            concealed=tuple(st.hands[seat]),
+            melds=tuple(st.melds[seat]),
+            win_tile=tile,
+            method=Method.SHILAOTOU,
+            dealer=seat == st.dealer,
+        )
         return scoring.score(ctx, st.rules)
 
     def options_of(self, s: int) -> list[Event]:
@@ -351,8 +389,9 @@ class Claims:
                     kongs.append(s)
         if not (wins or pons or kongs):
             return False
-        self.window = Window("discard", t, d, wins, pons, kongs,
-                             forced=bool(wins) and self.forced_zone(), last=last)
+        self.window = Window(
+            "discard", t, d, wins, pons, kongs, forced=bool(wins) and self.forced_zone(), last=last
+        )
         return True
 
     def open_rob_window(self, k: int, t: int, kind: str, barred: set[int]) -> bool:
@@ -368,8 +407,7 @@ class Claims:
                 wins[s] = sc
         if not wins:
             return False
-        self.window = Window("rob", t, k, wins, [], [], forced=self.forced_zone(),
-                             kong_kind=kind)
+        self.window = Window("rob", t, k, wins, [], [], forced=self.forced_zone(), kong_kind=kind)
         return True
 
     def close(self) -> Window:

@@ -31,8 +31,11 @@ def os_error_text(e: OSError) -> str:
     'no/a.jsonl: No such file or directory'
     """
     # A temporary file written next to its target (``.NAME.tmp-PID``) is named as NAME.
-    paths = [re.sub(r"(^|/)\.([^/]+)\.tmp-[0-9]+$", r"\1\2", os.fsdecode(p))
-             for p in (e.filename, e.filename2) if p is not None]
+    paths = [
+        re.sub(r"(^|/)\.([^/]+)\.tmp-[0-9]+$", r"\1\2", os.fsdecode(p))
+        for p in (e.filename, e.filename2)
+        if p is not None
+    ]
     what = e.strerror or str(e)
     if not paths:
         return what
@@ -69,8 +72,11 @@ def _bug(ctx: click.Context, e: Exception) -> None:
         hint = "the traceback is above"
     else:
         hint = "run again with mjlog --debug (or MJLOG_DEBUG=1) to see the traceback"
-    _fail(f"an unexpected {type(e).__name__} in mjlog (a bug, not your input): "
-          f"{cut(str(e), 200)}; {hint}", BUG)
+    _fail(
+        f"an unexpected {type(e).__name__} in mjlog (a bug, not your input): "
+        f"{cut(str(e), 200)}; {hint}",
+        BUG,
+    )
 
 
 class _Group(click.Group):
@@ -107,8 +113,11 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mjlog")
-@click.option("--debug", is_flag=True,
-              help="On an unexpected error (a bug), show its traceback (also MJLOG_DEBUG=1).")
+@click.option(
+    "--debug",
+    is_flag=True,
+    help="On an unexpected error (a bug), show its traceback (also MJLOG_DEBUG=1).",
+)
 def main(debug: bool) -> None:
     """Play, log, replay, audit and analyse Chinese mahjong.
 

@@ -44,8 +44,9 @@ def safe_cell(value: Any) -> Any:
     return value
 
 
-def csv_text(rows: pd.DataFrame | Iterable[Mapping[str, Any]],
-             columns: Sequence[str] | None = None) -> str:
+def csv_text(
+    rows: pd.DataFrame | Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None
+) -> str:
     """``rows`` as CSV text with a header, every text cell through :func:`safe_cell`.
 
     ``rows``: a pandas DataFrame (written as ``to_csv(index=False)`` writes it), or

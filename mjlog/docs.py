@@ -40,8 +40,18 @@ from mjlog.rundir import replace_file
 from mjlog.scoring.patterns import pattern_name
 from mjlog.variants import VARIANTS, Variant
 
-__all__ = ["common_key_names", "key_table", "common_key_table", "pattern_keys",
-           "pattern_table", "vocabulary_table", "column_table", "refresh", "pages", "main"]
+__all__ = [
+    "common_key_names",
+    "key_table",
+    "common_key_table",
+    "pattern_keys",
+    "pattern_table",
+    "vocabulary_table",
+    "column_table",
+    "refresh",
+    "pages",
+    "main",
+]
 
 _REGION = re.compile(r"(<!-- generated: ([^>]*?) -->\n)(.*?)(<!-- end generated -->)", re.S)
 
@@ -95,8 +105,10 @@ def pattern_keys(variant: Variant) -> tuple[str, ...]:
 
 def _value_key(variant: Variant, pattern: str) -> RuleKey | None:
     """The rule key giving a pattern's value (``points.``/``mult.``/``fan.<key>``)."""
-    return next((k for k in variant.rule_keys
-                 if _is_value_key(k) and k.name.split(".", 1)[1] == pattern), None)
+    return next(
+        (k for k in variant.rule_keys if _is_value_key(k) and k.name.split(".", 1)[1] == pattern),
+        None,
+    )
 
 
 def _is_value_key(k: RuleKey) -> bool:
@@ -138,17 +150,26 @@ def pattern_table(name: str) -> str:
             value, default = "—", "—"
         else:
             value = f"`{k.name}`" + (" (money only)" if k.money_only else "")
-            default = (" / ".join("–" if x is None else str(x) for x in k.default)
-                       if k.kind == "pair" else f"×{k.default}" if k.kind == "pow2"
-                       else str(k.default))
+            default = (
+                " / ".join("–" if x is None else str(x) for x in k.default)
+                if k.kind == "pair"
+                else f"×{k.default}"
+                if k.kind == "pow2"
+                else str(k.default)
+            )
         note = " (optional)" if p in optional else ""
         rows.append(f"| {v.pattern_name(p)} | `{p}`{note} | {value} | {default} |")
-    extra = [k for k in v.rule_keys if _is_value_key(k)
-             and k.name.split(".", 1)[1] not in pattern_keys(v)]
+    extra = [
+        k
+        for k in v.rule_keys
+        if _is_value_key(k) and k.name.split(".", 1)[1] not in pattern_keys(v)
+    ]
     for k in extra:  # a value that is no pattern of its own (huangmei fan.facai_all)
         key = k.name.split(".", 1)[1]
-        rows.append(f"| {pattern_name(key)} | (a value of `{key.split('_')[0]}`) "
-                    f"| `{k.name}` | {k.default} |")
+        rows.append(
+            f"| {pattern_name(key)} | (a value of `{key.split('_')[0]}`) "
+            f"| `{k.name}` | {k.default} |"
+        )
     return "\n".join(rows)
 
 
@@ -183,13 +204,17 @@ def column_table(table: str, old: str = "") -> str:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 4 and cells[0].startswith("`"):
             meaning[cells[0].strip("`")] = " | ".join(cells[3:])
-    fields = schema.ID_FIELDS if table == "id" else [
-        schema.TABLES[table].field(c) for c in schema.data_columns(table)]
+    fields = (
+        schema.ID_FIELDS
+        if table == "id"
+        else [schema.TABLES[table].field(c) for c in schema.data_columns(table)]
+    )
     rows = ["| column | type | null | meaning |", "|---|---|---|---|"]
     for f in fields:
         null = "yes" if f.nullable else "no"
-        rows.append(f"| `{f.name}` | {_type(f.type)} | {null} | "
-                    f"{meaning.get(f.name, 'TODO: describe')} |")
+        rows.append(
+            f"| `{f.name}` | {_type(f.type)} | {null} | {meaning.get(f.name, 'TODO: describe')} |"
+        )
     return "\n".join(rows)
 
 
@@ -211,9 +236,11 @@ def _render(region: str, old: str, page_variant: str | None) -> str:
 
 def refresh(text: str, variant: str | None = None) -> str:
     """``text`` with every marked region rewritten from the code."""
+
     def sub(m: re.Match) -> str:
         body = _render(m.group(2).strip(), m.group(3), variant)
         return f"{m.group(1)}{body}\n{m.group(4)}"
+
     return _REGION.sub(sub, text)
 
 

@@ -71,8 +71,7 @@ class Dealt(NamedTuple):
     rolls: tuple[int, ...] | None
 
 
-def deal_wall(rules: Rules, root_seed: int, match: int, hand: int,
-              dealer: int | None) -> Dealt:
+def deal_wall(rules: Rules, root_seed: int, match: int, hand: int, dealer: int | None) -> Dealt:
     """Shuffle hand ``hand``'s wall, roll the dice, break the wall. ``dealer`` None
     means hand 0 of a match: the first dealer is drawn from this hand's stream.
 
@@ -86,8 +85,9 @@ def deal_wall(rules: Rules, root_seed: int, match: int, hand: int,
     return _dealt(rules, hs, ring, stream, dealer)
 
 
-def deal_walls(rules: Rules, root_seed: int,
-               hands: Sequence[tuple[int, int, int | None]]) -> list[Dealt]:
+def deal_walls(
+    rules: Rules, root_seed: int, hands: Sequence[tuple[int, int, int | None]]
+) -> list[Dealt]:
     """:func:`deal_wall` of every (match, hand, dealer) in ``hands``, the shuffles
     done together (:func:`mjlog.rng.shuffle_many`): the auditor's seed check of a
     batch of hands.
@@ -100,12 +100,13 @@ def deal_walls(rules: Rules, root_seed: int,
     """
     seeds = [hand_seed(root_seed, m, k) for m, k, _d in hands]
     shuffled = shuffle_many(seeds, list(rules.spec.wall_tiles(rules)))
-    return [_dealt(rules, hs, ring, stream, d)
-            for hs, (ring, stream), (_m, _k, d) in zip(seeds, shuffled, hands, strict=True)]
+    return [
+        _dealt(rules, hs, ring, stream, d)
+        for hs, (ring, stream), (_m, _k, d) in zip(seeds, shuffled, hands, strict=True)
+    ]
 
 
-def _dealt(rules: Rules, hs: int, ring: list[int], stream: Stream,
-           dealer: int | None) -> Dealt:
+def _dealt(rules: Rules, hs: int, ring: list[int], stream: Stream, dealer: int | None) -> Dealt:
     """The rest of a deal once the wall ``ring`` is shuffled from ``stream``."""
     rolls = None
     if dealer is None:
@@ -115,15 +116,17 @@ def _dealt(rules: Rules, hs: int, ring: list[int], stream: Stream,
     return Dealt(ring[b:] + ring[:b], dealer, dice, b, hs, rolls)
 
 
-def deal(rules: Rules, root_seed: int, match: int, hand: int,
-         dealer: int | None) -> tuple[HandState, int, tuple[int, ...] | None]:
+def deal(
+    rules: Rules, root_seed: int, match: int, hand: int, dealer: int | None
+) -> tuple[HandState, int, tuple[int, ...] | None]:
     """:func:`deal_wall`, as a hand ready to play: (state, hand seed, dealer rolls)."""
     d = deal_wall(rules, root_seed, match, hand, dealer)
     return HandState(rules, d.wall, d.dealer, d.dice, d.break_pos), d.hand_seed, d.rolls
 
 
-def play(state: HandState, agents: Sequence[Agent],
-         observe: Callable[[HandState], None] | None = None) -> HandState:
+def play(
+    state: HandState, agents: Sequence[Agent], observe: Callable[[HandState], None] | None = None
+) -> HandState:
     """Play a dealt hand to its end. ``agents[s]`` decides for seat ``s``;
     ``observe(state)``, if given, runs after every change of state (tests use it)."""
     views = [SeatView(state, s) for s in range(state.n)]
@@ -186,23 +189,38 @@ def _ask(agent: Agent, view: SeatView, options: list[Event | None]) -> Event | N
 
 
 def _refuse(agent: Agent, seat: int, pick: object, options: Sequence[Event | None]) -> NoReturn:
-    raise AgentError(f"agent {agent.name!r} in seat {seat} chose {pick!r}, "
-                     f"not one of its {len(options)} legal options")
+    raise AgentError(
+        f"agent {agent.name!r} in seat {seat} chose {pick!r}, "
+        f"not one of its {len(options)} legal options"
+    )
 
 
-def play_hand(rules: Rules, agents: Sequence[Agent], seed: int, match: int, hand: int,
-              dealer: int | None, rotation: int = 0) -> PlayedHand:
+def play_hand(
+    rules: Rules,
+    agents: Sequence[Agent],
+    seed: int,
+    match: int,
+    hand: int,
+    dealer: int | None,
+    rotation: int = 0,
+) -> PlayedHand:
     """Deal and play one hand; each agent gets its seeded stream for this hand."""
     state, hs, rolls = deal(rules, seed, match, hand, dealer)
     for s, a in enumerate(agents):
         a.start_hand(s, Stream(agent_seed(seed, match, hand, s)))
     play(state, agents)
-    return PlayedHand(state, match, hand, rotation, hs,
-                      tuple(a.name for a in agents), rolls)
+    return PlayedHand(state, match, hand, rotation, hs, tuple(a.name for a in agents), rolls)
 
 
-def play_match(rules: Rules, agents: Sequence[Agent], seed: int, match: int, hands: int,
-               rotation: int = 0, duplicate: bool = False) -> Iterator[PlayedHand]:
+def play_match(
+    rules: Rules,
+    agents: Sequence[Agent],
+    seed: int,
+    match: int,
+    hands: int,
+    rotation: int = 0,
+    duplicate: bool = False,
+) -> Iterator[PlayedHand]:
     """The hands of one match, the dealer passing as the variant says.
 
     In duplicate play (docs/rules/README.md, 'Determinism') hand k's dealer is the first

@@ -18,21 +18,22 @@ from typing import NamedTuple
 
 class EventType(StrEnum):
     DEAL = "deal"
-    VOID = "void"          # 定缺 (xuezhan)
-    DRAW = "draw"          # kind live / tail
-    BONUS = "bonus"        # 发 laid out (huangmei)
+    VOID = "void"  # 定缺 (xuezhan)
+    DRAW = "draw"  # kind live / tail
+    BONUS = "bonus"  # 发 laid out (huangmei)
     DISCARD = "discard"
     PON = "pon"
-    KONG = "kong"          # kind exposed / concealed / added
-    WIN = "win"            # kind self_draw / discard / robbed_kong / shilaotou
-    HORSE = "horse"        # 买马 (yuxi)
+    KONG = "kong"  # kind exposed / concealed / added
+    WIN = "win"  # kind self_draw / discard / robbed_kong / shilaotou
+    HORSE = "horse"  # 买马 (yuxi)
     TRANSFER = "transfer"  # seat = payee, from_seat = payer, kind = reason
     END = "end"
 
 
 # Plain-str aliases of the enum values: events hold str, so their repr pastes back.
 DEAL, VOID, DRAW, BONUS, DISCARD, PON, KONG, WIN, HORSE, TRANSFER, END = (
-    e.value for e in EventType)
+    e.value for e in EventType
+)
 
 
 class TransferReason(StrEnum):
@@ -41,11 +42,11 @@ class TransferReason(StrEnum):
     KONG_ADDED = "kong_added"
     KONG_CONCEALED = "kong_concealed"
     HORSE = "horse"
-    CALL_TRANSFER = "call_transfer"   # 呼叫转移
-    TAX_REFUND = "tax_refund"         # 退税
-    FLOWER_PIG = "flower_pig"         # 查花猪
-    NOT_READY = "not_ready"           # 查大叫
-    COMPENSATION = "compensation"     # seat compensation (rule key dealer_compensation)
+    CALL_TRANSFER = "call_transfer"  # 呼叫转移
+    TAX_REFUND = "tax_refund"  # 退税
+    FLOWER_PIG = "flower_pig"  # 查花猪
+    NOT_READY = "not_ready"  # 查大叫
+    COMPENSATION = "compensation"  # seat compensation (rule key dealer_compensation)
 
 
 REASON_NAMES: dict[str, str] = {

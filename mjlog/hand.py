@@ -119,8 +119,9 @@ class _Shanten(Protocol):
 class _ShantenBoth(Protocol):
     """The signature of :func:`shanten`."""
 
-    def __call__(self, counts: Sequence[int], melds: int = 0, *,
-                 fours_as_pairs: bool = True) -> int: ...
+    def __call__(
+        self, counts: Sequence[int], melds: int = 0, *, fours_as_pairs: bool = True
+    ) -> int: ...
 
 
 # ---------------------------------------------------------------- wins
@@ -256,7 +257,7 @@ def holds_void(concealed: Sequence[int], melds: Sequence[Meld], void: int | None
     if void is None:
         return False
     lo = 9 * void
-    return any(concealed[lo:lo + 9]) or any(lo <= m.tile < lo + 9 for m in melds)
+    return any(concealed[lo : lo + 9]) or any(lo <= m.tile < lo + 9 for m in melds)
 
 
 _EVEN_0_TO_4 = bytes((0, 2, 4))
@@ -287,8 +288,9 @@ def _suit_options(seg: bytes, base: int) -> tuple[_SuitDecomp, ...]:
     return tuple(_suit_decomps(list(seg), base, base < 27, sum(seg) % 3 == 2))
 
 
-def _suit_decomps(c: list[int], base: int, sequences: bool,
-                  want_pair: bool) -> Iterator[_SuitDecomp]:
+def _suit_decomps(
+    c: list[int], base: int, sequences: bool, want_pair: bool
+) -> Iterator[_SuitDecomp]:
     """Yield (pair or None, melds) for every decomposition of one suit's counts
     into melds and, if ``want_pair``, exactly one pair. Each multiset once."""
     n = len(c)
@@ -336,16 +338,21 @@ def decompositions(counts: Sequence[int], melds: int = 0) -> list[Decomposition]
     b = check_counts(counts)
     out: list[Decomposition] = []
     if _is_standard_bytes(b, melds):
-        per_suit = (_suit_options(b[0:9], 0), _suit_options(b[9:18], 9),
-                    _suit_options(b[18:27], 18), _suit_options(b[27:34], 27))
+        per_suit = (
+            _suit_options(b[0:9], 0),
+            _suit_options(b[9:18], 9),
+            _suit_options(b[18:27], 18),
+            _suit_options(b[27:34], 27),
+        )
         o0, o1, o2, o3 = per_suit
         if len(o0) == len(o1) == len(o2) == len(o3) == 1:  # one reading (the usual case)
-            (p0, s0), = o0
-            (p1, s1), = o1
-            (p2, s2), = o2
-            (p3, s3), = o3
-            pair = p0 if p0 is not None else p1 if p1 is not None else (
-                p2 if p2 is not None else p3)
+            ((p0, s0),) = o0
+            ((p1, s1),) = o1
+            ((p2, s2),) = o2
+            ((p3, s3),) = o3
+            pair = (
+                p0 if p0 is not None else p1 if p1 is not None else (p2 if p2 is not None else p3)
+            )
             out.append(Decomposition("standard", pair, tuple(sorted(s0 + s1 + s2 + s3))))
         else:
             for combo in product(*per_suit):
@@ -389,7 +396,7 @@ def _completions(seg: bytes, honors: bool) -> tuple[tuple[int, int], ...]:
     table = _WIN_Z if honors else _WIN
     out = []
     for r in range(len(seg)):
-        v = table.get(seg[:r] + bytes((seg[r] + 1,)) + seg[r + 1:]) if seg[r] < 4 else None
+        v = table.get(seg[:r] + bytes((seg[r] + 1,)) + seg[r + 1 :]) if seg[r] < 4 else None
         if v is not None and v & F_STD:
             out.append((r, v))
     return tuple(out)
@@ -586,4 +593,3 @@ def shanten_seven_pairs(
     if is_seven_pairs(counts):
         return -1
     return _seven_pairs_riichi(b.count(2) + b.count(3) + b.count(4), 34 - b.count(0))
-

@@ -68,14 +68,38 @@ from mjlog.schema import EVENT_KINDS, EVENT_TYPES, int_max
 from mjlog.tiles import TileNotationError, fmt, fmt_tile, parse, parse_tile
 from mjlog.variants import wall_tiles
 
-__all__ = ["FORMAT", "export_hand", "export_lines", "import_lines", "import_file",
-           "import_files", "import_sources", "event_to_json", "event_from_json"]
+__all__ = [
+    "FORMAT",
+    "export_hand",
+    "export_lines",
+    "import_lines",
+    "import_file",
+    "import_files",
+    "import_sources",
+    "event_to_json",
+    "event_from_json",
+]
 
 FORMAT = "mjlog-hand/1"
 _ORDERED = (DEAL, HORSE)  # tiles whose order matters in the log (the deal, the horses)
-_HEADER_FIELDS = ("format", "variant", "rules", "players", "match", "rotation", "hand",
-                  "dealer", "dice", "break", "dealer_rolls", "wall", "seed", "rng",
-                  "hand_seed", "source_run")
+_HEADER_FIELDS = (
+    "format",
+    "variant",
+    "rules",
+    "players",
+    "match",
+    "rotation",
+    "hand",
+    "dealer",
+    "dice",
+    "break",
+    "dealer_rolls",
+    "wall",
+    "seed",
+    "rng",
+    "hand_seed",
+    "source_run",
+)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _AMOUNT_MAX = int_max("transfers", "amount")
 #: one tile's notation -> id: the hot path of event lines (anything else goes
@@ -84,8 +108,9 @@ _ONE_TILE = {fmt_tile(t): t for t in range(34)}
 _FIELDS = frozenset({"seq", "type", "seat", "tile", "from_seat", "kind", "tiles", "amount"})
 
 
-def _int(d: Mapping[str, Any], k: str, where: str, low: int, high: int,
-         default: int | None = None) -> int | None:
+def _int(
+    d: Mapping[str, Any], k: str, where: str, low: int, high: int, default: int | None = None
+) -> int | None:
     """``d[k]`` as an int in low..high: a JSON integer, never a float or a bool
     (``1.5`` is refused, not stored as 1); a missing or null field is ``default``."""
     v = d.get(k)
@@ -160,8 +185,9 @@ def _tile_list(v: Any, what: str, where: str) -> list[int]:
             return [parse_tile(t) for t in v]
     except TileNotationError as e:
         raise InputError(f"{where}: {what}: {e}") from None
-    raise InputError(f"{where}: {what} must be tiles in notation (\"123m\" or [\"1m\", …]), "
-                     f"not {quote(v)}")
+    raise InputError(
+        f'{where}: {what} must be tiles in notation ("123m" or ["1m", …]), not {quote(v)}'
+    )
 
 
 def event_to_json(seq: int, ev: Event) -> dict[str, Any]:
@@ -192,8 +218,9 @@ def event_from_json(d: Mapping[str, Any], where: str) -> Event:
         raise InputError(f"{where}: unknown field(s) {quote(sorted(unknown))}")
     typ = d.get("type")
     if not isinstance(typ, str) or typ not in EVENT_TYPES:
-        raise InputError(f"{where}: unknown event type {quote(typ)}; valid: "
-                         f"{', '.join(EVENT_TYPES)}")
+        raise InputError(
+            f"{where}: unknown event type {quote(typ)}; valid: {', '.join(EVENT_TYPES)}"
+        )
     seat, from_seat = _int(d, "seat", where, 0, 3), _int(d, "from_seat", where, 0, 3)
     amount = _int(d, "amount", where, 1, _AMOUNT_MAX)
     kind = _str(d, "kind", where)
@@ -226,27 +253,37 @@ def _export_header(rules: Rules, m: Mapping[str, Any], h: Mapping[str, Any]) -> 
         "variant": rules.variant,
         "rules": rules.to_json(),
         "players": list(h.get("agents") or []),
-        "match": h["match"], "rotation": h["rotation"], "hand": h["hand"],
-        "dealer": h["dealer"], "dice": list(h["dice"]), "break": h["break"],
+        "match": h["match"],
+        "rotation": h["rotation"],
+        "hand": h["hand"],
+        "dealer": h["dealer"],
+        "dice": list(h["dice"]),
+        "break": h["break"],
         "dealer_rolls": list(h["dealer_rolls"]) if h.get("dealer_rolls") else None,
         "wall": fmt_ordered(h["wall"]) if h.get("wall") else None,
-        "seed": m.get("seed"), "rng": m.get("rng"), "hand_seed": h.get("hand_seed"),
+        "seed": m.get("seed"),
+        "rng": m.get("rng"),
+        "hand_seed": h.get("hand_seed"),
         # an imported run names the run its hands came from, so that export → import
         # → export gives the same bytes
         "source_run": src_run if isinstance(src_run, str) else m.get("run_id"),
     }
 
 
-def _hand_lines(rules: Rules, m: Mapping[str, Any], h: Mapping[str, Any],
-                events: Iterable[Event]) -> list[str]:
+def _hand_lines(
+    rules: Rules, m: Mapping[str, Any], h: Mapping[str, Any], events: Iterable[Event]
+) -> list[str]:
     lines = [json.dumps(_export_header(rules, m, h), ensure_ascii=False, allow_nan=False)]
-    lines += [json.dumps(event_to_json(i, e), ensure_ascii=False, allow_nan=False)
-              for i, e in enumerate(events)]
+    lines += [
+        json.dumps(event_to_json(i, e), ensure_ascii=False, allow_nan=False)
+        for i, e in enumerate(events)
+    ]
     return lines
 
 
-def export_hand(run_dir: str | os.PathLike[str], match: int, hand: int,
-                rotation: int = 0) -> list[str]:
+def export_hand(
+    run_dir: str | os.PathLike[str], match: int, hand: int, rotation: int = 0
+) -> list[str]:
     """The hand as JSON lines (header first), without trailing newlines."""
     rp = load_hand(run_dir, match, hand, rotation)
     m = read_manifest(run_dir)
@@ -254,9 +291,11 @@ def export_hand(run_dir: str | os.PathLike[str], match: int, hand: int,
     return _hand_lines(rp.rules, m, h, rp.events)
 
 
-def export_lines(run_dir: str | os.PathLike[str],
-                 hands: Sequence[tuple[int, int, int]] | None = None,
-                 matches: Sequence[int] | None = None) -> Iterator[str]:
+def export_lines(
+    run_dir: str | os.PathLike[str],
+    hands: Sequence[tuple[int, int, int]] | None = None,
+    matches: Sequence[int] | None = None,
+) -> Iterator[str]:
     """Every hand of the run (or those of ``matches``, or the ``(match, rotation,
     hand)`` keys of ``hands``) as JSON lines, one header per hand, in the run's
     order; streamed shard by shard. A requested hand or match the run does not
@@ -272,13 +311,17 @@ def export_lines(run_dir: str | os.PathLike[str],
     want_matches = set(matches) if matches is not None else None
     if want_hands is not None or want_matches is not None:
         keys = read_table(run, "hands", columns=["match", "rotation", "hand"])
-        have = set(zip(*(keys.column(c).to_pylist() for c in ("match", "rotation", "hand")),
-                       strict=True))
+        have = set(
+            zip(*(keys.column(c).to_pylist() for c in ("match", "rotation", "hand")), strict=True)
+        )
         missing = sorted((want_hands or set()) - have)
         if missing:
             mm, r, k = missing[0]
-            raise InputError(f"{run_dir}: no hand {mm}:{k}" + (f" (rotation {r})" if r else "")
-                             + f" in the run ({len(have)} hands)")
+            raise InputError(
+                f"{run_dir}: no hand {mm}:{k}"
+                + (f" (rotation {r})" if r else "")
+                + f" in the run ({len(have)} hands)"
+            )
         lost = sorted((want_matches or set()) - {k[0] for k in have})
         if lost:
             raise InputError(f"{run_dir}: no match {lost[0]} in the run")
@@ -324,8 +367,7 @@ def _header(d: Mapping[str, Any], where: str) -> tuple[Rules, dict[str, Any]]:
     if not isinstance(d["variant"], str):
         raise InputError(f"{where}: variant must be a string, not {quote(d['variant'])}")
     if d.get("rules") is not None and not isinstance(d["rules"], dict):
-        raise InputError(f"{where}: rules must be an object of rule keys, not "
-                         f"{quote(d['rules'])}")
+        raise InputError(f"{where}: rules must be an object of rule keys, not {quote(d['rules'])}")
     try:
         rules = _rules(d["variant"], d.get("rules") or {})
     except InputError as e:
@@ -334,33 +376,47 @@ def _header(d: Mapping[str, Any], where: str) -> tuple[Rules, dict[str, Any]]:
     players = d["players"]
     if isinstance(players, int) and not isinstance(players, bool) and players == n:
         players = [f"player{s}" for s in range(players)]
-    if not isinstance(players, list) or len(players) != n or not all(
-            isinstance(p, str) for p in players):
-        raise InputError(f"{where}: 'players' must name one player per seat "
-                         f"({n} under the rules), not {quote(players)}")
-    out: dict[str, Any] = {"match": _int(d, "match", where, 0, int_max("hands", "match"), 0),
-           "rotation": _int(d, "rotation", where, 0, n - 1, 0),
-           "hand": _int(d, "hand", where, 0, int_max("hands", "hand"), 0),
-           "dealer": _int(d, "dealer", where, 0, n - 1),
-           "break": _int(d, "break", where, 0, len(wall_tiles(rules)) - 1),
-           "seed": _int(d, "seed", where, 0, int_max("hands", "hand_seed")),
-           "hand_seed": _int(d, "hand_seed", where, 0, int_max("hands", "hand_seed")),
-           "rng": _str(d, "rng", where), "source_run": _str(d, "source_run", where)}
+    if (
+        not isinstance(players, list)
+        or len(players) != n
+        or not all(isinstance(p, str) for p in players)
+    ):
+        raise InputError(
+            f"{where}: 'players' must name one player per seat "
+            f"({n} under the rules), not {quote(players)}"
+        )
+    out: dict[str, Any] = {
+        "match": _int(d, "match", where, 0, int_max("hands", "match"), 0),
+        "rotation": _int(d, "rotation", where, 0, n - 1, 0),
+        "hand": _int(d, "hand", where, 0, int_max("hands", "hand"), 0),
+        "dealer": _int(d, "dealer", where, 0, n - 1),
+        "break": _int(d, "break", where, 0, len(wall_tiles(rules)) - 1),
+        "seed": _int(d, "seed", where, 0, int_max("hands", "hand_seed")),
+        "hand_seed": _int(d, "hand_seed", where, 0, int_max("hands", "hand_seed")),
+        "rng": _str(d, "rng", where),
+        "source_run": _str(d, "source_run", where),
+    }
     for k in ("dice", "dealer_rolls"):
         v = d.get(k)
         if v is None and k == "dealer_rolls":
             out[k] = None
             continue
-        if not isinstance(v, list) or not all(
-                isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in v) or (
-                k == "dice" and len(v) != 2) or len(v) > 64:
-            raise InputError(f"{where}: {k} must be a list of dice (integers 1..6)"
-                             f"{', two of them' if k == 'dice' else ''}, not {quote(v)}")
+        if (
+            not isinstance(v, list)
+            or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6 for x in v)
+            or (k == "dice" and len(v) != 2)
+            or len(v) > 64
+        ):
+            raise InputError(
+                f"{where}: {k} must be a list of dice (integers 1..6)"
+                f"{', two of them' if k == 'dice' else ''}, not {quote(v)}"
+            )
         out[k] = list(v)
     wall = [] if d.get("wall") is None else _tile_list(d["wall"], "wall", where)
     if wall and len(wall) != len(wall_tiles(rules)):
-        raise InputError(f"{where}: wall has {len(wall)} tiles; the rules play "
-                         f"{len(wall_tiles(rules))}")
+        raise InputError(
+            f"{where}: wall has {len(wall)} tiles; the rules play {len(wall_tiles(rules))}"
+        )
     return rules, {**d, **out, "players": list(players), "wall": wall}
 
 
@@ -387,9 +443,13 @@ class _Hand:
         tiles re-formatted), then each event line, as canonical JSON. Equal hands give
         equal text however their files were spaced, ordered or spelled."""
         h = self.header
-        head = {"format": FORMAT, "variant": self.rules.variant, "rules": self.rules.to_json(),
-                **{k: h.get(k) for k in _HEADER_FIELDS[3:]},
-                "wall": fmt_ordered(h["wall"]) if h["wall"] else None}
+        head = {
+            "format": FORMAT,
+            "variant": self.rules.variant,
+            "rules": self.rules.to_json(),
+            **{k: h.get(k) for k in _HEADER_FIELDS[3:]},
+            "wall": fmt_ordered(h["wall"]) if h["wall"] else None,
+        }
         lines = [canonical_json(head)]
         lines += [canonical_json(event_to_json(i, e)) for i, e in enumerate(self.events)]
         return "\n".join(lines) + "\n"
@@ -410,8 +470,9 @@ def _read_lines(path: Path) -> Iterator[tuple[int, str]]:
             try:
                 line = f.readline(MAX_LINE + 1)
             except UnicodeDecodeError as e:
-                raise InputError(f"{path}:{i + 1}: cannot read: not UTF-8 "
-                                 f"(byte {e.start} of a block)") from None
+                raise InputError(
+                    f"{path}:{i + 1}: cannot read: not UTF-8 (byte {e.start} of a block)"
+                ) from None
             except OSError as e:
                 raise InputError(f"{path}: cannot read: {e.strerror or e}") from None
             if not line:
@@ -445,7 +506,8 @@ def _hands(lines: Iterable[tuple[int, str]], name: str) -> Iterator[_Hand]:
             raise InputError(f"{where}: seq {quote(seq)} out of order (expected {len(events)})")
         ev = event_from_json(d, where)
         if (ev.seat is not None and ev.seat >= rules.n) or (
-                ev.from_seat is not None and ev.from_seat >= rules.n):
+            ev.from_seat is not None and ev.from_seat >= rules.n
+        ):
             raise InputError(f"{where}: a seat past the {rules.n} players")
         events.append(ev)
     if not seen_any:
@@ -459,15 +521,17 @@ def _seeds_hands(seed: int | None, rng: str | None) -> TypeGuard[int]:
     return seed is not None and rng == RNG
 
 
-def _replayed(hand: _Hand, seed: int | None,
-              rng: str | None) -> tuple[dict, list, list, str | None]:
+def _replayed(
+    hand: _Hand, seed: int | None, rng: str | None
+) -> tuple[dict, list, list, str | None]:
     """The hands row, wins and transfers of a hand, recomputed by replaying its events
     through the one transition function; plus a warning when the rules stop it."""
     rules, header, events = hand.rules, hand.header, hand.events
     match, k = header["match"], header["hand"]
     dealer, dice, brk = header["dealer"], list(header["dice"]), header["break"]
-    rp = Replay(rules, {"dealer": dealer, "dice": dice, "break": brk, "wall": header["wall"]},
-                events)
+    rp = Replay(
+        rules, {"dealer": dealer, "dice": dice, "break": brk, "wall": header["wall"]}, events
+    )
     st = rp.new_state()
     stop = None
     for ev in events:
@@ -478,34 +542,65 @@ def _replayed(hand: _Hand, seed: int | None,
         stop = truncated(st)
     warning = None
     if stop is not None:
-        warning = (f"{hand.where}: event {stop.seq}: {stop.check}: {stop.log}; the rules say "
-                   f"{stop.rules} (written anyway; `mjlog validate` reports it)")
+        warning = (
+            f"{hand.where}: event {stop.seq}: {stop.check}: {stop.log}; the rules say "
+            f"{stop.rules} (written anyway; `mjlog validate` reports it)"
+        )
     n = rules.n
     hs = header.get("hand_seed")
     if hs is None:
         hs = hand_seed(seed, match, k) if _seeds_hands(seed, rng) else 0
-    transfers = [{"seq": i, "payer": e.from_seat, "payee": e.seat, "amount": e.amount,
-                  "reason": e.kind} for i, e in enumerate(events) if e.type == TRANSFER]
+    transfers = [
+        {"seq": i, "payer": e.from_seat, "payee": e.seat, "amount": e.amount, "reason": e.kind}
+        for i, e in enumerate(events)
+        if e.type == TRANSFER
+    ]
     deltas = [0] * n
     for t in transfers:
         payer, payee, amount = t["payer"], t["payee"], t["amount"]
-        if (isinstance(payer, int) and isinstance(payee, int) and isinstance(amount, int)
-                and 0 <= payer < n and 0 <= payee < n):
+        if (
+            isinstance(payer, int)
+            and isinstance(payee, int)
+            and isinstance(amount, int)
+            and 0 <= payer < n
+            and 0 <= payee < n
+        ):
             deltas[payer] -= amount
             deltas[payee] += amount
     winners = [e.seat for e in events if e.type == WIN]
     hand_row = {
-        "hand_seed": hs, "players": n, "dealer": dealer, "dice": dice,
-        "dealer_rolls": header.get("dealer_rolls"), "break": brk,
-        "wall": list(header["wall"]), "agents": header["players"],
-        "outcome": "win" if winners else "draw", "winners": winners, "deltas": deltas,
-        "n_events": len(events), "wall_left": st.live,
+        "hand_seed": hs,
+        "players": n,
+        "dealer": dealer,
+        "dice": dice,
+        "dealer_rolls": header.get("dealer_rolls"),
+        "break": brk,
+        "wall": list(header["wall"]),
+        "agents": header["players"],
+        "outcome": "win" if winners else "draw",
+        "winners": winners,
+        "deltas": deltas,
+        "n_events": len(events),
+        "wall_left": st.live,
         "next_dealer": st.next_dealer if st.next_dealer is not None else dealer,
     }
-    wins = [{"seq": w.seq, "seat": w.seat, "from_seat": w.from_seat, "tile": w.tile,
-             "method": w.method, "win_order": w.win_order, "patterns": list(w.patterns),
-             "fan": w.fan, "multiplier": w.multiplier, "points": w.points, "total": w.total,
-             "capped": w.capped} for w in st.wins]
+    wins = [
+        {
+            "seq": w.seq,
+            "seat": w.seat,
+            "from_seat": w.from_seat,
+            "tile": w.tile,
+            "method": w.method,
+            "win_order": w.win_order,
+            "patterns": list(w.patterns),
+            "fan": w.fan,
+            "multiplier": w.multiplier,
+            "points": w.points,
+            "total": w.total,
+            "capped": w.capped,
+        }
+        for w in st.wins
+    ]
     return hand_row, wins, transfers, warning
 
 
@@ -533,24 +628,34 @@ class _Survey:
         if self.rules is None:
             self.rules, self.rules_json, self.first = h.rules, rj, h.where
         elif h.rules.variant != self.rules.variant or rj != self.rules_json:
-            raise InputError(f"{h.where}: this hand's variant or rules differ from those of "
-                             f"the first hand ({self.first}); one run has one ruleset: import "
-                             f"them into separate runs")
+            raise InputError(
+                f"{h.where}: this hand's variant or rules differ from those of "
+                f"the first hand ({self.first}); one run has one ruleset: import "
+                f"them into separate runs"
+            )
         m, r, k = h.key
         packed = (m << 24) | (r << 16) | k
         if packed in self.keys:
-            raise InputError(f"{h.where}: hand {m}:{k} (rotation {r}) is given twice; a run "
-                             f"holds each (match, rotation, hand) once")
+            raise InputError(
+                f"{h.where}: hand {m}:{k} (rotation {r}) is given twice; a run "
+                f"holds each (match, rotation, hand) once"
+            )
         self.keys.add(packed)
         self.hands += 1
         self.digest.update(h.canonical().encode("utf-8"))
-        for attr, v in (("seed", h.header.get("seed")), ("rng", h.header.get("rng")),
-                        ("source_run", h.header.get("source_run"))):
+        for attr, v in (
+            ("seed", h.header.get("seed")),
+            ("rng", h.header.get("rng")),
+            ("source_run", h.header.get("source_run")),
+        ):
             have = getattr(self, attr)
             setattr(self, attr, v if have is ... or have == v else None)
         p = h.header["players"]
-        self.players = list(p) if self.players is None else [
-            a if a == b else "(various)" for a, b in zip(self.players, p, strict=True)]
+        self.players = (
+            list(p)
+            if self.players is None
+            else [a if a == b else "(various)" for a, b in zip(self.players, p, strict=True)]
+        )
         self.matches = max(self.matches, m + 1)
         self.hands_per_match = max(self.hands_per_match, k + 1)
         self.rotations = self.rotations or r > 0
@@ -561,11 +666,17 @@ class _Survey:
         seed = None if self.seed is ... else self.seed
         rng = None if self.rng is ... else self.rng
         return {
-            "variant": rules.variant, "rules": rules.to_json(), "seed": seed,
-            "matches": self.matches, "hands_per_match": self.hands_per_match,
-            "players": rules.n, "agents": [{"name": a, "params": {}} for a in self.players or []],
-            "duplicate": self.rotations, "rng": rng,
-            "mjlog_version": __version__, "content": self.digest.hexdigest(),
+            "variant": rules.variant,
+            "rules": rules.to_json(),
+            "seed": seed,
+            "matches": self.matches,
+            "hands_per_match": self.hands_per_match,
+            "players": rules.n,
+            "agents": [{"name": a, "params": {}} for a in self.players or []],
+            "duplicate": self.rotations,
+            "rng": rng,
+            "mjlog_version": __version__,
+            "content": self.digest.hexdigest(),
         }
 
 
@@ -606,12 +717,21 @@ class _Staged:
             return
         try:
             w = self.shards[-1] if self.shards else None
-            if (w is None or self._last is None or self._in_shard >= self.per_shard
-                    or h.key <= self._last):
+            if (
+                w is None
+                or self._last is None
+                or self._in_shard >= self.per_shard
+                or h.key <= self._last
+            ):
                 if w is not None:
                     w.close()
-                w = SpilledShard(self.spill, len(self.shards), h.rules.variant, events=True,
-                                 row_group_hands=self.per_shard)
+                w = SpilledShard(
+                    self.spill,
+                    len(self.shards),
+                    h.rules.variant,
+                    events=True,
+                    row_group_hands=self.per_shard,
+                )
                 self.shards.append(w)
                 self.seeded.append([])
                 self._in_shard = 0
@@ -652,21 +772,29 @@ class _Staged:
         return entries
 
 
-def _in_place(out: Path, shard: int, recorded: list[dict[str, Any]] | None
-              ) -> list[dict[str, Any]] | None:
+def _in_place(
+    out: Path, shard: int, recorded: list[dict[str, Any]] | None
+) -> list[dict[str, Any]] | None:
     """The journalled entries of ``shard`` when its files in ``out`` are each a
     regular file of the recorded size and sha256 (what its writer wrote); None
     when the shard is to be written again."""
     from mjlog.rundir import sha256_file
 
     want = {shard_path(t, shard) for t in shard_tables(True)}
-    if not recorded or not all(isinstance(f, dict) for f in recorded) or {
-            f.get("path") for f in recorded} != want:
+    if (
+        not recorded
+        or not all(isinstance(f, dict) for f in recorded)
+        or {f.get("path") for f in recorded} != want
+    ):
         return None
     for f in recorded:
         p = out / f["path"]
-        if p.is_symlink() or not p.is_file() or p.stat().st_size != f.get("bytes") \
-                or sha256_file(p) != f.get("sha256"):
+        if (
+            p.is_symlink()
+            or not p.is_file()
+            or p.stat().st_size != f.get("bytes")
+            or sha256_file(p) != f.get("sha256")
+        ):
             return None
     return recorded
 
@@ -690,9 +818,14 @@ def _zero_hand_seeds(rows: list[int]):
     return amend
 
 
-def import_sources(sources: Sequence[Source], out: str | os.PathLike[str], warn=None,
-                   progress: bool = False, hands_per_shard: int = HANDS_PER_SHARD,
-                   size: int | None = None) -> dict[str, Any]:
+def import_sources(
+    sources: Sequence[Source],
+    out: str | os.PathLike[str],
+    warn=None,
+    progress: bool = False,
+    hands_per_shard: int = HANDS_PER_SHARD,
+    size: int | None = None,
+) -> dict[str, Any]:
     """Write every hand of ``sources`` (name, a function giving its numbered lines)
     as one run directory ``out``; returns the manifest.
 
@@ -732,12 +865,12 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike[str], warn=
             out.parent.mkdir(parents=True, exist_ok=True)
             _sweep_spills(out)
             with _spill(out) as spill:
-                survey, staged, warnings = _stage(sources, spill, hands_per_shard,
-                                                  progress, size)
-                source = {"files": [Path(n).name for n, _ in sources],
-                          "run": survey.source_run if survey.source_run is not ... else None}
-                manifest = _write_run(out, survey.meta(), staged, source, hands_per_shard,
-                                      fresh)
+                survey, staged, warnings = _stage(sources, spill, hands_per_shard, progress, size)
+                source = {
+                    "files": [Path(n).name for n, _ in sources],
+                    "run": survey.source_run if survey.source_run is not ... else None,
+                }
+                manifest = _write_run(out, survey.meta(), staged, source, hands_per_shard, fresh)
     except ValueError as e:
         if isinstance(e, MjlogError):
             raise
@@ -746,13 +879,16 @@ def import_sources(sources: Sequence[Source], out: str | os.PathLike[str], warn=
         for s in warnings[:_NO_WARN_AFTER]:
             warn(s)
         if len(warnings) > _NO_WARN_AFTER:
-            warn(f"{len(warnings) - _NO_WARN_AFTER} more hands break the rules "
-                 f"(`mjlog validate` reports them all)")
+            warn(
+                f"{len(warnings) - _NO_WARN_AFTER} more hands break the rules "
+                f"(`mjlog validate` reports them all)"
+            )
     return manifest
 
 
-def _stage(sources: Sequence[Source], spill: Path, hands_per_shard: int, progress: bool,
-           size: int | None) -> tuple[_Survey, _Staged, list[str]]:
+def _stage(
+    sources: Sequence[Source], spill: Path, hands_per_shard: int, progress: bool, size: int | None
+) -> tuple[_Survey, _Staged, list[str]]:
     """Read, check and replay every hand of ``sources``, its rows staged in
     ``spill``; the survey (the run's arguments), the staged shards and the
     warnings. Raises on the first bad line, or, all read, on a row the log
@@ -791,8 +927,14 @@ def _stage(sources: Sequence[Source], spill: Path, hands_per_shard: int, progres
     return survey, staged, warnings
 
 
-def _write_run(out: Path, meta: dict[str, Any], staged: _Staged, source: dict[str, Any],
-               hands_per_shard: int, fresh: bool) -> dict[str, Any]:
+def _write_run(
+    out: Path,
+    meta: dict[str, Any],
+    staged: _Staged,
+    source: dict[str, Any],
+    hands_per_shard: int,
+    fresh: bool,
+) -> dict[str, Any]:
     """Claim ``out`` for the run and write it: its shards, then its manifest;
     nothing when it is there finished. A failure removes what was written, unless
     ``out`` held the run already (``fresh`` False: a rerun keeps what was whole)."""
@@ -805,8 +947,14 @@ def _write_run(out: Path, meta: dict[str, Any], staged: _Staged, source: dict[st
             if manifest is None:
                 unseed = not _seeds_hands(meta["seed"], meta["rng"])
                 entries = staged.publish(out, rid, claim, unseed)
-                manifest = build_manifest(meta, entries, imported=True, source=source,
-                                          hands_per_shard=hands_per_shard, events="all")
+                manifest = build_manifest(
+                    meta,
+                    entries,
+                    imported=True,
+                    source=source,
+                    hands_per_shard=hands_per_shard,
+                    events="all",
+                )
                 write_manifest(out, manifest)
         except BaseException:
             if fresh:  # ours alone while claimed
@@ -826,9 +974,11 @@ def _finished(out: Path, rid: str, hands_per_shard: int, shards: int) -> dict[st
     except LogError:
         return None  # damaged: the shards are checked one by one, the manifest rewritten
     if m.get("hands_per_shard") != hands_per_shard:
-        raise LogError(f"--out {out} holds run {rid} written with hands_per_shard="
-                       f"{quote(str(m.get('hands_per_shard')))[1:-1]}, not {hands_per_shard}: "
-                       f"choose another --out")
+        raise LogError(
+            f"--out {out} holds run {rid} written with hands_per_shard="
+            f"{quote(str(m.get('hands_per_shard')))[1:-1]}, not {hands_per_shard}: "
+            f"choose another --out"
+        )
     want = {shard_path(t, s) for s in range(shards) for t in shard_tables(True)}
     if verify_manifest(out) or {f["path"] for f in m["files"]} != want:
         return None
@@ -888,16 +1038,24 @@ def _sweep_spills(out: Path) -> None:
             os.close(fd)
 
 
-def import_lines(lines: Iterable[str], out: str | os.PathLike[str], name: str = "<jsonl>",
-                 warn=None, progress: bool = False) -> dict[str, Any]:
+def import_lines(
+    lines: Iterable[str],
+    out: str | os.PathLike[str],
+    name: str = "<jsonl>",
+    warn=None,
+    progress: bool = False,
+) -> dict[str, Any]:
     """:func:`import_sources` over lines held in memory (one source named ``name``)."""
     lines = list(lines)
-    return import_sources([(name, lambda: enumerate(lines, 1))], out, warn=warn,
-                          progress=progress)
+    return import_sources([(name, lambda: enumerate(lines, 1))], out, warn=warn, progress=progress)
 
 
-def import_files(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], warn=None,
-                 progress: bool = False) -> dict[str, Any]:
+def import_files(
+    paths: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    warn=None,
+    progress: bool = False,
+) -> dict[str, Any]:
     """:func:`import_sources` over files, each streamed once, never held whole."""
     sources = [(str(p), lambda p=Path(p): _read_lines(p)) for p in paths]
     try:
@@ -907,8 +1065,9 @@ def import_files(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     return import_sources(sources, out, warn=warn, progress=progress, size=size)
 
 
-def import_file(path: str | os.PathLike[str], out: str | os.PathLike[str],
-                warn=None) -> dict[str, Any]:
+def import_file(
+    path: str | os.PathLike[str], out: str | os.PathLike[str], warn=None
+) -> dict[str, Any]:
     """:func:`import_files` of one file."""
     return import_files([path], out, warn=warn)
 

@@ -27,8 +27,9 @@ __all__ = ["WIN_TOTAL_REASONS", "Ledger", "WinRecord"]
 
 #: The transfers that count toward a win's ``total``: the win's own payments, its
 #: horses and the kong money moved to it by 呼叫转移.
-WIN_TOTAL_REASONS = frozenset({TransferReason.WIN, TransferReason.HORSE,
-                               TransferReason.CALL_TRANSFER})
+WIN_TOTAL_REASONS = frozenset(
+    {TransferReason.WIN, TransferReason.HORSE, TransferReason.CALL_TRANSFER}
+)
 
 
 @dataclass(slots=True)
@@ -52,19 +53,29 @@ class WinRecord:
 class Ledger:
     """The books of one hand of ``n`` seats."""
 
-    __slots__ = ("deltas", "transfers", "wins", "winners", "first_batch", "first_payer",
-                 "win_order", "kong_receipts", "_batch", "_payers")
+    __slots__ = (
+        "deltas",
+        "transfers",
+        "wins",
+        "winners",
+        "first_batch",
+        "first_payer",
+        "win_order",
+        "kong_receipts",
+        "_batch",
+        "_payers",
+    )
 
     def __init__(self, n: int):
         self.deltas = [0] * n
         self.transfers: list[tuple[int, int, int, int, str]] = []  # seq, payer, payee, amt, why
         self.wins: list[WinRecord] = []
         self.winners: list[int] = []
-        self.first_batch: list[int] = []     # the winners on the hand's first winning tile
+        self.first_batch: list[int] = []  # the winners on the hand's first winning tile
         self.first_payer: int | None = None  # its discarder or kong player
         self.win_order = 0
         self.kong_receipts: list[list[int]] = []  # [payer, payee, amount, tile] for 退税
-        self._batch: dict[int, WinRecord] = {}   # the wins on the current tile
+        self._batch: dict[int, WinRecord] = {}  # the wins on the current tile
         self._payers: dict[int, list[int]] = {}  # who pays each of them
 
     def new_tile(self, payer_of_first: int | None) -> None:
@@ -75,15 +86,35 @@ class Ledger:
         if self.win_order == 1:
             self.first_payer = payer_of_first
 
-    def add_win(self, seq: int, seat: int, payer: int | None, tile: int, method: str,
-                sc: Score, payers: list[int]) -> list[Event]:
+    def add_win(
+        self,
+        seq: int,
+        seat: int,
+        payer: int | None,
+        tile: int,
+        method: str,
+        sc: Score,
+        payers: list[int],
+    ) -> list[Event]:
         """Record a win (``payer``: who pays as the discarder, else None) and return
         its payments, one per payer in ``payers``."""
         if self.win_order == 1:
             self.first_batch.append(seat)
         self.winners.append(seat)
-        rec = WinRecord(seq, seat, payer, tile, method, self.win_order, sc.patterns, sc.fan,
-                        sc.multiplier, sc.points, 0, sc.capped)
+        rec = WinRecord(
+            seq,
+            seat,
+            payer,
+            tile,
+            method,
+            self.win_order,
+            sc.patterns,
+            sc.fan,
+            sc.multiplier,
+            sc.points,
+            0,
+            sc.capped,
+        )
         self.wins.append(rec)
         self._batch[seat] = rec
         self._payers[seat] = payers

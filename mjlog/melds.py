@@ -15,8 +15,8 @@ from enum import StrEnum
 
 class MeldKind(StrEnum):
     PON = "pon"
-    EXPOSED_KONG = "exposed"      # 明杠 from a discard
-    ADDED_KONG = "added"          # 补杠 / 转弯杠 / 巴杠 on an own pon
+    EXPOSED_KONG = "exposed"  # 明杠 from a discard
+    ADDED_KONG = "added"  # 补杠 / 转弯杠 / 巴杠 on an own pon
     CONCEALED_KONG = "concealed"  # 暗杠
 
 

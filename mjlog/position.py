@@ -45,16 +45,60 @@ class Position:
 
     # slots: the hot paths read these all the time, and a slot is read fastest
     __slots__ = (
-        "rules", "variant", "spec", "n", "wall", "dealer", "dice", "break_pos",
-        "seats", "hands", "melds", "discards", "void", "won", "bonus", "draws",
-        "ledger", "deltas", "transfers", "wins", "winners",
-        "front", "back", "phase", "turn", "need_tail", "after_pon", "drawn",
-        "drawn_may_win", "chain", "chain_kongs", "kong_this_turn", "late", "pending",
-        "events", "deal_next", "calls_made", "honor_run", "exhausted", "next_dealer",
-        "horses", "due_draw", "replacing", "won_tiles")
+        "rules",
+        "variant",
+        "spec",
+        "n",
+        "wall",
+        "dealer",
+        "dice",
+        "break_pos",
+        "seats",
+        "hands",
+        "melds",
+        "discards",
+        "void",
+        "won",
+        "bonus",
+        "draws",
+        "ledger",
+        "deltas",
+        "transfers",
+        "wins",
+        "winners",
+        "front",
+        "back",
+        "phase",
+        "turn",
+        "need_tail",
+        "after_pon",
+        "drawn",
+        "drawn_may_win",
+        "chain",
+        "chain_kongs",
+        "kong_this_turn",
+        "late",
+        "pending",
+        "events",
+        "deal_next",
+        "calls_made",
+        "honor_run",
+        "exhausted",
+        "next_dealer",
+        "horses",
+        "due_draw",
+        "replacing",
+        "won_tiles",
+    )
 
-    def __init__(self, rules: Rules, wall: Iterable[int], dealer: int,
-                 dice: tuple[int, int] = (1, 1), break_pos: int = 0):
+    def __init__(
+        self,
+        rules: Rules,
+        wall: Iterable[int],
+        dealer: int,
+        dice: tuple[int, int] = (1, 1),
+        break_pos: int = 0,
+    ):
         n = rules.n
         self.rules = rules
         self.variant: str = rules.variant
@@ -64,37 +108,37 @@ class Position:
         self.dealer = dealer
         self.dice = tuple(dice)
         self.break_pos = break_pos
-        self.seats = seats = Seats(n)         # the seats' tiles and their caches
+        self.seats = seats = Seats(n)  # the seats' tiles and their caches
         self.hands, self.melds, self.discards = seats.hands, seats.melds, seats.discards
         self.void, self.won, self.bonus = seats.void, seats.won, seats.bonus
         self.draws = seats.draws
-        self.ledger = book = Ledger(n)       # money, transfers and the wins rows
+        self.ledger = book = Ledger(n)  # money, transfers and the wins rows
         self.deltas, self.transfers = book.deltas, book.transfers
         self.wins: list[WinRecord] = book.wins
         self.winners = book.winners
-        self.front = 0                       # next live draw: wall[front]
-        self.back = len(self.wall) - 1       # next tail draw: wall[back]
+        self.front = 0  # next live draw: wall[front]
+        self.back = len(self.wall) - 1  # next tail draw: wall[back]
         self.phase = Phase.DEAL
         self.turn = dealer
-        self.need_tail = False               # the turn's draw is from the tail (a kong's)
+        self.need_tail = False  # the turn's draw is from the tail (a kong's)
         self.after_pon = False
-        self.drawn: int | None = None        # the tile this seat just drew
-        self.drawn_may_win = True            # the drawn tile may complete the hand
-        self.chain: str | None = None        # first link of the replacement chain
-        self.chain_kongs = 0                 # kongs in the chain (dian_gang_hua_link)
-        self.kong_this_turn = False          # for 杠上炮
-        self.late = False                    # the added kong being declared is late
-        self.pending: list[Event] = []       # events that must come next, in order
+        self.drawn: int | None = None  # the tile this seat just drew
+        self.drawn_may_win = True  # the drawn tile may complete the hand
+        self.chain: str | None = None  # first link of the replacement chain
+        self.chain_kongs = 0  # kongs in the chain (dian_gang_hua_link)
+        self.kong_this_turn = False  # for 杠上炮
+        self.late = False  # the added kong being declared is late
+        self.pending: list[Event] = []  # events that must come next, in order
         self.events: list[Event] = []
-        self.deal_next = 0                   # seat index (from dealer) to deal next
-        self.calls_made = False              # any pon or kong so far (地胡)
-        self.honor_run = [0] * n             # yuxi 十老头 count
+        self.deal_next = 0  # seat index (from dealer) to deal next
+        self.calls_made = False  # any pon or kong so far (地胡)
+        self.honor_run = [0] * n  # yuxi 十老头 count
         self.exhausted = False
         self.next_dealer: int | None = None
         self.horses: tuple[int, ...] = ()
-        self.due_draw: str | None = None     # huangmei: the draw due after dealt 发
-        self.replacing = False               # huangmei: a 发's tail replacement is due
-        self.won_tiles: list[int] = []       # discards / kong tiles that left play by a win
+        self.due_draw: str | None = None  # huangmei: the draw due after dealt 发
+        self.replacing = False  # huangmei: a 发's tail replacement is due
+        self.won_tiles: list[int] = []  # discards / kong tiles that left play by a win
 
     @property
     def live(self) -> int:

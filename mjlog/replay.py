@@ -73,6 +73,7 @@ __all__ = [
     "to_event",
 ]
 
+
 class Check(StrEnum):
     """What the replayer and the auditor check: the ``check`` of every finding."""
 
@@ -168,8 +169,9 @@ class ReplayError(MjlogError):
     """A logged event the rules do not allow; carries the :class:`Discrepancy`."""
 
     def __init__(self, where: str, d: Discrepancy):
-        super().__init__(f"{where}: seq {d.seq}: {d.check}: the log says {d.log}; "
-                         f"the rules say {d.rules}")
+        super().__init__(
+            f"{where}: seq {d.seq}: {d.check}: the log says {d.log}; the rules say {d.rules}"
+        )
         self.discrepancy = d
 
 
@@ -298,8 +300,9 @@ def to_event(row: Sequence[Any]) -> Event:
     if len(row) == 8:
         row = row[1:]
     typ, seat, tile, from_seat, kind, tiles, amount = row
-    return Event(typ, seat, tile, from_seat, kind,
-                 tuple(tiles) if tiles is not None else None, amount)
+    return Event(
+        typ, seat, tile, from_seat, kind, tuple(tiles) if tiles is not None else None, amount
+    )
 
 
 def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:
@@ -321,8 +324,12 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     if w is not None and not st.pending and not st.claims.fits(ev):
         forced = st.auto()
         if forced is not None and forced.type == WIN:
-            return Discrepancy(seq, Check.SKIPPED_FORCED_WIN, describe(ev, notation),
-                               f"must be {describe(forced, notation)} (forced win)")
+            return Discrepancy(
+                seq,
+                Check.SKIPPED_FORCED_WIN,
+                describe(ev, notation),
+                f"must be {describe(forced, notation)} (forced win)",
+            )
         st.apply(PASS)  # everyone passed: the log has moved on
     exp = st.auto()
     if exp is not None:
@@ -336,17 +343,19 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
             if d is not None:
                 return d
             check = AUTO_CHECKS.get(exp.type) or exp.type
-        return Discrepancy(seq, check, describe(ev, notation),
-                           f"must be {describe(exp, notation)}")
-    if st.is_legal(ev) and not (ev.type == WIN and st.window is not None
-                                and st.window.winners):
+        return Discrepancy(seq, check, describe(ev, notation), f"must be {describe(exp, notation)}")
+    if st.is_legal(ev) and not (ev.type == WIN and st.window is not None and st.window.winners):
         return None  # the common case; the slow path below explains a refusal
     opts = st.options()
     seat = ev.seat if isinstance(ev.seat, int) else None
     mine = opts.get(seat) if seat is not None else None
     if not opts:
-        return Discrepancy(seq, Check.UNEXPECTED_EVENT, describe(ev, notation),
-                           f"no event is due in phase {st.phase.name}")
+        return Discrepancy(
+            seq,
+            Check.UNEXPECTED_EVENT,
+            describe(ev, notation),
+            f"no event is due in phase {st.phase.name}",
+        )
     if mine is None or ev not in mine:
         d = _refused_claim(st, ev, notation)
         if d is not None:
@@ -359,23 +368,34 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
         why = st.choices.discard_refusal(ev)
         if why is not None:
             return Discrepancy(seq, Check(why[0]), describe(ev, notation), why[1])
-        return Discrepancy(seq, Check.ILLEGAL_ACTION, describe(ev, notation),
-                           f"S{ev.seat} may: {summarise(mine, notation)}")
+        return Discrepancy(
+            seq,
+            Check.ILLEGAL_ACTION,
+            describe(ev, notation),
+            f"S{ev.seat} may: {summarise(mine, notation)}",
+        )
     w = st.window
     if ev.type == WIN and w is not None and w.winners:
         rank = st.claims.rank[w.from_seat]  # claim order, stated once (Claims.rank)
         if any(rank[s] > rank[seat] for s in w.winners):
-            return Discrepancy(seq, Check.WIN_ORDER, describe(ev, notation),
-                               f"winners on one tile come in turn order from "
-                               f"S{w.from_seat}; S{w.winners[-1]} is already listed")
+            return Discrepancy(
+                seq,
+                Check.WIN_ORDER,
+                describe(ev, notation),
+                f"winners on one tile come in turn order from "
+                f"S{w.from_seat}; S{w.winners[-1]} is already listed",
+            )
     return None
 
 
 def is_claim(ev: Event) -> bool:
     """A claim on a discard or a kong: a pon, an exposed kong, a win on a discard
     or robbing a kong."""
-    return ev.type == PON or (ev.type == KONG and ev.kind == "exposed") or (
-        ev.type == WIN and ev.kind in ("discard", "robbed_kong"))
+    return (
+        ev.type == PON
+        or (ev.type == KONG and ev.kind == "exposed")
+        or (ev.type == WIN and ev.kind in ("discard", "robbed_kong"))
+    )
 
 
 def _refused_claim(st: HandState, ev: Event, notation: bool) -> Discrepancy | None:
@@ -390,8 +410,13 @@ def _refused_claim(st: HandState, ev: Event, notation: bool) -> Discrepancy | No
         k -= 1
     if k < 0 or events[k].type not in (DISCARD, KONG) or events[k].tile != ev.tile:
         return None
-    before = HandState(st.rules, st.wall, st.dealer, st.dice,  # type: ignore[arg-type]  # #39
-                       st.break_pos)
+    before = HandState(
+        st.rules,
+        st.wall,
+        st.dealer,
+        st.dice,  # type: ignore[arg-type]  # #39
+        st.break_pos,
+    )
     applied, d = run_checked(before, events[:k], notation)
     if d is not None or applied != k:
         return None
@@ -425,8 +450,12 @@ def _refusal(st: HandState, ev: Event, seq: int, notation: bool) -> Discrepancy:
     except Exception as e:
         return _apply_error(seq, ev, e, notation)
     if d is None:  # never: the test above holds the checked apply to the reference
-        d = Discrepancy(seq, Check.APPLY_ERROR, describe(ev, notation),
-                        "refused by the checked step, allowed by its reference")
+        d = Discrepancy(
+            seq,
+            Check.APPLY_ERROR,
+            describe(ev, notation),
+            "refused by the checked step, allowed by its reference",
+        )
     return d
 
 
@@ -434,12 +463,12 @@ def _apply_error(seq: int, ev: Event, e: Exception, notation: bool) -> Discrepan
     if isinstance(e, IllegalEvent):
         check = e.check if e.check in Check._value2member_map_ else Check.APPLY_ERROR
         return Discrepancy(seq, Check(check), describe(ev, notation), str(e))
-    return Discrepancy(seq, Check.APPLY_ERROR, describe(ev, notation),
-                       f"{type(e).__name__}: {e}")
+    return Discrepancy(seq, Check.APPLY_ERROR, describe(ev, notation), f"{type(e).__name__}: {e}")
 
 
-def run_checked(st: HandState, events: Sequence[Event],
-                notation: bool = True) -> tuple[int, Discrepancy | None]:
+def run_checked(
+    st: HandState, events: Sequence[Event], notation: bool = True
+) -> tuple[int, Discrepancy | None]:
     """:func:`apply_checked` over ``events`` in order, stopping at the first
     discrepancy: (events applied, discrepancy or None). A log that stops before
     the hand is over is left to the caller (:func:`truncated`)."""
@@ -456,9 +485,12 @@ def run_checked(st: HandState, events: Sequence[Event],
     return len(events), None
 
 
-def run_events(st: HandState, events: Sequence[Event],
-               on_step: Callable[[int, Event, HandState], None] | None = None,
-               notation: bool = True) -> tuple[int, Discrepancy | None]:
+def run_events(
+    st: HandState,
+    events: Sequence[Event],
+    on_step: Callable[[int, Event, HandState], None] | None = None,
+    notation: bool = True,
+) -> tuple[int, Discrepancy | None]:
     """Check and apply ``events`` in order; stop at the first discrepancy.
 
     Returns (events applied, discrepancy or None). A log that stops before the
@@ -479,17 +511,22 @@ def truncated(st: HandState, notation: bool = True) -> Discrepancy:
     """The discrepancy of a log that stops before its hand is over."""
     n = len(st.events)
     exp = st.auto()
-    due = describe(exp, notation) if exp is not None else summarise(
-        [e for o in st.options().values() for e in o], notation)
-    return Discrepancy(n, Check.TRUNCATED_EVENTS, f"{n} events, then nothing",
-                       f"the hand goes on: {due}")
+    due = (
+        describe(exp, notation)
+        if exp is not None
+        else summarise([e for o in st.options().values() for e in o], notation)
+    )
+    return Discrepancy(
+        n, Check.TRUNCATED_EVENTS, f"{n} events, then nothing", f"the hand goes on: {due}"
+    )
 
 
 # ------------------------------------------------------------------ wall rebuilding
 
 
-def play_wall(rules: Rules, logged: list[int],
-              events: Sequence[Event]) -> tuple[list[int], list[str]]:
+def play_wall(
+    rules: Rules, logged: list[int], events: Sequence[Event]
+) -> tuple[list[int], list[str]]:
     """The wall a hand is replayed on: the ``logged`` one, or when the log gives
     none, the one its deal and draws imply (:func:`rebuild_wall`, with its problems)."""
     if logged:
@@ -546,9 +583,13 @@ def rebuild_wall(rules: Rules, events: Sequence[Event]) -> tuple[list[int], list
     rest.subtract(seen)
     over = {t: -c for t, c in rest.items() if c < 0}
     if over:
-        problems.append("tiles seen more often than the tile set holds: " + ", ".join(
-            f"{fmt_tile(t)} ×{seen[t]}" if 0 <= t < 34 else f"{t} ×{seen[t]}"
-            for t in sorted(over)))
+        problems.append(
+            "tiles seen more often than the tile set holds: "
+            + ", ".join(
+                f"{fmt_tile(t)} ×{seen[t]}" if 0 <= t < 34 else f"{t} ×{seen[t]}"
+                for t in sorted(over)
+            )
+        )
     fill = iter(sorted(t for t, c in rest.items() if c > 0 for _ in range(c)))
     wall = [t if t is not None else next(fill, 0) for t in pos]
     return wall, problems
@@ -591,25 +632,45 @@ class Snapshot:
         w = st.window
         window = None
         if w is not None:
-            window = {"kind": w.kind, "tile": w.tile, "from_seat": w.from_seat,
-                      "wins": sorted(w.wins), "pons": list(w.pons), "kongs": list(w.kongs),
-                      "forced": w.forced, "last": w.last, "winners": list(w.winners)}
+            window = {
+                "kind": w.kind,
+                "tile": w.tile,
+                "from_seat": w.from_seat,
+                "wins": sorted(w.wins),
+                "pons": list(w.pons),
+                "kongs": list(w.kongs),
+                "forced": w.forced,
+                "last": w.last,
+                "winners": list(w.winners),
+            }
         over = st.over
         forced = None if over else st.auto()
         opts = {} if over or forced is not None else st.options()
         return cls(
-            seq=seq, event=ev, phase=st.phase.name, turn=st.turn, dealer=st.dealer,
+            seq=seq,
+            event=ev,
+            phase=st.phase.name,
+            turn=st.turn,
+            dealer=st.dealer,
             hands=tuple(tuple(t for t in range(34) for _ in range(h[t])) for h in st.hands),
-            melds=tuple(tuple((str(m.kind), m.tile, m.from_seat) for m in ms)
-                        for ms in st.melds),
-            discards=tuple(tuple(d) for d in st.discards), bonus=tuple(st.bonus),
-            void=tuple(st.void), won=tuple(st.won), live=st.live,
-            deltas=tuple(st.deltas), winners=tuple(st.winners), window=window,
-            options={s: tuple(o) for s, o in sorted(opts.items())}, forced=forced,
-            over=over, next_dealer=st.next_dealer)
+            melds=tuple(tuple((str(m.kind), m.tile, m.from_seat) for m in ms) for ms in st.melds),
+            discards=tuple(tuple(d) for d in st.discards),
+            bonus=tuple(st.bonus),
+            void=tuple(st.void),
+            won=tuple(st.won),
+            live=st.live,
+            deltas=tuple(st.deltas),
+            winners=tuple(st.winners),
+            window=window,
+            options={s: tuple(o) for s, o in sorted(opts.items())},
+            forced=forced,
+            over=over,
+            next_dealer=st.next_dealer,
+        )
 
     def to_json(self, notation: bool = False) -> dict[str, Any]:
         """A JSON-ready dict; tiles as ids, or in notation with ``notation``."""
+
         def tl(ts: Sequence[int], ordered: bool = False) -> str | list[int]:
             return (fmt_ordered(ts) if ordered else fmt(ts)) if notation else list(ts)
 
@@ -628,19 +689,28 @@ class Snapshot:
         if self.window is not None:
             win = dict(self.window, tile=t1(self.window["tile"]))
         return {
-            "seq": self.seq, "event": evj(self.event), "text": describe(self.event, True),
-            "phase": self.phase, "turn": self.turn, "dealer": self.dealer,
+            "seq": self.seq,
+            "event": evj(self.event),
+            "text": describe(self.event, True),
+            "phase": self.phase,
+            "turn": self.turn,
+            "dealer": self.dealer,
             "hands": [tl(h) for h in self.hands],
-            "melds": [[{"kind": k, "tile": t1(t), "from_seat": f} for k, t, f in ms]
-                      for ms in self.melds],
+            "melds": [
+                [{"kind": k, "tile": t1(t), "from_seat": f} for k, t, f in ms] for ms in self.melds
+            ],
             "discards": [tl(d, ordered=True) for d in self.discards],
-            "bonus": list(self.bonus), "void": ["mps"[v] if v is not None else None
-                                                for v in self.void],
-            "won": list(self.won), "wall_left": self.live, "deltas": list(self.deltas),
-            "winners": list(self.winners), "window": win,
+            "bonus": list(self.bonus),
+            "void": ["mps"[v] if v is not None else None for v in self.void],
+            "won": list(self.won),
+            "wall_left": self.live,
+            "deltas": list(self.deltas),
+            "winners": list(self.winners),
+            "window": win,
             "options": {str(s): [evj(e) for e in o] for s, o in self.options.items()},
             "forced": evj(self.forced) if self.forced is not None else None,
-            "over": self.over, "next_dealer": self.next_dealer,
+            "over": self.over,
+            "next_dealer": self.next_dealer,
         }
 
 
@@ -655,10 +725,15 @@ class Replay:
     gave only the drawn tiles) is replayed on a wall rebuilt from its draws.
     """
 
-    def __init__(self, rules: Rules, hand: Mapping[str, Any], events: Sequence[Event],
-                 wins: Sequence[Mapping[str, Any]] = (),
-                 transfers: Sequence[Mapping[str, Any]] = (),
-                 where: str = "hand"):
+    def __init__(
+        self,
+        rules: Rules,
+        hand: Mapping[str, Any],
+        events: Sequence[Event],
+        wins: Sequence[Mapping[str, Any]] = (),
+        transfers: Sequence[Mapping[str, Any]] = (),
+        where: str = "hand",
+    ):
         self.rules = rules
         self.hand = dict(hand)
         self.events = list(events)
@@ -670,10 +745,10 @@ class Replay:
         self.wall, self.wall_problems = play_wall(rules, logged, self.events)
 
     @classmethod
-    def from_parts(cls, rules: Rules, hand: Mapping[str, Any], events: Sequence[Any],
-                   **kw: Any) -> Replay:
-        return cls(rules, hand, [e if isinstance(e, Event) else to_event(e) for e in events],
-                   **kw)
+    def from_parts(
+        cls, rules: Rules, hand: Mapping[str, Any], events: Sequence[Any], **kw: Any
+    ) -> Replay:
+        return cls(rules, hand, [e if isinstance(e, Event) else to_event(e) for e in events], **kw)
 
     def new_state(self) -> HandState:
         h = self.hand
@@ -694,8 +769,10 @@ class Replay:
     def state_at(self, seq: int) -> Snapshot:
         """The snapshot right after event ``seq``."""
         if not 0 <= seq < len(self.events):
-            raise MjlogError(f"{self.where}: no event {seq}; the hand has "
-                             f"{len(self.events)} events (0..{len(self.events) - 1})")
+            raise MjlogError(
+                f"{self.where}: no event {seq}; the hand has "
+                f"{len(self.events)} events (0..{len(self.events) - 1})"
+            )
         st = self.new_state()
         for i, ev in enumerate(self.events[: seq + 1]):
             d = apply_checked(st, ev)
@@ -756,10 +833,12 @@ def load_hand(run_dir: str | os.PathLike[str], match: int, hand: int, rotation: 
         found += [(shard, r) for r in rows]
     if not found:
         m = manifest
-        raise LogError(f"{where}: no such hand in the run (matches 0..{m.get('matches', 0) - 1}"
-                       f", hands 0..{m.get('hands_per_match', 0) - 1}"
-                       + (f", rotations 0..{m.get('players', 1) - 1}" if m.get("duplicate")
-                          else "") + ")")
+        raise LogError(
+            f"{where}: no such hand in the run (matches 0..{m.get('matches', 0) - 1}"
+            f", hands 0..{m.get('hands_per_match', 0) - 1}"
+            + (f", rotations 0..{m.get('players', 1) - 1}" if m.get("duplicate") else "")
+            + ")"
+        )
     if len(found) > 1:
         raise LogError(f"{where}: {len(found)} hands rows with this key")
     shard, row = found[0]

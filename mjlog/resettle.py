@@ -66,8 +66,7 @@ def resettle(rules: Rules, hand: Mapping[str, Any], events: Sequence[Event]) -> 
     (checked), and the transfers are those ``rules`` give. Raises
     :class:`NotResettled` when a logged event is not allowed under ``rules`` or the
     hand does not end with the log."""
-    st = HandState(rules, list(hand["wall"]), hand["dealer"], tuple(hand["dice"]),
-                   hand["break"])
+    st = HandState(rules, list(hand["wall"]), hand["dealer"], tuple(hand["dice"]), hand["break"])
     try_apply = st.try_apply
     for seq, ev in enumerate(events):
         if ev.type == TRANSFER:
@@ -80,8 +79,7 @@ def resettle(rules: Rules, hand: Mapping[str, Any], events: Sequence[Event]) -> 
             _pay(st)
             if try_apply(ev):
                 continue
-            raise NotResettled(f"logged event {seq} ({ev.type}) is not allowed under the "
-                               f"new rules")
+            raise NotResettled(f"logged event {seq} ({ev.type}) is not allowed under the new rules")
     _pay(st)
     if not st.over:
         raise NotResettled("the hand does not end where its log does")

@@ -33,8 +33,7 @@ _GAMMA = 0x9E3779B97F4A7C15
 # below(n) rejects draws at or above the largest multiple of n (no modulo bias)
 _LIMITS = [0] + [_M64 + 1 - (_M64 + 1) % n for n in range(1, 256)]
 # numpy's uint64 arithmetic wraps modulo 2**64: SplitMix64's own arithmetic
-_GAMMA_U, _MUL1, _MUL2 = (np.uint64(v) for v in (_GAMMA, 0xBF58476D1CE4E5B9,
-                                                    0x94D049BB133111EB))
+_GAMMA_U, _MUL1, _MUL2 = (np.uint64(v) for v in (_GAMMA, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB))
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 # the largest draw below(n) accepts, per n (limit - 1: a limit of 2**64 is no uint64)
 _TOPS_U = np.array([0, *(_M64 - (_M64 + 1) % n for n in range(1, 257))], dtype=np.uint64)
@@ -152,7 +151,7 @@ class Stream:
     def shuffle(self, items: list[_T]) -> None:
         """Fisher–Yates in place: for i = len-1 .. 1, swap i with below(i + 1)
         (computed at once: :func:`shuffle_many` of this one stream)."""
-        (shuffled, after), = shuffle_many([self._s], items)
+        ((shuffled, after),) = shuffle_many([self._s], items)
         items[:] = shuffled
         self._s = after._s
 

@@ -17,8 +17,7 @@ from typing import Any
 
 from mjlog.errors import InputError, quote
 
-__all__ = ["INT32_MAX", "RuleError", "RuleKey", "int_key", "choice_key", "bool_key",
-           "common_keys"]
+__all__ = ["INT32_MAX", "RuleError", "RuleKey", "int_key", "choice_key", "bool_key", "common_keys"]
 
 INT32_MAX = 2**31 - 1
 """The largest value of an int32 log column (money, fan, multiplier, points:
@@ -35,8 +34,6 @@ def _strict_int(raw: Any) -> int | None:
     if isinstance(raw, str) and _INTEGER.fullmatch(raw.strip()):
         return int(raw.strip())
     return None
-
-
 
 
 class RuleError(InputError):
@@ -73,8 +70,11 @@ class RuleKey:
                 raise RuleError(f"{bad}; expected an integer")
             if self.minimum is not None and v < self.minimum:
                 raise RuleError(f"{bad}; expected an integer >= {self.minimum}")
-            top = self.maximum if self.maximum is not None else (
-                2**30 if self.kind == "pow2" else INT32_MAX)
+            top = (
+                self.maximum
+                if self.maximum is not None
+                else (2**30 if self.kind == "pow2" else INT32_MAX)
+            )
             if v > top:
                 raise RuleError(f"{bad}; expected an integer <= {top} (the log's int32 columns)")
             if self.kind == "pow2" and (v < 1 or v & (v - 1)):
@@ -97,8 +97,9 @@ class RuleKey:
                 raise RuleError(f"{bad}; valid values: {', '.join(self.choices)}")
             return choice
         if self.kind == "list":
-            items = raw if isinstance(raw, list) else (
-                raw.split(",") if isinstance(raw, str) else None)
+            items = (
+                raw if isinstance(raw, list) else (raw.split(",") if isinstance(raw, str) else None)
+            )
             if items is None or not all(isinstance(x, str) for x in items):
                 raise RuleError(f"{bad}; expected a list of names, e.g. menqing,dihu")
             items = [x.strip() for x in items if x.strip()]
@@ -110,8 +111,11 @@ class RuleKey:
             # canonical order: the order of the rulebook's list, each once
             return tuple(c for c in self.choices if c in items)
         if self.kind == "pair":
-            parts = list(raw) if isinstance(raw, list | tuple) else (
-                raw.split("/") if isinstance(raw, str) else [])
+            parts = (
+                list(raw)
+                if isinstance(raw, list | tuple)
+                else (raw.split("/") if isinstance(raw, str) else [])
+            )
             if len(parts) != 2:
                 raise RuleError(f"{bad}; expected S/D, e.g. 3/4 or -/4")
             out: list[int | None] = []
@@ -148,20 +152,43 @@ class RuleKey:
         return value
 
 
-def int_key(name: str, default: int, doc: str, minimum: int = 0, maximum: int | None = None,
-            absent: int | None = None, money_only: bool = False) -> RuleKey:
-    return RuleKey(name, default, "int", doc=doc, minimum=minimum, maximum=maximum,
-                   absent=absent, money_only=money_only)
+def int_key(
+    name: str,
+    default: int,
+    doc: str,
+    minimum: int = 0,
+    maximum: int | None = None,
+    absent: int | None = None,
+    money_only: bool = False,
+) -> RuleKey:
+    return RuleKey(
+        name,
+        default,
+        "int",
+        doc=doc,
+        minimum=minimum,
+        maximum=maximum,
+        absent=absent,
+        money_only=money_only,
+    )
 
 
-def choice_key(name: str, default: str, choices: Iterable[str], doc: str,
-               absent: str | None = None, money_only: bool = False) -> RuleKey:
-    return RuleKey(name, default, "choice", tuple(choices), doc, absent=absent,
-                   money_only=money_only)
+def choice_key(
+    name: str,
+    default: str,
+    choices: Iterable[str],
+    doc: str,
+    absent: str | None = None,
+    money_only: bool = False,
+) -> RuleKey:
+    return RuleKey(
+        name, default, "choice", tuple(choices), doc, absent=absent, money_only=money_only
+    )
 
 
-def bool_key(name: str, default: bool, doc: str, absent: bool | None = None,
-             money_only: bool = False) -> RuleKey:
+def bool_key(
+    name: str, default: bool, doc: str, absent: bool | None = None, money_only: bool = False
+) -> RuleKey:
     return RuleKey(name, default, "bool", doc=doc, absent=absent, money_only=money_only)
 
 
@@ -169,19 +196,42 @@ def common_keys(rob_default: bool) -> list[RuleKey]:
     return [
         int_key("players", 4, "number of players (2, 3 or 4)", 2, 4),
         int_key("base", 1, "底分: money per unit", 1, money_only=True),
-        choice_key("late_added_kong", "pays", ("pays", "no_pay", "forbidden"),
-                "an added kong whose fourth tile is not the tile just drawn"),
-        bool_key("rob_exposed_kong", rob_default,
-              "an exposed kong claimed from a discard may be robbed"),
-        RuleKey("dealer_compensation", 0, "int", minimum=-INT32_MAX, absent=0, money_only=True,
-                doc="seat compensation: after every hand the dealer pays this many units "
-                    "x base (or of money: dealer_compensation_unit) to each other player "
-                    "(negative: they pay the dealer)"),
+        choice_key(
+            "late_added_kong",
+            "pays",
+            ("pays", "no_pay", "forbidden"),
+            "an added kong whose fourth tile is not the tile just drawn",
+        ),
+        bool_key(
+            "rob_exposed_kong", rob_default, "an exposed kong claimed from a discard may be robbed"
+        ),
+        RuleKey(
+            "dealer_compensation",
+            0,
+            "int",
+            minimum=-INT32_MAX,
+            absent=0,
+            money_only=True,
+            doc="seat compensation: after every hand the dealer pays this many units "
+            "x base (or of money: dealer_compensation_unit) to each other player "
+            "(negative: they pay the dealer)",
+        ),
         # money: with a larger base, the dealer pays a fraction of a point (mjlog balance)
-        choice_key("dealer_compensation_unit", "base", ("base", "money"),
-                   "what one dealer_compensation counts: a unit x base, or one of money "
-                   "(with base B: 1/B of a point)", absent="base", money_only=True),
-        choice_key("dealer_rotation", "rules", ("rules", "fixed"),
-                   "who deals next: as the variant's rules say (from the hand's result), or "
-                   "fixed: the next seat every hand, whatever happened", absent="rules"),
+        choice_key(
+            "dealer_compensation_unit",
+            "base",
+            ("base", "money"),
+            "what one dealer_compensation counts: a unit x base, or one of money "
+            "(with base B: 1/B of a point)",
+            absent="base",
+            money_only=True,
+        ),
+        choice_key(
+            "dealer_rotation",
+            "rules",
+            ("rules", "fixed"),
+            "who deals next: as the variant's rules say (from the hand's result), or "
+            "fixed: the next seat every hand, whatever happened",
+            absent="rules",
+        ),
     ]

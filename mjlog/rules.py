@@ -30,8 +30,19 @@ from mjlog.rulekeys import INT32_MAX, RuleError, RuleKey
 from mjlog.variants import VARIANTS as _VARIANTS
 from mjlog.variants import Variant, get_variant
 
-__all__ = ["INT32_MAX", "VARIANTS", "RuleError", "RuleKey", "Rules", "keys", "check_variant",
-           "load_toml", "parse_sets", "resolve", "unrecorded"]
+__all__ = [
+    "INT32_MAX",
+    "VARIANTS",
+    "RuleError",
+    "RuleKey",
+    "Rules",
+    "keys",
+    "check_variant",
+    "load_toml",
+    "parse_sets",
+    "resolve",
+    "unrecorded",
+]
 
 
 #: The variant names, in the rulebook's order (:data:`mjlog.variants.VARIANTS`).
@@ -54,8 +65,9 @@ def unrecorded(variant: str, values: Mapping[str, Any]) -> list[str]:
     >>> unrecorded("yuxi", {k: v for k, v in Rules("yuxi").to_json().items() if k != "cap"})
     ['cap']
     """
-    return sorted(k.name for k in keys(variant).values()
-                  if k.absent is None and k.name not in values)
+    return sorted(
+        k.name for k in keys(variant).values() if k.absent is None and k.name not in values
+    )
 
 
 def check_variant(variant: str) -> str:
@@ -81,8 +93,9 @@ class Rules(Mapping[str, Any]):
         vals = {k.name: k.default for k in spec.values()}
         for name, raw in (values or {}).items():
             if name not in spec:
-                raise RuleError(f"unknown rule key {quote(name)} for {variant}; valid keys: "
-                                f"{_key_list(spec)}")
+                raise RuleError(
+                    f"unknown rule key {quote(name)} for {variant}; valid keys: {_key_list(spec)}"
+                )
             vals[name] = spec[name].parse(raw, variant)
         self.variant = variant
         self._values = vals
@@ -99,8 +112,11 @@ class Rules(Mapping[str, Any]):
         (False, True)
         """
         spec = keys(variant)
-        filled = {k.name: k.to_json(k.absent) for k in spec.values()
-                  if k.absent is not None and k.name not in values}
+        filled = {
+            k.name: k.to_json(k.absent)
+            for k in spec.values()
+            if k.absent is not None and k.name not in values
+        }
         return cls(variant, {**values, **filled})
 
     def __reduce__(self) -> tuple[type[Rules], tuple[str, dict[str, Any]]]:
@@ -122,7 +138,9 @@ class Rules(Mapping[str, Any]):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Rules) and (self.variant, self._values) == (
-            other.variant, other._values)
+            other.variant,
+            other._values,
+        )
 
     def __repr__(self) -> str:
         changed = {k: v for k, v in self._values.items() if v != keys(self.variant)[k].default}
@@ -213,8 +231,12 @@ def parse_sets(sets: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def resolve(variant: str, file: str | Path | None = None,
-            sets: Iterable[str] = (), values: Mapping[str, Any] | None = None) -> Rules:
+def resolve(
+    variant: str,
+    file: str | Path | None = None,
+    sets: Iterable[str] = (),
+    values: Mapping[str, Any] | None = None,
+) -> Rules:
     """Defaults, then a TOML file, then explicit values, then ``--set`` strings."""
     check_variant(variant)
     merged: dict[str, Any] = {}

@@ -110,16 +110,19 @@ def check_output(path: str | os.PathLike[str], option: str) -> Path:
     for parent in Path(os.path.abspath(p)).parents:
         if os.path.exists(parent):
             if not parent.is_dir():
-                raise InputError(f"{option} {clip(str(path))}: {clip(str(parent))} is not a "
-                                 f"directory")
+                raise InputError(
+                    f"{option} {clip(str(path))}: {clip(str(parent))} is not a directory"
+                )
             break
     owner = data_dir_of(p)
     if owner is not None:
         found = _is_data_dir(owner)
         kind = "run" if found is not None and found.name in (MANIFEST, MARKER) else "sweep"
-        raise InputError(f"{option} {clip(str(path))} is inside the {kind} directory "
-                         f"{clip(str(owner))}: a {kind} is never written to; choose a path "
-                         f"outside it")
+        raise InputError(
+            f"{option} {clip(str(path))} is inside the {kind} directory "
+            f"{clip(str(owner))}: a {kind} is never written to; choose a path "
+            f"outside it"
+        )
     return p
 
 
@@ -133,8 +136,9 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, option: str = 
 
 
 @contextmanager
-def open_output(path: str | os.PathLike[str], option: str = "output",
-                text: bool = False) -> Iterator[IO[Any]]:
+def open_output(
+    path: str | os.PathLike[str], option: str = "output", text: bool = False
+) -> Iterator[IO[Any]]:
     """A file to write the output ``path`` through, after :func:`check_output`: an
     :func:`atomic_file`, or, for a device or a pipe (``/dev/null``), the path itself
     (written to, never replaced). ``text``: UTF-8 text with ``\n`` line ends."""
@@ -289,9 +293,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def check_claimable(out: str | os.PathLike[str], option: str = "--out",
-                    inside: str | os.PathLike[str] | None = None, marker: str = MARKER,
-                    manifest: str = MANIFEST) -> None:
+def check_claimable(
+    out: str | os.PathLike[str],
+    option: str = "--out",
+    inside: str | os.PathLike[str] | None = None,
+    marker: str = MARKER,
+    manifest: str = MANIFEST,
+) -> None:
     """The refusals of :class:`RunClaim` that need no run id (``RunError``, one
     line): ``out`` inside a run or sweep directory (but ``inside``), not a
     directory, or holding files but no run. For a writer that learns its run id
@@ -301,14 +309,22 @@ def check_claimable(out: str | os.PathLike[str], option: str = "--out",
     inside = Path(inside).resolve() if inside is not None else None
     parent = data_dir_of(out.parent) if out.parent != out else None
     if parent is not None and parent.resolve() != inside:
-        raise RunError(f"{option} {clip(str(out))} lies inside the data directory "
-                       f"{clip(str(parent))}; choose a path outside it")
+        raise RunError(
+            f"{option} {clip(str(out))} lies inside the data directory "
+            f"{clip(str(parent))}; choose a path outside it"
+        )
     if os.path.lexists(out) and not out.is_dir():
         raise RunError(f"{option} {clip(str(out))} exists and is not a directory")
-    if out.is_dir() and not os.path.lexists(out / marker) and not os.path.lexists(
-            out / manifest) and any(not n.startswith(marker) for n in os.listdir(out)):
-        raise RunError(f"{option} {clip(str(out))} is not empty and holds no run: give a "
-                       f"new or empty directory")
+    if (
+        out.is_dir()
+        and not os.path.lexists(out / marker)
+        and not os.path.lexists(out / manifest)
+        and any(not n.startswith(marker) for n in os.listdir(out))
+    ):
+        raise RunError(
+            f"{option} {clip(str(out))} is not empty and holds no run: give a "
+            f"new or empty directory"
+        )
 
 
 class RunClaim:
@@ -320,9 +336,17 @@ class RunClaim:
     lock is released on exit, the marker stays (it says whose shards these are).
     """
 
-    def __init__(self, out: str | os.PathLike[str], run_id: str, layout: str,
-                 option: str = "--out", inside: str | os.PathLike[str] | None = None,
-                 marker: str = MARKER, manifest: str = MANIFEST, id_key: str = "run_id"):
+    def __init__(
+        self,
+        out: str | os.PathLike[str],
+        run_id: str,
+        layout: str,
+        option: str = "--out",
+        inside: str | os.PathLike[str] | None = None,
+        marker: str = MARKER,
+        manifest: str = MANIFEST,
+        id_key: str = "run_id",
+    ):
         self.out = Path(out)
         self.run_id = run_id
         self.layout = layout
@@ -381,25 +405,32 @@ class RunClaim:
         try:
             fd = os.open(marker, os.O_RDWR | os.O_NOFOLLOW)
         except OSError as e:
-            raise self._refuse(f"has a marker {self.marker} that cannot be opened "
-                               f"({e.strerror})") from None
+            raise self._refuse(
+                f"has a marker {self.marker} that cannot be opened ({e.strerror})"
+            ) from None
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise self._refuse(f"has a {self.marker} that is not a regular file")
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise self._refuse("is being written by another mjlog process right now; "
-                                   f"wait for it, or choose another {self.option}") from None
+                raise self._refuse(
+                    "is being written by another mjlog process right now; "
+                    f"wait for it, or choose another {self.option}"
+                ) from None
             head = os.pread(fd, 256, 0).decode("utf-8", "replace")
             have_id, _, have_layout = head.split("\n", 1)[0].strip().partition(" ")
             if have_id != self.run_id:
-                raise self._refuse(f"holds shards of run {clip(have_id, 40)}, not "
-                                   f"{self.run_id}: choose another {self.option}")
+                raise self._refuse(
+                    f"holds shards of run {clip(have_id, 40)}, not "
+                    f"{self.run_id}: choose another {self.option}"
+                )
             if have_layout and have_layout != self.layout:
-                raise self._refuse(f"holds shards of run {self.run_id} written with "
-                                   f"{have_layout}, not {self.layout}: choose another "
-                                   f"{self.option}")
+                raise self._refuse(
+                    f"holds shards of run {self.run_id} written with "
+                    f"{have_layout}, not {self.layout}: choose another "
+                    f"{self.option}"
+                )
             if not have_layout:  # a marker from before layouts were recorded
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, f"{self.run_id} {self.layout}\n".encode(), 0)
@@ -417,16 +448,18 @@ class RunClaim:
         m = read_json(path, self.manifest)
         rid = m.get(self.id_key) if isinstance(m, dict) else None
         if rid != self.run_id:
-            raise self._refuse(f"holds run {clip(str(rid), 40)}, not {self.run_id}: choose "
-                               f"another directory")
+            raise self._refuse(
+                f"holds run {clip(str(rid), 40)}, not {self.run_id}: choose another directory"
+            )
 
     def record(self, shard: int, entries: list[dict[str, Any]]) -> None:
         """Journal a finished shard's manifest entries in the marker (after its line
         of run id and layout), so a resumed run checks the shard against the hashes
         it was written with. Only the claim's holder writes here."""
         assert self._fd is not None, "record() needs the claim"
-        line = json.dumps({"shard": shard, "files": entries}, sort_keys=True,
-                          allow_nan=False) + "\n"
+        line = (
+            json.dumps({"shard": shard, "files": entries}, sort_keys=True, allow_nan=False) + "\n"
+        )
         with naming(self.out / self.marker):
             os.write(self._fd, line.encode())
             os.fsync(self._fd)

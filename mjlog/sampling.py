@@ -63,9 +63,15 @@ def _deal_positions(rules: Rules, dealer: int) -> dict[int, tuple[int, ...]]:
     return out
 
 
-def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float = 0.0,
-                steps: int = 0, lean: dict[int, list[float]] | None = None,
-                pinned: dict[int, list[int]] | None = None) -> list[int]:
+def sample_wall(
+    view: SeatView,
+    history: list[Event],
+    rng: Stream,
+    tilt: float = 0.0,
+    steps: int = 0,
+    lean: dict[int, list[float]] | None = None,
+    pinned: dict[int, list[int]] | None = None,
+) -> list[int]:
     """The hand's wall with every tile the seat cannot see drawn at random.
 
     Each wall position is known (this seat's deal and draws, a horse), a tile
@@ -155,8 +161,11 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
             # laid out at once when drawn, a dealt one at the seat's first turn (a
             # hint to the sampler only: the replay through the checked step judges)
             drew = prev is not None and prev.type == DRAW and prev.seat == s
-            place(s, e.tile, ([last_draw[s]] if drew else [])
-                  + ([] if s in turned else list(dealt[s])))
+            place(
+                s,
+                e.tile,
+                ([last_draw[s]] if drew else []) + ([] if s in turned else list(dealt[s])),
+            )
         elif ty == DISCARD:
             assert e.tile is not None  # a discard shows its tile
             turned.add(s)
@@ -192,8 +201,7 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
         # (a drawn one is laid out at once, a dealt one at the first turn)
         unplayed = {p for s in range(n) if s not in turned for p in dealt[s]}
         holding = set().union(*held)  # positions some seat still holds
-        fits = [p for p in range(size) if wall[p] is None and (
-            p in unplayed or p not in holding)]
+        fits = [p for p in range(size) if wall[p] is None and (p in unplayed or p not in holding)]
         if len(fits) < left[b]:
             raise Inconsistent("no room for the unseen bonus tiles")
         for _ in range(left[b]):
@@ -217,8 +225,13 @@ def sample_wall(view: SeatView, history: list[Event], rng: Stream, tilt: float =
     return out
 
 
-def _pin(wall: list[int], held: list[list[int]], unknown: list[int],
-         pinned: dict[int, list[int]], bonus: int | None) -> list[int]:
+def _pin(
+    wall: list[int],
+    held: list[list[int]],
+    unknown: list[int],
+    pinned: dict[int, list[int]],
+    bonus: int | None,
+) -> list[int]:
     """Swap hidden tiles so that each pinned seat holds exactly its given counts;
     the hidden positions left free to move, in their order."""
     fixed: set[int] = set()
@@ -235,8 +248,7 @@ def _pin(wall: list[int], held: list[list[int]], unknown: list[int],
             a = wall[p]
             if a == bonus or have[a] <= want[a]:
                 continue
-            q = next((q for q in free if wall[q] != bonus and have[wall[q]] < want[wall[q]]),
-                     None)
+            q = next((q for q in free if wall[q] != bonus and have[wall[q]] < want[wall[q]]), None)
             if q is None:
                 raise Inconsistent(f"S{s}'s pinned hand is not among the hidden tiles")
             free.remove(q)
@@ -250,9 +262,16 @@ def _pin(wall: list[int], held: list[list[int]], unknown: list[int],
     return [q for q in unknown if q not in fixed]
 
 
-def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[int],
-          weight: list[float], rng: Stream, steps: int,
-          lean: dict[int, list[float]] | None = None) -> None:
+def _tilt(
+    view: SeatView,
+    wall: list[int],
+    held: list[list[int]],
+    unknown: list[int],
+    weight: list[float],
+    rng: Stream,
+    steps: int,
+    lean: dict[int, list[float]] | None = None,
+) -> None:
     """Metropolis moves of the hidden tiles toward hands that play has shaped.
 
     A uniform sample gives the other seats random concealed tiles: late in a hand
@@ -292,7 +311,7 @@ def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[
             return 0
         c = counts[s]
         v = voids[s]
-        return shanten(c, melds[s]) + (sum(c[9 * v:9 * v + 9]) if v is not None else 0)
+        return shanten(c, melds[s]) + (sum(c[9 * v : 9 * v + 9]) if v is not None else 0)
 
     e = {s: energy(s) for s in opp}
     below, random = rng.below, rng.random
@@ -331,8 +350,7 @@ def _tilt(view: SeatView, wall: list[int], held: list[list[int]], unknown: list[
                 c2[a] -= 1
 
 
-def rebuild(view: SeatView, history: list[Event], wall: list[int],
-            read: bool = False) -> HandState:
+def rebuild(view: SeatView, history: list[Event], wall: list[int], read: bool = False) -> HandState:
     """The hand dealt from ``wall``, ``history`` replayed on it through the state's
     checked step: this seat's position, the hidden tiles those of ``wall``.
     Raises :class:`Inconsistent` when the history does not replay on it, and with
@@ -344,9 +362,12 @@ def rebuild(view: SeatView, history: list[Event], wall: list[int],
     me = view.seat
     for e in history:
         ty = e.type
-        if read and ty != WIN and auto() is None and any(
-                s != me and any(o.type == WIN for o in opts)
-                for s, opts in options().items()):
+        if (
+            read
+            and ty != WIN
+            and auto() is None
+            and any(s != me and any(o.type == WIN for o in opts) for s, opts in options().items())
+        ):
             raise Inconsistent(f"another seat could have won before {e!r}")
         if ty in (DISCARD, PON, KONG, VOID) or (ty == WIN and auto() is None):
             if not st.try_apply(e):
@@ -356,9 +377,16 @@ def rebuild(view: SeatView, history: list[Event], wall: list[int],
         if a is None and claims.window is not None:  # every seat passed the window
             st.apply(PASS)
             a = auto()
-        if a is None or a.type != ty or a.seat != e.seat or (
-                a != e and not (ty == DEAL and e.tiles is None)
-                and not (ty == DRAW and e.tile is None)):
+        if (
+            a is None
+            or a.type != ty
+            or a.seat != e.seat
+            or (
+                a != e
+                and not (ty == DEAL and e.tiles is None)
+                and not (ty == DRAW and e.tile is None)
+            )
+        ):
             raise Inconsistent(f"the sample's {a!r} where the hand had {e!r}")
         st.apply(a)
     if st.hands[view.seat] != view.hand or st.live != view.wall_left or auto() is not None:

@@ -60,7 +60,8 @@ OUTCOMES: tuple[str, ...] = ("win", "draw")
 """``hands.outcome`` values."""
 
 KONG_KINDS: tuple[str, ...] = tuple(
-    k.value for k in (MeldKind.EXPOSED_KONG, MeldKind.CONCEALED_KONG, MeldKind.ADDED_KONG))
+    k.value for k in (MeldKind.EXPOSED_KONG, MeldKind.CONCEALED_KONG, MeldKind.ADDED_KONG)
+)
 """A ``kong`` event's ``kind`` (:class:`mjlog.melds.MeldKind` less the pon)."""
 
 EVENT_KINDS: tuple[str, ...] = (

@@ -31,8 +31,18 @@ __all__ = ["Seats"]
 class Seats:
     """The tiles of ``n`` seats (0..n-1)."""
 
-    __slots__ = ("n", "hands", "melds", "discards", "void", "won", "bonus", "draws",
-                 "misses", "_next")
+    __slots__ = (
+        "n",
+        "hands",
+        "melds",
+        "discards",
+        "void",
+        "won",
+        "bonus",
+        "draws",
+        "misses",
+        "_next",
+    )
 
     def __init__(self, n: int):
         self.n = n
@@ -41,8 +51,8 @@ class Seats:
         self.discards: list[list[int]] = [[] for _ in range(n)]
         self.void: list[int | None] = [None] * n  # 定缺: 0 m, 1 p, 2 s
         self.won = [False] * n
-        self.bonus = [0] * n                  # huangmei 发 laid out
-        self.draws = [0] * n                  # front and tail draws per seat
+        self.bonus = [0] * n  # huangmei 发 laid out
+        self.draws = [0] * n  # front and tail draws per seat
         # per seat, suit_misses() of the hand, None when stale: a discard or draw
         # that cannot complete a hand skips is_win (the hands change far less often
         # than they are checked). Read it (hot loops do); only this class writes it.
@@ -87,8 +97,11 @@ class Seats:
     def _take(self, s: int, t: int, k: int) -> None:
         h = self.hands[s]
         if h[t] < k:
-            raise ValueError(f"S{s} holds {h[t]} of tile {t}; a pon needs {k}"
-                             if k == 2 else f"S{s} holds {h[t]} of tile {t}, not {k}")
+            raise ValueError(
+                f"S{s} holds {h[t]} of tile {t}; a pon needs {k}"
+                if k == 2
+                else f"S{s} holds {h[t]} of tile {t}, not {k}"
+            )
         h[t] -= k
         self.misses[s] = None
 

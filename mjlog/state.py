@@ -81,24 +81,64 @@ class HandState:
     # slots: the hot paths read these all the time; __weakref__ for those who watch
     # a hand go (tests)
     __slots__ = (
-        "pos", "claims", "choices", "calls", "flow", "_shilaotou", "_bonus_tile", "_blood",
-        "_locks", "_may_force", "rules", "variant", "spec", "n", "wall", "dealer", "dice",
-        "break_pos", "seats", "hands", "melds", "discards", "void", "won", "bonus", "draws",
-        "hu_lock", "pon_lock", "ledger", "deltas", "transfers", "wins", "winners", "pending",
-        "events", "honor_run", "won_tiles", "__weakref__")
+        "pos",
+        "claims",
+        "choices",
+        "calls",
+        "flow",
+        "_shilaotou",
+        "_bonus_tile",
+        "_blood",
+        "_locks",
+        "_may_force",
+        "rules",
+        "variant",
+        "spec",
+        "n",
+        "wall",
+        "dealer",
+        "dice",
+        "break_pos",
+        "seats",
+        "hands",
+        "melds",
+        "discards",
+        "void",
+        "won",
+        "bonus",
+        "draws",
+        "hu_lock",
+        "pon_lock",
+        "ledger",
+        "deltas",
+        "transfers",
+        "wins",
+        "winners",
+        "pending",
+        "events",
+        "honor_run",
+        "won_tiles",
+        "__weakref__",
+    )
 
-    def __init__(self, rules: Rules, wall: Iterable[int], dealer: int,
-                 dice: tuple[int, int] = (1, 1), break_pos: int = 0):
+    def __init__(
+        self,
+        rules: Rules,
+        wall: Iterable[int],
+        dealer: int,
+        dice: tuple[int, int] = (1, 1),
+        break_pos: int = 0,
+    ):
         self.pos = p = Position(rules, wall, dealer, dice, break_pos)
-        self.claims = claims = Claims(p)             # what the seats may win and claim now
+        self.claims = claims = Claims(p)  # what the seats may win and claim now
         self.choices = choices = Choices(p, claims)  # what may happen next
-        self.calls = Calls(p, claims)                # what pons and kongs do
-        self.flow = WinFlow(p, claims, choices)      # what wins do, and how the hand ends
+        self.calls = Calls(p, claims)  # what pons and kongs do
+        self.flow = WinFlow(p, claims, choices)  # what wins do, and how the hand ends
         spec = p.spec
         self._shilaotou = spec.counts_honor_discards(rules)  # 十老头 counting is on
-        self._bonus_tile = spec.bonus_tile      # huangmei 发, else None
-        self._blood = spec.blood_battle         # xuezhan: winners leave, play goes on
-        self._locks = spec.pass_locks           # passing a win may lock (not huangmei)
+        self._bonus_tile = spec.bonus_tile  # huangmei 发, else None
+        self._blood = spec.blood_battle  # xuezhan: winners leave, play goes on
+        self._locks = spec.pass_locks  # passing a win may lock (not huangmei)
         # Choices.forced_act() applies: a bonus tile is laid out, or a win is forced
         self._may_force = self._bonus_tile is not None or spec.forced_tiles >= 0
         # the position's fixed facts and lists, and the claims' pass locks, read as the
@@ -110,7 +150,11 @@ class HandState:
         self.void, self.won, self.bonus, self.draws = p.void, p.won, p.bonus, p.draws
         self.hu_lock, self.pon_lock = claims.hu_lock, claims.pon_lock
         self.deltas, self.transfers, self.wins, self.winners = (
-            p.deltas, p.transfers, p.wins, p.winners)
+            p.deltas,
+            p.transfers,
+            p.wins,
+            p.winners,
+        )
         self.pending, self.events = p.pending, p.events
         self.honor_run, self.won_tiles = p.honor_run, p.won_tiles
 
@@ -325,8 +369,9 @@ class HandState:
             p = self.pos
             p.phase = _OVER
             book = self.ledger
-            p.next_dealer = self.spec.next_dealer(self.rules, p.dealer, book.winners,
-                                                  book.first_batch, book.first_payer)
+            p.next_dealer = self.spec.next_dealer(
+                self.rules, p.dealer, book.winners, book.first_batch, book.first_payer
+            )
         else:
             raise IllegalEvent("event_type", f"unknown event type {t!r}")
 
@@ -457,16 +502,22 @@ class HandState:
     # ------------------------------------------------------------------ summary
     def hand_row(self) -> dict[str, Any]:
         return {
-            "players": self.n, "dealer": self.dealer, "dice": list(self.dice),
-            "break": self.break_pos, "wall": list(self.wall), **self.outcome_row(),
+            "players": self.n,
+            "dealer": self.dealer,
+            "dice": list(self.dice),
+            "break": self.break_pos,
+            "wall": list(self.wall),
+            **self.outcome_row(),
         }
 
     def outcome_row(self) -> dict[str, Any]:
         """The hands row's columns play decides (:meth:`hand_row` less the deal)."""
         return {
             "outcome": "win" if self.winners else "draw",
-            "winners": list(self.winners), "deltas": list(self.deltas),
-            "n_events": len(self.events), "wall_left": self.live,
+            "winners": list(self.winners),
+            "deltas": list(self.deltas),
+            "n_events": len(self.events),
+            "wall_left": self.live,
             "next_dealer": self.pos.next_dealer,
         }
 

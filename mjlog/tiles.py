@@ -146,14 +146,14 @@ def _iter_notation(s: str) -> Iterator[Tile]:
         elif ch.isspace():
             if digits_start >= 0:
                 raise TileNotationError(
-                    f"digits without a suit letter '{cut(s[digits_start:i], 20)}' "
-                    f"in {quote(s)}"
+                    f"digits without a suit letter '{cut(s[digits_start:i], 20)}' in {quote(s)}"
                 )
         else:
             raise TileNotationError(f"unexpected character '{ch}' in {quote(s)}")
     if digits_start >= 0:
         raise TileNotationError(
-            f"digits without a suit letter '{cut(s[digits_start:], 20)}' in {quote(s)}")
+            f"digits without a suit letter '{cut(s[digits_start:], 20)}' in {quote(s)}"
+        )
 
 
 def parse(s: str) -> list[Tile]:

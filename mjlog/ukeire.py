@@ -37,7 +37,7 @@ def _reads(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
             out.append(-1)
             continue
         s = steps[prefix[r] + y]
-        for z in key[r + 1:]:
+        for z in key[r + 1 :]:
             s = steps[s + z]
         out.append(s)
     return prefix[-1], tuple(out)
@@ -54,19 +54,27 @@ def _near_in(key: bytes, first: int) -> tuple[int, ...]:
     lower standard shanten: held, or (number suits) within two of a held rank."""
     if len(key) == 7:
         return tuple(first + r for r, x in enumerate(key) if x)
-    return tuple(first + r for r in range(9) if key[r] or any(
-        key[q] for q in range(max(0, r - 2), min(9, r + 3))))
+    return tuple(
+        first + r
+        for r in range(9)
+        if key[r] or any(key[q] for q in range(max(0, r - 2), min(9, r + 3)))
+    )
 
 
 def _near(b: bytes) -> tuple[int, ...]:
     """Kinds that can lower standard shanten, in order: held, or within two of a
     held suit tile (per suit, worked out once per suit pattern)."""
-    return (_near_in(b[0:9], 0) + _near_in(b[9:18], 9) + _near_in(b[18:27], 18)
-            + _near_in(b[27:34], 27))
+    return (
+        _near_in(b[0:9], 0) + _near_in(b[9:18], 9) + _near_in(b[18:27], 18) + _near_in(b[27:34], 27)
+    )
 
 
-def accept(counts: Sequence[int], melds: int, unseen: Sequence[int],
-           candidates: Sequence[int] | None = None) -> tuple[int, int, list[int]]:
+def accept(
+    counts: Sequence[int],
+    melds: int,
+    unseen: Sequence[int],
+    candidates: Sequence[int] | None = None,
+) -> tuple[int, int, list[int]]:
     """(shanten, number of unseen tiles that lower it, those kinds), for a hand of
     ``13 - 3*melds`` tiles. Seven pairs counts when ``melds == 0``.
     ``candidates`` limits the kinds tried (default: every kind with unseen copies).

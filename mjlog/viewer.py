@@ -97,8 +97,11 @@ __all__ = [
 ]
 
 _SUIT_NAMES = {"m": "万 (m)", "p": "筒 (p)", "s": "条 (s)"}
-_KONG_WORDS = {"exposed": "an exposed kong (明杠)", "added": "an added kong (补杠)",
-               "concealed": "a concealed kong (暗杠)"}
+_KONG_WORDS = {
+    "exposed": "an exposed kong (明杠)",
+    "added": "an added kong (补杠)",
+    "concealed": "a concealed kong (暗杠)",
+}
 
 
 # ------------------------------------------------------------------ words
@@ -155,8 +158,11 @@ def words(ev: Event, dealer: int | None = None) -> str:
         tiles = ", ".join(_t(x) for x in ev.tiles or ()) or "none"
         return f"Horses (买马) turned from the tail: {tiles}."
     if t == TRANSFER:
-        why = (f"{ev.kind} {REASON_NAMES[ev.kind]}"
-               if ev.kind is not None and ev.kind in REASON_NAMES else ev.kind)
+        why = (
+            f"{ev.kind} {REASON_NAMES[ev.kind]}"
+            if ev.kind is not None and ev.kind in REASON_NAMES
+            else ev.kind
+        )
         return f"S{ev.from_seat} pays {s} {ev.amount} ({why})."
     if t == END:
         return "The hand ends."
@@ -185,8 +191,15 @@ def _step(snap: Snapshot, dealer: int) -> dict[str, Any]:
     ev = snap.event
     return {
         "seq": snap.seq,
-        "ev": [ev.type, ev.seat, ev.tile, ev.from_seat, ev.kind,
-               list(ev.tiles) if ev.tiles is not None else None, ev.amount],
+        "ev": [
+            ev.type,
+            ev.seat,
+            ev.tile,
+            ev.from_seat,
+            ev.kind,
+            list(ev.tiles) if ev.tiles is not None else None,
+            ev.amount,
+        ],
         "text": describe(ev),
         "words": words(ev, dealer),
         "next": _next_text(snap),
@@ -215,26 +228,37 @@ def _win_payments(st: HandState) -> dict[int, list[list]]:
     out: dict[int, list[list]] = {}
     for w in wins:
         end = min((o.seq for o in wins if o.win_order > w.win_order), default=len(st.events))
-        out[w.seq] = [list(t) for t in st.ledger.transfers
-                      if w.seq < t[0] < end and t[2] == w.seat and t[4] in WIN_TOTAL_REASONS]
+        out[w.seq] = [
+            list(t)
+            for t in st.ledger.transfers
+            if w.seq < t[0] < end and t[2] == w.seat and t[4] in WIN_TOTAL_REASONS
+        ]
     return out
 
 
-def _win_data(w: WinRecord, st: HandState, snap: Snapshot, ev: Event,
-              paid: list[list]) -> dict[str, Any]:
+def _win_data(
+    w: WinRecord, st: HandState, snap: Snapshot, ev: Event, paid: list[list]
+) -> dict[str, Any]:
     """One win as the page shows it: the state's record, its breakdown (the
     scorer's :func:`~mjlog.scoring.explain_win`) and the seats that pay it."""
     rules = st.rules
     b = explain_win(w, rules)
     earlier = {o.seat for o in st.ledger.wins if o.win_order < w.win_order}
     return {
-        "seq": w.seq, "seat": w.seat, "from_seat": w.from_seat, "tile": w.tile,
-        "method": w.method, "win_order": w.win_order,
+        "seq": w.seq,
+        "seat": w.seat,
+        "from_seat": w.from_seat,
+        "tile": w.tile,
+        "method": w.method,
+        "win_order": w.win_order,
         "hand": sorted(ev.tiles or ()),
         "melds": _meld_json(snap.melds[w.seat]),
         "bonus": snap.bonus[w.seat],
         "patterns": [[k, rules.spec.pattern_name(k)] for k in w.patterns],
-        "fan": w.fan, "multiplier": w.multiplier, "points": w.points, "total": w.total,
+        "fan": w.fan,
+        "multiplier": w.multiplier,
+        "points": w.points,
+        "total": w.total,
         "capped": w.capped,
         "breakdown": b.to_json(),
         "payers": payer_seats(b, w.seat, w.from_seat, rules.n, earlier),
@@ -262,19 +286,28 @@ def hand_data(rp: Replay, match_before: Sequence[int] | None = None) -> dict[str
     n = rp.rules.n
     variant = rp.rules.variant
     paid = _win_payments(st)
-    wins = [_win_data(w, st, snaps[w.seq], events[w.seq], paid[w.seq])
-            for w in st.ledger.wins]
+    wins = [_win_data(w, st, snaps[w.seq], events[w.seq], paid[w.seq]) for w in st.ledger.wins]
     meta = {
-        "run_id": h.get("run_id"), "variant": variant,
+        "run_id": h.get("run_id"),
+        "variant": variant,
         "variant_name": rp.rules.spec.title,
-        "match": h.get("match"), "rotation": h.get("rotation", 0), "hand": h.get("hand"),
-        "players": n, "dealer": dealer, "dice": list(h.get("dice") or ()),
-        "break": h.get("break"), "agents": list(h.get("agents") or ()),
-        "outcome": h.get("outcome"), "winners": list(h.get("winners") or ()),
+        "match": h.get("match"),
+        "rotation": h.get("rotation", 0),
+        "hand": h.get("hand"),
+        "players": n,
+        "dealer": dealer,
+        "dice": list(h.get("dice") or ()),
+        "break": h.get("break"),
+        "agents": list(h.get("agents") or ()),
+        "outcome": h.get("outcome"),
+        "winners": list(h.get("winners") or ()),
         "deltas": list(h.get("deltas") or snaps[-1].deltas),
-        "n_events": len(events), "wall_size": len(rp.wall),
-        "wall_logged": rp.wall_logged, "next_dealer": h.get("next_dealer"),
-        "has_bonus": rp.rules.spec.bonus_tile is not None, "has_void": rp.rules.spec.has_void,
+        "n_events": len(events),
+        "wall_size": len(rp.wall),
+        "wall_logged": rp.wall_logged,
+        "next_dealer": h.get("next_dealer"),
+        "has_bonus": rp.rules.spec.bonus_tile is not None,
+        "has_void": rp.rules.spec.has_void,
         "match_before": list(match_before) if match_before is not None else None,
     }
     return {
@@ -338,18 +371,21 @@ def csp(scripts: Sequence[str] = (), styles: Sequence[str] = ()) -> str:
 
 def _title(meta: Mapping[str, Any]) -> str:
     rot = f" rotation {meta['rotation']}" if meta.get("rotation") else ""
-    return (f"{meta['variant']} {meta['variant_name']} · match {meta['match']}{rot} "
-            f"hand {meta['hand']}")
+    return (
+        f"{meta['variant']} {meta['variant_name']} · match {meta['match']}{rot} hand {meta['hand']}"
+    )
 
 
 def _nav(links: Mapping[str, str | None]) -> str:
     label = {"prev": "&larr; previous hand", "index": "all hands", "next": "next hand &rarr;"}
-    return "".join(f'<a class="index" id="link-{k}" href="{html.escape(href)}">{label[k]}</a>'
-                   for k in ("prev", "index", "next") if (href := links.get(k)))
+    return "".join(
+        f'<a class="index" id="link-{k}" href="{html.escape(href)}">{label[k]}</a>'
+        for k in ("prev", "index", "next")
+        if (href := links.get(k))
+    )
 
 
-def render_hand_page(data: Mapping[str, Any],
-                     links: Mapping[str, str | None] | None = None) -> str:
+def render_hand_page(data: Mapping[str, Any], links: Mapping[str, str | None] | None = None) -> str:
     """One self-contained HTML page (inline CSS, JavaScript and data). ``links``
     may name the ``index``, ``prev`` and ``next`` pages (an ``--html-dir``)."""
     page = _asset("hand.html")
@@ -390,13 +426,17 @@ def page_name(match: int, hand: int, rotation: int = 0) -> str:
     return f"match{match:03d}{rot}-hand{hand:03d}.html"
 
 
-def _match_scores(run_dir: str | os.PathLike[str], match: int, rotation: int,
-                  hand: int) -> list[int] | None:
+def _match_scores(
+    run_dir: str | os.PathLike[str], match: int, rotation: int, hand: int
+) -> list[int] | None:
     from mjlog.logio import read_table
 
-    rows = read_table(run_dir, "hands", columns=["match", "rotation", "hand", "deltas"],
-                      filters=[("match", "=", match), ("rotation", "=", rotation),
-                               ("hand", "<", hand)]).to_pylist()
+    rows = read_table(
+        run_dir,
+        "hands",
+        columns=["match", "rotation", "hand", "deltas"],
+        filters=[("match", "=", match), ("rotation", "=", rotation), ("hand", "<", hand)],
+    ).to_pylist()
     if not rows:
         return None
     tot = [0] * len(rows[0]["deltas"])
@@ -406,17 +446,23 @@ def _match_scores(run_dir: str | os.PathLike[str], match: int, rotation: int,
     return tot
 
 
-def write_hand_page(run_dir: str | os.PathLike[str], match: int, hand: int,
-                    out: str | os.PathLike[str], rotation: int = 0,
-                    start: int | None = None) -> Path:
+def write_hand_page(
+    run_dir: str | os.PathLike[str],
+    match: int,
+    hand: int,
+    out: str | os.PathLike[str],
+    rotation: int = 0,
+    start: int | None = None,
+) -> Path:
     """Replay one hand of a run and write its page to ``out``; the page opens at
     event ``start`` (default 0) unless its URL has a ``#seq=N`` fragment."""
     from mjlog.replay import load_hand
 
     rp = load_hand(run_dir, match, hand, rotation)
     if start is not None and not 0 <= start < len(rp.events):
-        raise InputError(f"--at {start}: the hand has {len(rp.events)} events "
-                         f"(0..{len(rp.events) - 1})")
+        raise InputError(
+            f"--at {start}: the hand has {len(rp.events)} events (0..{len(rp.events) - 1})"
+        )
     before = _match_scores(run_dir, match, rotation, hand) if hand > 0 else None
     data = hand_data(rp, before or ([0] * rp.rules.n))
     data["start"] = start or 0
@@ -454,10 +500,12 @@ def parse_hands(spec: str) -> list[tuple[int, int, int]] | None:
         if not item:
             continue
         parts = item.split(":")
-        if len(parts) not in (2, 3) or not all(re.fullmatch(r"[0-9]{1,9}", p.strip())
-                                               for p in parts):  # ASCII, int32 at most
-            raise InputError(f"bad --hands item {quote(item)}: expected MATCH:HAND or "
-                             f"MATCH:ROTATION:HAND")
+        if len(parts) not in (2, 3) or not all(
+            re.fullmatch(r"[0-9]{1,9}", p.strip()) for p in parts
+        ):  # ASCII, int32 at most
+            raise InputError(
+                f"bad --hands item {quote(item)}: expected MATCH:HAND or MATCH:ROTATION:HAND"
+            )
         nums = [int(p) for p in parts]
         keys.append((nums[0], 0, nums[1]) if len(nums) == 2 else (nums[0], nums[1], nums[2]))
     if not keys:
@@ -465,9 +513,12 @@ def parse_hands(spec: str) -> list[tuple[int, int, int]] | None:
     return keys
 
 
-def write_pages(run_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str],
-                hands: Iterable[tuple[int, int, int]] | None = None,
-                progress: Any = None) -> tuple[Path, int]:
+def write_pages(
+    run_dir: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str],
+    hands: Iterable[tuple[int, int, int]] | None = None,
+    progress: Any = None,
+) -> tuple[Path, int]:
     """Write a page per hand (``hands`` keys, or every hand) and ``index.html``
     listing them. Reads the run once, shard by shard. Returns (index path, pages)."""
     from mjlog.logio import LogError, iter_hands, read_manifest
@@ -490,6 +541,7 @@ def write_pages(run_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
             name_, data_, prev_ = pending.pop()
             links = {"index": "index.html", "prev": prev_, "next": next_name}
             _write(out / name_, render_hand_page(data_, links))
+
     for b in iter_hands(run_dir, events=True):
         h = b.hand
         key = (h["match"], h["rotation"], h["hand"])
@@ -497,8 +549,9 @@ def write_pages(run_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
         before = totals.setdefault(mk, [0] * len(h["deltas"]))
         if wanted is None or key in wanted:
             where = f"{run_dir} match {key[0]} rotation {key[1]} hand {key[2]}"
-            rp = Replay.from_parts(rules, h, b.events, wins=b.wins, transfers=b.transfers,
-                                   where=where)
+            rp = Replay.from_parts(
+                rules, h, b.events, wins=b.wins, transfers=b.transfers, where=where
+            )
             data = hand_data(rp, list(before))
             fname = page_name(key[0], key[2], key[1])
             flush(fname)
@@ -510,8 +563,9 @@ def write_pages(run_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
         totals[mk] = [a + d for a, d in zip(before, h["deltas"], strict=True)]
     flush(None)
     if wanted is not None and wanted - seen:
-        missing = ", ".join(f"{m}:{r}:{h}" if r else f"{m}:{h}" for m, r, h in sorted(
-            wanted - seen))
+        missing = ", ".join(
+            f"{m}:{r}:{h}" if r else f"{m}:{h}" for m, r, h in sorted(wanted - seen)
+        )
         raise LogError(f"{run_dir}: no such hand(s) in the run: {missing}")
     index = _write(out / "index.html", render_index(manifest, rows))
     return index, len(rows)
@@ -519,13 +573,30 @@ def write_pages(run_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str]
 
 def _index_row(data: Mapping[str, Any], href: str) -> dict[str, Any]:
     m = data["meta"]
-    return {"href": href, "match": m["match"], "rotation": m["rotation"], "hand": m["hand"],
-            "dealer": m["dealer"], "outcome": m["outcome"], "winners": m["winners"],
-            "deltas": m["deltas"], "n_events": m["n_events"],
-            "wins": [{"seat": w["seat"], "method": w["method"], "tile": w["tile"],
-                      "patterns": w["patterns"], "fan": w["fan"], "points": w["points"],
-                      "total": w["total"], "formula": w["breakdown"]["formula"]}
-                     for w in data["wins"]]}
+    return {
+        "href": href,
+        "match": m["match"],
+        "rotation": m["rotation"],
+        "hand": m["hand"],
+        "dealer": m["dealer"],
+        "outcome": m["outcome"],
+        "winners": m["winners"],
+        "deltas": m["deltas"],
+        "n_events": m["n_events"],
+        "wins": [
+            {
+                "seat": w["seat"],
+                "method": w["method"],
+                "tile": w["tile"],
+                "patterns": w["patterns"],
+                "fan": w["fan"],
+                "points": w["points"],
+                "total": w["total"],
+                "formula": w["breakdown"]["formula"],
+            }
+            for w in data["wins"]
+        ],
+    }
 
 
 def render_index(manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
@@ -547,17 +618,22 @@ def render_index(manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]])
         for w in r["wins"]:
             pats = " ".join(
                 f'<span class="pat">{e(zh)} <code>{e(k)}</code>{f" ×{e(c)}" if c > 1 else ""}'
-                f"</span>" for k, zh, c in _grouped(w["patterns"]))
+                f"</span>"
+                for k, zh, c in _grouped(w["patterns"])
+            )
             keys = e(",".join(str(k) for k, _ in w["patterns"]))
             tile = e(_tile_code(w["tile"]))
             pts = "" if w["points"] is None else e(w["points"])
             tot = "" if w["total"] is None else f" (total {e(w['total'])})"
             fan = "" if w["fan"] is None else f" · fan {e(w['fan'])}"
-            formula = f' · <span class="formula">{e(w["formula"])}</span>' \
-                if w.get("formula") else ""
-            wins.append(f'<div class="win" data-patterns="{keys}">S{e(w["seat"])} '
-                        f'{e(w["method"])} {tile} {pats}{fan}{formula} · points {pts}{tot}'
-                        f'</div>')
+            formula = (
+                f' · <span class="formula">{e(w["formula"])}</span>' if w.get("formula") else ""
+            )
+            wins.append(
+                f'<div class="win" data-patterns="{keys}">S{e(w["seat"])} '
+                f"{e(w['method'])} {tile} {pats}{fan}{formula} · points {pts}{tot}"
+                f"</div>"
+            )
         deltas = e(" ".join(_signed(d) for d in r["deltas"]))
         rot = e(r["rotation"]) if r["rotation"] else ""
         winners = ", ".join(f"S{e(s)}" for s in r["winners"]) or "-"
@@ -567,15 +643,18 @@ def render_index(manifest: Mapping[str, Any], rows: Sequence[Mapping[str, Any]])
             f"<td>{rot}</td><td>S{e(r['dealer'])}</td><td>{e(r['outcome'])}</td>"
             f"<td>{winners}</td>"
             f"<td>{''.join(wins) or '-'}</td><td class=num>{deltas}</td>"
-            f"<td class=num>{e(r['n_events'])}</td></tr>")
+            f"<td class=num>{e(r['n_events'])}</td></tr>"
+        )
     page = _asset("index.html")
     css = _inline("viewer.css", "style")
     parts = {
         "{{CSP}}": e(csp(styles=[css])),
         "{{TITLE}}": e(f"{variant} {vname} · run {manifest.get('run_id', '?')}"),
         "{{CSS}}": css,
-        "{{META}}": e(f"{len(rows)} hands · seed {manifest.get('seed', '?')}"
-                      f" · agents {', '.join(_agent_names(manifest))}"),
+        "{{META}}": e(
+            f"{len(rows)} hands · seed {manifest.get('seed', '?')}"
+            f" · agents {', '.join(_agent_names(manifest))}"
+        ),
         "{{ROWS}}": "\n".join(body),
     }
     return _fill(page, parts)

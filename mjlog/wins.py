@@ -32,7 +32,7 @@ class WinFlow:
         self.pos = pos
         self.claims = claims
         self.choices = choices
-        self.blood = pos.spec.blood_battle          # winners leave, play goes on
+        self.blood = pos.spec.blood_battle  # winners leave, play goes on
         self.call_transfer_on = pos.spec.call_transfer(pos.rules)
 
     def apply_win(self, ev: Event, seq: int) -> None:
@@ -52,8 +52,11 @@ class WinFlow:
         elif method is Method.SELF_DRAW:
             # the acting seat's win on its drawn tile: scored once per state
             # (options() and the checked path asked already)
-            sc = (self.choices.self_draw_score(seq) if s == st.turn and t == st.drawn
-                  else self.claims.win_score(s, t, method))
+            sc = (
+                self.choices.self_draw_score(seq)
+                if s == st.turn and t == st.drawn
+                else self.claims.win_score(s, t, method)
+            )
             if sc is None:
                 raise IllegalEvent("win_legal", f"seat {s} cannot win by self-draw now")
             if sc.feeder_pays:

@@ -29,9 +29,16 @@ from mjlog.rules import Rules
 from simulate.agents import make_agent, make_agents
 
 
-def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", hands: int = 100,
-                seed: int = 2026, rules: dict | None = None, first: int = 0,
-                make: Callable[[], Agent] | None = None) -> dict:
+def paired_edge(
+    variant: str,
+    agent: str = "expert",
+    base: str = "strategic",
+    hands: int = 100,
+    seed: int = 2026,
+    rules: dict | None = None,
+    first: int = 0,
+    make: Callable[[], Agent] | None = None,
+) -> dict:
     """The agent's edge over ``base`` in points per seat-hand, paired by wall and
     seat (hands ``first`` … ``first + hands − 1``): ``diff`` [``lo``, ``hi``] (95 %
     t interval, hands as units), ``p``, ``units``, and ``per_hand`` (each unit's
@@ -63,18 +70,37 @@ def paired_edge(variant: str, agent: str = "expert", base: str = "strategic", ha
         base_pts.append(sum(ref) / n)
         agent_pts.append(sum(got) / n)
     d = compare_units(base_pts, None, agent_pts, None, paired=True)
-    return {"variant": variant, "agent": agent, "base": base, "hands": hands,
-            "seat_hands": hands * n, "diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p,
-            "units": d.units,
-            "per_hand": [a - b for a, b in zip(agent_pts, base_pts, strict=True)],
-            "base_mean": d.baseline, "agent_mean": d.value,
-            "searched": searched, "overruled": overruled, "sampled": sampled,
-            "cpu_s": time.process_time() - c0}
+    return {
+        "variant": variant,
+        "agent": agent,
+        "base": base,
+        "hands": hands,
+        "seat_hands": hands * n,
+        "diff": d.diff,
+        "lo": d.lo,
+        "hi": d.hi,
+        "p": d.p,
+        "units": d.units,
+        "per_hand": [a - b for a, b in zip(agent_pts, base_pts, strict=True)],
+        "base_mean": d.baseline,
+        "agent_mean": d.value,
+        "searched": searched,
+        "overruled": overruled,
+        "sampled": sampled,
+        "cpu_s": time.process_time() - c0,
+    }
 
 
-def head_to_head(variant: str, agent: str, other: str = "expert", hands: int = 100,
-                 seed: int = 2026, first: int = 0, make: Callable[[], Agent] | None = None,
-                 make_other: Callable[[], Agent] | None = None) -> dict:
+def head_to_head(
+    variant: str,
+    agent: str,
+    other: str = "expert",
+    hands: int = 100,
+    seed: int = 2026,
+    first: int = 0,
+    make: Callable[[], Agent] | None = None,
+    make_other: Callable[[], Agent] | None = None,
+) -> dict:
     """Two agents' paired A/B against strategic on the same hands, and their
     difference hand by hand: ``agent`` and ``other`` (:func:`paired_edge`'s
     results) and ``gap`` (``agent``'s edge less ``other``'s, points per seat-hand:
@@ -90,5 +116,8 @@ def head_to_head(variant: str, agent: str, other: str = "expert", hands: int = 1
     a = paired_edge(variant, agent, hands=hands, seed=seed, first=first, make=make)
     b = paired_edge(variant, other, hands=hands, seed=seed, first=first, make=make_other)
     d = compare_units(b["per_hand"], None, a["per_hand"], None, paired=True)
-    return {"agent": a, "other": b,
-            "gap": {"diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p, "units": d.units}}
+    return {
+        "agent": a,
+        "other": b,
+        "gap": {"diff": d.diff, "lo": d.lo, "hi": d.hi, "p": d.p, "units": d.units},
+    }

@@ -45,8 +45,17 @@ from simulate.agents import make_agent, make_agents, parse_spec
 from simulate.agents.expert import ExpertAgent, _lead, decide
 from simulate.agents.rollouts import Committed, _Then
 
-ROW_KEYS = ("variant", "hand", "decision", "kind", "truth", "pick_points", "estimate",
-            "estimate_se", "leads")
+ROW_KEYS = (
+    "variant",
+    "hand",
+    "decision",
+    "kind",
+    "truth",
+    "pick_points",
+    "estimate",
+    "estimate_se",
+    "leads",
+)
 #: the stream tag of the calibration's samples
 _CALIBRATE = 0xCA11B
 
@@ -82,20 +91,36 @@ class _Probe:
             return pick
         after = copy.deepcopy(lead.base)  # where the real seat 0 goes on from
         truth = [self._truth(view, after, c, then) for c, then in cands]
-        est = [e.playouts(view, [(c, then or e.params["own"]) for c, then in cands],
-                          derive(_CALIBRATE, self.hand, self.k), 0, self.samples)
-               for e in self.experts]
+        est = [
+            e.playouts(
+                view,
+                [(c, then or e.params["own"]) for c, then in cands],
+                derive(_CALIBRATE, self.hand, self.k),
+                0,
+                self.samples,
+            )
+            for e in self.experts
+        ]
         for j in range(1, len(cands)):
             c, then = cands[j]
             kind = f"{_name(pick)}→{then or _name(c)}"
             fit = {s: _lead_of(p[j], p[0]) for s, p in zip(self.specs, est, strict=True)}
-            self.out.append({
-                "variant": self.variant, "hand": self.hand, "decision": self.k, "kind": kind,
-                "truth": truth[j] - truth[0], "pick_points": truth[0],
-                "estimate": {s: f[0] for s, f in fit.items()},
-                "estimate_se": {s: f[1] for s, f in fit.items()},
-                "leads": {s: [a - b for a, b in zip(p[j], p[0], strict=True)]
-                          for s, p in zip(self.specs, est, strict=True)}})
+            self.out.append(
+                {
+                    "variant": self.variant,
+                    "hand": self.hand,
+                    "decision": self.k,
+                    "kind": kind,
+                    "truth": truth[j] - truth[0],
+                    "pick_points": truth[0],
+                    "estimate": {s: f[0] for s, f in fit.items()},
+                    "estimate_se": {s: f[1] for s, f in fit.items()},
+                    "leads": {
+                        s: [a - b for a, b in zip(p[j], p[0], strict=True)]
+                        for s, p in zip(self.specs, est, strict=True)
+                    },
+                }
+            )
         return pick
 
     def _truth(self, view, after, c, then: str | None = None) -> int:
@@ -125,8 +150,15 @@ def _lead_of(alt: list[int], pick: list[int]) -> tuple[float | None, float | Non
     return _lead(alt, pick) if min(len(alt), len(pick)) >= 2 else (None, None)
 
 
-def calibrate(variant: str, hands: int = 40, samples: int = 16, specs=("expert",),
-              seed: int = 2026, first: int = 0, rules: dict | None = None) -> list[dict]:
+def calibrate(
+    variant: str,
+    hands: int = 40,
+    samples: int = 16,
+    specs=("expert",),
+    seed: int = 2026,
+    first: int = 0,
+    rules: dict | None = None,
+) -> list[dict]:
     """One row per alternative at every searched decision of seat 0 in hands
     ``first`` … ``first + hands − 1`` (each its own match, as
     :func:`research.expert_ab.paired_edge`): ``kind`` (pick→alternative),
@@ -170,8 +202,11 @@ def summarize(rows: list[dict]) -> list[dict]:
     specs = list(rows[0]["estimate"]) if rows else []
     out = []
     for s in specs:
-        got = [(r["estimate"][s], r["truth"], r["kind"], r["estimate_se"][s], r["hand"])
-               for r in rows if r["estimate"][s] is not None]
+        got = [
+            (r["estimate"][s], r["truth"], r["kind"], r["estimate_se"][s], r["hand"])
+            for r in rows
+            if r["estimate"][s] is not None
+        ]
         x = [g[0] for g in got]
         y = [g[1] for g in got]
         fit = stats.linregress(x, y) if len(set(x)) > 1 else None
@@ -186,16 +221,26 @@ def summarize(rows: list[dict]) -> list[dict]:
             for g in got:
                 if g[2] == k:
                     per_hand.setdefault(g[4], []).append(g[1])
-            e = estimate([sum(v) for v in per_hand.values()],
-                         [len(v) for v in per_hand.values()])
-            kinds[k] = {"n": len(te), "hands": e.units, "truth": e.value,
-                        "half": (e.hi - e.lo) / 2, "estimate": sum(te) / len(te)}
-        out.append({"spec": s, "pairs": len(got),
-                    "slope": fit.slope if fit else math.nan,
-                    "slope_se": fit.stderr if fit else math.nan,
-                    "r": fit.rvalue if fit else math.nan, "reliability": reliability,
-                    "corrected": (fit.slope / reliability if fit and reliability > 0
-                                  else math.nan), "kinds": kinds})
+            e = estimate([sum(v) for v in per_hand.values()], [len(v) for v in per_hand.values()])
+            kinds[k] = {
+                "n": len(te),
+                "hands": e.units,
+                "truth": e.value,
+                "half": (e.hi - e.lo) / 2,
+                "estimate": sum(te) / len(te),
+            }
+        out.append(
+            {
+                "spec": s,
+                "pairs": len(got),
+                "slope": fit.slope if fit else math.nan,
+                "slope_se": fit.stderr if fit else math.nan,
+                "r": fit.rvalue if fit else math.nan,
+                "reliability": reliability,
+                "corrected": (fit.slope / reliability if fit and reliability > 0 else math.nan),
+                "kinds": kinds,
+            }
+        )
     return out
 
 
@@ -245,11 +290,23 @@ def budget(rows: list[dict], hands, settings, spec: str | None = None) -> list[d
             first.setdefault(h, alts[j - 1]["truth"])
         f = estimate([first.get(h, 0.0) for h in hands])
         t = estimate([total[h] for h in hands])
-        out.append({"rollouts": rollouts, "most": most, "z": z, "hands": len(hands),
-                    "decisions": len(decisions), "overrules": overrules,
-                    "samples": drawn / max(1, len(decisions)),
-                    "first": f.value, "first_lo": f.lo, "first_hi": f.hi,
-                    "total": t.value, "total_lo": t.lo, "total_hi": t.hi})
+        out.append(
+            {
+                "rollouts": rollouts,
+                "most": most,
+                "z": z,
+                "hands": len(hands),
+                "decisions": len(decisions),
+                "overrules": overrules,
+                "samples": drawn / max(1, len(decisions)),
+                "first": f.value,
+                "first_lo": f.lo,
+                "first_hi": f.hi,
+                "total": t.value,
+                "total_lo": t.lo,
+                "total_hi": t.hi,
+            }
+        )
     return out
 
 
@@ -262,9 +319,9 @@ class Seeing(ExpertAgent):
     def sample(self, view, history, rng):
         st = view._s  # the real hidden tiles: the tool's, never the agent's
         wall = list(st.wall)
-        undrawn = wall[st.front:st.back + 1]
+        undrawn = wall[st.front : st.back + 1]
         rng.shuffle(undrawn)
-        wall[st.front:st.back + 1] = undrawn
+        wall[st.front : st.back + 1] = undrawn
         return wall, rebuild(view, history, wall)
 
 
@@ -276,17 +333,25 @@ class ReadySeeing(ExpertAgent):
 
     def pinned(self, view):
         st = view._s  # the real hands: the tool's, never the agent's
-        return {s: list(st.hands[s]) for s in range(view.n)
-                if s != view.seat and not view.won[s]
-                and shanten(st.hands[s], len(view.melds[s])) == 0} or None
+        return {
+            s: list(st.hands[s])
+            for s in range(view.n)
+            if s != view.seat and not view.won[s] and shanten(st.hands[s], len(view.melds[s])) == 0
+        } or None
 
 
 #: the ceiling's twins: which of the hidden hands their samples know
 TWINS = {"seeing": Seeing, "ready": ReadySeeing}
 
 
-def ceiling(variant: str, hands: int = 100, seed: int = 2026, first: int = 0,
-            spec: str = "expert", twin: str = "seeing") -> dict:
+def ceiling(
+    variant: str,
+    hands: int = 100,
+    seed: int = 2026,
+    first: int = 0,
+    spec: str = "expert",
+    twin: str = "seeing",
+) -> dict:
     """``spec``'s edge over strategic and its twin's (the same parameters; ``twin``
     names it in :data:`TWINS`: :class:`Seeing`, or :class:`ReadySeeing` that
     knows only the ready seats' hands), each the paired seat-swap A/B of
@@ -306,6 +371,13 @@ def ceiling(variant: str, hands: int = 100, seed: int = 2026, first: int = 0,
     if twin not in TWINS:
         raise ValueError(f"ceiling: twin {twin!r} is none of {', '.join(TWINS)}")
     params, cls = parse_spec(spec)[1], TWINS[twin]
-    r = head_to_head(variant, f"{twin} {spec}", spec, hands=hands, seed=seed, first=first,
-                     make=lambda: cls(**params))
+    r = head_to_head(
+        variant,
+        f"{twin} {spec}",
+        spec,
+        hands=hands,
+        seed=seed,
+        first=first,
+        make=lambda: cls(**params),
+    )
     return {"agent": r["other"], "seeing": r["agent"], "gap": r["gap"]}

@@ -30,10 +30,10 @@ class Observation:
     """One seat's turn: the features of the other live seats' tiles, and where
     the hidden copies of each tile really were (each seat's hand, the wall)."""
 
-    X: np.ndarray        # (seats, 34, F)
-    held: np.ndarray     # (seats, 34): copies in each seat's concealed hand
-    wall: np.ndarray     # (34,): hidden copies elsewhere
-    sizes: np.ndarray    # (seats,): tiles each conceals
+    X: np.ndarray  # (seats, 34, F)
+    held: np.ndarray  # (seats, 34): copies in each seat's concealed hand
+    wall: np.ndarray  # (34,): hidden copies elsewhere
+    sizes: np.ndarray  # (seats,): tiles each conceals
     wall_size: int
 
 
@@ -45,6 +45,7 @@ class _Recorder:
 
     def __init__(self, out: list, record):
         from simulate.agents.strategic import StrategicAgent
+
         self.base, self.out, self.record = StrategicAgent(), out, record
 
     def start_hand(self, seat, rng) -> None:
@@ -72,13 +73,13 @@ def _observe(view: SeatView) -> list[Observation]:
     return [Observation(X, held, wall, held.sum(1), int(wall.sum()))]
 
 
-def observe(variant: str, hands: int, seed: int, first: int = 0,
-            record=_observe) -> list:
+def observe(variant: str, hands: int, seed: int, first: int = 0, record=_observe) -> list:
     """Observations from hands ``first`` … ``first + hands − 1`` (each its own
     match) of an all-strategic table: ``record(view)`` at every turn with a
     choice (by default an :class:`Observation` of where the hidden copies were)."""
     from mjlog.engine import play_hand
     from mjlog.rules import Rules
+
     rules = Rules(variant)
     out: list = []
     agents = [_Recorder(out, record) for _ in range(rules.n)]
@@ -92,8 +93,12 @@ def loss(beta, obs: list[Observation], l2: float = 0.0) -> tuple[float, np.ndarr
     total, grad = 0.0, np.zeros(_F)
     for o in obs:
         u = o.X @ beta
-        a = np.vstack([np.log(np.maximum(o.sizes, 1e-12))[:, None] + u,
-                       np.full((1, 34), math.log(max(o.wall_size, 1e-12)))])
+        a = np.vstack(
+            [
+                np.log(np.maximum(o.sizes, 1e-12))[:, None] + u,
+                np.full((1, 34), math.log(max(o.wall_size, 1e-12))),
+            ]
+        )
         a -= a.max(0)
         p = np.exp(a)
         p /= p.sum(0)
@@ -111,8 +116,10 @@ def copies(obs: list[Observation]) -> int:
 def learn(obs: list[Observation], l2: float = 1e-3) -> np.ndarray:
     """β by maximum likelihood (a little ridge keeps rare features finite)."""
     from scipy.optimize import minimize
-    r = minimize(loss, np.zeros(_F), args=(obs, l2), jac=True, method="L-BFGS-B",
-                 options={"maxiter": 500})
+
+    r = minimize(
+        loss, np.zeros(_F), args=(obs, l2), jac=True, method="L-BFGS-B", options={"maxiter": 500}
+    )
     return r.x
 
 
@@ -127,6 +134,7 @@ def _writable(out: str) -> str | None:
     """Why ``out`` cannot take the reading, or None: refused before any hand is played."""
     from mjlog.errors import MjlogError
     from mjlog.rundir import check_output
+
     try:
         p = check_output(out, "--out")
     except MjlogError as e:
@@ -142,8 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(
         prog="python -m research.reading_fit",
         description="Learn the reading of hidden tiles (β) from all-strategic hands: 80 %% "
-                    "of the hands' turns fit it, the last 20 %% score it against the "
-                    "uniform reading (β = 0), in nats per hidden copy.")
+        "of the hands' turns fit it, the last 20 %% score it against the "
+        "uniform reading (β = 0), in nats per hidden copy.",
+    )
     p.add_argument("--variant", required=True, choices=("yuxi", "xuezhan", "huangmei"))
     p.add_argument("--hands", type=int, default=1500, help="hands to learn from (default 1500)")
     p.add_argument("--seed", type=int, default=9001, help="their seed (default 9001)")
@@ -158,16 +167,24 @@ def main(argv: list[str] | None = None) -> int:
     beta = learn(obs[:cut])
     held_out = obs[cut:]
     n = copies(held_out)
-    doc = {"variant": a.variant, "hands": a.hands, "seed": a.seed,
-           "command": f"python -m research.reading_fit --variant {a.variant} --hands {a.hands} "
-                      f"--seed {a.seed}",
-           "held_out_nats_per_copy": {"reading": round(loss(beta, held_out)[0] / n, 5),
-                                      "uniform": round(loss(np.zeros(_F), held_out)[0] / n, 5)},
-           "features": list(FEATURES), "beta": [round(float(b), 6) for b in beta]}
+    doc = {
+        "variant": a.variant,
+        "hands": a.hands,
+        "seed": a.seed,
+        "command": f"python -m research.reading_fit --variant {a.variant} --hands {a.hands} "
+        f"--seed {a.seed}",
+        "held_out_nats_per_copy": {
+            "reading": round(loss(beta, held_out)[0] / n, 5),
+            "uniform": round(loss(np.zeros(_F), held_out)[0] / n, 5),
+        },
+        "features": list(FEATURES),
+        "beta": [round(float(b), 6) for b in beta],
+    }
     text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
     if a.out:
         from mjlog.errors import MjlogError
         from mjlog.rundir import write_atomic
+
         try:
             write_atomic(a.out, text, "--out")
         except (MjlogError, OSError) as e:

@@ -25,22 +25,57 @@ from simulate.agents import make_agents
 
 #: Pattern families, by the keys a win lists (every variant's names).
 FAMILIES: dict[str, frozenset[str]] = {
-    "qingyise": frozenset({"qingyise", "qingpeng", "qingqidui", "qingjingougou",
-                           "qinglongqidui", "qingshuanglongqidui", "qingsanlongqidui",
-                           "qingshibaluohan", "qingyaojiu"}),
-    "qidui": frozenset({"qidui", "longqidui", "qingqidui", "shuanglongqidui",
-                        "qinglongqidui", "sanlongqidui", "qingshuanglongqidui",
-                        "qingsanlongqidui"}),
-    "pengpenghu": frozenset({"pengpenghu", "qingpeng", "jingougou", "qingjingougou",
-                             "shibaluohan", "qingshibaluohan", "jiangdui", "quanqiuren"}),
+    "qingyise": frozenset(
+        {
+            "qingyise",
+            "qingpeng",
+            "qingqidui",
+            "qingjingougou",
+            "qinglongqidui",
+            "qingshuanglongqidui",
+            "qingsanlongqidui",
+            "qingshibaluohan",
+            "qingyaojiu",
+        }
+    ),
+    "qidui": frozenset(
+        {
+            "qidui",
+            "longqidui",
+            "qingqidui",
+            "shuanglongqidui",
+            "qinglongqidui",
+            "sanlongqidui",
+            "qingshuanglongqidui",
+            "qingsanlongqidui",
+        }
+    ),
+    "pengpenghu": frozenset(
+        {
+            "pengpenghu",
+            "qingpeng",
+            "jingougou",
+            "qingjingougou",
+            "shibaluohan",
+            "qingshibaluohan",
+            "jiangdui",
+            "quanqiuren",
+        }
+    ),
     "hunyise": frozenset({"hunyise"}),
     "pinghu_only": frozenset(),  # a win with no pattern but 平胡 (and 根, 自摸, ...)
 }
 _BIG = FAMILIES["qingyise"] | FAMILIES["qidui"] | FAMILIES["pengpenghu"] | {"hunyise"}
 
 
-def behaviour(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
-              sets: Sequence[str] = (), seat: int | None = None) -> dict:
+def behaviour(
+    variant: str,
+    agents: Sequence[str],
+    hands: int,
+    seed: int = 0,
+    sets: Sequence[str] = (),
+    seat: int | None = None,
+) -> dict:
     """Per-hand figures of ``hands`` hands (lists, one entry per hand).
 
     ``agents``: one spec for every seat, or one per seat; ``seat``: count only that
@@ -51,9 +86,20 @@ def behaviour(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
     rules = resolve(variant, sets=list(sets))
     specs = list(agents) * rules.n if len(agents) == 1 else list(agents)
     players = make_agents(specs)
-    out: dict[str, list] = {k: [] for k in (
-        "pons", "kongs", "wins", "self_draws", "deal_ins", "exhausted", "draws",
-        "mults", "points")}
+    out: dict[str, list] = {
+        k: []
+        for k in (
+            "pons",
+            "kongs",
+            "wins",
+            "self_draws",
+            "deal_ins",
+            "exhausted",
+            "draws",
+            "mults",
+            "points",
+        )
+    }
     out["families"] = {k: [] for k in FAMILIES}
     out["patterns"] = {}
     for m in range(hands):
@@ -86,8 +132,13 @@ def behaviour(variant: str, agents: Sequence[str], hands: int, seed: int = 0,
         out["draws"].append(draws)
         out["wins"].append(len(wins))
         out["self_draws"].append(sum(w.method == "self_draw" for w in wins))
-        out["deal_ins"].append(sum(1 for w in st.wins if w.method in ("discard", "robbed_kong")
-                                   and (seat is None or w.from_seat == seat)))
+        out["deal_ins"].append(
+            sum(
+                1
+                for w in st.wins
+                if w.method in ("discard", "robbed_kong") and (seat is None or w.from_seat == seat)
+            )
+        )
         out["exhausted"].append(int(not st.wins))
         mult = [w.multiplier if w.multiplier is not None else w.fan for w in wins]
         out["mults"].append(mult)
@@ -105,15 +156,18 @@ def above_share(a: dict, threshold: int) -> tuple[list[int], list[int]]:
     return [sum(1 for x in ms if x > threshold) for ms in a["mults"]], a["wins"]
 
 
-def ratio_diff(num_a: Sequence[int], den_a: Sequence[int], num_b: Sequence[int],
-               den_b: Sequence[int]) -> tuple[float, float, float]:
+def ratio_diff(
+    num_a: Sequence[int], den_a: Sequence[int], num_b: Sequence[int], den_b: Sequence[int]
+) -> tuple[float, float, float]:
     """(difference, low, high) of sum(num_b)/sum(den_b) − sum(num_a)/sum(den_a) with
     a 95 % interval, the hands paired (the same walls in a and b)."""
     n = len(num_a)
     ma, mb = sum(den_a) / n, sum(den_b) / n
     ra, rb = sum(num_a) / sum(den_a), sum(num_b) / sum(den_b)
-    d = [(nb - rb * db) / mb - (na - ra * da) / ma
-         for na, da, nb, db in zip(num_a, den_a, num_b, den_b, strict=True)]
+    d = [
+        (nb - rb * db) / mb - (na - ra * da) / ma
+        for na, da, nb, db in zip(num_a, den_a, num_b, den_b, strict=True)
+    ]
     mean = sum(d) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
     half = 1.96 * sd / math.sqrt(n)

@@ -56,11 +56,11 @@ class WaitObservation:
     """One ready seat at another seat's turn: its features, its live waits, the
     live kinds (a copy unseen by the reading seat) and the hand it came from."""
 
-    X: np.ndarray       # (34, F)
-    waits: np.ndarray   # (34,) bool: the seat's waits that are live
-    live: np.ndarray    # (34,) bool
+    X: np.ndarray  # (34, F)
+    waits: np.ndarray  # (34,) bool: the seat's waits that are live
+    live: np.ndarray  # (34,) bool
     hand: int
-    rule: np.ndarray    # (34,) strategic's danger of each kind against this seat
+    rule: np.ndarray  # (34,) strategic's danger of each kind against this seat
 
 
 def _record(hand: int):
@@ -92,9 +92,9 @@ def _record(hand: int):
             if w.any():
                 threat = [(s, suit.get(s))]
                 danger = np.array([rule.danger(view, t, threat, unseen) for t in range(34)])
-                out.append(WaitObservation(features(view, s, seen), w, live.copy(), hand,
-                                           danger))
+                out.append(WaitObservation(features(view, s, seen), w, live.copy(), hand, danger))
         return out
+
     return record
 
 
@@ -114,8 +114,11 @@ def _log_dist(u: np.ndarray, live: np.ndarray) -> np.ndarray:
 
 
 def _stack(obs):
-    return (np.stack([o.X for o in obs]), np.stack([o.waits for o in obs]),
-            np.stack([o.live for o in obs]))
+    return (
+        np.stack([o.X for o in obs]),
+        np.stack([o.waits for o in obs]),
+        np.stack([o.live for o in obs]),
+    )
 
 
 def _nll(beta, X, W, L, l2):
@@ -131,9 +134,16 @@ def _nll(beta, X, W, L, l2):
 def learn(obs: list[WaitObservation], l2: float = 1e-3) -> np.ndarray:
     """β of the wait reading: each true wait a draw from softmax(β · x) over the live kinds."""
     from scipy.optimize import minimize
+
     X, W, L = _stack(obs)
-    return minimize(_nll, np.zeros(_F), args=(X, W, L, l2), jac=True,
-                    method="L-BFGS-B", options={"maxiter": 500}).x
+    return minimize(
+        _nll,
+        np.zeros(_F),
+        args=(X, W, L, l2),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 500},
+    ).x
 
 
 def _shares(beta, X, W, L) -> np.ndarray:
@@ -167,6 +177,7 @@ def table(variant: str, hands: int, seed: int) -> list[dict]:
     ``gain`` over uniform and ``auc``, each (value, lo, hi) with the hand as
     the unit (NaN where a reading has none)."""
     from analysis.stats import compare_units, estimate
+
     cut = hands * 4 // 5
     beta = learn(observe(variant, cut, seed))
     test = observe(variant, hands - cut, seed, first=cut)
@@ -181,8 +192,11 @@ def table(variant: str, hands: int, seed: int) -> list[dict]:
         np.add.at(y, [where[h] for h in ids], s)
         return y
 
-    readings = {"uniform": np.zeros(_F), "tile reading": np.array(reading.coefficients(variant)),
-                "wait reading": beta}
+    readings = {
+        "uniform": np.zeros(_F),
+        "tile reading": np.array(reading.coefficients(variant)),
+        "wait reading": beta,
+    }
     X, W, L = _stack(test)  # once: each reading is scored on the same arrays
     base = None
     rows = []
@@ -197,9 +211,17 @@ def table(variant: str, hands: int, seed: int) -> list[dict]:
             share, gain = (e.value, e.lo, e.hi), (d.diff, d.lo, d.hi)
             auc = _ranks(X @ b, W, L)
         a = estimate(per_hand(auc), n)
-        rows.append({"reading": name, "share": share, "gain": gain,
-                     "auc": (a.value, a.lo, a.hi), "hands": len(units),
-                     "observations": len(test), "learned_on": cut})
+        rows.append(
+            {
+                "reading": name,
+                "share": share,
+                "gain": gain,
+                "auc": (a.value, a.lo, a.hi),
+                "hands": len(units),
+                "observations": len(test),
+                "learned_on": cut,
+            }
+        )
     return rows
 
 
@@ -207,9 +229,10 @@ def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(
         prog="python -m research.wait_reading",
         description="How much of a ready seat's waits a seat can read from the table: a "
-                    "wait reading learned on the first 80 %% of all-strategic hands, scored "
-                    "with the uniform and the tile reading on the last 20 %% (the share of "
-                    "probability on the true waits; knowing the hand gives 1).")
+        "wait reading learned on the first 80 %% of all-strategic hands, scored "
+        "with the uniform and the tile reading on the last 20 %% (the share of "
+        "probability on the true waits; knowing the hand gives 1).",
+    )
     p.add_argument("--variant", required=True, choices=("yuxi", "xuezhan", "huangmei"))
     p.add_argument("--hands", type=int, default=1500, help="hands to play (default 1500)")
     p.add_argument("--seed", type=int, default=9100, help="their seed (default 9100)")
@@ -218,10 +241,14 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--hands must be at least 10")
     rows = table(a.variant, a.hands, a.seed)
     r0 = rows[0]
-    print(f"{a.variant}, seed {a.seed}: learned on hands 0–{r0['learned_on'] - 1}, scored on "
-          f"{r0['observations']} ready seats in {r0['hands']} hands; the hand is the unit")
-    print("| reading | share of the waits [95% CI] | gain over uniform [95% CI] "
-          "| AUC: a wait ranked above another live kind [95% CI] |")
+    print(
+        f"{a.variant}, seed {a.seed}: learned on hands 0–{r0['learned_on'] - 1}, scored on "
+        f"{r0['observations']} ready seats in {r0['hands']} hands; the hand is the unit"
+    )
+    print(
+        "| reading | share of the waits [95% CI] | gain over uniform [95% CI] "
+        "| AUC: a wait ranked above another live kind [95% CI] |"
+    )
     print("|---|---|---|---|")
 
     def ci(v, sign=""):

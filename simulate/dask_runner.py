@@ -26,9 +26,11 @@ CONNECT_TIMEOUT = 5.0
 """Seconds to wait for the scheduler: a wrong address fails fast, not after 40 s."""
 
 _INPROC = re.compile(r"inproc://[0-9A-Za-z.:\[\]]+/[0-9]+/[0-9]+")  # a cluster in this process
-_ADDRESS = re.compile(r"(?:(?P<scheme>tcp|tls|ucx|ws|wss)://)?"
-                      r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,252}))"
-                      r"(?::(?P<port>[0-9]{1,5}))?")
+_ADDRESS = re.compile(
+    r"(?:(?P<scheme>tcp|tls|ucx|ws|wss)://)?"
+    r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,252}))"
+    r"(?::(?P<port>[0-9]{1,5}))?"
+)
 
 
 def check_address(address: str, probe: bool = True) -> str:
@@ -54,23 +56,32 @@ def check_address(address: str, probe: bool = True) -> str:
         try:
             socket.create_connection((host, port), timeout=CONNECT_TIMEOUT).close()
         except OSError as e:
-            raise MjlogError(f"cannot reach the dask scheduler at {quote(address)}: "
-                             f"{e.strerror or e}") from None
+            raise MjlogError(
+                f"cannot reach the dask scheduler at {quote(address)}: {e.strerror or e}"
+            ) from None
     return address
 
 
-def _dask_shard(play: Callable[..., object], spec, out: str, shard: int, first: int, end: int,
-                rid: str) -> int:
+def _dask_shard(
+    play: Callable[..., object], spec, out: str, shard: int, first: int, end: int, rid: str
+) -> int:
     if spec.run_id != rid:
-        raise MjlogError(f"a dask worker computes run id {spec.run_id}, the client {rid}: "
-                         f"install the same mjlog version on every worker")
+        raise MjlogError(
+            f"a dask worker computes run id {spec.run_id}, the client {rid}: "
+            f"install the same mjlog version on every worker"
+        )
     play(spec, out, shard, first, end)
     return shard
 
 
-def run_on_dask(address: str, spec, out: str | os.PathLike,
-                todo_shards: Sequence[tuple[int, int, int]],
-                on_done: Callable[[int], None], play: Callable[..., object]) -> None:
+def run_on_dask(
+    address: str,
+    spec,
+    out: str | os.PathLike,
+    todo_shards: Sequence[tuple[int, int, int]],
+    on_done: Callable[[int], None],
+    play: Callable[..., object],
+) -> None:
     """Play ``todo_shards`` ((shard, first match, end match) each) on the cluster
     whose scheduler listens at ``address`` with ``play(spec, out, shard, first,
     end)`` (the batch runner's ``play_shard``, passed in so this module needs
@@ -85,31 +96,47 @@ def run_on_dask(address: str, spec, out: str | os.PathLike,
         from distributed.client import FutureCancelledError
         from distributed.scheduler import KilledWorker
     except ImportError:  # pragma: no cover - dask is a dependency
-        raise MjlogError("--scheduler needs dask.distributed (pip install 'dask[distributed]')"
-                         ) from None
+        raise MjlogError(
+            "--scheduler needs dask.distributed (pip install 'dask[distributed]')"
+        ) from None
     out = str(Path(out).resolve())
     rid = spec.run_id
     try:
-        client = Client(check_address(address), timeout=f"{CONNECT_TIMEOUT:g}s",
-                        set_as_default=False)
+        client = Client(
+            check_address(address), timeout=f"{CONNECT_TIMEOUT:g}s", set_as_default=False
+        )
     except (OSError, TimeoutError) as e:
         raise MjlogError(f"cannot reach the dask scheduler at {address}: {e}") from None
     futures = []
     try:
         futures = [
-            client.submit(_dask_shard, play, spec, out, s, a, b, rid, pure=False,
-                          key=f"mjlog-{rid}-{spec.hands_per_shard}-shard-{s:05d}")
+            client.submit(
+                _dask_shard,
+                play,
+                spec,
+                out,
+                s,
+                a,
+                b,
+                rid,
+                pure=False,
+                key=f"mjlog-{rid}-{spec.hands_per_shard}-shard-{s:05d}",
+            )
             for s, a, b in todo_shards
         ]
         for fut in as_completed(futures, loop=client.loop):
             try:
                 shard = fut.result()
             except KilledWorker as e:
-                raise MjlogError(f"dask workers died running a shard ({e}); complete shards "
-                                 f"are kept: rerun the same command to finish") from None
+                raise MjlogError(
+                    f"dask workers died running a shard ({e}); complete shards "
+                    f"are kept: rerun the same command to finish"
+                ) from None
             except FutureCancelledError:
-                raise MjlogError("a shard's task was cancelled on the dask cluster; rerun "
-                                 "the same command to finish") from None
+                raise MjlogError(
+                    "a shard's task was cancelled on the dask cluster; rerun "
+                    "the same command to finish"
+                ) from None
             on_done(shard)
     except BaseException:
         client.cancel(futures)

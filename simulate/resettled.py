@@ -45,8 +45,18 @@ __all__ = ["donor_problem", "resettled_hands"]
 
 #: The manifest entries that must agree between a donor and the run it stands for
 #: (the rules may differ in money-only keys; the version and ids follow the rules).
-_SAME = ("variant", "seed", "matches", "hands_per_match", "players", "agents", "duplicate",
-         "rng", "hands_per_shard", "events")
+_SAME = (
+    "variant",
+    "seed",
+    "matches",
+    "hands_per_match",
+    "players",
+    "agents",
+    "duplicate",
+    "rng",
+    "hands_per_shard",
+    "events",
+)
 
 
 def donor_problem(spec: RunSpec, donor: str | Path) -> str | None:
@@ -71,29 +81,42 @@ def donor_problem(spec: RunSpec, donor: str | Path) -> str | None:
     return None
 
 
-def resettled_hands(spec: RunSpec, donor: str | Path, shard: int, first: int,
-                    end: int) -> Iterator[PlayedHand]:
+def resettled_hands(
+    spec: RunSpec, donor: str | Path, shard: int, first: int, end: int
+) -> Iterator[PlayedHand]:
     """The hands of matches [first, end) of ``spec``, one at a time, settled from shard
     ``shard`` of ``donor`` (checked with :func:`donor_problem`). Raises
     :class:`~mjlog.resettle.NotResettled` as soon as the donor's shard is unreadable,
     holds other hands, or a hand does not settle: the shard must then be played."""
     n = spec.rules.n
-    want = [(m, r, k) for m in range(first, end) for r in range(spec.rotations)
-            for k in range(spec.hands_per_match)]
-    names = {r: tuple(a.name for a in make_agents([spec.agents[(s - r) % n] for s in range(n)]))
-             for r in range(spec.rotations)}
+    want = [
+        (m, r, k)
+        for m in range(first, end)
+        for r in range(spec.rotations)
+        for k in range(spec.hands_per_match)
+    ]
+    names = {
+        r: tuple(a.name for a in make_agents([spec.agents[(s - r) % n] for s in range(n)]))
+        for r in range(spec.rotations)
+    }
     done = 0
     try:
         for b in iter_hands(donor, events=True, shards=[shard]):
             h = b.hand
             key = (h["match"], h["rotation"], h["hand"])
-            if done >= len(want) or key != want[done] \
-                    or tuple(h["agents"]) != names[h["rotation"]]:
+            if done >= len(want) or key != want[done] or tuple(h["agents"]) != names[h["rotation"]]:
                 raise NotResettled(f"{donor}: shard {shard} holds hand {key} out of place")
             state = resettle(spec.rules, h, [to_event(e[1:]) for e in b.events])
             rolls = tuple(h["dealer_rolls"]) if h["dealer_rolls"] else None
-            yield PlayedHand(state, h["match"], h["hand"], h["rotation"], h["hand_seed"],
-                             names[h["rotation"]], rolls)
+            yield PlayedHand(
+                state,
+                h["match"],
+                h["hand"],
+                h["rotation"],
+                h["hand_seed"],
+                names[h["rotation"]],
+                rolls,
+            )
             done += 1
     except (LogError, KeyError, TypeError, ValueError) as e:
         raise NotResettled(f"{donor}: shard {shard}: {e}") from None

@@ -75,8 +75,15 @@ MAX_SHARDS = 2**20
 the run's plan held in memory (``--matches 10**12`` grew to 2.4 GB before this)."""
 
 
-def _check_numbers(rules: Rules, seed, matches, hands_per_match, hands_per_shard,
-                   duplicate=False, max_hands: int | None = None) -> None:
+def _check_numbers(
+    rules: Rules,
+    seed,
+    matches,
+    hands_per_match,
+    hands_per_shard,
+    duplicate=False,
+    max_hands: int | None = None,
+) -> None:
     """Refuse, before anything is played or written, a number the log cannot hold:
     the bounds come from the schema's integer widths (match int32, hand int16,
     hand_seed uint64, money int32), and a run has at most :data:`MAX_SHARDS`.
@@ -91,35 +98,49 @@ def _check_numbers(rules: Rules, seed, matches, hands_per_match, hands_per_shard
         count = ("--matches", matches, 1, top_matches, "match is int32")
     else:  # the numbers of a RunSpec already built: hands_per_match is an int
         per = hands_per_match * (rules.n if duplicate else 1)
-        count = ("--max-hands", max_hands, per, top_matches * per,
-                 f"{per} hands a match; match is int32")
+        count = (
+            "--max-hands",
+            max_hands,
+            per,
+            top_matches * per,
+            f"{per} hands a match; match is int32",
+        )
     for name, v, low, top, why in (
-            ("--seed", seed, 0, int_max("hands", "hand_seed"), "seeds are 64-bit"),
-            count,
-            ("--hands-per-match", hands_per_match, 1, int_max("hands", "hand") + 1,
-             "hand is int16"),
-            ("--hands-per-shard", hands_per_shard, 1, None, "")):
+        ("--seed", seed, 0, int_max("hands", "hand_seed"), "seeds are 64-bit"),
+        count,
+        ("--hands-per-match", hands_per_match, 1, int_max("hands", "hand") + 1, "hand is int16"),
+        ("--hands-per-shard", hands_per_shard, 1, None, ""),
+    ):
         if not isinstance(v, int) or isinstance(v, bool):
             raise InputError(f"{name} must be an integer, not {quote(v)}")
         if v < low or (top is not None and v > top):
-            raise InputError(f"{name} {quote(v)} is out of range {low}..{top} ({why} in "
-                             f"the log)" if top is not None else
-                             f"{name} must be at least {low}")
+            raise InputError(
+                f"{name} {quote(v)} is out of range {low}..{top} ({why} in the log)"
+                if top is not None
+                else f"{name} must be at least {low}"
+            )
     per_shard = max(1, hands_per_shard // (hands_per_match * (rules.n if duplicate else 1)))
     shards = -(-matches // per_shard)
     if shards > MAX_SHARDS:
-        given, fix = (f"{matches} matches make", "") if max_hands is None else \
-            (f"--max-hands {max_hands} ({matches} matches) makes", " or lower --max-hands")
-        raise InputError(f"{given} {shards} shards of {per_shard} match(es); a run has at "
-                         f"most {MAX_SHARDS}: raise --hands-per-shard{fix}")
+        given, fix = (
+            (f"{matches} matches make", "")
+            if max_hands is None
+            else (f"--max-hands {max_hands} ({matches} matches) makes", " or lower --max-hands")
+        )
+        raise InputError(
+            f"{given} {shards} shards of {per_shard} match(es); a run has at "
+            f"most {MAX_SHARDS}: raise --hands-per-shard{fix}"
+        )
     bound = rules.spec.money_bound(rules)
     if bound is not None:
         bound += rules.spec.compensation_bound(rules)
     money_max = 2 ** (MONEY.bit_width - 1) - 1
     if bound is not None and bound > money_max:
-        raise InputError(f"base {rules['base']} with these rules can move up to {bound} in "
-                         f"one hand, past the log's int32 money columns ({money_max}): "
-                         f"lower base, cap or dealer_compensation")
+        raise InputError(
+            f"base {rules['base']} with these rules can move up to {bound} in "
+            f"one hand, past the log's int32 money columns ({money_max}): "
+            f"lower base, cap or dealer_compensation"
+        )
 
 
 @dataclass(frozen=True)
@@ -141,10 +162,20 @@ class RunSpec:
     hands_per_shard: int = HANDS_PER_SHARD
 
     @classmethod
-    def build(cls, variant: str, seed: int, matches: int, hands_per_match: int,
-              agents: Sequence[str], players: int | None = None, sets: Iterable[str] = (),
-              rules_file: str | None = None, duplicate: bool = False,
-              events: bool = True, hands_per_shard: int = HANDS_PER_SHARD) -> RunSpec:
+    def build(
+        cls,
+        variant: str,
+        seed: int,
+        matches: int,
+        hands_per_match: int,
+        agents: Sequence[str],
+        players: int | None = None,
+        sets: Iterable[str] = (),
+        rules_file: str | None = None,
+        duplicate: bool = False,
+        events: bool = True,
+        hands_per_shard: int = HANDS_PER_SHARD,
+    ) -> RunSpec:
         sets = list(sets)
         if players is not None:
             sets.append(f"players={players}")
@@ -153,12 +184,15 @@ class RunSpec:
         if len(agents) == 1:
             agents = agents * rules.n
         if len(agents) != rules.n:
-            raise InputError(f"{len(agents)} agents given for {rules.n} players; give one "
-                             f"per seat or a single one for all")
+            raise InputError(
+                f"{len(agents)} agents given for {rules.n} players; give one "
+                f"per seat or a single one for all"
+            )
         _check_numbers(rules, seed, matches, hands_per_match, hands_per_shard, duplicate)
         make_agents(agents)  # fail early on an unknown agent or parameter
-        return cls(rules, seed, matches, hands_per_match, agents, duplicate, events,
-                   hands_per_shard)
+        return cls(
+            rules, seed, matches, hands_per_match, agents, duplicate, events, hands_per_shard
+        )
 
     @property
     def variant(self) -> str:
@@ -179,8 +213,7 @@ class RunSpec:
     def shards(self) -> list[tuple[int, int, int]]:
         """(shard, first match, end match) for every shard."""
         k = self.matches_per_shard
-        return [(i, a, min(a + k, self.matches))
-                for i, a in enumerate(range(0, self.matches, k))]
+        return [(i, a, min(a + k, self.matches)) for i, a in enumerate(range(0, self.matches, k))]
 
     def shard_hands(self, first: int, end: int) -> int:
         return (end - first) * self.rotations * self.hands_per_match
@@ -188,25 +221,36 @@ class RunSpec:
     def meta(self) -> dict:
         agents = [agent_entry(a) for a in self.agents]
         return {
-            "variant": self.variant, "rules": self.rules.to_json(), "seed": self.seed,
-            "matches": self.matches, "hands_per_match": self.hands_per_match,
-            "players": self.rules.n, "agents": agents, "duplicate": self.duplicate,
-            "rng": RNG, "mjlog_version": __version__,
+            "variant": self.variant,
+            "rules": self.rules.to_json(),
+            "seed": self.seed,
+            "matches": self.matches,
+            "hands_per_match": self.hands_per_match,
+            "players": self.rules.n,
+            "agents": agents,
+            "duplicate": self.duplicate,
+            "rng": RNG,
+            "mjlog_version": __version__,
         }
 
     def layout(self) -> dict:
         """The manifest keys that fix the files but not the rows."""
-        return {"hands_per_shard": self.hands_per_shard,
-                "events": "all" if self.events else "none"}
+        return {"hands_per_shard": self.hands_per_shard, "events": "all" if self.events else "none"}
 
     @property
     def run_id(self) -> str:
         return run_id(self.meta())
 
 
-def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, end: int,
-               report: Callable[[int], None] | None = None,
-               settle_from: str | None = None) -> tuple[list[dict], int]:
+def play_shard(
+    spec: RunSpec,
+    out: str | os.PathLike,
+    shard: int,
+    first: int,
+    end: int,
+    report: Callable[[int], None] | None = None,
+    settle_from: str | None = None,
+) -> tuple[list[dict], int]:
     """Play matches [first, end) and write them as one shard; returns its manifest
     entries and the number of hands. ``report(n)`` is told of the hands played, at
     most every quarter second and once at the end. Memory is bounded by the
@@ -216,8 +260,9 @@ def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, en
     not settle, the writer drops what it had and the shard is played."""
     if settle_from:
         try:  # told once at the end: a shard abandoned halfway reports nothing twice
-            entries, hands = _write(spec, out, shard,
-                                    resettled_hands(spec, settle_from, shard, first, end), None)
+            entries, hands = _write(
+                spec, out, shard, resettled_hands(spec, settle_from, shard, first, end), None
+            )
         except NotResettled:
             pass
         else:
@@ -227,8 +272,13 @@ def play_shard(spec: RunSpec, out: str | os.PathLike, shard: int, first: int, en
     return _write(spec, out, shard, _played(spec, first, end), report)
 
 
-def _write(spec: RunSpec, out: str | os.PathLike, shard: int, played: Iterable[PlayedHand],
-           report: Callable[[int], None] | None) -> tuple[list[dict], int]:
+def _write(
+    spec: RunSpec,
+    out: str | os.PathLike,
+    shard: int,
+    played: Iterable[PlayedHand],
+    report: Callable[[int], None] | None,
+) -> tuple[list[dict], int]:
     """Write the hands of ``played`` as shard ``shard``, reporting as they come."""
     hands = reported = 0
     last = time.monotonic()
@@ -253,8 +303,9 @@ def _played(spec: RunSpec, first: int, end: int) -> Iterator[PlayedHand]:
     for m in range(first, end):
         for r in range(spec.rotations):
             agents = make_agents([spec.agents[(s - r) % n] for s in range(n)])
-            yield from play_match(spec.rules, agents, spec.seed, m, spec.hands_per_match, r,
-                                  spec.duplicate)
+            yield from play_match(
+                spec.rules, agents, spec.seed, m, spec.hands_per_match, r, spec.duplicate
+            )
 
 
 def default_workers() -> int:
@@ -265,10 +316,16 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
-             progress: bool | None = None, scheduler: str | None = None,
-             desc: str | None = None, inside: str | os.PathLike | None = None,
-             settle_from: str | os.PathLike | None = None) -> dict:
+def simulate(
+    spec: RunSpec,
+    out: str | os.PathLike,
+    workers: int | None = None,
+    progress: bool | None = None,
+    scheduler: str | None = None,
+    desc: str | None = None,
+    inside: str | os.PathLike | None = None,
+    settle_from: str | os.PathLike | None = None,
+) -> dict:
     """Play the run into ``out``, skipping complete shards; write the manifest last.
 
     ``workers`` local processes (default: every core), or the shards go to the
@@ -315,13 +372,28 @@ def simulate(spec: RunSpec, out: str | os.PathLike, workers: int | None = None,
     return manifest
 
 
-def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, desc,
-          finished: Callable[..., None], donor: str | None = None) -> None:
+def _play(
+    spec: RunSpec,
+    out: Path,
+    shards,
+    todo,
+    workers,
+    progress,
+    scheduler,
+    desc,
+    finished: Callable[..., None],
+    donor: str | None = None,
+) -> None:
     """Play (or settle from ``donor``) the ``todo`` shards; ``finished(shard, entries)``
     as each is in place."""
     left = sum(spec.shard_hands(a, b) for _, a, b in todo)
-    bar = _progress(spec.total_hands, spec.total_hands - left, progress, desc,
-                    shards=(len(shards) - len(todo), len(shards)))
+    bar = _progress(
+        spec.total_hands,
+        spec.total_hands - left,
+        progress,
+        desc,
+        shards=(len(shards) - len(todo), len(shards)),
+    )
 
     def placed(shard: int, entries: list[dict] | None = None) -> None:
         finished(shard, entries)
@@ -329,19 +401,28 @@ def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, 
 
     try:
         if scheduler:
+
             def on_done(shard: int) -> None:
                 _, a, b = shards[shard]
                 bar.update(spec.shard_hands(a, b))
                 placed(shard)
 
-            run_on_dask(scheduler, spec, out, todo, on_done,
-                        partial(play_shard, settle_from=donor) if donor else play_shard)
+            run_on_dask(
+                scheduler,
+                spec,
+                out,
+                todo,
+                on_done,
+                partial(play_shard, settle_from=donor) if donor else play_shard,
+            )
         else:
             workers = min(workers or default_workers(), len(todo))
             if workers <= 1:
                 for shard, a, b in todo:
-                    placed(shard, play_shard(spec, out, shard, a, b, report=bar.update,
-                                             settle_from=donor)[0])
+                    placed(
+                        shard,
+                        play_shard(spec, out, shard, a, b, report=bar.update, settle_from=donor)[0],
+                    )
             elif todo:
                 _run_local(spec, out, todo, workers, bar, placed, donor)
     except KeyboardInterrupt:
@@ -351,9 +432,11 @@ def _play(spec: RunSpec, out: Path, shards, todo, workers, progress, scheduler, 
     except BrokenProcessPool:
         _clean(out, shards)
         done = _complete(spec, out, shards)
-        raise MjlogError(f"a worker process died (killed, or out of memory); {done} of "
-                         f"{len(shards)} shards are complete in {out}: rerun the same "
-                         f"command to finish the run") from None
+        raise MjlogError(
+            f"a worker process died (killed, or out of memory); {done} of "
+            f"{len(shards)} shards are complete in {out}: rerun the same "
+            f"command to finish the run"
+        ) from None
     finally:
         bar.close()
 
@@ -379,13 +462,13 @@ def _init_worker(queue) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _worker_shard(spec: RunSpec, out: str, shard: int, first: int,
-                  end: int, donor: str | None = None) -> tuple[int, list[dict]]:
+def _worker_shard(
+    spec: RunSpec, out: str, shard: int, first: int, end: int, donor: str | None = None
+) -> tuple[int, list[dict]]:
     def report(n: int) -> None:
         _queue.put((shard, n))
 
-    return shard, play_shard(spec, out, shard, first, end, report=report,
-                             settle_from=donor)[0]
+    return shard, play_shard(spec, out, shard, first, end, report=report, settle_from=donor)[0]
 
 
 @contextmanager
@@ -406,8 +489,9 @@ def _ctrl_c_held() -> Iterator[None]:
         signal.signal(signal.SIGINT, old)
 
 
-def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished,
-               donor: str | None = None) -> None:
+def _run_local(
+    spec: RunSpec, out: Path, todo, workers: int, bar, finished, donor: str | None = None
+) -> None:
     import multiprocessing as mp
     import queue as queue_mod
 
@@ -426,15 +510,17 @@ def _run_local(spec: RunSpec, out: Path, todo, workers: int, bar, finished,
                 reported[shard] += n
                 bar.update(n)
 
-    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
-                               initargs=(progress,))
+    pool = ProcessPoolExecutor(
+        workers, mp_context=ctx, initializer=_init_worker, initargs=(progress,)
+    )
     try:
         # Workers are forked while Ctrl-C is held back, so none of them sees it before
         # _init_worker ignores it; the parent alone handles it, once released. (Held
         # back, not ignored: a Ctrl-C pressed meanwhile must still stop the run.)
         with _ctrl_c_held():
-            pending = {pool.submit(_worker_shard, spec, str(out), s, a, b, donor)
-                       for s, a, b in todo}
+            pending = {
+                pool.submit(_worker_shard, spec, str(out), s, a, b, donor) for s, a, b in todo
+            }
         while pending:
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             drain()
@@ -483,17 +569,24 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 
 def _tables(spec: RunSpec) -> tuple[str, ...]:
-    return ("hands", "events", "wins", "transfers") if spec.events else (
-        "hands", "wins", "transfers")
+    return (
+        ("hands", "events", "wins", "transfers") if spec.events else ("hands", "wins", "transfers")
+    )
 
 
 def _entries(spec: RunSpec, out: Path, shard: int) -> list[dict]:
     """Manifest entries of a shard just written, computed from its files on disk."""
     import pyarrow.parquet as pq
 
-    return [file_entry(out / shard_path(t, shard), t, shard_path(t, shard),
-                       pq.ParquetFile(out / shard_path(t, shard)).metadata.num_rows)
-            for t in _tables(spec)]
+    return [
+        file_entry(
+            out / shard_path(t, shard),
+            t,
+            shard_path(t, shard),
+            pq.ParquetFile(out / shard_path(t, shard)).metadata.num_rows,
+        )
+        for t in _tables(spec)
+    ]
 
 
 def _fmt(layout: dict) -> str:
@@ -506,11 +599,17 @@ def _finished_run(spec: RunSpec, out: Path, shards) -> dict | None:
     if not (out / "manifest.json").exists():
         return None
     old = read_manifest(out)
-    old_layout = _fmt({"hands_per_shard": old.get("hands_per_shard", HANDS_PER_SHARD),
-                       "events": old.get("events", "all")})
+    old_layout = _fmt(
+        {
+            "hands_per_shard": old.get("hands_per_shard", HANDS_PER_SHARD),
+            "events": old.get("events", "all"),
+        }
+    )
     if old_layout != _fmt(spec.layout()):
-        raise MjlogError(f"{out} holds run {spec.run_id} written with {old_layout}, "
-                         f"not {_fmt(spec.layout())}: choose another --out")
+        raise MjlogError(
+            f"{out} holds run {spec.run_id} written with {old_layout}, "
+            f"not {_fmt(spec.layout())}: choose another --out"
+        )
     try:
         files = RunFiles(out)
         for t in _tables(spec):
@@ -521,8 +620,9 @@ def _finished_run(spec: RunSpec, out: Path, shards) -> dict | None:
     return old if set(files.entries) == want else None
 
 
-def _verified_shards(spec: RunSpec, out: Path, shards,
-                     journal: dict[int, list[dict]]) -> dict[int, list[dict]]:
+def _verified_shards(
+    spec: RunSpec, out: Path, shards, journal: dict[int, list[dict]]
+) -> dict[int, list[dict]]:
     """The manifest entries of every shard on disk that passes its checks: each file
     a regular file whose pages all read (checksums included), whose rows all carry
     this run's id, with the hands count the spec gives it, and with the sha256 it
@@ -535,8 +635,11 @@ def _verified_shards(spec: RunSpec, out: Path, shards,
     listed: dict[str, str] = {}
     if (out / "manifest.json").exists():
         try:
-            listed = {f["path"]: f["sha256"] for f in read_manifest(out).get("files", [])
-                      if isinstance(f, dict) and isinstance(f.get("path"), str)}
+            listed = {
+                f["path"]: f["sha256"]
+                for f in read_manifest(out).get("files", [])
+                if isinstance(f, dict) and isinstance(f.get("path"), str)
+            }
         except (LogError, AttributeError):
             listed = {}
     for entries in journal.values():  # the hashes each shard was written with
@@ -556,18 +659,26 @@ def _verified_shards(spec: RunSpec, out: Path, shards,
                 entry = file_entry(p, t, rel, rows)
                 if rel in listed and listed[rel] != entry["sha256"]:
                     raise LogError(f"{p}: sha256 differs from the manifest's")
-                ids = pc.unique(pq.read_table(p, columns=["run_id"]).column("run_id")
-                                .cast("string")).to_pylist() if rows else [spec.run_id]
+                ids = (
+                    pc.unique(
+                        pq.read_table(p, columns=["run_id"]).column("run_id").cast("string")
+                    ).to_pylist()
+                    if rows
+                    else [spec.run_id]
+                )
                 if ids != [spec.run_id]:
                     raise LogError(f"{p}: rows of run(s) {ids}, not {spec.run_id}")
                 if t == "hands":
                     match = pq.read_table(p, columns=["match"]).column("match")
                     mm = pc.min_max(match).as_py()
-                    if rows != spec.shard_hands(a, b) or (rows and (
-                            mm["min"] != a or mm["max"] != b - 1)):
-                        raise LogError(f"{p}: {rows} hands of matches {mm['min']}.."
-                                       f"{mm['max']}, not {spec.shard_hands(a, b)} of "
-                                       f"{a}..{b - 1}")
+                    if rows != spec.shard_hands(a, b) or (
+                        rows and (mm["min"] != a or mm["max"] != b - 1)
+                    ):
+                        raise LogError(
+                            f"{p}: {rows} hands of matches {mm['min']}.."
+                            f"{mm['max']}, not {spec.shard_hands(a, b)} of "
+                            f"{a}..{b - 1}"
+                        )
                 entries.append(entry)
         except LogError:
             for t in TABLES:
@@ -591,8 +702,13 @@ def _clean(out: Path, shards) -> None:
                 (out / shard_path(t, s)).unlink(missing_ok=True)
 
 
-def _progress(total: int, initial: int, enabled: bool | None, desc: str | None = None,
-              shards: tuple[int, int] = (0, 0)):
+def _progress(
+    total: int,
+    initial: int,
+    enabled: bool | None,
+    desc: str | None = None,
+    shards: tuple[int, int] = (0, 0),
+):
     """Progress on stderr: a bar of hands done, hands/s and ETA on a terminal, plain
     lines (:class:`_Lines`) when stderr is not one, nothing when ``enabled`` is False.
     ``shards`` is (done, total). The result has ``update(hands)``, ``shard_done()`` and
@@ -603,8 +719,16 @@ def _progress(total: int, initial: int, enabled: bool | None, desc: str | None =
 
     if enabled is None and not sys.stderr.isatty():
         return _Lines(desc or "simulate", total, initial, *shards)
-    bar = tqdm(total=total, initial=initial, desc=desc, unit="hand",
-               disable=enabled is False, smoothing=0.1, dynamic_ncols=True, file=sys.stderr)
+    bar = tqdm(
+        total=total,
+        initial=initial,
+        desc=desc,
+        unit="hand",
+        disable=enabled is False,
+        smoothing=0.1,
+        dynamic_ncols=True,
+        file=sys.stderr,
+    )
     bar.shard_done = lambda: None  # the bar counts hands only
     return bar
 
@@ -620,8 +744,7 @@ class _Lines:
     LINES = 20
     EVERY = 10.0
 
-    def __init__(self, label: str, total: int, done: int, shards_done: int,
-                 shards: int):
+    def __init__(self, label: str, total: int, done: int, shards_done: int, shards: int):
         self.label, self.total, self.done = label, total, done
         self.shards_done, self.shards = shards_done, shards
         self.first = done
@@ -648,8 +771,10 @@ class _Lines:
 
         now = time.monotonic()
         took = now - self.start
-        line = (f"{self.label}: {self.shards_done}/{self.shards} shards, "
-                f"{self.done:,}/{self.total:,} hands, {took:.0f} s")
+        line = (
+            f"{self.label}: {self.shards_done}/{self.shards} shards, "
+            f"{self.done:,}/{self.total:,} hands, {took:.0f} s"
+        )
         played = self.done - self.first
         if played > 0 and self.done < self.total:
             line += f", about {(self.total - self.done) * took / played:.0f} s left"

@@ -63,8 +63,9 @@ def parse_grid(items: Iterable[str]) -> Grid:
 def points(grid: Grid) -> list[dict[str, str]]:
     """Every combination of the grid's values, the first key varying slowest."""
     keys = [k for k, _ in grid]
-    return [dict(zip(keys, combo, strict=True))
-            for combo in itertools.product(*(v for _, v in grid))]
+    return [
+        dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(v for _, v in grid))
+    ]
 
 
 def point_name(point: dict[str, str]) -> str:
@@ -72,8 +73,9 @@ def point_name(point: dict[str, str]) -> str:
     return "__".join(f"{k}={quote(v, safe='=,.-_+')}" for k, v in point.items())
 
 
-def plan(variant: str, grid: Grid, sets: Sequence[str] = (),
-         **build: object) -> list[tuple[str, dict[str, str], RunSpec]]:
+def plan(
+    variant: str, grid: Grid, sets: Sequence[str] = (), **build: object
+) -> list[tuple[str, dict[str, str], RunSpec]]:
     """(directory name, point, run spec) of every point; every point's rules are
     checked before anything runs. ``build`` are :meth:`RunSpec.build` arguments."""
     fixed = {s.partition("=")[0].strip() for s in sets}
@@ -91,10 +93,17 @@ def plan(variant: str, grid: Grid, sets: Sequence[str] = (),
     return out
 
 
-def sweep(variant: str, grid: Grid, out: str | os.PathLike, sets: Sequence[str] = (),
-          workers: int | None = None, scheduler: str | None = None,
-          progress: bool | None = None,
-          on_run: Callable[[str, dict], None] | None = None, **build: object) -> dict:
+def sweep(
+    variant: str,
+    grid: Grid,
+    out: str | os.PathLike,
+    sets: Sequence[str] = (),
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    on_run: Callable[[str, dict], None] | None = None,
+    **build: object,
+) -> dict:
     """Run every point of ``grid`` into ``out/<point name>`` and write ``sweep.json``.
 
     ``build`` are the other :meth:`RunSpec.build` arguments (seed, matches,
@@ -108,21 +117,43 @@ def sweep(variant: str, grid: Grid, out: str | os.PathLike, sets: Sequence[str] 
         "variant": variant,
         "grid": {k: list(v) for k, v in grid},
         "sets": list(sets),
-        "base": {k: (list(v) if isinstance(v, tuple | list) else v)
-                 for k, v in build.items() if k not in ("hands_per_shard", "events")},
+        "base": {
+            k: (list(v) if isinstance(v, tuple | list) else v)
+            for k, v in build.items()
+            if k not in ("hands_per_shard", "events")
+        },
         **first.layout(),
-        "points": [{"point": point, "dir": name, "run_id": spec.run_id,
-                    "complete": _finished(parent / name, spec.run_id)}
-                   for name, point, spec in runs],
+        "points": [
+            {
+                "point": point,
+                "dir": name,
+                "run_id": spec.run_id,
+                "complete": _finished(parent / name, spec.run_id),
+            }
+            for name, point, spec in runs
+        ],
     }
     doc["sweep_id"] = _sweep_id(doc)
     path = parent / SWEEP_FILE
-    with RunClaim(parent, doc["sweep_id"], "sweep", marker=SWEEP_MARKER, manifest=SWEEP_FILE,
-                  id_key="sweep_id"):
+    with RunClaim(
+        parent,
+        doc["sweep_id"],
+        "sweep",
+        marker=SWEEP_MARKER,
+        manifest=SWEEP_FILE,
+        id_key="sweep_id",
+    ):
         _write(path, doc)
         for entry, (name, _point, spec) in zip(doc["points"], runs, strict=True):
-            manifest = simulate(spec, parent / name, workers=workers, progress=progress,
-                                scheduler=scheduler, desc=name, inside=parent)
+            manifest = simulate(
+                spec,
+                parent / name,
+                workers=workers,
+                progress=progress,
+                scheduler=scheduler,
+                desc=name,
+                inside=parent,
+            )
             entry["complete"] = True
             _write(path, doc)
             if on_run is not None:
@@ -147,5 +178,6 @@ def _sweep_id(doc: dict) -> str:
 
 def _write(path: Path, doc: dict) -> None:
     """The sweep's own file, atomically (no temporary left when the disk is full)."""
-    replace_file(path, (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
-                        + "\n").encode())
+    replace_file(
+        path, (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode()
+    )

@@ -66,8 +66,9 @@ def parse_until(text: str) -> tuple[str, float]:
 
     m = _UNTIL.match(text)
     if not m:
-        raise InputError(f"bad --until {quote(text)}; expected METRIC=HALF_WIDTH, say "
-                         f"dealer_advantage=0.1")
+        raise InputError(
+            f"bad --until {quote(text)}; expected METRIC=HALF_WIDTH, say dealer_advantage=0.1"
+        )
     half = finite_float(m.group(2), f"the half-width of --until {quote(text)}")
     if not half > 0:
         raise InputError(f"the half-width of --until {quote(text)} must be above 0")
@@ -84,9 +85,15 @@ def until_metrics(rules: Rules) -> list[str]:
     >>> until_metrics(resolve("yuxi", sets=["players=2"]))[:4]
     ['mean_points[0]', 'mean_points[1]', 'dealer_advantage', 'draw_rate']
     """
-    return [*(f"mean_points[{p}]" for p in range(rules.n)), "dealer_advantage", "draw_rate",
-            "mean_points_per_win", "money_moved_per_hand",
-            *(f"pattern_rate[{k}]" for k in rules.spec.patterns(rules)), "capped_share"]
+    return [
+        *(f"mean_points[{p}]" for p in range(rules.n)),
+        "dealer_advantage",
+        "draw_rate",
+        "mean_points_per_win",
+        "money_moved_per_hand",
+        *(f"pattern_rate[{k}]" for k in rules.spec.patterns(rules)),
+        "capped_share",
+    ]
 
 
 def check_metric(metric: str, rules: Rules) -> None:
@@ -96,20 +103,31 @@ def check_metric(metric: str, rules: Rules) -> None:
     variant, players, patterns = rules.spec, rules.n, rules.spec.patterns(rules)
     pattern = re.fullmatch(r"pattern_rate\[(.*)\]", metric)
     if pattern:
-        raise InputError(f"--until {quote(metric)}: {variant.name} has no pattern "
-                         f"{quote(pattern.group(1))} under these rules; its patterns: "
-                         f"{', '.join(patterns)}")
-    raise InputError(f"unknown --until metric {quote(metric)} for {variant.name} with "
-                     f"{players} players; valid: mean_points[0] to "
-                     f"mean_points[{players - 1}], dealer_advantage, draw_rate, "
-                     f"mean_points_per_win, money_moved_per_hand, capped_share, "
-                     f"pattern_rate[PATTERN] (a {variant.name} pattern key, say "
-                     f"{patterns[0]})")
+        raise InputError(
+            f"--until {quote(metric)}: {variant.name} has no pattern "
+            f"{quote(pattern.group(1))} under these rules; its patterns: "
+            f"{', '.join(patterns)}"
+        )
+    raise InputError(
+        f"unknown --until metric {quote(metric)} for {variant.name} with "
+        f"{players} players; valid: mean_points[0] to "
+        f"mean_points[{players - 1}], dealer_advantage, draw_rate, "
+        f"mean_points_per_win, money_moved_per_hand, capped_share, "
+        f"pattern_rate[PATTERN] (a {variant.name} pattern key, say "
+        f"{patterns[0]})"
+    )
 
 
-def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: int,
-              half_widths: HalfWidths, workers: int | None = None,
-              progress: bool | None = None) -> tuple[dict, dict]:
+def run_until(
+    spec,
+    out: str | Path,
+    metric: str,
+    half_width: float,
+    max_hands: int,
+    half_widths: HalfWidths,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> tuple[dict, dict]:
     """Play ``spec`` (its ``matches`` ignored) until ``metric``'s 95% half-width is at most
     ``half_width`` or ``max_hands`` are played; returns (manifest, what the rule found).
 
@@ -123,15 +141,23 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
 
     check_metric(metric, spec.rules)
     if not 0 < half_width < math.inf:
-        raise InputError(f"the --until half-width must be a finite number above 0, got "
-                         f"{quote(half_width)}")
+        raise InputError(
+            f"the --until half-width must be a finite number above 0, got {quote(half_width)}"
+        )
     per_match = spec.rotations * spec.hands_per_match
     max_matches = max_hands // per_match
     if max_matches < 1:
         raise InputError(f"--max-hands {max_hands} is less than one match ({per_match} hands)")
     # the same limits as --matches (log widths, shard count), before anything is played
-    runner._check_numbers(spec.rules, spec.seed, max_matches, spec.hands_per_match,
-                          spec.hands_per_shard, spec.duplicate, max_hands=max_hands)
+    runner._check_numbers(
+        spec.rules,
+        spec.seed,
+        max_matches,
+        spec.hands_per_match,
+        spec.hands_per_shard,
+        spec.duplicate,
+        max_hands=max_hands,
+    )
     full = dataclasses.replace(spec, matches=max_matches)
     out = Path(out)
     fresh = fresh_seed(spec.seed)
@@ -149,32 +175,53 @@ def run_until(spec, out: str | Path, metric: str, half_width: float, max_hands: 
 
         def play(first: int, end: int) -> None:
             todo = [s for s in shards[first:end] if s[0] not in good]
-            runner._play(full, scratch, shards, todo, workers, progress, None,
-                         f"until {metric}<={half_width:g}", finished)
+            runner._play(
+                full,
+                scratch,
+                shards,
+                todo,
+                workers,
+                progress,
+                None,
+                f"until {metric}<={half_width:g}",
+                finished,
+            )
             entries = [e for s, _a, _b in shards[:end] for e in good[s]]
             write_manifest(scratch, build_manifest(full.meta(), entries, **full.layout()))
 
         matches, hw, reached = stopping_rule(
-            [b for _, _, b in shards], workers, play,
-            lambda ends: half_widths(scratch, metric, ends), half_width)
+            [b for _, _, b in shards],
+            workers,
+            play,
+            lambda ends: half_widths(scratch, metric, ends),
+            half_width,
+        )
     final = dataclasses.replace(spec, seed=fresh, matches=matches)
     try:
-        if (out / "manifest.json").exists() and \
-                read_manifest(out).get("run_id") != final.run_id:
-            raise MjlogError(f"{out} holds run {read_manifest(out).get('run_id')}, not the "
-                             f"one --until chose ({final.run_id}, {matches} matches): "
-                             f"choose another --out")
+        if (out / "manifest.json").exists() and read_manifest(out).get("run_id") != final.run_id:
+            raise MjlogError(
+                f"{out} holds run {read_manifest(out).get('run_id')}, not the "
+                f"one --until chose ({final.run_id}, {matches} matches): "
+                f"choose another --out"
+            )
         manifest = runner.simulate(final, out, workers=workers, progress=progress)
     except MjlogError:  # refused: nothing is left beside --out (Ctrl-C keeps it, to resume)
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     run_hw = half_widths(out, metric, [matches])[0]
     # undefined (NaN) on one match, or a per-win metric without a win: null in the JSON
-    rule = {"metric": metric, "half_width": half_width, "max_hands": max_hands,
-            "reached": reached, "achieved_half_width": _finite(hw),
-            "matches": matches, "hands": matches * per_match,
-            "stopping_seed": spec.seed, "seed": final.seed,
-            "run_half_width": _finite(run_hw)}
+    rule = {
+        "metric": metric,
+        "half_width": half_width,
+        "max_hands": max_hands,
+        "reached": reached,
+        "achieved_half_width": _finite(hw),
+        "matches": matches,
+        "hands": matches * per_match,
+        "stopping_seed": spec.seed,
+        "seed": final.seed,
+        "run_half_width": _finite(run_hw),
+    }
     manifest = {**manifest, "until": rule}
     write_manifest(out, manifest)
     shutil.rmtree(scratch, ignore_errors=True)
@@ -192,21 +239,31 @@ def _check_out(out: Path, spec, fresh: int) -> None:
     if (out / "manifest.json").exists():
         old = read_manifest(out)
         m = old.get("matches")
-        ours = isinstance(m, int) and not isinstance(m, bool) and m >= 1 and \
-            dataclasses.replace(spec, seed=fresh, matches=m).run_id == old.get("run_id")
+        ours = (
+            isinstance(m, int)
+            and not isinstance(m, bool)
+            and m >= 1
+            and dataclasses.replace(spec, seed=fresh, matches=m).run_id == old.get("run_id")
+        )
         if not ours:
-            raise MjlogError(f"{out} holds run {old.get('run_id')}, not one --until writes "
-                             f"with these options (seed {fresh}, derived from --seed "
-                             f"{spec.seed}): choose another --out")
+            raise MjlogError(
+                f"{out} holds run {old.get('run_id')}, not one --until writes "
+                f"with these options (seed {fresh}, derived from --seed "
+                f"{spec.seed}): choose another --out"
+            )
 
 
 def _finite(v: float) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def stopping_rule(ends: Sequence[int], batch: int, play: Callable[[int, int], None],
-                  measure: Callable[[Sequence[int]], list[float]], target: float
-                  ) -> tuple[int, float, bool]:
+def stopping_rule(
+    ends: Sequence[int],
+    batch: int,
+    play: Callable[[int, int], None],
+    measure: Callable[[Sequence[int]], list[float]],
+    target: float,
+) -> tuple[int, float, bool]:
     """The rule ``--until`` stops by, on any source of matches: shards, ending at the
     matches ``ends``, are played ``batch`` at a time in order (``play(i, j)`` makes
     shards [i, j) available), then ``measure(ends)`` gives the metric's half-width on
@@ -222,7 +279,7 @@ def stopping_rule(ends: Sequence[int], batch: int, play: Callable[[int, int], No
     """
     last = (0, math.nan)
     for first in range(0, len(ends), batch):
-        chunk = ends[first:first + batch]
+        chunk = ends[first : first + batch]
         play(first, first + len(chunk))
         for end, hw in zip(chunk, measure(chunk), strict=True):
             last = (end, hw)

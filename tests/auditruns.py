@@ -22,15 +22,26 @@ from mjlog.rules import Rules
 from simulate.runner import RunSpec, simulate
 
 SPECS = {
-    "yuxi": dict(variant="yuxi", seed=6, matches=8, hands_per_match=4,
-                 agents=["greedy", "random", "greedy", "random"], sets=["horses=4"]),
-    "xuezhan": dict(variant="xuezhan", seed=2, matches=4, hands_per_match=4,
-                    agents=["greedy", "random", "greedy", "greedy"],
-                    sets=["call_transfer=true", "rob_exposed_kong=true"]),
-    "huangmei": dict(variant="huangmei", seed=3, matches=4, hands_per_match=4,
-                     agents=["greedy"]),
-    "huangmei3": dict(variant="huangmei", seed=4, matches=2, hands_per_match=3,
-                      agents=["greedy"], players=3),
+    "yuxi": dict(
+        variant="yuxi",
+        seed=6,
+        matches=8,
+        hands_per_match=4,
+        agents=["greedy", "random", "greedy", "random"],
+        sets=["horses=4"],
+    ),
+    "xuezhan": dict(
+        variant="xuezhan",
+        seed=2,
+        matches=4,
+        hands_per_match=4,
+        agents=["greedy", "random", "greedy", "greedy"],
+        sets=["call_transfer=true", "rob_exposed_kong=true"],
+    ),
+    "huangmei": dict(variant="huangmei", seed=3, matches=4, hands_per_match=4, agents=["greedy"]),
+    "huangmei3": dict(
+        variant="huangmei", seed=4, matches=2, hands_per_match=3, agents=["greedy"], players=3
+    ),
 }
 VARIANT_RUNS = tuple(SPECS)
 
@@ -63,8 +74,15 @@ def _bundles(name: str) -> tuple:
 
 def bundles(name: str) -> list:
     """Fresh, mutable copies of every hand of the run: (hand, events, wins, transfers)."""
-    return [(dict(b.hand), [list(e) for e in b.events], [dict(w) for w in b.wins],
-             [dict(t) for t in b.transfers]) for b in copy.deepcopy(_bundles(name))]
+    return [
+        (
+            dict(b.hand),
+            [list(e) for e in b.events],
+            [dict(w) for w in b.wins],
+            [dict(t) for t in b.transfers],
+        )
+        for b in copy.deepcopy(_bundles(name))
+    ]
 
 
 def audit(name: str, hand, events, wins, transfers, events_logged: bool = True):

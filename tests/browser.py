@@ -22,9 +22,11 @@ import pytest
 
 CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 
-INSTALL_HINT = ("no Chromium found for the browser tests: install it with "
-                "`sudo apt-get install chromium` (or run tests/ensure_chromium.sh as root), "
-                "or set MJLOG_CHROMIUM to a Chromium binary")
+INSTALL_HINT = (
+    "no Chromium found for the browser tests: install it with "
+    "`sudo apt-get install chromium` (or run tests/ensure_chromium.sh as root), "
+    "or set MJLOG_CHROMIUM to a Chromium binary"
+)
 
 # Headless and quiet: this machine's network is closed, and without the
 # background-networking flags Chromium keeps trying (and failing) to reach out.
@@ -68,8 +70,10 @@ def chromium(viewport: tuple[int, int] = (1400, 1000)) -> Iterator:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.fail("playwright is not installed: pip install -c constraints.txt -e '.[test]'",
-                    pytrace=False)
+        pytest.fail(
+            "playwright is not installed: pip install -c constraints.txt -e '.[test]'",
+            pytrace=False,
+        )
     profile = Path(tempfile.mkdtemp(prefix="mjlog-chromium-"))
     try:
         with sync_playwright() as pw:

@@ -29,7 +29,7 @@ def tiles_in_play(st: HandState) -> Counter:
         if st.bonus[s]:
             c[32] += st.bonus[s]
     c.update(st.won_tiles)
-    c.update(st.wall[st.front: st.back + 1])
+    c.update(st.wall[st.front : st.back + 1])
     c.update(st.horses)
     return c
 
@@ -41,7 +41,8 @@ def check_state(st: HandState, full: Counter) -> None:
     for s in range(st.n):
         size = sum(st.hands[s]) + 3 * len(st.melds[s])
         acting = (st.turn == s and st.phase is Phase.ACT) or (
-            st.phase is Phase.VOID and s == st.dealer)
+            st.phase is Phase.VOID and s == st.dealer
+        )
         expected = 14 if acting else 13
         if st.turn == s and st.phase is Phase.DRAW and st.variant == "huangmei":
             expected = size if size in (12, 13) else 13  # between a 发 and its replacement

@@ -37,9 +37,11 @@ OWN_MODULES = r"(mjlog|analysis|simulate)(\.|$)"
 """The modules whose warnings are errors (a regex matched at the start of the name
 of the module a warning is attributed to)."""
 
-_BOOT = ("import runpy, sys, warnings; "
-         "warnings.filterwarnings('error', module=sys.argv.pop(1)); "
-         "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)")
+_BOOT = (
+    "import runpy, sys, warnings; "
+    "warnings.filterwarnings('error', module=sys.argv.pop(1)); "
+    "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)"
+)
 """``python -m MODULE`` with :data:`OWN_MODULES`'s warnings as errors: ``python -c
 _BOOT REGEX MODULE ARGS...``."""
 
@@ -78,9 +80,14 @@ class Result:
     stderr: str
 
 
-def run(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT,
-        env: dict[str, str] | None = None, isolate: bool = True,
-        module: str = "mjlog") -> Result:
+def run(
+    args: Sequence[str],
+    cwd: Path,
+    timeout: float = TIMEOUT,
+    env: dict[str, str] | None = None,
+    isolate: bool = True,
+    module: str = "mjlog",
+) -> Result:
     """``python -m MODULE ARGS`` in ``cwd`` (``mjlog`` unless told); a hang past
     ``timeout`` fails the test.
 
@@ -105,27 +112,42 @@ def run(args: Sequence[str], cwd: Path, timeout: float = TIMEOUT,
                 r = CliRunner().invoke(main, [str(a) for a in args])
         finally:
             os.chdir(old)
-        err = r.stderr + "".join(warnings.formatwarning(w.message, w.category, w.filename,
-                                                        w.lineno) for w in caught)
+        err = r.stderr + "".join(
+            warnings.formatwarning(w.message, w.category, w.filename, w.lineno) for w in caught
+        )
         if r.exception is not None and not isinstance(r.exception, SystemExit):
             err += "".join(traceback.format_exception(r.exception))
         return Result(r.exit_code, r.stdout, err)
     full_env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
     full_env.update(env or {})
     try:
-        p = subprocess.run([sys.executable, "-c", _BOOT, OWN_MODULES, module, *args], cwd=cwd,
-                           capture_output=True, text=True, timeout=timeout,
-                           stdin=subprocess.DEVNULL, env=full_env)
+        p = subprocess.run(
+            [sys.executable, "-c", _BOOT, OWN_MODULES, module, *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            env=full_env,
+        )
     except subprocess.TimeoutExpired:
-        raise AssertionError(f"mjlog {' '.join(args)}: still running after {timeout} s "
-                             f"(a hang)") from None
+        raise AssertionError(
+            f"mjlog {' '.join(args)}: still running after {timeout} s (a hang)"
+        ) from None
     return Result(p.returncode, p.stdout, p.stderr)
 
 
-def refused(args: Sequence[str], cwd: Path, inputs: Iterable[Path] = (),
-            watch: Iterable[Path] = (), needle: str | None = None,
-            timeout: float = TIMEOUT, finding: bool = False, isolate: bool = True,
-            module: str = "mjlog") -> Result:
+def refused(
+    args: Sequence[str],
+    cwd: Path,
+    inputs: Iterable[Path] = (),
+    watch: Iterable[Path] = (),
+    needle: str | None = None,
+    timeout: float = TIMEOUT,
+    finding: bool = False,
+    isolate: bool = True,
+    module: str = "mjlog",
+) -> Result:
     """Run a command that must refuse, and check every promise of a refusal.
 
     ``inputs`` must be byte-for-byte unchanged; ``watch`` are places nothing may be

@@ -47,8 +47,14 @@ def deal_positions(n: int, i: int) -> list[int]:
     return pos + [13 * n] if i == 0 else pos
 
 
-def build_wall(rules: Rules, hands: Mapping[int, str] | Sequence[str | None], dealer: int = 0,
-               draws: str = "", tail: str = "", seed: int = 0) -> list[int]:
+def build_wall(
+    rules: Rules,
+    hands: Mapping[int, str] | Sequence[str | None],
+    dealer: int = 0,
+    draws: str = "",
+    tail: str = "",
+    seed: int = 0,
+) -> list[int]:
     """A logged wall (read from the break) for these hands and draws.
 
     ``hands[seat]`` is notation (13 tiles, the dealer's 14; the dealer's 14th is the
@@ -164,9 +170,16 @@ class Scripted:
         return False
 
 
-def play_script(rules: Rules, hands, scripts: Mapping[int, Sequence[str]] | None = None,
-                draws: str = "", tail: str = "", dealer: int = 0, stop: bool = False,
-                seed: int = 0) -> tuple[HandState, list[Scripted]]:
+def play_script(
+    rules: Rules,
+    hands,
+    scripts: Mapping[int, Sequence[str]] | None = None,
+    draws: str = "",
+    tail: str = "",
+    dealer: int = 0,
+    stop: bool = False,
+    seed: int = 0,
+) -> tuple[HandState, list[Scripted]]:
     """Build the wall, play the hand with :class:`Scripted` agents; return the state
     and the agents.
 
@@ -200,5 +213,7 @@ def pays(st: HandState, *reasons: str) -> list[tuple[int, int, int, str]]:
 def offered(agent: Scripted, type_: str, tile: str | None = None) -> int:
     """How many of the agent's decisions offered an option of this type (and tile)."""
     t = None if tile is None else parse_tile(tile)
-    return sum(any(o is not None and o.type == type_ and (t is None or o.tile == t)
-                   for o in opts) for opts in agent.offers)
+    return sum(
+        any(o is not None and o.type == type_ and (t is None or o.tile == t) for o in opts)
+        for opts in agent.offers
+    )

@@ -23,12 +23,15 @@ def test_registry_lists_every_agent():
     assert agent_names() == sorted(AGENTS + ["expert"])  # expert: tests/test_expert.py
 
 
-@pytest.mark.parametrize("spec,needle", [
-    ("strategic:aggression=2", "must be in 0..1"),
-    ("strategic:nerve=1", "unknown strategic parameter 'nerve'"),
-    ("strategic:aggression", "expected key=value"),
-    ("greedy:x=1", "takes no parameters"),
-])
+@pytest.mark.parametrize(
+    "spec,needle",
+    [
+        ("strategic:aggression=2", "must be in 0..1"),
+        ("strategic:nerve=1", "unknown strategic parameter 'nerve'"),
+        ("strategic:aggression", "expected key=value"),
+        ("greedy:x=1", "takes no parameters"),
+    ],
+)
 def test_bad_agent_parameters(spec, needle):
     with pytest.raises(InputError, match=needle):
         make_agent(spec)
@@ -85,14 +88,37 @@ def test_strategic_void_looks_at_what_the_hand_becomes():
 
 def test_ladder_cli_writes_the_csv(tmp_path):
     out = tmp_path / "ladder.csv"
-    res = CliRunner().invoke(main, ["ladder", "--variant", "yuxi", "--agents",
-                                    "efficient,greedy,random,greedy", "--hands", "64",
-                                    "--seed", "4", "--workers", "1", "--csv", str(out),
-                                    "--quiet"])
+    res = CliRunner().invoke(
+        main,
+        [
+            "ladder",
+            "--variant",
+            "yuxi",
+            "--agents",
+            "efficient,greedy,random,greedy",
+            "--hands",
+            "64",
+            "--seed",
+            "4",
+            "--workers",
+            "1",
+            "--csv",
+            str(out),
+            "--quiet",
+        ],
+    )
     assert res.exit_code == 0, res.output
     rows = list(csv.DictReader(out.open()))
-    assert list(rows[0]) == ["agent", "hands", "mean_points", "ci_low", "ci_high",
-                             "win_rate", "deal_in_rate", "mean_points_per_win"]
+    assert list(rows[0]) == [
+        "agent",
+        "hands",
+        "mean_points",
+        "ci_low",
+        "ci_high",
+        "win_rate",
+        "deal_in_rate",
+        "mean_points_per_win",
+    ]
     by = {r["agent"]: r for r in rows}
     assert set(by) == {"efficient", "greedy", "random"}
     # duplicate play: each agent sat every seat equally often
@@ -114,14 +140,32 @@ def test_ladder_hands_per_shard_spreads_the_work_not_the_standings(tmp_path):
     got = {}
     for k, extra in (("one", []), ("many", ["--hands-per-shard", "32", "--workers", "2"])):
         out = tmp_path / k
-        res = CliRunner().invoke(main, ["ladder", "--variant", "xuezhan", "--agents",
-                                        "efficient,greedy,greedy,greedy", "--hands", "128",
-                                        "--seed", "5", "--out", str(out),
-                                        "--csv", str(tmp_path / f"{k}.csv"), "--quiet", *extra])
+        res = CliRunner().invoke(
+            main,
+            [
+                "ladder",
+                "--variant",
+                "xuezhan",
+                "--agents",
+                "efficient,greedy,greedy,greedy",
+                "--hands",
+                "128",
+                "--seed",
+                "5",
+                "--out",
+                str(out),
+                "--csv",
+                str(tmp_path / f"{k}.csv"),
+                "--quiet",
+                *extra,
+            ],
+        )
         assert res.exit_code == 0, res.output
-        got[k] = (len(list((out / "hands").glob("*.parquet"))),
-                  (tmp_path / f"{k}.csv").read_text(),
-                  [x for x in res.output.splitlines() if not x.startswith("written ")])
+        got[k] = (
+            len(list((out / "hands").glob("*.parquet"))),
+            (tmp_path / f"{k}.csv").read_text(),
+            [x for x in res.output.splitlines() if not x.startswith("written ")],
+        )
     # 4 matches of 8 hands in 4 rotations: 32 hands a match, one match a shard
     assert got["one"][0] == 1 and got["many"][0] == 4
     assert got["one"][1:] == got["many"][1:]
@@ -132,15 +176,30 @@ def test_ladder_on_a_dask_cluster_plays_the_same_hands(tmp_path):
     run has the same bytes as on one local worker, and the standings are the same."""
     from distributed import LocalCluster
 
-    cmd = ["ladder", "--variant", "yuxi", "--agents", "efficient,greedy,random,greedy",
-           "--hands", "96", "--seed", "8", "--hands-per-shard", "32", "--format", "csv",
-           "--quiet"]
+    cmd = [
+        "ladder",
+        "--variant",
+        "yuxi",
+        "--agents",
+        "efficient,greedy,random,greedy",
+        "--hands",
+        "96",
+        "--seed",
+        "8",
+        "--hands-per-shard",
+        "32",
+        "--format",
+        "csv",
+        "--quiet",
+    ]
     local = CliRunner().invoke(main, [*cmd, "--workers", "1", "--out", str(tmp_path / "a")])
     assert local.exit_code == 0, local.output
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster:
-        res = CliRunner().invoke(main, [*cmd, "--scheduler", cluster.scheduler_address,
-                                        "--out", str(tmp_path / "b")])
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        res = CliRunner().invoke(
+            main, [*cmd, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "b")]
+        )
         played_there = cluster.scheduler.transition_counter  # tasks it moved along
         # the cluster's workers cannot write into this machine's temporary folder
         bare = CliRunner().invoke(main, [*cmd, "--scheduler", cluster.scheduler_address])
@@ -150,8 +209,9 @@ def test_ladder_on_a_dask_cluster_plays_the_same_hands(tmp_path):
     assert res.output == local.output and "efficient" in res.output
 
     def shards(root):
-        return {p.relative_to(root).as_posix(): p.read_bytes()
-                for p in sorted(root.rglob("*.parquet"))}
+        return {
+            p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.parquet"))
+        }
 
     a, b = shards(tmp_path / "a"), shards(tmp_path / "b")
     # balanced: three orders of the agents after the first, each its own run
@@ -166,8 +226,15 @@ def test_ladder_gaps_pair_the_agents_by_match(tmp_path):
 
     from analysis.ladder import ladder_tables
 
-    table, gaps = ladder_tables("yuxi", ["efficient", "greedy", "random", "greedy"], hands=64,
-                                seed=4, hands_per_match=1, workers=1, out=tmp_path / "run")
+    table, gaps = ladder_tables(
+        "yuxi",
+        ["efficient", "greedy", "random", "greedy"],
+        hands=64,
+        seed=4,
+        hands_per_match=1,
+        workers=1,
+        out=tmp_path / "run",
+    )
     order = list(table["agent"])
     assert list(zip(gaps["ahead"], gaps["behind"], strict=True)) == list(pairwise(order))
     # independently of the ladder's query: each agent's mean points per match,
@@ -188,14 +255,31 @@ def test_ladder_gaps_pair_the_agents_by_match(tmp_path):
         assert g.matches == len(matches)
         assert g.difference == pytest.approx(mean[g.ahead] - mean[g.behind])
         assert (g.ci_low, g.ci_high) == pytest.approx((ci.low, ci.high))
-    res = CliRunner().invoke(main, ["ladder", "--variant", "yuxi", "--agents",
-                                    "efficient,greedy,random,greedy", "--hands", "64",
-                                    "--seed", "4", "--hands-per-match", "1", "--workers", "1",
-                                    "--quiet"])
+    res = CliRunner().invoke(
+        main,
+        [
+            "ladder",
+            "--variant",
+            "yuxi",
+            "--agents",
+            "efficient,greedy,random,greedy",
+            "--hands",
+            "64",
+            "--seed",
+            "4",
+            "--hands-per-match",
+            "1",
+            "--workers",
+            "1",
+            "--quiet",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "lead over the next agent down" in res.output and "balanced seating" in res.output
-    assert any(line.split()[:3] == ["efficient", "greedy", str(len(matches))]
-               for line in res.output.splitlines())
+    assert any(
+        line.split()[:3] == ["efficient", "greedy", str(len(matches))]
+        for line in res.output.splitlines()
+    )
 
 
 def test_lead_across_pairs_an_agent_with_another_in_its_seat_on_the_same_walls(tmp_path):
@@ -211,14 +295,22 @@ def test_lead_across_pairs_an_agent_with_another_in_its_seat_on_the_same_walls(t
     runs = {}
     for first in ("greedy", "random"):
         runs[first] = tmp_path / first
-        ladder_tables("xuezhan", [first, "efficient", "efficient", "efficient"], hands=48, seed=9,
-                      hands_per_match=1, workers=1, out=runs[first])
+        ladder_tables(
+            "xuezhan",
+            [first, "efficient", "efficient", "efficient"],
+            hands=48,
+            seed=9,
+            hands_per_match=1,
+            workers=1,
+            out=runs[first],
+        )
     got = lead_across(runs["greedy"], "greedy", runs["random"], "random")
     per = {}
     for k, run in runs.items():
         for h in pq.read_table(run / "hands").to_pylist():
             per.setdefault(k, {}).setdefault(h["match"], []).append(
-                h["deltas"][h["agents"].index(k)])
+                h["deltas"][h["agents"].index(k)]
+            )
     matches = sorted(per["random"])
     a = np.array([np.mean(per["greedy"][m]) for m in matches])
     b = np.array([np.mean(per["random"][m]) for m in matches])
@@ -237,8 +329,15 @@ def test_lead_across_refuses_other_walls_and_unknown_agents(tmp_path):
     from mjlog.errors import InputError
 
     for seed in (1, 2):
-        ladder_tables("yuxi", ["greedy", "random", "random", "random"], hands=8, seed=seed,
-                      hands_per_match=1, workers=1, out=tmp_path / str(seed))
+        ladder_tables(
+            "yuxi",
+            ["greedy", "random", "random", "random"],
+            hands=8,
+            seed=seed,
+            hands_per_match=1,
+            workers=1,
+            out=tmp_path / str(seed),
+        )
     with pytest.raises(InputError, match="do not hold the same walls"):
         lead_across(tmp_path / "1", "greedy", tmp_path / "2")
     with pytest.raises(InputError, match="no agent 'expert' in this run"):
@@ -259,8 +358,16 @@ def test_changed_hands_splits_the_lead_into_how_often_and_how_much(tmp_path):
     from mjlog.errors import InputError
 
     for name, spec in (("a", "strategic"), ("b", "strategic:aggression=0.1;defense=0.9")):
-        ladder_tables("yuxi", [spec, "efficient", "greedy", "random"], hands=48, seed=6,
-                      hands_per_match=1, workers=1, out=tmp_path / name, seating="balanced")
+        ladder_tables(
+            "yuxi",
+            [spec, "efficient", "greedy", "random"],
+            hands=48,
+            seed=6,
+            hands_per_match=1,
+            workers=1,
+            out=tmp_path / name,
+            seating="balanced",
+        )
     got = changed_hands(tmp_path / "a", "strategic", tmp_path / "b")
 
     def seat_points(run):
@@ -270,6 +377,7 @@ def test_changed_hands_splits_the_lead_into_how_often_and_how_much(tmp_path):
                 s = h["agents"].index("strategic")
                 out[(h["match"], h["rotation"], h["hand"], tuple(h["agents"]))] = h["deltas"][s]
         return out
+
     a, b = seat_points(tmp_path / "a"), seat_points(tmp_path / "b")
     assert a.keys() == b.keys() and got["hands"] == len(a)
     diffs = [a[k] - b[k] for k in a]
@@ -285,13 +393,29 @@ def test_changed_hands_splits_the_lead_into_how_often_and_how_much(tmp_path):
     assert same["share"] == 0 and math.isnan(same["per_changed"])
     with pytest.raises(InputError, match="no agent 'expert' in this run"):
         changed_hands(tmp_path / "a", "expert", tmp_path / "b")
-    ladder_tables("yuxi", ["strategic", "efficient", "greedy", "random"], hands=48, seed=7,
-                  hands_per_match=1, workers=1, out=tmp_path / "c", seating="balanced")
+    ladder_tables(
+        "yuxi",
+        ["strategic", "efficient", "greedy", "random"],
+        hands=48,
+        seed=7,
+        hands_per_match=1,
+        workers=1,
+        out=tmp_path / "c",
+        seating="balanced",
+    )
     with pytest.raises(InputError, match="do not hold the same walls"):
         changed_hands(tmp_path / "a", "strategic", tmp_path / "c")
     # the same walls, but strategic never in a line-up of the other run
-    ladder_tables("yuxi", ["strategic", "greedy", "greedy", "greedy"], hands=48, seed=6,
-                  hands_per_match=1, workers=1, out=tmp_path / "d", seating="cyclic")
+    ladder_tables(
+        "yuxi",
+        ["strategic", "greedy", "greedy", "greedy"],
+        hands=48,
+        seed=6,
+        hands_per_match=1,
+        workers=1,
+        out=tmp_path / "d",
+        seating="cyclic",
+    )
     with pytest.raises(InputError, match="share no seat-hand of 'strategic'"):
         changed_hands(tmp_path / "a", "strategic", tmp_path / "d")
     # one folder holding the same seating from both ladders: two agents (other
@@ -301,8 +425,16 @@ def test_changed_hands_splits_the_lead_into_how_often_and_how_much(tmp_path):
     assert changed_hands(tmp_path / "ab", "strategic", tmp_path / "a")["share"] == 0
     # one folder holding one line-up twice on the same walls (a longer run of it holds
     # them too): no pairing one to one
-    ladder_tables("yuxi", ["strategic", "efficient", "greedy", "random"], hands=12, seed=6,
-                  hands_per_match=1, workers=1, out=tmp_path / "e", seating="cyclic")
+    ladder_tables(
+        "yuxi",
+        ["strategic", "efficient", "greedy", "random"],
+        hands=12,
+        seed=6,
+        hands_per_match=1,
+        workers=1,
+        out=tmp_path / "e",
+        seating="cyclic",
+    )
     shutil.copytree(tmp_path / "a" / "seating-0", tmp_path / "mixed" / "seating-0")
     shutil.copytree(tmp_path / "e", tmp_path / "mixed" / "seating-1")
     with pytest.raises(InputError, match="played twice on the same walls"):
@@ -321,8 +453,16 @@ def test_a_balanced_ladder_seats_every_agent_just_before_every_other_equally(tmp
     from analysis.ladder import ladder_tables, lead_across
 
     agents = ["greedy", "random", "efficient", "strategic"]
-    table, gaps = ladder_tables("yuxi", agents, hands=48, seed=5, hands_per_match=1, workers=1,
-                                out=tmp_path / "run", seating="balanced")
+    table, gaps = ladder_tables(
+        "yuxi",
+        agents,
+        hands=48,
+        seed=5,
+        hands_per_match=1,
+        workers=1,
+        out=tmp_path / "run",
+        seating="balanced",
+    )
     runs = sorted((tmp_path / "run").glob("seating-*"))
     assert len(runs) == 6
     before, points = Counter(), {}
@@ -353,8 +493,16 @@ def test_two_agents_that_play_alike_finish_level_only_when_balanced(tmp_path):
     lead = {}
     for seating in ("balanced", "cyclic"):
         out = tmp_path / seating
-        ladder_tables("xuezhan", twins, hands=48, seed=7, hands_per_match=1, workers=1,
-                      out=out, seating=seating)
+        ladder_tables(
+            "xuezhan",
+            twins,
+            hands=48,
+            seed=7,
+            hands_per_match=1,
+            workers=1,
+            out=out,
+            seating=seating,
+        )
         lead[seating] = gaps(out, ["expert", "strategic"]).iloc[0]["difference"]
     assert lead["balanced"] == 0
     assert lead["cyclic"] != 0  # these walls favour one seat of the cyclic order

@@ -38,8 +38,10 @@ def test_huangmei_contribution_recomputed_from_the_fan_table(patterns):
     added: Counter = Counter()
     for pats, total in zip(w["patterns"], w["total"], strict=True):
         c = Counter(pats)
-        fan = {k: (rules["fan.facai_all"] if k == "facai" and n == 4 else n * rules[f"fan.{k}"])
-               for k, n in c.items()}
+        fan = {
+            k: (rules["fan.facai_all"] if k == "facai" and n == 4 else n * rules[f"fan.{k}"])
+            for k, n in c.items()
+        }
         s = sum(fan.values())
         for k, f in fan.items():
             added[k] += total * f / s
@@ -64,8 +66,9 @@ def test_omega_squared_matches_statsmodels_anova():
     from statsmodels.formula.api import ols
 
     rng = np.random.default_rng(7)
-    t = pd.DataFrame({"run_id": "r", "match": np.repeat(np.arange(40), 4),
-                      "spec": np.tile(np.arange(4), 40)})
+    t = pd.DataFrame(
+        {"run_id": "r", "match": np.repeat(np.arange(40), 4), "spec": np.tile(np.arange(4), 40)}
+    )
     t["total"] = rng.normal(0, 5, len(t)) + t["spec"] * 1.5
     s, q, n = balance._layout(t)
     a = sm.stats.anova_lm(ols("total ~ C(spec)", data=t).fit())
@@ -79,11 +82,20 @@ def test_omega_squared_matches_statsmodels_anova():
 def ladders(tmp_path_factory):
     d = tmp_path_factory.mktemp("dup")
     out = {}
-    for name, agents, dup in (("mixed", ["strategic", "random", "strategic", "random"], True),
-                              ("same", ["greedy"] * 4, True),
-                              ("plain", ["strategic", "random", "strategic", "random"], False)):
-        spec = RunSpec.build("yuxi", seed=11, matches=30, hands_per_match=2, agents=agents,
-                             duplicate=dup, events=False)
+    for name, agents, dup in (
+        ("mixed", ["strategic", "random", "strategic", "random"], True),
+        ("same", ["greedy"] * 4, True),
+        ("plain", ["strategic", "random", "strategic", "random"], False),
+    ):
+        spec = RunSpec.build(
+            "yuxi",
+            seed=11,
+            matches=30,
+            hands_per_match=2,
+            agents=agents,
+            duplicate=dup,
+            events=False,
+        )
         simulate(spec, d / name, workers=1, progress=False)
         out[name] = d / name
     return out
@@ -109,8 +121,15 @@ def test_skill_share_difference_pairs_the_matches_of_the_same_walls(ladders, tmp
     assert d["paired"]
     own = balance.skill_share_difference(ladders["mixed"], ladders["mixed"])
     assert own["paired"] and (own["lo"], own["diff"], own["hi"]) == (0.0, 0.0, 0.0)
-    spec = RunSpec.build("yuxi", seed=12, matches=30, hands_per_match=2, agents=["greedy"] * 4,
-                         duplicate=True, events=False)
+    spec = RunSpec.build(
+        "yuxi",
+        seed=12,
+        matches=30,
+        hands_per_match=2,
+        agents=["greedy"] * 4,
+        duplicate=True,
+        events=False,
+    )
     simulate(spec, tmp_path / "other", workers=1, progress=False)
     other = balance.skill_share_difference(ladders["mixed"], tmp_path / "other")
     assert not other["paired"] and other["lo"] < other["hi"]

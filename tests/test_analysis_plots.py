@@ -13,8 +13,10 @@ from analysis.sample import data_dir
 
 @pytest.fixture(scope="module")
 def figs():
-    runs = queries.Runs([data_dir() / v for v in ("yuxi", "xuezhan", "huangmei")]
-                        + [data_dir() / "sweep" / "xuezhan-cap"])
+    runs = queries.Runs(
+        [data_dir() / v for v in ("yuxi", "xuezhan", "huangmei")]
+        + [data_dir() / "sweep" / "xuezhan-cap"]
+    )
     return plots.figures(runs)
 
 
@@ -36,13 +38,24 @@ def test_the_font_comes_from_the_installed_package(tmp_path):
 
 def test_missing_finds_characters_the_font_lacks():
     assert fonts.missing("清一色 碰碰胡 番种 查花猪 abc 123 ×Σ") == ""
-    assert fonts.missing("麻将 \U0001F004 \U0001F004") == "\U0001F004"  # 🀄 has no glyph
+    assert fonts.missing("麻将 \U0001f004 \U0001f004") == "\U0001f004"  # 🀄 has no glyph
 
 
 def test_every_figure_is_drawn(figs):
-    assert set(figs) == {"compare", "seats", "agents", "variants", "dealer", "patterns",
-                         "win_points", "hand_points", "hand_length", "outcomes", "money",
-                         "first_winner"}
+    assert set(figs) == {
+        "compare",
+        "seats",
+        "agents",
+        "variants",
+        "dealer",
+        "patterns",
+        "win_points",
+        "hand_points",
+        "hand_length",
+        "outcomes",
+        "money",
+        "first_winner",
+    }
 
 
 def test_every_label_has_glyphs(figs):
@@ -64,10 +77,10 @@ def test_rendering_warns_of_no_missing_glyph(figs, fmt):
 
 def test_a_missing_glyph_would_be_caught():
     fig, (ax,) = plots._fig()
-    ax.set_title("\U0001F004")
+    ax.set_title("\U0001f004")
     with pytest.warns(UserWarning, match="[Gg]lyph"):
         plots.to_png(fig)
-    assert fonts.missing("".join(plots.texts(fig))) == "\U0001F004"
+    assert fonts.missing("".join(plots.texts(fig))) == "\U0001f004"
 
 
 def test_patterns_carry_each_variants_own_name(figs):
@@ -84,8 +97,9 @@ def test_patterns_carry_each_variants_own_name(figs):
 
 def test_legends_name_the_agents(figs):
     for name in ("seats", "agents", "patterns", "win_points", "compare", "money"):
-        assert any("strategic,strategic,strategic,strategic" in t
-                   for t in plots.texts(figs[name])), name
+        assert any(
+            "strategic,strategic,strategic,strategic" in t for t in plots.texts(figs[name])
+        ), name
 
 
 def test_a_one_key_sweep_is_a_line_over_the_typed_value():
@@ -96,8 +110,7 @@ def test_a_one_key_sweep_is_a_line_over_the_typed_value():
     line = ax.get_lines()[0]
     assert list(line.get_xdata()) == [1, 2, 4, 16]  # the cap itself on the x axis
     assert "95% CI" in ax.get_title() and ax.get_xlabel() == "cap"
-    assert plots.sweep_key(queries.compare([data_dir() / "yuxi", data_dir() / "xuezhan"])) \
-        is None
+    assert plots.sweep_key(queries.compare([data_dir() / "yuxi", data_dir() / "xuezhan"])) is None
 
 
 def test_panels_that_misled_are_fixed(figs):
@@ -117,11 +130,17 @@ def test_panels_that_misled_are_fixed(figs):
 def test_undefined_values_draw_no_whisker():
     import pandas as pd
 
-    df = pd.DataFrame({"variant": ["yuxi"] * 2, "config": ["default"] * 2,
-                       "lineup": ["a"] * 2, "agent": ["x", "y"],
-                       "self_draw_share": [0.5, float("nan")],
-                       "self_draw_share_lo": [0.4, float("nan")],
-                       "self_draw_share_hi": [0.6, float("nan")]})
+    df = pd.DataFrame(
+        {
+            "variant": ["yuxi"] * 2,
+            "config": ["default"] * 2,
+            "lineup": ["a"] * 2,
+            "agent": ["x", "y"],
+            "self_draw_share": [0.5, float("nan")],
+            "self_draw_share_lo": [0.4, float("nan")],
+            "self_draw_share_hi": [0.6, float("nan")],
+        }
+    )
     fig = plots.seat_figure(df, ("self_draw_share",))
     ax = fig.axes[0]
     assert len(ax.patches) == 1 and "n/a" in plots.texts(fig)

@@ -41,9 +41,11 @@ def test_seat_figures_are_consistent(runs):
         s = queries.seat_stats(runs, by=by)
         for m in ("win_rate", "self_draw_share", "deal_in_rate", "mean_points"):
             assert (s[f"{m}_lo"] <= s[m] + 1e-12).all() and (s[m] <= s[f"{m}_hi"] + 1e-12).all()
-        assert s.groupby("variant").hands.sum().equals(by_var.set_index("variant").hands
-                                                        .loc[s.groupby("variant").hands
-                                                             .sum().index])
+        assert (
+            s.groupby("variant")
+            .hands.sum()
+            .equals(by_var.set_index("variant").hands.loc[s.groupby("variant").hands.sum().index])
+        )
     agents = queries.seat_stats(runs, by="agent")
     # one agent per variant, in all four seats
     assert len(agents) == 3 and (agents.hands == 4 * hands[agents.variant].to_numpy()).all()
@@ -70,8 +72,10 @@ def test_patterns_have_names_and_bounded_shares(runs):
 def test_money_shares_add_up(runs):
     by_reason = queries.money_shares(runs)
     by_cat = queries.money_shares(runs, by="category")
-    assert np.allclose(by_reason.groupby("variant").share.sum().sort_index(),
-                       by_cat.groupby("variant").share.sum().sort_index())
+    assert np.allclose(
+        by_reason.groupby("variant").share.sum().sort_index(),
+        by_cat.groupby("variant").share.sum().sort_index(),
+    )
     # within a hand transfers can cancel, never exceed: Σ transfers ≥ money moved
     assert (by_reason.groupby("variant").share.sum() >= 1 - 1e-12).all()
     settle = set(by_reason[by_reason.variant == "xuezhan"].reason)
@@ -125,8 +129,14 @@ def test_a_run_without_events_gives_every_figure_but_events():
 
 
 def test_duplicate_rotations_pool_into_one_lineup(tmp_path):
-    spec = RunSpec.build("yuxi", seed=3, matches=2, hands_per_match=2,
-                         agents=["greedy", "random", "random", "random"], duplicate=True)
+    spec = RunSpec.build(
+        "yuxi",
+        seed=3,
+        matches=2,
+        hands_per_match=2,
+        agents=["greedy", "random", "random", "random"],
+        duplicate=True,
+    )
     simulate(spec, tmp_path / "dup", workers=1, progress=False)
     s = queries.seat_stats(tmp_path / "dup", by="agent")
     assert list(s.lineup.unique()) == ["greedy,random,random,random"]

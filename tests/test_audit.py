@@ -52,8 +52,9 @@ def test_clean_runs_pass_and_count():
     assert res.problems == []
     assert res.runs == len(runs)
     hands = sum(read_table(r, "hands", columns=["n_events"]).num_rows for r in runs)
-    events = sum(sum(read_table(r, "hands", columns=["n_events"]).column(0).to_pylist())
-                 for r in runs)
+    events = sum(
+        sum(read_table(r, "hands", columns=["n_events"]).column(0).to_pylist()) for r in runs
+    )
     assert (res.hands, res.events) == (hands, events)
 
 
@@ -70,8 +71,9 @@ def test_parallel_equals_serial(monkeypatch, tmp_path):
 
 def test_validate_cli_clean_and_report(tmp_path):
     report = tmp_path / "audit.jsonl"
-    r = CliRunner().invoke(main, ["validate", str(ar.run("huangmei")), "--workers", "1",
-                                  "--report", str(report)])
+    r = CliRunner().invoke(
+        main, ["validate", str(ar.run("huangmei")), "--workers", "1", "--report", str(report)]
+    )
     assert r.exit_code == 0, r.output
     assert "problems 0" in r.output
     assert report.read_text() == ""
@@ -79,11 +81,16 @@ def test_validate_cli_clean_and_report(tmp_path):
 
 def test_validate_cli_problems_exit_1_csv(tmp_path):
     run = _copy("huangmei", tmp_path)
-    _rewrite(run, "hands", lambda rows: [dict(r, next_dealer=(r["next_dealer"] + 1) % 4)
-                                         if i == 2 else r for i, r in enumerate(rows)])
+    _rewrite(
+        run,
+        "hands",
+        lambda rows: [
+            dict(r, next_dealer=(r["next_dealer"] + 1) % 4) if i == 2 else r
+            for i, r in enumerate(rows)
+        ],
+    )
     report = tmp_path / "audit.csv"
-    r = CliRunner().invoke(main, ["validate", str(run), "--workers", "1",
-                                  "--report", str(report)])
+    r = CliRunner().invoke(main, ["validate", str(run), "--workers", "1", "--report", str(report)])
     assert r.exit_code == 1, r.output
     text = report.read_text()
     assert text.startswith("level,run,run_id,match,rotation,hand,seq,check,log,rules,file")
@@ -101,8 +108,9 @@ def test_validate_refuses_report_inside_run(tmp_path):
 # ------------------------------------------------------------------ bad files
 
 
-@pytest.mark.parametrize("damage", ["truncate", "garbage", "drop_column", "wrong_type",
-                                    "missing_file", "not_parquet"])
+@pytest.mark.parametrize(
+    "damage", ["truncate", "garbage", "drop_column", "wrong_type", "missing_file", "not_parquet"]
+)
 def test_bad_file_is_a_finding_named_by_file(tmp_path, damage):
     run = _copy("huangmei3", tmp_path)
     path = run / "wins" / "part-00000.parquet"
@@ -125,8 +133,11 @@ def test_bad_file_is_a_finding_named_by_file(tmp_path, damage):
         path.write_text("hello")
     res = audit_runs([run], workers=1)
     assert res.problems
-    assert all(p.file == "wins/part-00000.parquet" for p in res.problems
-               if p.check in ("manifest_files", "read_error")), [p.line() for p in res.problems]
+    assert all(
+        p.file == "wins/part-00000.parquet"
+        for p in res.problems
+        if p.check in ("manifest_files", "read_error")
+    ), [p.line() for p in res.problems]
     assert any(p.file == "wins/part-00000.parquet" for p in res.problems)
     r = CliRunner().invoke(main, ["validate", str(run), "--report", str(tmp_path / "r.jsonl")])
     assert r.exit_code == 1 and r.exception is None or isinstance(r.exception, SystemExit)
@@ -187,9 +198,14 @@ def test_hand_set_and_dealer_sequence(tmp_path):
     assert res.hands == 15
     run = _copy("xuezhan", tmp_path / "b")
     # hand 2's dealer no longer follows hand 1's next_dealer (and its break breaks too)
-    _rewrite(run, "hands", lambda rows: [dict(r, dealer=(r["dealer"] + 1) % 4)
-                                         if (r["match"], r["hand"]) == (1, 2) else r
-                                         for r in rows])
+    _rewrite(
+        run,
+        "hands",
+        lambda rows: [
+            dict(r, dealer=(r["dealer"] + 1) % 4) if (r["match"], r["hand"]) == (1, 2) else r
+            for r in rows
+        ],
+    )
     res = audit_runs([run], workers=1)
     seq = [p for p in res.problems if p.check == "dealer_sequence"]
     assert [(p.match, p.hand) for p in seq] == [(1, 2)]
@@ -209,8 +225,10 @@ def test_write_report_jsonl(tmp_path):
     res.problems = audit_mod.audit_hand(ar.context("huangmei"), *b).problems
     p = write_report(tmp_path / "r.jsonl", res)
     rows = [json.loads(x) for x in p.read_text().splitlines()]
-    assert all({"run", "match", "rotation", "hand", "seq", "check", "log", "rules"} <= r.keys()
-               for r in rows)
+    assert all(
+        {"run", "match", "rotation", "hand", "seq", "check", "log", "rules"} <= r.keys()
+        for r in rows
+    )
 
 
 # ------------------------------------------------------------------ no events
@@ -225,12 +243,25 @@ def test_events_none_run_is_audited_for_what_it_has(tmp_path):
     bad = _copy("yuxi", tmp_path, events=False)
     rows = read_table(bad, "hands").to_pylist()
     target = next(i for i, r in enumerate(rows) if r["winners"])
-    _rewrite(bad, "hands", lambda rows: [
-        dict(r, deltas=[r["deltas"][0] + 1] + r["deltas"][1:],
-             next_dealer=(r["next_dealer"] + 1) % 4) if i == target else r
-        for i, r in enumerate(rows)])
-    _rewrite(bad, "wins", lambda rows: [dict(r, total=r["total"] + 1) if i == 0 else r
-                                        for i, r in enumerate(rows)])
+    _rewrite(
+        bad,
+        "hands",
+        lambda rows: [
+            dict(
+                r,
+                deltas=[r["deltas"][0] + 1] + r["deltas"][1:],
+                next_dealer=(r["next_dealer"] + 1) % 4,
+            )
+            if i == target
+            else r
+            for i, r in enumerate(rows)
+        ],
+    )
+    _rewrite(
+        bad,
+        "wins",
+        lambda rows: [dict(r, total=r["total"] + 1) if i == 0 else r for i, r in enumerate(rows)],
+    )
     checks = set(_checks(audit_runs([bad], workers=1)))
     assert {"hand_deltas", "next_dealer", "win_total"} <= checks
 
@@ -244,14 +275,23 @@ def test_win_total_counts_the_ledgers_reasons(tmp_path, name, counts):
     key = itemgetter("match", "rotation", "hand")
     wins = read_table(bad, "wins").to_pylist()
     rows = read_table(bad, "transfers").to_pylist()
-    target = next(i for i, t in enumerate(rows)
-                  if (t["reason"] in WIN_TOTAL_REASONS) == counts and t["reason"] != "win"
-                  and any(key(w) == key(t) and w["seat"] == t["payee"] and w["seq"] < t["seq"]
-                          for w in wins))
-    _rewrite(bad, "transfers", lambda rows: [dict(r, amount=r["amount"] + 1) if i == target
-                                             else r for i, r in enumerate(rows)])
-    found = {(p.check, (p.match, p.rotation, p.hand))
-             for p in audit_runs([bad], workers=1).problems}
+    target = next(
+        i
+        for i, t in enumerate(rows)
+        if (t["reason"] in WIN_TOTAL_REASONS) == counts
+        and t["reason"] != "win"
+        and any(key(w) == key(t) and w["seat"] == t["payee"] and w["seq"] < t["seq"] for w in wins)
+    )
+    _rewrite(
+        bad,
+        "transfers",
+        lambda rows: [
+            dict(r, amount=r["amount"] + 1) if i == target else r for i, r in enumerate(rows)
+        ],
+    )
+    found = {
+        (p.check, (p.match, p.rotation, p.hand)) for p in audit_runs([bad], workers=1).problems
+    }
     assert ("hand_deltas", key(rows[target])) in found  # the change is seen
     assert (("win_total", key(rows[target])) in found) == counts
 
@@ -266,21 +306,36 @@ def test_a_wrong_win_transfer_is_set_against_what_the_rules_say(tmp_path, tables
     rows = read_table(bad, "transfers").to_pylist()
     i = next(i for i, t in enumerate(rows) if t["reason"] == "win")
     tr = rows[i]
-    win = max((w for w in read_table(bad, "wins").to_pylist()
-               if key(w) == key(tr) and w["seat"] == tr["payee"] and w["seq"] < tr["seq"]),
-              key=itemgetter("seq"))
+    win = max(
+        (
+            w
+            for w in read_table(bad, "wins").to_pylist()
+            if key(w) == key(tr) and w["seat"] == tr["payee"] and w["seq"] < tr["seq"]
+        ),
+        key=itemgetter("seq"),
+    )
     hand = next(h for h in read_table(bad, "hands").to_pylist() if key(h) == key(tr))
     for table in tables:
-        _rewrite(bad, table, lambda rs: [
-            dict(r, amount=r["amount"] + 5) if key(r) == key(tr) and r["seq"] == tr["seq"]
-            else r for r in rs])
-    found = {p.check: p for p in audit_runs([bad], workers=1).problems
-             if (p.match, p.rotation, p.hand) == key(tr)}
+        _rewrite(
+            bad,
+            table,
+            lambda rs: [
+                dict(r, amount=r["amount"] + 5)
+                if key(r) == key(tr) and r["seq"] == tr["seq"]
+                else r
+                for r in rs
+            ],
+        )
+    found = {
+        p.check: p
+        for p in audit_runs([bad], workers=1).problems
+        if (p.match, p.rotation, p.hand) == key(tr)
+    }
     first = "transfer" if "events" in tables else "transfers_table"
     assert f"{tr['amount'] + 5} (win)" in found[first].log
     total = found["win_total"]
-    assert total.rules.split()[0] == str(win["total"])         # the rules' total
-    assert str(win["total"] + 5) in total.log                  # the log's sum
+    assert total.rules.split()[0] == str(win["total"])  # the rules' total
+    assert str(win["total"] + 5) in total.log  # the log's sum
     deltas = found["hand_deltas"]
     assert deltas.rules.startswith(str(list(hand["deltas"])))  # the rules' deltas
     assert str(win["total"] + 5) not in deltas.rules
@@ -303,16 +358,30 @@ def test_export_import_round_trip(tmp_path, variant):
     res = audit_runs([out], workers=1)
     assert res.problems == [], [p.line() for p in res.problems]
     got = read_table(out, "hands").to_pylist()[0]
-    for col in ("dealer", "dice", "break", "wall", "winners", "deltas", "next_dealer",
-                "wall_left", "n_events", "hand_seed"):
+    for col in (
+        "dealer",
+        "dice",
+        "break",
+        "wall",
+        "winners",
+        "deltas",
+        "next_dealer",
+        "wall_left",
+        "n_events",
+        "hand_seed",
+    ):
         assert got[col] == h[col], col
-    src = sorted(read_table(run, "wins", filters=[("match", "=", h["match"]),
-                                                  ("hand", "=", h["hand"])]).to_pylist(),
-                 key=lambda r: r["seq"])
+    src = sorted(
+        read_table(
+            run, "wins", filters=[("match", "=", h["match"]), ("hand", "=", h["hand"])]
+        ).to_pylist(),
+        key=lambda r: r["seq"],
+    )
     new = read_table(out, "wins").to_pylist()
     drop = ("run_id", "variant")
-    assert [{k: v for k, v in r.items() if k not in drop} for r in new] == \
-           [{k: v for k, v in r.items() if k not in drop} for r in src]
+    assert [{k: v for k, v in r.items() if k not in drop} for r in new] == [
+        {k: v for k, v in r.items() if k not in drop} for r in src
+    ]
     assert m["imported"] is True
 
 
@@ -351,13 +420,16 @@ def test_import_tampered_draw_is_reported(tmp_path):
     assert audit_runs([out2], workers=1).problems
 
 
-@pytest.mark.parametrize("bad,msg", [
-    ("not json", "not JSON"),
-    ('{"seq": 0, "type": "fly"}', "unknown event type"),
-    ('{"seq": 5, "type": "end"}', "out of order"),
-    ('{"seq": 0, "type": "draw", "seat": 0, "tile": "0z", "kind": "live"}', "unknown tile"),
-    ('{"seq": 0, "type": "end", "colour": "red"}', "unknown field"),
-])
+@pytest.mark.parametrize(
+    "bad,msg",
+    [
+        ("not json", "not JSON"),
+        ('{"seq": 0, "type": "fly"}', "unknown event type"),
+        ('{"seq": 5, "type": "end"}', "out of order"),
+        ('{"seq": 0, "type": "draw", "seat": 0, "tile": "0z", "kind": "live"}', "unknown tile"),
+        ('{"seq": 0, "type": "end", "colour": "red"}', "unknown field"),
+    ],
+)
 def test_import_malformed_lines(tmp_path, bad, msg):
     head = export_hand(ar.run("huangmei3"), 0, 0)[0]
     with pytest.raises(InputError, match=msg) as e:
@@ -375,13 +447,15 @@ def test_import_never_overwrites(tmp_path):
 
 def test_export_import_cli(tmp_path):
     f = tmp_path / "h.jsonl"
-    r = CliRunner().invoke(main, ["export", str(ar.run("huangmei")), "--hand", "0:1",
-                                  "--out", str(f)])
+    r = CliRunner().invoke(
+        main, ["export", str(ar.run("huangmei")), "--hand", "0:1", "--out", str(f)]
+    )
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(main, ["import", str(f), "--out", str(tmp_path / "run")])
     assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(main, ["validate", str(tmp_path / "run"),
-                                  "--report", str(tmp_path / "a.jsonl")])
+    r = CliRunner().invoke(
+        main, ["validate", str(tmp_path / "run"), "--report", str(tmp_path / "a.jsonl")]
+    )
     assert r.exit_code == 0, r.output
 
 

@@ -20,8 +20,19 @@ from analysis.decide import DEFAULT_MARGINS, adjust
 from mjlog.cli import main
 from mjlog.logio import read_manifest, read_table
 
-SMALL = ["--agents", "greedy", "--hands", "96", "--hands-per-match", "4", "--seed", "3",
-         "--workers", "1", "--quiet"]
+SMALL = [
+    "--agents",
+    "greedy",
+    "--hands",
+    "96",
+    "--hands-per-match",
+    "4",
+    "--seed",
+    "3",
+    "--workers",
+    "1",
+    "--quiet",
+]
 # where only the shape or the files are checked: 4 matches (the last --hands counts)
 TINY = ("--hands", "16")
 VERDICTS = {"differs", "equivalent", "inconclusive"}
@@ -97,12 +108,13 @@ def test_the_proposal_is_the_exact_compensation_at_the_levers_resolution(plain):
     assert plain["measured_compensation"]["points"] == 0
     assert plain["compensation_exact"]["value"] == pytest.approx(a / n)
     c = plain["compensation"]
-    money = c["dealer_compensation"] * (c["base"] if c["dealer_compensation_unit"] == "base"
-                                        else 1)
+    money = c["dealer_compensation"] * (c["base"] if c["dealer_compensation_unit"] == "base" else 1)
     assert c["points"] == pytest.approx(money / c["base"])
-    assert plain["compensation_sets"] == [f"base={c['base']}",
-                                          f"dealer_compensation_unit={c['dealer_compensation_unit']}",
-                                          f"dealer_compensation={c['dealer_compensation']}"]
+    assert plain["compensation_sets"] == [
+        f"base={c['base']}",
+        f"dealer_compensation_unit={c['dealer_compensation_unit']}",
+        f"dealer_compensation={c['dealer_compensation']}",
+    ]
     # fine enough: one step of the lever is at most half the margin, so what the
     # rounding leaves is at most a quarter of it
     assert plain["resolution"] <= plain["margin"] / 2
@@ -177,12 +189,17 @@ def test_a_position_shown_within_the_margin_is_balanced_though_shown_off_0():
     assert all(p["hi"] < 0 or p["lo"] > 0 for p in measured)
     assert all(p["p_adjusted"] < 0.05 for p in measured)
     _decided(measured, 40, r["hands"])
-    assert [(p["verdict"], p["differs_from_zero"]) for p in measured] == \
-        [("equivalent", True)] * r["players"]
+    assert [(p["verdict"], p["differs_from_zero"]) for p in measured] == [("equivalent", True)] * r[
+        "players"
+    ]
     assert r["measured_verdict"] == "equivalent"
     lines = [ln for ln in invoke(*args).stdout.splitlines() if ln.startswith("  position")]
-    assert all("equivalent (TOST" in ln and "differs from 0 (p_adj" in ln
-               and ln.endswith("by less than the margin") for ln in lines[:r["players"]])
+    assert all(
+        "equivalent (TOST" in ln
+        and "differs from 0 (p_adj" in ln
+        and ln.endswith("by less than the margin")
+        for ln in lines[: r["players"]]
+    )
 
 
 def test_the_calibration_case_is_balanced_and_the_headline_names_who_is_not_0(monkeypatch):
@@ -194,9 +211,18 @@ def test_the_calibration_case_is_balanced_and_the_headline_names_who_is_not_0(mo
 
     se, df = 0.0128, 9999
     half = st.t.ppf(0.975, df) * se
-    rows = [{"position": i, "value": v, "lo": v - half, "hi": v + half, "se": se,
-             "matches": df + 1, "hands": 8 * (df + 1)}
-            for i, v in enumerate((0.009, 0.049, -0.003, -0.055))]
+    rows = [
+        {
+            "position": i,
+            "value": v,
+            "lo": v - half,
+            "hi": v + half,
+            "se": se,
+            "matches": df + 1,
+            "hands": 8 * (df + 1),
+        }
+        for i, v in enumerate((0.009, 0.049, -0.003, -0.055))
+    ]
     monkeypatch.setattr(comp, "positions", lambda run: [dict(r) for r in rows])
     r = balance(*TINY)
     assert r["changes"] is False and r["confirmed_positions"] == r["positions"]
@@ -218,12 +244,18 @@ def test_the_confirmation_plays_fresh_seeds_and_both_runs_validate(tmp_path):
     assert r["confirm_seed"] == derive(3, 1) != r["seed"] == 3
     seeds = {name: read_manifest(out / name)["seed"] for name in ("measure", "confirm")}
     assert seeds == {"measure": 3, "confirm": r["confirm_seed"]}
-    walls = [{tuple(w) for w in read_table(out / name, "hands", columns=["wall"])
-              .column("wall").to_pylist()} for name in ("measure", "confirm")]
+    walls = [
+        {
+            tuple(w)
+            for w in read_table(out / name, "hands", columns=["wall"]).column("wall").to_pylist()
+        }
+        for name in ("measure", "confirm")
+    ]
     assert not walls[0] & walls[1]  # no hand of the confirmation was measured
     rules = read_manifest(out / "confirm")["rules"]
-    assert [f"{k}={rules[k]}" for k in ("base", "dealer_compensation_unit",
-                                        "dealer_compensation")] == r["compensation_sets"]
+    assert [
+        f"{k}={rules[k]}" for k in ("base", "dealer_compensation_unit", "dealer_compensation")
+    ] == r["compensation_sets"]
     for name in ("measure", "confirm"):
         v = CliRunner().invoke(main, ["validate", str(out / name), "--workers", "1"])
         assert v.exit_code == 0, v.output
@@ -246,6 +278,7 @@ def test_nothing_written_without_out(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     import tempfile
+
     monkeypatch.setattr(tempfile, "tempdir", None)
     assert balance(*TINY)["hands"] == 16
     assert [p.name for p in tmp_path.iterdir()] == ["tmp"]
@@ -253,9 +286,24 @@ def test_nothing_written_without_out(tmp_path, monkeypatch):
 
 
 def test_a_mixed_line_up_plays_duplicate():
-    r = CliRunner().invoke(main, ["balance", "yuxi", "--agents", "greedy,random,greedy,random",
-                                  "--hands", "32", "--hands-per-match", "2", "--workers", "1",
-                                  "--quiet", "--format", "json"])
+    r = CliRunner().invoke(
+        main,
+        [
+            "balance",
+            "yuxi",
+            "--agents",
+            "greedy,random,greedy,random",
+            "--hands",
+            "32",
+            "--hands-per-match",
+            "2",
+            "--workers",
+            "1",
+            "--quiet",
+            "--format",
+            "json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
     assert d["duplicate"] is True
@@ -267,10 +315,13 @@ def test_text_gives_every_position_and_a_headline_naming_the_most_advantaged():
     lines = invoke().stdout.splitlines()
     for pos in range(4):
         assert sum(line.lstrip().startswith(f"position {pos}") for line in lines) == 2
-    assert any(line.startswith("compensation that cancels the dealer's advantage: ")
-               and "points [" in line for line in lines)
-    assert any(line.startswith(f"confirmed on fresh seeds (seed {r['confirm_seed']}")
-               for line in lines)
+    assert any(
+        line.startswith("compensation that cancels the dealer's advantage: ") and "points [" in line
+        for line in lines
+    )
+    assert any(
+        line.startswith(f"confirmed on fresh seeds (seed {r['confirm_seed']}") for line in lines
+    )
     head = lines[-1]
     assert head.startswith(f"verdict: {r['verdict']}")
     assert f"±{r['margin']:.3f} points/hand" in head
@@ -282,15 +333,19 @@ def test_text_gives_every_position_and_a_headline_naming_the_most_advantaged():
 
 
 def test_three_players_and_huangmei():
-    r = json.loads(invoke("--format", "json", "--set", "players=3", *TINY,
-                          variant="huangmei").stdout)
+    r = json.loads(
+        invoke("--format", "json", "--set", "players=3", *TINY, variant="huangmei").stdout
+    )
     assert r["players"] == 3 and len(r["positions"]) == 3
     assert not math.isnan(r["compensation_exact"]["value"])
 
 
 def _files(root):
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".run_id"}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != ".run_id"
+    }
 
 
 def test_a_dask_cluster_plays_the_same_runs(tmp_path):
@@ -300,15 +355,19 @@ def test_a_dask_cluster_plays_the_same_runs(tmp_path):
 
     args = [*TINY, "--set", "dealer_compensation=3", "--format", "json"]
     local = balance(*args, "--out", str(tmp_path / "a"))
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster:
-        there = balance(*args, "--scheduler", cluster.scheduler_address,
-                        "--out", str(tmp_path / "b"))
-        bare = CliRunner().invoke(main, ["balance", "yuxi", *SMALL, *args, "--scheduler",
-                                         cluster.scheduler_address])
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        there = balance(
+            *args, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "b")
+        )
+        bare = CliRunner().invoke(
+            main, ["balance", "yuxi", *SMALL, *args, "--scheduler", cluster.scheduler_address]
+        )
     assert bare.exit_code == 2 and "needs --out" in bare.output
-    assert {k: v for k, v in there.items() if k != "runs"} == \
-        {k: v for k, v in local.items() if k != "runs"}
+    assert {k: v for k, v in there.items() if k != "runs"} == {
+        k: v for k, v in local.items() if k != "runs"
+    }
     for name in ("measure", "confirm"):
         assert _files(tmp_path / "b" / name) == _files(tmp_path / "a" / name)
 
@@ -335,8 +394,18 @@ def test_a_margin_finer_than_the_log_can_pay_keeps_the_finest_base_it_holds():
     lever stops at the finest base the log holds, and says how fine that is."""
     from mjlog.rulekeys import INT32_MAX
 
-    r = json.loads(invoke("--format", "json", *TINY, "--set", "payment=doubling",
-                          "--margin", "0.000001", variant="huangmei").stdout)
+    r = json.loads(
+        invoke(
+            "--format",
+            "json",
+            *TINY,
+            "--set",
+            "payment=doubling",
+            "--margin",
+            "0.000001",
+            variant="huangmei",
+        ).stdout
+    )
     c = r["compensation"]
     assert r["changes"] and c["dealer_compensation_unit"] == "money"
     assert 6 * 2**10 * c["base"] <= INT32_MAX < 6 * 2**10 * c["base"] * 10
@@ -358,8 +427,15 @@ def test_equivalence_is_never_easier_on_a_small_run():
         hits = 0
         for _ in range(trials):
             e = estimate(rng.normal(true, 1.0, matches))
-            row = {"position": 0, "value": e.value, "lo": e.lo, "hi": e.hi, "se": e.se,
-                   "matches": matches, "hands": 8 * matches}
+            row = {
+                "position": 0,
+                "value": e.value,
+                "lo": e.lo,
+                "hi": e.hi,
+                "se": e.se,
+                "matches": matches,
+                "hands": 8 * matches,
+            }
             hits += decide_positions([row], 0.1, 8 * matches)[0]["verdict"] == "equivalent"
         return hits / trials
 

@@ -21,16 +21,34 @@ from mjlog.logio import read_manifest, read_table, verify_manifest
 from simulate.runner import RunSpec, simulate
 
 # 6 shards of 4 matches × 5 hands: enough for two workers to interleave.
-SPEC = dict(variant="yuxi", seed=5, matches=24, hands_per_match=5, agents=["random"],
-            hands_per_shard=20)
-CLI = ["simulate", "--variant", "yuxi", "--seed", "5", "--matches", "24",
-       "--hands-per-match", "5", "--agents", "random", "--hands-per-shard", "20", "--quiet"]
+SPEC = dict(
+    variant="yuxi", seed=5, matches=24, hands_per_match=5, agents=["random"], hands_per_shard=20
+)
+CLI = [
+    "simulate",
+    "--variant",
+    "yuxi",
+    "--seed",
+    "5",
+    "--matches",
+    "24",
+    "--hands-per-match",
+    "5",
+    "--agents",
+    "random",
+    "--hands-per-shard",
+    "20",
+    "--quiet",
+]
 
 
 def files(run: Path) -> dict[str, bytes]:
     """Every file of a run directory but the resume marker, by relative path."""
-    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("*"))
-            if p.is_file() and p.name != ".run_id"}
+    return {
+        str(p.relative_to(run)): p.read_bytes()
+        for p in sorted(run.rglob("*"))
+        if p.is_file() and p.name != ".run_id"
+    }
 
 
 @pytest.fixture(scope="module")
@@ -52,10 +70,12 @@ def test_two_workers_write_the_same_bytes_as_one(one_worker, tmp_path):
 def test_dask_cluster_writes_the_same_bytes(one_worker, tmp_path):
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster:
-        res = CliRunner().invoke(main, CLI + ["--scheduler", cluster.scheduler_address,
-                                              "--out", str(tmp_path / "dask")])
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        res = CliRunner().invoke(
+            main, CLI + ["--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "dask")]
+        )
     assert res.exit_code == 0, res.output
     assert files(tmp_path / "dask") == files(one_worker)
 
@@ -65,8 +85,9 @@ def test_layout_is_in_the_manifest_and_cannot_be_mixed(one_worker, tmp_path):
     assert (m["hands_per_shard"], m["events"]) == (20, "all")
     # The layout does not enter the run id: the rows are the same at any shard size.
     big = tmp_path / "big"
-    m2 = simulate(RunSpec.build(**{**SPEC, "hands_per_shard": 1000}), big, workers=1,
-                  progress=False)
+    m2 = simulate(
+        RunSpec.build(**{**SPEC, "hands_per_shard": 1000}), big, workers=1, progress=False
+    )
     assert m2["run_id"] == m["run_id"] and len(m2["files"]) == 4
     assert read_table(big, "events").to_pylist() == read_table(one_worker, "events").to_pylist()
     res = CliRunner().invoke(main, CLI + ["--workers", "1", "--out", str(big)])
@@ -92,8 +113,15 @@ def test_events_none_writes_hands_wins_transfers_only(one_worker, tmp_path):
 
 def test_duplicate_play_fixes_walls_and_dealers_and_rotates_agents(tmp_path):
     lineup = ["greedy", "random", "random", "random"]
-    spec = RunSpec.build("yuxi", seed=3, matches=2, hands_per_match=4, agents=lineup,
-                         duplicate=True, hands_per_shard=16)
+    spec = RunSpec.build(
+        "yuxi",
+        seed=3,
+        matches=2,
+        hands_per_match=4,
+        agents=lineup,
+        duplicate=True,
+        hands_per_shard=16,
+    )
     m = simulate(spec, tmp_path, workers=2, progress=False)
     assert m["duplicate"] is True and spec.total_hands == 2 * 4 * 4
     hands = read_table(tmp_path, "hands").to_pylist()
@@ -131,8 +159,12 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     cmd = [sys.executable, "-m", "mjlog", *args]
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    p = subprocess.Popen(cmd + ["--out", str(tmp_path / "c")], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=slave)
+    p = subprocess.Popen(
+        cmd + ["--out", str(tmp_path / "c")],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+    )
     os.close(slave)
     seen = b""
     while True:

@@ -24,10 +24,36 @@ from mjlog.replay import Replay, apply_checked, check_step
 from tests import auditruns as ar
 
 FIELDS = ("type", "seat", "tile", "from_seat", "kind", "tiles", "amount")
-TYPES = ("deal", "void", "draw", "bonus", "discard", "pon", "kong", "win", "horse",
-         "transfer", "end")
-KINDS = ("live", "tail", "exposed", "concealed", "added", "self_draw", "discard",
-         "robbed_kong", "shilaotou", "win", "kong_exposed", "m", "p", "s", None)
+TYPES = (
+    "deal",
+    "void",
+    "draw",
+    "bonus",
+    "discard",
+    "pon",
+    "kong",
+    "win",
+    "horse",
+    "transfer",
+    "end",
+)
+KINDS = (
+    "live",
+    "tail",
+    "exposed",
+    "concealed",
+    "added",
+    "self_draw",
+    "discard",
+    "robbed_kong",
+    "shilaotou",
+    "win",
+    "kong_exposed",
+    "m",
+    "p",
+    "s",
+    None,
+)
 
 
 def mutated(rng: random.Random, ev: Event, n: int) -> Event:
@@ -56,9 +82,11 @@ def claims_on(st, ev: Event) -> list[Event]:
         if s == ev.seat:
             continue
         hand = tuple(sorted(t for t in range(34) for _ in range(st.hands[s][t])) + [ev.tile])
-        out += [Event(WIN, s, ev.tile, ev.seat, "discard", tuple(sorted(hand))),
-                Event(PON, s, ev.tile, ev.seat),
-                Event(KONG, s, ev.tile, ev.seat, "exposed")]
+        out += [
+            Event(WIN, s, ev.tile, ev.seat, "discard", tuple(sorted(hand))),
+            Event(PON, s, ev.tile, ev.seat),
+            Event(KONG, s, ev.tile, ev.seat, "exposed"),
+        ]
     return out
 
 
@@ -86,16 +114,33 @@ def judge_both(st, ev: Event) -> tuple:
 
 
 def same_position(a, b) -> bool:
-    return (a.events == b.events and a.phase == b.phase and a.turn == b.turn
-            and a.hands == b.hands and a.deltas == b.deltas and a.pending == b.pending
-            and (a.window is None) == (b.window is None))
+    return (
+        a.events == b.events
+        and a.phase == b.phase
+        and a.turn == b.turn
+        and a.hands == b.hands
+        and a.deltas == b.deltas
+        and a.pending == b.pending
+        and (a.window is None) == (b.window is None)
+    )
 
 
 def position(st) -> tuple:
     """What an event could change, as a value."""
-    return (len(st.events), st.phase, st.turn, st.front, st.back, tuple(st.pending),
-            tuple(map(tuple, st.hands)), tuple(map(tuple, st.melds)), tuple(st.deltas),
-            st.window is None, tuple(st.hu_lock), tuple(map(frozenset, st.pon_lock)))
+    return (
+        len(st.events),
+        st.phase,
+        st.turn,
+        st.front,
+        st.back,
+        tuple(st.pending),
+        tuple(map(tuple, st.hands)),
+        tuple(map(tuple, st.melds)),
+        tuple(st.deltas),
+        st.window is None,
+        tuple(st.hu_lock),
+        tuple(map(frozenset, st.pon_lock)),
+    )
 
 
 @pytest.mark.parametrize("name", ar.VARIANT_RUNS)

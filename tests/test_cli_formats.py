@@ -20,8 +20,24 @@ def cli(*args: str):
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("fmt") / "r"
-    res = cli("simulate", "--variant", "xuezhan", "--matches", "2", "--hands-per-match", "2",
-              "--seed", "5", "--workers", "1", "--quiet", "--format", "json", "--out", out)
+    res = cli(
+        "simulate",
+        "--variant",
+        "xuezhan",
+        "--matches",
+        "2",
+        "--hands-per-match",
+        "2",
+        "--seed",
+        "5",
+        "--workers",
+        "1",
+        "--quiet",
+        "--format",
+        "json",
+        "--out",
+        out,
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert {"run_id", "variant", "out", "seed", "matches", "hands", "files"} <= doc.keys()
@@ -47,7 +63,8 @@ def test_replay_prints_a_summary_by_default_and_every_step_on_request(run):
     assert short.exit_code == 0, short.output
     steps = cli("replay", run, "--hand", "0:1", "--notation", "--step")
     n_events = json.loads(cli("replay", run, "--hand", "0:1", "--format", "json").stdout)[
-        "n_events"]
+        "n_events"
+    ]
     assert "money:" in short.output and "--step" in short.output
     assert len(short.output.splitlines()) < 20 < n_events
     assert steps.output.count("seq ") == n_events  # one table per event
@@ -61,8 +78,20 @@ def test_no_such_hand_gives_the_valid_ranges(run):
 
 
 def test_ladder_prints_text_json_or_csv(tmp_path):
-    base = ("ladder", "--variant", "yuxi", "--agents", "greedy,random,greedy,random",
-            "--hands", "8", "--hands-per-match", "1", "--workers", "1", "--quiet")
+    base = (
+        "ladder",
+        "--variant",
+        "yuxi",
+        "--agents",
+        "greedy,random,greedy,random",
+        "--hands",
+        "8",
+        "--hands-per-match",
+        "1",
+        "--workers",
+        "1",
+        "--quiet",
+    )
     rows = json.loads(cli(*base, "--format", "json").stdout)
     table = list(csv.DictReader(io.StringIO(cli(*base, "--format", "csv").stdout)))
     assert [r["agent"] for r in rows] == [r["agent"] for r in table]

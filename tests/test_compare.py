@@ -23,9 +23,15 @@ def runs(tmp_path_factory):
     d = tmp_path_factory.mktemp("cmp")
     out = {}
     for name, seed, sets in (("base", 5, ()), ("cap2", 5, ("cap=2",)), ("other", 6, ())):
-        spec = RunSpec.build("yuxi", seed=seed, matches=24, hands_per_match=4,
-                             agents=["random", "greedy", "random", "greedy"], sets=sets,
-                             events=False)
+        spec = RunSpec.build(
+            "yuxi",
+            seed=seed,
+            matches=24,
+            hands_per_match=4,
+            agents=["random", "greedy", "random", "greedy"],
+            sets=sets,
+            events=False,
+        )
         simulate(spec, d / name, workers=1, progress=False)
         out[name] = d / name
     return out
@@ -61,8 +67,7 @@ def test_a_cap_change_pairs_out_the_walls(runs):
     assert df.loc["draw_rate", "unpaired_se"] > 0
     assert df.loc["capped_share", "diff"] > 0
     assert df.loc["mean_points_per_win", "diff"] < 0
-    assert df.loc["mean_points_per_win", "paired_se"] < df.loc["mean_points_per_win",
-                                                                "unpaired_se"]
+    assert df.loc["mean_points_per_win", "paired_se"] < df.loc["mean_points_per_win", "unpaired_se"]
 
 
 def test_other_walls_are_compared_unpaired_and_the_text_says_so(runs):
@@ -88,24 +93,35 @@ def test_same_walls_asks_every_shared_hand_for_one_equal_wall(runs, tmp_path):
 
 
 def test_json_lists_every_metric_with_its_keys(runs):
-    res = CliRunner().invoke(main, ["compare", str(runs["base"]), str(runs["cap2"]),
-                                    str(runs["other"]), "--format", "json"])
+    res = CliRunner().invoke(
+        main,
+        ["compare", str(runs["base"]), str(runs["cap2"]), str(runs["other"]), "--format", "json"],
+    )
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)
     assert all(KEYS <= set(r) for r in rows)
     metrics = {r["metric"] for r in rows}
     # random and greedy share the table: their points, not the seat positions'
-    assert {"mean_points[random]", "mean_points[greedy]", "dealer_advantage", "draw_rate",
-            "mean_points_per_win", "money_moved_per_hand", "capped_share",
-            "pattern_rate[pinghu]"} <= metrics
+    assert {
+        "mean_points[random]",
+        "mean_points[greedy]",
+        "dealer_advantage",
+        "draw_rate",
+        "mean_points_per_win",
+        "money_moved_per_hand",
+        "capped_share",
+        "pattern_rate[pinghu]",
+    } <= metrics
     assert {r["paired"] for r in rows} == {True, False}
     assert len({r["group"] for r in rows}) == 2
 
 
 def test_bad_input_is_one_line(tmp_path, runs):
     (tmp_path / "empty").mkdir()
-    for args in (["compare", str(tmp_path / "empty"), str(runs["base"])],
-                 ["compare", str(runs["base"])]):
+    for args in (
+        ["compare", str(tmp_path / "empty"), str(runs["base"])],
+        ["compare", str(runs["base"])],
+    ):
         res = CliRunner().invoke(main, args)
         assert res.exit_code == 2 and "Traceback" not in res.output
         assert res.output.startswith("mjlog: error:") and res.output.count("\n") == 1
@@ -114,8 +130,9 @@ def test_bad_input_is_one_line(tmp_path, runs):
 def test_dealer_advantage_equals_position_advantage(runs):
     adv = queries.position_advantage(runs["base"])
     df = compare.paired_comparison([runs["base"], runs["cap2"]]).set_index("metric")
-    assert np.isclose(adv[adv.position == 0]["advantage"].iloc[0],
-                      df.loc["dealer_advantage", "baseline"])
+    assert np.isclose(
+        adv[adv.position == 0]["advantage"].iloc[0], df.loc["dealer_advantage", "baseline"]
+    )
     # random and greedy sit at fixed seats, not duplicate: flagged for the caveat
     assert adv["mixed"].all() and not adv["duplicate"].any()
 
@@ -124,8 +141,9 @@ def test_the_same_seed_under_another_tile_set_is_not_paired():
     from analysis.sample import data_dir
 
     # data/yuxi and the xuezhan sweep share seed 2026, but 136 and 108 tiles deal other walls
-    df = compare.paired_comparison([data_dir() / "yuxi",
-                                    data_dir() / "sweep" / "xuezhan-cap" / "cap=16"])
+    df = compare.paired_comparison(
+        [data_dir() / "yuxi", data_dir() / "sweep" / "xuezhan-cap" / "cap=16"]
+    )
     assert not df["paired"].any()
 
 
@@ -203,14 +221,32 @@ def test_two_runs_labels_name_the_key_they_differ_in_even_at_its_default(tmp_pat
     from mjlog.cli import main
 
     for cap in ("64", "8"):
-        r = CliRunner().invoke(main, ["simulate", "--variant", "yuxi", "--agents", "greedy",
-                                      "--matches", "4", "--set", f"cap={cap}", "--workers", "1",
-                                      "--quiet", "--out", str(tmp_path / cap)])
+        r = CliRunner().invoke(
+            main,
+            [
+                "simulate",
+                "--variant",
+                "yuxi",
+                "--agents",
+                "greedy",
+                "--matches",
+                "4",
+                "--set",
+                f"cap={cap}",
+                "--workers",
+                "1",
+                "--quiet",
+                "--out",
+                str(tmp_path / cap),
+            ],
+        )
         assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(main, ["compare", str(tmp_path / "64"), str(tmp_path / "8"),
-                                  "--format", "json"])
+    r = CliRunner().invoke(
+        main, ["compare", str(tmp_path / "64"), str(tmp_path / "8"), "--format", "json"]
+    )
     assert r.exit_code == 0, r.output
     row = json.loads(r.stdout)[0]
-    assert row["baseline_group"].startswith("yuxi cap=64 [") and "default" not in row[
-        "baseline_group"]
+    assert (
+        row["baseline_group"].startswith("yuxi cap=64 [") and "default" not in row["baseline_group"]
+    )
     assert row["group"].startswith("yuxi cap=8 [")

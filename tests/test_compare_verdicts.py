@@ -24,9 +24,19 @@ SAMPLE = data_dir() / "sweep" / "xuezhan-cap"
 
 
 def _sweep(out, variant, grid, agents, matches, hands, seed, duplicate=False):
-    sweep(variant, parse_grid([grid]), out, workers=1, progress=False, seed=seed,
-          matches=matches, hands_per_match=hands, agents=agents, events="none",
-          duplicate=duplicate)
+    sweep(
+        variant,
+        parse_grid([grid]),
+        out,
+        workers=1,
+        progress=False,
+        seed=seed,
+        matches=matches,
+        hands_per_match=hands,
+        agents=agents,
+        events="none",
+        duplicate=duplicate,
+    )
     return out
 
 
@@ -34,16 +44,30 @@ def _sweep(out, variant, grid, agents, matches, hands, seed, duplicate=False):
 def qidui(tmp_path_factory):
     """huangmei, 七对 re-scored: the strategic agents play for it, a win changes hands,
     and since the winner deals next the later walls of that match differ."""
-    return _sweep(tmp_path_factory.mktemp("qidui") / "s", "huangmei", "fan.qidui=15,30",
-                  ["strategic"], 10, 8, 3)
+    return _sweep(
+        tmp_path_factory.mktemp("qidui") / "s",
+        "huangmei",
+        "fan.qidui=15,30",
+        ["strategic"],
+        10,
+        8,
+        3,
+    )
 
 
 @pytest.fixture(scope="module")
 def bases(tmp_path_factory):
     """yuxi, base 1, 2, 3 with agents that ignore the rules: every payment scales with
     the base and nothing else moves (the effect is known)."""
-    return _sweep(tmp_path_factory.mktemp("base") / "s", "yuxi", "base=1,2,3",
-                  ["greedy", "random", "greedy", "random"], 12, 4, 4)
+    return _sweep(
+        tmp_path_factory.mktemp("base") / "s",
+        "yuxi",
+        "base=1,2,3",
+        ["greedy", "random", "greedy", "random"],
+        12,
+        4,
+        4,
+    )
 
 
 def _cli(*args):
@@ -97,35 +121,59 @@ def test_paired_standard_errors_are_never_wider_on_the_sample_sweep():
 def test_a_run_of_another_seed_or_match_size_is_unpaired_and_the_text_says_which(tmp_path):
     made = {}
     for name, seed, hands in (("base", 5, 4), ("seed6", 6, 4), ("size2", 5, 2)):
-        spec = RunSpec.build("yuxi", seed=seed, matches=6, hands_per_match=hands,
-                             agents=["greedy"], events=False)
+        spec = RunSpec.build(
+            "yuxi", seed=seed, matches=6, hands_per_match=hands, agents=["greedy"], events=False
+        )
         simulate(spec, tmp_path / name, workers=1, progress=False)
         made[name] = tmp_path / name
-    for other, says, not_says in (("seed6", "another seed (5 vs 6)", "another match size"),
-                                  ("size2", "another match size (4 vs 2 hands a match)",
-                                   "another seed")):
+    for other, says, not_says in (
+        ("seed6", "another seed (5 vs 6)", "another match size"),
+        ("size2", "another match size (4 vs 2 hands a match)", "another seed"),
+    ):
         df = compare.paired_comparison([made["base"], made[other]])
         assert not df["paired"].any() and (df["pairing"] == "none").all()
-        line = next(ln for ln in _cli(made["base"], made[other]).splitlines()
-                    if ln.startswith("UNPAIRED"))
+        line = next(
+            ln for ln in _cli(made["base"], made[other]).splitlines() if ln.startswith("UNPAIRED")
+        )
         assert says in line and not_says not in line.split(";")[0], line
 
 
 def test_the_same_seed_under_another_tile_set_says_tile_set():
-    line = next(ln for ln in _cli(data_dir() / "yuxi", SAMPLE / "cap=16").splitlines()
-                if ln.startswith("UNPAIRED"))
+    line = next(
+        ln
+        for ln in _cli(data_dir() / "yuxi", SAMPLE / "cap=16").splitlines()
+        if ln.startswith("UNPAIRED")
+    )
     assert "another tile set (136 vs 108 tiles)" in line and "another seed" not in line
 
 
 # ------------------------------------------------------------------ verdicts
 
-VERDICT_KEYS = {"verdict", "differs_from_zero", "margin", "mde", "p_adjusted", "p_equivalence",
-                "hands_needed", "hands"}
+VERDICT_KEYS = {
+    "verdict",
+    "differs_from_zero",
+    "margin",
+    "mde",
+    "p_adjusted",
+    "p_equivalence",
+    "hands_needed",
+    "hands",
+}
 
 
 def _difference(r):
-    return Difference(r["baseline"], r["value"], r["diff"], r["lo"], r["hi"], r["p"],
-                      _nan(r["paired_se"]), _nan(r["unpaired_se"]), r["units"], r["paired"])
+    return Difference(
+        r["baseline"],
+        r["value"],
+        r["diff"],
+        r["lo"],
+        r["hi"],
+        r["p"],
+        _nan(r["paired_se"]),
+        _nan(r["unpaired_se"]),
+        r["units"],
+        r["paired"],
+    )
 
 
 def _nan(v):
@@ -171,8 +219,9 @@ def test_a_difference_shown_within_a_wide_margin_is_equivalent_though_not_0(base
     margin that is far wider (a designer who does not care below it) the answer to
     "within the margin?" is yes, and the row and the text say it differs from 0."""
     rows = _json(bases, "--margin", "money_moved_per_hand=1000")
-    money = next(r for r in rows if r["metric"] == "money_moved_per_hand"
-                 and "base=3" in r["group"])
+    money = next(
+        r for r in rows if r["metric"] == "money_moved_per_hand" and "base=3" in r["group"]
+    )
     assert money["p_adjusted"] < 0.05 and money["lo"] > 0  # it is not 0
     assert money["verdict"] == "equivalent" and money["differs_from_zero"] is True
     assert money["p_equivalence"] < 0.05
@@ -185,8 +234,15 @@ def test_a_difference_shown_within_a_wide_margin_is_equivalent_though_not_0(base
 
 
 def test_margins_by_family_or_by_metric(bases):
-    rows = _json(bases, "--margin", "draw_rate=0.002", "--margin", "mean_points_per_win=2",
-                 "--margin", "pattern_rate=0.005")
+    rows = _json(
+        bases,
+        "--margin",
+        "draw_rate=0.002",
+        "--margin",
+        "mean_points_per_win=2",
+        "--margin",
+        "pattern_rate=0.005",
+    )
     for r in rows:
         want = {"draw_rate": 0.002, "mean_points_per_win": 2.0}.get(r["metric"])
         if r["metric"].startswith("pattern_rate["):
@@ -260,11 +316,12 @@ def test_the_clustered_interval_is_statsmodels_on_the_pseudo_values():
     xs = np.repeat([1.0, 2.0, 3.0], 30)
     y = np.concatenate([luck + 0.2 * x + rng.normal(0, 0.3, 30) for x in (1, 2, 3)])
     hands = np.full(90, 8.0)
-    p = np.concatenate([pseudo_values(y[i:i + 30], hands[i:i + 30]) for i in (0, 30, 60)])
+    p = np.concatenate([pseudo_values(y[i : i + 30], hands[i : i + 30]) for i in (0, 30, 60)])
     clusters = np.tile(np.arange(30), 3)
     got = slope(p, xs, clusters)
-    fit = sm.OLS(p, sm.add_constant(xs)).fit(cov_type="cluster",
-                                             cov_kwds={"groups": clusters}, use_t=True)
+    fit = sm.OLS(p, sm.add_constant(xs)).fit(
+        cov_type="cluster", cov_kwds={"groups": clusters}, use_t=True
+    )
     lo, hi = fit.conf_int(0.05)[1]
     assert got.slope == pytest.approx(fit.params[1]) and got.se == pytest.approx(fit.bse[1])
     assert (got.lo, got.hi) == pytest.approx((lo, hi)) and got.p == pytest.approx(fit.pvalues[1])
@@ -287,9 +344,16 @@ def duplicate(tmp_path_factory):
     d = tmp_path_factory.mktemp("dup")
     out = {}
     for name, sets in (("base", ()), ("cap2", ("cap=2",))):
-        spec = RunSpec.build("yuxi", seed=8, matches=6, hands_per_match=2, sets=sets,
-                             agents=["greedy", "random", "greedy", "random"], duplicate=True,
-                             events=False)
+        spec = RunSpec.build(
+            "yuxi",
+            seed=8,
+            matches=6,
+            hands_per_match=2,
+            sets=sets,
+            agents=["greedy", "random", "greedy", "random"],
+            duplicate=True,
+            events=False,
+        )
         simulate(spec, d / name, workers=1, progress=False)
         out[name] = d / name
     return out
@@ -305,8 +369,10 @@ def test_duplicate_runs_are_compared_per_agent_not_per_seat(duplicate):
         agents = queries.seat_stats(duplicate[name], by="agent").set_index("agent")
         for a in ("greedy", "random"):
             assert by[f"mean_points[{a}]"][col] == pytest.approx(agents.loc[a, "mean_points"])
-    assert by["mean_points[greedy]"]["paired"] and by["mean_points[greedy]"]["unit"] == \
-        "points per seat-hand"
+    assert (
+        by["mean_points[greedy]"]["paired"]
+        and by["mean_points[greedy]"]["unit"] == "points per seat-hand"
+    )
     assert "mean_points[greedy]" in _cli(duplicate["base"], duplicate["cap2"])
 
 

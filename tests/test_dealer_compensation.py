@@ -36,7 +36,7 @@ def test_compensation_is_the_only_difference(variant, c, base):
     # the same play, the compensation last before the end, one transfer per other seat
     assert [e for e in paid.events if e not in extra] == plain.events
     assert paid.events[-1].type == END
-    assert paid.events[-1 - len(extra):-1] == extra
+    assert paid.events[-1 - len(extra) : -1] == extra
     others = {(d + i) % n for i in range(1, n)}
     if c > 0:
         assert {e.seat for e in extra} == others and {e.from_seat for e in extra} == {d}
@@ -83,9 +83,12 @@ def runs(tmp_path_factory):
     for variant in VARIANTS:
         for c in (0, 2):
             d = tmp_path_factory.mktemp(f"{variant}-c{c}")
-            simulate(RunSpec.build(variant, 5, 1, 3, ["greedy"],
-                                   sets=[f"dealer_compensation={c}"]), d, workers=1,
-                     progress=False)
+            simulate(
+                RunSpec.build(variant, 5, 1, 3, ["greedy"], sets=[f"dealer_compensation={c}"]),
+                d,
+                workers=1,
+                progress=False,
+            )
             out[variant, c] = d
     return out
 
@@ -114,8 +117,12 @@ def test_validate_names_a_tampered_compensation_transfer(variant, runs, tmp_path
     key = (target["match"], target["rotation"], target["hand"], target["seq"])
 
     def bump(rows, amount="amount"):
-        return [dict(r, **{amount: r[amount] + 1})
-                if (r["match"], r["rotation"], r["hand"], r["seq"]) == key else r for r in rows]
+        return [
+            dict(r, **{amount: r[amount] + 1})
+            if (r["match"], r["rotation"], r["hand"], r["seq"]) == key
+            else r
+            for r in rows
+        ]
 
     # the event and the transfers row say the same thing: only the rules disagree
     _rewrite(run / "events" / "part-00000.parquet", bump)
@@ -140,8 +147,7 @@ def test_in_money_the_compensation_is_not_scaled_by_base(variant, tmp_path):
     diff = [a - b for a, b in zip(paid.deltas, plain.deltas, strict=True)]
     assert diff == [-(paid.n - 1) * 3 if s == paid.dealer else 3 for s in range(paid.n)]
     run = tmp_path / "run"
-    simulate(RunSpec.build(variant, 5, 1, 2, ["greedy"], sets=sets), run, workers=1,
-             progress=False)
+    simulate(RunSpec.build(variant, 5, 1, 2, ["greedy"], sets=sets), run, workers=1, progress=False)
     code, text = _validate(run)
     assert code == 0 and "problems 0" in text, text
 

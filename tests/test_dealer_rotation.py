@@ -20,14 +20,19 @@ VARIANTS = ["yuxi", "xuezhan", "huangmei"]
 
 def _run(tmp_path, name, variant, sets, agents=("greedy",), seed=11, matches=2, hands=8):
     out = tmp_path / name
-    simulate(RunSpec.build(variant, seed, matches, hands, list(agents), sets=sets), out,
-             workers=1, progress=False)
+    simulate(
+        RunSpec.build(variant, seed, matches, hands, list(agents), sets=sets),
+        out,
+        workers=1,
+        progress=False,
+    )
     return out
 
 
 def _deals(run) -> dict:
-    rows = read_table(run, "hands", columns=["match", "hand", "dealer", "next_dealer",
-                                             "wall"]).to_pylist()
+    rows = read_table(
+        run, "hands", columns=["match", "hand", "dealer", "next_dealer", "wall"]
+    ).to_pylist()
     return {(r["match"], r["hand"]): (r["dealer"], r["wall"]) for r in rows}
 
 
@@ -67,8 +72,12 @@ def test_two_settings_share_dealers_and_walls_hand_by_hand_only_when_fixed(tmp_p
     deals = {}
     for rotation in ("rules", "fixed"):
         for fan in (2, 4):
-            run = _run(tmp_path, f"{rotation}-{fan}", "huangmei",
-                       [f"min_fan={fan}", f"dealer_rotation={rotation}"])
+            run = _run(
+                tmp_path,
+                f"{rotation}-{fan}",
+                "huangmei",
+                [f"min_fan={fan}", f"dealer_rotation={rotation}"],
+            )
             deals[rotation, fan] = run
     a, b = (_deals(deals["rules", f]) for f in (2, 4))
     assert a.keys() == b.keys() and a != b, "the rule should move a dealer on this seed"

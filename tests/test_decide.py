@@ -64,8 +64,10 @@ def test_the_mde_is_found_four_times_in_five():
 
 def test_equivalence_holds_its_level_at_the_margin():
     rng = np.random.default_rng(5)
-    false_eq = sum(decide(compare_units(*_swap(_paired(rng, 80, 0.3))), 0.3).verdict
-                   == "equivalent" for _ in range(400))
+    false_eq = sum(
+        decide(compare_units(*_swap(_paired(rng, 80, 0.3))), 0.3).verdict == "equivalent"
+        for _ in range(400)
+    )
     assert false_eq / 400 <= ALPHA + 0.03
 
 
@@ -85,15 +87,23 @@ def test_bh_adjusts_over_the_whole_study():
 def test_margins_default_by_family_and_are_overridden_by_metric():
     assert margin_for("pattern_rate[qidui]") == 0.01
     assert margin_for("pattern_rate[qidui]", {"pattern_rate": 0.02}) == 0.02
-    assert margin_for("pattern_rate[qidui]", {"pattern_rate[qidui]": 0.005,
-                                              "pattern_rate": 0.02}) == 0.005
+    assert (
+        margin_for("pattern_rate[qidui]", {"pattern_rate[qidui]": 0.005, "pattern_rate": 0.02})
+        == 0.005
+    )
     assert math.isnan(margin_for("nonsense"))
 
 
-@pytest.mark.parametrize("bad, needle", [
-    ("draw_rate", "expected METRIC=MARGIN"), ("draw_rate=0", "above 0"),
-    ("draw_rate=nan", "finite"), ("drawrate=0.1", "no metric 'drawrate'"),
-    ("draw_rate=x", "expected a number")])
+@pytest.mark.parametrize(
+    "bad, needle",
+    [
+        ("draw_rate", "expected METRIC=MARGIN"),
+        ("draw_rate=0", "above 0"),
+        ("draw_rate=nan", "finite"),
+        ("drawrate=0.1", "no metric 'drawrate'"),
+        ("draw_rate=x", "expected a number"),
+    ],
+)
 def test_bad_margins_are_refused_in_one_line(bad, needle):
     with pytest.raises(InputError, match=needle):
         parse_margins([bad])
@@ -114,5 +124,4 @@ def test_a_negligible_difference_shown_within_the_margin_is_equivalent_and_says_
     assert decide(d, margin=0.04).verdict == "differs"
     assert decide(d, margin=0.04).differs_from_zero is True
     zero = dataclasses.replace(d, value=0.0, diff=0.0, lo=-0.02, hi=0.02, p=1.0)
-    assert (decide(zero, 0.1).verdict, decide(zero, 0.1).differs_from_zero) == \
-        ("equivalent", False)
+    assert (decide(zero, 0.1).verdict, decide(zero, 0.1).differs_from_zero) == ("equivalent", False)

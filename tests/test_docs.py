@@ -56,18 +56,25 @@ def _score(args: list[str]) -> dict:
 
 def test_generated_regions_are_current():
     rendered = docs.pages(DOCS)
-    assert {p.name for p in rendered} >= {"README.md", "log-schema.md",
-                                          *(f"{v}.md" for v in VARIANTS)}
-    stale = [str(p.relative_to(ROOT)) for p, text in rendered.items()
-             if p.read_text(encoding="utf-8") != text]
+    assert {p.name for p in rendered} >= {
+        "README.md",
+        "log-schema.md",
+        *(f"{v}.md" for v in VARIANTS),
+    }
+    stale = [
+        str(p.relative_to(ROOT))
+        for p, text in rendered.items()
+        if p.read_text(encoding="utf-8") != text
+    ]
     assert not stale, f"run `make docs`: {stale} differ from the code"
 
 
 def test_generator_rewrites_only_its_regions(tmp_path):
     page = tmp_path / "rules" / "yuxi.md"
     page.parent.mkdir()
-    page.write_text("prose\n<!-- generated: keys -->\nold\n<!-- end generated -->\nmore\n",
-                    encoding="utf-8")
+    page.write_text(
+        "prose\n<!-- generated: keys -->\nold\n<!-- end generated -->\nmore\n", encoding="utf-8"
+    )
     assert docs.main([str(tmp_path)]) == 0
     text = page.read_text(encoding="utf-8")
     assert text.startswith("prose\n") and text.endswith("<!-- end generated -->\nmore\n")
@@ -87,8 +94,11 @@ def test_every_rule_key_and_pattern_is_on_a_page():
             assert f"### {v.pattern_name(p)} `{p}`" in page, (name, p)
 
 
-@pytest.mark.parametrize(("variant", "cmd", "want"), _examples(),
-                         ids=[f"{v}:{c.split(' ', 3)[3]}" for v, c, _ in _examples()])
+@pytest.mark.parametrize(
+    ("variant", "cmd", "want"),
+    _examples(),
+    ids=[f"{v}:{c.split(' ', 3)[3]}" for v, c, _ in _examples()],
+)
 def test_worked_example(variant, cmd, want):
     argv = shlex.split(cmd)
     assert argv[:3] == ["mjlog", "score", variant], cmd
@@ -119,10 +129,12 @@ _OUTSIDE = ("../shared", "shared/RULES", "RULES.md", "LOG_SCHEMA.md")
 def test_nothing_points_outside_the_repository():
     """The rulebook and the log contract are docs/rules/ and docs/log-schema.md."""
     files = [ROOT / "README.md", *DOCS.rglob("*.md"), *(ROOT / "mjlog").rglob("*.py")]
-    hits = [f"{f.relative_to(ROOT)}:{i}: {line.strip()}"
-            for f in files
-            for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
-            if any(s in line for s in _OUTSIDE)]
+    hits = [
+        f"{f.relative_to(ROOT)}:{i}: {line.strip()}"
+        for f in files
+        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+        if any(s in line for s in _OUTSIDE)
+    ]
     assert not hits, "\n".join(hits)
 
 
@@ -160,17 +172,24 @@ def test_links_between_pages_resolve():
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize(("words", "expected"), [
-    ("mjlog sc", {"score"}),
-    ("mjlog rules ", set(VARIANTS)),
-    ("mjlog validate --format ", {"text", "json"}),
-])
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("mjlog sc", {"score"}),
+        ("mjlog rules ", set(VARIANTS)),
+        ("mjlog validate --format ", {"text", "json"}),
+    ],
+)
 def test_shell_completion_as_documented(words, expected):
     """docs/cli.md, "Shell completion": the shell asks mjlog (bash shown)."""
     assert "_MJLOG_COMPLETE=bash_source mjlog" in (DOCS / "cli.md").read_text(encoding="utf-8")
     cword = len(words.split()) - (0 if words.endswith(" ") else 1)
-    res = CliRunner().invoke(main, [], prog_name="mjlog", env={
-        "_MJLOG_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(cword)})
+    res = CliRunner().invoke(
+        main,
+        [],
+        prog_name="mjlog",
+        env={"_MJLOG_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(cword)},
+    )
     assert res.exit_code == 0, res.output
     got = {line.split(",", 1)[1] for line in res.output.splitlines() if line}
     assert got == expected

@@ -16,8 +16,14 @@ from mjlog.env import N_ACTIONS, MjlogEnv, MjlogGymEnv, action_of, flat_size, ob
 from mjlog.rng import Stream, agent_seed
 from simulate.agents import make_agents
 
-CONFIGS = [("yuxi", []), ("xuezhan", []), ("huangmei", []), ("xuezhan", ["players=3"]),
-           ("huangmei", ["players=3"]), ("yuxi", ["players=2"])]
+CONFIGS = [
+    ("yuxi", []),
+    ("xuezhan", []),
+    ("huangmei", []),
+    ("xuezhan", ["players=3"]),
+    ("huangmei", ["players=3"]),
+    ("yuxi", ["players=2"]),
+]
 
 
 @pytest.mark.parametrize("variant,sets", CONFIGS, ids=[f"{v}{''.join(s)}" for v, s in CONFIGS])
@@ -62,8 +68,8 @@ def test_env_plays_as_the_engine(variant, sets):
     specs = ["greedy", "random", "greedy", "random"]
     env = MjlogEnv(variant, sets)
     for seed in (1, 2, 3):
-        _drive(env, specs[:env.n], seed)
-        ref = play_hand(env.rules, make_agents(specs[:env.n]), seed, 0, 0, None)
+        _drive(env, specs[: env.n], seed)
+        ref = play_hand(env.rules, make_agents(specs[: env.n]), seed, 0, 0, None)
         assert env.state.events == ref.state.events
         assert env.state.deltas == ref.state.deltas
 
@@ -73,8 +79,19 @@ def test_observation_dict_and_flat(tmp_path):
     env.reset(seed=4)
     obs = env.observe(env.agent_selection)
     d = obs["observation"]
-    assert set(d) == {"hand", "drawn", "window", "melds", "discards", "voids", "won", "bonus",
-                      "wall", "scores", "dealer"}
+    assert set(d) == {
+        "hand",
+        "drawn",
+        "window",
+        "melds",
+        "discards",
+        "voids",
+        "won",
+        "bonus",
+        "wall",
+        "scores",
+        "dealer",
+    }
     assert env.observation_space(env.agent_selection).contains(obs)
     assert d["hand"].sum() in (13, 14) and d["wall"][0] == env.state.live
     flat = MjlogEnv("xuezhan")
@@ -132,12 +149,27 @@ def _flattened(env: MjlogEnv, seat: int) -> np.ndarray:
     """The documented dict observation of ``seat``, flattened and scaled."""
     d = env.observation_dict(seat)
     n = env.n
-    want = np.concatenate([d[k].ravel().astype(np.float32) for k in (
-        "hand", "drawn", "window", "melds", "discards", "voids", "won", "bonus",
-        "wall", "scores", "dealer")])
+    want = np.concatenate(
+        [
+            d[k].ravel().astype(np.float32)
+            for k in (
+                "hand",
+                "drawn",
+                "window",
+                "melds",
+                "discards",
+                "voids",
+                "won",
+                "bonus",
+                "wall",
+                "scores",
+                "dealer",
+            )
+        ]
+    )
     i = 102 + 68 * n + 5 * n
     want[i] /= env._wall_size
-    want[i + 1:i + 1 + n] /= 100.0
+    want[i + 1 : i + 1 + n] /= 100.0
     return want
 
 

@@ -22,33 +22,51 @@ TINY = "expert:rollouts=2;candidates=2"
 
 def test_registered_and_parsed():
     assert "expert" in agent_names()
-    a = make_agent("expert:rollouts=5;most=20;candidates=4;shanten=2;policy=greedy;own=quick;"
-                   "z=0.5;fold=1;read=1;tries=6;confirm=1;tilt=0.3;steps=50;plans=1;reading=1")
+    a = make_agent(
+        "expert:rollouts=5;most=20;candidates=4;shanten=2;policy=greedy;own=quick;"
+        "z=0.5;fold=1;read=1;tries=6;confirm=1;tilt=0.3;steps=50;plans=1;reading=1"
+    )
     assert a.name == "expert"
-    assert a.params == {"rollouts": 5, "most": 20, "candidates": 4, "shanten": 2,
-                        "policy": "greedy", "own": "quick", "z": 0.5, "fold": 1, "read": 1,
-                        "tries": 6, "confirm": 1, "tilt": 0.3, "steps": 50, "plans": 1,
-                        "reading": 1}
+    assert a.params == {
+        "rollouts": 5,
+        "most": 20,
+        "candidates": 4,
+        "shanten": 2,
+        "policy": "greedy",
+        "own": "quick",
+        "z": 0.5,
+        "fold": 1,
+        "read": 1,
+        "tries": 6,
+        "confirm": 1,
+        "tilt": 0.3,
+        "steps": 50,
+        "plans": 1,
+        "reading": 1,
+    }
 
 
-@pytest.mark.parametrize("spec,needle", [
-    ("expert:rollouts=-1", "'rollouts' must be at least 0"),
-    ("expert:rollouts=many", "bad value 'many' for expert parameter 'rollouts'"),
-    ("expert:candidates=1", "'candidates' must be at least 2"),
-    ("expert:most=-4", "'most' must be at least 0"),
-    ("expert:z=nan", "'z' must be a finite number"),
-    ("expert:z=inf", "'z' must be a finite number"),
-    ("expert:fold=2", "'fold' must be 0 or 1"),
-    ("expert:read=-1", "'read' must be 0 or 1"),
-    ("expert:plans=2", "'plans' must be 0 or 1"),
-    ("expert:reading=2", "'reading' must be 0 or 1"),
-    ("expert:tries=0", "'tries' must be at least 1"),
-    ("expert:tilt=-0.1", "'tilt' must be at least 0"),
-    ("expert:tilt=inf", "'tilt' must be a finite number"),
-    ("expert:steps=-1", "'steps' must be at least 0"),
-    ("expert:policy=oracle", "bad value 'oracle' for expert parameter 'policy'"),
-    ("expert:depth=3", "unknown expert parameter 'depth'"),
-])
+@pytest.mark.parametrize(
+    "spec,needle",
+    [
+        ("expert:rollouts=-1", "'rollouts' must be at least 0"),
+        ("expert:rollouts=many", "bad value 'many' for expert parameter 'rollouts'"),
+        ("expert:candidates=1", "'candidates' must be at least 2"),
+        ("expert:most=-4", "'most' must be at least 0"),
+        ("expert:z=nan", "'z' must be a finite number"),
+        ("expert:z=inf", "'z' must be a finite number"),
+        ("expert:fold=2", "'fold' must be 0 or 1"),
+        ("expert:read=-1", "'read' must be 0 or 1"),
+        ("expert:plans=2", "'plans' must be 0 or 1"),
+        ("expert:reading=2", "'reading' must be 0 or 1"),
+        ("expert:tries=0", "'tries' must be at least 1"),
+        ("expert:tilt=-0.1", "'tilt' must be at least 0"),
+        ("expert:tilt=inf", "'tilt' must be a finite number"),
+        ("expert:steps=-1", "'steps' must be at least 0"),
+        ("expert:policy=oracle", "bad value 'oracle' for expert parameter 'policy'"),
+        ("expert:depth=3", "unknown expert parameter 'depth'"),
+    ],
+)
 def test_bad_parameters(spec, needle):
     with pytest.raises(InputError, match=needle):
         make_agent(spec)
@@ -56,31 +74,51 @@ def test_bad_parameters(spec, needle):
 
 @pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
 def test_plays_legal_whole_hands(variant):
-    agents = make_agents([TINY + ";z=0.5;confirm=1", "strategic", TINY + ";fold=1",
-                          TINY + ";plans=1"])
+    agents = make_agents(
+        [TINY + ";z=0.5;confirm=1", "strategic", TINY + ";fold=1", TINY + ";plans=1"]
+    )
     st = play_checked(Rules(variant), agents, seed=4)
     assert st.over
 
 
 def test_same_seed_same_run_and_the_run_validates(tmp_path):
-    args = ["simulate", "--variant", "xuezhan", "--matches", "1", "--hands-per-match", "2",
-            "--seed", "3", "--agents", f"{TINY},strategic,strategic,efficient", "--workers", "1",
-            "--quiet"]
+    args = [
+        "simulate",
+        "--variant",
+        "xuezhan",
+        "--matches",
+        "1",
+        "--hands-per-match",
+        "2",
+        "--seed",
+        "3",
+        "--agents",
+        f"{TINY},strategic,strategic,efficient",
+        "--workers",
+        "1",
+        "--quiet",
+    ]
     runs = [tmp_path / "a", tmp_path / "b"]
     for out in runs:
         res = CliRunner().invoke(main, args + ["--out", str(out)])
         assert res.exit_code == 0, res.output
-    files = [{str(p.relative_to(r)): p.read_bytes() for p in sorted(r.rglob("*.parquet"))}
-             for r in runs]
+    files = [
+        {str(p.relative_to(r)): p.read_bytes() for p in sorted(r.rglob("*.parquet"))} for r in runs
+    ]
     assert files[0] and files[0] == files[1]
     res = CliRunner().invoke(main, ["validate", str(runs[0])])
     assert res.exit_code == 0, res.output
 
 
-@pytest.mark.parametrize("variant,spec", [
-    (v, s) for v in ("yuxi", "xuezhan", "huangmei")
-    for s in ("expert:rollouts=0", "expert:rollouts=2;candidates=2;z=1e9")
-] + [("yuxi", "expert:rollouts=2;candidates=2;plans=1;z=1e9")])  # its plans use a copied stream
+@pytest.mark.parametrize(
+    "variant,spec",
+    [
+        (v, s)
+        for v in ("yuxi", "xuezhan", "huangmei")
+        for s in ("expert:rollouts=0", "expert:rollouts=2;candidates=2;z=1e9")
+    ]
+    + [("yuxi", "expert:rollouts=2;candidates=2;plans=1;z=1e9")],
+)  # its plans use a copied stream
 def test_plays_as_strategic_where_it_does_not_overrule(variant, spec):
     """Its strategic reads the seat's own stream: with no search, or a margin no
     candidate meets, the hand is strategic's event for event, and the stream
@@ -117,9 +155,17 @@ def test_a_committed_rollout_player_holds_to_its_plan():
     from simulate.agents.rollouts import Committed
 
     rules = Rules("yuxi")
-    v = SimpleNamespace(rules=rules, spec=rules.spec, hand=list(parse_counts("11223m4456p7899s1z")),
-                        melds=[[], [], [], []], discards=[[], [], [], []], n=4, won=[False] * 4,
-                        void=[None] * 4, wall_left=60)
+    v = SimpleNamespace(
+        rules=rules,
+        spec=rules.spec,
+        hand=list(parse_counts("11223m4456p7899s1z")),
+        melds=[[], [], [], []],
+        discards=[[], [], [], []],
+        n=4,
+        won=[False] * 4,
+        void=[None] * 4,
+        wall_left=60,
+    )
     plans = {}
     for who in ("strategic", "triplets", "pairs", "plain"):
         a = make_agent("strategic") if who == "strategic" else Committed(who)
@@ -129,10 +175,12 @@ def test_a_committed_rollout_player_holds_to_its_plan():
         eligible = [c[2] for c in a.plan_options(v, R, a.plain_speed(v, [2] * 34, None))[2]]
     # strategic plays the plain hand here though 碰碰胡 is eligible; 七对 is not
     assert plans["strategic"] == "plain" and eligible == ["triplets"]
-    assert plans == {"strategic": "plain", "triplets": "triplets", "pairs": "plain",
-                     "plain": "plain"}
-
-
+    assert plans == {
+        "strategic": "plain",
+        "triplets": "triplets",
+        "pairs": "plain",
+        "plain": "plain",
+    }
 
 
 # ---------------------------------------------------------------- hidden state
@@ -173,15 +221,17 @@ def _other_world(rules, played, k):
 
 def _seat0_discards(events):
     """Indices of seat 0's discards, latest first: the decisions the tests put to expert."""
-    return (k for k in range(len(events) - 1, 0, -1)
-            if events[k].type == DISCARD and events[k].seat == 0)
+    return (
+        k
+        for k in range(len(events) - 1, 0, -1)
+        if events[k].type == DISCARD and events[k].seat == 0
+    )
 
 
 @pytest.mark.parametrize("variant", ["yuxi", "xuezhan"])
 def test_the_choice_does_not_depend_on_hidden_tiles(variant):
     rules = Rules(variant)
-    played = play_hand(rules, make_agents(["strategic"] * 4), seed=21, match=0, hand=0,
-                       dealer=0)
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=21, match=0, hand=0, dealer=0)
     events = played.state.events
     tried = 0
     for k in _seat0_discards(events):
@@ -193,8 +243,9 @@ def test_the_choice_does_not_depend_on_hidden_tiles(variant):
         assert a.hands[1] != b.hands[1] and a.wall != b.wall  # what seat 0 cannot see
         picks, searched = [], []
         for st, view in ((a, va), (b, vb)):
-            agent = make_agent("expert:rollouts=3;shanten=8;fold=1;read=1;confirm=1;z=0;reading=1;"
-                               "tilt=0.4")
+            agent = make_agent(
+                "expert:rollouts=3;shanten=8;fold=1;read=1;confirm=1;z=0;reading=1;tilt=0.4"
+            )
             agent.start_hand(0, Stream(99))
             picks.append(agent.choose(view, st.act_options()))
             searched.append(agent.searched)
@@ -208,8 +259,7 @@ def test_the_choice_does_not_depend_on_hidden_tiles(variant):
 def test_search_leaves_the_position_alone():
     """The rollouts run on rebuilt copies: the live state is untouched."""
     rules = Rules("yuxi")
-    played = play_hand(rules, make_agents(["strategic"] * 4), seed=8, match=0, hand=0,
-                       dealer=0)
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=8, match=0, hand=0, dealer=0)
     events = played.state.events
     searched = 0
     for k in _seat0_discards(events):
@@ -230,8 +280,7 @@ def test_the_read_never_rules_out_the_real_hand():
     """``read`` drops samples where a seat let a win go by; in a real hand every
     agent took its wins, so the true wall is never dropped."""
     rules = Rules("xuezhan")
-    played = play_hand(rules, make_agents(["strategic"] * 4), seed=4, match=0, hand=0,
-                       dealer=0)
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=4, match=0, hand=0, dealer=0)
     events, wall = played.state.events, list(played.state.wall)
     assert sum(e.type == "win" for e in events) >= 2  # wins mid-hand to read past
     checked = 0
@@ -244,18 +293,20 @@ def test_the_read_never_rules_out_the_real_hand():
 
 
 @pytest.mark.parametrize("tilt", [0.0, 0.4])
-@pytest.mark.parametrize("variant,seed,pinned", [
-    ("xuezhan", 12, lambda e: e.type == "win" and e.kind == "self_draw"),
-    ("huangmei", 3, lambda e: e.type == "bonus"),
-])
+@pytest.mark.parametrize(
+    "variant,seed,pinned",
+    [
+        ("xuezhan", 12, lambda e: e.type == "win" and e.kind == "self_draw"),
+        ("huangmei", 3, lambda e: e.type == "bonus"),
+    ],
+)
 def test_the_history_replays_on_every_sample(variant, seed, pinned, tilt):
     """What the history pins down is placed, not guessed: another seat's self-drawn
     winning tile on its last draw, a bonus tile laid out on the draw it came
     from, an unseen bonus tile only where it could still be unseen. So every
     sample replays (no retries, no dropped samples)."""
     rules = Rules(variant)
-    played = play_hand(rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0,
-                       dealer=0)
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0, dealer=0)
     events, wall = played.state.events, list(played.state.wall)
     k = next(_seat0_discards(events))
     assert any(pinned(e) and e.seat != 0 for e in events[:k])  # the case is there
@@ -278,8 +329,9 @@ def test_the_tilt_brings_the_other_hands_toward_ready(variant):
     far = {0.0: [], 0.4: []}
     true = []
     for seed in range(3):
-        played = play_hand(rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0,
-                           dealer=0)
+        played = play_hand(
+            rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0, dealer=0
+        )
         events, wall = played.state.events, list(played.state.wall)
         for k in list(_seat0_discards(events))[:3]:
             st = _replay(rules, wall, 0, events, k)
@@ -314,17 +366,7 @@ def test_the_search_spends_more_only_where_an_alternative_leads():
     assert searched and sampled == 2 * searched
 
 
-
-
-
-
-
-
-
-
 # ---------------------------------------------------------------- the ceiling
-
-
 
 
 def test_a_pinned_hand_the_hidden_tiles_cannot_hold_is_refused():
@@ -332,9 +374,9 @@ def test_a_pinned_hand_the_hidden_tiles_cannot_hold_is_refused():
     sample is redrawn or dropped, never silently wrong."""
     from mjlog.sampling import Inconsistent
     from simulate.agents.efficient import unseen_counts
+
     rules = Rules("yuxi")
-    played = play_hand(rules, make_agents(["strategic"] * 4), seed=5, match=0, hand=0,
-                       dealer=0)
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=5, match=0, hand=0, dealer=0)
     events, wall = played.state.events, list(played.state.wall)
     st = _replay(rules, wall, 0, events, list(_seat0_discards(events))[2])
     view = SeatView(st, 0)
@@ -348,7 +390,3 @@ def test_a_pinned_hand_the_hidden_tiles_cannot_hold_is_refused():
     # the true hand pins without complaint
     w = sample_wall(view, view.history, Stream(1), pinned={1: list(st.hands[1])})
     assert rebuild(view, view.history, w).hands[1] == st.hands[1]
-
-
-
-

@@ -16,8 +16,7 @@ ROOT = Path(mjlog.__file__).resolve().parent
 def test_every_public_name_resolves_and_is_listed():
     assert set(mjlog.__all__) == {"__version__", *mjlog._API}
     for name in mjlog._API:
-        assert getattr(mjlog, name) is getattr(__import__(mjlog._API[name], fromlist=[name]),
-                                               name)
+        assert getattr(mjlog, name) is getattr(__import__(mjlog._API[name], fromlist=[name]), name)
     assert set(mjlog.__all__) <= set(dir(mjlog))
 
 
@@ -27,10 +26,13 @@ def test_an_unknown_name_is_an_attribute_error():
 
 
 def test_import_mjlog_loads_nothing_until_asked():
-    code = ("import sys, mjlog; heavy = [m for m in ('mjlog.engine', 'mjlog.state', 'pyarrow', "
-            "'pandas', 'simulate') if m in sys.modules]; print(heavy)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys, mjlog; heavy = [m for m in ('mjlog.engine', 'mjlog.state', 'pyarrow', "
+        "'pandas', 'simulate') if m in sys.modules]; print(heavy)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 

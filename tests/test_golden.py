@@ -13,6 +13,8 @@ def test_golden_playthrough(variant, seed, agents, sets):
     want = (HERE / f"{variant}.jsonl").read_text().splitlines()
     got = render(variant, seed, agents, sets).splitlines()
     for i, (a, b) in enumerate(zip(got, want, strict=False)):
-        assert a == b, f"{variant} line {i + 1} differs (run `make golden` if intended):\n" \
-                       f"  now:    {a[:200]}\n  golden: {b[:200]}"
+        assert a == b, (
+            f"{variant} line {i + 1} differs (run `make golden` if intended):\n"
+            f"  now:    {a[:200]}\n  golden: {b[:200]}"
+        )
     assert len(got) == len(want), f"{variant}: {len(got)} lines now, {len(want)} golden"

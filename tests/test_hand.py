@@ -95,8 +95,9 @@ def one_suit_hands(kinds: int, tiles: int):
 
 
 def as_ref(d, base: int) -> tuple:
-    return tuple(sorted([*((s.name.lower(), t - base) for s, t in d.sets),
-                         ("pair", d.pair - base)]))
+    return tuple(
+        sorted([*((s.name.lower(), t - base) for s, t in d.sets), ("pair", d.pair - base)])
+    )
 
 
 @cache

@@ -43,8 +43,12 @@ def reachable(root: object, stop: tuple[type, ...]) -> list[object]:
     seen, todo, out = {id(root)}, [root], []
     while todo:
         for r in gc.get_referents(todo.pop()):
-            if id(r) in seen or isinstance(r, type) or type(r).__name__ == "module" \
-                    or id(r) in namespaces:
+            if (
+                id(r) in seen
+                or isinstance(r, type)
+                or type(r).__name__ == "module"
+                or id(r) in namespaces
+            ):
                 continue
             seen.add(id(r))
             out.append(r)
@@ -115,6 +119,7 @@ def test_the_hand_modules_import_one_way_even_for_the_type_checker():
     assert order.index("position") < min(order.index(p) for p in ("claims", "choices", "wins"))
     assert not graph["position"] & {"claims", "choices", "calls", "wins", "state"}
     assert not any("state" in deps for deps in graph.values())  # nothing imports the state
+
 
 # The size of every class and the strict types of these modules are held for all of
 # mjlog by tests/test_class_size.py and tests/test_types.py.

@@ -10,8 +10,18 @@ import pytest
 from tests.hostile import refused
 
 BAL = ["balance", "yuxi", "--agents", "greedy", "--hands", "8", "--quiet"]
-SIM = ["simulate", "--variant", "huangmei", "--matches", "1", "--hands-per-match", "2",
-       "--quiet", "--out", "out"]
+SIM = [
+    "simulate",
+    "--variant",
+    "huangmei",
+    "--matches",
+    "1",
+    "--hands-per-match",
+    "2",
+    "--quiet",
+    "--out",
+    "out",
+]
 
 CASES = [
     # ---- --margin: a finite number above 0, points per hand
@@ -23,28 +33,66 @@ CASES = [
     ("margin-overflow", [*BAL, "--margin", "1e309"], "--margin must be a finite"),
     ("margin-empty", [*BAL, "--margin", ""], "for --margin; expected a number"),
     # ---- --scheduler: its form, that it answers, and a place its workers can write
-    ("scheduler-not-a-url", [*BAL, "--scheduler", "not a url", "--out", "out"],
-     "expected tcp://HOST:PORT"),
-    ("scheduler-unreachable", [*BAL, "--scheduler", "tcp://127.0.0.1:1", "--out", "out"],
-     "cannot reach"),
+    (
+        "scheduler-not-a-url",
+        [*BAL, "--scheduler", "not a url", "--out", "out"],
+        "expected tcp://HOST:PORT",
+    ),
+    (
+        "scheduler-unreachable",
+        [*BAL, "--scheduler", "tcp://127.0.0.1:1", "--out", "out"],
+        "cannot reach",
+    ),
     ("scheduler-empty", [*BAL, "--scheduler", "", "--out", "out"], "expected tcp://HOST:PORT"),
     # ---- the rule keys of a balance study and of a sweep's study design
-    ("rotation-unknown", [*BAL, "--set", "dealer_rotation=sometimes"],
-     "'sometimes' for yuxi rule key 'dealer_rotation'; valid values: rules, fixed"),
+    (
+        "rotation-unknown",
+        [*BAL, "--set", "dealer_rotation=sometimes"],
+        "'sometimes' for yuxi rule key 'dealer_rotation'; valid values: rules, fixed",
+    ),
     ("rotation-case", [*BAL, "--set", "dealer_rotation=FIXED"], "valid values: rules, fixed"),
-    ("unit-unknown", [*BAL, "--set", "dealer_compensation_unit=cents"],
-     "'dealer_compensation_unit'; valid values: base, money"),
+    (
+        "unit-unknown",
+        [*BAL, "--set", "dealer_compensation_unit=cents"],
+        "'dealer_compensation_unit'; valid values: base, money",
+    ),
     ("unit-number", [*BAL, "--set", "dealer_compensation_unit=1"], "valid values: base, money"),
-    ("simulate-rotation-unknown", [*SIM, "--set", "dealer_rotation=winner"],
-     "valid values: rules, fixed"),
-    ("sweep-rotation-unknown", ["sweep", "--variant", "xuezhan", "--grid",
-                                "dealer_rotation=rules,random", "--out", "out", "--quiet"],
-     "valid values: rules, fixed"),
-    ("rules-file-rotation-number", [*SIM[:-2], "--rules", "r.toml", "--out", "out"],
-     "valid values: rules, fixed"),
+    (
+        "simulate-rotation-unknown",
+        [*SIM, "--set", "dealer_rotation=winner"],
+        "valid values: rules, fixed",
+    ),
+    (
+        "sweep-rotation-unknown",
+        [
+            "sweep",
+            "--variant",
+            "xuezhan",
+            "--grid",
+            "dealer_rotation=rules,random",
+            "--out",
+            "out",
+            "--quiet",
+        ],
+        "valid values: rules, fixed",
+    ),
+    (
+        "rules-file-rotation-number",
+        [*SIM[:-2], "--rules", "r.toml", "--out", "out"],
+        "valid values: rules, fixed",
+    ),
     # a compensation in money whose payment overflows the log's int32 columns
-    ("unit-money-past-int32", [*BAL, "--set", "dealer_compensation_unit=money", "--set",
-                               "dealer_compensation=2000000000"], "int32"),
+    (
+        "unit-money-past-int32",
+        [
+            *BAL,
+            "--set",
+            "dealer_compensation_unit=money",
+            "--set",
+            "dealer_compensation=2000000000",
+        ],
+        "int32",
+    ),
 ]
 
 FILES = {"rules-file-rotation-number": {"r.toml": "dealer_rotation = 1\n"}}

@@ -45,14 +45,21 @@ def yuxi_xuezhan() -> list[dict]:
 
 def test_a_pattern_only_one_variant_has_is_not_a_difference(yuxi_xuezhan):
     yuxi, xuezhan = set(VARIANTS["yuxi"].patterns()), set(VARIANTS["xuezhan"].patterns())
-    compared = {r["metric"][len("pattern_rate["):-1] for r in yuxi_xuezhan
-                if r["metric"].startswith("pattern_rate[")}
+    compared = {
+        r["metric"][len("pattern_rate[") : -1]
+        for r in yuxi_xuezhan
+        if r["metric"].startswith("pattern_rate[")
+    }
     assert compared and compared <= yuxi & xuezhan
     # xuezhan's wins do carry patterns yuxi lacks (根): they are left out, not zeros
-    xz = CliRunner().invoke(main, ["compare", str(DATA / "sweep" / "xuezhan-cap"),
-                                   "--format", "json"])
-    only_xuezhan = {r["metric"][len("pattern_rate["):-1] for r in json.loads(xz.stdout)
-                    if r["metric"].startswith("pattern_rate[")} - yuxi
+    xz = CliRunner().invoke(
+        main, ["compare", str(DATA / "sweep" / "xuezhan-cap"), "--format", "json"]
+    )
+    only_xuezhan = {
+        r["metric"][len("pattern_rate[") : -1]
+        for r in json.loads(xz.stdout)
+        if r["metric"].startswith("pattern_rate[")
+    } - yuxi
     assert only_xuezhan, "the sample sweep should show a pattern yuxi lacks"
     assert not only_xuezhan & compared
     # and the patterns both have stay compared
@@ -72,8 +79,10 @@ def test_points_of_two_scoring_systems_are_not_compared(yuxi_xuezhan):
     for m in POINTS:
         r = rows[m]
         assert r["comparable"] is False and "different scales, not comparable" in r["note"]
-        assert all(r[k] is None for k in ("diff", "lo", "hi", "p", "p_adjusted",
-                                          "paired_se", "unpaired_se")), r
+        assert all(
+            r[k] is None
+            for k in ("diff", "lo", "hi", "p", "p_adjusted", "paired_se", "unpaired_se")
+        ), r
         assert r["baseline"] is not None and r["value"] is not None  # each on its scale
     for m in RATES:  # shares of hands and of wins are one scale everywhere
         assert rows[m]["comparable"] is True and rows[m]["note"] is None
@@ -102,11 +111,15 @@ def test_one_variant_compares_its_points():
 # ------------------------------------------------------------ nothing on stderr
 
 
-@pytest.mark.parametrize("paths, fmt", [
-    (["yuxi", "xuezhan", "huangmei"], "text"),  # across variants: every part of the text
-    (["sweep/xuezhan-cap"], "json"),
-    (["yuxi", "expert/yuxi"], "text"),  # paired on the same walls
-], ids=lambda p: "+".join(p) if isinstance(p, list) else p)
+@pytest.mark.parametrize(
+    "paths, fmt",
+    [
+        (["yuxi", "xuezhan", "huangmei"], "text"),  # across variants: every part of the text
+        (["sweep/xuezhan-cap"], "json"),
+        (["yuxi", "expert/yuxi"], "text"),  # paired on the same walls
+    ],
+    ids=lambda p: "+".join(p) if isinstance(p, list) else p,
+)
 def test_compare_on_the_sample_data_prints_nothing_on_stderr(paths, fmt, tmp_path):
     res = run(["compare", *(DATA / p for p in paths), "--format", fmt], tmp_path)
     assert res.code == 0 and res.stdout, res.stderr
@@ -120,8 +133,14 @@ def tiny(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("tiny")
     out = {}
     for name, matches, hpm in (("a", 2, 1), ("b", 3, 2)):
-        spec = RunSpec.build("yuxi", seed=1, matches=matches, hands_per_match=hpm,
-                             agents=["random", "greedy", "random", "greedy"], events=False)
+        spec = RunSpec.build(
+            "yuxi",
+            seed=1,
+            matches=matches,
+            hands_per_match=hpm,
+            agents=["random", "greedy", "random", "greedy"],
+            events=False,
+        )
         simulate(spec, d / name, workers=1, progress=False)
         out[name] = d / name
     return out
@@ -134,11 +153,14 @@ def test_compare_on_constant_samples_prints_nothing_on_stderr(tiny, tmp_path):
     assert json.loads(res.stdout)
 
 
-@pytest.mark.parametrize("base, other, paired", [
-    (([1, 0], [1, 1]), ([1, 1, 1], [2, 2, 2]), False),        # one side constant
-    (([1, 2, 3], [3, 6, 9]), ([1, 2, 3], [3, 6, 9]), False),  # both constant (1/3)
-    (([1, 1, 1], [10, 10, 10]), ([2, 2, 2], [10, 10, 10]), True),  # a constant shift
-])
+@pytest.mark.parametrize(
+    "base, other, paired",
+    [
+        (([1, 0], [1, 1]), ([1, 1, 1], [2, 2, 2]), False),  # one side constant
+        (([1, 2, 3], [3, 6, 9]), ([1, 2, 3], [3, 6, 9]), False),  # both constant (1/3)
+        (([1, 1, 1], [10, 10, 10]), ([2, 2, 2], [10, 10, 10]), True),  # a constant shift
+    ],
+)
 def test_constant_samples_are_handled_without_a_warning(base, other, paired):
     arrays = [np.array(a, dtype=float) for a in (*base, *other)]
     with warnings.catch_warnings():

@@ -25,8 +25,20 @@ from tests.hostile import run
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
-LADDER = ["ladder", "--variant", "yuxi", "--hands", "8", "--hands-per-match", "1",
-          "--seating", "cyclic", "--workers", "1", "--quiet"]
+LADDER = [
+    "ladder",
+    "--variant",
+    "yuxi",
+    "--hands",
+    "8",
+    "--hands-per-match",
+    "1",
+    "--seating",
+    "cyclic",
+    "--workers",
+    "1",
+    "--quiet",
+]
 
 
 def tagged(**params):
@@ -61,7 +73,8 @@ def evil_site(tmp_path: Path) -> Path:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: evil-agents\nVersion: 1.0\n")
     factory = "tests.test_hostile_identity_csv:tagged"
     (info / "entry_points.txt").write_text(
-        "[mjlog.agents]\n" + "".join(f"{n} = {factory}\n" for n in ("-evil", "+evil", "@evil")))
+        "[mjlog.agents]\n" + "".join(f"{n} = {factory}\n" for n in ("-evil", "+evil", "@evil"))
+    )
     return site
 
 
@@ -70,8 +83,12 @@ def test_ladder_keeps_agents_that_differ_only_in_parameters_apart(tmp_path):
     res = run([*LADDER, "--agents", agents, "--format", "json"], tmp_path, isolate=False)
     assert res.code == 0, res.stderr
     rows = {r["agent"]: r for r in json.loads(res.stdout)}
-    assert sorted(rows) == ["greedy", "random", "strategic:aggression=0.1",
-                            "strategic:aggression=0.9"]
+    assert sorted(rows) == [
+        "greedy",
+        "random",
+        "strategic:aggression=0.1",
+        "strategic:aggression=0.9",
+    ]
     assert {r["hands"] for r in rows.values()} == {8}  # one seat of each of the 8 hands
 
 
@@ -82,11 +99,19 @@ def test_ladder_keeps_two_specs_of_one_plugin_apart_and_its_csv_inert(tmp_path):
     agents call themselves."""
     env = {"PYTHONPATH": os.pathsep.join([str(evil_site(tmp_path)), str(ROOT)])}
     agents = "-evil:tag=@SUM(1),-evil:tag=x\r=1+1,+evil,@evil"  # a CR may not start a row
-    res = run([*LADDER, f"--agents={agents}", "--format", "csv", "--csv", "out.csv"],
-              tmp_path, env=env)
+    res = run(
+        [*LADDER, f"--agents={agents}", "--format", "csv", "--csv", "out.csv"], tmp_path, env=env
+    )
     assert res.code == 0, res.stderr
-    numeric = {"hands", "mean_points", "ci_low", "ci_high", "win_rate", "deal_in_rate",
-               "mean_points_per_win"}
+    numeric = {
+        "hands",
+        "mean_points",
+        "ci_low",
+        "ci_high",
+        "win_rate",
+        "deal_in_rate",
+        "mean_points_per_win",
+    }
     want = ["'+evil", "'-evil:tag=@SUM(1)", "'-evil:tag=x\r=1+1", "'@evil"]
     # stdout is read as text here, its line ends (a quoted CR too) turned into \n
     with open(tmp_path / "out.csv", newline="", encoding="utf-8") as f:
@@ -98,7 +123,11 @@ def test_ladder_keeps_two_specs_of_one_plugin_apart_and_its_csv_inert(tmp_path):
     # the JSON is data, not a spreadsheet: the labels as they are
     res = run([*LADDER, f"--agents={agents}", "--format", "json"], tmp_path, env=env)
     assert sorted(r["agent"] for r in json.loads(res.stdout)) == [
-        "+evil", "-evil:tag=@SUM(1)", "-evil:tag=x\r=1+1", "@evil"]
+        "+evil",
+        "-evil:tag=@SUM(1)",
+        "-evil:tag=x\r=1+1",
+        "@evil",
+    ]
 
 
 def test_validate_csv_report_of_a_run_named_like_a_formula_is_inert(tmp_path):
@@ -109,11 +138,14 @@ def test_validate_csv_report_of_a_run_named_like_a_formula_is_inert(tmp_path):
     shutil.copytree(ar.run("huangmei"), dst)
     path = dst / "hands" / "part-00000.parquet"
     tab = pq.read_table(path)
-    rows = [dict(r, next_dealer=(r["next_dealer"] + 1) % 4) if i == 2 else r
-            for i, r in enumerate(tab.to_pylist())]
+    rows = [
+        dict(r, next_dealer=(r["next_dealer"] + 1) % 4) if i == 2 else r
+        for i, r in enumerate(tab.to_pylist())
+    ]
     pq.write_table(pa.Table.from_pylist(rows, schema=tab.schema), path)
-    res = run(["validate", name, "--workers", "1", "--report", "audit.csv"], tmp_path,
-              isolate=False)
+    res = run(
+        ["validate", name, "--workers", "1", "--report", "audit.csv"], tmp_path, isolate=False
+    )
     assert res.code == 1, res.stdout + res.stderr
     got = inert((tmp_path / "audit.csv").read_text(), {"match", "rotation", "hand", "seq"})
     assert {r["run"] for r in got} == {"'" + name}
@@ -124,9 +156,13 @@ def test_the_csv_helper_quotes_text_not_numbers():
 
     from mjlog.csvsafe import csv_text
 
-    df = pd.DataFrame({"agent": ["-0.66", "=1+1", "@a", "+a", "\tx", "\rx", "ok", None],
-                       "points": [-0.66, 1.0, -2.0, 0.0, 3.5, -1e-9, 2.0, 1.0],
-                       "n": [-1, 2, 3, 4, 5, 6, 7, 8]})
+    df = pd.DataFrame(
+        {
+            "agent": ["-0.66", "=1+1", "@a", "+a", "\tx", "\rx", "ok", None],
+            "points": [-0.66, 1.0, -2.0, 0.0, 3.5, -1e-9, 2.0, 1.0],
+            "n": [-1, 2, 3, 4, 5, 6, 7, 8],
+        }
+    )
     back = pd.read_csv(io.StringIO(csv_text(df)), keep_default_na=False)
     assert back["agent"].tolist() == ["'-0.66", "'=1+1", "'@a", "'+a", "'\tx", "'\rx", "ok", ""]
     assert back["points"].tolist() == df["points"].tolist()

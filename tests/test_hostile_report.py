@@ -17,8 +17,7 @@ import pytest
 from analysis.sample import data_dir
 from tests.hostile import refused, run
 
-TINY = ["--matches", "2", "--hands-per-match", "2", "--seed", "3", "--workers", "1",
-        "--quiet"]
+TINY = ["--matches", "2", "--hands-per-match", "2", "--seed", "3", "--workers", "1", "--quiet"]
 
 
 @pytest.fixture
@@ -36,10 +35,13 @@ def _boom(*args, **kwargs):
     raise ZeroDivisionError("a bug\nover two lines")
 
 
-@pytest.mark.parametrize("command", [
-    ["report", str(data_dir() / "huangmei"), "--out", "r"],
-    ["simulate", "--variant", "yuxi", *TINY, "--out", "run"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["report", str(data_dir() / "huangmei"), "--out", "r"],
+        ["simulate", "--variant", "yuxi", *TINY, "--out", "run"],
+    ],
+)
 def test_a_bug_ends_in_one_line_that_says_how_to_see_it(tmp_path, monkeypatch, command):
     import analysis.queries
     import simulate.runner
@@ -49,8 +51,10 @@ def test_a_bug_ends_in_one_line_that_says_how_to_see_it(tmp_path, monkeypatch, c
     monkeypatch.delenv("MJLOG_DEBUG", raising=False)
     res = refused(command, tmp_path, isolate=False, needle="mjlog --debug (or MJLOG_DEBUG=1)")
     assert res.code == 3
-    assert res.stderr.startswith("mjlog: error: an unexpected ZeroDivisionError in mjlog "
-                                 "(a bug, not your input): a bug\\nover two lines; ")
+    assert res.stderr.startswith(
+        "mjlog: error: an unexpected ZeroDivisionError in mjlog "
+        "(a bug, not your input): a bug\\nover two lines; "
+    )
 
 
 @pytest.mark.parametrize("how", ["--debug", "MJLOG_DEBUG=1"])
@@ -86,8 +90,13 @@ def test_a_changed_file_inside_a_sweep_is_named(sweep, tmp_path):
     data = bytearray(f.read_bytes())
     data[100:140] = bytes(40)
     f.write_bytes(bytes(data))
-    refused(["report", str(sweep), "--out", str(tmp_path / "r")], tmp_path, inputs=[sweep],
-            needle=f"{f}: sha256 ", isolate=False)
+    refused(
+        ["report", str(sweep), "--out", str(tmp_path / "r")],
+        tmp_path,
+        inputs=[sweep],
+        needle=f"{f}: sha256 ",
+        isolate=False,
+    )
 
 
 def test_an_unreadable_file_inside_a_sweep_is_named(sweep, tmp_path):
@@ -101,23 +110,39 @@ def test_an_unreadable_file_inside_a_sweep_is_named(sweep, tmp_path):
         if e["path"] == "wins/part-00000.parquet":
             e["sha256"] = hashlib.sha256(bytes(data)).hexdigest()
     (sweep / "cap=4" / "manifest.json").write_text(json.dumps(m))
-    refused(["report", str(sweep), "--out", str(tmp_path / "r")], tmp_path, inputs=[sweep],
-            needle=str(f), isolate=False)
+    refused(
+        ["report", str(sweep), "--out", str(tmp_path / "r")],
+        tmp_path,
+        inputs=[sweep],
+        needle=str(f),
+        isolate=False,
+    )
 
 
 def test_a_broken_manifest_inside_a_sweep_is_named(sweep, tmp_path):
     (sweep / "cap=2" / "manifest.json").write_text('{"run_id": ')
-    refused(["report", str(sweep), "--out", str(tmp_path / "r")], tmp_path, inputs=[sweep],
-            needle=str(sweep / "cap=2" / "manifest.json"), isolate=False)
+    refused(
+        ["report", str(sweep), "--out", str(tmp_path / "r")],
+        tmp_path,
+        inputs=[sweep],
+        needle=str(sweep / "cap=2" / "manifest.json"),
+        isolate=False,
+    )
 
 
 def test_a_sweep_with_no_runs_is_refused(tmp_path):
     empty = tmp_path / "sweep"
     empty.mkdir()
-    (empty / "sweep.json").write_text(json.dumps({"variant": "xuezhan", "grid": {"cap": ["8"]},
-                                                  "points": []}))
-    refused(["report", str(empty), "--out", str(tmp_path / "r")], tmp_path, inputs=[empty],
-            needle="holds no runs", isolate=False)
+    (empty / "sweep.json").write_text(
+        json.dumps({"variant": "xuezhan", "grid": {"cap": ["8"]}, "points": []})
+    )
+    refused(
+        ["report", str(empty), "--out", str(tmp_path / "r")],
+        tmp_path,
+        inputs=[empty],
+        needle="holds no runs",
+        isolate=False,
+    )
 
 
 # ------------------------------------------------------------------ odd shapes that render
@@ -135,9 +160,26 @@ def _renders(args: list[str], cwd: Path) -> str:
 def test_one_hand_of_two_players(tmp_path):
     # one match of one hand, two seats: nothing to say, and it says so
     out = tmp_path / "one"
-    res = run(["simulate", "--variant", "xuezhan", "--players", "2", "--matches", "1",
-               "--hands-per-match", "1", "--workers", "1", "--quiet", "--out", str(out)],
-              tmp_path, isolate=False)
+    res = run(
+        [
+            "simulate",
+            "--variant",
+            "xuezhan",
+            "--players",
+            "2",
+            "--matches",
+            "1",
+            "--hands-per-match",
+            "1",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        tmp_path,
+        isolate=False,
+    )
     assert res.code == 0, res.stderr
     page = _renders([str(out)], tmp_path)
     assert "too few hands to say anything yet (1 hands in 1 matches" in page

@@ -23,15 +23,28 @@ import pytest
 
 from tests.hostile import refused, run, snapshot
 
-SIM = ["simulate", "--variant", "yuxi", "--matches", "2", "--hands-per-match", "2",
-       "--hands-per-shard", "2", "--workers", "1", "--quiet"]
+SIM = [
+    "simulate",
+    "--variant",
+    "yuxi",
+    "--matches",
+    "2",
+    "--hands-per-match",
+    "2",
+    "--hands-per-shard",
+    "2",
+    "--workers",
+    "1",
+    "--quiet",
+]
 
 
 def sim(out: Path, seed: int = 3, cwd: Path | None = None, extra: tuple = ()) -> None:
     """A run the cases start from or compare with, made in this process (the commands
     under test run in a child where a process matters: killed, racing, resumed)."""
-    res = run([*SIM, "--seed", str(seed), *extra, "--out", str(out)], cwd or out.parent,
-              isolate=False)
+    res = run(
+        [*SIM, "--seed", str(seed), *extra, "--out", str(out)], cwd or out.parent, isolate=False
+    )
     assert res.code == 0, res.stderr
 
 
@@ -61,8 +74,11 @@ def r(pristine, tmp_path) -> Path:
 
 
 def files(run_dir: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(run_dir)): p.read_bytes()
-            for p in sorted(run_dir.rglob("*")) if p.is_file() and p.name != ".run_id"}
+    return {
+        str(p.relative_to(run_dir)): p.read_bytes()
+        for p in sorted(run_dir.rglob("*"))
+        if p.is_file() and p.name != ".run_id"
+    }
 
 
 def manifest(run_dir: Path) -> dict:
@@ -76,30 +92,89 @@ def set_manifest(run_dir: Path, m: dict) -> None:
 # ------------------------------------------------------------- outputs into a run
 
 OUTPUT_INTO_RUN = {
-    "replay --html onto a shard": ["replay", "{r}", "--hand", "0:0", "--html",
-                                   "{r}/hands/part-00000.parquet"],
+    "replay --html onto a shard": [
+        "replay",
+        "{r}",
+        "--hand",
+        "0:0",
+        "--html",
+        "{r}/hands/part-00000.parquet",
+    ],
     "replay --html-dir into a table folder": ["replay", "{r}", "--html-dir", "{r}/hands"],
-    "export --out onto the manifest": ["export", "{r}", "--hand", "0:0", "--out",
-                                       "{r}/manifest.json"],
-    "validate --report onto the manifest": ["validate", "{other}", "--report",
-                                            "{r}/manifest.json"],
+    "export --out onto the manifest": [
+        "export",
+        "{r}",
+        "--hand",
+        "0:0",
+        "--out",
+        "{r}/manifest.json",
+    ],
+    "validate --report onto the manifest": ["validate", "{other}", "--report", "{r}/manifest.json"],
     "report --out into a table folder": ["report", "{r}", "--out", "{r}/hands"],
     "report --out into the run": ["report", "{r}", "--out", "{r}"],
-    "ladder --csv onto the manifest": ["ladder", "--variant", "yuxi", "--agents",
-                                       "greedy,greedy,greedy,greedy", "--hands", "4",
-                                       "--csv", "{r}/manifest.json"],
-    "ladder --out into a run": ["ladder", "--variant", "yuxi", "--agents",
-                                "greedy,greedy,greedy,greedy", "--hands", "4",
-                                "--out", "{r}/sub"],
+    "ladder --csv onto the manifest": [
+        "ladder",
+        "--variant",
+        "yuxi",
+        "--agents",
+        "greedy,greedy,greedy,greedy",
+        "--hands",
+        "4",
+        "--csv",
+        "{r}/manifest.json",
+    ],
+    "ladder --out into a run": [
+        "ladder",
+        "--variant",
+        "yuxi",
+        "--agents",
+        "greedy,greedy,greedy,greedy",
+        "--hands",
+        "4",
+        "--out",
+        "{r}/sub",
+    ],
     "simulate --out nested in a run": [*SIM, "--out", "{r}/nested"],
-    "balance --out into the run": ["balance", "yuxi", "--agents", "greedy", "--hands", "4",
-                                   "--hands-per-match", "1", "--quiet", "--out", "{r}"],
-    "balance --out nested in a run": ["balance", "yuxi", "--agents", "greedy", "--hands", "4",
-                                      "--hands-per-match", "1", "--quiet", "--out",
-                                      "{r}/balance"],
-    "sweep --out nested in a run": ["sweep", "--variant", "yuxi", "--grid", "cap=8,16",
-                                    "--matches", "1", "--hands-per-match", "1", "--quiet",
-                                    "--out", "{r}/sweep"],
+    "balance --out into the run": [
+        "balance",
+        "yuxi",
+        "--agents",
+        "greedy",
+        "--hands",
+        "4",
+        "--hands-per-match",
+        "1",
+        "--quiet",
+        "--out",
+        "{r}",
+    ],
+    "balance --out nested in a run": [
+        "balance",
+        "yuxi",
+        "--agents",
+        "greedy",
+        "--hands",
+        "4",
+        "--hands-per-match",
+        "1",
+        "--quiet",
+        "--out",
+        "{r}/balance",
+    ],
+    "sweep --out nested in a run": [
+        "sweep",
+        "--variant",
+        "yuxi",
+        "--grid",
+        "cap=8,16",
+        "--matches",
+        "1",
+        "--hands-per-match",
+        "1",
+        "--quiet",
+        "--out",
+        "{r}/sweep",
+    ],
     "import --out nested in a run": ["import", "{hand}", "--out", "{r}/imported"],
 }
 
@@ -108,8 +183,13 @@ OUTPUT_INTO_RUN = {
 def test_no_command_writes_into_a_run(case, r, pristine, hand, tmp_path):
     # refused before anything is read or played: nothing can hang, so in this process
     args = [a.format(r=r, other=pristine, hand=hand) for a in OUTPUT_INTO_RUN[case]]
-    refused(args, tmp_path, inputs=[r, pristine, hand], needle="never written to"
-            if "nested" not in case and "ladder --out" not in case else None, isolate=False)
+    refused(
+        args,
+        tmp_path,
+        inputs=[r, pristine, hand],
+        needle="never written to" if "nested" not in case and "ladder --out" not in case else None,
+        isolate=False,
+    )
 
 
 # ------------------------------------------------------------- simulate --out
@@ -129,8 +209,9 @@ def test_simulate_refuses_another_run_when_the_marker_is_gone(r, tmp_path):
 
 
 def test_simulate_refuses_another_seed_into_a_run(r, tmp_path):
-    refused([*SIM, "--seed", "4", "--out", str(r)], tmp_path, inputs=[r],
-            needle="holds shards of run")
+    refused(
+        [*SIM, "--seed", "4", "--out", str(r)], tmp_path, inputs=[r], needle="holds shards of run"
+    )
 
 
 @pytest.mark.parametrize("damage", ["truncate", "bitflip", "foreign", "symlink"])
@@ -164,11 +245,29 @@ def test_two_writers_into_one_out_never_mix(tmp_path):
     the other writer stops with one line."""
     out = tmp_path / "race"
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    procs = [subprocess.Popen([sys.executable, "-m", "mjlog", *SIM[:-3], "--quiet",
-                               "--workers", "1", "--seed", str(seed), "--out", str(out)],
-                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=env)
-             for seed in (21, 22)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "mjlog",
+                *SIM[:-3],
+                "--quiet",
+                "--workers",
+                "1",
+                "--seed",
+                str(seed),
+                "--out",
+                str(out),
+            ],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for seed in (21, 22)
+    ]
     results = []
     for p in procs:
         err = p.communicate(timeout=120)[1]  # waits, and closes the pipes
@@ -187,8 +286,7 @@ def test_kill_9_then_resume_is_byte_identical(pristine, tmp_path):
     out = tmp_path / "killed"
     big = ["--matches", "40", "--hands-per-shard", "8"]
     args = [sys.executable, "-m", "mjlog", *SIM, "--seed", "3", *big, "--out", str(out)]
-    p = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(list((out / "hands").glob("part-*"))) < 2:
         time.sleep(0.05)
@@ -216,6 +314,7 @@ def _path(value: str):
         m = manifest(r)
         m["files"][0]["path"] = value.format(r=r)
         set_manifest(r, m)
+
     return damage
 
 
@@ -270,6 +369,7 @@ def _field_type(key: str, value):
         m = manifest(r)
         m[key] = value
         set_manifest(r, m)
+
     return damage
 
 
@@ -333,15 +433,21 @@ def test_every_reader_refuses_a_damaged_run(reader, damage, r, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     args = [a.format(r=r, out=out) for a in READERS[reader]]
-    refused(args, tmp_path, inputs=[r], watch=[out], needle=DAMAGE[damage][1],
-            isolate=damage in ISOLATE)
+    refused(
+        args, tmp_path, inputs=[r], watch=[out], needle=DAMAGE[damage][1], isolate=damage in ISOLATE
+    )
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_validate_reports_a_damaged_run_naming_the_file(damage, r, tmp_path):
     DAMAGE[damage][0](r)
-    refused(["validate", str(r), "--workers", "1"], tmp_path, inputs=[r], finding=True,
-            isolate=damage in ISOLATE)
+    refused(
+        ["validate", str(r), "--workers", "1"],
+        tmp_path,
+        inputs=[r],
+        finding=True,
+        isolate=damage in ISOLATE,
+    )
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
@@ -401,9 +507,26 @@ def test_a_value_the_log_cannot_hold_stops_simulate_with_one_line(tmp_path):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     sets = ["payment=doubling", "doubling_cap=40", "base=1000000000"]
-    refused(["simulate", "--variant", "huangmei", *[a for s in sets for a in ("--set", s)],
-             "--matches", "2", "--hands-per-match", "4", "--workers", "1", "--quiet",
-             "--out", str(out)], cwd, needle="int32", isolate=False)
+    refused(
+        [
+            "simulate",
+            "--variant",
+            "huangmei",
+            *[a for s in sets for a in ("--set", s)],
+            "--matches",
+            "2",
+            "--hands-per-match",
+            "4",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+        cwd,
+        needle="int32",
+        isolate=False,
+    )
     assert not out.exists()
     spec = RunSpec(resolve("huangmei", sets=sets), 0, 2, 4, ("greedy",) * 4)
     with pytest.raises(MjlogError, match="cannot log") as e:

@@ -10,9 +10,25 @@ from click.testing import CliRunner
 
 from mjlog.cli import main
 
-ARGS = ["tune", "yuxi", "--vary", "base=1:6", "--agents", "greedy", "--budget", "320",
-        "--trials", "4", "--workers", "1", "--quiet", "--format", "json",
-        "--target", "money_moved_per_hand=12±1"]
+ARGS = [
+    "tune",
+    "yuxi",
+    "--vary",
+    "base=1:6",
+    "--agents",
+    "greedy",
+    "--budget",
+    "320",
+    "--trials",
+    "4",
+    "--workers",
+    "1",
+    "--quiet",
+    "--format",
+    "json",
+    "--target",
+    "money_moved_per_hand=12±1",
+]
 
 
 def _tune(out):

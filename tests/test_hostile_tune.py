@@ -9,8 +9,23 @@ import pytest
 
 from tests.hostile import refused
 
-OK = ["tune", "yuxi", "--vary", "base=1:4", "--target", "money_moved_per_hand=10±1",
-      "--agents", "greedy", "--budget", "256", "--trials", "4", "--workers", "1", "--quiet"]
+OK = [
+    "tune",
+    "yuxi",
+    "--vary",
+    "base=1:4",
+    "--target",
+    "money_moved_per_hand=10±1",
+    "--agents",
+    "greedy",
+    "--budget",
+    "256",
+    "--trials",
+    "4",
+    "--workers",
+    "1",
+    "--quiet",
+]
 
 
 def _with(args, **swap):
@@ -22,24 +37,41 @@ def _with(args, **swap):
     return out
 
 
-@pytest.mark.parametrize("args, needle", [
-    (_with(OK, vary="nokey=1:3"), "no rule key 'nokey'"),
-    (_with(OK, vary="base=5:1"), "LO < HI"),
-    (_with(OK, vary="base=1"), "expected KEY=LO:HI"),
-    (_with(OK, vary="dealer_on_draw=1:3"), "give its values as KEY=a|b|c"),
-    (_with(OK, vary="cap=8|x"), "expected an integer"),
-    (_with(OK, target="money_moved=10±1"), "no metric 'money_moved'"),
-    (_with(OK, target="pattern_rate[gen]=0.1±0.01"), "no metric 'pattern_rate[gen]'"),
-    (_with(OK, target="draw_rate<=inf"), "finite"),
-    (_with(OK, target="draw_rate=1e309±0.1"), "finite"),
-    (_with(OK, target="draw_rate=0.1"), "needs a tolerance"),
-    ([*OK, "--weight", "draw_rate=2"], "which no --target has"),
-    ([*OK, "--weight", "money_moved_per_hand=nan"], "finite"),
-    ([*OK, "--set", "base=2"], "both varied"),
-    (_with(OK, agents="nobody"), "unknown agent 'nobody'"),
-], ids=["unknown-key", "empty-range", "no-range", "choice-as-range", "bad-value",
-        "unknown-metric", "other-variants-pattern", "inf", "1e309", "no-tolerance",
-        "weight-without-target", "nan-weight", "varied-and-held", "unknown-agent"])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (_with(OK, vary="nokey=1:3"), "no rule key 'nokey'"),
+        (_with(OK, vary="base=5:1"), "LO < HI"),
+        (_with(OK, vary="base=1"), "expected KEY=LO:HI"),
+        (_with(OK, vary="dealer_on_draw=1:3"), "give its values as KEY=a|b|c"),
+        (_with(OK, vary="cap=8|x"), "expected an integer"),
+        (_with(OK, target="money_moved=10±1"), "no metric 'money_moved'"),
+        (_with(OK, target="pattern_rate[gen]=0.1±0.01"), "no metric 'pattern_rate[gen]'"),
+        (_with(OK, target="draw_rate<=inf"), "finite"),
+        (_with(OK, target="draw_rate=1e309±0.1"), "finite"),
+        (_with(OK, target="draw_rate=0.1"), "needs a tolerance"),
+        ([*OK, "--weight", "draw_rate=2"], "which no --target has"),
+        ([*OK, "--weight", "money_moved_per_hand=nan"], "finite"),
+        ([*OK, "--set", "base=2"], "both varied"),
+        (_with(OK, agents="nobody"), "unknown agent 'nobody'"),
+    ],
+    ids=[
+        "unknown-key",
+        "empty-range",
+        "no-range",
+        "choice-as-range",
+        "bad-value",
+        "unknown-metric",
+        "other-variants-pattern",
+        "inf",
+        "1e309",
+        "no-tolerance",
+        "weight-without-target",
+        "nan-weight",
+        "varied-and-held",
+        "unknown-agent",
+    ],
+)
 def test_bad_tunes_are_refused_before_any_hand(args, needle, tmp_path):
     refused([*args, "--out", "t"], tmp_path, needle=needle, isolate=False)
 
@@ -51,8 +83,9 @@ def test_another_tunes_directory_is_refused(tmp_path):
     refused([*OK, "--out", str(out)], tmp_path, inputs=[out], needle="another tune", isolate=False)
 
 
-@pytest.mark.parametrize("content", [b"{not json", b"\x00\xff", b"[]"],
-                         ids=["truncated", "binary", "not-an-object"])
+@pytest.mark.parametrize(
+    "content", [b"{not json", b"\x00\xff", b"[]"], ids=["truncated", "binary", "not-an-object"]
+)
 def test_a_corrupt_journal_is_named(content, tmp_path):
     out = tmp_path / "t"
     out.mkdir()

@@ -21,22 +21,42 @@ import pytest
 from tests.hostile import refused, run
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-SIM = ["simulate", "--variant", "yuxi", "--seed", "3", "--agents", "random",
-       "--hands-per-match", "2", "--hands-per-shard", "20", "--events", "none",
-       "--workers", "1", "--quiet"]
+SIM = [
+    "simulate",
+    "--variant",
+    "yuxi",
+    "--seed",
+    "3",
+    "--agents",
+    "random",
+    "--hands-per-match",
+    "2",
+    "--hands-per-shard",
+    "20",
+    "--events",
+    "none",
+    "--workers",
+    "1",
+    "--quiet",
+]
 
 
 def strict_loads(text: str):
     """``json.loads`` that refuses NaN, Infinity and -Infinity."""
+
     def refuse(name):
         raise AssertionError(f"{name} in JSON output")
+
     return json.loads(text, parse_constant=refuse)
 
 
-def until_refused(tmp_path: Path, until: str, needle: str, *extra: str,
-                  max_hands: str = "60"):
-    res = refused([*SIM, *extra, "--until", until, "--max-hands", max_hands,
-                   "--out", "r"], tmp_path, needle=needle, isolate=False)
+def until_refused(tmp_path: Path, until: str, needle: str, *extra: str, max_hands: str = "60"):
+    res = refused(
+        [*SIM, *extra, "--until", until, "--max-hands", max_hands, "--out", "r"],
+        tmp_path,
+        needle=needle,
+        isolate=False,
+    )
     assert res.code == 2, res.stderr
     assert not (tmp_path / "r").exists()
     return res
@@ -44,14 +64,24 @@ def until_refused(tmp_path: Path, until: str, needle: str, *extra: str,
 
 # ------------------------------------------------------------ metrics that do not exist
 
-@pytest.mark.parametrize("until, extra, named, valid", [
-    ("dealer_advantag=0.1", (), "'dealer_advantag'", "dealer_advantage"),
-    ("pattern_rate[pinhu]=0.1", (), "'pinhu'", "pinghu"),            # misspelt pattern
-    ("pattern_rate[facai]=0.1", (), "'facai'", "shilaotou"),         # huangmei's, not yuxi's
-    ("mean_points[4]=0.1", (), "'mean_points[4]'", "mean_points[3]"),
-    ("mean_points[3]=0.1", ("--players", "3"), "'mean_points[3]'", "mean_points[2]"),
-], ids=["misspelt", "misspelt-pattern", "other-variant-pattern", "no-such-seat",
-        "no-such-seat-3p"])
+
+@pytest.mark.parametrize(
+    "until, extra, named, valid",
+    [
+        ("dealer_advantag=0.1", (), "'dealer_advantag'", "dealer_advantage"),
+        ("pattern_rate[pinhu]=0.1", (), "'pinhu'", "pinghu"),  # misspelt pattern
+        ("pattern_rate[facai]=0.1", (), "'facai'", "shilaotou"),  # huangmei's, not yuxi's
+        ("mean_points[4]=0.1", (), "'mean_points[4]'", "mean_points[3]"),
+        ("mean_points[3]=0.1", ("--players", "3"), "'mean_points[3]'", "mean_points[2]"),
+    ],
+    ids=[
+        "misspelt",
+        "misspelt-pattern",
+        "other-variant-pattern",
+        "no-such-seat",
+        "no-such-seat-3p",
+    ],
+)
 def test_unknown_until_metric_is_refused_before_play(tmp_path, until, extra, named, valid):
     line = until_refused(tmp_path, until, named, *extra).stderr.strip()
     assert valid in line and "'?" not in line
@@ -73,16 +103,49 @@ def test_every_pattern_of_the_variant_is_a_metric(tmp_path):
 NON_FINITE = ["nan", "inf", "-inf", "1e309", "NaN", "Infinity"]
 FLOAT_OPTIONS = {  # every float a command reads: a template of its arguments
     "--until": [*SIM, "--until", "draw_rate={v}", "--max-hands", "60", "--out", "r"],
-    "strategic aggression": [*SIM, "--agents", "strategic:aggression={v}", "--matches", "1",
-                             "--out", "r"],
-    "strategic defense": [*SIM, "--agents", "strategic:defense={v}", "--matches", "1",
-                          "--out", "r"],
+    "strategic aggression": [
+        *SIM,
+        "--agents",
+        "strategic:aggression={v}",
+        "--matches",
+        "1",
+        "--out",
+        "r",
+    ],
+    "strategic defense": [
+        *SIM,
+        "--agents",
+        "strategic:defense={v}",
+        "--matches",
+        "1",
+        "--out",
+        "r",
+    ],
     "expert z": [*SIM, "--agents", "expert:z={v}", "--matches", "1", "--out", "r"],
     "expert tilt": [*SIM, "--agents", "expert:tilt={v}", "--matches", "1", "--out", "r"],
-    "ladder agent": ["ladder", "--variant", "yuxi", "--agents", "strategic:aggression={v}",
-                     "--hands", "4", "--workers", "1", "--quiet"],
-    "balance agent": ["balance", "yuxi", "--agents", "expert:z={v}", "--hands", "2",
-                      "--workers", "1", "--quiet"],
+    "ladder agent": [
+        "ladder",
+        "--variant",
+        "yuxi",
+        "--agents",
+        "strategic:aggression={v}",
+        "--hands",
+        "4",
+        "--workers",
+        "1",
+        "--quiet",
+    ],
+    "balance agent": [
+        "balance",
+        "yuxi",
+        "--agents",
+        "expert:z={v}",
+        "--hands",
+        "2",
+        "--workers",
+        "1",
+        "--quiet",
+    ],
 }
 
 
@@ -97,13 +160,19 @@ def test_non_finite_numbers_are_refused(tmp_path, option, value):
 
 # ------------------------------------------------------------ the flag the user gave
 
-@pytest.mark.parametrize("max_hands, extra", [
-    (str(10**13), ()),                                   # past the log's int32 match
-    (str(2 * (2**20 + 1)), ("--hands-per-shard", "2")),  # past the shard limit
-], ids=["int32-matches", "shards"])
+
+@pytest.mark.parametrize(
+    "max_hands, extra",
+    [
+        (str(10**13), ()),  # past the log's int32 match
+        (str(2 * (2**20 + 1)), ("--hands-per-shard", "2")),  # past the shard limit
+    ],
+    ids=["int32-matches", "shards"],
+)
 def test_too_large_max_hands_names_max_hands(tmp_path, max_hands, extra):
-    res = until_refused(tmp_path, "draw_rate=0.1", f"--max-hands {max_hands}", *extra,
-                        max_hands=max_hands)
+    res = until_refused(
+        tmp_path, "draw_rate=0.1", f"--max-hands {max_hands}", *extra, max_hands=max_hands
+    )
     assert "--matches" not in res.stderr
 
 
@@ -116,14 +185,58 @@ def test_bad_until_names_the_users_text(tmp_path):
 JSON_COMMANDS = {  # every command that takes --format json, on data/ or a tiny run
     "simulate": [*SIM, "--matches", "1", "--out", "{tmp}/sim"],
     # one match: the half-width is undefined (null), in stdout and the manifest
-    "simulate --until": [*SIM, "--until", "draw_rate=0.1", "--max-hands", "2",
-                         "--out", "{tmp}/until"],
-    "sweep": ["sweep", "--variant", "xuezhan", "--grid", "cap=1,2", "--matches", "1",
-              "--hands-per-match", "1", "--workers", "1", "--quiet", "--out", "{tmp}/sw"],
-    "ladder": ["ladder", "--variant", "yuxi", "--agents", "greedy,random,greedy,random",
-               "--hands", "4", "--hands-per-match", "1", "--workers", "1", "--quiet"],
-    "balance": ["balance", "yuxi", "--agents", "random", "--hands", "2",
-                "--hands-per-match", "1", "--workers", "1", "--quiet"],
+    "simulate --until": [
+        *SIM,
+        "--until",
+        "draw_rate=0.1",
+        "--max-hands",
+        "2",
+        "--out",
+        "{tmp}/until",
+    ],
+    "sweep": [
+        "sweep",
+        "--variant",
+        "xuezhan",
+        "--grid",
+        "cap=1,2",
+        "--matches",
+        "1",
+        "--hands-per-match",
+        "1",
+        "--workers",
+        "1",
+        "--quiet",
+        "--out",
+        "{tmp}/sw",
+    ],
+    "ladder": [
+        "ladder",
+        "--variant",
+        "yuxi",
+        "--agents",
+        "greedy,random,greedy,random",
+        "--hands",
+        "4",
+        "--hands-per-match",
+        "1",
+        "--workers",
+        "1",
+        "--quiet",
+    ],
+    "balance": [
+        "balance",
+        "yuxi",
+        "--agents",
+        "random",
+        "--hands",
+        "2",
+        "--hands-per-match",
+        "1",
+        "--workers",
+        "1",
+        "--quiet",
+    ],
     "validate": ["validate", "{data}/sweep/xuezhan-cap/cap=1", "--workers", "1"],
     "replay": ["replay", "{data}/yuxi", "--hand", "0:0"],
     "report": ["report", "{data}/sweep/xuezhan-cap/cap=1", "--out", "{tmp}/report"],
@@ -132,28 +245,61 @@ JSON_COMMANDS = {  # every command that takes --format json, on data/ or a tiny 
     "score": ["score", "yuxi", "1112345678999m", "--win", "9m", "--by", "self"],
     "import": ["import", "{tmp}/hand.jsonl", "--out", "{tmp}/imported"],
     # a zero-width draw rate on tiny runs is a figure tune must print as a number or null
-    "tune": ["tune", "yuxi", "--vary", "base=1:2", "--target", "draw_rate<=0.5",
-             "--agents", "greedy", "--budget", "64", "--trials", "2", "--hands-per-match",
-             "1", "--workers", "1", "--quiet", "--out", "{tmp}/tune"],
-    "plan": ["plan", "{data}/yuxi", "--metric", "draw_rate", "--detect", "0.02",
-             "--time-hands", "2"],
+    "tune": [
+        "tune",
+        "yuxi",
+        "--vary",
+        "base=1:2",
+        "--target",
+        "draw_rate<=0.5",
+        "--agents",
+        "greedy",
+        "--budget",
+        "64",
+        "--trials",
+        "2",
+        "--hands-per-match",
+        "1",
+        "--workers",
+        "1",
+        "--quiet",
+        "--out",
+        "{tmp}/tune",
+    ],
+    "plan": [
+        "plan",
+        "{data}/yuxi",
+        "--metric",
+        "draw_rate",
+        "--detect",
+        "0.02",
+        "--time-hands",
+        "2",
+    ],
 }
 
 
 def test_the_table_holds_every_json_command():
     from mjlog.cli import main
 
-    takes_json = {name for name, cmd in main.commands.items()
-                  if any("--format" in p.opts and "json" in getattr(p.type, "choices", ())
-                         for p in cmd.params)}
+    takes_json = {
+        name
+        for name, cmd in main.commands.items()
+        if any(
+            "--format" in p.opts and "json" in getattr(p.type, "choices", ()) for p in cmd.params
+        )
+    }
     assert takes_json == {k.split()[0] for k in JSON_COMMANDS}
 
 
 @pytest.mark.parametrize("command", JSON_COMMANDS)
 def test_json_output_is_strict_json(tmp_path, command):
     if command == "import":
-        res = run(["export", str(DATA / "yuxi"), "--hand", "0:0", "--out", "hand.jsonl"],
-                  tmp_path, isolate=False)
+        res = run(
+            ["export", str(DATA / "yuxi"), "--hand", "0:0", "--out", "hand.jsonl"],
+            tmp_path,
+            isolate=False,
+        )
         assert res.code == 0, res.stderr
     args = [a.format(tmp=tmp_path, data=DATA) for a in JSON_COMMANDS[command]]
     res = run([*args, "--format", "json"], tmp_path, isolate=False)

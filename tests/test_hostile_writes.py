@@ -29,8 +29,10 @@ from tests.hostile import refused, run
 ROOT = Path(__file__).resolve().parent.parent
 TWO_PASS = Path(__file__).parent / "fixtures" / "import-two-pass"  # two shards by default
 # what pyarrow raises when the disk is full (seen writing to /dev/full): no file named
-ARROW_ENOSPC = (errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] No space "
-                              "left on device")
+ARROW_ENOSPC = (
+    errno.ENOSPC,
+    "Error writing bytes to file. Detail: [errno 28] No space left on device",
+)
 
 
 # ------------------------------------------------------------------ helpers
@@ -74,6 +76,7 @@ def full_disk(monkeypatch, root: Path) -> None:
 
 def arrow_full(monkeypatch, writer: type) -> None:
     """pyarrow's ``writer`` (a Parquet or an Arrow IPC writer) fails as on a full disk."""
+
     def write_table(self, *a, **k):
         raise OSError(*ARROW_ENOSPC)
 
@@ -86,8 +89,11 @@ def stats(d: Path) -> dict[str, tuple[int, int, str]]:
     for p in sorted(d.rglob("*")):
         if p.is_file():
             st = p.stat()
-            out[str(p.relative_to(d))] = (st.st_ino, st.st_mtime_ns,
-                                          hashlib.sha256(p.read_bytes()).hexdigest())
+            out[str(p.relative_to(d))] = (
+                st.st_ino,
+                st.st_mtime_ns,
+                hashlib.sha256(p.read_bytes()).hexdigest(),
+            )
     return out
 
 
@@ -121,12 +127,15 @@ def _finished_episode():
     return env
 
 
-@pytest.mark.parametrize("names,needle", [
-    (["a", "b", "c"], "4 names expected, 3 given"),
-    (["a", "b", "c", "d", "e"], "4 names expected, 5 given"),
-    ("abcd", "not a str"),
-    (["a", "b", 3, "d"], "names[2]"),
-])
+@pytest.mark.parametrize(
+    "names,needle",
+    [
+        (["a", "b", "c"], "4 names expected, 3 given"),
+        (["a", "b", "c", "d", "e"], "4 names expected, 5 given"),
+        ("abcd", "not a str"),
+        (["a", "b", 3, "d"], "names[2]"),
+    ],
+)
 def test_write_run_checks_the_names_before_writing(tmp_path, names, needle):
     """A wrong ``names`` is a ValueError before anything reaches the disk (it used
     to write a run that `mjlog validate` then rejected)."""
@@ -152,8 +161,7 @@ def small_run(tmp_path_factory) -> Path:
     return out
 
 
-def test_a_full_disk_stops_report_in_one_line_naming_the_page(small_run, tmp_path,
-                                                              monkeypatch):
+def test_a_full_disk_stops_report_in_one_line_naming_the_page(small_run, tmp_path, monkeypatch):
     import analysis.report
 
     # the page's content is not what is tested: a small one, made fast
@@ -161,13 +169,19 @@ def test_a_full_disk_stops_report_in_one_line_naming_the_page(small_run, tmp_pat
     monkeypatch.setattr(analysis.report, "render", lambda *a, **k: "<p>page</p>\n")
     out = tmp_path / "rep" / "sub"
     full_disk(monkeypatch, tmp_path)
-    refused(["report", str(small_run), "--out", str(out)], tmp_path, inputs=[small_run],
-            needle=f"{out / 'index.html'}: No space left on device", isolate=False)
+    refused(
+        ["report", str(small_run), "--out", str(out)],
+        tmp_path,
+        inputs=[small_run],
+        needle=f"{out / 'index.html'}: No space left on device",
+        isolate=False,
+    )
 
 
 @pytest.mark.parametrize("target", ["file", "device"])
-def test_a_full_disk_stops_export_in_one_line_naming_the_file(small_run, tmp_path,
-                                                              monkeypatch, target):
+def test_a_full_disk_stops_export_in_one_line_naming_the_file(
+    small_run, tmp_path, monkeypatch, target
+):
     """To a file (a temporary one renamed) and to a device written in place."""
     out = tmp_path / "h.jsonl"
     if target == "device":
@@ -176,23 +190,31 @@ def test_a_full_disk_stops_export_in_one_line_naming_the_file(small_run, tmp_pat
         out = Path("/dev/full")
     else:
         full_disk(monkeypatch, tmp_path)
-    refused(["export", str(small_run), "--out", str(out)], tmp_path, inputs=[small_run],
-            needle=f"{out}: No space left on device", isolate=False)
+    refused(
+        ["export", str(small_run), "--out", str(out)],
+        tmp_path,
+        inputs=[small_run],
+        needle=f"{out}: No space left on device",
+        isolate=False,
+    )
 
 
 @pytest.mark.parametrize("where", ["spill", "publish"])
-def test_a_full_disk_stops_import_in_one_line_naming_the_file(sources, tmp_path,
-                                                              monkeypatch, where):
+def test_a_full_disk_stops_import_in_one_line_naming_the_file(
+    sources, tmp_path, monkeypatch, where
+):
     """The disk fills while the hands are spilled, or while the shards are written
     into --out: one line naming the file, no spill, no --out, no temporary left."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    arrow_full(monkeypatch, pa.ipc.RecordBatchStreamWriter if where == "spill"
-               else pq.ParquetWriter)
+    arrow_full(
+        monkeypatch, pa.ipc.RecordBatchStreamWriter if where == "spill" else pq.ParquetWriter
+    )
     out = tmp_path / "x" / "run"
-    res = refused(["import", *map(str, sources), "--out", str(out)], tmp_path,
-                  inputs=sources, isolate=False)
+    res = refused(
+        ["import", *map(str, sources), "--out", str(out)], tmp_path, inputs=sources, isolate=False
+    )
     line = res.stderr.strip()
     assert line.endswith(": No space left on device"), line
     named = line.removeprefix("mjlog: error: ").rsplit(": ", 1)[0]
@@ -230,11 +252,19 @@ def test_rerun_of_a_killed_import_completes_it_byte_for_byte(sources, tmp_path):
         "    return real(src, dst, *a, **k)\n"
         "os.replace = replace\n"
         "from mjlog.cli import main\n"
-        "main(sys.argv[1:])\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    p = subprocess.run([sys.executable, "-c", script, "import", *map(str, sources), "--out",
-                        str(out)], cwd=ROOT, env=env, capture_output=True, timeout=120)
+        "main(sys.argv[1:])\n"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }
+    p = subprocess.run(
+        [sys.executable, "-c", script, "import", *map(str, sources), "--out", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     assert p.returncode == -signal.SIGKILL, p.stderr
     left = {str(q.relative_to(out)) for q in out.rglob("*") if q.is_file()}
     assert "hands/part-00000.parquet" in left and "manifest.json" not in left
@@ -251,13 +281,23 @@ def test_rerun_of_a_killed_import_completes_it_byte_for_byte(sources, tmp_path):
 def test_another_import_into_an_imported_run_is_refused(sources, tmp_path):
     out = tmp_path / "run"
     assert imported(sources[:1], out, tmp_path).code == 0
-    refused(["import", str(sources[1]), "--out", str(out)], tmp_path, inputs=[*sources, out],
-            needle="holds", isolate=False)
+    refused(
+        ["import", str(sources[1]), "--out", str(out)],
+        tmp_path,
+        inputs=[*sources, out],
+        needle="holds",
+        isolate=False,
+    )
 
 
 def test_import_into_a_folder_that_is_no_run_is_refused(sources, tmp_path):
     out = tmp_path / "mine"
     out.mkdir()
     (out / "notes.txt").write_text("keep me")
-    refused(["import", *map(str, sources), "--out", str(out)], tmp_path,
-            inputs=[*sources, out], needle="not empty", isolate=False)
+    refused(
+        ["import", *map(str, sources), "--out", str(out)],
+        tmp_path,
+        inputs=[*sources, out],
+        needle="not empty",
+        isolate=False,
+    )

@@ -28,8 +28,12 @@ def run(tmp_path_factory):
     from simulate.runner import RunSpec, simulate
 
     out = tmp_path_factory.mktemp("many") / "run"
-    simulate(RunSpec.build("xuezhan", 3, 2, 2, ["greedy", "random"] * 2, duplicate=True),
-             out, workers=1, progress=False)
+    simulate(
+        RunSpec.build("xuezhan", 3, 2, 2, ["greedy", "random"] * 2, duplicate=True),
+        out,
+        workers=1,
+        progress=False,
+    )
     return out
 
 
@@ -60,21 +64,30 @@ def test_export_import_export_is_byte_identical(run, tmp_path):
 def test_many_files_shards_and_selections(run, tmp_path):
     lines = list(export_lines(run))
     heads = [i for i, x in enumerate(lines) if x.startswith('{"format"')]
-    a, b = lines[:heads[5]], lines[heads[5]:]
+    a, b = lines[: heads[5]], lines[heads[5] :]
     (tmp_path / "a.jsonl").write_text("\n".join(a) + "\n", encoding="utf-8")
     (tmp_path / "b.jsonl").write_text("\n\n".join(b) + "\n", encoding="utf-8")  # blank lines
     out = tmp_path / "ab"
-    m = import_sources([(str(tmp_path / n), (lambda n=n: enumerate(
-        (tmp_path / n).read_text(encoding="utf-8").split("\n"), 1))) for n in ("a.jsonl",
-                                                                           "b.jsonl")],
-        out, hands_per_shard=3)
+    m = import_sources(
+        [
+            (
+                str(tmp_path / n),
+                (lambda n=n: enumerate((tmp_path / n).read_text(encoding="utf-8").split("\n"), 1)),
+            )
+            for n in ("a.jsonl", "b.jsonl")
+        ],
+        out,
+        hands_per_shard=3,
+    )
     assert sum(f["rows"] for f in m["files"] if f["table"] == "hands") == 16
     assert len({f["path"] for f in m["files"] if f["table"] == "hands"}) == 6  # 3 per shard
     assert m["source"] == {"files": ["a.jsonl", "b.jsonl"], "run": m["source"]["run"]}
     assert list(export_lines(out)) == lines  # layout aside, the same hands
     # same content, other layout and file names: the same run id
-    assert import_files([tmp_path / "a.jsonl", tmp_path / "b.jsonl"],
-                        tmp_path / "ab2")["run_id"] == m["run_id"]
+    assert (
+        import_files([tmp_path / "a.jsonl", tmp_path / "b.jsonl"], tmp_path / "ab2")["run_id"]
+        == m["run_id"]
+    )
     one = list(export_lines(run, hands=[(1, 2, 0)]))
     assert json.loads(one[0])["match"] == 1 and json.loads(one[0])["rotation"] == 2
     assert sum(x.startswith('{"format"') for x in export_lines(run, matches=[0])) == 8
@@ -92,8 +105,10 @@ def test_run_id_follows_content(run, tmp_path):
     head = json.loads(lines[0])
     head.update(seed=None, rng=None, hand_seed=None, source_run=None)
     head2 = dict(head, players=["x", *head["players"][1:]])
-    ids = {import_lines([json.dumps(h)] + lines[1:], tmp_path / f"f{i}")["run_id"]
-           for i, h in enumerate((head, head2))}
+    ids = {
+        import_lines([json.dumps(h)] + lines[1:], tmp_path / f"f{i}")["run_id"]
+        for i, h in enumerate((head, head2))
+    }
     assert len(ids) == 2
 
 
@@ -139,8 +154,9 @@ def test_runs_refuses_one_id_two_contents(run, tmp_path):
 
 def test_import_format_json_reports_the_written_run(run, tmp_path):
     f = _export(run, tmp_path)
-    r = CliRunner().invoke(main, ["import", str(f), "--out", str(tmp_path / "imp"),
-                                  "--format", "json"])
+    r = CliRunner().invoke(
+        main, ["import", str(f), "--out", str(tmp_path / "imp"), "--format", "json"]
+    )
     assert r.exit_code == 0, r.output
     got = json.loads(r.output)
     manifest = json.loads((tmp_path / "imp" / "manifest.json").read_text())
@@ -152,8 +168,13 @@ TWO_PASS = Path(__file__).parent / "fixtures" / "import-two-pass"
 
 
 def _fixture_sources(tmp_path, names=("a.jsonl", "b.jsonl")):
-    return [(str(tmp_path / n), lambda n=n: enumerate(
-        (tmp_path / n).read_text(encoding="utf-8").split("\n"), 1)) for n in names]
+    return [
+        (
+            str(tmp_path / n),
+            lambda n=n: enumerate((tmp_path / n).read_text(encoding="utf-8").split("\n"), 1),
+        )
+        for n in names
+    ]
 
 
 def test_one_pass_writes_what_the_two_pass_import_wrote(tmp_path):
@@ -162,15 +183,15 @@ def test_one_pass_writes_what_the_two_pass_import_wrote(tmp_path):
     for n in ("a.jsonl", "b.jsonl"):
         shutil.copy(TWO_PASS / n, tmp_path / n)
     out, warnings = tmp_path / "run", []
-    m = import_sources(_fixture_sources(tmp_path), out, warn=warnings.append,
-                       hands_per_shard=2)
+    m = import_sources(_fixture_sources(tmp_path), out, warn=warnings.append, hands_per_shard=2)
     want = TWO_PASS / "expected"
     assert (out / "manifest.json").read_bytes() == (want / "manifest.json").read_bytes()
     assert (out / ".run_id").read_bytes() == (want / "run_id.txt").read_bytes()
     for f in m["files"]:
         assert hashlib.sha256((out / f["path"]).read_bytes()).hexdigest() == f["sha256"]
-    assert [w.replace(f"{tmp_path}/", "") for w in warnings] == (
-        want / "warnings.txt").read_text(encoding="utf-8").splitlines()
+    assert [w.replace(f"{tmp_path}/", "") for w in warnings] == (want / "warnings.txt").read_text(
+        encoding="utf-8"
+    ).splitlines()
     # the hand whose seed was derived before the second seed was read: 0
     seeds = read_table(out, "hands", columns=["match", "hand", "hand_seed"]).to_pylist()
     assert {"match": 1, "hand": 0, "hand_seed": 0} in seeds
@@ -187,8 +208,9 @@ def test_refusal_after_shards_were_spilled_leaves_nothing(tmp_path):
     for out in (tmp_path / "x" / "y" / "run", tmp_path / "empty"):
         with pytest.raises(InputError) as e:
             import_sources(_fixture_sources(tmp_path), out, hands_per_shard=1)
-        assert str(e.value).startswith(f"{tmp_path / 'b.jsonl'}:1: hand 0:0 (rotation 0) is "
-                                       f"given twice")
+        assert str(e.value).startswith(
+            f"{tmp_path / 'b.jsonl'}:1: hand 0:0 (rotation 0) is given twice"
+        )
     assert sorted(os.listdir(tmp_path)) == ["a.jsonl", "b.jsonl", "empty"]
     assert os.listdir(tmp_path / "empty") == []
 
@@ -198,8 +220,19 @@ def test_a_bad_line_is_refused_before_a_value_the_log_cannot_hold(tmp_path):
     a hand whose deltas overflow, then a bad line, refuses on the bad line."""
     lines = (TWO_PASS / "a.jsonl").read_text(encoding="utf-8").splitlines()
     head = [i for i, x in enumerate(lines) if x.startswith('{"format"')]
-    hand = [lines[0]] + [json.dumps({"seq": j, "type": "transfer", "seat": 0, "from_seat": j + 1,
-                                     "kind": "win", "amount": 2**31 - 1}) for j in range(3)]
+    hand = [lines[0]] + [
+        json.dumps(
+            {
+                "seq": j,
+                "type": "transfer",
+                "seat": 0,
+                "from_seat": j + 1,
+                "kind": "win",
+                "amount": 2**31 - 1,
+            }
+        )
+        for j in range(3)
+    ]
     with pytest.raises(InputError, match="cannot be written"):
         import_lines(hand, tmp_path / "one")
     with pytest.raises(InputError, match=r"^x\.jsonl:\d+: not JSON"):
@@ -251,12 +284,16 @@ def test_a_killed_imports_spill_is_swept_by_the_next_import(tmp_path, name):
         "def lines():\n"
         f"    yield from enumerate(open({str(src)!r}, encoding='utf-8').read().split('\\n'), 1)\n"
         "    time.sleep(120)\n"
-        f"import_sources([('a.jsonl', lines)], {str(tmp_path / name)!r})\n")
+        f"import_sources([('a.jsonl', lines)], {str(tmp_path / name)!r})\n"
+    )
     p = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parent.parent)
     try:
         deadline = time.monotonic() + 60
-        while not [d for d in tmp_path.iterdir()
-                   if d.name.startswith(f".{name}.import-") and (d / ".lock").exists()]:
+        while not [
+            d
+            for d in tmp_path.iterdir()
+            if d.name.startswith(f".{name}.import-") and (d / ".lock").exists()
+        ]:
             assert p.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         time.sleep(0.5)  # some hands spilled

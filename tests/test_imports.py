@@ -26,8 +26,18 @@ PACKAGES = ("mjlog", "simulate", "analysis")
 #: longest matching prefix; it may import its own layer and those below.
 LAYERS = [
     ("core", ["mjlog"]),
-    ("logs, audit, viewer", ["mjlog.logio", "mjlog.rundir", "mjlog.replay", "mjlog.audit",
-                             "mjlog.viewer", "mjlog.interchange", "mjlog.docs"]),
+    (
+        "logs, audit, viewer",
+        [
+            "mjlog.logio",
+            "mjlog.rundir",
+            "mjlog.replay",
+            "mjlog.audit",
+            "mjlog.viewer",
+            "mjlog.interchange",
+            "mjlog.docs",
+        ],
+    ),
     ("agents", ["simulate.agents"]),
     ("batch", ["simulate", "mjlog.env"]),
     ("analysis", ["analysis"]),
@@ -83,8 +93,9 @@ def imports(name: str, path: Path, known: set[str], typing: bool = False) -> dic
                 up = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(up + ([base] if base else []))
             # ``from pkg import mod`` imports the submodule pkg.mod
-            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
-                       for a in node.names]
+            targets = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
         for t in targets:
             while t and t not in known:  # ``import a.b.c`` of a non-module attribute
                 t = t.rpartition(".")[0]
@@ -105,9 +116,13 @@ def test_every_module_has_a_layer():
 
 def test_nothing_imports_upward():
     g, mods = graph(), modules()
-    up = [f"{mods[a].relative_to(ROOT)}:{line} imports {b} "
-          f"({LAYERS[layer_of(a)][0]} → {LAYERS[layer_of(b)][0]})"
-          for a, deps in g.items() for b, line in deps.items() if layer_of(b) > layer_of(a)]
+    up = [
+        f"{mods[a].relative_to(ROOT)}:{line} imports {b} "
+        f"({LAYERS[layer_of(a)][0]} → {LAYERS[layer_of(b)][0]})"
+        for a, deps in g.items()
+        for b, line in deps.items()
+        if layer_of(b) > layer_of(a)
+    ]
     assert not up, "imports running upward:\n" + "\n".join(sorted(up))
 
 
@@ -144,6 +159,11 @@ def test_every_module_imports_first(pkg):
         "print('\\n'.join(bad))\n"
         "sys.exit(1 if bad else 0)\n"
     )
-    res = subprocess.run([sys.executable, "-c", script, *names], capture_output=True,
-                         text=True, cwd=ROOT, timeout=300)
+    res = subprocess.run(
+        [sys.executable, "-c", script, *names],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stdout + res.stderr

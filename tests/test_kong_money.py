@@ -51,9 +51,15 @@ def kongs_paid(rules, seed: int, hands: int):
     return out
 
 
-@pytest.mark.parametrize("variant,sets", [
-    ("yuxi", []), ("yuxi", ["bugang_payer=each_other", "late_added_kong=no_pay"]),
-    ("xuezhan", []), ("huangmei", [])])
+@pytest.mark.parametrize(
+    "variant,sets",
+    [
+        ("yuxi", []),
+        ("yuxi", ["bugang_payer=each_other", "late_added_kong=no_pay"]),
+        ("xuezhan", []),
+        ("huangmei", []),
+    ],
+)
 def test_kong_money_is_what_the_engine_pays(variant, sets):
     rules = resolve(variant, sets=sets)
     paid = kongs_paid(rules, seed=11, hands=40)

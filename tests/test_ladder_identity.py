@@ -34,8 +34,16 @@ def _seat_points(run) -> dict[int, list[int]]:
 def test_ladder_rows_are_agents_with_their_parameters(tmp_path):
     from analysis.ladder import ladder_tables
 
-    table, gaps = ladder_tables("yuxi", TWO_STRATEGIC, hands=8, seed=2, hands_per_match=1,
-                                workers=1, out=tmp_path / "run", seating="cyclic")
+    table, gaps = ladder_tables(
+        "yuxi",
+        TWO_STRATEGIC,
+        hands=8,
+        seed=2,
+        hands_per_match=1,
+        workers=1,
+        out=tmp_path / "run",
+        seating="cyclic",
+    )
     labels = ["strategic", "strategic:aggression=0.1", "greedy", "random"]
     assert sorted(table["agent"]) == sorted(labels)
     pts = _seat_points(tmp_path / "run")
@@ -52,22 +60,49 @@ def test_ladder_labels_an_agent_by_its_name_when_no_other_shares_it(tmp_path):
     from analysis.ladder import ladder_tables
 
     default = agent_entry("strategic")["settings"]["aggression"]
-    table = ladder_tables("yuxi", ["strategic:aggression=0.9", "greedy", "random", "random"],
-                          hands=8, hands_per_match=1, workers=1, seating="cyclic")[0]
+    table = ladder_tables(
+        "yuxi",
+        ["strategic:aggression=0.9", "greedy", "random", "random"],
+        hands=8,
+        hands_per_match=1,
+        workers=1,
+        seating="cyclic",
+    )[0]
     assert sorted(table["agent"]) == ["greedy", "random", "strategic"]
-    table = ladder_tables("yuxi", ["strategic", f"strategic:aggression={default}", "greedy",
-                                   "random"], hands=8, hands_per_match=1, workers=1,
-                          seating="cyclic")[0]
+    table = ladder_tables(
+        "yuxi",
+        ["strategic", f"strategic:aggression={default}", "greedy", "random"],
+        hands=8,
+        hands_per_match=1,
+        workers=1,
+        seating="cyclic",
+    )[0]
     assert sorted(table["agent"]) == ["greedy", "random", "strategic"]
     assert table.set_index("agent").loc["strategic", "hands"] == 16
 
 
 def test_ladder_cli_text_and_csv_name_both_specs(tmp_path):
-    res = CliRunner().invoke(main, ["ladder", "--variant", "yuxi", "--agents",
-                                    ",".join(TWO_STRATEGIC), "--hands", "8",
-                                    "--hands-per-match", "1", "--seating", "cyclic",
-                                    "--workers", "1", "--quiet", "--csv",
-                                    str(tmp_path / "t.csv")])
+    res = CliRunner().invoke(
+        main,
+        [
+            "ladder",
+            "--variant",
+            "yuxi",
+            "--agents",
+            ",".join(TWO_STRATEGIC),
+            "--hands",
+            "8",
+            "--hands-per-match",
+            "1",
+            "--seating",
+            "cyclic",
+            "--workers",
+            "1",
+            "--quiet",
+            "--csv",
+            str(tmp_path / "t.csv"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     lead = res.stdout.split("lead over")[1]
     assert "strategic:aggression=0.1" in lead and "strategic " in lead
@@ -94,8 +129,10 @@ def test_queries_keep_specs_apart_by_agent_and_line_up(tmp_path):
     b = _sim(tmp_path / "b", ["strategic:aggression=0.9"] * 4)
     c = _sim(tmp_path / "c", ["strategic:aggression=0.2"] * 4)
     v = queries.seat_stats([b, c], by="variant")
-    assert sorted(v["lineup"]) == [",".join(["strategic:aggression=0.2"] * 4),
-                                   ",".join(["strategic:aggression=0.9"] * 4)]
+    assert sorted(v["lineup"]) == [
+        ",".join(["strategic:aggression=0.2"] * 4),
+        ",".join(["strategic:aggression=0.9"] * 4),
+    ]
     assert v["hands"].tolist() == [4 * 8, 4 * 8]
     # read alone, each is plain strategic
     assert queries.seat_stats(b, by="agent")["agent"].tolist() == ["strategic"]
@@ -105,9 +142,11 @@ def test_report_per_agent_table_has_a_row_per_spec(tmp_path):
     run = _sim(tmp_path / "run", TWO_STRATEGIC)
     t = queries.tables(run)
     assert sorted(t["agents"]["agent"]) == sorted(
-        ["strategic", "strategic:aggression=0.1", "greedy", "random"])
-    res = CliRunner().invoke(main, ["report", str(run), "--out", str(tmp_path / "r"),
-                                    "--format", "json"])
+        ["strategic", "strategic:aggression=0.1", "greedy", "random"]
+    )
+    res = CliRunner().invoke(
+        main, ["report", str(run), "--out", str(tmp_path / "r"), "--format", "json"]
+    )
     assert res.exit_code == 0, res.output
     html = open(json.loads(res.output)["index"], encoding="utf-8").read()
     section = html.split("Per agent 每个智能体</h2>")[1].split("<h2")[0]

@@ -170,8 +170,11 @@ def write_shard(run, shard, hands, **kw):
 def seal(run):
     """Write the manifest of the shards on disk, entries recomputed (what a writer does
     at the end of a run): readers refuse a run without a verified manifest."""
-    entries = [logio.file_entry(p, t, f"{t}/{p.name}", pq.ParquetFile(p).metadata.num_rows)
-               for t in TABLES for p in sorted((Path(run) / t).glob("part-*.parquet"))]
+    entries = [
+        logio.file_entry(p, t, f"{t}/{p.name}", pq.ParquetFile(p).metadata.num_rows)
+        for t in TABLES
+        for p in sorted((Path(run) / t).glob("part-*.parquet"))
+    ]
     logio.write_manifest(run, logio.build_manifest(META, entries))
 
 
@@ -345,11 +348,14 @@ def test_column_decoding_equals_to_pylist(tmp_path):
                 want = col.to_pylist()
                 assert columns.pylist(col) == want, (name, c)
                 if pa.types.is_list(col.type):
-                    assert columns.tuples(col) == [None if v is None else tuple(v)
-                                                   for v in want], (name, c)
+                    assert columns.tuples(col) == [None if v is None else tuple(v) for v in want], (
+                        name,
+                        c,
+                    )
             keys = columns.key_array(part)
             assert [columns.unkey(k) for k in keys.tolist()] == list(
-                zip(*(part.column(c).to_pylist() for c in HAND_KEY), strict=True))
+                zip(*(part.column(c).to_pylist() for c in HAND_KEY), strict=True)
+            )
     kinds = logio.read_table(tmp_path, "events").column("kind")
     assert None in kinds.to_pylist()  # the null path was taken
 
@@ -367,8 +373,14 @@ def test_shard_reader_agrees_with_iter_hands(tmp_path):
             part = {t: tabs.by_hand(t, keys[a], keys[b - 1]) for t in tabs.children}
             for k, row in zip(keys[a:b], tabs.hands(a, b), strict=True):
                 ev = part["events"][k]
-                got.append((row, [(q, *e) for q, e in zip(ev.seqs, ev.events, strict=True)],
-                            part["wins"].get(k, []), part["transfers"].get(k, [])))
+                got.append(
+                    (
+                        row,
+                        [(q, *e) for q, e in zip(ev.seqs, ev.events, strict=True)],
+                        part["wins"].get(k, []),
+                        part["transfers"].get(k, []),
+                    )
+                )
     assert len(got) == len(streamed)
     for (row, ev, wins, tr), b in zip(got, streamed, strict=True):
         assert row == b.hand

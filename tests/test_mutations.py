@@ -199,7 +199,7 @@ def mut_win_removed_row(name, b):
 
 def mut_truncated(name, b):
     hand, events, wins, transfers = b
-    del events[len(events) // 2:]
+    del events[len(events) // 2 :]
     hand["n_events"] = len(events)
     return "truncated_events", len(events)
 
@@ -230,8 +230,15 @@ MUTATIONS = {
     "truncated": mut_truncated,
     "after_end": mut_after_end,
 }
-EVENT_STREAM = {"drawn_tile", "discard_not_in_hand", "out_of_turn", "transfer_amount",
-                "transfer_payer", "truncated", "after_end"}
+EVENT_STREAM = {
+    "drawn_tile",
+    "discard_not_in_hand",
+    "out_of_turn",
+    "transfer_amount",
+    "transfer_payer",
+    "truncated",
+    "after_end",
+}
 
 
 def _apply_first(name, mutate):
@@ -286,14 +293,51 @@ def test_unconstrained_agent_names():
 
 # ------------------------------------------------------------------ random fuzz
 
-HAND_FIELDS = ("hand_seed", "players", "dealer", "dice", "dealer_rolls", "break", "wall",
-               "outcome", "winners", "deltas", "n_events", "wall_left", "next_dealer")
-WIN_FIELDS = ("seq", "seat", "from_seat", "tile", "method", "win_order", "patterns", "fan",
-              "multiplier", "points", "total", "capped")
+HAND_FIELDS = (
+    "hand_seed",
+    "players",
+    "dealer",
+    "dice",
+    "dealer_rolls",
+    "break",
+    "wall",
+    "outcome",
+    "winners",
+    "deltas",
+    "n_events",
+    "wall_left",
+    "next_dealer",
+)
+WIN_FIELDS = (
+    "seq",
+    "seat",
+    "from_seat",
+    "tile",
+    "method",
+    "win_order",
+    "patterns",
+    "fan",
+    "multiplier",
+    "points",
+    "total",
+    "capped",
+)
 TRANSFER_FIELDS = ("seq", "payer", "payee", "amount", "reason")
 EVENT_FIELDS = ("seq", "type", "seat", "tile", "from_seat", "kind", "tiles", "amount")
-PATTERNS = ("pinghu", "pengpenghu", "qingyise", "qidui", "longqidui", "gen", "zimo", "facai",
-            "menqing", "gangshanghua", "hunyise", "dandiao")
+PATTERNS = (
+    "pinghu",
+    "pengpenghu",
+    "qingyise",
+    "qidui",
+    "longqidui",
+    "gen",
+    "zimo",
+    "facai",
+    "menqing",
+    "gangshanghua",
+    "hunyise",
+    "dandiao",
+)
 
 
 def _other(rng, old, domain):
@@ -312,9 +356,21 @@ def _mutate_value(rng, old, field, n):
     if field in ("kind",):
         return _other(rng, old, list(EVENT_KINDS) + [None])
     if field == "reason":
-        return _other(rng, old, ("win", "kong_exposed", "kong_added", "kong_concealed",
-                                 "horse", "call_transfer", "tax_refund", "flower_pig",
-                                 "not_ready"))
+        return _other(
+            rng,
+            old,
+            (
+                "win",
+                "kong_exposed",
+                "kong_added",
+                "kong_concealed",
+                "horse",
+                "call_transfer",
+                "tax_refund",
+                "flower_pig",
+                "not_ready",
+            ),
+        )
     if field == "method":
         return _other(rng, old, ("self_draw", "discard", "robbed_kong", "shilaotou"))
     if field == "outcome":
@@ -345,9 +401,17 @@ def _mutate_value(rng, old, field, n):
         else:
             i = rng.randrange(len(xs))
             top = {"dice": 6, "dealer_rolls": 6}.get(field)
-            dom = range(1, top + 1) if top else (range(n) if field == "winners" else
-                                                   range(-8, 9) if field == "deltas" else
-                                                   range(34))
+            dom = (
+                range(1, top + 1)
+                if top
+                else (
+                    range(n)
+                    if field == "winners"
+                    else range(-8, 9)
+                    if field == "deltas"
+                    else range(34)
+                )
+            )
             xs[i] = _other(rng, xs[i], dom)
         return xs if field not in ("tiles",) else tuple(xs)
     if old is None:
@@ -358,8 +422,11 @@ def _mutate_value(rng, old, field, n):
 
 def _choice_field(ev_row, field) -> bool:
     typ, kind = ev_row[TYPE], ev_row[KIND]
-    return ((typ == "discard" and field == "tile") or (typ == "void" and field == "kind")
-            or (typ == "kong" and kind in ("concealed", "added") and field == "tile"))
+    return (
+        (typ == "discard" and field == "tile")
+        or (typ == "void" and field == "kind")
+        or (typ == "kong" and kind in ("concealed", "added") and field == "tile")
+    )
 
 
 def _fuzz_targets(name, b):
@@ -417,8 +484,10 @@ def fuzz(n_mutations: int, seed: int):
 def test_fuzz_catch_rate():
     tried, caught, misses, c_tried, c_caught = fuzz(2500, seed=20261129)
     rate = caught / tried
-    print(f"\nconstrained fields: {caught}/{tried} caught ({rate:.4%}); "
-          f"choice fields: {c_caught}/{c_tried} caught; misses: {misses[:5]}")
+    print(
+        f"\nconstrained fields: {caught}/{tried} caught ({rate:.4%}); "
+        f"choice fields: {c_caught}/{c_tried} caught; misses: {misses[:5]}"
+    )
     assert rate >= 0.999, misses[:10]
 
 
@@ -428,7 +497,9 @@ def test_fuzz_is_seeded():
 
 def test_wall_tiles_cover_each_variant():
     # the fixtures really are of every variant and player count
-    sizes = {(ar.rules_of(v).variant, ar.rules_of(v).n, len(wall_tiles(ar.rules_of(v))))
-             for v in VARIANTS}
+    sizes = {
+        (ar.rules_of(v).variant, ar.rules_of(v).n, len(wall_tiles(ar.rules_of(v))))
+        for v in VARIANTS
+    }
     assert {s[0] for s in sizes} == {"yuxi", "xuezhan", "huangmei"}
     assert {s[1] for s in sizes} == {3, 4}

@@ -41,6 +41,7 @@ def win_seq(st, seat):
 
 # ---------------------------------------------------------------- yuxi kong_wins_big
 
+
 def kong_then_discard(r, win: bool):
     """The dealer konges 5555m and discards its replacement 9m; seat 1's plain hand
     waits on 9m (杠上炮)."""
@@ -73,8 +74,7 @@ def test_kong_wins_big_false_refuses_them():
     assert offered(ag[2], WIN) == 0 and st.wins == []
     # a big hand still wins on the discard after a kong, with 杠上炮 doubling it
     hands = {0: "5555m123p456p789s1s", 1: "222s333s555s66s99p", 2: JB, 3: JC}
-    st, _ = play_script(strict, hands, {0: ["kong 5m", "discard 9p"], 1: ["win 9p"]},
-                        tail="9p")
+    st, _ = play_script(strict, hands, {0: ["kong 5m", "discard 9p"], 1: ["win 9p"]}, tail="9p")
     assert yx.wins(st) == [(1, "discard", 0, ("pengpenghu", "gangshangpao"), 8)]
 
 
@@ -102,19 +102,27 @@ def last_four_rob(r):
     return play_script(r, hands, {3: ["pon 5m", "kong 5m"]}, tail="3s 3s 3s 5m")
 
 
-@pytest.mark.parametrize("scenario, method, pattern", [
-    (last_four_kong_discard, "discard", "gangshangpao"),
-    (last_four_rob, "robbed_kong", "qiangganghu")])
-@pytest.mark.parametrize("sets, want", [
-    # the kong pattern lets the plain hand win, at its 4
-    ((), "kong"),
-    # kong_wins_big = false: no win, the last-four reading not taken
-    (("kong_wins_big=false",), None),
-    # both (RULES.md, decided turn 3): a plain hand, 杠上炮/抢杠胡 adding nothing
-    (("kong_wins_big=false", "last4_plain_on_discard=true"), "plain"),
-])
-def test_kong_wins_big_false_with_last4_plain_wins_as_a_plain_hand(scenario, method, pattern,
-                                                                    sets, want):
+@pytest.mark.parametrize(
+    "scenario, method, pattern",
+    [
+        (last_four_kong_discard, "discard", "gangshangpao"),
+        (last_four_rob, "robbed_kong", "qiangganghu"),
+    ],
+)
+@pytest.mark.parametrize(
+    "sets, want",
+    [
+        # the kong pattern lets the plain hand win, at its 4
+        ((), "kong"),
+        # kong_wins_big = false: no win, the last-four reading not taken
+        (("kong_wins_big=false",), None),
+        # both (RULES.md, decided turn 3): a plain hand, 杠上炮/抢杠胡 adding nothing
+        (("kong_wins_big=false", "last4_plain_on_discard=true"), "plain"),
+    ],
+)
+def test_kong_wins_big_false_with_last4_plain_wins_as_a_plain_hand(
+    scenario, method, pattern, sets, want
+):
     r = yx.rules(*sets)
     st, _ = scenario(r)
     if want is None:
@@ -133,14 +141,19 @@ def test_kong_wins_big_false_with_last4_plain_wins_as_a_plain_hand(scenario, met
 CHADAJIAO = {0: JA + "7p", 1: "1112223334445m", 2: "123p234p456s789s9m", 3: JC}
 
 
-@pytest.mark.parametrize("value, owed1, owed2", [
-    ("best_self_draw", 6, 1), ("best_discard", 8, 1), ("flat", 1, 1)])
+@pytest.mark.parametrize(
+    "value, owed1, owed2", [("best_self_draw", 6, 1), ("best_discard", 8, 1), ("flat", 1, 1)]
+)
 def test_chadajiao_value(value, owed1, owed2):
     r = yx.rules(f"chadajiao_value={value}", "base=2")
     st, _ = play_script(r, CHADAJIAO, tail="3s 3s 3s 3s 6s")
     assert st.wins == [] and st.exhausted
-    assert pays(st) == [(0, 1, 2 * owed1, "not_ready"), (0, 2, 2 * owed2, "not_ready"),
-                        (3, 1, 2 * owed1, "not_ready"), (3, 2, 2 * owed2, "not_ready")]
+    assert pays(st) == [
+        (0, 1, 2 * owed1, "not_ready"),
+        (0, 2, 2 * owed2, "not_ready"),
+        (3, 1, 2 * owed1, "not_ready"),
+        (3, 2, 2 * owed2, "not_ready"),
+    ]
     # the auditor recomputes the settlement: a log made under other values is refused
     other = "flat" if value != "flat" else "best_discard"
     applied, d = replay_under(st, r.replace(chadajiao_value=other))
@@ -149,6 +162,7 @@ def test_chadajiao_value(value, owed1, owed2):
 
 # ---------------------------------------------------------------- dian_gang_hua_link
 
+
 def yuxi_chain(r):
     """Seat 1 konges the dealer's 5m (明杠), konges its 7p on the replacement (暗杠)
     and wins on the next replacement 9s: a chain that began with an exposed kong."""
@@ -156,14 +170,27 @@ def yuxi_chain(r):
     return play_script(r, hands, {1: ["kong 5m", "kong 7p", "win"]}, tail="7p 9s")
 
 
-@pytest.mark.parametrize("link, want", [
-    # the last kong (concealed) decides: an ordinary 杠上花, 3 from each
-    ("last", ([(1, "self_draw", None, ("gangshanghua",), 3)],
-              [(0, 1, 2, "kong_exposed"), (0, 1, 3, "win"), (2, 1, 3, "win"), (3, 1, 3, "win")])),
-    # the first (exposed, fed by the dealer) decides: 点杠花, the dealer pays 4 alone
-    ("first", ([(1, "self_draw", 0, ("gangshanghua",), 4)],
-               [(0, 1, 2, "kong_exposed"), (0, 1, 4, "win")])),
-])
+@pytest.mark.parametrize(
+    "link, want",
+    [
+        # the last kong (concealed) decides: an ordinary 杠上花, 3 from each
+        (
+            "last",
+            (
+                [(1, "self_draw", None, ("gangshanghua",), 3)],
+                [(0, 1, 2, "kong_exposed"), (0, 1, 3, "win"), (2, 1, 3, "win"), (3, 1, 3, "win")],
+            ),
+        ),
+        # the first (exposed, fed by the dealer) decides: 点杠花, the dealer pays 4 alone
+        (
+            "first",
+            (
+                [(1, "self_draw", 0, ("gangshanghua",), 4)],
+                [(0, 1, 2, "kong_exposed"), (0, 1, 4, "win")],
+            ),
+        ),
+    ],
+)
 def test_dian_gang_hua_link_yuxi(link, want):
     r = yx.rules(f"dian_gang_hua_link={link}")
     st, _ = yuxi_chain(r)
@@ -180,11 +207,20 @@ def test_a_chain_begins_at_the_last_front_draw(link):
     # draws its fourth 7p, konges it (暗杠) and wins on that replacement: the chain
     # holds only the concealed kong, an ordinary 杠上花 whatever the link
     hands = {0: JA + "5m", 1: "555m777p123p456s9s", 2: JB, 3: JC}
-    st, _ = play_script(yx.rules(f"dian_gang_hua_link={link}"), hands,
-                        {1: ["kong 5m", "kong 7p", "win"]}, draws="? ? ? 7p", tail="1z 9s")
+    st, _ = play_script(
+        yx.rules(f"dian_gang_hua_link={link}"),
+        hands,
+        {1: ["kong 5m", "kong 7p", "win"]},
+        draws="? ? ? 7p",
+        tail="1z 9s",
+    )
     assert yx.wins(st) == [(1, "self_draw", None, ("gangshanghua",), 3)]
-    assert pays(st) == [(0, 1, 2, "kong_exposed"), (0, 1, 3, "win"), (2, 1, 3, "win"),
-                        (3, 1, 3, "win")]
+    assert pays(st) == [
+        (0, 1, 2, "kong_exposed"),
+        (0, 1, 3, "win"),
+        (2, 1, 3, "win"),
+        (3, 1, 3, "win"),
+    ]
 
 
 XZ_CHAIN = {0: "123m456m789m2346s 5s", 1: "555s777p123p456p9p"}
@@ -192,34 +228,57 @@ XZ_CHAIN = {0: "123m456m789m2346s 5s", 1: "555s777p123p456p9p"}
 
 @pytest.mark.parametrize("link, payers", [("last", [0, 2, 3]), ("first", [0])])
 def test_dian_gang_hua_link_xuezhan(link, payers):
-    st, _ = xz.run(XZ_CHAIN, voids="pmmm", tail="7p 9p", stop=True,
-                   rules=xz.XZ(dian_gang_hua_link=link),
-                   scripts={1: ["kong 5s", "kong 7p", "win 9p"]})
+    st, _ = xz.run(
+        XZ_CHAIN,
+        voids="pmmm",
+        tail="7p 9p",
+        stop=True,
+        rules=xz.XZ(dian_gang_hua_link=link),
+        scripts={1: ["kong 5s", "kong 7p", "win 9p"]},
+    )
     # 平胡 ×2 per 根 (two kongs) ×2 杠上开花 = 8
-    assert xz.wins(st)[0][:6] == (1, 0 if link == "first" else None, "self_draw",
-                                  ("pinghu", "gen", "gen", "gangshanghua"), 8, 8)
+    assert xz.wins(st)[0][:6] == (
+        1,
+        0 if link == "first" else None,
+        "self_draw",
+        ("pinghu", "gen", "gen", "gangshanghua"),
+        8,
+        8,
+    )
     assert pays(st, "win") == [(p, 1, 8, "win") for p in payers]
     assert pays(st, "kong_exposed", "kong_concealed") == [
-        (0, 1, 2, "kong_exposed"), (0, 1, 2, "kong_concealed"), (2, 1, 2, "kong_concealed"),
-        (3, 1, 2, "kong_concealed")]
+        (0, 1, 2, "kong_exposed"),
+        (0, 1, 2, "kong_concealed"),
+        (2, 1, 2, "kong_concealed"),
+        (3, 1, 2, "kong_concealed"),
+    ]
 
 
 def yuxi_added_chain(r):
     """Seat 1 pons the dealer's 7p, konges the dealer's 5m (明杠), adds its drawn 7p
     on the replacement (补杠: nobody robs) and wins on the next replacement 9s."""
     hands = {0: JA + "7p", 1: "77p555m123p456s9s1s", 2: JB, 3: JC}
-    return play_script(r, hands, {1: ["pon 7p", "discard 1s", "kong 5m", "kong 7p", "win"]},
-                       draws="? ? 5m", tail="7p 9s")
+    return play_script(
+        r,
+        hands,
+        {1: ["pon 7p", "discard 1s", "kong 5m", "kong 7p", "win"]},
+        draws="? ? 5m",
+        tail="7p 9s",
+    )
 
 
 def xuezhan_chain(r):
     """XZ_CHAIN played to the end: 明杠 5s, 暗杠 7p on its replacement, win on 9p."""
-    return xz.run(XZ_CHAIN, voids="pmmm", tail="7p 9p", rules=r,
-                  scripts={1: ["kong 5s", "kong 7p", "win 9p"]})
+    return xz.run(
+        XZ_CHAIN, voids="pmmm", tail="7p 9p", rules=r, scripts={1: ["kong 5s", "kong 7p", "win 9p"]}
+    )
 
 
-CHAINS = {"yuxi": (yuxi_chain, yx.rules), "yuxi-added": (yuxi_added_chain, yx.rules),
-          "xuezhan": (xuezhan_chain, lambda s: xz.XZ(dian_gang_hua_link=s.split("=")[1]))}
+CHAINS = {
+    "yuxi": (yuxi_chain, yx.rules),
+    "yuxi-added": (yuxi_added_chain, yx.rules),
+    "xuezhan": (xuezhan_chain, lambda s: xz.XZ(dian_gang_hua_link=s.split("=")[1])),
+}
 
 
 def logged(st, r, tmp_path, name="run"):
@@ -229,12 +288,17 @@ def logged(st, r, tmp_path, name="run"):
     from mjlog.variants import break_position
 
     dice = (3, 4)
-    head = {"format": FORMAT, "variant": r.variant, "rules": r.to_json(),
-            "players": ["scripted"] * r.n, "dealer": st.dealer, "dice": list(dice),
-            "break": break_position(r.variant, dice, st.dealer, r.n, len(st.wall)),
-            "wall": fmt_ordered(st.wall)}
-    lines = [json.dumps(head)] + [json.dumps(event_to_json(i, e))
-                                  for i, e in enumerate(st.events)]
+    head = {
+        "format": FORMAT,
+        "variant": r.variant,
+        "rules": r.to_json(),
+        "players": ["scripted"] * r.n,
+        "dealer": st.dealer,
+        "dice": list(dice),
+        "break": break_position(r.variant, dice, st.dealer, r.n, len(st.wall)),
+        "wall": fmt_ordered(st.wall),
+    }
+    lines = [json.dumps(head)] + [json.dumps(event_to_json(i, e)) for i, e in enumerate(st.events)]
     out = tmp_path / name
     import_lines(lines, out, warn=lambda msg: None)
     return out
@@ -254,17 +318,20 @@ def test_a_kong_chain_played_and_audited(chain, link, tmp_path):
     r = rules(f"dian_gang_hua_link={link}")
     st, _ = play(r)
     (w, *_) = st.wins
-    kongs = [e for e in st.events[:w.seq] if e.type == "kong" and e.seat == w.seat]
+    kongs = [e for e in st.events[: w.seq] if e.type == "kong" and e.seat == w.seat]
     assert [k.kind for k in kongs][-2:][0] == "exposed" and len(kongs) >= 2
     run = logged(st, r, tmp_path)
     res = audit_runs([run], workers=1)
     assert res.problems == [] and res.hands == 1
-    paid = [(t["payer"], t["amount"]) for t in read_table(run, "transfers").to_pylist()
-            if t["reason"] == "win" and t["payee"] == w.seat and t["seq"] < w.seq + r.n]
+    paid = [
+        (t["payer"], t["amount"])
+        for t in read_table(run, "transfers").to_pylist()
+        if t["reason"] == "win" and t["payee"] == w.seat and t["seq"] < w.seq + r.n
+    ]
     feeder = kongs[-2].from_seat
     if link == "first":  # 点杠花: the feeder of the chain's first kong pays alone
         assert paid == [(feeder, w.points)] and w.from_seat == feeder
-    else:                # the last kong (concealed or added) decides: a self-draw
+    else:  # the last kong (concealed or added) decides: a self-draw
         assert sorted(p for p, _ in paid) == [s for s in range(r.n) if s != w.seat]
         assert w.from_seat is None
     # the same log under the other link is refused at the win (its payer differs)
@@ -280,8 +347,9 @@ VOID_HANDS = {0: "123m456m789m1234p 2s", 1: "1m123p456p789p11s2s"}
 
 
 def void_hand(rules):
-    return xz.run(VOID_HANDS, voids="smpp", draws="5p ? ? ? 9s", rules=rules,
-                  scripts={0: ["discard 2s"]})
+    return xz.run(
+        VOID_HANDS, voids="smpp", draws="5p ? ? ? 9s", rules=rules, scripts={0: ["discard 2s"]}
+    )
 
 
 def seat1_first_discards(ag):
@@ -324,7 +392,8 @@ def hm_rules(**kw):
 def test_menqing_on_discard_true_counts_menqing_on_a_discard():
     st, _ = play_script(hm_rules(), HM, {1: ["win 1s"]})
     assert [(w.seat, w.method, w.patterns, w.fan) for w in st.wins] == [
-        (1, "discard", ("pinghu", "menqing"), 2)]
+        (1, "discard", ("pinghu", "menqing"), 2)
+    ]
 
 
 def test_menqing_on_discard_false_drops_menqing_so_the_plain_hand_is_below_min_fan():
@@ -349,21 +418,29 @@ def test_menqing_on_discard_false_lets_a_concealed_qingyise_win_two_sided():
     strict = hm_rules(menqing_on_discard="false")
     st, _ = play_script(strict, QINGYISE, {1: ["win 4m"]})
     assert [(w.seat, w.method, w.patterns, w.fan) for w in st.wins] == [
-        (1, "discard", ("pinghu", "qingyise"), 16)]
+        (1, "discard", ("pinghu", "qingyise"), 16)
+    ]
     assert replay_under(st, strict) == (len(st.events), None)
 
 
 # seat 2 pons the dealer's 1s and adds the fourth it draws; seat 1 (two-sided on
 # 1s/4s, concealed) may not win on the discard (平胡 alone) but robs the kong
-ROB = {0: "111z222z333z777z2m 1s", 1: "123m456m789p55s23s", 2: "11s258m369p44557z",
-       3: "147m258p369s1234z"}
+ROB = {
+    0: "111z222z333z777z2m 1s",
+    1: "123m456m789p55s23s",
+    2: "11s258m369p44557z",
+    3: "147m258p369s1234z",
+}
 
 
-@pytest.mark.parametrize("flag, patterns, fan", [
-    ("true", ("pinghu", "menqing", "qiangganghu"), 7),
-    # robbing a kong is no discard: 门前清 still counts (RULES.md, decided turn 3)
-    ("false", ("pinghu", "menqing", "qiangganghu"), 7),
-])
+@pytest.mark.parametrize(
+    "flag, patterns, fan",
+    [
+        ("true", ("pinghu", "menqing", "qiangganghu"), 7),
+        # robbing a kong is no discard: 门前清 still counts (RULES.md, decided turn 3)
+        ("false", ("pinghu", "menqing", "qiangganghu"), 7),
+    ],
+)
 def test_menqing_counts_when_robbing_a_kong(flag, patterns, fan):
     r = hm_rules(menqing_on_discard=flag)
     # by default seat 1 could win on the dealer's 1s (平胡 + 门前清): it passes
@@ -371,37 +448,63 @@ def test_menqing_counts_when_robbing_a_kong(flag, patterns, fan):
     script = {1: [*passes, "win 1s"], 2: ["pon 1s", "kong 1s"]}
     st, _ = play_script(r, ROB, script, draws="9s 9s 9s 1s")
     assert [(w.seat, w.method, w.from_seat, w.patterns, w.fan) for w in st.wins] == [
-        (1, "robbed_kong", 2, patterns, fan)]
+        (1, "robbed_kong", 2, patterns, fan)
+    ]
     assert pays(st) == [(2, 1, fan, "win")]
     assert replay_under(st, r) == (len(st.events), None)
 
 
-@pytest.mark.parametrize("how, bonus, sets, patterns", [
-    # 门前清 only on a self-draw
-    ("self", 0, {}, ["pinghu", "zimo", "menqing"]),
-    # a single wait (卡档) on a discard: allowed, but without 门前清
-    ("discard", 0, {"--win": "2s", "--hand": "123m456m789p55s13s"}, ["pinghu", "kadang"]),
-    # a laid-out 发 reaches 2 fan
-    ("discard", 1, {}, ["pinghu", "facai"]),
-    # a concealed 清一色 on a two-sided wait
-    ("discard", 0, {"--win": "4m", "--hand": "123m456m789m55m23m"}, ["pinghu", "qingyise"]),
-    # and a 混一色
-    ("discard", 0, {"--win": "4m", "--hand": "123m456m789m11z23m"}, ["pinghu", "hunyise"]),
-    # robbing a kong is no discard: 门前清 counts (平胡 1 + 门前清 1 + 抢杠 5 = 7)
-    ("robbed-kong", 0, {}, ["pinghu", "menqing", "qiangganghu"]),
-])
+@pytest.mark.parametrize(
+    "how, bonus, sets, patterns",
+    [
+        # 门前清 only on a self-draw
+        ("self", 0, {}, ["pinghu", "zimo", "menqing"]),
+        # a single wait (卡档) on a discard: allowed, but without 门前清
+        ("discard", 0, {"--win": "2s", "--hand": "123m456m789p55s13s"}, ["pinghu", "kadang"]),
+        # a laid-out 发 reaches 2 fan
+        ("discard", 1, {}, ["pinghu", "facai"]),
+        # a concealed 清一色 on a two-sided wait
+        ("discard", 0, {"--win": "4m", "--hand": "123m456m789m55m23m"}, ["pinghu", "qingyise"]),
+        # and a 混一色
+        ("discard", 0, {"--win": "4m", "--hand": "123m456m789m11z23m"}, ["pinghu", "hunyise"]),
+        # robbing a kong is no discard: 门前清 counts (平胡 1 + 门前清 1 + 抢杠 5 = 7)
+        ("robbed-kong", 0, {}, ["pinghu", "menqing", "qiangganghu"]),
+    ],
+)
 def test_menqing_on_discard_false_in_the_scorer(how, bonus, sets, patterns):
     hand = sets.get("--hand", "123m456m789p55s23s")
-    args = ["score", "huangmei", hand, "--win", sets.get("--win", "1s"), "--by", how,
-            "--bonus", str(bonus), "--set", "menqing_on_discard=false", "--json"]
+    args = [
+        "score",
+        "huangmei",
+        hand,
+        "--win",
+        sets.get("--win", "1s"),
+        "--by",
+        how,
+        "--bonus",
+        str(bonus),
+        "--set",
+        "menqing_on_discard=false",
+        "--json",
+    ]
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["patterns"] == patterns
 
 
 def test_menqing_on_discard_false_refuses_the_seeds_example_by_min_fan():
-    args = ["score", "huangmei", "123m456m789p55s23s", "--win", "1s", "--by", "discard",
-            "--set", "menqing_on_discard=false", "--json"]
+    args = [
+        "score",
+        "huangmei",
+        "123m456m789p55s23s",
+        "--win",
+        "1s",
+        "--by",
+        "discard",
+        "--set",
+        "menqing_on_discard=false",
+        "--json",
+    ]
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 1
     out = json.loads(res.output)
@@ -413,14 +516,18 @@ def test_menqing_on_discard_false_refuses_the_seeds_example_by_min_fan():
 ZIYISE = {0: "123m456p789s11s23m 5z", 1: "111z222z333z444z5z"}
 
 
-@pytest.mark.parametrize("flag, patterns, fan", [
-    ("true", ("pinghu", "menqing", "dandiao", "pengpenghu", "hunyise"), 33),
-    ("false", ("pinghu", "menqing", "dandiao", "pengpenghu"), 18),
-])
+@pytest.mark.parametrize(
+    "flag, patterns, fan",
+    [
+        ("true", ("pinghu", "menqing", "dandiao", "pengpenghu", "hunyise"), 33),
+        ("false", ("pinghu", "menqing", "dandiao", "pengpenghu"), 18),
+    ],
+)
 def test_ziyise_hunyise(flag, patterns, fan):
     st, _ = play_script(hm_rules(ziyise_hunyise=flag), ZIYISE, {1: ["win 5z"]})
     assert [(w.seat, w.method, w.patterns, w.fan, w.points) for w in st.wins] == [
-        (1, "discard", patterns, fan, fan)]
+        (1, "discard", patterns, fan, fan)
+    ]
     assert replay_under(st, hm_rules(ziyise_hunyise=flag)) == (len(st.events), None)
     other = hm_rules(ziyise_hunyise="false" if flag == "true" else "true")
     assert replay_under(st, other)[1].check == Check.TRANSFER  # the win's payment
@@ -429,21 +536,28 @@ def test_ziyise_hunyise(flag, patterns, fan):
 # ---------------------------------------------------------------- keys, CLI, runs
 
 NEW_KEYS = {
-    "yuxi": {"kong_wins_big": (True, "false", "maybe"),
-             "chadajiao_value": ("best_self_draw", "best_discard", "best"),
-             "dian_gang_hua_link": ("last", "first", "middle")},
-    "xuezhan": {"dian_gang_hua_link": ("last", "first", "1"),
-                "void_first": (False, "true", "first")},
-    "huangmei": {"menqing_on_discard": (True, "false", "2"),
-                 "ziyise_hunyise": (True, "false", "yes please"),
-                 "doubling_cap": (10, "3", "-1")},
+    "yuxi": {
+        "kong_wins_big": (True, "false", "maybe"),
+        "chadajiao_value": ("best_self_draw", "best_discard", "best"),
+        "dian_gang_hua_link": ("last", "first", "middle"),
+    },
+    "xuezhan": {
+        "dian_gang_hua_link": ("last", "first", "1"),
+        "void_first": (False, "true", "first"),
+    },
+    "huangmei": {
+        "menqing_on_discard": (True, "false", "2"),
+        "ziyise_hunyise": (True, "false", "yes please"),
+        "doubling_cap": (10, "3", "-1"),
+    },
 }
 CASES = [(v, k, *vals) for v, ks in NEW_KEYS.items() for k, vals in ks.items()]
 
 
 @pytest.mark.parametrize("variant, key, default, switched, bad", CASES)
-def test_key_shown_round_tripped_and_strictly_parsed(variant, key, default, switched, bad,
-                                                     tmp_path):
+def test_key_shown_round_tripped_and_strictly_parsed(
+    variant, key, default, switched, bad, tmp_path
+):
     assert resolve(variant)[key] == default
     res = CliRunner().invoke(main, ["rules", variant, "--set", f"{key}={switched}"])
     assert res.exit_code == 0, res.output
@@ -473,9 +587,23 @@ def test_runs_under_the_switched_keys_validate(name, tmp_path):
     variant = name.split("-")[0]
     sets = [a for s in SWITCHED[name] for a in ("--set", s)]
     out = tmp_path / "run"
-    res = CliRunner().invoke(main, ["simulate", "--variant", variant, *sets, "--matches", "2",
-                                    "--hands-per-match", "4", "--agents",
-                                    "strategic,efficient,greedy,random", "--out", str(out)])
+    res = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "--variant",
+            variant,
+            *sets,
+            "--matches",
+            "2",
+            "--hands-per-match",
+            "4",
+            "--agents",
+            "strategic,efficient,greedy,random",
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(main, ["validate", str(out), "--workers", "1"])
     assert res.exit_code == 0, res.output

@@ -37,8 +37,9 @@ def test_notebook_runs(path, kernel):
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell("%reset -f"))
     # any error in a cell raises
-    NotebookClient(nb, km=kernel, timeout=300,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb, km=kernel, timeout=300, resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert any("image/png" in o.get("data", {}) for o in outputs) or path.stem.startswith("01")

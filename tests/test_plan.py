@@ -31,8 +31,9 @@ def test_detect_agrees_with_statsmodels_power(effect):
     sd = 1.0
     exact = TTestPower().solve_power(effect_size=effect / sd, alpha=0.05, power=0.8)
     assert abs(matches_needed(sd, effect) - exact) <= 2
-    exact = TTestIndPower().solve_power(effect_size=effect / (sd / math.sqrt(2)),
-                                        alpha=0.05, power=0.8)
+    exact = TTestIndPower().solve_power(
+        effect_size=effect / (sd / math.sqrt(2)), alpha=0.05, power=0.8
+    )
     assert abs(matches_needed(sd, effect, paired=False) - exact) <= 2
 
 
@@ -51,8 +52,17 @@ def test_equivalence_has_80_percent_power_at_no_difference():
 
 
 def test_plan_from_one_pilot_run_json():
-    p = _plan(data_dir() / "yuxi", "--metric", "draw_rate", "--detect", "0.02",
-              "--workers", "2", "--time-hands", "4")
+    p = _plan(
+        data_dir() / "yuxi",
+        "--metric",
+        "draw_rate",
+        "--detect",
+        "0.02",
+        "--workers",
+        "2",
+        "--time-hands",
+        "4",
+    )
     for key in ("metric", "hands", "matches", "seconds", "workers"):
         assert key in p
     assert p["metric"] == "draw_rate" and p["question"] == "detect" and p["paired"]
@@ -62,17 +72,24 @@ def test_plan_from_one_pilot_run_json():
     # time: linear in shards, the sides one after the other
     assert p["seconds_one_worker"] == pytest.approx(p["seconds_per_hand"] * p["total_hands"])
     assert p["seconds"] == pytest.approx(
-        2 * math.ceil(p["shards"] / 2) * p["hands"] / p["shards"] * p["seconds_per_hand"])
+        2 * math.ceil(p["shards"] / 2) * p["hands"] / p["shards"] * p["seconds_per_hand"]
+    )
     # half the difference: about four times the hands
-    q = _plan(data_dir() / "yuxi", "--metric", "draw_rate", "--detect", "0.01",
-              "--time-hands", "0")
+    q = _plan(data_dir() / "yuxi", "--metric", "draw_rate", "--detect", "0.01", "--time-hands", "0")
     assert 3.8 < q["matches"] / p["matches"] < 4.2
     assert q["seconds"] is None and "not timed" in q["timing"]
 
 
 def test_a_rare_pattern_is_sized_from_its_binomial_spread_at_least():
-    p = _plan(data_dir() / "huangmei", "--metric", "pattern_rate[haidilaoyue]",
-              "--margin", "0.002", "--time-hands", "0")
+    p = _plan(
+        data_dir() / "huangmei",
+        "--metric",
+        "pattern_rate[haidilaoyue]",
+        "--margin",
+        "0.002",
+        "--time-hands",
+        "0",
+    )
     wins = 3026  # 海底捞月 on one win of the pilot's
     assert p["sd"] >= math.sqrt(2 * (1 / wins) * (1 - 1 / wins) / wins * 375) * 0.99
     assert p["question"] == "equivalence" and p["matches"] > 0
@@ -81,24 +98,67 @@ def test_a_rare_pattern_is_sized_from_its_binomial_spread_at_least():
 def test_two_pilot_runs_measure_the_paired_spread(tmp_path):
     """Same seed, greedy agents (who play alike under any points) and the points
     doubled: the same walls, so the pairing is measured."""
-    base = ["simulate", "--variant", "yuxi", "--matches", "6", "--hands-per-match", "4",
-            "--seed", "7", "--agents", "greedy", "--workers", "1", "--quiet"]
+    base = [
+        "simulate",
+        "--variant",
+        "yuxi",
+        "--matches",
+        "6",
+        "--hands-per-match",
+        "4",
+        "--seed",
+        "7",
+        "--agents",
+        "greedy",
+        "--workers",
+        "1",
+        "--quiet",
+    ]
     for name, sets in (("a", []), ("b", ["--set", "base=2"])):
         res = CliRunner().invoke(main, [*base, *sets, "--out", str(tmp_path / name)])
         assert res.exit_code == 0, res.output
-    p = _plan(tmp_path / "a", tmp_path / "b", "--metric", "mean_points[0]", "--detect", "0.5",
-              "--time-hands", "0")
+    p = _plan(
+        tmp_path / "a",
+        tmp_path / "b",
+        "--metric",
+        "mean_points[0]",
+        "--detect",
+        "0.5",
+        "--time-hands",
+        "0",
+    )
     assert p["paired"] and p["pairing_measured"] and "paired by their walls" in p["how"]
     assert p["pilot"] == [str(tmp_path / "a"), str(tmp_path / "b")]
-    u = _plan(tmp_path / "a", tmp_path / "b", "--metric", "mean_points[0]", "--detect", "0.5",
-              "--time-hands", "0", "--unpaired")
+    u = _plan(
+        tmp_path / "a",
+        tmp_path / "b",
+        "--metric",
+        "mean_points[0]",
+        "--detect",
+        "0.5",
+        "--time-hands",
+        "0",
+        "--unpaired",
+    )
     assert not u["paired"]
 
 
 def test_text_says_what_it_assumed():
-    res = CliRunner().invoke(main, ["plan", str(data_dir() / "xuezhan"), "--metric",
-                                    "dealer_advantage", "--margin", "0.1", "--workers", "4",
-                                    "--time-hands", "2"])
+    res = CliRunner().invoke(
+        main,
+        [
+            "plan",
+            str(data_dir() / "xuezhan"),
+            "--metric",
+            "dealer_advantage",
+            "--margin",
+            "0.1",
+            "--workers",
+            "4",
+            "--time-hands",
+            "2",
+        ],
+    )
     assert res.exit_code == 0, res.output
     out = res.output
     assert "equivalence within ±0.1" in out and "paired by match" in out

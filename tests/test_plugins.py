@@ -35,14 +35,20 @@ def build_wheel(dest: Path) -> Path:
     meta = tomllib.loads((PKG / "pyproject.toml").read_text())["project"]
     name, version = meta["name"].replace("-", "_"), meta["version"]
     info = f"{name}-{version}.dist-info"
-    files = {f"mjlog_test_plugin/{p.name}": p.read_bytes()
-             for p in sorted((PKG / "mjlog_test_plugin").glob("*.py"))}
-    files[f"{info}/METADATA"] = (f"Metadata-Version: 2.1\nName: {meta['name']}\n"
-                                 f"Version: {version}\n").encode()
-    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n" \
-        b"Tag: py3-none-any\n"
-    eps = "".join(f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in table.items())
-                  for group, table in meta["entry-points"].items())
+    files = {
+        f"mjlog_test_plugin/{p.name}": p.read_bytes()
+        for p in sorted((PKG / "mjlog_test_plugin").glob("*.py"))
+    }
+    files[f"{info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {meta['name']}\nVersion: {version}\n"
+    ).encode()
+    files[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    eps = "".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in table.items())
+        for group, table in meta["entry-points"].items()
+    )
     files[f"{info}/entry_points.txt"] = eps.encode()
     record = []
     for path, data in files.items():
@@ -61,17 +67,37 @@ def site(tmp_path_factory) -> Path:
     """The plugin installed by pip into a directory of its own."""
     d = tmp_path_factory.mktemp("site")
     whl = build_wheel(tmp_path_factory.mktemp("wheel"))
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-                    "--target", str(d / "lib"), str(whl)], check=True, capture_output=True,
-                   cwd=d)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(d / "lib"),
+            str(whl),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=d,
+    )
     assert (d / "lib" / "mjlog_test_plugin-0.3.1.dist-info" / "entry_points.txt").exists()
     return d / "lib"
 
 
 def mjlog(site: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
-    return subprocess.run([sys.executable, "-m", "mjlog", *args], env=env, cwd=site,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "mjlog", *args],
+        env=env,
+        cwd=site,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture
@@ -107,28 +133,75 @@ def test_specs_parse():
 
 def test_simulate_two_workers_ladder_validate(site, tmp_path):
     out = tmp_path / "run"
-    r = mjlog(site, "simulate", "--variant", "yuxi", "--matches", "4", "--hands-per-match",
-              "2", "--seed", "3", "--agents", "first,greedy,mjlog_test_plugin.agents:FirstAgent"
-              ":skip=no,random", "--hands-per-shard", "2", "--workers", "2", "--quiet",
-              "--out", str(out))
+    r = mjlog(
+        site,
+        "simulate",
+        "--variant",
+        "yuxi",
+        "--matches",
+        "4",
+        "--hands-per-match",
+        "2",
+        "--seed",
+        "3",
+        "--agents",
+        "first,greedy,mjlog_test_plugin.agents:FirstAgent:skip=no,random",
+        "--hands-per-shard",
+        "2",
+        "--workers",
+        "2",
+        "--quiet",
+        "--out",
+        str(out),
+    )
     assert r.returncode == 0, r.stderr
     m = json.loads((out / "manifest.json").read_text())
     assert m["agents"][0] == {"name": "first", "params": {}, "spec": "first", "version": "0.3.1"}
     assert m["agents"][1] == {"name": "greedy", "params": {}, "settings": {}}
-    assert m["agents"][2] == {"name": "mjlog_test_plugin.agents:FirstAgent",
-                              "params": {"skip": "no"}, "version": "0.3.1",
-                              "spec": "mjlog_test_plugin.agents:FirstAgent:skip=no"}
+    assert m["agents"][2] == {
+        "name": "mjlog_test_plugin.agents:FirstAgent",
+        "params": {"skip": "no"},
+        "version": "0.3.1",
+        "spec": "mjlog_test_plugin.agents:FirstAgent:skip=no",
+    }
     r = mjlog(site, "validate", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
-    r = mjlog(site, "ladder", "--variant", "huangmei", "--agents", "first,greedy,greedy,greedy",
-              "--hands", "16", "--hands-per-match", "4", "--workers", "2")
+    r = mjlog(
+        site,
+        "ladder",
+        "--variant",
+        "huangmei",
+        "--agents",
+        "first,greedy,greedy,greedy",
+        "--hands",
+        "16",
+        "--hands-per-match",
+        "4",
+        "--workers",
+        "2",
+    )
     assert r.returncode == 0, r.stderr
     assert "first" in r.stdout and "greedy" in r.stdout
     # without the plugin installed: one line naming the valid agents
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    r = subprocess.run([sys.executable, "-m", "mjlog", "ladder", "--variant", "yuxi",
-                        "--agents", "first,greedy,greedy,greedy", "--hands", "8"],
-                       env=env, capture_output=True, text=True, cwd=tmp_path)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mjlog",
+            "ladder",
+            "--variant",
+            "yuxi",
+            "--agents",
+            "first,greedy,greedy,greedy",
+            "--hands",
+            "8",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert r.returncode == 2 and len(r.stderr.splitlines()) == 1
     assert "unknown agent 'first'" in r.stderr
 
@@ -145,8 +218,14 @@ if __name__ == "__main__":
 """
     (site.parent / "spawn_test.py").write_text(code)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
-    r = subprocess.run([sys.executable, str(site.parent / "spawn_test.py")], env=env,
-                       capture_output=True, text=True, timeout=120, cwd=site)
+    r = subprocess.run(
+        [sys.executable, str(site.parent / "spawn_test.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=site,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["4"]
 
@@ -158,9 +237,9 @@ def test_dask_workers_make_the_plugin(on_path, tmp_path):
 
     spec = RunSpec.build("yuxi", 2, 2, 2, ["first", "greedy"] * 2, hands_per_shard=2)
     ref = simulate(spec, tmp_path / "local", workers=1, progress=False)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster:
-        m = simulate(spec, tmp_path / "dask", scheduler=cluster.scheduler_address,
-                     progress=False)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        m = simulate(spec, tmp_path / "dask", scheduler=cluster.scheduler_address, progress=False)
     assert m["files"] == ref["files"]
     assert m["agents"][0]["version"] == "0.3.1"

@@ -18,10 +18,27 @@ from mjlog.cli import main
 def nothing_wins(tmp_path_factory):
     """32 hands of `random` agents in yuxi: every hand is drawn, no seat ever wins."""
     out = tmp_path_factory.mktemp("rates") / "r"
-    res = CliRunner().invoke(main, ["simulate", "--variant", "yuxi", "--matches", "4",
-                                    "--hands-per-match", "8", "--seed", "2026",
-                                    "--agents", "random", "--workers", "1", "--quiet",
-                                    "--out", str(out)])
+    res = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "--variant",
+            "yuxi",
+            "--matches",
+            "4",
+            "--hands-per-match",
+            "8",
+            "--seed",
+            "2026",
+            "--agents",
+            "random",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     return out
 
@@ -53,7 +70,7 @@ def test_precision_lists_every_pattern_of_the_rules():
     run = sample_run()
     rules = Rules.recorded("yuxi", read_manifest(run)["rules"])
     p = compare.precision(run, 0.01)
-    got = {m[len("pattern_rate["):-1] for m in p.metric if m.startswith("pattern_rate[")}
+    got = {m[len("pattern_rate[") : -1] for m in p.metric if m.startswith("pattern_rate[")}
     assert got == set(rules.spec.patterns(rules))
     never = p[p.metric.str.startswith("pattern_rate[") & (p["count"] == 0)]
     assert len(never) and (never.value == 0).all() and (never.lo == 0).all()
@@ -81,11 +98,14 @@ def test_capped_share_is_a_rate():
     assert d.share_capped_count >= 0 and isinstance(bool(d.share_capped_rare), bool)
 
 
-@pytest.mark.parametrize("p, matches, hands, icc", [
-    (0.002, 30, 8, 0.0),     # a 清一色-like rare pattern: mostly 0 or 1 event
-    (0.01, 50, 32, 0.02),    # rare, clustered within matches
-    (0.2, 30, 8, 0.05),      # a common rate, clustered
-])
+@pytest.mark.parametrize(
+    "p, matches, hands, icc",
+    [
+        (0.002, 30, 8, 0.0),  # a 清一色-like rare pattern: mostly 0 or 1 event
+        (0.01, 50, 32, 0.02),  # rare, clustered within matches
+        (0.2, 30, 8, 0.05),  # a common rate, clustered
+    ],
+)
 def test_coverage_on_clustered_counts(p, matches, hands, icc):
     """Seeded simulation: per match a rate from Beta(mean p, intra-match correlation
     icc), then its hands. The interval covers the true rate 93 % of the time or more
@@ -116,10 +136,27 @@ def test_the_reports_findings_flag_a_rare_rate(tmp_path):
     from analysis.report import findings
 
     out = tmp_path / "r"
-    res = CliRunner().invoke(main, ["simulate", "--variant", "yuxi", "--matches", "30",
-                                    "--hands-per-match", "1", "--seed", "2",
-                                    "--agents", "greedy", "--workers", "1", "--quiet",
-                                    "--out", str(out)])
+    res = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "--variant",
+            "yuxi",
+            "--matches",
+            "30",
+            "--hands-per-match",
+            "1",
+            "--seed",
+            "2",
+            "--agents",
+            "greedy",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     t = queries.tables(out)
     assert int(t["outcomes"].draws.iloc[0]) < RARE
@@ -131,9 +168,24 @@ def test_the_reports_findings_flag_a_rare_rate(tmp_path):
 def rare_sweep(tmp_path_factory):
     """A huangmei sweep of three 七对 values: most patterns seen a handful of times."""
     out = tmp_path_factory.mktemp("rare") / "sweep"
-    r = CliRunner().invoke(main, ["sweep", "--variant", "huangmei", "--grid",
-                                  "fan.qidui=15,30,45", "--agents", "greedy", "--matches", "12",
-                                  "--workers", "1", "--out", str(out)])
+    r = CliRunner().invoke(
+        main,
+        [
+            "sweep",
+            "--variant",
+            "huangmei",
+            "--grid",
+            "fan.qidui=15,30,45",
+            "--agents",
+            "greedy",
+            "--matches",
+            "12",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+        ],
+    )
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(main, ["compare", str(out), "--format", "json"])
     assert r.exit_code == 0, r.output
@@ -143,8 +195,13 @@ def rare_sweep(tmp_path_factory):
 def test_a_rare_rates_difference_is_never_certain(rare_sweep):
     # a rate resting on fewer than 10 events: its difference reaches at least the
     # square-and-add of the two rates' own intervals, never a near-zero width
-    rare = [r for r in rare_sweep if r["unit"].startswith("share of ")
-            and r["lo"] is not None and min(r["baseline"], r["value"]) < 0.05]
+    rare = [
+        r
+        for r in rare_sweep
+        if r["unit"].startswith("share of ")
+        and r["lo"] is not None
+        and min(r["baseline"], r["value"]) < 0.05
+    ]
     assert rare, "the premise: rare rates in the sweep"
     for r in rare:
         assert r["hi"] - r["lo"] > 0.005, r

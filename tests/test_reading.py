@@ -25,8 +25,7 @@ VARIANTS = ("yuxi", "xuezhan", "huangmei")
 def _midhand(variant: str, seed: int, back: int = 3):
     """A seat-0 view some discards before the end of an all-strategic hand."""
     rules = Rules(variant)
-    played = play_hand(rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0,
-                       dealer=0)
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0, dealer=0)
     ks = list(_seat0_discards(played.state.events))
     st = _replay(rules, list(played.state.wall), 0, played.state.events, ks[back])
     return st, SeatView(st, 0)
@@ -43,8 +42,6 @@ def test_the_features_are_what_the_seat_sees(variant):
         assert other.hands != st.hands  # other hidden tiles
         for s, x in real.items():
             assert np.array_equal(reading.features(SeatView(other, 0), s), x)
-
-
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -77,8 +74,9 @@ def test_samples_follow_the_reading(variant):
     than uniform ones, and hold fewer of the tiles they discarded."""
     st, view = _midhand(variant, seed=44, back=2)
     lean = reading.utilities(view, reading.coefficients(variant))
-    discarded = {s: {e.tile for e in view.history if e.type == DISCARD and e.seat == s}
-                 for s in lean}
+    discarded = {
+        s: {e.tile for e in view.history if e.type == DISCARD and e.seat == s} for s in lean
+    }
 
     def score(walls):
         fit = kept = 0.0
@@ -95,12 +93,9 @@ def test_samples_follow_the_reading(variant):
     assert fit1 > fit0 + 1 and kept1 < kept0, (fit0, fit1, kept0, kept1)
     # every sample still replays the hand, and the tilt alone is unchanged by an empty reading
     assert all(rebuild(view, view.history, w) for w in read)
-    assert sample_wall(view, view.history, Stream(7), 0.35, 100, {}) == \
-        sample_wall(view, view.history, Stream(7), 0.35, 100)
-
-
-
-
+    assert sample_wall(view, view.history, Stream(7), 0.35, 100, {}) == sample_wall(
+        view, view.history, Stream(7), 0.35, 100
+    )
 
 
 def test_playouts_alone_read_the_table():
@@ -108,6 +103,7 @@ def test_playouts_alone_read_the_table():
     there, for the decision at hand."""
     from mjlog.events import DISCARD as D
     from simulate.agents import make_agent
+
     st, view = _midhand("yuxi", seed=44, back=2)
     agent = make_agent("expert:reading=1;rollouts=2")
     agent.start_hand(0, Stream(5))

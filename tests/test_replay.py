@@ -46,7 +46,7 @@ def test_replay_agrees_with_the_log(variant):
         assert last.live == h["wall_left"]
         # tile count: each seat holds 13 (+1 when acting) in hand and melds, or is a
         # winner; the wall never grows
-        lives = [s.live for s in snaps[len(h["agents"]):]]
+        lives = [s.live for s in snaps[len(h["agents"]) :]]
         assert lives == sorted(lives, reverse=True)
 
 
@@ -65,8 +65,12 @@ def test_each_choice_was_among_the_options_shown(variant):
                 if prev.window is None or (ev.type in (PON, KONG) and ev.from_seat is not None):
                     assert ev in prev.options.get(ev.seat, ()), (describe(ev), prev.options)
                     seen += 1
-            if prev is not None and ev.type == WIN and prev.window is not None \
-                    and prev.forced is None:
+            if (
+                prev is not None
+                and ev.type == WIN
+                and prev.window is not None
+                and prev.forced is None
+            ):
                 assert ev in prev.options.get(ev.seat, ())
             prev = snap
     assert seen > 20
@@ -131,11 +135,12 @@ def test_rebuilt_wall_matches_the_drawn_positions():
             n = b[0]["players"]
             live = sum(e.type == "draw" and e.kind == "live" for e in evs)
             tail = sum(e.type == "draw" and e.kind == "tail" for e in evs) + sum(
-                len(e.tiles) for e in evs if e.type == "horse")
+                len(e.tiles) for e in evs if e.type == "horse"
+            )
             front = 13 * n + 1 + live
             # every position that was dealt or drawn agrees with the logged wall
             assert wall[:front] == real[:front]
-            assert wall[len(real) - tail:] == real[len(real) - tail:]
+            assert wall[len(real) - tail :] == real[len(real) - tail :]
             assert sorted(wall) == sorted(real)
             assert len(real) - front - tail == b[0]["wall_left"]
             rp = Replay.from_parts(ar.rules_of(name), dict(b[0], wall=[]), evs)
@@ -163,8 +168,9 @@ def test_load_hand_errors():
 def test_fmt_ordered_and_describe():
     tiles = [26, 0, 0, 33, 9]
     assert parse(fmt_ordered(tiles)) == tiles
-    assert describe(Event("kong", 1, 4, 0, "exposed"), notation=True) == \
-        "S1 kong 5m (exposed from S0)"
+    assert (
+        describe(Event("kong", 1, 4, 0, "exposed"), notation=True) == "S1 kong 5m (exposed from S0)"
+    )
 
 
 # ------------------------------------------------------------------ the command
@@ -196,8 +202,9 @@ def test_replay_cli_at_notation_and_json():
     assert isinstance(out["steps"][0]["hands"][0], str)
 
 
-@pytest.mark.parametrize("args", [["--hand", "3"], ["--hand", "9:9"], ["--hand", "0:0",
-                                                                       "--at", "100000"]])
+@pytest.mark.parametrize(
+    "args", [["--hand", "3"], ["--hand", "9:9"], ["--hand", "0:0", "--at", "100000"]]
+)
 def test_replay_cli_errors_are_one_line(args):
     r = CliRunner().invoke(main, ["replay", str(ar.run("huangmei3")), *args])
     assert r.exit_code == 2

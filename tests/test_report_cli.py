@@ -27,10 +27,15 @@ def samples_page(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("report")
     evil = tmp / EVIL_DIR
     shutil.copytree(data_dir() / "huangmei", evil)
-    runs = [str(data_dir() / "yuxi"), str(data_dir() / "xuezhan"), str(evil),
-            str(data_dir() / "sweep" / "xuezhan-cap")]
-    res = CliRunner().invoke(main, ["report", *runs, "--title", EVIL_TITLE,
-                                    "--format", "json", "--out", str(tmp / "r")])
+    runs = [
+        str(data_dir() / "yuxi"),
+        str(data_dir() / "xuezhan"),
+        str(evil),
+        str(data_dir() / "sweep" / "xuezhan-cap"),
+    ]
+    res = CliRunner().invoke(
+        main, ["report", *runs, "--title", EVIL_TITLE, "--format", "json", "--out", str(tmp / "r")]
+    )
     assert res.exit_code == 0, res.output
     return tmp / "r" / "index.html", res.output
 
@@ -69,8 +74,11 @@ def test_report_of_the_samples_is_self_contained(samples_page):
 
 
 def _csp_allows_only_the_inline_blocks(html: str) -> None:
-    csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">',
-                    html).group(1).replace("&#x27;", "'")
+    csp = (
+        re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
+        .group(1)
+        .replace("&#x27;", "'")
+    )
     rules = dict(d.split(" ", 1) for d in csp.split("; "))
     assert rules["default-src"] == "'none'" and rules["img-src"] == "data:"
     for directive, tag in (("script-src", "script"), ("style-src", "style")):
@@ -100,15 +108,15 @@ def test_tables_sort_in_a_browser_under_the_csp(samples_page):
         col = [h.inner_text() for h in table.locator("thead th").all()].index("wins with it")
         table.locator("thead th").nth(col).click()
         table.locator("thead th").nth(col).click()  # descending
-        vals = [int(r.locator("td").nth(col).inner_text())
-                for r in table.locator("tbody tr").all()]
+        vals = [int(r.locator("td").nth(col).inner_text()) for r in table.locator("tbody tr").all()]
         assert vals == sorted(vals, reverse=True) and len(vals) > 3
         assert not [e for e in errors if "Content Security Policy" in e], errors
 
 
 def test_report_svg(tmp_path):
-    res = CliRunner().invoke(main, ["report", str(data_dir() / "huangmei"), "--figures", "svg",
-                                    "--out", str(tmp_path)])
+    res = CliRunner().invoke(
+        main, ["report", str(data_dir() / "huangmei"), "--figures", "svg", "--out", str(tmp_path)]
+    )
     assert res.exit_code == 0, res.output
     assert res.output.strip() == str(tmp_path / "index.html")  # text: the page's path
     html = (tmp_path / "index.html").read_text(encoding="utf-8")
@@ -119,15 +127,17 @@ def test_same_runs_same_figures():
     # no dates, no random ids: the same figure gives the same bytes, PNG and SVG
     from analysis import plots, queries
 
-    fig = [plots.patterns_figure(queries.pattern_frequencies(data_dir() / "yuxi"))
-           for _ in range(2)]
+    fig = [
+        plots.patterns_figure(queries.pattern_frequencies(data_dir() / "yuxi")) for _ in range(2)
+    ]
     assert plots.to_svg(fig[0]) == plots.to_svg(fig[1])
     assert plots.to_png(fig[0]) == plots.to_png(fig[1])
 
 
 def test_report_of_a_folder_that_is_no_run_fails_in_one_line(tmp_path):
     (tmp_path / "empty").mkdir()
-    res = CliRunner().invoke(main, ["report", str(tmp_path / "empty"), "--out",
-                                    str(tmp_path / "r")])
+    res = CliRunner().invoke(
+        main, ["report", str(tmp_path / "empty"), "--out", str(tmp_path / "r")]
+    )
     assert res.exit_code == 2
     assert "holds no runs" in res.output and "Traceback" not in res.output

@@ -22,30 +22,77 @@ from analysis.caveats import TOO_FEW
 from analysis.sample import data_dir
 from mjlog.cli import main
 
-TINY = ["--matches", "3", "--hands-per-match", "4", "--seed", "5", "--workers", "1",
-        "--quiet"]
+TINY = ["--matches", "3", "--hands-per-match", "4", "--seed", "5", "--workers", "1", "--quiet"]
 
 SHAPES = {
     # shape: how to make its runs (each a command; the report reads every --out)
-    "one-key grid": [["sweep", "--variant", "xuezhan", "--agents", "strategic",
-                      "--grid", "cap=2,8"]],
-    "multi-key grid": [["sweep", "--variant", "xuezhan", "--agents", "strategic",
-                        "--grid", "cap=2,8", "--grid", "zimo_bonus=none,double"]],
-    "duplicate line-up": [["sweep", "--variant", "xuezhan", "--duplicate", "--agents",
-                           "strategic,greedy,random,efficient", "--grid", "cap=2,8"]],
-    "mixed line-up": [["sweep", "--variant", "yuxi", "--agents",
-                       "strategic,greedy,random,efficient", "--grid", "cap=2,8"]],
-    "one point": [["sweep", "--variant", "huangmei", "--agents", "strategic",
-                   "--grid", "min_fan=2"]],
-    "several variants": [["simulate", "--variant", v, "--agents", "strategic"]
-                         for v in ("yuxi", "xuezhan", "huangmei")],
+    "one-key grid": [
+        ["sweep", "--variant", "xuezhan", "--agents", "strategic", "--grid", "cap=2,8"]
+    ],
+    "multi-key grid": [
+        [
+            "sweep",
+            "--variant",
+            "xuezhan",
+            "--agents",
+            "strategic",
+            "--grid",
+            "cap=2,8",
+            "--grid",
+            "zimo_bonus=none,double",
+        ]
+    ],
+    "duplicate line-up": [
+        [
+            "sweep",
+            "--variant",
+            "xuezhan",
+            "--duplicate",
+            "--agents",
+            "strategic,greedy,random,efficient",
+            "--grid",
+            "cap=2,8",
+        ]
+    ],
+    "mixed line-up": [
+        [
+            "sweep",
+            "--variant",
+            "yuxi",
+            "--agents",
+            "strategic,greedy,random,efficient",
+            "--grid",
+            "cap=2,8",
+        ]
+    ],
+    "one point": [
+        ["sweep", "--variant", "huangmei", "--agents", "strategic", "--grid", "min_fan=2"]
+    ],
+    "several variants": [
+        ["simulate", "--variant", v, "--agents", "strategic"]
+        for v in ("yuxi", "xuezhan", "huangmei")
+    ],
     "sample sweep": None,  # data/sweep/xuezhan-cap
 }
 
-SECTIONS = ["Contents", "Findings", "Runs", "Comparison", "Per seat", "Per agent",
-            "Per variant", "Dealer advantage", "Patterns", "Points per win",
-            "Points per hand", "Swing", "How many hands", "Hand length and drawn hands",
-            "Kong money and end-of-wall settlements", "First-winner advantage"]
+SECTIONS = [
+    "Contents",
+    "Findings",
+    "Runs",
+    "Comparison",
+    "Per seat",
+    "Per agent",
+    "Per variant",
+    "Dealer advantage",
+    "Patterns",
+    "Points per win",
+    "Points per hand",
+    "Swing",
+    "How many hands",
+    "Hand length and drawn hands",
+    "Kong money and end-of-wall settlements",
+    "First-winner advantage",
+]
 
 VOID = {"meta", "img", "br", "hr", "input", "link", "col", "area", "base", "wbr", "source"}
 NOT_A_NUMBER = re.compile(r"(?<![\w.])(nan|NaN|[-+]?inf|<NA>|None)(?![\w])")
@@ -151,8 +198,9 @@ def test_report_renders_every_shape(reports, shape):
     assert all(base64.b64decode(s.split(",", 1)[1])[:4] == b"\x89PNG" for s in page.images)
     text = " ".join(page.text)
     bad = NOT_A_NUMBER.findall(text)
-    assert not bad, [text[max(0, m.start() - 80):m.end() + 20]
-                     for m in NOT_A_NUMBER.finditer(text)][:3]
+    assert not bad, [
+        text[max(0, m.start() - 80) : m.end() + 20] for m in NOT_A_NUMBER.finditer(text)
+    ][:3]
 
 
 def _findings(path: Path) -> list[str]:
@@ -160,8 +208,9 @@ def _findings(path: Path) -> list[str]:
 
     page = path.read_text(encoding="utf-8")
     block = re.search(r'<ul class="findings">(.*?)</ul>', page, re.S).group(1)
-    return [h.unescape(re.sub(r"<[^>]+>", "", i)) for i in re.findall(r"<li[^>]*>(.*?)</li>",
-                                                                         block)]
+    return [
+        h.unescape(re.sub(r"<[^>]+>", "", i)) for i in re.findall(r"<li[^>]*>(.*?)</li>", block)
+    ]
 
 
 def test_the_sample_sweep_states_each_point_against_the_first(reports):
@@ -172,8 +221,9 @@ def test_the_sample_sweep_states_each_point_against_the_first(reports):
     for point in ("cap=2", "cap=4", "cap=16"):
         assert any(f"xuezhan-cap/{point} vs " in f for f in paired), point
     verdicts = ("differs", "equivalent ±", "inconclusive")
-    assert all("95% CI [" in f and " matches" in f and any(v in f for v in verdicts)
-               for f in paired)
+    assert all(
+        "95% CI [" in f and " matches" in f and any(v in f for v in verdicts) for f in paired
+    )
 
 
 def test_a_sweep_alone_gets_its_paired_findings(reports):
@@ -201,8 +251,9 @@ def test_findings_on_tiny_runs_say_too_few_hands(reports):
 
 
 def test_the_demo_says_too_few_hands(tmp_path):
-    res = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "demo"), "--matches", "2",
-                                    "--hands-per-match", "2"])
+    res = CliRunner().invoke(
+        main, ["demo", "--out", str(tmp_path / "demo"), "--matches", "2", "--hands-per-match", "2"]
+    )
     assert res.exit_code == 0, res.output
     runs = [ln for ln in res.stdout.splitlines() if ln.strip().startswith("run ")]
     assert len(runs) == 3
@@ -215,12 +266,18 @@ def test_the_demo_says_too_few_hands(tmp_path):
 def test_lineup_traps_are_flagged_in_the_report_and_by_compare(runs, reports):
     # random never wins; in xuezhan its 查花猪 penalty carries most of the money
     found = _findings(reports("mixed line-up")[0])
-    assert any(f.startswith("Caveat: yuxi cap=2 [strategic,greedy,random,efficient]: seat 2 "
-                            "(random) never won in 12 hands") for f in found), found
+    assert any(
+        f.startswith(
+            "Caveat: yuxi cap=2 [strategic,greedy,random,efficient]: seat 2 "
+            "(random) never won in 12 hands"
+        )
+        for f in found
+    ), found
     found = _findings(reports("duplicate line-up")[0])
     assert any("random never won, in any of its seats (48 seat-hands)" in f for f in found)
-    assert any("查花猪 flower_pig carries" in f and "of all money transferred" in f
-               for f in found), found
+    assert any(
+        "查花猪 flower_pig carries" in f and "of all money transferred" in f for f in found
+    ), found
     # compare says the same, in its text (not in its JSON)
     sweep = Path(runs("duplicate line-up")[0])
     res = CliRunner().invoke(main, ["compare", str(sweep / "cap=2"), str(sweep / "cap=8")])

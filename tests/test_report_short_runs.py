@@ -16,10 +16,25 @@ def test_a_group_without_wins_at_a_seat_leaves_the_other_groups_their_bars(tmp_p
     runs = []
     for variant in ("yuxi", "huangmei"):
         out = tmp_path / variant
-        res = CliRunner().invoke(main, [
-            "simulate", "--variant", variant, "--hands-per-match", "2", "--seed", "7",
-            "--agents", "strategic,efficient,greedy,random", "--workers", "1", "--quiet",
-            "--out", str(out)])
+        res = CliRunner().invoke(
+            main,
+            [
+                "simulate",
+                "--variant",
+                variant,
+                "--hands-per-match",
+                "2",
+                "--seed",
+                "7",
+                "--agents",
+                "strategic,efficient,greedy,random",
+                "--workers",
+                "1",
+                "--quiet",
+                "--out",
+                str(out),
+            ],
+        )
         assert res.exit_code == 0, res.output
         runs.append(str(out))
     # the case itself: a seat of the first group with no win, so no self-draw share

@@ -32,8 +32,10 @@ def _rule(variant: str, named=(), sets=()) -> TableRule:
 
 def _levels(rule: TableRule, table) -> dict[str, int]:
     spec = keys(rule.variant)
-    return {p: level(spec[value_key(rule.variant, p)], table[value_key(rule.variant, p)])
-            for p in rule.patterns}
+    return {
+        p: level(spec[value_key(rule.variant, p)], table[value_key(rule.variant, p)])
+        for p in rule.patterns
+    }
 
 
 # ------------------------------------------------------------------ the table rule
@@ -46,9 +48,9 @@ def test_rarer_pays_more_commonest_lowest_never_seen_highest(variant):
     counts[pats[-1]] = 0
     table, _ = rule(counts, WINS)
     lv, before = _levels(rule, table), _levels(rule, rule.original)
-    assert lv[pats[0]] == min(before.values())       # the commonest keeps the lowest
-    assert lv[pats[-1]] == max(before.values())      # never seen: the top, not infinity
-    for a in pats:                                   # rarer never pays less
+    assert lv[pats[0]] == min(before.values())  # the commonest keeps the lowest
+    assert lv[pats[-1]] == max(before.values())  # never seen: the top, not infinity
+    for a in pats:  # rarer never pays less
         for b in pats:
             if counts[a] < counts[b]:
                 assert lv[a] >= lv[b], (a, b)
@@ -70,17 +72,23 @@ def test_values_are_whole_in_the_variants_form_and_in_range(variant):
         else:  # a yuxi pair keeps where it has a value, and its S:D ratio, rounded
             old = rule.original[key]
             assert [v is None for v in value] == [v is None for v in old]
-            top, was = max(v for v in value if v is not None), max(
-                v for v in old if v is not None)
+            top, was = max(v for v in value if v is not None), max(v for v in old if v is not None)
             for v, o in zip(value, old, strict=True):
                 if o is not None:
                     assert abs(v - o * top / was) <= 0.5 or v == 1
 
 
-@pytest.mark.parametrize("variant, big, small", [
-    ("xuezhan", "qingqidui", "qidui"), ("xuezhan", "qingqidui", "qingyise"),
-    ("xuezhan", "qinglongqidui", "qingqidui"), ("yuxi", "longqidui", "qidui"),
-    ("huangmei", "quanqiuren", "pengpenghu"), ("huangmei", "gangshanghua", "zimo")])
+@pytest.mark.parametrize(
+    "variant, big, small",
+    [
+        ("xuezhan", "qingqidui", "qidui"),
+        ("xuezhan", "qingqidui", "qingyise"),
+        ("xuezhan", "qinglongqidui", "qingqidui"),
+        ("yuxi", "longqidui", "qidui"),
+        ("huangmei", "quanqiuren", "pengpenghu"),
+        ("huangmei", "gangshanghua", "zimo"),
+    ],
+)
 def test_a_pattern_never_pays_less_than_one_it_contains(variant, big, small):
     rule = _rule(variant)
     # the data say the containing pattern is the commoner (as a small sample may)
@@ -90,8 +98,11 @@ def test_a_pattern_never_pays_less_than_one_it_contains(variant, big, small):
     kb, ks = value_key(variant, big), value_key(variant, small)
     assert level(spec[kb], table[kb]) >= level(spec[ks], table[ks])
     if spec[kb].kind == "pair":
-        assert all(a >= b for a, b in zip(table[kb], table[ks], strict=True)
-                   if a is not None and b is not None)
+        assert all(
+            a >= b
+            for a, b in zip(table[kb], table[ks], strict=True)
+            if a is not None and b is not None
+        )
     assert small in why[big]
 
 
@@ -127,20 +138,34 @@ def _chasing(rule: TableRule, gain: float):
     """A synthetic response: agents chase value, so a pattern's rate grows with it;
     the step plays a table and proposes the next, as a round does."""
     spec = keys(rule.variant)
-    base = {p: 0.6 * 0.7 ** i for i, p in enumerate(rule.patterns)}
+    base = {p: 0.6 * 0.7**i for i, p in enumerate(rule.patterns)}
     played = []
 
     def step(_r, table):
         played.append(table)
-        counts = {p: round(WINS * min(0.99, base[p] * (1 + gain * level(
-            spec[value_key(rule.variant, p)], table[value_key(rule.variant, p)]))))
-            for p in rule.patterns}
+        counts = {
+            p: round(
+                WINS
+                * min(
+                    0.99,
+                    base[p]
+                    * (
+                        1
+                        + gain
+                        * level(spec[value_key(rule.variant, p)], table[value_key(rule.variant, p)])
+                    ),
+                )
+            )
+            for p in rule.patterns
+        }
         return rule(counts, WINS, history=played)[0]
+
     return step
 
 
-@pytest.mark.parametrize("variant, gain", [("xuezhan", 0.05), ("yuxi", 0.05),
-                                           ("huangmei", 0.02), ("huangmei", 0.1)])
+@pytest.mark.parametrize(
+    "variant, gain", [("xuezhan", 0.05), ("yuxi", 0.05), ("huangmei", 0.02), ("huangmei", 0.1)]
+)
 def test_the_fixed_point_is_reached_on_a_synthetic_response(variant, gain):
     # huangmei at 0.1: qidui's rate jumps across a whole level when its fan moves by
     # one, so plain rounding flips it between 26 and 27 for ever; the step settles it
@@ -148,7 +173,7 @@ def test_the_fixed_point_is_reached_on_a_synthetic_response(variant, gain):
     step = _chasing(rule, gain)
     table, status, played = fixed_point(rule.original, step, 12)
     assert status == "converged" and played >= 2
-    assert step(played, table) == table            # the table reproduces itself
+    assert step(played, table) == table  # the table reproduces itself
 
 
 def test_the_round_limit_is_named():
@@ -164,25 +189,44 @@ def test_every_family_names_patterns_of_its_own_variant():
             assert big in pats and set(small) <= pats, (v, big, small)
 
 
-@pytest.mark.parametrize("names, needle", [
-    (["nothing"], "has no pattern 'nothing'"),
-    (["gen"], "a pattern of xuezhan"),
-    (["qidui", "qidui"], "twice")])
+@pytest.mark.parametrize(
+    "names, needle",
+    [
+        (["nothing"], "has no pattern 'nothing'"),
+        (["gen"], "a pattern of xuezhan"),
+        (["qidui", "qidui"], "twice"),
+    ],
+)
 def test_bad_pattern_names_are_refused(names, needle):
     with pytest.raises(InputError, match=needle):
         parse_patterns(names, resolve("huangmei"))
 
 
 # ------------------------------------------------------------------ end to end
-RUN = ["tune", "huangmei", "--rescore", "qidui", "pengpenghu", "qingyise", "hunyise",
-       "--agents", "greedy", "--budget", "480", "--rounds", "3", "--quiet"]
+RUN = [
+    "tune",
+    "huangmei",
+    "--rescore",
+    "qidui",
+    "pengpenghu",
+    "qingyise",
+    "hunyise",
+    "--agents",
+    "greedy",
+    "--budget",
+    "480",
+    "--rounds",
+    "3",
+    "--quiet",
+]
 
 
 @pytest.fixture(scope="module")
 def rescored(tmp_path_factory):
     d = tmp_path_factory.mktemp("rescore")
-    r = CliRunner().invoke(main, [*RUN, "--workers", "1", "--format", "json",
-                                  "--out", str(d / "r")])
+    r = CliRunner().invoke(
+        main, [*RUN, "--workers", "1", "--format", "json", "--out", str(d / "r")]
+    )
     assert r.exit_code == 0, r.output
     return d, json.loads(r.stdout)
 
@@ -205,9 +249,10 @@ def test_a_rescore_writes_its_table_files_and_json(rescored):
     doc = tomllib.loads(text)
     # the proposal: every rescored pattern's key (and what the order moved), as in "best"
     assert {f"fan.{k}": str(v) for k, v in doc["fan"].items()} == res["best"]
-    assert {r["key"]: str(r["new"]) for r in res["table"] if r["rescored"]}.items() <= \
-        res["best"].items()
-    assert "qidui" in text and "of wins" in text   # each value's evidence, commented
+    assert {r["key"]: str(r["new"]) for r in res["table"] if r["rescored"]}.items() <= res[
+        "best"
+    ].items()
+    assert "qidui" in text and "of wins" in text  # each value's evidence, commented
     r = CliRunner().invoke(main, ["rules", "huangmei", "--rules", str(d / "r" / "rules.toml")])
     assert r.exit_code == 0 and f"qidui = {rows['qidui']['new']}" in r.stdout
     journal = json.loads((d / "r" / "tune.json").read_text(encoding="utf-8"))
@@ -217,8 +262,9 @@ def test_a_rescore_writes_its_table_files_and_json(rescored):
 def test_a_rescore_rerun_is_the_same_answer_and_plays_nothing(rescored):
     d, res = rescored
     journal = (d / "r" / "tune.json").read_bytes()
-    again = CliRunner().invoke(main, [*RUN, "--workers", "1", "--format", "json",
-                                      "--out", str(d / "r")])
+    again = CliRunner().invoke(
+        main, [*RUN, "--workers", "1", "--format", "json", "--out", str(d / "r")]
+    )
     assert json.loads(again.stdout) == res and (d / "r" / "tune.json").read_bytes() == journal
     text = CliRunner().invoke(main, [*RUN, "--out", str(d / "r")]).stdout
     assert "old" in text and "new" in text and res["stop"].replace("_", " ") in text

@@ -18,8 +18,9 @@ from simulate.agents import make_agents
 from simulate.resettled import donor_problem, resettled_hands
 from simulate.runner import RunSpec, simulate
 
-AGENTS = [a for a in ("random", "greedy", "efficient")
-          if make_agents([a])[0].money_blind]  # the money-blind built-ins
+AGENTS = [
+    a for a in ("random", "greedy", "efficient") if make_agents([a])[0].money_blind
+]  # the money-blind built-ins
 
 
 def _changed(variant: str) -> list[str]:
@@ -43,8 +44,7 @@ def _changed(variant: str) -> list[str]:
 
 
 def _spec(variant, agent, sets=(), seed=5, matches=3):
-    return RunSpec.build(variant, seed, matches, 6, [agent], sets=list(sets),
-                         hands_per_shard=12)
+    return RunSpec.build(variant, seed, matches, 6, [agent], sets=list(sets), hands_per_shard=12)
 
 
 def _files(run) -> dict[str, bytes]:
@@ -72,23 +72,30 @@ def test_settled_runs_are_the_bytes_play_writes(variant, agent, tmp_path):
 
 def test_base_is_arithmetic_on_the_same_hands(tmp_path):
     simulate(_spec("yuxi", "greedy"), tmp_path / "a", workers=1, progress=False)
-    simulate(_spec("yuxi", "greedy", ["base=7"]), tmp_path / "b", workers=1, progress=False,
-             settle_from=tmp_path / "a")
+    simulate(
+        _spec("yuxi", "greedy", ["base=7"]),
+        tmp_path / "b",
+        workers=1,
+        progress=False,
+        settle_from=tmp_path / "a",
+    )
     a, b = (read_table(tmp_path / r, "transfers").to_pylist() for r in "ab")
     assert [7 * t["amount"] for t in a] == [t["amount"] for t in b] and a
 
 
-@pytest.mark.parametrize("change, why", [
-    (dict(sets=["min_fan=3"]), "not money-only"),              # a key play depends on
-    (dict(agent="strategic", sets=["base=2"]), "strategic"),   # an agent that reads money
-    (dict(sets=["base=2"], seed=6), "seed"),                   # other walls
-    (dict(sets=["base=2"], matches=2), "matches"),
-])
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        (dict(sets=["min_fan=3"]), "not money-only"),  # a key play depends on
+        (dict(agent="strategic", sets=["base=2"]), "strategic"),  # an agent that reads money
+        (dict(sets=["base=2"], seed=6), "seed"),  # other walls
+        (dict(sets=["base=2"], matches=2), "matches"),
+    ],
+)
 def test_a_run_that_cannot_stand_for_the_play_is_refused(change, why, tmp_path):
     agent = change.get("agent", "greedy")
     simulate(_spec("huangmei", agent), tmp_path / "a", workers=1, progress=False)
-    spec = _spec("huangmei", agent, change["sets"], change.get("seed", 5),
-                 change.get("matches", 3))
+    spec = _spec("huangmei", agent, change["sets"], change.get("seed", 5), change.get("matches", 3))
     assert why in donor_problem(spec, tmp_path / "a")
     with pytest.raises(MjlogError, match=why):
         simulate(spec, tmp_path / "b", workers=1, progress=False, settle_from=tmp_path / "a")
@@ -99,8 +106,9 @@ def test_a_shard_that_does_not_settle_is_played(tmp_path, monkeypatch):
     simulate(_spec("xuezhan", "random"), tmp_path / "a", workers=1, progress=False)
     spec = _spec("xuezhan", "random", ["cap=4"])
     shard, first, end = spec.shards()[0]
-    assert len(list(resettled_hands(spec, tmp_path / "a", shard, first, end))) == \
-        spec.shard_hands(first, end)
+    assert len(list(resettled_hands(spec, tmp_path / "a", shard, first, end))) == spec.shard_hands(
+        first, end
+    )
     # matches the donor's shard does not hold: no hand is made up, the shard is played
     with pytest.raises(NotResettled):
         list(resettled_hands(spec, tmp_path / "a", shard, first + 1, end + 1))

@@ -19,16 +19,33 @@ from simulate.runner import RunSpec, simulate
 
 # 64 shards of 20 random hands: long enough to be stopped after the first shard, even
 # on a loaded machine where the test process may wait a while for the CPU.
-SPEC = dict(variant="yuxi", seed=8, matches=256, hands_per_match=5, agents=["random"],
-            hands_per_shard=20)
-ARGS = ["simulate", "--variant", "yuxi", "--seed", "8", "--matches", "256",
-        "--hands-per-match", "5", "--agents", "random", "--hands-per-shard", "20"]
+SPEC = dict(
+    variant="yuxi", seed=8, matches=256, hands_per_match=5, agents=["random"], hands_per_shard=20
+)
+ARGS = [
+    "simulate",
+    "--variant",
+    "yuxi",
+    "--seed",
+    "8",
+    "--matches",
+    "256",
+    "--hands-per-match",
+    "5",
+    "--agents",
+    "random",
+    "--hands-per-shard",
+    "20",
+]
 SHARDS = 64
 
 
 def files(run: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("*"))
-            if p.is_file() and p.name != ".run_id"}
+    return {
+        str(p.relative_to(run)): p.read_bytes()
+        for p in sorted(run.rglob("*"))
+        if p.is_file() and p.name != ".run_id"
+    }
 
 
 @pytest.fixture(scope="module")
@@ -41,18 +58,30 @@ def reference(tmp_path_factory) -> dict[str, bytes]:
 # `python -m mjlog` as a terminal starts it: a job started in the background by a
 # shell without job control (`make test &`, nohup) inherits SIGINT ignored, and
 # Python then installs no Ctrl-C handler; the tests' Ctrl-C must reach it anyway.
-AS_FROM_A_TERMINAL = ("import runpy, signal, sys; "
-                      "signal.signal(signal.SIGINT, signal.default_int_handler); "
-                      "sys.argv[0] = 'mjlog'; runpy.run_module('mjlog', run_name='__main__')")
+AS_FROM_A_TERMINAL = (
+    "import runpy, signal, sys; "
+    "signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'mjlog'; runpy.run_module('mjlog', run_name='__main__')"
+)
 
 
 def start(out: Path, workers: int) -> subprocess.Popen:
     # --quiet: no progress lines on the pipe, so stderr holds the run's last word alone
-    cmd = [sys.executable, "-c", AS_FROM_A_TERMINAL, *ARGS, "--workers", str(workers),
-           "--quiet", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-c",
+        AS_FROM_A_TERMINAL,
+        *ARGS,
+        "--workers",
+        str(workers),
+        "--quiet",
+        "--out",
+        str(out),
+    ]
     # Its own process group, as a shell job: Ctrl-C goes to the whole group.
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+    p = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     deadline = time.monotonic() + 60
     while not list(out.glob("hands/part-*.parquet")):
         assert p.poll() is None, p.communicate()
@@ -65,8 +94,11 @@ def only_complete_shards(out: Path) -> int:
     """Every file with a final name belongs to a complete, readable shard."""
     complete = 0
     for s in range(SHARDS):
-        present = [t for t in ("hands", "events", "wins", "transfers")
-                   if (out / t / f"part-{s:05d}.parquet").exists()]
+        present = [
+            t
+            for t in ("hands", "events", "wins", "transfers")
+            if (out / t / f"part-{s:05d}.parquet").exists()
+        ]
         if present:
             assert shard_complete(out, s), f"shard {s} is partial: {present}"
             for t in present:
@@ -76,8 +108,11 @@ def only_complete_shards(out: Path) -> int:
 
 
 def finish(out: Path, reference: dict[str, bytes]) -> None:
-    r = subprocess.run([sys.executable, "-m", "mjlog", *ARGS, "--workers", "2", "--quiet",
-                        "--out", str(out)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "mjlog", *ARGS, "--workers", "2", "--quiet", "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     assert files(out) == reference
     assert verify_manifest(out) == []
@@ -85,8 +120,9 @@ def finish(out: Path, reference: dict[str, bytes]) -> None:
 
 def wait_gone(pids: list[int]) -> None:
     """Workers must not outlive their run (they watch for their parent's death)."""
-    _, alive = psutil.wait_procs([psutil.Process(p) for p in pids if psutil.pid_exists(p)],
-                                 timeout=10)
+    _, alive = psutil.wait_procs(
+        [psutil.Process(p) for p in pids if psutil.pid_exists(p)], timeout=10
+    )
     assert not alive, f"workers left behind: {alive}"
 
 

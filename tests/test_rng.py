@@ -7,7 +7,10 @@ def test_splitmix64_reference_vector():
     # SplitMix64's published test vector for seed 1234567
     s = Stream(1234567)
     assert [s.next64() for _ in range(3)] == [
-        6457827717110365317, 3203168211198807973, 9817491932198370423]
+        6457827717110365317,
+        3203168211198807973,
+        9817491932198370423,
+    ]
 
 
 def test_derived_seeds_are_fixed_and_distinct():
@@ -64,8 +67,9 @@ def test_a_rejected_draw_falls_back_to_the_plain_loop(monkeypatch, request):
     request.addfinalizer(rng._shuffle_plan.cache_clear)
     calls = []
     real = Stream._shuffle_loop
-    monkeypatch.setattr(Stream, "_shuffle_loop",
-                        lambda self, items: (calls.append(len(items)), real(self, items)))
+    monkeypatch.setattr(
+        Stream, "_shuffle_loop", lambda self, items: (calls.append(len(items)), real(self, items))
+    )
     a = list(range(136))
     Stream(7).shuffle(a)
     assert calls == [136]
@@ -99,8 +103,9 @@ def test_shuffle_many_redoes_only_a_stream_with_a_rejected_draw(monkeypatch, req
     request.addfinalizer(rng._shuffle_plan.cache_clear)
     redone = []
     real = rng._shuffled_with
-    monkeypatch.setattr(rng, "_shuffled_with",
-                        lambda seed, items: (redone.append(seed), real(seed, items))[1])
+    monkeypatch.setattr(
+        rng, "_shuffled_with", lambda seed, items: (redone.append(seed), real(seed, items))[1]
+    )
     seeds = _seeds()[:60]
     got = rng.shuffle_many(seeds, list(range(108)))
     assert 0 < len(redone) < len(seeds)

@@ -10,24 +10,58 @@ from mjlog.rules import VARIANTS, RuleError, Rules, keys, resolve
 
 # Every rule key the rulebook (docs/rules/) names, with its default.
 EXPECTED_DEFAULTS = {
-    "yuxi": {"players": 4, "base": 1, "honors": True, "late_added_kong": "pays",
-             "rob_exposed_kong": True, "dealer_on_draw": "stay",
-             "pass_hu_lock": "until_next_draw", "last4_plain_on_discard": False, "cap": 64,
-             "dian_gang_hua": "discarder_pays", "bugang_payer": "pon_feeder", "horses": 0,
-             "points.pinghu": (1, None), "points.longqidui": (6, 7),
-             "points.gangshangpao": (None, 4), "points.shilaotou": (3, None),
-             "kong_wins_big": True, "chadajiao_value": "best_self_draw",
-             "dian_gang_hua_link": "last"},
-    "xuezhan": {"players": 4, "first_dealer": "seat0", "cap": 16, "extras": (),
-                "extras_stack": "separate", "zimo_bonus": "none",
-                "dian_gang_hua": "discarder_pays", "call_transfer": False,
-                "rob_exposed_kong": False, "late_added_kong": "pays", "mult.gen": 2,
-                "mult.qingshibaluohan": 256, "mult.tianhu": 32,
-                "dian_gang_hua_link": "last", "void_first": False},
-    "huangmei": {"players": 4, "winds": True, "min_fan": 2, "payment": "linear",
-                 "rob_exposed_kong": True, "fan.facai": 1, "fan.facai_all": 8,
-                 "fan.quanqiuren": 30, "fan.qidui": 15, "menqing_on_discard": True,
-                 "ziyise_hunyise": True, "doubling_cap": 10},
+    "yuxi": {
+        "players": 4,
+        "base": 1,
+        "honors": True,
+        "late_added_kong": "pays",
+        "rob_exposed_kong": True,
+        "dealer_on_draw": "stay",
+        "pass_hu_lock": "until_next_draw",
+        "last4_plain_on_discard": False,
+        "cap": 64,
+        "dian_gang_hua": "discarder_pays",
+        "bugang_payer": "pon_feeder",
+        "horses": 0,
+        "points.pinghu": (1, None),
+        "points.longqidui": (6, 7),
+        "points.gangshangpao": (None, 4),
+        "points.shilaotou": (3, None),
+        "kong_wins_big": True,
+        "chadajiao_value": "best_self_draw",
+        "dian_gang_hua_link": "last",
+    },
+    "xuezhan": {
+        "players": 4,
+        "first_dealer": "seat0",
+        "cap": 16,
+        "extras": (),
+        "extras_stack": "separate",
+        "zimo_bonus": "none",
+        "dian_gang_hua": "discarder_pays",
+        "call_transfer": False,
+        "rob_exposed_kong": False,
+        "late_added_kong": "pays",
+        "mult.gen": 2,
+        "mult.qingshibaluohan": 256,
+        "mult.tianhu": 32,
+        "dian_gang_hua_link": "last",
+        "void_first": False,
+    },
+    "huangmei": {
+        "players": 4,
+        "winds": True,
+        "min_fan": 2,
+        "payment": "linear",
+        "rob_exposed_kong": True,
+        "fan.facai": 1,
+        "fan.facai_all": 8,
+        "fan.quanqiuren": 30,
+        "fan.qidui": 15,
+        "menqing_on_discard": True,
+        "ziyise_hunyise": True,
+        "doubling_cap": 10,
+    },
 }
 
 
@@ -39,26 +73,31 @@ def test_defaults_match_the_rulebook(variant):
 
 
 def test_set_overrides_and_types():
-    r = resolve("xuezhan", sets=["cap=32", "extras=menqing,daiyaojiu", "call_transfer=true",
-                                 "mult.longqidui=16"])
+    r = resolve(
+        "xuezhan",
+        sets=["cap=32", "extras=menqing,daiyaojiu", "call_transfer=true", "mult.longqidui=16"],
+    )
     assert r["cap"] == 32 and r["call_transfer"] is True and r["mult.longqidui"] == 16
     assert r["extras"] == ("daiyaojiu", "menqing")  # the rulebook's order
     assert resolve("xuezhan", sets=["extras="])["extras"] == ()
     assert resolve("yuxi", sets=["points.gangshangpao=-/5"])["points.gangshangpao"] == (None, 5)
 
 
-@pytest.mark.parametrize("variant,setting,needle", [
-    ("yuxi", "capp=3", "unknown rule key 'capp'"),
-    ("yuxi", "cap=abc", "expected an integer"),
-    ("yuxi", "players=5", "<= 4"),
-    ("yuxi", "honors=maybe", "valid values: true, false"),
-    ("yuxi", "dealer_on_draw=left", "valid values: stay, next"),
-    ("yuxi", "points.qidui=3", "expected S/D"),
-    ("xuezhan", "extras=menqing,foo", "unknown item 'foo'"),
-    ("xuezhan", "mult.gen=3", "power of two"),
-    ("huangmei", "payment=quadratic", "valid values: linear, doubling"),
-    ("yuxi", "nokey", "expected KEY=VALUE"),
-])
+@pytest.mark.parametrize(
+    "variant,setting,needle",
+    [
+        ("yuxi", "capp=3", "unknown rule key 'capp'"),
+        ("yuxi", "cap=abc", "expected an integer"),
+        ("yuxi", "players=5", "<= 4"),
+        ("yuxi", "honors=maybe", "valid values: true, false"),
+        ("yuxi", "dealer_on_draw=left", "valid values: stay, next"),
+        ("yuxi", "points.qidui=3", "expected S/D"),
+        ("xuezhan", "extras=menqing,foo", "unknown item 'foo'"),
+        ("xuezhan", "mult.gen=3", "power of two"),
+        ("huangmei", "payment=quadratic", "valid values: linear, doubling"),
+        ("yuxi", "nokey", "expected KEY=VALUE"),
+    ],
+)
 def test_bad_settings_are_one_line_errors(variant, setting, needle):
     with pytest.raises(RuleError) as e:
         resolve(variant, sets=[setting])
@@ -112,12 +151,31 @@ def test_rules_cli():
 
 
 ROUND_TRIP_SETS = {
-    "yuxi": ["cap=8", "points.shilaotou=-/5", "points.longqidui=6/7", "base=3",
-             "kong_wins_big=false", "chadajiao_value=flat", "dian_gang_hua_link=first"],
-    "xuezhan": ["cap=32", "zimo_bonus=add_base", "extras=jiangdui,menqing",
-                "mult.qingyise=16", "dian_gang_hua_link=first", "void_first=true"],
-    "huangmei": ["fan.qingyise=3", "players=3", "menqing_on_discard=false",
-                 "ziyise_hunyise=false", "payment=doubling", "doubling_cap=6"],
+    "yuxi": [
+        "cap=8",
+        "points.shilaotou=-/5",
+        "points.longqidui=6/7",
+        "base=3",
+        "kong_wins_big=false",
+        "chadajiao_value=flat",
+        "dian_gang_hua_link=first",
+    ],
+    "xuezhan": [
+        "cap=32",
+        "zimo_bonus=add_base",
+        "extras=jiangdui,menqing",
+        "mult.qingyise=16",
+        "dian_gang_hua_link=first",
+        "void_first=true",
+    ],
+    "huangmei": [
+        "fan.qingyise=3",
+        "players=3",
+        "menqing_on_discard=false",
+        "ziyise_hunyise=false",
+        "payment=doubling",
+        "doubling_cap=6",
+    ],
 }
 
 

@@ -49,12 +49,17 @@ def check_formula(b: Breakdown) -> None:
     assert int(re.findall(r"\d+", b.formula)[-1]) == b.points, b
 
 
-def check_win(b: Breakdown, rec, rules: Rules, paid: list[tuple[int, int]],
-              earlier: set[int]) -> None:
+def check_win(
+    b: Breakdown, rec, rules: Rules, paid: list[tuple[int, int]], earlier: set[int]
+) -> None:
     """``rec``: the win's record (points, fan, multiplier, capped as scored);
     ``paid``: (payer, amount) of the engine's ``win`` transfers to the winner."""
     assert (b.points, b.fan, b.multiplier, b.capped) == (
-        rec.points, rec.fan, rec.multiplier, rec.capped), (rec, b)
+        rec.points,
+        rec.fan,
+        rec.multiplier,
+        rec.capped,
+    ), (rec, b)
     assert [t.key for t in b.terms for _ in range(t.count)] == list(rec.patterns)
     assert all(t.name == rules.spec.pattern_name(t.key) for t in b.terms)
     check_formula(b)
@@ -68,8 +73,11 @@ def _batches(wins, transfers) -> list[tuple[object, list[tuple[int, int]], set[i
     out = []
     for w in wins:
         end = min((o.seq for o in wins if o.win_order > w.win_order), default=math.inf)
-        paid = [(t[1], t[3]) for t in transfers
-                if w.seq < t[0] < end and t[2] == w.seat and t[4] == "win"]
+        paid = [
+            (t[1], t[3])
+            for t in transfers
+            if w.seq < t[0] < end and t[2] == w.seat and t[4] == "win"
+        ]
         earlier = {o.seat for o in wins if o.win_order < w.win_order}
         out.append((w, paid, earlier))
     return out
@@ -89,7 +97,8 @@ def test_every_sample_win(variant):
         wins[tuple(r[k] for k in key)].append(SimpleNamespace(**r))
     for r in read_table(run, "transfers").to_pylist():
         trs[tuple(r[k] for k in key)].append(
-            (r["seq"], r["payer"], r["payee"], r["amount"], r["reason"]))
+            (r["seq"], r["payer"], r["payee"], r["amount"], r["reason"])
+        )
     n = 0
     for hand, ws in wins.items():
         for w, paid, earlier in _batches(ws, trs[hand]):
@@ -104,8 +113,10 @@ CONFIGS = [
     ("yuxi", ["dian_gang_hua=self_draw", "last4_plain_on_discard=true"]),
     ("xuezhan", ["cap=2", "zimo_bonus=add_base", "call_transfer=true"]),
     ("xuezhan", ["zimo_bonus=double", "base=3", "dian_gang_hua=self_draw"]),
-    ("xuezhan", ["extras=daiyaojiu,duanyaojiu,menqing,haidilaoyue",
-                 "extras_stack=multiply", "cap=64"]),
+    (
+        "xuezhan",
+        ["extras=daiyaojiu,duanyaojiu,menqing,haidilaoyue", "extras_stack=multiply", "cap=64"],
+    ),
     ("huangmei", ["payment=doubling", "base=2"]),
     ("huangmei", ["min_fan=0", "base=3"]),
 ]
@@ -116,8 +127,9 @@ def test_seeded_wins_under_changed_rules(variant, sets):
     rules = resolve(variant, sets=sets)
     wins = 0
     for h in range(40):
-        st = play_hand(rules, make_agents(["greedy"] * rules.n), seed=19, match=0, hand=h,
-                       dealer=None).state
+        st = play_hand(
+            rules, make_agents(["greedy"] * rules.n), seed=19, match=0, hand=h, dealer=None
+        ).state
         for w, paid, earlier in _batches(st.ledger.wins, st.ledger.transfers):
             check_win(explain_win(w, rules), w, rules, paid, earlier)
             wins += 1

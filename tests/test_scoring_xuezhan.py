@@ -16,14 +16,17 @@ from mjlog.scoring.base import Method, Reason, WinContext
 from mjlog.scoring.xuezhan import is_ready, ready_value
 from mjlog.tiles import parse_counts, parse_tile
 
-M = {"self": Method.SELF_DRAW, "discard": Method.DISCARD, "robbed": Method.ROBBED_KONG,
-     "shilaotou": Method.SHILAOTOU}
+M = {
+    "self": Method.SELF_DRAW,
+    "discard": Method.DISCARD,
+    "robbed": Method.ROBBED_KONG,
+    "shilaotou": Method.SHILAOTOU,
+}
 R = resolve("xuezhan")
 
 
 def win(hand, tile, method="discard", melds="", rules=R, **kw):
-    c = WinContext(tuple(parse_counts(hand)), parse_melds(melds), parse_tile(tile),
-                   M[method], **kw)
+    c = WinContext(tuple(parse_counts(hand)), parse_melds(melds), parse_tile(tile), M[method], **kw)
     return score(c, rules)
 
 
@@ -77,22 +80,48 @@ GEN_AND_BONUS = [
     # 金钩钩 with one kong: the kong is a 根 (金钩钩 contains no four)
     ("55m", "5m", "discard", "1111m,222p,333p,444m", {}, ("jingougou", "gen"), 8),
     # a pon plus the fourth tile in hand is a 根 too
-    ("123m789p55p", "5p", "discard", "111m,c:2222p", {},
-     ("pinghu", "gen", "gen"), 4),
+    ("123m789p55p", "5p", "discard", "111m,c:2222p", {}, ("pinghu", "gen", "gen"), 4),
     # bonuses
     ("123m456m456p789p55p", "5m", "robbed", "", {}, ("pinghu", "qiangganghu"), 2),
-    ("123m456p789p55p", "5p", "self", "c:9999m", {"after_kong": True},
-     ("pinghu", "gen", "gangshanghua"), 4),
-    ("123m456m456p789p55p", "5m", "discard", "", {"after_kong": True},
-     ("pinghu", "gangshangpao"), 2),
-    ("11223344556677m", "7m", "discard", "", {"after_kong": True},
-     ("qingqidui", "gangshangpao"), 32),
+    (
+        "123m456p789p55p",
+        "5p",
+        "self",
+        "c:9999m",
+        {"after_kong": True},
+        ("pinghu", "gen", "gangshanghua"),
+        4,
+    ),
+    (
+        "123m456m456p789p55p",
+        "5m",
+        "discard",
+        "",
+        {"after_kong": True},
+        ("pinghu", "gangshangpao"),
+        2,
+    ),
+    (
+        "11223344556677m",
+        "7m",
+        "discard",
+        "",
+        {"after_kong": True},
+        ("qingqidui", "gangshangpao"),
+        32,
+    ),
     # after_kong on a robbed kong means nothing
-    ("123m456m456p789p55p", "5m", "robbed", "", {"after_kong": True},
-     ("pinghu", "qiangganghu"), 2),
+    ("123m456m456p789p55p", "5m", "robbed", "", {"after_kong": True}, ("pinghu", "qiangganghu"), 2),
     # no extras enabled: the situational flags change nothing
-    ("123m456m456p789p55p", "5m", "self", "",
-     {"last_tile": True, "first_turn": True, "dealer": True}, ("pinghu",), 1),
+    (
+        "123m456m456p789p55p",
+        "5m",
+        "self",
+        "",
+        {"last_tile": True, "first_turn": True, "dealer": True},
+        ("pinghu",),
+        1,
+    ),
 ]
 
 
@@ -109,106 +138,329 @@ def test_mult_overrides():
 
 
 # extras: (hand, tile, method, melds, flags, extras, stack) -> (patterns, multiplier)
-YAOJIU = "11123777888999m"    # 123 789 789 789 11: 清一色 + 带幺九 (or 123 777 888 999 11)
+YAOJIU = "11123777888999m"  # 123 789 789 789 11: 清一色 + 带幺九 (or 123 777 888 999 11)
 EXTRAS = [
     # 带幺九 ×4: a candidate beating 平胡; multiplies in
-    ("123m789m123p789p99p", "9p", "discard", "", {}, "daiyaojiu", "separate",
-     ("daiyaojiu",), 4),
-    ("123m789m123p789p99p", "9p", "discard", "", {}, "daiyaojiu", "multiply",
-     ("pinghu", "daiyaojiu"), 4),
+    ("123m789m123p789p99p", "9p", "discard", "", {}, "daiyaojiu", "separate", ("daiyaojiu",), 4),
+    (
+        "123m789m123p789p99p",
+        "9p",
+        "discard",
+        "",
+        {},
+        "daiyaojiu",
+        "multiply",
+        ("pinghu", "daiyaojiu"),
+        4,
+    ),
     # never with seven pairs, even when every pair holds a 1 or 9
-    ("1111m99m1199p1199s", "9s", "discard", "", {}, "daiyaojiu", "separate",
-     ("longqidui",), 8),
+    ("1111m99m1199p1199s", "9s", "discard", "", {}, "daiyaojiu", "separate", ("longqidui",), 8),
     # 带幺九 counts the melds: a pon of 5m spoils it
-    ("123m789m789p99p", "9p", "discard", "555m", {}, "daiyaojiu", "separate",
-     ("pinghu",), 1),
-    ("123m789m789p99p", "9p", "discard", "111p", {}, "daiyaojiu", "separate",
-     ("daiyaojiu",), 4),
+    ("123m789m789p99p", "9p", "discard", "555m", {}, "daiyaojiu", "separate", ("pinghu",), 1),
+    ("123m789m789p99p", "9p", "discard", "111p", {}, "daiyaojiu", "separate", ("daiyaojiu",), 4),
     # 断幺九 ×2
-    ("234m567m345p678p55p", "5p", "discard", "", {}, "duanyaojiu", "separate",
-     ("duanyaojiu",), 2),
-    ("234m567m345p678p55p", "5p", "discard", "", {}, "duanyaojiu", "multiply",
-     ("pinghu", "duanyaojiu"), 2),
-    ("22446688m224466p", "6p", "discard", "", {}, "duanyaojiu", "multiply",
-     ("qidui", "duanyaojiu"), 8),
+    ("234m567m345p678p55p", "5p", "discard", "", {}, "duanyaojiu", "separate", ("duanyaojiu",), 2),
+    (
+        "234m567m345p678p55p",
+        "5p",
+        "discard",
+        "",
+        {},
+        "duanyaojiu",
+        "multiply",
+        ("pinghu", "duanyaojiu"),
+        2,
+    ),
+    (
+        "22446688m224466p",
+        "6p",
+        "discard",
+        "",
+        {},
+        "duanyaojiu",
+        "multiply",
+        ("qidui", "duanyaojiu"),
+        8,
+    ),
     # 清一色 + 带幺九: tie between the main table and 带幺九 → the main pattern
     (YAOJIU, "1m", "discard", "", {}, "daiyaojiu", "separate", ("qingyise",), 4),
     (YAOJIU, "1m", "discard", "", {}, "daiyaojiu", "multiply", ("qingyise", "daiyaojiu"), 16),
     # 清幺九 takes the place of both
     (YAOJIU, "1m", "discard", "", {}, "qingyaojiu", "separate", ("qingyaojiu",), 16),
-    (YAOJIU, "1m", "discard", "", {}, "daiyaojiu,qingyaojiu", "multiply",
-     ("qingyaojiu",), 16),
-    (YAOJIU, "1m", "discard", "", {}, "qingyaojiu,menqing", "multiply",
-     ("qingyaojiu", "menqing"), 32),
+    (YAOJIU, "1m", "discard", "", {}, "daiyaojiu,qingyaojiu", "multiply", ("qingyaojiu",), 16),
+    (
+        YAOJIU,
+        "1m",
+        "discard",
+        "",
+        {},
+        "qingyaojiu,menqing",
+        "multiply",
+        ("qingyaojiu", "menqing"),
+        32,
+    ),
     # 将对 ×8 takes the place of 碰碰胡
-    ("222m555m888m22p555p", "2p", "discard", "", {}, "jiangdui", "separate",
-     ("jiangdui",), 8),
-    ("222m555m888m22p555p", "2p", "discard", "", {}, "jiangdui", "multiply",
-     ("jiangdui",), 8),
-    ("222m555m888m22p555p", "2p", "discard", "", {}, "jiangdui,menqing", "multiply",
-     ("jiangdui", "menqing"), 16),
+    ("222m555m888m22p555p", "2p", "discard", "", {}, "jiangdui", "separate", ("jiangdui",), 8),
+    ("222m555m888m22p555p", "2p", "discard", "", {}, "jiangdui", "multiply", ("jiangdui",), 8),
+    (
+        "222m555m888m22p555p",
+        "2p",
+        "discard",
+        "",
+        {},
+        "jiangdui,menqing",
+        "multiply",
+        ("jiangdui", "menqing"),
+        16,
+    ),
     # 将金钩钩 ×16 takes the place of 金钩钩; a 金钩钩 is no 碰碰胡, so no 将对
-    ("22p", "2p", "discard", "222m,555m,888m,555p", {}, "jiangjingougou", "separate",
-     ("jiangjingougou",), 16),
-    ("22p", "2p", "discard", "222m,555m,888m,555p", {}, "jiangjingougou", "multiply",
-     ("jiangjingougou",), 16),
-    ("22p", "2p", "discard", "222m,555m,888m,555p", {}, "jiangdui", "multiply",
-     ("jingougou",), 4),
-    ("22p", "2p", "discard", "2222m,555m,888m,555p", {}, "jiangjingougou", "multiply",
-     ("jiangjingougou", "gen"), 32),
+    (
+        "22p",
+        "2p",
+        "discard",
+        "222m,555m,888m,555p",
+        {},
+        "jiangjingougou",
+        "separate",
+        ("jiangjingougou",),
+        16,
+    ),
+    (
+        "22p",
+        "2p",
+        "discard",
+        "222m,555m,888m,555p",
+        {},
+        "jiangjingougou",
+        "multiply",
+        ("jiangjingougou",),
+        16,
+    ),
+    ("22p", "2p", "discard", "222m,555m,888m,555p", {}, "jiangdui", "multiply", ("jingougou",), 4),
+    (
+        "22p",
+        "2p",
+        "discard",
+        "2222m,555m,888m,555p",
+        {},
+        "jiangjingougou",
+        "multiply",
+        ("jiangjingougou", "gen"),
+        32,
+    ),
     # a 十八罗汉 is no 金钩钩: 将金钩钩 does not hold on it
-    ("22p", "2p", "discard", "2222m,5555m,8888m,5555p", {}, "jiangjingougou,jiangdui",
-     "multiply", ("shibaluohan",), 64),
-    ("22p", "2p", "discard", "2222m,5555m,8888m,5555p", {}, "jiangjingougou,jiangdui",
-     "separate", ("shibaluohan",), 64),
+    (
+        "22p",
+        "2p",
+        "discard",
+        "2222m,5555m,8888m,5555p",
+        {},
+        "jiangjingougou,jiangdui",
+        "multiply",
+        ("shibaluohan",),
+        64,
+    ),
+    (
+        "22p",
+        "2p",
+        "discard",
+        "2222m,5555m,8888m,5555p",
+        {},
+        "jiangjingougou,jiangdui",
+        "separate",
+        ("shibaluohan",),
+        64,
+    ),
     # 门清 ×2: a concealed kong and a discard win keep it; a pon breaks it
     ("123m456m789p123p55p", "5p", "discard", "", {}, "menqing", "separate", ("menqing",), 2),
-    ("123m456p789p55p", "5p", "discard", "c:9999m", {}, "menqing", "separate",
-     ("menqing", "gen"), 4),
-    ("123m456p789p55p", "5p", "discard", "c:9999m", {}, "menqing", "multiply",
-     ("pinghu", "menqing", "gen"), 4),
+    (
+        "123m456p789p55p",
+        "5p",
+        "discard",
+        "c:9999m",
+        {},
+        "menqing",
+        "separate",
+        ("menqing", "gen"),
+        4,
+    ),
+    (
+        "123m456p789p55p",
+        "5p",
+        "discard",
+        "c:9999m",
+        {},
+        "menqing",
+        "multiply",
+        ("pinghu", "menqing", "gen"),
+        4,
+    ),
     ("123m456p789p55p", "5p", "discard", "999m", {}, "menqing", "multiply", ("pinghu",), 1),
-    ("123m456p789p55p", "5p", "discard", "a:9999m", {}, "menqing", "multiply",
-     ("pinghu", "gen"), 2),
+    (
+        "123m456p789p55p",
+        "5p",
+        "discard",
+        "a:9999m",
+        {},
+        "menqing",
+        "multiply",
+        ("pinghu", "gen"),
+        2,
+    ),
     # not with seven pairs
     ("11335588m224466p", "6p", "discard", "", {}, "menqing", "multiply", ("qidui",), 4),
     # 天胡 / 地胡 ×32, self-draw only; 门清 is not counted beside them
-    ("123m456m789p123p55p", "5p", "self", "", {"first_turn": True, "dealer": True},
-     "tianhu,menqing", "multiply", ("pinghu", "tianhu"), 32),
-    ("123m456m789p123p55p", "5p", "self", "", {"first_turn": True},
-     "dihu,menqing", "multiply", ("pinghu", "dihu"), 32),
-    ("123m456m789p123p55p", "5p", "self", "", {"first_turn": True},
-     "tianhu,menqing", "multiply", ("pinghu", "menqing"), 2),
-    ("123m456m789p123p55p", "5p", "discard", "", {"first_turn": True, "dealer": True},
-     "tianhu,dihu", "multiply", ("pinghu",), 1),
+    (
+        "123m456m789p123p55p",
+        "5p",
+        "self",
+        "",
+        {"first_turn": True, "dealer": True},
+        "tianhu,menqing",
+        "multiply",
+        ("pinghu", "tianhu"),
+        32,
+    ),
+    (
+        "123m456m789p123p55p",
+        "5p",
+        "self",
+        "",
+        {"first_turn": True},
+        "dihu,menqing",
+        "multiply",
+        ("pinghu", "dihu"),
+        32,
+    ),
+    (
+        "123m456m789p123p55p",
+        "5p",
+        "self",
+        "",
+        {"first_turn": True},
+        "tianhu,menqing",
+        "multiply",
+        ("pinghu", "menqing"),
+        2,
+    ),
+    (
+        "123m456m789p123p55p",
+        "5p",
+        "discard",
+        "",
+        {"first_turn": True, "dealer": True},
+        "tianhu,dihu",
+        "multiply",
+        ("pinghu",),
+        1,
+    ),
     # separate: 天胡 as a candidate; an extra contains no four, so the 龙's four is a 根
-    ("1111m335577p99m22p", "2p", "self", "", {"first_turn": True, "dealer": True},
-     "tianhu", "separate", ("tianhu", "gen"), 64),
-    ("1111m335577p99m22p", "2p", "self", "", {"first_turn": True, "dealer": True},
-     "tianhu", "multiply", ("longqidui", "tianhu"), 256),
+    (
+        "1111m335577p99m22p",
+        "2p",
+        "self",
+        "",
+        {"first_turn": True, "dealer": True},
+        "tianhu",
+        "separate",
+        ("tianhu", "gen"),
+        64,
+    ),
+    (
+        "1111m335577p99m22p",
+        "2p",
+        "self",
+        "",
+        {"first_turn": True, "dealer": True},
+        "tianhu",
+        "multiply",
+        ("longqidui", "tianhu"),
+        256,
+    ),
     # 海底捞月 ×2 on the last tile by self-draw or on the last discard
-    ("123m456m789p123p55p", "5p", "self", "", {"last_tile": True}, "haidilaoyue",
-     "multiply", ("pinghu", "haidilaoyue"), 2),
-    ("11223344556677m", "7m", "discard", "", {"last_tile": True}, "haidilaoyue",
-     "multiply", ("qingqidui", "haidilaoyue"), 32),
-    ("11223344556677m", "7m", "discard", "", {"last_tile": True}, "haidilaoyue",
-     "separate", ("qingqidui",), 16),
-    ("123m456m456p789p55p", "5m", "robbed", "", {"last_tile": True}, "haidilaoyue",
-     "multiply", ("pinghu", "qiangganghu"), 2),
+    (
+        "123m456m789p123p55p",
+        "5p",
+        "self",
+        "",
+        {"last_tile": True},
+        "haidilaoyue",
+        "multiply",
+        ("pinghu", "haidilaoyue"),
+        2,
+    ),
+    (
+        "11223344556677m",
+        "7m",
+        "discard",
+        "",
+        {"last_tile": True},
+        "haidilaoyue",
+        "multiply",
+        ("qingqidui", "haidilaoyue"),
+        32,
+    ),
+    (
+        "11223344556677m",
+        "7m",
+        "discard",
+        "",
+        {"last_tile": True},
+        "haidilaoyue",
+        "separate",
+        ("qingqidui",),
+        16,
+    ),
+    (
+        "123m456m456p789p55p",
+        "5m",
+        "robbed",
+        "",
+        {"last_tile": True},
+        "haidilaoyue",
+        "multiply",
+        ("pinghu", "qiangganghu"),
+        2,
+    ),
     # separate, two extras tie: the one named first in the rulebook's list
-    ("234m567m345p678p55p", "5p", "discard", "", {}, "menqing,duanyaojiu", "separate",
-     ("duanyaojiu",), 2),
-    ("234m567m345p678p55p", "5p", "discard", "", {}, "menqing,duanyaojiu", "multiply",
-     ("pinghu", "duanyaojiu", "menqing"), 4),
+    (
+        "234m567m345p678p55p",
+        "5p",
+        "discard",
+        "",
+        {},
+        "menqing,duanyaojiu",
+        "separate",
+        ("duanyaojiu",),
+        2,
+    ),
+    (
+        "234m567m345p678p55p",
+        "5p",
+        "discard",
+        "",
+        {},
+        "menqing,duanyaojiu",
+        "multiply",
+        ("pinghu", "duanyaojiu", "menqing"),
+        4,
+    ),
     # extras sit before 根 and the bonuses
-    ("234m567m345p678p55p", "5p", "discard", "", {"after_kong": True},
-     "duanyaojiu,menqing", "multiply",
-     ("pinghu", "duanyaojiu", "menqing", "gangshangpao"), 8),
+    (
+        "234m567m345p678p55p",
+        "5p",
+        "discard",
+        "",
+        {"after_kong": True},
+        "duanyaojiu,menqing",
+        "multiply",
+        ("pinghu", "duanyaojiu", "menqing", "gangshangpao"),
+        8,
+    ),
 ]
 
 
-@pytest.mark.parametrize(
-    "hand,tile,method,melds,flags,extras,stack,patterns,mult", EXTRAS)
+@pytest.mark.parametrize("hand,tile,method,melds,flags,extras,stack,patterns,mult", EXTRAS)
 def test_extras(hand, tile, method, melds, flags, extras, stack, patterns, mult):
     r = resolve("xuezhan", sets=[f"extras={extras}", f"extras_stack={stack}", "cap=1024"])
     s = win(hand, tile, method, melds, r, **flags)
@@ -228,9 +480,9 @@ ZIMO = [
     (PINGHU, "5m", "self", "", {}, "add_base", 2, False),
     (PINGHU, "5m", "discard", "", {}, "double", 1, False),
     (PINGHU, "5m", "discard", "", {}, "add_base", 1, False),
-    (PINGHU, "5m", "robbed", "", {}, "add_base", 2, False),   # 抢杠胡 ×2, no bonus
+    (PINGHU, "5m", "robbed", "", {}, "add_base", 2, False),  # 抢杠胡 ×2, no bonus
     ("11223344556677m", "7m", "self", "", {}, "none", 16, False),
-    ("11223344556677m", "7m", "self", "", {}, "double", 16, True),   # 32 > 16
+    ("11223344556677m", "7m", "self", "", {}, "double", 16, True),  # 32 > 16
     ("11223344556677m", "7m", "self", "", {}, "add_base", 17, False),
     ("11223344556666m", "6m", "self", "", {}, "add_base", 17, True),  # 32 capped, +1
     ("1133557799m22p44p", "4p", "self", "", {}, "double", 8, False),  # 七对 4 × 2
@@ -250,39 +502,56 @@ def test_zimo_bonus_with_base():
     assert (s.points, s.multiplier, s.extra["units"]) == (32, 16, 32)
 
 
-@pytest.mark.parametrize("melds,rule,bonus,points,feeder", [
-    # 点杠花 (exposed kong's replacement), the feeder pays alone: no zimo bonus
-    ("9999m", "discarder_pays", "add_base", 4, True),
-    ("9999m", "discarder_pays", "double", 4, True),
-    # 点杠花 paid by every active player: the bonus applies
-    ("9999m", "self_draw", "add_base", 5, False),
-    ("9999m", "self_draw", "double", 8, False),
-    # after a concealed or added kong: an ordinary self-draw
-    ("c:9999m", "discarder_pays", "add_base", 5, False),
-    ("a:9999m", "discarder_pays", "double", 8, False),
-])
+@pytest.mark.parametrize(
+    "melds,rule,bonus,points,feeder",
+    [
+        # 点杠花 (exposed kong's replacement), the feeder pays alone: no zimo bonus
+        ("9999m", "discarder_pays", "add_base", 4, True),
+        ("9999m", "discarder_pays", "double", 4, True),
+        # 点杠花 paid by every active player: the bonus applies
+        ("9999m", "self_draw", "add_base", 5, False),
+        ("9999m", "self_draw", "double", 8, False),
+        # after a concealed or added kong: an ordinary self-draw
+        ("c:9999m", "discarder_pays", "add_base", 5, False),
+        ("a:9999m", "discarder_pays", "double", 8, False),
+    ],
+)
 def test_dian_gang_hua(melds, rule, bonus, points, feeder):
     # 平胡 × 根 (the kong) × 杠上开花 = 4
-    s = win("123m456p789p55p", "5p", "self", melds,
-            rules(dian_gang_hua=rule, zimo_bonus=bonus), after_kong=True)
+    s = win(
+        "123m456p789p55p",
+        "5p",
+        "self",
+        melds,
+        rules(dian_gang_hua=rule, zimo_bonus=bonus),
+        after_kong=True,
+    )
     assert (s.patterns, s.multiplier) == (("pinghu", "gen", "gangshanghua"), 4)
     assert (s.points, s.feeder_pays) == (points, feeder)
 
 
-@pytest.mark.parametrize("hand,tile,method,melds,flags,reason", [
-    ("11223344556677m", "7m", "self", "", {"void": 0}, Reason.HOLDS_VOID),
-    ("123m456m456p789p55p", "5m", "discard", "", {"void": 1}, Reason.HOLDS_VOID),
-    ("123m456p789p55p", "5p", "discard", "999s", {"void": 2}, Reason.HOLDS_VOID),
-    ("123m456m456p789p56p", "5m", "discard", "", {"void": 2}, Reason.NOT_A_WIN),
-    ("123m456m456p789p56p", "5m", "discard", "", {"void": 0}, Reason.NOT_A_WIN),
-    ("123m456m456p789p55p", "5m", "self", "", {"after_kong": True},
-     Reason.NO_KONG_FOR_AFTER_KONG),
-    ("123m456m456p789p55p", "5m", "shilaotou", "", {}, Reason.NOT_A_WIN),
-])
+@pytest.mark.parametrize(
+    "hand,tile,method,melds,flags,reason",
+    [
+        ("11223344556677m", "7m", "self", "", {"void": 0}, Reason.HOLDS_VOID),
+        ("123m456m456p789p55p", "5m", "discard", "", {"void": 1}, Reason.HOLDS_VOID),
+        ("123m456p789p55p", "5p", "discard", "999s", {"void": 2}, Reason.HOLDS_VOID),
+        ("123m456m456p789p56p", "5m", "discard", "", {"void": 2}, Reason.NOT_A_WIN),
+        ("123m456m456p789p56p", "5m", "discard", "", {"void": 0}, Reason.NOT_A_WIN),
+        (
+            "123m456m456p789p55p",
+            "5m",
+            "self",
+            "",
+            {"after_kong": True},
+            Reason.NO_KONG_FOR_AFTER_KONG,
+        ),
+        ("123m456m456p789p55p", "5m", "shilaotou", "", {}, Reason.NOT_A_WIN),
+    ],
+)
 def test_illegal(hand, tile, method, melds, flags, reason):
     s = win(hand, tile, method, melds, **flags)
-    assert (s.legal, s.reason, s.points, s.patterns, s.multiplier) == (
-        False, reason, 0, (), None)
+    assert (s.legal, s.reason, s.points, s.patterns, s.multiplier) == (False, reason, 0, (), None)
 
 
 def test_void_of_another_suit_is_fine():
@@ -292,7 +561,7 @@ def test_void_of_another_suit_is_fine():
 
 # 查大叫: (hand, melds, void, rule overrides) -> money per payer
 READY = [
-    ("1122334455667m", "", 2, {}, 16),                 # 7m: 清七对
+    ("1122334455667m", "", 2, {}, 16),  # 7m: 清七对
     ("1122334455667m", "", 2, {"cap": 8}, 8),
     ("1122334455667m", "", 2, {"base": 2}, 32),
     # 九莲: 1m or 9m make 清一色 with a 根 (8); other waits 清一色 (4)
@@ -306,11 +575,15 @@ READY = [
     ("111p222p333p4p", "5555m", 2, {}, 4),
     # extras count as for a win; separate: 门清 2 beats 平胡 1
     ("123m456m789p123p5p", "", 2, {"extras": "menqing"}, 2),
-    ("123m456m789p123p5p", "", 2, {"extras": "menqing,duanyaojiu",
-                                   "extras_stack": "multiply"}, 2),
+    ("123m456m789p123p5p", "", 2, {"extras": "menqing,duanyaojiu", "extras_stack": "multiply"}, 2),
     # 天胡, 地胡, 海底捞月 and the bonuses are left out
-    ("123m456m789p123p5p", "", 2, {"extras": "tianhu,dihu,haidilaoyue",
-                                   "extras_stack": "multiply"}, 1),
+    (
+        "123m456m789p123p5p",
+        "",
+        2,
+        {"extras": "tianhu,dihu,haidilaoyue", "extras_stack": "multiply"},
+        1,
+    ),
     # no zimo_bonus
     ("123m456m789p123p5p", "", 2, {"zimo_bonus": "add_base"}, 1),
     ("123m456m789p123p5p", "", 2, {"zimo_bonus": "double"}, 1),
@@ -326,6 +599,7 @@ def test_ready_value(hand, melds, void, overrides, value):
     c, ms = parse_counts(hand), parse_melds(melds)
     assert ready_value(c, ms, r, void=void) == value
     from mjlog.scoring import ready_value as dispatched
+
     assert dispatched(c, ms, r, void=void) == value
     assert is_ready(c, ms, r, void=void) == (value > 0)
 
@@ -341,7 +615,8 @@ def test_ready_value_is_positive_exactly_when_ready_on_random_hands():
     for _ in range(1500):
         counts = [0] * 34
         groups = [("pair", s.below(27))] + [
-            ("seq" if s.below(2) else "trip", s.below(27)) for _ in range(4)]
+            ("seq" if s.below(2) else "trip", s.below(27)) for _ in range(4)
+        ]
         for kind, t in groups:
             if kind == "seq":
                 t = 9 * (t // 9) + t % 9 % 7
@@ -416,14 +691,28 @@ def _random_wins(n: int, seed: int):
             continue
         held = [t for t in range(34) for _ in range(counts[t])]
         method = (Method.SELF_DRAW, Method.DISCARD, Method.ROBBED_KONG)[s.below(3)]
-        out.append(WinContext(tuple(counts), tuple(melds), held[s.below(len(held))], method,
-                              after_kong=method is not Method.ROBBED_KONG and s.below(4) == 0))
+        out.append(
+            WinContext(
+                tuple(counts),
+                tuple(melds),
+                held[s.below(len(held))],
+                method,
+                after_kong=method is not Method.ROBBED_KONG and s.below(4) == 0,
+            )
+        )
     return out
 
 
-@pytest.mark.parametrize("sets", [[], ["mult.pengpenghu=1"], ["mult.pinghu=4", "mult.qidui=2"],
-                                  ["mult.pinghu=4"],  # 七对 = 平胡: the sets reading comes first
-                                  ["mult.qingyise=32", "mult.gen=4", "cap=256"]])
+@pytest.mark.parametrize(
+    "sets",
+    [
+        [],
+        ["mult.pengpenghu=1"],
+        ["mult.pinghu=4", "mult.qidui=2"],
+        ["mult.pinghu=4"],  # 七对 = 平胡: the sets reading comes first
+        ["mult.qingyise=32", "mult.gen=4", "cap=256"],
+    ],
+)
 def test_extras_free_scoring_matches_the_reading_by_reading_path(sets):
     # With no extra enabled a win is valued from its counts alone; with an extra
     # that never holds here (天胡: not a first turn), every reading is valued. The
@@ -435,4 +724,10 @@ def test_extras_free_scoring_matches_the_reading_by_reading_path(sets):
     for c in wins:
         a, b = score(c, plain), score(c, every)
         assert (a.legal, a.reason, a.patterns, a.multiplier, a.points, a.capped) == (
-            b.legal, b.reason, b.patterns, b.multiplier, b.points, b.capped), c
+            b.legal,
+            b.reason,
+            b.patterns,
+            b.multiplier,
+            b.points,
+            b.capped,
+        ), c

@@ -17,14 +17,19 @@ from mjlog.scoring.base import Method, Reason, WinContext
 from mjlog.scoring.yuxi import ready_value
 from mjlog.tiles import parse_counts, parse_tile
 
-M = {"self": Method.SELF_DRAW, "discard": Method.DISCARD, "robbed": Method.ROBBED_KONG,
-     "shilaotou": Method.SHILAOTOU}
+M = {
+    "self": Method.SELF_DRAW,
+    "discard": Method.DISCARD,
+    "robbed": Method.ROBBED_KONG,
+    "shilaotou": Method.SHILAOTOU,
+}
 R = resolve("yuxi")
 
 
 def ctx(hand, tile, method="self", melds="", **kw):
-    return WinContext(tuple(parse_counts(hand)), parse_melds(melds), parse_tile(tile),
-                      M[method], **kw)
+    return WinContext(
+        tuple(parse_counts(hand)), parse_melds(melds), parse_tile(tile), M[method], **kw
+    )
 
 
 def win(hand, tile, method="self", melds="", rules=R, **kw):
@@ -60,35 +65,79 @@ LEGAL = [
     ("11112233445566m", "6m", "self", "", {}, ("qingyise", "longqidui"), 3, 12),
     ("11112233445566m", "6m", "discard", "", {}, ("qingyise", "longqidui"), 3, 14),
     # 杠上花 after a concealed or added kong: an ordinary self-draw, 3
-    ("123m456p789s11z", "3m", "self", "c:5555m", {"after_kong": True},
-     ("gangshanghua",), 1, 3),
-    ("123m456p789s11z", "3m", "self", "a:5555m", {"after_kong": True},
-     ("gangshanghua",), 1, 3),
+    ("123m456p789s11z", "3m", "self", "c:5555m", {"after_kong": True}, ("gangshanghua",), 1, 3),
+    ("123m456p789s11z", "3m", "self", "a:5555m", {"after_kong": True}, ("gangshanghua",), 1, 3),
     # seed example two: 清一色 + 碰碰胡 + 杠上花 = 12 self
-    ("22233344455m", "5m", "self", "c:1111m", {"after_kong": True},
-     ("pengpenghu", "qingyise", "gangshanghua"), 3, 12),
+    (
+        "22233344455m",
+        "5m",
+        "self",
+        "c:1111m",
+        {"after_kong": True},
+        ("pengpenghu", "qingyise", "gangshanghua"),
+        3,
+        12,
+    ),
     # ... and 16 on the discard column: 点杠花, the feeder of the exposed kong pays
-    ("22233344455m", "5m", "self", "1111m", {"after_kong": True},
-     ("pengpenghu", "qingyise", "gangshanghua"), 3, 16),
+    (
+        "22233344455m",
+        "5m",
+        "self",
+        "1111m",
+        {"after_kong": True},
+        ("pengpenghu", "qingyise", "gangshanghua"),
+        3,
+        16,
+    ),
     # the kong that counts is the last one made
-    ("22233355m", "5m", "self", "1111m,c:9999p", {"after_kong": True},
-     ("pengpenghu", "gangshanghua"), 2, 6),
+    (
+        "22233355m",
+        "5m",
+        "self",
+        "1111m,c:9999p",
+        {"after_kong": True},
+        ("pengpenghu", "gangshanghua"),
+        2,
+        6,
+    ),
     # 杠上炮: a discard right after the discarder's kong; 4, doubles the others
-    ("123m456p789s11z234m", "4m", "discard", "", {"after_kong": True},
-     ("gangshangpao",), 1, 4),
-    ("11123456788999m", "8m", "discard", "", {"after_kong": True},
-     ("qingyise", "gangshangpao"), 2, 8),
-    ("1111335577m99m22p", "2p", "discard", "", {"after_kong": True},
-     ("longqidui", "gangshangpao"), 3, 14),
+    ("123m456p789s11z234m", "4m", "discard", "", {"after_kong": True}, ("gangshangpao",), 1, 4),
+    (
+        "11123456788999m",
+        "8m",
+        "discard",
+        "",
+        {"after_kong": True},
+        ("qingyise", "gangshangpao"),
+        2,
+        8,
+    ),
+    (
+        "1111335577m99m22p",
+        "2p",
+        "discard",
+        "",
+        {"after_kong": True},
+        ("longqidui", "gangshangpao"),
+        3,
+        14,
+    ),
     # 抢杠胡 counts as a pattern: a plain hand robbing a kong wins 4
     ("123m456p789s11z567m", "6m", "robbed", "", {}, ("qiangganghu",), 1, 4),
     ("11234456678999m", "5m", "robbed", "", {}, ("qingyise", "qiangganghu"), 2, 8),
     # after_kong means nothing on a robbed kong
-    ("123m456p789s11z567m", "6m", "robbed", "", {"after_kong": True},
-     ("qiangganghu",), 1, 4),
+    ("123m456p789s11z567m", "6m", "robbed", "", {"after_kong": True}, ("qiangganghu",), 1, 4),
     # situational flags of other variants change nothing
-    ("123m456p789s11z234m", "4m", "self", "",
-     {"last_tile": True, "first_turn": True, "dealer": True}, ("pinghu",), 1, 1),
+    (
+        "123m456p789s11z234m",
+        "4m",
+        "self",
+        "",
+        {"last_tile": True, "first_turn": True, "dealer": True},
+        ("pinghu",),
+        1,
+        1,
+    ),
     # 十老头: whatever the hand (13 tiles after the 10th discard), alone, 3
     ("1357m2468p13579s", "7z", "shilaotou", "", {}, ("shilaotou",), 1, 3),
     ("11122233344455m", "1z", "shilaotou", "", {}, ("shilaotou",), 1, 3),
@@ -103,15 +152,17 @@ def test_legal_wins(hand, tile, method, melds, flags, patterns, fan, points):
     assert (s.fan, s.points, s.multiplier, s.capped) == (fan, points, None, False)
 
 
-@pytest.mark.parametrize("melds,rule,feeder,points", [
-    ("1111m", "discarder_pays", True, 16),
-    ("1111m", "self_draw", False, 12),
-    ("a:1111m", "discarder_pays", False, 12),
-    ("c:1111m", "discarder_pays", False, 12),
-])
+@pytest.mark.parametrize(
+    "melds,rule,feeder,points",
+    [
+        ("1111m", "discarder_pays", True, 16),
+        ("1111m", "self_draw", False, 12),
+        ("a:1111m", "discarder_pays", False, 12),
+        ("c:1111m", "discarder_pays", False, 12),
+    ],
+)
 def test_dian_gang_hua(melds, rule, feeder, points):
-    s = win("22233344455m", "5m", "self", melds, R.replace(dian_gang_hua=rule),
-            after_kong=True)
+    s = win("22233344455m", "5m", "self", melds, R.replace(dian_gang_hua=rule), after_kong=True)
     assert (s.feeder_pays, s.points) == (feeder, points)
 
 
@@ -124,8 +175,9 @@ def test_plain_hand_on_discard_is_illegal_with_its_would_be_value():
     s = win("123m456p789s11z234m", "4m", "discard", rules=R.replace(base=5))
     assert s.extra["plain_points"] == 5
     # a discard value for 平胡, if set, is the one used
-    s = win("123m456p789s11z234m", "4m", "discard",
-            rules=resolve("yuxi", sets=["points.pinghu=1/2"]))
+    s = win(
+        "123m456p789s11z234m", "4m", "discard", rules=resolve("yuxi", sets=["points.pinghu=1/2"])
+    )
     assert s.legal and s.points == 2
 
 
@@ -142,14 +194,29 @@ def test_a_plain_hand_in_the_last_four_under_last4_plain_on_discard():
     assert score(c._replace(forced_zone=True), last4) == score(c, R)
 
 
-@pytest.mark.parametrize("hand,tile,method,melds,flags,reason", [
-    ("123m456p789s12z34m", "4m", "self", "", {}, Reason.NOT_A_WIN),
-    ("123m456p789s11z2m", "2m", "self", "", {}, Reason.NOT_A_WIN),        # 13 tiles
-    ("123m456p789s11z234m", "4m", "self", "", {"after_kong": True},
-     Reason.NO_KONG_FOR_AFTER_KONG),
-    ("123m456p789s11z", "3m", "self", "888p", {"after_kong": True},
-     Reason.NO_KONG_FOR_AFTER_KONG),
-])
+@pytest.mark.parametrize(
+    "hand,tile,method,melds,flags,reason",
+    [
+        ("123m456p789s12z34m", "4m", "self", "", {}, Reason.NOT_A_WIN),
+        ("123m456p789s11z2m", "2m", "self", "", {}, Reason.NOT_A_WIN),  # 13 tiles
+        (
+            "123m456p789s11z234m",
+            "4m",
+            "self",
+            "",
+            {"after_kong": True},
+            Reason.NO_KONG_FOR_AFTER_KONG,
+        ),
+        (
+            "123m456p789s11z",
+            "3m",
+            "self",
+            "888p",
+            {"after_kong": True},
+            Reason.NO_KONG_FOR_AFTER_KONG,
+        ),
+    ],
+)
 def test_illegal(hand, tile, method, melds, flags, reason):
     s = win(hand, tile, method, melds, **flags)
     assert (s.legal, s.reason, s.points, s.patterns) == (False, reason, 0, ())
@@ -173,7 +240,7 @@ def test_cap_and_base():
 
 def test_points_overrides():
     r = resolve("yuxi", sets=["points.longqidui=8/9", "points.qingyise=5/6"])
-    assert win("11112233445566m", "6m", "self", rules=r).points == 16   # 8 × 2
+    assert win("11112233445566m", "6m", "self", rules=r).points == 16  # 8 × 2
     assert win("11123456788999m", "8m", "discard", rules=r).points == 6
 
 
@@ -189,36 +256,44 @@ def test_dash_column_doubles_but_is_never_the_base():
     r = resolve("yuxi", sets=["points.qingyise=3/-"])
     s = win("11123456788999m", "8m", "discard", rules=r)
     assert (s.legal, s.reason, s.extra["plain_points"]) == (False, Reason.PLAIN_ON_DISCARD, 1)
-    s = win("11123456788999m", "8m", "discard", rules=r, after_kong=True)   # + 杠上炮
+    s = win("11123456788999m", "8m", "discard", rules=r, after_kong=True)  # + 杠上炮
     assert (s.patterns, s.points) == (("qingyise", "gangshangpao"), 8)
 
 
 def test_shilaotou_needs_honors():
     s = win("1357m2468p13579s", "7z", "shilaotou", rules=R.replace(honors=False))
     assert (s.legal, s.reason) == (False, Reason.NOT_A_WIN)
-    s = win("1357m2468p13579s", "7z", "shilaotou", rules=resolve(
-        "yuxi", sets=["points.shilaotou=5/-", "cap=4"]))
+    s = win(
+        "1357m2468p13579s",
+        "7z",
+        "shilaotou",
+        rules=resolve("yuxi", sets=["points.shilaotou=5/-", "cap=4"]),
+    )
     assert (s.points, s.capped) == (4, True)
 
 
-@pytest.mark.parametrize("hand,melds,rules,value", [
-    # waits 3m/6m (清一色 3) and 5m (清一色 + 碰碰胡 6): the best
-    ("1112223334445m", "", {}, 6),
-    ("1112223334445m", "", {"cap": 4}, 4),
-    ("1112223334445m", "", {"base": 3}, 18),
-    # a single plain wait on 1z
-    ("123m456p789s1z234m", "", {}, 1),
-    # seven pairs waiting on 4s: 小七对 3
-    ("1133557799m22p4s", "", {}, 3),
-    # a pon: 碰碰胡 on 5p
-    ("222333444m5p", "111p", {}, 3),
-    # the only wait is a fifth 1m: not ready
-    ("1111m234p567p789p", "", {}, 0),
-    ("1357m2468p13579s", "", {}, 0),
-])
+@pytest.mark.parametrize(
+    "hand,melds,rules,value",
+    [
+        # waits 3m/6m (清一色 3) and 5m (清一色 + 碰碰胡 6): the best
+        ("1112223334445m", "", {}, 6),
+        ("1112223334445m", "", {"cap": 4}, 4),
+        ("1112223334445m", "", {"base": 3}, 18),
+        # a single plain wait on 1z
+        ("123m456p789s1z234m", "", {}, 1),
+        # seven pairs waiting on 4s: 小七对 3
+        ("1133557799m22p4s", "", {}, 3),
+        # a pon: 碰碰胡 on 5p
+        ("222333444m5p", "111p", {}, 3),
+        # the only wait is a fifth 1m: not ready
+        ("1111m234p567p789p", "", {}, 0),
+        ("1357m2468p13579s", "", {}, 0),
+    ],
+)
 def test_ready_value(hand, melds, rules, value):
     r = R.replace(**rules)
     assert ready_value(parse_counts(hand), parse_melds(melds), r) == value
     # the dispatcher gives the same
     from mjlog.scoring import ready_value as dispatched
+
     assert dispatched(parse_counts(hand), parse_melds(melds), r) == value

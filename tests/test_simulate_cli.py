@@ -7,13 +7,26 @@ from click.testing import CliRunner
 
 from mjlog.cli import main
 
-ARGS = ["simulate", "--variant", "yuxi", "--matches", "3", "--hands-per-match", "3",
-        "--seed", "11", "--agents", "greedy,random,greedy,random", "--workers", "1", "--quiet"]
+ARGS = [
+    "simulate",
+    "--variant",
+    "yuxi",
+    "--matches",
+    "3",
+    "--hands-per-match",
+    "3",
+    "--seed",
+    "11",
+    "--agents",
+    "greedy,random,greedy,random",
+    "--workers",
+    "1",
+    "--quiet",
+]
 
 
 def _files(run: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(run)): p.read_bytes()
-            for p in sorted(run.rglob("*.parquet"))}
+    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("*.parquet"))}
 
 
 def test_simulate_writes_a_complete_deterministic_run(tmp_path):
@@ -55,8 +68,10 @@ def test_rerun_resumes_and_refuses_another_run(tmp_path):
 
 
 def test_bad_input_is_one_line(tmp_path):
-    for extra, needle in ((["--agents", "greedy,alien,greedy,greedy"], "unknown agent 'alien'"),
-                          (["--set", "cap=x"], "expected an integer")):
+    for extra, needle in (
+        (["--agents", "greedy,alien,greedy,greedy"], "unknown agent 'alien'"),
+        (["--set", "cap=x"], "expected an integer"),
+    ):
         args = [a for a in ARGS]
         if extra[0] == "--agents":
             args[args.index("--agents") + 1] = extra[1]

@@ -9,10 +9,17 @@ from simulate.agents import make_agent
 
 def _view(variant: str, hand: str, wall_left: int, void=None):
     rules = Rules(variant)
-    return SimpleNamespace(rules=rules, spec=rules.spec, hand=list(parse_counts(hand)),
-                           melds=[[], [], [], []], discards=[[], [], [], []], n=4,
-                           won=[False] * 4, void=[void, None, None, None],
-                           wall_left=wall_left)
+    return SimpleNamespace(
+        rules=rules,
+        spec=rules.spec,
+        hand=list(parse_counts(hand)),
+        melds=[[], [], [], []],
+        discards=[[], [], [], []],
+        n=4,
+        won=[False] * 4,
+        void=[void, None, None, None],
+        wall_left=wall_left,
+    )
 
 
 def test_seven_pairs_held_but_not_won_is_a_plan_not_a_crash():

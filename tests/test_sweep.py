@@ -11,18 +11,43 @@ from click.testing import CliRunner
 from mjlog.cli import main
 from mjlog.logio import read_manifest, verify_manifest
 
-ARGS = ["sweep", "--variant", "xuezhan", "--grid", "cap=8,16", "--grid",
-        "zimo_bonus=none,add_base", "--set", "base=2", "--matches", "2",
-        "--hands-per-match", "2", "--agents", "random", "--seed", "4", "--workers", "1"]
-POINTS = ["cap=8__zimo_bonus=none", "cap=8__zimo_bonus=add_base",
-          "cap=16__zimo_bonus=none", "cap=16__zimo_bonus=add_base"]
+ARGS = [
+    "sweep",
+    "--variant",
+    "xuezhan",
+    "--grid",
+    "cap=8,16",
+    "--grid",
+    "zimo_bonus=none,add_base",
+    "--set",
+    "base=2",
+    "--matches",
+    "2",
+    "--hands-per-match",
+    "2",
+    "--agents",
+    "random",
+    "--seed",
+    "4",
+    "--workers",
+    "1",
+]
+POINTS = [
+    "cap=8__zimo_bonus=none",
+    "cap=8__zimo_bonus=add_base",
+    "cap=16__zimo_bonus=none",
+    "cap=16__zimo_bonus=add_base",
+]
 
 
 def files(parent: Path) -> dict[str, bytes]:
     """Every file but the run markers (a writer's journal of what it finished, which a
     resumed run appends to)."""
-    return {str(p.relative_to(parent)): p.read_bytes() for p in sorted(parent.rglob("*"))
-            if p.is_file() and p.name != ".run_id"}
+    return {
+        str(p.relative_to(parent)): p.read_bytes()
+        for p in sorted(parent.rglob("*"))
+        if p.is_file() and p.name != ".run_id"
+    }
 
 
 def test_sweep_runs_every_point_and_resumes(tmp_path):
@@ -54,8 +79,21 @@ def test_sweep_refuses_another_sweep_and_bad_grids(tmp_path):
     out = tmp_path / "sweep"
 
     def small(grid: str, *extra: str) -> list[str]:
-        return ["sweep", "--variant", "xuezhan", "--grid", grid, "--matches", "1",
-                "--hands-per-match", "1", "--quiet", *extra, "--out", str(out)]
+        return [
+            "sweep",
+            "--variant",
+            "xuezhan",
+            "--grid",
+            grid,
+            "--matches",
+            "1",
+            "--hands-per-match",
+            "1",
+            "--quiet",
+            *extra,
+            "--out",
+            str(out),
+        ]
 
     assert CliRunner().invoke(main, small("cap=8")).exit_code == 0
     for args, needle in (
@@ -74,9 +112,25 @@ def test_sweep_plays_strategic_by_default(tmp_path):
     # greedy ignores the rules' values: a first sweep of it would measure no change in
     # play, so a sweep's default line-up is strategic (simulate keeps greedy)
     out = tmp_path / "sweep"
-    res = CliRunner().invoke(main, ["sweep", "--variant", "yuxi", "--grid", "cap=2,8",
-                                    "--matches", "1", "--hands-per-match", "1", "--workers",
-                                    "1", "--quiet", "--out", str(out)])
+    res = CliRunner().invoke(
+        main,
+        [
+            "sweep",
+            "--variant",
+            "yuxi",
+            "--grid",
+            "cap=2,8",
+            "--matches",
+            "1",
+            "--hands-per-match",
+            "1",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads((out / "sweep.json").read_text())
     assert doc["base"]["agents"] == ["strategic"]

@@ -16,7 +16,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_mypy_is_clean():
-    res = subprocess.run([sys.executable, "-m", "mypy", "--config-file",
-                          str(ROOT / "pyproject.toml"), "--cache-dir", str(ROOT / ".mypy_cache")],
-                         cwd=ROOT, capture_output=True, text=True)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(ROOT / ".mypy_cache"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-1000:]

@@ -32,8 +32,10 @@ def _brute_accept(c, melds):
     return sh, kinds
 
 
-@pytest.mark.parametrize("melds,size,tiles", [(0, 13, 136), (1, 10, 136), (2, 7, 108),
-                                              (0, 13, 108), (0, 10, 108), (0, 7, 108)])
+@pytest.mark.parametrize(
+    "melds,size,tiles",
+    [(0, 13, 136), (1, 10, 136), (2, 7, 108), (0, 13, 108), (0, 10, 108), (0, 7, 108)],
+)
 def test_accept_matches_brute_force(melds, size, tiles):
     for c in _hands(150, size, seed=melds * 10 + size, tiles=tiles):
         unseen = [4 - x for x in c]

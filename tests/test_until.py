@@ -12,24 +12,52 @@ from analysis import compare
 from mjlog.cli import main
 from simulate.until import MIN_MATCHES, parse_until
 
-ARGS = ["simulate", "--variant", "yuxi", "--seed", "3", "--agents", "random",
-        "--hands-per-match", "2", "--hands-per-shard", "20", "--events", "none", "--quiet"]
+ARGS = [
+    "simulate",
+    "--variant",
+    "yuxi",
+    "--seed",
+    "3",
+    "--agents",
+    "random",
+    "--hands-per-match",
+    "2",
+    "--hands-per-shard",
+    "20",
+    "--events",
+    "none",
+    "--quiet",
+]
 
 
 def _files(d):
     """The run's data files and manifest (not the runner's hidden marker, which journals
     shards in the order they finished)."""
-    return {p.relative_to(d): p.read_bytes() for p in sorted(d.rglob("*"))
-            if p.is_file() and not p.name.startswith(".")}
+    return {
+        p.relative_to(d): p.read_bytes()
+        for p in sorted(d.rglob("*"))
+        if p.is_file() and not p.name.startswith(".")
+    }
 
 
 @pytest.fixture(scope="module")
 def until_runs(tmp_path_factory):
     d = tmp_path_factory.mktemp("until")
     for w in ("1", "2"):
-        res = CliRunner().invoke(main, [*ARGS, "--until", "money_moved_per_hand=0.15",
-                                        "--max-hands", "300", "--workers", w,
-                                        "--out", str(d / f"w{w}")])
+        res = CliRunner().invoke(
+            main,
+            [
+                *ARGS,
+                "--until",
+                "money_moved_per_hand=0.15",
+                "--max-hands",
+                "300",
+                "--workers",
+                w,
+                "--out",
+                str(d / f"w{w}"),
+            ],
+        )
         assert res.exit_code == 0, res.output
     return d
 
@@ -37,8 +65,9 @@ def until_runs(tmp_path_factory):
 def _plain(d, name: str, seed, matches) -> dict:
     """The run ``--seed SEED --matches M`` writes, its files but the manifest."""
     args = [a if a != "3" else str(seed) for a in ARGS]
-    res = CliRunner().invoke(main, [*args, "--matches", str(matches), "--workers", "1",
-                                    "--out", str(d / name)])
+    res = CliRunner().invoke(
+        main, [*args, "--matches", str(matches), "--workers", "1", "--out", str(d / name)]
+    )
     assert res.exit_code == 0, res.output
     return {k: v for k, v in _files(d / name).items() if k.name != "manifest.json"}
 
@@ -68,8 +97,9 @@ def test_the_run_written_is_not_the_hands_the_rule_chose(until_runs):
     assert got != _plain(d, "chosen", 3, m["matches"])
     p = compare.precision(d / "w1", 0.15).set_index("metric")
     assert p.loc["money_moved_per_hand", "matches"] == m["matches"]
-    assert p.loc["money_moved_per_hand", "half_width"] == \
-        pytest.approx(m["until"]["run_half_width"])
+    assert p.loc["money_moved_per_hand", "half_width"] == pytest.approx(
+        m["until"]["run_half_width"]
+    )
 
 
 def test_the_rule_stops_at_the_first_precise_prefix(until_runs):
@@ -77,8 +107,9 @@ def test_the_rule_stops_at_the_first_precise_prefix(until_runs):
     m = json.loads((until_runs / "w1" / "manifest.json").read_text())
     _plain(until_runs, "pass", 3, m["matches"])
     p = compare.precision(until_runs / "pass", 0.15).set_index("metric")
-    assert p.loc["money_moved_per_hand", "half_width"] == \
-        pytest.approx(m["until"]["achieved_half_width"])
+    assert p.loc["money_moved_per_hand", "half_width"] == pytest.approx(
+        m["until"]["achieved_half_width"]
+    )
     assert p.loc["money_moved_per_hand", "half_width"] <= 0.15
     if m["matches"] - 10 >= MIN_MATCHES:
         _plain(until_runs, "fewer", 3, m["matches"] - 10)
@@ -104,8 +135,12 @@ def test_fresh_hands_cover_where_the_chosen_ones_are_biased():
         x = np.full(most, float(hands))
 
         def measure(es, y=y, x=x):  # prefixes under MIN_MATCHES the rule skips anyway
-            return [metric_estimate(y[:e], x[:e], "share of hands").half_width
-                    if e >= MIN_MATCHES else np.nan for e in es]
+            return [
+                metric_estimate(y[:e], x[:e], "share of hands").half_width
+                if e >= MIN_MATCHES
+                else np.nan
+                for e in es
+            ]
 
         m, _hw, reached = stopping_rule(ends, 1, lambda i, j: None, measure, target)
         assert reached
@@ -116,26 +151,43 @@ def test_fresh_hands_cover_where_the_chosen_ones_are_biased():
         covered += e.lo <= p <= e.hi
     chosen, fresh = np.array(chosen), np.array(fresh)
     se = fresh.std() / np.sqrt(reps)
-    assert chosen.mean() < -3 * se          # what the old --until wrote
-    assert abs(fresh.mean()) < 3 * se       # what it writes now
+    assert chosen.mean() < -3 * se  # what the old --until wrote
+    assert abs(fresh.mean()) < 3 * se  # what it writes now
     assert covered / reps >= 0.94
 
 
 def test_max_hands_stops_and_says_so(tmp_path):
-    res = CliRunner().invoke(main, [*ARGS[:-1], "--until", "draw_rate=0.0001",
-                                    "--max-hands", "60", "--workers", "1",
-                                    "--out", str(tmp_path / "r")])
+    res = CliRunner().invoke(
+        main,
+        [
+            *ARGS[:-1],
+            "--until",
+            "draw_rate=0.0001",
+            "--max-hands",
+            "60",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "NOT reached" in res.output
     m = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert m["matches"] == 30 and not m["until"]["reached"]
 
 
-@pytest.mark.parametrize("args", [["--until", "draw_rate"], ["--until", "x=1",
-                                                              "--max-hands", "10"],
-                                  ["--until", "draw_rate=0.1"], ["--max-hands", "10"],
-                                  ["--until", "draw_rate=-1", "--max-hands", "10"],
-                                  ["--until", "draw_rate=0.1", "--max-hands", str(10**13)]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--until", "draw_rate"],
+        ["--until", "x=1", "--max-hands", "10"],
+        ["--until", "draw_rate=0.1"],
+        ["--max-hands", "10"],
+        ["--until", "draw_rate=-1", "--max-hands", "10"],
+        ["--until", "draw_rate=0.1", "--max-hands", str(10**13)],
+    ],
+)
 def test_bad_until_is_one_line(tmp_path, args):
     res = CliRunner().invoke(main, [*ARGS, *args, "--out", str(tmp_path / "r")])
     assert res.exit_code == 2 and "Traceback" not in res.output, res.output

@@ -15,7 +15,8 @@ from mjlog.variants import VARIANTS, Variant, get_variant
 ROOT = Path(__file__).resolve().parent.parent
 # the project hook's pattern: a variant's name compared anywhere but in its module
 NAME_TEST = re.compile(
-    r"""(variant|\.name)\s*(==|!=|in)\s*[([{]?\s*["'](yuxi|xuezhan|huangmei)["']""")
+    r"""(variant|\.name)\s*(==|!=|in)\s*[([{]?\s*["'](yuxi|xuezhan|huangmei)["']"""
+)
 
 
 def test_registry_names_the_valid_variants():

@@ -28,10 +28,27 @@ ARTIFACTS = Path(__file__).parent / "artifacts"
 
 
 def _simulate(out: Path, variant: str, seed: int = 1, matches: int = 1, hands: int = 3) -> Path:
-    res = CliRunner().invoke(main, [
-        "simulate", "--variant", variant, "--matches", str(matches), "--hands-per-match",
-        str(hands), "--seed", str(seed), "--agents", "greedy", "--workers", "1", "--quiet",
-        "--out", str(out)])
+    res = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "--variant",
+            variant,
+            "--matches",
+            str(matches),
+            "--hands-per-match",
+            str(hands),
+            "--seed",
+            str(seed),
+            "--agents",
+            "greedy",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     return out
 
@@ -39,8 +56,10 @@ def _simulate(out: Path, variant: str, seed: int = 1, matches: int = 1, hands: i
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("viewer-runs")
-    return {v: _simulate(base / v, v, matches=2 if v == "huangmei" else 1)
-            for v in ("huangmei", "xuezhan", "yuxi")}
+    return {
+        v: _simulate(base / v, v, matches=2 if v == "huangmei" else 1)
+        for v in ("huangmei", "xuezhan", "yuxi")
+    }
 
 
 def _replay(run: Path, *args: str) -> str:
@@ -82,8 +101,11 @@ def test_html_page_is_self_contained_and_embeds_the_replayers_states(runs, tmp_p
     for bad in ("http://", "https://", "<link", " src=", "@import", "url("):
         assert bad not in text, bad
     # a CSP allowing the page's own inline script and style, by hash, and nothing else
-    csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">',
-                    text).group(1).replace("&#x27;", "'")
+    csp = (
+        re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', text)
+        .group(1)
+        .replace("&#x27;", "'")
+    )
     script = re.search(r"<script>(.*?)</script>", text, re.S).group(1)
     style = re.search(r"<style>(.*?)</style>", text, re.S).group(1)
     want = {"script-src": script, "style-src": style}
@@ -117,7 +139,10 @@ def test_html_page_is_self_contained_and_embeds_the_replayers_states(runs, tmp_p
         b = w["breakdown"]
         assert b == explain_win(SimpleNamespace(**row), rp.rules).to_json()
         assert (b["points"], b["fan"], b["multiplier"]) == (
-            row["points"], row["fan"], row["multiplier"])
+            row["points"],
+            row["fan"],
+            row["multiplier"],
+        )
         assert sorted(w["payers"]) == sorted(t[1] for t in w["transfers"] if t[4] == "win")
         assert b["formula"].endswith(f"{row['points']} points")  # xuezhan: ×… → N points
 
@@ -167,8 +192,9 @@ def test_html_dir_writes_pages_and_an_index(runs, tmp_path):
     # the match score carries over from hand to hand
     d1 = _page_data(out / "match001-hand002.html")["meta"]
     r0, r1 = load_hand(run, 1, 0), load_hand(run, 1, 1)
-    assert d1["match_before"] == [a + b for a, b in zip(r0.hand["deltas"], r1.hand["deltas"],
-                                                         strict=True)]
+    assert d1["match_before"] == [
+        a + b for a, b in zip(r0.hand["deltas"], r1.hand["deltas"], strict=True)
+    ]
     # each page links to the index and its neighbours
     mid = (out / links[1]).read_text("utf-8")
     assert f'id="link-prev" href="{links[0]}"' in mid and 'href="index.html"' in mid
@@ -178,16 +204,22 @@ def test_html_dir_writes_pages_and_an_index(runs, tmp_path):
     # a chosen list
     msg = _replay(run, "--html-dir", str(tmp_path / "two"), "--hands", "0:1,1:0")
     assert sorted(p.name for p in (tmp_path / "two").iterdir()) == [
-        "index.html", "match000-hand001.html", "match001-hand000.html"]
+        "index.html",
+        "match000-hand001.html",
+        "match001-hand000.html",
+    ]
 
 
-@pytest.mark.parametrize("args, msg", [
-    (["--html", "x.html"], "--html needs --hand"),
-    (["--html-dir", "d", "--hands", "0-1"], "bad --hands item '0-1'"),
-    (["--html-dir", "d", "--hands", "7:0"], "no such hand(s) in the run: 7:0"),
-    (["--hand", "0:0", "--html", "x.html", "--html-dir", "d"], "not both"),
-    (["--hand", "0:0", "--html", "x.html", "--at", "9999"], "--at 9999"),
-])
+@pytest.mark.parametrize(
+    "args, msg",
+    [
+        (["--html", "x.html"], "--html needs --hand"),
+        (["--html-dir", "d", "--hands", "0-1"], "bad --hands item '0-1'"),
+        (["--html-dir", "d", "--hands", "7:0"], "no such hand(s) in the run: 7:0"),
+        (["--hand", "0:0", "--html", "x.html", "--html-dir", "d"], "not both"),
+        (["--hand", "0:0", "--html", "x.html", "--at", "9999"], "--at 9999"),
+    ],
+)
 def test_html_errors_are_one_line_exit_2(runs, tmp_path, monkeypatch, args, msg):
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(main, ["replay", str(runs["yuxi"]), *args])
@@ -222,13 +254,19 @@ def _expected(snap, before: list[int]) -> list[dict]:
     out = []
     for s in range(len(snap.hands)):
         melds = ",".join(f"{k}:{t % 9 + 1}{'mpsz'[t // 9]}" for k, t, _ in snap.melds[s]) or "-"
-        out.append({
-            "seat": s, "hand": hand_notation(snap.hands[s]), "melds": melds,
-            "discards": discards_notation(snap.discards[s]), "score": snap.deltas[s],
-            "total": before[s] + snap.deltas[s], "bonus": snap.bonus[s],
-            "void": "mps"[snap.void[s]] if snap.void[s] is not None else "",
-            "won": snap.won[s] or s in snap.winners,
-        })
+        out.append(
+            {
+                "seat": s,
+                "hand": hand_notation(snap.hands[s]),
+                "melds": melds,
+                "discards": discards_notation(snap.discards[s]),
+                "score": snap.deltas[s],
+                "total": before[s] + snap.deltas[s],
+                "bonus": snap.bonus[s],
+                "void": "mps"[snap.void[s]] if snap.void[s] is not None else "",
+                "won": snap.won[s] or s in snap.winners,
+            }
+        )
     return out
 
 
@@ -291,8 +329,12 @@ def test_pages_in_chromium_follow_the_replayer(runs, tmp_path):
         # xuezhan: void suits, several winners, payments at once
         _page_for(runs["xuezhan"], tmp_path, lambda rp: len(rp.wins) >= 2, "xuezhan"),
         # huangmei: laid-out 发 and a win
-        _page_for(runs["huangmei"], tmp_path,
-                  lambda rp: rp.wins and any(e.type == "bonus" for e in rp.events), "huangmei"),
+        _page_for(
+            runs["huangmei"],
+            tmp_path,
+            lambda rp: rp.wins and any(e.type == "bonus" for e in rp.events),
+            "huangmei",
+        ),
     ]
     site = tmp_path / "site"
     _replay(runs["yuxi"], "--html-dir", str(site), "--hands", "all")
@@ -312,12 +354,19 @@ def test_pages_in_chromium_follow_the_replayer(runs, tmp_path):
                 assert view["wins"] == [",".join(w["patterns"]) for w in shown], snap.seq
                 # each win card shows the scorer's formula and the seats that pay
                 assert view["formulas"] == [
-                    explain_win(SimpleNamespace(**w), rp.rules).formula for w in shown]
+                    explain_win(SimpleNamespace(**w), rp.rules).formula for w in shown
+                ]
                 assert [sorted(map(int, p.split(","))) for p in view["payers"]] == [
-                    sorted(t["payer"] for t in rp.transfers
-                           if t["payee"] == w["seat"] and t["reason"] == "win"
-                           and t["seq"] > w["seq"] and _same_tile(rp, w, t))
-                    for w in shown], snap.seq
+                    sorted(
+                        t["payer"]
+                        for t in rp.transfers
+                        if t["payee"] == w["seat"]
+                        and t["reason"] == "win"
+                        and t["seq"] > w["seq"]
+                        and _same_tile(rp, w, t)
+                    )
+                    for w in shown
+                ], snap.seq
             # a win on screen, with its patterns and payments
             shot_at = next(w["seq"] for w in rp.wins) + 1
             _open(page, path, f"#seq={shot_at}")
@@ -356,8 +405,9 @@ def test_pages_in_chromium_follow_the_replayer(runs, tmp_path):
             assert _seq(page) == 0
             page.click("#events li[data-seq='12']")
             _check(page.evaluate(READ_PAGE), snaps[12], before)
-            page.eval_on_selector("#slider", "(e) => { e.value = 30; "
-                                  "e.dispatchEvent(new Event('input')); }")
+            page.eval_on_selector(
+                "#slider", "(e) => { e.value = 30; e.dispatchEvent(new Event('input')); }"
+            )
             _check(page.evaluate(READ_PAGE), snaps[30], before)
         # space plays and pauses (the last page, from seq 30, fast)
         page.select_option("#speed", "250")

@@ -36,12 +36,12 @@ from mjlog.viewer import hand_data, render_hand_page, render_index
 PAYLOADS = [
     "<img src=x onerror=\"pwned('img')\">",
     "</script><script>pwned('script')</script>",
-    "\"><svg onload=\"pwned('svg')\">",
+    '"><svg onload="pwned(\'svg\')">',
     "'><iframe srcdoc=\"<script>parent.pwned('iframe')</script>\"></iframe>",
     "<!--<script>window.__pwned='comment'</script>-->",
     "javascript:pwned('url')",
-    "<a href=\"javascript:pwned('href')\" id=\"evil-link\">x</a>",
-    "<style>*{display:none}</style><b id=\"evil-b\">bold</b>",
+    '<a href="javascript:pwned(\'href\')" id="evil-link">x</a>',
+    '<style>*{display:none}</style><b id="evil-b">bold</b>',
     "&lt;img src=x onerror=pwned('entity')&gt; &amp;",
     "{{JS}}{{DATA}}",
     "\u2028\u2029</SCRIPT >",
@@ -52,9 +52,27 @@ TEXT_OF_PAGE = "() => document.body.innerText"
 
 
 def _simulate(out: Path) -> Path:
-    res = CliRunner().invoke(main, [
-        "simulate", "--variant", "xuezhan", "--matches", "1", "--hands-per-match", "2",
-        "--seed", "1", "--agents", "greedy", "--workers", "1", "--quiet", "--out", str(out)])
+    res = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "--variant",
+            "xuezhan",
+            "--matches",
+            "1",
+            "--hands-per-match",
+            "2",
+            "--seed",
+            "1",
+            "--agents",
+            "greedy",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     return out
 
@@ -79,8 +97,11 @@ def _seal(run: Path, manifest: dict) -> str:
     sizes and hashes in whatever form the readers check), the run marker updated.
     The only place that knows the manifest's form. Returns the run id."""
     meta = {k: manifest[k] for k in logio.RUN_ID_KEYS}
-    extra = {k: v for k, v in manifest.items()
-             if k not in meta and k not in ("run_id", "schema_version", "files")}
+    extra = {
+        k: v
+        for k, v in manifest.items()
+        if k not in meta and k not in ("run_id", "schema_version", "files")
+    }
     shards = sorted(int(p.stem.rsplit("-", 1)[1]) for p in (run / "hands").glob("part-*.parquet"))
     files = [e for s in shards for e in logio.shard_entries(run, s)]
     new = logio.build_manifest(meta, files, **extra)
@@ -134,7 +155,7 @@ def hostile_run(tmp_path_factory) -> Path:
     run = make_hostile(_simulate(tmp_path_factory.mktemp("hostile") / "run"))
     # the run loads, and its hostile strings are what the replayer reads
     rp = load_hand(run, 0, 0)
-    assert rp.wins and all(w["patterns"][-len(PAYLOADS):] == PAYLOADS for w in rp.wins)
+    assert rp.wins and all(w["patterns"][-len(PAYLOADS) :] == PAYLOADS for w in rp.wins)
     assert rp.hand["agents"][0] == PAYLOADS[0]
     assert load_hand(run, 0, 1).wins
     return run
@@ -159,23 +180,29 @@ def test_hostile_strings_reach_the_files_only_escaped(hostile_run, tmp_path):
     for page in pages:
         text = page.read_text("utf-8")
         # our two scripts (the data block, the viewer) and one style, nothing else
-        assert len(re.findall(r"<script\b", text, re.I)) == (2 if page.name != "index.html"
-                                                            else 0), page
+        assert len(re.findall(r"<script\b", text, re.I)) == (
+            2 if page.name != "index.html" else 0
+        ), page
         assert len(re.findall(r"</script", text, re.I)) == text.count("<script"), page
         assert len(re.findall(r"<style\b", text, re.I)) == 1, page
-        for bad in ("<img", "<svg", "<iframe", "<!--", "<a href=\"java", "<b id=",
-                    "</SCRIPT >"):
+        for bad in ("<img", "<svg", "<iframe", "<!--", '<a href="java', "<b id=", "</SCRIPT >"):
             assert bad not in text, (page, bad)
-        assert re.search(r'<meta http-equiv="Content-Security-Policy" content="default-src '
-                         r"&#x27;none&#x27;; ", text), page
+        assert re.search(
+            r'<meta http-equiv="Content-Security-Policy" content="default-src '
+            r"&#x27;none&#x27;; ",
+            text,
+        ), page
     index = (site / "index.html").read_text("utf-8")
     # the manifest's agent names, escaped
     assert "&#x27;&gt;&lt;iframe srcdoc=&quot;&lt;script&gt;" in index
     assert "&lt;a href=&quot;javascript:pwned(&#x27;href&#x27;)&quot;" in index
     # the wins shown are the replayed state's: the logged rows' strings never reach a page
     for page in pages:
-        m = re.search(r'<script id="mjlog-data" type="application/json">(.*?)</script>',
-                      page.read_text("utf-8"), re.S)
+        m = re.search(
+            r'<script id="mjlog-data" type="application/json">(.*?)</script>',
+            page.read_text("utf-8"),
+            re.S,
+        )
         if m:
             wins = json.loads(m.group(1))["wins"]
             assert wins and "pwned" not in json.dumps(wins), page
@@ -225,7 +252,8 @@ def _walk(page, path: Path, problems: list[str]) -> list:
     steps = page.evaluate(WALK)
     assert [s[0] for s in steps] == list(range(len(steps)))
     assert all(s[1] == 0 for s in steps), f"{path.name}: elements injected at seqs " + str(
-        [s[0] for s in steps if s[1]])
+        [s[0] for s in steps if s[1]]
+    )
     return steps
 
 
@@ -239,20 +267,34 @@ def test_hostile_run_executes_nothing_in_chromium(hostile_run, tmp_path):
     # the same data, every string field poisoned, straight into the renderer: the
     # page must not depend on the replayer having refused a hostile event
     forged = tmp_path / "forged.html"
-    forged.write_text(render_hand_page(_poisoned(hand_data(load_hand(hostile_run, 0, 0)))),
-                      "utf-8")
+    forged.write_text(render_hand_page(_poisoned(hand_data(load_hand(hostile_run, 0, 0)))), "utf-8")
     forged_index = tmp_path / "forged-index.html"
-    forged_index.write_text(render_index(
-        {"variant": PAYLOADS[0], "run_id": PAYLOADS[1], "seed": PAYLOADS[2],
-         "agents": [{"name": p} for p in PAYLOADS]}, []), "utf-8")
+    forged_index.write_text(
+        render_index(
+            {
+                "variant": PAYLOADS[0],
+                "run_id": PAYLOADS[1],
+                "seed": PAYLOADS[2],
+                "agents": [{"name": p} for p in PAYLOADS],
+            },
+            [],
+        ),
+        "utf-8",
+    )
 
     ran: list[str] = []
     problems: list[str] = []
     with chromium() as page:
         page.expose_function("pwned", lambda what: ran.append(str(what)))
         page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
-        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-                if m.type in ("error", "warning") else None)
+        page.on(
+            "console",
+            lambda m: (
+                problems.append(f"console {m.type}: {m.text}")
+                if m.type in ("error", "warning")
+                else None
+            ),
+        )
         page.on("dialog", lambda d: (ran.append(f"dialog {d.message}"), d.dismiss()))
         hands = sorted(site.glob("match*.html"))
         assert len(hands) == 2
@@ -321,8 +363,11 @@ def _poisoned(data: dict) -> dict:
         w["method"] = PAYLOADS[0]
         w["patterns"] = [[_p(next(k)), p] for p in PAYLOADS]
         b = w["breakdown"]
-        b["terms"] = [{"key": _p(next(k)), "name": p, "count": 2, "value": _p(next(k)),
-                       "role": r} for p in PAYLOADS for r in ("base", "fan", "main")]
+        b["terms"] = [
+            {"key": _p(next(k)), "name": p, "count": 2, "value": _p(next(k)), "role": r}
+            for p in PAYLOADS
+            for r in ("base", "fan", "main")
+        ]
         b["formula"], b["payer_text"], b["points"] = _p(next(k)), _p(next(k)), _p(next(k))
         w["payers"] = PAYLOADS[:3]
         for tr in w["transfers"]:

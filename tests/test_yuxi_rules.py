@@ -58,6 +58,7 @@ def test_junk_hands_are_not_ready():
 # ---------------------------------------------------------------- scenarios
 # Each takes the rules and returns (state, agents); tests below check both ways.
 
+
 def plain_self_draw(r=R):
     """Seat 1 holds a plain hand waiting on 9p: the dealer's 9p is no win for it,
     its own 9p is."""
@@ -123,8 +124,9 @@ def added_kong_robbed(r=R):
     """Seat 1 pons the dealer's 5m, draws the fourth 5m and adds it; seat 2's
     plain hand (46m) robs it."""
     hands = {0: JA + "5m", 1: "55m123p456p789s19s", 2: "46m789p123s456s99s", 3: JC}
-    return play_script(r, hands, {1: ["pon 5m", "discard 1s", "kong 5m"], 2: ["win 5m"]},
-                       draws="? ? ? 5m")
+    return play_script(
+        r, hands, {1: ["pon 5m", "discard 1s", "kong 5m"], 2: ["win 5m"]}, draws="? ? ? 5m"
+    )
 
 
 def exposed_kong_robbed(r=R, script=("win 5m",)):
@@ -148,8 +150,9 @@ def shilaotou(r=R, reset=None, seat2=None, script2=()):
     seq = first + mid + after
     # without calls seat 1 draws k = 0, 4, 8, ...; after seat 2's pon of its
     # 3rd discard (k = 8) the next seat to draw is seat 3, so seat 1 draws k = 11, 15, ...
-    ks = [0, 4, 8] + ([11 + 4 * i for i in range(10)] if reset == "pon"
-                      else [12 + 4 * i for i in range(10)])
+    ks = [0, 4, 8] + (
+        [11 + 4 * i for i in range(10)] if reset == "pon" else [12 + 4 * i for i in range(10)]
+    )
     for k, t in zip(ks, seq, strict=False):
         draws[k] = t
     hands = {0: "147m258p369s147p25s", 2: "66z147m258p369s47s" if reset == "pon" else seat2}
@@ -168,6 +171,7 @@ def horses_win(r, tail, dealer=2):
 
 
 # ---------------------------------------------------------------- deal and wall
+
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 @pytest.mark.parametrize("dealer", [0, 1])
@@ -210,11 +214,18 @@ def test_build_wall_deals_what_it_is_told():
         build_wall(R, {0: "11112345678999m"}, draws="1m")
 
 
-@pytest.mark.parametrize("dice,dealer,n,N,side", [
-    ((3, 4), 0, 4, 136, 2), ((6, 6), 3, 4, 136, 2), ((1, 1), 1, 4, 136, 2),
-    ((6, 6), 1, 3, 136, 0), ((1, 2), 0, 2, 136, 0), ((6, 6), 0, 4, 108, 3),
-    ((2, 3), 2, 3, 108, 0),
-])
+@pytest.mark.parametrize(
+    "dice,dealer,n,N,side",
+    [
+        ((3, 4), 0, 4, 136, 2),
+        ((6, 6), 3, 4, 136, 2),
+        ((1, 1), 1, 4, 136, 2),
+        ((6, 6), 1, 3, 136, 0),
+        ((1, 2), 0, 2, 136, 0),
+        ((6, 6), 0, 4, 108, 3),
+        ((2, 3), 2, 3, 108, 0),
+    ],
+)
 def test_break_from_dice(dice, dealer, n, N, side):
     # the side of seat (dealer + sum − 1) mod n, b = its first position + 2 × sum
     s = sum(dice)
@@ -235,6 +246,7 @@ def test_engine_breaks_the_shuffled_ring_at_the_dice():
 
 
 # ---------------------------------------------------------------- players, base, honors
+
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_players(n):
@@ -266,6 +278,7 @@ def test_honors():
 
 
 # ---------------------------------------------------------------- winning restrictions
+
 
 def test_plain_hand_wins_by_self_draw_only():
     st, ag = plain_self_draw()
@@ -301,6 +314,7 @@ def test_qiangganghu_makes_a_plain_hand_rob_an_added_kong():
 
 
 # ---------------------------------------------------------------- pass_hu_lock
+
 
 def pass_then(r, *, pon: bool):
     """Seat 2 (碰碰胡 on 1p/4p) passes the dealer's 1p.
@@ -346,8 +360,9 @@ def test_passing_a_self_draw_locks_too(lock):
     # seat 2 (碰碰胡 on 1p/4p) draws 4p and discards it; seat 3 then discards 1p,
     # and after seat 2's next draw (7p) another 1p
     hands = {0: JA + "3s", 1: JB, 2: "222m555m888m11p44p", 3: JC}
-    st, ag = play_script(rules(f"pass_hu_lock={lock}"), hands, {2: ["win 1p"]},
-                         draws="9p 4p 1p 9p 9p 7p 1p")
+    st, ag = play_script(
+        rules(f"pass_hu_lock={lock}"), hands, {2: ["win 1p"]}, draws="9p 4p 1p 9p 9p 7p 1p"
+    )
     assert offered(ag[2], WIN, "4p") == 1 and offered(ag[2], WIN, "1p") == 1
     assert wins(st) == [(2, "discard", 3, ("pengpenghu",), 4)]
     assert sum(e.type == DRAW for e in st.events) == (7 if lock == "until_next_draw" else 3)
@@ -380,8 +395,7 @@ def test_forced_win_on_a_discard_even_when_locked():
 def test_passing_outside_the_last_four_is_allowed():
     # the last 4p is discarded with 5 tiles left: offered, passed, the hand goes on
     # to the end, where the dealer is paid 查大叫 (碰碰胡 self-draw: 3)
-    st, ag = play_script(R, FORCED_HANDS, draws="1p ? ? ? 1p ? ? ? 4p",
-                         tail="? ? ? ? ? 4p")
+    st, ag = play_script(R, FORCED_HANDS, draws="1p ? ? ? 1p ? ? ? 4p", tail="? ? ? ? ? 4p")
     assert offered(ag[0], WIN, "4p") == 2 and st.wins == []
     assert st.exhausted
     assert pays(st) == [(p, 0, 3, "not_ready") for p in (1, 2, 3)]
@@ -426,6 +440,7 @@ def test_last4_plain_on_discard_true():
 
 # ---------------------------------------------------------------- dealer_on_draw
 
+
 def test_dealer_on_draw():
     st, _ = play_script(R, PLAIN_HANDS, tail=PLAIN_TAIL)
     assert st.hand_row()["outcome"] == "draw" and st.next_dealer == 0
@@ -438,20 +453,29 @@ def test_dealer_on_draw():
 
 # ---------------------------------------------------------------- 查大叫
 
+
 def test_chadajiao_pays_each_ready_player_its_best_self_draw():
     hands = {0: JA + "7p", 1: "1112223334445m", 2: "123p234p456s789s9m", 3: JC}
     st, _ = play_script(R, hands, tail="3s 3s 3s 3s 6s")
     assert st.wins == [] and st.exhausted
-    assert pays(st) == [(0, 1, 6, "not_ready"), (0, 2, 1, "not_ready"),
-                        (3, 1, 6, "not_ready"), (3, 2, 1, "not_ready")]
+    assert pays(st) == [
+        (0, 1, 6, "not_ready"),
+        (0, 2, 1, "not_ready"),
+        (3, 1, 6, "not_ready"),
+        (3, 2, 1, "not_ready"),
+    ]
     assert st.deltas == [-7, 12, 2, -7]
 
 
 def test_chadajiao_is_capped_and_in_money():
     hands = {0: JA + "7p", 1: "1112223334445m", 2: "123p234p456s789s9m", 3: JC}
     st, _ = play_script(rules("cap=4", "base=2"), hands, tail="3s 3s 3s 3s 6s")
-    assert pays(st) == [(0, 1, 8, "not_ready"), (0, 2, 2, "not_ready"),
-                        (3, 1, 8, "not_ready"), (3, 2, 2, "not_ready")]
+    assert pays(st) == [
+        (0, 1, 8, "not_ready"),
+        (0, 2, 2, "not_ready"),
+        (3, 1, 8, "not_ready"),
+        (3, 2, 2, "not_ready"),
+    ]
 
 
 def test_chadajiao_with_nobody_ready_pays_nothing():
@@ -462,6 +486,7 @@ def test_chadajiao_with_nobody_ready_pays_nothing():
 
 
 # ---------------------------------------------------------------- kongs and their money
+
 
 def test_exposed_kong_money_and_dian_gang_hua_discarder_pays():
     st, _ = exposed_kong_flower()
@@ -489,8 +514,12 @@ def test_dian_gang_hua_self_draw():
     st, _ = exposed_kong_flower(rules("dian_gang_hua=self_draw"))
     assert wins(st) == [(1, "self_draw", None, ("gangshanghua",), 3)]
     assert st.events[st.wins[0].seq].from_seat is None  # every other player pays
-    assert pays(st) == [(0, 1, 2, "kong_exposed"), (0, 1, 3, "win"), (2, 1, 3, "win"),
-                        (3, 1, 3, "win")]
+    assert pays(st) == [
+        (0, 1, 2, "kong_exposed"),
+        (0, 1, 3, "win"),
+        (2, 1, 3, "win"),
+        (3, 1, 3, "win"),
+    ]
     assert st.deltas == [-5, 11, -3, -3]
 
 
@@ -512,13 +541,15 @@ def added_kong(r, late: bool):
     else:
         hands = {0: JA + "5m", 1: "55m123p456p789s19s", 2: JB, 3: JC}
         draws = "? ? ? 5m"
-    return play_script(r, hands, {1: ["pon 5m", "discard 1s", "kong 5m"]}, draws=draws,
-                       stop=True)
+    return play_script(r, hands, {1: ["pon 5m", "discard 1s", "kong 5m"]}, draws=draws, stop=True)
 
 
 def added_kong_offered(agent) -> bool:
-    return any(o is not None and o.type == KONG and o.kind == "added"
-               for opts in agent.offers for o in opts)
+    return any(
+        o is not None and o.type == KONG and o.kind == "added"
+        for opts in agent.offers
+        for o in opts
+    )
 
 
 @pytest.mark.parametrize("late", [False, True])
@@ -531,8 +562,7 @@ def test_bugang_payer_pon_feeder(late):
 
 def test_bugang_payer_each_other():
     st, _ = added_kong(rules("bugang_payer=each_other"), late=False)
-    assert pays(st) == [(0, 1, 1, "kong_added"), (2, 1, 1, "kong_added"),
-                        (3, 1, 1, "kong_added")]
+    assert pays(st) == [(0, 1, 1, "kong_added"), (2, 1, 1, "kong_added"), (3, 1, 1, "kong_added")]
 
 
 def test_late_added_kong_no_pay():
@@ -547,8 +577,9 @@ def test_late_added_kong_forbidden():
     # seat 1 pons the dealer's 5m keeping its third 5m, then draws 9p: no added kong
     hands = {0: JA + "5m", 1: "555m123p456p789s1s", 2: JB, 3: JC}
     script = {1: ["pon 5m", "discard 1s", "discard 9p"]}
-    _, ag = play_script(rules("late_added_kong=forbidden"), hands, script, draws="? ? ? 9p",
-                        stop=True)
+    _, ag = play_script(
+        rules("late_added_kong=forbidden"), hands, script, draws="? ? ? 9p", stop=True
+    )
     assert not added_kong_offered(ag[1])
     _, ag = play_script(R, hands, script, draws="? ? ? 9p", stop=True)
     assert added_kong_offered(ag[1])
@@ -563,6 +594,7 @@ def test_late_added_kong_pays_by_default():
 
 
 # ---------------------------------------------------------------- rob_exposed_kong
+
 
 def test_rob_exposed_kong_true():
     st, ag = exposed_kong_robbed()
@@ -585,8 +617,9 @@ def test_rob_exposed_kong_false():
 def test_who_passed_the_discard_may_not_rob_its_kong(lock):
     # seat 3 (清一色 on 5m) passes the dealer's 5m; seat 1 konges it: no robbing
     hands = {0: JA + "5m", 1: "555m123p456p789s9s", 2: JC, 3: "123m46m789m999m11m"}
-    st, ag = play_script(rules(f"pass_hu_lock={lock}"), hands,
-                         {1: ["kong 5m"], 3: ["pass 5m"]}, stop=True)
+    st, ag = play_script(
+        rules(f"pass_hu_lock={lock}"), hands, {1: ["kong 5m"], 3: ["pass 5m"]}, stop=True
+    )
     assert offered(ag[3], WIN, "5m") == 1
     assert pays(st) == [(0, 1, 2, "kong_exposed")]
 
@@ -601,11 +634,11 @@ def test_the_discarder_may_not_rob_the_kong_of_its_discard():
 
 # ---------------------------------------------------------------- 十老头
 
+
 def test_shilaotou():
     (st, _), seq = shilaotou(R)
     ev = next(e for e in st.events if e.type == WIN)
-    assert (ev.seat, ev.kind, ev.tile, ev.from_seat) == (1, "shilaotou", parse_tile(seq[-1]),
-                                                         None)
+    assert (ev.seat, ev.kind, ev.tile, ev.from_seat) == (1, "shilaotou", parse_tile(seq[-1]), None)
     assert list(ev.tiles) == from_counts(st.hands[1]) and len(ev.tiles) == 13
     assert st.discards[1] == [parse_tile(t) for t in seq]
     assert wins(st) == [(1, "shilaotou", None, ("shilaotou",), 3)]
@@ -657,10 +690,11 @@ def test_shilaotou_without_a_value_is_no_win():
     assert not any(e.type == WIN and e.kind == "shilaotou" for e in st.events)
     assert all(w.method != "shilaotou" for w in st.wins)
     # its 10 honor discards were passed and stayed in its discards: play went on
-    assert st.discards[1][:len(seq)] == [parse_tile(t) for t in seq] and st.over
+    assert st.discards[1][: len(seq)] == [parse_tile(t) for t in seq] and st.over
 
 
 # ---------------------------------------------------------------- horses
+
 
 def test_horses_off_by_default():
     st, _ = horses_win(R, tail="2m 3m")
@@ -675,7 +709,8 @@ def test_horses_hit_and_miss():
     hv = [e for e in st.events if e.type == HORSE]
     assert len(hv) == 1 and hv[0].tiles == tuple(parse("2m3m"))
     assert pays(st) == [(p, 3, 3, "win") for p in (0, 1, 2)] + [
-        (p, 3, 3, "horse") for p in (0, 1, 2)]
+        (p, 3, 3, "horse") for p in (0, 1, 2)
+    ]
     assert st.wins[0].total == 18 and st.deltas == [-6, -6, -6, 18]
     assert st.hand_row()["wall_left"] == 136 - 53 - 1 - 2
 
@@ -696,12 +731,15 @@ def test_horse_beyond_the_players_misses():
 
 # ---------------------------------------------------------------- several winners
 
+
 def test_multi_win_on_one_discard():
     # seat 2 discards 1p: the dealer (碰碰胡 on 1p/4p) and seat 1 (碰碰胡 on 1p) win
     hands = {0: "222m555m888m11p44p9s", 1: "333s666s999s888p1p", 2: JB, 3: JC}
     st, _ = play_script(R, hands, {0: ["win 1p"], 1: ["win 1p"]}, draws="9p 1p")
-    assert wins(st) == [(0, "discard", 2, ("pengpenghu",), 4),
-                        (1, "discard", 2, ("pengpenghu",), 4)]
+    assert wins(st) == [
+        (0, "discard", 2, ("pengpenghu",), 4),
+        (1, "discard", 2, ("pengpenghu",), 4),
+    ]
     assert [w.win_order for w in st.wins] == [1, 1]
     assert st.winners == [0, 1]  # (w − d) mod 4: 2, 3
     assert pays(st) == [(2, 0, 4, "win"), (2, 1, 4, "win")] and st.deltas == [4, 4, -8, 0]
@@ -718,6 +756,7 @@ def test_multi_win_order_wraps_from_the_discarder():
 
 
 # ---------------------------------------------------------------- cap and points.*
+
 
 def test_cap():
     st, _ = qingyise_self_draw()
@@ -741,8 +780,9 @@ POINTS = [
 ]
 
 
-@pytest.mark.parametrize("key,scenario,patterns,default,value,switched", POINTS,
-                         ids=[p[0] for p in POINTS])
+@pytest.mark.parametrize(
+    "key,scenario,patterns,default,value,switched", POINTS, ids=[p[0] for p in POINTS]
+)
 def test_points(key, scenario, patterns, default, value, switched):
     st, _ = scenario(R)
     assert st.wins[0].patterns == patterns and st.wins[0].points == default
@@ -759,6 +799,7 @@ def test_points_pair_values_per_column():
 
 
 # ---------------------------------------------------------------- a match
+
 
 @pytest.mark.parametrize("sets", [(), ("dealer_on_draw=next",)])
 def test_dealer_rotation_across_a_match(sets):
@@ -793,13 +834,19 @@ def test_duplicate_play_rotates_the_dealer_whatever_happens():
 # ---------------------------------------------------------------- every key is tested
 
 TESTED = {
-    "players": test_players, "base": test_base, "honors": test_honors,
+    "players": test_players,
+    "base": test_base,
+    "honors": test_honors,
     "late_added_kong": test_late_added_kong_no_pay,
-    "rob_exposed_kong": test_rob_exposed_kong_false, "dealer_on_draw": test_dealer_on_draw,
+    "rob_exposed_kong": test_rob_exposed_kong_false,
+    "dealer_on_draw": test_dealer_on_draw,
     "pass_hu_lock": test_pass_lock_none,
-    "last4_plain_on_discard": test_last4_plain_on_discard_true, "cap": test_cap,
-    "dian_gang_hua": test_dian_gang_hua_self_draw, "bugang_payer": test_bugang_payer_each_other,
-    "horses": test_horses_hit_and_miss, "points.shilaotou": test_shilaotou_points,
+    "last4_plain_on_discard": test_last4_plain_on_discard_true,
+    "cap": test_cap,
+    "dian_gang_hua": test_dian_gang_hua_self_draw,
+    "bugang_payer": test_bugang_payer_each_other,
+    "horses": test_horses_hit_and_miss,
+    "points.shilaotou": test_shilaotou_points,
     "dealer_compensation": compensation.test_compensation_is_the_only_difference,
     **{f"points.{p[0]}": test_points for p in POINTS},
 }
@@ -813,8 +860,7 @@ def test_every_yuxi_rule_key_has_a_test():
         "kong_wins_big": new_keys.test_kong_wins_big_false_refuses_them,
         "chadajiao_value": new_keys.test_chadajiao_value,
         "dian_gang_hua_link": new_keys.test_dian_gang_hua_link_yuxi,
-        "dealer_compensation_unit":
-            compensation.test_in_money_the_compensation_is_not_scaled_by_base,
+        "dealer_compensation_unit": compensation.test_in_money_the_compensation_is_not_scaled_by_base,
         "dealer_rotation": rotation.test_fixed_rotation_passes_the_deal_each_hand_and_validates,
     }
     assert set(keys("yuxi")) == set(TESTED) | set(newer)
@@ -824,11 +870,21 @@ def test_flower_on_an_added_kong_after_an_exposed_one_is_a_self_draw():
     # seat 1 pons the dealer's 5m, konges seat 2's 3s (明杠), later adds the fourth
     # 5m and wins on its replacement: an ordinary self-draw, not 点杠花 of the 3s
     hands = {0: JA + "5m", 1: "55m333s123p456p19s", 2: JB, 3: JC}
-    st, _ = play_script(R, hands, {1: ["pon 5m", "discard 1s", "kong 3s", "kong 5m", "win"]},
-                        draws="3s ? ? ? 5m", tail="1p 9s")
+    st, _ = play_script(
+        R,
+        hands,
+        {1: ["pon 5m", "discard 1s", "kong 3s", "kong 5m", "win"]},
+        draws="3s ? ? ? 5m",
+        tail="1p 9s",
+    )
     assert wins(st) == [(1, "self_draw", None, ("gangshanghua",), 3)]
-    assert pays(st) == [(2, 1, 2, "kong_exposed"), (0, 1, 2, "kong_added"), (0, 1, 3, "win"),
-                        (2, 1, 3, "win"), (3, 1, 3, "win")]
+    assert pays(st) == [
+        (2, 1, 2, "kong_exposed"),
+        (0, 1, 2, "kong_added"),
+        (0, 1, 3, "win"),
+        (2, 1, 3, "win"),
+        (3, 1, 3, "win"),
+    ]
 
 
 @pytest.mark.parametrize("horses", [0, 2])
@@ -836,14 +892,15 @@ def test_multi_win_robbing_an_added_kong(horses):
     # seat 1 pons seat 2's 5m (the dealer passes it), then adds the fourth 5m: seat 3
     # (plain, 46m) and the dealer (清一色 on 5m/6m) both rob it. Horses: 北 → 4 = seat
     # 3, 东 → 1 = seat 0: a hit each
-    hands = {0: "123m46m789m999m11m3s", 1: "55m123p456p789s19s", 2: JC,
-             3: "46m789p123s456s99s"}
-    scripts = {0: ["pass 5m", "win 5m"], 1: ["pon 5m", "discard 1s", "kong 5m"],
-               3: ["win 5m"]}
-    st, _ = play_script(rules(f"horses={horses}"), hands, scripts,
-                        draws="7p 5m 7p 1p 1p 5m", tail="4z 1z")
-    assert wins(st) == [(3, "robbed_kong", 1, ("qiangganghu",), 4),
-                        (0, "robbed_kong", 1, ("qingyise", "qiangganghu"), 8)]
+    hands = {0: "123m46m789m999m11m3s", 1: "55m123p456p789s19s", 2: JC, 3: "46m789p123s456s99s"}
+    scripts = {0: ["pass 5m", "win 5m"], 1: ["pon 5m", "discard 1s", "kong 5m"], 3: ["win 5m"]}
+    st, _ = play_script(
+        rules(f"horses={horses}"), hands, scripts, draws="7p 5m 7p 1p 1p 5m", tail="4z 1z"
+    )
+    assert wins(st) == [
+        (3, "robbed_kong", 1, ("qiangganghu",), 4),
+        (0, "robbed_kong", 1, ("qingyise", "qiangganghu"), 8),
+    ]
     assert st.winners == [3, 0] and st.next_dealer == 2  # the kong player's 下家
     want = [(1, 3, 4, "win"), (1, 0, 8, "win")]
     if horses:
@@ -855,8 +912,9 @@ def test_multi_win_robbing_an_added_kong(horses):
 
 def test_no_horse_when_the_wall_is_empty():
     # seat 3's last discard (the wall's last tile) is won: no tile left for horses
-    st, _ = play_script(rules("horses=2", "last4_plain_on_discard=true"), PLAIN_HANDS,
-                        tail="9p 3s 3s 3s 3s")
+    st, _ = play_script(
+        rules("horses=2", "last4_plain_on_discard=true"), PLAIN_HANDS, tail="9p 3s 3s 3s 3s"
+    )
     assert wins(st) == [(1, "discard", 3, ("pinghu",), 1)]
     assert st.live == 0 and not [e for e in st.events if e.type == HORSE]
     assert pays(st) == [(3, 1, 1, "win")]

@@ -32,5 +32,12 @@ from mjlog.audit.checks import HandResult, RunContext, audit_hand
 from mjlog.audit.report import AuditResult, Problem, write_report
 from mjlog.audit.runner import audit_runs
 
-__all__ = ["AuditResult", "HandResult", "Problem", "RunContext", "audit_hand", "audit_runs",
-           "write_report"]
+__all__ = [
+    "AuditResult",
+    "HandResult",
+    "Problem",
+    "RunContext",
+    "audit_hand",
+    "audit_runs",
+    "write_report",
+]

@@ -74,10 +74,22 @@ class HandResult:
     file: str | None = None  # the hands file the row was read from
 
 
-_WINS_CHECKS = frozenset({Check.WINS_ROWS, Check.WIN_EVENT, Check.WIN_SEAT, Check.WIN_FROM_SEAT,
-                          Check.WIN_TILE, Check.WIN_METHOD, Check.WIN_PATTERNS, Check.WIN_FAN,
-                          Check.WIN_MULTIPLIER, Check.WIN_POINTS, Check.WIN_TOTAL,
-                          Check.WIN_CAPPED})
+_WINS_CHECKS = frozenset(
+    {
+        Check.WINS_ROWS,
+        Check.WIN_EVENT,
+        Check.WIN_SEAT,
+        Check.WIN_FROM_SEAT,
+        Check.WIN_TILE,
+        Check.WIN_METHOD,
+        Check.WIN_PATTERNS,
+        Check.WIN_FAN,
+        Check.WIN_MULTIPLIER,
+        Check.WIN_POINTS,
+        Check.WIN_TOTAL,
+        Check.WIN_CAPPED,
+    }
+)
 _TRANSFERS_CHECKS = frozenset({Check.TRANSFERS_TABLE, Check.TRANSFER_ROW})
 
 
@@ -120,8 +132,11 @@ def _counts_diff(got: Iterable[int], want: Iterable[int]) -> str:
     missing = w - g
 
     def show(c: Counter[Any]) -> str:
-        return " ".join(f"{fmt_tile(t) if isinstance(t, int) and 0 <= t < 34 else t}"
-                        f"×{k}" for t, k in sorted(c.items(), key=lambda x: str(x[0])))
+        return " ".join(
+            f"{fmt_tile(t) if isinstance(t, int) and 0 <= t < 34 else t}×{k}"
+            for t, k in sorted(c.items(), key=lambda x: str(x[0]))
+        )
+
     parts = []
     if extra:
         parts.append(f"extra {show(extra)}")
@@ -130,10 +145,14 @@ def _counts_diff(got: Iterable[int], want: Iterable[int]) -> str:
     return "; ".join(parts)
 
 
-def audit_hand(ctx: RunContext, hand: Mapping[str, Any],
-               events: Sequence[Sequence[Any]] | LoggedEvents | None,
-               wins: Sequence[Mapping[str, Any]],
-               transfers: Sequence[Mapping[str, Any]], dealt: Dealt | None = None) -> HandResult:
+def audit_hand(
+    ctx: RunContext,
+    hand: Mapping[str, Any],
+    events: Sequence[Sequence[Any]] | LoggedEvents | None,
+    wins: Sequence[Mapping[str, Any]],
+    transfers: Sequence[Mapping[str, Any]],
+    dealt: Dealt | None = None,
+) -> HandResult:
     """Every check of one hand. ``events`` None means the run logged no events.
     ``dealt`` is what the seed gives the hand, when the caller dealt it already
     (:func:`mjlog.engine.deal_walls`, for a batch of hands)."""
@@ -145,14 +164,20 @@ def audit_hand(ctx: RunContext, hand: Mapping[str, Any],
     except Exception as e:  # a malformed row is a finding, never a traceback
         out.add(Check.MALFORMED_HAND, f"{type(e).__name__}: {e}", "rows of the declared shape")
         checked = 0
-    return HandResult(out.problems, checked, out.key, hand.get("dealer"),
-                      hand.get("next_dealer"))
+    return HandResult(out.problems, checked, out.key, hand.get("dealer"), hand.get("next_dealer"))
 
 
-def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mapping[str, Any],
-           events: Sequence[Sequence[Any]] | LoggedEvents | None,
-           wins: Sequence[Mapping[str, Any]],
-           transfers: Sequence[Mapping[str, Any]], dealt: Dealt | None) -> int:
+def _audit(
+    out: HandFindings,
+    ctx: RunContext,
+    rules: Rules,
+    n: int,
+    hand: Mapping[str, Any],
+    events: Sequence[Sequence[Any]] | LoggedEvents | None,
+    wins: Sequence[Mapping[str, Any]],
+    transfers: Sequence[Mapping[str, Any]],
+    dealt: Dealt | None,
+) -> int:
     m, _rot, k = out.key
     # 0. identity
     if ctx.run_id is not None and hand.get("run_id", ctx.run_id) != ctx.run_id:
@@ -184,11 +209,16 @@ def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mappi
     if wall:
         # the seed's wall (dealt already in a batch) is a permutation by construction
         if (dealt is None or dealt.wall != wall) and sorted(wall) != list(full):
-            out.add(Check.WALL_PERMUTATION, f"a wall of {len(wall)} tiles: "
-                    f"{_counts_diff(wall, full)}", f"a permutation of the {N}-tile set")
+            out.add(
+                Check.WALL_PERMUTATION,
+                f"a wall of {len(wall)} tiles: {_counts_diff(wall, full)}",
+                f"a permutation of the {N}-tile set",
+            )
     else:
-        out.note(Check.WALL_PERMUTATION, "not applicable: the wall is not logged; it is rebuilt "
-                 "from the deal and the draws")
+        out.note(
+            Check.WALL_PERMUTATION,
+            "not applicable: the wall is not logged; it is rebuilt from the deal and the draws",
+        )
     # 2. dice → break
     dice = tuple(hand["dice"])
     if len(dice) != 2 or not all(1 <= d <= 6 for d in dice):
@@ -196,8 +226,11 @@ def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mappi
     else:
         b = break_position(rules.variant, dice, dealer, n, N)
         if hand["break"] != b:
-            out.add(Check.DICE_BREAK, f"break {hand['break']} for dice {list(dice)} and dealer "
-                    f"S{dealer}", f"break {b}")
+            out.add(
+                Check.DICE_BREAK,
+                f"break {hand['break']} for dice {list(dice)} and dealer S{dealer}",
+                f"break {b}",
+            )
     # 3. the seed
     _check_seed(out, ctx, rules, hand, wall, dice, dealer, m, k, dealt)
 
@@ -206,9 +239,12 @@ def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mappi
     checked = 0
     stop: Discrepancy | None = None
     if evs is None:
-        out.note(Check.EVENTS, "not logged (--events none): event legality, win scoring and "
-                 "the hands row replay are not checked; wall, dice, seed, transfers, deltas, "
-                 "winners, win totals and the next dealer are")
+        out.note(
+            Check.EVENTS,
+            "not logged (--events none): event legality, win scoring and "
+            "the hands row replay are not checked; wall, dice, seed, transfers, deltas, "
+            "winners, win totals and the next dealer are",
+        )
     else:
         on_wall, wall_problems = play_wall(rules, wall, evs)
         for p in wall_problems:
@@ -240,8 +276,9 @@ def _audit(out: HandFindings, ctx: RunContext, rules: Rules, n: int, hand: Mappi
     return checked
 
 
-def _rules_books(state: HandState, evs: Sequence[Event], i: int,
-                 stop: Discrepancy | None) -> HandState | None:
+def _rules_books(
+    state: HandState, evs: Sequence[Event], i: int, stop: Discrepancy | None
+) -> HandState | None:
     """The hand's books as the rules keep them, when the log went wrong only in
     forced transfers (an amount, a payer): ``state``, stopped at event ``i``, applies
     the rules' transfer (the engine's own, :meth:`HandState.auto`) in place of each
@@ -249,37 +286,55 @@ def _rules_books(state: HandState, evs: Sequence[Event], i: int,
     follow-up finding on the money quotes as what the rules say."""
     while stop is not None:
         exp = state.auto()
-        if (stop.check != Check.TRANSFER or exp is None or exp.type != TRANSFER
-                or i >= len(evs) or evs[i].type != TRANSFER):
+        if (
+            stop.check != Check.TRANSFER
+            or exp is None
+            or exp.type != TRANSFER
+            or i >= len(evs)
+            or evs[i].type != TRANSFER
+        ):
             return None
         state.apply(exp)
-        n, stop = run_checked(state, evs[i + 1:])
+        n, stop = run_checked(state, evs[i + 1 :])
         i += 1 + n
     return state if state.over else None
 
 
-def _check_seed(out: HandFindings, ctx: RunContext, rules: Rules, hand: Mapping[str, Any],
-                wall: list[int], dice: tuple[int, ...], dealer: int, m: int, k: int,
-                dealt: Dealt | None) -> None:
+def _check_seed(
+    out: HandFindings,
+    ctx: RunContext,
+    rules: Rules,
+    hand: Mapping[str, Any],
+    wall: list[int],
+    dice: tuple[int, ...],
+    dealer: int,
+    m: int,
+    k: int,
+    dealt: Dealt | None,
+) -> None:
     if ctx.seed is None:
         out.note(Check.SEED, "not applicable: the log gives no root seed")
         return
     if ctx.rng != RNG:
-        out.note(Check.SEED, f"not checked: the log's rng {ctx.rng!r} is not the one this mjlog "
-                 f"implements ({RNG})")
+        out.note(
+            Check.SEED,
+            f"not checked: the log's rng {ctx.rng!r} is not the one this mjlog implements ({RNG})",
+        )
         return
     st = dealt or deal_wall(rules, ctx.seed, m, k, None if k == 0 else dealer)
     hs = st.hand_seed
     if hand["hand_seed"] != hs:
-        out.add(Check.HAND_SEED, hand["hand_seed"],
-                f"{hs} from seed {ctx.seed}, match {m}, hand {k}")
+        out.add(
+            Check.HAND_SEED, hand["hand_seed"], f"{hs} from seed {ctx.seed}, match {m}, hand {k}"
+        )
     rolls = st.rolls
     if k == 0 and st.dealer != dealer:
         out.add(Check.FIRST_DEALER, f"S{dealer}", f"S{st.dealer} from the seed")
         return
     got_rolls = hand.get("dealer_rolls")
     if (list(got_rolls) if got_rolls is not None else None) != (
-            list(rolls) if rolls is not None else None):
+        list(rolls) if rolls is not None else None
+    ):
         out.add(Check.DEALER_ROLLS, got_rolls, list(rolls) if rolls is not None else None)
     if tuple(st.dice) != dice:
         out.add(Check.SEED_DICE, list(dice), f"{list(st.dice)} from the seed")

@@ -21,8 +21,14 @@ from typing import Any
 from mjlog.csvsafe import csv_text
 from mjlog.rundir import write_atomic
 
-__all__ = ["REPORT_COLUMNS", "AuditResult", "HandFindings", "Problem", "run_problem",
-           "write_report"]
+__all__ = [
+    "REPORT_COLUMNS",
+    "AuditResult",
+    "HandFindings",
+    "Problem",
+    "run_problem",
+    "write_report",
+]
 
 
 @dataclass(slots=True)
@@ -81,8 +87,7 @@ class HandFindings:
     def __init__(self, run: str, run_id: str | None, row: Mapping[str, Any]):
         self.run, self.run_id = run, run_id
         # the row's values as logged (ints in a hands table of the declared schema)
-        self.key: tuple[Any, Any, Any] = (row.get("match"), row.get("rotation"),
-                                          row.get("hand"))
+        self.key: tuple[Any, Any, Any] = (row.get("match"), row.get("rotation"), row.get("hand"))
         self.problems: list[Problem] = []
         self._seen: set[tuple[str, int | str | None]] = set()
 
@@ -91,28 +96,47 @@ class HandFindings:
             return
         self._seen.add((check, seq))
         m, r, h = self.key
-        self.problems.append(Problem(self.run, check, str(log), str(rules), m, r, h, seq,
-                                     run_id=self.run_id))
+        self.problems.append(
+            Problem(self.run, check, str(log), str(rules), m, r, h, seq, run_id=self.run_id)
+        )
 
     def note(self, check: str, text: str) -> None:
         if (check, "note") in self._seen:
             return
         self._seen.add((check, "note"))
         m, r, h = self.key
-        self.problems.append(Problem(self.run, check, "", text, m, r, h, None,
-                                     run_id=self.run_id, level="note"))
+        self.problems.append(
+            Problem(self.run, check, "", text, m, r, h, None, run_id=self.run_id, level="note")
+        )
 
 
-def run_problem(run: str, check: str, log: object = "", rules: str = "",
-                file: str | None = None, rid: str | None = None,
-                level: str = "problem") -> Problem:
+def run_problem(
+    run: str,
+    check: str,
+    log: object = "",
+    rules: str = "",
+    file: str | None = None,
+    rid: str | None = None,
+    level: str = "problem",
+) -> Problem:
     """A finding about a run as a whole (its manifest, its files, its set of hands);
     ``log``, what the run holds, as text (as :meth:`HandFindings.add` writes it)."""
     return Problem(run, check, str(log), rules, file=file, run_id=rid, level=level)
 
 
-REPORT_COLUMNS = ("level", "run", "run_id", "match", "rotation", "hand", "seq", "check", "log",
-                  "rules", "file")
+REPORT_COLUMNS = (
+    "level",
+    "run",
+    "run_id",
+    "match",
+    "rotation",
+    "hand",
+    "seq",
+    "check",
+    "log",
+    "rules",
+    "file",
+)
 
 
 def write_report(path: str | os.PathLike[str], res: AuditResult) -> Path:
@@ -123,6 +147,8 @@ def write_report(path: str | os.PathLike[str], res: AuditResult) -> Path:
     if p.suffix == ".csv":  # text cells a spreadsheet would evaluate are quoted
         text = csv_text(rows, cols)
     else:
-        text = "".join(json.dumps({c: r[c] for c in cols}, ensure_ascii=False, allow_nan=False)
-                       + "\n" for r in rows)
+        text = "".join(
+            json.dumps({c: r[c] for c in cols}, ensure_ascii=False, allow_nan=False) + "\n"
+            for r in rows
+        )
     return write_atomic(p, text, "--report")  # never into a run; whole or not at all

@@ -34,8 +34,9 @@ __all__ = ["BATCH_HANDS", "audit_runs"]
 BATCH_HANDS = 100
 
 
-def audit_runs(runs: Sequence[str | os.PathLike[str]], workers: int | None = 1,
-               progress: Any = None) -> AuditResult:
+def audit_runs(
+    runs: Sequence[str | os.PathLike[str]], workers: int | None = 1, progress: Any = None
+) -> AuditResult:
     """Audit run directories; every hand in parallel over ``workers`` processes
     (None: one per core). ``progress``, when given, is called with the number of
     hands of each chunk done."""
@@ -52,11 +53,18 @@ def audit_runs(runs: Sequence[str | os.PathLike[str]], workers: int | None = 1,
             if ctx is None or manifest is None:  # (a context comes with its manifest)
                 continue
             if not ctx.events:
-                res.notes.append(run_problem(
-                    ctx.run, Check.EVENTS, "", "not logged (--events none): event legality, win "
-                    "scoring and the hands row replay are not checked; wall, dice, seed, "
-                    "transfers, deltas, winners, win totals and the next dealer are",
-                    rid=ctx.run_id, level="note"))
+                res.notes.append(
+                    run_problem(
+                        ctx.run,
+                        Check.EVENTS,
+                        "",
+                        "not logged (--events none): event legality, win "
+                        "scoring and the hands row replay are not checked; wall, dice, seed, "
+                        "transfers, deltas, winners, win totals and the next dealer are",
+                        rid=ctx.run_id,
+                        level="note",
+                    )
+                )
             before = len(res.problems)
             results = list(_hand_results(run, ctx, res, pool, progress))
             unreadable = any(p.check == Check.READ_ERROR for p in res.problems[before:])
@@ -66,8 +74,9 @@ def audit_runs(runs: Sequence[str | os.PathLike[str]], workers: int | None = 1,
                 for p in hr.problems:
                     if p.level == "note":
                         if not any(q.check == p.check and q.run == p.run for q in res.notes):
-                            res.notes.append(Problem(p.run, p.check, "", p.rules,
-                                                     run_id=p.run_id, level="note"))
+                            res.notes.append(
+                                Problem(p.run, p.check, "", p.rules, run_id=p.run_id, level="note")
+                            )
                     else:
                         res.problems.append(p)
             cross_hand(ctx, manifest, results, Rules(ctx.variant, ctx.rules).n, res, unreadable)
@@ -85,24 +94,43 @@ def _chunks(run: Path, ctx: RunContext, res: AuditResult) -> list[tuple[int, int
     """(shard, first hand row, end row) for every chunk of every readable shard."""
     shards = sorted(RunFiles(run, hashes=False, strict=False).shards)  # checked already
     if not shards:
-        res.problems.append(run_problem(ctx.run, Check.READ_ERROR, f"{run}: no hands files",
-                                        "hands/part-*.parquet", file="hands", rid=ctx.run_id))
+        res.problems.append(
+            run_problem(
+                ctx.run,
+                Check.READ_ERROR,
+                f"{run}: no hands files",
+                "hands/part-*.parquet",
+                file="hands",
+                rid=ctx.run_id,
+            )
+        )
     out = []
     for shard in shards:
         try:
-            rows = read_table(run / shard_path("hands", shard), "hands",
-                              columns=["match"]).num_rows
+            rows = read_table(run / shard_path("hands", shard), "hands", columns=["match"]).num_rows
         except LogError as e:
-            res.problems.append(run_problem(ctx.run, Check.READ_ERROR, str(e),
-                                            "a readable file of the declared schema",
-                                            file=file_of(str(e), run), rid=ctx.run_id))
+            res.problems.append(
+                run_problem(
+                    ctx.run,
+                    Check.READ_ERROR,
+                    str(e),
+                    "a readable file of the declared schema",
+                    file=file_of(str(e), run),
+                    rid=ctx.run_id,
+                )
+            )
             continue
         out += [(shard, i, min(i + BATCH_HANDS, rows)) for i in range(0, rows, BATCH_HANDS)]
     return out
 
 
-def _hand_results(run: Path, ctx: RunContext, res: AuditResult, pool: _Workers,
-                  progress: Callable[[int], Any] | None) -> Iterator[HandResult]:
+def _hand_results(
+    run: Path,
+    ctx: RunContext,
+    res: AuditResult,
+    pool: _Workers,
+    progress: Callable[[int], Any] | None,
+) -> Iterator[HandResult]:
     """Every hand of the run audited, in file order; a file problem is reported once."""
     seen_files: set[tuple[str, str]] = set()
     for results, probs in pool.map(_audit_chunk, [(ctx, *c) for c in _chunks(run, ctx, res)]):
@@ -115,8 +143,9 @@ def _hand_results(run: Path, ctx: RunContext, res: AuditResult, pool: _Workers,
         yield from results
 
 
-def _audit_chunk(ctx: RunContext, shard: int, i0: int,
-                 i1: int) -> tuple[list[HandResult], list[Problem]]:
+def _audit_chunk(
+    ctx: RunContext, shard: int, i0: int, i1: int
+) -> tuple[list[HandResult], list[Problem]]:
     """Audit hands i0..i1-1 (file order) of one shard; returns (results, file problems).
 
     The cyclic garbage collector is paused meanwhile: a chunk holds some 10^4 live
@@ -132,15 +161,24 @@ def _audit_chunk(ctx: RunContext, shard: int, i0: int,
             gc.enable()
 
 
-def _audit_chunk_now(ctx: RunContext, shard: int, i0: int,
-                     i1: int) -> tuple[list[HandResult], list[Problem]]:
+def _audit_chunk_now(
+    ctx: RunContext, shard: int, i0: int, i1: int
+) -> tuple[list[HandResult], list[Problem]]:
     try:
-        tabs = load_shard(ctx.run, shard, ctx.events and (
-            Path(ctx.run) / shard_path("events", shard)).is_file())
+        tabs = load_shard(
+            ctx.run, shard, ctx.events and (Path(ctx.run) / shard_path("events", shard)).is_file()
+        )
     except LogError as e:
-        return [], [run_problem(ctx.run, Check.READ_ERROR, str(e),
-                                "a readable file of the declared schema",
-                                file=file_of(str(e), Path(ctx.run)), rid=ctx.run_id)]
+        return [], [
+            run_problem(
+                ctx.run,
+                Check.READ_ERROR,
+                str(e),
+                "a readable file of the declared schema",
+                file=file_of(str(e), Path(ctx.run)),
+                rid=ctx.run_id,
+            )
+        ]
     hands = tabs.hands(i0, i1)
     keys = tabs.hand_keys[i0:i1].tolist()
     children = {t: tabs.by_hand(t, keys[0], keys[-1]) for t in tabs.children}
@@ -148,18 +186,26 @@ def _audit_chunk_now(ctx: RunContext, shard: int, i0: int,
     out = []
     for k, h, dealt in zip(keys, hands, _deal_walls(ctx, hands), strict=True):
         evs = events.get(k, []) if events is not None else None
-        out.append(audit_hand(ctx, h, evs, children["wins"].get(k, []),
-                              children["transfers"].get(k, []), dealt))
+        out.append(
+            audit_hand(
+                ctx, h, evs, children["wins"].get(k, []), children["transfers"].get(k, []), dealt
+            )
+        )
         name_files(out[-1], shard, events is not None)
     probs = []
     if i0 == 0:
         for f, stray in tabs.orphans:
             more = f" and {len(stray) - 3} more" if len(stray) > 3 else ""
-            probs.append(run_problem(
-                ctx.run, Check.ORPHAN_ROWS, f"rows for (match, rotation, hand) "
-                f"{', '.join(map(str, stray[:3]))}{more}",
-                f"rows only for hands of {shard_path('hands', shard)}", file=f,
-                rid=ctx.run_id))
+            probs.append(
+                run_problem(
+                    ctx.run,
+                    Check.ORPHAN_ROWS,
+                    f"rows for (match, rotation, hand) {', '.join(map(str, stray[:3]))}{more}",
+                    f"rows only for hands of {shard_path('hands', shard)}",
+                    file=f,
+                    rid=ctx.run_id,
+                )
+            )
     return out, probs
 
 

@@ -24,8 +24,19 @@ from mjlog.variants import next_dealer
 
 __all__ = ["check_against_state", "check_tables", "first_diff", "next_dealer_from_rows"]
 
-WIN_FIELDS = ("seat", "from_seat", "tile", "method", "win_order", "patterns", "fan",
-              "multiplier", "points", "total", "capped")
+WIN_FIELDS = (
+    "seat",
+    "from_seat",
+    "tile",
+    "method",
+    "win_order",
+    "patterns",
+    "fan",
+    "multiplier",
+    "points",
+    "total",
+    "capped",
+)
 _win_of_record, _win_of_row = attrgetter(*WIN_FIELDS), itemgetter(*WIN_FIELDS)
 _PATTERNS = WIN_FIELDS.index("patterns")
 _TOTAL_NAMES = [r.value for r in TransferReason if r in WIN_TOTAL_REASONS]
@@ -41,8 +52,9 @@ def first_diff(a: Sequence[Any], b: Sequence[Any]) -> int:
     return min(len(a), len(b))
 
 
-def _transfers_and_wins(evs: Sequence[Event], st: HandState | None
-                        ) -> tuple[list[tuple[Any, ...]], list[int]]:
+def _transfers_and_wins(
+    evs: Sequence[Event], st: HandState | None
+) -> tuple[list[tuple[Any, ...]], list[int]]:
     """The transfers table rows the transfer events imply, and the win events' seqs:
     what ``st``, the state that applied every event, recorded, or a scan of ``evs``."""
     if st is not None:
@@ -57,10 +69,17 @@ def _transfers_and_wins(evs: Sequence[Event], st: HandState | None
     return rows, wins
 
 
-def check_tables(out: HandFindings, rules: Rules, n: int, hand: Mapping[str, Any],
-                 evs: Sequence[Event] | None, wins: Sequence[Mapping[str, Any]],
-                 transfers: Sequence[Mapping[str, Any]], done: HandState | None,
-                 books: HandState | None = None) -> None:
+def check_tables(
+    out: HandFindings,
+    rules: Rules,
+    n: int,
+    hand: Mapping[str, Any],
+    evs: Sequence[Event] | None,
+    wins: Sequence[Mapping[str, Any]],
+    transfers: Sequence[Mapping[str, Any]],
+    done: HandState | None,
+    books: HandState | None = None,
+) -> None:
     """Checks of the log against itself (they need no replay; ``done``, the state
     after every event applied, saves scanning them again). ``books``, the state
     holding the money as the rules make it (:func:`mjlog.audit.checks.audit_hand`),
@@ -75,26 +94,37 @@ def check_tables(out: HandFindings, rules: Rules, n: int, hand: Mapping[str, Any
             i = first_diff(rows, want)
             got = rows[i] if i < len(rows) else "no row"
             exp = want[i] if i < len(want) else "no row"
-            seq = (want[i][0] if i < len(want) else rows[i][0])
-            out.add(Check.TRANSFERS_TABLE, _tr(got), f"{_tr(exp)} (the transfer event)",
-                    seq=seq)
+            seq = want[i][0] if i < len(want) else rows[i][0]
+            out.add(Check.TRANSFERS_TABLE, _tr(got), f"{_tr(exp)} (the transfer event)", seq=seq)
         by_seq = {w["seq"]: w for w in wins}
         for i in win_seqs:
             if i not in by_seq:
-                out.add(Check.WINS_ROWS, "no wins row",
-                        f"a row for the win event {describe(evs[i])}", seq=i)
+                out.add(
+                    Check.WINS_ROWS,
+                    "no wins row",
+                    f"a row for the win event {describe(evs[i])}",
+                    seq=i,
+                )
         for w in wins:
             s = w["seq"]
             e = evs[s] if 0 <= s < len(evs) else None
             if e is None or e.type != WIN:
                 out.add(Check.WINS_ROWS, f"a wins row at seq {s}", "a win event there", seq=s)
             elif (e.seat, e.tile, e.kind) != (w["seat"], w["tile"], w["method"]):
-                out.add(Check.WIN_EVENT, f"seat {w['seat']} tile {w['tile']} {w['method']}",
-                        f"{describe(e)} (the event)", seq=s)
+                out.add(
+                    Check.WIN_EVENT,
+                    f"seat {w['seat']} tile {w['tile']} {w['method']}",
+                    f"{describe(e)} (the event)",
+                    seq=s,
+                )
     for seq, payer, payee, amount, reason in rows:
         if not (0 <= payer < n and 0 <= payee < n) or payer == payee or amount <= 0:
-            out.add(Check.TRANSFER_ROW, _tr((seq, payer, payee, amount, reason)),
-                    "a positive amount between two different seats", seq=seq)
+            out.add(
+                Check.TRANSFER_ROW,
+                _tr((seq, payer, payee, amount, reason)),
+                "a positive amount between two different seats",
+                seq=seq,
+            )
     d = [0] * n
     for _s, payer, payee, amount, _r in rows:
         if 0 <= payer < n and 0 <= payee < n:
@@ -102,8 +132,9 @@ def check_tables(out: HandFindings, rules: Rules, n: int, hand: Mapping[str, Any
             d[payee] += amount
     logged = list(hand["deltas"])
     if books is not None:
-        _against_books(out, Check.HAND_DELTAS, logged, d, list(books.deltas),
-                       "the sum of the transfers")
+        _against_books(
+            out, Check.HAND_DELTAS, logged, d, list(books.deltas), "the sum of the transfers"
+        )
     elif logged != d:
         out.add(Check.HAND_DELTAS, logged, f"{d} (the sum of the transfers)")
     winners = [w["seat"] for w in sorted(wins, key=lambda w: w["seq"])]
@@ -117,34 +148,58 @@ def check_tables(out: HandFindings, rules: Rules, n: int, hand: Mapping[str, Any
     recomputed = {rec.seq: rec.total for rec in books.wins} if books is not None else {}
     for w in ws:
         nxt = min((v["seq"] for v in ws if v["win_order"] > w["win_order"]), default=1 << 31)
-        total = sum(a for s, _p, payee, a, r in rows
-                    if w["seq"] < s < nxt and payee == w["seat"]
-                    and r in WIN_TOTAL_REASONS)
+        total = sum(
+            a
+            for s, _p, payee, a, r in rows
+            if w["seq"] < s < nxt and payee == w["seat"] and r in WIN_TOTAL_REASONS
+        )
         if w["seq"] in recomputed:
-            _against_books(out, Check.WIN_TOTAL, w["total"], total, recomputed[w["seq"]],
-                           f"its {_TOTAL_TEXT} transfers", seq=w["seq"])
+            _against_books(
+                out,
+                Check.WIN_TOTAL,
+                w["total"],
+                total,
+                recomputed[w["seq"]],
+                f"its {_TOTAL_TEXT} transfers",
+                seq=w["seq"],
+            )
         elif w["total"] != total:
-            out.add(Check.WIN_TOTAL, w["total"], f"{total} (its {_TOTAL_TEXT} transfers)",
-                    seq=w["seq"])
+            out.add(
+                Check.WIN_TOTAL, w["total"], f"{total} (its {_TOTAL_TEXT} transfers)", seq=w["seq"]
+            )
         if evs is None:
-            bad = [a for s, _p, payee, a, r in rows
-                   if w["seq"] < s < nxt and payee == w["seat"] and r == "win"
-                   and a != w["points"]]
+            bad = [
+                a
+                for s, _p, payee, a, r in rows
+                if w["seq"] < s < nxt and payee == w["seat"] and r == "win" and a != w["points"]
+            ]
             if bad:
-                out.add(Check.WIN_POINTS, w["points"], f"{bad[0]} (its win transfers)",
-                        seq=w["seq"])
+                out.add(
+                    Check.WIN_POINTS, w["points"], f"{bad[0]} (its win transfers)", seq=w["seq"]
+                )
 
 
-def _against_books(out: HandFindings, check: str, logged: Any, summed: Any, rules: Any,
-                   what: str, seq: int | None = None) -> None:
+def _against_books(
+    out: HandFindings,
+    check: str,
+    logged: Any,
+    summed: Any,
+    rules: Any,
+    what: str,
+    seq: int | None = None,
+) -> None:
     """A logged figure (a win's total, a hand's deltas) and the sum of the logged
     transfers, set against the rules' figure: one finding when either differs,
     quoting the rules' figure as what the rules say."""
     if logged != rules:
         out.add(check, logged, f"{rules} ({what}, as the rules make them)", seq=seq)
     elif summed != rules:
-        out.add(check, f"{summed} ({what} in the log; the row says {logged})",
-                f"{rules} ({what}, as the rules make them)", seq=seq)
+        out.add(
+            check,
+            f"{summed} ({what} in the log; the row says {logged})",
+            f"{rules} ({what}, as the rules make them)",
+            seq=seq,
+        )
 
 
 def _tr(row: Any) -> str:
@@ -154,8 +209,9 @@ def _tr(row: Any) -> str:
     return f"seq {seq}: S{payer} pays S{payee} {amount} ({reason})"
 
 
-def next_dealer_from_rows(rules: Rules, hand: Mapping[str, Any],
-                          wins: Sequence[Mapping[str, Any]]) -> int | None:
+def next_dealer_from_rows(
+    rules: Rules, hand: Mapping[str, Any], wins: Sequence[Mapping[str, Any]]
+) -> int | None:
     """The next dealer the wins rows imply (for a run logged without events), or
     None when they cannot say."""
     ws = sorted(wins, key=lambda w: w["seq"])
@@ -164,14 +220,20 @@ def next_dealer_from_rows(rules: Rules, hand: Mapping[str, Any],
     if len(first) > 1 and payer is None:
         return None
     try:
-        return next_dealer(rules, hand["dealer"], [w["seat"] for w in ws],
-                           [w["seat"] for w in first], payer)
+        return next_dealer(
+            rules, hand["dealer"], [w["seat"] for w in ws], [w["seat"] for w in first], payer
+        )
     except TypeError:
         return None
 
 
-def check_against_state(out: HandFindings, hand: Mapping[str, Any], st: HandState,
-                        wins: Sequence[Mapping[str, Any]], evs: Sequence[Event]) -> None:
+def check_against_state(
+    out: HandFindings,
+    hand: Mapping[str, Any],
+    st: HandState,
+    wins: Sequence[Mapping[str, Any]],
+    evs: Sequence[Event],
+) -> None:
     """The tables against the state the events led to (the rules' own figures)."""
     logged = {w["seq"]: w for w in wins}
     for rec in st.wins:
@@ -194,9 +256,14 @@ def check_against_state(out: HandFindings, hand: Mapping[str, Any], st: HandStat
         if s not in recomputed:
             out.add(Check.WINS_ROWS, f"a wins row at seq {s}", "no win there", seq=s)
     row = st.outcome_row()
-    for col, check in (("deltas", Check.HAND_DELTAS), ("winners", Check.HAND_WINNERS),
-                       ("next_dealer", Check.NEXT_DEALER), ("wall_left", Check.WALL_LEFT),
-                       ("n_events", Check.HAND_N_EVENTS), ("outcome", Check.HAND_OUTCOME)):
+    for col, check in (
+        ("deltas", Check.HAND_DELTAS),
+        ("winners", Check.HAND_WINNERS),
+        ("next_dealer", Check.NEXT_DEALER),
+        ("wall_left", Check.WALL_LEFT),
+        ("n_events", Check.HAND_N_EVENTS),
+        ("outcome", Check.HAND_OUTCOME),
+    ):
         got = hand[col]
         got = list(got) if isinstance(got, list | tuple) else got
         if got != row[col]:

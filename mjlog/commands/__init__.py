@@ -21,11 +21,20 @@ from mjlog.commands.tune import tune_command
 from mjlog.commands.validate import validate_command
 
 ALL: list = [
-    analyse, score_command, rules_command,            # hands and rules
-    simulate_command, sweep_command, ladder_command,  # playing
-    replay_command, validate_command,                 # replaying and auditing
-    export_command, import_command,                   # interchange
-    report_command, compare_command, demo,            # analysis and the tour
-    balance_command, tune_command,                    # seat fairness, tuning the rules
-    plan_command,                                     # planning a study
+    analyse,
+    score_command,
+    rules_command,  # hands and rules
+    simulate_command,
+    sweep_command,
+    ladder_command,  # playing
+    replay_command,
+    validate_command,  # replaying and auditing
+    export_command,
+    import_command,  # interchange
+    report_command,
+    compare_command,
+    demo,  # analysis and the tour
+    balance_command,
+    tune_command,  # seat fairness, tuning the rules
+    plan_command,  # planning a study
 ]

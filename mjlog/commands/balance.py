@@ -53,8 +53,11 @@ def _short(lever: dict) -> str:
 
 def _why(p: dict) -> str:
     if p["verdict"] == "equivalent":
-        nonzero = (f"; differs from 0 (p_adj {p['p_adjusted']:.2g}), by less than the margin"
-                   if p["differs_from_zero"] else "")
+        nonzero = (
+            f"; differs from 0 (p_adj {p['p_adjusted']:.2g}), by less than the margin"
+            if p["differs_from_zero"]
+            else ""
+        )
         return f"equivalent (TOST p_adj {p['p_equivalence']:.2g}){nonzero}"
     if p["verdict"] == "differs":
         return f"differs from 0 (p_adj {p['p_adjusted']:.2g}), not shown within the margin"
@@ -68,14 +71,16 @@ def _position_lines(rows: list[dict], n: int) -> list[str]:
 
     names = [f"position {p['position']} ({position_name(p['position'], n)}):" for p in rows]
     width = max(map(len, names))
-    return [f"  {name:<{width}} {_ci(p)}  {_why(p)}" for name, p in zip(names, rows,
-                                                                        strict=True)]
+    return [f"  {name:<{width}} {_ci(p)}  {_why(p)}" for name, p in zip(names, rows, strict=True)]
 
 
 def _measured_text(r: dict) -> list[str]:
     who = ",".join(r["agents"])
-    dup = ("duplicate play: each match once per seat rotation" if r["duplicate"] else
-           "one agent in every seat: no rotations, they would replay the same hands")
+    dup = (
+        "duplicate play: each match once per seat rotation"
+        if r["duplicate"]
+        else "one agent in every seat: no rotations, they would replay the same hands"
+    )
     ex, c, n = r["compensation_exact"], r["compensation"], r["players"]
     lines = [
         f"{r['variant']}, agents {who}, seed {r['seed']}: {r['hands']} hands per run "
@@ -94,14 +99,16 @@ def _measured_text(r: dict) -> list[str]:
             f"[{ex['lo']:+.4f}, {ex['hi']:+.4f}] the dealer pays each other player per hand "
             f"-> {sets} ({c['points']:+.4f} points; one step moves the dealer advantage by "
             f"{r['resolution']:.3f} points/hand; expected residual "
-            f"{r['expected_residual']:+.3f})")
+            f"{r['expected_residual']:+.3f})"
+        )
     else:
         lines.append(
             f"compensation that cancels the dealer's advantage: {ex['value']:+.4f} points "
             f"[{ex['lo']:+.4f}, {ex['hi']:+.4f}] the dealer pays each other player per hand; "
             f"no playable compensation beats {_short(r['measured_compensation'])}: the "
             f"nearest step ({r['resolution']:.3f} points/hand) rounds to it; no second run, "
-            f"the verdict rests on the measurement")
+            f"the verdict rests on the measurement"
+        )
     return lines
 
 
@@ -115,25 +122,39 @@ def _headline(r: dict) -> str:
         head = f"verdict: equivalent: every position within {m} with {rules}"
         nonzero = [p for p in rows if p["differs_from_zero"]]
         if nonzero:
-            head += (" (" + ", ".join(f"position {p['position']} "
-                                      f"({position_name(p['position'], n)}) {_ci(p)}"
-                                      for p in nonzero)
-                     + " differ from 0, by less than the margin)")
+            head += (
+                " ("
+                + ", ".join(
+                    f"position {p['position']} ({position_name(p['position'], n)}) {_ci(p)}"
+                    for p in nonzero
+                )
+                + " differ from 0, by less than the margin)"
+            )
     elif r["verdict"] == "differs":
-        off = ", ".join(f"position {p['position']} ({position_name(p['position'], n)}) "
-                        f"{_ci(p)}" for p in rows if p["verdict"] == "differs")
+        off = ", ".join(
+            f"position {p['position']} ({position_name(p['position'], n)}) {_ci(p)}"
+            for p in rows
+            if p["verdict"] == "differs"
+        )
         head = f"verdict: differs from 0 (margin {m}) with {rules}: {off}"
     else:
         need = r["hands_needed"]
-        more = (f"; about {need:,.0f} hands per run would settle it"
-                if need and math.isfinite(need) else "")
-        head = (f"verdict: inconclusive: with {rules}, a position neither shown within "
-                f"{m} nor shown to differ from 0{more}")
+        more = (
+            f"; about {need:,.0f} hands per run would settle it"
+            if need and math.isfinite(need)
+            else ""
+        )
+        head = (
+            f"verdict: inconclusive: with {rules}, a position neither shown within "
+            f"{m} nor shown to differ from 0{more}"
+        )
     top = r["largest"]
     if top["position"] != 0:
-        head += (f"; the most advantaged is position {top['position']} "
-                 f"({position_name(top['position'], n)}, not the dealer) {_ci(top)}: "
-                 f"dealer_compensation moves the dealer against the rest, not it")
+        head += (
+            f"; the most advantaged is position {top['position']} "
+            f"({position_name(top['position'], n)}, not the dealer) {_ci(top)}: "
+            f"dealer_compensation moves the dealer against the rest, not it"
+        )
     else:
         head += f"; the dealer is the most advantaged position {_ci(top)}"
     return head
@@ -141,31 +162,71 @@ def _headline(r: dict) -> str:
 
 @click.command("balance")
 @click.argument("variant", type=click.Choice(VARIANTS))
-@click.option("--agents", cls=AgentsOption, default="strategic", show_default=True,
-              help="Comma-separated line-up, one per seat, or one for all.")
+@click.option(
+    "--agents",
+    cls=AgentsOption,
+    default="strategic",
+    show_default=True,
+    help="Comma-separated line-up, one per seat, or one for all.",
+)
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a rule key.")
-@click.option("--hands", type=click.IntRange(min=1), default=20000, show_default=True,
-              help="At least this many hands per run (whole duplicate matches, two at least).")
+@click.option(
+    "--hands",
+    type=click.IntRange(min=1),
+    default=20000,
+    show_default=True,
+    help="At least this many hands per run (whole duplicate matches, two at least).",
+)
 @click.option("--hands-per-match", type=click.IntRange(min=1), default=8, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-              help="The measurement's seed; the confirmation plays a seed derived from it.")
-@click.option("--margin", default=None, metavar="M", callback=_margin,
-              help="Equivalence margin, points per hand: a position whose advantage is "
-                   "shown within ±M is balanced. [default: 0.1]")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: every core).")
-@click.option("--scheduler", default=None, metavar="ADDRESS", callback=scheduler_callback,
-              help="Play the shards on this dask.distributed scheduler instead "
-                   "(tcp://host:8786); needs --out, which its workers must see. The "
-                   "figures are the same as on local workers.")
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Keep the two runs here (DIR/measure, DIR/confirm; a rerun resumes "
-                   "them). Default: a temporary directory, removed.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="json: one object (documented in docs/cli.md).")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="The measurement's seed; the confirmation plays a seed derived from it.",
+)
+@click.option(
+    "--margin",
+    default=None,
+    metavar="M",
+    callback=_margin,
+    help="Equivalence margin, points per hand: a position whose advantage is "
+    "shown within ±M is balanced. [default: 0.1]",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: every core).",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    callback=scheduler_callback,
+    help="Play the shards on this dask.distributed scheduler instead "
+    "(tcp://host:8786); needs --out, which its workers must see. The "
+    "figures are the same as on local workers.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Keep the two runs here (DIR/measure, DIR/confirm; a rerun resumes "
+    "them). Default: a temporary directory, removed.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: one object (documented in docs/cli.md).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def balance_command(variant, agents, sets, hands, hands_per_match, seed, margin, workers,
-                    scheduler, out, fmt, quiet) -> None:
+def balance_command(
+    variant, agents, sets, hands, hands_per_match, seed, margin, workers, scheduler, out, fmt, quiet
+) -> None:
     """Measure every seat position's advantage, propose the dealer compensation
     that cancels the dealer's, and confirm it on fresh seeds.
 
@@ -183,8 +244,9 @@ def balance_command(variant, agents, sets, hands, hands_per_match, seed, margin,
     from mjlog.rundir import check_output
 
     if scheduler is not None and out is None:  # before anything is played
-        raise InputError("balance on a --scheduler needs --out: the cluster's workers "
-                         "write the runs there")
+        raise InputError(
+            "balance on a --scheduler needs --out: the cluster's workers write the runs there"
+        )
     if out is not None:
         check_output(out, "--out")  # before anything is played: a refusal is instant
     from analysis.compensation import MARGIN, balance_study
@@ -196,18 +258,30 @@ def balance_command(variant, agents, sets, hands, hands_per_match, seed, margin,
             sys.stdout.flush()
 
     try:
-        r = balance_study(variant, agents.split(","), hands, seed, sets, hands_per_match,
-                          workers=workers, out=out, progress=None if not quiet else False,
-                          margin=MARGIN if margin is None else margin, scheduler=scheduler,
-                          on_measured=measured)
+        r = balance_study(
+            variant,
+            agents.split(","),
+            hands,
+            seed,
+            sets,
+            hands_per_match,
+            workers=workers,
+            out=out,
+            progress=None if not quiet else False,
+            margin=MARGIN if margin is None else margin,
+            scheduler=scheduler,
+            on_measured=measured,
+        )
     except KeyboardInterrupt as e:
         interrupted(e)
     if fmt == "json":
         click.echo(json.dumps(_clean(r), ensure_ascii=False, indent=1, allow_nan=False))
         return
     if r["changes"]:
-        click.echo(f"confirmed on fresh seeds (seed {r['confirm_seed']}, derived from "
-                   f"{r['seed']}) with {', '.join(r['compensation_sets'])}:")
+        click.echo(
+            f"confirmed on fresh seeds (seed {r['confirm_seed']}, derived from "
+            f"{r['seed']}) with {', '.join(r['compensation_sets'])}:"
+        )
         for line in _position_lines(r["confirmed_positions"], r["players"]):
             click.echo(line)
     if r["runs"]:

@@ -14,19 +14,28 @@ def _num(v):
     return v
 
 
-
 @click.command("compare")
 @click.argument("baseline", type=click.Path(exists=True, file_okay=False))
 @click.argument("others", nargs=-1, type=click.Path(exists=True, file_okay=False))
-@click.option("--margin", "margins", multiple=True, metavar="METRIC=M",
-              help="Equivalence margin of a metric (mean_points[0]=0.2) or of a family "
-                   "(pattern_rate=0.005); repeatable. Defaults: docs/cli.md.")
-@click.option("--primary", multiple=True, metavar="METRIC",
-              help="A metric (or family) the study is about; repeatable. Only these are "
-                   "adjusted for multiplicity and get verdicts, the others are "
-                   "exploratory.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@click.option(
+    "--margin",
+    "margins",
+    multiple=True,
+    metavar="METRIC=M",
+    help="Equivalence margin of a metric (mean_points[0]=0.2) or of a family "
+    "(pattern_rate=0.005); repeatable. Defaults: docs/cli.md.",
+)
+@click.option(
+    "--primary",
+    multiple=True,
+    metavar="METRIC",
+    help="A metric (or family) the study is about; repeatable. Only these are "
+    "adjusted for multiplicity and get verdicts, the others are "
+    "exploratory.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def compare_command(baseline, others, margins, primary, fmt) -> None:
     """Compare OTHERS (run directories or sweep folders) with BASELINE, metric by metric.
 
@@ -66,10 +75,13 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
         raise MjlogError(f"cannot read the runs: {str(e).splitlines()[0]}") from None
     df = st.rows
     if fmt == "json":
-        trend = {t["metric"]: _plain({k: v for k, v in t.items() if k not in ("metric", "unit")})
-                 for t in st.trend.to_dict(orient="records")}
-        rows = [{**_plain(r), "trend": trend.get(r["metric"])}
-                for r in df.to_dict(orient="records")]
+        trend = {
+            t["metric"]: _plain({k: v for k, v in t.items() if k not in ("metric", "unit")})
+            for t in st.trend.to_dict(orient="records")
+        }
+        rows = [
+            {**_plain(r), "trend": trend.get(r["metric"])} for r in df.to_dict(orient="records")
+        ]
         click.echo(json.dumps(rows, ensure_ascii=False, indent=1, allow_nan=False))
         return
     not_compared = df.attrs.get("not_compared", {})
@@ -77,31 +89,45 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
         paired = bool(g["paired"].iloc[0])
         n = int(g["units"].iloc[0])
         note = g["pairing_note"].iloc[0]
-        how = (f"{note}; {n} matches, both figures over those matches" if paired else
-               f"UNPAIRED: {note}; Welch test, {n} matches on the smaller side")
+        how = (
+            f"{note}; {n} matches, both figures over those matches"
+            if paired
+            else f"UNPAIRED: {note}; Welch test, {n} matches on the smaller side"
+        )
         click.echo(f"baseline {base}\n   other {group}\n{how}; 95% CI")
         ok = g[g["comparable"]]
-        t = pd.DataFrame({
-            "metric": ok["metric"], "unit": ok["unit"],
-            "baseline": ok["baseline"].map(lambda v: f"{v:.4f}"),
-            "value": ok["value"].map(lambda v: f"{v:.4f}"),
-            "diff [95% CI]": [f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]"
-                              for d, lo, hi in zip(ok["diff"], ok["lo"], ok["hi"], strict=True)],
-            "p_adj": ok["p_adjusted"].map(lambda v: "-" if math.isnan(v) else f"{v:.3g}"),
-            "paired_se": ok["paired_se"].map(lambda v: f"{v:.4f}"),
-            "unpaired_se": ok["unpaired_se"].map(lambda v: f"{v:.4f}"),
-            "verdict": [verdict_text(r) for r in ok.to_dict(orient="records")],
-        })
+        t = pd.DataFrame(
+            {
+                "metric": ok["metric"],
+                "unit": ok["unit"],
+                "baseline": ok["baseline"].map(lambda v: f"{v:.4f}"),
+                "value": ok["value"].map(lambda v: f"{v:.4f}"),
+                "diff [95% CI]": [
+                    f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]"
+                    for d, lo, hi in zip(ok["diff"], ok["lo"], ok["hi"], strict=True)
+                ],
+                "p_adj": ok["p_adjusted"].map(lambda v: "-" if math.isnan(v) else f"{v:.3g}"),
+                "paired_se": ok["paired_se"].map(lambda v: f"{v:.4f}"),
+                "unpaired_se": ok["unpaired_se"].map(lambda v: f"{v:.4f}"),
+                "verdict": [verdict_text(r) for r in ok.to_dict(orient="records")],
+            }
+        )
         click.echo(t.to_string(index=False))
         apart = g[~g["comparable"]]
         if len(apart):
-            click.echo(f"{apart['note'].iloc[0]}; each figure in its own points, no "
-                       f"difference taken:")
-            click.echo(pd.DataFrame({
-                "metric": apart["metric"], "unit": apart["unit"],
-                "baseline": apart["baseline"].map(lambda v: f"{v:.4f}"),
-                "value": apart["value"].map(lambda v: f"{v:.4f}"),
-            }).to_string(index=False))
+            click.echo(
+                f"{apart['note'].iloc[0]}; each figure in its own points, no difference taken:"
+            )
+            click.echo(
+                pd.DataFrame(
+                    {
+                        "metric": apart["metric"],
+                        "unit": apart["unit"],
+                        "baseline": apart["baseline"].map(lambda v: f"{v:.4f}"),
+                        "value": apart["value"].map(lambda v: f"{v:.4f}"),
+                    }
+                ).to_string(index=False)
+            )
         left_out = not_compared.get((base, group))
         if left_out:
             click.echo(f"patterns only one side has, not compared: {', '.join(left_out)}")
@@ -141,10 +167,13 @@ def _trend_table(st, df) -> str:
         table[name] = [f"{v[i]:.4f}" for v in t["values"]]
     table[f"slope per {st.key} [95% CI]"] = [
         f"{b:+.4f} [{lo:+.4f}, {hi:+.4f}]" if lo == lo else f"{b:+.4f} (n<{RARE}: no interval)"
-        for b, lo, hi in zip(t["slope"], t["lo"], t["hi"], strict=True)]
+        for b, lo, hi in zip(t["slope"], t["lo"], t["hi"], strict=True)
+    ]
     table["p_adj"] = t["p_adjusted"].map(lambda v: "-" if math.isnan(v) else f"{v:.3g}")
-    return (f"{st.trend_note}; p_adj: Benjamini-Hochberg over these trends\n"
-            f"{table.to_string(index=False)}\n")
+    return (
+        f"{st.trend_note}; p_adj: Benjamini-Hochberg over these trends\n"
+        f"{table.to_string(index=False)}\n"
+    )
 
 
 def _point_name(group: str, key: str) -> str:
@@ -157,11 +186,16 @@ def _point_name(group: str, key: str) -> str:
 
 def _legend(df, primary) -> str:
     """What the verdicts and p_adj rest on (docs/cli.md gives the margins)."""
-    over = (f"the primary metrics ({', '.join(primary)}) of every point" if primary else
-            "every point × metric of this study")
+    over = (
+        f"the primary metrics ({', '.join(primary)}) of every point"
+        if primary
+        else "every point × metric of this study"
+    )
     tests = int(df["p_adjusted"].notna().sum())
-    return (f"p_adj: Benjamini-Hochberg over {over} ({tests} tests); verdict at 5 %: "
-            f"equivalent within ±margin (two one-sided tests, adjusted alike; the text says "
-            f"when it also differs from 0), else differs (p_adj), else inconclusive with "
-            f"about how many more hands each run needs"
-            + ("; exploratory: not a primary metric, not tested" if primary else ""))
+    return (
+        f"p_adj: Benjamini-Hochberg over {over} ({tests} tests); verdict at 5 %: "
+        f"equivalent within ±margin (two one-sided tests, adjusted alike; the text says "
+        f"when it also differs from 0), else differs (p_adj), else inconclusive with "
+        f"about how many more hands each run needs"
+        + ("; exploratory: not a primary metric, not tested" if primary else "")
+    )

@@ -25,13 +25,16 @@ def parse_hand_keys(text: str) -> list[tuple[int, int, int]]:
     for part in filter(None, (p.strip() for p in text.split(","))):
         nums = part.split(":")
         if len(nums) not in (2, 3) or not all(re.fullmatch(r"[0-9]{1,20}", n) for n in nums):
-            raise InputError(f"bad --hands {quote(part)}: expected MATCH:HAND or "
-                             f"MATCH:ROTATION:HAND, e.g. 0:3")
+            raise InputError(
+                f"bad --hands {quote(part)}: expected MATCH:HAND or MATCH:ROTATION:HAND, e.g. 0:3"
+            )
         m, r, h = (int(nums[0]), 0, int(nums[1])) if len(nums) == 2 else map(int, nums)
         for name, v in (("match", m), ("rotation", r), ("hand", h)):
             if v > int_max("hands", name):
-                raise InputError(f"bad --hands {quote(part)}: {name} {v} is past the log's "
-                                 f"largest ({int_max('hands', name)})")
+                raise InputError(
+                    f"bad --hands {quote(part)}: {name} {v} is past the log's "
+                    f"largest ({int_max('hands', name)})"
+                )
         keys.append((m, r, h))
     if not keys:
         raise InputError("--hands names no hand")
@@ -40,18 +43,36 @@ def parse_hand_keys(text: str) -> list[tuple[int, int, int]]:
 
 @click.command("export")
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
-@click.option("--hand", "hand_ref", default=None, metavar="MATCH:HAND",
-              help="One hand, e.g. 0:3 (with --rotation in a duplicate run).")
+@click.option(
+    "--hand",
+    "hand_ref",
+    default=None,
+    metavar="MATCH:HAND",
+    help="One hand, e.g. 0:3 (with --rotation in a duplicate run).",
+)
 @click.option("--rotation", type=click.IntRange(0, 3), default=0, show_default=True)
-@click.option("--hands", "hands_ref", default=None, metavar="M:H,…|all",
-              help="Hands to export: MATCH:HAND or MATCH:ROTATION:HAND, comma-separated, "
-                   "or 'all' (the default).")
-@click.option("--match", "matches", type=click.IntRange(0, 2**31 - 1), multiple=True,
-              help="Every hand of this match (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl",
-              show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="File to write (default: standard output).")
+@click.option(
+    "--hands",
+    "hands_ref",
+    default=None,
+    metavar="M:H,…|all",
+    help="Hands to export: MATCH:HAND or MATCH:ROTATION:HAND, comma-separated, "
+    "or 'all' (the default).",
+)
+@click.option(
+    "--match",
+    "matches",
+    type=click.IntRange(0, 2**31 - 1),
+    multiple=True,
+    help="Every hand of this match (repeatable).",
+)
+@click.option("--format", "fmt", type=click.Choice(["jsonl"]), default="jsonl", show_default=True)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="File to write (default: standard output).",
+)
 def export_command(run, hand_ref, rotation, hands_ref, matches, fmt, out) -> None:
     """Write hands of RUN as human-readable JSON lines: per hand a header (variant,
     rules, players, dealer, dice, break, wall, seed), then one line per event,
@@ -97,15 +118,24 @@ def _write_stream(lines, out: str) -> int:
 
 
 @click.command("import")
-@click.argument("files", nargs=-1, required=True,
-                type=click.Path(exists=True, dir_okay=False))
-@click.option("--out", required=True, type=click.Path(file_okay=False),
-              help="Run directory to create: new, empty, or this import's run (a rerun "
-                   "finishes a killed import, and leaves a finished one as it is).")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Run directory to create: new, empty, or this import's run (a rerun "
+    "finishes a killed import, and leaves a finished one as it is).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="json: print the written run as one object "
-              "(the shape of `simulate --format json`, docs/cli.md).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: print the written run as one object "
+    "(the shape of `simulate --format json`, docs/cli.md).",
+)
 def import_command(files, out, quiet, fmt) -> None:
     """Turn JSON-lines files of hands (one header line per hand, any number of
     hands) into one run directory that `mjlog validate` checks. Wins, transfers
@@ -118,8 +148,12 @@ def import_command(files, out, quiet, fmt) -> None:
     """
     from mjlog.interchange import import_files
 
-    m = import_files(files, out, warn=lambda s: click.echo(f"warning: {s}", err=True),
-                     progress=not quiet and sys.stderr.isatty())
+    m = import_files(
+        files,
+        out,
+        warn=lambda s: click.echo(f"warning: {s}", err=True),
+        progress=not quiet and sys.stderr.isatty(),
+    )
     if fmt == "json":
         from mjlog.commands.simulate import run_json
 

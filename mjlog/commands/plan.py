@@ -27,29 +27,53 @@ def _number(option: str):
 @click.command("plan")
 @click.argument("pilot", type=click.Path(exists=True, file_okay=False))
 @click.argument("other", required=False, type=click.Path(exists=True, file_okay=False))
-@click.option("--metric", required=True,
-              help="The figure the question is about, as mjlog compare names it: "
-                   "draw_rate, dealer_advantage, mean_points[p], mean_points_per_win, "
-                   "money_moved_per_hand, capped_share, pattern_rate[KEY].")
-@click.option("--detect", default=None, metavar="DIFFERENCE", callback=_number("--detect"),
-              help="A rule change's effect to detect (in the metric's unit): "
-                   "shown to differ from 0 80 % of the time when the true difference "
-                   "is this.")
-@click.option("--margin", default=None, metavar="MARGIN", callback=_number("--margin"),
-              help="An equivalence margin: 'equivalent within ±MARGIN' 80 % of the time "
-                   "when there is no difference (two one-sided tests).")
-@click.option("--paired/--unpaired", default=True, show_default=True,
-              help="Paired by match (same seed: same walls, as mjlog compare pairs) or "
-                   "two independent runs.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Workers to time the plan on (default: every core here).")
-@click.option("--time-hands", type=click.IntRange(min=0), default=16, show_default=True,
-              help="Hands of the pilot's variant, rules and agents to time here "
-                   "(0: no timing).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
-def plan_command(pilot, other, metric, detect, margin, paired, workers, time_hands,
-                 fmt) -> None:
+@click.option(
+    "--metric",
+    required=True,
+    help="The figure the question is about, as mjlog compare names it: "
+    "draw_rate, dealer_advantage, mean_points[p], mean_points_per_win, "
+    "money_moved_per_hand, capped_share, pattern_rate[KEY].",
+)
+@click.option(
+    "--detect",
+    default=None,
+    metavar="DIFFERENCE",
+    callback=_number("--detect"),
+    help="A rule change's effect to detect (in the metric's unit): "
+    "shown to differ from 0 80 % of the time when the true difference "
+    "is this.",
+)
+@click.option(
+    "--margin",
+    default=None,
+    metavar="MARGIN",
+    callback=_number("--margin"),
+    help="An equivalence margin: 'equivalent within ±MARGIN' 80 % of the time "
+    "when there is no difference (two one-sided tests).",
+)
+@click.option(
+    "--paired/--unpaired",
+    default=True,
+    show_default=True,
+    help="Paired by match (same seed: same walls, as mjlog compare pairs) or two independent runs.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Workers to time the plan on (default: every core here).",
+)
+@click.option(
+    "--time-hands",
+    type=click.IntRange(min=0),
+    default=16,
+    show_default=True,
+    help="Hands of the pilot's variant, rules and agents to time here (0: no timing).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def plan_command(pilot, other, metric, detect, margin, paired, workers, time_hands, fmt) -> None:
     """How many hands a question needs, from a PILOT run, and how long they take.
 
     PILOT is a run directory (a sweep point is one) or a sweep folder (its first two
@@ -71,28 +95,43 @@ def plan_command(pilot, other, metric, detect, margin, paired, workers, time_han
         raise InputError("give one question: --detect DIFFERENCE or --margin MARGIN")
     workers = workers or default_workers()
     try:
-        p = plan([pilot, *([other] if other else [])], metric.strip(), detect=detect,
-                 margin=margin, paired=paired, workers=workers, time_hands=time_hands)
+        p = plan(
+            [pilot, *([other] if other else [])],
+            metric.strip(),
+            detect=detect,
+            margin=margin,
+            paired=paired,
+            workers=workers,
+            time_hands=time_hands,
+        )
     except duckdb.Error as e:
         raise MjlogError(f"cannot read the pilot: {str(e).splitlines()[0]}") from None
     if fmt == "json":
         click.echo(json.dumps(p.as_dict(), ensure_ascii=False, allow_nan=False))
         return
-    what = (f"detect a difference of {p.effect:g}" if p.question == "detect" else
-            f"show equivalence within ±{p.effect:g}")
-    click.echo(f"question: {what} in {p.metric} ({p.unit}), "
-               f"{'paired by match' if p.paired else 'unpaired'}; two-sided 5 % test, "
-               f"80 % power")
-    click.echo(f"pilot: {', '.join(p.pilot)}: {p.how}; SD of a unit's difference "
-               f"{p.sd:.4g}")
-    click.echo(f"needs: {p.matches:,} matches a side ({p.hands:,} hands a side, "
-               f"{p.total_hands:,} in all; --matches {p.matches})")
+    what = (
+        f"detect a difference of {p.effect:g}"
+        if p.question == "detect"
+        else f"show equivalence within ±{p.effect:g}"
+    )
+    click.echo(
+        f"question: {what} in {p.metric} ({p.unit}), "
+        f"{'paired by match' if p.paired else 'unpaired'}; two-sided 5 % test, "
+        f"80 % power"
+    )
+    click.echo(f"pilot: {', '.join(p.pilot)}: {p.how}; SD of a unit's difference {p.sd:.4g}")
+    click.echo(
+        f"needs: {p.matches:,} matches a side ({p.hands:,} hands a side, "
+        f"{p.total_hands:,} in all; --matches {p.matches})"
+    )
     if p.seconds is None or p.seconds_one_worker is None:
         click.echo(f"time: {p.timing}")
     else:
-        click.echo(f"time: {_duration(p.seconds)} on {p.workers} worker(s), "
-                   f"{_duration(p.seconds_one_worker)} on one ({p.shards:,} shard(s) a "
-                   f"side); {p.timing}")
+        click.echo(
+            f"time: {_duration(p.seconds)} on {p.workers} worker(s), "
+            f"{_duration(p.seconds_one_worker)} on one ({p.shards:,} shard(s) a "
+            f"side); {p.timing}"
+        )
 
 
 def _duration(seconds: float) -> str:

@@ -38,8 +38,10 @@ def parse_hand_ref(text: str) -> tuple[int, int]:
     match, hand = int(parts[0]), int(parts[1])
     for name, v in (("match", match), ("hand", hand)):
         if v > int_max("hands", name):
-            raise InputError(f"bad --hand {quote(text)}: {name} {v} is past the log's "
-                             f"largest ({int_max('hands', name)})")
+            raise InputError(
+                f"bad --hand {quote(text)}: {name} {v} is past the log's "
+                f"largest ({int_max('hands', name)})"
+            )
     return match, hand
 
 
@@ -70,8 +72,7 @@ def render(snap, notation: bool = False, color: bool = True) -> str:
 
     ev = snap.event
     head = f"seq {snap.seq:>3}  {describe(ev, notation)}"
-    lines = [hi(head, bold=True, fg="yellow") +
-             f"   wall {snap.live} · {snap.phase.lower()}"]
+    lines = [hi(head, bold=True, fg="yellow") + f"   wall {snap.live} · {snap.phase.lower()}"]
     for s in range(len(snap.hands)):
         acting = ev.seat == s and ev.type != "transfer"
         mark = "▶" if acting else " "
@@ -86,8 +87,9 @@ def render(snap, notation: bool = False, color: bool = True) -> str:
             tags.append(f"发×{snap.bonus[s]}")
         tag = f" ({', '.join(tags)})" if tags else ""
         melds = " ".join(_meld(k, t, f, notation) for k, t, f in snap.melds[s])
-        row = (f" {mark} S{s}{tag}  {snap.deltas[s]:+d}  {_tiles(snap.hands[s], notation)}"
-               + (f"  | {melds}" if melds else ""))
+        row = f" {mark} S{s}{tag}  {snap.deltas[s]:+d}  {_tiles(snap.hands[s], notation)}" + (
+            f"  | {melds}" if melds else ""
+        )
         lines.append(hi(row, bold=True) if acting else row)
         lines.append(f"      discards {_tiles(snap.discards[s], notation, ordered=True)}")
     if snap.over:
@@ -97,8 +99,10 @@ def render(snap, notation: bool = False, color: bool = True) -> str:
         lines.append(f"   next (forced): {describe(snap.forced, notation)}")
     elif snap.options:
         for s, o in snap.options.items():
-            lines.append(f"   S{s} may: {summarise(o, notation)}"
-                         + (" (or pass)" if snap.window is not None else ""))
+            lines.append(
+                f"   S{s} may: {summarise(o, notation)}"
+                + (" (or pass)" if snap.window is not None else "")
+            )
     else:
         lines.append("   nobody may claim: the window closes")
     return "\n".join(lines)
@@ -106,28 +110,77 @@ def render(snap, notation: bool = False, color: bool = True) -> str:
 
 @click.command("replay")
 @click.argument("run", type=click.Path(exists=True, file_okay=False))
-@click.option("--hand", "hand_ref", default=None, metavar="MATCH:HAND",
-              help="The hand to replay, e.g. 0:3 (not needed with --html-dir).")
-@click.option("--rotation", type=click.IntRange(0, 3), default=0, show_default=True,
-              help="Seat rotation (duplicate play).")
-@click.option("--at", "at", type=click.IntRange(min=0), default=None, metavar="SEQ",
-              help="Show the table right after event SEQ.")
-@click.option("--step", is_flag=True,
-              help="Show the table after every event (the whole hand, step by step).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="json: one object with the steps shown (every step "
-              "unless --at).")
+@click.option(
+    "--hand",
+    "hand_ref",
+    default=None,
+    metavar="MATCH:HAND",
+    help="The hand to replay, e.g. 0:3 (not needed with --html-dir).",
+)
+@click.option(
+    "--rotation",
+    type=click.IntRange(0, 3),
+    default=0,
+    show_default=True,
+    help="Seat rotation (duplicate play).",
+)
+@click.option(
+    "--at",
+    "at",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="SEQ",
+    help="Show the table right after event SEQ.",
+)
+@click.option(
+    "--step", is_flag=True, help="Show the table after every event (the whole hand, step by step)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: one object with the steps shown (every step unless --at).",
+)
 @click.option("--json", "as_json", is_flag=True, hidden=True)  # before --format json
 @click.option("--notation", is_flag=True, help="Tiles as 123m notation instead of glyphs.")
-@click.option("--html", "html_out", type=click.Path(dir_okay=False), default=None,
-              metavar="OUT.html", help="Write the hand as one self-contained page to step "
-              "through in a browser (no network, no server); --at sets where it opens.")
-@click.option("--html-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
-              help="Write a page per hand of --hands (default: all) plus index.html.")
-@click.option("--hands", "hands_spec", default=None, metavar="M:H,…|all",
-              help="With --html-dir: the hands (MATCH:HAND or MATCH:ROTATION:HAND), or all.")
-def replay_command(run, hand_ref, rotation, at, step, fmt, as_json, notation, html_out=None,
-                   html_dir=None, hands_spec=None) -> None:
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="OUT.html",
+    help="Write the hand as one self-contained page to step "
+    "through in a browser (no network, no server); --at sets where it opens.",
+)
+@click.option(
+    "--html-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Write a page per hand of --hands (default: all) plus index.html.",
+)
+@click.option(
+    "--hands",
+    "hands_spec",
+    default=None,
+    metavar="M:H,…|all",
+    help="With --html-dir: the hands (MATCH:HAND or MATCH:ROTATION:HAND), or all.",
+)
+def replay_command(
+    run,
+    hand_ref,
+    rotation,
+    at,
+    step,
+    fmt,
+    as_json,
+    notation,
+    html_out=None,
+    html_dir=None,
+    hands_spec=None,
+) -> None:
     """Replay one hand of RUN through the rules: a summary of the hand (the deal, the
     wins with their patterns and points, the money, the final hands), or with
     --step every event's table (hands, melds, discards, the wall count, the scores
@@ -155,20 +208,33 @@ def replay_command(run, hand_ref, rotation, at, step, fmt, as_json, notation, ht
     if at is not None and at >= len(rp.events):
         raise InputError(f"--at {at}: this hand has events 0..{len(rp.events) - 1}")
     h = rp.hand
-    head = {"run": run, "variant": rp.rules.variant, "match": match, "rotation": rotation,
-            "hand": hand, "dealer": h["dealer"], "dice": list(h["dice"]),
-            "break": h["break"], "agents": list(h.get("agents") or []),
-            "wall_logged": rp.wall_logged, "n_events": len(rp.events)}
+    head = {
+        "run": run,
+        "variant": rp.rules.variant,
+        "match": match,
+        "rotation": rotation,
+        "hand": hand,
+        "dealer": h["dealer"],
+        "dice": list(h["dice"]),
+        "break": h["break"],
+        "agents": list(h.get("agents") or []),
+        "wall_logged": rp.wall_logged,
+        "n_events": len(rp.events),
+    }
     if as_json or fmt == "json":
         snaps = [rp.state_at(at)] if at is not None else [s for _, _, s in rp.states(notation)]
         head["steps"] = [s.to_json(notation=notation) for s in snaps]
         click.echo(json.dumps(head, ensure_ascii=False, allow_nan=False))
         return
     color = True
-    click.echo(click.style(
-        f"{run}  {rp.rules.variant}  match {match} rotation {rotation} hand {hand}  "
-        f"dealer S{h['dealer']}  dice {list(h['dice'])}  break {h['break']}  "
-        f"agents {', '.join(head['agents'])}", bold=True))
+    click.echo(
+        click.style(
+            f"{run}  {rp.rules.variant}  match {match} rotation {rotation} hand {hand}  "
+            f"dealer S{h['dealer']}  dice {list(h['dice'])}  break {h['break']}  "
+            f"agents {', '.join(head['agents'])}",
+            bold=True,
+        )
+    )
     if at is not None:
         click.echo(render(rp.state_at(at), notation, color))
         return
@@ -192,37 +258,54 @@ def summary(rp, notation: bool = False) -> str:
     for _, _, snap in rp.states(notation):
         last = snap
     n = len(st.deltas)
-    lines = [f"{len(rp.events)} events; "
-             + (f"won by {', '.join(f'S{s}' for s in st.winners)}" if st.winners
-                else "drawn (no winner)")
-             + (f"; next dealer S{st.next_dealer}" if st.next_dealer is not None else "")]
+    lines = [
+        f"{len(rp.events)} events; "
+        + (
+            f"won by {', '.join(f'S{s}' for s in st.winners)}"
+            if st.winners
+            else "drawn (no winner)"
+        )
+        + (f"; next dealer S{st.next_dealer}" if st.next_dealer is not None else "")
+    ]
     for w in st.wins:
         frm = f" from S{w.from_seat}" if w.from_seat is not None else ""
         names = " ".join(rp.rules.spec.pattern_name(p) for p in w.patterns) or "-"
-        lines.append(f"  win at seq {w.seq}: S{w.seat} {w.method}{frm} on "
-                     f"{_tiles([w.tile], notation)}: {names}; {w.points} points, "
-                     f"total {w.total}" + (" (capped)" if w.capped else ""))
+        lines.append(
+            f"  win at seq {w.seq}: S{w.seat} {w.method}{frm} on "
+            f"{_tiles([w.tile], notation)}: {names}; {w.points} points, "
+            f"total {w.total}" + (" (capped)" if w.capped else "")
+        )
     lines.append("  money: " + "  ".join(f"S{s} {st.deltas[s]:+d}" for s in range(n)))
     if last is not None:
         for s in range(n):
             melds = " ".join(_meld(k, t, f, notation) for k, t, f in last.melds[s])
-            lines.append(f"  S{s}  {_tiles(last.hands[s], notation)}"
-                         + (f"  | {melds}" if melds else ""))
-    lines.append("  (--step: the table after every event; --at SEQ: one moment; "
-                 "--html FILE: in a browser)")
+            lines.append(
+                f"  S{s}  {_tiles(last.hands[s], notation)}" + (f"  | {melds}" if melds else "")
+            )
+    lines.append(
+        "  (--step: the table after every event; --at SEQ: one moment; --html FILE: in a browser)"
+    )
     return "\n".join(lines)
 
 
-def html_command(run: str, hand_ref: str | None, rotation: int, html_out: str | None,
-                 html_dir: str | None, hands_spec: str | None, at: int | None = None) -> str:
+def html_command(
+    run: str,
+    hand_ref: str | None,
+    rotation: int,
+    html_out: str | None,
+    html_dir: str | None,
+    hands_spec: str | None,
+    at: int | None = None,
+) -> str:
     """What ``mjlog replay RUN --html OUT`` / ``--html-dir DIR [--hands …]`` do;
     returns the line to print. ``--at SEQ`` makes a single page open at SEQ."""
     if html_out and html_dir:
         raise InputError("give --html OUT.html (one hand) or --html-dir DIR (many), not both")
     if html_out:
         if hand_ref is None:
-            raise InputError("--html needs --hand MATCH:HAND (for many hands: --html-dir DIR "
-                             "--hands …)")
+            raise InputError(
+                "--html needs --hand MATCH:HAND (for many hands: --html-dir DIR --hands …)"
+            )
         if hands_spec is not None:
             raise InputError("--hands goes with --html-dir, not --html")
         match, hand = parse_hand_ref(hand_ref)

@@ -7,15 +7,34 @@ import click
 
 @click.command("report")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
-@click.option("--out", type=click.Path(file_okay=False), required=True,
-              help="Folder to write index.html into.")
-@click.option("--figures", "figures", type=click.Choice(["png", "svg"]), default="png",
-              show_default=True, help="How the figures are embedded.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help='What to print: the page\'s path, or {"index": path}.')
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="Folder to write index.html into.",
+)
+@click.option(
+    "--figures",
+    "figures",
+    type=click.Choice(["png", "svg"]),
+    default="png",
+    show_default=True,
+    help="How the figures are embedded.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help='What to print: the page\'s path, or {"index": path}.',
+)
 @click.option("--title", default="mjlog report", show_default=True)
-@click.option("--quiet", is_flag=True,
-              help="No progress lines (on stderr, for large runs: which step the report is at).")
+@click.option(
+    "--quiet",
+    is_flag=True,
+    help="No progress lines (on stderr, for large runs: which step the report is at).",
+)
 def report_command(runs, out, figures, fmt, title, quiet) -> None:
     """Compare RUNS (run directories or sweep folders) in OUT/index.html.
 
@@ -38,8 +57,9 @@ def report_command(runs, out, figures, fmt, title, quiet) -> None:
     check_output(out, "--out")  # before the heavy imports: a refusal is instant
     from analysis.report import write_report
 
-    path = write_report(list(runs), out, fmt=figures, title=title,
-                        progress=False if quiet else None)
+    path = write_report(
+        list(runs), out, fmt=figures, title=title, progress=False if quiet else None
+    )
     if fmt == "json":
         import json
 

@@ -37,8 +37,12 @@ def rules_toml(r: Rules) -> str:
 
     spec = keys(r.variant)
     doc = tomlkit.document()
-    doc.add(tomlkit.comment(f"mjlog rules for {r.variant}: use with --rules FILE "
-                            f"(keys changed from the defaults are marked)"))
+    doc.add(
+        tomlkit.comment(
+            f"mjlog rules for {r.variant}: use with --rules FILE "
+            f"(keys changed from the defaults are marked)"
+        )
+    )
     doc.add("variant", r.variant)
     tables: dict[str, tomlkit.items.Table] = {}
     for name in sorted(r, key=lambda k: ("." in k, k)):
@@ -67,17 +71,31 @@ def rules_toml(r: Rules) -> str:
 
 @click.command("rules")
 @click.argument("variant", type=click.Choice(VARIANTS))
-@click.option("--rules", "rules_file", type=click.Path(dir_okay=False),
-              help="TOML file of rule values (read with a safe parser).")
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-              help="Override one rule key; repeatable (e.g. --set cap=32).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True,
-              help="text: a TOML file that --rules reads back; json: one object "
-                   '{"variant", "rules"}.')
+@click.option(
+    "--rules",
+    "rules_file",
+    type=click.Path(dir_okay=False),
+    help="TOML file of rule values (read with a safe parser).",
+)
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override one rule key; repeatable (e.g. --set cap=32).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help='text: a TOML file that --rules reads back; json: one object {"variant", "rules"}.',
+)
 @click.option("--json", "as_json", is_flag=True, hidden=True)  # before --format
-def rules_command(variant: str, rules_file: str | None, sets: tuple[str, ...], fmt: str,
-                  as_json: bool) -> None:
+def rules_command(
+    variant: str, rules_file: str | None, sets: tuple[str, ...], fmt: str, as_json: bool
+) -> None:
     """Print every rule key of VARIANT with its resolved value and meaning, as TOML.
 
     Values come from the variant's defaults, then --rules FILE, then --set. The
@@ -88,7 +106,10 @@ def rules_command(variant: str, rules_file: str | None, sets: tuple[str, ...], f
     """
     r = resolve(variant, file=rules_file, sets=sets)
     if as_json or fmt == "json":
-        click.echo(json.dumps({"variant": variant, "rules": r.to_json()},
-                              ensure_ascii=False, allow_nan=False))
+        click.echo(
+            json.dumps(
+                {"variant": variant, "rules": r.to_json()}, ensure_ascii=False, allow_nan=False
+            )
+        )
         return
     click.echo(rules_toml(r), nl=False)

@@ -39,8 +39,16 @@ from mjlog.tiles import (
     to_counts,
 )
 
-__all__ = ["score_command", "parse_melds", "build_context", "default_void", "REASON_TEXT",
-           "score_json", "why_not", "pays"]
+__all__ = [
+    "score_command",
+    "parse_melds",
+    "build_context",
+    "default_void",
+    "REASON_TEXT",
+    "score_json",
+    "why_not",
+    "pays",
+]
 
 _METHODS = {
     "self": Method.SELF_DRAW,
@@ -78,10 +86,12 @@ def parse_melds(s: str) -> tuple[Meld, ...]:
             raise InputError(f"bad meld {quote(part)} in --melds: {e}") from None
         if len(tiles) not in (3, 4) or len(set(tiles)) != 1:
             raise InputError(
-                f"bad meld {quote(part)} in --melds: a pon is three of one tile, a kong four")
+                f"bad meld {quote(part)} in --melds: a pon is three of one tile, a kong four"
+            )
         if kind is not None and len(tiles) != 4:
-            raise InputError(f"bad meld {quote(part)} in --melds: '{part[:2]}' marks a kong "
-                             "(four tiles)")
+            raise InputError(
+                f"bad meld {quote(part)} in --melds: '{part[:2]}' marks a kong (four tiles)"
+            )
         if kind is None:
             kind = MeldKind.PON if len(tiles) == 3 else MeldKind.EXPOSED_KONG
         out.append(Meld(kind, tiles[0]))
@@ -99,7 +109,7 @@ def default_void(counts: Sequence[int]) -> int:
     >>> default_void(parse_counts("123m456s")), default_void(parse_counts("1m22p333s"))
     (1, 0)
     """
-    per_suit = [sum(counts[9 * s:9 * s + 9]) for s in range(3)]
+    per_suit = [sum(counts[9 * s : 9 * s + 9]) for s in range(3)]
     return min(range(3), key=lambda s: (per_suit[s], s))
 
 
@@ -113,9 +123,20 @@ def _check_tile_set(rules, counts: Sequence[int]) -> None:
         raise InputError(f"honor tile(s) {shown}: {bad}")
 
 
-def _check_flags(rules, method: Method, ms: Sequence[Meld], *, after_kong: bool,
-                 after_bonus: bool, last_tile: bool, first_turn: bool, bonus: int,
-                 void: str | None, kong_chain: int = 1, last_four: bool = False) -> None:
+def _check_flags(
+    rules,
+    method: Method,
+    ms: Sequence[Meld],
+    *,
+    after_kong: bool,
+    after_bonus: bool,
+    last_tile: bool,
+    first_turn: bool,
+    bonus: int,
+    void: str | None,
+    kong_chain: int = 1,
+    last_four: bool = False,
+) -> None:
     """Refuse flags that no game can produce together (or in this variant), each
     with one line naming them."""
     spec, variant = rules.spec, rules.variant
@@ -125,73 +146,100 @@ def _check_flags(rules, method: Method, ms: Sequence[Meld], *, after_kong: bool,
         if spec.bonus_tile is None:
             raise InputError(f"--after-bonus: {variant} has no bonus tiles")
         if not bonus:
-            raise InputError("--after-bonus: a win on a 发's replacement needs a 发 laid "
-                             "out (--bonus N, N ≥ 1)")
+            raise InputError(
+                "--after-bonus: a win on a 发's replacement needs a 发 laid out (--bonus N, N ≥ 1)"
+            )
         if method is not Method.SELF_DRAW:
-            raise InputError("--after-bonus goes with --by self: a 发's replacement is "
-                             "drawn by the winner (财上开花)")
+            raise InputError(
+                "--after-bonus goes with --by self: a 发's replacement is "
+                "drawn by the winner (财上开花)"
+            )
         if after_kong:
-            raise InputError("--after-kong and --after-bonus: a replacement chain counts by "
-                             "its first link; give the one it began with")
+            raise InputError(
+                "--after-kong and --after-bonus: a replacement chain counts by "
+                "its first link; give the one it began with"
+            )
     if void is not None and not spec.has_void:
         raise InputError(f"--void: {variant} has no void suit")
     if method is Method.SHILAOTOU and not spec.counts_honor_discards(rules):
         raise InputError(f"--by shilaotou: {variant} has no 十老头 (under these rules)")
     if after_kong:
         if method in (Method.ROBBED_KONG, Method.SHILAOTOU):
-            raise InputError(
-                "--after-kong goes with --by self (杠上花) or --by discard (杠上炮)")
+            raise InputError("--after-kong goes with --by self (杠上花) or --by discard (杠上炮)")
         if method is Method.SELF_DRAW and not any(m.is_kong for m in ms):
             raise InputError(
-                "--after-kong --by self: a win on a kong's replacement needs a kong in "
-                "--melds")
+                "--after-kong --by self: a win on a kong's replacement needs a kong in --melds"
+            )
         if method is Method.SELF_DRAW and not ms[-1].is_kong:
             raise InputError(
                 "--after-kong --by self: nothing is melded between a kong and its "
-                "replacement, so the last meld in --melds must be a kong")
+                "replacement, so the last meld in --melds must be a kong"
+            )
     if kong_chain != 1:
         _check_chain(ms, kong_chain, after_kong and method is Method.SELF_DRAW)
     if last_tile and method not in (Method.SELF_DRAW, Method.DISCARD):
-        raise InputError("--last-tile goes with --by self (the wall's last tile) or "
-                         "--by discard (the last discard)")
+        raise InputError(
+            "--last-tile goes with --by self (the wall's last tile) or "
+            "--by discard (the last discard)"
+        )
     if last_four and spec.forced_tiles < 0:
-        raise InputError(f"--last-four: {variant} has no 尾牌强制 (no forced wins in the "
-                         "last tiles)")
+        raise InputError(
+            f"--last-four: {variant} has no 尾牌强制 (no forced wins in the last tiles)"
+        )
     if first_turn:
         if method is not Method.SELF_DRAW:
             raise InputError("--first-turn (天胡/地胡) is a win by self-draw: --by self")
         if ms:
-            raise InputError("--first-turn (天胡/地胡) is a win before any pon or kong: "
-                             "no --melds")
+            raise InputError("--first-turn (天胡/地胡) is a win before any pon or kong: no --melds")
         if last_tile:
-            raise InputError("--first-turn and --last-tile: a first draw is never the "
-                             "wall's last tile")
+            raise InputError(
+                "--first-turn and --last-tile: a first draw is never the wall's last tile"
+            )
         if last_four:
-            raise InputError("--first-turn and --last-four: a first draw is never in the "
-                             "wall's last four")
+            raise InputError(
+                "--first-turn and --last-four: a first draw is never in the wall's last four"
+            )
 
 
 def _check_chain(ms: Sequence[Meld], n: int, on_replacement: bool) -> None:
     """``--kong-chain n``: a self-draw on the replacement of the last of ``n`` kongs,
     each made on the replacement of the one before (kong, replacement, kong, ...)."""
     if not on_replacement:
-        raise InputError(f"--kong-chain {n} goes with --after-kong --by self: a win on the "
-                         "last replacement of a chain of kongs")
+        raise InputError(
+            f"--kong-chain {n} goes with --after-kong --by self: a win on the "
+            "last replacement of a chain of kongs"
+        )
     chain = ms[-n:]
     if len(chain) < n or not all(m.is_kong for m in chain):
-        raise InputError(f"--kong-chain {n}: the last {n} melds in --melds must be kongs "
-                         "(nothing is melded between a kong and its replacement)")
+        raise InputError(
+            f"--kong-chain {n}: the last {n} melds in --melds must be kongs "
+            "(nothing is melded between a kong and its replacement)"
+        )
     if any(m.kind is MeldKind.EXPOSED_KONG for m in chain[1:]):
-        raise InputError(f"--kong-chain {n}: only a chain's first kong can be exposed (claimed "
-                         "from a discard); a kong on a replacement is concealed (c:) or added "
-                         "(a:)")
+        raise InputError(
+            f"--kong-chain {n}: only a chain's first kong can be exposed (claimed "
+            "from a discard); a kong on a replacement is concealed (c:) or added "
+            "(a:)"
+        )
 
 
-def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
-                  rules=None, after_kong: bool = False, last_tile: bool = False,
-                  first_turn: bool = False, dealer: bool = False, bonus: int = 0,
-                  after_bonus: bool = False, void: str | None = None,
-                  kong_chain: int = 1, last_four: bool = False) -> WinContext:
+def build_context(
+    variant: str,
+    hand: str,
+    win: str,
+    by: str,
+    melds: str = "",
+    rules=None,
+    after_kong: bool = False,
+    last_tile: bool = False,
+    first_turn: bool = False,
+    dealer: bool = False,
+    bonus: int = 0,
+    after_bonus: bool = False,
+    void: str | None = None,
+    kong_chain: int = 1,
+    last_four: bool = False,
+) -> WinContext:
     """The WinContext for the command line's arguments, after checking them. The
     last tile is in the last four (``forced_zone``) where the variant has one.
 
@@ -209,23 +257,35 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
     if len(tiles) != need:
         raise InputError(
             f"HAND {quote(hand)} has {len(tiles)} tiles; with {len(ms)} meld(s) it needs {need} "
-            "(the winning tile goes in --win)")
+            "(the winning tile goes in --win)"
+        )
     counts = to_counts(tiles)
     everything = [a + b for a, b in zip(counts, meld_counts(ms), strict=True)]
     everything[tile] += 1
     for t in range(NUM_KINDS):
         if everything[t] > 4:
             raise InputError(
-                f"{everything[t]} copies of {fmt_tile(t)} in hand, melds and --win "
-                "(there are 4)")
+                f"{everything[t]} copies of {fmt_tile(t)} in hand, melds and --win (there are 4)"
+            )
     _check_tile_set(rules, everything)
-    _check_flags(rules, method, ms, after_kong=after_kong, after_bonus=after_bonus,
-                 last_tile=last_tile, first_turn=first_turn, bonus=bonus, void=void,
-                 kong_chain=kong_chain, last_four=last_four)
+    _check_flags(
+        rules,
+        method,
+        ms,
+        after_kong=after_kong,
+        after_bonus=after_bonus,
+        last_tile=last_tile,
+        first_turn=first_turn,
+        bonus=bonus,
+        void=void,
+        kong_chain=kong_chain,
+        last_four=last_four,
+    )
     if method is Method.ROBBED_KONG and everything[tile] > 1:
         raise InputError(
             f"--by robbed-kong: the kong player holds the other three {fmt_tile(tile)}, "
-            "so hand and melds cannot hold one")
+            "so hand and melds cannot hold one"
+        )
     if method is Method.SHILAOTOU and not is_honor(tile):
         raise InputError("--by shilaotou: --win is the 10th honor discard (1z-7z)")
     if void is not None:
@@ -238,9 +298,17 @@ def build_context(variant: str, hand: str, win: str, by: str, melds: str = "",
     if method is not Method.SHILAOTOU:
         concealed[tile] += 1  # 十老头: the 10th discard left the hand
     return WinContext(
-        concealed=tuple(concealed), melds=ms, win_tile=tile, method=method,
-        after_kong=after_kong, after_bonus=after_bonus, last_tile=last_tile,
-        first_turn=first_turn, dealer=dealer, bonus=bonus, void=void_suit,
+        concealed=tuple(concealed),
+        melds=ms,
+        win_tile=tile,
+        method=method,
+        after_kong=after_kong,
+        after_bonus=after_bonus,
+        last_tile=last_tile,
+        first_turn=first_turn,
+        dealer=dealer,
+        bonus=bonus,
+        void=void_suit,
         chain_kongs=kong_chain,
         forced_zone=last_four or (last_tile and rules.spec.forced_tiles >= 0),
     )
@@ -281,57 +349,145 @@ Example (yuxi, 清一色 + 碰碰胡 + 杠上花 on an exposed kong, 点杠花):
 @click.command("score", help=HELP)
 @click.argument("variant")
 @click.argument("hand")
-@click.option("--win", "win", required=True, metavar="TILE",
-              help="The winning tile, e.g. 5m (for --by shilaotou: the 10th discard).")
-@click.option("--by", "by", required=True, type=click.Choice(list(_METHODS)),
-              help="How the hand was won: self-draw, on a discard, robbing a kong, "
-                   "or yuxi 十老头.")
+@click.option(
+    "--win",
+    "win",
+    required=True,
+    metavar="TILE",
+    help="The winning tile, e.g. 5m (for --by shilaotou: the 10th discard).",
+)
+@click.option(
+    "--by",
+    "by",
+    required=True,
+    type=click.Choice(list(_METHODS)),
+    help="How the hand was won: self-draw, on a discard, robbing a kong, or yuxi 十老头.",
+)
 @click.option("--melds", default="", metavar="M,M,...", help="Melds, in the order made.")
-@click.option("--after-kong", is_flag=True,
-              help="Self-draw on the last kong's replacement (杠上花), or a discard made "
-                   "right after the discarder's kong (杠上炮).")
-@click.option("--kong-chain", "kong_chain", type=click.IntRange(1, 4), default=1,
-              show_default=True, metavar="N",
-              help="With --after-kong --by self: the win is on the replacement of a chain "
-                   "of N kongs, the last N melds (kong, replacement, kong, ...); with "
-                   "dian_gang_hua_link=first the chain's first kong decides 点杠花.")
-@click.option("--last-tile", is_flag=True,
-              help="Self-draw of the wall's last tile, or a win on the last discard.")
-@click.option("--last-four", is_flag=True,
-              help="yuxi: the wall holds 4 tiles or fewer (尾牌强制), where "
-                   "last4_plain_on_discard lets a plain hand win on a discard or rob; "
-                   "implied by --last-tile.")
-@click.option("--first-turn", is_flag=True,
-              help="The dealer's dealt 14 (天胡, with --dealer) or a non-dealer's first draw "
-                   "(地胡); a self-draw with no melds.")
+@click.option(
+    "--after-kong",
+    is_flag=True,
+    help="Self-draw on the last kong's replacement (杠上花), or a discard made "
+    "right after the discarder's kong (杠上炮).",
+)
+@click.option(
+    "--kong-chain",
+    "kong_chain",
+    type=click.IntRange(1, 4),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="With --after-kong --by self: the win is on the replacement of a chain "
+    "of N kongs, the last N melds (kong, replacement, kong, ...); with "
+    "dian_gang_hua_link=first the chain's first kong decides 点杠花.",
+)
+@click.option(
+    "--last-tile",
+    is_flag=True,
+    help="Self-draw of the wall's last tile, or a win on the last discard.",
+)
+@click.option(
+    "--last-four",
+    is_flag=True,
+    help="yuxi: the wall holds 4 tiles or fewer (尾牌强制), where "
+    "last4_plain_on_discard lets a plain hand win on a discard or rob; "
+    "implied by --last-tile.",
+)
+@click.option(
+    "--first-turn",
+    is_flag=True,
+    help="The dealer's dealt 14 (天胡, with --dealer) or a non-dealer's first draw "
+    "(地胡); a self-draw with no melds.",
+)
 @click.option("--dealer", is_flag=True, help="The winner is the dealer.")
-@click.option("--bonus", type=click.IntRange(0, 4), default=0, metavar="N",
-              help="huangmei: 发 laid out by the winner.")
-@click.option("--after-bonus", is_flag=True,
-              help="huangmei: self-draw on a 发's replacement (needs --bonus N).")
-@click.option("--void", type=click.Choice(["m", "p", "s"]),
-              help="xuezhan: the void suit (default: a suit absent from the hand).")
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-              help="Override a rule key (repeatable), e.g. --set cap=32.")
-@click.option("--rules", "rules_file", default=None, metavar="FILE.toml",
-              help="Read rule values from a TOML file (before --set).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output: text, or one JSON object (docs/cli.md).")
+@click.option(
+    "--bonus",
+    type=click.IntRange(0, 4),
+    default=0,
+    metavar="N",
+    help="huangmei: 发 laid out by the winner.",
+)
+@click.option(
+    "--after-bonus",
+    is_flag=True,
+    help="huangmei: self-draw on a 发's replacement (needs --bonus N).",
+)
+@click.option(
+    "--void",
+    type=click.Choice(["m", "p", "s"]),
+    help="xuezhan: the void suit (default: a suit absent from the hand).",
+)
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a rule key (repeatable), e.g. --set cap=32.",
+)
+@click.option(
+    "--rules",
+    "rules_file",
+    default=None,
+    metavar="FILE.toml",
+    help="Read rule values from a TOML file (before --set).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output: text, or one JSON object (docs/cli.md).",
+)
 @click.option("--json", "as_json", is_flag=True, hidden=True)  # before --format json
-def score_command(variant, hand, win, by, melds, after_kong, kong_chain, last_tile, last_four,
-                  first_turn, dealer, bonus, after_bonus, void, sets, rules_file, fmt,
-                  as_json):
+def score_command(
+    variant,
+    hand,
+    win,
+    by,
+    melds,
+    after_kong,
+    kong_chain,
+    last_tile,
+    last_four,
+    first_turn,
+    dealer,
+    bonus,
+    after_bonus,
+    void,
+    sets,
+    rules_file,
+    fmt,
+    as_json,
+):
     rules = resolve(variant, file=rules_file, sets=sets)
-    ctx = build_context(variant, hand, win, by, melds, rules, after_kong=after_kong,
-                        last_tile=last_tile, first_turn=first_turn, dealer=dealer,
-                        bonus=bonus, after_bonus=after_bonus, void=void,
-                        kong_chain=kong_chain, last_four=last_four)
+    ctx = build_context(
+        variant,
+        hand,
+        win,
+        by,
+        melds,
+        rules,
+        after_kong=after_kong,
+        last_tile=last_tile,
+        first_turn=first_turn,
+        dealer=dealer,
+        bonus=bonus,
+        after_bonus=after_bonus,
+        void=void,
+        kong_chain=kong_chain,
+        last_four=last_four,
+    )
     s = score(ctx, rules)
-    b = (explain(s.patterns, ctx.method, rules, s.feeder_pays)
-         if s.legal or (s.patterns and s.reason is Reason.BELOW_MIN_FAN) else None)
+    b = (
+        explain(s.patterns, ctx.method, rules, s.feeder_pays)
+        if s.legal or (s.patterns and s.reason is Reason.BELOW_MIN_FAN)
+        else None
+    )
     if as_json or fmt == "json":
-        click.echo(json.dumps(score_json(variant, ctx, s, b, rules), ensure_ascii=False,
-                              allow_nan=False))
+        click.echo(
+            json.dumps(score_json(variant, ctx, s, b, rules), ensure_ascii=False, allow_nan=False)
+        )
     else:
         click.echo(_text(ctx, s, b, rules))
     if not s.legal:
@@ -353,8 +509,10 @@ def why_not(s: Score, b: Breakdown | None, rules: Rules) -> str:
     if b is not None and s.reason is Reason.BELOW_MIN_FAN:
         why += f" ({b.formula})"
     if "plain_points" in s.extra:
-        why += (f"; as 平胡 where a plain hand may win on a discard (last4_plain_on_discard): "
-                f"{s.extra['plain_points']}")
+        why += (
+            f"; as 平胡 where a plain hand may win on a discard (last4_plain_on_discard): "
+            f"{s.extra['plain_points']}"
+        )
     return why
 
 
@@ -363,12 +521,19 @@ def pays(b: Breakdown, rules: Rules) -> dict[str, Any]:
     :data:`mjlog.scoring.breakdown.PAYERS`), ``amount`` per payer, ``payers`` (how
     many seats pay: at most that many in a blood battle), ``total``, ``horses``."""
     n = 1 if b.payers in ONE_PAYER else rules.n - 1
-    return {"who": b.payers, "text": b.payer_text, "amount": b.points, "payers": n,
-            "total": n * b.points, "horses": rules.spec.horses(rules)}
+    return {
+        "who": b.payers,
+        "text": b.payer_text,
+        "amount": b.points,
+        "payers": n,
+        "total": n * b.points,
+        "horses": rules.spec.horses(rules),
+    }
 
 
-def score_json(variant: str, ctx: WinContext, s: Score, b: Breakdown | None,
-               rules: Rules) -> dict[str, Any]:
+def score_json(
+    variant: str, ctx: WinContext, s: Score, b: Breakdown | None, rules: Rules
+) -> dict[str, Any]:
     """What ``--format json`` prints (docs/cli.md, "mjlog score")."""
     return {
         "variant": variant,
@@ -408,8 +573,10 @@ def _pays_text(b: Breakdown, rules: Rules) -> str:
         most = "up to " if rules.spec.blood_battle else ""
         line += f" ({most}{p['payers']} payers, {p['total']} in all)"
     if p["horses"]:
-        line += (f"; 买马: for each of the {p['horses']} horses that points at the winner, "
-                 f"each payer pays {p['amount']} more")
+        line += (
+            f"; 买马: for each of the {p['horses']} horses that points at the winner, "
+            f"each payer pays {p['amount']} more"
+        )
     return line
 
 
@@ -418,8 +585,10 @@ def _text(ctx: WinContext, s: Score, b: Breakdown | None, rules: Rules) -> str:
         return f"legal: no ({why_not(s, b, rules)})"
     assert b is not None, "a legal win has its breakdown"
     lines = ["legal: yes"]
-    shown = [f"{k} {rules.spec.pattern_name(k)}" + (f" ×{n}" if n > 1 else "")
-             for k, n in grouped(s.patterns)]
+    shown = [
+        f"{k} {rules.spec.pattern_name(k)}" + (f" ×{n}" if n > 1 else "")
+        for k, n in grouped(s.patterns)
+    ]
     lines.append("patterns: " + ", ".join(shown))
     lines += [_term_text(t) for t in b.terms]
     lines.append(f"formula: {b.formula}")

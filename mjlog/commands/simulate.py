@@ -28,8 +28,10 @@ class AgentsOption(click.Option):
     def get_help_record(self, ctx):
         from simulate.agents import agent_names
 
-        self.help = (f"{self.help} Registered: {', '.join(agent_names())}; parameters as "
-                     f"name:key=value;key=value.")
+        self.help = (
+            f"{self.help} Registered: {', '.join(agent_names())}; parameters as "
+            f"name:key=value;key=value."
+        )
         return super().get_help_record(ctx)
 
 
@@ -41,39 +43,81 @@ def run_options(f=None, *, agents: str = "greedy"):
     options = [
         click.option("--variant", type=click.Choice(VARIANTS), required=True),
         click.option("--matches", type=click.IntRange(min=1), default=1, show_default=True),
-        click.option("--hands-per-match", type=click.IntRange(min=1), default=8,
-                     show_default=True),
-        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-                     help="Root seed: fixes every wall, die, dealer and agent choice."),
-        click.option("--players", type=click.IntRange(2, 4), default=None,
-                     help="2, 3 or 4 (default: the rules' `players`, 4)."),
-        click.option("--agents", cls=AgentsOption, default=agents, show_default=True,
-                     help="Comma-separated agents per seat, or one for all: a registered "
-                          "name (built-in or of the mjlog.agents entry points) or a "
-                          "package.module:factory plugin."),
-        click.option("--rules", "rules_file", type=click.Path(dir_okay=False),
-                     help="TOML file of rule values."),
-        click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-                     help="Override a rule key."),
-        click.option("--workers", type=click.IntRange(min=1), default=None,
-                     help="Local worker processes (default: every core)."),
-        click.option("--scheduler", default=None, metavar="ADDRESS", callback=scheduler_callback,
-                     help="Run the shards on this dask.distributed scheduler instead "
-                          "(tcp://host:8786; the workers must see --out)."),
-        click.option("--duplicate", is_flag=True,
-                     help="Duplicate play: each match once per seat rotation, walls and "
-                          "dealers fixed."),
-        click.option("--events", type=click.Choice(["all", "none"]), default="all",
-                     show_default=True,
-                     help="`none` writes only hands, wins and transfers (very large runs)."),
-        click.option("--hands-per-shard", type=click.IntRange(min=1), default=2000,
-                     show_default=True,
-                     help="Target hands per shard file (whole matches). Sets the file "
-                          "layout, recorded in the manifest; not part of the run id."),
+        click.option("--hands-per-match", type=click.IntRange(min=1), default=8, show_default=True),
+        click.option(
+            "--seed",
+            type=click.IntRange(min=0),
+            default=0,
+            show_default=True,
+            help="Root seed: fixes every wall, die, dealer and agent choice.",
+        ),
+        click.option(
+            "--players",
+            type=click.IntRange(2, 4),
+            default=None,
+            help="2, 3 or 4 (default: the rules' `players`, 4).",
+        ),
+        click.option(
+            "--agents",
+            cls=AgentsOption,
+            default=agents,
+            show_default=True,
+            help="Comma-separated agents per seat, or one for all: a registered "
+            "name (built-in or of the mjlog.agents entry points) or a "
+            "package.module:factory plugin.",
+        ),
+        click.option(
+            "--rules",
+            "rules_file",
+            type=click.Path(dir_okay=False),
+            help="TOML file of rule values.",
+        ),
+        click.option(
+            "--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a rule key."
+        ),
+        click.option(
+            "--workers",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Local worker processes (default: every core).",
+        ),
+        click.option(
+            "--scheduler",
+            default=None,
+            metavar="ADDRESS",
+            callback=scheduler_callback,
+            help="Run the shards on this dask.distributed scheduler instead "
+            "(tcp://host:8786; the workers must see --out).",
+        ),
+        click.option(
+            "--duplicate",
+            is_flag=True,
+            help="Duplicate play: each match once per seat rotation, walls and dealers fixed.",
+        ),
+        click.option(
+            "--events",
+            type=click.Choice(["all", "none"]),
+            default="all",
+            show_default=True,
+            help="`none` writes only hands, wins and transfers (very large runs).",
+        ),
+        click.option(
+            "--hands-per-shard",
+            type=click.IntRange(min=1),
+            default=2000,
+            show_default=True,
+            help="Target hands per shard file (whole matches). Sets the file "
+            "layout, recorded in the manifest; not part of the run id.",
+        ),
         click.option("--quiet", is_flag=True, help="No progress bar, and no line on success."),
-        click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-                     show_default=True, help="json: print the result as one object "
-                     "(documented in docs/cli.md)."),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["text", "json"]),
+            default="text",
+            show_default=True,
+            help="json: print the result as one object (documented in docs/cli.md).",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -82,26 +126,59 @@ def run_options(f=None, *, agents: str = "greedy"):
 
 def interrupted(e: KeyboardInterrupt) -> None:
     """Report Ctrl-C as one line and exit 130 (the shell's code for SIGINT)."""
-    click.echo(f"mjlog: interrupted: {e.args[0] if e.args else 'stopped'}; rerun the same "
-               f"command to resume", err=True)
+    click.echo(
+        f"mjlog: interrupted: {e.args[0] if e.args else 'stopped'}; rerun the same "
+        f"command to resume",
+        err=True,
+    )
     sys.exit(130)
 
 
 @click.command("simulate")
 @run_options
-@click.option("--out", type=click.Path(file_okay=False), required=True,
-              help="Run directory to write (resumed if it holds this run's shards).")
-@click.option("--until", "until", default=None, metavar="METRIC=HALF_WIDTH",
-              help="Add whole shards until METRIC's 95% half-width is at most HALF_WIDTH "
-                   "(say dealer_advantage=0.1; see simulate/until.py); needs --max-hands, "
-                   "ignores --matches. The run written is the chosen number of matches "
-                   "played again on a fresh seed derived from --seed, so its figures are "
-                   "not the ones the stop chose (the manifest's `until` records both seeds).")
-@click.option("--max-hands", type=click.IntRange(min=1), default=None,
-              help="With --until: stop here whatever the half-width.")
-def simulate_command(variant, matches, hands_per_match, seed, players, agents, rules_file,
-                     sets, workers, scheduler, duplicate, events, hands_per_shard, quiet,
-                     fmt, out, until, max_hands) -> None:
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="Run directory to write (resumed if it holds this run's shards).",
+)
+@click.option(
+    "--until",
+    "until",
+    default=None,
+    metavar="METRIC=HALF_WIDTH",
+    help="Add whole shards until METRIC's 95% half-width is at most HALF_WIDTH "
+    "(say dealer_advantage=0.1; see simulate/until.py); needs --max-hands, "
+    "ignores --matches. The run written is the chosen number of matches "
+    "played again on a fresh seed derived from --seed, so its figures are "
+    "not the ones the stop chose (the manifest's `until` records both seeds).",
+)
+@click.option(
+    "--max-hands",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With --until: stop here whatever the half-width.",
+)
+def simulate_command(
+    variant,
+    matches,
+    hands_per_match,
+    seed,
+    players,
+    agents,
+    rules_file,
+    sets,
+    workers,
+    scheduler,
+    duplicate,
+    events,
+    hands_per_shard,
+    quiet,
+    fmt,
+    out,
+    until,
+    max_hands,
+) -> None:
     """Play MATCHES × HANDS-PER-MATCH hands and write a run directory (Parquet).
 
     Uses every core (--workers N), or a Dask cluster (--scheduler ADDRESS); the
@@ -113,16 +190,25 @@ def simulate_command(variant, matches, hands_per_match, seed, players, agents, r
     """
     from simulate.runner import RunSpec, simulate
 
-    spec = RunSpec.build(variant, seed, matches, hands_per_match, agents.split(","),
-                         players=players, sets=sets, rules_file=rules_file,
-                         duplicate=duplicate, events=events == "all",
-                         hands_per_shard=hands_per_shard)
+    spec = RunSpec.build(
+        variant,
+        seed,
+        matches,
+        hands_per_match,
+        agents.split(","),
+        players=players,
+        sets=sets,
+        rules_file=rules_file,
+        duplicate=duplicate,
+        events=events == "all",
+        hands_per_shard=hands_per_shard,
+    )
     if until is not None or max_hands is not None:
-
         return until_command(spec, out, until, max_hands, workers, scheduler, quiet, fmt)
     try:
-        m = simulate(spec, out, workers=workers, progress=None if not quiet else False,
-                     scheduler=scheduler)
+        m = simulate(
+            spec, out, workers=workers, progress=None if not quiet else False, scheduler=scheduler
+        )
     except KeyboardInterrupt as e:
         interrupted(e)
     hands = sum(f["rows"] for f in m["files"] if f["table"] == "hands")
@@ -134,14 +220,27 @@ def simulate_command(variant, matches, hands_per_match, seed, players, agents, r
 
 def run_json(m: dict, out) -> dict:
     """A written run as ``--format json`` prints it (docs/cli.md)."""
-    return {"run_id": m["run_id"], "variant": m["variant"], "out": str(out),
-            "seed": m.get("seed"), "matches": m.get("matches"),
-            "hands": sum(f["rows"] for f in m["files"] if f["table"] == "hands"),
-            "files": len(m["files"])}
+    return {
+        "run_id": m["run_id"],
+        "variant": m["variant"],
+        "out": str(out),
+        "seed": m.get("seed"),
+        "matches": m.get("matches"),
+        "hands": sum(f["rows"] for f in m["files"] if f["table"] == "hands"),
+        "files": len(m["files"]),
+    }
 
 
-def until_command(spec, out, until: str | None, max_hands: int | None, workers, scheduler,
-                  quiet: bool, fmt: str = "text") -> None:
+def until_command(
+    spec,
+    out,
+    until: str | None,
+    max_hands: int | None,
+    workers,
+    scheduler,
+    quiet: bool,
+    fmt: str = "text",
+) -> None:
     """``mjlog simulate --until``: check the options, run, say what the rule found."""
     if until is None or max_hands is None:
         raise InputError("--until and --max-hands go together")
@@ -152,8 +251,16 @@ def until_command(spec, out, until: str | None, max_hands: int | None, workers, 
 
     metric, half = parse_until(until)
     try:
-        m, rule = run_until(spec, out, metric, half, max_hands, half_widths, workers,
-                            progress=None if not quiet else False)
+        m, rule = run_until(
+            spec,
+            out,
+            metric,
+            half,
+            max_hands,
+            half_widths,
+            workers,
+            progress=None if not quiet else False,
+        )
     except KeyboardInterrupt as e:
         interrupted(e)
     if fmt == "json":
@@ -164,8 +271,10 @@ def until_command(spec, out, until: str | None, max_hands: int | None, workers, 
         def show(hw):
             return "undefined" if hw is None else format(hw, ".4g")
 
-        click.echo(f"run {m['run_id']}: {rule['hands']} hands of {spec.variant} written to "
-                   f"{out} on fresh seed {rule['seed']}; {metric} 95% half-width "
-                   f"{show(rule['run_half_width'])} there. The stop: "
-                   f"{show(rule['achieved_half_width'])} on seed {rule['stopping_seed']} "
-                   f"(target {half:g}: {how})")
+        click.echo(
+            f"run {m['run_id']}: {rule['hands']} hands of {spec.variant} written to "
+            f"{out} on fresh seed {rule['seed']}; {metric} 95% half-width "
+            f"{show(rule['run_half_width'])} there. The stop: "
+            f"{show(rule['achieved_half_width'])} on seed {rule['stopping_seed']} "
+            f"(target {half:g}: {how})"
+        )

@@ -11,14 +11,40 @@ from mjlog.commands.simulate import interrupted, run_options
 
 @click.command("sweep")
 @run_options(agents="strategic")
-@click.option("--grid", "grids", multiple=True, required=True, metavar="KEY=V1,V2,...",
-              help="A rule key and its values (repeat for more keys; every combination "
-                   "runs). Separate values with ';' when one holds a comma.")
-@click.option("--out", type=click.Path(file_okay=False), required=True,
-              help="Parent directory: one run directory per point, and sweep.json.")
-def sweep_command(variant, matches, hands_per_match, seed, players, agents, rules_file, sets,
-                  workers, scheduler, duplicate, events, hands_per_shard, quiet, fmt, grids,
-                  out) -> None:
+@click.option(
+    "--grid",
+    "grids",
+    multiple=True,
+    required=True,
+    metavar="KEY=V1,V2,...",
+    help="A rule key and its values (repeat for more keys; every combination "
+    "runs). Separate values with ';' when one holds a comma.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="Parent directory: one run directory per point, and sweep.json.",
+)
+def sweep_command(
+    variant,
+    matches,
+    hands_per_match,
+    seed,
+    players,
+    agents,
+    rules_file,
+    sets,
+    workers,
+    scheduler,
+    duplicate,
+    events,
+    hands_per_shard,
+    quiet,
+    fmt,
+    grids,
+    out,
+) -> None:
     """Run the same simulation for every combination of rule values.
 
     Each point is written to PARENT/<key=value__key=value> as an ordinary run;
@@ -41,20 +67,46 @@ def sweep_command(variant, matches, hands_per_match, seed, players, agents, rule
             click.echo(f"{name}: run {manifest['run_id']}, {hands} hands")
 
     try:
-        doc = sweep(variant, parse_grid(grids), out, sets=sets, workers=workers,
-                    scheduler=scheduler, progress=None if not quiet else False, on_run=done,
-                    seed=seed, matches=matches, hands_per_match=hands_per_match,
-                    agents=agents.split(","), players=players, rules_file=rules_file,
-                    duplicate=duplicate, events=events == "all",
-                    hands_per_shard=hands_per_shard)
+        doc = sweep(
+            variant,
+            parse_grid(grids),
+            out,
+            sets=sets,
+            workers=workers,
+            scheduler=scheduler,
+            progress=None if not quiet else False,
+            on_run=done,
+            seed=seed,
+            matches=matches,
+            hands_per_match=hands_per_match,
+            agents=agents.split(","),
+            players=players,
+            rules_file=rules_file,
+            duplicate=duplicate,
+            events=events == "all",
+            hands_per_shard=hands_per_shard,
+        )
     except KeyboardInterrupt as e:
         interrupted(e)
     if fmt == "json":
-        click.echo(json.dumps({"sweep_id": doc["sweep_id"], "variant": variant,
-                               "out": str(out), "grid": doc["grid"],
-                               "points": [{"dir": p["dir"], "point": p["point"],
-                                           "run_id": p["run_id"]} for p in doc["points"]]},
-                              ensure_ascii=False, allow_nan=False))
+        click.echo(
+            json.dumps(
+                {
+                    "sweep_id": doc["sweep_id"],
+                    "variant": variant,
+                    "out": str(out),
+                    "grid": doc["grid"],
+                    "points": [
+                        {"dir": p["dir"], "point": p["point"], "run_id": p["run_id"]}
+                        for p in doc["points"]
+                    ],
+                },
+                ensure_ascii=False,
+                allow_nan=False,
+            )
+        )
     elif not quiet:
-        click.echo(f"sweep {doc['sweep_id']}: {len(doc['points'])} runs of {variant} in {out} "
-                   f"(listed in {out}/sweep.json)")
+        click.echo(
+            f"sweep {doc['sweep_id']}: {len(doc['points'])} runs of {variant} in {out} "
+            f"(listed in {out}/sweep.json)"
+        )

@@ -17,54 +17,141 @@ from mjlog.rules import VARIANTS
 @click.command("tune")
 @click.argument("variant", type=click.Choice(VARIANTS))
 @click.argument("patterns", nargs=-1, metavar="[PATTERN]...")
-@click.option("--rescore", is_flag=True,
-              help="Propose a whole pattern table instead: each PATTERN's value (all of "
-                   "the table when none is named) follows how rarely play makes it, the "
-                   "order kept, played again until the table stops changing.")
-@click.option("--rounds", type=click.IntRange(min=1, max=50), default=6, show_default=True,
-              help="--rescore: the most rounds of play toward the fixed point.")
-@click.option("--vary", "vary", multiple=True, metavar="KEY=LO:HI|KEY=a|b",
-              help="A rule key the search may move: KEY=LO:HI[:STEP] (integers; a cap: the "
-                   "powers of two between), KEY=S1/D1:S2/D2 (a self-draw/discard pair, "
-                   "along the line between), or KEY=a|b|c (these values). Repeatable.")
-@click.option("--target", "targets", multiple=True,
-              metavar="METRIC=V±TOL|METRIC<=V",
-              help="A figure of `mjlog compare` and what it should be: METRIC=VALUE±TOL "
-                   "(or +-), METRIC<=VALUE, METRIC>=VALUE. Repeatable.")
-@click.option("--weight", "weights", multiple=True, metavar="METRIC=W",
-              help="How much a target counts in the search's loss (default 1 each).")
-@click.option("--agents", cls=AgentsOption, default="strategic", show_default=True,
-              help="The line-up the rules are tuned under (one spec for all seats, or one "
-                   "per seat).")
-@click.option("--recheck", "rechecks", multiple=True, metavar="AGENTS",
-              help="After the tune, judge the proposal again under this line-up (say "
-                   "expert, or a plugin) on the confirmation's walls. Repeatable.")
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
-              help="Hold another rule key at this value throughout.")
-@click.option("--budget", type=click.IntRange(min=64), default=20000, show_default=True,
-              help="Hands in all: half explore, a quarter race the best, a quarter confirm.")
-@click.option("--trials", type=click.IntRange(min=2, max=500), default=16, show_default=True,
-              help="Candidates explored (the rules as they are first).")
+@click.option(
+    "--rescore",
+    is_flag=True,
+    help="Propose a whole pattern table instead: each PATTERN's value (all of "
+    "the table when none is named) follows how rarely play makes it, the "
+    "order kept, played again until the table stops changing.",
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1, max=50),
+    default=6,
+    show_default=True,
+    help="--rescore: the most rounds of play toward the fixed point.",
+)
+@click.option(
+    "--vary",
+    "vary",
+    multiple=True,
+    metavar="KEY=LO:HI|KEY=a|b",
+    help="A rule key the search may move: KEY=LO:HI[:STEP] (integers; a cap: the "
+    "powers of two between), KEY=S1/D1:S2/D2 (a self-draw/discard pair, "
+    "along the line between), or KEY=a|b|c (these values). Repeatable.",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    metavar="METRIC=V±TOL|METRIC<=V",
+    help="A figure of `mjlog compare` and what it should be: METRIC=VALUE±TOL "
+    "(or +-), METRIC<=VALUE, METRIC>=VALUE. Repeatable.",
+)
+@click.option(
+    "--weight",
+    "weights",
+    multiple=True,
+    metavar="METRIC=W",
+    help="How much a target counts in the search's loss (default 1 each).",
+)
+@click.option(
+    "--agents",
+    cls=AgentsOption,
+    default="strategic",
+    show_default=True,
+    help="The line-up the rules are tuned under (one spec for all seats, or one per seat).",
+)
+@click.option(
+    "--recheck",
+    "rechecks",
+    multiple=True,
+    metavar="AGENTS",
+    help="After the tune, judge the proposal again under this line-up (say "
+    "expert, or a plugin) on the confirmation's walls. Repeatable.",
+)
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Hold another rule key at this value throughout.",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=64),
+    default=20000,
+    show_default=True,
+    help="Hands in all: half explore, a quarter race the best, a quarter confirm.",
+)
+@click.option(
+    "--trials",
+    type=click.IntRange(min=2, max=500),
+    default=16,
+    show_default=True,
+    help="Candidates explored (the rules as they are first).",
+)
 @click.option("--hands-per-match", type=click.IntRange(min=1), default=8, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0, max=2**31 - 1), default=0,
-              show_default=True, help="The shared walls' seed; the confirmation's is derived.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Local worker processes (default: every core).")
-@click.option("--scheduler", default=None, metavar="ADDRESS", callback=scheduler_callback,
-              help="Play the trials' shards on this dask.distributed scheduler "
-                   "(tcp://host:8786; the workers must see --out).")
-@click.option("--out", type=click.Path(file_okay=False), required=True,
-              help="Directory of the tune: tune.json, rules.toml and every run.")
-@click.option("--play-all", is_flag=True,
-              help="Play every run, even one that could be settled from another run's "
-                   "logged play (only money-only keys differ and no agent reads money): "
-                   "the same answer, for checking; settling costs a replay, not a game.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=2**31 - 1),
+    default=0,
+    show_default=True,
+    help="The shared walls' seed; the confirmation's is derived.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Local worker processes (default: every core).",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    callback=scheduler_callback,
+    help="Play the trials' shards on this dask.distributed scheduler "
+    "(tcp://host:8786; the workers must see --out).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="Directory of the tune: tune.json, rules.toml and every run.",
+)
+@click.option(
+    "--play-all",
+    is_flag=True,
+    help="Play every run, even one that could be settled from another run's "
+    "logged play (only money-only keys differ and no agent reads money): "
+    "the same answer, for checking; settling costs a replay, not a game.",
+)
 @click.option("--quiet", is_flag=True, help="No progress lines.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
-def tune_command(variant, patterns, rescore, rounds, vary, targets, weights, agents, rechecks,
-                 sets, budget, trials, hands_per_match, seed, workers, scheduler, out, play_all,
-                 quiet, fmt) -> None:
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def tune_command(
+    variant,
+    patterns,
+    rescore,
+    rounds,
+    vary,
+    targets,
+    weights,
+    agents,
+    rechecks,
+    sets,
+    budget,
+    trials,
+    hands_per_match,
+    seed,
+    workers,
+    scheduler,
+    out,
+    play_all,
+    quiet,
+    fmt,
+) -> None:
     """Search the rule values that bring the TARGETs where the designer wants them.
 
     Every candidate is played on the same walls (paired), the best few race on
@@ -86,24 +173,50 @@ def tune_command(variant, patterns, rescore, rounds, vary, targets, weights, age
     from mjlog.rules import resolve
 
     ctx = click.get_current_context()
-    given = [f"--{n}" for n in ("trials", "rounds")
-             if ctx.get_parameter_source(n) is not ParameterSource.DEFAULT]
+    given = [
+        f"--{n}"
+        for n in ("trials", "rounds")
+        if ctx.get_parameter_source(n) is not ParameterSource.DEFAULT
+    ]
     seats = tuple(a.strip() for a in agents.split(","))
     say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     if rescore:
-        mixed = [f for f, v in (("--vary", vary), ("--target", targets), ("--weight", weights),
-                                ("--trials", "--trials" in given)) if v]
+        mixed = [
+            f
+            for f, v in (
+                ("--vary", vary),
+                ("--target", targets),
+                ("--weight", weights),
+                ("--trials", "--trials" in given),
+            )
+            if v
+        ]
         if mixed:
-            raise InputError(f"--rescore proposes a whole pattern table: it takes no "
-                             f"{', '.join(mixed)} (tune those in a run of their own)")
-        _rescore(variant, patterns, rounds, seats, sets, budget, hands_per_match, seed,
-                 workers, scheduler, out, say, fmt, not play_all)
+            raise InputError(
+                f"--rescore proposes a whole pattern table: it takes no "
+                f"{', '.join(mixed)} (tune those in a run of their own)"
+            )
+        _rescore(
+            variant,
+            patterns,
+            rounds,
+            seats,
+            sets,
+            budget,
+            hands_per_match,
+            seed,
+            workers,
+            scheduler,
+            out,
+            say,
+            fmt,
+            not play_all,
+        )
         return
     if patterns:
         raise InputError(f"{quote(patterns[0])}: patterns are named only with --rescore")
     if "--rounds" in given:
-        raise InputError("--rounds counts the rounds of --rescore; a tune with --vary has "
-                         "--trials")
+        raise InputError("--rounds counts the rounds of --rescore; a tune with --vary has --trials")
     base = resolve(variant, sets=list(sets))
     spec_vary = tune.parse_vary(vary, variant)
     if not targets:
@@ -120,25 +233,63 @@ def tune_command(variant, patterns, rescore, rounds, vary, targets, weights, age
 
     for lineup in other:
         make_agents(lineup)  # an unknown agent is refused before any hand
-    plan = tune.Plan(variant, tuple(spec_vary), tuple(goal), seats, tuple(sets), budget,
-                     trials, hands_per_match, seed)
+    plan = tune.Plan(
+        variant,
+        tuple(spec_vary),
+        tuple(goal),
+        seats,
+        tuple(sets),
+        budget,
+        trials,
+        hands_per_match,
+        seed,
+    )
     if plan.split()[0] < 1:
         raise InputError("--budget is too small for --trials")
-    _finish(lambda: tune.Tuner(plan, out, workers=workers, scheduler=scheduler, progress=say,
-                               settle=not play_all).run(other), tune, plan, out, fmt)
+    _finish(
+        lambda: tune.Tuner(
+            plan, out, workers=workers, scheduler=scheduler, progress=say, settle=not play_all
+        ).run(other),
+        tune,
+        plan,
+        out,
+        fmt,
+    )
 
 
-def _rescore(variant, patterns, rounds, seats, sets, budget, hands_per_match, seed, workers,
-             scheduler, out, say, fmt, settle: bool) -> None:
+def _rescore(
+    variant,
+    patterns,
+    rounds,
+    seats,
+    sets,
+    budget,
+    hands_per_match,
+    seed,
+    workers,
+    scheduler,
+    out,
+    say,
+    fmt,
+    settle: bool,
+) -> None:
     """``--rescore``: the table, to a fixed point, confirmed (analysis/rescore.py)."""
     from analysis import rescore
     from mjlog.rules import resolve
 
     named = rescore.parse_patterns(list(patterns), resolve(variant, sets=list(sets)))
-    plan = rescore.RescorePlan(variant, named, seats, tuple(sets), budget, rounds,
-                               hands_per_match, seed)
-    _finish(lambda: rescore.Rescorer(plan, out, workers=workers, scheduler=scheduler,
-                                     progress=say, settle=settle).run(), rescore, plan, out, fmt)
+    plan = rescore.RescorePlan(
+        variant, named, seats, tuple(sets), budget, rounds, hands_per_match, seed
+    )
+    _finish(
+        lambda: rescore.Rescorer(
+            plan, out, workers=workers, scheduler=scheduler, progress=say, settle=settle
+        ).run(),
+        rescore,
+        plan,
+        out,
+        fmt,
+    )
 
 
 def _finish(search, module, plan, out, fmt: str) -> None:

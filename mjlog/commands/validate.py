@@ -12,25 +12,49 @@ import click
 
 def result_json(res) -> dict:
     """The audit as one JSON object (the shape is documented in docs/cli.md)."""
-    return {"runs": res.runs, "hands": res.hands, "events": res.events,
-            "seconds": round(res.seconds, 3),
-            "problems": [asdict(p) for p in res.problems],
-            "notes": [asdict(n) for n in res.notes]}
+    return {
+        "runs": res.runs,
+        "hands": res.hands,
+        "events": res.events,
+        "seconds": round(res.seconds, 3),
+        "problems": [asdict(p) for p in res.problems],
+        "notes": [asdict(n) for n in res.notes],
+    }
 
 
 @click.command("validate")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False))
-@click.option("--report", "report", type=click.Path(dir_okay=False), default=None,
-              help="Also write every problem and note to this file (JSON lines; CSV if it "
-                   "ends in .csv). Never inside a run or sweep: raw data is immutable.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: every core).")
+@click.option(
+    "--report",
+    "report",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write every problem and note to this file (JSON lines; CSV if it "
+    "ends in .csv). Never inside a run or sweep: raw data is immutable.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: every core).",
+)
 @click.option("--quiet", is_flag=True, help="Only the summary line.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="json: one object {runs, hands, events, seconds, "
-              "problems: [...], notes: [...]} (every finding, --show ignored).")
-@click.option("--show", type=click.IntRange(min=0), default=10, show_default=True,
-              help="Print at most this many problems.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: one object {runs, hands, events, seconds, "
+    "problems: [...], notes: [...]} (every finding, --show ignored).",
+)
+@click.option(
+    "--show",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="Print at most this many problems.",
+)
 def validate_command(runs, report, workers, quiet, show, fmt) -> None:
     """Check every hand of each RUN: the wall, the dice, the seed, every event's
     legality, every win's score, every transfer, the totals and the next dealer.
@@ -51,6 +75,7 @@ def validate_command(runs, report, workers, quiet, show, fmt) -> None:
         if Path(report).is_dir():
             raise InputError(f"--report {report} is a directory; give a file name")
     from mjlog.audit import audit_runs, write_report
+
     bar = None
     if not quiet and sys.stderr.isatty():
         from tqdm import tqdm
@@ -60,8 +85,9 @@ def validate_command(runs, report, workers, quiet, show, fmt) -> None:
         res = audit_runs(runs, workers=workers, progress=bar.update if bar else None)
     except KeyboardInterrupt:
         # 130, not 1: an interrupted audit found nothing, it stopped (nothing was written)
-        click.echo("mjlog: interrupted: the audit stopped before the end; nothing was "
-                   "written", err=True)
+        click.echo(
+            "mjlog: interrupted: the audit stopped before the end; nothing was written", err=True
+        )
         sys.exit(130)
     finally:
         if bar is not None:
@@ -80,7 +106,9 @@ def validate_command(runs, report, workers, quiet, show, fmt) -> None:
         for n in res.notes:
             click.echo(f"note: {n.line()}")
     rate = res.hands / res.seconds if res.seconds > 0 else 0.0
-    click.echo(f"runs {res.runs}, hands {res.hands}, events checked {res.events}, "
-               f"problems {len(res.problems)} ({res.seconds:.1f} s, {rate:.0f} hands/s)"
-               + (f"; report: {report}" if report else ""))
+    click.echo(
+        f"runs {res.runs}, hands {res.hands}, events checked {res.events}, "
+        f"problems {len(res.problems)} ({res.seconds:.1f} s, {rate:.0f} hands/s)"
+        + (f"; report: {report}" if report else "")
+    )
     sys.exit(1 if res.problems else 0)

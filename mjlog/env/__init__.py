@@ -82,8 +82,16 @@ from mjlog.env.aec import MjlogEnv
 from mjlog.env.encoder import flat_size, observe_view
 from mjlog.env.single import MjlogGymEnv
 
-__all__ = ["N_ACTIONS", "PASS", "MjlogEnv", "MjlogGymEnv", "action_of", "flat_size", "env",
-           "observe_view"]
+__all__ = [
+    "N_ACTIONS",
+    "PASS",
+    "MjlogEnv",
+    "MjlogGymEnv",
+    "action_of",
+    "flat_size",
+    "env",
+    "observe_view",
+]
 
 
 def env(**kwargs: Any) -> MjlogEnv:

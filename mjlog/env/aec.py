@@ -41,14 +41,22 @@ class MjlogEnv(AECEnv):
     ``render_mode`` ``"ansi"`` makes :meth:`render` return the table as text.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": "mjlog_v0",
-                                "is_parallelizable": False}
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi"],
+        "name": "mjlog_v0",
+        "is_parallelizable": False,
+    }
     #: the hand being played (:attr:`state` once :meth:`reset` has dealt one)
     _st: HandState
 
-    def __init__(self, variant: str = "yuxi", sets: Iterable[str] = (),
-                 rules_file: str | None = None, obs_type: str = "flat",
-                 render_mode: str | None = None):
+    def __init__(
+        self,
+        variant: str = "yuxi",
+        sets: Iterable[str] = (),
+        rules_file: str | None = None,
+        obs_type: str = "flat",
+        render_mode: str | None = None,
+    ):
         super().__init__()
         if obs_type not in ("flat", "dict"):
             raise ValueError(f"obs_type must be 'flat' or 'dict', not {obs_type!r}")
@@ -76,8 +84,9 @@ class MjlogEnv(AECEnv):
         if obs_type == "flat":
             obs = spaces.Box(-(2.0**31) / 100, 2.0**31 / 100, (flat_size(n),), np.float32)
         else:
-            obs = spaces.Dict({k: spaces.Box(lo, hi, shape, dt)
-                               for k, shape, dt, lo, hi in fields(n)})
+            obs = spaces.Dict(
+                {k: spaces.Box(lo, hi, shape, dt) for k, shape, dt, lo, hi in fields(n)}
+            )
         self._obs_space = spaces.Dict({"observation": obs, "action_mask": mask})
         self._act_space = spaces.Discrete(N_ACTIONS)
         self.seed_root: int | None = None
@@ -98,8 +107,11 @@ class MjlogEnv(AECEnv):
     # -- the episode
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (
-                    0 <= seed < 2**64):
+            if (
+                isinstance(seed, bool)
+                or not isinstance(seed, int | np.integer)
+                or not (0 <= seed < 2**64)
+            ):
                 raise ValueError(f"seed must be an integer in 0..2^64-1, not {seed!r}")
             self.seed_root = self._seeded_by = int(seed)
             self._seeds = None  # made when a reset without a seed needs it
@@ -108,7 +120,8 @@ class MjlogEnv(AECEnv):
                 self._seeds = np.random.Generator(np.random.PCG64(self._seeded_by))
             self.seed_root = int(self._seeds.integers(2**63))
         self._st, self.hand_seed, self.dealer_rolls = deal(
-            self.rules, self.seed_root, self.match, 0, None)
+            self.rules, self.seed_root, self.match, 0, None
+        )
         self.state = self._st
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
@@ -119,7 +132,7 @@ class MjlogEnv(AECEnv):
         self._scores = [0] * self.n
         self._rewarded = False
         self._over = False
-        self._queue: list[int] = []   # seats still to answer the open claim window
+        self._queue: list[int] = []  # seats still to answer the open claim window
         self._picks: dict[int, Event | None] = {}
         self._legal: dict[int, Sequence[Event | None]] = {}
         self._encoder.reset(self._st)
@@ -185,8 +198,7 @@ class MjlogEnv(AECEnv):
         mask = self._mask
         mask[:] = _NO_ACTIONS
         first, last = opts[0], opts[-1]
-        if (first is not None and last is not None
-                and first.type == DISCARD == last.type):
+        if first is not None and last is not None and first.type == DISCARD == last.type:
             # discards only, the common case: the acting seat's choices list its
             # win and kongs first (mjlog.choices.Choices.act_options), and a
             # discard's code is its tile, read by index (cheaper than by name)
@@ -204,8 +216,7 @@ class MjlogEnv(AECEnv):
         queue = self._queue
         seat = queue[0]
         pick: Event | None
-        if (action is not None and type(action) in _INTS and 0 <= action < 34
-                and self._mask[action]):
+        if action is not None and type(action) in _INTS and 0 <= action < 34 and self._mask[action]:
             pick = self._discards[seat][action]  # a legal discard: the common case
         else:
             pick = self._event_of(seat, action, self._legal[seat])
@@ -232,18 +243,22 @@ class MjlogEnv(AECEnv):
             st.apply(pick)
         self._advance()
 
-    def _event_of(self, seat: int, action: object,
-                  opts: Sequence[Event | None]) -> Event | None:
-        if action is None or not isinstance(action, int | np.integer) or not (
-                0 <= action < N_ACTIONS):
+    def _event_of(self, seat: int, action: object, opts: Sequence[Event | None]) -> Event | None:
+        if (
+            action is None
+            or not isinstance(action, int | np.integer)
+            or not (0 <= action < N_ACTIONS)
+        ):
             raise ValueError(f"action must be an integer in 0..{N_ACTIONS - 1}, not {action!r}")
         codes = {action_of(o): o for o in opts}
         if len(codes) != len(opts):  # two choices, one number: a bug
             raise RuntimeError(f"legal choices share an action number: {opts}")
         if action in codes:
             return codes[int(action)]
-        raise ValueError(f"action {int(action)} is not legal for player_{seat} now; legal: "
-                         f"{sorted(action_of(o) for o in opts)} (see action_mask)")
+        raise ValueError(
+            f"action {int(action)} is not legal for player_{seat} now; legal: "
+            f"{sorted(action_of(o) for o in opts)} (see action_mask)"
+        )
 
     # -- what a seat sees
     def legal_events(self, agent: str) -> list[Event | None]:
@@ -264,8 +279,9 @@ class MjlogEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seat_of[agent]
-        obs: Any = (self._encoder.flat(self._st, seat) if self._flat
-                    else observation_dict(self._st, seat))
+        obs: Any = (
+            self._encoder.flat(self._st, seat) if self._flat else observation_dict(self._st, seat)
+        )
         return {"observation": obs, "action_mask": self._mask_of(seat)}
 
     def observation_flat(self, seat: int) -> NDArray[np.float32]:
@@ -280,8 +296,13 @@ class MjlogEnv(AECEnv):
         """PettingZoo's ``last()`` (the selected agent's observation, cumulative
         reward, termination, truncation and info), in one call less."""
         a = self.agent_selection
-        return (self.observe(a) if observe else None, self._cumulative_rewards[a],
-                self.terminations[a], self.truncations[a], self.infos[a])
+        return (
+            self.observe(a) if observe else None,
+            self._cumulative_rewards[a],
+            self.terminations[a],
+            self.truncations[a],
+            self.infos[a],
+        )
 
     # -- output
     def render(self) -> str | None:
@@ -293,18 +314,21 @@ class MjlogEnv(AECEnv):
         rows = []
         for s in range(self.n):
             hand = [t for t in range(34) for _ in range(st.hands[s][t])]
-            rows.append(f"S{s}{'*' if s == st.dealer else ' '} {fmt(hand):<20} melds "
-                        f"{' '.join(fmt([m.tile] * m.size) for m in st.melds[s]) or '-'} "
-                        f"discards {fmt(st.discards[s]) if st.discards[s] else '-'} "
-                        f"score {st.deltas[s]:+d}")
+            rows.append(
+                f"S{s}{'*' if s == st.dealer else ' '} {fmt(hand):<20} melds "
+                f"{' '.join(fmt([m.tile] * m.size) for m in st.melds[s]) or '-'} "
+                f"discards {fmt(st.discards[s]) if st.discards[s] else '-'} "
+                f"score {st.deltas[s]:+d}"
+            )
         rows.append(f"wall {st.live}, phase {st.phase.name}")
         return "\n".join(rows)
 
     def close(self) -> None:
         pass
 
-    def write_run(self, out: str | os.PathLike[str],
-                  names: Sequence[str] | None = None) -> dict[str, Any]:
+    def write_run(
+        self, out: str | os.PathLike[str], names: Sequence[str] | None = None
+    ) -> dict[str, Any]:
         """Write the finished episode as a run directory (one match of one hand, seed
         and match as dealt, so the auditor's seed check applies); returns the
         manifest. ``names`` label the seats (default: the agent names), one string

@@ -31,20 +31,31 @@ __all__ = ["FlatEncoder", "Field", "fields", "flat_size", "observation_dict", "o
 Field = tuple[str, tuple[int, ...], type[np.integer[Any]], int, int]
 
 # (tiles a meld takes from the claimer's hand, tiles it adds to the melds), by kind
-_MELD_CHANGE = {PON: (2.0, 3.0), "exposed": (3.0, 4.0), "concealed": (4.0, 4.0),
-                "added": (1.0, 1.0)}
+_MELD_CHANGE = {
+    PON: (2.0, 3.0),
+    "exposed": (3.0, 4.0),
+    "concealed": (4.0, 4.0),
+    "added": (1.0, 1.0),
+}
 _HAND = frozenset((DEAL, BONUS, WIN))  # rarer events that change hands
 _F32 = np.dtype(np.float32)
 
 
 def fields(n: int) -> list[Field]:
     """The fields of the dict observation for ``n`` players, in flat order."""
-    return [("hand", (34,), np.int8, 0, 4), ("drawn", (34,), np.int8, 0, 1),
-            ("window", (34,), np.int8, 0, 1), ("melds", (n, 34), np.int8, 0, 4),
-            ("discards", (n, 34), np.int8, 0, 4), ("voids", (n, 3), np.int8, 0, 1),
-            ("won", (n,), np.int8, 0, 1), ("bonus", (n,), np.int8, 0, 8),
-            ("wall", (1,), np.int16, 0, 144), ("scores", (n,), np.int32, -(2**31), 2**31 - 1),
-            ("dealer", (n,), np.int8, 0, 1)]
+    return [
+        ("hand", (34,), np.int8, 0, 4),
+        ("drawn", (34,), np.int8, 0, 1),
+        ("window", (34,), np.int8, 0, 1),
+        ("melds", (n, 34), np.int8, 0, 4),
+        ("discards", (n, 34), np.int8, 0, 4),
+        ("voids", (n, 3), np.int8, 0, 1),
+        ("won", (n,), np.int8, 0, 1),
+        ("bonus", (n,), np.int8, 0, 8),
+        ("wall", (1,), np.int16, 0, 144),
+        ("scores", (n,), np.int32, -(2**31), 2**31 - 1),
+        ("dealer", (n,), np.int8, 0, 1),
+    ]
 
 
 def flat_size(n: int) -> int:
@@ -67,20 +78,24 @@ class FlatEncoder:
         self._wall_at = 102 + 68 * n + 5 * n
         # _meld_at[s][t], _discard_at[s][t]: where seat s's melds and discards of
         # tile t sit in each seat's part (a claim or a discard adds to each)
-        self._meld_at = [[[o * size + 102 + 34 * self._rel[o][s] + t for o in range(n)]
-                          for t in range(34)] for s in range(n)]
+        self._meld_at = [
+            [[o * size + 102 + 34 * self._rel[o][s] + t for o in range(n)] for t in range(34)]
+            for s in range(n)
+        ]
         self._discard_at = [[[i + 34 * n for i in at] for at in row] for row in self._meld_at]
         # _void_at[s], _bonus_at[s]: where seat s's void (3 flags) and its count
         # of bonus tiles sit in each seat's part
-        self._void_at = [[o * size + 102 + 68 * n + 3 * self._rel[o][s] for o in range(n)]
-                         for s in range(n)]
-        self._bonus_at = [[o * size + 102 + 72 * n + self._rel[o][s] for o in range(n)]
-                          for s in range(n)]
+        self._void_at = [
+            [o * size + 102 + 68 * n + 3 * self._rel[o][s] for o in range(n)] for s in range(n)
+        ]
+        self._bonus_at = [
+            [o * size + 102 + 72 * n + self._rel[o][s] for o in range(n)] for s in range(n)
+        ]
         self._blank = array("f", bytes(4 * size * n))
         self._buf = array("f", self._blank)
         # a numpy view of each seat's part, for the copy handed out
         whole = np.frombuffer(self._buf, _F32)
-        self._views = [whole[o * size:(o + 1) * size] for o in range(n)]
+        self._views = [whole[o * size : (o + 1) * size] for o in range(n)]
         self._seen = 0  # events taken into _buf
 
     def reset(self, st: HandState) -> None:
@@ -124,7 +139,7 @@ class FlatEncoder:
         evs = st.events
         buf, at, size = self._buf, self._discard_at, self.size
         rare = None
-        for ev in evs[self._seen:]:
+        for ev in evs[self._seen :]:
             t, s, tile = ev.type, ev.seat, ev.tile
             if t == DISCARD:
                 assert s is not None and tile is not None  # a discard names both
@@ -184,27 +199,35 @@ class FlatEncoder:
                     tail = True
                 if t in _HAND:
                     hands += (s, ev.from_seat)
-        self._refresh(st, {s for s in hands if s is not None},
-                      {s for s in rows if s is not None}, tail, scores)
+        self._refresh(
+            st,
+            {s for s in hands if s is not None},
+            {s for s in rows if s is not None},
+            tail,
+            scores,
+        )
 
-    def _refresh(self, st: HandState, hands: Iterable[int], rows: Iterable[int], tail: bool,
-                 scores: bool) -> None:
+    def _refresh(
+        self, st: HandState, hands: Iterable[int], rows: Iterable[int], tail: bool, scores: bool
+    ) -> None:
         """Set counts from the state's lists: the ``hands`` of these seats, the
         melds and discards of the seats in ``rows`` (in every seat's view), every
         seat's void, win and bonus tiles (``tail``), and the scores."""
         n, buf, size = self.n, self._buf, self.size
         for s in hands:
-            buf[size * s:size * s + 34] = array("f", st.hands[s])
+            buf[size * s : size * s + 34] = array("f", st.hands[s])
         for s in rows:
             melds, discards = [0] * 34, [0] * 34
             for m in st.melds[s]:
                 melds[m.tile] += m.size
             for t in st.discards[s]:
                 discards[t] += 1
-            for row, at in ((array("f", melds), self._meld_at[s][0]),
-                            (array("f", discards), self._discard_at[s][0])):
+            for row, at in (
+                (array("f", melds), self._meld_at[s][0]),
+                (array("f", discards), self._discard_at[s][0]),
+            ):
                 for i in at:
-                    buf[i:i + 34] = row
+                    buf[i : i + 34] = row
         if tail:
             voids = [0] * (3 * n)
             for s, v in enumerate(st.void):
@@ -214,13 +237,14 @@ class FlatEncoder:
             won, bonus = [int(w) for w in st.won] * 2, st.bonus * 2
             start = 102 + 68 * n
             for o in range(n):
-                buf[size * o + start:size * o + start + 5 * n] = array(
-                    "f", voids[3 * o:3 * o + 3 * n] + won[o:o + n] + bonus[o:o + n])
+                buf[size * o + start : size * o + start + 5 * n] = array(
+                    "f", voids[3 * o : 3 * o + 3 * n] + won[o : o + n] + bonus[o : o + n]
+                )
         if scores:
             points = [d / 100.0 for d in st.deltas] * 2
             start = self._wall_at + 1
             for o in range(n):
-                buf[size * o + start:size * o + start + n] = array("f", points[o:o + n])
+                buf[size * o + start : size * o + start + n] = array("f", points[o : o + n])
 
 
 def observation_dict(st: HandState, seat: int) -> dict[str, NDArray[Any]]:
@@ -248,8 +272,12 @@ def observation_dict(st: HandState, seat: int) -> dict[str, NDArray[Any]]:
     dealer = np.zeros(n, np.int8)
     dealer[order.index(st.dealer)] = 1
     return {
-        "hand": hand, "drawn": drawn, "window": window, "melds": melds,
-        "discards": discards, "voids": voids,
+        "hand": hand,
+        "drawn": drawn,
+        "window": window,
+        "melds": melds,
+        "discards": discards,
+        "voids": voids,
         "won": np.array([st.won[s] for s in order], np.int8),
         "bonus": np.array([st.bonus[s] for s in order], np.int8),
         "wall": np.array([st.live], np.int16),
@@ -281,9 +309,9 @@ def observe_view(view: SeatView) -> NDArray[np.float32]:
         if void is not None:
             v[vo + 3 * i + void] = 1.0
     o = vo + 3 * n
-    v[o:o + n] = [view.won[s] for s in order]
-    v[o + n:o + 2 * n] = [view.bonus[s] for s in order]
+    v[o : o + n] = [view.won[s] for s in order]
+    v[o + n : o + 2 * n] = [view.bonus[s] for s in order]
     v[o + 2 * n] = view.wall_left / len(wall_tiles(view.rules))
-    v[o + 2 * n + 1:o + 3 * n + 1] = [view.scores[s] / 100.0 for s in order]
+    v[o + 2 * n + 1 : o + 3 * n + 1] = [view.scores[s] / 100.0 for s in order]
     v[o + 3 * n + 1 + order.index(view.dealer)] = 1.0
     return v

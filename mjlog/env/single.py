@@ -35,10 +35,17 @@ class MjlogGymEnv(gym.Env[dict[str, Any], int]):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, variant: str = "yuxi", seat: int = 0,
-                 opponents: Sequence[str] = ("greedy",), sets: Iterable[str] = (),
-                 rules_file: str | None = None, obs_type: str = "flat",
-                 illegal: str = "first", render_mode: str | None = None):
+    def __init__(
+        self,
+        variant: str = "yuxi",
+        seat: int = 0,
+        opponents: Sequence[str] = ("greedy",),
+        sets: Iterable[str] = (),
+        rules_file: str | None = None,
+        obs_type: str = "flat",
+        illegal: str = "first",
+        render_mode: str | None = None,
+    ):
         from simulate.agents import make_agents
 
         if illegal not in ("first", "raise"):
@@ -80,8 +87,9 @@ class MjlogGymEnv(gym.Env[dict[str, Any], int]):
             pick = player.choose(SeatView(aec._st, s), aec.legal_events(a))
             aec.step(action_of(pick))
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         if seed is None and self.aec.seed_root is None:
             seed = int(self.np_random.integers(2**63))
@@ -103,8 +111,7 @@ class MjlogGymEnv(gym.Env[dict[str, Any], int]):
         if aec._st.phase is Phase.OVER:
             raise RuntimeError("the episode is over: call reset()")
         mask = aec.action_mask(self.agent)
-        if not (isinstance(action, int | np.integer) and 0 <= action < N_ACTIONS
-                and mask[action]):
+        if not (isinstance(action, int | np.integer) and 0 <= action < N_ACTIONS and mask[action]):
             if self.illegal == "raise":
                 aec._event_of(self.seat, action, aec.legal_events(self.agent))
             action = int(np.flatnonzero(mask)[0])

@@ -40,7 +40,7 @@ def _array(col: pa.Array | pa.ChunkedArray) -> pa.Array:
 def _valid(arr: pa.Array) -> np.ndarray:
     """The validity bitmap of ``arr`` (which has nulls) as a bool array."""
     bits = np.unpackbits(np.frombuffer(arr.buffers()[0], dtype=np.uint8), bitorder="little")
-    return bits[arr.offset:arr.offset + len(arr)].astype(bool)
+    return bits[arr.offset : arr.offset + len(arr)].astype(bool)
 
 
 def int_array(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -50,8 +50,7 @@ def int_array(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if arr.null_count:
         raise LogError(f"nulls in the key column {arr.type}")
     dtype = _NP[str(arr.type)]
-    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr) + arr.offset)[
-        arr.offset:]
+    return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr) + arr.offset)[arr.offset :]
 
 
 def key_array(tab: pa.Table | pa.RecordBatch) -> np.ndarray:
@@ -92,8 +91,9 @@ def pylist(col: pa.Array | pa.ChunkedArray) -> list[Any]:
     values = [intern(v) if type(v) is str else v for v in arr.dictionary.to_pylist()]
     table = np.array([*values, None], dtype=object)  # the last entry stands for null
     idx = arr.indices
-    ind = np.frombuffer(idx.buffers()[1], dtype=_NP[str(idx.type)],
-                        count=len(idx) + idx.offset)[idx.offset:]
+    ind = np.frombuffer(idx.buffers()[1], dtype=_NP[str(idx.type)], count=len(idx) + idx.offset)[
+        idx.offset :
+    ]
     if idx.null_count:
         ind = np.where(_valid(idx), ind, len(values))
     decoded: list[Any] = table[ind].tolist()
@@ -109,10 +109,11 @@ def tuples(col: pa.Array | pa.ChunkedArray) -> list[Any]:
     rows = np.flatnonzero(_valid(arr)) if arr.null_count else np.arange(n)
     if not len(rows):
         return out
-    offs = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=n + 1 + arr.offset)[arr.offset:]
+    offs = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=n + 1 + arr.offset)[arr.offset :]
     lo = int(offs[0])
     values = arr.values.slice(lo, int(offs[-1]) - lo).to_pylist()
-    for i, a, b in zip(rows.tolist(), (offs[rows] - lo).tolist(), (offs[rows + 1] - lo).tolist(),
-                       strict=True):
+    for i, a, b in zip(
+        rows.tolist(), (offs[rows] - lo).tolist(), (offs[rows + 1] - lo).tolist(), strict=True
+    ):
         out[i] = tuple(values[a:b])
     return out

@@ -29,8 +29,17 @@ import pyarrow.parquet as pq
 from mjlog.rundir import LogError, sha256_file
 from mjlog.schema import TABLES, check_schema
 
-__all__ = ["check_file", "file_entry", "one_line", "open_table", "remove_temporaries",
-           "shard_complete", "shard_path", "shard_tables", "table_files"]
+__all__ = [
+    "check_file",
+    "file_entry",
+    "one_line",
+    "open_table",
+    "remove_temporaries",
+    "shard_complete",
+    "shard_path",
+    "shard_tables",
+    "table_files",
+]
 
 
 def shard_path(table: str, shard: int) -> str:
@@ -73,8 +82,13 @@ def remove_temporaries(run_dir: str | os.PathLike[str]) -> None:
 def file_entry(path: Path, table: str, rel: str, rows: int) -> dict[str, Any]:
     """The manifest entry of one file: its table, path in the run, rows, size and
     sha256 (what every reader checks before it trusts the file)."""
-    return {"table": table, "path": rel, "rows": rows, "bytes": path.stat().st_size,
-            "sha256": sha256_file(path)}
+    return {
+        "table": table,
+        "path": rel,
+        "rows": rows,
+        "bytes": path.stat().st_size,
+        "sha256": sha256_file(path),
+    }
 
 
 def table_files(run: Path) -> list[str]:

@@ -43,8 +43,16 @@ from mjlog.schema import SCHEMA_VERSION, TABLES
 if TYPE_CHECKING:
     from mjlog.rules import Rules
 
-__all__ = ["MANIFEST", "RunFiles", "build_manifest", "manifest_files", "read_manifest",
-           "shard_entries", "verify_manifest", "write_manifest"]
+__all__ = [
+    "MANIFEST",
+    "RunFiles",
+    "build_manifest",
+    "manifest_files",
+    "read_manifest",
+    "shard_entries",
+    "verify_manifest",
+    "write_manifest",
+]
 
 TABLE_NAMES = tuple(TABLES)
 PART = re.compile(r"part-(\d{5,})\.parquet")
@@ -84,8 +92,9 @@ def write_manifest(run_dir: str | os.PathLike[str], manifest: Mapping[str, Any])
     """Write ``manifest.json`` atomically (temporary file, then rename)."""
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False, default=jsonable,
-                      allow_nan=False)
+    text = json.dumps(
+        manifest, indent=2, sort_keys=True, ensure_ascii=False, default=jsonable, allow_nan=False
+    )
     return replace_file(run / MANIFEST, (text + "\n").encode("utf-8"))
 
 
@@ -95,9 +104,7 @@ def read_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
     :class:`LogError`, one line naming the file."""
     path = Path(run_dir) / MANIFEST
     if not os.path.lexists(path):
-        raise LogError(
-            f"{path}: no manifest (not a run directory, or the run never finished)"
-        )
+        raise LogError(f"{path}: no manifest (not a run directory, or the run never finished)")
     manifest = read_json(path, "manifest")
     if not isinstance(manifest, dict):
         raise LogError(f"{path}: expected a JSON object, found {type(manifest).__name__}")
@@ -152,8 +159,9 @@ def verify_manifest(run_dir: str | os.PathLike[str], read_pages: bool = True) ->
         if digest != f["sha256"]:
             problems.append(f"{rel}: sha256 {digest[:12]}… differs from the manifest's")
         try:
-            rows = (check_file(path, table) if read_pages
-                    else open_table(path, table).metadata.num_rows)
+            rows = (
+                check_file(path, table) if read_pages else open_table(path, table).metadata.num_rows
+            )
         except LogError as e:
             problems.append(str(e))
             continue
@@ -170,8 +178,9 @@ def verify_manifest(run_dir: str | os.PathLike[str], read_pages: bool = True) ->
     return problems
 
 
-def shard_entries(run_dir: str | os.PathLike[str], shard: int,
-                  events: bool = True) -> list[dict[str, Any]]:
+def shard_entries(
+    run_dir: str | os.PathLike[str], shard: int, events: bool = True
+) -> list[dict[str, Any]]:
     """The manifest entries of a complete shard, computed from its files on disk.
 
     What :meth:`ShardWriter.close` returned, for a shard written by an earlier
@@ -202,10 +211,20 @@ def _is_int(v: Any) -> bool:
 
 
 _META_TYPES: dict[str, tuple[type, ...]] = {
-    "variant": (str,), "rules": (dict,), "matches": (int,), "hands_per_match": (int,),
-    "players": (int,), "agents": (list,), "duplicate": (bool,), "rng": (str, type(None)),
-    "mjlog_version": (str,), "seed": (int, type(None)), "schema_version": (int,),
-    "hands_per_shard": (int,), "events": (str,), "imported": (bool,),
+    "variant": (str,),
+    "rules": (dict,),
+    "matches": (int,),
+    "hands_per_match": (int,),
+    "players": (int,),
+    "agents": (list,),
+    "duplicate": (bool,),
+    "rng": (str, type(None)),
+    "mjlog_version": (str,),
+    "seed": (int, type(None)),
+    "schema_version": (int,),
+    "hands_per_shard": (int,),
+    "events": (str,),
+    "imported": (bool,),
     "content": (str,),
 }
 
@@ -230,8 +249,7 @@ class RunFiles:
             raise LogError(f"{self.path}: no such run directory")
         mpath = self.path / MANIFEST
         if not os.path.lexists(mpath):
-            raise LogError(f"{mpath}: no manifest (not a run directory, or the run never "
-                           f"finished)")
+            raise LogError(f"{mpath}: no manifest (not a run directory, or the run never finished)")
         self.root = self.path.resolve()
         self._check_inside(mpath, MANIFEST)
         m = read_json(mpath, "manifest")
@@ -258,22 +276,32 @@ class RunFiles:
     def _check_meta(self, m: Mapping[str, Any]) -> None:
         mpath = self.path / MANIFEST
         for k, types in _META_TYPES.items():
-            if k in m and not isinstance(m[k], types) or (
-                    k in m and types[0] is int and isinstance(m[k], bool)):
+            if (
+                k in m
+                and not isinstance(m[k], types)
+                or (k in m and types[0] is int and isinstance(m[k], bool))
+            ):
                 names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
-                raise LogError(f"{mpath}: '{k}' must be {names}, not "
-                               f"{clip(json.dumps(m[k]), 60)}")
+                raise LogError(f"{mpath}: '{k}' must be {names}, not {clip(json.dumps(m[k]), 60)}")
         rid = m.get("run_id")
-        _want(isinstance(rid, str) and bool(_HEX16.fullmatch(rid)), mpath,
-              f"'run_id' must be 16 hex digits, not {clip(json.dumps(rid), 60)}")
+        _want(
+            isinstance(rid, str) and bool(_HEX16.fullmatch(rid)),
+            mpath,
+            f"'run_id' must be 16 hex digits, not {clip(json.dumps(rid), 60)}",
+        )
         if self.strict and all(k in m for k in RUN_ID_KEYS):
             try:
                 want = run_id(m)
             except (MjlogError, TypeError, ValueError) as e:
-                raise LogError(f"{mpath}: the run's arguments cannot be hashed: "
-                               f"{clip(str(e))}") from None
-            _want(rid == want, mpath, f"run_id {rid} is not the hash of the run's arguments "
-                  f"({want}): the manifest was edited or belongs to another run")
+                raise LogError(
+                    f"{mpath}: the run's arguments cannot be hashed: {clip(str(e))}"
+                ) from None
+            _want(
+                rid == want,
+                mpath,
+                f"run_id {rid} is not the hash of the run's arguments "
+                f"({want}): the manifest was edited or belongs to another run",
+            )
 
     def _check_inside(self, path: Path, rel: str) -> Path:
         try:
@@ -282,8 +310,11 @@ class RunFiles:
             raise LogError(f"{path}: listed in the manifest but missing") from None
         except (OSError, RuntimeError) as e:  # a symlink loop
             raise LogError(f"{path}: cannot be resolved ({e})") from None
-        _want(real == self.root or self.root in real.parents, path,
-              "leads outside the run directory (a symlink?): refused")
+        _want(
+            real == self.root or self.root in real.parents,
+            path,
+            "leads outside the run directory (a symlink?): refused",
+        )
         st = os.stat(real)
         _want(stat.S_ISREG(st.st_mode), path, "not a regular file: refused")
         return real
@@ -293,30 +324,31 @@ class RunFiles:
         where = f"{mpath}: files[{i}]"
         if not isinstance(f, dict):
             raise LogError(f"{where} must be an object")
-        for k, ok in (("table", lambda v: isinstance(v, str)),
-                      ("path", lambda v: isinstance(v, str)),
-                      ("rows", lambda v: _is_int(v) and v >= 0),
-                      ("sha256", lambda v: isinstance(v, str) and _HEX64.fullmatch(v))):
+        for k, ok in (
+            ("table", lambda v: isinstance(v, str)),
+            ("path", lambda v: isinstance(v, str)),
+            ("rows", lambda v: _is_int(v) and v >= 0),
+            ("sha256", lambda v: isinstance(v, str) and _HEX64.fullmatch(v)),
+        ):
             if not ok(f.get(k)):
-                raise LogError(f"{where}: bad or missing '{k}' "
-                               f"({clip(json.dumps(f.get(k)), 60)})")
+                raise LogError(f"{where}: bad or missing '{k}' ({clip(json.dumps(f.get(k)), 60)})")
         if "bytes" in f and not (_is_int(f["bytes"]) and f["bytes"] >= 0):
             raise LogError(f"{where}: 'bytes' must be a non-negative integer")
         table, rel = f["table"], f["path"]
         if table not in TABLE_NAMES:
-            raise LogError(f"{where}: unknown table {clip(table, 40)!r}; tables: "
-                           f"{', '.join(TABLE_NAMES)}")
+            raise LogError(
+                f"{where}: unknown table {clip(table, 40)!r}; tables: {', '.join(TABLE_NAMES)}"
+            )
         if os.path.isabs(rel) or "\\" in rel or "\0" in rel or ".." in rel.split("/"):
-            raise LogError(f"{where}: path {clip(rel, 80)!r} is absolute or climbs out of "
-                           f"the run: refused")
+            raise LogError(
+                f"{where}: path {clip(rel, 80)!r} is absolute or climbs out of the run: refused"
+            )
         head, _, name = rel.partition("/")
         m = PART.fullmatch(name)
         if head != table or m is None:
-            raise LogError(f"{where}: path {clip(rel, 80)!r} is not "
-                           f"{table}/part-NNNNN.parquet")
+            raise LogError(f"{where}: path {clip(rel, 80)!r} is not {table}/part-NNNNN.parquet")
         if rel in self.entries:
-            raise LogError(f"{mpath}: {rel} is listed twice: refused (it would be counted "
-                           f"twice)")
+            raise LogError(f"{mpath}: {rel} is listed twice: refused (it would be counted twice)")
         shard = int(m.group(1))
         if table in self.shards.setdefault(shard, {}):
             raise LogError(f"{mpath}: shard {shard} lists two {table} files")
@@ -357,9 +389,11 @@ class RunFiles:
             except OSError as e:
                 raise LogError(f"{path}: cannot read: {e.strerror}") from None
             if digest != self.entries[rel]["sha256"]:
-                raise LogError(f"{path}: sha256 {digest[:12]}… differs from the manifest's "
-                               f"{self.entries[rel]['sha256'][:12]}…: the file was changed "
-                               f"after the run was written")
+                raise LogError(
+                    f"{path}: sha256 {digest[:12]}… differs from the manifest's "
+                    f"{self.entries[rel]['sha256'][:12]}…: the file was changed "
+                    f"after the run was written"
+                )
             self._verified.add(rel)
         return path
 

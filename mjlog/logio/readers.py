@@ -56,8 +56,11 @@ def _files(path: Path | RunFiles, table: str) -> list[Path]:
         raise LogError(f"{path}: no such run directory or file")
     files = run.files(table)
     if not files:
-        what = "written without events (--events none)" if table == "events" else (
-            f"no {table} files in the manifest")
+        what = (
+            "written without events (--events none)"
+            if table == "events"
+            else (f"no {table} files in the manifest")
+        )
         raise LogError(f"{run.path}: {what}")
     return files
 

@@ -43,8 +43,9 @@ class LoggedEvents(NamedTuple):
 _new_tuple = tuple.__new__
 
 
-def _rows(tab: pa.Table, lo: int, hi: int, cols: Sequence[str],
-          as_tuples: Sequence[str] = ()) -> list[list[Any]]:
+def _rows(
+    tab: pa.Table, lo: int, hi: int, cols: Sequence[str], as_tuples: Sequence[str] = ()
+) -> list[list[Any]]:
     """Rows lo..hi-1 of ``tab`` as one Python list per column; the ``as_tuples``
     columns (lists) as tuples."""
     part = tab.slice(lo, hi - lo)
@@ -58,8 +59,11 @@ def _events_by_hand(keys: np.ndarray, data: list[list[Any]]) -> dict[int, Logged
     seq, *fields = data
     evs = list(map(_new_tuple, repeat(Event), zip(*fields, strict=True)))
     cuts = [0, *(np.flatnonzero(np.diff(keys)) + 1).tolist(), len(evs)]
-    return {int(keys[a]): LoggedEvents(seq[a:b], evs[a:b])
-            for a, b in zip(cuts, cuts[1:], strict=False) if b > a}
+    return {
+        int(keys[a]): LoggedEvents(seq[a:b], evs[a:b])
+        for a, b in zip(cuts, cuts[1:], strict=False)
+        if b > a
+    }
 
 
 class ShardTables:
@@ -81,8 +85,9 @@ class ShardTables:
                 raise LogError(f"{path}: rows not in (match, rotation, hand) order")
             self._tabs[t] = (tab, keys)
             # the keys in order, once each (the rows are sorted by key)
-            firsts[t] = keys[np.concatenate(([0], np.flatnonzero(steps) + 1))] if len(
-                keys) else keys
+            firsts[t] = (
+                keys[np.concatenate(([0], np.flatnonzero(steps) + 1))] if len(keys) else keys
+            )
         self.children = tuple(t for t in CHILD_TABLES if t in self._tabs)
         self.hand_keys = self._tabs["hands"][1]
         self.orphans: list[tuple[str, list[tuple[int, int, int]]]] = []
@@ -92,8 +97,7 @@ class ShardTables:
             if len(firsts[t]):
                 stray = np.setdiff1d(firsts[t], self.hand_keys, assume_unique=True)
                 if len(stray):
-                    self.orphans.append((shard_path(t, shard),
-                                         [unkey(k) for k in stray.tolist()]))
+                    self.orphans.append((shard_path(t, shard), [unkey(k) for k in stray.tolist()]))
 
     def hands(self, i0: int, i1: int) -> list[dict[str, Any]]:
         """Rows i0..i1-1 of the hands table, as dicts."""

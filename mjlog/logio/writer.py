@@ -45,20 +45,39 @@ _COMPRESSION_LEVEL = 3
 _STRING_LIST = pa.list_(pa.string())
 # as in schema.ID_FIELDS
 _KEY_DTYPES: dict[str, type[np.signedinteger[Any]]] = {
-    "match": np.int32, "rotation": np.int8, "hand": np.int16}
+    "match": np.int32,
+    "rotation": np.int8,
+    "hand": np.int16,
+}
 
 
-def hand_records(p: PlayedHand) -> tuple[dict[str, Any], list[Event], list[dict[str, Any]],
-                                         list[dict[str, Any]]]:
+def hand_records(
+    p: PlayedHand,
+) -> tuple[dict[str, Any], list[Event], list[dict[str, Any]], list[dict[str, Any]]]:
     """The four tables' rows of one played hand: :meth:`ShardWriter.add_hand`'s
     ``hand_row``, ``events``, ``wins`` and ``transfers``."""
     st = p.state
-    wins = [{"seq": w.seq, "seat": w.seat, "from_seat": w.from_seat, "tile": w.tile,
-             "method": w.method, "win_order": w.win_order, "patterns": list(w.patterns),
-             "fan": w.fan, "multiplier": w.multiplier, "points": w.points,
-             "total": w.total, "capped": w.capped} for w in st.wins]
-    transfers = [{"seq": q, "payer": a, "payee": b, "amount": m, "reason": r}
-                 for q, a, b, m, r in st.transfers]
+    wins = [
+        {
+            "seq": w.seq,
+            "seat": w.seat,
+            "from_seat": w.from_seat,
+            "tile": w.tile,
+            "method": w.method,
+            "win_order": w.win_order,
+            "patterns": list(w.patterns),
+            "fan": w.fan,
+            "multiplier": w.multiplier,
+            "points": w.points,
+            "total": w.total,
+            "capped": w.capped,
+        }
+        for w in st.wins
+    ]
+    transfers = [
+        {"seq": q, "payer": a, "payee": b, "amount": m, "reason": r}
+        for q, a, b, m, r in st.transfers
+    ]
     return p.hand_row(), st.events, wins, transfers
 
 
@@ -156,8 +175,12 @@ class ShardWriter:
     def __enter__(self) -> ShardWriter:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if exc_type is not None:
             self.abort()
         elif self._state == "open":
@@ -327,8 +350,7 @@ class ShardWriter:
             batch = None
             if n_rows:
                 arrays = self._id_arrays(table, n_rows)
-                arrays += [self._column(table, schema.field(c), buf[c])
-                           for c in self._cols[table]]
+                arrays += [self._column(table, schema.field(c), buf[c]) for c in self._cols[table]]
                 batch = pa.Table.from_arrays(arrays, schema=schema)
             self._write(table, batch)
         self._reset()
@@ -424,16 +446,23 @@ class SpilledShard(ShardWriter):
     ('hands/part-00000.parquet', 1)
     """
 
-    def __init__(self, spill_dir: str | os.PathLike[str], shard: int, variant: str,
-                 events: bool = True, row_group_hands: int = 2000) -> None:
+    def __init__(
+        self,
+        spill_dir: str | os.PathLike[str],
+        shard: int,
+        variant: str,
+        events: bool = True,
+        row_group_hands: int = 2000,
+    ) -> None:
         super().__init__(spill_dir, shard, "", variant, events, row_group_hands)
         self._tmp = {t: p.with_suffix(".arrows") for t, p in self._final.items()}
 
     def _write(self, table: str, batch: pa.Table | None) -> None:
         with naming(self._tmp[table]):
             if table not in self._writers:
-                self._writers[table] = pa.ipc.new_stream(self._tmp[table], TABLES[table],
-                                                         options=_SPILL_OPTIONS)
+                self._writers[table] = pa.ipc.new_stream(
+                    self._tmp[table], TABLES[table], options=_SPILL_OPTIONS
+                )
             if batch is not None:
                 self._writers[table].write_table(batch)
         if batch is not None:
@@ -453,9 +482,12 @@ class SpilledShard(ShardWriter):
             self._state = "spilled"
         return []
 
-    def publish(self, run_dir: str | os.PathLike[str], run_id: str,
-                amend: Callable[[str, pa.Table, int], pa.Table] | None = None
-                ) -> list[dict[str, Any]]:
+    def publish(
+        self,
+        run_dir: str | os.PathLike[str],
+        run_id: str,
+        amend: Callable[[str, pa.Table, int], pa.Table] | None = None,
+    ) -> list[dict[str, Any]]:
         """Write the spilled shard into ``run_dir`` under ``run_id`` as
         :meth:`ShardWriter.close` does (files renamed into place, hands last),
         remove the spill, and return the manifest entries. ``amend(table, rows,
@@ -463,8 +495,9 @@ class SpilledShard(ShardWriter):
         shard's ``table``) before it is written: a value that depended on hands
         read after it."""
         self.close()
-        w = ShardWriter(run_dir, self.shard, run_id, self.variant, self.events,
-                        self.row_group_hands)
+        w = ShardWriter(
+            run_dir, self.shard, run_id, self.variant, self.events, self.row_group_hands
+        )
         try:
             for t in self.tables:
                 first = 0
@@ -472,8 +505,9 @@ class SpilledShard(ShardWriter):
                     for rb in pa.ipc.open_stream(src):
                         rows = pa.Table.from_batches([rb])
                         i = rows.schema.get_field_index("run_id")
-                        rows = rows.set_column(i, rows.schema.field(i),
-                                               _constant(run_id, rows.num_rows))
+                        rows = rows.set_column(
+                            i, rows.schema.field(i), _constant(run_id, rows.num_rows)
+                        )
                         if amend is not None:
                             rows = amend(t, rows, first)
                         w._write(t, rows)

@@ -16,8 +16,19 @@ from mjlog.scoring.breakdown import Breakdown, Term
 if TYPE_CHECKING:
     from mjlog.rules import Rules
 
-__all__ = ["Breakdown", "Method", "Score", "Scorer", "Term", "WinContext", "score", "explain",
-           "explain_win", "ready_value", "is_ready"]
+__all__ = [
+    "Breakdown",
+    "Method",
+    "Score",
+    "Scorer",
+    "Term",
+    "WinContext",
+    "score",
+    "explain",
+    "explain_win",
+    "ready_value",
+    "is_ready",
+]
 
 
 class RecordedWin(Protocol):
@@ -36,8 +47,9 @@ def score(ctx: WinContext, rules: Rules) -> Score:
     return rules.spec.scorer.score(ctx, rules)
 
 
-def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
-            feeder_pays: bool = False) -> Breakdown:
+def explain(
+    patterns: Sequence[str], method: Method | str, rules: Rules, feeder_pays: bool = False
+) -> Breakdown:
     """The :class:`Breakdown` of a legal win with ``patterns`` (``Score.patterns``)
     won by ``method``, ``feeder_pays`` as the score says: its variant's scorer, by
     the functions that valued it (:mod:`mjlog.scoring.breakdown`)."""
@@ -61,8 +73,7 @@ def explain_win(win: RecordedWin, rules: Rules) -> Breakdown:
     return explain(win.patterns, win.method, rules, feeder_pays)
 
 
-def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules,
-                **kw: Any) -> int:
+def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules, **kw: Any) -> int:
     """The per-payer value a ready hand is owed at an exhaustive draw (查大叫); 0 if not ready."""
     return rules.spec.scorer.ready_value(concealed, melds, rules, **kw)
 

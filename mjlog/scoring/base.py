@@ -23,10 +23,10 @@ if TYPE_CHECKING:
 class Reason(StrEnum):
     """Why a hand that is complete in shape may still not win."""
 
-    NOT_A_WIN = "not_a_win"                        # no winning shape
-    PLAIN_ON_DISCARD = "plain_hand_on_discard"     # yuxi: 平胡 must self-draw
-    BELOW_MIN_FAN = "below_min_fan"                # huangmei: fewer than min_fan
-    HOLDS_VOID = "holds_void_suit"                 # xuezhan: a void-suit tile in hand
+    NOT_A_WIN = "not_a_win"  # no winning shape
+    PLAIN_ON_DISCARD = "plain_hand_on_discard"  # yuxi: 平胡 must self-draw
+    BELOW_MIN_FAN = "below_min_fan"  # huangmei: fewer than min_fan
+    HOLDS_VOID = "holds_void_suit"  # xuezhan: a void-suit tile in hand
     NO_KONG_FOR_AFTER_KONG = "after_kong_without_kong"
 
 
@@ -121,11 +121,14 @@ class Scorer(Protocol):
 
     def score(self, ctx: WinContext, rules: Rules) -> Score: ...
 
-    def explain(self, patterns: Sequence[str], method: Method | str, rules: Rules,
-                feeder_pays: bool = False) -> Breakdown: ...
+    def explain(
+        self, patterns: Sequence[str], method: Method | str, rules: Rules, feeder_pays: bool = False
+    ) -> Breakdown: ...
 
-    def is_ready(self, concealed: Sequence[int], melds: Sequence[Meld],
-                 rules: Rules | None = None, **kw: Any) -> bool: ...
+    def is_ready(
+        self, concealed: Sequence[int], melds: Sequence[Meld], rules: Rules | None = None, **kw: Any
+    ) -> bool: ...
 
-    def ready_value(self, concealed: Sequence[int], melds: Sequence[Meld], rules: Rules,
-                    **kw: Any) -> int: ...
+    def ready_value(
+        self, concealed: Sequence[int], melds: Sequence[Meld], rules: Rules, **kw: Any
+    ) -> int: ...

@@ -36,26 +36,37 @@ from typing import Any
 
 from mjlog.scoring.base import Method
 
-__all__ = ["Role", "Payer", "Term", "Breakdown", "PAYERS", "ONE_PAYER", "who_pays",
-           "payer_seats", "grouped", "money", "money_steps"]
+__all__ = [
+    "Role",
+    "Payer",
+    "Term",
+    "Breakdown",
+    "PAYERS",
+    "ONE_PAYER",
+    "who_pays",
+    "payer_seats",
+    "grouped",
+    "money",
+    "money_steps",
+]
 
 
 class Role(StrEnum):
     """What a pattern does to a win's value."""
 
-    BASE = "base"      # yuxi: its points in the win's column are the base
+    BASE = "base"  # yuxi: its points in the win's column are the base
     DOUBLE = "double"  # yuxi: doubles the score
-    MAIN = "main"      # xuezhan: the main pattern (or the candidate taken), a factor
-    EXTRA = "extra"    # xuezhan: an optional pattern that multiplies in
-    GEN = "gen"        # xuezhan: 根, a factor per count
-    BONUS = "bonus"    # xuezhan: 抢杠胡, 杠上开花, 杠上炮, a factor
-    FAN = "fan"        # huangmei: adds its fan
+    MAIN = "main"  # xuezhan: the main pattern (or the candidate taken), a factor
+    EXTRA = "extra"  # xuezhan: an optional pattern that multiplies in
+    GEN = "gen"  # xuezhan: 根, a factor per count
+    BONUS = "bonus"  # xuezhan: 抢杠胡, 杠上开花, 杠上炮, a factor
+    FAN = "fan"  # huangmei: adds its fan
 
 
 class Payer(StrEnum):
     """Who pays a win's ``points``."""
 
-    EACH_OTHER = "each_other"    # every other player (still playing, in a blood battle)
+    EACH_OTHER = "each_other"  # every other player (still playing, in a blood battle)
     DISCARDER = "discarder"
     KONG_PLAYER = "kong_player"  # a robbed kong
     KONG_FEEDER = "kong_feeder"  # 点杠花: the exposed kong's feeder alone
@@ -143,13 +154,13 @@ def who_pays(method: Method | str, feeder_pays: bool, blood_battle: bool) -> tup
         code = Payer.KONG_PLAYER
     else:
         code = Payer.KONG_FEEDER if feeder_pays else Payer.EACH_OTHER
-    who = ("each other active player" if code is Payer.EACH_OTHER and blood_battle
-           else PAYERS[code])
+    who = "each other active player" if code is Payer.EACH_OTHER and blood_battle else PAYERS[code]
     return code, f"{who} pays"
 
 
-def payer_seats(b: Breakdown, winner: int, from_seat: int | None, n: int,
-                out: Collection[int] = ()) -> list[int | None]:
+def payer_seats(
+    b: Breakdown, winner: int, from_seat: int | None, n: int, out: Collection[int] = ()
+) -> list[int | None]:
     """The seats that pay ``b.points`` for a win of ``winner``: ``from_seat`` (the
     discarder, kong player or feeder), or every other seat not in ``out`` (the
     winners of earlier tiles of a blood battle); ``[None]`` for a one-payer win

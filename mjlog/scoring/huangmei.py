@@ -120,8 +120,16 @@ from mjlog.tiles import GREEN, NUM_KINDS, RED, WHITE, fmt_counts, fmt_tile
 if TYPE_CHECKING:
     from mjlog.rules import Rules
 
-__all__ = ["PATTERNS", "NAMES", "CONTAINS", "STANDS_FOR", "score", "explain", "ready_value",
-           "is_ready"]
+__all__ = [
+    "PATTERNS",
+    "NAMES",
+    "CONTAINS",
+    "STANDS_FOR",
+    "score",
+    "explain",
+    "ready_value",
+    "is_ready",
+]
 
 _ZHONGBAI = (WHITE, RED)
 _EXPOSED_KONGS = (MeldKind.EXPOSED_KONG, MeldKind.ADDED_KONG)
@@ -151,7 +159,8 @@ class _Win:
     def melds_of(self, kinds: Sequence[MeldKind], honor: bool) -> int:
         """Melds of the given kinds, of 中/白 (``honor``) or of suited tiles."""
         return sum(
-            1 for m in self.ctx.melds
+            1
+            for m in self.ctx.melds
             if m.kind in kinds and (m.tile in _ZHONGBAI if honor else m.tile < 27)
         )
 
@@ -213,9 +222,11 @@ def _hunyise(total: Sequence[int], rules: Rules) -> bool:
 PATTERNS: dict[str, Callable[[_Win], int]] = {
     "pinghu": lambda w: not w.seven_pairs,
     "zimo": lambda w: w.self_draw and w.replacement is None,
-    "menqing": lambda w: (not w.ctx.melds and not w.seven_pairs
-                          and (w.ctx.method is not Method.DISCARD
-                               or w.rules["menqing_on_discard"])),
+    "menqing": lambda w: (
+        not w.ctx.melds
+        and not w.seven_pairs
+        and (w.ctx.method is not Method.DISCARD or w.rules["menqing_on_discard"])
+    ),
     "facai": lambda w: w.ctx.bonus,
     "kadang": lambda w: w.wait_pattern == "kadang",
     "bianzhang": lambda w: w.wait_pattern == "bianzhang",
@@ -239,16 +250,20 @@ PATTERNS: dict[str, Callable[[_Win], int]] = {
 _ORDER = {k: i for i, k in enumerate(PATTERNS)}
 #: The Chinese names of the table above (docs/rules/huangmei.md: 门前清, 抢杠, 七一对).
 NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in PATTERNS} | {
-    "menqing": "门前清", "qiangganghu": "抢杠", "qidui": "七一对"}
+    "menqing": "门前清",
+    "qiangganghu": "抢杠",
+    "qidui": "七一对",
+}
 #: Pattern families: each pattern → those every hand of it also is, directly (a table
 #: that tracks difficulty keeps a rarer pattern paying no less: analysis/rescore.py).
 CONTAINS: dict[str, tuple[str, ...]] = {
-    "gangshanghua": ("zimo",), "caishangkaihua": ("zimo",),  # self-draws counted
-    "haidilaoyue": ("zimo",),                                  # instead of 自摸
-    "quanqiuren": ("pengpenghu", "dandiao"),                   # counted instead of both
-    "pengpenghu": ("pinghu",),                                 # a standard shape
-    "minggang_zhongbai": ("peng_zhongbai",),                   # a kong of 中/白 is its
-    "angang_zhongbai": ("anke_zhongbai",),                     # triplet and one more
+    "gangshanghua": ("zimo",),
+    "caishangkaihua": ("zimo",),  # self-draws counted
+    "haidilaoyue": ("zimo",),  # instead of 自摸
+    "quanqiuren": ("pengpenghu", "dandiao"),  # counted instead of both
+    "pengpenghu": ("pinghu",),  # a standard shape
+    "minggang_zhongbai": ("peng_zhongbai",),  # a kong of 中/白 is its
+    "angang_zhongbai": ("anke_zhongbai",),  # triplet and one more
 }
 #: Value keys that are what several counts of a pattern pay instead: four 发财 pay
 #: ``fan.facai_all``, not 4 × ``fan.facai`` (kept no lower by analysis/rescore.py).
@@ -302,9 +317,7 @@ def _replacement(ctx: WinContext, rules: Rules) -> str | None:
     if ctx.method is not Method.SELF_DRAW:
         return None
     chain = "gangshanghua" if ctx.after_kong else "caishangkaihua" if ctx.after_bonus else None
-    if ctx.last_tile and (
-        chain is None or rules["fan.haidilaoyue"] > rules[f"fan.{chain}"]
-    ):
+    if ctx.last_tile and (chain is None or rules["fan.haidilaoyue"] > rules[f"fan.{chain}"]):
         return "haidilaoyue"
     return chain
 
@@ -359,11 +372,7 @@ def score(ctx: WinContext, rules: Rules) -> Score:
         return _not_a_win()
     if sum(ctx.concealed) + 3 * len(ctx.melds) != 14:
         return _not_a_win()
-    if (
-        ctx.method is Method.SELF_DRAW
-        and ctx.after_kong
-        and not any(m.is_kong for m in ctx.melds)
-    ):
+    if ctx.method is Method.SELF_DRAW and ctx.after_kong and not any(m.is_kong for m in ctx.melds):
         return Score(legal=False, reason=Reason.NO_KONG_FOR_AFTER_KONG)
     decs = decompositions(list(ctx.concealed), melds=len(ctx.melds))
     if not decs:
@@ -376,11 +385,22 @@ def score(ctx: WinContext, rules: Rules) -> Score:
     )
     patterns, fan = best
     if fan < rules["min_fan"]:
-        return Score(legal=False, patterns=patterns, fan=fan, reason=Reason.BELOW_MIN_FAN,
-                     extra={"single_wait": single})
+        return Score(
+            legal=False,
+            patterns=patterns,
+            fan=fan,
+            reason=Reason.BELOW_MIN_FAN,
+            extra={"single_wait": single},
+        )
     points, capped = _points(fan, rules)
-    return Score(legal=True, patterns=patterns, fan=fan, points=points, capped=capped,
-                 extra={"single_wait": single})
+    return Score(
+        legal=True,
+        patterns=patterns,
+        fan=fan,
+        points=points,
+        capped=capped,
+        extra={"single_wait": single},
+    )
 
 
 def _points(fan: int, rules: Rules) -> tuple[int, bool]:
@@ -391,14 +411,17 @@ def _points(fan: int, rules: Rules) -> tuple[int, bool]:
         doublings, cap = fan - rules["min_fan"], rules["doubling_cap"]
         paid = min(doublings, cap)
         if paid > 31 or rules["base"] * 2**paid > INT32_MAX:
-            raise InputError(f"huangmei: {fan} fan pays {rules['base']} × 2^{paid}, past the "
-                             f"log's int32 points ({INT32_MAX}): lower doubling_cap or base")
+            raise InputError(
+                f"huangmei: {fan} fan pays {rules['base']} × 2^{paid}, past the "
+                f"log's int32 points ({INT32_MAX}): lower doubling_cap or base"
+            )
         return rules["base"] * 2**paid, doublings > cap
     return fan * rules["base"], False
 
 
-def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
-            feeder_pays: bool = False) -> Breakdown:
+def explain(
+    patterns: Sequence[str], method: Method | str, rules: Rules, feeder_pays: bool = False
+) -> Breakdown:
     """The breakdown of a huangmei win with these patterns (``Score.patterns``, in
     table order, a key once per time it counts), won by ``method``. A total below
     ``min_fan`` is explained too, with 0 points.
@@ -426,8 +449,7 @@ def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
         raise ValueError("huangmei: no pattern, no win")
     legal = fan >= rules["min_fan"]
     points, capped = _points(fan, rules) if legal else (0, False)
-    shown = " + ".join(f"{t.name}{f'×{t.count}' if t.count > 1 else ''} {t.value}"
-                       for t in terms)
+    shown = " + ".join(f"{t.name}{f'×{t.count}' if t.count > 1 else ''} {t.value}" for t in terms)
     steps = [f"{shown} = {fan} fan"]
     if not legal:
         steps.append(f"below min_fan {rules['min_fan']}: no win")
@@ -438,12 +460,22 @@ def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
         steps.append(f"{rules['base']} × {wanted} = {points} points")
     elif rules["base"] != 1:
         steps.append(f"× {rules['base']} (base) = {points} points")
-    return Breakdown("huangmei", tuple(terms), " → ".join(steps), fan, points, fan, None,
-                     capped, *who_pays(method, feeder_pays, False))
+    return Breakdown(
+        "huangmei",
+        tuple(terms),
+        " → ".join(steps),
+        fan,
+        points,
+        fan,
+        None,
+        capped,
+        *who_pays(method, feeder_pays, False),
+    )
 
 
-def is_ready(concealed: Sequence[int], melds: Sequence[Meld] = (), rules: Rules | None = None,
-             **kw: Any) -> bool:
+def is_ready(
+    concealed: Sequence[int], melds: Sequence[Meld] = (), rules: Rules | None = None, **kw: Any
+) -> bool:
     """听牌 in shape (docs/rules/README.md, "Winning hands"): some kind, not all four
     of it held, completes the hand. A hand holding a 发 (dealt, not yet laid out: a
     dead tile) is not ready. ``min_fan`` is not considered; ``rules`` and ``kw`` are

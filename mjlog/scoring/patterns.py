@@ -158,8 +158,7 @@ def is_one_suit(counts: Sequence[int]) -> bool:
     >>> is_one_suit(parse_counts("123456789m")), is_one_suit(parse_counts("123m11z"))
     (True, False)
     """
-    return not any(counts[27:]) and (any(counts[0:9]) + any(counts[9:18])
-                                     + any(counts[18:27])) == 1
+    return not any(counts[27:]) and (any(counts[0:9]) + any(counts[9:18]) + any(counts[18:27])) == 1
 
 
 def is_half_flush(counts: Sequence[int]) -> bool:
@@ -213,9 +212,7 @@ def groups(d: Decomposition, melds: Iterable[Meld]) -> list[tuple[int, ...]]:
 def every_group_has_terminal(d: Decomposition, melds: Iterable[Meld]) -> bool:
     """带幺九: a standard hand whose every set (melds included) and pair holds a 1,
     a 9 or an honor. Never true of seven pairs."""
-    return is_standard(d) and all(
-        any(is_terminal_or_honor(t) for t in g) for g in groups(d, melds)
-    )
+    return is_standard(d) and all(any(is_terminal_or_honor(t) for t in g) for g in groups(d, melds))
 
 
 def is_all_simples(counts: Sequence[int]) -> bool:
@@ -235,9 +232,7 @@ def is_all_258(counts: Sequence[int]) -> bool:
     >>> is_all_258(parse_counts("258m258s")), is_all_258(parse_counts("25m3p"))
     (True, False)
     """
-    return all(
-        not counts[t] or (not is_honor(t) and t % 9 in (1, 4, 7)) for t in range(NUM_KINDS)
-    )
+    return all(not counts[t] or (not is_honor(t) and t % 9 in (1, 4, 7)) for t in range(NUM_KINDS))
 
 
 def fours(counts: Sequence[int]) -> list[int]:

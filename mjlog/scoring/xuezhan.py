@@ -143,19 +143,46 @@ __all__ = [
 ]
 
 #: The optional patterns (key ``extras``), in the rulebook's order.
-XUEZHAN_EXTRAS: tuple[str, ...] = ("daiyaojiu", "duanyaojiu", "qingyaojiu", "jiangdui",
-                                   "jiangjingougou", "menqing", "tianhu", "dihu",
-                                   "haidilaoyue")
+XUEZHAN_EXTRAS: tuple[str, ...] = (
+    "daiyaojiu",
+    "duanyaojiu",
+    "qingyaojiu",
+    "jiangdui",
+    "jiangjingougou",
+    "menqing",
+    "tianhu",
+    "dihu",
+    "haidilaoyue",
+)
 #: The main table, lowest first (ties go to the later row).
 MAIN: tuple[str, ...] = (
-    "pinghu", "pengpenghu", "qingyise", "qidui", "jingougou", "qingpeng", "longqidui",
-    "qingqidui", "qingjingougou", "shuanglongqidui", "qinglongqidui", "sanlongqidui",
-    "shibaluohan", "qingshuanglongqidui", "qingsanlongqidui", "qingshibaluohan",
+    "pinghu",
+    "pengpenghu",
+    "qingyise",
+    "qidui",
+    "jingougou",
+    "qingpeng",
+    "longqidui",
+    "qingqidui",
+    "qingjingougou",
+    "shuanglongqidui",
+    "qinglongqidui",
+    "sanlongqidui",
+    "shibaluohan",
+    "qingshuanglongqidui",
+    "qingsanlongqidui",
+    "qingshibaluohan",
 )
 #: The fours a main pattern contains (not counted as 根).
 CONTAINED_FOURS: dict[str, int] = {
-    "longqidui": 1, "qinglongqidui": 1, "shuanglongqidui": 2, "qingshuanglongqidui": 2,
-    "sanlongqidui": 3, "qingsanlongqidui": 3, "shibaluohan": 4, "qingshibaluohan": 4,
+    "longqidui": 1,
+    "qinglongqidui": 1,
+    "shuanglongqidui": 2,
+    "qingshuanglongqidui": 2,
+    "sanlongqidui": 3,
+    "qingsanlongqidui": 3,
+    "shibaluohan": 4,
+    "qingshibaluohan": 4,
 }
 #: Bonuses, in the order ``patterns`` lists them.
 BONUSES: tuple[str, ...] = ("qiangganghu", "gangshanghua", "gangshangpao")
@@ -168,19 +195,24 @@ PLACE_TAKERS: dict[str, tuple[str, ...]] = {
 #: Extras left out of 查大叫 (ready_value).
 SITUATIONAL_EXTRAS: tuple[str, ...] = ("tianhu", "dihu", "haidilaoyue")
 #: The Chinese names of every pattern above (docs/rules/xuezhan.md: 七对, 杠上开花, 门清).
-NAMES: dict[str, str] = {k: PATTERN_NAMES[k]
-                         for k in (*MAIN, "gen", *BONUSES, *XUEZHAN_EXTRAS)}
+NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in (*MAIN, "gen", *BONUSES, *XUEZHAN_EXTRAS)}
 
 _QING = {
-    "pinghu": "qingyise", "pengpenghu": "qingpeng", "qidui": "qingqidui",
-    "jingougou": "qingjingougou", "longqidui": "qinglongqidui",
-    "shuanglongqidui": "qingshuanglongqidui", "sanlongqidui": "qingsanlongqidui",
+    "pinghu": "qingyise",
+    "pengpenghu": "qingpeng",
+    "qidui": "qingqidui",
+    "jingougou": "qingjingougou",
+    "longqidui": "qinglongqidui",
+    "shuanglongqidui": "qingshuanglongqidui",
+    "sanlongqidui": "qingsanlongqidui",
     "shibaluohan": "qingshibaluohan",
 }
 _SEVEN_PAIRS = ("qidui", "longqidui", "shuanglongqidui", "sanlongqidui")
 #: The shapes each shape contains (every hand of it is also one of these).
 _SHAPE_CONTAINS: dict[str, tuple[str, ...]] = {
-    "pengpenghu": ("pinghu",), "jingougou": ("pengpenghu",), "shibaluohan": ("jingougou",),
+    "pengpenghu": ("pinghu",),
+    "jingougou": ("pengpenghu",),
+    "shibaluohan": ("jingougou",),
     **{big: (small,) for small, big in zip(_SEVEN_PAIRS[:-1], _SEVEN_PAIRS[1:], strict=True)},
 }
 
@@ -189,8 +221,10 @@ def _contains() -> dict[str, tuple[str, ...]]:
     out: dict[str, list[str]] = {k: list(v) for k, v in _SHAPE_CONTAINS.items()}
     for shape, qing in _QING.items():  # 清X is X in one suit, and what X contains in one
         out.setdefault(qing, []).extend(
-            [shape] + ([] if shape == "pinghu" else ["qingyise"])
-            + [_QING[s] for s in _SHAPE_CONTAINS.get(shape, ())])
+            [shape]
+            + ([] if shape == "pinghu" else ["qingyise"])
+            + [_QING[s] for s in _SHAPE_CONTAINS.get(shape, ())]
+        )
     for extra, stands_for in PLACE_TAKERS.items():
         out.setdefault(extra, []).extend(stands_for)
     return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
@@ -206,8 +240,19 @@ class _Table:
     """What scoring reads of one Rules, read once per Rules (a win is valued many
     times under the same rules; ``Rules.__getitem__`` is a Python call)."""
 
-    __slots__ = ("mult", "extras", "ready_extras", "separate", "cap", "base", "zimo_bonus",
-                 "discarder_pays", "link", "main_of", "plain")
+    __slots__ = (
+        "mult",
+        "extras",
+        "ready_extras",
+        "separate",
+        "cap",
+        "base",
+        "zimo_bonus",
+        "discarder_pays",
+        "link",
+        "main_of",
+        "plain",
+    )
 
     def __init__(self, rules: Rules):
         self.mult: dict[str, int] = {k[5:]: v for k, v in rules.items() if k.startswith("mult.")}
@@ -222,8 +267,9 @@ class _Table:
         self.main_of: dict[tuple[str, bool, bool], str] = {}  # _main() by its arguments
         # _evaluate() with no extras enabled, by (shape, qing, standard, own fours,
         # bonuses): nothing else enters the value then
-        self.plain: dict[tuple[str, bool, bool, int, tuple[str, ...]],
-                         tuple[int, tuple[str, ...]]] = {}
+        self.plain: dict[
+            tuple[str, bool, bool, int, tuple[str, ...]], tuple[int, tuple[str, ...]]
+        ] = {}
 
 
 @functools.lru_cache(maxsize=64)
@@ -254,8 +300,16 @@ def _main(shape: str, qing: bool, standard: bool, t: _Table) -> str:
 class _Hand:
     """The facts of a winning hand that do not depend on how it is read."""
 
-    __slots__ = ("qing", "simples", "all258", "own_fours", "selfdraw",
-                 "concealed_fours", "single_tile_left", "four_kongs")
+    __slots__ = (
+        "qing",
+        "simples",
+        "all258",
+        "own_fours",
+        "selfdraw",
+        "concealed_fours",
+        "single_tile_left",
+        "four_kongs",
+    )
 
     def __init__(self, ctx: WinContext, extras: bool):
         total = total_counts(ctx.concealed, ctx.melds)
@@ -283,8 +337,7 @@ def _shape(d: Any, hand: _Hand) -> str:
     return "pinghu"
 
 
-def _extras(ctx: WinContext, d: Any, shape: str, hand: _Hand,
-            enabled: Sequence[str]) -> list[str]:
+def _extras(ctx: WinContext, d: Any, shape: str, hand: _Hand, enabled: Sequence[str]) -> list[str]:
     """The enabled extras that hold, in ``XUEZHAN_EXTRAS`` order."""
     selfdraw = hand.selfdraw
     yaojiu = every_group_has_terminal(d, ctx.melds)
@@ -303,8 +356,14 @@ def _extras(ctx: WinContext, d: Any, shape: str, hand: _Hand,
     return [k for k in XUEZHAN_EXTRAS if k in enabled and holds[k]]
 
 
-def _evaluate(ctx: WinContext, d: Any, t: _Table, enabled: Sequence[str],
-              bonuses: tuple[str, ...], hand: _Hand) -> tuple[int, tuple[str, ...]]:
+def _evaluate(
+    ctx: WinContext,
+    d: Any,
+    t: _Table,
+    enabled: Sequence[str],
+    bonuses: tuple[str, ...],
+    hand: _Hand,
+) -> tuple[int, tuple[str, ...]]:
     """(uncapped multiplier, patterns) of one decomposition."""
     shape = _shape(d, hand)
     standard = not is_seven_pairs(d)
@@ -318,24 +377,30 @@ def _evaluate(ctx: WinContext, d: Any, t: _Table, enabled: Sequence[str],
         return _value(max([main, *holding], key=t.mult.__getitem__), [], own, bonuses, t.mult)
     takers = [e for e in holding if e in PLACE_TAKERS]
     dropped = {p for e in takers for p in PLACE_TAKERS[e]} | set(takers)
-    return _value(takers[0] if takers else main, [e for e in holding if e not in dropped],
-                  own, bonuses, t.mult)
+    return _value(
+        takers[0] if takers else main,
+        [e for e in holding if e not in dropped],
+        own,
+        bonuses,
+        t.mult,
+    )
 
 
-def _plain(t: _Table, shape: str, qing: bool, standard: bool, own_fours: int,
-           bonuses: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
+def _plain(
+    t: _Table, shape: str, qing: bool, standard: bool, own_fours: int, bonuses: tuple[str, ...]
+) -> tuple[int, tuple[str, ...]]:
     """:func:`_evaluate` with no extra enabled: nothing but these arguments enter
     the value then, so it is kept per rules."""
     key = (shape, qing, standard, own_fours, bonuses)
     got = t.plain.get(key)
     if got is None:
-        got = t.plain[key] = _value(_main(shape, qing, standard, t), [], own_fours, bonuses,
-                                    t.mult)
+        got = t.plain[key] = _value(_main(shape, qing, standard, t), [], own_fours, bonuses, t.mult)
     return got
 
 
-def _value(taken: str, others: list[str], own_fours: int, bonuses: Sequence[str],
-           mult: dict[str, int]) -> tuple[int, tuple[str, ...]]:
+def _value(
+    taken: str, others: list[str], own_fours: int, bonuses: Sequence[str], mult: dict[str, int]
+) -> tuple[int, tuple[str, ...]]:
     """(multiplier, patterns) of the taken candidate with the multiplying extras,
     根 (the hand's ``own_fours`` less those ``taken`` contains) and the bonuses."""
     gen = max(0, own_fours - CONTAINED_FOURS.get(taken, 0))
@@ -351,8 +416,9 @@ def _product(pats: Sequence[str], mult: dict[str, int]) -> int:
     return value
 
 
-def _best(ctx: WinContext, t: _Table, enabled: Sequence[str],
-          bonuses: tuple[str, ...]) -> tuple[int, tuple[str, ...]] | None:
+def _best(
+    ctx: WinContext, t: _Table, enabled: Sequence[str], bonuses: tuple[str, ...]
+) -> tuple[int, tuple[str, ...]] | None:
     """The best reading's (multiplier, patterns), None when the hand is no win:
     the highest multiplier, then the first reading (:func:`decompositions` order)."""
     if not enabled:
@@ -379,8 +445,9 @@ class _Every(Enum):
 _EVERY_READING = _Every.READING
 
 
-def _best_plain(ctx: WinContext, t: _Table, bonuses: tuple[str, ...]
-                ) -> tuple[int, tuple[str, ...]] | None | Literal[_Every.READING]:
+def _best_plain(
+    ctx: WinContext, t: _Table, bonuses: tuple[str, ...]
+) -> tuple[int, tuple[str, ...]] | None | Literal[_Every.READING]:
     """:func:`_best` with no extra enabled, read off the counts (no decompositions;
     a win is valued on every discard a ready hand could take).
 
@@ -433,8 +500,11 @@ def score(ctx: WinContext, rules: Rules) -> Score:
         return Score(False, reason=Reason.HOLDS_VOID)
     multiplier, pats = best
 
-    kong = (ctx.deciding_kong(t.link)
-            if method is Method.SELF_DRAW and ctx.after_kong and t.discarder_pays else None)
+    kong = (
+        ctx.deciding_kong(t.link)
+        if method is Method.SELF_DRAW and ctx.after_kong and t.discarder_pays
+        else None
+    )
     feeder_pays = kong is not None and kong.kind is MeldKind.EXPOSED_KONG
     bonus = _bonus(method, feeder_pays, t)
     units = multiplier * 2 if bonus == "double" else multiplier
@@ -456,8 +526,9 @@ def _bonus(method: Method, feeder_pays: bool, t: _Table) -> str:
     return t.zimo_bonus if method is Method.SELF_DRAW and not feeder_pays else "none"
 
 
-def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
-            feeder_pays: bool = False) -> Breakdown:
+def explain(
+    patterns: Sequence[str], method: Method | str, rules: Rules, feeder_pays: bool = False
+) -> Breakdown:
     """The breakdown of a legal xuezhan win with these patterns (``Score.patterns``),
     won by ``method``; ``feeder_pays``: 点杠花 paid by the kong's feeder alone.
 
@@ -472,27 +543,53 @@ def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
     method = Method(method)
     patterns = tuple(patterns)
     if not patterns or method is Method.SHILAOTOU:
-        raise ValueError(f"xuezhan: {' '.join(patterns) or 'no pattern'} is no legal win "
-                         f"({method})")
+        raise ValueError(
+            f"xuezhan: {' '.join(patterns) or 'no pattern'} is no legal win ({method})"
+        )
     t = _table(rules)
     multiplier = _product(patterns, t.mult)
     bonus = _bonus(method, feeder_pays, t)
     points, capped = money(multiplier, t.cap, t.base, bonus)
     terms, factors = [], []
     for i, (p, n) in enumerate(grouped(patterns)):
-        role = (Role.MAIN if i == 0 else Role.GEN if p == "gen" else Role.BONUS
-                if p in BONUSES else Role.EXTRA)
+        role = (
+            Role.MAIN
+            if i == 0
+            else Role.GEN
+            if p == "gen"
+            else Role.BONUS
+            if p in BONUSES
+            else Role.EXTRA
+        )
         terms.append(Term(p, NAMES.get(p, p), n, t.mult[p], role))
         factors += [f"×{t.mult[p]}" if i == 0 else f"×{t.mult[p]} ({NAMES.get(p, p)})"] * n
-    formula = " → ".join([f"{' '.join(factors)} = ×{multiplier}",
-                          *money_steps(multiplier, t.cap, t.base, bonus), f"{points} points"])
-    return Breakdown("xuezhan", tuple(terms), formula, multiplier, points,
-                     multiplier.bit_length() - 1, multiplier, capped,
-                     *who_pays(method, feeder_pays, True))
+    formula = " → ".join(
+        [
+            f"{' '.join(factors)} = ×{multiplier}",
+            *money_steps(multiplier, t.cap, t.base, bonus),
+            f"{points} points",
+        ]
+    )
+    return Breakdown(
+        "xuezhan",
+        tuple(terms),
+        formula,
+        multiplier,
+        points,
+        multiplier.bit_length() - 1,
+        multiplier,
+        capped,
+        *who_pays(method, feeder_pays, True),
+    )
 
 
-def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules | None = None,
-             void: int | None = None, **kw: Any) -> bool:
+def is_ready(
+    concealed: Sequence[int],
+    melds: Sequence[Meld],
+    rules: Rules | None = None,
+    void: int | None = None,
+    **kw: Any,
+) -> bool:
     """听牌: holds no tile of ``void`` and some kind outside it completes the hand
     (kinds held four times excluded). A 花猪 is never ready.
 
@@ -504,12 +601,18 @@ def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules | Non
     if holds_void(concealed, melds, void) or suit_misses(concealed) == 15:
         return False  # a 花猪; or two suits fit no complete hand: no wait
     held = total_counts(concealed, melds)
-    return any(void is None or w // 9 != void
-               for w in waits(list(concealed), len(melds), held=held))
+    return any(
+        void is None or w // 9 != void for w in waits(list(concealed), len(melds), held=held)
+    )
 
 
-def ready_value(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules,
-                void: int | None = None, **kw: Any) -> int:
+def ready_value(
+    concealed: Sequence[int],
+    melds: Sequence[Meld],
+    rules: Rules,
+    void: int | None = None,
+    **kw: Any,
+) -> int:
     """查大叫: money per payer owed to a ready hand: the max over its waits of the
     multiplier as for a win (根, extras per ``extras_stack``) without 天胡, 地胡,
     海底捞月 and the bonuses, capped, × ``base``, no ``zimo_bonus``. 0 when not

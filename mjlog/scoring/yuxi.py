@@ -128,12 +128,21 @@ __all__ = [
 
 #: Every yuxi pattern key, in the order ``Score.patterns`` lists them.
 ORDER: tuple[str, ...] = (
-    "pinghu", "pengpenghu", "qingyise", "qidui", "longqidui",
-    "gangshanghua", "gangshangpao", "qiangganghu", "shilaotou",
+    "pinghu",
+    "pengpenghu",
+    "qingyise",
+    "qidui",
+    "longqidui",
+    "gangshanghua",
+    "gangshangpao",
+    "qiangganghu",
+    "shilaotou",
 )
 #: The Chinese names of the table above (docs/rules/yuxi.md, "Patterns": 小七对, 杠上花).
 NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in ORDER} | {
-    "qidui": "小七对", "gangshanghua": "杠上花"}
+    "qidui": "小七对",
+    "gangshanghua": "杠上花",
+}
 #: The seed's 番 per pattern.
 FAN: dict[str, int] = {k: 2 if k == "longqidui" else 1 for k in ORDER}
 #: Pattern families: each pattern → those every hand of it also is (direct containment;
@@ -166,8 +175,11 @@ def _column(ctx: WinContext, rules: Rules) -> tuple[int, bool]:
     """(column, feeder_pays) for the win's method."""
     if ctx.method is Method.SELF_DRAW:
         k = ctx.deciding_kong(rules["dian_gang_hua_link"]) if ctx.after_kong else None
-        if (k is not None and k.kind is MeldKind.EXPOSED_KONG
-                and rules["dian_gang_hua"] == "discarder_pays"):
+        if (
+            k is not None
+            and k.kind is MeldKind.EXPOSED_KONG
+            and rules["dian_gang_hua"] == "discarder_pays"
+        ):
             return DISCARD, True
         return SELF, False
     return DISCARD, False
@@ -196,8 +208,9 @@ def _doubled(base: int, n: int) -> int:
     return base * doubling
 
 
-def _legal(patterns: Sequence[str], units: int, rules: Rules, feeder_pays: bool = False,
-           col: int = SELF) -> Score:
+def _legal(
+    patterns: Sequence[str], units: int, rules: Rules, feeder_pays: bool = False, col: int = SELF
+) -> Score:
     points, capped = money(units, rules["cap"], rules["base"])
     return Score(
         legal=True,
@@ -278,13 +291,15 @@ def _plain_on_discard(ctx: WinContext, rules: Rules, unheeded: Sequence[str]) ->
         return _legal(["pinghu"], plain, rules, col=DISCARD)
     extra: dict[str, Any] = {"plain_points": money(plain, rules["cap"], rules["base"])[0]}
     if unheeded:
-        extra["why"] = (f"{'/'.join(NAMES[p] for p in unheeded)} does not count for it "
-                        f"(kong_wins_big = false)")
+        extra["why"] = (
+            f"{'/'.join(NAMES[p] for p in unheeded)} does not count for it (kong_wins_big = false)"
+        )
     return _illegal(Reason.PLAIN_ON_DISCARD, **extra)
 
 
-def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
-            feeder_pays: bool = False) -> Breakdown:
+def explain(
+    patterns: Sequence[str], method: Method | str, rules: Rules, feeder_pays: bool = False
+) -> Breakdown:
     """The breakdown of a legal yuxi win with these patterns (``Score.patterns``),
     won by ``method``; ``feeder_pays``: 点杠花 valued at the discard column.
 
@@ -298,8 +313,7 @@ def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
     """
     method = Method(method)
     patterns = tuple(patterns)
-    col = SELF if method in (Method.SELF_DRAW, Method.SHILAOTOU) and not feeder_pays \
-        else DISCARD
+    col = SELF if method in (Method.SELF_DRAW, Method.SHILAOTOU) and not feeder_pays else DISCARD
     base: tuple[str, int | None] | None
     if method is Method.SHILAOTOU:
         base = ("shilaotou", _shilaotou_units(rules))
@@ -308,8 +322,7 @@ def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
         if base is None and patterns == ("pinghu",) and col == DISCARD:
             base = ("pinghu", _plain_units(rules))  # a plain win in the last four
     if base is None or base[1] is None or not patterns:
-        raise ValueError(f"yuxi: {' '.join(patterns) or 'no pattern'} is no legal win "
-                         f"({method})")
+        raise ValueError(f"yuxi: {' '.join(patterns) or 'no pattern'} is no legal win ({method})")
     units = _doubled(base[1], len(patterns))
     points, capped = money(units, rules["cap"], rules["base"])
     terms, factors = [], [str(base[1])]
@@ -319,15 +332,25 @@ def explain(patterns: Sequence[str], method: Method | str, rules: Rules,
         else:
             terms.append(Term(p, NAMES.get(p, p), 1, 2, Role.DOUBLE))
             factors.append("2")
-    formula = " → ".join([f"{' × '.join(factors)} = {units}",
-                          *money_steps(units, rules["cap"], rules["base"])])
-    return Breakdown("yuxi", tuple(terms), formula, units, points,
-                     sum(FAN[p] for p in patterns), None, capped,
-                     *who_pays(method, feeder_pays, False))
+    formula = " → ".join(
+        [f"{' × '.join(factors)} = {units}", *money_steps(units, rules["cap"], rules["base"])]
+    )
+    return Breakdown(
+        "yuxi",
+        tuple(terms),
+        formula,
+        units,
+        points,
+        sum(FAN[p] for p in patterns),
+        None,
+        capped,
+        *who_pays(method, feeder_pays, False),
+    )
 
 
-def is_ready(concealed: Sequence[int], melds: Sequence[Meld], rules: Rules | None = None,
-             **kw: Any) -> bool:
+def is_ready(
+    concealed: Sequence[int], melds: Sequence[Meld], rules: Rules | None = None, **kw: Any
+) -> bool:
     """听牌: at least one kind completes the hand (kinds held four times excluded).
 
     >>> from mjlog.tiles import parse_counts

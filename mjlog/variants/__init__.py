@@ -32,8 +32,17 @@ from mjlog.variants.yuxi import YUXI
 if TYPE_CHECKING:
     from mjlog.rules import Rules
 
-__all__ = ["GREEN", "VARIANTS", "Variant", "get_variant", "wall_tiles", "break_position",
-           "next_dealer", "side_start", "horse_seat_number"]
+__all__ = [
+    "GREEN",
+    "VARIANTS",
+    "Variant",
+    "get_variant",
+    "wall_tiles",
+    "break_position",
+    "next_dealer",
+    "side_start",
+    "horse_seat_number",
+]
 
 #: Every variant by name, in the rulebook's order.
 VARIANTS: dict[str, Variant] = {v.name: v for v in (YUXI, XUEZHAN, HUANGMEI)}
@@ -58,8 +67,14 @@ def break_position(variant: str, dice: tuple[int, int], dealer: int, n: int, N: 
     return get_variant(variant).break_position(dice, dealer, n, N)
 
 
-def next_dealer(rules: Rules, dealer: int, winners: Sequence[int], first_batch: Sequence[int],
-                payer_of_first: int | None) -> int:
+def next_dealer(
+    rules: Rules,
+    dealer: int,
+    winners: Sequence[int],
+    first_batch: Sequence[int],
+    payer_of_first: int | None,
+) -> int:
     """The next hand's dealer (see :meth:`Variant.next_dealer`)."""
-    return get_variant(rules.variant).next_dealer(rules, dealer, winners, first_batch,
-                                                  payer_of_first)
+    return get_variant(rules.variant).next_dealer(
+        rules, dealer, winners, first_batch, payer_of_first
+    )

@@ -39,7 +39,7 @@ def horse_seat_number(tile: int) -> int:
     if tile < 27:
         return (tile % 9) % 4 + 1  # rank r: 1/5/9 → 1, 2/6 → 2, 3/7 → 3, 4/8 → 4
     if tile < 31:
-        return tile - 26           # 东南西北 → 1..4
+        return tile - 26  # 东南西北 → 1..4
     return {33: 1, 32: 2, 31: 3}[tile]  # 中 → 1, 发 → 2, 白 → 3
 
 
@@ -128,8 +128,14 @@ class Variant:
         the dice rolled for it (None when none are)."""
         return stream.below(rules.n), None
 
-    def next_dealer(self, rules: Rules, dealer: int, winners: Sequence[int],
-                    first_batch: Sequence[int], payer_of_first: int | None) -> int:
+    def next_dealer(
+        self,
+        rules: Rules,
+        dealer: int,
+        winners: Sequence[int],
+        first_batch: Sequence[int],
+        payer_of_first: int | None,
+    ) -> int:
         """The next hand's dealer: under ``dealer_rotation = fixed`` the next seat,
         whatever happened (a study design: two settings of a rule keep their dealers,
         hence their breaks, hand by hand); else :meth:`dealer_after`. The engine and
@@ -138,8 +144,14 @@ class Variant:
             return (dealer + 1) % rules.n
         return self.dealer_after(rules, dealer, winners, first_batch, payer_of_first)
 
-    def dealer_after(self, rules: Rules, dealer: int, winners: Sequence[int],
-                     first_batch: Sequence[int], payer_of_first: int | None) -> int:
+    def dealer_after(
+        self,
+        rules: Rules,
+        dealer: int,
+        winners: Sequence[int],
+        first_batch: Sequence[int],
+        payer_of_first: int | None,
+    ) -> int:
         """The next dealer as the variant's rules say, from the hand's result.
         ``first_batch``: the winners on the hand's first winning tile;
         ``payer_of_first``: its discarder or kong player (None for a self-draw or
@@ -181,8 +193,9 @@ class Variant:
         return False
 
     # ------------------------------------------------------------ money
-    def kong_money(self, state: Any, s: int, kind: str, t: int,
-                   late: bool) -> list[tuple[int, int, TransferReason]]:
+    def kong_money(
+        self, state: Any, s: int, kind: str, t: int, late: bool
+    ) -> list[tuple[int, int, TransferReason]]:
         """(payer, amount, reason) of the kong money seat ``s`` earns for a kong of
         ``kind`` on ``t`` that stands (``late``: a late added kong; the state pays
         nothing for one under ``late_added_kong = no_pay`` without asking)."""

@@ -45,15 +45,33 @@ from mjlog.variants.base import Variant, side_start
 
 #: the fan of every pattern (docs/rules/huangmei.md, "Fan")
 FAN = {
-    "pinghu": 1, "zimo": 1, "menqing": 1, "facai": 1, "facai_all": 8, "kadang": 1,
-    "bianzhang": 1, "dandiao": 1, "peng_zhongbai": 1, "minggang_shu": 1,
-    "anke_zhongbai": 2, "angang_shu": 2, "caishangkaihua": 2, "minggang_zhongbai": 3,
-    "angang_zhongbai": 4, "gangshanghua": 5, "qiangganghu": 5, "haidilaoyue": 5,
-    "qidui": 15, "pengpenghu": 15, "qingyise": 15, "hunyise": 15, "quanqiuren": 30,
+    "pinghu": 1,
+    "zimo": 1,
+    "menqing": 1,
+    "facai": 1,
+    "facai_all": 8,
+    "kadang": 1,
+    "bianzhang": 1,
+    "dandiao": 1,
+    "peng_zhongbai": 1,
+    "minggang_shu": 1,
+    "anke_zhongbai": 2,
+    "angang_shu": 2,
+    "caishangkaihua": 2,
+    "minggang_zhongbai": 3,
+    "angang_zhongbai": 4,
+    "gangshanghua": 5,
+    "qiangganghu": 5,
+    "haidilaoyue": 5,
+    "qidui": 15,
+    "pengpenghu": 15,
+    "qingyise": 15,
+    "hunyise": 15,
+    "quanqiuren": 30,
 }
 
 _T4 = {2: 1, 6: 1, 10: 1, 4: 3, 8: 3, 12: 3}  # dice sum → t with 4 players; others 2 (对家)
-_T3 = {4: 2, 8: 2, 12: 2}                     # with 3 players; others 1
+_T3 = {4: 2, 8: 2, 12: 2}  # with 3 players; others 1
 
 
 class Huangmei(Variant):
@@ -61,22 +79,43 @@ class Huangmei(Variant):
     title = "黄梅麻将"
     scorer = scorer
     bonus_tile = GREEN
-    rule_keys = tuple(common_keys(True) + [
-        bool_key("winds", True, "东南西北 in play; false = 120 tiles"),
-        int_key("min_fan", 2, "minimum fan to win", 0),
-        choice_key("payment", "linear", ("linear", "doubling"),
-                   "fan × base, or base × 2^min(fan − min_fan, doubling_cap)", money_only=True),
-        # A run from before the key under doubling paid base × 2^(fan − min_fan) and
-        # was only written when that fit the int32 money columns: fan − min_fan ≤ 30.
-        # Read without the key at 30, every such run replays exactly as it was paid.
-        int_key("doubling_cap", 10, "payment = doubling: the most doublings a win pays "
-                "(封顶 at base × 2^doubling_cap a payer)", 0, absent=30, money_only=True),
-        bool_key("menqing_on_discard", True,
-                 "门前清 counts on a discard win; false: not on a discard win (robbing a "
-                 "kong still counts)", absent=True),
-        bool_key("ziyise_hunyise", True, "an all-honor hand (字一色) counts as 混一色",
-                 absent=False),  # before the key, an all-honor hand earned neither
-    ] + [int_key(f"fan.{k}", v, f"fan of {k}") for k, v in FAN.items()])
+    rule_keys = tuple(
+        common_keys(True)
+        + [
+            bool_key("winds", True, "东南西北 in play; false = 120 tiles"),
+            int_key("min_fan", 2, "minimum fan to win", 0),
+            choice_key(
+                "payment",
+                "linear",
+                ("linear", "doubling"),
+                "fan × base, or base × 2^min(fan − min_fan, doubling_cap)",
+                money_only=True,
+            ),
+            # A run from before the key under doubling paid base × 2^(fan − min_fan) and
+            # was only written when that fit the int32 money columns: fan − min_fan ≤ 30.
+            # Read without the key at 30, every such run replays exactly as it was paid.
+            int_key(
+                "doubling_cap",
+                10,
+                "payment = doubling: the most doublings a win pays "
+                "(封顶 at base × 2^doubling_cap a payer)",
+                0,
+                absent=30,
+                money_only=True,
+            ),
+            bool_key(
+                "menqing_on_discard",
+                True,
+                "门前清 counts on a discard win; false: not on a discard win (robbing a "
+                "kong still counts)",
+                absent=True,
+            ),
+            bool_key(
+                "ziyise_hunyise", True, "an all-honor hand (字一色) counts as 混一色", absent=False
+            ),  # before the key, an all-honor hand earned neither
+        ]
+        + [int_key(f"fan.{k}", v, f"fan of {k}") for k, v in FAN.items()]
+    )
 
     def money_bound(self, rules: Rules) -> int | None:
         # a win's most fan
@@ -97,8 +136,7 @@ class Huangmei(Variant):
         side = (dealer + t) % n
         return (side_start(side, n, N) + 2 * min(dice)) % N
 
-    def first_dealer(self, rules: Rules,
-                     stream: Stream) -> tuple[int, tuple[int, ...] | None]:
+    def first_dealer(self, rules: Rules, stream: Stream) -> tuple[int, tuple[int, ...] | None]:
         rolls: list[int] = []
         tied = list(range(rules.n))
         while True:
@@ -112,8 +150,14 @@ class Huangmei(Variant):
             if len(tied) == 1:
                 return tied[0], tuple(rolls)
 
-    def dealer_after(self, rules: Rules, dealer: int, winners: Sequence[int],
-                     first_batch: Sequence[int], payer_of_first: int | None) -> int:
+    def dealer_after(
+        self,
+        rules: Rules,
+        dealer: int,
+        winners: Sequence[int],
+        first_batch: Sequence[int],
+        payer_of_first: int | None,
+    ) -> int:
         if not winners:
             return (dealer + 1) % rules.n
         return super().dealer_after(rules, dealer, winners, first_batch, payer_of_first)

@@ -48,16 +48,37 @@ from mjlog.variants.base import Variant
 
 #: the multiplier of every pattern (docs/rules/xuezhan.md, "Patterns")
 MULT = {
-    "pinghu": 1, "pengpenghu": 2, "qingyise": 4, "qidui": 4, "jingougou": 4,
-    "qingpeng": 8, "longqidui": 8, "qingqidui": 16, "qingjingougou": 16,
-    "shuanglongqidui": 16, "qinglongqidui": 32, "sanlongqidui": 32,
-    "shibaluohan": 64, "qingshuanglongqidui": 64, "qingsanlongqidui": 128,
+    "pinghu": 1,
+    "pengpenghu": 2,
+    "qingyise": 4,
+    "qidui": 4,
+    "jingougou": 4,
+    "qingpeng": 8,
+    "longqidui": 8,
+    "qingqidui": 16,
+    "qingjingougou": 16,
+    "shuanglongqidui": 16,
+    "qinglongqidui": 32,
+    "sanlongqidui": 32,
+    "shibaluohan": 64,
+    "qingshuanglongqidui": 64,
+    "qingsanlongqidui": 128,
     "qingshibaluohan": 256,
     # bonuses and roots
-    "gen": 2, "qiangganghu": 2, "gangshanghua": 2, "gangshangpao": 2,
+    "gen": 2,
+    "qiangganghu": 2,
+    "gangshanghua": 2,
+    "gangshangpao": 2,
     # optional patterns (extras), in the rulebook's order
-    "daiyaojiu": 4, "duanyaojiu": 2, "qingyaojiu": 16, "jiangdui": 8,
-    "jiangjingougou": 16, "menqing": 2, "tianhu": 32, "dihu": 32, "haidilaoyue": 2,
+    "daiyaojiu": 4,
+    "duanyaojiu": 2,
+    "qingyaojiu": 16,
+    "jiangdui": 8,
+    "jiangjingougou": 16,
+    "menqing": 2,
+    "tianhu": 32,
+    "dihu": 32,
+    "haidilaoyue": 2,
 }
 
 
@@ -69,25 +90,56 @@ class Xuezhan(Variant):
     has_void = True
     blood_battle = True
     pon_lock = True
-    rule_keys = tuple(common_keys(False) + [
-        choice_key("first_dealer", "seat0", ("seat0", "random"), "first dealer of a match"),
-        int_key("cap", 16, "封顶: maximum multiplier per payer", 1, money_only=True),
-        RuleKey("extras", (), "list", XUEZHAN_EXTRAS, "enabled optional patterns"),
-        choice_key("extras_stack", "separate", ("separate", "multiply"),
-                   "enabled extras are candidate main patterns, or multiply in"),
-        choice_key("zimo_bonus", "none", ("none", "add_base", "double"), "self-draw bonus",
-                   money_only=True),
-        choice_key("dian_gang_hua", "discarder_pays", ("discarder_pays", "self_draw"),
-                   "点杠花: the feeder pays alone, or every active player pays"),
-        choice_key("dian_gang_hua_link", "last", ("last", "first"),
-                   "in a chain of kongs, which kong decides 点杠花", absent="last"),
-        bool_key("void_first", False,
-                 "打缺: while holding a void-suit tile, discard only void-suit tiles",
-                 absent=False),
-        bool_key("call_transfer", False,
-                 "呼叫转移: on 杠上炮 the kong money goes to the winner", money_only=True),
-    ] + [RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k}", money_only=True)
-         for k, v in MULT.items()])
+    rule_keys = tuple(
+        common_keys(False)
+        + [
+            choice_key("first_dealer", "seat0", ("seat0", "random"), "first dealer of a match"),
+            int_key("cap", 16, "封顶: maximum multiplier per payer", 1, money_only=True),
+            RuleKey("extras", (), "list", XUEZHAN_EXTRAS, "enabled optional patterns"),
+            choice_key(
+                "extras_stack",
+                "separate",
+                ("separate", "multiply"),
+                "enabled extras are candidate main patterns, or multiply in",
+            ),
+            choice_key(
+                "zimo_bonus",
+                "none",
+                ("none", "add_base", "double"),
+                "self-draw bonus",
+                money_only=True,
+            ),
+            choice_key(
+                "dian_gang_hua",
+                "discarder_pays",
+                ("discarder_pays", "self_draw"),
+                "点杠花: the feeder pays alone, or every active player pays",
+            ),
+            choice_key(
+                "dian_gang_hua_link",
+                "last",
+                ("last", "first"),
+                "in a chain of kongs, which kong decides 点杠花",
+                absent="last",
+            ),
+            bool_key(
+                "void_first",
+                False,
+                "打缺: while holding a void-suit tile, discard only void-suit tiles",
+                absent=False,
+            ),
+            bool_key(
+                "call_transfer",
+                False,
+                "呼叫转移: on 杠上炮 the kong money goes to the winner",
+                money_only=True,
+            ),
+        ]
+        + [
+            RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k}", money_only=True)
+            for k, v in MULT.items()
+        ]
+    )
 
     def money_bound(self, rules: Rules) -> int | None:
         cap: int = rules["cap"]
@@ -108,8 +160,7 @@ class Xuezhan(Variant):
     def wall_tiles(self, rules: Rules) -> tuple[int, ...]:
         return tile_set(108)
 
-    def first_dealer(self, rules: Rules,
-                     stream: Stream) -> tuple[int, tuple[int, ...] | None]:
+    def first_dealer(self, rules: Rules, stream: Stream) -> tuple[int, tuple[int, ...] | None]:
         if rules["first_dealer"] == "seat0":
             return 0, None
         return super().first_dealer(rules, stream)
@@ -124,8 +175,10 @@ class Xuezhan(Variant):
         return bool(sc.multiplier <= lock)  # the lock: the multiplier passed
 
     def pass_lock_text(self, seat: int, lock: Any) -> str:
-        return (f"过手胡: S{seat} passed a win worth ×{lock} since its last draw; only a "
-                f"bigger one may be taken")
+        return (
+            f"过手胡: S{seat} passed a win worth ×{lock} since its last draw; only a "
+            f"bigger one may be taken"
+        )
 
     def void_first(self, rules: Rules) -> bool:
         return bool(rules["void_first"])
@@ -133,8 +186,9 @@ class Xuezhan(Variant):
     def call_transfer(self, rules: Rules) -> bool:
         return bool(rules["call_transfer"])
 
-    def kong_money(self, state: Any, s: int, kind: str, t: int,
-                   late: bool) -> list[tuple[int, int, TransferReason]]:
+    def kong_money(
+        self, state: Any, s: int, kind: str, t: int, late: bool
+    ) -> list[tuple[int, int, TransferReason]]:
         rules = state.rules
         base = rules["base"]
         if kind == "exposed":
@@ -154,9 +208,13 @@ class Xuezhan(Variant):
         n, rules = state.n, state.rules
         out = []
         pig = {s: state.holds_void(s) for s in range(n)}
-        ready = {s: not pig[s] and scorer.is_ready(
-            tuple(state.hands[s]), tuple(state.melds[s]), rules, void=state.void[s])
-            for s in act}
+        ready = {
+            s: not pig[s]
+            and scorer.is_ready(
+                tuple(state.hands[s]), tuple(state.melds[s]), rules, void=state.void[s]
+            )
+            for s in act
+        }
         for s in act:  # 退税
             if not ready[s]:
                 for payer, payee, amount, _t in state.ledger.kong_receipts:
@@ -170,9 +228,13 @@ class Xuezhan(Variant):
                         out.append(transfer(s, o, cap, TransferReason.FLOWER_PIG))
         payers = [s for s in act if not ready[s] and not pig[s]]
         if payers:  # 查大叫: only then is what a ready hand is owed needed
-            value = {r: scorer.ready_value(tuple(state.hands[r]), tuple(state.melds[r]),
-                                           rules, void=state.void[r])
-                     for r in act if ready[r]}  # positive exactly when ready
+            value = {
+                r: scorer.ready_value(
+                    tuple(state.hands[r]), tuple(state.melds[r]), rules, void=state.void[r]
+                )
+                for r in act
+                if ready[r]
+            }  # positive exactly when ready
             for s in payers:
                 for r in value:
                     out.append(transfer(s, r, value[r], TransferReason.NOT_READY))

@@ -71,29 +71,64 @@ class Yuxi(Variant):
     scorer = scorer
     pass_locks = True
     forced_tiles = 4
-    rule_keys = tuple(common_keys(True) + [
-        bool_key("honors", True, "136 tiles with honors; false = 108 (disables 十老头)"),
-        choice_key("dealer_on_draw", "stay", ("stay", "next"), "dealer after a drawn hand"),
-        choice_key("pass_hu_lock", "until_next_draw", ("until_next_draw", "none"),
-                   "弃胡: passing a win locks discard wins until the next draw"),
-        bool_key("last4_plain_on_discard", False,
-                 "in the last four tiles a plain hand may win on a discard"),
-        int_key("cap", 64, "maximum points per payer", 1, money_only=True),
-        choice_key("dian_gang_hua", "discarder_pays", ("discarder_pays", "self_draw"),
-                   "点杠花: who pays a win on an exposed kong's replacement"),
-        choice_key("dian_gang_hua_link", "last", ("last", "first"),
-                   "in a chain of kongs, which kong decides 点杠花", absent="last"),
-        choice_key("bugang_payer", "pon_feeder", ("pon_feeder", "each_other"),
-                   "转弯杠 money: the pon's feeder pays 2, or each other player pays 1",
-                   money_only=True),
-        bool_key("kong_wins_big", True,
-                 "杠上炮 and 抢杠胡 let a plain hand win on that discard or rob", absent=True),
-        choice_key("chadajiao_value", "best_self_draw", ("best_self_draw", "best_discard", "flat"),
-                   "查大叫: what a ready hand is owed at an exhaustive draw",
-                   absent="best_self_draw", money_only=True),
-        int_key("horses", 0, "买马: horses turned after a win (0 = off)", 0, 20),
-    ] + [RuleKey(f"points.{k}", v, "pair", doc=f"points per payer for {k}: self-draw/discard")
-         for k, v in POINTS.items()])
+    rule_keys = tuple(
+        common_keys(True)
+        + [
+            bool_key("honors", True, "136 tiles with honors; false = 108 (disables 十老头)"),
+            choice_key("dealer_on_draw", "stay", ("stay", "next"), "dealer after a drawn hand"),
+            choice_key(
+                "pass_hu_lock",
+                "until_next_draw",
+                ("until_next_draw", "none"),
+                "弃胡: passing a win locks discard wins until the next draw",
+            ),
+            bool_key(
+                "last4_plain_on_discard",
+                False,
+                "in the last four tiles a plain hand may win on a discard",
+            ),
+            int_key("cap", 64, "maximum points per payer", 1, money_only=True),
+            choice_key(
+                "dian_gang_hua",
+                "discarder_pays",
+                ("discarder_pays", "self_draw"),
+                "点杠花: who pays a win on an exposed kong's replacement",
+            ),
+            choice_key(
+                "dian_gang_hua_link",
+                "last",
+                ("last", "first"),
+                "in a chain of kongs, which kong decides 点杠花",
+                absent="last",
+            ),
+            choice_key(
+                "bugang_payer",
+                "pon_feeder",
+                ("pon_feeder", "each_other"),
+                "转弯杠 money: the pon's feeder pays 2, or each other player pays 1",
+                money_only=True,
+            ),
+            bool_key(
+                "kong_wins_big",
+                True,
+                "杠上炮 and 抢杠胡 let a plain hand win on that discard or rob",
+                absent=True,
+            ),
+            choice_key(
+                "chadajiao_value",
+                "best_self_draw",
+                ("best_self_draw", "best_discard", "flat"),
+                "查大叫: what a ready hand is owed at an exhaustive draw",
+                absent="best_self_draw",
+                money_only=True,
+            ),
+            int_key("horses", 0, "买马: horses turned after a win (0 = off)", 0, 20),
+        ]
+        + [
+            RuleKey(f"points.{k}", v, "pair", doc=f"points per payer for {k}: self-draw/discard")
+            for k, v in POINTS.items()
+        ]
+    )
 
     def patterns(self, rules: Rules | None = None) -> tuple[str, ...]:
         """Its scorer's table; without honors, no 十老头."""
@@ -102,8 +137,14 @@ class Yuxi(Variant):
     def wall_tiles(self, rules: Rules) -> tuple[int, ...]:
         return tile_set(136 if rules["honors"] else 108)
 
-    def dealer_after(self, rules: Rules, dealer: int, winners: Sequence[int],
-                     first_batch: Sequence[int], payer_of_first: int | None) -> int:
+    def dealer_after(
+        self,
+        rules: Rules,
+        dealer: int,
+        winners: Sequence[int],
+        first_batch: Sequence[int],
+        payer_of_first: int | None,
+    ) -> int:
         if not winners:
             return (dealer + 1) % rules.n if rules["dealer_on_draw"] == "next" else dealer
         if len(first_batch) == 1:
@@ -133,8 +174,9 @@ class Yuxi(Variant):
     def pass_lock_text(self, seat: int, lock: Any) -> str:
         return f"弃胡: S{seat} passed a win since its last draw; discard wins wait for its draw"
 
-    def kong_money(self, state: Any, s: int, kind: str, t: int,
-                   late: bool) -> list[tuple[int, int, TransferReason]]:
+    def kong_money(
+        self, state: Any, s: int, kind: str, t: int, late: bool
+    ) -> list[tuple[int, int, TransferReason]]:
         rules = state.rules
         base = rules["base"]
         if kind == "exposed":
@@ -151,10 +193,17 @@ class Yuxi(Variant):
 
     def settle_exhaustion(self, state: Any) -> list[Event]:
         n, rules = state.n, state.rules
-        value = [scorer.ready_value(tuple(state.hands[s]), tuple(state.melds[s]), rules)
-                 for s in range(n)]
-        return [transfer(p, r, value[r], TransferReason.NOT_READY)
-                for p in range(n) if not value[p] for r in range(n) if value[r]]
+        value = [
+            scorer.ready_value(tuple(state.hands[s]), tuple(state.melds[s]), rules)
+            for s in range(n)
+        ]
+        return [
+            transfer(p, r, value[r], TransferReason.NOT_READY)
+            for p in range(n)
+            if not value[p]
+            for r in range(n)
+            if value[r]
+        ]
 
 
 YUXI = Yuxi()

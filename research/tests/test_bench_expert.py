@@ -28,14 +28,22 @@ def test_a_budget_spec_gets_its_own_fragment():
     assert "-" not in b.budget_fragment(0, "expert:policy=strategic;z=-1")
 
 
-@pytest.mark.parametrize("spec, needle", [
-    ("greedy", "not an expert agent"),
-    ("expert:shantn=2", "unknown expert parameter 'shantn'"),
-    ("expert:rollouts=-3", "rollouts"),
-])
+@pytest.mark.parametrize(
+    "spec, needle",
+    [
+        ("greedy", "not an expert agent"),
+        ("expert:shantn=2", "unknown expert parameter 'shantn'"),
+        ("expert:rollouts=-3", "rollouts"),
+    ],
+)
 def test_a_bad_budget_spec_is_refused_before_any_part_runs(spec, needle, tmp_path):
-    r = subprocess.run([sys.executable, str(SCRIPT), "--parts", "budget", "--budget-spec", spec,
-                        "yuxi"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, str(SCRIPT), "--parts", "budget", "--budget-spec", spec, "yuxi"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 2
     assert needle in r.stderr
     assert "Traceback" not in r.stderr
@@ -55,11 +63,17 @@ def test_conclusions_at_a_fresh_seed_pair_with_strategic_played_on_the_same_wall
     assert {r[1] for r in rows} >= {"dealer_advantage", "draw_rate"}
     # exactly 0 apart; a rate on a handful of events keeps an interval (analysis.rates:
     # the same few events on both sides are no certainty about the rates)
-    assert all(r[3] == r[4] and r[5].startswith("+0.0000 [+0.0000" if not
-                                                r[2].startswith("share of ") else "+0.0000 [")
-               for r in rows), rows
+    assert all(
+        r[3] == r[4]
+        and r[5].startswith("+0.0000 [+0.0000" if not r[2].startswith("share of ") else "+0.0000 [")
+        for r in rows
+    ), rows
     assert all(r[-1] == "2 |" for r in rows)
     cells = skill.split(" | ")  # same walls: the bootstrap pairs the matches, so exactly 0
     assert cells[1] == cells[2] and cells[3] == "+0.000 [+0.000, +0.000]"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "skill4711-yuxi-expert", "skill4711-yuxi-strategic", "strategic4711-yuxi", "yuxi-4711"]
+        "skill4711-yuxi-expert",
+        "skill4711-yuxi-strategic",
+        "strategic4711-yuxi",
+        "yuxi-4711",
+    ]

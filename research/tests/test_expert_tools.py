@@ -36,8 +36,12 @@ def test_calibration_plays_the_truth_on_the_real_tiles():
 
     rules = Rules("xuezhan")
     rows = calibrate("xuezhan", hands=3, samples=2, specs=("expert", "expert:tilt=0.4"))
-    real = {h: play_hand(rules, make_agents(["strategic"] * 4), seed=2026, match=h, hand=0,
-                         dealer=h % 4).state.deltas[0] for h in range(3)}
+    real = {
+        h: play_hand(
+            rules, make_agents(["strategic"] * 4), seed=2026, match=h, hand=0, dealer=h % 4
+        ).state.deltas[0]
+        for h in range(3)
+    }
     assert len({r["hand"] for r in rows}) == 3 and len(rows) > 20
     assert all(r["pick_points"] == real[r["hand"]] for r in rows)
     assert any(r["truth"] != 0 for r in rows)
@@ -62,8 +66,12 @@ def test_calibration_weighs_the_plans_strategic_passes_over():
     kinds = {r["kind"] for r in rows}
     assert {k for k in kinds if "plan:" not in k} == {r["kind"] for r in plain}
     assert any(k.startswith("discard→plan:") for k in kinds)
-    real = {h: play_hand(Rules("yuxi"), make_agents(["strategic"] * 4), seed=2026, match=h,
-                         hand=0, dealer=h % 4).state.deltas[0] for h in (3, 4)}
+    real = {
+        h: play_hand(
+            Rules("yuxi"), make_agents(["strategic"] * 4), seed=2026, match=h, hand=0, dealer=h % 4
+        ).state.deltas[0]
+        for h in (3, 4)
+    }
     assert all(r["pick_points"] == real[r["hand"]] for r in rows)
 
 
@@ -110,10 +118,12 @@ def test_budget_prices_search_settings_on_one_calibration():
     assert loose["overrules"] > 0 and 2.0 <= loose["samples"] <= 4.0
     assert loose["first_lo"] <= loose["first"] <= loose["first_hi"]
     # by hand, with leads chosen so the rule's outcome is plain
-    toy = [{"hand": 0, "decision": 1, "truth": 5, "leads": {"e": [3, 3, 3]}},
-           {"hand": 0, "decision": 1, "truth": -2, "leads": {"e": [1, 1, 1]}},
-           {"hand": 0, "decision": 4, "truth": -1, "leads": {"e": [2, 2, 2]}},
-           {"hand": 2, "decision": 2, "truth": 7, "leads": {"e": [-1, -1, -1]}}]
+    toy = [
+        {"hand": 0, "decision": 1, "truth": 5, "leads": {"e": [3, 3, 3]}},
+        {"hand": 0, "decision": 1, "truth": -2, "leads": {"e": [1, 1, 1]}},
+        {"hand": 0, "decision": 4, "truth": -1, "leads": {"e": [2, 2, 2]}},
+        {"hand": 2, "decision": 2, "truth": 7, "leads": {"e": [-1, -1, -1]}},
+    ]
     b = budget(toy, hands=[0, 1, 2], settings=[(3, 3, 2.0)])[0]
     assert (b["overrules"], b["decisions"]) == (2, 3)
     assert b["first"] == pytest.approx(5 / 3) and b["total"] == pytest.approx(4 / 3)
@@ -125,8 +135,7 @@ def test_seeing_samples_the_real_hands_and_a_shuffled_wall(variant):
     the real undrawn tiles, in an order of its stream's; the agent's own samples
     (checked above) never read them."""
     rules = Rules(variant)
-    played = play_hand(rules, make_agents(["strategic"] * 4), seed=5, match=0, hand=0,
-                       dealer=0)
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=5, match=0, hand=0, dealer=0)
     events, wall = played.state.events, list(played.state.wall)
     reordered = 0
     for k in list(_seat0_discards(events))[:3]:
@@ -150,16 +159,20 @@ def test_ready_seeing_knows_the_ready_hands_only(variant, tilt):
     spec = f"expert:tilt={tilt}"
     found = 0
     for seed in range(2, 40):
-        played = play_hand(rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0,
-                           dealer=0)
+        played = play_hand(
+            rules, make_agents(["strategic"] * 4), seed=seed, match=0, hand=0, dealer=0
+        )
         events, wall = played.state.events, list(played.state.wall)
         for k in list(_seat0_discards(events))[::2]:
             if found >= 3:
                 break
             st = _replay(rules, wall, 0, events, k)
             view = SeatView(st, 0)
-            ready = [s for s in (1, 2, 3) if not st.won[s]
-                     and shanten(st.hands[s], len(st.melds[s])) == 0]
+            ready = [
+                s
+                for s in (1, 2, 3)
+                if not st.won[s] and shanten(st.hands[s], len(st.melds[s])) == 0
+            ]
             unready = [s for s in (1, 2, 3) if not st.won[s] and s not in ready]
             if not (ready and unready):
                 continue
@@ -201,6 +214,7 @@ def test_head_to_head_pairs_two_agents_hand_by_hand():
     """The gap is one agent's edge less the other's on the same hands: against
     strategic itself (edge exactly 0) it is the agent's own edge."""
     from research.expert_ab import head_to_head
+
     r = head_to_head("yuxi", "greedy", "strategic", hands=3, seed=3)
     assert r["other"]["per_hand"] == [0, 0, 0] and r["agent"]["diff"] != 0
     assert r["gap"]["diff"] == pytest.approx(r["agent"]["diff"])

@@ -32,8 +32,13 @@ def test_learning_beats_the_uniform_reading_on_unseen_hands():
 
 
 def _learner(args, cwd):
-    return subprocess.run([sys.executable, "-m", "research.reading_fit", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "research.reading_fit", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_the_learner_prints_or_writes_its_reading(tmp_path):
@@ -43,6 +48,10 @@ def test_the_learner_prints_or_writes_its_reading(tmp_path):
     assert doc["features"] == list(FEATURES) and len(doc["beta"]) == len(doc["features"])
     assert not list(tmp_path.iterdir())  # asked for no file, wrote none
     out = tmp_path / "r.json"
-    assert _learner(["--variant", "yuxi", "--hands", "5", "--seed", "3", "--out", str(out)],
-                    tmp_path).returncode == 0
+    assert (
+        _learner(
+            ["--variant", "yuxi", "--hands", "5", "--seed", "3", "--out", str(out)], tmp_path
+        ).returncode
+        == 0
+    )
     assert json.loads(out.read_text()) == doc  # the same hands, the same reading

@@ -23,10 +23,20 @@ PATTERN_SWEEPS = [
     # (a 混一色 hand keeps its honors at fan 1, a pure one throws them at fan 40),
     # which takes more hands to resolve; they are short ones
     ("huangmei", "qingyise", ("fan.qingyise=1",), ("fan.qingyise=40",), 600),
-    ("yuxi", "qidui", ("points.qidui=1/1", "points.longqidui=1/1"),
-     ("points.qidui=12/16", "points.longqidui=24/28"), HANDS),
-    ("xuezhan", "qidui", ("mult.qidui=1", "mult.longqidui=1"),
-     ("mult.qidui=16", "mult.longqidui=16"), HANDS),
+    (
+        "yuxi",
+        "qidui",
+        ("points.qidui=1/1", "points.longqidui=1/1"),
+        ("points.qidui=12/16", "points.longqidui=24/28"),
+        HANDS,
+    ),
+    (
+        "xuezhan",
+        "qidui",
+        ("mult.qidui=1", "mult.longqidui=1"),
+        ("mult.qidui=16", "mult.longqidui=16"),
+        HANDS,
+    ),
     ("huangmei", "qidui", ("fan.qidui=1",), ("fan.qidui=40",), HANDS),
 ]
 
@@ -37,9 +47,18 @@ def _run(variant: str, hands: int, sets: tuple = ()) -> dict:
     return behaviour(variant, ["strategic"], hands, seed=SEED, sets=sets)
 
 
-@pytest.mark.parametrize("variant,family,low,high,hands", PATTERN_SWEEPS,
-                         ids=["yuxi-qingyise", "xuezhan-qingyise", "huangmei-qingyise",
-                              "yuxi-qidui", "xuezhan-qidui", "huangmei-qidui"])
+@pytest.mark.parametrize(
+    "variant,family,low,high,hands",
+    PATTERN_SWEEPS,
+    ids=[
+        "yuxi-qingyise",
+        "xuezhan-qingyise",
+        "huangmei-qingyise",
+        "yuxi-qidui",
+        "xuezhan-qidui",
+        "huangmei-qidui",
+    ],
+)
 def test_paying_more_for_a_pattern_raises_its_win_share(variant, family, low, high, hands):
     a, b = _run(variant, hands, low), _run(variant, hands, high)
     diff, lo, hi = share_diff(a, b, family)
@@ -50,7 +69,7 @@ def test_a_closed_route_that_pays_lowers_the_pon_rate():
     # yuxi: a plain hand wins only by self-draw; when 七对 pays more than a plain
     # hand, a closed hand keeps that route: it plays for seven pairs more often, and
     # otherwise pons only for a step of shanten, not for acceptance alone
-    (_v, _f, low, high, hands), = [s for s in PATTERN_SWEEPS if s[:2] == ("yuxi", "qidui")]
+    ((_v, _f, low, high, hands),) = [s for s in PATTERN_SWEEPS if s[:2] == ("yuxi", "qidui")]
     diff, lo, hi = rate_diff(_run("yuxi", hands, low), _run("yuxi", hands, high), "pons")
     assert hi < 0, (diff, lo, hi)
 
@@ -61,8 +80,13 @@ def test_a_lower_cap_lowers_the_share_of_wins_above_it():
     assert hi < 0, (diff, lo, hi)
 
 
-KONGS_WORTHLESS = ["fan.minggang_shu=0", "fan.angang_shu=0", "fan.minggang_zhongbai=0",
-                   "fan.angang_zhongbai=0", "fan.gangshanghua=0"]
+KONGS_WORTHLESS = [
+    "fan.minggang_shu=0",
+    "fan.angang_shu=0",
+    "fan.minggang_zhongbai=0",
+    "fan.angang_zhongbai=0",
+    "fan.gangshanghua=0",
+]
 
 
 def test_worthless_kongs_lower_the_kong_rate():

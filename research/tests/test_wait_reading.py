@@ -53,8 +53,10 @@ def test_the_gradient_is_the_loss_s_own(yuxi):
     for i in (1, 8, 15):
         e = np.zeros(F)
         e[i] = 1e-6
-        fd = (wait_reading._nll(beta + e, X, W, L, 1e-3)[0]
-              - wait_reading._nll(beta - e, X, W, L, 1e-3)[0]) / 2e-6
+        fd = (
+            wait_reading._nll(beta + e, X, W, L, 1e-3)[0]
+            - wait_reading._nll(beta - e, X, W, L, 1e-3)[0]
+        ) / 2e-6
         assert g[i] == pytest.approx(fd, rel=1e-4, abs=1e-4)
 
 
@@ -89,13 +91,31 @@ def test_auc_counts_the_pairs(yuxi):
 
 
 def test_the_command_prints_the_table(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "research.wait_reading", "--variant", "xuezhan",
-                        "--hands", "20", "--seed", "4"], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "research.wait_reading",
+            "--variant",
+            "xuezhan",
+            "--hands",
+            "20",
+            "--seed",
+            "4",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("xuezhan, seed 4: learned on hands 0–15")
     assert [ln.split(" | ")[0] for ln in lines[3:]] == [
-        "| uniform", "| tile reading", "| wait reading", "| strategic's danger rule",
-        "| the true hand"]
+        "| uniform",
+        "| tile reading",
+        "| wait reading",
+        "| strategic's danger rule",
+        "| the true hand",
+    ]
     assert not list(tmp_path.iterdir())  # it writes nothing

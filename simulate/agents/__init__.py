@@ -30,10 +30,25 @@ from simulate.agents.registry import (
 )
 from simulate.agents.strategic import StrategicAgent
 
-for _name, _cls in (("random", RandomAgent), ("greedy", GreedyAgent),
-                    ("efficient", EfficientAgent), ("strategic", StrategicAgent),
-                    ("expert", ExpertAgent)):
+for _name, _cls in (
+    ("random", RandomAgent),
+    ("greedy", GreedyAgent),
+    ("efficient", EfficientAgent),
+    ("strategic", StrategicAgent),
+    ("expert", ExpertAgent),
+):
     register(_name)(_cls)
 
-__all__ = ["register", "make_agent", "make_agents", "parse_spec", "agent_names", "agent_entry",
-           "RandomAgent", "GreedyAgent", "EfficientAgent", "StrategicAgent", "ExpertAgent"]
+__all__ = [
+    "register",
+    "make_agent",
+    "make_agents",
+    "parse_spec",
+    "agent_names",
+    "agent_entry",
+    "RandomAgent",
+    "GreedyAgent",
+    "EfficientAgent",
+    "StrategicAgent",
+    "ExpertAgent",
+]

@@ -39,8 +39,8 @@ def without_void(hand: list[int], void: int | None) -> tuple[list[int], int]:
     if void is None:
         return hand, 0
     h = hand[:]
-    k = sum(h[9 * void: 9 * void + 9])
-    h[9 * void: 9 * void + 9] = [0] * 9
+    k = sum(h[9 * void : 9 * void + 9])
+    h[9 * void : 9 * void + 9] = [0] * 9
     return h, k
 
 
@@ -108,8 +108,9 @@ class EfficientCore:
         h[t] += 3
         return sh1 <= sh0
 
-    def own_kong_helps(self, view: SeatView, o: Event, best_sh: int, unseen,
-                       slack: int = 0) -> bool:
+    def own_kong_helps(
+        self, view: SeatView, o: Event, best_sh: int, unseen, slack: int = 0
+    ) -> bool:
         """A concealed or added kong that keeps shanten within ``slack`` of the best."""
         hand = view.hand
         nm = len(view.melds[view.seat])

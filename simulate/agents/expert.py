@@ -100,12 +100,34 @@ from simulate.agents.reading import coefficients, utilities
 from simulate.agents.rollouts import Fold, rollout_agents
 from simulate.agents.strategic import StrategicAgent
 
-DEFAULTS = {"rollouts": 8, "most": 8, "candidates": 3, "shanten": 1, "policy": "efficient",
-            "own": "strategic", "z": 2.0, "fold": 0, "read": 0, "tries": 4, "confirm": 0,
-            "tilt": 0.35, "steps": 300, "plans": 0, "reading": 0}
+DEFAULTS = {
+    "rollouts": 8,
+    "most": 8,
+    "candidates": 3,
+    "shanten": 1,
+    "policy": "efficient",
+    "own": "strategic",
+    "z": 2.0,
+    "fold": 0,
+    "read": 0,
+    "tries": 4,
+    "confirm": 0,
+    "tilt": 0.35,
+    "steps": 300,
+    "plans": 0,
+    "reading": 0,
+}
 POLICIES = ("quick", "greedy", "efficient", "strategic")
-_MINIMUM = {"rollouts": 0, "most": 0, "candidates": 2, "shanten": -1, "z": 0.0, "tries": 1,
-            "tilt": 0.0, "steps": 0}
+_MINIMUM = {
+    "rollouts": 0,
+    "most": 0,
+    "candidates": 2,
+    "shanten": -1,
+    "z": 0.0,
+    "tries": 1,
+    "tilt": 0.0,
+    "steps": 0,
+}
 #: the search stream's tag beside the hand stream's first draw
 _SEARCH = 0x5EA7C4
 
@@ -118,8 +140,9 @@ def _check(k: str, v) -> str | None:
 
 
 def _parse(params: dict) -> dict:
-    return parse_params("expert", params, DEFAULTS, choices={"policy": POLICIES, "own": POLICIES},
-                        check=_check)
+    return parse_params(
+        "expert", params, DEFAULTS, choices={"policy": POLICIES, "own": POLICIES}, check=_check
+    )
 
 
 def _lead(alt: list[int], pick: list[int]) -> tuple[float, float]:
@@ -215,8 +238,9 @@ class ExpertAgent:
         return out
 
     # ------------------------------------------------------------ what to compare
-    def candidates(self, view: SeatView, options: Sequence[Event | None],
-                   pick: Event | None) -> list[Event | None]:
+    def candidates(
+        self, view: SeatView, options: Sequence[Event | None], pick: Event | None
+    ) -> list[Event | None]:
         """The choices worth playing out, strategic's ``pick`` first."""
         if len(options) < 2 or (options[0] is not None and options[0].type == VOID):
             return [pick]
@@ -246,8 +270,9 @@ class ExpertAgent:
                     break  # a kong decision: against the best discard
         return out
 
-    def other_plans(self, view: SeatView, options: Sequence[Event | None],
-                    pick: Event | None) -> list[tuple[Event, str]]:
+    def other_plans(
+        self, view: SeatView, options: Sequence[Event | None], pick: Event | None
+    ) -> list[tuple[Event, str]]:
         """With ``plans`` on, at a discard (not a void-suit one), at any shanten:
         each plan strategic weighs there but does not choose (the plain hand, 七对,
         one suit, 碰碰胡, as :meth:`StrategicAgent.plan_options` finds them
@@ -276,14 +301,16 @@ class ExpertAgent:
                     continue
                 seen.add(p)
                 b.rng = copy(stream)
-                out.append((b.discard(view, discards, ranked, unseen, p, suit, slack, R),
-                            f"plan:{p}"))
+                out.append(
+                    (b.discard(view, discards, ranked, unseen, p, suit, slack, R), f"plan:{p}")
+                )
         finally:
             b.rng = stream
         return out
 
-    def safest(self, view: SeatView, options: Sequence[Event | None],
-               pick: Event | None) -> Event | None:
+    def safest(
+        self, view: SeatView, options: Sequence[Event | None], pick: Event | None
+    ) -> Event | None:
         """The first discard of the fold plan (:class:`Fold`), when ``fold`` is on,
         strategic's pick is a discard (not a void-suit one) and an opponent looks
         dangerous to strategic; else None."""
@@ -327,8 +354,14 @@ class ExpertAgent:
                 return plans[0][0]
         return plans[best][0]
 
-    def playouts(self, view: SeatView, plans: list[tuple[Event | None, str]], base: int,
-                 first: int, count: int) -> list[list[int]]:
+    def playouts(
+        self,
+        view: SeatView,
+        plans: list[tuple[Event | None, str]],
+        base: int,
+        first: int,
+        count: int,
+    ) -> list[list[int]]:
         """Points of each plan on samples ``first`` … ``first + count − 1`` of the
         decision's stream ``base``: every plan meets the same samples and the same
         rollout streams (a sample that cannot be drawn is left out of all), whichever
@@ -345,8 +378,9 @@ class ExpertAgent:
             for j, ((c, own), pts) in enumerate(zip(plans, points, strict=True)):
                 if j:
                     st = rebuild(view, history, wall)  # the read was checked on the sample
-                agents = rollout_agents(self.params["policy"], own, view.n,
-                                        self.seat, c, derive(base, i, 1))
+                agents = rollout_agents(
+                    self.params["policy"], own, view.n, self.seat, c, derive(base, i, 1)
+                )
                 play(st, agents)
                 pts.append(st.deltas[self.seat])
         return points
@@ -356,15 +390,17 @@ class ExpertAgent:
         tool's hook: :class:`research.expert_calibration.ReadySeeing`)."""
         return None
 
-    def sample(self, view: SeatView, history: list[Event],
-               rng: Stream) -> tuple[list[int], HandState] | None:
+    def sample(
+        self, view: SeatView, history: list[Event], rng: Stream
+    ) -> tuple[list[int], HandState] | None:
         """A wall (the hand's tiles in draw order) that agrees with ``history``
         and the hand rebuilt on it, or None after a few tries."""
         pinned = self.pinned(view)
         for _ in range(self.params["tries"]):
             try:
-                wall = sample_wall(view, history, rng, self.params["tilt"], self.params["steps"],
-                                   self.lean, pinned)
+                wall = sample_wall(
+                    view, history, rng, self.params["tilt"], self.params["steps"], self.lean, pinned
+                )
                 return wall, rebuild(view, history, wall, self.read)
             except Inconsistent:
                 continue

@@ -30,9 +30,13 @@ from mjlog.errors import InputError, finite_float, quote
 __all__ = ["finite_float", "parse_params"]
 
 
-def parse_params(agent: str, given: Mapping[str, str], defaults: Mapping[str, Any],
-                 choices: Mapping[str, tuple[str, ...]] | None = None,
-                 check: Callable[[str, Any], str | None] | None = None) -> dict[str, Any]:
+def parse_params(
+    agent: str,
+    given: Mapping[str, str],
+    defaults: Mapping[str, Any],
+    choices: Mapping[str, tuple[str, ...]] | None = None,
+    check: Callable[[str, Any], str | None] | None = None,
+) -> dict[str, Any]:
     """``defaults`` updated by ``given``: a key of ``choices`` must be one of its
     names; any other value is converted to its default's type, then ``check(key,
     value)`` returns what is wrong with it (the end of "must be …") or None."""
@@ -40,12 +44,13 @@ def parse_params(agent: str, given: Mapping[str, str], defaults: Mapping[str, An
     out = dict(defaults)
     for k, v in given.items():
         if k not in defaults:
-            raise InputError(f"unknown {agent} parameter {quote(k)}; valid: "
-                             f"{', '.join(defaults)}")
+            raise InputError(f"unknown {agent} parameter {quote(k)}; valid: {', '.join(defaults)}")
         if k in choices:
             if v not in choices[k]:
-                raise InputError(f"bad value {quote(v)} for {agent} parameter {quote(k)}; "
-                                 f"valid: {', '.join(choices[k])}")
+                raise InputError(
+                    f"bad value {quote(v)} for {agent} parameter {quote(k)}; "
+                    f"valid: {', '.join(choices[k])}"
+                )
             out[k] = v
             continue
         if isinstance(defaults[k], float):
@@ -54,8 +59,7 @@ def parse_params(agent: str, given: Mapping[str, str], defaults: Mapping[str, An
             try:
                 val = type(defaults[k])(v)
             except ValueError:
-                raise InputError(f"bad value {quote(v)} for {agent} parameter "
-                                 f"{quote(k)}") from None
+                raise InputError(f"bad value {quote(v)} for {agent} parameter {quote(k)}") from None
         wrong = check(k, val) if check is not None else None
         if wrong is not None:
             raise InputError(f"{agent} parameter {quote(k)} must be {wrong}, got {quote(v)}")

@@ -41,8 +41,10 @@ from typing import Any
 from mjlog.errors import InputError, quote
 
 GROUP = "mjlog.agents"
-_PATH = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
-                   r":([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)")
+_PATH = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
+    r":([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
+)
 
 
 @lru_cache(maxsize=1)
@@ -56,8 +58,9 @@ def _import(path: str) -> Callable[..., Any]:
     try:
         obj: Any = importlib.import_module(mod_name)
     except Exception as e:  # noqa: BLE001 - missing, or broken (a SyntaxError): one line
-        raise InputError(f"agent {quote(path)}: cannot import {mod_name}: "
-                         f"{type(e).__name__}: {e}") from None
+        raise InputError(
+            f"agent {quote(path)}: cannot import {mod_name}: {type(e).__name__}: {e}"
+        ) from None
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise InputError(f"agent {quote(path)}: {mod_name} has no {attr}")
@@ -73,8 +76,10 @@ def factory(name: str) -> Callable[..., Any] | None:
         try:
             return ep.load()
         except Exception as e:  # noqa: BLE001 - a broken plugin: one line naming it
-            raise InputError(f"agent {quote(name)}: entry point {ep.value} of "
-                             f"{GROUP} fails to load: {type(e).__name__}: {e}") from None
+            raise InputError(
+                f"agent {quote(name)}: entry point {ep.value} of "
+                f"{GROUP} fails to load: {type(e).__name__}: {e}"
+            ) from None
     if _PATH.fullmatch(name):
         return _import(name)
     return None
@@ -85,13 +90,17 @@ def make(name: str, params: dict[str, str], builtins: Sequence[str]) -> Any:
     agents when there is none by that name."""
     head = name.split(":", 1)[0]
     if head in builtins and ":" in name:  # greedy:x, not a module
-        raise InputError(f"bad agent parameter {quote(name.split(':', 1)[1])} in "
-                         f"{quote(name)}; expected key=value")
+        raise InputError(
+            f"bad agent parameter {quote(name.split(':', 1)[1])} in "
+            f"{quote(name)}; expected key=value"
+        )
     f = factory(name)
     if f is None:
         valid = sorted(set(builtins) | set(entry_points()))
-        raise InputError(f"unknown agent {quote(name)}; valid agents: {', '.join(valid)}, "
-                         f"or package.module:factory")
+        raise InputError(
+            f"unknown agent {quote(name)}; valid agents: {', '.join(valid)}, "
+            f"or package.module:factory"
+        )
     if not callable(f):
         raise InputError(f"agent {quote(name)}: {type(f).__name__} is not callable")
     try:
@@ -101,12 +110,15 @@ def make(name: str, params: dict[str, str], builtins: Sequence[str]) -> Any:
     except (TypeError, ValueError) as e:
         raise InputError(f"agent {quote(name)}: bad parameters {quote(params)}: {e}") from None
     except Exception as e:  # noqa: BLE001 - the plugin's own failure: one line naming it
-        raise InputError(f"agent {quote(name)}: its factory failed: "
-                         f"{type(e).__name__}: {e}") from None
+        raise InputError(
+            f"agent {quote(name)}: its factory failed: {type(e).__name__}: {e}"
+        ) from None
     for method in ("start_hand", "choose"):
         if not callable(getattr(agent, method, None)):
-            raise InputError(f"agent {quote(name)}: its factory returned "
-                             f"{type(agent).__name__}, which has no {method}()")
+            raise InputError(
+                f"agent {quote(name)}: its factory returned "
+                f"{type(agent).__name__}, which has no {method}()"
+            )
     if not isinstance(getattr(agent, "name", None), str) or not agent.name:
         agent.name = name
     if not isinstance(getattr(agent, "params", None), dict):

@@ -44,26 +44,26 @@ from simulate.agents.efficient import unseen_counts
 
 #: x(s, t), in order; each is about seat s and tile t, from what any seat sees
 FEATURES = (
-    "held",                    # 1: a seat's hand against the wall
-    "discarded",               # copies of t it discarded
-    "discarded_early",         # ... among its first five discards
-    "discarded_late",          # ... among its last three
-    "neighbour_discarded",     # its discards of t ± 1 (same suit)
-    "neighbour_early",         # ... among its first five
-    "two_off_discarded",       # its discards of t ± 2
-    "near_last_discards",      # its last three discards within 2 of t (same suit)
-    "suit_share",              # share of its discards in t's suit (honours: in honours)
-    "turns",                   # its discards / 10
+    "held",  # 1: a seat's hand against the wall
+    "discarded",  # copies of t it discarded
+    "discarded_early",  # ... among its first five discards
+    "discarded_late",  # ... among its last three
+    "neighbour_discarded",  # its discards of t ± 1 (same suit)
+    "neighbour_early",  # ... among its first five
+    "two_off_discarded",  # its discards of t ± 2
+    "near_last_discards",  # its last three discards within 2 of t (same suit)
+    "suit_share",  # share of its discards in t's suit (honours: in honours)
+    "turns",  # its discards / 10
     "suit_share_x_turns",
-    "melds_in_suit",           # its melds in t's suit (honours: honour melds)
-    "melds_other_suits",       # its suited melds in other suits (suited t only)
-    "one_suit_melds",          # its suited melds all in t's suit
-    "melded",                  # it has a pon or kong of t
+    "melds_in_suit",  # its melds in t's suit (honours: honour melds)
+    "melds_other_suits",  # its suited melds in other suits (suited t only)
+    "one_suit_melds",  # its suited melds all in t's suit
+    "melded",  # it has a pon or kong of t
     "honour",
-    "terminal",                # a 1 or a 9
-    "middle",                  # a 4, 5 or 6
-    "seen",                    # copies of t the reading seat sees
-    "void",                    # t is in its void suit
+    "terminal",  # a 1 or a 9
+    "middle",  # a 4, 5 or 6
+    "seen",  # copies of t the reading seat sees
+    "void",  # t is in its void suit
 )
 _F = len(FEATURES)
 _DIR = Path(__file__).parent / "readings"
@@ -73,8 +73,9 @@ def _suit(t: int) -> int:
     return min(t // 9, 3)
 
 
-def features(view: SeatView, seat: int, seen: list[int] | None = None,
-             discards: list[int] | None = None) -> np.ndarray:
+def features(
+    view: SeatView, seat: int, seen: list[int] | None = None, discards: list[int] | None = None
+) -> np.ndarray:
     """``x(seat, t)`` for every tile ``t``, a (34, len(FEATURES)) array, from what
     ``view``'s seat sees of ``seat``: its discards in order, its melds, its void."""
     if discards is None:

@@ -53,8 +53,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     for part in filter(None, rest.split(";")):
         k, eq, v = part.partition("=")
         if not eq:
-            raise InputError(f"bad agent parameter {quote(part)} in {quote(spec)}; "
-                             f"expected key=value")
+            raise InputError(
+                f"bad agent parameter {quote(part)} in {quote(spec)}; expected key=value"
+            )
         params[k.strip()] = v.strip()
     return name.strip(), params
 
@@ -93,7 +94,11 @@ def agent_entry(spec: str) -> dict:
     if name in _REGISTRY:
         settings = getattr(make_agent(spec), "params", None) or {}
         # plain values only: a registered agent's object parameter has no stable text
-        return {"name": name, "params": params,
-                "settings": {k: v for k, v in settings.items()
-                             if isinstance(v, str | int | float | bool | None)}}
+        return {
+            "name": name,
+            "params": params,
+            "settings": {
+                k: v for k, v in settings.items() if isinstance(v, str | int | float | bool | None)
+            },
+        }
     return {"name": name, "params": params, "spec": spec, "version": plugins.version(name)}

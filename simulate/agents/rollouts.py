@@ -85,7 +85,7 @@ class Quick:
             if first.type == WIN:
                 return first
             h = view.hand
-            return min(options, key=lambda o: sum(h[9 * "mps".index(o.kind):][:9]))
+            return min(options, key=lambda o: sum(h[9 * "mps".index(o.kind) :][:9]))
         h = view.hand
         if options[-1] is None:  # a claim window
             for o in options:
@@ -158,16 +158,23 @@ def _loose(h: list[int], t: int, own: int) -> int:
     return k
 
 
-def rollout_agents(policy: str, own: str, n: int, seat: int, first: Event | None,
-                   seed: int) -> list:
+def rollout_agents(
+    policy: str, own: str, n: int, seat: int, first: Event | None, seed: int
+) -> list:
     """Agents of ``policy`` in the other seats and of ``own`` in ``seat``, each
     with its stream from ``seed``; ``seat``'s plays ``first`` at its next decision."""
     agents = []
     for s in range(n):
         p = own if s == seat else policy
-        a = (Quick() if p == "quick" else Fold() if p == "fold"
-             else Committed(p.removeprefix("plan:")) if p.startswith("plan:")
-             else make_agent(p))
+        a = (
+            Quick()
+            if p == "quick"
+            else Fold()
+            if p == "fold"
+            else Committed(p.removeprefix("plan:"))
+            if p.startswith("plan:")
+            else make_agent(p)
+        )
         a.start_hand(s, Stream(derive(seed, s)))
         agents.append(_Then(a, first) if s == seat else a)
     return agents

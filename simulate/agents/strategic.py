@@ -113,9 +113,13 @@ P_SELF = 0.4
 
 
 def _parse(params: dict) -> dict:
-    return parse_params("strategic", params, DEFAULTS, choices={"rules": RULES_CHOICES},
-                        check=lambda k, v: None if k == "fold" or 0.0 <= v <= 1.0
-                        else "in 0..1")
+    return parse_params(
+        "strategic",
+        params,
+        DEFAULTS,
+        choices={"rules": RULES_CHOICES},
+        check=lambda k, v: None if k == "fold" or 0.0 <= v <= 1.0 else "in 0..1",
+    )
 
 
 def triplets_distance(hand: list[int], melds: int) -> int:
@@ -143,8 +147,17 @@ class Reading:
     Kept per Rules object by the agent; nothing here is computed per decision.
     """
 
-    __slots__ = ("V", "rules", "ratio", "allow", "one_suit", "open_ratio", "zhongbai",
-                 "keep_honors", "closed_route")
+    __slots__ = (
+        "V",
+        "rules",
+        "ratio",
+        "allow",
+        "one_suit",
+        "open_ratio",
+        "zhongbai",
+        "keep_honors",
+        "closed_route",
+    )
 
     def __init__(self, V: RuleValues, rules: Rules, aggression: float):
         self.V, self.rules = V, rules
@@ -156,8 +169,9 @@ class Reading:
         half = self.ratio["half"] >= 0.8 * self.ratio["flush"] and self.ratio["half"] > 1
         #: the one-suit plans to weigh: 混一色 alone when it pays about as much as
         #: 清一色, else 清一色 and (when it pays more than a plain hand) 混一色
-        self.one_suit = ("half",) if half else ("flush", "half") if self.ratio["half"] > 1 \
-            else ("flush",)
+        self.one_suit = (
+            ("half",) if half else ("flush", "half") if self.ratio["half"] > 1 else ("flush",)
+        )
         #: a 混一色 hand that throws its last honors becomes a 清一色: worth keeping
         #: them when the rules pay 清一色 less
         self.keep_honors = self.ratio["flush"] < self.ratio["half"]
@@ -172,16 +186,23 @@ class Reading:
 
         # per doubling of worth: two tiles off the suit, about one missing pair,
         # two thirds of a pair-or-triplet
-        self.allow = {"flush": allow("flush", 2.0), "half": allow("half", 2.0),
-                      "pairs": allow("pairs", 0.9), "triplets": allow("triplets", 2 / 3),
-                      "triplets_open": allow("triplets_open", 2 / 3)}
+        self.allow = {
+            "flush": allow("flush", 2.0),
+            "half": allow("half", 2.0),
+            "pairs": allow("pairs", 0.9),
+            "triplets": allow("triplets", 2 / 3),
+            "triplets_open": allow("triplets_open", 2 / 3),
+        }
         # what opening a plain hand keeps of its worth (huangmei: no discard win)
         self.open_ratio = plain_open / plain
         self.zhongbai = V.zhongbai_pon_bonus > 0
         #: a closed plain hand keeps a route worth keeping: the rules let a plain
         #: hand win only by self-draw and pay 七对 (which may win on a discard) more
-        self.closed_route = V.target["plain"][1] is None and self.ratio["pairs"] > 1 \
+        self.closed_route = (
+            V.target["plain"][1] is None
+            and self.ratio["pairs"] > 1
             and V.target["pairs"][1] is not None
+        )
 
 
 class StrategicAgent(EfficientCore):
@@ -217,15 +238,17 @@ class StrategicAgent(EfficientCore):
         return self._read
 
     # ------------------------------------------------------------ plan
-    def plan(self, view: SeatView, R: Reading,
-             plain_speed: tuple[int, float]) -> tuple[str, int | None, float]:
+    def plan(
+        self, view: SeatView, R: Reading, plain_speed: tuple[int, float]
+    ) -> tuple[str, int | None, float]:
         """(plan, suit, slack): slack is how many tiles off the plan the hand is
         short of its allowance (a plan with slack ≥ 1 may cost a step of shanten).
         ``plain_speed``: (tiles a plain hand still needs, chance a draw helps it)."""
         return self.choose_plan(*self.plan_options(view, R, plain_speed))
 
-    def choose_plan(self, forced: tuple[str, int | None, float] | None, plain_value: float,
-                    cands: list[tuple]) -> tuple[str, int | None, float]:
+    def choose_plan(
+        self, forced: tuple[str, int | None, float] | None, plain_value: float, cands: list[tuple]
+    ) -> tuple[str, int | None, float]:
         """The plan to play, of :meth:`plan_options`' answer: the best valued,
         unless the plain hand is worth as much."""
         if forced is not None:
@@ -236,8 +259,9 @@ class StrategicAgent(EfficientCore):
                 return p, su, slack
         return "plain", None, 0.0
 
-    def plan_options(self, view: SeatView, R: Reading, plain_speed: tuple[int, float]
-                     ) -> tuple[tuple[str, int | None, float] | None, float, list[tuple]]:
+    def plan_options(
+        self, view: SeatView, R: Reading, plain_speed: tuple[int, float]
+    ) -> tuple[tuple[str, int | None, float] | None, float, list[tuple]]:
         """What :meth:`plan` chooses from: (a plan the hand is held to, or None;
         the plain hand's value; the eligible plans as (value, tie order, plan,
         suit, slack))."""
@@ -246,11 +270,15 @@ class StrategicAgent(EfficientCore):
         held = list(hand)
         for m in melds:
             held[m.tile] += 3
-        suits = [sum(held[9 * s: 9 * s + 9]) for s in range(3)]
+        suits = [sum(held[9 * s : 9 * s + 9]) for s in range(3)]
         honors = sum(hand[27:34])
         pairs = sum(1 for x in hand if x >= 2)
-        if (v.counts_honor_discards(R.rules) and honors >= 7 and not melds
-                and (R.rules["points.shilaotou"][0] or 0) > 0):
+        if (
+            v.counts_honor_discards(R.rules)
+            and honors >= 7
+            and not melds
+            and (R.rules["points.shilaotou"][0] or 0) > 0
+        ):
             return ("shilaotou", None, 1.0), 0.0, []
         # late in the wall, 查大叫 pays a ready hand: a far one plays for speed
         if R.V.ready_owed and view.wall_left < 12 and len(melds) < 2:
@@ -265,8 +293,7 @@ class StrategicAgent(EfficientCore):
         horizon = view.wall_left // max(1, sum(not w for w in view.won))
         # the first win ends the hand: a plan races every other seat still in; in
         # a blood battle only the wall ends it
-        rivals = 0 if v.blood_battle else sum(
-            not view.won[o] for o in range(view.n) if o != seat)
+        rivals = 0 if v.blood_battle else sum(not view.won[o] for o in range(view.n) if o != seat)
         n = view.n
 
         def steps(d: int, q: float, key: str) -> list[float]:
@@ -290,8 +317,9 @@ class StrategicAgent(EfficientCore):
         cands = []
         if not melds and pairs >= 7 - int(R.allow["pairs"]):
             q = sum(unseen[t] for t in range(34) if hand[t] in (1, 3)) / total
-            cands.append((value(R.ratio["pairs"], 7 - min(7, pairs), q, "pairs"), 2, "pairs",
-                          None, 0.0))
+            cands.append(
+                (value(R.ratio["pairs"], 7 - min(7, pairs), q, "pairs"), 2, "pairs", None, 0.0)
+            )
         # one suit: 混一色 (honors kept) alone when it pays about as much as 清一色,
         # else 清一色, and 混一色 beside it when it pays at all (many honors may make
         # the cheaper one-suit hand the nearer and better one)
@@ -304,12 +332,16 @@ class StrategicAgent(EfficientCore):
             allow = -1.0 if view.void[seat] == s else R.allow[key]
             if off <= allow and all(m.tile // 9 == s or (half and m.tile >= 27) for m in melds):
                 # a draw helps when it joins the suit's shapes (or pairs an honor held)
-                q = sum(unseen[t] for t in range(9 * s, 9 * s + 9) if any(
-                    hand[u] for u in range(max(9 * s, t - 2), min(9 * s + 9, t + 3))))
+                q = sum(
+                    unseen[t]
+                    for t in range(9 * s, 9 * s + 9)
+                    if any(hand[u] for u in range(max(9 * s, t - 2), min(9 * s + 9, t + 3)))
+                )
                 if half:
                     q += sum(unseen[t] for t in range(27, 34) if hand[t])
-                cands.append((value(R.ratio[key], max(off, d_p), q / total, key), 1, key, s,
-                              allow - off))
+                cands.append(
+                    (value(R.ratio[key], max(off, d_p), q / total, key), 1, key, s, allow - off)
+                )
         tkey = "triplets_open" if opened else "triplets"
         d = triplets_distance(hand, len(melds))
         if d <= 4 + int(R.allow[tkey] + 0.4) - (self.aggression < 0.5):
@@ -327,8 +359,14 @@ class StrategicAgent(EfficientCore):
         h, _ = without_void(view.hand, view.void[self.seat])
         nm = len(view.melds[self.seat])
         if sum(h) + 3 * nm > 13:  # a tile to throw first: the best hand of 13 it keeps
-            sh, n = min((accept(h[:t] + [h[t] - 1] + h[t + 1:], nm, unseen)[:2]
-                         for t in range(34) if h[t]), key=lambda r: (r[0], -r[1]))
+            sh, n = min(
+                (
+                    accept(h[:t] + [h[t] - 1] + h[t + 1 :], nm, unseen)[:2]
+                    for t in range(34)
+                    if h[t]
+                ),
+                key=lambda r: (r[0], -r[1]),
+            )
         else:
             sh, n = accept(h, nm, unseen)[:2]
         return max(0, sh) + 1, n / total
@@ -376,8 +414,11 @@ class StrategicAgent(EfficientCore):
         ranked = self.rank_discards(view, discards, unseen)
         plan, suit, slack = self.plan(view, R, self.plain_speed(view, unseen, ranked))
         for o in options:
-            if o.type == KONG and plan != "pairs" and self.kong_pays(
-                    view, o, unseen, ranked[0][0], plan, R):
+            if (
+                o.type == KONG
+                and plan != "pairs"
+                and self.kong_pays(view, o, unseen, ranked[0][0], plan, R)
+            ):
                 return o
         return self.discard(view, discards, ranked, unseen, plan, suit, slack, R)
 
@@ -388,13 +429,21 @@ class StrategicAgent(EfficientCore):
         h = view.hand
 
         def connected(v: int) -> int:
-            c = h[9 * v: 9 * v + 9]
-            return sum(c[r] for r in range(9) if c[r] >= 2 or any(
-                0 <= r + d < 9 and c[r + d] for d in (-2, -1, 1, 2)))
+            c = h[9 * v : 9 * v + 9]
+            return sum(
+                c[r]
+                for r in range(9)
+                if c[r] >= 2 or any(0 <= r + d < 9 and c[r + d] for d in (-2, -1, 1, 2))
+            )
 
-        return min(options, key=lambda o: (connected("mps".index(o.kind)),
-                                           sum(h[9 * "mps".index(o.kind):][:9]),
-                                           "mps".index(o.kind)))
+        return min(
+            options,
+            key=lambda o: (
+                connected("mps".index(o.kind)),
+                sum(h[9 * "mps".index(o.kind) :][:9]),
+                "mps".index(o.kind),
+            ),
+        )
 
     def claim(self, view, options, unseen, plan, suit, R: Reading) -> Event | None:
         for o in options:
@@ -406,8 +455,9 @@ class StrategicAgent(EfficientCore):
             if o.type == KONG:
                 h, _ = without_void(view.hand, view.void[self.seat])
                 sh0 = accept(h, len(view.melds[self.seat]), unseen)[0]
-                if (plan not in ONE_SUIT or t // 9 == suit or (plan == "half" and t >= 27)) and \
-                        self.kong_pays(view, o, unseen, sh0, plan, R):
+                if (
+                    plan not in ONE_SUIT or t // 9 == suit or (plan == "half" and t >= 27)
+                ) and self.kong_pays(view, o, unseen, sh0, plan, R):
                     return o
                 continue
             if R.zhongbai and t in (WHITE, RED):
@@ -483,9 +533,9 @@ class StrategicAgent(EfficientCore):
         if view.void[seat] is not None and sh1 > 0:
             money *= 0.7  # 退税: a hand not ready at the end hands it back
         # a win's worth now, roughly: the plan's money per win, a third of the time
-        key = {"flush": "flush", "half": "half", "triplets": "triplets_open",
-               "pairs": "pairs"}.get(
-            plan, "plain_open" if any(m.exposed for m in melds) else "plain")
+        key = {"flush": "flush", "half": "half", "triplets": "triplets_open", "pairs": "pairs"}.get(
+            plan, "plain_open" if any(m.exposed for m in melds) else "plain"
+        )
         win = V.win_money(key, others, P_SELF) * 0.3
         ratio = V.kong_ratio[kind]
         if kind == "exposed" and not any(m.exposed for m in melds):
@@ -503,8 +553,9 @@ class StrategicAgent(EfficientCore):
         if kind == "added" or (kind == "exposed" and R.rules["rob_exposed_kong"]):
             gain -= p * V.robbed
         if V.gangshangpao_ratio > 1:
-            gain -= p * (V.gangshangpao_ratio - 1) * (V.target["plain"][1] or
-                                                      V.target["plain"][0] or 1)
+            gain -= (
+                p * (V.gangshangpao_ratio - 1) * (V.target["plain"][1] or V.target["plain"][0] or 1)
+            )
         return gain > 0
 
     def discard(self, view, discards, ranked, unseen, plan, suit, slack, R) -> Event:
@@ -518,8 +569,10 @@ class StrategicAgent(EfficientCore):
         best_sh = ranked[0][0]
         late = view.wall_left < 30 * self.defense
         if threats and (best_sh >= self.fold - (1 if late else 0)):
-            return min(discards, key=lambda o: (self.danger(view, o.tile, threats, unseen),
-                                                 -unseen[o.tile], o.tile))
+            return min(
+                discards,
+                key=lambda o: (self.danger(view, o.tile, threats, unseen), -unseen[o.tile], o.tile),
+            )
         pool = None
         if plan == "pairs":
             singles = [o for o in discards if hand[o.tile] in (1, 3)]
@@ -528,8 +581,9 @@ class StrategicAgent(EfficientCore):
         elif plan == "shilaotou":
             pool = [o for o in discards if o.tile >= 27]
         elif plan in ONE_SUIT:
-            pool = [o for o in discards
-                    if o.tile // 9 != suit and not (plan == "half" and o.tile >= 27)]
+            pool = [
+                o for o in discards if o.tile // 9 != suit and not (plan == "half" and o.tile >= 27)
+            ]
         elif plan == "triplets":
             pool = [o for o in discards if hand[o.tile] == 1]
         elif R.zhongbai:
@@ -543,11 +597,19 @@ class StrategicAgent(EfficientCore):
                 pool = None  # the plan would cost a step: not worth it yet
         if pool:
             if threats:
-                return min(pool, key=lambda o: (order.get(id(o), 99),
-                                                self.danger(view, o.tile, threats, unseen)))
+                return min(
+                    pool,
+                    key=lambda o: (
+                        order.get(id(o), 99),
+                        self.danger(view, o.tile, threats, unseen),
+                    ),
+                )
             return min(pool, key=lambda o: (order.get(id(o), 99), o.tile))
-        if plan == "half" and R.keep_honors and not any(m.tile >= 27 for m in
-                                                         view.melds[self.seat]):
+        if (
+            plan == "half"
+            and R.keep_honors
+            and not any(m.tile >= 27 for m in view.melds[self.seat])
+        ):
             # the honors are what the hand is paid for: the last two stay
             # when another discard keeps the same shanten
             kept = [r for r in ranked if r[3].tile < 27 or sum(hand[27:34]) > 2]
@@ -558,8 +620,9 @@ class StrategicAgent(EfficientCore):
         return top[self.rng.below(len(top))][3]
 
 
-def race(steps: list[float], draws: int, rivals: int, rival_steps: list[float]
-         ) -> tuple[float, float]:
+def race(
+    steps: list[float], draws: int, rivals: int, rival_steps: list[float]
+) -> tuple[float, float]:
     """(chance this hand wins first, chance a rival does) within ``draws`` draws of
     its own: its remaining steps toward a win each succeed on a draw with the
     chance in ``steps``, in order; each of ``rivals`` other seats is taken to be

@@ -78,8 +78,7 @@ def _counts(tiles):
 
 def _value(rules: Rules, tiles, melds, win: int, method: Method, **kw) -> int | None:
     ms = tuple(Meld(k, t, None if k is _C else 1) for k, t in melds)
-    ctx = WinContext(_counts(tiles), ms, win, method,
-                     void=2 if rules.spec.has_void else None, **kw)
+    ctx = WinContext(_counts(tiles), ms, win, method, void=2 if rules.spec.has_void else None, **kw)
     s = score(ctx, rules)
     return s.points if s.legal else None
 
@@ -153,14 +152,15 @@ def _compute(rules: Rules) -> RuleValues:
         rest.remove(t)
     v = _value(rules, rest, [(_C, 16)], cw, Method.SELF_DRAW)
     kong_ratio["concealed"] = _ratio(v, closed)
-    gsh = _value(rules, tiles, [(MeldKind.EXPOSED_KONG, melds[0][1])], win, Method.SELF_DRAW,
-                 after_kong=True)
-    gsh_plain = _value(rules, tiles, [(MeldKind.EXPOSED_KONG, melds[0][1])], win,
-                       Method.SELF_DRAW)
+    gsh = _value(
+        rules, tiles, [(MeldKind.EXPOSED_KONG, melds[0][1])], win, Method.SELF_DRAW, after_kong=True
+    )
+    gsh_plain = _value(rules, tiles, [(MeldKind.EXPOSED_KONG, melds[0][1])], win, Method.SELF_DRAW)
     zb = _value(rules, tiles, [(_PON, RED)], win, Method.SELF_DRAW) or 0
     robbed = _value(rules, tiles, melds, win, Method.ROBBED_KONG) or 0
-    pao = _value(rules, tiles, [(MeldKind.EXPOSED_KONG, melds[0][1])], win, Method.DISCARD,
-                 after_kong=True)
+    pao = _value(
+        rules, tiles, [(MeldKind.EXPOSED_KONG, melds[0][1])], win, Method.DISCARD, after_kong=True
+    )
     nopao = target["plain_open"][1] or target["plain"][1] or plain_sd
     horses = rules.get("horses", 0) or 0
     from mjlog.scoring import ready_value
@@ -169,7 +169,10 @@ def _compute(rules: Rules) -> RuleValues:
     tiles13[_PROTO["plain"][2]] -= 1
     owed = ready_value(tiles13, (), rules, void=2 if rules.spec.has_void else None)
     return RuleValues(
-        variant=rules.variant, n=rules.n, base=rules["base"], target=target,
+        variant=rules.variant,
+        n=rules.n,
+        base=rules["base"],
+        target=target,
         kong_ratio=kong_ratio,
         zhongbai_pon_bonus=zb - (base_sd or 0),
         gangshanghua_ratio=_ratio(gsh, gsh_plain),
@@ -217,7 +220,8 @@ def kong_money(rules: Rules, kind: str, late: bool, others: int) -> int:
 
     n, t = rules.n, 4
     mk = {"exposed": MeldKind.EXPOSED_KONG, "added": MeldKind.ADDED_KONG}.get(
-        kind, MeldKind.CONCEALED_KONG)
+        kind, MeldKind.CONCEALED_KONG
+    )
     melds = [[Meld(mk, t, None if mk is MeldKind.CONCEALED_KONG else 1)]] + [[]] * (n - 1)
     won = [False] * (1 + others) + [True] * (n - 1 - others)
     spot = _KongSpot(rules, rules.spec, n, melds, won)

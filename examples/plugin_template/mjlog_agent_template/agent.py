@@ -61,7 +61,7 @@ class Tidy:
 
         def held(o: Event | None) -> int:  # a void choice's kind is its suit: m, p or s
             suit = SUIT_LETTERS.index(o.kind)
-            return sum(hand[9 * suit: 9 * suit + 9])
+            return sum(hand[9 * suit : 9 * suit + 9])
 
         return min(options, key=held)
 

@@ -36,8 +36,12 @@ def test_plays_whole_hands_of_every_variant(variant):
 
 
 def test_claims_none_never_pons():
-    pons = [e for seed in range(6) for e in play("yuxi", Tidy(claims="none"), seed).events
-            if e.type == PON and e.seat == 0]
+    pons = [
+        e
+        for seed in range(6)
+        for e in play("yuxi", Tidy(claims="none"), seed).events
+        if e.type == PON and e.seat == 0
+    ]
     assert pons == []
 
 
@@ -55,9 +59,23 @@ def test_found_by_its_entry_point_name():
 
 def test_the_command_line_plays_it(tmp_path):
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "mjlog", "simulate", "--variant", "xuezhan",
-           "--hands-per-match", "2", "--agents", "tidy,greedy,greedy,random",
-           "--workers", "1", "--quiet", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "mjlog",
+        "simulate",
+        "--variant",
+        "xuezhan",
+        "--hands-per-match",
+        "2",
+        "--agents",
+        "tidy,greedy,greedy,random",
+        "--workers",
+        "1",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
     subprocess.run(cmd, check=True)
     seat = json.loads((out / "manifest.json").read_text())["agents"][0]
     assert seat["name"] == "tidy", seat
