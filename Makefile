@@ -77,7 +77,7 @@ bench: $(BENCHSTAMP)
 
 # The sample runs in data/, rewritten from their seeds (after any engine change: run, commit).
 data: $(STAMP)
-	$(BIN)/python -m analysis.sample --out data
+	$(BIN)/python -m analysis.studies.sample --out data
 
 lock:
 	rm -rf /tmp/mjlog-lock && $(PY) -m venv /tmp/mjlog-lock

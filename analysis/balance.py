@@ -16,7 +16,7 @@
 The seat-position figures a balance study needs (dealer advantage and each
 position's, paired within the match) are :func:`analysis.queries.position_advantage`.
 
->>> from analysis.sample import tiny_run
+>>> from analysis.studies.sample import tiny_run
 >>> s = swing(tiny_run())
 >>> bool(s.sd_lo.iloc[0] <= s.sd.iloc[0] <= s.sd_hi.iloc[0])
 True

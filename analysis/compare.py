@@ -269,7 +269,7 @@ def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
     they share one hand at least. The same seed deals other walls under another
     tile set (another variant, say), so two runs are paired only when this holds.
 
-    >>> from analysis.sample import data_dir
+    >>> from analysis.studies.sample import data_dir
     >>> yuxi, xuezhan = Runs(data_dir() / "yuxi"), Runs(data_dir() / "xuezhan")
     >>> same_walls(yuxi, yuxi, matches=[0, 1]), same_walls(yuxi, xuezhan, matches=[0, 1])
     (True, False)

@@ -6,7 +6,7 @@ runs, and :func:`to_png` / :func:`to_svg` turn one into bytes. Every legend name
 the group (variant, rule changes, agent line-up), so a figure always says which
 agents played. Labels are rendered with the CJK font of :mod:`analysis.fonts`.
 
->>> from analysis.sample import tiny_run
+>>> from analysis.studies.sample import tiny_run
 >>> from analysis import queries
 >>> fig = seat_figure(queries.seat_stats(tiny_run(), by="agent"))
 >>> [ax.get_title() for ax in fig.axes][:2]

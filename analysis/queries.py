@@ -19,7 +19,7 @@ walls): every rate and mean is a ratio of per-match sums, and its interval is
 the cluster-robust t interval of :mod:`analysis.stats`. ``matches`` gives the
 number of units; ``*_se`` the standard error.
 
->>> from analysis.sample import tiny_run
+>>> from analysis.studies.sample import tiny_run
 >>> runs = Runs(tiny_run())
 >>> stats = seat_stats(runs, by="variant")
 >>> stats[["variant", "lineup", "hands"]].values.tolist()  # 128 hands × 4 seats

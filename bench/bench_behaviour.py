@@ -258,7 +258,7 @@ BLIND_NOTES = {
 
 
 def blind_section(quick: bool) -> str:
-    from analysis.ladder import ladder
+    from analysis.studies.ladder import ladder
 
     lineup = ["strategic", "strategic:rules=default", "efficient", "greedy"]
     parts = []

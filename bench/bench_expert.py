@@ -106,7 +106,8 @@ def ladder_part(
     own worth there: expert against its twin (:data:`TWIN`) in the same seat of the
     same line-up on the same walls (:func:`analysis.ladder.lead_across`). With
     ``keep`` the two runs stay there, and a rerun resumes them."""
-    from analysis.ladder import changed_hands, gaps, ladder_tables, lead_across
+    from analysis.ladder import changed_hands, gaps, lead_across
+    from analysis.studies.ladder import ladder_tables
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mjlog-ladder-") as tmp:
@@ -192,7 +193,8 @@ def twin_ladder(variant: str, hands: int, seed: int, workers: int = 1):
     """A cyclic ladder of :data:`TWIN_LINEUP`: its standings by agent, and the twin's
     gap to strategic paired by match (the twin is logged as expert). Cyclic: the
     seating whose luck the null and seating parts measure."""
-    from analysis.ladder import gaps, ladder_tables
+    from analysis.ladder import gaps
+    from analysis.studies.ladder import ladder_tables
 
     with tempfile.TemporaryDirectory(prefix="mjlog-twin-") as run:
         t, _ = ladder_tables(

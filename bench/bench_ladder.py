@@ -26,7 +26,7 @@ def run(
     workers: int | None = None,
     hands: dict | None = None,
 ) -> dict:
-    from analysis.ladder import ladder_tables
+    from analysis.studies.ladder import ladder_tables
 
     parts, figures = [], {}
     for variant in variants or list(HANDS):

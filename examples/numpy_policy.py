@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mjlog.env import N_ACTIONS, MjlogGymEnv, action_of, flat_size, observe_view
+from mjlog.env import N_ACTIONS, action_of, flat_size, observe_view
+from simulate.gym import gym_env
 
 
 class Policy:
@@ -79,7 +80,7 @@ class LinearPolicy:
 def train(
     variant: str, seconds: float, seed: int = 0, batch: int = 16, lr: float = 0.01, log=print
 ) -> tuple[Policy, int]:
-    env = MjlogGymEnv(variant, seat=0, opponents=["random"])
+    env = gym_env(variant, seat=0, opponents=["random"])
     n = env.aec.n
     rng = np.random.default_rng(seed)
     pol = Policy(flat_size(n), rng)
@@ -135,7 +136,7 @@ def main() -> None:
     pol.save(a.out)
     print(f"trained on {hands} hands; weights in {a.out}")
     if a.ladder_hands:
-        from analysis.ladder import ladder
+        from analysis.studies.ladder import ladder
 
         spec = f"examples.numpy_policy:LinearPolicy:weights={a.out}"
         table = ladder(

@@ -75,51 +75,55 @@ __all__ = ["PASS", "HandState", "IllegalEvent", "Phase", "Window", "WinRecord", 
 _DEAL, _VOID, _DRAW, _ACT, _CLAIM, _ROB, _OVER = Phase
 
 
+#: HandState's fields, named once (its ``__slots__``; a copy copies all but
+#: ``__weakref__``). Slots: the hot paths read these all the time; ``__weakref__``
+#: for those who watch a hand go (tests).
+FIELDS = (
+    "pos",
+    "claims",
+    "choices",
+    "calls",
+    "flow",
+    "_shilaotou",
+    "_bonus_tile",
+    "_blood",
+    "_locks",
+    "_may_force",
+    "rules",
+    "variant",
+    "spec",
+    "n",
+    "wall",
+    "dealer",
+    "dice",
+    "break_pos",
+    "seats",
+    "hands",
+    "melds",
+    "discards",
+    "void",
+    "won",
+    "bonus",
+    "draws",
+    "hu_lock",
+    "pon_lock",
+    "ledger",
+    "deltas",
+    "transfers",
+    "wins",
+    "winners",
+    "pending",
+    "events",
+    "honor_run",
+    "won_tiles",
+    "__weakref__",
+)
+
+
 class HandState:
     """Everything about one hand in play. Seats are 0..n-1; hands are 34-count lists."""
 
-    # slots: the hot paths read these all the time; __weakref__ for those who watch
-    # a hand go (tests)
-    __slots__ = (
-        "pos",
-        "claims",
-        "choices",
-        "calls",
-        "flow",
-        "_shilaotou",
-        "_bonus_tile",
-        "_blood",
-        "_locks",
-        "_may_force",
-        "rules",
-        "variant",
-        "spec",
-        "n",
-        "wall",
-        "dealer",
-        "dice",
-        "break_pos",
-        "seats",
-        "hands",
-        "melds",
-        "discards",
-        "void",
-        "won",
-        "bonus",
-        "draws",
-        "hu_lock",
-        "pon_lock",
-        "ledger",
-        "deltas",
-        "transfers",
-        "wins",
-        "winners",
-        "pending",
-        "events",
-        "honor_run",
-        "won_tiles",
-        "__weakref__",
-    )
+    __slots__ = FIELDS
 
     def __init__(
         self,
@@ -175,7 +179,7 @@ class HandState:
             setattr(new, k, deepcopy(getattr(self, k), memo))
         return new
 
-    # ------------------------------------------------------------------ the position
+    # ------------------------------------------------------------------ the position, the choices
     @property
     def window(self) -> Window | None:
         """The open claim window (a discard, or a kong that may be robbed), or None."""
@@ -245,7 +249,6 @@ class HandState:
         """买马: the horses turned from the tail."""
         return self.pos.horses
 
-    # ------------------------------------------------------------------ the choices
     def auto(self) -> Event | None:
         """The event due, or None: :meth:`mjlog.choices.Choices.auto`."""
         return self.choices.auto()
@@ -266,7 +269,6 @@ class HandState:
         """The next deal: :meth:`mjlog.choices.Choices.deal_event`."""
         return self.choices.deal_event()
 
-    # ------------------------------------------------------------------ what's next
     def try_apply(self, ev: Event) -> bool:
         """The checked apply: apply ``ev`` and return True when the rules allow it
         now (it is the event due, or one of its seat's choices, winners on one tile
@@ -323,7 +325,7 @@ class HandState:
         self.apply(ev)
         return True
 
-    # ------------------------------------------------------------------ apply
+    # ------------------------------------------------------------------ apply, and the rows
     # An applied event is legal (the engine's choice, or checked first), so the
     # fields its type names are set: the transitions below assert so, for the type
     # checker, at the cost of a comparison.
@@ -495,12 +497,10 @@ class HandState:
 
     def _apply_transfer(self, ev: Event, seq: int) -> None:
         payee, payer, amount, reason = ev.seat, ev.from_seat, ev.amount, ev.kind
-        assert payee is not None and payer is not None
-        assert amount is not None and reason is not None
-        self.ledger.pay(seq, payer, payee, amount, reason)
+        assert None not in (payee, payer, amount, reason)
+        self.ledger.pay(seq, payer, payee, amount, reason)  # type: ignore[arg-type]
 
-    # ------------------------------------------------------------------ summary
-    def hand_row(self) -> dict[str, Any]:
+    def hand_row(self) -> dict[str, Any]:  # the hands row: the deal, then play's columns
         return {
             "players": self.n,
             "dealer": self.dealer,
@@ -523,4 +523,4 @@ class HandState:
 
 
 # What a deep copy copies (the weak-reference slot is not data).
-_COPIED = tuple(k for k in HandState.__slots__ if k != "__weakref__")
+_COPIED = tuple(k for k in FIELDS if k != "__weakref__")

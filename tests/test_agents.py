@@ -224,7 +224,7 @@ def test_ladder_gaps_pair_the_agents_by_match(tmp_path):
     import pyarrow.parquet as pq
     from scipy import stats
 
-    from analysis.ladder import ladder_tables
+    from analysis.studies.ladder import ladder_tables
 
     table, gaps = ladder_tables(
         "yuxi",
@@ -290,7 +290,8 @@ def test_lead_across_pairs_an_agent_with_another_in_its_seat_on_the_same_walls(t
     import pyarrow.parquet as pq
     from scipy import stats
 
-    from analysis.ladder import ladder_tables, lead_across
+    from analysis.ladder import lead_across
+    from analysis.studies.ladder import ladder_tables
 
     runs = {}
     for first in ("greedy", "random"):
@@ -325,7 +326,8 @@ def test_lead_across_pairs_an_agent_with_another_in_its_seat_on_the_same_walls(t
 
 
 def test_lead_across_refuses_other_walls_and_unknown_agents(tmp_path):
-    from analysis.ladder import ladder_tables, lead_across
+    from analysis.ladder import lead_across
+    from analysis.studies.ladder import ladder_tables
     from mjlog.errors import InputError
 
     for seed in (1, 2):
@@ -354,7 +356,8 @@ def test_changed_hands_splits_the_lead_into_how_often_and_how_much(tmp_path):
 
     import pyarrow.parquet as pq
 
-    from analysis.ladder import changed_hands, ladder_tables, lead_across
+    from analysis.ladder import changed_hands, lead_across
+    from analysis.studies.ladder import ladder_tables
     from mjlog.errors import InputError
 
     for name, spec in (("a", "strategic"), ("b", "strategic:aggression=0.1;defense=0.9")):
@@ -450,7 +453,8 @@ def test_a_balanced_ladder_seats_every_agent_just_before_every_other_equally(tmp
     import numpy as np
     import pyarrow.parquet as pq
 
-    from analysis.ladder import ladder_tables, lead_across
+    from analysis.ladder import lead_across
+    from analysis.studies.ladder import ladder_tables
 
     agents = ["greedy", "random", "efficient", "strategic"]
     table, gaps = ladder_tables(
@@ -487,7 +491,8 @@ def test_two_agents_that_play_alike_finish_level_only_when_balanced(tmp_path):
     """Balanced seating plays every assignment of the agents to the seats, so two
     agents that play alike (expert with no samples plays strategic's choices) finish
     exactly level on any walls; the cyclic seating's single order need not."""
-    from analysis.ladder import gaps, ladder_tables
+    from analysis.ladder import gaps
+    from analysis.studies.ladder import ladder_tables
 
     twins = ["expert:rollouts=0", "strategic", "efficient", "greedy"]
     lead = {}

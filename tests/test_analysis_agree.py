@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from analysis import queries
-from analysis.sample import data_dir
+from analysis.studies.sample import data_dir
 from mjlog.logio import read_table
 
 GROUP = list(queries.GROUP)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analysis import balance, compare, queries
-from analysis.sample import data_dir
+from analysis.studies.sample import data_dir
 from mjlog.logio import read_table
 from mjlog.rules import Rules
 from simulate.runner import RunSpec, simulate

@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from analysis import fonts, plots, queries
-from analysis.sample import data_dir
+from analysis.studies.sample import data_dir
 
 
 @pytest.fixture(scope="module")

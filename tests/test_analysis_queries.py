@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from analysis import queries, sample
-from analysis.sample import data_dir
+from analysis.studies.sample import data_dir
 from mjlog.logio import LogError
 from simulate.runner import RunSpec, simulate
 

@@ -207,7 +207,7 @@ def test_the_calibration_case_is_balanced_and_the_headline_names_who_is_not_0(mo
     ±0.1 with a tight interval, two of them clearly not 0. The figures stand in for
     the measurement (a tiny run is played, its positions replaced); the proposal keeps
     the rules, so the verdict rests on them: balanced, naming the two."""
-    import analysis.compensation as comp
+    import analysis.studies.balance as comp  # where the study reads the positions
 
     se, df = 0.0128, 9999
     half = st.t.ppf(0.975, df) * se

@@ -138,7 +138,7 @@ def test_dealer_advantage_equals_position_advantage(runs):
 
 
 def test_the_same_seed_under_another_tile_set_is_not_paired():
-    from analysis.sample import data_dir
+    from analysis.studies.sample import data_dir
 
     # data/yuxi and the xuezhan sweep share seed 2026, but 136 and 108 tiles deal other walls
     df = compare.paired_comparison(
@@ -168,7 +168,7 @@ def test_welch_with_one_constant_side_is_scipys_welch(constant_side):
 
 
 def test_the_sample_sweep_pairs_by_match_where_a_moved_dealer_moved_the_break():
-    from analysis.sample import data_dir
+    from analysis.studies.sample import data_dir
 
     # the sample sweep's points share their seed and their first walls; a cap changes
     # the strategic agents' play, a dealer moves and with it the break: later walls

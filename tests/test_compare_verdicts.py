@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from analysis import compare, queries
 from analysis.decide import adjust, decide, tost
-from analysis.sample import data_dir
 from analysis.stats import Difference
+from analysis.studies.sample import data_dir
 from mjlog.cli import main
 from mjlog.logio import read_table
 from simulate.runner import RunSpec, simulate

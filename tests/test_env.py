@@ -15,6 +15,7 @@ from mjlog.engine import play_hand
 from mjlog.env import N_ACTIONS, MjlogEnv, MjlogGymEnv, action_of, flat_size, observe_view
 from mjlog.rng import Stream, agent_seed
 from simulate.agents import make_agents
+from simulate.gym import gym_env
 
 CONFIGS = [
     ("yuxi", []),
@@ -40,7 +41,7 @@ def test_gymnasium_check_env(variant):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "no spec to test other render modes"
-        check_env(MjlogGymEnv(variant, opponents=["greedy"]))
+        check_env(gym_env(variant, opponents=["greedy"]))
 
 
 def _drive(env: MjlogEnv, specs: list[str], seed: int) -> None:
@@ -106,17 +107,17 @@ def test_episodes_write_runs_that_validate(tmp_path):
     env = MjlogEnv("huangmei")
     _drive(env, ["greedy"] * 4, 7)
     env.write_run(tmp_path / "aec")
-    gym_env = MjlogGymEnv("xuezhan", seat=2, opponents=["greedy", "random", "greedy"])
-    obs, _ = gym_env.reset(seed=5)
+    single = gym_env("xuezhan", seat=2, opponents=["greedy", "random", "greedy"])
+    obs, _ = single.reset(seed=5)
     done, total = False, 0.0
     rng = np.random.default_rng(0)
     while not done:
         legal = np.flatnonzero(obs["action_mask"])
-        obs, r, done, _, info = gym_env.step(int(rng.choice(legal)))
+        obs, r, done, _, info = single.step(int(rng.choice(legal)))
         assert "illegal_action" not in info
         total += r
     assert total == info["deltas"][2]
-    m = gym_env.write_run(tmp_path / "gym")
+    m = single.write_run(tmp_path / "gym")
     assert [a["name"] for a in m["agents"]] == ["greedy", "random", "learner", "greedy"]
     res = audit_runs([tmp_path / "aec", tmp_path / "gym"], workers=1)
     assert res.problems == [], [p.line() for p in res.problems]
@@ -129,11 +130,11 @@ def test_illegal_actions():
     bad = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(ValueError, match="not legal"):
         env.step(bad)
-    g = MjlogGymEnv("yuxi", illegal="raise")
+    g = gym_env("yuxi", illegal="raise")
     g.reset(seed=1)
     with pytest.raises(ValueError, match="not legal"):
         g.step(bad)
-    g = MjlogGymEnv("yuxi")
+    g = gym_env("yuxi")
     g.reset(seed=1)
     assert g.step(bad)[4]["illegal_action"] is True
 
@@ -257,3 +258,19 @@ def test_a_reset_without_a_seed_follows_the_last_seed_given():
     a.reset(seed=3)
     a.reset()
     assert a.seed_root == roots[0] != roots[1]
+
+
+def test_the_environment_takes_agent_objects_and_gymnasium_make_takes_names():
+    """mjlog.env knows no agent by name (it sits below the agents); names are looked
+    up above it, by simulate.gym.gym_env, which gymnasium.make reaches."""
+    import gymnasium
+
+    with pytest.raises(ValueError, match="Agent objects"):
+        MjlogGymEnv("yuxi", opponents=["greedy"])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="3 opponents"):
+        MjlogGymEnv("yuxi", opponents=make_agents(["greedy"]))
+    made = gymnasium.make("mjlog/Mahjong-v0", variant="yuxi", opponents=["random"])
+    direct = MjlogGymEnv("yuxi", opponents=make_agents(["random"] * 3))
+    a, _ = made.reset(seed=11)
+    b, _ = direct.reset(seed=11)
+    assert np.array_equal(a["observation"], b["observation"])

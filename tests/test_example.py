@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis.ladder import ladder
+from analysis.studies.ladder import ladder
 from examples.numpy_policy import LinearPolicy, train
 
 

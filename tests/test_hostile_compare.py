@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from analysis.sample import data_dir
 from analysis.stats import compare_units, estimate
+from analysis.studies.sample import data_dir
 from mjlog.cli import main
 from mjlog.variants import VARIANTS
 from simulate.runner import RunSpec, simulate

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.sample import data_dir
+from analysis.studies.sample import data_dir
 from tests.hostile import refused, run
 
 TINY = ["--matches", "2", "--hands-per-match", "2", "--seed", "3", "--workers", "1", "--quiet"]

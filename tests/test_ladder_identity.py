@@ -32,7 +32,7 @@ def _seat_points(run) -> dict[int, list[int]]:
 
 
 def test_ladder_rows_are_agents_with_their_parameters(tmp_path):
-    from analysis.ladder import ladder_tables
+    from analysis.studies.ladder import ladder_tables
 
     table, gaps = ladder_tables(
         "yuxi",
@@ -57,7 +57,7 @@ def test_ladder_rows_are_agents_with_their_parameters(tmp_path):
 def test_ladder_labels_an_agent_by_its_name_when_no_other_shares_it(tmp_path):
     """The plain name when one spec of that name plays; one spec given two ways
     (``aggression`` at its default) is one agent."""
-    from analysis.ladder import ladder_tables
+    from analysis.studies.ladder import ladder_tables
 
     default = agent_entry("strategic")["settings"]["aggression"]
     table = ladder_tables(

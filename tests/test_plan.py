@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats as st
 
-from analysis.plan import matches_needed
-from analysis.sample import data_dir
+from analysis.studies.plan import matches_needed
+from analysis.studies.sample import data_dir
 from mjlog.cli import main
 
 

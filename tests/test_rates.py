@@ -78,13 +78,13 @@ def test_precision_lists_every_pattern_of_the_rules():
 
 
 def sample_run():
-    from analysis.sample import data_dir
+    from analysis.studies.sample import data_dir
 
     return data_dir() / "yuxi"
 
 
 def test_pattern_rates_flag_rare_counts():
-    from analysis.sample import data_dir
+    from analysis.studies.sample import data_dir
 
     p = queries.pattern_frequencies(data_dir() / "huangmei")  # 海底捞月 on one win
     assert (p.per_win_count == p.wins_with).all()

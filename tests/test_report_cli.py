@@ -11,7 +11,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from analysis.sample import data_dir
+from analysis.studies.sample import data_dir
 from mjlog.cli import main
 
 # a run directory and a title made of markup: they must show as text, never as markup

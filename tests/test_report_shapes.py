@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.caveats import TOO_FEW
-from analysis.sample import data_dir
+from analysis.studies.sample import data_dir
 from mjlog.cli import main
 
 TINY = ["--matches", "3", "--hands-per-match", "4", "--seed", "5", "--workers", "1", "--quiet"]

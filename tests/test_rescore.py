@@ -11,7 +11,7 @@ import tomllib
 import pytest
 from click.testing import CliRunner
 
-from analysis.rescore import TableRule, fixed_point, level, parse_patterns, value_key
+from analysis.studies.rescore import TableRule, fixed_point, level, parse_patterns, value_key
 from mjlog.cli import main
 from mjlog.errors import InputError
 from mjlog.rules import keys, resolve

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from analysis.sample import SAMPLES, SWEEP, data_dir
+from analysis.studies.sample import SAMPLES, SWEEP, data_dir
 from mjlog.logio import shard_path, verify_manifest
 from simulate.runner import play_shard
 

@@ -13,7 +13,7 @@ import tomllib
 import pytest
 from click.testing import CliRunner
 
-from analysis.tune import parse_target, parse_vary
+from analysis.studies.tune import parse_target, parse_vary
 from mjlog.cli import main
 from mjlog.errors import InputError
 

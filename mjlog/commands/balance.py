@@ -249,7 +249,8 @@ def balance_command(
         )
     if out is not None:
         check_output(out, "--out")  # before anything is played: a refusal is instant
-    from analysis.compensation import MARGIN, balance_study
+    from analysis.compensation import MARGIN
+    from analysis.studies.balance import balance_study
 
     def measured(r: dict) -> None:
         if fmt == "text":

@@ -117,7 +117,7 @@ def ladder_command(
 
     if csv_path:  # before the heavy imports: a refusal is instant
         check_output(csv_path, "--csv")
-    from analysis.ladder import ladder_tables
+    from analysis.studies.ladder import ladder_tables
 
     table, gaps = ladder_tables(
         variant,

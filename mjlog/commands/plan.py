@@ -87,7 +87,7 @@ def plan_command(pilot, other, metric, detect, margin, paired, workers, time_han
     """
     import duckdb
 
-    from analysis.plan import plan
+    from analysis.studies.plan import plan
     from mjlog.errors import InputError, MjlogError
     from simulate.runner import default_workers
 

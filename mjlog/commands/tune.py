@@ -159,17 +159,17 @@ def tune_command(
     not met or inconclusive there, with its interval. Writes OUT/rules.toml
     (the proposal, each key with its evidence, for --rules) and OUT/tune.json
     (every trial). Rerun the same command to resume; how it searches:
-    analysis/tune.py.
+    analysis/studies/tune.py.
 
     Example: mjlog tune huangmei --vary fan.qidui=5:60:5
     --target 'pattern_rate[qidui]=0.05±0.01' --budget 20000 --out runs/qidui
 
     With --rescore [PATTERN]... it proposes a pattern table instead (no --vary or
     --target): each value follows how rarely play makes its pattern, the order
-    kept, replayed until the table stops changing (analysis/rescore.py), then
+    kept, replayed until the table stops changing (analysis/studies/rescore.py), then
     the old and new tables are confirmed side by side on a fresh seed.
     """
-    from analysis import tune
+    from analysis.studies import tune
     from mjlog.rules import resolve
 
     ctx = click.get_current_context()
@@ -273,8 +273,8 @@ def _rescore(
     fmt,
     settle: bool,
 ) -> None:
-    """``--rescore``: the table, to a fixed point, confirmed (analysis/rescore.py)."""
-    from analysis import rescore
+    """``--rescore``: the table, to a fixed point, confirmed (analysis/studies/rescore.py)."""
+    from analysis.studies import rescore
     from mjlog.rules import resolve
 
     named = rescore.parse_patterns(list(patterns), resolve(variant, sets=list(sets)))

@@ -100,9 +100,11 @@ def env(**kwargs: Any) -> MjlogEnv:
 
 
 def _register() -> None:
-    """``gymnasium.make("mjlog/Mahjong-v0", variant=…, opponents=…)``."""
+    """``gymnasium.make("mjlog/Mahjong-v0", variant=…, opponents=…)``: the entry point
+    is named, not imported; it lives above the environment, where agents are known
+    by name (:func:`simulate.gym.gym_env`)."""
     if "mjlog/Mahjong-v0" not in gym.registry:
-        gym.register("mjlog/Mahjong-v0", entry_point="mjlog.env:MjlogGymEnv")
+        gym.register("mjlog/Mahjong-v0", entry_point="simulate.gym:gym_env")
 
 
 _register()

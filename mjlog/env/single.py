@@ -1,5 +1,6 @@
 """One seat of :class:`mjlog.env.MjlogEnv` as a Gymnasium environment, the other
-seats played by agents of :mod:`simulate.agents`."""
+seats played by the agent objects it is given (:func:`simulate.gym.gym_env` builds
+them from names, as ``gymnasium.make("mjlog/Mahjong-v0")`` does)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,11 @@ __all__ = ["MjlogGymEnv"]
 
 class MjlogGymEnv(gym.Env[dict[str, Any], int]):
     """One seat of :class:`MjlogEnv` as a Gymnasium environment; the other seats
-    are played by agents of :mod:`simulate.agents` (built-in names or plugin specs),
-    each with the random stream ``mjlog simulate`` would give it.
+    are played by ``opponents``, one :class:`~mjlog.agent.Agent` object per other
+    seat, each with the random stream ``mjlog simulate`` would
+    give it. The environment knows no agent by name: :func:`simulate.gym.gym_env`
+    (and ``gymnasium.make("mjlog/Mahjong-v0", opponents=["greedy"])``) looks the
+    names up above it.
 
     Observations and actions are those of the AEC environment (the
     ``action_mask`` inside the observation). An action outside the mask is not
@@ -39,15 +43,13 @@ class MjlogGymEnv(gym.Env[dict[str, Any], int]):
         self,
         variant: str = "yuxi",
         seat: int = 0,
-        opponents: Sequence[str] = ("greedy",),
+        opponents: Sequence[Agent] = (),
         sets: Iterable[str] = (),
         rules_file: str | None = None,
         obs_type: str = "flat",
         illegal: str = "first",
         render_mode: str | None = None,
     ):
-        from simulate.agents import make_agents
-
         if illegal not in ("first", "raise"):
             raise ValueError(f"illegal must be 'first' or 'raise', not {illegal!r}")
         self.aec = MjlogEnv(variant, sets, rules_file, obs_type, render_mode)
@@ -55,13 +57,16 @@ class MjlogGymEnv(gym.Env[dict[str, Any], int]):
         if not 0 <= seat < n:
             raise ValueError(f"seat must be in 0..{n - 1}, not {seat!r}")
         others = list(opponents)
-        if len(others) == 1:
-            others = others * (n - 1)
-        if len(others) != n - 1:
-            raise ValueError(f"give {n - 1} opponents (or one for all), not {len(others)}")
+        if not others or not all(callable(getattr(o, "choose", None)) for o in others):
+            raise ValueError(
+                "opponents must be Agent objects (simulate.gym.gym_env takes agent names)"
+            )
+        # one object a seat: an agent keeps its seat's state between decisions
+        if len(others) != n - 1 or len({id(o) for o in others}) != n - 1:
+            raise ValueError(f"give {n - 1} opponents, one distinct object a seat")
         self.seat = seat
         self.agent = self.aec.possible_agents[seat]
-        self.opponents: list[Agent] = make_agents(others)
+        self.opponents: list[Agent] = others
         self._players: list[Agent | None] = []  # by seat; None: this seat
         self.illegal = illegal
         self.render_mode = render_mode

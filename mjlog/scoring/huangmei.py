@@ -255,7 +255,7 @@ NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in PATTERNS} | {
     "qidui": "七一对",
 }
 #: Pattern families: each pattern → those every hand of it also is, directly (a table
-#: that tracks difficulty keeps a rarer pattern paying no less: analysis/rescore.py).
+#: that tracks difficulty keeps a rarer pattern paying no less: analysis/studies/rescore.py).
 CONTAINS: dict[str, tuple[str, ...]] = {
     "gangshanghua": ("zimo",),
     "caishangkaihua": ("zimo",),  # self-draws counted
@@ -266,7 +266,7 @@ CONTAINS: dict[str, tuple[str, ...]] = {
     "angang_zhongbai": ("anke_zhongbai",),  # triplet and one more
 }
 #: Value keys that are what several counts of a pattern pay instead: four 发财 pay
-#: ``fan.facai_all``, not 4 × ``fan.facai`` (kept no lower by analysis/rescore.py).
+#: ``fan.facai_all``, not 4 × ``fan.facai`` (kept no lower by analysis/studies/rescore.py).
 STANDS_FOR: dict[str, tuple[str, int]] = {"facai_all": ("facai", 4)}
 
 

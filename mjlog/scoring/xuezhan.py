@@ -232,7 +232,7 @@ def _contains() -> dict[str, tuple[str, ...]]:
 
 #: Pattern families: each pattern → those every hand of it also is, directly (清七对
 #: contains 七对 and 清一色; a table that tracks difficulty keeps a rarer pattern
-#: paying no less: analysis/rescore.py).
+#: paying no less: analysis/studies/rescore.py).
 CONTAINS: dict[str, tuple[str, ...]] = _contains()
 
 

@@ -146,7 +146,7 @@ NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in ORDER} | {
 #: The seed's 番 per pattern.
 FAN: dict[str, int] = {k: 2 if k == "longqidui" else 1 for k in ORDER}
 #: Pattern families: each pattern → those every hand of it also is (direct containment;
-#: a table that tracks difficulty keeps a rarer pattern paying no less: analysis/rescore.py).
+#: a table that tracks difficulty keeps a rarer pattern paying no less: analysis/studies/rescore.py).
 CONTAINS: dict[str, tuple[str, ...]] = {"longqidui": ("qidui",)}  # seven pairs with a four
 
 SELF, DISCARD = 0, 1  # columns of a points.* pair

@@ -73,7 +73,7 @@ from typing import Any
 from analysis import queries
 from analysis.compensation import round_units
 from analysis.stats import estimate
-from analysis.tune import RULES_FILE, Study, _finite, _seed, measure, toml_value
+from analysis.studies.tune import RULES_FILE, Study, _finite, _seed, measure, toml_value
 from mjlog.errors import InputError, MjlogError, quote
 from mjlog.rulekeys import INT32_MAX, RuleKey
 from mjlog.rules import Rules, keys, resolve

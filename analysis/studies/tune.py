@@ -449,7 +449,7 @@ def _sets(plan: Plan, point: Mapping[str, Any]) -> list[str]:
 
 class Study:
     """A directory of runs with its journal ``DIR/tune.json``, shared by :class:`Tuner`
-    and :class:`analysis.rescore.Rescorer`: the journal names its study by
+    and :class:`analysis.studies.rescore.Rescorer`: the journal names its study by
     ``plan.tune_id`` (a directory of another study, or of other files, is refused),
     is rewritten atomically after every step, and every run is an ordinary run
     directory resumed shard by shard. ``plan`` needs ``tune_id``, ``variant``,

@@ -4,8 +4,8 @@ Each sample is an ordinary run directory (events included) written by the
 simulator from a fixed seed, so regenerating gives the same bytes as long as
 the engine does not change; after an engine fix, run ``make data`` and commit.
 
-    python -m analysis.sample --out data            # all three, and the sweep
-    python -m analysis.sample --out /tmp/d --variant huangmei
+    python -m analysis.studies.sample --out data            # all three, and the sweep
+    python -m analysis.studies.sample --out /tmp/d --variant huangmei
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ __all__ = ["SAMPLES", "SWEEP", "Sample", "data_dir", "make", "make_sample", "swe
 
 def data_dir() -> Path:
     """The repository's ``data/`` folder (the samples), wherever the caller runs."""
-    return Path(__file__).resolve().parent.parent / "data"
+    return Path(__file__).resolve().parents[2] / "data"
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,7 @@ def tiny_run(variant: str = "yuxi", matches: int = 16, events: bool = True) -> P
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(
-        prog="python -m analysis.sample",
+        prog="python -m analysis.studies.sample",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
