@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test research bench lint format check lock data clean golden chromium notebooks docs \
+.PHONY: demo test test-fast research bench lint format check lock data clean golden chromium notebooks docs \
 	dist wheel-check
 
 $(STAMP): pyproject.toml constraints.txt
@@ -23,6 +23,10 @@ chromium:
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -n auto
 
+# A developer's quick loop: every test but those marked slow (tests/conftest.py).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -n auto -m "not slow"
+
 # The measuring tools behind bench/results/ (research/, outside the wheel) and their tests.
 research: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto research
@@ -39,7 +43,7 @@ golden: $(STAMP)
 	$(BIN)/python tests/golden/regen.py
 
 # The tables of docs/rules/*.md and docs/log-schema.md, rewritten from the code
-# (the prose between them is hand-written; tests/test_docs.py checks they agree).
+# (the prose between them is hand-written; tests/house/test_docs.py checks they agree).
 docs: $(STAMP)
 	$(BIN)/python -m mjlog.docs docs
 
@@ -58,7 +62,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m mypy
 
-# Rewrite every file in the formatter's layout (ruff format; tests/test_lint.py checks it).
+# Rewrite every file in the formatter's layout (ruff format; tests/house/test_lint.py checks it).
 format: $(STAMP)
 	$(BIN)/ruff format .
 

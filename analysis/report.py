@@ -18,7 +18,7 @@ anything. Nothing depends on the time or the host: the same runs give the same
 file. For example::
 
     write_report(["data/yuxi", "data/xuezhan", "data/huangmei"], "/tmp/report")
-    # -> /tmp/report/index.html (tests/test_report_cli.py checks it)
+    # -> /tmp/report/index.html (tests/analysis/test_report_cli.py checks it)
 """
 
 from __future__ import annotations

@@ -254,7 +254,7 @@ def seating_part(variant: str, hands: int, workers: int, seeds=SEATING_SEEDS) ->
     strategic) in one ladder, once per seed. Equal players, so the twin's lead is
     the seating's: the mean over the seeds with its 95 % t interval. (Balanced
     seating plays every assignment of agents to seats, where the lead is exactly 0
-    by construction: ``tests/test_agents.py`` checks it.)"""
+    by construction: ``tests/agents/test_agents.py`` checks it.)"""
     import numpy as np
 
     from analysis.stats import estimate
@@ -735,7 +735,7 @@ def run(
         "(points per hand, paired by match) is the seating's: the mean over the seeds with "
         "its 95 % t interval, their SD, and how many ladders' paired intervals lie above 0. "
         "Balanced seating plays every assignment of the agents to the seats, so there two "
-        "agents that play alike finish exactly level (`tests/test_agents.py`).\n\n"
+        "agents that play alike finish exactly level (`tests/agents/test_agents.py`).\n\n"
         "| variant | ladders × hands | twin − strategic [95% CI] | SD | "
         "paired intervals above 0 | wall s |\n"
         "|---|---|---|---|---|---|\n" + joined("seatbias") + "\n"

@@ -61,7 +61,7 @@ def run(quick: bool = False) -> dict:
         f"`mjlog {' '.join(shown)} --out DIR`, and the same with `--play-all` "
         f"(base and cap are money-only, `efficient` never reads money: a candidate is "
         f"settled from the first run played on its walls, its files the bytes play "
-        f"writes; tests/test_resettle.py).\n\n"
+        f"writes; tests/batch/test_resettle.py).\n\n"
         "| runs | hands played | runs settled | wall clock | CPU seconds |\n"
         "|---|---|---|---|---|\n"
         f"| settled where they can be | {settled['hands']} | {len(settled['settled'])} | "

@@ -9,7 +9,7 @@
   (``mjlog.env``), following every import, late ones included;
 - import circles among the shipped modules, counting imports inside functions
   (with and without ``TYPE_CHECKING`` imports);
-- imports that run upward through the layers of ``tests/test_imports.py`` (this
+- imports that run upward through the layers of ``tests/house/test_imports.py`` (this
   checkout's layer map and import reader, applied to the checkout measured).
 """
 
@@ -19,10 +19,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.test_imports import imports, layer_of, modules  # noqa: E402  (this checkout's)
+from tests.house.test_imports import imports, layer_of, modules  # noqa: E402  (this checkout's)
 
 try:  # a checkout whose layer map names what each layer may import (a DAG)
-    from tests.test_imports import may_import  # noqa: E402
+    from tests.house.test_imports import may_import  # noqa: E402
 except ImportError:  # an older, ranked map
 
     def may_import(a: str, b: str) -> bool:

@@ -13,7 +13,7 @@ variant), ``keys`` (a variant's other rule keys), ``patterns`` (a variant's
 patterns: its own Chinese name, key, value rule key and default), ``vocabularies``
 (the closed string columns of the log) and ``columns TABLE`` (a log table's
 columns with their types; the meaning column stays hand-written). A variant page
-is ``docs/rules/<variant>.md``. ``tests/test_docs.py`` renders every page in
+is ``docs/rules/<variant>.md``. ``tests/house/test_docs.py`` renders every page in
 memory and compares it with the file.
 
 >>> print(key_table("huangmei").splitlines()[2])

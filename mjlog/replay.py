@@ -431,7 +431,7 @@ def apply_checked(st: HandState, ev: Event, notation: bool = True) -> Discrepanc
     (:meth:`HandState.try_apply`, the only path that accepts), else return the
     discrepancy naming the rule it breaks (:func:`check_step`, the plain
     reference, which only explains). The replayer, the auditor, the viewer and
-    the importer all step through here; tests/test_checked_step.py holds the two
+    the importer all step through here; tests/logs/test_checked_step.py holds the two
     equal on thousands of mutated events."""
     seq = len(st.events)
     try:

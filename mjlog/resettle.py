@@ -10,7 +10,7 @@ rules from its logged choices, through the one transition function
 (:meth:`HandState.try_apply`), the payments coming from the new rules; it costs
 a replay, not a game.
 
-The claim is proved, not assumed: ``tests/test_resettle.py`` plays every
+The claim is proved, not assumed: ``tests/batch/test_resettle.py`` plays every
 money-only key of every variant both ways, for every money-blind agent, and
 holds the two runs byte-identical.
 

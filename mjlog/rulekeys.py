@@ -58,7 +58,7 @@ class RuleKey:
     #: The key only says what a hand pays (the base, a cap, a compensation): no legal
     #: choice and no event but the payments depends on it, so hands played under one
     #: value may be settled again under another (:mod:`mjlog.resettle`, proved for
-    #: every such key by tests/test_resettle.py).
+    #: every such key by tests/batch/test_resettle.py).
     money_only: bool = False
 
     def parse(self, raw: Any, variant: str) -> Any:

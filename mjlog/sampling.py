@@ -276,7 +276,7 @@ def _tilt(
 
     A uniform sample gives the other seats random concealed tiles: late in a hand
     they sit about two steps further from ready than the table's real hands
-    (``tests/test_expert.py``, the tilt's test), so rollouts on them see too
+    (``tests/agents/test_expert.py``, the tilt's test), so rollouts on them see too
     little danger and too few rival wins. Each move swaps the tiles of a
     position some other seat still holds and of another hidden position
     (another seat's or the live wall's);

@@ -7,7 +7,7 @@ whether a finished run (the *donor*) may stand for the play of a new run, and
 func:`resettled_hands` builds one shard of the new run from the donor's logged
 hands (:func:`mjlog.resettle.resettle`), for the batch runner to write as it
 writes played hands: the files are the same bytes as playing would write
-(tests/test_resettle.py).
+(tests/batch/test_resettle.py).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ rule chose.
    direction the rule favours (a rare rate stopped low: 12–16 % low with small
    shards, its interval covering 83 % of the time); the fresh hands are independent
    of that choice, so their figures and intervals are ordinary ones on ``M``
-   matches (``tests/test_until.py`` measures the coverage).
+   matches (``tests/batch/test_until.py`` measures the coverage).
 
 The manifest records the rule under ``until``: the metric, target and
 ``--max-hands``, whether it was ``reached``, the stopping pass's

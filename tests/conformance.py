@@ -1,6 +1,6 @@
 """Invariants every variant's engine must keep after every event (STYLE.md).
 
-Used by ``tests/test_conformance.py``; importable so other tests can reuse it.
+Used by ``tests/agents/test_conformance.py``; importable so other tests can reuse it.
 """
 
 from __future__ import annotations

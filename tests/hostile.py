@@ -21,6 +21,7 @@ installs the filter itself (:data:`_BOOT`).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import stat
@@ -105,12 +106,18 @@ def run(
 
         old = os.getcwd()
         os.chdir(cwd)
+        # Garbage that earlier tests of this process left (a notebook kernel's unclosed
+        # sockets) is collected now, not inside the capture, where its ResourceWarning
+        # would read as the command's own: a child process starts without it.
+        gc.collect()
+        gc.disable()
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("default")  # shown once, as a child shows them
                 warnings.filterwarnings("error", module=OWN_MODULES)
                 r = CliRunner().invoke(main, [str(a) for a in args])
         finally:
+            gc.enable()
             os.chdir(old)
         err = r.stderr + "".join(
             warnings.formatwarning(w.message, w.category, w.filename, w.lineno) for w in caught

@@ -5,7 +5,7 @@ A log's columns are mostly dictionary-encoded strings and small ints, so they ar
 decoded here through numpy instead: a dictionary column is its (few) values
 indexed by its indices; a list column becomes tuples, built only for the rows
 that are set. The results equal ``to_pylist`` (lists as tuples in
-:func:`tuples`); ``tests/test_logio.py`` holds them equal on every column of a run.
+:func:`tuples`); ``tests/logs/test_logio.py`` holds them equal on every column of a run.
 
 >>> import pyarrow as pa
 >>> col = pa.array(["draw", None, "discard", "draw"]).dictionary_encode()

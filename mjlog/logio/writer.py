@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 EVENT_COLUMNS = data_columns("events")
 """The order of the fields of an event tuple, as written and as read back."""
 
-# Parquet writer settings, chosen for small files (measured in tests/test_logio.py
+# Parquet writer settings, chosen for small files (measured in tests/logs/test_logio.py
 # and docs/log-schema.md): zstd level 3 (level 12 saves under 2% of the bytes and
 # costs 7% of a random-agent simulation's time); dictionary encoding on every leaf column
 # (a list's leaf is "<name>.list.element": naming only the list leaves it plain)

@@ -14,7 +14,7 @@ from mjlog.rules import Rules
 from research.expert_ab import paired_edge
 from research.expert_calibration import ReadySeeing, Seeing, ceiling
 from simulate.agents import make_agent, make_agents, parse_spec
-from tests.test_expert import _replay, _seat0_discards
+from tests.agents.test_expert import _replay, _seat0_discards
 
 
 def test_paired_edge_is_zero_for_strategic_itself():

@@ -1,7 +1,7 @@
 """How much of a ready seat's waits the table shows (research.wait_reading): the
 observations, the shares' arithmetic, a learned reading that beats the uniform
 one on hands it did not see, and the command's table (its refusals:
-tests/test_hostile_inputs.py)."""
+tests/cli/test_bad_input_refusals.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Golden playthroughs: one small human-readable hand per variant (JSON lines).
 
-``make golden`` rewrites them; ``tests/test_golden.py`` replays the same seeds
+``make golden`` rewrites them; ``tests/core/test_golden.py`` replays the same seeds
 and diffs line by line, so any change in play or scoring shows as a readable diff.
 """
 

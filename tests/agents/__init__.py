@@ -1,0 +1,1 @@
+"""Tests of the agents: built-ins, expert, reading, plugins and their conformance."""

@@ -1,0 +1,45 @@
+"""`mjlog report` on what the wheel check gives it (.ci/wheel-check), which once
+ended in a traceback: runs so short that some seat never wins, and a sweep alone (in
+tests/analysis/test_report_shapes.py, which renders the sample sweep's report for its checks)."""
+
+from __future__ import annotations
+
+import math
+
+from click.testing import CliRunner
+
+from analysis.queries import Runs, seat_stats
+from mjlog.cli import main
+
+
+def test_a_group_without_wins_at_a_seat_leaves_the_other_groups_their_bars(tmp_path):
+    runs = []
+    for variant in ("yuxi", "huangmei"):
+        out = tmp_path / variant
+        res = CliRunner().invoke(
+            main,
+            [
+                "simulate",
+                "--variant",
+                variant,
+                "--hands-per-match",
+                "2",
+                "--seed",
+                "7",
+                "--agents",
+                "strategic,efficient,greedy,random",
+                "--workers",
+                "1",
+                "--quiet",
+                "--out",
+                str(out),
+            ],
+        )
+        assert res.exit_code == 0, res.output
+        runs.append(str(out))
+    # the case itself: a seat of the first group with no win, so no self-draw share
+    first = seat_stats(Runs([runs[0]]))
+    assert any(math.isnan(v) for v in first["self_draw_share"]), first
+    res = CliRunner().invoke(main, ["report", *runs, "--out", str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "r" / "index.html").stat().st_size > 100_000
