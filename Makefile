@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q pip==26.3
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,env]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,env,dask,tune]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -69,7 +69,7 @@ check: lint test
 # never from the runtime dependencies.
 BENCHSTAMP := $(VENV)/.bench-installed
 $(BENCHSTAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,env,bench]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,env,dask,tune,bench]'
 	touch $@
 
 bench: $(BENCHSTAMP)
@@ -81,7 +81,7 @@ data: $(STAMP)
 
 lock:
 	rm -rf /tmp/mjlog-lock && $(PY) -m venv /tmp/mjlog-lock
-	/tmp/mjlog-lock/bin/pip install -q -e '.[test,notebook,env,bench]'
+	/tmp/mjlog-lock/bin/pip install -q -e '.[test,notebook,env,dask,tune,bench]'
 	{ echo "# Pinned set: every fresh clone installs exactly these (regenerate: make lock)."; /tmp/mjlog-lock/bin/pip freeze --exclude-editable; } > constraints.txt
 
 clean:
