@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test research bench lint format check lock data clean golden chromium notebooks docs \
+.PHONY: demo test research research-results bench lint format check lock data clean golden chromium notebooks docs \
 	dist wheel-check
 
 $(STAMP): pyproject.toml constraints.txt
@@ -23,9 +23,14 @@ chromium:
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -n auto
 
-# The measuring tools behind bench/results/ (research/, outside the wheel) and their tests.
+# bench/ times (make bench); research/ measures: the studies behind research/results/
+# (outside the wheel). `make research` runs their tools' tests; `make research-results`
+# reruns the studies themselves (hours of CPU at full size) into research/results/.
 research: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto research
+
+research-results: $(STAMP)
+	$(BIN)/python research/run.py
 
 # Execute every notebook top to bottom on the sample data; the executed copies (with
 # their tables and figures) go to build/notebooks/, the committed ones stay clean.

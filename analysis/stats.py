@@ -218,7 +218,7 @@ def compare_units(
     numbers, as :mod:`analysis.compare` pairs runs), which make them alike, not
     opposed: a negative sample covariance is then taken for noise (on 30 matches it
     came out negative in up to 23 % of same-seed pairs whose true correlation was
-    about +0.3, bench/results/calibration.md) and set to 0, conservative whenever the
+    about +0.3, research/results/calibration.md) and set to 0, conservative whenever the
     true one is not negative: the paired standard error is then the unpaired one, on
     the pairs' m − 1 degrees of freedom, so pairing never makes it the wider. Two
     seats of one table (a ladder's agents) are opposed, their covariance truly

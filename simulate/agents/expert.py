@@ -37,7 +37,7 @@ which alone the margin is judged.
 
 How strong it is, and what each setting was measured to gain or lose (ladders,
 paired A/Bs, the ceiling of a search that sees the real hands), is in
-``bench/results/expert.md``; the measuring tools are in ``research/``.
+``research/results/expert.md``; the measuring tools are in ``research/``.
 
 Parameters (``--agents expert:rollouts=8;candidates=3``):
 

@@ -28,7 +28,7 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   2026 (a finding checked on fresh walls) strategic's side is played at that seed
   on the same matches, and the tables are the seed's own.
 
-    python bench/bench_expert.py [--quick]
+    python research/expert_study.py [--quick]
         [--parts speed,ab,ceiling,ready,reading,calibration,budget,ladder,null,seating,
                  conclusions]
         [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--budget-spec SPEC]
@@ -508,7 +508,7 @@ PARTS = (
     "seating",
     "conclusions",
 )
-FRAGMENTS = ROOT / "build" / "bench_expert"
+FRAGMENTS = ROOT / "build" / "expert_study"
 
 
 def budget_fragment(first: int, spec: str) -> str:
@@ -626,7 +626,7 @@ def run(
         "rollouts (hidden tiles sampled from what the seat sees, the hand rebuilt with the "
         "engine's transition and played out) show it better by `z` standard errors of the "
         f"paired difference; the budget here `{EXPERT}` ({EXPERT_PARAMS}). "
-        "`python bench/bench_expert.py [--parts ...] [variant ...]`, each part and variant "
+        "`python research/expert_study.py [--parts ...] [variant ...]`, each part and variant "
         "run apart on the shared machine and assembled.\n\n"
         "### Speed: one expert seat, three strategic, one core\n\n"
         "| variant | hands | hands/s (wall) | hands/s (CPU) | searched decisions/hand "
@@ -785,7 +785,7 @@ if __name__ == "__main__":
         "--parts",
         default=",".join(PARTS),
         help=f"comma-separated parts to run ({', '.join(PARTS)}); the others are "
-        "taken from earlier runs' fragments (build/bench_expert/)",
+        "taken from earlier runs' fragments (build/expert_study/)",
     )
     ap.add_argument("--ab-hands", type=int, default=None)
     ap.add_argument(
