@@ -385,21 +385,16 @@ class ExpertAgent:
                 pts.append(st.deltas[self.seat])
         return points
 
-    def pinned(self, view: SeatView) -> dict[int, list[int]] | None:
-        """Hands the samples must give some seats: none for the agent (a measuring
-        tool's hook: :class:`research.expert_calibration.ReadySeeing`)."""
-        return None
-
     def sample(
         self, view: SeatView, history: list[Event], rng: Stream
     ) -> tuple[list[int], HandState] | None:
         """A wall (the hand's tiles in draw order) that agrees with ``history``
-        and the hand rebuilt on it, or None after a few tries."""
-        pinned = self.pinned(view)
+        and the hand rebuilt on it, or None after a few tries (a measuring tool's
+        hook too: :class:`research.expert_calibration.ReadySeeing`)."""
         for _ in range(self.params["tries"]):
             try:
                 wall = sample_wall(
-                    view, history, rng, self.params["tilt"], self.params["steps"], self.lean, pinned
+                    view, history, rng, self.params["tilt"], self.params["steps"], self.lean
                 )
                 return wall, rebuild(view, history, wall, self.read)
             except Inconsistent:
