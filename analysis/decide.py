@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats as st
@@ -107,7 +108,7 @@ class Decision:
     hands_needed: float  # hands in all that would settle an inconclusive one (NaN else)
     differs_from_zero: bool  # p < α: shown not 0 (an equivalent one: by less than the margin)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
