@@ -128,8 +128,9 @@ def sample_hidden(view: SeatView, history: list[Event], rng: Stream) -> Hidden:
     and an unseen bonus tile only where it could still be unseen.
     """
     placing = _Placing(view, rng)
+    event = placing.event
     for prev, e in zip([None, *history], history, strict=False):
-        placing.event(prev, e)
+        event(prev, e)
     return placing.fill()
 
 
@@ -164,12 +165,12 @@ class _Placing:
 
     def give_up(self, s: int, t: int, k: int = 1) -> None:
         """``k`` copies of tile ``t`` left seat ``s``'s hand from positions it holds."""
-        h = self.held[s]
+        h, wall, below = self.held[s], self.wall, self.rng.below
         for _ in range(k):
             if not h:
                 raise Inconsistent(f"S{s} gives up more tiles than it holds")
-            j = self.rng.below(len(h))
-            self.wall[h[j]] = t
+            j = below(len(h))
+            wall[h[j]] = t
             h[j] = h[-1]
             h.pop()
 
