@@ -4,13 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast research bench lint format check lock data clean golden chromium notebooks docs \
+.PHONY: demo test test-fast research research-results bench lint format check lock data clean golden \
+	chromium notebooks docs \
 	dist wheel-check
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q pip==26.3
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,env]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,env,dask,tune]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -27,9 +28,14 @@ test: $(STAMP) chromium
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow"
 
-# The measuring tools behind bench/results/ (research/, outside the wheel) and their tests.
+# bench/ times (make bench); research/ measures: the studies behind research/results/
+# (outside the wheel). `make research` runs their tools' tests; `make research-results`
+# reruns the studies themselves (hours of CPU at full size) into research/results/.
 research: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto research
+
+research-results: $(STAMP)
+	$(BIN)/python research/run.py
 
 # Execute every notebook top to bottom on the sample data; the executed copies (with
 # their tables and figures) go to build/notebooks/, the committed ones stay clean.
@@ -73,7 +79,7 @@ check: lint test
 # never from the runtime dependencies.
 BENCHSTAMP := $(VENV)/.bench-installed
 $(BENCHSTAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,env,bench]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[test,notebook,env,dask,tune,bench]'
 	touch $@
 
 bench: $(BENCHSTAMP)
@@ -85,7 +91,7 @@ data: $(STAMP)
 
 lock:
 	rm -rf /tmp/mjlog-lock && $(PY) -m venv /tmp/mjlog-lock
-	/tmp/mjlog-lock/bin/pip install -q -e '.[test,notebook,env,bench]'
+	/tmp/mjlog-lock/bin/pip install -q -e '.[test,notebook,env,dask,tune,bench]'
 	{ echo "# Pinned set: every fresh clone installs exactly these (regenerate: make lock)."; /tmp/mjlog-lock/bin/pip freeze --exclude-editable; } > constraints.txt
 
 clean:

@@ -48,11 +48,12 @@ class _Agent:
 
 
 def _agent(entry: Any) -> _Agent:
+    fields: dict[str, Any]
     if not isinstance(entry, dict):  # the oldest manifests: the spec as given
         name, fields, version, plain, kind = str(entry), {}, None, True, "spec"
     else:
         name = str(entry.get("name"))
-        params = entry.get("params") if isinstance(entry.get("params"), dict) else {}
+        params: dict[str, Any] = entry["params"] if isinstance(entry.get("params"), dict) else {}
         settings = entry.get("settings")
         kind = "settings" if isinstance(settings, dict) else "params"
         fields = dict(settings) if isinstance(settings, dict) else dict(params)

@@ -224,6 +224,7 @@ def skill_share_difference(a, b) -> dict:
     rng = np.random.default_rng(0)
     diffs = []
     for _ in range(BOOTSTRAP):
+        picks: tuple[np.ndarray, ...]
         if paired:
             i = rng.integers(0, len(ka), len(ka))
             picks = (i, i)
@@ -231,8 +232,8 @@ def skill_share_difference(a, b) -> dict:
             picks = tuple(rng.integers(0, len(p[1]), len(p[1])) for p in parts)
         v = [_omega2(s[i], q[i], n[i]) for (s, q, n), i in zip(parts, picks, strict=True)]
         diffs.append(v[1] - v[0])
-    diffs = np.asarray(diffs)
+    d = np.asarray(diffs)
     point = _omega2(*parts[1]) - _omega2(*parts[0])
-    lo, hi = np.nanpercentile(diffs, [2.5, 97.5])
-    p = min(1.0, 2 * (min((diffs <= 0).sum(), (diffs >= 0).sum()) + 1) / (len(diffs) + 1))
+    lo, hi = np.nanpercentile(d, [2.5, 97.5])
+    p = min(1.0, 2 * (min((d <= 0).sum(), (d >= 0).sum()) + 1) / (len(d) + 1))
     return {"diff": float(point), "lo": float(lo), "hi": float(hi), "p": float(p), "paired": paired}

@@ -207,7 +207,7 @@ def _deals(a: Runs, b: Runs, matches: Sequence[int]) -> dict[str, int]:
         other=b.files("hands"),
         m=[int(x) for x in matches],
     )
-    return {k: int(v) for k, v in df.iloc[0].items()}
+    return {str(k): int(v) for k, v in df.iloc[0].items()}
 
 
 def _why_apart(a: Runs, b: Runs) -> str:
@@ -646,7 +646,7 @@ def _against(
 
     ub, uo = base.units, other.units
     pair = pairing(base.runs, other.runs, ub, uo)
-    if pair.paired:
+    if pair.paired and pair.base_rows is not None and pair.other_rows is not None:
         ub = ub.iloc[pair.base_rows].reset_index(drop=True)
         uo = uo.iloc[pair.other_rows].reset_index(drop=True)
     seen = set(base.pats.pattern) | set(other.pats.pattern)
@@ -663,7 +663,7 @@ def _against(
     for metric in [m for m in mb if m in mo]:
         yb, xb, unit = mb[metric]
         yo, xo, _ = mo[metric]
-        d: Difference | None = compare_units(yb, xb, yo, xo, pair.paired, shared_walls=pair.paired)
+        d = compare_units(yb, xb, yo, xo, pair.paired, shared_walls=pair.paired)
         if is_rate(unit):  # no rate difference is certain from a handful of events
             d = rate_difference(d, yb, xb, yo, xo)
         row = {
@@ -695,9 +695,8 @@ def _against(
                 comparable=False,
                 note=note,
             )
-            d = None
         rows.append(row)
-        diffs.append(d)
+        diffs.append(None if row["note"] is not None else d)
     return rows, diffs, sorted(seen - set(names))
 
 
@@ -786,7 +785,8 @@ def trends(
     for metric, (_y, _x, unit) in arrays[0].items():
         if not all(metric in a for a in arrays):
             continue
-        ps, x, cl, values = [], [], [], []
+        ps, x, values = [], [], []
+        cl: list[Any] = []
         for s, a, v in zip(sides, arrays, xs, strict=True):
             y, w, _ = a[metric]
             ps.append(pseudo_values(y, w))
@@ -859,7 +859,8 @@ def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFr
         u = u.reset_index(drop=True)
         p = pats[(pats.variant == key[0]) & (pats.config == key[1]) & (pats.lineup == key[2])]
         hands = int(u["hands"].sum())
-        for metric, (y, x, unit) in metric_arrays(u, p, _patterns_of(runs, first[key], p)).items():
+        run = first[key]  # type: ignore[index]  # (pandas types a group key Hashable)
+        for metric, (y, x, unit) in metric_arrays(u, p, _patterns_of(runs, run, p)).items():
             e = metric_estimate(y, x, unit)
             t = target.get(metric) if isinstance(target, dict) else target
             rows.append(
@@ -890,5 +891,5 @@ def _patterns_of(runs: Runs, run, seen: pd.DataFrame) -> list[str]:
 
     v = _BY_NAME.get(run.variant)
     rules = _rules_of(runs, run) if v is not None else None
-    can = set(v.patterns(rules)) if rules is not None else set()
+    can = set(v.patterns(rules)) if v is not None and rules is not None else set()
     return sorted(can | set(seen.pattern))

@@ -58,7 +58,7 @@ Lever(base=1, unit='base', value=2)
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -101,7 +101,8 @@ def round_units(x: float | Fraction) -> int:
     >>> [round_units(v) for v in (0.5, 1.5, -0.5, 0.49, -2.6, Fraction(5, 2))]
     [1, 2, -1, 0, -3, 3]
     """
-    return int(math.copysign(math.floor(abs(x) + Fraction(1, 2)), x))
+    size = -x if x < 0 else x  # abs(), typed
+    return int(math.copysign(math.floor(size + Fraction(1, 2)), x))
 
 
 @dataclass(frozen=True)
@@ -210,6 +211,7 @@ def positions(run: str | Path) -> list[dict[str, Any]]:
 
     base = RunFiles(run).rules()["base"]
     df = position_advantage(run).sort_values("position")
+    rows: Iterable[Any] = df.itertuples()  # (pandas-stubs types a row's cells loosely)
     return [
         {
             "position": int(r.position),
@@ -220,7 +222,7 @@ def positions(run: str | Path) -> list[dict[str, Any]]:
             "matches": int(r.matches),
             "hands": int(r.hands),
         }
-        for r in df.itertuples()
+        for r in rows
     ]
 
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats as st
@@ -107,7 +108,7 @@ class Decision:
     hands_needed: float  # hands in all that would settle an inconclusive one (NaN else)
     differs_from_zero: bool  # p < α: shown not 0 (an equivalent one: by less than the margin)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -209,11 +210,11 @@ def adjust(p: Sequence[float]) -> np.ndarray:
     """
     from statsmodels.stats.multitest import multipletests
 
-    p = np.asarray(p, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = ~np.isnan(p)
+    ps = np.asarray(p, dtype=float)
+    out = np.full(ps.shape, np.nan)
+    ok = ~np.isnan(ps)
     if ok.any():
-        out[ok] = multipletests(p[ok], method="fdr_bh")[1]
+        out[ok] = multipletests(ps[ok], method="fdr_bh")[1]
     return out
 
 
@@ -340,14 +341,16 @@ def decide_study(
     of "no difference" and those of equivalence are each adjusted together
     (:func:`adjust`) over the study's primary metrics (all of them without
     ``primary``); the others get the verdict :data:`EXPLORATORY` and no adjusted p."""
-    chosen = [i for i, d in enumerate(diffs) if d is not None and is_primary(metrics[i], primary)]
+    chosen = {
+        i: d for i, d in enumerate(diffs) if d is not None and is_primary(metrics[i], primary)
+    }
     margin = [margin_for(m, margins) for m in metrics]
-    p = adjust([diffs[i].p for i in chosen])
-    p_eq = adjust([tost(diffs[i], margin[i]) for i in chosen])
+    p = adjust([d.p for d in chosen.values()])
+    p_eq = adjust([tost(d, margin[i]) for i, d in chosen.items()])
     out: list[Decision | None] = [None] * len(diffs)
     for i, d in enumerate(diffs):
         if d is not None:
             out[i] = Decision(EXPLORATORY, margin[i], math.nan, math.nan, mde(d), math.nan, False)
-    for i, pa, pe in zip(chosen, p, p_eq, strict=True):
-        out[i] = decide(diffs[i], margin[i], hands[i], p=float(pa), p_equivalence=float(pe))
+    for (i, d), pa, pe in zip(chosen.items(), p, p_eq, strict=True):
+        out[i] = decide(d, margin[i], hands[i], p=float(pa), p_equivalence=float(pe))
     return out

@@ -85,7 +85,7 @@ def _open(run: str | Path, verify: bool = True) -> Runs:
 def _per_match(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Each agent's points summed per match (over every seating), with its seat-hands."""
     return {
-        agent: g.groupby("match")["points"].agg(["sum", "size"])
+        str(agent): g.groupby("match")["points"].agg(["sum", "size"])
         for agent, g in df.groupby("agent", sort=True)
     }
 
@@ -109,7 +109,7 @@ def gaps(run: str | Path, order: Sequence[str] | None = None) -> pd.DataFrame:
 def _on_the_same_walls(run: str | Path, base: str | Path) -> list[Runs]:
     """The two runs, opened, refused unless they were dealt the same walls."""
     runs = [_open(run), _open(base)]
-    if not same_walls(*runs):
+    if not same_walls(runs[0], runs[1]):
         raise InputError(
             f"{run} and {base} do not hold the same walls: pair runs of the "
             "same variant, seed and match size"
@@ -212,7 +212,7 @@ def _standings(df: pd.DataFrame) -> pd.DataFrame:
     per_match = _per_match(df)
     rows = []
     for agent, g in df.groupby("agent", sort=True):
-        m = per_match[agent]
+        m = per_match[str(agent)]
         e = estimate(m["sum"].to_numpy(float), m["size"].to_numpy(float))
         wins = int(g["n_wins"].sum())
         rows.append(

@@ -391,7 +391,7 @@ def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) ->
     fig, axes = _fig(nrows, ncols, w=3.4, h=2.8)
     if key is None:
         short = _key_legend(fig, _labels(df))
-        xs = np.arange(len(df))
+        xs: np.ndarray = np.arange(len(df))
     else:
         vals = df[key]
         numeric = str(vals.dtype) in ("Int64", "Float64")
@@ -402,7 +402,7 @@ def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) ->
         lo, hi = df.get(f"{m}_lo"), df.get(f"{m}_hi")
         yerr = (
             None
-            if lo is None
+            if lo is None or hi is None
             else np.nan_to_num(
                 np.vstack(
                     [

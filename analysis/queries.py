@@ -31,10 +31,10 @@ True
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 import numpy as np
@@ -283,14 +283,15 @@ class Runs:
             for p, varied in _expand(Path(given)):
                 rf = RunFiles(p, hashes=verify_hashes)
                 m = rf.manifest
-                rid = m.get("run_id")
+                rid = str(m.get("run_id"))
                 if rid in seen:
                     _same_content(seen[rid], rf)
                     continue
                 seen[rid] = rf
                 self._runs.append(rf)
                 rows = rf.rows("hands")
-                self.rules[str(rid)] = m.get("rules") if isinstance(m.get("rules"), dict) else {}
+                logged = m.get("rules")
+                self.rules[rid] = logged if isinstance(logged, dict) else {}
                 self._rule_values[
                     (
                         str(m.get("variant")),
@@ -437,7 +438,7 @@ class Runs:
                 dtype = "Float64"
             else:
                 dtype, raw = "string", [None if v is None else str(v) for v in raw]
-            df[k] = pd.array(raw, dtype=dtype)
+            df[k] = pd.array(raw, dtype=cast(Any, dtype))  # (the stubs want a literal)
         return df
 
     def _in_run_order(self, df: pd.DataFrame) -> pd.DataFrame:
@@ -622,9 +623,11 @@ def _collapse(
     ``_rare``) and mean with its match-unit interval."""
     sums = units.groupby(keys, sort=False)[counts].sum().reset_index()
     out = sums
-    for specs, estimator in ((rates, rate_estimates), (means, estimates)):
+    steps: tuple[tuple[Mapping[str, tuple[str, str | None]], Callable[..., pd.DataFrame]], ...]
+    steps = ((rates, rate_estimates), (means, estimates))
+    for specs, estimator in steps:
         if specs:
-            est = estimator(units, keys, specs)
+            est: pd.DataFrame = estimator(units, keys, specs)
             out = out.merge(
                 est.drop(columns=[c for c in ("matches",) if c in out]), on=keys, how="left"
             )
@@ -1101,17 +1104,18 @@ def _sparse_estimates(
         u = ugroups[(v, cfg, lu)]
         y = g.set_index(ucols)[value].reindex(pd.MultiIndex.from_frame(u[ucols])).fillna(0)
         f = u.drop(columns=ucols).copy()
-        f[key] = k
+        f[key] = cast(Any, k)  # (a group key: the stubs type it Hashable)
         f[value] = y.to_numpy(float)
         frames.append(f)
     cols = [*GROUP, key]
     if not frames:
         return pd.DataFrame(columns=cols)
     allu = pd.concat(frames, ignore_index=True)
-    out = None
+    out: pd.DataFrame | None = None
     for name, (yc, xc, bounds) in specs.items():
         e = estimates(allu, cols, {name: (yc, xc)}, clip=bounds)
         out = e if out is None else out.merge(e.drop(columns="matches"), on=cols)
+    assert out is not None  # specs name one figure at least
     return out
 
 
@@ -1160,13 +1164,14 @@ def compare_from(
             **{f"advantage{c}": f"dealer_advantage{c}" for c in ci},
         }
     )
-    cats = None
+    cats: pd.DataFrame | None = None
     for suffix in ci:
-        c = money_by_category.pivot_table(
+        part = money_by_category.pivot_table(
             index=g, columns="category", values=f"share_of_transfers{suffix}", aggfunc="sum"
         ).add_prefix("share_")
-        c.columns = [f"{x}{suffix}" for x in c.columns]
-        cats = c if cats is None else cats.join(c)
+        part.columns = [f"{x}{suffix}" for x in part.columns]
+        cats = part if cats is None else cats.join(part)
+    assert cats is not None  # ci names one suffix at least
     cats = cats.reset_index()
     cats.columns.name = None
     out = (

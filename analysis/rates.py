@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats as st
 
 from analysis.stats import LEVEL, Difference, Estimate, _sem, estimate, per_group, pseudo_values
@@ -99,7 +100,7 @@ class Rate:
         """Fewer than :data:`RARE` events: read the figure as a hint."""
         return bool(self.count < RARE)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "rare": self.rare}
 
 
@@ -144,7 +145,7 @@ def _bounds(k: float, n: float) -> tuple[float, float]:
     return (0.0 if k <= 0 else max(lo, 0.0)), (1.0 if k >= n else min(hi, 1.0))
 
 
-def rate(y, x) -> Rate:
+def rate(y: ArrayLike, x: ArrayLike | None) -> Rate:
     """The rate ``Σy / Σx`` of per-match counts ``y`` of events in ``x`` trials, with its
     interval (module docstring). NaN interval under two matches (no spread to judge),
     NaN throughout without a trial or with a NaN count."""
@@ -169,7 +170,9 @@ def rate(y, x) -> Rate:
     return Rate(p, lo, hi, se, m, k, n, deff, n_eff)
 
 
-def rate_difference(d: Difference, yb, xb, yo, xo) -> Difference:
+def rate_difference(
+    d: Difference, yb: ArrayLike, xb: ArrayLike, yo: ArrayLike, xo: ArrayLike
+) -> Difference:
     """``d``, the difference of the rates ``Σyo/Σxo − Σyb/Σxb`` as
     :func:`analysis.stats.compare_units` gives it, made honest where a side rests on
     fewer than :data:`RARE` events: there the t interval of the per-match
@@ -215,7 +218,7 @@ def is_rate(unit: str) -> bool:
     return unit.startswith("share of ")
 
 
-def metric_estimate(y, x, unit: str) -> Rate | Estimate:
+def metric_estimate(y: ArrayLike, x: ArrayLike | None, unit: str) -> Rate | Estimate:
     """A headline metric's figure with its 95% interval: a rate's by :func:`rate`, any
     other's (a mean of points) by :func:`analysis.stats.estimate`."""
     return rate(y, x) if is_rate(unit) else estimate(y, x)
@@ -245,7 +248,7 @@ def rate_estimates(
     return per_group(units, keys, list(specs), ("", "_lo", "_hi", "_se", "_count", "_rare"), one)
 
 
-def rare_note(count) -> str:
+def rare_note(count: float | None) -> str:
     """``" (n<10)"`` for a count under :data:`RARE`, else ``""``.
 
     >>> rare_note(3), rare_note(12)
@@ -254,7 +257,9 @@ def rare_note(count) -> str:
     return f" (n<{RARE})" if count is not None and count == count and count < RARE else ""
 
 
-def rate_text(value: float, lo: float, hi: float, count=None, fmt: str = ".1%") -> str:
+def rate_text(
+    value: float, lo: float, hi: float, count: float | None = None, fmt: str = ".1%"
+) -> str:
     """A rate as text: ``"0.0% [0.0%, 1.6%] (n<10)"``.
 
     >>> rate_text(0.0, 0.0, 0.0167, 0)

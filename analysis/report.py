@@ -132,7 +132,7 @@ def _table(
     for c, name in (ci or {}).items():
         if c in df:
             out[name] = _ci(df, c)
-    fmt = {
+    fmt: dict[str, Callable[..., str]] = {
         c: (lambda v, d=floats: "–" if pd.isna(v) else f"{v:.{d}f}")
         for c in out.columns
         if pd.api.types.is_float_dtype(out[c])

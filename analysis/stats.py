@@ -34,12 +34,13 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats as st
 
 __all__ = [
@@ -74,7 +75,7 @@ class Estimate:
     def half_width(self) -> float:
         return (self.hi - self.lo) / 2
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -96,7 +97,7 @@ class Difference:
     paired: bool
 
 
-def pseudo_values(y, x=None) -> np.ndarray:
+def pseudo_values(y: ArrayLike, x: ArrayLike | None = None) -> np.ndarray:
     """The per-unit pseudo-values of ``Σy / Σx`` (of the mean of ``y`` when ``x`` is
     None); NaN when ``Σx`` is 0."""
     y = np.asarray(y, dtype=float)
@@ -107,7 +108,8 @@ def pseudo_values(y, x=None) -> np.ndarray:
     if xbar == 0:
         return np.full(len(y), np.nan)
     r = y.sum() / x.sum()
-    return r + (y - r * x) / xbar
+    out: np.ndarray = r + (y - r * x) / xbar
+    return out
 
 
 ROUNDING = 64 * float(np.finfo(float).eps)
@@ -153,7 +155,7 @@ def _t_interval(p: np.ndarray) -> tuple[float, float, float, float]:
     return mean, float(ci.low), float(ci.high), se
 
 
-def estimate(y, x=None) -> Estimate:
+def estimate(y: ArrayLike, x: ArrayLike | None = None) -> Estimate:
     """``Σy/Σx`` over units (mean of ``y`` without ``x``) with its 95% t interval."""
     p = pseudo_values(y, x)
     mean, lo, hi, se = _t_interval(p)
@@ -206,7 +208,12 @@ def estimates(
 
 
 def compare_units(
-    base_y, base_x, other_y, other_x, paired: bool, shared_walls: bool = False
+    base_y: ArrayLike,
+    base_x: ArrayLike | None,
+    other_y: ArrayLike,
+    other_x: ArrayLike | None,
+    paired: bool,
+    shared_walls: bool = False,
 ) -> Difference:
     """``Σy/Σx`` of the other runs minus the baseline's. ``paired``: the arrays are
     aligned unit by unit (same seed and match), tested with :func:`scipy.stats.ttest_rel`;
@@ -218,7 +225,7 @@ def compare_units(
     numbers, as :mod:`analysis.compare` pairs runs), which make them alike, not
     opposed: a negative sample covariance is then taken for noise (on 30 matches it
     came out negative in up to 23 % of same-seed pairs whose true correlation was
-    about +0.3, bench/results/calibration.md) and set to 0, conservative whenever the
+    about +0.3, research/results/calibration.md) and set to 0, conservative whenever the
     true one is not negative: the paired standard error is then the unpaired one, on
     the pairs' m − 1 degrees of freedom, so pairing never makes it the wider. Two
     seats of one table (a ladder's agents) are opposed, their covariance truly
@@ -305,11 +312,11 @@ class Slope:
     p: float
     clusters: int
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def slope(p, x, clusters) -> Slope:
+def slope(p: ArrayLike, x: ArrayLike, clusters: Iterable[Any]) -> Slope:
     """The least-squares slope of per-match pseudo-values ``p`` on the key's value
     ``x``, with a standard error clustered by ``clusters`` and a t interval on
     G − 1 degrees of freedom (statsmodels' OLS, ``cov_type="cluster"``).

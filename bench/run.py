@@ -1,4 +1,6 @@
-"""Run every benchmark and write BENCHMARKS.md (``make bench``).
+"""Run every benchmark and write BENCHMARKS.md (``make bench``): ``bench/`` times
+(speed, memory, sizes); the studies that measure what play and the statistics do
+live in ``research/`` and their sections (``research/results/``) follow the timings.
 
 Machines are noisy, so figures are reported beside the reference loop
 ``../shared/bench/bareloop.py`` run in the same invocation, as ratios.
@@ -22,6 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 BARELOOP = ROOT.parent / "shared" / "bench" / "bareloop.py"
+STUDIES = ("expert", "calibration")
+"""The statistical studies (``research/run.py`` writes them), shown after the timings."""
 
 
 def machine() -> str:
@@ -127,8 +131,8 @@ def main() -> None:
         "--only",
         default=None,
         help="comma-separated parts to rerun (hand, engine, audit, batch, analysis, "
-        "ladder, compare, behaviour, env, import, balance, expert, tune, settle, "
-        "calibration); the others are taken from bench/results/",
+        "ladder, compare, behaviour, env, import, balance, tune, settle); the others "
+        "are taken from bench/results/",
     )
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else None
@@ -149,10 +153,8 @@ def main() -> None:
         "env",
         "import",
         "balance",
-        "expert",
         "tune",
         "settle",
-        "calibration",
     ):
         parts[name] = lambda name=name: __import__(f"bench_{name}").run(quick=q)["section"]
     sections = [
@@ -160,6 +162,13 @@ def main() -> None:
         f"BENCHMARKS.md`; `--only engine,ladder` reruns some parts and reuses the "
         f"others from `bench/results/`).\nMachine: {machine()}.\n"
     ]
+    studies = [
+        "# Studies\n\nWhat the agents and the statistics do, measured by `research/` "
+        "(not timings): each section as `python research/run.py` last wrote it to "
+        "`research/results/`; `make bench` does not rerun them.\n"
+    ]
+    for name in STUDIES:
+        studies.append((ROOT / "research" / "results" / f"{name}.md").read_text())
     for name, fn in parts.items():
         cached = results / f"{name}.md"
         if only is None or name in only or not cached.exists():
@@ -173,7 +182,7 @@ def main() -> None:
         else:
             text = cached.read_text()
         sections.append(text)
-    text = "\n".join(sections)
+    text = "\n".join(sections + studies)
     print(text)
     if args.out:
         Path(args.out).write_text(text)

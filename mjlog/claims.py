@@ -228,16 +228,9 @@ class Claims:
             if target.kind == "concealed":
                 return "barred_rob", "a concealed kong cannot be robbed"
             if target.kind == "exposed":
-                if not st.rules["rob_exposed_kong"]:
-                    return "barred_rob", "an exposed kong may not be robbed (rob_exposed_kong)"
-                w = self.window
-                if s == target.from_seat:
-                    return "barred_rob", f"S{s} discarded the {name} S{d} konged"
-                if w is not None and s in w.wins:
-                    return "barred_rob", (
-                        f"S{s} could win on the discarded {name} and did "
-                        f"not: it may not rob the kong of it"
-                    )
+                barred = self._exposed_rob_refusal(target, s, name)
+                if barred is not None:
+                    return barred
             method = Method.ROBBED_KONG
         else:
             if target.type != DISCARD:
@@ -249,20 +242,38 @@ class Claims:
             if t == self.bonus_tile:
                 return "dead_green", "发 is a bonus tile: it is laid out, never claimed"
             if ev.type != WIN:
-                held = st.hands[s][t]
-                need = 2 if ev.type == PON else 3
-                if st.back < st.front:
-                    return "illegal_action", "the last discard may only be won"
-                if held < need:
-                    return "illegal_action", f"S{s} holds {held} {name}; a {ev.type} needs {need}"
-                if ev.type == PON and t in self.pon_lock[s]:
-                    return "pon_lock", (f"过手碰: S{s} passed a pon of {name} since its last draw")
-                return None
+                return self._meld_refusal(ev, s, t, name)
             method = Method.DISCARD
         v = self.win_verdict(s, t, method)
         if isinstance(v, Score):
             return None
         return v, self._refusal_text(v, s, name, t, method)
+
+    def _exposed_rob_refusal(self, target: Event, s: int, name: str) -> tuple[str, str] | None:
+        """Why seat ``s`` may not rob the exposed kong ``target``, or None."""
+        if not self.pos.rules["rob_exposed_kong"]:
+            return "barred_rob", "an exposed kong may not be robbed (rob_exposed_kong)"
+        w = self.window
+        if s == target.from_seat:
+            return "barred_rob", f"S{s} discarded the {name} S{target.seat} konged"
+        if w is not None and s in w.wins:
+            return "barred_rob", (
+                f"S{s} could win on the discarded {name} and did not: it may not rob the kong of it"
+            )
+        return None
+
+    def _meld_refusal(self, ev: Event, s: int, t: int, name: str) -> tuple[str, str] | None:
+        """Why seat ``s``'s pon or kong ``ev`` of the discarded ``t`` is refused, or None."""
+        st = self.pos
+        held = st.hands[s][t]
+        need = 2 if ev.type == PON else 3
+        if st.back < st.front:
+            return "illegal_action", "the last discard may only be won"
+        if held < need:
+            return "illegal_action", f"S{s} holds {held} {name}; a {ev.type} needs {need}"
+        if ev.type == PON and t in self.pon_lock[s]:
+            return "pon_lock", (f"过手碰: S{s} passed a pon of {name} since its last draw")
+        return None
 
     def _refusal_text(self, check: str, s: int, name: str, t: int, method: Method) -> str:
         st = self.pos

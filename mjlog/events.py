@@ -76,6 +76,29 @@ class Event(NamedTuple):
     amount: int | None = None
 
 
+def tile_of(ev: Event) -> int:
+    """The tile of an event that names one (a discard, a claim, a kong, a win, a
+    draw the seat sees), for code that reads it as an ``int``.
+
+    >>> tile_of(Event(DISCARD, 0, 5))
+    5
+    """
+    t = ev.tile
+    assert t is not None, ev
+    return t
+
+
+def seat_of(ev: Event) -> int:
+    """The seat of an event that has one (every event but a horse and the end).
+
+    >>> seat_of(Event(DISCARD, 2, 5))
+    2
+    """
+    s = ev.seat
+    assert s is not None, ev
+    return s
+
+
 def transfer(payer: int, payee: int, amount: int, reason: str) -> Event:
     """A payment as an event.
 

@@ -305,6 +305,40 @@ def to_event(row: Sequence[Any]) -> Event:
     )
 
 
+def _close_passed_window(st: HandState, ev: Event, seq: int, notation: bool) -> Discrepancy | None:
+    """Close a claim window the log has moved past (everyone passed), unless that
+    skipped a forced win: that discrepancy."""
+    w = st.window
+    if w is not None and not st.pending and not st.claims.fits(ev):
+        forced = st.auto()
+        if forced is not None and forced.type == WIN:
+            return Discrepancy(
+                seq,
+                Check.SKIPPED_FORCED_WIN,
+                describe(ev, notation),
+                f"must be {describe(forced, notation)} (forced win)",
+            )
+        st.apply(PASS)  # everyone passed: the log has moved on
+    return None
+
+
+def _against_forced(
+    st: HandState, ev: Event, exp: Event, seq: int, notation: bool
+) -> Discrepancy | None:
+    """``ev`` where the forced event ``exp`` is due: None when they are equal."""
+    if ev == exp:
+        return None
+    check: str
+    if exp.type == WIN and not (ev.type == WIN and ev.seat == exp.seat):
+        check = Check.SKIPPED_FORCED_WIN
+    else:
+        d = _refused_claim(st, ev, notation)
+        if d is not None:
+            return d
+        check = AUTO_CHECKS.get(exp.type) or exp.type
+    return Discrepancy(seq, check, describe(ev, notation), f"must be {describe(exp, notation)}")
+
+
 def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy | None:
     """The reference check, and the explanation of a refusal: bring ``st`` to the
     point where the logged ``ev`` happens and check it there, by
@@ -320,30 +354,12 @@ def check_step(st: HandState, ev: Event, notation: bool = True) -> Discrepancy |
     seq = len(st.events)
     if st.over:
         return Discrepancy(seq, Check.AFTER_END, describe(ev, notation), "the hand is over")
-    w = st.window
-    if w is not None and not st.pending and not st.claims.fits(ev):
-        forced = st.auto()
-        if forced is not None and forced.type == WIN:
-            return Discrepancy(
-                seq,
-                Check.SKIPPED_FORCED_WIN,
-                describe(ev, notation),
-                f"must be {describe(forced, notation)} (forced win)",
-            )
-        st.apply(PASS)  # everyone passed: the log has moved on
+    skipped = _close_passed_window(st, ev, seq, notation)
+    if skipped is not None:
+        return skipped
     exp = st.auto()
     if exp is not None:
-        if ev == exp:
-            return None
-        check: str
-        if exp.type == WIN and not (ev.type == WIN and ev.seat == exp.seat):
-            check = Check.SKIPPED_FORCED_WIN
-        else:
-            d = _refused_claim(st, ev, notation)
-            if d is not None:
-                return d
-            check = AUTO_CHECKS.get(exp.type) or exp.type
-        return Discrepancy(seq, check, describe(ev, notation), f"must be {describe(exp, notation)}")
+        return _against_forced(st, ev, exp, seq, notation)
     if st.is_legal(ev) and not (ev.type == WIN and st.window is not None and st.window.winners):
         return None  # the common case; the slow path below explains a refusal
     opts = st.options()

@@ -11,7 +11,7 @@ error an unknown key or a bad value raises. Each variant module
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,75 +64,86 @@ class RuleKey:
     def parse(self, raw: Any, variant: str) -> Any:
         """Turn a TOML value or a command-line string into this key's value."""
         bad = f"bad value {quote(raw)} for {variant} rule key {self.name!r}"
-        if self.kind in ("int", "pow2"):
-            v = _strict_int(raw)
-            if v is None:
-                raise RuleError(f"{bad}; expected an integer")
-            if self.minimum is not None and v < self.minimum:
-                raise RuleError(f"{bad}; expected an integer >= {self.minimum}")
-            top = (
-                self.maximum
-                if self.maximum is not None
-                else (2**30 if self.kind == "pow2" else INT32_MAX)
-            )
-            if v > top:
-                raise RuleError(f"{bad}; expected an integer <= {top} (the log's int32 columns)")
-            if self.kind == "pow2" and (v < 1 or v & (v - 1)):
-                raise RuleError(f"{bad}; expected a power of two (1, 2, 4, 8, ...)")
-            return v
-        if self.kind == "bool":
-            if isinstance(raw, bool):
-                return raw
-            if not isinstance(raw, str):
-                raise RuleError(f"{bad}; valid values: true, false")
-            s = raw.strip().lower()
-            if s in ("true", "1", "yes", "on"):
-                return True
-            if s in ("false", "0", "no", "off"):
-                return False
+        parse: dict[str, Callable[[Any, str], Any]] = {
+            "int": self._parse_int,
+            "pow2": self._parse_int,
+            "bool": self._parse_bool,
+            "choice": self._parse_choice,
+            "list": self._parse_list,
+            "pair": self._parse_pair,
+        }
+        return parse[self.kind](raw, bad)
+
+    def _parse_int(self, raw: Any, bad: str) -> int:
+        v = _strict_int(raw)
+        if v is None:
+            raise RuleError(f"{bad}; expected an integer")
+        if self.minimum is not None and v < self.minimum:
+            raise RuleError(f"{bad}; expected an integer >= {self.minimum}")
+        top = (
+            self.maximum
+            if self.maximum is not None
+            else (2**30 if self.kind == "pow2" else INT32_MAX)
+        )
+        if v > top:
+            raise RuleError(f"{bad}; expected an integer <= {top} (the log's int32 columns)")
+        if self.kind == "pow2" and (v < 1 or v & (v - 1)):
+            raise RuleError(f"{bad}; expected a power of two (1, 2, 4, 8, ...)")
+        return v
+
+    def _parse_bool(self, raw: Any, bad: str) -> bool:
+        if isinstance(raw, bool):
+            return raw
+        if not isinstance(raw, str):
             raise RuleError(f"{bad}; valid values: true, false")
-        if self.kind == "choice":
-            choice = raw.strip() if isinstance(raw, str) else None
-            if choice not in self.choices:
-                raise RuleError(f"{bad}; valid values: {', '.join(self.choices)}")
-            return choice
-        if self.kind == "list":
-            items = (
-                raw if isinstance(raw, list) else (raw.split(",") if isinstance(raw, str) else None)
-            )
-            if items is None or not all(isinstance(x, str) for x in items):
-                raise RuleError(f"{bad}; expected a list of names, e.g. menqing,dihu")
-            items = [x.strip() for x in items if x.strip()]
-            for x in items:
-                if x not in self.choices:
-                    raise RuleError(
-                        f"{bad}; unknown item {quote(x)}, valid items: {', '.join(self.choices)}"
-                    )
-            # canonical order: the order of the rulebook's list, each once
-            return tuple(c for c in self.choices if c in items)
-        if self.kind == "pair":
-            parts = (
-                list(raw)
-                if isinstance(raw, list | tuple)
-                else (raw.split("/") if isinstance(raw, str) else [])
-            )
-            if len(parts) != 2:
+        s = raw.strip().lower()
+        if s in ("true", "1", "yes", "on"):
+            return True
+        if s in ("false", "0", "no", "off"):
+            return False
+        raise RuleError(f"{bad}; valid values: true, false")
+
+    def _parse_choice(self, raw: Any, bad: str) -> str:
+        choice = raw.strip() if isinstance(raw, str) else None
+        if choice not in self.choices:
+            raise RuleError(f"{bad}; valid values: {', '.join(self.choices)}")
+        return choice
+
+    def _parse_list(self, raw: Any, bad: str) -> tuple[str, ...]:
+        items = raw if isinstance(raw, list) else (raw.split(",") if isinstance(raw, str) else None)
+        if items is None or not all(isinstance(x, str) for x in items):
+            raise RuleError(f"{bad}; expected a list of names, e.g. menqing,dihu")
+        items = [x.strip() for x in items if x.strip()]
+        for x in items:
+            if x not in self.choices:
+                raise RuleError(
+                    f"{bad}; unknown item {quote(x)}, valid items: {', '.join(self.choices)}"
+                )
+        # canonical order: the order of the rulebook's list, each once
+        return tuple(c for c in self.choices if c in items)
+
+    def _parse_pair(self, raw: Any, bad: str) -> tuple[int | None, ...]:
+        parts = (
+            list(raw)
+            if isinstance(raw, list | tuple)
+            else (raw.split("/") if isinstance(raw, str) else [])
+        )
+        if len(parts) != 2:
+            raise RuleError(f"{bad}; expected S/D, e.g. 3/4 or -/4")
+        out: list[int | None] = []
+        for p in parts:
+            if p is None or (isinstance(p, str) and p.strip() in ("-", "", "None")):
+                out.append(None)
+                continue
+            v = _strict_int(p)
+            if v is None:
                 raise RuleError(f"{bad}; expected S/D, e.g. 3/4 or -/4")
-            out: list[int | None] = []
-            for p in parts:
-                if p is None or (isinstance(p, str) and p.strip() in ("-", "", "None")):
-                    out.append(None)
-                    continue
-                v = _strict_int(p)
-                if v is None:
-                    raise RuleError(f"{bad}; expected S/D, e.g. 3/4 or -/4")
-                if v < 0:
-                    raise RuleError(f"{bad}; points must be >= 0")
-                if v > INT32_MAX:
-                    raise RuleError(f"{bad}; points must be <= {INT32_MAX} (an int32 column)")
-                out.append(v)
-            return tuple(out)
-        raise AssertionError(self.kind)
+            if v < 0:
+                raise RuleError(f"{bad}; points must be >= 0")
+            if v > INT32_MAX:
+                raise RuleError(f"{bad}; points must be <= {INT32_MAX} (an int32 column)")
+            out.append(v)
+        return tuple(out)
 
     def show(self, value: Any) -> str:
         """The value as written on the command line."""

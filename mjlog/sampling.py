@@ -26,6 +26,7 @@ searches on these samples (:mod:`simulate.agents.expert`).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 from mjlog.agent import SeatView
@@ -63,6 +64,20 @@ def _deal_positions(rules: Rules, dealer: int) -> dict[int, tuple[int, ...]]:
     return out
 
 
+@dataclass
+class Hidden:
+    """A wall drawn uniformly (:func:`sample_hidden`), and where its hidden tiles lie."""
+
+    wall: list[int]
+    """the hand's tiles in draw order"""
+    held: list[list[int]]
+    """seat → the positions of its concealed tiles the seat cannot see"""
+    unknown: list[int]
+    """every position whose tile was drawn, not seen, in wall order"""
+    draws: list[int]
+    """seat → the draws it has made (how long it has been building)"""
+
+
 def sample_wall(
     view: SeatView,
     history: list[Event],
@@ -70,8 +85,36 @@ def sample_wall(
     tilt: float = 0.0,
     steps: int = 0,
     lean: dict[int, list[float]] | None = None,
-    pinned: dict[int, list[int]] | None = None,
 ) -> list[int]:
+    """The hand's wall with every tile the seat cannot see drawn at random
+    (:func:`sample_hidden`).
+
+    With ``tilt`` > 0 or a reading ``lean`` (:func:`simulate.agents.reading.utilities`)
+    the other seats' concealed tiles are then moved toward the hands their play
+    makes likely (:func:`tilt_hidden`, ``steps`` proposals).
+    """
+    hidden = sample_hidden(view, history, rng)
+    if (tilt > 0 or lean) and steps:
+        tilt_hidden(view, hidden, rng, tilt, steps, lean)
+    return hidden.wall
+
+
+def tilt_hidden(
+    view: SeatView,
+    hidden: Hidden,
+    rng: Stream,
+    tilt: float,
+    steps: int,
+    lean: dict[int, list[float]] | None = None,
+) -> None:
+    """Move ``hidden``'s tiles toward the hands the other seats' play makes likely
+    (:func:`_tilt`: ``steps`` proposals; a seat that has drawn ``d`` tiles weighs
+    ``tilt × d``), in place."""
+    weight = [tilt * d for d in hidden.draws]
+    _tilt(view, hidden.wall, hidden.held, hidden.unknown, weight, rng, steps, lean)
+
+
+def sample_hidden(view: SeatView, history: list[Event], rng: Stream) -> Hidden:
     """The hand's wall with every tile the seat cannot see drawn at random.
 
     Each wall position is known (this seat's deal and draws, a horse), a tile
@@ -83,99 +126,107 @@ def sample_wall(
     self-drawn winning tile goes on the position its winner drew last, a bonus
     tile laid out right after a draw on the drawn position (else on a dealt one),
     and an unseen bonus tile only where it could still be unseen.
-
-    With ``tilt`` > 0 or a reading ``lean`` (:func:`simulate.agents.reading.utilities`)
-    the other seats' concealed tiles are then moved toward the hands their play
-    makes likely (:func:`_tilt`, ``steps`` proposals).
-
-    ``pinned`` (seat → the 34 counts of its concealed hand) is for measuring
-    tools only (:class:`research.expert_calibration.ReadySeeing`): those seats
-    are given exactly those tiles, by swaps with the other hidden positions,
-    and the tilt leaves them be.
     """
-    rules, me = view.rules, view.seat
-    tiles = rules.spec.wall_tiles(rules)
-    size, n = len(tiles), view.n
-    wall: list[int | None] = [None] * size
-    held: list[list[int]] = [[] for _ in range(n)]  # positions received, not yet placed
-    last_draw = [-1] * n
-    draws = [0] * n  # draws each seat has made (how long it has been building)
-    turned: set[int] = set()  # seats that have discarded
-    front, back = 13 * n + 1, size - 1
-    dealt = _deal_positions(rules, view.dealer)
+    placing = _Placing(view, rng)
+    event = placing.event
+    for prev, e in zip([None, *history], history, strict=False):
+        event(prev, e)
+    return placing.fill()
 
-    def place(s: int, t: int, where: list[int]) -> None:
+
+class _Placing:
+    """The tiles a seat's history shows, placed on wall positions as it unfolds."""
+
+    def __init__(self, view: SeatView, rng: Stream) -> None:
+        rules = view.rules
+        self.rng, self.me, self.n = rng, view.seat, view.n
+        self.tiles = rules.spec.wall_tiles(rules)
+        self.bonus = rules.spec.bonus_tile
+        size = len(self.tiles)
+        self.wall: list[int | None] = [None] * size
+        self.held: list[list[int]] = [[] for _ in range(self.n)]  # received, not yet placed
+        self.last_draw = [-1] * self.n
+        self.draws = [0] * self.n  # draws each seat has made (how long it has been building)
+        self.turned: set[int] = set()  # seats that have discarded
+        self.front, self.back = 13 * self.n + 1, size - 1
+        self.dealt = _deal_positions(rules, view.dealer)
+
+    def place(self, s: int, t: int, where: list[int]) -> None:
         """Tile ``t`` left seat ``s``'s hand from one of the positions ``where``
         (any it holds when it holds none of them)."""
-        h = held[s]
+        h = self.held[s]
         where = [p for p in where if p in h]
         if not where:
-            give_up(s, t)
+            self.give_up(s, t)
             return
-        p = where[rng.below(len(where))] if len(where) > 1 else where[0]
+        p = where[self.rng.below(len(where))] if len(where) > 1 else where[0]
         h.remove(p)
-        wall[p] = t
+        self.wall[p] = t
 
-    def give_up(s: int, t: int, k: int = 1) -> None:
-        h = held[s]
+    def give_up(self, s: int, t: int, k: int = 1) -> None:
+        """``k`` copies of tile ``t`` left seat ``s``'s hand from positions it holds."""
+        h, wall, below = self.held[s], self.wall, self.rng.below
         for _ in range(k):
             if not h:
                 raise Inconsistent(f"S{s} gives up more tiles than it holds")
-            j = rng.below(len(h))
+            j = below(len(h))
             wall[h[j]] = t
             h[j] = h[-1]
             h.pop()
 
-    for prev, e in zip([None, *history], history, strict=False):
+    def event(self, prev: Event | None, e: Event) -> None:
         ty, s = e.type, e.seat
         if ty == HORSE:  # no seat's: the tail's tiles, shown at the end
             assert e.tiles is not None  # a horse event shows its tiles
             for t in e.tiles:
-                wall[back] = t
-                back -= 1
-            continue
-        if s is None:  # the end
-            continue
-        if ty == DEAL:
-            if s == me:
+                self.wall[self.back] = t
+                self.back -= 1
+        elif s is None:  # the end
+            return
+        elif ty == DEAL:
+            if s == self.me:
                 assert e.tiles is not None  # the seat sees its own deal
-                for p, t in zip(dealt[s], e.tiles, strict=True):
-                    wall[p] = t
+                for p, t in zip(self.dealt[s], e.tiles, strict=True):
+                    self.wall[p] = t
             else:
-                held[s].extend(dealt[s])
+                self.held[s].extend(self.dealt[s])
         elif ty == DRAW:
-            if e.kind == TAIL:
-                p, back = back, back - 1
-            else:
-                p, front = front, front + 1
-            if s == me:
-                wall[p] = e.tile
-            else:
-                held[s].append(p)
-                last_draw[s] = p
-                draws[s] += 1
-        elif s == me:
-            continue
-        elif ty == BONUS:
+            self.draw(s, e)
+        elif s != self.me:
+            self.shown(prev, s, e)
+
+    def draw(self, s: int, e: Event) -> None:
+        if e.kind == TAIL:
+            p, self.back = self.back, self.back - 1
+        else:
+            p, self.front = self.front, self.front + 1
+        if s == self.me:
+            self.wall[p] = e.tile
+        else:
+            self.held[s].append(p)
+            self.last_draw[s] = p
+            self.draws[s] += 1
+
+    def shown(self, prev: Event | None, s: int, e: Event) -> None:
+        """Another seat's event that shows tiles from its hand."""
+        ty = e.type
+        if ty == BONUS:
             assert e.tile is not None  # a bonus tile laid out is shown
             # laid out at once when drawn, a dealt one at the seat's first turn (a
             # hint to the sampler only: the replay through the checked step judges)
             drew = prev is not None and prev.type == DRAW and prev.seat == s
-            place(
-                s,
-                e.tile,
-                ([last_draw[s]] if drew else []) + ([] if s in turned else list(dealt[s])),
-            )
+            where = [self.last_draw[s]] if drew else []
+            self.place(s, e.tile, where + ([] if s in self.turned else list(self.dealt[s])))
         elif ty == DISCARD:
             assert e.tile is not None  # a discard shows its tile
-            turned.add(s)
-            give_up(s, e.tile)
+            self.turned.add(s)
+            self.give_up(s, e.tile)
         elif ty == PON:
             assert e.tile is not None  # a pon shows its tile
-            give_up(s, e.tile, 2)
+            self.give_up(s, e.tile, 2)
         elif ty == KONG:
             assert e.tile is not None and e.kind is not None  # a kong shows its tile and kind
-            give_up(s, e.tile, _KONG_TAKES[e.kind])
+            self.give_up(s, e.tile, _KONG_TAKES[e.kind])
         elif ty == WIN:
             assert e.tile is not None and e.tiles is not None  # a win shows its tile and hand
             shown = list(e.tiles)
@@ -184,82 +235,47 @@ def sample_wall(
             elif e.kind == Method.SELF_DRAW:
                 # the winning tile is the one it just drew, not any of its tiles
                 shown.remove(e.tile)
-                place(s, e.tile, [last_draw[s]])
+                self.place(s, e.tile, [self.last_draw[s]])
             for t in shown:
-                give_up(s, t)
-    left = [0] * 34
-    for t in tiles:
-        left[t] += 1
-    for w in wall:
-        if w is not None:
-            left[w] -= 1
-    if min(left) < 0:
-        raise Inconsistent("more copies seen than the hand has")
-    b = rules.spec.bonus_tile
-    if b is not None and left[b]:
-        # an unseen bonus tile is in the live wall or dealt to a seat yet to play
-        # (a drawn one is laid out at once, a dealt one at the first turn)
-        unplayed = {p for s in range(n) if s not in turned for p in dealt[s]}
-        holding = set().union(*held)  # positions some seat still holds
-        fits = [p for p in range(size) if wall[p] is None and (p in unplayed or p not in holding)]
-        if len(fits) < left[b]:
+                self.give_up(s, t)
+
+    def fill(self) -> Hidden:
+        """The unseen tiles shuffled onto the positions left."""
+        wall, b = self.wall, self.bonus
+        left = [0] * 34
+        for t in self.tiles:
+            left[t] += 1
+        for w in wall:
+            if w is not None:
+                left[w] -= 1
+        if min(left) < 0:
+            raise Inconsistent("more copies seen than the hand has")
+        if b is not None and left[b]:
+            self.place_bonus(b, left[b])
+            left[b] = 0
+        pool = [t for t in range(34) for _ in range(left[t])]
+        self.rng.shuffle(pool)
+        it = iter(pool)
+        unknown = [p for p, t in enumerate(wall) if t is None]
+        out = [next(it) if t is None else t for t in wall]
+        return Hidden(out, self.held, unknown, self.draws)
+
+    def place_bonus(self, b: int, k: int) -> None:
+        """``k`` unseen bonus tiles: in the live wall or dealt to a seat yet to play
+        (a drawn one is laid out at once, a dealt one at the first turn)."""
+        wall = self.wall
+        unplayed = {p for s in range(self.n) if s not in self.turned for p in self.dealt[s]}
+        holding = set().union(*self.held)  # positions some seat still holds
+        fits = [
+            p for p in range(len(wall)) if wall[p] is None and (p in unplayed or p not in holding)
+        ]
+        if len(fits) < k:
             raise Inconsistent("no room for the unseen bonus tiles")
-        for _ in range(left[b]):
-            j = rng.below(len(fits))
+        for _ in range(k):
+            j = self.rng.below(len(fits))
             wall[fits[j]] = b
             fits[j] = fits[-1]
             fits.pop()
-        left[b] = 0
-    pool = [t for t in range(34) for _ in range(left[t])]
-    rng.shuffle(pool)
-    it = iter(pool)
-    if not ((tilt > 0 or lean) and steps) and not pinned:
-        return [next(it) if t is None else t for t in wall]
-    unknown = [p for p in range(size) if wall[p] is None]
-    out = [next(it) if t is None else t for t in wall]
-    if pinned:
-        unknown = _pin(out, held, unknown, pinned, b)
-        held = [[] if s in pinned else h for s, h in enumerate(held)]
-    if (tilt > 0 or lean) and steps:
-        _tilt(view, out, held, unknown, [tilt * d for d in draws], rng, steps, lean)
-    return out
-
-
-def _pin(
-    wall: list[int],
-    held: list[list[int]],
-    unknown: list[int],
-    pinned: dict[int, list[int]],
-    bonus: int | None,
-) -> list[int]:
-    """Swap hidden tiles so that each pinned seat holds exactly its given counts;
-    the hidden positions left free to move, in their order."""
-    fixed: set[int] = set()
-    for s in sorted(pinned):
-        want = list(pinned[s])
-        if bonus is not None:
-            want[bonus] = 0  # an unseen bonus tile is placed where it may be, not moved
-        have = [0] * 34
-        for p in held[s]:
-            have[wall[p]] += 1
-        mine = set(held[s])
-        free = [q for q in unknown if q not in fixed and q not in mine]
-        for p in held[s]:
-            a = wall[p]
-            if a == bonus or have[a] <= want[a]:
-                continue
-            q = next((q for q in free if wall[q] != bonus and have[wall[q]] < want[wall[q]]), None)
-            if q is None:
-                raise Inconsistent(f"S{s}'s pinned hand is not among the hidden tiles")
-            free.remove(q)
-            b = wall[q]
-            wall[p], wall[q] = b, a
-            have[a] -= 1
-            have[b] += 1
-        if any(have[t] != want[t] for t in range(34) if t != bonus):
-            raise Inconsistent(f"S{s}'s pinned hand does not fit its tiles")
-        fixed |= mine
-    return [q for q in unknown if q not in fixed]
 
 
 def _tilt(

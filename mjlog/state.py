@@ -284,18 +284,9 @@ class HandState:
                 return False
             self.apply(ev)
             return True
-        claims, ch = self.claims, self.choices
-        w = claims.window
-        if w is not None:
-            if not claims.fits(ev):
-                if w.forced and ch.auto() is not None:  # a forced win is still due
-                    return False
-                self._close_window()  # everyone passed: the log has moved on
-                return self.try_apply(ev)
-            if not ch.allows(ev):
-                return False
-            self.apply(ev)
-            return True
+        ch = self.choices
+        if self.claims.window is not None:
+            return _try_in_window(self, ev)
         ph = self.pos.phase
         # the two commonest events go straight to their transition (what apply()
         # would call, nothing being pending)
@@ -524,3 +515,19 @@ class HandState:
 
 # What a deep copy copies (the weak-reference slot is not data).
 _COPIED = tuple(k for k in FIELDS if k != "__weakref__")
+
+
+def _try_in_window(st: HandState, ev: Event) -> bool:
+    """:meth:`HandState.try_apply` while a claim window is open."""
+    claims, ch = st.claims, st.choices
+    w = claims.window
+    assert w is not None  # the caller saw it open
+    if not claims.fits(ev):
+        if w.forced and ch.auto() is not None:  # a forced win is still due
+            return False
+        st._close_window()  # everyone passed: the log has moved on
+        return st.try_apply(ev)
+    if not ch.allows(ev):
+        return False
+    st.apply(ev)
+    return True

@@ -112,6 +112,17 @@ def _t(t: int | None) -> str:
     return "?" if t is None else f"{fmt_tile(t)} {name(t)}"
 
 
+def _win_how(ev: Event) -> str:
+    """How a win was made, in words leading to its tile."""
+    how = {
+        "self_draw": "by self-draw (自摸) on",
+        "discard": f"on S{ev.from_seat}'s discard (点炮)",
+        "robbed_kong": f"by robbing S{ev.from_seat}'s kong (抢杠胡) of",
+        "shilaotou": "with ten honour discards (十老头), the last",
+    }
+    return how.get(ev.kind or "", f"({ev.kind}) on")
+
+
 def words(ev: Event, dealer: int | None = None) -> str:
     """The event as a sentence, for the page's status line.
 
@@ -143,17 +154,7 @@ def words(ev: Event, dealer: int | None = None) -> str:
         src = f", claiming S{ev.from_seat}'s discard" if ev.kind == "exposed" else ""
         return f"{s} declares {what} of {_t(ev.tile)}{src}."
     if t == WIN:
-        if ev.kind == "self_draw":
-            how = "by self-draw (自摸) on"
-        elif ev.kind == "discard":
-            how = f"on S{ev.from_seat}'s discard (点炮)"
-        elif ev.kind == "robbed_kong":
-            how = f"by robbing S{ev.from_seat}'s kong (抢杠胡) of"
-        elif ev.kind == "shilaotou":
-            how = "with ten honour discards (十老头), the last"
-        else:
-            how = f"({ev.kind}) on"
-        return f"{s} wins {how} {_t(ev.tile)}."
+        return f"{s} wins {_win_how(ev)} {_t(ev.tile)}."
     if t == HORSE:
         tiles = ", ".join(_t(x) for x in ev.tiles or ()) or "none"
         return f"Horses (买马) turned from the tail: {tiles}."

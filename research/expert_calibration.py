@@ -40,7 +40,7 @@ from mjlog.engine import play, play_hand
 from mjlog.hand import shanten
 from mjlog.rng import derive
 from mjlog.rules import Rules
-from mjlog.sampling import rebuild
+from mjlog.sampling import Inconsistent, rebuild, sample_hidden, tilt_hidden
 from simulate.agents import make_agent, make_agents, parse_spec
 from simulate.agents.expert import ExpertAgent, _lead, decide
 from simulate.agents.rollouts import Committed, _Then
@@ -332,12 +332,78 @@ class ReadySeeing(ExpertAgent):
     what a perfect reading of the ready seats alone would give the search."""
 
     def pinned(self, view):
+        """The ready seats' real concealed hands (seat → its 34 counts), or None."""
         st = view._s  # the real hands: the tool's, never the agent's
         return {
             s: list(st.hands[s])
             for s in range(view.n)
             if s != view.seat and not view.won[s] and shanten(st.hands[s], len(view.melds[s])) == 0
         } or None
+
+    def sample(self, view, history, rng):
+        ready = self.pinned(view)
+        for _ in range(self.params["tries"]):
+            try:
+                wall = pinned_wall(
+                    view, history, rng, ready, self.params["tilt"], self.params["steps"], self.lean
+                )
+                return wall, rebuild(view, history, wall, self.read)
+            except Inconsistent:
+                continue
+        return None
+
+
+def pinned_wall(view, history, rng, pinned, tilt=0.0, steps=0, lean=None):
+    """:func:`mjlog.sampling.sample_wall`, the seats of ``pinned`` (seat → the 34
+    counts of its concealed hand) given exactly those tiles, by swaps with the
+    other hidden positions, and left be by the tilt. The draws of the rng are
+    :func:`~mjlog.sampling.sample_wall`'s: with nothing pinned, its wall."""
+    hidden = sample_hidden(view, history, rng)
+    if pinned:
+        hidden.unknown = _pin(
+            hidden.wall, hidden.held, hidden.unknown, pinned, view.rules.spec.bonus_tile
+        )
+        hidden.held = [[] if s in pinned else h for s, h in enumerate(hidden.held)]
+    if (tilt > 0 or lean) and steps:
+        tilt_hidden(view, hidden, rng, tilt, steps, lean)
+    return hidden.wall
+
+
+def _pin(
+    wall: list[int],
+    held: list[list[int]],
+    unknown: list[int],
+    pinned: dict[int, list[int]],
+    bonus: int | None,
+) -> list[int]:
+    """Swap hidden tiles so that each pinned seat holds exactly its given counts;
+    the hidden positions left free to move, in their order."""
+    fixed: set[int] = set()
+    for s in sorted(pinned):
+        want = list(pinned[s])
+        if bonus is not None:
+            want[bonus] = 0  # an unseen bonus tile is placed where it may be, not moved
+        have = [0] * 34
+        for p in held[s]:
+            have[wall[p]] += 1
+        mine = set(held[s])
+        free = [q for q in unknown if q not in fixed and q not in mine]
+        for p in held[s]:
+            a = wall[p]
+            if a == bonus or have[a] <= want[a]:
+                continue
+            q = next((q for q in free if wall[q] != bonus and have[wall[q]] < want[wall[q]]), None)
+            if q is None:
+                raise Inconsistent(f"S{s}'s pinned hand is not among the hidden tiles")
+            free.remove(q)
+            b = wall[q]
+            wall[p], wall[q] = b, a
+            have[a] -= 1
+            have[b] += 1
+        if any(have[t] != want[t] for t in range(34) if t != bonus):
+            raise Inconsistent(f"S{s}'s pinned hand does not fit its tiles")
+        fixed |= mine
+    return [q for q in unknown if q not in fixed]
 
 
 #: the ceiling's twins: which of the hidden hands their samples know

@@ -2,7 +2,7 @@
 
 Given the other seats' real hands, expert's search gains +0.2 to +0.3 points
 per seat-hand over strategic, almost all of it from the waits of the seats that
-are ready (``bench/results/expert.md``, "Which knowledge the ceiling is made
+are ready (``research/results/expert.md``, "Which knowledge the ceiling is made
 of"). This module asks how much of those waits a seat could read from what it
 sees. At every turn of an all-strategic table, for each other seat whose true
 hand is ready with a wait still live (a copy unseen by the reading seat), it

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mjlog.errors import InputError, MjlogError, quote
+from mjlog.extras import require
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for the scheduler: a wrong address fails fast, not after 40 s."""
@@ -91,14 +92,11 @@ def run_on_dask(
     """
     if not todo_shards:
         return
-    try:
-        from distributed import Client, as_completed
-        from distributed.client import FutureCancelledError
-        from distributed.scheduler import KilledWorker
-    except ImportError:  # pragma: no cover - dask is a dependency
-        raise MjlogError(
-            "--scheduler needs dask.distributed (pip install 'dask[distributed]')"
-        ) from None
+    require("distributed", "dask", "--scheduler")
+    from distributed import Client, as_completed
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+
     out = str(Path(out).resolve())
     rid = spec.run_id
     try:

@@ -29,9 +29,15 @@ class RunSpec(Protocol):
     """What this module reads of :class:`simulate.runner.RunSpec` (which imports this
     module: the protocol keeps the import one-way)."""
 
-    rules: Rules
-    agents: tuple[str, ...]
-    hands_per_match: int
+    # read-only (properties): the run spec is a frozen dataclass
+    @property
+    def rules(self) -> Rules: ...
+
+    @property
+    def agents(self) -> tuple[str, ...]: ...
+
+    @property
+    def hands_per_match(self) -> int: ...
 
     @property
     def rotations(self) -> int: ...

@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from mjlog import __version__
 from mjlog.engine import PlayedHand, play_match
@@ -443,7 +444,7 @@ def _play(
 
 # ------------------------------------------------------------------ local pool
 
-_queue = None  # a worker's progress queue (set by _init_worker)
+_queue: Any = None  # a worker's progress queue (set by _init_worker)
 
 
 def _init_worker(queue) -> None:
@@ -554,7 +555,7 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     run's one-line error.
     """
     procs = list(pool._processes.values()) if pool._processes else []
-    manager = pool._executor_manager_thread
+    manager: Any = pool._executor_manager_thread  # (typeshed misnames its type)
     pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:
         if p.is_alive():
@@ -632,7 +633,7 @@ def _verified_shards(
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    listed: dict[str, str] = {}
+    listed: dict[Any, Any] = {}  # path -> sha256, as the manifests hold them
     if (out / "manifest.json").exists():
         try:
             listed = {
@@ -749,7 +750,7 @@ class _Lines:
         self.shards_done, self.shards = shards_done, shards
         self.first = done
         self.start = self.last = time.monotonic()
-        self.shown = None
+        self.shown: tuple[int, int] | None = None
         self.step = max(1, -(-shards // self.LINES))  # ceil: shards per line
 
     def update(self, n: int) -> None:

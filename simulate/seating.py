@@ -28,7 +28,7 @@ def seatings(agents: Sequence[str], seating: str = DEFAULT_SEATING) -> list[tupl
     xuezhan ladder. It is noise more than a bias: over ten such ladders a
     variant the first led by +0.016 [−0.015, +0.048] (xuezhan), +0.020 [−0.008,
     +0.048] (yuxi) and −0.016 [−0.110, +0.079] (huangmei)
-    (``bench/bench_expert.py --parts seating``).
+    (``research/expert_study.py --parts seating``).
     ``balanced`` (the default): the first agent fixed and every order of the
     others (repeats dropped). With their rotations that is every assignment of
     the agents to the seats (4! = 24 for four agents: six orders of four

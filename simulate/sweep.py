@@ -23,6 +23,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from mjlog.errors import InputError
@@ -74,7 +75,7 @@ def point_name(point: dict[str, str]) -> str:
 
 
 def plan(
-    variant: str, grid: Grid, sets: Sequence[str] = (), **build: object
+    variant: str, grid: Grid, sets: Sequence[str] = (), **build: Any
 ) -> list[tuple[str, dict[str, str], RunSpec]]:
     """(directory name, point, run spec) of every point; every point's rules are
     checked before anything runs. ``build`` are :meth:`RunSpec.build` arguments."""

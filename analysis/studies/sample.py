@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["SAMPLES", "SWEEP", "Sample", "data_dir", "make", "make_sample", "sweep", "tiny_run"]
 
@@ -109,7 +110,7 @@ def make(
     for v in variants or list(SAMPLES):
         done.append(make_sample(SAMPLES[v], out / v, workers=workers))
     if with_sweep or (with_sweep is None and not variants):
-        s = dict(SWEEP)
+        s: dict[str, Any] = dict(SWEEP)
         path = out / "sweep" / s.pop("name")
         _fresh(path)
         done.append(sweep(path, workers=workers, events=False, **s))

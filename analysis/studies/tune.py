@@ -301,7 +301,8 @@ def measure(run: str | Path, metrics: Sequence[str]) -> Measured:
     units = units.sort_values("match").reset_index(drop=True)
     patterns = [m[len("pattern_rate[") : -1] for m in metrics if m.startswith("pattern_rate[")]
     arrays = compare.metric_arrays(units, pats, patterns)
-    out, unit_of = {}, {}
+    out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    unit_of = {}
     for m in metrics:
         y, x, unit = arrays[m]
         out[m] = (np.asarray(y, float), None if x is None else np.asarray(x, float))
@@ -341,7 +342,7 @@ def _boot_best(
 def _same_figures(a: Measured, b: Measured) -> bool:
     """Whether two candidates' figures agree on every match, for every target."""
     return all(
-        np.array_equal(ya, yb) and (xa is None or np.array_equal(xa, xb))
+        np.array_equal(ya, yb) and (xa is None or (xb is not None and np.array_equal(xa, xb)))
         for (ya, xa), (yb, xb) in zip(a.arrays.values(), b.arrays.values(), strict=True)
     )
 
@@ -619,7 +620,7 @@ class Tuner(Study):
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         plan = self.plan
         per_trial, _, _ = plan.split()
-        dist = {
+        dist: dict[str, optuna.distributions.BaseDistribution] = {
             v.key: optuna.distributions.IntDistribution(0, len(v.values) - 1)
             if v.numeric
             else optuna.distributions.CategoricalDistribution(list(range(len(v.values))))

@@ -143,38 +143,13 @@ def _check_flags(
     if bonus and spec.bonus_tile is None:
         raise InputError(f"--bonus {bonus}: {variant} has no bonus tiles to lay out")
     if after_bonus:
-        if spec.bonus_tile is None:
-            raise InputError(f"--after-bonus: {variant} has no bonus tiles")
-        if not bonus:
-            raise InputError(
-                "--after-bonus: a win on a 发's replacement needs a 发 laid out (--bonus N, N ≥ 1)"
-            )
-        if method is not Method.SELF_DRAW:
-            raise InputError(
-                "--after-bonus goes with --by self: a 发's replacement is "
-                "drawn by the winner (财上开花)"
-            )
-        if after_kong:
-            raise InputError(
-                "--after-kong and --after-bonus: a replacement chain counts by "
-                "its first link; give the one it began with"
-            )
+        _check_after_bonus(rules, method, bonus, after_kong)
     if void is not None and not spec.has_void:
         raise InputError(f"--void: {variant} has no void suit")
     if method is Method.SHILAOTOU and not spec.counts_honor_discards(rules):
         raise InputError(f"--by shilaotou: {variant} has no 十老头 (under these rules)")
     if after_kong:
-        if method in (Method.ROBBED_KONG, Method.SHILAOTOU):
-            raise InputError("--after-kong goes with --by self (杠上花) or --by discard (杠上炮)")
-        if method is Method.SELF_DRAW and not any(m.is_kong for m in ms):
-            raise InputError(
-                "--after-kong --by self: a win on a kong's replacement needs a kong in --melds"
-            )
-        if method is Method.SELF_DRAW and not ms[-1].is_kong:
-            raise InputError(
-                "--after-kong --by self: nothing is melded between a kong and its "
-                "replacement, so the last meld in --melds must be a kong"
-            )
+        _check_after_kong(method, ms)
     if kong_chain != 1:
         _check_chain(ms, kong_chain, after_kong and method is Method.SELF_DRAW)
     if last_tile and method not in (Method.SELF_DRAW, Method.DISCARD):
@@ -187,18 +162,59 @@ def _check_flags(
             f"--last-four: {variant} has no 尾牌强制 (no forced wins in the last tiles)"
         )
     if first_turn:
-        if method is not Method.SELF_DRAW:
-            raise InputError("--first-turn (天胡/地胡) is a win by self-draw: --by self")
-        if ms:
-            raise InputError("--first-turn (天胡/地胡) is a win before any pon or kong: no --melds")
-        if last_tile:
-            raise InputError(
-                "--first-turn and --last-tile: a first draw is never the wall's last tile"
-            )
-        if last_four:
-            raise InputError(
-                "--first-turn and --last-four: a first draw is never in the wall's last four"
-            )
+        _check_first_turn(method, ms, last_tile=last_tile, last_four=last_four)
+
+
+def _check_after_bonus(rules, method: Method, bonus: int, after_kong: bool) -> None:
+    """``--after-bonus``: a self-draw on a laid-out 发's replacement (财上开花)."""
+    if rules.spec.bonus_tile is None:
+        raise InputError(f"--after-bonus: {rules.variant} has no bonus tiles")
+    if not bonus:
+        raise InputError(
+            "--after-bonus: a win on a 发's replacement needs a 发 laid out (--bonus N, N ≥ 1)"
+        )
+    if method is not Method.SELF_DRAW:
+        raise InputError(
+            "--after-bonus goes with --by self: a 发's replacement is "
+            "drawn by the winner (财上开花)"
+        )
+    if after_kong:
+        raise InputError(
+            "--after-kong and --after-bonus: a replacement chain counts by "
+            "its first link; give the one it began with"
+        )
+
+
+def _check_after_kong(method: Method, ms: Sequence[Meld]) -> None:
+    """``--after-kong``: a win on a kong's replacement (杠上花) or on the discard
+    after it (杠上炮)."""
+    if method in (Method.ROBBED_KONG, Method.SHILAOTOU):
+        raise InputError("--after-kong goes with --by self (杠上花) or --by discard (杠上炮)")
+    if method is Method.SELF_DRAW and not any(m.is_kong for m in ms):
+        raise InputError(
+            "--after-kong --by self: a win on a kong's replacement needs a kong in --melds"
+        )
+    if method is Method.SELF_DRAW and not ms[-1].is_kong:
+        raise InputError(
+            "--after-kong --by self: nothing is melded between a kong and its "
+            "replacement, so the last meld in --melds must be a kong"
+        )
+
+
+def _check_first_turn(
+    method: Method, ms: Sequence[Meld], *, last_tile: bool, last_four: bool
+) -> None:
+    """``--first-turn`` (天胡/地胡): a self-draw before any meld or late tile."""
+    if method is not Method.SELF_DRAW:
+        raise InputError("--first-turn (天胡/地胡) is a win by self-draw: --by self")
+    if ms:
+        raise InputError("--first-turn (天胡/地胡) is a win before any pon or kong: no --melds")
+    if last_tile:
+        raise InputError("--first-turn and --last-tile: a first draw is never the wall's last tile")
+    if last_four:
+        raise InputError(
+            "--first-turn and --last-four: a first draw is never in the wall's last four"
+        )
 
 
 def _check_chain(ms: Sequence[Meld], n: int, on_replacement: bool) -> None:

@@ -16,7 +16,10 @@ def scheduler_callback(ctx, param, value):
     is written."""
     if value is None:
         return None
+    from mjlog.extras import require
     from simulate.dask_runner import check_address
+
+    require("distributed", "dask", "--scheduler")
 
     return check_address(value)
 

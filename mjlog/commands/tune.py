@@ -11,6 +11,7 @@ from click.core import ParameterSource
 
 from mjlog.commands.simulate import AgentsOption, interrupted, scheduler_callback
 from mjlog.errors import InputError, quote
+from mjlog.extras import require
 from mjlog.rules import VARIANTS
 
 
@@ -213,6 +214,7 @@ def tune_command(
             not play_all,
         )
         return
+    require("optuna", "tune", "mjlog tune --vary")
     if patterns:
         raise InputError(f"{quote(patterns[0])}: patterns are named only with --rescore")
     if "--rounds" in given:

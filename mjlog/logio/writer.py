@@ -9,7 +9,7 @@ input gives byte-identical files: nothing in them depends on time, paths or host
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -224,35 +224,14 @@ class ShardWriter:
             extra = sorted(hand_row.keys() - self._hand_keys)
             raise ValueError(f"{where}: hand_row columns wrong; missing {missing}, unknown {extra}")
         new_counts: dict[str, int] = {}
+        cols: list[Sequence[Any]] = []
         if self.events:
-            n = len(events)
-            if hand_row["n_events"] != n:
-                raise ValueError(f"{where}: n_events is {hand_row['n_events']} but {n} events")
-            if n:
-                cols: list[Sequence[Any]]
-                try:
-                    cols = list(zip(*events, strict=True))
-                except ValueError:
-                    cols = []
-                if len(cols) == len(EVENT_COLUMNS) - 1:  # mjlog.events.Event: no seq
-                    cols.insert(0, range(n))
-                elif len(cols) != len(EVENT_COLUMNS) or cols[0] != tuple(range(n)):
-                    raise ValueError(
-                        f"{where}: events must be tuples ({', '.join(EVENT_COLUMNS)}) with "
-                        f"seq 0, 1, 2 …, or the same without seq"
-                    )
-            new_counts["events"] = n
+            cols = _event_columns(where, hand_row, events)
+            new_counts["events"] = len(events)
         wins = list(wins)
         transfers = list(transfers)
         for name, rows in (("wins", wins), ("transfers", transfers)):
-            want = self._col_sets[name]
-            for row in rows:
-                if row.keys() != want:
-                    missing = sorted(want - row.keys())
-                    extra = sorted(row.keys() - want)
-                    raise ValueError(
-                        f"{where}: {name} row columns wrong; missing {missing}, unknown {extra}"
-                    )
+            _check_rows(where, name, rows, self._col_sets[name])
             new_counts[name] = len(rows)
         # Checked: now append (nothing above has touched the buffers).
         buf = self._buf["hands"]
@@ -546,3 +525,40 @@ def _fsync_dir(run_dir: Path, tables: Iterable[str]) -> None:
             pass
         finally:
             os.close(fd)
+
+
+def _event_columns(
+    where: str, hand_row: Mapping[str, Any], events: Sequence[Sequence[Any]]
+) -> list[Sequence[Any]]:
+    """A hand's events as the events table's columns, seq first (numbered when the
+    events are :class:`mjlog.events.Event` tuples without it), checked against
+    ``hand_row``'s ``n_events``; none for a hand without events."""
+    n = len(events)
+    if hand_row["n_events"] != n:
+        raise ValueError(f"{where}: n_events is {hand_row['n_events']} but {n} events")
+    if not n:
+        return []
+    cols: list[Sequence[Any]]
+    try:
+        cols = list(zip(*events, strict=True))
+    except ValueError:
+        cols = []
+    if len(cols) == len(EVENT_COLUMNS) - 1:  # mjlog.events.Event: no seq
+        cols.insert(0, range(n))
+    elif len(cols) != len(EVENT_COLUMNS) or cols[0] != tuple(range(n)):
+        raise ValueError(
+            f"{where}: events must be tuples ({', '.join(EVENT_COLUMNS)}) with "
+            f"seq 0, 1, 2 …, or the same without seq"
+        )
+    return cols
+
+
+def _check_rows(where: str, name: str, rows: list[Mapping[str, Any]], want: Set[str]) -> None:
+    """Each of a hand's rows of table ``name`` has exactly the columns ``want``."""
+    for row in rows:
+        if row.keys() != want:
+            missing = sorted(want - row.keys())
+            extra = sorted(row.keys() - want)
+            raise ValueError(
+                f"{where}: {name} row columns wrong; missing {missing}, unknown {extra}"
+            )

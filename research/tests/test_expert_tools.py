@@ -12,7 +12,7 @@ from mjlog.hand import shanten
 from mjlog.rng import Stream
 from mjlog.rules import Rules
 from research.expert_ab import paired_edge
-from research.expert_calibration import ReadySeeing, Seeing, ceiling
+from research.expert_calibration import ReadySeeing, Seeing, ceiling, pinned_wall
 from simulate.agents import make_agent, make_agents, parse_spec
 from tests.agents.test_expert import _replay, _seat0_discards
 
@@ -189,8 +189,8 @@ def test_ready_seeing_knows_the_ready_hands_only(variant, tilt):
         if found >= 3:
             break
     assert found >= 3
-    # the plain expert pins nothing
-    assert make_agent("expert").pinned(view) is None
+    # the plain expert has no pinning: that is the tool's alone (research/)
+    assert not hasattr(make_agent("expert"), "pinned")
 
 
 def test_ceiling_sets_the_seeing_search_beside_the_agent_on_the_same_hands():
@@ -219,3 +219,26 @@ def test_head_to_head_pairs_two_agents_hand_by_hand():
     assert r["other"]["per_hand"] == [0, 0, 0] and r["agent"]["diff"] != 0
     assert r["gap"]["diff"] == pytest.approx(r["agent"]["diff"])
     assert r["gap"]["units"] == 3
+
+
+def test_a_pinned_hand_the_hidden_tiles_cannot_hold_is_refused():
+    """A pinned hand needing more copies of a tile than are hidden raises, so the
+    sample is redrawn or dropped, never silently wrong."""
+    from mjlog.sampling import Inconsistent, rebuild
+    from simulate.agents.efficient import unseen_counts
+
+    rules = Rules("yuxi")
+    played = play_hand(rules, make_agents(["strategic"] * 4), seed=5, match=0, hand=0, dealer=0)
+    events, wall = played.state.events, list(played.state.wall)
+    st = _replay(rules, wall, 0, events, list(_seat0_discards(events))[2])
+    view = SeatView(st, 0)
+    unseen = unseen_counts(view)
+    want = list(st.hands[1])
+    t = min(range(34), key=lambda k: (unseen[k] - want[k], k))  # the scarcest kind
+    u = next(k for k in range(34) if want[k] and k != t)
+    want[t], want[u] = unseen[t] + 1, want[u] - (unseen[t] + 1 - st.hands[1][t])
+    with pytest.raises(Inconsistent, match="S1's pinned hand"):
+        pinned_wall(view, view.history, Stream(1), {1: want})
+    # the true hand pins without complaint
+    w = pinned_wall(view, view.history, Stream(1), {1: list(st.hands[1])})
+    assert rebuild(view, view.history, w).hands[1] == st.hands[1]

@@ -16,9 +16,10 @@ discards void tiles first.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from mjlog.agent import SeatView, obvious_choice
-from mjlog.events import DISCARD, KONG, PON, Event
+from mjlog.events import DISCARD, KONG, PON, Event, tile_of
 from mjlog.ukeire import accept, after_discards
 
 
@@ -51,7 +52,7 @@ def longest_suit(hand: list[int]) -> int:
 class EfficientCore:
     """The acceptance arithmetic shared by ``efficient`` and ``strategic``."""
 
-    def rank_discards(self, view: SeatView, discards: list[Event], unseen: list[int]):
+    def rank_discards(self, view: SeatView, discards: Sequence[Any], unseen: list[int]):
         """Discards sorted best first by (shanten, -acceptance, -longest suit)."""
         hand = view.hand
         nm = len(view.melds[view.seat])
@@ -85,7 +86,7 @@ class EfficientCore:
         hand = view.hand
         nm = len(view.melds[view.seat])
         h, _ = without_void(hand, view.void[view.seat])
-        t = o.tile
+        t = tile_of(o)
         sh0, n0, _ = accept(h, nm, unseen)
         if o.type == PON:
             h[t] -= 2
@@ -116,9 +117,9 @@ class EfficientCore:
         nm = len(view.melds[view.seat])
         h, _ = without_void(hand, view.void[view.seat])
         k = 4 if o.kind == "concealed" else 1
-        h[o.tile] -= k
+        h[tile_of(o)] -= k
         sh1, _, _ = accept(h, nm + (k == 4), unseen)
-        h[o.tile] += k
+        h[tile_of(o)] += k
         return sh1 <= best_sh + slack
 
 
@@ -151,10 +152,14 @@ class EfficientAgent(EfficientCore):
                 if o is not None and o.type in (PON, KONG) and self.claim_helps(view, o, unseen):
                     return o
             return None
-        discards = [o for o in options if o.type == DISCARD]
+        discards = [o for o in options if o is not None and o.type == DISCARD]
         ranked = self.rank_discards(view, discards, unseen)
         for o in options:
-            if o.type == KONG and self.own_kong_helps(view, o, ranked[0][0], unseen):
+            if (
+                o is not None
+                and o.type == KONG
+                and self.own_kong_helps(view, o, ranked[0][0], unseen)
+            ):
                 return o
         top = [r[3] for r in ranked if r[:3] == ranked[0][:3]]
         return top[self.rng.below(len(top))]

@@ -37,7 +37,7 @@ which alone the margin is judged.
 
 How strong it is, and what each setting was measured to gain or lose (ladders,
 paired A/Bs, the ceiling of a search that sees the real hands), is in
-``bench/results/expert.md``; the measuring tools are in ``research/``.
+``research/results/expert.md``; the measuring tools are in ``research/``.
 
 Parameters (``--agents expert:rollouts=8;candidates=3``):
 
@@ -87,10 +87,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from copy import copy
+from typing import cast
 
 from mjlog.agent import SeatView
 from mjlog.engine import play
-from mjlog.events import DISCARD, KONG, VOID, WIN, Event
+from mjlog.events import DISCARD, KONG, VOID, WIN, Event, tile_of
 from mjlog.rng import Stream, derive
 from mjlog.sampling import Inconsistent, rebuild, sample_wall
 from mjlog.state import HandState
@@ -246,9 +247,11 @@ class ExpertAgent:
             return [pick]
         if options[-1] is None:  # a claim window: every choice
             return [pick] + [o for o in options if o != pick]
-        discards = [o for o in options if o.type == DISCARD]
+        acts = cast("Sequence[Event]", options)  # the seat's own turn: no pass
+        assert pick is not None  # strategic acts on its turn
+        discards = [o for o in acts if o.type == DISCARD]
         void = view.void[self.seat]
-        if pick.type == DISCARD and void is not None and pick.tile // 9 == void:
+        if pick.type == DISCARD and void is not None and tile_of(pick) // 9 == void:
             return [pick]
         unseen = unseen_counts(view)
         ranking = self.base.rank_discards(view, discards, unseen)
@@ -257,8 +260,8 @@ class ExpertAgent:
             return [pick]  # far from ready: the rollouts cannot tell these apart
         if pick.type == WIN:  # pass a self-draw win? against strategic's best other play
             return [pick, ranked[0]]
-        out = [pick]
-        for o in options:
+        out: list[Event | None] = [pick]
+        for o in acts:
             if o.type == KONG and o not in out:
                 out.append(o)
         for o in ranked:
@@ -282,11 +285,11 @@ class ExpertAgent:
         if not self.params["plans"] or pick is None or pick.type != DISCARD:
             return []
         void = view.void[self.seat]
-        if void is not None and pick.tile // 9 == void:
+        if void is not None and tile_of(pick) // 9 == void:
             return []
         b = self.base
         R, unseen = b.reading(view), unseen_counts(view)
-        discards = [o for o in options if o.type == DISCARD]
+        discards = [o for o in options if o is not None and o.type == DISCARD]
         ranked = b.rank_discards(view, discards, unseen)
         forced, plain_value, cands = b.plan_options(view, R, b.plain_speed(view, unseen, ranked))
         if forced is not None:
@@ -317,7 +320,7 @@ class ExpertAgent:
         if not self.params["fold"] or pick is None or pick.type != DISCARD:
             return None
         void = view.void[self.seat]
-        if (void is not None and pick.tile // 9 == void) or not self.base.threats(view):
+        if (void is not None and tile_of(pick) // 9 == void) or not self.base.threats(view):
             return None
         return Fold.discard(view, options)
 
@@ -333,6 +336,7 @@ class ExpertAgent:
         behind or level, could overrule only by noise) and the pick then meet
         ``most`` − ``rollouts`` fresh samples, and the margin is judged on those
         alone (the samples that picked a leader out overrate it)."""
+        assert self.rng is not None  # set by start_hand
         base = self.rng.next64()
         points = self.playouts(view, plans, base, 0, self.rollouts)
         drawn = self.rollouts
@@ -385,21 +389,16 @@ class ExpertAgent:
                 pts.append(st.deltas[self.seat])
         return points
 
-    def pinned(self, view: SeatView) -> dict[int, list[int]] | None:
-        """Hands the samples must give some seats: none for the agent (a measuring
-        tool's hook: :class:`research.expert_calibration.ReadySeeing`)."""
-        return None
-
     def sample(
         self, view: SeatView, history: list[Event], rng: Stream
     ) -> tuple[list[int], HandState] | None:
         """A wall (the hand's tiles in draw order) that agrees with ``history``
-        and the hand rebuilt on it, or None after a few tries."""
-        pinned = self.pinned(view)
+        and the hand rebuilt on it, or None after a few tries (a measuring tool's
+        hook too: :class:`research.expert_calibration.ReadySeeing`)."""
         for _ in range(self.params["tries"]):
             try:
                 wall = sample_wall(
-                    view, history, rng, self.params["tilt"], self.params["steps"], self.lean, pinned
+                    view, history, rng, self.params["tilt"], self.params["steps"], self.lean
                 )
                 return wall, rebuild(view, history, wall, self.read)
             except Inconsistent:

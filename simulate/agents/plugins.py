@@ -54,7 +54,9 @@ def entry_points() -> dict[str, md.EntryPoint]:
 
 
 def _import(path: str) -> Callable[..., Any]:
-    mod_name, attr = _PATH.fullmatch(path).groups()
+    m = _PATH.fullmatch(path)
+    assert m is not None  # the caller checked the form
+    mod_name, attr = m.groups()
     try:
         obj: Any = importlib.import_module(mod_name)
     except Exception as e:  # noqa: BLE001 - missing, or broken (a SyntaxError): one line

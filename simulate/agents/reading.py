@@ -79,7 +79,11 @@ def features(
     """``x(seat, t)`` for every tile ``t``, a (34, len(FEATURES)) array, from what
     ``view``'s seat sees of ``seat``: its discards in order, its melds, its void."""
     if discards is None:
-        discards = [e.tile for e in view.history if e.type == DISCARD and e.seat == seat]
+        discards = [
+            e.tile
+            for e in view.history
+            if e.type == DISCARD and e.seat == seat and e.tile is not None  # (it always is)
+        ]
     if seen is None:
         seen = seen_copies(view)
     d, nd = discards, len(discards)
@@ -136,6 +140,7 @@ def utilities(view: SeatView, beta) -> dict[int, list[float]]:
     per_seat: list[list[int]] = [[] for _ in range(view.n)]
     for e in view.history:
         if e.type == DISCARD:
+            assert e.seat is not None and e.tile is not None  # a discard names both
             per_seat[e.seat].append(e.tile)
     out = {}
     for s in range(view.n):

@@ -13,9 +13,11 @@ may play too. The searching seat plays its candidate first (:class:`_Then`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, VOID, WIN, Event
+from mjlog.events import tile_of as _tile
 from mjlog.rng import Stream, derive
 from simulate.agents.efficient import unseen_counts
 from simulate.agents.registry import make_agent
@@ -85,23 +87,24 @@ class Quick:
             if first.type == WIN:
                 return first
             h = view.hand
-            return min(options, key=lambda o: sum(h[9 * "mps".index(o.kind) :][:9]))
+            voids = cast("Sequence[Event]", options)  # a void choice names its suit
+            return min(voids, key=lambda o: sum(h[9 * "mps".index(cast(str, o.kind)) :][:9]))
         h = view.hand
         if options[-1] is None:  # a claim window
             for o in options:
                 if o is None:
                     continue
-                if o.type == KONG or _loose(h, o.tile, h[o.tile]) < 3:
+                if o.type == KONG or _loose(h, _tile(o), h[_tile(o)]) < 3:
                     return o
             return None
         best, best_key = None, None
         void = view.void[view.seat]
-        for o in options:
+        for o in cast("Sequence[Event]", options):  # the seat's own turn: no pass
+            t = _tile(o)
             if o.type == KONG:
-                if void is None or o.tile // 9 != void:
+                if void is None or t // 9 != void:
                     return o
                 continue
-            t = o.tile
             key = -1 if void is not None and t // 9 == void else _loose(h, t, 1)
             if best_key is None or key < best_key:
                 best, best_key = o, key
@@ -135,7 +138,7 @@ class Fold:
         unseen = unseen_counts(view)
 
         def risk(o: Event) -> tuple:
-            t = o.tile
+            t = _tile(o)
             if void is not None and t // 9 == void:
                 return (-1,)
             safe_from = sum(t in view.discards[s] for s in live)

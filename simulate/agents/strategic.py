@@ -235,6 +235,7 @@ class StrategicAgent(EfficientCore):
                     _READINGS.clear()
                 self._read = _READINGS[key] = Reading(values(rules), rules, self.aggression)
             self._for = r
+        assert self._read is not None  # read above for these rules
         return self._read
 
     # ------------------------------------------------------------ plan
@@ -314,7 +315,7 @@ class StrategicAgent(EfficientCore):
             return worth * win - lose / max(1, n - 1)
 
         plain_value = value(R.open_ratio if opened else 1.0, d_p, q_p, plain_key)
-        cands = []
+        cands: list[tuple] = []
         if not melds and pairs >= 7 - int(R.allow["pairs"]):
             q = sum(unseen[t] for t in range(34) if hand[t] in (1, 3)) / total
             cands.append(
@@ -374,7 +375,7 @@ class StrategicAgent(EfficientCore):
     # ------------------------------------------------------------ danger
     def threats(self, view: SeatView) -> list[tuple[int, int | None]]:
         """(seat, suit or None) of every opponent that looks dangerous."""
-        out = []
+        out: list[tuple[int, int | None]] = []
         low = view.wall_left < 20 * self.defense
         for o in range(view.n):
             if o == self.seat or view.won[o]:
@@ -404,18 +405,19 @@ class StrategicAgent(EfficientCore):
         if first is not None and first.type == WIN:
             return first
         if first is not None and first.type == VOID:
-            return self.choose_void(view, options)
+            return self.choose_void(view, [o for o in options if o is not None])
         R = self.reading(view)
         unseen = unseen_counts(view)
         if options[-1] is None:
             plan, suit, _ = self.plan(view, R, self.plain_speed(view, unseen, None))
             return self.claim(view, options, unseen, plan, suit, R)
-        discards = [o for o in options if o.type == DISCARD]
+        discards = [o for o in options if o is not None and o.type == DISCARD]
         ranked = self.rank_discards(view, discards, unseen)
         plan, suit, slack = self.plan(view, R, self.plain_speed(view, unseen, ranked))
         for o in options:
             if (
-                o.type == KONG
+                o is not None
+                and o.type == KONG
                 and plan != "pairs"
                 and self.kong_pays(view, o, unseen, ranked[0][0], plan, R)
             ):
@@ -439,9 +441,9 @@ class StrategicAgent(EfficientCore):
         return min(
             options,
             key=lambda o: (
-                connected("mps".index(o.kind)),
-                sum(h[9 * "mps".index(o.kind) :][:9]),
-                "mps".index(o.kind),
+                connected("mps".index(str(o.kind))),
+                sum(h[9 * "mps".index(str(o.kind)) :][:9]),
+                "mps".index(str(o.kind)),
             ),
         )
 
@@ -529,7 +531,7 @@ class StrategicAgent(EfficientCore):
         h[t] += k
         others = view.n - 1 - sum(view.won[x] for x in range(view.n) if x != seat)
         late = kind == "added" and view.drawn != t
-        money = kong_money(R.rules, kind, late, others)
+        money: float = kong_money(R.rules, kind, late, others)
         if view.void[seat] is not None and sh1 > 0:
             money *= 0.7  # 退税: a hand not ready at the end hands it back
         # a win's worth now, roughly: the plan's money per win, a third of the time

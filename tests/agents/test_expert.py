@@ -364,29 +364,3 @@ def test_the_search_spends_more_only_where_an_alternative_leads():
     assert searched and 2 * searched < sampled < 8 * searched
     searched, sampled = drawn["expert:rollouts=2;most=2"]
     assert searched and sampled == 2 * searched
-
-
-# ---------------------------------------------------------------- the ceiling
-
-
-def test_a_pinned_hand_the_hidden_tiles_cannot_hold_is_refused():
-    """A pinned hand needing more copies of a tile than are hidden raises, so the
-    sample is redrawn or dropped, never silently wrong."""
-    from mjlog.sampling import Inconsistent
-    from simulate.agents.efficient import unseen_counts
-
-    rules = Rules("yuxi")
-    played = play_hand(rules, make_agents(["strategic"] * 4), seed=5, match=0, hand=0, dealer=0)
-    events, wall = played.state.events, list(played.state.wall)
-    st = _replay(rules, wall, 0, events, list(_seat0_discards(events))[2])
-    view = SeatView(st, 0)
-    unseen = unseen_counts(view)
-    want = list(st.hands[1])
-    t = min(range(34), key=lambda k: (unseen[k] - want[k], k))  # the scarcest kind
-    u = next(k for k in range(34) if want[k] and k != t)
-    want[t], want[u] = unseen[t] + 1, want[u] - (unseen[t] + 1 - st.hands[1][t])
-    with pytest.raises(Inconsistent, match="S1's pinned hand"):
-        sample_wall(view, view.history, Stream(1), pinned={1: want})
-    # the true hand pins without complaint
-    w = sample_wall(view, view.history, Stream(1), pinned={1: list(st.hands[1])})
-    assert rebuild(view, view.history, w).hands[1] == st.hands[1]

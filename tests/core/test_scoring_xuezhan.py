@@ -637,10 +637,39 @@ def test_ready_value_is_positive_exactly_when_ready_on_random_hands():
     assert seen_ready > 100 and seen_not > 100
 
 
+def _sets_and_a_pair(s, pick, kinds):
+    """A hand of sets and a pair with 0-4 melds (sometimes 111222333-style, with
+    several readings): its concealed counts and its melds."""
+    from mjlog.melds import Meld
+
+    counts = [0] * 34
+    melds = []
+    n_melds = s.below(5)
+    for _ in range(n_melds):
+        t = pick()
+        melds.append(Meld(kinds[s.below(4)], t, 1))
+    counts[pick()] += 2
+    for _ in range(4 - n_melds):
+        t = pick()
+        if t < 27 and t % 9 < 7 and s.below(3):
+            for k in (t, t + 1, t + 2):
+                counts[k] += 1
+        else:
+            counts[t] += 3
+    if s.below(8) == 0 and not melds:  # 111222333-style: several readings
+        counts = [0] * 34
+        a = 9 * s.below(3) + s.below(7)
+        for k in (a, a + 1, a + 2):
+            counts[k] += 3
+        counts[pick()] += 3
+        counts[pick()] += 2
+    return counts, melds
+
+
 def _random_wins(n: int, seed: int):
     """Seeded winning hands of every shape: sets and a pair with 0-4 melds (pons
     and kongs), seven pairs (some with fours), and hands with several readings."""
-    from mjlog.melds import Meld, MeldKind
+    from mjlog.melds import MeldKind
     from mjlog.rng import Stream
 
     s = Stream(seed)
@@ -665,25 +694,7 @@ def _random_wins(n: int, seed: int):
                     counts[k] += 2
             counts[pick()] += 2
         else:
-            n_melds = s.below(5)
-            for _ in range(n_melds):
-                t = pick()
-                melds.append(Meld(kinds[s.below(4)], t, 1))
-            counts[pick()] += 2
-            for _ in range(4 - n_melds):
-                t = pick()
-                if t < 27 and t % 9 < 7 and s.below(3):
-                    for k in (t, t + 1, t + 2):
-                        counts[k] += 1
-                else:
-                    counts[t] += 3
-            if s.below(8) == 0 and not melds:  # 111222333-style: several readings
-                counts = [0] * 34
-                a = 9 * s.below(3) + s.below(7)
-                for k in (a, a + 1, a + 2):
-                    counts[k] += 3
-                counts[pick()] += 3
-                counts[pick()] += 2
+            counts, melds = _sets_and_a_pair(s, pick, kinds)
         total = list(counts)
         for m in melds:
             total[m.tile] += m.size

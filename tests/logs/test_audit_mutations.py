@@ -385,39 +385,41 @@ def _mutate_value(rng, old, field, n):
             ps.insert(rng.randrange(len(ps) + 1), rng.choice(PATTERNS))
         return ps
     if field in ("tiles", "wall", "dice", "dealer_rolls", "winners", "deltas"):
-        if old is None:
-            return [rng.randrange(34)] if field != "dealer_rolls" else [1, 2]
-        xs = list(old)
-        if field == "wall" and rng.random() < 0.5 and len(set(xs)) > 1:
-            i = rng.randrange(len(xs))
-            j = rng.choice([j for j in range(len(xs)) if xs[j] != xs[i]])
-            xs[i], xs[j] = xs[j], xs[i]
-            return xs
-        r = rng.random()
-        if not xs or r < 0.2:
-            xs.insert(rng.randrange(len(xs) + 1), rng.randrange(1, 7))
-        elif r < 0.4:
-            del xs[rng.randrange(len(xs))]
-        else:
-            i = rng.randrange(len(xs))
-            top = {"dice": 6, "dealer_rolls": 6}.get(field)
-            dom = (
-                range(1, top + 1)
-                if top
-                else (
-                    range(n)
-                    if field == "winners"
-                    else range(-8, 9)
-                    if field == "deltas"
-                    else range(34)
-                )
-            )
-            xs[i] = _other(rng, xs[i], dom)
-        return xs if field not in ("tiles",) else tuple(xs)
+        return _mutate_list(rng, old, field, n)
     if old is None:
         return rng.randrange(1, 9)
     delta = rng.choice([-3, -2, -1, 1, 2, 3])
     return old + delta
+
+
+def _mutate_list(rng, old, field, n):
+    """A different value of a list field: an insertion, a deletion or one item
+    changed (a wall: two different tiles swapped, half the time)."""
+    if old is None:
+        return [rng.randrange(34)] if field != "dealer_rolls" else [1, 2]
+    xs = list(old)
+    if field == "wall" and rng.random() < 0.5 and len(set(xs)) > 1:
+        i = rng.randrange(len(xs))
+        j = rng.choice([j for j in range(len(xs)) if xs[j] != xs[i]])
+        xs[i], xs[j] = xs[j], xs[i]
+        return xs
+    r = rng.random()
+    if not xs or r < 0.2:
+        xs.insert(rng.randrange(len(xs) + 1), rng.randrange(1, 7))
+    elif r < 0.4:
+        del xs[rng.randrange(len(xs))]
+    else:
+        i = rng.randrange(len(xs))
+        top = {"dice": 6, "dealer_rolls": 6}.get(field)
+        dom = (
+            range(1, top + 1)
+            if top
+            else (
+                range(n) if field == "winners" else range(-8, 9) if field == "deltas" else range(34)
+            )
+        )
+        xs[i] = _other(rng, xs[i], dom)
+    return xs if field not in ("tiles",) else tuple(xs)
 
 
 def _choice_field(ev_row, field) -> bool:

@@ -1,4 +1,4 @@
-"""``bench/bench_expert.py``'s own inputs: ``--budget-spec`` is checked before any
+"""``research/expert_study.py``'s own inputs: ``--budget-spec`` is checked before any
 part runs, and names its own fragment so it never overwrites the default's."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "bench_expert.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "research" / "expert_study.py"
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_expert", SCRIPT)
+    spec = importlib.util.spec_from_file_location("expert_study", SCRIPT)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

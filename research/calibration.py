@@ -28,7 +28,7 @@ inside its target by less than that is not shown to meet it.
 The pools are kept in ``$MJLOG_BENCH_CACHE`` (default ``/tmp/mjlog-bench``), so a
 rerun plays nothing.
 
-    python bench/bench_calibration.py [--quick]
+    python research/calibration.py [--quick]
 """
 
 from __future__ import annotations
@@ -919,7 +919,7 @@ def run(quick: bool = False) -> dict:
     s1, s2 = plan.sizes
     lines = [
         "## Calibration: do the intervals and verdicts mean what they say? (issue 40)\n",
-        f"`python bench/bench_calibration.py` (`bench/bench_calibration.py`). Real play: "
+        f"`python research/calibration.py` (`research/calibration.py`). Real play: "
         f"{VARIANT}, `{AGENT}` in every seat, {HPM} hands a match, `--events none`. "
         f"Pool P: seed {SEED}, {P.matches:,} matches ({hands_p:,} hands); pool F: the "
         f"same seed's first {F.matches:,} matches ({hands_f:,} hands) with "

@@ -28,7 +28,7 @@ which balance conclusions move when every seat plays it instead of ``strategic``
   2026 (a finding checked on fresh walls) strategic's side is played at that seed
   on the same matches, and the tables are the seed's own.
 
-    python bench/bench_expert.py [--quick]
+    python research/expert_study.py [--quick]
         [--parts speed,ab,ceiling,ready,reading,calibration,budget,ladder,null,seating,
                  conclusions]
         [--hands N] [--ab-hands H] [--cal-hands C] [--cal-first F] [--budget-spec SPEC]
@@ -508,7 +508,7 @@ PARTS = (
     "seating",
     "conclusions",
 )
-FRAGMENTS = ROOT / "build" / "bench_expert"
+FRAGMENTS = ROOT / "build" / "expert_study"
 
 
 def budget_fragment(first: int, spec: str) -> str:
@@ -521,6 +521,92 @@ def budget_fragment(first: int, spec: str) -> str:
     if spec == EXPERT:
         return f"budget{first}"
     return f"budget{first}_" + re.sub(r"[^A-Za-z0-9=.]+", "_", spec.partition(":")[2])
+
+
+def _search_parts(
+    v: str,
+    parts,
+    put,
+    figures: dict,
+    speed_hands: int,
+    ab_hands: int,
+    cal_hands: int,
+    cal_first: int,
+    budget_spec: str,
+) -> None:
+    """The parts of :func:`run` that price expert's search (speed to budget)."""
+    if "speed" in parts:
+        sp = speed(v, speed_hands)
+        figures[f"speed/{v}"] = sp
+        put(
+            "speed",
+            v,
+            f"| {v} | {sp['hands']} | {sp['hands_per_s']:.2f} | "
+            f"{sp['hands_per_cpu_s']:.2f} | {sp['searched_per_hand']:.1f} | "
+            f"{sp['overruled_per_hand']:.2f} |\n",
+        )
+    if "ab" in parts:
+        put("ab", v, "\n".join(ab_rows(v, ab_hands)) + "\n")
+    if "ceiling" in parts:
+        put("ceiling", v, ceiling_part(v, ab_hands))
+    if "ready" in parts:
+        put("ready", v, ceiling_part(v, ab_hands, twin="ready"))
+    if "reading" in parts:
+        put("reading", v, reading_part(v, ab_hands))
+    if "calibration" in parts:
+        fit, kinds = calibration_part(v, cal_hands)
+        put("calfit", v, fit)
+        put("calkinds", v, kinds)
+    if "budget" in parts:
+        put(
+            budget_fragment(cal_first, budget_spec),
+            v,
+            budget_part(v, cal_hands, cal_first, budget_spec),
+        )
+
+
+def _play_parts(
+    v: str,
+    parts,
+    put,
+    figures: dict,
+    quick: bool,
+    hands: int,
+    matches: int,
+    workers: int,
+    seed: int,
+    seating: str,
+    keep: Path | None,
+    base: Path,
+) -> None:
+    """The parts of :func:`run` that play ladders and runs (ladder to conclusions)."""
+    if "ladder" in parts:
+        text, fig = ladder_part(
+            v, hands, workers, seed, seating, keep and base / f"ladder{seed}-{seating}-{v}"
+        )
+        figures[f"ladder/{v}"] = fig
+        put(f"ladder{seed}{'' if seating == 'cyclic' else 'b'}", v, text)
+    if "null" in parts:
+        put(
+            "null",
+            v,
+            null_part(
+                v,
+                hands,
+                NULL_SEEDS[:2] if quick else NULL_SEEDS,
+                hands if quick else FULL_HANDS,
+            ),
+        )
+    if "seating" in parts:
+        put(
+            "seatbias",
+            v,
+            seating_part(v, hands, workers, SEATING_SEEDS[:2] if quick else SEATING_SEEDS),
+        )
+    if "conclusions" in parts:
+        frags, figures[f"run/{v}"] = conclusions_part(v, matches, base, workers, seed)
+        for part, text in frags.items():
+            put(part, v, text)
 
 
 def run(
@@ -556,61 +642,12 @@ def run(
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(keep) if keep else Path(tmp)
         for v in variants:
-            if "speed" in parts:
-                sp = speed(v, speed_hands)
-                figures[f"speed/{v}"] = sp
-                put(
-                    "speed",
-                    v,
-                    f"| {v} | {sp['hands']} | {sp['hands_per_s']:.2f} | "
-                    f"{sp['hands_per_cpu_s']:.2f} | {sp['searched_per_hand']:.1f} | "
-                    f"{sp['overruled_per_hand']:.2f} |\n",
-                )
-            if "ab" in parts:
-                put("ab", v, "\n".join(ab_rows(v, ab_hands)) + "\n")
-            if "ceiling" in parts:
-                put("ceiling", v, ceiling_part(v, ab_hands))
-            if "ready" in parts:
-                put("ready", v, ceiling_part(v, ab_hands, twin="ready"))
-            if "reading" in parts:
-                put("reading", v, reading_part(v, ab_hands))
-            if "calibration" in parts:
-                fit, kinds = calibration_part(v, cal_hands)
-                put("calfit", v, fit)
-                put("calkinds", v, kinds)
-            if "budget" in parts:
-                put(
-                    budget_fragment(cal_first, budget_spec),
-                    v,
-                    budget_part(v, cal_hands, cal_first, budget_spec),
-                )
-            if "ladder" in parts:
-                text, fig = ladder_part(
-                    v, hands, workers, seed, seating, keep and base / f"ladder{seed}-{seating}-{v}"
-                )
-                figures[f"ladder/{v}"] = fig
-                put(f"ladder{seed}{'' if seating == 'cyclic' else 'b'}", v, text)
-            if "null" in parts:
-                put(
-                    "null",
-                    v,
-                    null_part(
-                        v,
-                        hands,
-                        NULL_SEEDS[:2] if quick else NULL_SEEDS,
-                        hands if quick else FULL_HANDS,
-                    ),
-                )
-            if "seating" in parts:
-                put(
-                    "seatbias",
-                    v,
-                    seating_part(v, hands, workers, SEATING_SEEDS[:2] if quick else SEATING_SEEDS),
-                )
-            if "conclusions" in parts:
-                frags, figures[f"run/{v}"] = conclusions_part(v, matches, base, workers, seed)
-                for part, text in frags.items():
-                    put(part, v, text)
+            _search_parts(
+                v, parts, put, figures, speed_hands, ab_hands, cal_hands, cal_first, budget_spec
+            )
+            _play_parts(
+                v, parts, put, figures, quick, hands, matches, workers, seed, seating, keep, base
+            )
     if not quick:  # the section from every variant's latest fragment of each part
         for f in sorted(FRAGMENTS.glob("*.md")):
             part, v = f.stem.split("-", 1)
@@ -626,7 +663,7 @@ def run(
         "rollouts (hidden tiles sampled from what the seat sees, the hand rebuilt with the "
         "engine's transition and played out) show it better by `z` standard errors of the "
         f"paired difference; the budget here `{EXPERT}` ({EXPERT_PARAMS}). "
-        "`python bench/bench_expert.py [--parts ...] [variant ...]`, each part and variant "
+        "`python research/expert_study.py [--parts ...] [variant ...]`, each part and variant "
         "run apart on the shared machine and assembled.\n\n"
         "### Speed: one expert seat, three strategic, one core\n\n"
         "| variant | hands | hands/s (wall) | hands/s (CPU) | searched decisions/hand "
@@ -785,7 +822,7 @@ if __name__ == "__main__":
         "--parts",
         default=",".join(PARTS),
         help=f"comma-separated parts to run ({', '.join(PARTS)}); the others are "
-        "taken from earlier runs' fragments (build/bench_expert/)",
+        "taken from earlier runs' fragments (build/expert_study/)",
     )
     ap.add_argument("--ab-hands", type=int, default=None)
     ap.add_argument(
