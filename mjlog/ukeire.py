@@ -133,27 +133,34 @@ def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
     >>> r[parse_tile("3z")], r[parse_tile("1m")]
     (0, 1)
     """
-    combine = tables().combine
+    # combine's lookups unrolled (the same tables, the same order): the suits a
+    # discard leaves alone are joined once
+    T = tables()
+    pair12, add3, final, n, nh5 = T.pair12, T.add3, T.final, T.n_suit, T.n_honor * 5
     b = bytes(counts)
     dm, fm = _fewer(b[0:9])
     dp, fp = _fewer(b[9:18])
     ds, fs = _fewer(b[18:27])
     dz, fz = _fewer(b[27:34])
+    tail = dz * 5 + melds
+    g12 = pair12[dm * n + dp] * n
+    g = add3[g12 + ds] * nh5 + melds
     out: dict[int, int] = {}
     for r, x in enumerate(fm):
         if x >= 0:
-            out[r] = combine(x, dp, ds, dz, melds)
+            out[r] = final[add3[pair12[x * n + dp] * n + ds] * nh5 + tail]
     for r, x in enumerate(fp):
         if x >= 0:
-            out[9 + r] = combine(dm, x, ds, dz, melds)
+            out[9 + r] = final[add3[pair12[dm * n + x] * n + ds] * nh5 + tail]
     for r, x in enumerate(fs):
         if x >= 0:
-            out[18 + r] = combine(dm, dp, x, dz, melds)
+            out[18 + r] = final[add3[g12 + x] * nh5 + tail]
     for r, x in enumerate(fz):
         if x >= 0:
-            out[27 + r] = combine(dm, dp, ds, x, melds)
+            out[27 + r] = final[g + x * 5]
     if melds == 0:
-        pairs, tiles = sum(x // 2 for x in b), sum(b)
+        tiles = sum(b)
+        pairs = (tiles - b.count(1) - b.count(3)) // 2  # Σ count // 2
         # a tile fewer: a pair fewer when the kind was held an even number of times
         even7 = seven_pairs_shanten(pairs - 1, tiles - 1)
         odd7 = seven_pairs_shanten(pairs, tiles - 1)
@@ -161,4 +168,118 @@ def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
             v7 = odd7 if b[t] & 1 else even7
             if v7 < v:
                 out[t] = v7
+    return out
+
+
+@lru_cache(maxsize=1 << 15)
+def _less_one(key: bytes) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...]] | None, ...]:
+    """Per rank of one suit's counts: None where none is held, else, for the suit
+    with one copy of that rank fewer, what :func:`accept` reads of it: its id and
+    per-rank ids with one copy more (:func:`_more`), and its near ranks
+    (:func:`_near_in`, from rank 0)."""
+    out: list[tuple[int, tuple[int, ...], tuple[int, ...]] | None] = []
+    for r, x in enumerate(key):
+        if not x:
+            out.append(None)
+            continue
+        k = key[:r] + bytes((x - 1,)) + key[r + 1 :]
+        d, more = _more(k)
+        out.append((d, more, _near_in(k, 0)))
+    return tuple(out)
+
+
+def accept_after(
+    counts: Sequence[int], melds: int, unseen: Sequence[int], kinds: Sequence[int]
+) -> list[int]:
+    """Per kind ``d`` of ``kinds`` (each held), ``accept(counts - d, melds,
+    unseen)[1]``: the number of unseen tiles that lower the shanten of the hand
+    after discarding ``d``, for a hand of ``14 - 3*melds`` tiles (fewer when void
+    tiles are taken out).
+
+    All discards at once: the suits a discard leaves alone are read once, the
+    combine step is unrolled over its tables (the same lookups, in the same
+    order), and a suit's count is shared by the discards that leave the other
+    suits with the same ids. ``tests/test_ukeire_memo.py`` holds it to
+    :func:`accept`.
+
+    >>> from mjlog.tiles import parse_counts, parse_tile
+    >>> h = parse_counts("123m456p789s11223z")
+    >>> accept_after(h, 0, [4 - x for x in h], [parse_tile("3z"), parse_tile("1z")])
+    [4, 0]
+    """
+    T = tables()
+    pair12, add3, final, n, nh5 = T.pair12, T.add3, T.final, T.n_suit, T.n_honor * 5
+    b = bytes(counts)
+    keys = (b[0:9], b[9:18], b[18:27], b[27:34])
+    reads = [_more(k) for k in keys]
+    ids = [r[0] for r in reads]
+    tiles = sum(b)
+    # a new isolated kind helps neither form, unless the hand is short of tiles
+    # (void tiles taken out): then any tile can fill a gap
+    short = tiles - 1 + 3 * melds < 13
+    nears = [tuple(range(len(k))) if short else _near_in(k, 0) for k in keys]
+    seven = melds == 0
+    pairs = (tiles - b.count(1) - b.count(3)) // 2  # Σ count // 2
+    done: dict[tuple[int, int, int, int], int] = {}  # (suit, discard's suit, its id, parity)
+    out = []
+    for dk in kinds:
+        s = dk // 9 if dk < 27 else 3
+        sub = _less_one(keys[s])[dk - 9 * s]
+        assert sub is not None, "a discard must be held"
+        ds, more_s, near_s = sub
+        i = ids[:]
+        i[s] = ds
+        i0, i1, i2, i3 = i
+        g12 = pair12[i0 * n + i1]
+        tail = i3 * 5 + melds
+        gz = add3[g12 * n + i2] * nh5 + melds
+        best = final[gz + i3 * 5]
+        par = b[dk] & 1
+        odd7 = even7 = 99
+        if seven:
+            p, tl = pairs - (not par), tiles - 1  # a copy fewer: a pair fewer when even
+            base7 = seven_pairs_shanten(p, tl)
+            if base7 < best:
+                best = base7
+            odd7 = seven_pairs_shanten(p + 1, tl + 1)
+            even7 = seven_pairs_shanten(p, tl + 1)
+        total = 0
+        for u in range(4):
+            if u == s:
+                more, near, memo = more_s, (nears[u] if short else near_s), None
+            else:
+                memo = (u, s, ds, par)
+                got = done.get(memo)
+                if got is not None:
+                    total += got
+                    continue
+                more, near = reads[u][1], nears[u]
+            first = 9 * u
+            part = 0
+            for q in near:
+                x = more[q]
+                if x < 0:
+                    continue
+                t = first + q
+                w = unseen[t]
+                if w <= 0:
+                    continue
+                if u == 0:
+                    v = final[add3[pair12[x * n + i1] * n + i2] * nh5 + tail]
+                elif u == 1:
+                    v = final[add3[pair12[i0 * n + x] * n + i2] * nh5 + tail]
+                elif u == 2:
+                    v = final[add3[g12 * n + x] * nh5 + tail]
+                else:
+                    v = final[gz + x * 5]
+                if seven:
+                    v7 = odd7 if (b[t] - (t == dk)) & 1 else even7
+                    if v7 < v:
+                        v = v7
+                if v < best:
+                    part += w
+            if memo is not None:
+                done[memo] = part
+            total += part
+        out.append(total)
     return out
