@@ -49,7 +49,7 @@ _more = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, 1))
 
 
 @lru_cache(maxsize=1 << 15)
-def _near_in(key: bytes, first: int) -> tuple[int, ...]:
+def near_in(key: bytes, first: int) -> tuple[int, ...]:
     """The kinds of one suit (counts ``key``, its first kind ``first``) that can
     lower standard shanten: held, or (number suits) within two of a held rank."""
     if len(key) == 7:
@@ -64,9 +64,7 @@ def _near_in(key: bytes, first: int) -> tuple[int, ...]:
 def _near(b: bytes) -> tuple[int, ...]:
     """Kinds that can lower standard shanten, in order: held, or within two of a
     held suit tile (per suit, worked out once per suit pattern)."""
-    return (
-        _near_in(b[0:9], 0) + _near_in(b[9:18], 9) + _near_in(b[18:27], 18) + _near_in(b[27:34], 27)
-    )
+    return near_in(b[0:9], 0) + near_in(b[9:18], 9) + near_in(b[18:27], 18) + near_in(b[27:34], 27)
 
 
 def accept(
@@ -176,7 +174,7 @@ def _less_one(key: bytes) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...]] 
     """Per rank of one suit's counts: None where none is held, else, for the suit
     with one copy of that rank fewer, what :func:`accept` reads of it: its id and
     per-rank ids with one copy more (:func:`_more`), and its near ranks
-    (:func:`_near_in`, from rank 0)."""
+    (:func:`near_in`, from rank 0)."""
     out: list[tuple[int, tuple[int, ...], tuple[int, ...]] | None] = []
     for r, x in enumerate(key):
         if not x:
@@ -184,7 +182,7 @@ def _less_one(key: bytes) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...]] 
             continue
         k = key[:r] + bytes((x - 1,)) + key[r + 1 :]
         d, more = _more(k)
-        out.append((d, more, _near_in(k, 0)))
+        out.append((d, more, near_in(k, 0)))
     return tuple(out)
 
 
@@ -205,7 +203,7 @@ def accept_after(
     >>> from mjlog.tiles import parse_counts, parse_tile
     >>> h = parse_counts("123m456p789s11223z")
     >>> accept_after(h, 0, [4 - x for x in h], [parse_tile("3z"), parse_tile("1z")])
-    [4, 0]
+    [4, 7]
     """
     T = tables()
     pair12, add3, final, n, nh5 = T.pair12, T.add3, T.final, T.n_suit, T.n_honor * 5
@@ -217,7 +215,7 @@ def accept_after(
     # a new isolated kind helps neither form, unless the hand is short of tiles
     # (void tiles taken out): then any tile can fill a gap
     short = tiles - 1 + 3 * melds < 13
-    nears = [tuple(range(len(k))) if short else _near_in(k, 0) for k in keys]
+    nears = [tuple(range(len(k))) if short else near_in(k, 0) for k in keys]
     seven = melds == 0
     pairs = (tiles - b.count(1) - b.count(3)) // 2  # Σ count // 2
     done: dict[tuple[int, int, int, int], int] = {}  # (suit, discard's suit, its id, parity)

@@ -91,12 +91,7 @@ class EfficientCore:
             if sh1 != sh0:
                 return sh1 < sh0
             h[t] -= 2
-            best = 0
-            for d, v in after.items():
-                if v == sh1:
-                    h[d] -= 1
-                    best = max(best, accept(h, nm + 1, unseen)[1])
-                    h[d] += 1
+            best = max(accept_after(h, nm + 1, unseen, [d for d, v in after.items() if v == sh1]))
             h[t] += 2
             return best > n0
         h[t] -= 3
