@@ -22,10 +22,11 @@ from mjlog._hand_tables import tables
 from mjlog.hand import seven_pairs_shanten
 
 
-def _reads(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
+def _reads_walk(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
     """One suit's counts (9 bytes; 7 for honors) read through the automaton: its
     id, and per rank the id with ``delta`` (±1) copies of that rank, -1 where
-    there is none (no copy to take, or four held already)."""
+    there is none (no copy to take, or four held already). The reference
+    :func:`_reads` is held to."""
     steps = tables().suit if len(key) == 9 else tables().honor
     prefix = [0]  # the automaton's state after each rank
     for x in key:
@@ -43,6 +44,23 @@ def _reads(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
     return prefix[-1], tuple(out)
 
 
+_PLACE = {n: tuple(5 ** (n - 1 - r) for r in range(n)) for n in (7, 9)}
+
+
+def _reads(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
+    """:func:`_reads_walk` from the tables' id of every suit pattern (a suit's
+    counts as a base-5 number): a copy more or fewer of a rank moves the number
+    by that rank's place value."""
+    ids = tables().suit_ids if len(key) == 9 else tables().honor_ids
+    i = 0
+    for x in key:
+        i = i * 5 + x
+    return ids[i], tuple(
+        ids[i + delta * w] if 0 <= x + delta <= 4 else -1
+        for x, w in zip(key, _PLACE[len(key)], strict=True)
+    )
+
+
 # Worked out once per suit pattern (hands change a tile at a time).
 _fewer = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, -1))
 _more = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, 1))
@@ -51,7 +69,23 @@ _more = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, 1))
 @lru_cache(maxsize=1 << 15)
 def near_in(key: bytes, first: int) -> tuple[int, ...]:
     """The kinds of one suit (counts ``key``, its first kind ``first``) that can
-    lower standard shanten: held, or (number suits) within two of a held rank."""
+    lower standard shanten: held, or (number suits) within two of a held rank.
+
+    >>> near_in(bytes([0, 0, 0, 1, 0, 0, 0, 0, 2]), 9)
+    (10, 11, 12, 13, 14, 15, 16, 17)
+    """
+    if len(key) == 7:
+        return tuple(first + r for r, x in enumerate(key) if x)
+    held = 0
+    for r, x in enumerate(key):
+        if x:
+            held |= 1 << r
+    near = held | held << 1 | held << 2 | held >> 1 | held >> 2
+    return tuple(first + r for r in range(9) if near >> r & 1)
+
+
+def _near_in_plain(key: bytes, first: int) -> tuple[int, ...]:
+    """:func:`near_in` as the rule reads, the reference its bit mask is held to."""
     if len(key) == 7:
         return tuple(first + r for r, x in enumerate(key) if x)
     return tuple(
@@ -173,16 +207,22 @@ def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
 def _less_one(key: bytes) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...]] | None, ...]:
     """Per rank of one suit's counts: None where none is held, else, for the suit
     with one copy of that rank fewer, what :func:`accept` reads of it: its id and
-    per-rank ids with one copy more (:func:`_more`), and its near ranks
-    (:func:`near_in`, from rank 0)."""
+    per-rank ids with one copy more (:func:`_more`, here from the id table
+    directly), and its near ranks (:func:`near_in`, from rank 0)."""
+    ids = tables().suit_ids if len(key) == 9 else tables().honor_ids
+    place = _PLACE[len(key)]
+    i = 0
+    for x in key:
+        i = i * 5 + x
     out: list[tuple[int, tuple[int, ...], tuple[int, ...]] | None] = []
     for r, x in enumerate(key):
         if not x:
             out.append(None)
             continue
         k = key[:r] + bytes((x - 1,)) + key[r + 1 :]
-        d, more = _more(k)
-        out.append((d, more, near_in(k, 0)))
+        j = i - place[r]
+        more = tuple(ids[j + w] if y < 4 else -1 for y, w in zip(k, place, strict=True))
+        out.append((ids[j], more, near_in(k, 0)))
     return tuple(out)
 
 

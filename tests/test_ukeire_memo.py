@@ -90,3 +90,49 @@ def test_after_discards_matches_shanten_on_short_hands(melds):
             c[d] -= 1
             assert v == shanten(c, melds)
             c[d] += 1
+
+
+def test_id_tables_match_the_automaton_walk():
+    """_reads (one lookup per pattern) against _reads_walk (the automaton, rank by
+    rank): every honor pattern, and suit patterns at random."""
+    from itertools import product
+
+    from mjlog.ukeire import _reads, _reads_walk
+
+    for key in product(range(5), repeat=7):
+        b = bytes(key)
+        assert _reads(b, 1) == _reads_walk(b, 1)
+        assert _reads(b, -1) == _reads_walk(b, -1)
+    rng = random.Random(3)
+    for _ in range(20000):
+        b = bytes(rng.choice([0, 0, 0, 1, 1, 2, 3, 4]) for _ in range(9))
+        assert _reads(b, 1) == _reads_walk(b, 1)
+        assert _reads(b, -1) == _reads_walk(b, -1)
+
+
+def test_near_in_mask_matches_the_rule():
+    """near_in depends on which ranks are held: every one of the 512 patterns."""
+    from mjlog.ukeire import _near_in_plain, near_in
+
+    for mask in range(512):
+        for x in (1, 4):
+            key = bytes(x if mask >> r & 1 else 0 for r in range(9))
+            assert near_in(key, 18) == _near_in_plain(key, 18)
+    for mask in range(128):
+        key = bytes(2 if mask >> r & 1 else 0 for r in range(7))
+        assert near_in(key, 27) == _near_in_plain(key, 27)
+
+
+def test_less_one_matches_more_of_each_reduced_suit():
+    from mjlog.ukeire import _less_one, _more, near_in
+
+    rng = random.Random(4)
+    for _ in range(5000):
+        n = rng.choice([7, 9])
+        key = bytes(rng.choice([0, 0, 1, 1, 2, 3, 4]) for _ in range(n))
+        for r, got in enumerate(_less_one(key)):
+            if not key[r]:
+                assert got is None
+                continue
+            k = key[:r] + bytes((key[r] - 1,)) + key[r + 1 :]
+            assert got == (*_more(k), near_in(k, 0))
