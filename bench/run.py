@@ -128,7 +128,7 @@ def main() -> None:
         default=None,
         help="comma-separated parts to rerun (hand, engine, audit, batch, analysis, "
         "ladder, compare, behaviour, env, import, balance, expert, tune, settle, "
-        "calibration); the others are taken from bench/results/",
+        "calibration, strategic); the others are taken from bench/results/",
     )
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else None
@@ -153,6 +153,7 @@ def main() -> None:
         "tune",
         "settle",
         "calibration",
+        "strategic",
     ):
         parts[name] = lambda name=name: __import__(f"bench_{name}").run(quick=q)["section"]
     sections = [
