@@ -310,15 +310,17 @@ class StrategicAgent(EfficientCore):
         # a blood battle only the wall ends it
         rivals = 0 if v.blood_battle else sum(not view.won[o] for o in range(view.n) if o != seat)
         n = view.n
+        target = R.V.target
 
         def steps(d: int, q: float, key: str) -> list[float]:
             # a draw helps less as the hand nears a win (fewer tiles still wanted:
             # seven pairs' singles, a ready hand's wait); the last tile may also
             # come off any discard where the rules let the target win on one
             d = max(1, d)  # seven pairs held but not won (a void tile, a passed win)
-            out = [min(0.95, q * (d - j) / d) for j in range(d)]
-            if R.V.target[key][1] is not None:
-                out[-1] = min(0.95, out[-1] * n)
+            # x if x < 0.95 else 0.95: min(0.95, x), without the call
+            out = [x if (x := q * (d - j) / d) < 0.95 else 0.95 for j in range(d)]
+            if target[key][1] is not None:
+                out[-1] = x if (x := out[-1] * n) < 0.95 else 0.95
             return out
 
         plain_key = "plain_open" if opened else "plain"
@@ -382,12 +384,17 @@ class StrategicAgent(EfficientCore):
     # ------------------------------------------------------------ danger
     def threats(self, view: SeatView) -> list[tuple[int, int | None]]:
         """(seat, suit or None) of every opponent that looks dangerous."""
-        out = []
+        out: list[tuple[int, int | None]] = []
         low = view.wall_left < 20 * self.defense
+        won, melds = view.won, view.melds
         for o in range(view.n):
-            if o == self.seat or view.won[o]:
+            if o == self.seat or won[o]:
                 continue
-            ms = view.melds[o]
+            ms = melds[o]
+            if len(ms) < 2:  # no suit shown twice
+                if low and ms:
+                    out.append((o, None))
+                continue
             suits = [m.tile // 9 for m in ms if m.tile < 27]
             flush = next((s for s in range(3) if suits.count(s) >= 2), None)
             if flush is not None:
