@@ -304,11 +304,13 @@ class StrategicAgent(EfficientCore):
             unseen = unseen_counts(view)
         total = sum(unseen) or 1
         d_p, q_p = plain_speed
-        opened = any(m.exposed for m in melds)
-        horizon = view.wall_left // max(1, sum(not w for w in view.won))
+        opened = bool(melds) and any(m.exposed for m in melds)
+        won = view.won
+        still = won.count(False)  # seats still in (won holds bools)
+        horizon = view.wall_left // max(1, still)
         # the first win ends the hand: a plan races every other seat still in; in
         # a blood battle only the wall ends it
-        rivals = 0 if v.blood_battle else sum(not view.won[o] for o in range(view.n) if o != seat)
+        rivals = 0 if v.blood_battle else still - (not won[seat])
         n = view.n
         target = R.V.target
 
