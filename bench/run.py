@@ -131,8 +131,8 @@ def main() -> None:
         "--only",
         default=None,
         help="comma-separated parts to rerun (hand, engine, audit, batch, analysis, "
-        "ladder, compare, behaviour, env, import, balance, tune, settle); the others "
-        "are taken from bench/results/",
+        "ladder, compare, behaviour, env, import, balance, tune, settle, strategic); the "
+        "others are taken from bench/results/",
     )
     args = ap.parse_args()
     only = set(args.only.split(",")) if args.only else None
@@ -155,6 +155,7 @@ def main() -> None:
         "balance",
         "tune",
         "settle",
+        "strategic",
     ):
         parts[name] = lambda name=name: __import__(f"bench_{name}").run(quick=q)["section"]
     sections = [

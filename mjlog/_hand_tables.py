@@ -127,6 +127,11 @@ class ShantenTables:
     final: list[int]
     suit_vectors: list[tuple[int, ...]]
     honor_vectors: list[tuple[int, ...]]
+    #: ``suit_ids[i]``: the id the automaton reads from the suit counts whose base-5
+    #: number (rank 1 the most significant digit) is ``i``, for all 5**9 of them;
+    #: ``honor_ids`` likewise for 5**7 (:func:`_id_table`)
+    suit_ids: bytes
+    honor_ids: bytes
     #: ``combine(dm, dp, ds, dz, melds)``: the standard shanten of a hand from its
     #: suits' ids (万, 筒, 条, honors) and its exposed melds
     combine: Callable[[int, int, int, int, int], int] = field(init=False, repr=False)
@@ -250,6 +255,32 @@ def _combine(a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.int16]:
     return out.reshape(len(a) * len(b), 10)
 
 
+def _id_table(flat: list[int], n: int) -> bytes:
+    """Every ``n``-kind suit's id, read through the automaton ``flat`` all at once
+    (rank by rank, every count 0..4), indexed by the counts as a base-5 number:
+    one lookup where the walk takes ``n``. ``tests/core/test_ukeire_memo.py`` holds it
+    to the walk.
+
+    >>> t = shanten_tables()
+    >>> def walk(counts):
+    ...     s = 0
+    ...     for x in counts:
+    ...         s = t.suit[s + x]
+    ...     return s
+    >>> c = [1, 1, 1, 0, 0, 0, 0, 0, 2]
+    >>> t.suit_ids[int("".join(map(str, c)), 5)] == walk(c)
+    True
+    """
+    import numpy as np
+
+    steps = np.asarray(flat, dtype=np.int32)
+    s = np.zeros(1, dtype=np.int32)
+    for _ in range(n):
+        s = steps[(s[:, None] + np.arange(5, dtype=np.int32)[None, :]).ravel()]
+    assert int(s.max()) < 256
+    return s.astype(np.uint8).tobytes()
+
+
 @cache
 def tables() -> ShantenTables:
     """The process's shanten tables, built on first use (:func:`shanten_tables`)."""
@@ -297,4 +328,6 @@ def shanten_tables() -> ShantenTables:
         final=final.tolist(),
         suit_vectors=[tuple(r) for r in dv.tolist()],
         honor_vectors=[tuple(r) for r in zv.tolist()],
+        suit_ids=_id_table(suit, 9),
+        honor_ids=_id_table(honor, 7),
     )

@@ -20,7 +20,7 @@ from typing import Any
 
 from mjlog.agent import SeatView, obvious_choice
 from mjlog.events import DISCARD, KONG, PON, Event, tile_of
-from mjlog.ukeire import accept, after_discards
+from mjlog.ukeire import accept, accept_after, after_discards
 
 
 def unseen_counts(view: SeatView) -> list[int]:
@@ -45,10 +45,6 @@ def without_void(hand: list[int], void: int | None) -> tuple[list[int], int]:
     return h, k
 
 
-def longest_suit(hand: list[int]) -> int:
-    return max(sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27]))
-
-
 class EfficientCore:
     """The acceptance arithmetic shared by ``efficient`` and ``strategic``."""
 
@@ -62,22 +58,22 @@ class EfficientCore:
             if vd:
                 return [(0, 0, 0, o) for o in vd]
         h, _ = without_void(hand, void)
-        sh_after = after_discards(h, nm) if void is None else None
-        if sh_after is None:  # void suit emptied: shanten of the rest
-            sh_after = {}
-            for o in discards:
-                h[o.tile] -= 1
-                sh_after[o.tile] = _shanten13(h, nm)
-                h[o.tile] += 1
+        # the shanten after each discard (void suit emptied: of the rest), then the
+        # acceptance of every discard that keeps it lowest, all in one pass
+        sh_after = after_discards(h, nm)
         best_sh = min(sh_after[o.tile] for o in discards)
+        best = [o for o in discards if sh_after[o.tile] == best_sh]
+        counts = accept_after(h, nm, unseen, [o.tile for o in best])
+        suits = [sum(h[0:9]), sum(h[9:18]), sum(h[18:27])]
         ranked = []
-        for o in discards:
-            if sh_after[o.tile] != best_sh:
-                continue
-            h[o.tile] -= 1
-            _, n, _ = accept(h, nm, unseen)
-            val = longest_suit(h)
-            h[o.tile] += 1
+        for o, n in zip(best, counts, strict=True):
+            s = o.tile // 9
+            if s < 3:  # the longest suit of the hand without the discard
+                suits[s] -= 1
+                val = max(suits)
+                suits[s] += 1
+            else:
+                val = max(suits)
             ranked.append((best_sh, -n, -val, o))
         ranked.sort(key=lambda r: r[:3])
         return ranked
@@ -96,12 +92,7 @@ class EfficientCore:
             if sh1 != sh0:
                 return sh1 < sh0
             h[t] -= 2
-            best = 0
-            for d, v in after.items():
-                if v == sh1:
-                    h[d] -= 1
-                    best = max(best, accept(h, nm + 1, unseen)[1])
-                    h[d] += 1
+            best = max(accept_after(h, nm + 1, unseen, [d for d, v in after.items() if v == sh1]))
             h[t] += 2
             return best > n0
         h[t] -= 3
@@ -121,12 +112,6 @@ class EfficientCore:
         sh1, _, _ = accept(h, nm + (k == 4), unseen)
         h[tile_of(o)] += k
         return sh1 <= best_sh + slack
-
-
-def _shanten13(h, nm):
-    from mjlog.hand import shanten
-
-    return shanten(h, nm)
 
 
 class EfficientAgent(EfficientCore):

@@ -99,7 +99,7 @@ from functools import lru_cache
 from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.rules import Rules
-from mjlog.ukeire import accept
+from mjlog.ukeire import accept, accept_after, after_discards, near_in
 from simulate.agents.efficient import EfficientCore, unseen_counts, without_void
 from simulate.agents.params import parse_params
 from simulate.agents.values import RuleValues, kong_money, values
@@ -135,9 +135,9 @@ def triplets_distance(hand: list[int], melds: int) -> int:
     >>> triplets_distance(parse_counts("11m23p"), 3)              # three pons, a pair
     2
     """
-    sets = melds + sum(1 for x in hand if x >= 3)
+    sets = melds + hand.count(3) + hand.count(4)
     need = max(0, 4 - sets)
-    pairs = sum(1 for x in hand if x == 2)
+    pairs = hand.count(2)
     return need + max(0, need + 1 - pairs)
 
 
@@ -240,12 +240,17 @@ class StrategicAgent(EfficientCore):
 
     # ------------------------------------------------------------ plan
     def plan(
-        self, view: SeatView, R: Reading, plain_speed: tuple[int, float]
+        self,
+        view: SeatView,
+        R: Reading,
+        plain_speed: tuple[int, float],
+        unseen: list[int] | None = None,
     ) -> tuple[str, int | None, float]:
         """(plan, suit, slack): slack is how many tiles off the plan the hand is
         short of its allowance (a plan with slack ≥ 1 may cost a step of shanten).
-        ``plain_speed``: (tiles a plain hand still needs, chance a draw helps it)."""
-        return self.choose_plan(*self.plan_options(view, R, plain_speed))
+        ``plain_speed``: (tiles a plain hand still needs, chance a draw helps it);
+        ``unseen``: :func:`unseen_counts` of the view, when the caller has it."""
+        return self.choose_plan(*self.plan_options(view, R, plain_speed, unseen))
 
     def choose_plan(
         self, forced: tuple[str, int | None, float] | None, plain_value: float, cands: list[tuple]
@@ -261,19 +266,28 @@ class StrategicAgent(EfficientCore):
         return "plain", None, 0.0
 
     def plan_options(
-        self, view: SeatView, R: Reading, plain_speed: tuple[int, float]
+        self,
+        view: SeatView,
+        R: Reading,
+        plain_speed: tuple[int, float],
+        unseen: list[int] | None = None,
     ) -> tuple[tuple[str, int | None, float] | None, float, list[tuple]]:
         """What :meth:`plan` chooses from: (a plan the hand is held to, or None;
         the plain hand's value; the eligible plans as (value, tie order, plan,
-        suit, slack))."""
+        suit, slack)). ``unseen``: :func:`unseen_counts` of the view, when the
+        caller has it."""
         hand, seat, v = view.hand, self.seat, view.spec
         melds = view.melds[seat]
-        held = list(hand)
-        for m in melds:
-            held[m.tile] += 3
-        suits = [sum(held[9 * s : 9 * s + 9]) for s in range(3)]
+        # tiles per suit, a meld counted three (a kong too)
+        suits = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27])]
         honors = sum(hand[27:34])
-        pairs = sum(1 for x in hand if x >= 2)
+        honors_held = honors
+        for m in melds:
+            if m.tile < 27:
+                suits[m.tile // 9] += 3
+            else:
+                honors_held += 3
+        pairs = 34 - hand.count(0) - hand.count(1)  # kinds held twice or more
         if (
             v.counts_honor_discards(R.rules)
             and honors >= 7
@@ -287,24 +301,29 @@ class StrategicAgent(EfficientCore):
         # every eligible plan, and the plain hand, valued at its worth × the chance
         # it wins in the draws the hand is likely to last, less what a rival's win
         # first costs (see race)
-        unseen = unseen_counts(view)
+        if unseen is None:
+            unseen = unseen_counts(view)
         total = sum(unseen) or 1
         d_p, q_p = plain_speed
-        opened = any(m.exposed for m in melds)
-        horizon = view.wall_left // max(1, sum(not w for w in view.won))
+        opened = bool(melds) and any(m.exposed for m in melds)
+        won = view.won
+        still = won.count(False)  # seats still in (won holds bools)
+        horizon = view.wall_left // max(1, still)
         # the first win ends the hand: a plan races every other seat still in; in
         # a blood battle only the wall ends it
-        rivals = 0 if v.blood_battle else sum(not view.won[o] for o in range(view.n) if o != seat)
+        rivals = 0 if v.blood_battle else still - (not won[seat])
         n = view.n
+        target = R.V.target
 
         def steps(d: int, q: float, key: str) -> list[float]:
             # a draw helps less as the hand nears a win (fewer tiles still wanted:
             # seven pairs' singles, a ready hand's wait); the last tile may also
             # come off any discard where the rules let the target win on one
             d = max(1, d)  # seven pairs held but not won (a void tile, a passed win)
-            out = [min(0.95, q * (d - j) / d) for j in range(d)]
-            if R.V.target[key][1] is not None:
-                out[-1] = min(0.95, out[-1] * n)
+            # x if x < 0.95 else 0.95: min(0.95, x), without the call
+            out = [x if (x := q * (d - j) / d) < 0.95 else 0.95 for j in range(d)]
+            if target[key][1] is not None:
+                out[-1] = x if (x := out[-1] * n) < 0.95 else 0.95
             return out
 
         plain_key = "plain_open" if opened else "plain"
@@ -317,14 +336,13 @@ class StrategicAgent(EfficientCore):
         plain_value = value(R.open_ratio if opened else 1.0, d_p, q_p, plain_key)
         cands: list[tuple] = []
         if not melds and pairs >= 7 - int(R.allow["pairs"]):
-            q = sum(unseen[t] for t in range(34) if hand[t] in (1, 3)) / total
+            q = sum(u for u, x in zip(unseen, hand, strict=True) if x & 1) / total  # 1 or 3
             cands.append(
                 (value(R.ratio["pairs"], 7 - min(7, pairs), q, "pairs"), 2, "pairs", None, 0.0)
             )
         # one suit: 混一色 (honors kept) alone when it pays about as much as 清一色,
         # else 清一色, and 混一色 beside it when it pays at all (many honors may make
         # the cheaper one-suit hand the nearer and better one)
-        honors_held = sum(held[27:34])
         for key in R.one_suit:
             half = key == "half"
             counts = [x + honors_held for x in suits] if half else suits
@@ -332,12 +350,9 @@ class StrategicAgent(EfficientCore):
             off = 14 - counts[s]  # tiles short of a one-suit hand (a kong counts three)
             allow = -1.0 if view.void[seat] == s else R.allow[key]
             if off <= allow and all(m.tile // 9 == s or (half and m.tile >= 27) for m in melds):
-                # a draw helps when it joins the suit's shapes (or pairs an honor held)
-                q = sum(
-                    unseen[t]
-                    for t in range(9 * s, 9 * s + 9)
-                    if any(hand[u] for u in range(max(9 * s, t - 2), min(9 * s + 9, t + 3)))
-                )
+                # a draw helps when it joins the suit's shapes (held or within two
+                # of a held rank), or pairs an honor held
+                q = sum(unseen[t] for t in near_in(bytes(hand[9 * s : 9 * s + 9]), 9 * s))
                 if half:
                     q += sum(unseen[t] for t in range(27, 34) if hand[t])
                 cands.append(
@@ -346,7 +361,7 @@ class StrategicAgent(EfficientCore):
         tkey = "triplets_open" if opened else "triplets"
         d = triplets_distance(hand, len(melds))
         if d <= 4 + int(R.allow[tkey] + 0.4) - (self.aggression < 0.5):
-            q = sum(unseen[t] for t in range(34) if hand[t] in (1, 2)) / total
+            q = sum(u for u, x in zip(unseen, hand, strict=True) if 1 <= x <= 2) / total
             cands.append((value(R.ratio[tkey], max(1, d), q, tkey), 0, "triplets", None, 0.0))
         return None, plain_value, cands
 
@@ -360,14 +375,11 @@ class StrategicAgent(EfficientCore):
         h, _ = without_void(view.hand, view.void[self.seat])
         nm = len(view.melds[self.seat])
         if sum(h) + 3 * nm > 13:  # a tile to throw first: the best hand of 13 it keeps
-            sh, n = min(
-                (
-                    accept(h[:t] + [h[t] - 1] + h[t + 1 :], nm, unseen)[:2]
-                    for t in range(34)
-                    if h[t]
-                ),
-                key=lambda r: (r[0], -r[1]),
-            )
+            # (lowest shanten, then most accepted: every kind at that shanten read
+            # at once, as rank_discards reads them)
+            after = after_discards(h, nm)
+            sh = min(after.values())
+            n = max(accept_after(h, nm, unseen, [t for t, v in after.items() if v == sh]))
         else:
             sh, n = accept(h, nm, unseen)[:2]
         return max(0, sh) + 1, n / total
@@ -377,10 +389,15 @@ class StrategicAgent(EfficientCore):
         """(seat, suit or None) of every opponent that looks dangerous."""
         out: list[tuple[int, int | None]] = []
         low = view.wall_left < 20 * self.defense
+        won, melds = view.won, view.melds
         for o in range(view.n):
-            if o == self.seat or view.won[o]:
+            if o == self.seat or won[o]:
                 continue
-            ms = view.melds[o]
+            ms = melds[o]
+            if len(ms) < 2:  # no suit shown twice
+                if low and ms:
+                    out.append((o, None))
+                continue
             suits = [m.tile // 9 for m in ms if m.tile < 27]
             flush = next((s for s in range(3) if suits.count(s) >= 2), None)
             if flush is not None:
@@ -409,11 +426,11 @@ class StrategicAgent(EfficientCore):
         R = self.reading(view)
         unseen = unseen_counts(view)
         if options[-1] is None:
-            plan, suit, _ = self.plan(view, R, self.plain_speed(view, unseen, None))
+            plan, suit, _ = self.plan(view, R, self.plain_speed(view, unseen, None), unseen)
             return self.claim(view, options, unseen, plan, suit, R)
         discards = [o for o in options if o is not None and o.type == DISCARD]
         ranked = self.rank_discards(view, discards, unseen)
-        plan, suit, slack = self.plan(view, R, self.plain_speed(view, unseen, ranked))
+        plan, suit, slack = self.plan(view, R, self.plain_speed(view, unseen, ranked), unseen)
         for o in options:
             if (
                 o is not None
@@ -498,8 +515,6 @@ class StrategicAgent(EfficientCore):
         h, _ = without_void(view.hand, view.void[self.seat])
         nm = len(melds)
         sh0 = accept(h, nm, unseen)[0]
-        from mjlog.ukeire import after_discards
-
         h[o.tile] -= 2
         after = after_discards(h, nm + 1)
         h[o.tile] += 2
@@ -641,19 +656,41 @@ def race(
     # the same few step lists recur within a decision (the rival's, every plan)
     # and across decisions: both tables are cached, their floats unchanged
     mine = _finished_by(tuple(steps), draws)
-    alive = _none_finished(tuple(rival_steps) if rivals else (), draws, rivals)
+    win = lose = 0.0
+    if not rivals:  # nobody else ends the hand: every rival factor is exactly 1.0
+        prev = mine[0]
+        for m in mine[1 : draws + 1]:
+            win += m - prev
+            prev = m
+        return win, lose
+    alive = _none_finished(tuple(rival_steps), draws, rivals)
+    # by this draw of its own each rival has had about as many
+    for before, after, m0, m1 in zip(alive, alive[1:], mine, mine[1:], strict=False):
+        win += (m1 - m0) * before
+        lose += (before - after) * (1 - m1)
+    return win, lose
+
+
+def _race_plain(
+    steps: list[float], draws: int, rivals: int, rival_steps: list[float]
+) -> tuple[float, float]:
+    """:func:`race` as first written, the reference its loops are held to."""
+    mine = _finished_by_plain(tuple(steps), draws)
+    if rivals:
+        alive = tuple((1 - p) ** rivals for p in _finished_by_plain(tuple(rival_steps), draws))
+    else:
+        alive = (1.0,) * (draws + 1)
     win = lose = 0.0
     for k in range(1, draws + 1):
-        # by this draw of its own each rival has had about as many
         before, after = alive[k - 1], alive[k]
         win += (mine[k] - mine[k - 1]) * before
         lose += (before - after) * (1 - mine[k])
     return win, lose
 
 
-@lru_cache(maxsize=4096)
-def _finished_by(steps: tuple[float, ...], draws: int) -> tuple[float, ...]:
-    """Chance every step is done by each draw 0..draws (one step at most a draw)."""
+def _finished_by_plain(steps: tuple[float, ...], draws: int) -> tuple[float, ...]:
+    """Chance every step is done by each draw 0..draws (one step at most a draw):
+    the reference :func:`_finished_by` unrolls."""
     at = [1.0] + [0.0] * len(steps)  # chance of standing at each step
     out = [at[-1]]
     for _ in range(draws):
@@ -662,6 +699,89 @@ def _finished_by(steps: tuple[float, ...], draws: int) -> tuple[float, ...]:
             at[j] -= moved
             at[j + 1] += moved
         out.append(at[-1])
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _finished_by(steps: tuple[float, ...], draws: int) -> tuple[float, ...]:
+    """:func:`_finished_by_plain`, its inner loop unrolled into locals for the
+    usual one to five steps: the same products and sums, in the same order."""
+    n = len(steps)
+    out = [0.0]
+    add = out.append
+    a1 = a2 = a3 = a4 = a5 = 0.0
+    if n == 1:
+        (s0,) = steps
+        a0 = 1.0
+        for _ in range(draws):
+            m = a0 * s0
+            a0 -= m
+            a1 += m
+            add(a1)
+    elif n == 2:
+        s0, s1 = steps
+        a0 = 1.0
+        for _ in range(draws):
+            m = a1 * s1
+            a1 -= m
+            a2 += m
+            m = a0 * s0
+            a0 -= m
+            a1 += m
+            add(a2)
+    elif n == 3:
+        s0, s1, s2 = steps
+        a0 = 1.0
+        for _ in range(draws):
+            m = a2 * s2
+            a2 -= m
+            a3 += m
+            m = a1 * s1
+            a1 -= m
+            a2 += m
+            m = a0 * s0
+            a0 -= m
+            a1 += m
+            add(a3)
+    elif n == 4:
+        s0, s1, s2, s3 = steps
+        a0 = 1.0
+        for _ in range(draws):
+            m = a3 * s3
+            a3 -= m
+            a4 += m
+            m = a2 * s2
+            a2 -= m
+            a3 += m
+            m = a1 * s1
+            a1 -= m
+            a2 += m
+            m = a0 * s0
+            a0 -= m
+            a1 += m
+            add(a4)
+    elif n == 5:
+        s0, s1, s2, s3, s4 = steps
+        a0 = 1.0
+        for _ in range(draws):
+            m = a4 * s4
+            a4 -= m
+            a5 += m
+            m = a3 * s3
+            a3 -= m
+            a4 += m
+            m = a2 * s2
+            a2 -= m
+            a3 += m
+            m = a1 * s1
+            a1 -= m
+            a2 += m
+            m = a0 * s0
+            a0 -= m
+            a1 += m
+            add(a5)
+    else:
+        return _finished_by_plain(steps, draws)
     return tuple(out)
 
 
