@@ -11,7 +11,8 @@ does::
 Regions: ``common-keys`` (the keys every variant has, one default column per
 variant), ``keys`` (a variant's other rule keys), ``patterns`` (a variant's
 patterns: its own Chinese name, key, value rule key and default), ``vocabularies``
-(the closed string columns of the log) and ``columns TABLE`` (a log table's
+(the closed string columns of the log), ``metrics`` (the headline metrics of
+:mod:`mjlog.metrics`) and ``columns TABLE`` (a log table's
 columns with their types; the meaning column stays hand-written). A variant page
 is ``docs/rules/<variant>.md``. ``tests/house/test_docs.py`` renders every page in
 memory and compares it with the file.
@@ -33,7 +34,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from mjlog import schema
+from mjlog import metrics, schema
 from mjlog.errors import InputError
 from mjlog.rulekeys import RuleKey
 from mjlog.rundir import replace_file
@@ -229,6 +230,8 @@ def _render(region: str, old: str, page_variant: str | None) -> str:
         return key_table(variant) if word == "keys" else pattern_table(variant)
     if word == "vocabularies":
         return vocabulary_table()
+    if word == "metrics":
+        return metrics.table()
     if word == "columns" and (arg == "id" or arg in schema.TABLES):
         return column_table(arg, old)
     raise InputError(f"unknown generated region '{region}'")
