@@ -4,8 +4,8 @@ A row holds everything the house says about a pattern: its key, its Chinese name
 the variant's rulebook, the default of its value key, its 番 where that is not its
 value, what a hand of it holds (one line: docs/rules/ renders it, ``make docs``),
 which patterns every hand of it also is, and its predicate (how often it counts on a
-hand: a bool, once or not; huangmei counts some per meld). Adding a pattern is a row and, when no shared predicate
-of :mod:`mjlog.scoring.patterns` fits, its predicate.
+hand: a bool, once or not; huangmei counts some per meld). Adding a pattern is a row
+and, when no shared predicate of :mod:`mjlog.scoring.patterns` fits, its predicate.
 
 A row's ``kind`` says how the scorer finds it: ``shape`` (one decomposition of the
 hand), ``situation`` (how the hand was won: after a kong, robbing one; yuxi asks it
