@@ -56,7 +56,7 @@ class Agent(Protocol):
       of such agents plays, choice for choice, the same hand under any setting of
       those keys, so ``mjlog tune`` and :mod:`simulate.resettled` settle a run again
       from its log instead of playing it (:mod:`mjlog.resettle`, proved by
-      ``tests/test_resettle.py``). Declare it only when it holds: an agent that reads
+      ``tests/batch/test_resettle.py``). Declare it only when it holds: an agent that reads
       ``view.rules["cap"]`` or the deltas is not money-blind.
 
     :mod:`mjlog.conformance` holds an agent to this interface

@@ -6,10 +6,10 @@ of :data:`METRICS`; a family with an ``index`` has one metric per position
 (``mean_points[0]``) or per pattern key (``pattern_rate[qidui]``). ``simulate
 --until``, ``mjlog compare``, its verdicts (``analysis.decide``), ``mjlog plan``,
 ``mjlog tune``, the report and the help texts read this table; ``make docs`` writes
-docs/cli.md's metric table from it (``tests/test_docs.py`` checks it is current).
+docs/cli.md's metric table from it (``tests/house/test_docs.py`` checks it is current).
 The per-match sums themselves are computed in the reading analysis
 (:attr:`Metric.computed_by`, which this core module may not import): a new family
-is a row here and its arrays there, and ``tests/test_metrics.py`` checks they agree.
+is a row here and its arrays there, and ``tests/analysis/test_metrics.py`` checks they agree.
 
 >>> names(2, ["qidui"])
 ['mean_points[0]', 'mean_points[1]', 'dealer_advantage', 'draw_rate', \

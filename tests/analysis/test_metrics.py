@@ -20,7 +20,7 @@ from mjlog.cli import main
 from mjlog.logio import read_manifest
 from mjlog.rules import Rules
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
 
 

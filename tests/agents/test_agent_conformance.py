@@ -17,7 +17,7 @@ from mjlog.agent import CAPABILITIES, GreedyAgent, RandomAgent, capability
 from mjlog.conformance import ConformanceError, check_agent
 from mjlog.resettle import money_blind
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "examples" / "plugin_template"
 
 
