@@ -21,6 +21,7 @@ from analysis.queries import GROUP, Runs, _expand, _finish, _rules_of, as_runs, 
 from analysis.rates import RARE, is_rate, rate_difference
 from analysis.stats import Difference, pseudo_values
 from mjlog.logio import LogError
+from mjlog.metrics import METRICS
 
 __all__ = [
     "COMPARE_METRICS",
@@ -37,18 +38,8 @@ __all__ = [
 ]
 
 
-COMPARE_METRICS = {
-    "mean_points[p]": "points per seat-hand at position p after the dealer (0 = dealer)",
-    "mean_points[agent]": "points per seat-hand of an agent, instead of the positions, "
-    "when a line-up mixes agents",
-    "dealer_advantage": "points per hand: the dealer's mean minus the other positions'",
-    "draw_rate": "drawn hands / hands",
-    "mean_points_per_win": "wins.total per win",
-    "money_moved_per_hand": "Σ positive deltas per hand",
-    "pattern_rate[key]": "wins carrying the pattern / wins",
-    "capped_share": "capped wins / wins",
-}
-"""The metrics of :func:`paired_comparison` and their units."""
+COMPARE_METRICS = {m.shown: m.description for m in METRICS}
+"""The metrics of :func:`paired_comparison` and what they measure (:mod:`mjlog.metrics`)."""
 
 
 def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -53,6 +53,7 @@ from scipy import stats as st
 
 from analysis.stats import LEVEL, Difference, Estimate
 from mjlog.errors import InputError, finite_float, quote
+from mjlog.metrics import default_margins, family
 
 __all__ = [
     "ALPHA",
@@ -83,17 +84,10 @@ ALPHA = 0.05
 POWER = 0.8
 """The power at which :attr:`Decision.mde` is stated."""
 
-DEFAULT_MARGINS: dict[str, float] = {
-    "mean_points": 0.1,  # points per seat-hand
-    "dealer_advantage": 0.1,  # points per hand
-    "mean_points_per_win": 0.5,  # points per win
-    "money_moved_per_hand": 0.5,  # points per hand
-    "draw_rate": 0.01,  # share of hands
-    "capped_share": 0.01,  # share of wins
-    "pattern_rate": 0.01,  # share of wins
-}
+DEFAULT_MARGINS: dict[str, float] = default_margins()
 """The equivalence margin of each metric family unless ``--margin METRIC=M`` says
-otherwise: a difference a designer would not change a rule for (docs/cli.md)."""
+otherwise: a difference a designer would not change a rule for (the registry,
+:mod:`mjlog.metrics`; docs/cli.md)."""
 
 
 @dataclass(frozen=True)
@@ -216,11 +210,6 @@ def adjust(p: Sequence[float]) -> np.ndarray:
     if ok.any():
         out[ok] = multipletests(ps[ok], method="fdr_bh")[1]
     return out
-
-
-def family(metric: str) -> str:
-    """``mean_points[2]`` → ``mean_points``; ``pattern_rate[qidui]`` → ``pattern_rate``."""
-    return metric.split("[", 1)[0]
 
 
 def margin_for(metric: str, margins: Mapping[str, float] | None = None) -> float:

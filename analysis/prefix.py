@@ -8,6 +8,7 @@ from pathlib import Path
 
 from analysis import compare, queries
 from analysis.rates import metric_estimate
+from mjlog.metrics import patterns_in
 
 
 def half_widths(run: str | Path, metric: str, ends: Sequence[int]) -> list[float]:
@@ -16,7 +17,7 @@ def half_widths(run: str | Path, metric: str, ends: Sequence[int]) -> list[float
     :func:`analysis.rates.metric_estimate`, as :func:`analysis.compare.precision`
     gives it): what ``simulate --until`` stops on."""
     units, pats = compare.match_units(queries.Runs(run, verify_hashes=False))
-    names = [metric[len("pattern_rate[") : -1]] if metric.startswith("pattern_rate[") else []
+    names = patterns_in([metric])
     out = []
     for end in ends:
         u = units[units.match < end].reset_index(drop=True)

@@ -38,6 +38,7 @@ from analysis import compare, plots, queries
 from analysis.caveats import MIN_MATCHES, TOO_FEW, lineup_warnings, too_few
 from analysis.queries import GROUP
 from analysis.rates import rare_note
+from mjlog import metrics
 from mjlog.viewer import csp as _csp
 
 __all__ = ["CSP", "findings", "render", "write_report"]
@@ -738,14 +739,7 @@ def _paired(r: queries.Runs) -> pd.DataFrame | None:
     ):
         return None
     pc = compare.paired_comparison([x.path for x in r.runs])
-    keep = (
-        "dealer_advantage",
-        "draw_rate",
-        "mean_points_per_win",
-        "money_moved_per_hand",
-        "capped_share",
-    )
-    return pc[pc.metric.isin(keep)].reset_index(drop=True)
+    return pc[pc.metric.isin(metrics.plain())].reset_index(drop=True)
 
 
 def _targets(metric: str) -> float:

@@ -43,6 +43,26 @@ if TYPE_CHECKING:  # the view reads a hand's state; the state never imports agen
 
 
 class Agent(Protocol):
+    """What the engine and the runner ask of an agent: a ``name`` (what the logs
+    record), its ``params`` (only those that differ from its defaults: the run id and
+    the manifest record them), :meth:`start_hand` and :meth:`choose`.
+
+    An agent may also declare a capability of :data:`CAPABILITIES`, an attribute the
+    runner reads where present and takes at its default where not (:func:`capability`):
+
+    - ``money_blind`` (a bool; default False): True says the agent's choices never
+      read what a hand pays (the money-only rule keys: ``base``, ``cap``, the
+      dealer's compensation; :attr:`mjlog.rulekeys.RuleKey.money_only`). A line-up
+      of such agents plays, choice for choice, the same hand under any setting of
+      those keys, so ``mjlog tune`` and :mod:`simulate.resettled` settle a run again
+      from its log instead of playing it (:mod:`mjlog.resettle`, proved by
+      ``tests/batch/test_resettle.py``). Declare it only when it holds: an agent that reads
+      ``view.rules["cap"]`` or the deltas is not money-blind.
+
+    :mod:`mjlog.conformance` holds an agent to this interface
+    (:func:`mjlog.conformance.check_agent`).
+    """
+
     name: str
     params: dict[str, Any]
 
@@ -51,6 +71,28 @@ class Agent(Protocol):
 
     def choose(self, view: SeatView, options: Sequence[Event | None]) -> Event | None:
         """Return one element of ``options`` (``None`` = pass a claim)."""
+
+
+CAPABILITIES: dict[str, tuple[type, Any, str]] = {
+    "money_blind": (
+        bool,
+        False,
+        "its choices never read what a hand pays: a run can be settled again under "
+        "other money rules from its log (mjlog.resettle)",
+    ),
+}
+"""The optional attributes the runner reads from an agent: name → (type, the value
+taken when the agent does not declare it, what it says). :class:`Agent` documents
+them."""
+
+
+def capability(agent: object, name: str) -> Any:
+    """The agent's declared ``name`` capability (:data:`CAPABILITIES`), else its default.
+
+    >>> capability(GreedyAgent(), "money_blind"), capability(object(), "money_blind")
+    (True, False)
+    """
+    return getattr(agent, name, CAPABILITIES[name][1])
 
 
 class SeatView:

@@ -10,8 +10,10 @@ does::
 
 Regions: ``common-keys`` (the keys every variant has, one default column per
 variant), ``keys`` (a variant's other rule keys), ``patterns`` (a variant's
-patterns: its own Chinese name, key, value rule key and default), ``vocabularies``
-(the closed string columns of the log) and ``columns TABLE`` (a log table's
+patterns: its own Chinese name, key, value rule key and default, and where its scorer
+has a pattern table, :mod:`mjlog.scoring.table`, the row's 番 and what the hand holds), ``vocabularies``
+(the closed string columns of the log), ``metrics`` (the headline metrics of
+:mod:`mjlog.metrics`) and ``columns TABLE`` (a log table's
 columns with their types; the meaning column stays hand-written). A variant page
 is ``docs/rules/<variant>.md``. ``tests/house/test_docs.py`` renders every page in
 memory and compares it with the file.
@@ -19,7 +21,7 @@ memory and compares it with the file.
 >>> print(key_table("huangmei").splitlines()[2])
 | `winds` | `true` | `true`, `false` | 东南西北 in play; false = 120 tiles |
 >>> print(pattern_table("yuxi").splitlines()[3])
-| 碰碰胡 | `pengpenghu` | `points.pengpenghu` | 3 / 4 |
+| 碰碰胡 | `pengpenghu` | `points.pengpenghu` | 3 / 4 | 1 | four triplets (kongs and pons count) and a pair |
 >>> page = "a\\n<!-- generated: vocabularies -->\\nstale\\n<!-- end generated -->\\n"
 >>> "stale" in refresh(page), "`tax_refund`" in refresh(page)
 (False, True)
@@ -33,7 +35,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from mjlog import schema
+from mjlog import metrics, schema
 from mjlog.errors import InputError
 from mjlog.rulekeys import RuleKey
 from mjlog.rundir import replace_file
@@ -143,7 +145,12 @@ def pattern_table(name: str) -> str:
     """Every pattern of the variant: its own name, key, value key and default."""
     v = VARIANTS[name]
     optional = {c for k in v.rule_keys if k.kind == "list" for c in k.choices}
+    table = {r.key: r for r in getattr(v.scorer, "TABLE", ())}  # one row per pattern
     rows = ["| name | key | value key | default |", "|---|---|---|---|"]
+    fans = any(r.fan is not None for r in table.values())  # a 番 apart from the value
+    if table:
+        rows = [rows[0] + (" 番 |" if fans else "") + " what the hand holds |", rows[1] + "---|"]
+        rows[1] += "---|" if fans else ""
     for p in pattern_keys(v):
         k = _value_key(v, p)
         if k is None:
@@ -158,7 +165,10 @@ def pattern_table(name: str) -> str:
                 else str(k.default)
             )
         note = " (optional)" if p in optional else ""
-        rows.append(f"| {v.pattern_name(p)} | `{p}`{note} | {value} | {default} |")
+        row = f"| {v.pattern_name(p)} | `{p}`{note} | {value} | {default} |"
+        if table:
+            row += (f" {table[p].fan} |" if fans else "") + f" {_cell(table[p].holds)} |"
+        rows.append(row)
     extra = [
         k
         for k in v.rule_keys
@@ -229,6 +239,8 @@ def _render(region: str, old: str, page_variant: str | None) -> str:
         return key_table(variant) if word == "keys" else pattern_table(variant)
     if word == "vocabularies":
         return vocabulary_table()
+    if word == "metrics":
+        return metrics.table()
     if word == "columns" and (arg == "id" or arg in schema.TABLES):
         return column_table(arg, old)
     raise InputError(f"unknown generated region '{region}'")

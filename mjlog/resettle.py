@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from mjlog.agent import capability
 from mjlog.errors import MjlogError
 from mjlog.events import TRANSFER, Event
 from mjlog.rules import Rules, keys
@@ -56,8 +57,9 @@ def money_keys(a: Rules, b: Rules) -> list[str] | None:
 
 def money_blind(agents: Iterable[Any]) -> bool:
     """Whether no agent's choices read the money rules: each says so with a true
-    ``money_blind`` attribute (an agent that does not say is assumed to read them)."""
-    return all(getattr(a, "money_blind", False) is True for a in agents)
+    ``money_blind`` attribute (:class:`mjlog.agent.Agent`; an agent that does not say
+    is assumed to read them)."""
+    return all(capability(a, "money_blind") is True for a in agents)
 
 
 def resettle(rules: Rules, hand: Mapping[str, Any], events: Sequence[Event]) -> HandState:

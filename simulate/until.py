@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mjlog.errors import InputError, MjlogError, quote
+from mjlog.metrics import names, pattern_of, plain
 
 if TYPE_CHECKING:
     from mjlog.rules import Rules
@@ -76,8 +77,8 @@ def parse_until(text: str) -> tuple[str, float]:
 
 
 def until_metrics(rules: Rules) -> list[str]:
-    """Every metric ``--until`` can follow in a run under ``rules``: the headline
-    figures of :func:`analysis.compare.precision`, a ``pattern_rate`` for each
+    """Every metric ``--until`` can follow in a run under ``rules`` (:mod:`mjlog.metrics`):
+    the headline figures of :func:`analysis.compare.precision`, a ``pattern_rate`` for each
     pattern a win can carry under those rules (a figure the run cannot have would
     never narrow: its half-width stays 0).
 
@@ -85,15 +86,7 @@ def until_metrics(rules: Rules) -> list[str]:
     >>> until_metrics(resolve("yuxi", sets=["players=2"]))[:4]
     ['mean_points[0]', 'mean_points[1]', 'dealer_advantage', 'draw_rate']
     """
-    return [
-        *(f"mean_points[{p}]" for p in range(rules.n)),
-        "dealer_advantage",
-        "draw_rate",
-        "mean_points_per_win",
-        "money_moved_per_hand",
-        *(f"pattern_rate[{k}]" for k in rules.spec.patterns(rules)),
-        "capped_share",
-    ]
+    return names(rules.n, rules.spec.patterns(rules))
 
 
 def check_metric(metric: str, rules: Rules) -> None:
@@ -101,18 +94,17 @@ def check_metric(metric: str, rules: Rules) -> None:
     if metric in until_metrics(rules):
         return
     variant, players, patterns = rules.spec, rules.n, rules.spec.patterns(rules)
-    pattern = re.fullmatch(r"pattern_rate\[(.*)\]", metric)
-    if pattern:
+    pattern = pattern_of(metric)
+    if pattern is not None:
         raise InputError(
             f"--until {quote(metric)}: {variant.name} has no pattern "
-            f"{quote(pattern.group(1))} under these rules; its patterns: "
+            f"{quote(pattern)} under these rules; its patterns: "
             f"{', '.join(patterns)}"
         )
     raise InputError(
         f"unknown --until metric {quote(metric)} for {variant.name} with "
         f"{players} players; valid: mean_points[0] to "
-        f"mean_points[{players - 1}], dealer_advantage, draw_rate, "
-        f"mean_points_per_win, money_moved_per_hand, capped_share, "
+        f"mean_points[{players - 1}], {', '.join(plain())}, "
         f"pattern_rate[PATTERN] (a {variant.name} pattern key, say "
         f"{patterns[0]})"
     )

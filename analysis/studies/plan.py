@@ -44,6 +44,7 @@ from analysis import compare, queries
 from analysis.decide import ALPHA, POWER
 from analysis.rates import is_rate, metric_estimate
 from mjlog.errors import InputError, MjlogError, quote
+from mjlog.metrics import names, pattern_of, patterns_in
 
 __all__ = ["Plan", "Spread", "matches_needed", "plan", "seconds_per_hand", "spread"]
 
@@ -143,8 +144,7 @@ def spread(paths: list[str | Path], metric: str, paired: bool = True) -> Spread:
             raise InputError(
                 f"{sides[0]}: {len(units)} match; a pilot needs two at least to show a spread"
             )
-        names = [metric[len("pattern_rate[") : -1]] if metric.startswith("pattern_rate[") else []
-        y, x, unit = compare.metric_arrays(units, pats, names)[metric]
+        y, x, unit = compare.metric_arrays(units, pats, patterns_in([metric]))[metric]
         e = metric_estimate(y, x, unit)
         se = e.se
         if is_rate(unit) and x.sum() > 0:  # a rate spreads at least as a binomial one
@@ -197,15 +197,13 @@ def _seen(e, unit: str) -> str:
 
 def _check_metric(runs: queries.Runs, metric: str) -> None:
     """Refuse a metric the pilot cannot have, naming the valid ones."""
-    from simulate.until import until_metrics
-
     run = runs.runs[0]
     rules = queries._rules_of(runs, run)
     if rules is None:
         raise InputError(f"{run.path}: its rules are not this mjlog's; cannot plan from it")
-    valid = until_metrics(rules)
+    valid = names(rules.n, rules.spec.patterns(rules))
     if metric not in valid:
-        patterns = [m for m in valid if m.startswith("pattern_rate[")]
+        patterns = [m for m in valid if pattern_of(m) is not None]
         raise InputError(
             f"unknown --metric {quote(metric)} for {run.variant} with "
             f"{rules.n} players; valid: "

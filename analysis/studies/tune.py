@@ -67,6 +67,7 @@ import numpy as np
 from analysis import compare, queries
 from analysis.stats import estimate
 from mjlog.errors import InputError, MjlogError, finite_float, quote
+from mjlog.metrics import names, patterns_in
 from mjlog.resettle import money_blind
 from mjlog.rng import derive
 from mjlog.rules import keys, resolve
@@ -236,9 +237,7 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
 
 def check_targets(targets: Sequence[Target], rules) -> None:
     """Refuse, before any hand is played, a metric the runs cannot have."""
-    from simulate.until import until_metrics
-
-    known = until_metrics(rules)
+    known = names(rules.n, rules.spec.patterns(rules))
     for t in targets:
         if t.metric not in known:
             raise InputError(
@@ -299,7 +298,7 @@ def measure(run: str | Path, metrics: Sequence[str]) -> Measured:
     runs = queries.Runs(run, verify_hashes=False)
     units, pats = compare.match_units(runs)
     units = units.sort_values("match").reset_index(drop=True)
-    patterns = [m[len("pattern_rate[") : -1] for m in metrics if m.startswith("pattern_rate[")]
+    patterns = patterns_in(metrics)
     arrays = compare.metric_arrays(units, pats, patterns)
     out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
     unit_of = {}

@@ -6,6 +6,8 @@ import json
 
 import click
 
+from mjlog.metrics import METRICS
+
 
 def _number(option: str):
     """A click callback reading a finite number above 0 (``nan``, ``inf``, ``-1``
@@ -31,8 +33,7 @@ def _number(option: str):
     "--metric",
     required=True,
     help="The figure the question is about, as mjlog compare names it: "
-    "draw_rate, dealer_advantage, mean_points[p], mean_points_per_win, "
-    "money_moved_per_hand, capped_share, pattern_rate[KEY].",
+    f"{', '.join(m.shown for m in METRICS)}.",
 )
 @click.option(
     "--detect",

@@ -1,44 +1,14 @@
 """Huangmei (黄梅麻将) scoring: an additive fan table, at least ``min_fan`` to win.
 
-The rules are docs/rules/huangmei.md, "Patterns". Every entry of the table below is
+The rules are docs/rules/huangmei.md, "Patterns". Every row of the table is
 one pattern: a key, a rule key ``fan.<key>`` giving its value, and a counter over a
 finished hand (how many times the pattern counts, 0 when it does not hold). A win's
 ``fan`` is the sum of count × value over the table, on the decomposition of the hand
 that gives the highest total; the win is legal when the shape wins and the total is
 at least ``min_fan`` (the seed: "不满足两番的牌型是不允许胡的").
 
-===  =================  ===================  ===========================================
-fan  pattern            key                  counted here as
-===  =================  ===================  ===========================================
-1    平胡               ``pinghu``           any standard-shape win (never seven pairs)
-1    自摸               ``zimo``             self-draw, unless 杠上开花/财上开花/海底捞月
-1    门前清             ``menqing``          no pon, no kong of any kind; not seven pairs;
-                                             on a discard only with ``menqing_on_discard``
-                                             (robbing a kong is no discard)
-1/发 发财               ``facai``            per laid-out 发 (``ctx.bonus``); all four =
-                                             ``fan.facai_all`` (8) instead of 4
-1    卡档               ``kadang``           } only when the hand before the winning tile
-1    边张               ``bianzhang``        } waited on exactly one kind; at most one of
-1    单吊               ``dandiao``          } the three per win
-1    碰红中/白板        ``peng_zhongbai``    per pon of 中 or 白
-1    明杠数牌           ``minggang_shu``     per exposed or added kong of a suited tile
-2    暗刻红中/白板      ``anke_zhongbai``    per concealed triplet of 中 or 白 in the hand;
-                                             one completed by a discard is not concealed
-2    暗杠数牌           ``angang_shu``       per concealed kong of a suited tile
-2    财上开花           ``caishangkaihua``   self-draw on a 发's replacement
-3    明杠红中/白板      ``minggang_zhongbai`` per exposed or added kong of 中 or 白
-4    暗杠红中/白板      ``angang_zhongbai``  per concealed kong of 中 or 白
-5    杠上开花           ``gangshanghua``     self-draw on a kong's replacement
-5    抢杠               ``qiangganghu``      robbing a kong
-5    海底捞月           ``haidilaoyue``      self-draw of the wall's last tile
-15   七一对             ``qidui``            seven pairs
-15   碰碰胡             ``pengpenghu``       four triplets (kongs count) and a pair
-15   清一色             ``qingyise``         one suit, no honors
-15   混一色             ``hunyise``          one suit plus honors (both present), or
-                                             honors only with ``ziyise_hunyise``
-30   全求人             ``quanqiuren``       four exposed melds, won on the pair tile
-                                             from a discard
-===  =================  ===================  ===========================================
+The patterns are the rows of :data:`TABLE` (key, name, default fan, what is counted,
+its counter): docs/rules/huangmei.md renders them (``make docs``).
 
 ``Score.patterns`` lists the keys **in the order of this table**, each once per
 time it counts (``facai`` once per 发, ``peng_zhongbai`` once per pon, ...).
@@ -109,18 +79,19 @@ from mjlog.rulekeys import INT32_MAX
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.breakdown import Breakdown, Role, Term, grouped, who_pays
 from mjlog.scoring.patterns import (
-    PATTERN_NAMES,
     is_all_triplets,
     is_half_flush,
     is_one_suit,
     total_counts,
 )
+from mjlog.scoring.table import Pattern
 from mjlog.tiles import GREEN, NUM_KINDS, RED, WHITE, fmt_counts, fmt_tile
 
 if TYPE_CHECKING:
     from mjlog.rules import Rules
 
 __all__ = [
+    "TABLE",
     "PATTERNS",
     "NAMES",
     "CONTAINS",
@@ -218,53 +189,181 @@ def _hunyise(total: Sequence[int], rules: Rules) -> bool:
     return is_half_flush(total) or (rules["ziyise_hunyise"] and not any(total[:27]))
 
 
-# key -> counter (how many times it counts). In the rulebook's table order.
-PATTERNS: dict[str, Callable[[_Win], int]] = {
-    "pinghu": lambda w: not w.seven_pairs,
-    "zimo": lambda w: w.self_draw and w.replacement is None,
-    "menqing": lambda w: (
-        not w.ctx.melds
-        and not w.seven_pairs
-        and (w.ctx.method is not Method.DISCARD or w.rules["menqing_on_discard"])
+#: The huangmei patterns, one row each, in the rulebook's table order (the order
+#: ``Score.patterns`` lists them); the values are the defaults of ``fan.<key>``, the
+#: predicates count how many times a pattern counts on one reading of the hand.
+TABLE: tuple[Pattern[_Win], ...] = (
+    Pattern(
+        "pinghu",
+        "平胡",
+        1,
+        "any standard-shape win (never seven pairs)",
+        lambda w: not w.seven_pairs,
     ),
-    "facai": lambda w: w.ctx.bonus,
-    "kadang": lambda w: w.wait_pattern == "kadang",
-    "bianzhang": lambda w: w.wait_pattern == "bianzhang",
-    "dandiao": lambda w: w.wait_pattern == "dandiao",
-    "peng_zhongbai": lambda w: w.melds_of((MeldKind.PON,), honor=True),
-    "minggang_shu": lambda w: w.melds_of(_EXPOSED_KONGS, honor=False),
-    "anke_zhongbai": _anke_zhongbai,
-    "angang_shu": lambda w: w.melds_of((MeldKind.CONCEALED_KONG,), honor=False),
-    "caishangkaihua": lambda w: w.replacement == "caishangkaihua",
-    "minggang_zhongbai": lambda w: w.melds_of(_EXPOSED_KONGS, honor=True),
-    "angang_zhongbai": lambda w: w.melds_of((MeldKind.CONCEALED_KONG,), honor=True),
-    "gangshanghua": lambda w: w.replacement == "gangshanghua",
-    "qiangganghu": lambda w: w.ctx.method is Method.ROBBED_KONG,
-    "haidilaoyue": lambda w: w.replacement == "haidilaoyue",
-    "qidui": lambda w: w.seven_pairs,
-    "pengpenghu": lambda w: is_all_triplets(w.d) and not w.quanqiuren,
-    "qingyise": lambda w: is_one_suit(w.total()),
-    "hunyise": lambda w: _hunyise(w.total(), w.rules),
-    "quanqiuren": lambda w: w.quanqiuren,
-}
+    Pattern(
+        "zimo",
+        "自摸",
+        1,
+        "self-draw, unless 杠上开花, 财上开花 or 海底捞月",
+        lambda w: w.self_draw and w.replacement is None,
+        kind="situation",
+    ),
+    Pattern(
+        "menqing",
+        "门前清",
+        1,
+        "no pon, no kong of any kind; not seven pairs; on a discard only with "
+        "`menqing_on_discard` (robbing a kong is no discard)",
+        lambda w: (
+            not w.ctx.melds
+            and not w.seven_pairs
+            and (w.ctx.method is not Method.DISCARD or w.rules["menqing_on_discard"])
+        ),
+    ),
+    Pattern(
+        "facai",
+        "发财",
+        1,
+        "per laid-out 发 (`ctx.bonus`); all four: `fan.facai_all` instead of 4 × `fan.facai`",
+        lambda w: w.ctx.bonus,
+        kind="situation",
+    ),
+    Pattern(
+        "kadang",
+        "卡档",
+        1,
+        "the middle of a sequence, when the hand waited on that kind alone (at most one "
+        "of 卡档, 边张, 单吊)",
+        lambda w: w.wait_pattern == "kadang",
+    ),
+    Pattern(
+        "bianzhang",
+        "边张",
+        1,
+        "the 3 of 123 or the 7 of 789, when the hand waited on that kind alone",
+        lambda w: w.wait_pattern == "bianzhang",
+    ),
+    Pattern(
+        "dandiao",
+        "单吊",
+        1,
+        "the pair's tile, when the hand waited on that kind alone",
+        lambda w: w.wait_pattern == "dandiao",
+    ),
+    Pattern(
+        "peng_zhongbai",
+        "碰红中/白板",
+        1,
+        "per pon of 中 or 白",
+        lambda w: w.melds_of((MeldKind.PON,), honor=True),
+    ),
+    Pattern(
+        "minggang_shu",
+        "明杠数牌",
+        1,
+        "per exposed or added kong of a suited tile",
+        lambda w: w.melds_of(_EXPOSED_KONGS, honor=False),
+    ),
+    Pattern(
+        "anke_zhongbai",
+        "暗刻红中/白板",
+        2,
+        "per concealed triplet of 中 or 白 in the hand; one completed by a discard is "
+        "not concealed",
+        _anke_zhongbai,
+    ),
+    Pattern(
+        "angang_shu",
+        "暗杠数牌",
+        2,
+        "per concealed kong of a suited tile",
+        lambda w: w.melds_of((MeldKind.CONCEALED_KONG,), honor=False),
+    ),
+    Pattern(
+        "caishangkaihua",
+        "财上开花",
+        2,
+        "self-draw on a 发's replacement",
+        lambda w: w.replacement == "caishangkaihua",
+        kind="situation",
+        contains=("zimo",),  # self-draws counted
+    ),
+    Pattern(
+        "minggang_zhongbai",
+        "明杠红中/白板",
+        3,
+        "per exposed or added kong of 中 or 白",
+        lambda w: w.melds_of(_EXPOSED_KONGS, honor=True),
+        contains=("peng_zhongbai",),  # a kong of 中/白 is its triplet and one more
+    ),
+    Pattern(
+        "angang_zhongbai",
+        "暗杠红中/白板",
+        4,
+        "per concealed kong of 中 or 白",
+        lambda w: w.melds_of((MeldKind.CONCEALED_KONG,), honor=True),
+        contains=("anke_zhongbai",),
+    ),
+    Pattern(
+        "gangshanghua",
+        "杠上开花",
+        5,
+        "self-draw on a kong's replacement",
+        lambda w: w.replacement == "gangshanghua",
+        kind="situation",
+        contains=("zimo",),
+    ),
+    Pattern(
+        "qiangganghu",
+        "抢杠",
+        5,
+        "robbing a kong",
+        lambda w: w.ctx.method is Method.ROBBED_KONG,
+        kind="situation",
+    ),
+    Pattern(
+        "haidilaoyue",
+        "海底捞月",
+        5,
+        "self-draw of the wall's last tile",
+        lambda w: w.replacement == "haidilaoyue",
+        kind="situation",
+        contains=("zimo",),  # instead of 自摸
+    ),
+    Pattern("qidui", "七一对", 15, "seven pairs", lambda w: w.seven_pairs),
+    Pattern(
+        "pengpenghu",
+        "碰碰胡",
+        15,
+        "four triplets (kongs count) and a pair",
+        lambda w: is_all_triplets(w.d) and not w.quanqiuren,
+        contains=("pinghu",),  # a standard shape
+    ),
+    Pattern("qingyise", "清一色", 15, "one suit, no honors", lambda w: is_one_suit(w.total())),
+    Pattern(
+        "hunyise",
+        "混一色",
+        15,
+        "one suit plus honors (both present), or honors only with `ziyise_hunyise`",
+        lambda w: _hunyise(w.total(), w.rules),
+    ),
+    Pattern(
+        "quanqiuren",
+        "全求人",
+        30,
+        "four exposed melds, won on the pair tile from a discard",
+        lambda w: w.quanqiuren,
+        contains=("pengpenghu", "dandiao"),  # counted instead of both
+    ),
+)
+#: key → counter (how many times it counts), in the table's order.
+PATTERNS: dict[str, Callable[[_Win], int]] = {p.key: p.when for p in TABLE if p.when}
 _ORDER = {k: i for i, k in enumerate(PATTERNS)}
-#: The Chinese names of the table above (docs/rules/huangmei.md: 门前清, 抢杠, 七一对).
-NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in PATTERNS} | {
-    "menqing": "门前清",
-    "qiangganghu": "抢杠",
-    "qidui": "七一对",
-}
+#: The Chinese names of the table (docs/rules/huangmei.md: 门前清, 抢杠, 七一对).
+NAMES: dict[str, str] = {p.key: p.name for p in TABLE}
 #: Pattern families: each pattern → those every hand of it also is, directly (a table
 #: that tracks difficulty keeps a rarer pattern paying no less: analysis/studies/rescore.py).
-CONTAINS: dict[str, tuple[str, ...]] = {
-    "gangshanghua": ("zimo",),
-    "caishangkaihua": ("zimo",),  # self-draws counted
-    "haidilaoyue": ("zimo",),  # instead of 自摸
-    "quanqiuren": ("pengpenghu", "dandiao"),  # counted instead of both
-    "pengpenghu": ("pinghu",),  # a standard shape
-    "minggang_zhongbai": ("peng_zhongbai",),  # a kong of 中/白 is its
-    "angang_zhongbai": ("anke_zhongbai",),  # triplet and one more
-}
+CONTAINS: dict[str, tuple[str, ...]] = {p.key: p.contains for p in TABLE if p.contains}
 #: Value keys that are what several counts of a pattern pay instead: four 发财 pay
 #: ``fan.facai_all``, not 4 × ``fan.facai`` (kept no lower by analysis/studies/rescore.py).
 STANDS_FOR: dict[str, tuple[str, int]] = {"facai_all": ("facai", 4)}

@@ -51,6 +51,9 @@ __all__ = [
     "kong_count",
     "last_kong",
     "is_single_tile_left",
+    "kong_situation",
+    "is_kong_replacement_win",
+    "is_discard_after_kong",
 ]
 
 #: Chinese name of every pattern key used by the three variants (docs/rules/<variant>.md,
@@ -293,8 +296,18 @@ def kong_situation(ctx: WinContext) -> list[str]:
     """
     if ctx.method is Method.ROBBED_KONG:
         return ["qiangganghu"]
-    if ctx.after_kong and ctx.method is Method.SELF_DRAW:
+    if is_kong_replacement_win(ctx):
         return ["gangshanghua"]
-    if ctx.after_kong and ctx.method is Method.DISCARD:
+    if is_discard_after_kong(ctx):
         return ["gangshangpao"]
     return []
+
+
+def is_kong_replacement_win(ctx: WinContext) -> bool:
+    """杠上花 (杠上开花): a self-draw of a kong's replacement tile."""
+    return ctx.after_kong and ctx.method is Method.SELF_DRAW
+
+
+def is_discard_after_kong(ctx: WinContext) -> bool:
+    """杠上炮: a win on the discard its discarder made right after a kong."""
+    return ctx.after_kong and ctx.method is Method.DISCARD

@@ -7,46 +7,22 @@ that uncapped product (no ``zimo_bonus``), ``fan`` its base-2 logarithm and
 ``points`` the money each payer pays: min(multiplier, ``cap``) × ``base``, with
 ``zimo_bonus`` when every other active player pays.
 
-Main patterns (one per win; the highest valued that holds, ties to the later row):
-
-=====================  ==========  ====================================================
-key                    default     holds when
-=====================  ==========  ====================================================
-``pinghu``             1           four sets and a pair
-``pengpenghu``         2           no sequence, fewer than four melds (金钩钩 不计碰碰胡)
-``qingyise``           4           one suit (melds included)
-``qidui``              4           seven pairs, no four
-``jingougou``          4           four melds, the pair alone in hand, not four kongs
-``qingpeng``           8           清一色 + 碰碰胡
-``longqidui``          8           seven pairs with one four (contains 1 根)
-``qingqidui``          16          清一色 + 七对
-``qingjingougou``      16          清一色 + 金钩钩
-``shuanglongqidui``    16          seven pairs with two fours (contains 2 根)
-``qinglongqidui``      32          清一色 + 龙七对 (1 根)
-``sanlongqidui``       32          seven pairs with three fours (3 根)
-``shibaluohan``        64          金钩钩 with four kongs (4 根; 不计金钩钩, 碰碰胡)
-``qingshuanglongqidui`` 64         (2 根)
-``qingsanlongqidui``   128         (3 根)
-``qingshibaluohan``    256         (4 根)
-=====================  ==========  ====================================================
+Main patterns (one per win; the highest valued that holds, ties to the later row),
+根, the bonuses and the extras are the rows of :data:`TABLE` (key, name, default
+multiplier, what the hand holds, the fours it contains, its predicate):
+docs/rules/xuezhan.md renders them (``make docs``).
 
 - 根 (``gen``): one per kind held four times in hand + melds (kongs included),
-  minus the fours the taken main pattern contains (column above). A robbed
+  minus the fours the taken main pattern contains (its row's ``fours``). A robbed
   kong's four is no 根: the robbed kind is never counted for the robber (a
   consistent game cannot give the robber that four anyway: the kong player holds
   the other three; the kong player, who keeps a pon, no longer holds four).
 - Bonuses, ×``mult.<key>`` each: ``qiangganghu`` (method ``ROBBED_KONG``),
   ``gangshanghua`` (self-draw with ``after_kong``, the replacement of the last
   kong in ``ctx.melds``), ``gangshangpao`` (discard with ``after_kong``).
-- Extras (``rules["extras"]``), conditions as docs/rules/xuezhan.md states them:
-  ``daiyaojiu`` every set, melds included, and the pair hold a 1 or 9 (never
-  seven pairs); ``duanyaojiu`` no 1 or 9; ``qingyaojiu`` 清一色 + 带幺九;
-  ``jiangdui`` a 碰碰胡 (as defined above, so never a 金钩钩) of 2/5/8 only;
-  ``jiangjingougou`` a 金钩钩 (so never a 十八罗汉) of 2/5/8 only; ``menqing``
-  no pon, exposed or added kong, not seven pairs, and not when an enabled
-  ``tianhu``/``dihu`` holds; ``tianhu`` self-draw, ``ctx.first_turn``,
-  ``ctx.dealer``; ``dihu`` self-draw, ``ctx.first_turn``, not ``ctx.dealer``;
-  ``haidilaoyue`` ``ctx.last_tile`` on a self-draw or a discard.
+- Extras (``rules["extras"]``): each its row's predicate, the conditions
+  docs/rules/xuezhan.md states (带幺九 never seven pairs; 将对 a 碰碰胡, so never
+  a 金钩钩; 门清 not beside an enabled 天胡 or 地胡).
 - ``extras_stack = separate``: every enabled extra that holds is one more
   candidate main pattern; the highest value is taken; on a tie the main-table
   pattern, then the extra named first in ``XUEZHAN_EXTRAS``. 根 then counts
@@ -99,8 +75,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from mjlog.hand import check_counts, decompositions, holds_void, is_standard_win, suit_misses, waits
 from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
@@ -108,7 +85,6 @@ from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.breakdown import Breakdown, Role, Term, grouped, money, money_steps, who_pays
 from mjlog.scoring.patterns import (
-    PATTERN_NAMES,
     every_group_has_terminal,
     has_exposed_meld,
     is_all_258,
@@ -122,11 +98,14 @@ from mjlog.scoring.patterns import (
     last_kong,
     total_counts,
 )
+from mjlog.scoring.table import Pattern
 
 if TYPE_CHECKING:
     from mjlog.rules import Rules
 
 __all__ = [
+    "TABLE",
+    "Row",
     "MAIN",
     "NAMES",
     "CONTAINS",
@@ -142,98 +121,262 @@ __all__ = [
     "holds_void",
 ]
 
+
+@dataclass(frozen=True)
+class Row(Pattern["_Reading"]):
+    """A xuezhan pattern's row: what the scorer reads of it beyond a row's own."""
+
+    fours: int = 0  # the fours a main pattern contains (not counted as 根)
+    one_suit_of: str | None = None  # 清X: the main pattern X it is in one suit
+    stands_for: tuple[str, ...] = ()  # an extra that takes these patterns' place
+    in_ready: bool = True  # an extra counted in 查大叫 (not 天胡, 地胡, 海底捞月)
+
+
+def _main_row(key: str, name: str, mult: int, holds: str, **kw: Any) -> Row:
+    return Row(key, name, mult, holds, kind="shape", **kw)
+
+
+def _extra_row(key: str, name: str, mult: int, holds: str, when: Any, **kw: Any) -> Row:
+    return Row(key, name, mult, holds, when, kind="extra", **kw)
+
+
+#: The xuezhan patterns, one row each: the main table (lowest first; the main pattern
+#: of a win is the highest valued that holds, ties to the later row; its reading of
+#: the hand is the scorer's, :func:`_shape`), 根, the bonuses (the win's situation,
+#: :func:`mjlog.scoring.patterns.kong_situation`), then the optional extras (key
+#: ``extras``) in the rulebook's order, each with its predicate. The values are the
+#: defaults of ``mult.<key>``; ``contains``: the patterns every hand of it also is.
+TABLE: tuple[Row, ...] = (
+    _main_row("pinghu", "平胡", 1, "four sets and a pair"),
+    _main_row(
+        "pengpenghu",
+        "碰碰胡",
+        2,
+        "no sequence, fewer than four melds (金钩钩 不计碰碰胡)",
+        contains=("pinghu",),
+    ),
+    _main_row(
+        "qingyise",
+        "清一色",
+        4,
+        "one suit (melds included)",
+        one_suit_of="pinghu",
+        contains=("pinghu",),
+    ),
+    _main_row("qidui", "七对", 4, "seven pairs, no four"),
+    _main_row(
+        "jingougou",
+        "金钩钩",
+        4,
+        "four melds, the pair alone in hand, not four kongs",
+        contains=("pengpenghu",),
+    ),
+    _main_row(
+        "qingpeng",
+        "清碰",
+        8,
+        "清一色 + 碰碰胡",
+        one_suit_of="pengpenghu",
+        contains=("pengpenghu", "qingyise"),
+    ),
+    _main_row(
+        "longqidui",
+        "龙七对",
+        8,
+        "seven pairs with one four (contains 1 根)",
+        fours=1,
+        contains=("qidui",),
+    ),
+    _main_row(
+        "qingqidui",
+        "清七对",
+        16,
+        "清一色 + 七对",
+        one_suit_of="qidui",
+        contains=("qidui", "qingyise"),
+    ),
+    _main_row(
+        "qingjingougou",
+        "清金钩钩",
+        16,
+        "清一色 + 金钩钩",
+        one_suit_of="jingougou",
+        contains=("jingougou", "qingyise", "qingpeng"),
+    ),
+    _main_row(
+        "shuanglongqidui",
+        "双龙七对",
+        16,
+        "seven pairs with two fours (contains 2 根)",
+        fours=2,
+        contains=("longqidui",),
+    ),
+    _main_row(
+        "qinglongqidui",
+        "清龙七对",
+        32,
+        "清一色 + 龙七对 (1 根)",
+        fours=1,
+        one_suit_of="longqidui",
+        contains=("longqidui", "qingyise", "qingqidui"),
+    ),
+    _main_row(
+        "sanlongqidui",
+        "三龙七对",
+        32,
+        "seven pairs with three fours (3 根)",
+        fours=3,
+        contains=("shuanglongqidui",),
+    ),
+    _main_row(
+        "shibaluohan",
+        "十八罗汉",
+        64,
+        "金钩钩 with four kongs (4 根; 不计金钩钩, 碰碰胡)",
+        fours=4,
+        contains=("jingougou",),
+    ),
+    _main_row(
+        "qingshuanglongqidui",
+        "清双龙七对",
+        64,
+        "清一色 + 双龙七对 (2 根)",
+        fours=2,
+        one_suit_of="shuanglongqidui",
+        contains=("shuanglongqidui", "qingyise", "qinglongqidui"),
+    ),
+    _main_row(
+        "qingsanlongqidui",
+        "清三龙七对",
+        128,
+        "清一色 + 三龙七对 (3 根)",
+        fours=3,
+        one_suit_of="sanlongqidui",
+        contains=("sanlongqidui", "qingyise", "qingshuanglongqidui"),
+    ),
+    _main_row(
+        "qingshibaluohan",
+        "清十八罗汉",
+        256,
+        "清一色 + 十八罗汉 (4 根)",
+        fours=4,
+        one_suit_of="shibaluohan",
+        contains=("shibaluohan", "qingyise", "qingjingougou"),
+    ),
+    Row(
+        "gen",
+        "根",
+        2,
+        "per kind held four times, kongs included, less the fours the main pattern "
+        "contains (a robbed kong's four is none)",
+        kind="root",
+    ),
+    Row("qiangganghu", "抢杠胡", 2, "robbing a kong", kind="situation"),
+    Row(
+        "gangshanghua", "杠上开花", 2, "self-draw on the last kong's replacement", kind="situation"
+    ),
+    Row(
+        "gangshangpao",
+        "杠上炮",
+        2,
+        "won on the discard made right after the discarder's kong",
+        kind="situation",
+    ),
+    _extra_row(
+        "daiyaojiu",
+        "带幺九",
+        4,
+        "every set, melds included, and the pair hold a 1 or 9 (never seven pairs)",
+        lambda r: every_group_has_terminal(r.d, r.ctx.melds),
+    ),
+    _extra_row("duanyaojiu", "断幺九", 2, "no 1 or 9", lambda r: r.hand.simples),
+    _extra_row(
+        "qingyaojiu",
+        "清幺九",
+        16,
+        "清一色 + 带幺九",
+        lambda r: r.hand.qing and every_group_has_terminal(r.d, r.ctx.melds),
+        stands_for=("qingyise", "daiyaojiu"),
+        contains=("qingyise", "daiyaojiu"),
+    ),
+    _extra_row(
+        "jiangdui",
+        "将对",
+        8,
+        "a 碰碰胡 (so never a 金钩钩) of 2, 5 and 8 only",
+        lambda r: r.shape == "pengpenghu" and r.hand.all258,
+        stands_for=("pengpenghu",),
+        contains=("pengpenghu",),
+    ),
+    _extra_row(
+        "jiangjingougou",
+        "将金钩钩",
+        16,
+        "a 金钩钩 (so never a 十八罗汉) of 2, 5 and 8 only",
+        lambda r: r.shape == "jingougou" and r.hand.all258,
+        stands_for=("jingougou",),
+        contains=("jingougou",),
+    ),
+    _extra_row(
+        "menqing",
+        "门清",
+        2,
+        "no pon, exposed or added kong; not seven pairs; not when an enabled 天胡 or 地胡 holds",
+        lambda r: (
+            not is_seven_pairs(r.d) and not has_exposed_meld(r.ctx.melds) and not _first_turn(r)
+        ),
+    ),
+    _extra_row(
+        "tianhu",
+        "天胡",
+        32,
+        "the dealer's self-draw on its first turn",
+        lambda r: r.hand.selfdraw and r.ctx.first_turn and r.ctx.dealer,
+        in_ready=False,
+    ),
+    _extra_row(
+        "dihu",
+        "地胡",
+        32,
+        "a non-dealer's self-draw on its first draw, before any pon or kong",
+        lambda r: r.hand.selfdraw and r.ctx.first_turn and not r.ctx.dealer,
+        in_ready=False,
+    ),
+    _extra_row(
+        "haidilaoyue",
+        "海底捞月",
+        2,
+        "won on the wall's last tile, self-drawn or discarded",
+        lambda r: r.ctx.last_tile and r.ctx.method in (Method.SELF_DRAW, Method.DISCARD),
+        in_ready=False,
+    ),
+)
+
 #: The optional patterns (key ``extras``), in the rulebook's order.
-XUEZHAN_EXTRAS: tuple[str, ...] = (
-    "daiyaojiu",
-    "duanyaojiu",
-    "qingyaojiu",
-    "jiangdui",
-    "jiangjingougou",
-    "menqing",
-    "tianhu",
-    "dihu",
-    "haidilaoyue",
-)
+XUEZHAN_EXTRAS: tuple[str, ...] = tuple(p.key for p in TABLE if p.kind == "extra")
 #: The main table, lowest first (ties go to the later row).
-MAIN: tuple[str, ...] = (
-    "pinghu",
-    "pengpenghu",
-    "qingyise",
-    "qidui",
-    "jingougou",
-    "qingpeng",
-    "longqidui",
-    "qingqidui",
-    "qingjingougou",
-    "shuanglongqidui",
-    "qinglongqidui",
-    "sanlongqidui",
-    "shibaluohan",
-    "qingshuanglongqidui",
-    "qingsanlongqidui",
-    "qingshibaluohan",
-)
+MAIN: tuple[str, ...] = tuple(p.key for p in TABLE if p.kind == "shape")
 #: The fours a main pattern contains (not counted as 根).
-CONTAINED_FOURS: dict[str, int] = {
-    "longqidui": 1,
-    "qinglongqidui": 1,
-    "shuanglongqidui": 2,
-    "qingshuanglongqidui": 2,
-    "sanlongqidui": 3,
-    "qingsanlongqidui": 3,
-    "shibaluohan": 4,
-    "qingshibaluohan": 4,
-}
+CONTAINED_FOURS: dict[str, int] = {p.key: p.fours for p in TABLE if p.fours}
 #: Bonuses, in the order ``patterns`` lists them.
-BONUSES: tuple[str, ...] = ("qiangganghu", "gangshanghua", "gangshangpao")
+BONUSES: tuple[str, ...] = tuple(p.key for p in TABLE if p.kind == "situation")
 #: Extras that take the place of patterns (docs/rules/xuezhan.md, "Optional patterns").
-PLACE_TAKERS: dict[str, tuple[str, ...]] = {
-    "qingyaojiu": ("qingyise", "daiyaojiu"),
-    "jiangdui": ("pengpenghu",),
-    "jiangjingougou": ("jingougou",),
-}
+PLACE_TAKERS: dict[str, tuple[str, ...]] = {p.key: p.stands_for for p in TABLE if p.stands_for}
 #: Extras left out of 查大叫 (ready_value).
-SITUATIONAL_EXTRAS: tuple[str, ...] = ("tianhu", "dihu", "haidilaoyue")
+SITUATIONAL_EXTRAS: tuple[str, ...] = tuple(
+    p.key for p in TABLE if p.kind == "extra" and not p.in_ready
+)
 #: The Chinese names of every pattern above (docs/rules/xuezhan.md: 七对, 杠上开花, 门清).
-NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in (*MAIN, "gen", *BONUSES, *XUEZHAN_EXTRAS)}
-
-_QING = {
-    "pinghu": "qingyise",
-    "pengpenghu": "qingpeng",
-    "qidui": "qingqidui",
-    "jingougou": "qingjingougou",
-    "longqidui": "qinglongqidui",
-    "shuanglongqidui": "qingshuanglongqidui",
-    "sanlongqidui": "qingsanlongqidui",
-    "shibaluohan": "qingshibaluohan",
-}
-_SEVEN_PAIRS = ("qidui", "longqidui", "shuanglongqidui", "sanlongqidui")
-#: The shapes each shape contains (every hand of it is also one of these).
-_SHAPE_CONTAINS: dict[str, tuple[str, ...]] = {
-    "pengpenghu": ("pinghu",),
-    "jingougou": ("pengpenghu",),
-    "shibaluohan": ("jingougou",),
-    **{big: (small,) for small, big in zip(_SEVEN_PAIRS[:-1], _SEVEN_PAIRS[1:], strict=True)},
-}
-
-
-def _contains() -> dict[str, tuple[str, ...]]:
-    out: dict[str, list[str]] = {k: list(v) for k, v in _SHAPE_CONTAINS.items()}
-    for shape, qing in _QING.items():  # 清X is X in one suit, and what X contains in one
-        out.setdefault(qing, []).extend(
-            [shape]
-            + ([] if shape == "pinghu" else ["qingyise"])
-            + [_QING[s] for s in _SHAPE_CONTAINS.get(shape, ())]
-        )
-    for extra, stands_for in PLACE_TAKERS.items():
-        out.setdefault(extra, []).extend(stands_for)
-    return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
-
-
+NAMES: dict[str, str] = {p.key: p.name for p in TABLE}
 #: Pattern families: each pattern → those every hand of it also is, directly (清七对
 #: contains 七对 and 清一色; a table that tracks difficulty keeps a rarer pattern
 #: paying no less: analysis/studies/rescore.py).
-CONTAINS: dict[str, tuple[str, ...]] = _contains()
+CONTAINS: dict[str, tuple[str, ...]] = {p.key: p.contains for p in TABLE if p.contains}
+# (key, predicate) of the extras, read once
+_EXTRA_TESTS = tuple((p.key, p.when) for p in TABLE if p.kind == "extra" and p.when)
+
+_QING = {p.one_suit_of: p.key for p in TABLE if p.one_suit_of}
+_SEVEN_PAIRS = ("qidui", "longqidui", "shuanglongqidui", "sanlongqidui")  # by fours held
 
 
 class _Table:
@@ -337,23 +480,28 @@ def _shape(d: Any, hand: _Hand) -> str:
     return "pinghu"
 
 
+class _Reading(NamedTuple):
+    """What an extra's predicate reads: the win, one reading of its tiles, that
+    reading's shape row (:func:`_shape`), the hand's facts and the enabled extras."""
+
+    ctx: WinContext
+    d: Any
+    shape: str
+    hand: _Hand
+    enabled: Sequence[str]
+
+
+def _first_turn(r: _Reading) -> bool:
+    """An enabled 天胡 or 地胡 holds (门清 is not counted beside it)."""
+    return bool(
+        r.hand.selfdraw and r.ctx.first_turn and ("tianhu" if r.ctx.dealer else "dihu") in r.enabled
+    )
+
+
 def _extras(ctx: WinContext, d: Any, shape: str, hand: _Hand, enabled: Sequence[str]) -> list[str]:
-    """The enabled extras that hold, in ``XUEZHAN_EXTRAS`` order."""
-    selfdraw = hand.selfdraw
-    yaojiu = every_group_has_terminal(d, ctx.melds)
-    holds = {
-        "daiyaojiu": yaojiu,
-        "duanyaojiu": hand.simples,
-        "qingyaojiu": hand.qing and yaojiu,
-        "jiangdui": shape == "pengpenghu" and hand.all258,
-        "jiangjingougou": shape == "jingougou" and hand.all258,
-        "tianhu": selfdraw and ctx.first_turn and ctx.dealer,
-        "dihu": selfdraw and ctx.first_turn and not ctx.dealer,
-        "haidilaoyue": ctx.last_tile and ctx.method in (Method.SELF_DRAW, Method.DISCARD),
-    }
-    first = any(holds[k] and k in enabled for k in ("tianhu", "dihu"))
-    holds["menqing"] = not is_seven_pairs(d) and not has_exposed_meld(ctx.melds) and not first
-    return [k for k in XUEZHAN_EXTRAS if k in enabled and holds[k]]
+    """The enabled extras that hold, in ``XUEZHAN_EXTRAS`` order (their rows' predicates)."""
+    r = _Reading(ctx, d, shape, hand, enabled)
+    return [k for k, holds in _EXTRA_TESTS if k in enabled and holds(r)]
 
 
 def _evaluate(

@@ -4,22 +4,11 @@ A win is worth the value of its highest pattern, doubled once for every *other*
 pattern present (the seed's 基础分×2^叠加番数), capped at ``cap`` per payer.
 Values are the rule keys ``points.<key>``, each a pair self-draw / discard.
 
-====================  ================  ========  =====================================
-pattern               key               points    holds when
-====================  ================  ========  =====================================
-平胡                  ``pinghu``        1 / -     no other pattern holds (plain hand)
-碰碰胡                ``pengpenghu``    3 / 4     four triplets (kongs, pons count) + pair
-清一色                ``qingyise``      3 / 4     one suit, no honors, melds included
-小七对                ``qidui``         3 / 4     seven pairs, no four of a kind
-龙七对                ``longqidui``     6 / 7     seven pairs holding a four (2 番)
-杠上花                ``gangshanghua``  3 / 4     self-draw on the last kong's replacement
-杠上炮                ``gangshangpao``  - / 4     discard made right after the discarder's kong
-抢杠胡                ``qiangganghu``   - / 4     robbing a kong
-十老头                ``shilaotou``     3 / -     method ``SHILAOTOU``: alone, whatever the hand
-====================  ================  ========  =====================================
+The patterns are the rows of :data:`TABLE` (key, name, default value, 番, what
+the hand holds, predicate): docs/rules/yuxi.md renders them (``make docs``).
 
-``Score.patterns`` lists the keys in the order of this table. ``fan`` is the sum
-of the seed's 番 (龙七对 2, every other pattern 1); ``multiplier`` is None;
+``Score.patterns`` lists the keys in the order of that table. ``fan`` is the sum
+of the rows' 番 (龙七对 2, every other pattern 1); ``multiplier`` is None;
 ``points`` = min(score, ``cap``) × ``base``; ``capped`` says the cap lowered it;
 ``Score.extra["units"]`` is the uncapped score.
 
@@ -96,20 +85,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mjlog.hand import decompositions, suit_misses, waits
+from mjlog.hand import Decomposition, decompositions, suit_misses, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.scoring.base import Method, Reason, Score, WinContext
 from mjlog.scoring.breakdown import Breakdown, Role, Term, money, money_steps, who_pays
 from mjlog.scoring.patterns import (
-    PATTERN_NAMES,
     concealed_fours,
     is_all_triplets,
+    is_discard_after_kong,
+    is_kong_replacement_win,
     is_one_suit,
     is_seven_pairs,
-    kong_situation,
     last_kong,
     total_counts,
 )
+from mjlog.scoring.table import Finished, Pattern
 
 if TYPE_CHECKING:
     from mjlog.rules import Rules
@@ -119,6 +109,7 @@ __all__ = [
     "FAN",
     "NAMES",
     "CONTAINS",
+    "TABLE",
     "score",
     "explain",
     "ready_value",
@@ -126,28 +117,98 @@ __all__ = [
     "shape_patterns",
 ]
 
-#: Every yuxi pattern key, in the order ``Score.patterns`` lists them.
-ORDER: tuple[str, ...] = (
-    "pinghu",
-    "pengpenghu",
-    "qingyise",
-    "qidui",
-    "longqidui",
-    "gangshanghua",
-    "gangshangpao",
-    "qiangganghu",
-    "shilaotou",
+#: The yuxi patterns, one row each, in the order ``Score.patterns`` lists them; the
+#: values are the defaults of ``points.<key>`` (self-draw, discard points per payer;
+#: None: ``-``, not won that way), the 番 the seed's (龙七对 2).
+TABLE: tuple[Pattern[Finished], ...] = (
+    Pattern(
+        "pinghu", "平胡", (1, None), "no other pattern holds (a plain hand)", kind="plain", fan=1
+    ),
+    Pattern(
+        "pengpenghu",
+        "碰碰胡",
+        (3, 4),
+        "four triplets (kongs and pons count) and a pair",
+        lambda h: is_all_triplets(h.d),
+        fan=1,
+    ),
+    Pattern(
+        "qingyise",
+        "清一色",
+        (3, 4),
+        "one suit, no honors, melds included",
+        lambda h: is_one_suit(h.total),
+        fan=1,
+    ),
+    Pattern(
+        "qidui",
+        "小七对",
+        (3, 4),
+        "seven pairs, no four of a kind",
+        lambda h: is_seven_pairs(h.d) and not concealed_fours(h.ctx.concealed),
+        fan=1,
+    ),
+    Pattern(
+        "longqidui",
+        "龙七对",
+        (6, 7),
+        "seven pairs holding a four (counted once however many)",
+        lambda h: is_seven_pairs(h.d) and concealed_fours(h.ctx.concealed) > 0,
+        fan=2,
+        contains=("qidui",),
+    ),
+    Pattern(
+        "gangshanghua",
+        "杠上花",
+        (3, 4),
+        "self-draw on the last kong's replacement",
+        lambda h: is_kong_replacement_win(h.ctx),
+        kind="situation",
+        fan=1,
+    ),
+    Pattern(
+        "gangshangpao",
+        "杠上炮",
+        (None, 4),
+        "won on the discard made right after the discarder's kong",
+        lambda h: is_discard_after_kong(h.ctx),
+        kind="situation",
+        fan=1,
+    ),
+    Pattern(
+        "qiangganghu",
+        "抢杠胡",
+        (None, 4),
+        "robbing a kong",
+        lambda h: h.ctx.method is Method.ROBBED_KONG,
+        kind="situation",
+        fan=1,
+    ),
+    Pattern(
+        "shilaotou",
+        "十老头",
+        (3, None),
+        "ten honor discards in a row, each passed by all (method `shilaotou`): alone, "
+        "whatever the hand",
+        kind="method",
+        fan=1,
+    ),
 )
-#: The Chinese names of the table above (docs/rules/yuxi.md, "Patterns": 小七对, 杠上花).
-NAMES: dict[str, str] = {k: PATTERN_NAMES[k] for k in ORDER} | {
-    "qidui": "小七对",
-    "gangshanghua": "杠上花",
-}
+# (key, predicate) of the rows the scorer tests, read once: a win is valued often
+_SHAPES = tuple((p.key, p.when) for p in TABLE if p.kind == "shape" and p.when)
+_SITUATIONS = tuple((p.key, p.when) for p in TABLE if p.kind == "situation" and p.when)
+_PLAIN = next(p.key for p in TABLE if p.kind == "plain")
+_NO_READING = Decomposition("situation", None, (), ())  # what a situation row is given
+
+#: Every yuxi pattern key, in the order ``Score.patterns`` lists them.
+ORDER: tuple[str, ...] = tuple(p.key for p in TABLE)
+#: The Chinese names (docs/rules/yuxi.md, "Patterns": 小七对, 杠上花).
+NAMES: dict[str, str] = {p.key: p.name for p in TABLE}
 #: The seed's 番 per pattern.
-FAN: dict[str, int] = {k: 2 if k == "longqidui" else 1 for k in ORDER}
+FAN: dict[str, int] = {p.key: p.fan or 0 for p in TABLE}
 #: Pattern families: each pattern → those every hand of it also is (direct containment;
 #: a table that tracks difficulty keeps a rarer pattern paying no less: analysis/studies/rescore.py).
-CONTAINS: dict[str, tuple[str, ...]] = {"longqidui": ("qidui",)}  # seven pairs with a four
+CONTAINS: dict[str, tuple[str, ...]] = {p.key: p.contains for p in TABLE if p.contains}
 
 SELF, DISCARD = 0, 1  # columns of a points.* pair
 
@@ -161,14 +222,9 @@ def shape_patterns(concealed: Sequence[int], melds: Sequence[Meld], d: Any) -> l
     ...                D(kind="seven_pairs", pair=None, sets=(), pairs=()))
     ['qingyise', 'longqidui']
     """
-    out = []
-    if is_all_triplets(d):
-        out.append("pengpenghu")
-    if is_one_suit(total_counts(concealed, melds)):
-        out.append("qingyise")
-    if is_seven_pairs(d):
-        out.append("longqidui" if concealed_fours(concealed) else "qidui")
-    return out
+    ctx = WinContext(tuple(concealed), tuple(melds), 0, Method.SELF_DRAW)
+    hand = Finished(ctx, d, total_counts(concealed, melds))
+    return [key for key, holds in _SHAPES if holds(hand)]
 
 
 def _column(ctx: WinContext, rules: Rules) -> tuple[int, bool]:
@@ -253,19 +309,21 @@ def score(ctx: WinContext, rules: Rules) -> Score:
         return _illegal(Reason.NO_KONG_FOR_AFTER_KONG)
 
     col, feeder_pays = _column(ctx, rules)
-    situation = kong_situation(ctx)
+    total = total_counts(ctx.concealed, ctx.melds)
+    # the situation rows read how the hand was won, not how it is read: tested once
+    won = Finished(ctx, _NO_READING, total)
+    situation = [key for key, holds in _SITUATIONS if holds(won)]
     # kong_wins_big = false: 杠上炮 / 抢杠胡 alone do not let a plain hand win
     strict = not rules["kong_wins_big"] and ctx.method is not Method.SELF_DRAW
     best: tuple[int, int, list[str]] | None = None
     shaped = False
     for d in decompositions(list(ctx.concealed), len(ctx.melds)):
         shaped = True
-        shape = shape_patterns(ctx.concealed, ctx.melds, d)
+        hand = Finished(ctx, d, total)
+        shape = [key for key, holds in _SHAPES if holds(hand)]
         if strict and not shape:
             continue
-        pats = shape + situation
-        if not pats:
-            pats = ["pinghu"]
+        pats = shape + situation or [_PLAIN]
         units = _units(pats, col, rules)
         if units is None:
             continue

@@ -43,32 +43,22 @@ from mjlog.scoring import huangmei as scorer
 from mjlog.tiles import GREEN, tile_set
 from mjlog.variants.base import Variant, side_start
 
-#: the fan of every pattern (docs/rules/huangmei.md, "Fan")
-FAN = {
-    "pinghu": 1,
-    "zimo": 1,
-    "menqing": 1,
-    "facai": 1,
-    "facai_all": 8,
-    "kadang": 1,
-    "bianzhang": 1,
-    "dandiao": 1,
-    "peng_zhongbai": 1,
-    "minggang_shu": 1,
-    "anke_zhongbai": 2,
-    "angang_shu": 2,
-    "caishangkaihua": 2,
-    "minggang_zhongbai": 3,
-    "angang_zhongbai": 4,
-    "gangshanghua": 5,
-    "qiangganghu": 5,
-    "haidilaoyue": 5,
-    "qidui": 15,
-    "pengpenghu": 15,
-    "qingyise": 15,
-    "hunyise": 15,
-    "quanqiuren": 30,
-}
+FACAI_ALL = 8
+"""四发财: the fan of all four 发 laid out, instead of 4 × ``fan.facai``."""
+
+
+def _fans() -> dict[str, int]:
+    """The fan of every pattern, the defaults of ``fan.<key>``: the scorer's pattern
+    rows (:data:`mjlog.scoring.huangmei.TABLE`), and 四发财's after 发财's."""
+    out: dict[str, int] = {}
+    for p in scorer.TABLE:
+        out[p.key] = p.value
+        if p.key == "facai":
+            out["facai_all"] = FACAI_ALL
+    return out
+
+
+FAN = _fans()
 
 _T4 = {2: 1, 6: 1, 10: 1, 4: 3, 8: 3, 12: 3}  # dice sum → t with 4 players; others 2 (对家)
 _T3 = {4: 2, 8: 2, 12: 2}  # with 3 players; others 1

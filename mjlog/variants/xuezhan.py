@@ -46,40 +46,9 @@ from mjlog.scoring.xuezhan import XUEZHAN_EXTRAS
 from mjlog.tiles import tile_set
 from mjlog.variants.base import Variant
 
-#: the multiplier of every pattern (docs/rules/xuezhan.md, "Patterns")
-MULT = {
-    "pinghu": 1,
-    "pengpenghu": 2,
-    "qingyise": 4,
-    "qidui": 4,
-    "jingougou": 4,
-    "qingpeng": 8,
-    "longqidui": 8,
-    "qingqidui": 16,
-    "qingjingougou": 16,
-    "shuanglongqidui": 16,
-    "qinglongqidui": 32,
-    "sanlongqidui": 32,
-    "shibaluohan": 64,
-    "qingshuanglongqidui": 64,
-    "qingsanlongqidui": 128,
-    "qingshibaluohan": 256,
-    # bonuses and roots
-    "gen": 2,
-    "qiangganghu": 2,
-    "gangshanghua": 2,
-    "gangshangpao": 2,
-    # optional patterns (extras), in the rulebook's order
-    "daiyaojiu": 4,
-    "duanyaojiu": 2,
-    "qingyaojiu": 16,
-    "jiangdui": 8,
-    "jiangjingougou": 16,
-    "menqing": 2,
-    "tianhu": 32,
-    "dihu": 32,
-    "haidilaoyue": 2,
-}
+#: the multiplier of every pattern, the defaults of ``mult.<key>`` (the scorer's pattern
+#: rows: :data:`mjlog.scoring.xuezhan.TABLE`)
+MULT = {p.key: p.value for p in scorer.TABLE}
 
 
 class Xuezhan(Variant):

@@ -51,18 +51,9 @@ from mjlog.scoring import yuxi as scorer
 from mjlog.tiles import tile_set
 from mjlog.variants.base import Variant
 
-#: pattern: (self-draw, discard) points per payer (docs/rules/yuxi.md, "Patterns and scores")
-POINTS = {
-    "pinghu": (1, None),
-    "pengpenghu": (3, 4),
-    "qingyise": (3, 4),
-    "qidui": (3, 4),
-    "shilaotou": (3, None),
-    "gangshanghua": (3, 4),
-    "gangshangpao": (None, 4),
-    "qiangganghu": (None, 4),
-    "longqidui": (6, 7),
-}
+#: pattern: (self-draw, discard) points per payer, the defaults of ``points.<key>``
+#: (the scorer's pattern rows: :data:`mjlog.scoring.yuxi.PATTERNS`)
+POINTS = {p.key: p.value for p in scorer.TABLE}
 
 
 class Yuxi(Variant):

@@ -31,6 +31,10 @@ class Tidy:
     """Wins when it can, keeps shanten low, lets go of the most-seen tile first."""
 
     name = "tidy"
+    # It reads tiles only, never what a hand pays (base, cap, compensation): a
+    # line-up of such agents can be settled again under other money rules from its
+    # log (mjlog.agent.Agent lists the capabilities an agent may declare).
+    money_blind = True
 
     def __init__(self, claims: str = "pon") -> None:
         if claims not in CLAIMS:

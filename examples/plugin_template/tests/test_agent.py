@@ -12,6 +12,7 @@ from importlib.metadata import version
 import pytest
 from mjlog_agent_template.agent import Tidy
 
+from mjlog.conformance import check_agent
 from mjlog.engine import play_hand
 from mjlog.events import PON, WIN
 from mjlog.rules import resolve
@@ -33,6 +34,14 @@ def test_plays_whole_hands_of_every_variant(variant):
         assert sum(state.deltas) == 0  # the money balances: the hand was played out
         wins += any(e.type == WIN and e.seat == 0 for e in state.events)
     assert wins > 0  # it wins some hands against greedy and random
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_conforms_to_the_agent_interface(variant):
+    """mjlog's own check: the interface, legal play with the engine's invariants
+    checked after every event, and the same hand from the same seed."""
+    check_agent(Tidy, variant, seeds=range(5))
+    check_agent(lambda: Tidy(claims="none"), variant, seeds=range(2))
 
 
 def test_claims_none_never_pons():
