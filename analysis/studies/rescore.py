@@ -73,7 +73,8 @@ from typing import Any
 from analysis import queries
 from analysis.compensation import round_units
 from analysis.stats import estimate
-from analysis.studies.tune import RULES_FILE, Study, _finite, _seed, measure, toml_value
+from analysis.studies.tune import RULES_FILE, Study, derived_seed, measure, toml_value
+from analysis.studies.tune.journal import RescoreJournal, finite
 from mjlog.errors import InputError, MjlogError, quote
 from mjlog.rulekeys import INT32_MAX, RuleKey
 from mjlog.rules import Rules, keys, resolve
@@ -425,7 +426,7 @@ class RescorePlan:
         return (max(1, self.budget // 2 // self.rounds // hm), max(2, self.budget // 4 // hm))
 
 
-class Rescorer(Study):
+class Rescorer(Study[RescoreJournal]):
     """One rescore: the rounds to a fixed point, then the confirmation."""
 
     def __init__(
@@ -437,19 +438,17 @@ class Rescorer(Study):
         progress: Callable[[str], None] | None = None,
         settle: bool = True,
     ):
-        super().__init__(
-            plan,
-            out,
-            {"mode": "rescore", "rounds": [], "confirm": None},
-            workers,
-            scheduler,
-            progress,
-            settle,
-        )
+        super().__init__(plan, out, workers, scheduler, progress, settle)
         self.rules = resolve(plan.variant, sets=list(plan.sets))
         self.rule = TableRule.of(self.rules, plan.patterns)
         self.spec = keys(plan.variant)
         self.metrics = [f"pattern_rate[{p}]" for p in self.rule.patterns]
+
+    def _fresh(self) -> RescoreJournal:
+        return RescoreJournal(self.plan.tune_id, self.plan.variant)
+
+    def _read(self, doc: Mapping[str, Any]) -> RescoreJournal:
+        return RescoreJournal.from_json(doc)
 
     def _shown(self, table: Mapping[str, Any]) -> dict[str, str]:
         return {k: self.spec[k].show(v) for k, v in table.items()}
@@ -479,8 +478,8 @@ class Rescorer(Study):
 
         def step(r: int, table: dict[str, Any]) -> dict[str, Any]:
             played.append(table)
-            if r < len(self.doc["rounds"]):  # journaled: the same walls, the same answer
-                return self._parsed(self.doc["rounds"][r]["proposed"])
+            if r < len(self.journal.rounds):  # journaled: the same walls, the same answer
+                return self._parsed(self.journal.rounds[r]["proposed"])
             name = f"rounds/{r:02d}"
             run = self._run(name, self._sets(table), plan.seed, per_round)
             m = self._counted(name, measure(run, self.metrics))
@@ -490,7 +489,7 @@ class Rescorer(Study):
             observed = observed_containment(run, self.rule.patterns)
             new, why = self.rule(counts, wins, observed, played)
             moved = sum(new[k] != table[k] for k in new)
-            self.doc["rounds"].append(
+            self.journal.rounds.append(
                 {
                     "round": r,
                     "run": name,
@@ -515,7 +514,7 @@ class Rescorer(Study):
     def confirm(self, table: dict[str, Any]) -> dict[str, Any]:
         """The old table and the new one on a fresh seed: each pattern's rate."""
         _, matches = self.plan.split()
-        seed = _seed(self.plan, 4)
+        seed = derived_seed(self.plan, 4)
         old = self._counted(
             "confirm-before",
             measure(
@@ -540,13 +539,13 @@ class Rescorer(Study):
             for p in self.rule.patterns:
                 e = estimate(*m.arrays[f"pattern_rate[{p}]"])
                 out[p] = {
-                    "value": _finite(e.value),
-                    "lo": _finite(max(e.lo, 0.0)),
-                    "hi": _finite(min(e.hi, 1.0)),
+                    "value": finite(e.value),
+                    "lo": finite(max(e.lo, 0.0)),
+                    "hi": finite(min(e.hi, 1.0)),
                 }
             return out
 
-        self.doc["confirm"] = {
+        self.journal.confirm = {
             "seed": seed,
             "proposal": self._shown(table),
             "hands": old.played + (new.played if new is not old else 0),
@@ -555,18 +554,19 @@ class Rescorer(Study):
             "fresh": self._shown(fresh),
         }
         self._save()
-        return self.doc["confirm"]
+        return self.journal.confirm
 
     def run(self) -> dict[str, Any]:
         table, stop, played = self.search()
-        c = self.doc.get("confirm")
+        c = self.journal.confirm
         if not c or c.get("proposal") != self._shown(table):
             self.confirm(table)
         return self.result(table, stop, played)
 
     def result(self, table: dict[str, Any], stop: str, played: int) -> dict[str, Any]:
-        c, rule, spec = self.doc["confirm"], self.rule, self.spec
-        last = self.doc["rounds"][played - 1]  # every stop takes its proposal
+        c, rule, spec = self.journal.confirm, self.rule, self.spec
+        assert c is not None
+        last = self.journal.rounds[played - 1]  # every stop takes its proposal
         why = last["why"]
         rows = []
         for p in rule.patterns:
@@ -612,9 +612,9 @@ class Rescorer(Study):
             "observed": last["observed"],
             "rounds": [
                 {x: r[x] for x in ("round", "run", "hands", "wins", "changed", "proposed")}
-                for r in self.doc["rounds"]
+                for r in self.journal.rounds
             ],
-            "hands": sum(r["hands"] for r in self.doc["rounds"]) + c["hands"],
+            "hands": sum(r["hands"] for r in self.journal.rounds) + c["hands"],
             "seed": self.plan.seed,
             "confirm_seed": c["seed"],
         }

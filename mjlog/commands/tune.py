@@ -159,7 +159,7 @@ def tune_command(
     not met or inconclusive there, with its interval. Writes OUT/rules.toml
     (the proposal, each key with its evidence, for --rules) and OUT/tune.json
     (every trial). Rerun the same command to resume; how it searches:
-    analysis/studies/tune.py.
+    analysis/studies/tune/.
 
     Example: mjlog tune huangmei --vary fan.qidui=5:60:5
     --target 'pattern_rate[qidui]=0.05±0.01' --budget 20000 --out runs/qidui

@@ -1,0 +1,339 @@
+"""The search: explore, race, confirm (and recheck), journaled step by step."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analysis.studies.tune.grammar import Target, Vary
+from analysis.studies.tune.journal import (
+    Confirmation,
+    RaceRound,
+    Recheck,
+    Trial,
+    TuneJournal,
+    clean,
+    finite,
+)
+from analysis.studies.tune.measuring import Measured, boot_best, loss, measure, same_figures
+from analysis.studies.tune.study import Study, derived_seed
+from mjlog.rules import keys, resolve
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything that decides a tune's answer (its id hashes it)."""
+
+    variant: str
+    vary: tuple[Vary, ...]
+    targets: tuple[Target, ...]
+    agents: tuple[str, ...]
+    sets: tuple[str, ...]
+    budget: int
+    trials: int
+    hands_per_match: int
+    seed: int
+
+    @property
+    def tune_id(self) -> str:
+        doc = {
+            "variant": self.variant,
+            "sets": list(self.sets),
+            "agents": list(self.agents),
+            "vary": [[v.key, [v.show(x) for x in v.values]] for v in self.vary],
+            "targets": [dataclasses.asdict(t) for t in self.targets],
+            "budget": self.budget,
+            "trials": self.trials,
+            "hands_per_match": self.hands_per_match,
+            "seed": self.seed,
+        }
+        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
+
+    def split(self) -> tuple[int, int, int]:
+        """Matches per explored trial, the race's budget and the confirmation's, in
+        matches: half the hands explore, a quarter race, a quarter confirm."""
+        hm = self.hands_per_match
+        per_trial = max(1, self.budget // 2 // self.trials // hm)
+        return per_trial, max(0, self.budget // 4 // hm), max(2, self.budget // 4 // hm)
+
+    def shown(self) -> dict[str, list[str]]:
+        """Each varied key's values as the journal shows them."""
+        return {v.key: [v.show(x) for x in v.values] for v in self.vary}
+
+
+def _grid(vary: Sequence[Vary], now: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every point of the varied keys, the rules as they are first when among them."""
+    points = [
+        dict(zip([v.key for v in vary], combo, strict=True))
+        for combo in itertools.product(*(v.values for v in vary))
+    ]
+    first = [p for p in points if all(p[k] == now[k] for k in p)]
+    return first + [p for p in points if p not in first]
+
+
+def _sets(plan: Plan, point: Mapping[str, Any]) -> list[str]:
+    return [*plan.sets, *(f"{v.key}={v.show(point[v.key])}" for v in plan.vary)]
+
+
+class Tuner(Study[TuneJournal]):
+    """One tune: its plan, its directory, its journal."""
+
+    plan: Plan
+
+    def __init__(
+        self,
+        plan: Plan,
+        out: str | Path,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        progress: Callable[[str], None] | None = None,
+        settle: bool = True,
+    ):
+        super().__init__(plan, out, workers, scheduler, progress, settle)
+        self.metrics = [t.metric for t in plan.targets]
+        self.base_rules = resolve(plan.variant, sets=list(plan.sets))
+
+    def _fresh(self) -> TuneJournal:
+        return TuneJournal(self.plan.tune_id, self.plan.variant)
+
+    def _read(self, doc: Mapping[str, Any]) -> TuneJournal:
+        return TuneJournal.from_json(doc, self.plan.shown())
+
+    def _play(
+        self,
+        name: str,
+        point: Mapping[str, Any],
+        seed: int,
+        matches: int,
+        agents: Sequence[str] | None = None,
+    ) -> Measured:
+        return self._counted(
+            name,
+            measure(self._run(name, _sets(self.plan, point), seed, matches, agents), self.metrics),
+        )
+
+    def _point(self, trial: Trial) -> dict[str, Any]:
+        table = keys(self.plan.variant)
+        return {
+            v.key: table[v.key].parse(trial.point[v.key], self.plan.variant) for v in self.plan.vary
+        }
+
+    # -- the three stages
+    def explore(self) -> None:
+        """``plan.trials`` candidates on the shared walls, the rules as they are first."""
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        plan, trials = self.plan, self.journal.trials
+        per_trial, _, _ = plan.split()
+        dist = {
+            v.key: optuna.distributions.IntDistribution(0, len(v.values) - 1)
+            if v.numeric
+            else optuna.distributions.CategoricalDistribution(list(range(len(v.values))))
+            for v in plan.vary
+        }
+
+        def told(point: Mapping[str, Any], value: float):
+            return optuna.trial.create_trial(
+                params={v.key: v.values.index(point[v.key]) for v in plan.vary},
+                distributions=dist,
+                value=value,
+            )
+
+        study = optuna.create_study(direction="minimize")
+        for t in trials:
+            study.add_trial(told(self._point(t), t.loss))
+        now = {v.key: self.base_rules[v.key] for v in plan.vary}
+        grid = (
+            _grid(plan.vary, now)
+            if math.prod(len(v.values) for v in plan.vary) <= plan.trials
+            else None
+        )
+        for k in range(len(trials), len(grid) if grid else plan.trials):
+            if grid:  # every point fits the trials: try them all, as a sweep would
+                point = grid[k]
+            elif k == 0 and all(now[v.key] in v.values for v in plan.vary):
+                point = now  # the rules as they are: "before"
+            else:
+                # a sampler seeded per trial: trial k depends on the seed, k and the
+                # losses before it only, so a resumed tune proposes what it would have
+                study.sampler = optuna.samplers.TPESampler(
+                    seed=derived_seed(plan, 1, k), n_startup_trials=5
+                )
+                proposed = study.ask(dist)
+                point = {v.key: v.values[proposed.params[v.key]] for v in plan.vary}
+                study.tell(proposed, state=optuna.trial.TrialState.PRUNED)
+            shown = {v.key: v.show(point[v.key]) for v in plan.vary}
+            again = next((t for t in trials if t.point == shown), None)
+            if again is not None:  # the same rules on the same walls: the same figures
+                row = dataclasses.replace(again, trial=k, hands=0, same_as=again.trial)
+            else:
+                name = f"trials/{k:03d}"
+                m = self._play(name, point, plan.seed, per_trial)
+                row = Trial(
+                    trial=k,
+                    point=shown,
+                    run=name,
+                    hands=m.played,
+                    loss=loss(plan.targets, m),
+                    values={x: finite(m.value(x)) for x in self.metrics},
+                )
+                if m.played < m.hands:
+                    row.settled_from, row.settled = self.journal.settled[name], m.hands
+            trials.append(row)
+            study.add_trial(told(point, row.loss))
+            self._save()
+            self.say(
+                f"tune: trial {k + 1}/{len(grid) if grid else plan.trials} {shown}: "
+                f"loss {row.loss:.3g}"
+            )
+
+    def race(self, top: int = 3) -> list[int]:
+        """The best few distinct trials, played again on fresh shared walls, round after
+        round, until one is clearly best (the lowest loss in 95 % of paired bootstrap
+        resamples); returns them best first by their loss on all their hands."""
+        plan, j = self.plan, self.journal
+        per_trial, race_matches, _ = plan.split()
+        field: list[int] = []
+        for t in sorted(j.trials, key=lambda t: (t.loss, t.trial)):
+            if t.same_as is None and len(field) < top:
+                field.append(t.trial)
+        rounds = race_matches // (max(len(field), 1) * per_trial)
+        if len(field) < 2 or rounds == 0:
+            j.race = []
+            return field
+        data = {k: measure(self.out / j.trials[k].run, self.metrics) for k in field}
+        j.race = []
+        share = np.zeros(len(field))
+        for r in range(rounds):  # a resumed race replays nothing: its runs are complete
+            hands = 0
+            for k in field:
+                extra = self._play(
+                    f"race/{r:02d}/{k:03d}",
+                    self._point(j.trials[k]),
+                    derived_seed(plan, 2, r),
+                    per_trial,
+                )
+                data[k] = data[k].merged(extra)
+                hands += extra.played
+            share = boot_best(plan.targets, [data[k] for k in field], derived_seed(plan, 3, r))
+            # candidates whose figures agree match for match: no round can part them
+            tied = all(same_figures(data[field[0]], data[k]) for k in field[1:])
+            j.race.append(
+                RaceRound(
+                    round=r,
+                    trials=field,
+                    hands=hands,
+                    share_best=share.round(4).tolist(),
+                    losses=[loss(plan.targets, data[k]) for k in field],
+                    tied=tied,
+                )
+            )
+            self._save()
+            self.say(
+                f"tune: race round {r + 1}/{rounds}: "
+                + (
+                    f"trials {field} tied: the targets cannot tell them apart"
+                    if tied
+                    else f"trial {field[int(share.argmax())]} best in {share.max():.0%} of resamples"
+                )
+            )
+            if share.max() >= 0.95 or tied:
+                break
+        # best first by the loss on all its hands (the shared walls and every round)
+        pooled = [loss(plan.targets, data[k]) for k in field]
+        return [field[i] for i in np.argsort(pooled, kind="stable")]
+
+    def confirm(self, best: int) -> Confirmation:
+        """The winner, and the rules as they were, on a fresh seed: each target judged."""
+        plan, j = self.plan, self.journal
+        _, _, matches = plan.split()
+        seed = derived_seed(plan, 4)
+        m = self._play("confirm", self._point(j.trials[best]), seed, matches)
+        rows = [m.judge(t) for t in plan.targets]
+        first = j.trials[0]
+        before, hands = None, m.played
+        if best != 0 and all(
+            first.point[v.key] == v.show(self.base_rules[v.key]) for v in plan.vary
+        ):
+            b = self._play("confirm-before", self._point(first), seed, matches)
+            before, hands = [b.judge(t) for t in plan.targets], hands + b.played
+        j.confirm = Confirmation(best, seed, hands, clean(rows) or [], clean(before))
+        self._save()
+        return j.confirm
+
+    def recheck(self, agents: Sequence[str]) -> Recheck:
+        """The proposal and the rules as they were, under another line-up, on the
+        confirmation's fresh walls: each target judged again (a proposal holds for the
+        play it was tuned under; this says whether it holds for stronger play)."""
+        plan, j = self.plan, self.journal
+        assert j.confirm is not None
+        c = j.confirm
+        _, _, matches = plan.split()
+        label = ",".join(agents)
+        tag = hashlib.sha256(label.encode()).hexdigest()[:8]
+        m = self._play(f"recheck-{tag}", self._point(j.trials[c.trial]), c.seed, matches, agents)
+        b = self._play(f"recheck-{tag}-before", self._point(j.trials[0]), c.seed, matches, agents)
+        entry = Recheck(
+            label,
+            m.played + b.played,
+            clean([m.judge(t) for t in plan.targets]) or [],
+            clean([b.judge(t) for t in plan.targets]) or [],
+        )
+        j.recheck[label] = entry
+        self._save()
+        return entry
+
+    def run(self, recheck: Sequence[Sequence[str]] = ()) -> dict[str, Any]:
+        """Explore, race, confirm; then recheck the proposal under each other line-up. A
+        finished tune answers from its journal alone (its runs may be gone)."""
+        j = self.journal
+        if not j.finished:
+            self.explore()
+            order = self.race()
+            if j.confirm is None or j.confirm.trial != order[0]:
+                self.confirm(order[0])
+            j.finished = True
+            self._save()
+        for agents in recheck:
+            if ",".join(agents) not in j.recheck:
+                self.recheck(agents)
+        return self.result()
+
+    def result(self) -> dict[str, Any]:
+        j = self.journal
+        c = j.confirm
+        assert c is not None
+        best = j.trials[c.trial]
+        rechecks = [r.to_json() for r in j.recheck.values()]
+        hands = (
+            sum(t.hands for t in j.trials)
+            + sum(r.hands for r in j.race)
+            + c.hands
+            + sum(r["hands"] for r in rechecks)
+        )
+        return {
+            "tune_id": self.plan.tune_id,
+            "variant": self.plan.variant,
+            "agents": list(self.plan.agents),
+            "best": best.point,
+            "before": {v.key: v.show(self.base_rules[v.key]) for v in self.plan.vary},
+            "targets": c.targets,
+            "targets_before": c.before,
+            "trials": [t.to_json() for t in j.trials],
+            "race": [r.to_json() for r in j.race],
+            "hands": hands,
+            "settled": dict(j.settled),
+            "seed": self.plan.seed,
+            "confirm_seed": c.seed,
+            "recheck": rechecks,
+        }
