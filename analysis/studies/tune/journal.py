@@ -225,6 +225,41 @@ class RaceRound:
 
 
 @dataclass
+class Choice:
+    """How the proposal was chosen (:mod:`analysis.studies.tune.choice`): ``best`` the
+    trial of the lowest loss on all its hands, ``close`` the candidates the evidence
+    cannot tell from it on the targets, ``chosen`` the close one nearest the rulebook;
+    ``unmoved`` the targets no varied key moves (every candidate the same on every
+    match)."""
+
+    best: int
+    close: list[int]
+    chosen: int
+    unmoved: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "best": self.best,
+            "close": list(self.close),
+            "chosen": self.chosen,
+            "unmoved": list(self.unmoved),
+        }
+
+    @classmethod
+    def from_json(cls, doc: Any, what: str = "the choice") -> Choice:
+        d = _dict(doc, what)
+        unmoved = _list(d.get("unmoved", []), f"{what}'s unmoved")
+        if not all(isinstance(m, str) for m in unmoved):
+            raise DamagedJournal(f"{what}'s unmoved {quote(unmoved)} holds a non-text metric")
+        return cls(
+            best=_int(_key(d, "best", what), f"{what}'s best"),
+            close=[_int(k, f"{what}'s close") for k in _list(_key(d, "close", what), what)],
+            chosen=_int(_key(d, "chosen", what), f"{what}'s chosen"),
+            unmoved=unmoved,
+        )
+
+
+@dataclass
 class Confirmation:
     """The proposal (trial ``trial``) judged on a fresh seed: each target's row
     (:func:`analysis.studies.tune.measuring.judge`), and the rules as they were on the
@@ -335,6 +370,7 @@ class TuneJournal(Journal):
     trials: list[Trial] = field(default_factory=list)
     race: list[RaceRound] = field(default_factory=list)
     confirm: Confirmation | None = None
+    choice: Choice | None = None
     finished: bool = False
     recheck: dict[str, Recheck] = field(default_factory=dict)
 
@@ -344,6 +380,7 @@ class TuneJournal(Journal):
             "variant": self.variant,
             "trials": [t.to_json() for t in self.trials],
             "race": [r.to_json() for r in self.race],
+            **({} if self.choice is None else {"choice": self.choice.to_json()}),
             "confirm": None if self.confirm is None else self.confirm.to_json(),
             **self._runs_json(),
         }
@@ -377,6 +414,9 @@ class TuneJournal(Journal):
         for r in race:
             if any(k >= len(trials) for k in r.trials):
                 raise DamagedJournal(f"race round {r.round} races a trial the journal lacks")
+        choice = None if doc.get("choice") is None else Choice.from_json(doc["choice"])
+        if choice is not None and max(choice.close + [choice.best, choice.chosen]) >= len(trials):
+            raise DamagedJournal("the choice names a trial the journal lacks")
         confirm = None if doc.get("confirm") is None else Confirmation.from_json(doc["confirm"])
         if confirm is not None and confirm.trial >= len(trials):
             raise DamagedJournal(f"the confirmation names trial {confirm.trial}, which is missing")
@@ -391,6 +431,7 @@ class TuneJournal(Journal):
             trials=trials,
             race=race,
             confirm=confirm,
+            choice=choice,
             finished=doc.get("finished") is True,
             recheck={k: Recheck.from_json(r, f"recheck {quote(k)}") for k, r in rechecks.items()},
         )
@@ -456,6 +497,7 @@ class RescoreJournal(Journal):
 
 __all__ = [
     "RUN_NAME",
+    "Choice",
     "Confirmation",
     "DamagedJournal",
     "Journal",

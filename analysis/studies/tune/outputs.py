@@ -34,6 +34,7 @@ def rules_toml(result: Mapping[str, Any], plan: Plan) -> str:
             tomlkit.comment(
                 f"{v.key}: {result['before'][v.key]} before, searched "
                 f"{v.show(v.values[0])} to {v.show(v.values[-1])}"
+                + (f"; {kept}" if (kept := (result.get("kept") or {}).get(v.key)) else "")
             )
         )
         doc.add(v.key, toml_value(table[v.key], value))
@@ -80,10 +81,19 @@ def summary(result: Mapping[str, Any]) -> str:
             f"money-only keys differ and no agent reads money (the same hands)"
         )
     lines.append("")
-    lines.append(
-        "proposal: "
-        + ", ".join(f"{k}={v} (was {result['before'][k]})" for k, v in result["best"].items())
-    )
+    changed = result.get("changed", list(result["best"]))
+    if result.get("no_change"):
+        lines.append(f"proposal: no change ({result['no_change']})")
+    else:
+        lines.append(
+            "proposal: "
+            + ", ".join(f"{k}={result['best'][k]} (was {result['before'][k]})" for k in changed)
+        )
+    for k, why in (result.get("kept") or {}).items():
+        lines.append(f"  {k} {why}")
+    unmoved = (result.get("choice") or {}).get("unmoved") or []
+    if unmoved and not result.get("no_change"):
+        lines.append(f"  no varied key moves {', '.join(unmoved)} (the same on every match)")
     lines += ["", f"targets on fresh walls (seed {result['confirm_seed']}), 95 % intervals:"]
     before = {r["metric"]: r for r in result.get("targets_before") or []}
     for r in result["targets"]:
@@ -141,7 +151,7 @@ def summary(result: Mapping[str, Any]) -> str:
         lines.append(
             f"  race round {r['round']}: trials {r['trials']} "
             + (
-                "tied: the same figures on every match (the first is proposed)"
+                "tied: the same figures on every match (the nearest the rulebook is proposed)"
                 if r.get("tied")
                 else f"best in {', '.join(f'{s:.0%}' for s in r['share_best'])} of resamples"
             )

@@ -14,8 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from analysis.studies.tune.choice import apart, distance, same_everywhere
 from analysis.studies.tune.grammar import Target, Vary
 from analysis.studies.tune.journal import (
+    Choice,
     Confirmation,
     RaceRound,
     Recheck,
@@ -98,15 +100,22 @@ class Tuner(Study[TuneJournal]):
         progress: Callable[[str], None] | None = None,
         settle: bool = True,
     ):
+        self.base_rules = resolve(plan.variant, sets=list(plan.sets))
+        #: The rules as they are, on the varied keys: always measured (trial 0).
+        self.rulebook = {v.key: self.base_rules[v.key] for v in plan.vary}
         super().__init__(plan, out, workers, scheduler, progress, settle)
         self.metrics = [t.metric for t in plan.targets]
-        self.base_rules = resolve(plan.variant, sets=list(plan.sets))
+        self.explored = plan.trials  # the trials explore() plays (fewer on a grid)
 
     def _fresh(self) -> TuneJournal:
         return TuneJournal(self.plan.tune_id, self.plan.variant)
 
     def _read(self, doc: Mapping[str, Any]) -> TuneJournal:
-        return TuneJournal.from_json(doc, self.plan.shown())
+        allowed = {
+            v.key: [*shown, v.show(self.rulebook[v.key])]
+            for v, shown in zip(self.plan.vary, self.plan.shown().values(), strict=True)
+        }
+        return TuneJournal.from_json(doc, allowed)
 
     def _play(
         self,
@@ -142,6 +151,9 @@ class Tuner(Study[TuneJournal]):
             for v in plan.vary
         }
 
+        def inside(point: Mapping[str, Any]) -> bool:
+            return all(point[v.key] in v.values for v in plan.vary)
+
         def told(point: Mapping[str, Any], value: float):
             return optuna.trial.create_trial(
                 params={v.key: v.values.index(point[v.key]) for v in plan.vary},
@@ -151,18 +163,22 @@ class Tuner(Study[TuneJournal]):
 
         study = optuna.create_study(direction="minimize")
         for t in trials:
-            study.add_trial(told(self._point(t), t.loss))
-        now = {v.key: self.base_rules[v.key] for v in plan.vary}
+            if inside(self._point(t)):  # the rulebook may lie outside the searched range
+                study.add_trial(told(self._point(t), t.loss))
+        now = self.rulebook
+        # the rules as they are come first, searched or not: "before", and the
+        # candidate of no change
         grid = (
-            _grid(plan.vary, now)
+            [now] + [p for p in _grid(plan.vary, now) if p != now]
             if math.prod(len(v.values) for v in plan.vary) <= plan.trials
             else None
         )
-        for k in range(len(trials), len(grid) if grid else plan.trials):
+        self.explored = len(grid) if grid else plan.trials
+        for k in range(len(trials), self.explored):
             if grid:  # every point fits the trials: try them all, as a sweep would
                 point = grid[k]
-            elif k == 0 and all(now[v.key] in v.values for v in plan.vary):
-                point = now  # the rules as they are: "before"
+            elif k == 0:
+                point = now
             else:
                 # a sampler seeded per trial: trial k depends on the seed, k and the
                 # losses before it only, so a resumed tune proposes what it would have
@@ -172,59 +188,92 @@ class Tuner(Study[TuneJournal]):
                 proposed = study.ask(dist)
                 point = {v.key: v.values[proposed.params[v.key]] for v in plan.vary}
                 study.tell(proposed, state=optuna.trial.TrialState.PRUNED)
-            shown = {v.key: v.show(point[v.key]) for v in plan.vary}
-            again = next((t for t in trials if t.point == shown), None)
-            if again is not None:  # the same rules on the same walls: the same figures
-                row = dataclasses.replace(again, trial=k, hands=0, same_as=again.trial)
-            else:
-                name = f"trials/{k:03d}"
-                m = self._play(name, point, plan.seed, per_trial)
-                row = Trial(
-                    trial=k,
-                    point=shown,
-                    run=name,
-                    hands=m.played,
-                    loss=loss(plan.targets, m),
-                    values={x: finite(m.value(x)) for x in self.metrics},
-                )
-                if m.played < m.hands:
-                    row.settled_from, row.settled = self.journal.settled[name], m.hands
-            trials.append(row)
-            study.add_trial(told(point, row.loss))
-            self._save()
+            row = self._trial(point)
+            if inside(point):
+                study.add_trial(told(point, row.loss))
             self.say(
-                f"tune: trial {k + 1}/{len(grid) if grid else plan.trials} {shown}: "
+                f"tune: trial {k + 1}/{len(grid) if grid else plan.trials} {row.point}: "
                 f"loss {row.loss:.3g}"
             )
 
-    def race(self, top: int = 3) -> list[int]:
-        """The best few distinct trials, played again on fresh shared walls, round after
-        round, until one is clearly best (the lowest loss in 95 % of paired bootstrap
-        resamples); returns them best first by their loss on all their hands."""
+    def _trial(self, point: Mapping[str, Any]) -> Trial:
+        """The next trial: ``point`` on the shared walls (a point already tried is not
+        replayed: the same rules on the same walls give the same figures), journaled."""
+        plan, trials = self.plan, self.journal.trials
+        k = len(trials)
+        shown = {v.key: v.show(point[v.key]) for v in plan.vary}
+        again = next((t for t in trials if t.point == shown), None)
+        if again is not None:
+            row = dataclasses.replace(again, trial=k, hands=0, same_as=again.trial)
+        else:
+            name = f"trials/{k:03d}"
+            m = self._play(name, point, plan.seed, plan.split()[0])
+            row = Trial(
+                trial=k,
+                point=shown,
+                run=name,
+                hands=m.played,
+                loss=loss(plan.targets, m),
+                values={x: finite(m.value(x)) for x in self.metrics},
+            )
+            if m.played < m.hands:
+                row.settled_from, row.settled = self.journal.settled[name], m.hands
+        trials.append(row)
+        self._save()
+        return row
+
+    def nearer(self) -> list[int]:
+        """The best explored trial with each changed key put back at the rulebook's
+        value, one key at a time, played on the shared walls when not tried yet: the
+        candidates that say whether the targets need that key moved at all."""
+        j = self.journal
+        explored = j.trials[: self.explored]  # not the nearer ones of a resumed tune
+        best = min((t for t in explored if t.same_as is None), key=lambda t: (t.loss, t.trial))
+        out = []
+        for v in self.plan.vary:
+            point = self._point(best)
+            if point[v.key] == self.rulebook[v.key]:
+                continue
+            point[v.key] = self.rulebook[v.key]
+            shown = {x.key: x.show(point[x.key]) for x in self.plan.vary}
+            row = next((t for t in j.trials if t.point == shown and t.same_as is None), None)
+            if row is None:
+                row = self._trial(point)
+                self.say(f"tune: trial {row.trial + 1} {row.point} (nearer the rulebook)")
+            out.append(row.trial)
+        return out
+
+    def race(self, top: int = 3) -> Choice:
+        """The best few distinct trials, the rules as they are and the best one nearer
+        them (:meth:`nearer`), played again on fresh shared walls, round after round,
+        until one is clearly best (the lowest loss in 95 % of paired bootstrap
+        resamples); then the proposal is the candidate nearest the rulebook among those
+        the evidence cannot tell from the best on the targets
+        (:mod:`analysis.studies.tune.choice`)."""
         plan, j = self.plan, self.journal
         per_trial, race_matches, _ = plan.split()
+        extra = [0, *self.nearer()]
         field: list[int] = []
         for t in sorted(j.trials, key=lambda t: (t.loss, t.trial)):
             if t.same_as is None and len(field) < top:
                 field.append(t.trial)
+        field += [k for k in dict.fromkeys(extra) if k not in field]
         rounds = race_matches // (max(len(field), 1) * per_trial)
-        if len(field) < 2 or rounds == 0:
-            j.race = []
-            return field
         data = {k: measure(self.out / j.trials[k].run, self.metrics) for k in field}
         j.race = []
         share = np.zeros(len(field))
-        for r in range(rounds):  # a resumed race replays nothing: its runs are complete
+        for r in range(rounds if len(field) >= 2 else 0):
+            # a resumed race replays nothing: its runs are complete
             hands = 0
             for k in field:
-                extra = self._play(
+                more = self._play(
                     f"race/{r:02d}/{k:03d}",
                     self._point(j.trials[k]),
                     derived_seed(plan, 2, r),
                     per_trial,
                 )
-                data[k] = data[k].merged(extra)
-                hands += extra.played
+                data[k] = data[k].merged(more)
+                hands += more.played
             share = boot_best(plan.targets, [data[k] for k in field], derived_seed(plan, 3, r))
             # candidates whose figures agree match for match: no round can part them
             tied = all(same_figures(data[field[0]], data[k]) for k in field[1:])
@@ -249,9 +298,31 @@ class Tuner(Study[TuneJournal]):
             )
             if share.max() >= 0.95 or tied:
                 break
-        # best first by the loss on all its hands (the shared walls and every round)
-        pooled = [loss(plan.targets, data[k]) for k in field]
-        return [field[i] for i in np.argsort(pooled, kind="stable")]
+        # the best by the loss on all its hands (the shared walls and every round)
+        pooled = {k: loss(plan.targets, data[k]) for k in field}
+        best = min(field, key=lambda k: (pooled[k], field.index(k)))
+        seed = derived_seed(plan, 5)
+        close = [
+            k for k in field if k == best or not apart(plan.targets, data[k], data[best], seed)
+        ]
+        chosen = min(
+            close,
+            key=lambda k: (
+                distance(plan.vary, self._point(j.trials[k]), self.rulebook),
+                pooled[k],
+                field.index(k),
+            ),
+        )
+        explored = [data[k] for k in field]
+        unmoved = [
+            t.metric
+            for t in plan.targets
+            if len({tr.values.get(t.metric) for tr in j.trials}) == 1
+            and same_everywhere(explored, t.metric)
+        ]
+        j.choice = Choice(best, close, chosen, unmoved)
+        self._save()
+        return j.choice
 
     def confirm(self, best: int) -> Confirmation:
         """The winner, and the rules as they were, on a fresh seed: each target judged."""
@@ -299,15 +370,46 @@ class Tuner(Study[TuneJournal]):
         j = self.journal
         if not j.finished:
             self.explore()
-            order = self.race()
-            if j.confirm is None or j.confirm.trial != order[0]:
-                self.confirm(order[0])
+            chosen = self.race().chosen
+            if j.confirm is None or j.confirm.trial != chosen:
+                self.confirm(chosen)
             j.finished = True
             self._save()
         for agents in recheck:
             if ",".join(agents) not in j.recheck:
                 self.recheck(agents)
         return self.result()
+
+    def _least_change(self, chosen: Trial, before: Mapping[str, str]) -> dict[str, Any]:
+        """Why each key the proposal leaves alone keeps its rulebook value, and why no
+        change is proposed when none is."""
+        j, ch = self.journal, self.journal.choice
+        if ch is None:  # a journal of a tune before least change
+            return {"kept": {}, "no_change": None, "choice": None}
+        top = j.trials[ch.best]
+        kept = {}
+        for k, v in chosen.point.items():
+            if v != before[k]:
+                continue
+            kept[k] = (
+                f"kept at {v} (the rulebook's): the targets cannot tell it from "
+                f"{top.point[k]} (trial {top.trial}, the lowest loss)"
+                if top.point[k] != v
+                else f"kept at {v} (the rulebook's): the lowest loss has it there"
+            )
+        no_change = None
+        if chosen.trial == 0:
+            targets = [t.metric for t in self.plan.targets]
+            no_change = (
+                f"no varied key moves {', '.join(ch.unmoved)}: every candidate reads the "
+                f"same on every match"
+                if ch.unmoved and set(ch.unmoved) == set(targets)
+                else "the rules as they are have the lowest loss"
+                if ch.best == 0
+                else f"the evidence cannot tell the rules as they are from the lowest "
+                f"loss (trial {ch.best}) on the targets"
+            )
+        return {"kept": kept, "no_change": no_change, "choice": ch.to_json()}
 
     def result(self) -> dict[str, Any]:
         j = self.journal
@@ -321,12 +423,16 @@ class Tuner(Study[TuneJournal]):
             + c.hands
             + sum(r["hands"] for r in rechecks)
         )
+        before = {v.key: v.show(self.rulebook[v.key]) for v in self.plan.vary}
+        changed = [k for k, v in best.point.items() if v != before[k]]
         return {
             "tune_id": self.plan.tune_id,
             "variant": self.plan.variant,
             "agents": list(self.plan.agents),
             "best": best.point,
-            "before": {v.key: v.show(self.base_rules[v.key]) for v in self.plan.vary},
+            "before": before,
+            "changed": changed,
+            **self._least_change(best, before),
             "targets": c.targets,
             "targets_before": c.before,
             "trials": [t.to_json() for t in j.trials],
