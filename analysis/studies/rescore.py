@@ -73,6 +73,7 @@ from typing import Any
 from analysis import queries
 from analysis.compensation import round_units
 from analysis.stats import estimate
+from analysis.studies.pattern_table import level, pays_at_least, value_key
 from analysis.studies.tune import RULES_FILE, Study, derived_seed, measure, toml_value
 from analysis.studies.tune.journal import RescoreJournal, finite
 from mjlog.errors import InputError, MjlogError, quote
@@ -93,6 +94,7 @@ __all__ = [
     "level",
     "observed_containment",
     "parse_patterns",
+    "pays_at_least",
     "rule_levels",
     "rules_toml",
     "summary",
@@ -120,25 +122,6 @@ RULE = (
 
 
 # ------------------------------------------------------------------ a value's level
-def value_key(variant: str, pattern: str) -> str:
-    """The rule key holding ``pattern``'s value (``fan.qidui``, ``mult.qidui``,
-    ``points.qidui``)."""
-    found = [k for k in keys(variant) if k.partition(".")[2] == pattern]
-    if len(found) != 1:
-        raise InputError(f"{variant} has no value key for pattern {quote(pattern)}")
-    return found[0]
-
-
-def level(rk: RuleKey, value: Any) -> int:
-    """A pattern value's level: the fan, the exponent of a power of two, or the larger
-    side of a self-draw/discard pair (0 when it has none)."""
-    if rk.kind == "pow2":
-        return int(value).bit_length() - 1
-    if rk.kind == "pair":
-        return max((v for v in value if v is not None), default=0)
-    return int(value)
-
-
 def _range(rk: RuleKey) -> tuple[int, int]:
     """The levels the key allows."""
     if rk.kind == "pow2":
@@ -163,15 +146,6 @@ def from_level(rk: RuleKey, lv: int, old: Any) -> Any:
             for o in old
         )
     return lv
-
-
-def _pays_at_least(rk: RuleKey, a: Any, b: Any) -> bool:
-    """``a`` pays no less than ``b`` (a pair: its level, and each side both have)."""
-    if level(rk, a) < level(rk, b):
-        return False
-    return rk.kind != "pair" or all(
-        x >= y for x, y in zip(a, b, strict=True) if x is not None and y is not None
-    )
 
 
 def rule_levels(counts: Mapping[str, int], wins: int, lo: int, hi: int) -> dict[str, float]:
@@ -287,7 +261,7 @@ class TableRule:
         order = {p: i for i, p in enumerate(self.patterns)}
         for b in self.rescored:  # one kept as it is caps what it contains
             for a in (a for a in self.patterns if a not in self.rescored):
-                if b in closure.get(a, ()) and not _pays_at_least(
+                if b in closure.get(a, ()) and not pays_at_least(
                     rk[b], table[self.key(a)], table[self.key(b)]
                 ):
                     table[self.key(b)] = self._move(
@@ -300,7 +274,7 @@ class TableRule:
             for a in self.rescored:
                 for b in sorted(closure.get(a, ()), key=order.__getitem__):
                     va, vb = table[self.key(a)], table[self.key(b)]
-                    if not _pays_at_least(rk[a], va, vb):
+                    if not pays_at_least(rk[a], va, vb):
                         moved = self._move(rk[a], va, vb, +1)
                         if moved != va:
                             table[self.key(a)] = moved
@@ -326,7 +300,7 @@ class TableRule:
                 break
             lv += way
             cand = from_level(rk, lv, value)
-            if _pays_at_least(rk, cand, other) if way > 0 else _pays_at_least(rk, other, cand):
+            if pays_at_least(rk, cand, other) if way > 0 else pays_at_least(rk, other, cand):
                 return cand
         return from_level(rk, lv, value)
 

@@ -126,6 +126,13 @@ from mjlog.rules import VARIANTS
     "logged play (only money-only keys differ and no agent reads money): "
     "the same answer, for checking; settling costs a replay, not a game.",
 )
+@click.option(
+    "--keep-order/--no-keep-order",
+    default=True,
+    show_default=True,
+    help="Propose no pattern value that breaks its table's containment order (a "
+    "pattern never pays less than one it contains), as --rescore keeps it.",
+)
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
@@ -149,6 +156,7 @@ def tune_command(
     scheduler,
     out,
     play_all,
+    keep_order,
     quiet,
     fmt,
 ) -> None:
@@ -243,6 +251,7 @@ def tune_command(
         trials,
         hands_per_match,
         seed,
+        keep_order,
     )
     if plan.split()[0] < 1:
         raise InputError("--budget is too small for --trials")

@@ -236,6 +236,8 @@ class Choice:
     close: list[int]
     chosen: int
     unmoved: list[str] = field(default_factory=list)
+    #: Candidates left out because they would break a containment order (--keep-order).
+    broken: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -243,6 +245,7 @@ class Choice:
             "close": list(self.close),
             "chosen": self.chosen,
             "unmoved": list(self.unmoved),
+            **({"broken": list(self.broken)} if self.broken else {}),
         }
 
     @classmethod
@@ -256,6 +259,7 @@ class Choice:
             close=[_int(k, f"{what}'s close") for k in _list(_key(d, "close", what), what)],
             chosen=_int(_key(d, "chosen", what), f"{what}'s chosen"),
             unmoved=unmoved,
+            broken=[_int(k, f"{what}'s broken") for k in _list(d.get("broken", []), what)],
         )
 
 
@@ -270,15 +274,21 @@ class Confirmation:
     hands: int
     targets: list[dict[str, Any]]
     before: list[dict[str, Any]] | None
+    #: Every figure of ``mjlog compare``, the proposal − the rulebook, paired on these
+    #: walls (:func:`analysis.studies.tune.effects.compared`); None without a before.
+    compared: list[dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc = {
             "trial": self.trial,
             "seed": self.seed,
             "hands": self.hands,
             "targets": self.targets,
             "before": self.before,
         }
+        if self.compared is not None:
+            doc["compared"] = self.compared
+        return doc
 
     @classmethod
     def from_json(cls, doc: Any, what: str = "the confirmation") -> Confirmation:
@@ -289,6 +299,7 @@ class Confirmation:
             hands=_int(_key(d, "hands", what), f"{what}'s hands"),
             targets=_rows(_key(d, "targets", what), f"{what}'s targets") or [],
             before=_rows(d.get("before"), f"{what}'s before"),
+            compared=_rows(d.get("compared"), f"{what}'s compared"),
         )
 
 

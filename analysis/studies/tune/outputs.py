@@ -111,12 +111,46 @@ def summary(result: Mapping[str, Any]) -> str:
             f"  {want}: {was_text}after {_num(r['value'])} [{_num(r['lo'])}, "
             f"{_num(r['hi'])}]: {r['verdict'].upper()}"
         )
+    for r in result["targets"]:
+        if vs := r.get("vs_rulebook"):
+            lines.append(
+                f"  {r['metric']} proposal − rules as they are, paired: {_num(vs['diff'])} "
+                f"[{_num(vs['lo'])}, {_num(vs['hi'])}]: {_said(vs)}"
+            )
     unmet = [r["metric"] for r in result["targets"] if r["met"] is False]
     if unmet and len(result["targets"]) > 1:
         lines.append(
             f"  trade-off: {', '.join(unmet)} not met at the best compromise of the "
             f"weights; see how each target responds below"
         )
+    effects = result.get("side_effects") or []
+    if effects:
+        n = sum(e["verdict"] == "differs" for e in effects)
+        lines += [
+            "",
+            f"side effects (proposal − rules as they are, paired on the same fresh walls, "
+            f"compare's decision over every figure): {n} of {len(effects)} differ",
+        ]
+        for e in effects:
+            lines.append(
+                f"  {e['metric']}: {_num(e['before'])} → {_num(e['after'])}, "
+                f"{_num(e['diff'])} [{_num(e['lo'])}, {_num(e['hi'])}]: {_said(e)}"
+            )
+    for st in (result.get("standing") or {}).values():
+        where = []
+        if st["passes"]:
+            where.append(f"now above {', '.join(st['passes'])}")
+        if st["falls_below"]:
+            where.append(f"now below {', '.join(st['falls_below'])}")
+        if where:
+            lines.append(
+                f"  {st['pattern']} at {st['value']} (was {st['was']}): {'; '.join(where)}"
+            )
+    order = result.get("order") or {}
+    for k, why in (order.get("left_out") or {}).items():
+        lines.append(f"  trial {k} left out (--keep-order): {'; '.join(why)}")
+    if order.get("broken"):
+        lines.append(f"  the proposal breaks the containment order: {'; '.join(order['broken'])}")
     for rc in result.get("recheck") or []:
         lines.append(f"  rechecked under {rc['agents']} (the same fresh walls):")
         was = {r["metric"]: r for r in rc["before"]}
@@ -157,6 +191,13 @@ def summary(result: Mapping[str, Any]) -> str:
             )
         )
     return "\n".join(lines)
+
+
+def _said(row: Mapping[str, Any]) -> str:
+    """A paired difference's verdict in words (compare's)."""
+    if row["verdict"] == "equivalent" and row.get("margin") is not None:
+        return f"equivalent ±{row['margin']:g}"
+    return str(row["verdict"]).upper() if row["verdict"] == "differs" else str(row["verdict"])
 
 
 def _order(shown: str) -> tuple:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from analysis.studies.tune import effects
 from analysis.studies.tune.choice import apart, distance, same_everywhere
 from analysis.studies.tune.grammar import Target, Vary
 from analysis.studies.tune.journal import (
@@ -44,6 +45,9 @@ class Plan:
     trials: int
     hands_per_match: int
     seed: int
+    #: A candidate may not break the containment order of the pattern table (a
+    #: pattern never pays less than one it contains): --keep-order, on by default.
+    keep_order: bool = True
 
     @property
     def tune_id(self) -> str:
@@ -57,6 +61,8 @@ class Plan:
             "trials": self.trials,
             "hands_per_match": self.hands_per_match,
             "seed": self.seed,
+            # named only when off, so that the tunes before it keep their ids
+            **({} if self.keep_order else {"keep_order": False}),
         }
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -243,6 +249,12 @@ class Tuner(Study[TuneJournal]):
             out.append(row.trial)
         return out
 
+    def _breaks(self, trial: Trial) -> list[str]:
+        """The containment orders ``trial`` breaks, when --keep-order holds them."""
+        if not self.plan.keep_order or trial.trial == 0:  # the rulebook is as it is
+            return []
+        return effects.broken_order(self.base_rules, self._point(trial))
+
     def race(self, top: int = 3) -> Choice:
         """The best few distinct trials, the rules as they are and the best one nearer
         them (:meth:`nearer`), played again on fresh shared walls, round after round,
@@ -302,9 +314,14 @@ class Tuner(Study[TuneJournal]):
         pooled = {k: loss(plan.targets, data[k]) for k in field}
         best = min(field, key=lambda k: (pooled[k], field.index(k)))
         seed = derived_seed(plan, 5)
+        broken = [k for k in field if self._breaks(j.trials[k])]
         close = [
-            k for k in field if k == best or not apart(plan.targets, data[k], data[best], seed)
+            k
+            for k in field
+            if k not in broken and (k == best or not apart(plan.targets, data[k], data[best], seed))
         ]
+        if not close:  # the best breaks the order and so do the ones close to it
+            close = [min((k for k in field if k not in broken), key=lambda k: pooled[k])]
         chosen = min(
             close,
             key=lambda k: (
@@ -320,7 +337,7 @@ class Tuner(Study[TuneJournal]):
             if len({tr.values.get(t.metric) for tr in j.trials}) == 1
             and same_everywhere(explored, t.metric)
         ]
-        j.choice = Choice(best, close, chosen, unmoved)
+        j.choice = Choice(best, close, chosen, unmoved, broken)
         self._save()
         return j.choice
 
@@ -332,13 +349,19 @@ class Tuner(Study[TuneJournal]):
         m = self._play("confirm", self._point(j.trials[best]), seed, matches)
         rows = [m.judge(t) for t in plan.targets]
         first = j.trials[0]
-        before, hands = None, m.played
+        before, hands, compared = None, m.played, None
         if best != 0 and all(
             first.point[v.key] == v.show(self.base_rules[v.key]) for v in plan.vary
         ):
             b = self._play("confirm-before", self._point(first), seed, matches)
             before, hands = [b.judge(t) for t in plan.targets], hands + b.played
-        j.confirm = Confirmation(best, seed, hands, clean(rows) or [], clean(before))
+            self.say("tune: comparing the proposal with the rules as they are")
+            compared = effects.compared(
+                self.out / "confirm-before", self.out / "confirm", plan.targets
+            )
+        j.confirm = Confirmation(
+            best, seed, hands, clean(rows) or [], clean(before), compared if before else None
+        )
         self._save()
         return j.confirm
 
@@ -392,7 +415,10 @@ class Tuner(Study[TuneJournal]):
             if v != before[k]:
                 continue
             kept[k] = (
-                f"kept at {v} (the rulebook's): the targets cannot tell it from "
+                f"kept at {v} (the rulebook's): {top.point[k]} (trial {top.trial}, the "
+                f"lowest loss) breaks the containment order (--keep-order)"
+                if top.point[k] != v and top.trial in ch.broken
+                else f"kept at {v} (the rulebook's): the targets cannot tell it from "
                 f"{top.point[k]} (trial {top.trial}, the lowest loss)"
                 if top.point[k] != v
                 else f"kept at {v} (the rulebook's): the lowest loss has it there"
@@ -406,6 +432,10 @@ class Tuner(Study[TuneJournal]):
                 if ch.unmoved and set(ch.unmoved) == set(targets)
                 else "the rules as they are have the lowest loss"
                 if ch.best == 0
+                else f"the lowest loss (trial {ch.best}) breaks the containment order "
+                f"(--keep-order), and no candidate that keeps it is told from the rules "
+                f"as they are"
+                if ch.best in ch.broken
                 else f"the evidence cannot tell the rules as they are from the lowest "
                 f"loss (trial {ch.best}) on the targets"
             )
@@ -425,6 +455,10 @@ class Tuner(Study[TuneJournal]):
         )
         before = {v.key: v.show(self.rulebook[v.key]) for v in self.plan.vary}
         changed = [k for k, v in best.point.items() if v != before[k]]
+        vs = {
+            r["metric"]: {x: r[x] for x in ("diff", "lo", "hi", "verdict", "margin")}
+            for r in c.compared or []
+        }
         return {
             "tune_id": self.plan.tune_id,
             "variant": self.plan.variant,
@@ -433,8 +467,20 @@ class Tuner(Study[TuneJournal]):
             "before": before,
             "changed": changed,
             **self._least_change(best, before),
-            "targets": c.targets,
+            "targets": [
+                {**r, "vs_rulebook": vs.get(r["metric"])} if c.compared is not None else r
+                for r in c.targets
+            ],
             "targets_before": c.before,
+            "side_effects": effects.side_effects(c.compared or [], self.plan.targets),
+            "standing": effects.standing(self.base_rules, self._point(best)),
+            "order": {
+                "kept": self.plan.keep_order,
+                "left_out": {
+                    str(k): self._breaks(j.trials[k]) for k in (j.choice.broken if j.choice else [])
+                },
+                "broken": effects.broken_order(self.base_rules, self._point(best)),
+            },
             "trials": [t.to_json() for t in j.trials],
             "race": [r.to_json() for r in j.race],
             "hands": hands,
