@@ -382,6 +382,9 @@ class TuneJournal(Journal):
     race: list[RaceRound] = field(default_factory=list)
     confirm: Confirmation | None = None
     choice: Choice | None = None
+    #: Per target, what the budget can confirm, sized on trial 0
+    #: (:mod:`analysis.studies.tune.sizing`).
+    sizing: list[dict[str, Any]] | None = None
     finished: bool = False
     recheck: dict[str, Recheck] = field(default_factory=dict)
 
@@ -392,6 +395,7 @@ class TuneJournal(Journal):
             "trials": [t.to_json() for t in self.trials],
             "race": [r.to_json() for r in self.race],
             **({} if self.choice is None else {"choice": self.choice.to_json()}),
+            **({} if self.sizing is None else {"sizing": self.sizing}),
             "confirm": None if self.confirm is None else self.confirm.to_json(),
             **self._runs_json(),
         }
@@ -443,6 +447,7 @@ class TuneJournal(Journal):
             race=race,
             confirm=confirm,
             choice=choice,
+            sizing=_rows(doc.get("sizing"), "sizing"),
             finished=doc.get("finished") is True,
             recheck={k: Recheck.from_json(r, f"recheck {quote(k)}") for k, r in rechecks.items()},
         )

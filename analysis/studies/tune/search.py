@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.studies.tune import effects
+from analysis.studies.tune import effects, sizing
 from analysis.studies.tune.choice import apart, distance, same_everywhere
 from analysis.studies.tune.grammar import Target, Vary
 from analysis.studies.tune.journal import (
@@ -199,8 +199,79 @@ class Tuner(Study[TuneJournal]):
                 study.add_trial(told(point, row.loss))
             self.say(
                 f"tune: trial {k + 1}/{len(grid) if grid else plan.trials} {row.point}: "
-                f"loss {row.loss:.3g}"
+                f"loss {row.loss:.3g}{self._eta()}"
             )
+            if k == 0:
+                self._size()
+
+    def _size(self) -> None:
+        """What the budget can confirm, per target, sized on trial 0 (the rules as
+        they are: the first hands played); one line for each it cannot."""
+        j, plan = self.journal, self.plan
+        if j.sizing is not None or not j.trials:
+            return
+        pilot = measure(self.out / j.trials[0].run, self.metrics)
+        j.sizing = [
+            sizing.from_pilot(t, pilot, plan.budget, plan.hands_per_match) for t in plan.targets
+        ]
+        self._save()
+        for t, row in zip(plan.targets, j.sizing, strict=True):
+            if line := sizing.said(row, t, plan.budget):
+                self.say(line)
+
+    def planned_hands(self) -> int:
+        """The hands the tune plays (or settles) in all: the trials, the race and the
+        confirmation with the rules as they are beside it."""
+        per_trial, race, confirm = self.plan.split()
+        hm = self.plan.hands_per_match
+        return (self.plan.trials * per_trial + race + 2 * confirm) * hm
+
+    def _timed(self) -> str:
+        """``, ~T on N workers`` as ``mjlog plan`` times it (a few hands of the rules as
+        they are, played here), or nothing when no progress is shown."""
+        if not self.verbose:
+            return ""
+        import os
+
+        from analysis.studies.plan import seconds_per_hand
+        from simulate.runner import RunSpec
+
+        plan = self.plan
+        spec = RunSpec.build(
+            plan.variant,
+            plan.seed,
+            2,
+            plan.hands_per_match,
+            list(plan.agents),
+            sets=_sets(plan, self.rulebook),
+        )
+        sec, n = seconds_per_hand(spec, hands=16, budget=3.0)
+        workers = self.workers or os.cpu_count() or 1
+        if not n:
+            return ""
+        return (
+            f", ~{_duration(sec * self.planned_hands() / workers)} on {workers} worker(s) "
+            f"(timed on {n} hands here)"
+        )
+
+    def _eta(self) -> str:
+        """``; N of ~M hands, ETA …`` for a progress line: the hands made so far in
+        this process against the wall time they took."""
+        import time
+
+        hands = sum(
+            t.hands + (t.settled or 0) for t in self.journal.trials if t.same_as is None
+        ) + sum(r.hands for r in self.journal.race)
+        now = time.monotonic()
+        start = getattr(self, "_clock", None)
+        if start is None:
+            self._clock = (now, hands)
+            return f"; {hands:,} of ~{self.planned_hands():,} hands"
+        t0, h0 = start
+        rate = (hands - h0) / (now - t0) if now > t0 and hands > h0 else 0.0
+        left = max(self.planned_hands() - hands, 0)
+        eta = f", ETA {_duration(left / rate)}" if rate > 0 else ""
+        return f"; {hands:,} of ~{self.planned_hands():,} hands{eta}"
 
     def _trial(self, point: Mapping[str, Any]) -> Trial:
         """The next trial: ``point`` on the shared walls (a point already tried is not
@@ -307,6 +378,7 @@ class Tuner(Study[TuneJournal]):
                     if tied
                     else f"trial {field[int(share.argmax())]} best in {share.max():.0%} of resamples"
                 )
+                + self._eta()
             )
             if share.max() >= 0.95 or tied:
                 break
@@ -392,6 +464,15 @@ class Tuner(Study[TuneJournal]):
         finished tune answers from its journal alone (its runs may be gone)."""
         j = self.journal
         if not j.finished:
+            if not j.trials:  # before the first hand: what this budget cannot confirm
+                self._clock = None
+                for t in self.plan.targets:
+                    row = sizing.floor(t, self.plan.budget, self.plan.hands_per_match)
+                    if line := sizing.said(row, t, self.plan.budget):
+                        self.say(line)
+                self.say(
+                    f"tune: about {self.planned_hands():,} hands to play or settle{self._timed()}"
+                )
             self.explore()
             chosen = self.race().chosen
             if j.confirm is None or j.confirm.trial != chosen:
@@ -459,6 +540,9 @@ class Tuner(Study[TuneJournal]):
             r["metric"]: {x: r[x] for x in ("diff", "lo", "hi", "verdict", "margin")}
             for r in c.compared or []
         }
+        size = j.sizing or [
+            sizing.floor(t, self.plan.budget, self.plan.hands_per_match) for t in self.plan.targets
+        ]
         return {
             "tune_id": self.plan.tune_id,
             "variant": self.plan.variant,
@@ -468,8 +552,12 @@ class Tuner(Study[TuneJournal]):
             "changed": changed,
             **self._least_change(best, before),
             "targets": [
-                {**r, "vs_rulebook": vs.get(r["metric"])} if c.compared is not None else r
-                for r in c.targets
+                {
+                    **r,
+                    **({"vs_rulebook": vs.get(r["metric"])} if c.compared is not None else {}),
+                    **{k: size[i][k] for k in ("half_width", "confirmable", "hands_needed")},
+                }
+                for i, r in enumerate(c.targets)
             ],
             "targets_before": c.before,
             "side_effects": effects.side_effects(c.compared or [], self.plan.targets),
@@ -489,3 +577,11 @@ class Tuner(Study[TuneJournal]):
             "confirm_seed": c.seed,
             "recheck": rechecks,
         }
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -75,6 +75,7 @@ class Study(Generic[J]):
         self.plan, self.out = plan, Path(out)
         self.workers, self.scheduler, self.settle = workers, scheduler, settle
         self.say = progress or (lambda _line: None)
+        self.verbose = progress is not None
         self.journal: J = self._load()
 
     # what a subclass says about its journal
