@@ -54,6 +54,17 @@ def _with(args, **swap):
         ([*OK, "--weight", "money_moved_per_hand=nan"], "finite"),
         ([*OK, "--set", "base=2"], "both varied"),
         (_with(OK, agents="nobody"), "unknown agent 'nobody'"),
+        (_with(OK, target="money_moved_per_hand=10±1e-320"), "would overflow the search's loss"),
+        ([*OK, "--weight", "money_moved_per_hand=1e308"], "--weight money_moved_per_hand=1e+308"),
+        (_with(OK, target="draw_rate=1.5±0.1"), "draw_rate is a share, in [0, 1]"),
+        (_with(OK, target="pattern_rate[qidui]<=-0.1"), "pattern_rate is a share, in [0, 1]"),
+        (
+            _with(OK, vary="players=2:4", target="mean_points[3]=0±1"),
+            "--vary players=2 leaves no seat 3",
+        ),
+        (_with(OK, budget="99999999999999"), "--budget 99999999999999 is beyond the log's"),
+        (_with(OK, agents="greedy,greedy,greedy,gr\x1beedy"), "no control characters"),
+        ([*OK, "--recheck", "random\n"], "no control characters"),
     ],
     ids=[
         "unknown-key",
@@ -70,6 +81,14 @@ def _with(args, **swap):
         "nan-weight",
         "varied-and-held",
         "unknown-agent",
+        "tolerance-1e-320",
+        "weight-1e308",
+        "rate-above-1",
+        "rate-below-0",
+        "seat-varied-away",
+        "budget-beyond-the-log",
+        "control-in-agents",
+        "control-in-recheck",
     ],
 )
 def test_bad_tunes_are_refused_before_any_hand(args, needle, tmp_path):
@@ -183,3 +202,17 @@ def test_a_journal_whose_played_runs_leave_the_directory_is_refused(tmp_path):
     doc["played"] = ["trials/000", "../../other"]
     (out / "tune.json").write_text(json.dumps(doc), encoding="utf-8")
     refused([*OK, "--out", str(out)], tmp_path, inputs=[out], needle="'../../other'", isolate=False)
+
+
+@pytest.mark.parametrize("flag", ["--detect", "--margin"])
+def test_plan_refuses_an_effect_too_small_for_any_run(flag, tmp_path):
+    # --detect 1e-300 needs ~1e600 matches: one line naming the flag, not an overflow
+    from analysis.studies.sample import data_dir
+
+    pilot = data_dir() / "xuezhan"
+    refused(
+        ["plan", str(pilot), "--metric", "draw_rate", flag, "1e-300", "--time-hands", "0"],
+        tmp_path,
+        needle=f"no run holds that many (ask for a larger {flag})",
+        isolate=False,
+    )

@@ -36,9 +36,11 @@ from mjlog.rules import VARIANTS
     "vary",
     multiple=True,
     metavar="KEY=LO:HI|KEY=a|b",
-    help="A rule key the search may move: KEY=LO:HI[:STEP] (integers; a cap: the "
-    "powers of two between), KEY=S1/D1:S2/D2 (a self-draw/discard pair, "
-    "along the line between), or KEY=a|b|c (these values). Repeatable.",
+    help="A rule key the search may move: KEY=LO:HI[:STEP] (every integer from LO to "
+    "HI, by STEP: cap=8:32 is 8, 9, …, 32, a cap in fan or points, not powers of two; "
+    "a power-of-two key such as xuezhan's mult.*: the powers of two between), "
+    "KEY=S1/D1:S2/D2 (a self-draw/discard pair, along the line between), or "
+    "KEY=a|b|c (these values). Repeatable.",
 )
 @click.option(
     "--target",
@@ -186,6 +188,9 @@ def tune_command(
         for n in ("trials", "rounds")
         if ctx.get_parameter_source(n) is not ParameterSource.DEFAULT
     ]
+    for flag, spec in (("--agents", agents), *(("--recheck", r) for r in rechecks)):
+        if any(ord(c) < 32 or ord(c) == 127 for c in spec):
+            raise InputError(f"{flag} {quote(spec)}: an agent spec has no control characters")
     seats = tuple(a.strip() for a in agents.split(","))
     say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     if rescore:
@@ -231,7 +236,7 @@ def tune_command(
         raise InputError("tune needs at least one --target METRIC=... (or --rescore)")
     weight_of = tune.parse_weights(weights)
     goal = [tune.parse_target(t, weight_of) for t in targets]
-    tune.check_targets(goal, base)
+    tune.check_targets(goal, base, spec_vary)
     if unknown := set(weight_of) - {t.metric for t in goal}:
         raise InputError(f"--weight names {', '.join(sorted(unknown))}, which no --target has")
     if clash := {v.key for v in spec_vary} & {s.partition("=")[0].strip() for s in sets}:
@@ -255,6 +260,7 @@ def tune_command(
     )
     if plan.split()[0] < 1:
         raise InputError("--budget is too small for --trials")
+    _check_budget(plan, base)
     _finish(
         lambda: tune.Tuner(
             plan, out, workers=workers, scheduler=scheduler, progress=say, settle=not play_all
@@ -264,6 +270,27 @@ def tune_command(
         out,
         fmt,
     )
+
+
+def _check_budget(plan, base) -> None:
+    """Refuse a --budget whose runs the log cannot hold, naming --budget."""
+    from simulate.runner import RunSpec
+
+    largest = max(plan.split())
+    try:
+        RunSpec.build(
+            plan.variant,
+            plan.seed,
+            largest,
+            plan.hands_per_match,
+            list(plan.agents),
+            sets=list(plan.sets),
+        )
+    except InputError as e:
+        raise InputError(
+            f"--budget {plan.budget} is beyond the log's limits: its largest run would "
+            f"be {largest:,} matches ({e})"
+        ) from None
 
 
 def _rescore(

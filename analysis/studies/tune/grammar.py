@@ -172,8 +172,25 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
     return out
 
 
-def check_targets(targets: Sequence[Target], rules) -> None:
-    """Refuse, before any hand is played, a metric the runs cannot have."""
+RATES = ("draw_rate", "pattern_rate", "capped_share")
+"""The metric families that are shares (of hands or of wins): their values lie in [0, 1]."""
+
+MISS_MAX = 1e6
+"""A target's loss term must stay finite for a miss this many times its size (or 1):
+a tolerance or a weight that would overflow the loss is refused before play."""
+
+
+def check_targets(targets: Sequence[Target], rules, vary: Sequence[Vary] = ()) -> None:
+    """Refuse, before any hand is played, a metric the runs cannot have (under the
+    rules, or under a varied ``players``), a rate outside [0, 1], and a target whose
+    loss term could overflow (a tolerance like ``1e-320``, a weight like ``1e308``).
+
+    >>> from mjlog.rules import resolve
+    >>> check_targets([parse_target("draw_rate=1.5±0.1")], resolve("yuxi"))
+    Traceback (most recent call last):
+    ...
+    mjlog.errors.InputError: --target 'draw_rate=1.5±0.1': draw_rate is a share, in [0, 1]
+    """
     from simulate.until import until_metrics
 
     known = until_metrics(rules)
@@ -184,5 +201,38 @@ def check_targets(targets: Sequence[Target], rules) -> None:
                 f"{rules.variant}; valid: {', '.join(known[:6])}, …, "
                 f"pattern_rate[KEY] for its patterns"
             )
+        if t.metric.split("[", 1)[0] in RATES and not 0 <= t.value <= 1:
+            raise InputError(
+                f"--target {quote(t.show())}: {t.metric.split('[', 1)[0]} is a share, in [0, 1]"
+            )
+        _check_loss(t)
+        _check_seat(t, vary)
     if len({t.metric for t in targets}) != len(targets):
         raise InputError("--target names a metric twice")
+
+
+def _check_loss(t: Target) -> None:
+    import math
+
+    worst = MISS_MAX * max(1.0, abs(t.value))
+    ratio = worst / t.scale if t.scale > 0 else math.inf  # floats: inf, not an error
+    if not math.isfinite(ratio * ratio) or ratio * ratio >= 1e300:
+        raise InputError(
+            f"--target {quote(t.show())}: the tolerance {t.scale:g} would overflow the "
+            f"search's loss (Σ w·(miss/tol)²); give a tolerance of ordinary size"
+        )
+    if not math.isfinite(t.weight * ratio * ratio) or t.weight * ratio * ratio >= 1e300:
+        raise InputError(
+            f"--weight {t.metric}={t.weight:g} would overflow the search's loss "
+            f"(Σ w·(miss/tol)²); give a weight of ordinary size"
+        )
+
+
+def _check_seat(t: Target, vary: Sequence[Vary]) -> None:
+    m = re.fullmatch(r"mean_points\[(\d+)\]", t.metric)
+    players = next((v for v in vary if v.key == "players"), None)
+    if m and players is not None and int(m.group(1)) >= min(players.values):
+        raise InputError(
+            f"--target {quote(t.show())}: --vary players={players.show(min(players.values))} "
+            f"leaves no seat {m.group(1)}"
+        )
