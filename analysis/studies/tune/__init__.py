@@ -11,7 +11,8 @@ move (``--vary fan.qidui=5:60``). The search:
    all instead (a sweep: nothing to guess). Every
    candidate is played on the **same walls** (one seed for all: common random
    numbers), so two candidates differ by their rules, not their luck.
-2. **Races** the best few on more hands, again on shared walls, until the best is
+2. **Races** the best few, the rules as they are and the best with each changed key
+   put back, on fresh shared walls (ranked on those alone), until the best is
    clearly best (in at least 95 % of paired bootstrap resamples of the matches
    its loss is the lowest) or the race's budget is spent.
 3. **Confirms** the winner on a **fresh seed** (hands the search never saw): each

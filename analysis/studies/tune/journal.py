@@ -184,7 +184,8 @@ class Trial:
 class RaceRound:
     """One round of the race: the trials raced (best-first order of the field), the
     hands it played, each one's share of bootstrap resamples it was best in and its
-    loss on all its hands so far; ``tied``: their figures agree match for match."""
+    loss on the race's hands so far (its fresh walls only); ``tied``: their figures
+    agree match for match."""
 
     round: int
     trials: list[int]

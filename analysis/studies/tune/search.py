@@ -66,11 +66,31 @@ class Plan:
         }
         return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
 
+    def rulebook(self) -> dict[str, Any]:
+        """The varied keys as the rules (and ``--set``) have them."""
+        rules = resolve(self.variant, sets=list(self.sets))
+        return {v.key: rules[v.key] for v in self.vary}
+
+    def grid(self) -> list[dict[str, Any]] | None:
+        """Every point, the rules as they are first (searched or not), when they all
+        fit in ``--trials``; else None (the sampler explores ``--trials`` points)."""
+        if math.prod(len(v.values) for v in self.vary) > self.trials:
+            return None
+        now = self.rulebook()
+        return [now] + [p for p in _grid(self.vary, now) if p != now]
+
+    def explored(self) -> int:
+        """How many trials explore: every point of a grid, else ``--trials``."""
+        grid = self.grid()
+        return self.trials if grid is None else len(grid)
+
     def split(self) -> tuple[int, int, int]:
         """Matches per explored trial, the race's budget and the confirmation's, in
-        matches: half the hands explore, a quarter race, a quarter confirm."""
+        matches: half the hands explore (shared by the trials actually explored: a grid
+        of fewer points than ``--trials`` gives each more), a quarter race, a quarter
+        confirm."""
         hm = self.hands_per_match
-        per_trial = max(1, self.budget // 2 // self.trials // hm)
+        per_trial = max(1, self.budget // 2 // self.explored() // hm)
         return per_trial, max(0, self.budget // 4 // hm), max(2, self.budget // 4 // hm)
 
     def shown(self) -> dict[str, list[str]]:
@@ -149,7 +169,6 @@ class Tuner(Study[TuneJournal]):
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         plan, trials = self.plan, self.journal.trials
-        per_trial, _, _ = plan.split()
         dist = {
             v.key: optuna.distributions.IntDistribution(0, len(v.values) - 1)
             if v.numeric
@@ -174,11 +193,7 @@ class Tuner(Study[TuneJournal]):
         now = self.rulebook
         # the rules as they are come first, searched or not: "before", and the
         # candidate of no change
-        grid = (
-            [now] + [p for p in _grid(plan.vary, now) if p != now]
-            if math.prod(len(v.values) for v in plan.vary) <= plan.trials
-            else None
-        )
+        grid = plan.grid()
         self.explored = len(grid) if grid else plan.trials
         for k in range(len(trials), self.explored):
             if grid:  # every point fits the trials: try them all, as a sweep would
@@ -224,7 +239,7 @@ class Tuner(Study[TuneJournal]):
         confirmation with the rules as they are beside it."""
         per_trial, race, confirm = self.plan.split()
         hm = self.plan.hands_per_match
-        return (self.plan.trials * per_trial + race + 2 * confirm) * hm
+        return (self.plan.explored() * per_trial + race + 2 * confirm) * hm
 
     def _timed(self) -> str:
         """``, ~T on N workers`` as ``mjlog plan`` times it (a few hands of the rules as
@@ -342,7 +357,10 @@ class Tuner(Study[TuneJournal]):
                 field.append(t.trial)
         field += [k for k in dict.fromkeys(extra) if k not in field]
         rounds = race_matches // (max(len(field), 1) * per_trial)
-        data = {k: measure(self.out / j.trials[k].run, self.metrics) for k in field}
+        explored = {k: measure(self.out / j.trials[k].run, self.metrics) for k in field}
+        # the race ranks on its own fresh walls only: the explored matches chose the
+        # field, and pooling them would favour the luckiest (a winner's curse)
+        raced: dict[int, Measured] = {}
         j.race = []
         share = np.zeros(len(field))
         for r in range(rounds if len(field) >= 2 else 0):
@@ -355,18 +373,18 @@ class Tuner(Study[TuneJournal]):
                     derived_seed(plan, 2, r),
                     per_trial,
                 )
-                data[k] = data[k].merged(more)
+                raced[k] = raced[k].merged(more) if k in raced else more
                 hands += more.played
-            share = boot_best(plan.targets, [data[k] for k in field], derived_seed(plan, 3, r))
+            share = boot_best(plan.targets, [raced[k] for k in field], derived_seed(plan, 3, r))
             # candidates whose figures agree match for match: no round can part them
-            tied = all(same_figures(data[field[0]], data[k]) for k in field[1:])
+            tied = all(same_figures(raced[field[0]], raced[k]) for k in field[1:])
             j.race.append(
                 RaceRound(
                     round=r,
                     trials=field,
                     hands=hands,
                     share_best=share.round(4).tolist(),
-                    losses=[loss(plan.targets, data[k]) for k in field],
+                    losses=[loss(plan.targets, raced[k]) for k in field],
                     tied=tied,
                 )
             )
@@ -382,7 +400,8 @@ class Tuner(Study[TuneJournal]):
             )
             if share.max() >= 0.95 or tied:
                 break
-        # the best by the loss on all its hands (the shared walls and every round)
+        # the best by the loss on the race's hands (the explored ones without a race)
+        data = raced or explored
         pooled = {k: loss(plan.targets, data[k]) for k in field}
         best = min(field, key=lambda k: (pooled[k], field.index(k)))
         seed = derived_seed(plan, 5)
@@ -402,12 +421,11 @@ class Tuner(Study[TuneJournal]):
                 field.index(k),
             ),
         )
-        explored = [data[k] for k in field]
         unmoved = [
             t.metric
             for t in plan.targets
             if len({tr.values.get(t.metric) for tr in j.trials}) == 1
-            and same_everywhere(explored, t.metric)
+            and same_everywhere([data[k] for k in field], t.metric)
         ]
         j.choice = Choice(best, close, chosen, unmoved, broken)
         self._save()
