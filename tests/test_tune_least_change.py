@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from analysis.studies.tune import Measured, parse_target, parse_vary
@@ -43,24 +44,20 @@ def test_a_target_no_key_moves_proposes_no_change_and_says_why(tmp_path):
     assert (tmp_path / "t" / "tune.json").read_bytes() == journal
 
 
-def test_a_key_no_target_responds_to_keeps_the_rulebooks_value(tmp_path):
+TWO = ["tune", "yuxi", "--vary", "base=1:10", "--vary", "points.longqidui=4/5:14/15"]
+TWO += ["--target", "money_moved_per_hand=30±1", "--budget", "400", "--trials", "6"]
+
+
+@pytest.fixture(scope="module")
+def two_keys(tmp_path_factory):
+    out = tmp_path_factory.mktemp("least") / "t"
+    return out, _tune(out, *TWO)
+
+
+def test_a_key_no_target_responds_to_keeps_the_rulebooks_value(two_keys):
     # money moved scales with base exactly; 龙七对's points change it on no hand of
     # these walls: the proposal moves base and leaves points.longqidui at 6/7
-    res = _tune(
-        tmp_path / "t",
-        "tune",
-        "yuxi",
-        "--vary",
-        "base=1:10",
-        "--vary",
-        "points.longqidui=4/5:14/15",
-        "--target",
-        "money_moved_per_hand=30±1",
-        "--budget",
-        "400",
-        "--trials",
-        "6",
-    )
+    out, res = two_keys
     assert res["changed"] == ["base"] and res["best"]["points.longqidui"] == "6/7"
     assert "kept at 6/7 (the rulebook's)" in res["kept"]["points.longqidui"]
     # the lowest loss had another 龙七对 value: the evidence could not tell them apart
@@ -69,8 +66,18 @@ def test_a_key_no_target_responds_to_keeps_the_rulebooks_value(tmp_path):
     lowest = res["trials"][choice["best"]]
     assert lowest["point"]["base"] == res["best"]["base"]
     assert lowest["values"] == res["trials"][choice["chosen"]]["values"]
-    rules = (tmp_path / "t" / "rules.toml").read_text(encoding="utf-8")
+    rules = (out / "rules.toml").read_text(encoding="utf-8")
     assert "points.longqidui: 6/7 before" in rules and "kept at 6/7" in rules
+
+
+def test_a_tune_killed_before_its_race_resumes_to_the_same_choice(two_keys, tmp_path):
+    out, res = two_keys
+    doc = json.loads((out / "tune.json").read_text(encoding="utf-8"))
+    # as killed after the trials nearer the rulebook were played, before the race
+    for k in ("race", "choice", "confirm", "finished"):
+        doc.pop(k, None)
+    (out / "tune.json").write_text(json.dumps(doc), encoding="utf-8")
+    assert _tune(out, *TWO) == res
 
 
 def test_the_distance_counts_keys_changed_then_how_far():
@@ -96,3 +103,20 @@ def test_candidates_are_told_apart_only_where_their_figures_differ():
     noise = rng.permutation([1.0] * 10 + [-1.0] * 10 + [0.0] * 180)  # either way, net 0
     assert apart(t, m(y), m(y + noise), seed=1) == []
     assert apart(t, m(y), m(2 * y), seed=1) == ["money_moved_per_hand"]
+
+
+def test_a_grid_smaller_than_the_trials_gives_its_points_the_whole_half():
+    from analysis.studies.tune import Plan
+
+    def plan(vary, trials):
+        targets = (parse_target("money_moved_per_hand=30±1"),)
+        return Plan(
+            "yuxi", tuple(parse_vary(vary, "yuxi")), targets, ("greedy",), (), 800, trials, 8, 0
+        )
+
+    # base=1:4 is 4 points with the rulebook's (1) among them: 800 // 2 // 4 // 8 = 12
+    assert plan(["base=1:4"], 16).split()[0] == 12
+    # base=2:4 leaves the rulebook out: it is explored too, 4 trials of 12 matches
+    assert plan(["base=2:4"], 16).explored() == 4
+    # more points than trials: the sampler explores --trials of them, 800 // 2 // 16 // 8
+    assert plan(["base=1:40"], 16).split()[0] == 3
