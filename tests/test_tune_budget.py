@@ -47,3 +47,30 @@ def test_the_tune_says_so_before_the_first_hand_and_in_its_json(tmp_path):
     qidui, draws = json.loads(r.stdout)["targets"]
     assert qidui["confirmable"] is False and qidui["hands_needed"] > 19_965  # not all win
     assert draws["confirmable"] is True and draws["half_width"] < 0.5
+
+
+AUTO = ["tune", "yuxi", "--vary", "base=1:10", "--target", "money_moved_per_hand=30±3"]
+AUTO += ["--agents", "greedy", "--budget", "auto", "--trials", "6", "--workers", "1"]
+
+
+def test_budget_auto_sizes_on_a_pilot_within_max_hands(tmp_path):
+    out = tmp_path / "t"
+    r = CliRunner().invoke(main, [*AUTO, "--max-hands", "600", "--format", "json", "--out", out])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.stdout)
+    # money at 30 spreads ~8× the rulebook's (base 1): ~885 hands, capped at 600
+    assert res["budget"] == 600
+    assert "--budget auto: 600 hands (capped by --max-hands), sized on a pilot of 512" in r.stderr
+    assert (out / "pilot" / "manifest.json").exists()
+    # a rerun finds the pilot complete, sizes the same budget and resumes the same tune
+    again = CliRunner().invoke(
+        main, [*AUTO, "--max-hands", "600", "--quiet", "--format", "json", "--out", out]
+    )
+    assert again.exit_code == 0 and json.loads(again.stdout) == res
+
+
+def test_budget_auto_is_not_for_rescore(tmp_path):
+    r = CliRunner().invoke(
+        main, ["tune", "yuxi", "--rescore", "--budget", "auto", "--out", str(tmp_path / "t")]
+    )
+    assert r.exit_code == 2 and "--budget auto" in r.output

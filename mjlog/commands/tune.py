@@ -14,6 +14,17 @@ from mjlog.errors import InputError, quote
 from mjlog.rules import VARIANTS
 
 
+class BudgetType(click.ParamType):
+    """A number of hands (64 or more), or ``auto``."""
+
+    name = "HANDS|auto"
+
+    def convert(self, value, param, ctx):
+        if value == "auto":
+            return value
+        return click.IntRange(min=64).convert(value, param, ctx)
+
+
 @click.command("tune")
 @click.argument("variant", type=click.Choice(VARIANTS))
 @click.argument("patterns", nargs=-1, metavar="[PATTERN]...")
@@ -81,10 +92,19 @@ from mjlog.rules import VARIANTS
 )
 @click.option(
     "--budget",
-    type=click.IntRange(min=64),
-    default=20000,
+    type=BudgetType(),
+    default="20000",
     show_default=True,
-    help="Hands in all: half explore, a quarter race the best, a quarter confirm.",
+    help="Hands in all: half explore, a quarter race the best, a quarter confirm; "
+    "'auto': the hands at which every V±TOL target is confirmable with 80 % power, "
+    "sized on a pilot of the rules as they are (OUT/pilot), at most --max-hands.",
+)
+@click.option(
+    "--max-hands",
+    type=click.IntRange(min=64),
+    default=200000,
+    show_default=True,
+    help="--budget auto: the most hands it may take.",
 )
 @click.option(
     "--trials",
@@ -151,6 +171,7 @@ def tune_command(
     rechecks,
     sets,
     budget,
+    max_hands,
     trials,
     hands_per_match,
     seed,
@@ -204,6 +225,8 @@ def tune_command(
             )
             if v
         ]
+        if budget == "auto":
+            mixed.append("--budget auto")
         if mixed:
             raise InputError(
                 f"--rescore proposes a whole pattern table: it takes no "
@@ -246,6 +269,8 @@ def tune_command(
 
     for lineup in other:
         make_agents(lineup)  # an unknown agent is refused before any hand
+    if budget == "auto":
+        budget = _auto(variant, goal, seats, sets, hands_per_match, seed, max_hands, out, say)
     plan = tune.Plan(
         variant,
         tuple(spec_vary),
@@ -270,6 +295,38 @@ def tune_command(
         out,
         fmt,
     )
+
+
+def _auto(variant, goal, seats, sets, hands_per_match, seed, max_hands, out, say) -> int:
+    """``--budget auto``: the pilot (played, or found complete in OUT/pilot), then the
+    budget it sizes (:func:`analysis.studies.tune.sizing.auto_budget`)."""
+    from pathlib import Path
+
+    from analysis.studies.tune import measure, sizing
+    from mjlog.rng import derive
+    from simulate.runner import RunSpec, simulate
+
+    matches = max(2, sizing.PILOT_HANDS // hands_per_match)
+    spec = RunSpec.build(
+        variant, derive(seed, 6) % 2**31, matches, hands_per_match, list(seats), sets=list(sets)
+    )
+    run = Path(out) / sizing.PILOT
+    simulate(spec, run, progress=False)
+    budget, rows = sizing.auto_budget(
+        tuple(goal), measure(run, [t.metric for t in goal]), hands_per_match, max_hands
+    )
+    if say:
+        why = ", ".join(
+            f"{t.metric} needs {r['hands_needed']:,}"
+            for t, r in zip(goal, rows, strict=True)
+            if r["hands_needed"] is not None
+        )
+        capped = " (capped by --max-hands)" if budget == max_hands else ""
+        say(
+            f"tune: --budget auto: {budget:,} hands{capped}, sized on a pilot of "
+            f"{spec.total_hands} hands ({why or 'no target has a width to reach'})"
+        )
+    return budget
 
 
 def _check_budget(plan, base) -> None:

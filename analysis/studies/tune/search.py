@@ -116,6 +116,7 @@ class Tuner(Study[TuneJournal]):
     """One tune: its plan, its directory, its journal."""
 
     plan: Plan
+    own = ("pilot",)  # --budget auto's pilot, played before the plan is known
 
     def __init__(
         self,
@@ -590,6 +591,7 @@ class Tuner(Study[TuneJournal]):
             "trials": [t.to_json() for t in j.trials],
             "race": [r.to_json() for r in j.race],
             "hands": hands,
+            "budget": self.plan.budget,
             "settled": dict(j.settled),
             "seed": self.plan.seed,
             "confirm_seed": c.seed,

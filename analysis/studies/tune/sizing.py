@@ -14,7 +14,9 @@ quarter of ``--budget``.
   wins per hand and every other figure's spread per match: a rate's standard error
   at ``V`` is ``√(V(1−V)/W)`` with ``W`` the confirmation's expected wins (or hands,
   for a share of hands); any other figure's scales from the pilot's by
-  ``√(pilot matches / confirmation matches)`` (:func:`from_pilot`).
+  ``√(pilot matches / confirmation matches)``, and by ``|V| / |pilot value|`` when
+  the target lies further from 0 (points and money spread in proportion to their
+  level) (:func:`from_pilot`).
 
 ``hands_needed`` is the ``--budget`` at which the target is confirmable with 80 %
 power. One-sided targets have no width to reach (their distance from the bound
@@ -108,9 +110,13 @@ def from_pilot(t: Target, pilot: Measured, budget: int, hands_per_match: int) ->
         e = estimate(y, x)
         if not math.isfinite(e.se) or n0 < 2:
             return out
+        # points and money spread in proportion to their level (a base ×N scales both):
+        # a target N times the pilot's value is sized on N times its spread
+        level = abs(t.value) / abs(e.value) if e.value and math.isfinite(e.value) else 1.0
+        sd = e.se * math.sqrt(n0) * max(1.0, level)
         m = h / hands_per_match
-        se = e.se * math.sqrt(n0 / m)
-        need = _budget_for((e.se * math.sqrt(n0) * Z_POWER / t.tol) ** 2, hands_per_match)
+        se = sd / math.sqrt(m)
+        need = _budget_for((sd * Z_POWER / t.tol) ** 2, hands_per_match)
     out.update(
         half_width=Z * se,
         confirmable=bool(Z * se < t.tol),
@@ -129,3 +135,39 @@ def said(row: dict[str, Any], t: Target, budget: int) -> str | None:
         f"interval is about ±{row['half_width']:.3g} wide ({row['basis']}), not under "
         f"±{t.tol:g}; --budget {row['hands_needed']:,} would confirm it 80 % of the time"
     )
+
+
+# ------------------------------------------------------------------ --budget auto
+PILOT_HANDS = 512
+"""The hands of ``--budget auto``'s pilot: the rules as they are, on their own seed."""
+PILOT = "pilot"
+"""The pilot's run, in the tune's directory."""
+FALLBACK = 20000
+"""The budget ``--budget auto`` takes when no target has a width to reach (one-sided
+targets only): the default ``--budget``."""
+
+
+def auto_budget(
+    targets: tuple[Target, ...],
+    pilot: Measured,
+    hands_per_match: int,
+    max_hands: int,
+    least: int = 64,
+) -> tuple[int, list[dict[str, Any]]]:
+    """``--budget auto``: the budget at which every target ``V ± T`` is confirmable
+    with 80 % power, sized on the pilot (:func:`from_pilot`), between ``least`` and
+    ``max_hands``; returns it with each target's sizing.
+
+    >>> import numpy as np
+    >>> from analysis.studies.tune.grammar import parse_target
+    >>> y, x = np.array([1.0, 0.0] * 32), np.full(64, 8.0)  # one 七对 in 16 wins
+    >>> pilot = Measured({"pattern_rate[qidui]": (y, x)}, 512)
+    >>> auto_budget((parse_target("pattern_rate[qidui]=0.05±0.01"),), pilot, 8, 10**6)[0]
+    19965
+    >>> auto_budget((parse_target("pattern_rate[qidui]=0.05±0.01"),), pilot, 8, 8000)[0]
+    8000
+    """
+    rows = [from_pilot(t, pilot, max_hands, hands_per_match) for t in targets]
+    needed = [r["hands_needed"] for r in rows if r["hands_needed"] is not None]
+    budget = max(needed) if needed else FALLBACK
+    return int(min(max(budget, least), max_hands)), rows

@@ -62,6 +62,8 @@ class Study(Generic[J]):
     another's play (the same answer: for checking)."""
 
     settle = True
+    #: Entries the directory may hold before its journal (the tune's pilot).
+    own: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -103,7 +105,7 @@ class Study(Generic[J]):
                 return self._read(doc)
             except DamagedJournal as e:
                 raise DamagedJournal(f"{path}: a damaged tune journal: {e}") from None
-        if self.out.exists() and any(self.out.iterdir()):
+        if self.out.exists() and any(p.name not in self.own for p in self.out.iterdir()):
             raise MjlogError(
                 f"{self.out} holds files but no {TUNE_FILE}: choose a new or empty --out"
             )
