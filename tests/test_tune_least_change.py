@@ -120,3 +120,22 @@ def test_a_grid_smaller_than_the_trials_gives_its_points_the_whole_half():
     assert plan(["base=2:4"], 16).explored() == 4
     # more points than trials: the sampler explores --trials of them, 800 // 2 // 16 // 8
     assert plan(["base=1:40"], 16).split()[0] == 3
+
+
+def test_a_resumed_tune_verifies_the_runs_it_reads_back(tmp_path):
+    args = ["tune", "xuezhan", "--vary", "cap=20:32", "--target", "draw_rate<=0.5"]
+    args += ["--budget", "256", "--trials", "4"]
+    out = tmp_path / "t"
+    _tune(out, *args)
+    doc = json.loads((out / "tune.json").read_text(encoding="utf-8"))
+    for k in ("race", "choice", "confirm", "finished"):  # as killed before the race
+        doc.pop(k, None)
+    (out / "tune.json").write_text(json.dumps(doc), encoding="utf-8")
+    # a byte of trial 0's hands changed, its size and manifest left as they were
+    victim = sorted((out / "trials" / "000" / "hands").rglob("*.parquet"))[0]
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    victim.write_bytes(bytes(data))
+    r = CliRunner().invoke(main, [*args, *QUIET, "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    assert "sha256" in r.output and victim.name in r.output

@@ -74,7 +74,7 @@ from analysis import queries
 from analysis.compensation import round_units
 from analysis.stats import estimate
 from analysis.studies.pattern_table import level, pays_at_least, value_key
-from analysis.studies.tune import RULES_FILE, Study, derived_seed, measure, toml_value
+from analysis.studies.tune import RULES_FILE, Study, derived_seed, toml_value
 from analysis.studies.tune.journal import RescoreJournal, finite
 from mjlog.errors import InputError, MjlogError, quote
 from mjlog.rulekeys import INT32_MAX, RuleKey
@@ -456,7 +456,7 @@ class Rescorer(Study[RescoreJournal]):
                 return self._parsed(self.journal.rounds[r]["proposed"])
             name = f"rounds/{r:02d}"
             run = self._run(name, self._sets(table), plan.seed, per_round)
-            m = self._counted(name, measure(run, self.metrics))
+            m = self._counted(name, self._measure(name, self.metrics))
             counts, wins = self._counts(m)
             if not wins:
                 raise MjlogError(f"round {r}: no hand of {m.hands} was won; raise --budget")
@@ -491,8 +491,8 @@ class Rescorer(Study[RescoreJournal]):
         seed = derived_seed(self.plan, 4)
         old = self._counted(
             "confirm-before",
-            measure(
-                self._run("confirm-before", self._sets(self.rule.original), seed, matches),
+            self._measure(
+                self._run("confirm-before", self._sets(self.rule.original), seed, matches).name,
                 self.metrics,
             ),
         )
@@ -500,7 +500,7 @@ class Rescorer(Study[RescoreJournal]):
         new = old
         if table != self.rule.original:
             run = self._run("confirm", self._sets(table), seed, matches)
-            new = self._counted("confirm", measure(run, self.metrics))
+            new = self._counted("confirm", self._measure("confirm", self.metrics))
         counts, wins = self._counts(new)
         fresh = (
             self.rule(counts, wins, observed_containment(run, self.rule.patterns), [table])[0]

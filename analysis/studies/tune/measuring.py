@@ -63,10 +63,11 @@ class Measured:
         return judge(t, *self.arrays[t.metric], self.units.get(t.metric, ""))
 
 
-def measure(run: str | Path, metrics: Sequence[str]) -> Measured:
+def measure(run: str | Path, metrics: Sequence[str], verify: bool = True) -> Measured:
     """The figures ``metrics`` of one run, per match (a pattern that never occurred
-    is a rate of 0 on every match, not a missing figure)."""
-    runs = queries.Runs(run, verify_hashes=False)
+    is a rate of 0 on every match, not a missing figure). ``verify=False`` skips the
+    files' sha256: only for a run this process just wrote."""
+    runs = queries.Runs(run, verify_hashes=verify)
     units, pats = compare.match_units(runs)
     units = units.sort_values("match").reset_index(drop=True)
     patterns = [m[len("pattern_rate[") : -1] for m in metrics if m.startswith("pattern_rate[")]

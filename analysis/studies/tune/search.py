@@ -27,7 +27,7 @@ from analysis.studies.tune.journal import (
     clean,
     finite,
 )
-from analysis.studies.tune.measuring import Measured, boot_best, loss, measure, same_figures
+from analysis.studies.tune.measuring import Measured, boot_best, loss, same_figures
 from analysis.studies.tune.study import Study, derived_seed
 from mjlog.rules import keys, resolve
 
@@ -152,10 +152,8 @@ class Tuner(Study[TuneJournal]):
         matches: int,
         agents: Sequence[str] | None = None,
     ) -> Measured:
-        return self._counted(
-            name,
-            measure(self._run(name, _sets(self.plan, point), seed, matches, agents), self.metrics),
-        )
+        self._run(name, _sets(self.plan, point), seed, matches, agents)
+        return self._counted(name, self._measure(name, self.metrics))
 
     def _point(self, trial: Trial) -> dict[str, Any]:
         table = keys(self.plan.variant)
@@ -226,7 +224,7 @@ class Tuner(Study[TuneJournal]):
         j, plan = self.journal, self.plan
         if j.sizing is not None or not j.trials:
             return
-        pilot = measure(self.out / j.trials[0].run, self.metrics)
+        pilot = self._measure(j.trials[0].run, self.metrics)
         j.sizing = [
             sizing.from_pilot(t, pilot, plan.budget, plan.hands_per_match) for t in plan.targets
         ]
@@ -358,7 +356,7 @@ class Tuner(Study[TuneJournal]):
                 field.append(t.trial)
         field += [k for k in dict.fromkeys(extra) if k not in field]
         rounds = race_matches // (max(len(field), 1) * per_trial)
-        explored = {k: measure(self.out / j.trials[k].run, self.metrics) for k in field}
+        explored = {k: self._measure(j.trials[k].run, self.metrics) for k in field}
         # the race ranks on its own fresh walls only: the explored matches chose the
         # field, and pooling them would favour the luckiest (a winner's curse)
         raced: dict[int, Measured] = {}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from analysis.studies.tune.journal import DamagedJournal, Journal, Made
-from analysis.studies.tune.measuring import Measured
+from analysis.studies.tune.measuring import Measured, measure
 from mjlog.errors import MjlogError
 from mjlog.resettle import money_blind
 from mjlog.rng import derive
@@ -78,6 +78,9 @@ class Study(Generic[J]):
         self.workers, self.scheduler, self.settle = workers, scheduler, settle
         self.say = progress or (lambda _line: None)
         self.verbose = progress is not None
+        #: Runs this process wrote (measured without re-hashing their files); a run
+        #: found complete on disk, as a resumed study finds them, is verified.
+        self.written: set[str] = set()
         self.journal: J = self._load()
 
     # what a subclass says about its journal
@@ -143,6 +146,8 @@ class Study(Generic[J]):
             sets=list(sets),
         )
         run = self.out / name
+        if not (run / "manifest.json").exists():  # a run read back is verified like any
+            self.written.add(name)
         donor = self._donor(spec, name) if self.settle else None
         simulate(
             spec,
@@ -168,6 +173,10 @@ class Study(Generic[J]):
             ),
             None,
         )
+
+    def _measure(self, name: str, metrics: Sequence[str]) -> Measured:
+        """Run ``name``'s figures, its files verified unless this process wrote it."""
+        return measure(self.out / name, metrics, verify=name not in self.written)
 
     def _counted(self, name: str, m: Measured) -> Measured:
         """``m``, measured on run ``name``, with its hands counted as played or not."""
