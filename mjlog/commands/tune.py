@@ -20,8 +20,8 @@ class BudgetType(click.ParamType):
     name = "HANDS|auto"
 
     def convert(self, value, param, ctx):
-        if value == "auto":
-            return value
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return "auto"
         return click.IntRange(min=64).convert(value, param, ctx)
 
 
