@@ -114,7 +114,10 @@ def matches_needed(sd: float, effect: float, equivalence: bool = False, paired: 
         raise ValueError("sd and effect must be above 0")
     q1, q2 = _quantiles(equivalence)
     z = st.norm.ppf(q1) + st.norm.ppf(q2)
-    m = max(2, math.ceil((z * sd / effect) ** 2))
+    ratio = float(z) * float(sd) / float(effect)  # Python floats: inf, not an overflow
+    if not math.isfinite(ratio * ratio) or ratio * ratio >= MAX_MATCHES:
+        return MAX_MATCHES  # beyond any run (--detect 1e-300): the caller says so
+    m = max(2, math.ceil(ratio * ratio))
 
     def enough(m: int) -> bool:
         df = m - 1 if paired else 2 * (m - 1)
@@ -293,7 +296,8 @@ def plan(
     m = matches_needed(s.sd, effect, equivalence, s.paired)
     if m >= MAX_MATCHES:
         raise MjlogError(
-            f"{metric}: about {m:.3g} matches a side; no run holds that many "
+            f"{metric}: {'more than' if m == MAX_MATCHES else 'about'} {m:.3g} matches a "
+            f"side; no run holds that many "
             f"(ask for a larger {name})"
         )
     run = queries.Runs(_sides(paths)[0]).runs[0]

@@ -73,7 +73,9 @@ from typing import Any
 from analysis import queries
 from analysis.compensation import round_units
 from analysis.stats import estimate
-from analysis.studies.tune import RULES_FILE, Study, _finite, _seed, measure, toml_value
+from analysis.studies.pattern_table import level, pays_at_least, value_key
+from analysis.studies.tune import RULES_FILE, Study, derived_seed, toml_value
+from analysis.studies.tune.journal import RescoreJournal, finite
 from mjlog.errors import InputError, MjlogError, quote
 from mjlog.rulekeys import INT32_MAX, RuleKey
 from mjlog.rules import Rules, keys, resolve
@@ -92,6 +94,7 @@ __all__ = [
     "level",
     "observed_containment",
     "parse_patterns",
+    "pays_at_least",
     "rule_levels",
     "rules_toml",
     "summary",
@@ -119,25 +122,6 @@ RULE = (
 
 
 # ------------------------------------------------------------------ a value's level
-def value_key(variant: str, pattern: str) -> str:
-    """The rule key holding ``pattern``'s value (``fan.qidui``, ``mult.qidui``,
-    ``points.qidui``)."""
-    found = [k for k in keys(variant) if k.partition(".")[2] == pattern]
-    if len(found) != 1:
-        raise InputError(f"{variant} has no value key for pattern {quote(pattern)}")
-    return found[0]
-
-
-def level(rk: RuleKey, value: Any) -> int:
-    """A pattern value's level: the fan, the exponent of a power of two, or the larger
-    side of a self-draw/discard pair (0 when it has none)."""
-    if rk.kind == "pow2":
-        return int(value).bit_length() - 1
-    if rk.kind == "pair":
-        return max((v for v in value if v is not None), default=0)
-    return int(value)
-
-
 def _range(rk: RuleKey) -> tuple[int, int]:
     """The levels the key allows."""
     if rk.kind == "pow2":
@@ -162,15 +146,6 @@ def from_level(rk: RuleKey, lv: int, old: Any) -> Any:
             for o in old
         )
     return lv
-
-
-def _pays_at_least(rk: RuleKey, a: Any, b: Any) -> bool:
-    """``a`` pays no less than ``b`` (a pair: its level, and each side both have)."""
-    if level(rk, a) < level(rk, b):
-        return False
-    return rk.kind != "pair" or all(
-        x >= y for x, y in zip(a, b, strict=True) if x is not None and y is not None
-    )
 
 
 def rule_levels(counts: Mapping[str, int], wins: int, lo: int, hi: int) -> dict[str, float]:
@@ -286,7 +261,7 @@ class TableRule:
         order = {p: i for i, p in enumerate(self.patterns)}
         for b in self.rescored:  # one kept as it is caps what it contains
             for a in (a for a in self.patterns if a not in self.rescored):
-                if b in closure.get(a, ()) and not _pays_at_least(
+                if b in closure.get(a, ()) and not pays_at_least(
                     rk[b], table[self.key(a)], table[self.key(b)]
                 ):
                     table[self.key(b)] = self._move(
@@ -299,7 +274,7 @@ class TableRule:
             for a in self.rescored:
                 for b in sorted(closure.get(a, ()), key=order.__getitem__):
                     va, vb = table[self.key(a)], table[self.key(b)]
-                    if not _pays_at_least(rk[a], va, vb):
+                    if not pays_at_least(rk[a], va, vb):
                         moved = self._move(rk[a], va, vb, +1)
                         if moved != va:
                             table[self.key(a)] = moved
@@ -325,7 +300,7 @@ class TableRule:
                 break
             lv += way
             cand = from_level(rk, lv, value)
-            if _pays_at_least(rk, cand, other) if way > 0 else _pays_at_least(rk, other, cand):
+            if pays_at_least(rk, cand, other) if way > 0 else pays_at_least(rk, other, cand):
                 return cand
         return from_level(rk, lv, value)
 
@@ -425,7 +400,7 @@ class RescorePlan:
         return (max(1, self.budget // 2 // self.rounds // hm), max(2, self.budget // 4 // hm))
 
 
-class Rescorer(Study):
+class Rescorer(Study[RescorePlan, RescoreJournal]):
     """One rescore: the rounds to a fixed point, then the confirmation."""
 
     def __init__(
@@ -437,19 +412,17 @@ class Rescorer(Study):
         progress: Callable[[str], None] | None = None,
         settle: bool = True,
     ):
-        super().__init__(
-            plan,
-            out,
-            {"mode": "rescore", "rounds": [], "confirm": None},
-            workers,
-            scheduler,
-            progress,
-            settle,
-        )
+        super().__init__(plan, out, workers, scheduler, progress, settle)
         self.rules = resolve(plan.variant, sets=list(plan.sets))
         self.rule = TableRule.of(self.rules, plan.patterns)
         self.spec = keys(plan.variant)
         self.metrics = [f"pattern_rate[{p}]" for p in self.rule.patterns]
+
+    def _fresh(self) -> RescoreJournal:
+        return RescoreJournal(self.plan.tune_id, self.plan.variant)
+
+    def _read(self, doc: Mapping[str, Any]) -> RescoreJournal:
+        return RescoreJournal.from_json(doc)
 
     def _shown(self, table: Mapping[str, Any]) -> dict[str, str]:
         return {k: self.spec[k].show(v) for k, v in table.items()}
@@ -479,18 +452,18 @@ class Rescorer(Study):
 
         def step(r: int, table: dict[str, Any]) -> dict[str, Any]:
             played.append(table)
-            if r < len(self.doc["rounds"]):  # journaled: the same walls, the same answer
-                return self._parsed(self.doc["rounds"][r]["proposed"])
+            if r < len(self.journal.rounds):  # journaled: the same walls, the same answer
+                return self._parsed(self.journal.rounds[r]["proposed"])
             name = f"rounds/{r:02d}"
             run = self._run(name, self._sets(table), plan.seed, per_round)
-            m = self._counted(name, measure(run, self.metrics))
+            m = self._counted(name, self._measure(name, self.metrics))
             counts, wins = self._counts(m)
             if not wins:
                 raise MjlogError(f"round {r}: no hand of {m.hands} was won; raise --budget")
             observed = observed_containment(run, self.rule.patterns)
             new, why = self.rule(counts, wins, observed, played)
             moved = sum(new[k] != table[k] for k in new)
-            self.doc["rounds"].append(
+            self.journal.rounds.append(
                 {
                     "round": r,
                     "run": name,
@@ -515,11 +488,11 @@ class Rescorer(Study):
     def confirm(self, table: dict[str, Any]) -> dict[str, Any]:
         """The old table and the new one on a fresh seed: each pattern's rate."""
         _, matches = self.plan.split()
-        seed = _seed(self.plan, 4)
+        seed = derived_seed(self.plan, 4)
         old = self._counted(
             "confirm-before",
-            measure(
-                self._run("confirm-before", self._sets(self.rule.original), seed, matches),
+            self._measure(
+                self._run("confirm-before", self._sets(self.rule.original), seed, matches).name,
                 self.metrics,
             ),
         )
@@ -527,7 +500,7 @@ class Rescorer(Study):
         new = old
         if table != self.rule.original:
             run = self._run("confirm", self._sets(table), seed, matches)
-            new = self._counted("confirm", measure(run, self.metrics))
+            new = self._counted("confirm", self._measure("confirm", self.metrics))
         counts, wins = self._counts(new)
         fresh = (
             self.rule(counts, wins, observed_containment(run, self.rule.patterns), [table])[0]
@@ -540,13 +513,13 @@ class Rescorer(Study):
             for p in self.rule.patterns:
                 e = estimate(*m.arrays[f"pattern_rate[{p}]"])
                 out[p] = {
-                    "value": _finite(e.value),
-                    "lo": _finite(max(e.lo, 0.0)),
-                    "hi": _finite(min(e.hi, 1.0)),
+                    "value": finite(e.value),
+                    "lo": finite(max(e.lo, 0.0)),
+                    "hi": finite(min(e.hi, 1.0)),
                 }
             return out
 
-        self.doc["confirm"] = {
+        self.journal.confirm = {
             "seed": seed,
             "proposal": self._shown(table),
             "hands": old.played + (new.played if new is not old else 0),
@@ -555,18 +528,19 @@ class Rescorer(Study):
             "fresh": self._shown(fresh),
         }
         self._save()
-        return self.doc["confirm"]
+        return self.journal.confirm
 
     def run(self) -> dict[str, Any]:
         table, stop, played = self.search()
-        c = self.doc.get("confirm")
+        c = self.journal.confirm
         if not c or c.get("proposal") != self._shown(table):
             self.confirm(table)
         return self.result(table, stop, played)
 
     def result(self, table: dict[str, Any], stop: str, played: int) -> dict[str, Any]:
-        c, rule, spec = self.doc["confirm"], self.rule, self.spec
-        last = self.doc["rounds"][played - 1]  # every stop takes its proposal
+        c, rule, spec = self.journal.confirm, self.rule, self.spec
+        assert c is not None
+        last = self.journal.rounds[played - 1]  # every stop takes its proposal
         why = last["why"]
         rows = []
         for p in rule.patterns:
@@ -612,9 +586,9 @@ class Rescorer(Study):
             "observed": last["observed"],
             "rounds": [
                 {x: r[x] for x in ("round", "run", "hands", "wins", "changed", "proposed")}
-                for r in self.doc["rounds"]
+                for r in self.journal.rounds
             ],
-            "hands": sum(r["hands"] for r in self.doc["rounds"]) + c["hands"],
+            "hands": sum(r["hands"] for r in self.journal.rounds) + c["hands"],
             "seed": self.plan.seed,
             "confirm_seed": c["seed"],
         }

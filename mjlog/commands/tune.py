@@ -15,6 +15,17 @@ from mjlog.extras import require
 from mjlog.rules import VARIANTS
 
 
+class BudgetType(click.ParamType):
+    """A number of hands (64 or more), or ``auto``."""
+
+    name = "HANDS|auto"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return "auto"
+        return click.IntRange(min=64).convert(value, param, ctx)
+
+
 @click.command("tune")
 @click.argument("variant", type=click.Choice(VARIANTS))
 @click.argument("patterns", nargs=-1, metavar="[PATTERN]...")
@@ -37,9 +48,11 @@ from mjlog.rules import VARIANTS
     "vary",
     multiple=True,
     metavar="KEY=LO:HI|KEY=a|b",
-    help="A rule key the search may move: KEY=LO:HI[:STEP] (integers; a cap: the "
-    "powers of two between), KEY=S1/D1:S2/D2 (a self-draw/discard pair, "
-    "along the line between), or KEY=a|b|c (these values). Repeatable.",
+    help="A rule key the search may move: KEY=LO:HI[:STEP] (every integer from LO to "
+    "HI, by STEP: cap=8:32 is 8, 9, …, 32, a cap in fan or points, not powers of two; "
+    "a power-of-two key such as xuezhan's mult.*: the powers of two between), "
+    "KEY=S1/D1:S2/D2 (a self-draw/discard pair, along the line between), or "
+    "KEY=a|b|c (these values). Repeatable.",
 )
 @click.option(
     "--target",
@@ -80,10 +93,19 @@ from mjlog.rules import VARIANTS
 )
 @click.option(
     "--budget",
-    type=click.IntRange(min=64),
-    default=20000,
+    type=BudgetType(),
+    default="20000",
     show_default=True,
-    help="Hands in all: half explore, a quarter race the best, a quarter confirm.",
+    help="Hands in all: half explore, a quarter race the best, a quarter confirm; "
+    "'auto': the hands at which every V±TOL target is confirmable with 80 % power, "
+    "sized on a pilot of the rules as they are (OUT/pilot), at most --max-hands.",
+)
+@click.option(
+    "--max-hands",
+    type=click.IntRange(min=64),
+    default=200000,
+    show_default=True,
+    help="--budget auto: the most hands it may take.",
 )
 @click.option(
     "--trials",
@@ -127,6 +149,13 @@ from mjlog.rules import VARIANTS
     "logged play (only money-only keys differ and no agent reads money): "
     "the same answer, for checking; settling costs a replay, not a game.",
 )
+@click.option(
+    "--keep-order/--no-keep-order",
+    default=True,
+    show_default=True,
+    help="Propose no pattern value that breaks its table's containment order (a "
+    "pattern never pays less than one it contains), as --rescore keeps it.",
+)
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
@@ -143,6 +172,7 @@ def tune_command(
     rechecks,
     sets,
     budget,
+    max_hands,
     trials,
     hands_per_match,
     seed,
@@ -150,6 +180,7 @@ def tune_command(
     scheduler,
     out,
     play_all,
+    keep_order,
     quiet,
     fmt,
 ) -> None:
@@ -160,7 +191,7 @@ def tune_command(
     not met or inconclusive there, with its interval. Writes OUT/rules.toml
     (the proposal, each key with its evidence, for --rules) and OUT/tune.json
     (every trial). Rerun the same command to resume; how it searches:
-    analysis/studies/tune.py.
+    analysis/studies/tune/.
 
     Example: mjlog tune huangmei --vary fan.qidui=5:60:5
     --target 'pattern_rate[qidui]=0.05±0.01' --budget 20000 --out runs/qidui
@@ -179,6 +210,9 @@ def tune_command(
         for n in ("trials", "rounds")
         if ctx.get_parameter_source(n) is not ParameterSource.DEFAULT
     ]
+    for flag, spec in (("--agents", agents), *(("--recheck", r) for r in rechecks)):
+        if any(ord(c) < 32 or ord(c) == 127 for c in spec):
+            raise InputError(f"{flag} {quote(spec)}: an agent spec has no control characters")
     seats = tuple(a.strip() for a in agents.split(","))
     say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     if rescore:
@@ -192,6 +226,8 @@ def tune_command(
             )
             if v
         ]
+        if budget == "auto":
+            mixed.append("--budget auto")
         if mixed:
             raise InputError(
                 f"--rescore proposes a whole pattern table: it takes no "
@@ -225,7 +261,7 @@ def tune_command(
         raise InputError("tune needs at least one --target METRIC=... (or --rescore)")
     weight_of = tune.parse_weights(weights)
     goal = [tune.parse_target(t, weight_of) for t in targets]
-    tune.check_targets(goal, base)
+    tune.check_targets(goal, base, spec_vary)
     if unknown := set(weight_of) - {t.metric for t in goal}:
         raise InputError(f"--weight names {', '.join(sorted(unknown))}, which no --target has")
     if clash := {v.key for v in spec_vary} & {s.partition("=")[0].strip() for s in sets}:
@@ -235,6 +271,8 @@ def tune_command(
 
     for lineup in other:
         make_agents(lineup)  # an unknown agent is refused before any hand
+    if budget == "auto":
+        budget = _auto(variant, goal, seats, sets, hands_per_match, seed, max_hands, out, say)
     plan = tune.Plan(
         variant,
         tuple(spec_vary),
@@ -245,9 +283,11 @@ def tune_command(
         trials,
         hands_per_match,
         seed,
+        keep_order,
     )
     if plan.split()[0] < 1:
         raise InputError("--budget is too small for --trials")
+    _check_budget(plan, base)
     _finish(
         lambda: tune.Tuner(
             plan, out, workers=workers, scheduler=scheduler, progress=say, settle=not play_all
@@ -257,6 +297,59 @@ def tune_command(
         out,
         fmt,
     )
+
+
+def _auto(variant, goal, seats, sets, hands_per_match, seed, max_hands, out, say) -> int:
+    """``--budget auto``: the pilot (played, or found complete in OUT/pilot), then the
+    budget it sizes (:func:`analysis.studies.tune.sizing.auto_budget`)."""
+    from pathlib import Path
+
+    from analysis.studies.tune import measure, sizing
+    from mjlog.rng import derive
+    from simulate.runner import RunSpec, simulate
+
+    matches = max(2, sizing.PILOT_HANDS // hands_per_match)
+    spec = RunSpec.build(
+        variant, derive(seed, 6) % 2**31, matches, hands_per_match, list(seats), sets=list(sets)
+    )
+    run = Path(out) / sizing.PILOT
+    simulate(spec, run, progress=False)
+    budget, rows = sizing.auto_budget(
+        tuple(goal), measure(run, [t.metric for t in goal]), hands_per_match, max_hands
+    )
+    if say:
+        why = ", ".join(
+            f"{t.metric} needs {r['hands_needed']:,}"
+            for t, r in zip(goal, rows, strict=True)
+            if r["hands_needed"] is not None
+        )
+        capped = " (capped by --max-hands)" if budget == max_hands else ""
+        say(
+            f"tune: --budget auto: {budget:,} hands{capped}, sized on a pilot of "
+            f"{spec.total_hands} hands ({why or 'no target has a width to reach'})"
+        )
+    return budget
+
+
+def _check_budget(plan, base) -> None:
+    """Refuse a --budget whose runs the log cannot hold, naming --budget."""
+    from simulate.runner import RunSpec
+
+    largest = max(plan.split())
+    try:
+        RunSpec.build(
+            plan.variant,
+            plan.seed,
+            largest,
+            plan.hands_per_match,
+            list(plan.agents),
+            sets=list(plan.sets),
+        )
+    except InputError as e:
+        raise InputError(
+            f"--budget {plan.budget} is beyond the log's limits: its largest run would "
+            f"be {largest:,} matches ({e})"
+        ) from None
 
 
 def _rescore(

@@ -1,0 +1,607 @@
+"""The search: explore, race, confirm (and recheck), journaled step by step."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analysis.studies.tune import effects, sizing
+from analysis.studies.tune.choice import apart, distance, same_everywhere
+from analysis.studies.tune.grammar import Target, Vary
+from analysis.studies.tune.journal import (
+    Choice,
+    Confirmation,
+    RaceRound,
+    Recheck,
+    Trial,
+    TuneJournal,
+    clean,
+    finite,
+)
+from analysis.studies.tune.measuring import Measured, boot_best, loss, same_figures
+from analysis.studies.tune.study import Study, derived_seed
+from mjlog.rules import keys, resolve
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything that decides a tune's answer (its id hashes it)."""
+
+    variant: str
+    vary: tuple[Vary, ...]
+    targets: tuple[Target, ...]
+    agents: tuple[str, ...]
+    sets: tuple[str, ...]
+    budget: int
+    trials: int
+    hands_per_match: int
+    seed: int
+    #: A candidate may not break the containment order of the pattern table (a
+    #: pattern never pays less than one it contains): --keep-order, on by default.
+    keep_order: bool = True
+
+    @property
+    def tune_id(self) -> str:
+        doc = {
+            "variant": self.variant,
+            "sets": list(self.sets),
+            "agents": list(self.agents),
+            "vary": [[v.key, [v.show(x) for x in v.values]] for v in self.vary],
+            "targets": [dataclasses.asdict(t) for t in self.targets],
+            "budget": self.budget,
+            "trials": self.trials,
+            "hands_per_match": self.hands_per_match,
+            "seed": self.seed,
+            # named only when off, so that the tunes before it keep their ids
+            **({} if self.keep_order else {"keep_order": False}),
+        }
+        return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
+
+    def rulebook(self) -> dict[str, Any]:
+        """The varied keys as the rules (and ``--set``) have them."""
+        rules = resolve(self.variant, sets=list(self.sets))
+        return {v.key: rules[v.key] for v in self.vary}
+
+    def grid(self) -> list[dict[str, Any]] | None:
+        """Every point, the rules as they are first (searched or not), when they all
+        fit in ``--trials``; else None (the sampler explores ``--trials`` points)."""
+        if math.prod(len(v.values) for v in self.vary) > self.trials:
+            return None
+        now = self.rulebook()
+        return [now] + [p for p in _grid(self.vary, now) if p != now]
+
+    def explored(self) -> int:
+        """How many trials explore: every point of a grid, else ``--trials``."""
+        grid = self.grid()
+        return self.trials if grid is None else len(grid)
+
+    def split(self) -> tuple[int, int, int]:
+        """Matches per explored trial, the race's budget and the confirmation's, in
+        matches: half the hands explore (shared by the trials actually explored: a grid
+        of fewer points than ``--trials`` gives each more), a quarter race, a quarter
+        confirm."""
+        hm = self.hands_per_match
+        per_trial = max(1, self.budget // 2 // self.explored() // hm)
+        return per_trial, max(0, self.budget // 4 // hm), max(2, self.budget // 4 // hm)
+
+    def shown(self) -> dict[str, list[str]]:
+        """Each varied key's values as the journal shows them."""
+        return {v.key: [v.show(x) for x in v.values] for v in self.vary}
+
+
+def _grid(vary: Sequence[Vary], now: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every point of the varied keys, the rules as they are first when among them."""
+    points = [
+        dict(zip([v.key for v in vary], combo, strict=True))
+        for combo in itertools.product(*(v.values for v in vary))
+    ]
+    first = [p for p in points if all(p[k] == now[k] for k in p)]
+    return first + [p for p in points if p not in first]
+
+
+def _sets(plan: Plan, point: Mapping[str, Any]) -> list[str]:
+    return [*plan.sets, *(f"{v.key}={v.show(point[v.key])}" for v in plan.vary)]
+
+
+class Tuner(Study[Plan, TuneJournal]):
+    """One tune: its plan, its directory, its journal."""
+
+    plan: Plan
+    own = ("pilot",)  # --budget auto's pilot, played before the plan is known
+    #: When the progress clock started, and the hands played then (the ETA's base).
+    _clock: tuple[float, int] | None = None
+
+    def __init__(
+        self,
+        plan: Plan,
+        out: str | Path,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        progress: Callable[[str], None] | None = None,
+        settle: bool = True,
+    ):
+        self.base_rules = resolve(plan.variant, sets=list(plan.sets))
+        #: The rules as they are, on the varied keys: always measured (trial 0).
+        self.rulebook = {v.key: self.base_rules[v.key] for v in plan.vary}
+        super().__init__(plan, out, workers, scheduler, progress, settle)
+        self.metrics = [t.metric for t in plan.targets]
+        self.explored = plan.trials  # the trials explore() plays (fewer on a grid)
+
+    def _fresh(self) -> TuneJournal:
+        return TuneJournal(self.plan.tune_id, self.plan.variant)
+
+    def _read(self, doc: Mapping[str, Any]) -> TuneJournal:
+        allowed = {
+            v.key: [*shown, v.show(self.rulebook[v.key])]
+            for v, shown in zip(self.plan.vary, self.plan.shown().values(), strict=True)
+        }
+        return TuneJournal.from_json(doc, allowed)
+
+    def _play(
+        self,
+        name: str,
+        point: Mapping[str, Any],
+        seed: int,
+        matches: int,
+        agents: Sequence[str] | None = None,
+    ) -> Measured:
+        self._run(name, _sets(self.plan, point), seed, matches, agents)
+        return self._counted(name, self._measure(name, self.metrics))
+
+    def _point(self, trial: Trial) -> dict[str, Any]:
+        table = keys(self.plan.variant)
+        return {
+            v.key: table[v.key].parse(trial.point[v.key], self.plan.variant) for v in self.plan.vary
+        }
+
+    # -- the three stages
+    def explore(self) -> None:
+        """``plan.trials`` candidates on the shared walls, the rules as they are first."""
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        plan, trials = self.plan, self.journal.trials
+        dist: dict[str, optuna.distributions.BaseDistribution] = {
+            v.key: optuna.distributions.IntDistribution(0, len(v.values) - 1)
+            if v.numeric
+            else optuna.distributions.CategoricalDistribution(list(range(len(v.values))))
+            for v in plan.vary
+        }
+
+        def inside(point: Mapping[str, Any]) -> bool:
+            return all(point[v.key] in v.values for v in plan.vary)
+
+        def told(point: Mapping[str, Any], value: float):
+            return optuna.trial.create_trial(
+                params={v.key: v.values.index(point[v.key]) for v in plan.vary},
+                distributions=dist,
+                value=value,
+            )
+
+        study = optuna.create_study(direction="minimize")
+        for t in trials:
+            if inside(self._point(t)):  # the rulebook may lie outside the searched range
+                study.add_trial(told(self._point(t), t.loss))
+        now = self.rulebook
+        # the rules as they are come first, searched or not: "before", and the
+        # candidate of no change
+        grid = plan.grid()
+        self.explored = len(grid) if grid else plan.trials
+        for k in range(len(trials), self.explored):
+            if grid:  # every point fits the trials: try them all, as a sweep would
+                point = grid[k]
+            elif k == 0:
+                point = now
+            else:
+                # a sampler seeded per trial: trial k depends on the seed, k and the
+                # losses before it only, so a resumed tune proposes what it would have
+                study.sampler = optuna.samplers.TPESampler(
+                    seed=derived_seed(plan, 1, k), n_startup_trials=5
+                )
+                proposed = study.ask(dist)
+                point = {v.key: v.values[proposed.params[v.key]] for v in plan.vary}
+                study.tell(proposed, state=optuna.trial.TrialState.PRUNED)
+            row = self._trial(point)
+            if inside(point):
+                study.add_trial(told(point, row.loss))
+            self.say(
+                f"tune: trial {k + 1}/{len(grid) if grid else plan.trials} {row.point}: "
+                f"loss {row.loss:.3g}{self._eta()}"
+            )
+            if k == 0:
+                self._size()
+
+    def _size(self) -> None:
+        """What the budget can confirm, per target, sized on trial 0 (the rules as
+        they are: the first hands played); one line for each it cannot."""
+        j, plan = self.journal, self.plan
+        if j.sizing is not None or not j.trials:
+            return
+        pilot = self._measure(j.trials[0].run, self.metrics)
+        j.sizing = [
+            sizing.from_pilot(t, pilot, plan.budget, plan.hands_per_match) for t in plan.targets
+        ]
+        self._save()
+        for t, row in zip(plan.targets, j.sizing, strict=True):
+            if line := sizing.said(row, t, plan.budget):
+                self.say(line)
+
+    def planned_hands(self) -> int:
+        """The hands the tune plays (or settles) in all: the trials, the race and the
+        confirmation with the rules as they are beside it."""
+        per_trial, race, confirm = self.plan.split()
+        hm = self.plan.hands_per_match
+        return (self.plan.explored() * per_trial + race + 2 * confirm) * hm
+
+    def _timed(self) -> str:
+        """``, ~T on N workers`` as ``mjlog plan`` times it (a few hands of the rules as
+        they are, played here), or nothing when no progress is shown."""
+        if not self.verbose:
+            return ""
+        import os
+
+        from analysis.studies.plan import seconds_per_hand
+        from simulate.runner import RunSpec
+
+        plan = self.plan
+        spec = RunSpec.build(
+            plan.variant,
+            plan.seed,
+            2,
+            plan.hands_per_match,
+            list(plan.agents),
+            sets=_sets(plan, self.rulebook),
+        )
+        sec, n = seconds_per_hand(spec, hands=16, budget=3.0)
+        workers = self.workers or os.cpu_count() or 1
+        if not n:
+            return ""
+        return (
+            f", ~{_duration(sec * self.planned_hands() / workers)} on {workers} worker(s) "
+            f"(timed on {n} hands here)"
+        )
+
+    def _eta(self) -> str:
+        """``; N of ~M hands, ETA …`` for a progress line: the hands made so far in
+        this process against the wall time they took."""
+        import time
+
+        hands = sum(
+            t.hands + (t.settled or 0) for t in self.journal.trials if t.same_as is None
+        ) + sum(r.hands for r in self.journal.race)
+        now = time.monotonic()
+        start = self._clock
+        if start is None:
+            self._clock = (now, hands)
+            return f"; {hands:,} of ~{self.planned_hands():,} hands"
+        t0, h0 = start
+        rate = (hands - h0) / (now - t0) if now > t0 and hands > h0 else 0.0
+        left = max(self.planned_hands() - hands, 0)
+        eta = f", ETA {_duration(left / rate)}" if rate > 0 else ""
+        return f"; {hands:,} of ~{self.planned_hands():,} hands{eta}"
+
+    def _trial(self, point: Mapping[str, Any]) -> Trial:
+        """The next trial: ``point`` on the shared walls (a point already tried is not
+        replayed: the same rules on the same walls give the same figures), journaled."""
+        plan, trials = self.plan, self.journal.trials
+        k = len(trials)
+        shown = {v.key: v.show(point[v.key]) for v in plan.vary}
+        again = next((t for t in trials if t.point == shown), None)
+        if again is not None:
+            row = dataclasses.replace(again, trial=k, hands=0, same_as=again.trial)
+        else:
+            name = f"trials/{k:03d}"
+            m = self._play(name, point, plan.seed, plan.split()[0])
+            row = Trial(
+                trial=k,
+                point=shown,
+                run=name,
+                hands=m.played,
+                loss=loss(plan.targets, m),
+                values={x: finite(m.value(x)) for x in self.metrics},
+            )
+            if m.played < m.hands:
+                row.settled_from, row.settled = self.journal.settled[name], m.hands
+        trials.append(row)
+        self._save()
+        return row
+
+    def nearer(self) -> list[int]:
+        """The best explored trial with each changed key put back at the rulebook's
+        value, one key at a time, played on the shared walls when not tried yet: the
+        candidates that say whether the targets need that key moved at all."""
+        j = self.journal
+        explored = j.trials[: self.explored]  # not the nearer ones of a resumed tune
+        best = min((t for t in explored if t.same_as is None), key=lambda t: (t.loss, t.trial))
+        out = []
+        for v in self.plan.vary:
+            point = self._point(best)
+            if point[v.key] == self.rulebook[v.key]:
+                continue
+            point[v.key] = self.rulebook[v.key]
+            shown = {x.key: x.show(point[x.key]) for x in self.plan.vary}
+            row = next((t for t in j.trials if t.point == shown and t.same_as is None), None)
+            if row is None:
+                row = self._trial(point)
+                self.say(f"tune: trial {row.trial + 1} {row.point} (nearer the rulebook)")
+            out.append(row.trial)
+        return out
+
+    def _breaks(self, trial: Trial) -> list[str]:
+        """The containment orders ``trial`` breaks, when --keep-order holds them."""
+        if not self.plan.keep_order or trial.trial == 0:  # the rulebook is as it is
+            return []
+        return effects.broken_order(self.base_rules, self._point(trial))
+
+    def race(self, top: int = 3) -> Choice:
+        """The best few distinct trials, the rules as they are and the best one nearer
+        them (:meth:`nearer`), played again on fresh shared walls, round after round,
+        until one is clearly best (the lowest loss in 95 % of paired bootstrap
+        resamples); then the proposal is the candidate nearest the rulebook among those
+        the evidence cannot tell from the best on the targets
+        (:mod:`analysis.studies.tune.choice`)."""
+        plan, j = self.plan, self.journal
+        per_trial, race_matches, _ = plan.split()
+        extra = [0, *self.nearer()]
+        field: list[int] = []
+        for t in sorted(j.trials, key=lambda t: (t.loss, t.trial)):
+            if t.same_as is None and len(field) < top:
+                field.append(t.trial)
+        field += [k for k in dict.fromkeys(extra) if k not in field]
+        rounds = race_matches // (max(len(field), 1) * per_trial)
+        explored = {k: self._measure(j.trials[k].run, self.metrics) for k in field}
+        # the race ranks on its own fresh walls only: the explored matches chose the
+        # field, and pooling them would favour the luckiest (a winner's curse)
+        raced: dict[int, Measured] = {}
+        j.race = []
+        share = np.zeros(len(field))
+        for r in range(rounds if len(field) >= 2 else 0):
+            # a resumed race replays nothing: its runs are complete
+            hands = 0
+            for k in field:
+                more = self._play(
+                    f"race/{r:02d}/{k:03d}",
+                    self._point(j.trials[k]),
+                    derived_seed(plan, 2, r),
+                    per_trial,
+                )
+                raced[k] = raced[k].merged(more) if k in raced else more
+                hands += more.played
+            share = boot_best(plan.targets, [raced[k] for k in field], derived_seed(plan, 3, r))
+            # candidates whose figures agree match for match: no round can part them
+            tied = all(same_figures(raced[field[0]], raced[k]) for k in field[1:])
+            j.race.append(
+                RaceRound(
+                    round=r,
+                    trials=field,
+                    hands=hands,
+                    share_best=share.round(4).tolist(),
+                    losses=[loss(plan.targets, raced[k]) for k in field],
+                    tied=tied,
+                )
+            )
+            self._save()
+            self.say(
+                f"tune: race round {r + 1}/{rounds}: "
+                + (
+                    f"trials {field} tied: the targets cannot tell them apart"
+                    if tied
+                    else f"trial {field[int(share.argmax())]} best in {share.max():.0%} of resamples"
+                )
+                + self._eta()
+            )
+            if share.max() >= 0.95 or tied:
+                break
+        # the best by the loss on the race's hands (the explored ones without a race)
+        data = raced or explored
+        pooled = {k: loss(plan.targets, data[k]) for k in field}
+        best = min(field, key=lambda k: (pooled[k], field.index(k)))
+        seed = derived_seed(plan, 5)
+        broken = [k for k in field if self._breaks(j.trials[k])]
+        close = [
+            k
+            for k in field
+            if k not in broken and (k == best or not apart(plan.targets, data[k], data[best], seed))
+        ]
+        if not close:  # the best breaks the order and so do the ones close to it
+            close = [min((k for k in field if k not in broken), key=lambda k: pooled[k])]
+        chosen = min(
+            close,
+            key=lambda k: (
+                distance(plan.vary, self._point(j.trials[k]), self.rulebook),
+                pooled[k],
+                field.index(k),
+            ),
+        )
+        unmoved = [
+            t.metric
+            for t in plan.targets
+            if len({tr.values.get(t.metric) for tr in j.trials}) == 1
+            and same_everywhere([data[k] for k in field], t.metric)
+        ]
+        j.choice = Choice(best, close, chosen, unmoved, broken)
+        self._save()
+        return j.choice
+
+    def confirm(self, best: int) -> Confirmation:
+        """The winner, and the rules as they were, on a fresh seed: each target judged."""
+        plan, j = self.plan, self.journal
+        _, _, matches = plan.split()
+        seed = derived_seed(plan, 4)
+        m = self._play("confirm", self._point(j.trials[best]), seed, matches)
+        rows = [m.judge(t) for t in plan.targets]
+        first = j.trials[0]
+        before, hands, compared = None, m.played, None
+        if best != 0 and all(
+            first.point[v.key] == v.show(self.base_rules[v.key]) for v in plan.vary
+        ):
+            b = self._play("confirm-before", self._point(first), seed, matches)
+            before, hands = [b.judge(t) for t in plan.targets], hands + b.played
+            self.say("tune: comparing the proposal with the rules as they are")
+            compared = effects.compared(
+                self.out / "confirm-before", self.out / "confirm", plan.targets
+            )
+        j.confirm = Confirmation(
+            best, seed, hands, clean(rows) or [], clean(before), compared if before else None
+        )
+        self._save()
+        return j.confirm
+
+    def recheck(self, agents: Sequence[str]) -> Recheck:
+        """The proposal and the rules as they were, under another line-up, on the
+        confirmation's fresh walls: each target judged again (a proposal holds for the
+        play it was tuned under; this says whether it holds for stronger play)."""
+        plan, j = self.plan, self.journal
+        assert j.confirm is not None
+        c = j.confirm
+        _, _, matches = plan.split()
+        label = ",".join(agents)
+        tag = hashlib.sha256(label.encode()).hexdigest()[:8]
+        m = self._play(f"recheck-{tag}", self._point(j.trials[c.trial]), c.seed, matches, agents)
+        b = self._play(f"recheck-{tag}-before", self._point(j.trials[0]), c.seed, matches, agents)
+        entry = Recheck(
+            label,
+            m.played + b.played,
+            clean([m.judge(t) for t in plan.targets]) or [],
+            clean([b.judge(t) for t in plan.targets]) or [],
+        )
+        j.recheck[label] = entry
+        self._save()
+        return entry
+
+    def run(self, recheck: Sequence[Sequence[str]] = ()) -> dict[str, Any]:
+        """Explore, race, confirm; then recheck the proposal under each other line-up. A
+        finished tune answers from its journal alone (its runs may be gone)."""
+        j = self.journal
+        if not j.finished:
+            if not j.trials:  # before the first hand: what this budget cannot confirm
+                self._clock = None
+                for t in self.plan.targets:
+                    row = sizing.floor(t, self.plan.budget, self.plan.hands_per_match)
+                    if line := sizing.said(row, t, self.plan.budget):
+                        self.say(line)
+                self.say(
+                    f"tune: about {self.planned_hands():,} hands to play or settle{self._timed()}"
+                )
+            self.explore()
+            chosen = self.race().chosen
+            if j.confirm is None or j.confirm.trial != chosen:
+                self.confirm(chosen)
+            j.finished = True
+            self._save()
+        for agents in recheck:
+            if ",".join(agents) not in j.recheck:
+                self.recheck(agents)
+        return self.result()
+
+    def _least_change(self, chosen: Trial, before: Mapping[str, str]) -> dict[str, Any]:
+        """Why each key the proposal leaves alone keeps its rulebook value, and why no
+        change is proposed when none is."""
+        j, ch = self.journal, self.journal.choice
+        if ch is None:  # a journal of a tune before least change
+            return {"kept": {}, "no_change": None, "choice": None}
+        top = j.trials[ch.best]
+        kept = {}
+        for k, v in chosen.point.items():
+            if v != before[k]:
+                continue
+            kept[k] = (
+                f"kept at {v} (the rulebook's): {top.point[k]} (trial {top.trial}, the "
+                f"lowest loss) breaks the containment order (--keep-order)"
+                if top.point[k] != v and top.trial in ch.broken
+                else f"kept at {v} (the rulebook's): the targets cannot tell it from "
+                f"{top.point[k]} (trial {top.trial}, the lowest loss)"
+                if top.point[k] != v
+                else f"kept at {v} (the rulebook's): the lowest loss has it there"
+            )
+        no_change = None
+        if chosen.trial == 0:
+            targets = [t.metric for t in self.plan.targets]
+            no_change = (
+                f"no varied key moves {', '.join(ch.unmoved)}: every candidate reads the "
+                f"same on every match"
+                if ch.unmoved and set(ch.unmoved) == set(targets)
+                else "the rules as they are have the lowest loss"
+                if ch.best == 0
+                else f"the lowest loss (trial {ch.best}) breaks the containment order "
+                f"(--keep-order), and no candidate that keeps it is told from the rules "
+                f"as they are"
+                if ch.best in ch.broken
+                else f"the evidence cannot tell the rules as they are from the lowest "
+                f"loss (trial {ch.best}) on the targets"
+            )
+        return {"kept": kept, "no_change": no_change, "choice": ch.to_json()}
+
+    def result(self) -> dict[str, Any]:
+        j = self.journal
+        c = j.confirm
+        assert c is not None
+        best = j.trials[c.trial]
+        rechecks = [r.to_json() for r in j.recheck.values()]
+        hands = (
+            sum(t.hands for t in j.trials)
+            + sum(r.hands for r in j.race)
+            + c.hands
+            + sum(r["hands"] for r in rechecks)
+        )
+        before = {v.key: v.show(self.rulebook[v.key]) for v in self.plan.vary}
+        changed = [k for k, v in best.point.items() if v != before[k]]
+        vs = {
+            r["metric"]: {x: r[x] for x in ("diff", "lo", "hi", "verdict", "margin")}
+            for r in c.compared or []
+        }
+        size = j.sizing or [
+            sizing.floor(t, self.plan.budget, self.plan.hands_per_match) for t in self.plan.targets
+        ]
+        return {
+            "tune_id": self.plan.tune_id,
+            "variant": self.plan.variant,
+            "agents": list(self.plan.agents),
+            "best": best.point,
+            "before": before,
+            "changed": changed,
+            **self._least_change(best, before),
+            "targets": [
+                {
+                    **r,
+                    **({"vs_rulebook": vs.get(r["metric"])} if c.compared is not None else {}),
+                    **{k: size[i][k] for k in ("half_width", "confirmable", "hands_needed")},
+                }
+                for i, r in enumerate(c.targets)
+            ],
+            "targets_before": c.before,
+            "side_effects": effects.side_effects(c.compared or [], self.plan.targets),
+            "standing": effects.standing(self.base_rules, self._point(best)),
+            "order": {
+                "kept": self.plan.keep_order,
+                "left_out": {
+                    str(k): self._breaks(j.trials[k]) for k in (j.choice.broken if j.choice else [])
+                },
+                "broken": effects.broken_order(self.base_rules, self._point(best)),
+            },
+            "trials": [t.to_json() for t in j.trials],
+            "race": [r.to_json() for r in j.race],
+            "hands": hands,
+            "budget": self.plan.budget,
+            "settled": dict(j.settled),
+            "seed": self.plan.seed,
+            "confirm_seed": c.seed,
+            "recheck": rechecks,
+        }
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,193 @@
+"""A study's directory: its runs and its journal, resumable run by run.
+
+Shared by :class:`analysis.studies.tune.search.Tuner` and
+:class:`analysis.studies.rescore.Rescorer`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from analysis.studies.tune.journal import DamagedJournal, Journal, Made
+from analysis.studies.tune.measuring import Measured, measure
+from mjlog.errors import MjlogError
+from mjlog.resettle import money_blind
+from mjlog.rng import derive
+from mjlog.rundir import write_atomic
+from simulate.agents import make_agents
+from simulate.resettled import donor_problem
+from simulate.runner import RunSpec, simulate
+
+TUNE_FILE = "tune.json"
+RULES_FILE = "rules.toml"
+SEED_SPACE = 2**31
+"""Derived seeds are kept below this, so a run's seed reads as an ordinary number."""
+
+
+class StudyPlan(Protocol):
+    """What a study's directory needs of its plan (read-only: the plans are frozen)."""
+
+    @property
+    def tune_id(self) -> str: ...
+
+    @property
+    def variant(self) -> str: ...
+
+    @property
+    def agents(self) -> tuple[str, ...]: ...
+
+    @property
+    def hands_per_match(self) -> int: ...
+
+    @property
+    def seed(self) -> int: ...
+
+
+def derived_seed(plan: StudyPlan, *parts: int) -> int:
+    """The seed of a study's stage ``parts`` (1: the sampler, 2: a race round, 3: its
+    bootstrap, 4: the confirmation), derived from the plan's seed.
+
+    >>> from types import SimpleNamespace
+    >>> derived_seed(SimpleNamespace(seed=0), 4) == derived_seed(SimpleNamespace(seed=0), 4)
+    True
+    """
+    return derive(plan.seed, *parts) % SEED_SPACE
+
+
+J = TypeVar("J", bound=Journal)
+P = TypeVar("P", bound=StudyPlan)
+
+
+class Study(Generic[P, J]):
+    """A directory of runs with its journal ``DIR/tune.json``: the journal names its
+    study by ``plan.tune_id`` (a directory of another study, or of other files, is
+    refused), is validated once on load (a damaged one is refused in one line), is
+    rewritten atomically after every step, and every run is an ordinary run directory
+    resumed shard by shard. ``settle=False`` plays every run, none settled from
+    another's play (the same answer: for checking)."""
+
+    settle = True
+    #: Entries the directory may hold before its journal (the tune's pilot).
+    own: tuple[str, ...] = ()
+
+    def __init__(
+        self,
+        plan: P,
+        out: str | Path,
+        workers: int | None = None,
+        scheduler: str | None = None,
+        progress: Callable[[str], None] | None = None,
+        settle: bool = True,
+    ):
+        self.plan, self.out = plan, Path(out)
+        self.workers, self.scheduler, self.settle = workers, scheduler, settle
+        self.say = progress or (lambda _line: None)
+        self.verbose = progress is not None
+        #: Runs this process wrote (measured without re-hashing their files); a run
+        #: found complete on disk, as a resumed study finds them, is verified.
+        self.written: set[str] = set()
+        self.journal: J = self._load()
+
+    # what a subclass says about its journal
+    def _fresh(self) -> J:
+        raise NotImplementedError
+
+    def _read(self, doc: Mapping[str, Any]) -> J:
+        raise NotImplementedError
+
+    def _load(self) -> J:
+        """The journal in ``out`` (validated), or a fresh one when there is none yet."""
+        path = self.out / TUNE_FILE
+        if path.exists():
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise MjlogError(f"{path}: not a tune journal ({e})") from None
+            if not isinstance(doc, dict) or doc.get("tune_id") != self.plan.tune_id:
+                raise MjlogError(
+                    f"{path} belongs to another tune (tune id "
+                    f"{doc.get('tune_id') if isinstance(doc, dict) else '?'}, "
+                    f"this one {self.plan.tune_id}): choose another --out"
+                )
+            try:
+                return self._read(doc)
+            except DamagedJournal as e:
+                raise DamagedJournal(f"{path}: a damaged tune journal: {e}") from None
+        if self.out.exists() and any(p.name not in self.own for p in self.out.iterdir()):
+            raise MjlogError(
+                f"{self.out} holds files but no {TUNE_FILE}: choose a new or empty --out"
+            )
+        return self._fresh()
+
+    def _save(self) -> None:
+        self.out.mkdir(parents=True, exist_ok=True)
+        write_atomic(
+            self.out / TUNE_FILE,
+            json.dumps(self.journal.to_json(), indent=1, ensure_ascii=False, allow_nan=False)
+            + "\n",
+            "--out",
+        )
+
+    def _run(
+        self,
+        name: str,
+        sets: Sequence[str],
+        seed: int,
+        matches: int,
+        agents: Sequence[str] | None = None,
+    ) -> Path:
+        """Play (or finish) the run ``DIR/name`` under the plan's rules and ``sets``, by
+        the plan's line-up unless ``agents`` names another. When a run already played
+        here differs from it only in money-only keys and the line-up never reads money,
+        the run is settled from that one's logged play instead (the same bytes, at the
+        cost of a replay: :mod:`simulate.resettled`); the journal records how each run
+        was made (:class:`Made`)."""
+        spec = RunSpec.build(
+            self.plan.variant,
+            seed,
+            matches,
+            self.plan.hands_per_match,
+            list(agents or self.plan.agents),
+            sets=list(sets),
+        )
+        run = self.out / name
+        if not (run / "manifest.json").exists():  # a run read back is verified like any
+            self.written.add(name)
+        donor = self._donor(spec, name) if self.settle else None
+        simulate(
+            spec,
+            run,
+            workers=self.workers,
+            scheduler=self.scheduler,
+            progress=False,
+            settle_from=self.out / donor if donor else None,
+        )
+        self.journal.record(name, donor)
+        return run
+
+    def _donor(self, spec: RunSpec, name: str) -> str | None:
+        """The first run played here whose play ``spec`` may reuse, if any."""
+        if not money_blind(make_agents(spec.agents)):
+            return None  # the common case of a tune: its agents respond to the rules
+        # run names were checked on load: each is a run of this directory
+        return next(
+            (
+                p
+                for p in self.journal.played
+                if p != name and donor_problem(spec, self.out / p) is None
+            ),
+            None,
+        )
+
+    def _measure(self, name: str, metrics: Sequence[str]) -> Measured:
+        """Run ``name``'s figures, its files verified unless this process wrote it."""
+        return measure(self.out / name, metrics, verify=name not in self.written)
+
+    def _counted(self, name: str, m: Measured) -> Measured:
+        """``m``, measured on run ``name``, with its hands counted as played or not."""
+        if self.journal.made(name) is Made.SETTLED:
+            m.played = 0
+        return m

@@ -1,0 +1,76 @@
+"""``mjlog tune`` says before playing whether its budget can confirm each target.
+
+Known answers: a share of wins ``0.05 ± 0.01`` needs ``1.96·√(V(1−V)/W) < T`` on the
+confirmation (a quarter of the budget), so no budget under ~7,300 hands can say
+``met``, and ~20,000 are needed for 80 % power (issue 46's arithmetic).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from analysis.studies.tune import parse_target
+from analysis.studies.tune.sizing import floor
+from mjlog.cli import main
+
+
+@pytest.mark.parametrize(
+    "budget, confirmable", [(4000, False), (7200, False), (7400, None), (40000, None)]
+)
+def test_a_share_of_wins_cannot_be_confirmed_below_its_floor(budget, confirmable):
+    t = parse_target("pattern_rate[qidui]=0.05±0.01")
+    row = floor(t, budget, hands_per_match=8)
+    assert row["confirmable"] is confirmable
+    assert row["hands_needed"] == pytest.approx(20000, rel=0.01)  # 80 % power
+
+
+def test_one_sided_and_point_targets_have_no_floor():
+    assert floor(parse_target("draw_rate<=0.1"), 400, 8)["confirmable"] is None
+    assert floor(parse_target("mean_points_per_win=6±0.5"), 400, 8)["half_width"] is None
+
+
+def test_the_tune_says_so_before_the_first_hand_and_in_its_json(tmp_path):
+    args = ["tune", "huangmei", "--vary", "fan.qidui=15|25"]
+    args += ["--target", "pattern_rate[qidui]=0.05±0.01", "--target", "draw_rate=0.05±0.5"]
+    args += ["--agents", "greedy", "--budget", "512", "--trials", "2", "--workers", "1"]
+    r = CliRunner().invoke(main, [*args, "--format", "json", "--out", str(tmp_path / "t")])
+    assert r.exit_code == 0, r.output
+    lines = r.stderr.splitlines()
+    first = lines[0]
+    assert first.startswith("tune: pattern_rate[qidui]=0.05±0.01 cannot be met at --budget 512")
+    assert "--budget 19,965 would confirm it" in first  # before any hand: every hand a win
+    assert lines[1].startswith("tune: about ") and "hands to play or settle" in lines[1]
+    assert any("ETA" in ln for ln in lines)
+    qidui, draws = json.loads(r.stdout)["targets"]
+    assert qidui["confirmable"] is False and qidui["hands_needed"] > 19_965  # not all win
+    assert draws["confirmable"] is True and draws["half_width"] < 0.5
+
+
+AUTO = ["tune", "yuxi", "--vary", "base=1:10", "--target", "money_moved_per_hand=30±3"]
+AUTO += ["--agents", "greedy", "--budget", "auto", "--trials", "6", "--workers", "1"]
+
+
+def test_budget_auto_sizes_on_a_pilot_within_max_hands(tmp_path):
+    out = tmp_path / "t"
+    r = CliRunner().invoke(main, [*AUTO, "--max-hands", "600", "--format", "json", "--out", out])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.stdout)
+    # money at 30 spreads ~8× the rulebook's (base 1): ~885 hands, capped at 600
+    assert res["budget"] == 600
+    assert "--budget auto: 600 hands (capped by --max-hands), sized on a pilot of 512" in r.stderr
+    assert (out / "pilot" / "manifest.json").exists()
+    # a rerun finds the pilot complete, sizes the same budget and resumes the same tune
+    again = CliRunner().invoke(
+        main, [*AUTO, "--max-hands", "600", "--quiet", "--format", "json", "--out", out]
+    )
+    assert again.exit_code == 0 and json.loads(again.stdout) == res
+
+
+def test_budget_auto_is_not_for_rescore(tmp_path):
+    r = CliRunner().invoke(
+        main, ["tune", "yuxi", "--rescore", "--budget", "auto", "--out", str(tmp_path / "t")]
+    )
+    assert r.exit_code == 2 and "--budget auto" in r.output
