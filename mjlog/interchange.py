@@ -48,6 +48,7 @@ from typing import Any, TypeGuard
 from mjlog import __version__
 from mjlog.errors import InputError, MjlogError, quote
 from mjlog.events import DEAL, HORSE, TRANSFER, WIN, Event
+from mjlog.ledger import win_totals
 from mjlog.logio import (
     LogError,
     SpilledShard,
@@ -596,10 +597,22 @@ def _replayed(
             "fan": w.fan,
             "multiplier": w.multiplier,
             "points": w.points,
-            "total": w.total,
+            "total": total,
             "capped": w.capped,
         }
-        for w in st.wins
+        # the file's own totals (its transfers), also past an event the rules refuse
+        for w, total in zip(
+            st.wins,
+            win_totals(
+                [(w.seq, w.seat, w.win_order) for w in st.wins],
+                [
+                    (t["seq"], t["payee"], t["amount"], t["reason"])
+                    for t in transfers
+                    if isinstance(t["amount"], int)
+                ],
+            ),
+            strict=True,
+        )
     ]
     return hand_row, wins, transfers, warning
 

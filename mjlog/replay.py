@@ -151,6 +151,7 @@ class Check(StrEnum):
     ORPHAN_ROWS = "orphan_rows"  # rows for hands that are not in the shard's hands file
     HAND_SET = "hand_set"  # hands missing, unexpected or duplicated
     DEALER_SEQUENCE = "dealer_sequence"  # a dealer not following the last hand
+    NOT_CHECKED = "not_checked"  # (note) what a hand's replay, stopped early, leaves unchecked
 
 
 # The check named when a forced event (HandState.auto) is not what the log says.

@@ -100,13 +100,15 @@ class HandFindings:
             Problem(self.run, check, str(log), str(rules), m, r, h, seq, run_id=self.run_id)
         )
 
-    def note(self, check: str, text: str) -> None:
+    def note(self, check: str, text: str, seq: int | None = None) -> None:
+        """A note of what was not checked; with a ``seq``, about this hand (kept per
+        hand), else about every hand of the run (reported once per run)."""
         if (check, "note") in self._seen:
             return
         self._seen.add((check, "note"))
         m, r, h = self.key
         self.problems.append(
-            Problem(self.run, check, "", text, m, r, h, None, run_id=self.run_id, level="note")
+            Problem(self.run, check, "", text, m, r, h, seq, run_id=self.run_id, level="note")
         )
 
 
