@@ -152,6 +152,8 @@ class Check(StrEnum):
     HAND_SET = "hand_set"  # hands missing, unexpected or duplicated
     DEALER_SEQUENCE = "dealer_sequence"  # a dealer not following the last hand
     NOT_CHECKED = "not_checked"  # (note) what a hand's replay, stopped early, leaves unchecked
+    REPRODUCE = "reproduce"  # (--reproduce) the log is not what its recorded agents play
+    NOT_REPRODUCIBLE = "not_reproducible"  # (--reproduce) the run's agents cannot be replayed
 
 
 # The check named when a forced event (HandState.auto) is not what the log says.

@@ -61,7 +61,9 @@ class Problem:
         if self.log:
             text += f": the log says {self.log}"
         if self.rules:
-            text += f"; the rules say {self.rules}" if self.log else f": {self.rules}"
+            # --reproduce sets the log against a play, not against the rules
+            says = "the recorded agents play" if self.check == "reproduce" else "the rules say"
+            text += f"; {says} {self.rules}" if self.log else f": {self.rules}"
         return text
 
 
