@@ -38,13 +38,16 @@ def balance_study(
     margin: float = MARGIN,
     scheduler: str | None = None,
     on_measured: Callable[[dict], None] | None = None,
+    on_plan: Callable[[list[Any], int], None] | None = None,
 ) -> dict[str, Any]:
     """Measure, decide, propose, confirm (the module docstring): at least ``hands``
     hands of play per run, the runs written under ``out`` (``measure`` and
     ``confirm``) or in a temporary directory removed afterwards. ``scheduler``
     plays the shards on that dask.distributed scheduler (its workers write the
     runs, so it needs ``out``). ``on_measured`` is told the measurement and the
-    proposal before the confirmation run starts. Returns the figures
+    proposal before the confirmation run starts; ``on_plan(specs, hands)`` the
+    measure run and the hands of both runs before any is played (it may refuse by
+    raising). Returns the figures
     ``mjlog balance --format json`` prints (docs/cli.md)."""
     from mjlog.rng import derive
     from simulate.runner import RunSpec, simulate
@@ -73,6 +76,8 @@ def balance_study(
         )
 
     spec = build(seed)
+    if on_plan is not None:  # the measure run and, at most, a confirmation as large
+        on_plan([spec], 2 * spec.total_hands)
     n, current = spec.rules.n, Lever.of(spec.rules)
     confirm_seed = derive(seed, CONFIRM)
     with tempfile.TemporaryDirectory(prefix="mjlog-balance-") as scratch:

@@ -34,7 +34,6 @@ and is linear in shards: ``N`` workers play a side's shards ``N`` at a time.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from analysis import compare, queries
 from analysis.decide import ALPHA, POWER
 from analysis.rates import is_rate, metric_estimate
 from mjlog.errors import InputError, MjlogError, quote
+from simulate.estimate import seconds_per_hand
 
 __all__ = ["Plan", "Spread", "matches_needed", "plan", "seconds_per_hand", "spread"]
 
@@ -238,36 +238,6 @@ def _spec(run: queries.Run, matches: int):
         run.events,
         int(m.get("hands_per_shard") or 2000),
     )
-
-
-def seconds_per_hand(spec, hands: int, budget: float = 10.0) -> tuple[float, int]:
-    """Seconds a hand of ``spec`` takes here, played (not written) on one core: the
-    mean over up to ``hands`` hands of its first matches, or as many as ``budget``
-    seconds allow, after one untimed hand (imports, caches). Returns (seconds, hands
-    timed)."""
-    from mjlog.engine import play_match
-    from simulate.agents import make_agents
-    from simulate.runner import hand_records
-
-    n = spec.rules.n
-    timed, spent, warm = 0, 0.0, False
-    for match in range(max(1, spec.matches)):
-        for r in range(spec.rotations):
-            agents = make_agents([spec.agents[(s - r) % n] for s in range(n)])
-            start = time.perf_counter()
-            for p in play_match(
-                spec.rules, agents, spec.seed, match, spec.hands_per_match, r, spec.duplicate
-            ):
-                hand_records(p)
-                now = time.perf_counter()
-                if warm:
-                    timed += 1
-                    spent += now - start
-                warm = True
-                start = now
-                if timed >= hands or spent >= budget:
-                    return spent / max(timed, 1), timed
-    return spent / max(timed, 1), timed
 
 
 def plan(

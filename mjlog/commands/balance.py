@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from mjlog.commands.announce import announce, estimate, yes_option
 from mjlog.commands.simulate import AgentsOption, interrupted, scheduler_callback
 from mjlog.rules import VARIANTS
 
@@ -223,9 +224,22 @@ def _headline(r: dict) -> str:
     show_default=True,
     help="json: one object (documented in docs/cli.md).",
 )
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--quiet", is_flag=True, help="No estimate and no progress bar.")
+@yes_option
 def balance_command(
-    variant, agents, sets, hands, hands_per_match, seed, margin, workers, scheduler, out, fmt, quiet
+    variant,
+    agents,
+    sets,
+    hands,
+    hands_per_match,
+    seed,
+    margin,
+    workers,
+    scheduler,
+    out,
+    fmt,
+    quiet,
+    yes,
 ) -> None:
     """Measure every seat position's advantage, propose the dealer compensation
     that cancels the dealer's, and confirm it on fresh seeds.
@@ -272,6 +286,13 @@ def balance_command(
             margin=MARGIN if margin is None else margin,
             scheduler=scheduler,
             on_measured=measured,
+            on_plan=lambda specs, n: announce(
+                "balance",
+                f"a measure run of {specs[0].total_hands:,} and at most a confirmation as large",
+                estimate(specs, workers, hands=n),
+                quiet,
+                yes,
+            ),
         )
     except KeyboardInterrupt as e:
         interrupted(e)

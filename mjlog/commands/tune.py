@@ -9,6 +9,7 @@ import sys
 import click
 from click.core import ParameterSource
 
+from mjlog.commands.announce import announce, estimate, yes_option
 from mjlog.commands.simulate import AgentsOption, interrupted, scheduler_callback
 from mjlog.errors import InputError, quote
 from mjlog.rules import VARIANTS
@@ -126,10 +127,11 @@ from mjlog.rules import VARIANTS
     "logged play (only money-only keys differ and no agent reads money): "
     "the same answer, for checking; settling costs a replay, not a game.",
 )
-@click.option("--quiet", is_flag=True, help="No progress lines.")
+@click.option("--quiet", is_flag=True, help="No estimate and no progress lines.")
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
+@yes_option
 def tune_command(
     variant,
     patterns,
@@ -151,6 +153,7 @@ def tune_command(
     play_all,
     quiet,
     fmt,
+    yes,
 ) -> None:
     """Search the rule values that bring the TARGETs where the designer wants them.
 
@@ -180,6 +183,16 @@ def tune_command(
     ]
     seats = tuple(a.strip() for a in agents.split(","))
     say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+
+    def announced() -> None:
+        """Hands and time before the first hand (docs/cli.md, 'Long work')."""
+        from simulate.runner import RunSpec
+
+        probe = RunSpec.build(variant, seed, 2, hands_per_match, list(seats), sets=list(sets))
+        hands = budget + len(rechecks) * (budget // 4)  # a recheck replays the confirmation
+        what = "--budget" + (f" and {len(rechecks)} recheck(s)" if rechecks else "")
+        announce("tune", what, estimate([probe], workers, hands=hands), quiet, yes)
+
     if rescore:
         mixed = [
             f
@@ -196,6 +209,7 @@ def tune_command(
                 f"--rescore proposes a whole pattern table: it takes no "
                 f"{', '.join(mixed)} (tune those in a run of their own)"
             )
+        announced()
         _rescore(
             variant,
             patterns,
@@ -246,6 +260,7 @@ def tune_command(
     )
     if plan.split()[0] < 1:
         raise InputError("--budget is too small for --trials")
+    announced()
     _finish(
         lambda: tune.Tuner(
             plan, out, workers=workers, scheduler=scheduler, progress=say, settle=not play_all
