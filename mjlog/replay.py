@@ -649,6 +649,9 @@ class Snapshot:
         over = st.over
         forced = None if over else st.auto()
         opts = {} if over or forced is not None else st.options()
+        live = st.live
+        if st.pos.deal_next < st.n:  # mid-deal: the state moves the front once, at the end
+            live -= sum(sum(h) for h in st.hands)
         return cls(
             seq=seq,
             event=ev,
@@ -661,7 +664,7 @@ class Snapshot:
             bonus=tuple(st.bonus),
             void=tuple(st.void),
             won=tuple(st.won),
-            live=st.live,
+            live=live,
             deltas=tuple(st.deltas),
             winners=tuple(st.winners),
             window=window,
