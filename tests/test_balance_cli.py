@@ -462,7 +462,10 @@ def test_existing_runs_are_pooled_with_the_measure_run(tmp_path):
     assert f"pooled with {first / 'measure'}" in text
     other = tmp_path / "other"
     invoke(*TINY, "--seed", "4", "--set", "cap=8", "--out", str(other))
-    for bad, why in ((other / "measure", "not the study's rules (cap=8, not 64)"), (first / "measure", "")):
+    for bad, why in (
+        (other / "measure", "not the study's rules (cap=8, not 64)"),
+        (first / "measure", ""),
+    ):
         args = [*SMALL, *TINY, "--runs", str(bad)]
         if not why:  # the same seed as the measure run
             args += ["--seed", "4"]
