@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import bounded
+
 LINE = re.compile(
     r"^(?P<label>.+): (?P<done>\d+)/(?P<shards>\d+) shards, "
     r"(?P<hands>[\d,]+)/(?P<total>[\d,]+) hands, \d+ s(, about \d+ s left)?$"
@@ -20,11 +22,11 @@ LINE = re.compile(
 def piped(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     """``python -m mjlog ARGS`` with stdout and stderr pipes (not a terminal)."""
     p = subprocess.run(
-        [sys.executable, "-m", "mjlog", *args],
+        bounded.python(120, "-m", "mjlog", *args),  # CPU-bounded: load cannot fail it
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=bounded.WALL,
         stdin=subprocess.DEVNULL,
     )
     assert p.returncode == 0, p.stderr
@@ -127,24 +129,20 @@ def test_a_report_on_large_runs_says_which_step_it_is_at(tmp_path, monkeypatch):
 
 
 def _cpu_bounded(args: list[str], cwd: Path, cpu_seconds: int, until: str) -> tuple[str, int]:
-    """``python -m mjlog ARGS`` with its CPU time bounded (RLIMIT_CPU, so a loaded
-    machine cannot fail it): stderr read line by line until a line holds ``until``,
-    then the process is stopped; (stderr so far, return code or 0 when stopped)."""
+    """``python -m mjlog ARGS`` with its CPU time bounded (:mod:`tests.bounded`, so a
+    loaded machine cannot fail it): stderr read line by line until a line holds
+    ``until``, then the process is stopped; (stderr so far, return code or 0 when
+    stopped)."""
     import os
-    import resource
     import signal
 
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
-
     p = subprocess.Popen(
-        [sys.executable, "-m", "mjlog", *args],
+        bounded.python(cpu_seconds, "-m", "mjlog", *args),
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=limit,
         start_new_session=True,
     )
     seen = []
