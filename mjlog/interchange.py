@@ -605,16 +605,22 @@ def _replayed(
             st.wins,
             win_totals(
                 [(w.seq, w.seat, w.win_order) for w in st.wins],
-                [
-                    (t["seq"], t["payee"], t["amount"], t["reason"])
-                    for t in transfers
-                    if isinstance(t["amount"], int)
-                ],
+                _paid(events),
             ),
             strict=True,
         )
     ]
     return hand_row, wins, transfers, warning
+
+
+def _paid(events: Sequence[Event]) -> list[tuple[int, int, int, str]]:
+    """The transfer events as (seq, payee, amount, reason), well-formed ones only."""
+    out = []
+    for i, e in enumerate(events):
+        seat, amount, kind = e.seat, e.amount, e.kind
+        if e.type == TRANSFER and isinstance(seat, int) and isinstance(amount, int) and kind:
+            out.append((i, seat, amount, kind))
+    return out
 
 
 class _Survey:
