@@ -229,3 +229,40 @@ def test_a_sweep_by_default_plays_a_size_that_can_say_something(tmp_path):
     m = ANNOUNCED.match(err.splitlines()[0])
     assert m and m["hands"] == "4,000", err
     assert m["what"] == "2 points × 2,000 hands, 250 matches of 8 a point"
+
+
+def test_at_a_terminal_long_work_is_asked_for_and_no_declines_it(tmp_path):
+    """At a terminal, past the bound, the command asks; 'n' starts nothing (exit 2)."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    args = [*SIM, "--matches", "1000000000", "--hands-per-shard", "2000", "--out", "big"]
+    p = subprocess.Popen(
+        bounded.python(60, "-m", "mjlog", *args),
+        cwd=tmp_path,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
+    )
+    os.close(slave)
+    seen = b""
+    while b"start it?" not in seen:
+        try:
+            chunk = os.read(master, 1024)
+        except OSError:  # the child closed the terminal without asking
+            chunk = b""
+        assert chunk, seen
+        seen += chunk
+    os.write(master, b"n\n")
+    assert p.wait(timeout=bounded.WALL) == 2
+    try:
+        while chunk := os.read(master, 1024):
+            seen += chunk
+    except OSError:  # the terminal closed with the child
+        pass
+    os.close(master)
+    text = seen.decode()
+    assert "2,000,000,000 hands" in text and "not started" in text
+    assert not (tmp_path / "big").exists()
