@@ -203,14 +203,16 @@ def position_name(position: int, n: int) -> str:
     return f"{position} seats on"
 
 
-def positions(run: str | Path) -> list[dict[str, Any]]:
-    """Each seat position's advantage in a run (0 = the dealer), points per hand
-    (money ÷ the run's base): ``position``, ``value``, ``lo``, ``hi``, ``se``
-    (:data:`UNIT`), ``matches``, ``hands``."""
+def positions(run: str | Path | Sequence[str | Path]) -> list[dict[str, Any]]:
+    """Each seat position's advantage in a run, or in runs of one variant, rules and
+    line-up pooled match by match (0 = the dealer), points per hand (money ÷ the
+    base): ``position``, ``value``, ``lo``, ``hi``, ``se`` (:data:`UNIT`),
+    ``matches``, ``hands``."""
     from mjlog.logio import RunFiles
 
-    base = RunFiles(run).rules()["base"]
-    df = position_advantage(run).sort_values("position")
+    runs = [run] if isinstance(run, str | Path) else list(run)
+    base = RunFiles(runs[0]).rules()["base"]
+    df = position_advantage(runs).sort_values("position")
     rows: Iterable[Any] = df.itertuples()  # (pandas-stubs types a row's cells loosely)
     return [
         {

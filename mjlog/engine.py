@@ -203,12 +203,15 @@ def play_hand(
     hand: int,
     dealer: int | None,
     rotation: int = 0,
+    observe: Callable[[HandState], None] | None = None,
 ) -> PlayedHand:
-    """Deal and play one hand; each agent gets its seeded stream for this hand."""
+    """Deal and play one hand; each agent gets its seeded stream for this hand.
+    ``observe``: as for :func:`play` (``mjlog validate --reproduce`` compares the
+    log with the play event by event)."""
     state, hs, rolls = deal(rules, seed, match, hand, dealer)
     for s, a in enumerate(agents):
         a.start_hand(s, Stream(agent_seed(seed, match, hand, s)))
-    play(state, agents)
+    play(state, agents, observe)
     return PlayedHand(state, match, hand, rotation, hs, tuple(a.name for a in agents), rolls)
 
 

@@ -48,6 +48,7 @@ from typing import Any, TypeGuard
 from mjlog import __version__
 from mjlog.errors import InputError, MjlogError, quote
 from mjlog.events import DEAL, HORSE, TRANSFER, WIN, Event
+from mjlog.ledger import win_totals
 from mjlog.logio import (
     LogError,
     SpilledShard,
@@ -596,12 +597,30 @@ def _replayed(
             "fan": w.fan,
             "multiplier": w.multiplier,
             "points": w.points,
-            "total": w.total,
+            "total": total,
             "capped": w.capped,
         }
-        for w in st.wins
+        # the file's own totals (its transfers), also past an event the rules refuse
+        for w, total in zip(
+            st.wins,
+            win_totals(
+                [(w.seq, w.seat, w.win_order) for w in st.wins],
+                _paid(events),
+            ),
+            strict=True,
+        )
     ]
     return hand_row, wins, transfers, warning
+
+
+def _paid(events: Sequence[Event]) -> list[tuple[int, int, int, str]]:
+    """The transfer events as (seq, payee, amount, reason), well-formed ones only."""
+    out = []
+    for i, e in enumerate(events):
+        seat, amount, kind = e.seat, e.amount, e.kind
+        if e.type == TRANSFER and isinstance(seat, int) and isinstance(amount, int) and kind:
+            out.append((i, seat, amount, kind))
+    return out
 
 
 class _Survey:

@@ -18,18 +18,45 @@ keeps the books the rules write into.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mjlog.events import Event, TransferReason, transfer
 from mjlog.scoring.base import Score
 
-__all__ = ["WIN_TOTAL_REASONS", "Ledger", "WinRecord"]
+__all__ = ["WIN_TOTAL_REASONS", "Ledger", "WinRecord", "win_totals"]
 
 #: The transfers that count toward a win's ``total``: the win's own payments, its
 #: horses and the kong money moved to it by 呼叫转移.
 WIN_TOTAL_REASONS = frozenset(
     {TransferReason.WIN, TransferReason.HORSE, TransferReason.CALL_TRANSFER}
 )
+
+
+def win_totals(
+    wins: Sequence[tuple[int, int, int]], transfers: Sequence[tuple[int, int, int, str]]
+) -> list[int]:
+    """Each win's ``total`` as the logged transfers give it (docs/log-schema.md): the
+    sum of the transfers to its winner, of a reason in :data:`WIN_TOTAL_REASONS`,
+    after its win event and before the next win of a later ``win_order``.
+
+    ``wins`` are (seq, seat, win_order); ``transfers`` (seq, payee, amount, reason).
+
+    >>> win_totals([(5, 1, 1), (9, 2, 2)], [(6, 1, 4, "win"), (7, 1, 2, "kong_exposed"),
+    ...                                     (10, 2, 3, "win"), (11, 1, 8, "horse")])
+    [4, 3]
+    """
+    out = []
+    for seq, seat, order in wins:
+        nxt = min((s for s, _w, o in wins if o > order), default=1 << 62)
+        out.append(
+            sum(
+                a
+                for s, payee, a, r in transfers
+                if seq < s < nxt and payee == seat and r in WIN_TOTAL_REASONS
+            )
+        )
+    return out
 
 
 @dataclass(slots=True)

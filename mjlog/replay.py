@@ -151,6 +151,9 @@ class Check(StrEnum):
     ORPHAN_ROWS = "orphan_rows"  # rows for hands that are not in the shard's hands file
     HAND_SET = "hand_set"  # hands missing, unexpected or duplicated
     DEALER_SEQUENCE = "dealer_sequence"  # a dealer not following the last hand
+    NOT_CHECKED = "not_checked"  # (note) what a hand's replay, stopped early, leaves unchecked
+    REPRODUCE = "reproduce"  # (--reproduce) the log is not what its recorded agents play
+    NOT_REPRODUCIBLE = "not_reproducible"  # (--reproduce) the run's agents cannot be replayed
 
 
 # The check named when a forced event (HandState.auto) is not what the log says.
@@ -662,6 +665,9 @@ class Snapshot:
         over = st.over
         forced = None if over else st.auto()
         opts = {} if over or forced is not None else st.options()
+        live = st.live
+        if st.pos.deal_next < st.n:  # mid-deal: the state moves the front once, at the end
+            live -= sum(sum(h) for h in st.hands)
         return cls(
             seq=seq,
             event=ev,
@@ -674,7 +680,7 @@ class Snapshot:
             bonus=tuple(st.bonus),
             void=tuple(st.void),
             won=tuple(st.won),
-            live=st.live,
+            live=live,
             deltas=tuple(st.deltas),
             winners=tuple(st.winners),
             window=window,

@@ -144,6 +144,31 @@ def _check_numbers(
         )
 
 
+class Shards(Sequence[tuple[int, int, int]]):
+    """A run's shards as (shard, first match, end match), each computed on demand.
+
+    >>> list(Shards(5, 2)), len(Shards(10**9, 250)), Shards(10**9, 250)[-1]
+    ([(0, 0, 2), (1, 2, 4), (2, 4, 5)], 4000000, (3999999, 999999750, 1000000000))
+    """
+
+    def __init__(self, matches: int, per_shard: int):
+        self.matches, self.per_shard = matches, per_shard
+
+    def __len__(self) -> int:
+        return -(-self.matches // self.per_shard)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        a = i * self.per_shard
+        return (i, a, min(a + self.per_shard, self.matches))
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """Everything that determines a run's bytes.
@@ -211,10 +236,10 @@ class RunSpec:
     def matches_per_shard(self) -> int:
         return max(1, self.hands_per_shard // (self.hands_per_match * self.rotations))
 
-    def shards(self) -> list[tuple[int, int, int]]:
-        """(shard, first match, end match) for every shard."""
-        k = self.matches_per_shard
-        return [(i, a, min(a + k, self.matches)) for i, a in enumerate(range(0, self.matches, k))]
+    def shards(self) -> Shards:
+        """(shard, first match, end match) for every shard, computed when asked (a
+        run of 10^9 matches has millions of shards: nothing walks them all up front)."""
+        return Shards(self.matches, self.matches_per_shard)
 
     def shard_hands(self, first: int, end: int) -> int:
         return (end - first) * self.rotations * self.hands_per_match
@@ -360,7 +385,7 @@ def simulate(
             return done_before
         _clean(out, shards)
         good = _verified_shards(spec, out, shards, claim.journal())
-        todo = [s for s in shards if s[0] not in good]
+        todo = Todo(shards, set(good))
 
         def finished(shard: int, entries: list[dict] | None = None) -> None:
             good[shard] = entries or _entries(spec, out, shard)
@@ -371,6 +396,25 @@ def simulate(
         manifest = build_manifest(spec.meta(), entries, **spec.layout())
         write_manifest(out, manifest)
     return manifest
+
+
+class Todo:
+    """The shards of ``shards`` not in ``done``, in order: counted without a walk,
+    iterated lazily."""
+
+    def __init__(self, shards: Sequence[tuple[int, int, int]], done: set[int]):
+        self.shards = shards
+        self.done = {s for s in done if 0 <= s < len(shards)}
+        self.count = len(shards) - len(self.done)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def __iter__(self) -> Iterator[tuple[int, int, int]]:
+        return (s for s in self.shards if s[0] not in self.done)
 
 
 def _play(
@@ -387,7 +431,12 @@ def _play(
 ) -> None:
     """Play (or settle from ``donor``) the ``todo`` shards; ``finished(shard, entries)``
     as each is in place."""
-    left = sum(spec.shard_hands(a, b) for _, a, b in todo)
+    if isinstance(todo, Todo):  # counted from the shards done: no walk of the rest
+        left = spec.total_hands - sum(
+            spec.shard_hands(a, b) for _, a, b in (shards[s] for s in todo.done)
+        )
+    else:
+        left = sum(spec.shard_hands(a, b) for _, a, b in todo)
     bar = _progress(
         spec.total_hands,
         spec.total_hands - left,
@@ -412,7 +461,7 @@ def _play(
                 scheduler,
                 spec,
                 out,
-                todo,
+                list(todo),
                 on_done,
                 partial(play_shard, settle_from=donor) if donor else play_shard,
             )
@@ -498,8 +547,20 @@ def _run_local(
 
     ctx = mp.get_context()
     progress = ctx.Queue()
-    reported = dict.fromkeys((s for s, _, _ in todo), 0)
-    sizes = {s: spec.shard_hands(a, b) for s, a, b in todo}
+    reported: dict[int, int] = {}  # the shards in flight: hands reported so far
+    sizes: dict[int, int] = {}
+    shards = iter(todo)
+
+    def submit(pending: set) -> None:
+        """Keep two shards a worker in flight: a run of millions of shards is never
+        queued whole (its set-up would take minutes before the first hand)."""
+        while len(pending) < 2 * workers:
+            nxt = next(shards, None)
+            if nxt is None:
+                return
+            s, a, b = nxt
+            reported[s], sizes[s] = 0, spec.shard_hands(a, b)
+            pending.add(pool.submit(_worker_shard, spec, str(out), s, a, b, donor))
 
     def drain() -> None:
         while True:
@@ -518,17 +579,17 @@ def _run_local(
         # Workers are forked while Ctrl-C is held back, so none of them sees it before
         # _init_worker ignores it; the parent alone handles it, once released. (Held
         # back, not ignored: a Ctrl-C pressed meanwhile must still stop the run.)
+        pending: set = set()
         with _ctrl_c_held():
-            pending = {
-                pool.submit(_worker_shard, spec, str(out), s, a, b, donor) for s, a, b in todo
-            }
+            submit(pending)
         while pending:
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             drain()
             for f in done:
                 shard, entries = f.result()
-                bar.update(sizes[shard] - reported.pop(shard))
+                bar.update(sizes.pop(shard) - reported.pop(shard))
                 finished(shard, entries)
+            submit(pending)
     except BaseException:
         # Killing workers mid-write can make the pool's own threads hit a closed pipe
         # (EBADF) and print a traceback; the run is stopping, so keep the one line.
@@ -646,7 +707,7 @@ def _verified_shards(
     for entries in journal.values():  # the hashes each shard was written with
         listed.update({f.get("path"): f.get("sha256") for f in entries if isinstance(f, dict)})
     good: dict[int, list[dict]] = {}
-    for shard, a, b in shards:
+    for shard, a, b in (shards[i] for i in _on_disk(out, shards)):
         if not shard_complete(out, shard, events=spec.events):
             continue
         entries = []
@@ -689,15 +750,31 @@ def _verified_shards(
     return good
 
 
+def _on_disk(out: Path, shards: Sequence[tuple[int, int, int]]) -> list[int]:
+    """The shards of ``shards`` with any file in ``out``, from a listing of its table
+    directories (what is there, not every shard the run will have)."""
+    found = set()
+    for t in TABLES:
+        d = out / t
+        if not d.is_dir():
+            continue
+        for name in os.listdir(d):
+            if name.startswith("part-") and name.endswith(".parquet"):
+                num = name[len("part-") : -len(".parquet")]
+                if num.isdigit() and int(num) < len(shards):
+                    found.add(int(num))
+    return sorted(found)
+
+
 def _complete(spec: RunSpec, out: Path, shards) -> int:
-    return sum(shard_complete(out, s, events=spec.events) for s, _, _ in shards)
+    return sum(shard_complete(out, s, events=spec.events) for s in _on_disk(out, shards))
 
 
 def _clean(out: Path, shards) -> None:
     """Remove what unfinished shards left: temporary files, and the files of a shard
     whose writer died between its renames (its hands file, renamed last, is missing)."""
     remove_temporaries(out)
-    for s, _, _ in shards:
+    for s in _on_disk(out, shards):
         if not (out / shard_path("hands", s)).is_file():
             for t in TABLES:
                 (out / shard_path(t, s)).unlink(missing_ok=True)
@@ -740,10 +817,13 @@ class _Lines:
 
     A line when a shard finishes (at most :data:`LINES` of them per run, evenly
     spread, so a run of many small shards does not flood the log), one every
-    :data:`EVERY` seconds while a long shard plays, and the last state on close."""
+    :data:`EVERY` seconds while a long shard plays (the first after :data:`FIRST`
+    when the shards are large), and the last state on close."""
 
     LINES = 20
     EVERY = 10.0
+    FIRST = 2.0  # the first line of a run of large shards comes sooner: it has started
+    LARGE_SHARD = 500  # hands; a smaller shard's own line comes soon enough
 
     def __init__(self, label: str, total: int, done: int, shards_done: int, shards: int):
         self.label, self.total, self.done = label, total, done
@@ -752,10 +832,12 @@ class _Lines:
         self.start = self.last = time.monotonic()
         self.shown: tuple[int, int] | None = None
         self.step = max(1, -(-shards // self.LINES))  # ceil: shards per line
+        large = total >= self.LARGE_SHARD * max(shards, 1)
+        self.first_after = self.FIRST if large else self.EVERY
 
     def update(self, n: int) -> None:
         self.done += n
-        if time.monotonic() - self.last >= self.EVERY:
+        if time.monotonic() - self.last >= (self.EVERY if self.shown else self.first_after):
             self._line()
 
     def shard_done(self) -> None:

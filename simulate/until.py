@@ -37,7 +37,7 @@ import re
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mjlog.errors import InputError, MjlogError, quote
 from mjlog.metrics import names, pattern_of, plain
@@ -119,6 +119,7 @@ def run_until(
     half_widths: HalfWidths,
     workers: int | None = None,
     progress: bool | None = None,
+    on_plan: Callable[[Any, int], None] | None = None,
 ) -> tuple[dict, dict]:
     """Play ``spec`` (its ``matches`` ignored) until ``metric``'s 95% half-width is at most
     ``half_width`` or ``max_hands`` are played; returns (manifest, what the rule found).
@@ -126,7 +127,8 @@ def run_until(
     ``half_widths(run, metric, ends)`` measures the metric's 95% half-width on the
     matches [0, end) of a run, per end (the analysis layer's
     :func:`analysis.prefix.half_widths`, passed in: the batch layer measures nothing
-    itself)."""
+    itself). ``on_plan(spec, hands)`` is told the most it may play before the first
+    hand (it may refuse by raising)."""
     from mjlog.logio import build_manifest, read_manifest, write_manifest
     from mjlog.rundir import RunClaim
     from simulate import runner
@@ -154,6 +156,8 @@ def run_until(
     out = Path(out)
     fresh = fresh_seed(spec.seed)
     _check_out(out, spec, fresh)
+    if on_plan is not None:  # told the most it may play, once every check passed
+        on_plan(full, max_matches * per_match)
     scratch = out.parent / f".{out.name}.until-{full.run_id}"
     shards = full.shards()
     workers = max(1, workers or runner.default_workers())

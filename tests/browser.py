@@ -84,7 +84,7 @@ def chromium(viewport: tuple[int, int] = (1400, 1000)) -> Iterator:
                 args=list(FLAGS),
                 ignore_default_args=["--enable-automation"],
                 viewport={"width": viewport[0], "height": viewport[1]},
-                timeout=30_000,
+                timeout=300_000,  # a browser start on a busy machine is slow
             )
             try:
                 page = ctx.pages[0] if ctx.pages else ctx.new_page()

@@ -6,9 +6,10 @@ traceback, write nothing outside the output it was asked for, and leave every
 input byte-for-byte as it was. :func:`refused` checks all of that in one call;
 the tables of cases live in ``tests/test_hostile*.py``.
 
-Commands run in a child process (``python -m mjlog``) with a time limit, so a hang
-(a FIFO read, a dead scheduler) fails the case instead of the suite, and a
-traceback printed by any layer is seen.
+Commands run in a child process (``python -m mjlog``) with a bound on its CPU time
+(:mod:`tests.bounded`: a busy machine cannot fail it) and a generous wall-clock
+backstop, so a hang (a runaway loop; a FIFO read, a dead scheduler) fails the
+case instead of the suite, and a traceback printed by any layer is seen.
 
 Warnings are not hidden: one attributed to the project's own modules
 (:data:`OWN_MODULES`) is an error, and any other one (a SciPy ``RuntimeWarning``
@@ -26,13 +27,14 @@ import hashlib
 import os
 import stat
 import subprocess
-import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-TIMEOUT = 60.0  # seconds a refused command may take (a hang fails the case)
+from tests import bounded
+
+TIMEOUT = 60.0  # CPU seconds a refused command may use (a hang fails the case)
 
 OWN_MODULES = r"(mjlog|analysis|simulate)(\.|$)"
 """The modules whose warnings are errors (a regex matched at the start of the name
@@ -89,8 +91,9 @@ def run(
     isolate: bool = True,
     module: str = "mjlog",
 ) -> Result:
-    """``python -m MODULE ARGS`` in ``cwd`` (``mjlog`` unless told); a hang past
-    ``timeout`` fails the test.
+    """``python -m MODULE ARGS`` in ``cwd`` (``mjlog`` unless told); more than
+    ``timeout`` seconds of CPU, or a wait past :data:`tests.bounded.WALL`, fails the
+    test as a hang.
 
     ``isolate=False`` runs the command in this process (click's runner, ~20× faster
     than a child): for cases that cannot hang. An exception that escapes the
@@ -129,18 +132,22 @@ def run(
     full_env.update(env or {})
     try:
         p = subprocess.run(
-            [sys.executable, "-c", _BOOT, OWN_MODULES, module, *args],
+            bounded.python(int(timeout), "-c", _BOOT, OWN_MODULES, module, *map(str, args)),
             cwd=cwd,
             capture_output=True,
             text=True,
-            timeout=timeout,
+            timeout=bounded.WALL,
             stdin=subprocess.DEVNULL,
             env=full_env,
         )
     except subprocess.TimeoutExpired:
         raise AssertionError(
-            f"mjlog {' '.join(args)}: still running after {timeout} s (a hang)"
+            f"mjlog {' '.join(map(str, args))}: still waiting after {bounded.WALL} s (a hang)"
         ) from None
+    if bounded.over_cpu(p.returncode):
+        raise AssertionError(
+            f"mjlog {' '.join(map(str, args))}: more than {timeout} s of CPU (a hang)"
+        )
     return Result(p.returncode, p.stdout, p.stderr)
 
 

@@ -38,13 +38,19 @@ def balance_study(
     margin: float = MARGIN,
     scheduler: str | None = None,
     on_measured: Callable[[dict], None] | None = None,
+    on_plan: Callable[[list[Any], int], None] | None = None,
+    runs: Sequence[str | Path] = (),
 ) -> dict[str, Any]:
     """Measure, decide, propose, confirm (the module docstring): at least ``hands``
     hands of play per run, the runs written under ``out`` (``measure`` and
     ``confirm``) or in a temporary directory removed afterwards. ``scheduler``
     plays the shards on that dask.distributed scheduler (its workers write the
     runs, so it needs ``out``). ``on_measured`` is told the measurement and the
-    proposal before the confirmation run starts. Returns the figures
+    proposal before the confirmation run starts; ``on_plan(specs, hands)`` the
+    measure run and the hands of both runs before any is played (it may refuse by
+    raising). ``runs``: runs already played under the same variant, rules and
+    line-up, on other seeds (:func:`pooled_runs` checks them), pooled match by
+    match with the measure run. Returns the figures
     ``mjlog balance --format json`` prints (docs/cli.md)."""
     from mjlog.rng import derive
     from simulate.runner import RunSpec, simulate
@@ -73,6 +79,9 @@ def balance_study(
         )
 
     spec = build(seed)
+    pooled, pooled_hands = pooled_runs(spec, runs)
+    if on_plan is not None:  # the measure run and, at most, a confirmation as large
+        on_plan([spec], 2 * spec.total_hands)
     n, current = spec.rules.n, Lever.of(spec.rules)
     confirm_seed = derive(seed, CONFIRM)
     with tempfile.TemporaryDirectory(prefix="mjlog-balance-") as scratch:
@@ -86,7 +95,8 @@ def balance_study(
             desc="measure",
             scheduler=scheduler,
         )
-        measured = decide_positions(positions(measured_dir), margin, spec.total_hands)
+        measured_hands = spec.total_hands + pooled_hands
+        measured = decide_positions(positions([measured_dir, *pooled]), margin, measured_hands)
         adv = measured[0]
         scale = scale_for(n, current.base, margin)
         while True:  # the finest base whose money the log can hold
@@ -107,6 +117,8 @@ def balance_study(
             "base": current.base,
             "duplicate": duplicate,
             "hands": spec.total_hands,
+            "pooled_runs": [str(r) for r in pooled],
+            "measured_hands": measured_hands,
             "matches": matches,
             "hands_per_match": hands_per_match,
             "unit": UNIT,
@@ -159,3 +171,55 @@ def balance_study(
             }
         )
     return result
+
+
+def pooled_runs(spec: Any, runs: Sequence[str | Path]) -> tuple[list[Path], int]:
+    """The runs to pool with the measure run ``spec`` and their hands: each must be
+    of its variant, resolved rules, line-up and duplicate play, and every seed
+    distinct (a seed played twice would count its hands twice); refused in one line
+    naming the run and what differs."""
+    from mjlog.logio import LogError, RunFiles
+
+    seeds = {spec.seed: "the measure run (--seed)"}
+    meta = spec.meta()
+    out, hands = [], 0
+    for run in runs:
+        try:
+            files = RunFiles(run)
+            m = files.manifest
+            rules = files.rules().to_json()
+        except LogError as e:
+            raise InputError(f"--runs {run}: {e}") from None
+        for key, mine, theirs in (
+            ("variant", spec.variant, m.get("variant")),
+            ("rules", meta["rules"], rules),
+            ("line-up", meta["agents"], m.get("agents")),
+            ("duplicate play", spec.duplicate, m.get("duplicate")),
+        ):
+            if mine != theirs:
+                raise InputError(
+                    f"--runs {run}: not the study's {key} ({_diff(mine, theirs)}); "
+                    "only runs of the same variant, rules and line-up pool"
+                )
+        if m.get("seed") in seeds:
+            raise InputError(
+                f"--runs {run}: seed {m.get('seed')} is also {seeds[m.get('seed')]}'s: "
+                "the same hands would count twice"
+            )
+        seeds[m.get("seed")] = str(run)
+        out.append(Path(run))
+        hands += sum(f["rows"] for f in m["files"] if f["table"] == "hands")
+    return out, hands
+
+
+def _diff(mine: Any, theirs: Any) -> str:
+    if isinstance(mine, list) and isinstance(theirs, list):
+        mine, theirs = (
+            [a.get("name") if isinstance(a, dict) else a for a in x] for x in (mine, theirs)
+        )
+        if mine == theirs:
+            return "the agents' parameters or settings differ"
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        keys = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+        return ", ".join(f"{k}={theirs.get(k)!r}, not {mine.get(k)!r}" for k in keys[:3])
+    return f"{theirs!r}, not {mine!r}"

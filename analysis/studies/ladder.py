@@ -33,7 +33,7 @@ same matches' luck. :func:`gaps` pairs them by match, the sharper test of
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -57,6 +57,7 @@ def ladder_tables(
     hands_per_shard: int = HANDS_PER_SHARD,
     seating: str = DEFAULT_SEATING,
     scheduler: str | None = None,
+    on_plan: Callable[[list[RunSpec], int], None] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`ladder`'s standings and the paired :func:`gaps` down them.
     ``hands_per_shard`` sets the file layout only (smaller shards, more workers
@@ -66,7 +67,8 @@ def ladder_tables(
     ``cyclic`` plays the line-up's order only, in ``out`` itself. ``scheduler``
     sends the shards to that dask.distributed scheduler instead of local workers
     (:func:`~simulate.runner.simulate`); its workers write the run, so it needs an
-    ``out`` they can see, never a temporary folder of this machine."""
+    ``out`` they can see, never a temporary folder of this machine. ``on_plan(specs,
+    hands)`` is told the runs before any is played (it may refuse by raising)."""
     if scheduler is not None and out is None:
         raise InputError(
             "a ladder on a --scheduler needs --out: the cluster's workers write the run there"
@@ -90,6 +92,8 @@ def ladder_tables(
         )
         for lineup in orders
     ]
+    if on_plan is not None:  # told the runs and their hands before the first is played
+        on_plan(specs, sum(s.total_hands for s in specs))
 
     def play(root: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         # one folder holds one kind of ladder: the tables read whichever it finds

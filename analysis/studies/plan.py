@@ -34,7 +34,6 @@ and is linear in shards: ``N`` workers play a side's shards ``N`` at a time.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -45,6 +44,7 @@ from analysis.decide import ALPHA, POWER
 from analysis.rates import is_rate, metric_estimate
 from mjlog.errors import InputError, MjlogError, quote
 from mjlog.metrics import names, pattern_of, patterns_in
+from simulate.estimate import seconds_per_hand
 
 __all__ = ["Plan", "Spread", "matches_needed", "plan", "seconds_per_hand", "spread"]
 
@@ -215,6 +215,19 @@ def _check_metric(runs: queries.Runs, metric: str) -> None:
         )
 
 
+def _how_unalike(a: queries.Run, b: queries.Run) -> str:
+    """What two pilots are played with that differs: their variant, line-up, match
+    length or duplicate play ('' when none)."""
+    fields = ("variant", "agents", "hands_per_match", "duplicate")
+    return ", ".join(f for f in fields if getattr(a, f) != getattr(b, f))
+
+
+def _played_alike(a: queries.Run, b: queries.Run) -> bool:
+    """Whether a hand of either pilot takes as long to play (the same variant,
+    line-up, match length and duplicate play; rules may differ)."""
+    return not _how_unalike(a, b)
+
+
 def _spec(run: queries.Run, matches: int):
     """The pilot's run as a :class:`simulate.runner.RunSpec` of ``matches`` matches
     (its layout too), or an :class:`InputError` saying why it cannot be played."""
@@ -239,36 +252,6 @@ def _spec(run: queries.Run, matches: int):
         run.events,
         int(m.get("hands_per_shard") or 2000),
     )
-
-
-def seconds_per_hand(spec, hands: int, budget: float = 10.0) -> tuple[float, int]:
-    """Seconds a hand of ``spec`` takes here, played (not written) on one core: the
-    mean over up to ``hands`` hands of its first matches, or as many as ``budget``
-    seconds allow, after one untimed hand (imports, caches). Returns (seconds, hands
-    timed)."""
-    from mjlog.engine import play_match
-    from simulate.agents import make_agents
-    from simulate.runner import hand_records
-
-    n = spec.rules.n
-    timed, spent, warm = 0, 0.0, False
-    for match in range(max(1, spec.matches)):
-        for r in range(spec.rotations):
-            agents = make_agents([spec.agents[(s - r) % n] for s in range(n)])
-            start = time.perf_counter()
-            for p in play_match(
-                spec.rules, agents, spec.seed, match, spec.hands_per_match, r, spec.duplicate
-            ):
-                hand_records(p)
-                now = time.perf_counter()
-                if warm:
-                    timed += 1
-                    spent += now - start
-                warm = True
-                start = now
-                if timed >= hands or spent >= budget:
-                    return spent / max(timed, 1), timed
-    return spent / max(timed, 1), timed
 
 
 def plan(
@@ -300,24 +283,42 @@ def plan(
             f"side; no run holds that many "
             f"(ask for a larger {name})"
         )
-    run = queries.Runs(_sides(paths)[0]).runs[0]
+    pilots = [queries.Runs(p).runs[0] for p in _sides(paths)[:2]]
+    run = pilots[0]
     per_match = run.hands // max(run.matches, 1)  # rotations included (duplicate play)
     hands = m * per_match
     sides = 2
     timing = "not timed (--time-hands 0)"
     sph = secs = one = None
+    # a side is played as its pilot was: two pilots of different variants, line-ups or
+    # match lengths are timed each on its own, never the first for both
+    alike = len(pilots) == 1 or _played_alike(pilots[0], pilots[1])
     try:
-        spec = _spec(run, m)
-        shards = len(spec.shards())
+        specs = [_spec(r, m) for r in (pilots * 2 if alike else pilots)[:2]]
+        shards = len(specs[0].shards())
         if time_hands > 0:
-            sph, n = seconds_per_hand(spec, time_hands)
+            timed = [seconds_per_hand(sp, time_hands) for sp in (specs[:1] if alike else specs)]
+            per_side = [t[0] for t in timed] * (2 if alike else 1)
+            sph = sum(per_side) / 2  # a hand of either side, on average
+            said = [
+                f"{n} hands of {r.variant} [{','.join(r.agents)}] played here, {t:.3g} s a hand"
+                for (t, n), r in zip(timed, pilots, strict=False)
+            ]
             timing = (
-                f"{n} hands of {run.variant} [{','.join(run.agents)}] played here, "
-                f"{sph:.3g} s a hand (play only; writing adds a few %)"
-            )
-            one = sph * hands * sides
+                said[0]
+                if alike
+                else "the two sides timed apart (their pilots differ in "
+                + _how_unalike(pilots[0], pilots[1])
+                + "): "
+                + "; ".join(said)
+            ) + " (play only; writing adds a few %)"
+            side_hands = [sp.total_hands for sp in specs]  # m matches of each pilot's
+            one = sum(t * h for t, h in zip(per_side, side_hands, strict=True))
             # a side's shards N at a time, the sides one after the other
-            secs = sides * math.ceil(shards / workers) * (hands / shards) * sph
+            secs = sum(
+                math.ceil(len(sp.shards()) / workers) * (h / len(sp.shards())) * t
+                for sp, t, h in zip(specs, per_side, side_hands, strict=True)
+            )
     except InputError as e:
         shards = math.ceil(m / max(1, 2000 // per_match))
         timing = f"cannot time here: {e}"

@@ -61,7 +61,9 @@ class Problem:
         if self.log:
             text += f": the log says {self.log}"
         if self.rules:
-            text += f"; the rules say {self.rules}" if self.log else f": {self.rules}"
+            # --reproduce sets the log against a play, not against the rules
+            says = "the recorded agents play" if self.check == "reproduce" else "the rules say"
+            text += f"; {says} {self.rules}" if self.log else f": {self.rules}"
         return text
 
 
@@ -100,13 +102,15 @@ class HandFindings:
             Problem(self.run, check, str(log), str(rules), m, r, h, seq, run_id=self.run_id)
         )
 
-    def note(self, check: str, text: str) -> None:
+    def note(self, check: str, text: str, seq: int | None = None) -> None:
+        """A note of what was not checked; with a ``seq``, about this hand (kept per
+        hand), else about every hand of the run (reported once per run)."""
         if (check, "note") in self._seen:
             return
         self._seen.add((check, "note"))
         m, r, h = self.key
         self.problems.append(
-            Problem(self.run, check, "", text, m, r, h, None, run_id=self.run_id, level="note")
+            Problem(self.run, check, "", text, m, r, h, seq, run_id=self.run_id, level="note")
         )
 
 

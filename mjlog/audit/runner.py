@@ -72,7 +72,9 @@ def audit_runs(
                 res.hands += 1
                 res.events += hr.events
                 for p in hr.problems:
-                    if p.level == "note":
+                    if p.level == "note" and p.seq is not None:  # about this hand
+                        res.notes.append(p)
+                    elif p.level == "note":
                         if not any(q.check == p.check and q.run == p.run for q in res.notes):
                             res.notes.append(
                                 Problem(p.run, p.check, "", p.rules, run_id=p.run_id, level="note")

@@ -16,7 +16,7 @@ from typing import Any
 
 from mjlog.audit.report import HandFindings
 from mjlog.events import TRANSFER, WIN, Event, TransferReason
-from mjlog.ledger import WIN_TOTAL_REASONS
+from mjlog.ledger import WIN_TOTAL_REASONS, win_totals
 from mjlog.replay import Check, describe
 from mjlog.rules import Rules
 from mjlog.state import HandState
@@ -146,13 +146,12 @@ def check_tables(
     # totals: a win's transfers follow its event, before the next win of another tile
     ws = sorted(wins, key=lambda w: w["seq"])
     recomputed = {rec.seq: rec.total for rec in books.wins} if books is not None else {}
-    for w in ws:
+    totals = win_totals(
+        [(w["seq"], w["seat"], w["win_order"]) for w in ws],
+        [(s, payee, a, r) for s, _p, payee, a, r in rows],
+    )
+    for w, total in zip(ws, totals, strict=True):
         nxt = min((v["seq"] for v in ws if v["win_order"] > w["win_order"]), default=1 << 31)
-        total = sum(
-            a
-            for s, _p, payee, a, r in rows
-            if w["seq"] < s < nxt and payee == w["seat"] and r in WIN_TOTAL_REASONS
-        )
         if w["seq"] in recomputed:
             _against_books(
                 out,

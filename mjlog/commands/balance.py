@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 
 import click
 
+from mjlog.commands.announce import announce, estimate, yes_option
 from mjlog.commands.simulate import AgentsOption, interrupted, scheduler_callback
 from mjlog.rules import VARIANTS
 
@@ -82,16 +82,22 @@ def _measured_text(r: dict) -> list[str]:
         else "one agent in every seat: no rotations, they would replay the same hands"
     )
     ex, c, n = r["compensation_exact"], r["compensation"], r["players"]
+    pooled = (
+        f"; measured on {r['measured_hands']:,} hands, pooled with {', '.join(r['pooled_runs'])}"
+        if r.get("pooled_runs")
+        else ""
+    )
     lines = [
         f"{r['variant']}, agents {who}, seed {r['seed']}: {r['hands']} hands per run "
-        f"({r['matches']} matches of {r['hands'] // r['matches']} hands, {dup}); 95% CIs, "
-        f"the match as the unit; points/hand = money ÷ base",
+        f"({r['matches']} matches of {r['hands'] // r['matches']} hands, {dup}){pooled}; "
+        f"95% CIs, the match as the unit; points/hand = money ÷ base",
         f"equivalence margin ±{r['margin']:.3f} points/hand; p-values adjusted "
         f"(Benjamini-Hochberg) across the {n} positions",
         f"measured with the rules as given ({_short(r['measured_compensation'])}), each "
         f"position's mean minus the others', points/hand:",
         *_position_lines(r["positions"], n),
     ]
+    adv = r["dealer_advantage"]
     if r["changes"]:
         sets = " ".join(f"--set {s}" for s in r["compensation_sets"])
         lines.append(
@@ -101,13 +107,19 @@ def _measured_text(r: dict) -> list[str]:
             f"{r['resolution']:.3f} points/hand; expected residual "
             f"{r['expected_residual']:+.3f})"
         )
-    else:
+    if not r["changes"]:
         lines.append(
             f"compensation that cancels the dealer's advantage: {ex['value']:+.4f} points "
             f"[{ex['lo']:+.4f}, {ex['hi']:+.4f}] the dealer pays each other player per hand; "
             f"no playable compensation beats {_short(r['measured_compensation'])}: the "
             f"nearest step ({r['resolution']:.3f} points/hand) rounds to it; no second run, "
             f"the verdict rests on the measurement"
+        )
+    if adv["lo"] <= 0 <= adv["hi"]:
+        lines.append(
+            f"  the dealer advantage's interval {_ci(adv)} holds 0: the measurement does "
+            "not show one, so that compensation is a point estimate the data do not tell "
+            "from none"
         )
     return lines
 
@@ -223,9 +235,32 @@ def _headline(r: dict) -> str:
     show_default=True,
     help="json: one object (documented in docs/cli.md).",
 )
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--runs",
+    "pooled",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    metavar="RUN",
+    help="A run already played with the same variant, rules and line-up on another "
+    "seed, pooled match by match with the measure run (repeatable; checked).",
+)
+@click.option("--quiet", is_flag=True, help="No estimate and no progress bar.")
+@yes_option
 def balance_command(
-    variant, agents, sets, hands, hands_per_match, seed, margin, workers, scheduler, out, fmt, quiet
+    variant,
+    agents,
+    sets,
+    hands,
+    hands_per_match,
+    seed,
+    margin,
+    workers,
+    scheduler,
+    out,
+    fmt,
+    pooled,
+    quiet,
+    yes,
 ) -> None:
     """Measure every seat position's advantage, propose the dealer compensation
     that cancels the dealer's, and confirm it on fresh seeds.
@@ -252,12 +287,6 @@ def balance_command(
     from analysis.compensation import MARGIN
     from analysis.studies.balance import balance_study
 
-    def measured(r: dict) -> None:
-        if fmt == "text":
-            for line in _measured_text(r):
-                click.echo(line)
-            sys.stdout.flush()
-
     try:
         r = balance_study(
             variant,
@@ -271,13 +300,23 @@ def balance_command(
             progress=None if not quiet else False,
             margin=MARGIN if margin is None else margin,
             scheduler=scheduler,
-            on_measured=measured,
+            runs=pooled,
+            on_plan=lambda specs, n: announce(
+                "balance",
+                f"a measure run of {specs[0].total_hands:,} and at most a confirmation as large",
+                estimate(specs, workers, hands=n),
+                quiet,
+                yes,
+            ),
         )
     except KeyboardInterrupt as e:
         interrupted(e)
     if fmt == "json":
         click.echo(json.dumps(_clean(r), ensure_ascii=False, indent=1, allow_nan=False))
         return
+    click.echo(_headline(r))  # the verdict first; what it rests on and the proposal after
+    for line in _measured_text(r):
+        click.echo(line)
     if r["changes"]:
         click.echo(
             f"confirmed on fresh seeds (seed {r['confirm_seed']}, derived from "
@@ -287,4 +326,3 @@ def balance_command(
             click.echo(line)
     if r["runs"]:
         click.echo(f"runs kept in {r['runs']['measure']} and {r['runs']['confirm']}", err=True)
-    click.echo(_headline(r))

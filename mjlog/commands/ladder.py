@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from mjlog.commands.announce import announce, estimate, refuse_inside, yes_option
 from mjlog.commands.simulate import AgentsOption, scheduler_callback
 from mjlog.rules import VARIANTS
 from simulate.seating import DEFAULT_SEATING, SEATINGS
@@ -88,7 +89,8 @@ from simulate.seating import DEFAULT_SEATING, SEATINGS
     "but the agent listed before another always plays just before it: on "
     "given walls, luck that one agent gets and the other does not).",
 )
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--quiet", is_flag=True, help="No estimate and no progress bar.")
+@yes_option
 def ladder_command(
     variant,
     agents,
@@ -104,6 +106,7 @@ def ladder_command(
     fmt,
     out,
     quiet,
+    yes,
 ) -> None:
     """Play duplicate matches and rank the agents: mean points per hand with a 95%
     interval (matches as the unit), win rate, deal-in rate, mean points per win.
@@ -117,6 +120,8 @@ def ladder_command(
 
     if csv_path:  # before the heavy imports: a refusal is instant
         check_output(csv_path, "--csv")
+    if out is not None:  # before the estimate and anything played: one line
+        refuse_inside(out)
     from analysis.studies.ladder import ladder_tables
 
     table, gaps = ladder_tables(
@@ -132,6 +137,13 @@ def ladder_command(
         hands_per_shard=hands_per_shard,
         seating=seating,
         scheduler=scheduler,
+        on_plan=lambda specs, n: announce(
+            "ladder",
+            f"{len(specs)} seating{'s' if len(specs) > 1 else ''} × {specs[0].total_hands:,}",
+            estimate(specs, workers, hands=n),
+            quiet,
+            yes,
+        ),
     )
     if fmt == "json":
         click.echo(table.to_json(orient="records", force_ascii=False))

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from mjlog.commands.announce import announce, estimate, refuse_inside, yes_option
 from mjlog.errors import InputError
 from mjlog.rules import VARIANTS
 
@@ -38,14 +39,20 @@ class AgentsOption(click.Option):
         return super().get_help_record(ctx)
 
 
-def run_options(f=None, *, agents: str = "greedy"):
+def run_options(f=None, *, agents: str = "greedy", matches: int = 1, matches_help: str = ""):
     """The options of one run, shared by ``mjlog simulate`` and ``mjlog sweep``;
-    ``@run_options(agents=NAME)`` sets the default line-up."""
+    ``@run_options(agents=NAME, matches=N)`` sets the default line-up and size."""
     if f is None:
-        return lambda g: run_options(g, agents=agents)
+        return lambda g: run_options(g, agents=agents, matches=matches, matches_help=matches_help)
     options = [
         click.option("--variant", type=click.Choice(VARIANTS), required=True),
-        click.option("--matches", type=click.IntRange(min=1), default=1, show_default=True),
+        click.option(
+            "--matches",
+            type=click.IntRange(min=1),
+            default=matches,
+            show_default=True,
+            help=matches_help or None,
+        ),
         click.option("--hands-per-match", type=click.IntRange(min=1), default=8, show_default=True),
         click.option(
             "--seed",
@@ -112,7 +119,11 @@ def run_options(f=None, *, agents: str = "greedy"):
             help="Target hands per shard file (whole matches). Sets the file "
             "layout, recorded in the manifest; not part of the run id.",
         ),
-        click.option("--quiet", is_flag=True, help="No progress bar, and no line on success."),
+        click.option(
+            "--quiet",
+            is_flag=True,
+            help="No estimate, no progress bar, and no line on success.",
+        ),
         click.option(
             "--format",
             "fmt",
@@ -124,7 +135,7 @@ def run_options(f=None, *, agents: str = "greedy"):
     ]
     for option in reversed(options):
         f = option(f)
-    return f
+    return yes_option(f)
 
 
 def interrupted(e: KeyboardInterrupt) -> None:
@@ -181,6 +192,7 @@ def simulate_command(
     out,
     until,
     max_hands,
+    yes,
 ) -> None:
     """Play MATCHES × HANDS-PER-MATCH hands and write a run directory (Parquet).
 
@@ -207,7 +219,9 @@ def simulate_command(
         hands_per_shard=hands_per_shard,
     )
     if until is not None or max_hands is not None:
-        return until_command(spec, out, until, max_hands, workers, scheduler, quiet, fmt)
+        return until_command(spec, out, until, max_hands, workers, scheduler, quiet, fmt, yes)
+    refuse_inside(out)  # a refusal before the estimate: one line
+    announce("simulate", _shape(spec), estimate([spec], workers), quiet, yes)
     try:
         m = simulate(
             spec, out, workers=workers, progress=None if not quiet else False, scheduler=scheduler
@@ -219,6 +233,12 @@ def simulate_command(
         click.echo(json.dumps(run_json(m, out), allow_nan=False))
     elif not quiet:
         click.echo(f"run {m['run_id']}: {hands} hands of {variant} written to {out}")
+
+
+def _shape(spec) -> str:
+    """A run's size as its options say it: matches × rotations × hands."""
+    rot = f" × {spec.rotations} rotations" if spec.rotations > 1 else ""
+    return f"{spec.matches:,} matches{rot} × {spec.hands_per_match} hands"
 
 
 def run_json(m: dict, out) -> dict:
@@ -243,6 +263,7 @@ def until_command(
     scheduler,
     quiet: bool,
     fmt: str = "text",
+    yes: bool = False,
 ) -> None:
     """``mjlog simulate --until``: check the options, run, say what the rule found."""
     if until is None or max_hands is None:
@@ -263,6 +284,9 @@ def until_command(
             half_widths,
             workers,
             progress=None if not quiet else False,
+            on_plan=lambda full, n: announce(
+                "simulate", "at most: --max-hands", estimate([full], workers, hands=n), quiet, yes
+            ),
         )
     except KeyboardInterrupt as e:
         interrupted(e)

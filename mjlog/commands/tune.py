@@ -9,6 +9,7 @@ import sys
 import click
 from click.core import ParameterSource
 
+from mjlog.commands.announce import announce, estimate, yes_option
 from mjlog.commands.simulate import AgentsOption, interrupted, scheduler_callback
 from mjlog.errors import InputError, quote
 from mjlog.extras import require
@@ -156,10 +157,11 @@ class BudgetType(click.ParamType):
     help="Propose no pattern value that breaks its table's containment order (a "
     "pattern never pays less than one it contains), as --rescore keeps it.",
 )
-@click.option("--quiet", is_flag=True, help="No progress lines.")
+@click.option("--quiet", is_flag=True, help="No estimate and no progress lines.")
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
+@yes_option
 def tune_command(
     variant,
     patterns,
@@ -183,6 +185,7 @@ def tune_command(
     keep_order,
     quiet,
     fmt,
+    yes,
 ) -> None:
     """Search the rule values that bring the TARGETs where the designer wants them.
 
@@ -215,6 +218,16 @@ def tune_command(
             raise InputError(f"{flag} {quote(spec)}: an agent spec has no control characters")
     seats = tuple(a.strip() for a in agents.split(","))
     say = None if quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+
+    def announced() -> None:
+        """Hands and time before the first hand (docs/cli.md, 'Long work')."""
+        from simulate.runner import RunSpec
+
+        probe = RunSpec.build(variant, seed, 2, hands_per_match, list(seats), sets=list(sets))
+        hands = budget + len(rechecks) * (budget // 4)  # a recheck replays the confirmation
+        what = "--budget" + (f" and {len(rechecks)} recheck(s)" if rechecks else "")
+        announce("tune", what, estimate([probe], workers, hands=hands), quiet, yes)
+
     if rescore:
         mixed = [
             f
@@ -233,6 +246,7 @@ def tune_command(
                 f"--rescore proposes a whole pattern table: it takes no "
                 f"{', '.join(mixed)} (tune those in a run of their own)"
             )
+        announced()
         _rescore(
             variant,
             patterns,
@@ -288,6 +302,7 @@ def tune_command(
     if plan.split()[0] < 1:
         raise InputError("--budget is too small for --trials")
     _check_budget(plan, base)
+    announced()
     _finish(
         lambda: tune.Tuner(
             plan, out, workers=workers, scheduler=scheduler, progress=say, settle=not play_all

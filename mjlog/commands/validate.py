@@ -10,9 +10,9 @@ from dataclasses import asdict
 import click
 
 
-def result_json(res) -> dict:
+def result_json(res, reproduced=None) -> dict:
     """The audit as one JSON object (the shape is documented in docs/cli.md)."""
-    return {
+    out = {
         "runs": res.runs,
         "hands": res.hands,
         "events": res.events,
@@ -20,6 +20,9 @@ def result_json(res) -> dict:
         "problems": [asdict(p) for p in res.problems],
         "notes": [asdict(n) for n in res.notes],
     }
+    if reproduced is not None:
+        out["reproduced"] = {"hands": reproduced.hands, "differ": reproduced.differ}
+    return out
 
 
 @click.command("validate")
@@ -38,6 +41,14 @@ def result_json(res) -> dict:
     default=None,
     help="Worker processes (default: every core).",
 )
+@click.option(
+    "--reproduce",
+    is_flag=True,
+    help="Also play every hand again with the run's recorded agents from its seed "
+    "and report the first event of each hand where the log differs from their play "
+    "(a changed but legal decision passes the rules audit, not this). As slow as "
+    "simulating the run.",
+)
 @click.option("--quiet", is_flag=True, help="Only the summary line.")
 @click.option(
     "--format",
@@ -55,13 +66,17 @@ def result_json(res) -> dict:
     show_default=True,
     help="Print at most this many problems.",
 )
-def validate_command(runs, report, workers, quiet, show, fmt) -> None:
+def validate_command(runs, report, workers, reproduce, quiet, show, fmt) -> None:
     """Check every hand of each RUN: the wall, the dice, the seed, every event's
     legality, every win's score, every transfer, the totals and the next dealer.
 
     Prints a summary (and every problem to --report FILE when given), and exits 1
     if there is any problem, 0 when the runs are clean, 2 on bad input (a run
     whose manifest cannot be read is a problem of that run).
+
+    With --reproduce it also plays every hand again with the run's recorded agents
+    from its seed and reports where the log differs from their play (or that the
+    run's agents cannot be played again).
 
     Example: mjlog validate runs/demo/yuxi --workers 4 --report audit.jsonl
     """
@@ -92,10 +107,13 @@ def validate_command(runs, report, workers, quiet, show, fmt) -> None:
     finally:
         if bar is not None:
             bar.close()
+    reproduced = None
+    if reproduce:
+        reproduced = _reproduce(runs, res, quiet)
     if report is not None:
         write_report(report, res)
     if fmt == "json":
-        click.echo(json.dumps(result_json(res), ensure_ascii=False, allow_nan=False))
+        click.echo(json.dumps(result_json(res, reproduced), ensure_ascii=False, allow_nan=False))
         sys.exit(1 if res.problems else 0)
     if not quiet:
         for p in res.problems[:show]:
@@ -111,4 +129,32 @@ def validate_command(runs, report, workers, quiet, show, fmt) -> None:
         f"problems {len(res.problems)} ({res.seconds:.1f} s, {rate:.0f} hands/s)"
         + (f"; report: {report}" if report else "")
     )
+    if reproduced is not None:
+        click.echo(
+            f"reproduced {reproduced.hands} hands with the recorded agents: "
+            f"{reproduced.differ} differ from the log"
+        )
     sys.exit(1 if res.problems else 0)
+
+
+def _reproduce(runs, res, quiet):
+    """``--reproduce``: every hand played again (simulate.reproduce), its findings
+    added to the audit's."""
+    from simulate.reproduce import reproduce_runs
+
+    bar = None
+    if not quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(unit="hand", desc="reproduce", dynamic_ncols=True)
+    try:
+        out = reproduce_runs(runs, progress=bar.update if bar else None)
+    except KeyboardInterrupt:
+        click.echo("mjlog: interrupted: nothing was written", err=True)
+        sys.exit(130)
+    finally:
+        if bar is not None:
+            bar.close()
+    res.problems += out.problems
+    res.notes += out.notes
+    return out

@@ -33,9 +33,10 @@ Readings where the rulebook is silent (each documented, each tested):
 - A plain hand on a discard is illegal (``Reason.PLAIN_ON_DISCARD``, zero
   points), except in the last four tiles (``ctx.forced_zone``) under
   ``last4_plain_on_discard``, where it wins as 平胡 at ``points.pinghu``'s
-  discard value, or its self-draw value (1) when the discard value is ``-``,
-  capped, × ``base``. Refused, that would-be money is in
-  ``Score.extra["plain_points"]``.
+  self-draw value (1), capped, × ``base``. Refused, that would-be money is in
+  ``Score.extra["plain_points"]``. Where 平胡 has no self-draw value
+  (``points.pinghu = -/…``) there is no plain win at all, in the last four or
+  anywhere else (no win is ever worth 0; ``extra["why"]`` says so).
 - 抢杠胡 and 杠上炮 are patterns, so a plain hand robbing a kong is legal and
   scores 4 (docs/rules/yuxi.md, a **[D]** reading). With ``kong_wins_big =
   false`` they are not enough: a hand with no shape pattern is
@@ -78,6 +79,9 @@ Readings where the rulebook is silent (each documented, each tested):
 >>> s = win("123m456p789s11z234m", "4m", Method.DISCARD, forced_zone=True)
 >>> s.legal, s.patterns, s.points
 (True, ('pinghu',), 1)
+>>> r = resolve("yuxi", sets=["last4_plain_on_discard=true", "points.pinghu=-/-"])
+>>> win("123m456p789s11z234m", "4m", Method.DISCARD, forced_zone=True).legal
+False
 """
 
 from __future__ import annotations
@@ -291,9 +295,12 @@ def _shilaotou_units(rules: Rules) -> int | None:
     return s if s is not None else d
 
 
-def _plain_units(rules: Rules) -> int:
-    s, d = rules["points.pinghu"]
-    return d if d is not None else (s if s is not None else 0)
+def _plain_units(rules: Rules) -> int | None:
+    """What a plain win on a discard pays where the rules allow one: 平胡's self-draw
+    value (the rulebook, §2: the last-four reading lifts only the self-draw-only
+    limit); None when 平胡 has none (``-/…``): then there is no plain win."""
+    s: int | None = rules["points.pinghu"][0]
+    return s
 
 
 def score(ctx: WinContext, rules: Rules) -> Score:
@@ -345,6 +352,12 @@ def _plain_on_discard(ctx: WinContext, rules: Rules, unheeded: Sequence[str]) ->
     else refused; ``unheeded``: the kong patterns ``kong_wins_big = false`` did not
     count."""
     plain = _plain_units(rules)
+    if plain is None:  # no win is ever worth 0: no plain win at all (rulebook §2)
+        return _illegal(
+            Reason.PLAIN_ON_DISCARD,
+            why="and 平胡 has no self-draw value (points.pinghu = -/…): no plain win "
+            "at all, not even on a discard in the last four (no win is worth 0)",
+        )
     if ctx.forced_zone and rules["last4_plain_on_discard"]:
         return _legal(["pinghu"], plain, rules, col=DISCARD)
     extra: dict[str, Any] = {"plain_points": money(plain, rules["cap"], rules["base"])[0]}

@@ -19,6 +19,7 @@ import pytest
 
 from mjlog.errors import InputError
 from simulate.agents import make_agent, parse_spec, plugins
+from tests import bounded
 
 PKG = Path(__file__).parents[1] / "plugin_pkg"
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,12 +92,12 @@ def site(tmp_path_factory) -> Path:
 def mjlog(site: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
     return subprocess.run(
-        [sys.executable, "-m", "mjlog", *args],
+        bounded.python(300, "-m", "mjlog", *args),
         env=env,
         cwd=site,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=bounded.WALL,  # CPU-bounded: a busy machine cannot fail it
     )
 
 
@@ -223,7 +224,7 @@ if __name__ == "__main__":
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=bounded.WALL,  # a wait only: the script's CPU is a few seconds
         cwd=site,
     )
     assert r.returncode == 0, r.stderr

@@ -151,7 +151,9 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     # tests/batch/test_progress.py holds them to their form.
     r = CliRunner().invoke(main, args + ["--out", str(tmp_path / "a")])
     assert r.exit_code == 0 and "10 hands of yuxi" in r.stdout
-    assert r.stderr.startswith("simulate: 1/1 shards, 10/10 hands, ") and "\r" not in r.stderr
+    announced, progress = r.stderr.split("\n", 1)  # the estimate, then the progress
+    assert announced.startswith("simulate: 10 hands (")
+    assert progress.startswith("simulate: 1/1 shards, 10/10 hands, ") and "\r" not in r.stderr
     # --quiet: nothing at all.
     r = CliRunner().invoke(main, args + ["--quiet", "--out", str(tmp_path / "b")])
     assert r.exit_code == 0 and r.output == ""

@@ -38,7 +38,10 @@ def test_notebook_runs(path, kernel):
     nb.cells.insert(0, nbformat.v4.new_code_cell("%reset -f"))
     # any error in a cell raises
     NotebookClient(
-        nb, km=kernel, timeout=300, resources={"metadata": {"path": str(path.parent)}}
+        nb,
+        km=kernel,
+        timeout=1800,  # per cell; generous: a busy machine is slow
+        resources={"metadata": {"path": str(path.parent)}},
     ).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]

@@ -18,12 +18,12 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests import bounded
 from tests.hostile import refused, run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -259,11 +259,11 @@ def test_rerun_of_a_killed_import_completes_it_byte_for_byte(sources, tmp_path):
         "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
     }
     p = subprocess.run(
-        [sys.executable, "-c", script, "import", *map(str, sources), "--out", str(out)],
+        bounded.python(120, "-c", script, "import", *map(str, sources), "--out", str(out)),
         cwd=ROOT,
         env=env,
         capture_output=True,
-        timeout=120,
+        timeout=bounded.WALL,  # CPU-bounded: a busy machine cannot fail it
     )
     assert p.returncode == -signal.SIGKILL, p.stderr
     left = {str(q.relative_to(out)) for q in out.rglob("*") if q.is_file()}

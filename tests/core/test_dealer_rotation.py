@@ -84,3 +84,34 @@ def test_two_settings_share_dealers_and_walls_hand_by_hand_only_when_fixed(tmp_p
     a, b = (_deals(deals["fixed", f]) for f in (2, 4))
     assert a.keys() == b.keys() and a == b  # every hand: the same dealer and wall
     assert same_walls(Runs([deals["fixed", 2]]), Runs([deals["fixed", 4]]))
+
+
+def test_duplicate_play_logs_the_keys_next_dealer_but_follows_its_schedule(tmp_path):
+    """Rulebook §1: in duplicate play the dealers are the schedule's ((first dealer +
+    h) mod n); the logged ``next_dealer`` is still the one ``dealer_rotation`` gives
+    (yuxi, ``rules``: the single winner; the dealer again after a draw)."""
+    out = tmp_path / "dup"
+    simulate(
+        RunSpec.build("yuxi", 4, 1, 6, ["greedy", "random"] * 2, duplicate=True),
+        out,
+        workers=1,
+        progress=False,
+    )
+    cols = ["rotation", "hand", "dealer", "next_dealer", "winners"]
+    rows = read_table(out, "hands", columns=cols).to_pylist()
+    n = Rules("yuxi").n
+    first = {r["rotation"]: r["dealer"] for r in rows if r["hand"] == 0}
+    assert all(r["dealer"] == (first[r["rotation"]] + r["hand"]) % n for r in rows)
+    for r in rows:
+        want = r["winners"][0] if len(r["winners"]) == 1 else r["dealer"]
+        if len(r["winners"]) <= 1:
+            assert r["next_dealer"] == want, r
+    by = {(r["rotation"], r["hand"]): r for r in rows}
+    unfollowed = [
+        k
+        for k, r in by.items()
+        if (k[0], k[1] + 1) in by and by[k[0], k[1] + 1]["dealer"] != r["next_dealer"]
+    ]
+    assert unfollowed, "this seed should give a hand whose key's next dealer is not the schedule's"
+    r = CliRunner().invoke(main, ["validate", str(out), "--workers", "1"])
+    assert r.exit_code == 0 and "problems 0" in r.output, r.output

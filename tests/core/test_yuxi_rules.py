@@ -920,3 +920,33 @@ def test_no_horse_when_the_wall_is_empty():
     assert wins(st) == [(1, "discard", 3, ("pinghu",), 1)]
     assert st.live == 0 and not [e for e in st.events if e.type == HORSE]
     assert pays(st) == [(3, 1, 1, "win")]
+
+
+def test_last4_plain_on_discard_without_a_plain_self_draw_value_is_no_win():
+    """Rulebook §2 (decided turn 4): with ``points.pinghu = -/…`` there is no plain
+    win at all, in the last four too: no win is ever worth 0; the wall plays on."""
+    r = rules("last4_plain_on_discard=true", "points.pinghu=-/-")
+    st, ag = play_script(r, PLAIN_HANDS, tail=PLAIN_TAIL)
+    assert offered(ag[1], WIN, "9p") == 0
+    assert st.wins == [] and st.live == 0 and st.exhausted
+
+
+def test_no_simulated_win_is_worth_0_without_a_plain_self_draw_value(tmp_path):
+    """Through the CLI: a seeded yuxi run with ``points.pinghu=-/-`` and
+    ``last4_plain_on_discard=true`` (before the fix: 平胡 wins paying 0) has no win
+    worth 0 and audits clean."""
+    from click.testing import CliRunner
+
+    from mjlog.cli import main
+    from mjlog.logio import read_table
+
+    out = tmp_path / "run"
+    args = ["simulate", "--variant", "yuxi", "--matches", "1", "--hands-per-match", "6"]
+    args += ["--seed", "5", "--workers", "1", "--out", str(out)]
+    args += ["--set", "points.pinghu=-/-", "--set", "last4_plain_on_discard=true"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    wins_ = read_table(out, "wins").to_pylist()
+    assert wins_ and all(w["points"] > 0 and w["patterns"] != ["pinghu"] for w in wins_)
+    r = CliRunner().invoke(main, ["validate", str(out), "--workers", "1"])
+    assert r.exit_code == 0, r.output

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import ast
 import subprocess
-import sys
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
+
+from tests import bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("mjlog", "simulate", "analysis")
@@ -189,10 +190,10 @@ def test_every_module_imports_first(pkg):
         "sys.exit(1 if bad else 0)\n"
     )
     res = subprocess.run(
-        [sys.executable, "-c", script, *names],
+        bounded.python(300, "-c", script, *names),
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=300,
+        timeout=bounded.WALL,  # CPU-bounded: a busy machine cannot fail it
     )
     assert res.returncode == 0, res.stdout + res.stderr

@@ -22,6 +22,7 @@ from mjlog.errors import InputError
 from mjlog.interchange import export_hand, import_lines
 from mjlog.ledger import WIN_TOTAL_REASONS
 from mjlog.logio import read_manifest, read_table, run_id, write_manifest
+from mjlog.tiles import fmt_tile, parse
 from tests import auditruns as ar
 
 
@@ -475,3 +476,75 @@ def test_validate_interrupted_exits_130_not_1(monkeypatch, tmp_path):
     r = CliRunner().invoke(main, ["validate", str(run), "--report", str(tmp_path / "rep.jsonl")])
     assert r.exit_code == 130
     assert "interrupted" in r.output and not (tmp_path / "rep.jsonl").exists()
+
+
+# ------------------------------------------------------------------ what a stopped replay says
+
+
+def _edited_hand(tmp_path: Path, edit) -> tuple[Path, dict]:
+    """A yuxi hand with a win, exported through the CLI, one event line changed by
+    ``edit(events) -> seq``, imported through the CLI; (the run, the edited event)."""
+    run = ar.run("yuxi")
+    h = next(r for r in read_table(run, "hands").to_pylist() if r["winners"])
+    f = tmp_path / "h.jsonl"
+    r = CliRunner().invoke(
+        main, ["export", str(run), "--hand", f"{h['match']}:{h['hand']}", "--out", str(f)]
+    )
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in f.read_text(encoding="utf-8").splitlines()]
+    seq = edit(lines[1:])
+    f.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    r = CliRunner().invoke(main, ["import", str(f), "--out", str(tmp_path / "imp")])
+    assert r.exit_code == 0, r.output
+    return tmp_path / "imp", lines[1 + seq]
+
+
+def _validate_json(run: Path) -> dict:
+    r = CliRunner().invoke(main, ["validate", str(run), "--workers", "1", "--format", "json"])
+    assert r.exit_code == 1, r.output
+    return json.loads(r.output)
+
+
+def test_an_illegal_discard_ends_the_hand_and_says_what_was_not_checked(tmp_path):
+    """After the first illegal event the auditor states no fact about the rest of the
+    hand (no 'hand_outcome: the rules say draw'); it notes what it did not check."""
+
+    def discard_unheld(evs):
+        deals = {e["seat"]: e["tiles"] for e in evs if e["type"] == "deal"}
+        i = next(i for i, e in enumerate(evs) if e["type"] != "deal")
+        e = evs[i]
+        assert e["type"] == "discard"  # the dealer's first discard, from the deal alone
+        held = set(parse(deals[e["seat"]]))
+        e["tile"] = fmt_tile(next(t for t in range(27) if t not in held))
+        return i
+
+    run, ev = _edited_hand(tmp_path, discard_unheld)
+    out = _validate_json(run)
+    assert [(p["check"], p["seq"]) for p in out["problems"]] == [("illegal_action", ev["seq"])]
+    note = next(n for n in out["notes"] if n["check"] == "not_checked")
+    assert note["seq"] == ev["seq"] and note["hand"] is not None
+    assert note["rules"].startswith(f"after seq {ev['seq']}:")
+    assert "winners, outcome" in note["rules"]
+
+
+def test_import_keeps_the_files_win_total_after_a_changed_payment(tmp_path):
+    """A win payment changed in the file: the imported wins row holds the file's own
+    total (never 0), and validate sets it against the rules' total."""
+
+    def pay_one_more(evs):
+        i = next(i for i, e in enumerate(evs) if e["type"] == "transfer" and e["kind"] == "win")
+        evs[i]["amount"] += 1
+        return i
+
+    run, ev = _edited_hand(tmp_path, pay_one_more)
+    row = min(
+        (w for w in read_table(run, "wins").to_pylist() if w["seq"] < ev["seq"]),
+        key=lambda w: ev["seq"] - w["seq"],
+    )
+    assert row["total"] >= ev["amount"] > 1  # the file's transfers, not an invented 0
+    out = _validate_json(run)
+    found = {p["check"]: p for p in out["problems"]}
+    assert found["transfer"]["seq"] == ev["seq"]
+    total = found["win_total"]
+    assert total["log"] == str(row["total"])
+    assert total["rules"].split()[0] == str(row["total"] - 1)

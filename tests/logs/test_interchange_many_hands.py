@@ -20,6 +20,7 @@ from mjlog.cli import main
 from mjlog.errors import InputError
 from mjlog.interchange import export_lines, import_files, import_lines, import_sources
 from mjlog.logio import RUN_ID_KEYS, LogError, read_table
+from tests import bounded
 
 
 @pytest.fixture(scope="module")
@@ -288,7 +289,7 @@ def test_a_killed_imports_spill_is_swept_by_the_next_import(tmp_path, name):
     )
     p = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parents[2])
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + bounded.WALL  # the sign of progress: the lock
         while not [
             d
             for d in tmp_path.iterdir()

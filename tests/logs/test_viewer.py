@@ -435,3 +435,19 @@ def test_pages_in_chromium_follow_the_replayer(runs, tmp_path):
         assert not errors, errors
     for name in ("xuezhan", "huangmei", "index"):
         assert (ARTIFACTS / f"viewer-{name}.png").stat().st_size > 10_000
+
+
+def test_the_wall_counter_counts_down_through_the_deal(runs, tmp_path):
+    """Issue 47: the page's wall counter read the full wall (136) through the deal.
+    Each deal takes its tiles off the wall: 136 - 13 after the first 13-tile seat."""
+    run = runs["yuxi"]
+    out = tmp_path / "hand.html"
+    _replay(run, "--hand", "0:0", "--html", str(out))
+    steps = _page_data(out)["steps"]
+    deals = [s for s in steps if s["ev"][0] == "deal"]
+    total = 136
+    held = [sum(len(h) for h in s["hands"]) for s in deals]
+    assert [s["wall"] for s in deals] == [total - k for k in held]
+    assert held[-1] == 13 * len(deals) + 1 and deals[0]["wall"] < total
+    after = steps[len(deals)]  # the first event after the deal: the count goes on from there
+    assert after["wall"] <= deals[-1]["wall"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from fractions import Fraction
 
 import pytest
@@ -228,7 +229,7 @@ def test_the_calibration_case_is_balanced_and_the_headline_names_who_is_not_0(mo
     assert r["changes"] is False and r["confirmed_positions"] == r["positions"]
     assert r["verdict"] == "equivalent" and r["equivalent"] is True
     assert [p["differs_from_zero"] for p in r["positions"]] == [False, True, False, True]
-    head = invoke(*TINY).stdout.splitlines()[-1]
+    head = invoke(*TINY).stdout.splitlines()[0]  # the verdict first
     assert head.startswith("verdict: equivalent: every position within ±0.100 points/hand")
     assert "position 1 (the next seat) +0.049 [" in head
     assert "position 3 (the seat before) -0.055 [" in head
@@ -322,8 +323,10 @@ def test_text_gives_every_position_and_a_headline_naming_the_most_advantaged():
     assert any(
         line.startswith(f"confirmed on fresh seeds (seed {r['confirm_seed']}") for line in lines
     )
-    head = lines[-1]
+    head = lines[0]  # the verdict first, the proposal after it
     assert head.startswith(f"verdict: {r['verdict']}")
+    proposal = next(i for i, ln in enumerate(lines) if ln.startswith("compensation that cancels"))
+    assert proposal > 0 and re.search(r"points \[[-+]\d\.\d+, [-+]\d\.\d+\]", lines[proposal])
     assert f"±{r['margin']:.3f} points/hand" in head
     top = r["largest"]
     if top["position"] != 0:
@@ -442,3 +445,30 @@ def test_equivalence_is_never_easier_on_a_small_run():
     assert rate(0.1, 40) <= 0.08 and rate(0.1, 2000) <= 0.08
     assert rate(-0.1, 2000) <= 0.08
     assert rate(0.0, 40) < 0.1 < 0.9 < rate(0.0, 2000)
+
+
+def test_existing_runs_are_pooled_with_the_measure_run(tmp_path):
+    """--runs: a run of the same variant, rules and line-up on another seed adds its
+    matches to the measurement (its hands counted, its name said); a run of other
+    rules, or of the measure run's own seed, is refused in one line."""
+    first = tmp_path / "first"
+    invoke(*TINY, "--seed", "4", "--out", str(first))
+    alone = balance(*TINY)
+    pooled = balance(*TINY, "--runs", str(first / "measure"))
+    assert pooled["pooled_runs"] == [str(first / "measure")]
+    assert pooled["measured_hands"] == alone["hands"] + pooled["hands"]
+    assert pooled["positions"][0]["matches"] == 2 * alone["positions"][0]["matches"]
+    text = invoke(*TINY, "--runs", str(first / "measure")).stdout
+    assert f"pooled with {first / 'measure'}" in text
+    other = tmp_path / "other"
+    invoke(*TINY, "--seed", "4", "--set", "cap=8", "--out", str(other))
+    for bad, why in (
+        (other / "measure", "not the study's rules (cap=8, not 64)"),
+        (first / "measure", ""),
+    ):
+        args = [*SMALL, *TINY, "--runs", str(bad)]
+        if not why:  # the same seed as the measure run
+            args += ["--seed", "4"]
+            why = "the same hands would count twice"
+        r = CliRunner().invoke(main, ["balance", "yuxi", *args])
+        assert r.exit_code == 2 and why in r.output and "Traceback" not in r.output, r.output

@@ -163,3 +163,17 @@ def test_text_says_what_it_assumed():
     out = res.output
     assert "equivalence within ±0.1" in out and "paired by match" in out
     assert "matches a side" in out and "on 4 worker(s)" in out and "hands of xuezhan" in out
+
+
+def test_two_pilots_of_different_variants_are_timed_each_on_its_own(tmp_path):
+    """Issue 47: a yuxi and a xuezhan pilot were timed as if both were the first.
+    Each side is timed as its pilot is played, and the text says so."""
+    for name, variant in (("y", "yuxi"), ("x", "xuezhan")):
+        args = ["simulate", "--variant", variant, "--matches", "6", "--hands-per-match", "3"]
+        args += ["--seed", "2", "--agents", "greedy", "--workers", "1", "--quiet"]
+        res = CliRunner().invoke(main, [*args, "--out", str(tmp_path / name)])
+        assert res.exit_code == 0, res.output
+    p = _plan(tmp_path / "y", tmp_path / "x", "--metric", "draw_rate", "--detect", "0.2")
+    assert "timed apart" in p["timing"] and "differ in variant" in p["timing"]
+    assert "of yuxi [" in p["timing"] and "of xuezhan [" in p["timing"]
+    assert p["seconds_one_worker"] > 0 and not p["paired"]
