@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.queries import GROUP, Runs, _expand, _finish, _rules_of, as_runs, config_label
-from analysis.rates import RARE, is_rate, rate_difference
+from analysis.rates import RARE, is_rate, rate, rate_difference
 from analysis.stats import Difference, pseudo_values
 from mjlog.logio import LogError
 
@@ -263,6 +263,54 @@ def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
     )
 
 
+def _outcomes(side: str) -> str:
+    """SQL: per hand of one side (its files bound to ``$SIDE_hands`` and so on, its
+    matches to ``$m``) a hash of the hand's outcome: the result, winners and every
+    seat's delta; each win's winner, feeder, method, patterns and points; and every
+    transfer (payer, payee, amount, reason)."""
+    where = "WHERE match IN (SELECT unnest($m))"
+    return f"""
+    SELECT h.match, h.rotation, h.hand,
+           hash(h.outcome, h.winners, h.deltas, w.wins, t.pays) AS f
+    FROM (SELECT match, rotation, hand, outcome, winners, deltas
+          FROM read_parquet(${side}_hands) {where}) h
+    LEFT JOIN (SELECT match, rotation, hand,
+                      list((seat, from_seat, method, list_sort(patterns), points, total)
+                           ORDER BY seq, seat) AS wins
+               FROM read_parquet(${side}_wins) {where} GROUP BY ALL) w
+           USING (match, rotation, hand)
+    LEFT JOIN (SELECT match, rotation, hand,
+                      list((payer, payee, amount, reason) ORDER BY seq, payer, payee) AS pays
+               FROM read_parquet(${side}_transfers) {where} GROUP BY ALL) t
+           USING (match, rotation, hand)"""
+
+
+def hands_differing(a: Runs, b: Runs, matches: Sequence[int]) -> pd.DataFrame:
+    """Per match of ``matches`` (paired runs: :func:`pairing`): ``hands`` either run
+    holds and ``differing``, those whose outcome differs between the two (winner,
+    patterns, points or transfers; a hand only one run holds differs). DuckDB joins
+    the two runs hand by hand and returns only the counts.
+
+    >>> from analysis.studies.sample import data_dir
+    >>> caps = data_dir() / "sweep" / "xuezhan-cap"
+    >>> d = hands_differing(Runs(caps / "cap=16"), Runs(caps / "cap=16"), range(50))
+    >>> int(d["hands"].sum()), int(d["differing"].sum())
+    (400, 0)
+    """
+    params: dict[str, Any] = {"m": [int(x) for x in matches]}
+    for side, runs in (("a", a), ("b", b)):
+        for t in ("hands", "wins", "transfers"):
+            params[f"{side}_{t}"] = runs.files(t)
+    return a.sql(
+        f"""
+    WITH a AS ({_outcomes("a")}), b AS ({_outcomes("b")})
+    SELECT match, count(*) AS hands,
+           count(*) FILTER (WHERE a.f IS DISTINCT FROM b.f) AS differing
+    FROM a FULL JOIN b USING (match, rotation, hand) GROUP BY ALL ORDER BY ALL""",
+        **params,
+    )
+
+
 def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
     """Whether ``a`` and ``b`` were dealt the same walls: every hand both hold (of
     ``matches``, default all) has one wall on each side and the two are equal, and
@@ -453,7 +501,14 @@ def _rows(
     metrics = [r["metric"] for r in rows]
     check_names(list(margins or ()), metrics, "--margin")
     check_names(list(primary or ()), metrics, "--primary")
-    decisions = decide_study(diffs, metrics, [r["hands"] for r in rows], margins, primary)
+    decisions = decide_study(
+        diffs,
+        metrics,
+        [r["hands"] for r in rows],
+        margins,
+        primary,
+        identical=[r["identical"] for r in rows],
+    )
     for r, dec in zip(rows, decisions, strict=True):
         r["primary"] = r["comparable"] and is_primary(r["metric"], primary)
         if dec is None:
@@ -502,6 +557,10 @@ COLUMNS = [
     "pairing_note",
     "hands_same_walls",
     "hands_shared",
+    "hands_differing",
+    "hands_differing_hi",
+    "identical",
+    "rare",
     "comparable",
     "note",
     "verdict",
@@ -659,6 +718,11 @@ def _against(
     mb = metric_arrays(ub, base.pats, names, base.agents)
     mo = metric_arrays(uo, other.pats, names, other.agents)
     hands = int(min(ub["hands"].sum(), uo["hands"].sum()))
+    differing, differing_hi = None, math.nan
+    if pair.paired:
+        hd = hands_differing(base.runs, other.runs, sorted(set(ub["match"].astype(int))))
+        differing = int(hd["differing"].sum())
+        differing_hi = rate(hd["differing"].to_numpy(float), hd["hands"].to_numpy(float)).hi
     rows, diffs = [], []
     for metric in [m for m in mb if m in mo]:
         yb, xb, unit = mb[metric]
@@ -666,6 +730,8 @@ def _against(
         d: Difference | None = compare_units(yb, xb, yo, xo, pair.paired, shared_walls=pair.paired)
         if is_rate(unit):  # no rate difference is certain from a handful of events
             d = rate_difference(d, yb, xb, yo, xo)
+        # the figure the same on every paired match: a fact of these hands, no test
+        same = pair.paired and np.array_equal(yb, yo) and np.array_equal(xb, xo)
         row = {
             "baseline_group": base.label,
             "group": other.label,
@@ -686,6 +752,10 @@ def _against(
             "pairing_note": pair.text,
             "hands_same_walls": pair.hands_same_walls,
             "hands_shared": pair.hands_shared,
+            "hands_differing": differing,
+            "hands_differing_hi": differing_hi,
+            "identical": bool(same),
+            "rare": bool(is_rate(unit) and min(yb.sum(), yo.sum()) < RARE),
             "comparable": True,
             "note": None,
         }
@@ -693,6 +763,7 @@ def _against(
             row.update(
                 dict.fromkeys(("diff", "lo", "hi", "p", "paired_se", "unpaired_se"), math.nan),
                 comparable=False,
+                identical=False,
                 note=note,
             )
             d = None
@@ -827,6 +898,13 @@ def trends(
 def verdict_text(r: Mapping[Any, Any]) -> str:
     """A row's verdict in words, as compare's table and the report print it."""
     v = r["verdict"]
+    if v == "identical":
+        n = r.get("hands_differing")
+        return (
+            f"identical: all {r['hands']:,} hands alike"
+            if n == 0
+            else f"identical on every one of {r['units']:,} matches"
+        )
     if v == "equivalent":
         nonzero = " (differs from 0, by less than the margin)" if r["differs_from_zero"] else ""
         return f"equivalent ±{r['margin']:g}{nonzero}"

@@ -12,6 +12,10 @@ test at level α = 0.05 (the match as the unit, as everywhere in
 - ``inconclusive``: neither, with how many more hands would settle it at the
   precision seen (:attr:`Decision.hands_needed`).
 
+Before any test, a figure that paired runs (the same walls) measure the same on
+every match is ``identical`` (:data:`IDENTICAL`, :func:`decide_study`): no hand of
+the sample tells the two apart, which no interval needs to say.
+
 Equivalence comes first because the margin is the question: with many hands a
 difference far below it is still shown not to be 0, and calling that ``differs``
 would tell a designer to change a rule for what they said does not matter.
@@ -58,6 +62,7 @@ __all__ = [
     "POWER",
     "DEFAULT_MARGINS",
     "EXPLORATORY",
+    "IDENTICAL",
     "Decision",
     "adjust",
     "check_names",
@@ -72,6 +77,10 @@ __all__ = [
     "parse_primary",
     "tost",
 ]
+
+IDENTICAL = "identical"
+"""The verdict of a figure that paired runs (the same walls) measure the same on
+every match: no difference in these hands, a fact rather than a test."""
 
 EXPLORATORY = "exploratory"
 """The verdict of a metric outside the ``--primary`` ones: looked at, not tested."""
@@ -99,7 +108,7 @@ otherwise: a difference a designer would not change a rule for (docs/cli.md)."""
 class Decision:
     """The verdict on one difference, with what it rests on."""
 
-    verdict: str  # equivalent | differs | inconclusive
+    verdict: str  # equivalent | differs | inconclusive | identical | exploratory
     margin: float  # the equivalence margin used
     p: float  # two-sided p of "no difference" (as adjusted, if given)
     p_equivalence: float  # TOST p of "outside the margin" (as adjusted, if given)
@@ -334,20 +343,29 @@ def decide_study(
     hands: Sequence[float],
     margins: Mapping[str, float] | None = None,
     primary: Sequence[str] | None = None,
+    identical: Sequence[bool] | None = None,
 ) -> list[Decision | None]:
     """The verdict of every difference of one study (every point × metric of a
     sweep; None where there is no difference, say points on two scales). The tests
     of "no difference" and those of equivalence are each adjusted together
     (:func:`adjust`) over the study's primary metrics (all of them without
-    ``primary``); the others get the verdict :data:`EXPLORATORY` and no adjusted p."""
-    chosen = [i for i, d in enumerate(diffs) if d is not None and is_primary(metrics[i], primary)]
+    ``primary``); the others get the verdict :data:`EXPLORATORY` and no adjusted p.
+    A difference marked ``identical`` (paired runs whose figure is the same on every
+    match) is no test: its verdict is :data:`IDENTICAL`, outside the adjustment."""
+    same = list(identical) if identical is not None else [False] * len(diffs)
+    chosen = [
+        i
+        for i, d in enumerate(diffs)
+        if d is not None and not same[i] and is_primary(metrics[i], primary)
+    ]
     margin = [margin_for(m, margins) for m in metrics]
     p = adjust([diffs[i].p for i in chosen])
     p_eq = adjust([tost(diffs[i], margin[i]) for i in chosen])
     out: list[Decision | None] = [None] * len(diffs)
     for i, d in enumerate(diffs):
         if d is not None:
-            out[i] = Decision(EXPLORATORY, margin[i], math.nan, math.nan, mde(d), math.nan, False)
+            verdict = IDENTICAL if same[i] else EXPLORATORY
+            out[i] = Decision(verdict, margin[i], math.nan, math.nan, mde(d), math.nan, False)
     for i, pa, pe in zip(chosen, p, p_eq, strict=True):
         out[i] = decide(diffs[i], margin[i], hands[i], p=float(pa), p_equivalence=float(pe))
     return out

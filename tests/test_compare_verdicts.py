@@ -185,23 +185,29 @@ def test_every_metric_gets_a_verdict_resting_on_the_whole_study(bases):
     assert len({r["group"] for r in rows}) == 2
     assert all(VERDICT_KEYS <= set(r) for r in rows)
     by = {(r["group"].split()[1], r["metric"]): r for r in rows}
-    # nothing but money moves: the draws are the same hands, equivalent within ±0.01
+    # nothing but money moves: the draws are the same hands on every match, a fact
+    # (identical) rather than a test, and no test of the study's family
     draw = by[("base=2", "draw_rate")]
-    assert draw["diff"] == 0 and draw["verdict"] == "equivalent" and draw["margin"] == 0.01
+    assert draw["diff"] == 0 and draw["verdict"] == "identical" and draw["margin"] == 0.01
+    assert draw["p_adjusted"] is None and draw["identical"] is True
     money = by[("base=3", "money_moved_per_hand")]
     assert money["verdict"] == "differs" and money["margin"] == 0.5
-    # p_adjusted is Benjamini-Hochberg over every point × metric, not per comparison
-    p = np.array([_nan(r["p"]) for r in rows])
-    assert np.allclose([_nan(r["p_adjusted"]) for r in rows], adjust(p), equal_nan=True)
-    eq = adjust([tost(_difference(r), r["margin"]) for r in rows])
-    assert np.allclose([_nan(r["p_equivalence"]) for r in rows], eq, equal_nan=True)
-    for r, pa, pe in zip(rows, adjust(p), eq, strict=True):
+    assert money["identical"] is False and money["hands_differing"] > 0
+    # p_adjusted is Benjamini-Hochberg over every point × metric that is not identical,
+    # not per comparison
+    tested = [r for r in rows if not r["identical"]]
+    assert all(r["verdict"] == "identical" for r in rows if r["identical"])
+    p = np.array([_nan(r["p"]) for r in tested])
+    assert np.allclose([_nan(r["p_adjusted"]) for r in tested], adjust(p), equal_nan=True)
+    eq = adjust([tost(_difference(r), r["margin"]) for r in tested])
+    assert np.allclose([_nan(r["p_equivalence"]) for r in tested], eq, equal_nan=True)
+    for r, pa, pe in zip(tested, adjust(p), eq, strict=True):
         dec = decide(_difference(r), r["margin"], r["hands"], p=pa, p_equivalence=pe)
         assert r["verdict"] == dec.verdict
         assert r["differs_from_zero"] is dec.differs_from_zero
         assert r["mde"] == pytest.approx(dec.mde)
         assert _nan(r["hands_needed"]) == pytest.approx(dec.hands_needed, nan_ok=True)
-    assert {r["verdict"] for r in rows} == {"differs", "equivalent", "inconclusive"}
+    assert {r["verdict"] for r in rows} == {"differs", "identical", "inconclusive"}
     assert all(r["hands_needed"] > r["hands"] for r in rows if r["verdict"] == "inconclusive")
     assert all(r["hands_needed"] is None for r in rows if r["verdict"] != "inconclusive")
 
@@ -210,7 +216,7 @@ def test_the_text_gives_each_metric_its_verdict(bases):
     out = _cli(bases)
     assert "verdict" in out and "Benjamini-Hochberg over every point × metric" in out
     line = next(ln for ln in out.splitlines() if ln.strip().startswith("draw_rate"))
-    assert line.rstrip().endswith("equivalent ±0.01")
+    assert line.rstrip().endswith("identical on every one of 12 matches")
     assert any("inconclusive: ~" in ln and "more hands" in ln for ln in out.splitlines())
 
 
@@ -226,7 +232,7 @@ def test_a_difference_shown_within_a_wide_margin_is_equivalent_though_not_0(base
     assert money["verdict"] == "equivalent" and money["differs_from_zero"] is True
     assert money["p_equivalence"] < 0.05
     draw = next(r for r in rows if r["metric"] == "draw_rate" and "base=2" in r["group"])
-    assert draw["verdict"] == "equivalent" and draw["differs_from_zero"] is False
+    assert draw["verdict"] == "identical" and draw["differs_from_zero"] is False
     out = _cli(bases, "--margin", "money_moved_per_hand=1000")
     _, _, block = out.partition("base=3")
     line = next(ln for ln in block.splitlines() if ln.strip().startswith("money_moved"))
@@ -256,9 +262,14 @@ def test_primary_metrics_alone_are_adjusted_and_decided(bases):
     primary = [r for r in rows if r["metric"] in ("draw_rate", "money_moved_per_hand")]
     rest = [r for r in rows if r not in primary]
     assert len(primary) == 4 and rest
-    assert np.allclose([r["p_adjusted"] for r in primary], adjust([r["p"] for r in primary]))
-    assert all(r["verdict"] == "exploratory" and r["p_adjusted"] is None for r in rest)
-    assert {r["verdict"] for r in primary} == {"differs", "equivalent"}
+    tested = [r for r in primary if not r["identical"]]  # the draws: identical, no test
+    assert len(tested) == 2
+    assert np.allclose([r["p_adjusted"] for r in tested], adjust([r["p"] for r in tested]))
+    # an identical figure is a fact, not a test: it is said, primary or not
+    assert all(r["p_adjusted"] is None for r in rest)
+    assert all(r["verdict"] == ("identical" if r["identical"] else "exploratory") for r in rest)
+    assert {r["verdict"] for r in rest} == {"identical", "exploratory"}
+    assert {r["verdict"] for r in primary} == {"differs", "identical"}
     assert "exploratory" in _cli(bases, "--primary", "draw_rate")
 
 
