@@ -43,7 +43,8 @@ COMPARE_METRICS = {
     "when a line-up mixes agents",
     "dealer_advantage": "points per hand: the dealer's mean minus the other positions'",
     "draw_rate": "drawn hands / hands",
-    "mean_points_per_win": "wins.total per win",
+    "mean_points_per_win": "wins.points per win: what each payer pays (the rulebook's points)",
+    "mean_total_per_win": "wins.total per win: the sum over the win's payers",
     "money_moved_per_hand": "Σ positive deltas per hand",
     "pattern_rate[key]": "wins carrying the pattern / wins",
     "capped_share": "capped wins / wins",
@@ -58,7 +59,8 @@ def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
     agree, which :func:`paired_comparison` checks); and the sums the
     headline figures are ratios of: ``hands``, ``draws``, ``moved``, ``pts0`` …
     ``pts3`` (points by position after the dealer), ``players``, ``wins``,
-    ``win_total``, ``capped``. Second frame: per match and pattern, ``with_`` = wins
+    ``win_total`` (Σ ``wins.total``), ``win_points`` (Σ ``wins.points``, per payer),
+    ``capped``. Second frame: per match and pattern, ``with_`` = wins
     carrying it. DuckDB aggregates by match, reading only the columns it needs; the
     group columns come from each run's manifest (a run's line-up is its agents as
     given, which is also what duplicate play turns back to rotation 0)."""
@@ -97,12 +99,12 @@ def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
     w = con.execute(
         """
     SELECT run_id::VARCHAR AS run_id, match, count(*) AS wins, sum(total)::BIGINT AS win_total,
-           count(*) FILTER (WHERE capped) AS capped
+           sum(points)::BIGINT AS win_points, count(*) FILTER (WHERE capped) AS capped
     FROM read_parquet($wins) GROUP BY ALL""",
         {"wins": wins},
     ).df()
     units = units.merge(w, on=["run_id", "match"], how="left")
-    for c in ("wins", "win_total", "capped"):
+    for c in ("wins", "win_total", "win_points", "capped"):
         units[c] = units[c].fillna(0).astype("int64")
     walls = con.execute(
         """
@@ -357,7 +359,8 @@ def metric_arrays(
     others = sum(u[f"pts{p}"].to_numpy(float) for p in range(1, n)) / max(n - 1, 1)
     out["dealer_advantage"] = (u["pts0"].to_numpy(float) - others, hands, "points per hand")
     out["draw_rate"] = (u["draws"].to_numpy(float), hands, "share of hands")
-    out["mean_points_per_win"] = (u["win_total"].to_numpy(float), wins, "points per win")
+    out["mean_points_per_win"] = (u["win_points"].to_numpy(float), wins, "points per payer per win")
+    out["mean_total_per_win"] = (u["win_total"].to_numpy(float), wins, "points per win, all payers")
     out["money_moved_per_hand"] = (u["moved"].to_numpy(float), hands, "points per hand")
     idx = pd.MultiIndex.from_frame(u[["run_id", "match"]])
     by_pat = dict(tuple(pats.groupby("pattern", sort=False)))

@@ -94,7 +94,8 @@ POWER = 0.8
 DEFAULT_MARGINS: dict[str, float] = {
     "mean_points": 0.1,  # points per seat-hand
     "dealer_advantage": 0.1,  # points per hand
-    "mean_points_per_win": 0.5,  # points per win
+    "mean_points_per_win": 0.2,  # points per payer per win (wins.points)
+    "mean_total_per_win": 0.5,  # points per win, all payers (wins.total)
     "money_moved_per_hand": 0.5,  # points per hand
     "draw_rate": 0.01,  # share of hands
     "capped_share": 0.01,  # share of wins

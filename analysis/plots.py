@@ -51,8 +51,9 @@ METRICS = {
 }
 
 WHAT = {
-    "win_points": ("每次胡牌得分 points per win", "wins.total"),
-    "win_base": ("每家支付 points per payer", "wins.points"),
+    "win_points": ("每家支付 points per payer per win", "wins.points"),
+    "win_total": ("每次胡牌总得分 total per win, all payers", "wins.total"),
+    "win_base": ("每家支付 points per payer per win", "wins.points"),
     "hand_points": ("每局流动金额 money moved per hand", "Σ positive deltas"),
     "hand_length": ("每局事件数 hand length", "events per hand"),
     "wall_left": ("剩余牌墙 tiles left in the wall", "tiles"),
@@ -341,7 +342,8 @@ def money_figure(df: pd.DataFrame) -> Figure:
 
 COMPARE = {
     "draw_rate": "流局率 drawn-hand rate",
-    "mean_win_points": "每次胡牌平均得分 mean points per win",
+    "mean_win_points": "每家平均支付 mean points per payer per win",
+    "mean_win_total": "每次胡牌平均总得分 mean total per win (all payers)",
     "mean_moved_per_hand": "每局流动金额 money moved per hand",
     "mean_length": "平均事件数 mean events per hand",
     "dealer_advantage": "庄家优势 dealer advantage",
@@ -371,7 +373,8 @@ def sweep_key(df: pd.DataFrame) -> str | None:
 
 COMPARE_UNITS = {
     "draw_rate": "share of hands",
-    "mean_win_points": "points per win",
+    "mean_win_points": "points per payer per win",
+    "mean_win_total": "total per win, all payers",
     "mean_moved_per_hand": "points per hand",
     "mean_length": "events per hand",
     "dealer_advantage": "points per hand",

@@ -906,15 +906,18 @@ def _term_weight(t) -> float:
 
 _VALUES = {
     # what: (value expression, source CTE, capped expression)
-    "win_points": ("total", "wv", "capped::INT"),
+    "win_points": ("points", "wv", "capped::INT"),
+    "win_total": ("total", "wv", "capped::INT"),
     "win_base": ("points", "wv", "capped::INT"),
     "hand_points": ("moved", "hv", "capped"),
     "hand_length": ("n_events", "hv", "NULL"),
     "wall_left": ("wall_left", "hv", "NULL"),
 }
-"""``win_points``: ``wins.total`` per win; ``win_base``: ``wins.points`` (what each payer
-pays); ``hand_points``: money moved per hand (Σ positive ``deltas``); ``hand_length``:
-events per hand; ``wall_left``: tiles left in the wall at the end."""
+"""``win_points``: ``wins.points`` per win, what each payer pays (the rulebook's
+"points", which a cap limits); ``win_total``: ``wins.total`` per win, the sum over its
+payers; ``win_base``: ``win_points`` by its old name; ``hand_points``: money moved
+per hand (Σ positive ``deltas``); ``hand_length``: events per hand; ``wall_left``:
+tiles left in the wall at the end."""
 
 
 def _values_cte(what: str) -> tuple[str, str]:
@@ -941,8 +944,9 @@ def distribution(
     """Summary of a value per group: n, mean (with CI), variance, quantiles, max and
     ``share_capped`` (wins the cap lowered; per hand: hands with a capped win).
 
-    ``what``: ``win_points`` (``wins.total``, all a win brought its winner),
-    ``win_base`` (``wins.points``, what each payer pays), ``hand_points`` (money
+    ``what``: ``win_points`` (``wins.points``, what each payer pays: the rulebook's
+    points, which a cap limits), ``win_total`` (``wins.total``, the sum over a win's
+    payers: all it brought its winner), ``hand_points`` (money
     moved per hand: Σ of the positive ``hands.deltas``), ``hand_length``
     (``hands.n_events``) or ``wall_left``. Quantiles are linear
     (``quantile_cont``, as pandas' default).
@@ -1117,10 +1121,13 @@ def _sparse_estimates(
 
 def compare(runs) -> pd.DataFrame:
     """Headline figures side by side, one row per group (variants, sweep points, line-ups):
-    hands, drawn-hand rate, mean length, wins, points per win (mean, p90, max, share
-    capped), money moved per hand, the dealer's win rate, mean points and advantage,
-    and the shares of all money transferred (gross) by kong, settlement and win
-    transfers; rates and means with their 95% CI by match (``*_lo``, ``*_hi``)."""
+    hands, drawn-hand rate, mean length, wins, points per payer per win
+    (``mean_win_points``, ``p90_win_points``, ``max_win_points``: ``wins.points``, the
+    rulebook's points), the total a win brings over its payers (``mean_win_total``,
+    ``max_win_total``: ``wins.total``), the share capped, money moved per hand, the
+    dealer's win rate, mean points and advantage, and the shares of all money
+    transferred (gross) by kong, settlement and win transfers; rates and means with
+    their 95% CI by match (``*_lo``, ``*_hi``)."""
     runs = as_runs(runs)
     return _finish(
         runs,
@@ -1130,6 +1137,7 @@ def compare(runs) -> pd.DataFrame:
             distribution(runs, "hand_points"),
             dealer_advantage(runs),
             money_shares(runs, by="category"),
+            distribution(runs, "win_total"),
         ),
     )
 
@@ -1140,8 +1148,10 @@ def compare_from(
     hand_points: pd.DataFrame,
     dealer: pd.DataFrame,
     money_by_category: pd.DataFrame,
+    win_total: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """:func:`compare` from tables already computed."""
+    """:func:`compare` from tables already computed (``win_points``: the
+    :func:`distribution` of ``win_points``, per payer; ``win_total``, of ``win_total``)."""
     g = list(GROUP)
     ci = ("", "_lo", "_hi")
     d0 = dealer[dealer.position == 0][
@@ -1210,6 +1220,14 @@ def compare_from(
         .merge(d0, on=g, how="left")
         .merge(cats, on=g, how="left")
     )
+    if win_total is not None:
+        out = out.merge(
+            win_total[[*g, *(f"mean{c}" for c in ci), "max"]].rename(
+                columns={**{f"mean{c}": f"mean_win_total{c}" for c in ci}, "max": "max_win_total"}
+            ),
+            on=g,
+            how="left",
+        )
     for c in ("share_win", "share_kong", "share_settlement"):
         out[c] = out[c].fillna(0.0) if c in out else 0.0
     out["wins"] = out["wins"].fillna(0).astype("int64")
@@ -1227,7 +1245,7 @@ def tables(runs) -> dict[str, pd.DataFrame]:
     t["dealer"] = dealer_advantage(runs)
     t["first_winner"] = first_winner(runs)
     t["patterns"] = pattern_frequencies(runs)
-    for what in ("win_points", "hand_points", "hand_length"):
+    for what in ("win_points", "win_total", "hand_points", "hand_length"):
         t[what] = distribution(runs, what)
         t[f"hist_{what}"] = histogram(runs, what)
     t["money"] = money_shares(runs, by="reason")
@@ -1235,7 +1253,12 @@ def tables(runs) -> dict[str, pd.DataFrame]:
     t["compare"] = _finish(
         runs,
         compare_from(
-            t["outcomes"], t["win_points"], t["hand_points"], t["dealer"], t["money_category"]
+            t["outcomes"],
+            t["win_points"],
+            t["hand_points"],
+            t["dealer"],
+            t["money_category"],
+            t["win_total"],
         ),
     )
     return t

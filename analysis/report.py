@@ -348,17 +348,30 @@ def _n(v) -> str:
 
 
 def _win_points(t, r) -> str:
-    w = t["win_points"]
-    w = w[(w.variant == r.variant) & (w.config == r.config) & (w.lineup == r.lineup)]
-    if w.empty or pd.isna(w["mean"].iloc[0]):
+    """Points per payer per win (``wins.points``) and the total over payers."""
+
+    def row(name):
+        w = t.get(name)
+        if w is None:
+            return None
+        w = w[(w.variant == r.variant) & (w.config == r.config) & (w.lineup == r.lineup)]
+        return None if w.empty or pd.isna(w["mean"].iloc[0]) else w.iloc[0]
+
+    x, tot = row("win_points"), row("win_total")
+    if x is None:
         return "no wins"
-    x = w.iloc[0]
     if too_few(x.matches, x.mean_lo, x.mean_hi):
         return f"points per win: {_few(x.matches)}"
-    return (
-        f"a win brings {x['mean']:.2f} points on average (95% CI [{x.mean_lo:.2f}, "
-        f"{x.mean_hi:.2f}], points per win)"
+    out = (
+        f"a win pays {x['mean']:.2f} points per payer on average (95% CI "
+        f"[{x.mean_lo:.2f}, {x.mean_hi:.2f}], wins.points; at most {x['max']:.0f})"
     )
+    if tot is not None and not too_few(tot.matches, tot.mean_lo, tot.mean_hi):
+        out += (
+            f", {tot['mean']:.2f} in all over its payers (95% CI [{tot.mean_lo:.2f}, "
+            f"{tot.mean_hi:.2f}], wins.total)"
+        )
+    return out
 
 
 def render(
@@ -420,13 +433,15 @@ def render(
                 "hands": "hands",
                 "matches": "matches",
                 "wins": "wins",
-                "p90_win_points": "p90 points/win",
-                "max_win_points": "max points/win",
+                "p90_win_points": "p90 points per payer per win",
+                "max_win_points": "max points per payer per win",
+                "max_win_total": "max total per win (all payers)",
             },
             {
                 "draw_rate": "drawn 流局率 (share of hands)",
                 "mean_length": "events/hand",
-                "mean_win_points": "points per win",
+                "mean_win_points": "points per payer per win",
+                "mean_win_total": "total per win (all payers)",
                 "share_capped": "capped (share of wins)",
                 "mean_moved_per_hand": "moved (points per hand)",
                 "dealer_win_rate": "dealer win rate",
@@ -562,15 +577,28 @@ def render(
         "max": "max",
     }
     section(
-        "Points per win 每次胡牌得分",
+        "Points per payer per win 每家支付",
         "win_points",
         _table(
             t["win_points"],
             dist_cols,
-            {"mean": "mean (points per win)", "share_capped": "share capped"},
+            {"mean": "mean (points per payer per win)", "share_capped": "share capped"},
         ),
-        note="wins.total: everything a win brought its winner.",
+        note="wins.points: what each payer of a win pays, the rulebook's points (a cap "
+        "limits this figure).",
     )
+    if "win_total" in t:
+        section(
+            "Total per win 每次胡牌总得分",
+            None,
+            _table(
+                t["win_total"],
+                dist_cols,
+                {"mean": "mean (points per win, all payers)", "share_capped": "share capped"},
+            ),
+            note="wins.total: the sum over a win's payers, everything it brought its winner "
+            "(a self-draw is paid by every other seat still in the hand).",
+        )
     section(
         "Points per hand 每局流动金额",
         "hand_points",
@@ -742,6 +770,7 @@ def _paired(r: queries.Runs) -> pd.DataFrame | None:
         "dealer_advantage",
         "draw_rate",
         "mean_points_per_win",
+        "mean_total_per_win",
         "money_moved_per_hand",
         "capped_share",
     )

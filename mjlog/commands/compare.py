@@ -154,7 +154,10 @@ def _differing_line(r) -> str:
     n, hands, hi = int(r["hands_differing"]), int(r["hands"]), float(r["hands_differing_hi"])
     bound = f" (95% upper bound {hi:.1%} of hands)" if hi == hi else ""
     if n == 0:
-        return f"outcome alike on every one of {hands:,} hands: no winner, pattern, point or transfer differs{bound}"
+        return (
+            f"outcome alike on every one of {hands:,} hands: no winner, pattern, point "
+            f"or transfer differs{bound}"
+        )
     return f"outcome differs on {n:,} of {hands:,} hands (winner, patterns, points or transfers)"
 
 
