@@ -17,7 +17,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.queries import GROUP, Runs, _expand, _finish, _rules_of, as_runs, config_label
+from analysis.queries import (
+    GROUP,
+    Runs,
+    _expand,
+    _finish,
+    _rules_of,
+    as_runs,
+    config_label,
+    mark_defaults,
+)
 from analysis.rates import RARE, is_rate, rate, rate_difference
 from analysis.stats import Difference, pseudo_values
 from mjlog.logio import LogError
@@ -631,7 +640,7 @@ def _load(paths) -> list[_Loaded]:
                 _side(runs),
                 u,
                 pats,
-                f"{run.variant} {config} [{u.lineup.iloc[0]}] {side}",
+                f"{run.variant} {mark_defaults(run.variant, config)} [{u.lineup.iloc[0]}] {side}",
                 rules,
                 agents,
             )

@@ -261,18 +261,33 @@ def patterns_figure(df: pd.DataFrame, top: int = 12) -> Figure:
     return fig
 
 
-def histogram_figure(df: pd.DataFrame, what: str = "win_points", log: bool = True) -> Figure:
+def histogram_figure(
+    df: pd.DataFrame, what: str = "win_points", log: bool = True, caps: pd.DataFrame | None = None
+) -> Figure:
     """The distribution of a value (:func:`~analysis.queries.histogram`), one line per
-    group: the share of wins or hands at each value, and the share at or above it."""
+    group: the share of wins or hands at each value, and the share at or above it.
+    ``caps`` (:func:`~analysis.queries.caps`), for the points per payer: each group's
+    cap drawn as a dashed line in its colour, where no payer can pay more."""
     title, unit = WHAT[what]
     fig, axes = _fig(1, 2, w=5.0, h=3.6)
     labels = _labels(df)
-    for g in dict.fromkeys(labels):
+    cap_of = {}
+    if caps is not None and len(caps) and len(df):
+        keyed = df[list(queries.GROUP)].assign(_label=labels.to_numpy()).drop_duplicates()
+        cap_of = dict(
+            keyed.merge(caps, on=list(queries.GROUP))[["_label", "cap"]].itertuples(index=False)
+        )
+    for i, g in enumerate(dict.fromkeys(labels)):
         sub = df[labels == g].sort_values("value")
         v = sub["value"].to_numpy(float)
         share = sub["share"].to_numpy(float)
-        axes[0].plot(v, share, marker="o", ms=2.5, lw=0.8, label=g)
-        axes[1].step(v, share[::-1].cumsum()[::-1], where="post", label=g)
+        axes[0].plot(v, share, marker="o", ms=2.5, lw=0.8, label=g, color=f"C{i % 10}")
+        axes[1].step(v, share[::-1].cumsum()[::-1], where="post", label=g, color=f"C{i % 10}")
+        if g in cap_of:
+            for ax in axes:
+                ax.axvline(float(cap_of[g]), color=f"C{i % 10}", ls="--", lw=1.0)
+    if cap_of:
+        axes[0].plot([], [], color="grey", ls="--", lw=1.0, label="封顶 cap (per payer)")
     axes[0].set_title("占比 share at each value")
     axes[1].set_title("累计 share at or above the value")
     for ax in axes:
@@ -469,7 +484,7 @@ def figures(runs_or_tables) -> dict[str, Figure]:
         ),
         "dealer": dealer_figure(t["dealer"]),
         "patterns": patterns_figure(t["patterns"]),
-        "win_points": histogram_figure(t["hist_win_points"], "win_points"),
+        "win_points": histogram_figure(t["hist_win_points"], "win_points", caps=t.get("caps")),
         "hand_points": histogram_figure(t["hist_hand_points"], "hand_points"),
         "hand_length": histogram_figure(t["hist_hand_length"], "hand_length", log=False),
         "outcomes": outcomes_figure(t["outcomes"]),

@@ -167,6 +167,32 @@ def config_label(
     return label + " dup" if duplicate else label
 
 
+def mark_defaults(variant: str, config: str) -> str:
+    """A :func:`config_label` with ``(default)`` after every ``key=value`` whose value
+    is the variant's default (a sweep names its grid keys even there), for the page
+    and the text; the label itself stays the group's key.
+
+    >>> mark_defaults("yuxi", "cap=64"), mark_defaults("yuxi", "base=2 cap=64 dup")
+    ('cap=64 (default)', 'base=2 cap=64 (default) dup')
+    >>> mark_defaults("yuxi", "cap=8"), mark_defaults("yuxi", "cap=64 (default)")
+    ('cap=8', 'cap=64 (default)')
+    """
+    from mjlog.rules import Rules, keys
+
+    try:
+        spec, default = keys(variant), Rules(variant)
+    except Exception:  # a variant this mjlog does not know: no defaults to mark
+        return config
+    words = config.split(" ")
+    out = []
+    for i, word in enumerate(words):
+        k, eq, v = word.partition("=")
+        marked = i + 1 < len(words) and words[i + 1] == "(default)"  # already: keep it once
+        at_default = bool(eq) and k in spec and spec[k].show(default[k]) == v and not marked
+        out.append(f"{word} (default)" if at_default else word)
+    return " ".join(out)
+
+
 def rule_values(variant: str, rules: dict[str, Any], always: Iterable[str] = ()) -> dict[str, Any]:
     """The rule keys :func:`config_label` names, with their logged (typed) values: an
     int stays an int, a list is joined with commas.
@@ -477,6 +503,27 @@ def as_runs(runs: Runs | str | os.PathLike | Iterable[str | os.PathLike]) -> Run
 def run_table(runs) -> pd.DataFrame:
     """The runs, one row each (:meth:`Runs.info`)."""
     return as_runs(runs).info()
+
+
+def caps(runs) -> pd.DataFrame:
+    """Per group whose rules have a cap (封顶, what one payer of a win pays at most: the
+    rulebook's points, ``wins.points``): ``cap``; a group of runs with two caps, or of
+    a variant without the key, is no row.
+
+    >>> from analysis.studies.sample import data_dir
+    >>> caps(data_dir() / "yuxi")[["variant", "cap"]].to_dict("records")
+    [{'variant': 'yuxi', 'cap': 64}]
+    """
+    runs = as_runs(runs)
+    found: dict[tuple[str, str, str], set] = {}
+    for run in runs.runs:
+        rules = _rules_of(runs, run)
+        if rules is None or "cap" not in rules:
+            continue
+        key = (run.variant, run.config, ",".join(run.agents))
+        found.setdefault(key, set()).add(rules["cap"])
+    rows = [(*k, next(iter(v))) for k, v in found.items() if len(v) == 1]
+    return pd.DataFrame(rows, columns=[*GROUP, "cap"])
 
 
 # ------------------------------------------------------------------ statistics
@@ -1237,7 +1284,7 @@ def compare_from(
 def tables(runs) -> dict[str, pd.DataFrame]:
     """Every table the report and :func:`analysis.plots.figures` use, each query run once."""
     runs = as_runs(runs)
-    t: dict[str, pd.DataFrame] = {"runs": run_table(runs)}
+    t: dict[str, pd.DataFrame] = {"runs": run_table(runs), "caps": caps(runs)}
     t["outcomes"] = outcomes(runs)
     t["seats"] = seat_stats(runs, by="seat")
     t["agents"] = seat_stats(runs, by="agent")

@@ -114,7 +114,11 @@ def test_paired_standard_errors_are_never_wider_on_the_sample_sweep():
     assert ok.sum() > 40
     assert (df.loc[ok, "paired_se"] <= df.loc[ok, "unpaired_se"] * (1 + 1e-9)).all()
     # and clearly narrower for the money figures, whose luck the pairs share
-    money = df[df.metric.str.startswith(("mean_points", "dealer_", "money_"))]
+    # (not the points per payer: at cap 1 every payer pays 1, no luck to share)
+    money = df[
+        df.metric.str.startswith(("mean_points", "dealer_", "money_"))
+        & (df.metric != "mean_points_per_win")
+    ]
     assert (money["paired_se"] < money["unpaired_se"]).all()
 
 
@@ -294,7 +298,7 @@ def test_a_money_only_key_has_the_trend_it_must(bases):
     assert trend["draw_rate"]["lo"] == trend["draw_rate"]["hi"] == trend["draw_rate"]["slope"]
     _, _, table = _cli(bases).partition("trend per unit of base over 3 points")
     head = table.splitlines()[1].split()
-    assert head[:4] == ["metric", "base=1", "base=2", "base=3"] and "slope" in head
+    assert head[:5] == ["metric", "base=1", "(default)", "base=2", "base=3"] and "slope" in head
     line = next(ln for ln in table.splitlines() if ln.strip().startswith("money_moved"))
     assert f"{first['money_moved_per_hand']:+.4f} [" in line
 

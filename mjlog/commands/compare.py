@@ -195,10 +195,12 @@ def _trend_table(st, df) -> str:
 
 
 def _point_name(group: str, key: str) -> str:
-    """``cap=4`` from a group label (``xuezhan cap=4 [strategic,…] runs/…``)."""
-    for word in group.split():
+    """``cap=4`` from a group label (``xuezhan cap=4 [strategic,…] runs/…``), with
+    ``(default)`` when the label marks it so."""
+    words = group.split()
+    for i, word in enumerate(words):
         if word.startswith(f"{key}="):
-            return word
+            return f"{word} (default)" if words[i + 1 : i + 2] == ["(default)"] else word
     return group.split(" [")[0]
 
 
