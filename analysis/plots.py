@@ -351,7 +351,10 @@ def money_figure(df: pd.DataFrame) -> Figure:
     ax.axvline(1, color="black", lw=0.8)
     ax.set_xlabel("占转账总额 share of all money transferred (gross Σ amount; adds to 1)")
     ax.set_title("杠钱与结算 kong money and end-of-wall settlements (95% CIs: see the table)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    if order:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    else:  # no transfer at all: say so where the bars would be
+        ax.text(0.5, 0.5, "no money moved 无转账", ha="center", va="center", transform=ax.transAxes)
     return fig
 
 

@@ -1218,14 +1218,17 @@ def compare_from(
         }
     )
     cats = None
-    for suffix in ci:
-        c = money_by_category.pivot_table(
-            index=g, columns="category", values=f"share_of_transfers{suffix}", aggfunc="sum"
-        ).add_prefix("share_")
-        c.columns = [f"{x}{suffix}" for x in c.columns]
-        cats = c if cats is None else cats.join(c)
-    cats = cats.reset_index()
-    cats.columns.name = None
+    if "share_of_transfers" not in money_by_category:  # no transfer at all: no money moved
+        cats = outcomes_df[g].drop_duplicates()
+    else:
+        for suffix in ci:
+            c = money_by_category.pivot_table(
+                index=g, columns="category", values=f"share_of_transfers{suffix}", aggfunc="sum"
+            ).add_prefix("share_")
+            c.columns = [f"{x}{suffix}" for x in c.columns]
+            cats = c if cats is None else cats.join(c)
+        cats = cats.reset_index()
+        cats.columns.name = None
     out = (
         outcomes_df[
             [

@@ -889,7 +889,12 @@ def render(
             {**_G, "category": "category", "amount": "amount", "hands_with": "hands with it"},
             {"share_of_transfers": "share of all money transferred"},
         ),
-        note="share of all money transferred = Σ amount of the reason's transfers / Σ amount "
+        note=(
+            "No money moved in these runs: not one transfer (every share below is undefined). "
+            if m.empty
+            else ""
+        )
+        + "share of all money transferred = Σ amount of the reason's transfers / Σ amount "
         "of every transfer (gross over gross: adds to 100%). Money moved (Σ positive "
         "deltas) is net: transfers within a hand cancel, so amount / money moved adds "
         "to more than 100% and is kept for reference only. 查大叫 not_ready, 查花猪 "
