@@ -402,11 +402,39 @@ COMPARE_UNITS = {
 }
 
 
+def _at_defaults(df: pd.DataFrame, key: str) -> pd.Series | None:
+    """The swept ``key``'s column with a run that logs no value for it (a run at the
+    variant's default beside one that changed it: ``data/yuxi`` and a ``cap=8`` run)
+    given the variant's default; None when a default cannot be found."""
+    vals = df[key]
+    if not vals.isna().any():
+        return vals
+    from mjlog.rules import Rules, keys
+
+    out = []
+    for v, x in zip(df["variant"], vals, strict=True):
+        if not pd.isna(x):
+            out.append(x)
+            continue
+        try:
+            d = Rules(str(v))[key]
+            out.append(d if str(vals.dtype) in ("Int64", "Float64") else keys(str(v))[key].show(d))
+        except Exception:  # a variant or key this mjlog does not know
+            return None
+    return pd.Series(out, index=df.index, dtype=vals.dtype)
+
+
 def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) -> Figure:
     """Headline figures side by side (:func:`~analysis.queries.compare`) with their 95%
     CIs: bars per group, or, for a one-key sweep, a line over the swept value."""
     metrics = [m for m in metrics if m in df]
     key = sweep_key(df)
+    if key is not None:
+        filled = _at_defaults(df, key)
+        if filled is None:
+            key = None
+        else:
+            df = df.assign(**{key: filled})
     ncols = 4
     nrows = (len(metrics) + ncols - 1) // ncols
     fig, axes = _fig(nrows, ncols, w=3.4, h=2.8)
