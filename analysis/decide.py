@@ -5,8 +5,9 @@ test at level α = 0.05 (the match as the unit, as everywhere in
 :mod:`analysis.stats`), in this order:
 
 - ``equivalent``: the difference lies within ±``margin`` (two one-sided t tests,
-  TOST: the 90 % interval inside the margin; their p-value adjusted for every test
-  of the study: :func:`adjust`), whether or not it is also shown to differ from 0;
+  TOST: the 90 % interval inside the margin; their p-value adjusted within its
+  family of the study, :func:`equivalence_family`: :func:`adjust`), whether or not
+  it is also shown to differ from 0;
 - ``differs``: else, the difference is not 0 (two-sided t test, its p-value
   adjusted likewise);
 - ``inconclusive``: neither, with how many more hands would settle it at the
@@ -24,7 +25,8 @@ would tell a designer to change a rule for what they said does not matter.
 A run also says what it *could* have seen: the minimum detectable effect
 (:attr:`Decision.mde`), the smallest true difference this run would show to differ
 from 0 four times in five (80 % power), ``(t₁₋α/₂ + t₀.₈) · se`` on the run's
-degrees of freedom.
+degrees of freedom; in a study (:func:`decide_study`) at the level its adjustment
+leaves, α / m for m tests, so that it holds for the comparison as run.
 
 >>> from analysis.stats import LEVEL, Difference, Estimate
 >>> d = Difference(baseline=1.0, value=1.02, diff=0.02, lo=-0.01, hi=0.05, p=0.19,
@@ -49,7 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 from scipy import stats as st
@@ -62,12 +64,14 @@ __all__ = [
     "POWER",
     "DEFAULT_MARGINS",
     "EXPLORATORY",
+    "HEADLINE",
     "IDENTICAL",
     "Decision",
     "adjust",
     "check_names",
     "decide",
     "decide_study",
+    "equivalence_family",
     "family",
     "from_zero",
     "is_primary",
@@ -145,12 +149,21 @@ def tost(d: Difference, margin: float) -> float:
     return float(max(lower, upper))
 
 
-def mde(d: Difference) -> float:
-    """The smallest true difference this run would find (two-sided, α, 80 % power)."""
+def mde(d: Difference, alpha: float = ALPHA) -> float:
+    """The smallest true difference this run would find (two-sided at level ``alpha``,
+    80 % power). :func:`decide_study` gives the level its adjustment leaves a lone
+    finding, α / m over a family of m tests (Benjamini–Hochberg's first step), so the
+    MDE it prints holds for the comparison as run.
+
+    >>> from analysis.stats import Difference
+    >>> d = Difference(0, 0.01, 0.01, -0.02, 0.04, 0.5, 0.015, 0.03, 100, True)
+    >>> round(mde(d), 4), round(mde(d, ALPHA / 30), 4)
+    (0.0424, 0.0612)
+    """
     se, df = _se_df(d)
     if math.isnan(se):
         return math.nan
-    return float((st.t.ppf(1 - ALPHA / 2, df) + st.t.ppf(POWER, df)) * se)
+    return float((st.t.ppf(1 - alpha / 2, df) + st.t.ppf(POWER, df)) * se)
 
 
 def _level(raw: float, adjusted: float) -> float:
@@ -348,9 +361,12 @@ def decide_study(
 ) -> list[Decision | None]:
     """The verdict of every difference of one study (every point × metric of a
     sweep; None where there is no difference, say points on two scales). The tests
-    of "no difference" and those of equivalence are each adjusted together
-    (:func:`adjust`) over the study's primary metrics (all of them without
-    ``primary``); the others get the verdict :data:`EXPLORATORY` and no adjusted p.
+    of "no difference" are adjusted together (:func:`adjust`) over the study's
+    primary metrics (all of them without ``primary``); the tests of equivalence
+    within each :func:`equivalence_family` of those; the others get the verdict
+    :data:`EXPLORATORY` and no adjusted p. A decided row's ``mde`` is at the level
+    the adjustment leaves a lone finding (α / m over the m tests), so an effect of
+    that size is called *differs* at least four times in five as the study is run.
     A difference marked ``identical`` (paired runs whose figure is the same on every
     match) is no test: its verdict is :data:`IDENTICAL`, outside the adjustment."""
     same = list(identical) if identical is not None else [False] * len(diffs)
@@ -361,12 +377,47 @@ def decide_study(
     ]
     margin = [margin_for(m, margins) for m in metrics]
     p = adjust([diffs[i].p for i in chosen])
-    p_eq = adjust([tost(diffs[i], margin[i]) for i in chosen])
+    # equivalence within its family (equivalence_family): a claim about the figures
+    # a designer asked about is not diluted by every pattern of the variant
+    p_eq = np.full(len(chosen), np.nan)
+    groups = [equivalence_family(metrics[i], primary) for i in chosen]
+    for g in dict.fromkeys(groups):
+        at = [k for k, x in enumerate(groups) if x == g]
+        p_eq[at] = adjust([tost(diffs[chosen[k]], margin[chosen[k]]) for k in at])
+    level = ALPHA / max(len(chosen), 1)  # what BH leaves a lone finding
     out: list[Decision | None] = [None] * len(diffs)
     for i, d in enumerate(diffs):
         if d is not None:
             verdict = IDENTICAL if same[i] else EXPLORATORY
             out[i] = Decision(verdict, margin[i], math.nan, math.nan, mde(d), math.nan, False)
     for i, pa, pe in zip(chosen, p, p_eq, strict=True):
-        out[i] = decide(diffs[i], margin[i], hands[i], p=float(pa), p_equivalence=float(pe))
+        dec = decide(diffs[i], margin[i], hands[i], p=float(pa), p_equivalence=float(pe))
+        out[i] = replace(dec, mde=mde(diffs[i], level))
     return out
+
+
+HEADLINE = (
+    "dealer_advantage",
+    "draw_rate",
+    "mean_points_per_win",
+    "money_moved_per_hand",
+    "capped_share",
+)
+"""The figures a rule question is usually about (the report's paired table): without
+``--primary``, their tests of equivalence are adjusted among themselves."""
+
+
+def equivalence_family(metric: str, primary: Sequence[str] | None = None) -> str:
+    """The family whose tests of equivalence are adjusted together (:func:`adjust`)
+    with ``metric``'s: the ``--primary`` metrics, when given, are one family; without,
+    the :data:`HEADLINE` figures are one, and every other metric family (the seat
+    positions, the pattern rates, …) one each.
+
+    >>> equivalence_family("draw_rate"), equivalence_family("pattern_rate[qidui]")
+    ('headline', 'pattern_rate')
+    >>> equivalence_family("pattern_rate[qidui]", ["pattern_rate[qidui]"])
+    'primary'
+    """
+    if primary is not None:
+        return "primary"
+    return "headline" if family(metric) in HEADLINE else family(metric)

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis import compare, queries
-from analysis.decide import adjust, decide, tost
+from analysis.decide import adjust, decide, equivalence_family, mde, tost
 from analysis.stats import Difference
 from analysis.studies.sample import data_dir
 from mjlog.cli import main
@@ -203,13 +203,22 @@ def test_every_metric_gets_a_verdict_resting_on_the_whole_study(bases):
     assert all(r["verdict"] == "identical" for r in rows if r["identical"])
     p = np.array([_nan(r["p"]) for r in tested])
     assert np.allclose([_nan(r["p_adjusted"]) for r in tested], adjust(p), equal_nan=True)
-    eq = adjust([tost(_difference(r), r["margin"]) for r in tested])
+    # equivalence: adjusted within its family (the headline figures; each other
+    # metric family), not over every metric of the study
+    fam = [equivalence_family(r["metric"]) for r in tested]
+    assert {"headline", "mean_points"} <= set(fam)  # the patterns: identical here
+    eq = np.full(len(tested), np.nan)
+    for f in set(fam):
+        at = [i for i, x in enumerate(fam) if x == f]
+        eq[at] = adjust([tost(_difference(tested[i]), tested[i]["margin"]) for i in at])
     assert np.allclose([_nan(r["p_equivalence"]) for r in tested], eq, equal_nan=True)
     for r, pa, pe in zip(tested, adjust(p), eq, strict=True):
         dec = decide(_difference(r), r["margin"], r["hands"], p=pa, p_equivalence=pe)
         assert r["verdict"] == dec.verdict
         assert r["differs_from_zero"] is dec.differs_from_zero
-        assert r["mde"] == pytest.approx(dec.mde)
+        # the MDE at the level BH leaves a lone finding among the study's tests
+        assert r["mde"] == pytest.approx(mde(_difference(r), 0.05 / len(tested)))
+        assert r["mde"] > dec.mde
         assert _nan(r["hands_needed"]) == pytest.approx(dec.hands_needed, nan_ok=True)
     assert {r["verdict"] for r in rows} == {"differs", "identical", "inconclusive"}
     assert all(r["hands_needed"] > r["hands"] for r in rows if r["verdict"] == "inconclusive")

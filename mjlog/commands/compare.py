@@ -214,9 +214,11 @@ def _legend(df, primary) -> str:
     from analysis.rates import RARE
 
     tests = int(df["p_adjusted"].notna().sum())
+    fam = "the primary metrics" if primary else "the headline figures, or each other metric family"
     return (
         f"p_adj: Benjamini-Hochberg over {over} ({tests} tests); verdict at 5 %: "
-        f"equivalent within ±margin (two one-sided tests, adjusted alike; the text says "
+        f"equivalent within ±margin (two one-sided tests, adjusted within their family: "
+        f"{fam}; the text says "
         f"when it also differs from 0), else differs (p_adj), else inconclusive with "
         f"about how many more hands each run needs; identical: paired runs measure the "
         f"figure the same on every match (no test, not counted); (n<{RARE}): a rate "
