@@ -520,6 +520,7 @@ def _rows(
         margins,
         primary,
         identical=[r["identical"] for r in rows],
+        bases=[_base(sides[0])] * len(rows),
     )
     for r, dec in zip(rows, decisions, strict=True):
         r["primary"] = r["comparable"] and is_primary(r["metric"], primary)
@@ -546,6 +547,18 @@ def _rows(
     df = pd.DataFrame(rows, columns=COLUMNS)
     df.attrs["not_compared"] = not_compared
     return df
+
+
+def _base(side: _Loaded) -> float:
+    """The baseline's ``base`` rule (what a point is worth: points margins scale with
+    it), 1 for a variant without the key."""
+    from mjlog.rules import Rules
+
+    try:
+        rules = Rules(side.runs.runs[0].variant, side.rules)
+        return float(rules["base"]) if "base" in rules else 1.0
+    except Exception:  # rules of another mjlog version
+        return 1.0
 
 
 COLUMNS = [

@@ -62,6 +62,8 @@ from mjlog.errors import InputError, finite_float, quote
 __all__ = [
     "ALPHA",
     "POWER",
+    "RATE_FLOOR",
+    "RELATIVE",
     "DEFAULT_MARGINS",
     "EXPLORATORY",
     "HEADLINE",
@@ -245,14 +247,47 @@ def family(metric: str) -> str:
     return metric.split("[", 1)[0]
 
 
-def margin_for(metric: str, margins: Mapping[str, float] | None = None) -> float:
-    """The margin of ``metric``: the user's for the metric or its family, else the
-    default of its family (NaN for a metric without one)."""
+RATES = ("draw_rate", "capped_share", "pattern_rate")
+"""The metric families that are rates (a share of hands or wins)."""
+
+RELATIVE = 0.2
+"""A rate's default margin, as a share of the rarer side of its baseline rate."""
+
+RATE_FLOOR = 0.002
+"""The least default margin of a rate (0.2 percentage points): below it a rate's
+difference is too small for any run to tell."""
+
+
+def margin_for(
+    metric: str,
+    margins: Mapping[str, float] | None = None,
+    baseline: float = math.nan,
+    base: float = 1.0,
+) -> float:
+    """The margin of ``metric``: the user's for the metric or its family (as given),
+    else its family's default scaled to what it measures (docs/cli.md, one table):
+    a rate's is ``max(RATE_FLOOR, RELATIVE × min(p, 1 − p))`` of its ``baseline``
+    rate p (a 3-fold change of a 0.4 % pattern is no "equivalent", 平胡 at 98 % is not
+    held to ±1 point), a figure in points is :data:`DEFAULT_MARGINS` × the baseline's
+    ``base`` (points scale with the base); NaN for a metric without one.
+
+    >>> margin_for("draw_rate", baseline=0.05), margin_for("pattern_rate[x]", baseline=0.98)
+    (0.01, 0.004)
+    >>> margin_for("pattern_rate[x]", baseline=0.004), margin_for("money_moved_per_hand", base=2)
+    (0.002, 1.0)
+    >>> margin_for("draw_rate", {"draw_rate": 0.03}, baseline=0.05)
+    0.03
+    """
     margins = margins or {}
     for key in (metric, family(metric)):
         if key in margins:
             return float(margins[key])
-    return DEFAULT_MARGINS.get(family(metric), math.nan)
+    m = DEFAULT_MARGINS.get(family(metric), math.nan)
+    if family(metric) in RATES:
+        if not math.isfinite(baseline):
+            return RATE_FLOOR
+        return round(max(RATE_FLOOR, RELATIVE * min(baseline, 1 - baseline)), 12)
+    return m * (base if math.isfinite(base) and base > 0 else 1.0)
 
 
 def parse_margins(items: Sequence[str]) -> dict[str, float]:
@@ -358,13 +393,16 @@ def decide_study(
     margins: Mapping[str, float] | None = None,
     primary: Sequence[str] | None = None,
     identical: Sequence[bool] | None = None,
+    bases: Sequence[float] | None = None,
 ) -> list[Decision | None]:
     """The verdict of every difference of one study (every point × metric of a
     sweep; None where there is no difference, say points on two scales). The tests
     of "no difference" are adjusted together (:func:`adjust`) over the study's
     primary metrics (all of them without ``primary``); the tests of equivalence
     within each :func:`equivalence_family` of those; the others get the verdict
-    :data:`EXPLORATORY` and no adjusted p. A decided row's ``mde`` is at the level
+    :data:`EXPLORATORY` and no adjusted p. Margins: :func:`margin_for`, a rate's
+    relative to its baseline, points in units of ``bases`` (the baseline's ``base``
+    rule, per row). A decided row's ``mde`` is at the level
     the adjustment leaves a lone finding (α / m over the m tests), so an effect of
     that size is called *differs* at least four times in five as the study is run.
     A difference marked ``identical`` (paired runs whose figure is the same on every
@@ -375,7 +413,11 @@ def decide_study(
         for i, d in enumerate(diffs)
         if d is not None and not same[i] and is_primary(metrics[i], primary)
     ]
-    margin = [margin_for(m, margins) for m in metrics]
+    base = list(bases) if bases is not None else [1.0] * len(diffs)
+    margin = [
+        margin_for(m, margins, d.baseline if d is not None else math.nan, b)
+        for m, d, b in zip(metrics, diffs, base, strict=True)
+    ]
     p = adjust([diffs[i].p for i in chosen])
     # equivalence within its family (equivalence_family): a claim about the figures
     # a designer asked about is not diluted by every pattern of the variant

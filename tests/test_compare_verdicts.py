@@ -192,7 +192,8 @@ def test_every_metric_gets_a_verdict_resting_on_the_whole_study(bases):
     # nothing but money moves: the draws are the same hands on every match, a fact
     # (identical) rather than a test, and no test of the study's family
     draw = by[("base=2", "draw_rate")]
-    assert draw["diff"] == 0 and draw["verdict"] == "identical" and draw["margin"] == 0.01
+    assert draw["diff"] == 0 and draw["verdict"] == "identical"
+    assert draw["margin"] == pytest.approx(0.2 * min(draw["baseline"], 1 - draw["baseline"]))
     assert draw["p_adjusted"] is None and draw["identical"] is True
     money = by[("base=3", "money_moved_per_hand")]
     assert money["verdict"] == "differs" and money["margin"] == 0.5
@@ -268,6 +269,16 @@ def test_margins_by_family_or_by_metric(bases):
             want = 0.005
         if want is not None:
             assert r["margin"] == want, r["metric"]
+
+
+def test_points_margins_are_in_units_of_the_baselines_base(bases):
+    """base 2 as the baseline: a point is worth twice base 1's, and so are the
+    points margins (the rates' margins follow their baseline rate)."""
+    at1 = {r["metric"]: r for r in _json(bases / "base=1", bases / "base=3")}
+    at2 = {r["metric"]: r for r in _json(bases / "base=2", bases / "base=3")}
+    for m in ("money_moved_per_hand", "mean_points_per_win", "dealer_advantage"):
+        assert at2[m]["margin"] == pytest.approx(2 * at1[m]["margin"]), m
+    assert at2["draw_rate"]["margin"] == at1["draw_rate"]["margin"]  # the same draws
 
 
 def test_primary_metrics_alone_are_adjusted_and_decided(bases):

@@ -85,7 +85,14 @@ def test_bh_adjusts_over_the_whole_study():
 
 
 def test_margins_default_by_family_and_are_overridden_by_metric():
-    assert margin_for("pattern_rate[qidui]") == 0.01
+    # a rate's default is relative to its baseline (a fifth of the rarer side), floored
+    assert margin_for("pattern_rate[qidui]", baseline=0.05) == pytest.approx(0.01)
+    assert margin_for("pattern_rate[pinghu]", baseline=0.98) == pytest.approx(0.004)
+    assert margin_for("pattern_rate[qidui]", baseline=0.004) == 0.002
+    assert margin_for("pattern_rate[qidui]") == 0.002  # no baseline: the floor
+    # points scale with the base
+    assert margin_for("money_moved_per_hand", base=4) == 2.0
+    assert margin_for("mean_points[0]", base=2) == 0.2
     assert margin_for("pattern_rate[qidui]", {"pattern_rate": 0.02}) == 0.02
     assert (
         margin_for("pattern_rate[qidui]", {"pattern_rate[qidui]": 0.005, "pattern_rate": 0.02})
