@@ -367,11 +367,12 @@ def _cap_headline(t: dict[str, pd.DataFrame]) -> list[str]:
     m = c[[*GROUP, "share_capped", "max_win_points"]].merge(caps, on=list(GROUP))
     if m.empty or (m["share_capped"].fillna(0) > 0).any():
         return []
-    top = m["max_win_points"].max()
+    most = ", ".join(
+        f"{x:.0f} under cap {cap}" for x, cap in zip(m["max_win_points"], m["cap"], strict=True)
+    )
     return [
         f"The cap never bound: no win was capped at any cap ({', '.join(map(str, m['cap']))}); "
-        f"the most any payer paid for a win was {top:.0f} points, below the smallest cap "
-        f"({m['cap'].min()})."
+        f"the most one payer paid for a win was {most}."
     ]
 
 

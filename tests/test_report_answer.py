@@ -60,6 +60,9 @@ def test_the_answer_comes_first_and_says_the_points_do_not_differ(page):
     assert _sections(page)[:2] == ["Answer 答案", "Findings 结论"]
     answer = _items(page, "answer")
     assert answer[0].startswith("The cap never bound: no win was capped at any cap (64, 16, 128)")
+    assert re.search(
+        r"paid for a win was (\d+) under cap 64, \1 under cap 16, \1 under cap 128", answer[0]
+    )
     # both comparisons have one answer, said once for both points
     (both,) = answer[1:]
     assert both.startswith("yuxi [strategic,strategic,strategic,strategic]: cap=16, cap=128 ")
