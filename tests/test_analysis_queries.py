@@ -8,7 +8,8 @@ import shutil
 import numpy as np
 import pytest
 
-from analysis import queries, sample
+from analysis import queries
+from analysis.studies import sample
 from analysis.studies.sample import data_dir
 from mjlog.logio import LogError
 from simulate.runner import RunSpec, simulate
