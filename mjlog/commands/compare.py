@@ -49,7 +49,9 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
     hands would settle it (docs/cli.md gives the margins).
     Runs with the same seed start every match from the same walls, so matches are
     paired by (seed, match), also where a changed result later moved a dealer (the
-    output says on how many hands the walls still agree); runs of another seed,
+    output says on how many hands the walls still agree, and on how many hands the
+    outcome differs: winner, patterns, points or transfers); a figure the paired
+    runs measure the same on every match is "identical", no test; runs of another seed,
     match size or tile set are compared unpaired (Welch), and the output says which
     of those holds. A sweep folder alone compares its points with its first; a
     numeric sweep key of three values or more gets a trend per unit of the key.
