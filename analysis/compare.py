@@ -17,8 +17,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.queries import GROUP, Runs, _expand, _finish, _rules_of, as_runs, config_label
-from analysis.rates import RARE, is_rate, rate_difference
+from analysis.queries import (
+    GROUP,
+    Runs,
+    _expand,
+    _finish,
+    _rules_of,
+    as_runs,
+    config_label,
+    mark_defaults,
+)
+from analysis.rates import RARE, is_rate, rate, rate_difference
 from analysis.stats import Difference, pseudo_values
 from mjlog.logio import LogError
 from mjlog.metrics import METRICS
@@ -49,7 +58,8 @@ def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
     agree, which :func:`paired_comparison` checks); and the sums the
     headline figures are ratios of: ``hands``, ``draws``, ``moved``, ``pts0`` …
     ``pts3`` (points by position after the dealer), ``players``, ``wins``,
-    ``win_total``, ``capped``. Second frame: per match and pattern, ``with_`` = wins
+    ``win_total`` (Σ ``wins.total``), ``win_points`` (Σ ``wins.points``, per payer),
+    ``capped``. Second frame: per match and pattern, ``with_`` = wins
     carrying it. DuckDB aggregates by match, reading only the columns it needs; the
     group columns come from each run's manifest (a run's line-up is its agents as
     given, which is also what duplicate play turns back to rotation 0)."""
@@ -88,12 +98,12 @@ def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
     w = con.execute(
         """
     SELECT run_id::VARCHAR AS run_id, match, count(*) AS wins, sum(total)::BIGINT AS win_total,
-           count(*) FILTER (WHERE capped) AS capped
+           sum(points)::BIGINT AS win_points, count(*) FILTER (WHERE capped) AS capped
     FROM read_parquet($wins) GROUP BY ALL""",
         {"wins": wins},
     ).df()
     units = units.merge(w, on=["run_id", "match"], how="left")
-    for c in ("wins", "win_total", "capped"):
+    for c in ("wins", "win_total", "win_points", "capped"):
         units[c] = units[c].fillna(0).astype("int64")
     walls = con.execute(
         """
@@ -254,6 +264,54 @@ def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
     )
 
 
+def _outcomes(side: str) -> str:
+    """SQL: per hand of one side (its files bound to ``$SIDE_hands`` and so on, its
+    matches to ``$m``) a hash of the hand's outcome: the result, winners and every
+    seat's delta; each win's winner, feeder, method, patterns and points; and every
+    transfer (payer, payee, amount, reason)."""
+    where = "WHERE match IN (SELECT unnest($m))"
+    return f"""
+    SELECT h.match, h.rotation, h.hand,
+           hash(h.outcome, h.winners, h.deltas, w.wins, t.pays) AS f
+    FROM (SELECT match, rotation, hand, outcome, winners, deltas
+          FROM read_parquet(${side}_hands) {where}) h
+    LEFT JOIN (SELECT match, rotation, hand,
+                      list((seat, from_seat, method, list_sort(patterns), points, total)
+                           ORDER BY seq, seat) AS wins
+               FROM read_parquet(${side}_wins) {where} GROUP BY ALL) w
+           USING (match, rotation, hand)
+    LEFT JOIN (SELECT match, rotation, hand,
+                      list((payer, payee, amount, reason) ORDER BY seq, payer, payee) AS pays
+               FROM read_parquet(${side}_transfers) {where} GROUP BY ALL) t
+           USING (match, rotation, hand)"""
+
+
+def hands_differing(a: Runs, b: Runs, matches: Sequence[int]) -> pd.DataFrame:
+    """Per match of ``matches`` (paired runs: :func:`pairing`): ``hands`` either run
+    holds and ``differing``, those whose outcome differs between the two (winner,
+    patterns, points or transfers; a hand only one run holds differs). DuckDB joins
+    the two runs hand by hand and returns only the counts.
+
+    >>> from analysis.studies.sample import data_dir
+    >>> caps = data_dir() / "sweep" / "xuezhan-cap"
+    >>> d = hands_differing(Runs(caps / "cap=16"), Runs(caps / "cap=16"), range(50))
+    >>> int(d["hands"].sum()), int(d["differing"].sum())
+    (400, 0)
+    """
+    params: dict[str, Any] = {"m": [int(x) for x in matches]}
+    for side, runs in (("a", a), ("b", b)):
+        for t in ("hands", "wins", "transfers"):
+            params[f"{side}_{t}"] = runs.files(t)
+    return a.sql(
+        f"""
+    WITH a AS ({_outcomes("a")}), b AS ({_outcomes("b")})
+    SELECT match, count(*) AS hands,
+           count(*) FILTER (WHERE a.f IS DISTINCT FROM b.f) AS differing
+    FROM a FULL JOIN b USING (match, rotation, hand) GROUP BY ALL ORDER BY ALL""",
+        **params,
+    )
+
+
 def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
     """Whether ``a`` and ``b`` were dealt the same walls: every hand both hold (of
     ``matches``, default all) has one wall on each side and the two are equal, and
@@ -300,7 +358,8 @@ def metric_arrays(
     others = sum(u[f"pts{p}"].to_numpy(float) for p in range(1, n)) / max(n - 1, 1)
     out["dealer_advantage"] = (u["pts0"].to_numpy(float) - others, hands, "points per hand")
     out["draw_rate"] = (u["draws"].to_numpy(float), hands, "share of hands")
-    out["mean_points_per_win"] = (u["win_total"].to_numpy(float), wins, "points per win")
+    out["mean_points_per_win"] = (u["win_points"].to_numpy(float), wins, "points per payer per win")
+    out["mean_total_per_win"] = (u["win_total"].to_numpy(float), wins, "points per win, all payers")
     out["money_moved_per_hand"] = (u["moved"].to_numpy(float), hands, "points per hand")
     idx = pd.MultiIndex.from_frame(u[["run_id", "match"]])
     by_pat = dict(tuple(pats.groupby("pattern", sort=False)))
@@ -444,7 +503,15 @@ def _rows(
     metrics = [r["metric"] for r in rows]
     check_names(list(margins or ()), metrics, "--margin")
     check_names(list(primary or ()), metrics, "--primary")
-    decisions = decide_study(diffs, metrics, [r["hands"] for r in rows], margins, primary)
+    decisions = decide_study(
+        diffs,
+        metrics,
+        [r["hands"] for r in rows],
+        margins,
+        primary,
+        identical=[r["identical"] for r in rows],
+        bases=[_base(sides[0])] * len(rows),
+    )
     for r, dec in zip(rows, decisions, strict=True):
         r["primary"] = r["comparable"] and is_primary(r["metric"], primary)
         if dec is None:
@@ -472,6 +539,18 @@ def _rows(
     return df
 
 
+def _base(side: _Loaded) -> float:
+    """The baseline's ``base`` rule (what a point is worth: points margins scale with
+    it), 1 for a variant without the key."""
+    from mjlog.rules import Rules
+
+    try:
+        rules = Rules(side.runs.runs[0].variant, side.rules)
+        return float(rules["base"]) if "base" in rules else 1.0
+    except Exception:  # rules of another mjlog version
+        return 1.0
+
+
 COLUMNS = [
     "baseline_group",
     "group",
@@ -493,6 +572,10 @@ COLUMNS = [
     "pairing_note",
     "hands_same_walls",
     "hands_shared",
+    "hands_differing",
+    "hands_differing_hi",
+    "identical",
+    "rare",
     "comparable",
     "note",
     "verdict",
@@ -560,7 +643,7 @@ def _load(paths) -> list[_Loaded]:
                 _side(runs),
                 u,
                 pats,
-                f"{run.variant} {config} [{u.lineup.iloc[0]}] {side}",
+                f"{run.variant} {mark_defaults(run.variant, config)} [{u.lineup.iloc[0]}] {side}",
                 rules,
                 agents,
             )
@@ -650,6 +733,11 @@ def _against(
     mb = metric_arrays(ub, base.pats, names, base.agents)
     mo = metric_arrays(uo, other.pats, names, other.agents)
     hands = int(min(ub["hands"].sum(), uo["hands"].sum()))
+    differing, differing_hi = None, math.nan
+    if pair.paired:
+        hd = hands_differing(base.runs, other.runs, sorted(set(ub["match"].astype(int))))
+        differing = int(hd["differing"].sum())
+        differing_hi = rate(hd["differing"].to_numpy(float), hd["hands"].to_numpy(float)).hi
     rows, diffs = [], []
     for metric in [m for m in mb if m in mo]:
         yb, xb, unit = mb[metric]
@@ -657,6 +745,8 @@ def _against(
         d = compare_units(yb, xb, yo, xo, pair.paired, shared_walls=pair.paired)
         if is_rate(unit):  # no rate difference is certain from a handful of events
             d = rate_difference(d, yb, xb, yo, xo)
+        # the figure the same on every paired match: a fact of these hands, no test
+        same = pair.paired and np.array_equal(yb, yo) and np.array_equal(xb, xo)
         row = {
             "baseline_group": base.label,
             "group": other.label,
@@ -677,6 +767,10 @@ def _against(
             "pairing_note": pair.text,
             "hands_same_walls": pair.hands_same_walls,
             "hands_shared": pair.hands_shared,
+            "hands_differing": differing,
+            "hands_differing_hi": differing_hi,
+            "identical": bool(same),
+            "rare": bool(is_rate(unit) and min(yb.sum(), yo.sum()) < RARE),
             "comparable": True,
             "note": None,
         }
@@ -684,6 +778,7 @@ def _against(
             row.update(
                 dict.fromkeys(("diff", "lo", "hi", "p", "paired_se", "unpaired_se"), math.nan),
                 comparable=False,
+                identical=False,
                 note=note,
             )
         rows.append(row)
@@ -818,6 +913,13 @@ def trends(
 def verdict_text(r: Mapping[Any, Any]) -> str:
     """A row's verdict in words, as compare's table and the report print it."""
     v = r["verdict"]
+    if v == "identical":
+        n = r.get("hands_differing")
+        return (
+            f"identical: all {r['hands']:,} hands alike"
+            if n == 0
+            else f"identical on every one of {r['units']:,} matches"
+        )
     if v == "equivalent":
         nonzero = " (differs from 0, by less than the margin)" if r["differs_from_zero"] else ""
         return f"equivalent ±{r['margin']:g}{nonzero}"

@@ -5,12 +5,17 @@ test at level α = 0.05 (the match as the unit, as everywhere in
 :mod:`analysis.stats`), in this order:
 
 - ``equivalent``: the difference lies within ±``margin`` (two one-sided t tests,
-  TOST: the 90 % interval inside the margin; their p-value adjusted for every test
-  of the study: :func:`adjust`), whether or not it is also shown to differ from 0;
+  TOST: the 90 % interval inside the margin; their p-value adjusted within its
+  family of the study, :func:`equivalence_family`: :func:`adjust`), whether or not
+  it is also shown to differ from 0;
 - ``differs``: else, the difference is not 0 (two-sided t test, its p-value
   adjusted likewise);
 - ``inconclusive``: neither, with how many more hands would settle it at the
   precision seen (:attr:`Decision.hands_needed`).
+
+Before any test, a figure that paired runs (the same walls) measure the same on
+every match is ``identical`` (:data:`IDENTICAL`, :func:`decide_study`): no hand of
+the sample tells the two apart, which no interval needs to say.
 
 Equivalence comes first because the margin is the question: with many hands a
 difference far below it is still shown not to be 0, and calling that ``differs``
@@ -20,7 +25,8 @@ would tell a designer to change a rule for what they said does not matter.
 A run also says what it *could* have seen: the minimum detectable effect
 (:attr:`Decision.mde`), the smallest true difference this run would show to differ
 from 0 four times in five (80 % power), ``(t₁₋α/₂ + t₀.₈) · se`` on the run's
-degrees of freedom.
+degrees of freedom; in a study (:func:`decide_study`) at the level its adjustment
+leaves, α / m for m tests, so that it holds for the comparison as run.
 
 >>> from analysis.stats import LEVEL, Difference, Estimate
 >>> d = Difference(baseline=1.0, value=1.02, diff=0.02, lo=-0.01, hi=0.05, p=0.19,
@@ -45,7 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -58,13 +64,18 @@ from mjlog.metrics import default_margins, family
 __all__ = [
     "ALPHA",
     "POWER",
+    "RATE_FLOOR",
+    "RELATIVE",
     "DEFAULT_MARGINS",
     "EXPLORATORY",
+    "HEADLINE",
+    "IDENTICAL",
     "Decision",
     "adjust",
     "check_names",
     "decide",
     "decide_study",
+    "equivalence_family",
     "family",
     "from_zero",
     "is_primary",
@@ -74,6 +85,10 @@ __all__ = [
     "parse_primary",
     "tost",
 ]
+
+IDENTICAL = "identical"
+"""The verdict of a figure that paired runs (the same walls) measure the same on
+every match: no difference in these hands, a fact rather than a test."""
 
 EXPLORATORY = "exploratory"
 """The verdict of a metric outside the ``--primary`` ones: looked at, not tested."""
@@ -94,7 +109,7 @@ otherwise: a difference a designer would not change a rule for (the registry,
 class Decision:
     """The verdict on one difference, with what it rests on."""
 
-    verdict: str  # equivalent | differs | inconclusive
+    verdict: str  # equivalent | differs | inconclusive | identical | exploratory
     margin: float  # the equivalence margin used
     p: float  # two-sided p of "no difference" (as adjusted, if given)
     p_equivalence: float  # TOST p of "outside the margin" (as adjusted, if given)
@@ -130,12 +145,21 @@ def tost(d: Difference, margin: float) -> float:
     return float(max(lower, upper))
 
 
-def mde(d: Difference) -> float:
-    """The smallest true difference this run would find (two-sided, α, 80 % power)."""
+def mde(d: Difference, alpha: float = ALPHA) -> float:
+    """The smallest true difference this run would find (two-sided at level ``alpha``,
+    80 % power). :func:`decide_study` gives the level its adjustment leaves a lone
+    finding, α / m over a family of m tests (Benjamini–Hochberg's first step), so the
+    MDE it prints holds for the comparison as run.
+
+    >>> from analysis.stats import Difference
+    >>> d = Difference(0, 0.01, 0.01, -0.02, 0.04, 0.5, 0.015, 0.03, 100, True)
+    >>> round(mde(d), 4), round(mde(d, ALPHA / 30), 4)
+    (0.0424, 0.0612)
+    """
     se, df = _se_df(d)
     if math.isnan(se):
         return math.nan
-    return float((st.t.ppf(1 - ALPHA / 2, df) + st.t.ppf(POWER, df)) * se)
+    return float((st.t.ppf(1 - alpha / 2, df) + st.t.ppf(POWER, df)) * se)
 
 
 def _level(raw: float, adjusted: float) -> float:
@@ -212,14 +236,47 @@ def adjust(p: Sequence[float]) -> np.ndarray:
     return out
 
 
-def margin_for(metric: str, margins: Mapping[str, float] | None = None) -> float:
-    """The margin of ``metric``: the user's for the metric or its family, else the
-    default of its family (NaN for a metric without one)."""
+RATES = ("draw_rate", "capped_share", "pattern_rate")
+"""The metric families that are rates (a share of hands or wins)."""
+
+RELATIVE = 0.2
+"""A rate's default margin, as a share of the rarer side of its baseline rate."""
+
+RATE_FLOOR = 0.002
+"""The least default margin of a rate (0.2 percentage points): below it a rate's
+difference is too small for any run to tell."""
+
+
+def margin_for(
+    metric: str,
+    margins: Mapping[str, float] | None = None,
+    baseline: float = math.nan,
+    base: float = 1.0,
+) -> float:
+    """The margin of ``metric``: the user's for the metric or its family (as given),
+    else its family's default scaled to what it measures (docs/cli.md, one table):
+    a rate's is ``max(RATE_FLOOR, RELATIVE × min(p, 1 − p))`` of its ``baseline``
+    rate p (a 3-fold change of a 0.4 % pattern is no "equivalent", 平胡 at 98 % is not
+    held to ±1 point), a figure in points is :data:`DEFAULT_MARGINS` × the baseline's
+    ``base`` (points scale with the base); NaN for a metric without one.
+
+    >>> margin_for("draw_rate", baseline=0.05), margin_for("pattern_rate[x]", baseline=0.98)
+    (0.01, 0.004)
+    >>> margin_for("pattern_rate[x]", baseline=0.004), margin_for("money_moved_per_hand", base=2)
+    (0.002, 1.0)
+    >>> margin_for("draw_rate", {"draw_rate": 0.03}, baseline=0.05)
+    0.03
+    """
     margins = margins or {}
     for key in (metric, family(metric)):
         if key in margins:
             return float(margins[key])
-    return DEFAULT_MARGINS.get(family(metric), math.nan)
+    m = DEFAULT_MARGINS.get(family(metric), math.nan)
+    if family(metric) in RATES:
+        if not math.isfinite(baseline):
+            return RATE_FLOOR
+        return round(max(RATE_FLOOR, RELATIVE * min(baseline, 1 - baseline)), 12)
+    return m * (base if math.isfinite(base) and base > 0 else 1.0)
 
 
 def parse_margins(items: Sequence[str]) -> dict[str, float]:
@@ -324,22 +381,75 @@ def decide_study(
     hands: Sequence[float],
     margins: Mapping[str, float] | None = None,
     primary: Sequence[str] | None = None,
+    identical: Sequence[bool] | None = None,
+    bases: Sequence[float] | None = None,
 ) -> list[Decision | None]:
     """The verdict of every difference of one study (every point × metric of a
     sweep; None where there is no difference, say points on two scales). The tests
-    of "no difference" and those of equivalence are each adjusted together
-    (:func:`adjust`) over the study's primary metrics (all of them without
-    ``primary``); the others get the verdict :data:`EXPLORATORY` and no adjusted p."""
-    chosen = {
-        i: d for i, d in enumerate(diffs) if d is not None and is_primary(metrics[i], primary)
-    }
-    margin = [margin_for(m, margins) for m in metrics]
-    p = adjust([d.p for d in chosen.values()])
-    p_eq = adjust([tost(d, margin[i]) for i, d in chosen.items()])
+    of "no difference" are adjusted together (:func:`adjust`) over the study's
+    primary metrics (all of them without ``primary``); the tests of equivalence
+    within each :func:`equivalence_family` of those; the others get the verdict
+    :data:`EXPLORATORY` and no adjusted p. Margins: :func:`margin_for`, a rate's
+    relative to its baseline, points in units of ``bases`` (the baseline's ``base``
+    rule, per row). A decided row's ``mde`` is at the level
+    the adjustment leaves a lone finding (α / m over the m tests), so an effect of
+    that size is called *differs* at least four times in five as the study is run.
+    A difference marked ``identical`` (paired runs whose figure is the same on every
+    match) is no test: its verdict is :data:`IDENTICAL`, outside the adjustment."""
+    same = list(identical) if identical is not None else [False] * len(diffs)
+    chosen = [
+        i
+        for i, d in enumerate(diffs)
+        if d is not None and not same[i] and is_primary(metrics[i], primary)
+    ]
+    base = list(bases) if bases is not None else [1.0] * len(diffs)
+    margin = [
+        margin_for(m, margins, d.baseline if d is not None else math.nan, b)
+        for m, d, b in zip(metrics, diffs, base, strict=True)
+    ]
+    decided = {i: d for i in chosen if (d := diffs[i]) is not None}
+    p = adjust([decided[i].p for i in chosen])
+    # equivalence within its family (equivalence_family): a claim about the figures
+    # a designer asked about is not diluted by every pattern of the variant
+    p_eq = np.full(len(chosen), np.nan)
+    groups = [equivalence_family(metrics[i], primary) for i in chosen]
+    for g in dict.fromkeys(groups):
+        at = [k for k, x in enumerate(groups) if x == g]
+        p_eq[at] = adjust([tost(decided[chosen[k]], margin[chosen[k]]) for k in at])
+    level = ALPHA / max(len(chosen), 1)  # what BH leaves a lone finding
     out: list[Decision | None] = [None] * len(diffs)
     for i, d in enumerate(diffs):
         if d is not None:
-            out[i] = Decision(EXPLORATORY, margin[i], math.nan, math.nan, mde(d), math.nan, False)
-    for (i, d), pa, pe in zip(chosen.items(), p, p_eq, strict=True):
-        out[i] = decide(d, margin[i], hands[i], p=float(pa), p_equivalence=float(pe))
+            verdict = IDENTICAL if same[i] else EXPLORATORY
+            out[i] = Decision(verdict, margin[i], math.nan, math.nan, mde(d), math.nan, False)
+    for i, pa, pe in zip(chosen, p, p_eq, strict=True):
+        dec = decide(decided[i], margin[i], hands[i], p=float(pa), p_equivalence=float(pe))
+        out[i] = replace(dec, mde=mde(decided[i], level))
     return out
+
+
+HEADLINE = (
+    "dealer_advantage",
+    "draw_rate",
+    "mean_points_per_win",
+    "money_moved_per_hand",
+    "capped_share",
+)
+"""The figures a rule question is usually about (the report's paired table): without
+``--primary``, their tests of equivalence are adjusted among themselves."""
+
+
+def equivalence_family(metric: str, primary: Sequence[str] | None = None) -> str:
+    """The family whose tests of equivalence are adjusted together (:func:`adjust`)
+    with ``metric``'s: the ``--primary`` metrics, when given, are one family; without,
+    the :data:`HEADLINE` figures are one, and every other metric family (the seat
+    positions, the pattern rates, …) one each.
+
+    >>> equivalence_family("draw_rate"), equivalence_family("pattern_rate[qidui]")
+    ('headline', 'pattern_rate')
+    >>> equivalence_family("pattern_rate[qidui]", ["pattern_rate[qidui]"])
+    'primary'
+    """
+    if primary is not None:
+        return "primary"
+    return "headline" if family(metric) in HEADLINE else family(metric)

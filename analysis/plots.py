@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,8 +52,9 @@ METRICS = {
 }
 
 WHAT = {
-    "win_points": ("每次胡牌得分 points per win", "wins.total"),
-    "win_base": ("每家支付 points per payer", "wins.points"),
+    "win_points": ("每家支付 points per payer per win", "wins.points"),
+    "win_total": ("每次胡牌总得分 total per win, all payers", "wins.total"),
+    "win_base": ("每家支付 points per payer per win", "wins.points"),
     "hand_points": ("每局流动金额 money moved per hand", "Σ positive deltas"),
     "hand_length": ("每局事件数 hand length", "events per hand"),
     "wall_left": ("剩余牌墙 tiles left in the wall", "tiles"),
@@ -260,18 +262,33 @@ def patterns_figure(df: pd.DataFrame, top: int = 12) -> Figure:
     return fig
 
 
-def histogram_figure(df: pd.DataFrame, what: str = "win_points", log: bool = True) -> Figure:
+def histogram_figure(
+    df: pd.DataFrame, what: str = "win_points", log: bool = True, caps: pd.DataFrame | None = None
+) -> Figure:
     """The distribution of a value (:func:`~analysis.queries.histogram`), one line per
-    group: the share of wins or hands at each value, and the share at or above it."""
+    group: the share of wins or hands at each value, and the share at or above it.
+    ``caps`` (:func:`~analysis.queries.caps`), for the points per payer: each group's
+    cap drawn as a dashed line in its colour, where no payer can pay more."""
     title, unit = WHAT[what]
     fig, axes = _fig(1, 2, w=5.0, h=3.6)
     labels = _labels(df)
-    for g in dict.fromkeys(labels):
+    cap_of: dict[Any, Any] = {}
+    if caps is not None and len(caps) and len(df):
+        keyed = df[list(queries.GROUP)].assign(_label=labels.to_numpy()).drop_duplicates()
+        cap_of = dict(
+            keyed.merge(caps, on=list(queries.GROUP))[["_label", "cap"]].itertuples(index=False)
+        )
+    for i, g in enumerate(dict.fromkeys(labels)):
         sub = df[labels == g].sort_values("value")
         v = sub["value"].to_numpy(float)
         share = sub["share"].to_numpy(float)
-        axes[0].plot(v, share, marker="o", ms=2.5, lw=0.8, label=g)
-        axes[1].step(v, share[::-1].cumsum()[::-1], where="post", label=g)
+        axes[0].plot(v, share, marker="o", ms=2.5, lw=0.8, label=g, color=f"C{i % 10}")
+        axes[1].step(v, share[::-1].cumsum()[::-1], where="post", label=g, color=f"C{i % 10}")
+        if g in cap_of:
+            for ax in axes:
+                ax.axvline(float(cap_of[g]), color=f"C{i % 10}", ls="--", lw=1.0)
+    if cap_of:
+        axes[0].plot([], [], color="grey", ls="--", lw=1.0, label="封顶 cap (per payer)")
     axes[0].set_title("占比 share at each value")
     axes[1].set_title("累计 share at or above the value")
     for ax in axes:
@@ -335,13 +352,17 @@ def money_figure(df: pd.DataFrame) -> Figure:
     ax.axvline(1, color="black", lw=0.8)
     ax.set_xlabel("占转账总额 share of all money transferred (gross Σ amount; adds to 1)")
     ax.set_title("杠钱与结算 kong money and end-of-wall settlements (95% CIs: see the table)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    if order:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    else:  # no transfer at all: say so where the bars would be
+        ax.text(0.5, 0.5, "no money moved 无转账", ha="center", va="center", transform=ax.transAxes)
     return fig
 
 
 COMPARE = {
     "draw_rate": "流局率 drawn-hand rate",
-    "mean_win_points": "每次胡牌平均得分 mean points per win",
+    "mean_win_points": "每家平均支付 mean points per payer per win",
+    "mean_win_total": "每次胡牌平均总得分 mean total per win (all payers)",
     "mean_moved_per_hand": "每局流动金额 money moved per hand",
     "mean_length": "平均事件数 mean events per hand",
     "dealer_advantage": "庄家优势 dealer advantage",
@@ -371,7 +392,8 @@ def sweep_key(df: pd.DataFrame) -> str | None:
 
 COMPARE_UNITS = {
     "draw_rate": "share of hands",
-    "mean_win_points": "points per win",
+    "mean_win_points": "points per payer per win",
+    "mean_win_total": "total per win, all payers",
     "mean_moved_per_hand": "points per hand",
     "mean_length": "events per hand",
     "dealer_advantage": "points per hand",
@@ -381,11 +403,39 @@ COMPARE_UNITS = {
 }
 
 
+def _at_defaults(df: pd.DataFrame, key: str) -> pd.Series | None:
+    """The swept ``key``'s column with a run that logs no value for it (a run at the
+    variant's default beside one that changed it: ``data/yuxi`` and a ``cap=8`` run)
+    given the variant's default; None when a default cannot be found."""
+    vals = df[key]
+    if not vals.isna().any():
+        return vals
+    from mjlog.rules import Rules, keys
+
+    out = []
+    for v, x in zip(df["variant"], vals, strict=True):
+        if not pd.isna(x):
+            out.append(x)
+            continue
+        try:
+            d = Rules(str(v))[key]
+            out.append(d if str(vals.dtype) in ("Int64", "Float64") else keys(str(v))[key].show(d))
+        except Exception:  # a variant or key this mjlog does not know
+            return None
+    return pd.Series(out, index=df.index, dtype=vals.dtype)
+
+
 def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) -> Figure:
     """Headline figures side by side (:func:`~analysis.queries.compare`) with their 95%
     CIs: bars per group, or, for a one-key sweep, a line over the swept value."""
     metrics = [m for m in metrics if m in df]
     key = sweep_key(df)
+    if key is not None:
+        filled = _at_defaults(df, key)
+        if filled is None:
+            key = None
+        else:
+            df = df.assign(**{key: filled})
     ncols = 4
     nrows = (len(metrics) + ncols - 1) // ncols
     fig, axes = _fig(nrows, ncols, w=3.4, h=2.8)
@@ -466,7 +516,7 @@ def figures(runs_or_tables) -> dict[str, Figure]:
         ),
         "dealer": dealer_figure(t["dealer"]),
         "patterns": patterns_figure(t["patterns"]),
-        "win_points": histogram_figure(t["hist_win_points"], "win_points"),
+        "win_points": histogram_figure(t["hist_win_points"], "win_points", caps=t.get("caps")),
         "hand_points": histogram_figure(t["hist_hand_points"], "hand_points"),
         "hand_length": histogram_figure(t["hist_hand_length"], "hand_length", log=False),
         "outcomes": outcomes_figure(t["outcomes"]),

@@ -167,6 +167,32 @@ def config_label(
     return label + " dup" if duplicate else label
 
 
+def mark_defaults(variant: str, config: str) -> str:
+    """A :func:`config_label` with ``(default)`` after every ``key=value`` whose value
+    is the variant's default (a sweep names its grid keys even there), for the page
+    and the text; the label itself stays the group's key.
+
+    >>> mark_defaults("yuxi", "cap=64"), mark_defaults("yuxi", "base=2 cap=64 dup")
+    ('cap=64 (default)', 'base=2 cap=64 (default) dup')
+    >>> mark_defaults("yuxi", "cap=8"), mark_defaults("yuxi", "cap=64 (default)")
+    ('cap=8', 'cap=64 (default)')
+    """
+    from mjlog.rules import Rules, keys
+
+    try:
+        spec, default = keys(variant), Rules(variant)
+    except Exception:  # a variant this mjlog does not know: no defaults to mark
+        return config
+    words = config.split(" ")
+    out = []
+    for i, word in enumerate(words):
+        k, eq, v = word.partition("=")
+        marked = i + 1 < len(words) and words[i + 1] == "(default)"  # already: keep it once
+        at_default = bool(eq) and k in spec and spec[k].show(default[k]) == v and not marked
+        out.append(f"{word} (default)" if at_default else word)
+    return " ".join(out)
+
+
 def rule_values(variant: str, rules: dict[str, Any], always: Iterable[str] = ()) -> dict[str, Any]:
     """The rule keys :func:`config_label` names, with their logged (typed) values: an
     int stays an int, a list is joined with commas.
@@ -478,6 +504,27 @@ def as_runs(runs: Runs | str | os.PathLike | Iterable[str | os.PathLike]) -> Run
 def run_table(runs) -> pd.DataFrame:
     """The runs, one row each (:meth:`Runs.info`)."""
     return as_runs(runs).info()
+
+
+def caps(runs) -> pd.DataFrame:
+    """Per group whose rules have a cap (封顶, what one payer of a win pays at most: the
+    rulebook's points, ``wins.points``): ``cap``; a group of runs with two caps, or of
+    a variant without the key, is no row.
+
+    >>> from analysis.studies.sample import data_dir
+    >>> caps(data_dir() / "yuxi")[["variant", "cap"]].to_dict("records")
+    [{'variant': 'yuxi', 'cap': 64}]
+    """
+    runs = as_runs(runs)
+    found: dict[tuple[str, str, str], set] = {}
+    for run in runs.runs:
+        rules = _rules_of(runs, run)
+        if rules is None or "cap" not in rules:
+            continue
+        key = (run.variant, run.config, ",".join(run.agents))
+        found.setdefault(key, set()).add(rules["cap"])
+    rows = [(*k, next(iter(v))) for k, v in found.items() if len(v) == 1]
+    return pd.DataFrame(rows, columns=[*GROUP, "cap"])
 
 
 # ------------------------------------------------------------------ statistics
@@ -909,15 +956,18 @@ def _term_weight(t) -> float:
 
 _VALUES = {
     # what: (value expression, source CTE, capped expression)
-    "win_points": ("total", "wv", "capped::INT"),
+    "win_points": ("points", "wv", "capped::INT"),
+    "win_total": ("total", "wv", "capped::INT"),
     "win_base": ("points", "wv", "capped::INT"),
     "hand_points": ("moved", "hv", "capped"),
     "hand_length": ("n_events", "hv", "NULL"),
     "wall_left": ("wall_left", "hv", "NULL"),
 }
-"""``win_points``: ``wins.total`` per win; ``win_base``: ``wins.points`` (what each payer
-pays); ``hand_points``: money moved per hand (Σ positive ``deltas``); ``hand_length``:
-events per hand; ``wall_left``: tiles left in the wall at the end."""
+"""``win_points``: ``wins.points`` per win, what each payer pays (the rulebook's
+"points", which a cap limits); ``win_total``: ``wins.total`` per win, the sum over its
+payers; ``win_base``: ``win_points`` by its old name; ``hand_points``: money moved
+per hand (Σ positive ``deltas``); ``hand_length``: events per hand; ``wall_left``:
+tiles left in the wall at the end."""
 
 
 def _values_cte(what: str) -> tuple[str, str]:
@@ -944,8 +994,9 @@ def distribution(
     """Summary of a value per group: n, mean (with CI), variance, quantiles, max and
     ``share_capped`` (wins the cap lowered; per hand: hands with a capped win).
 
-    ``what``: ``win_points`` (``wins.total``, all a win brought its winner),
-    ``win_base`` (``wins.points``, what each payer pays), ``hand_points`` (money
+    ``what``: ``win_points`` (``wins.points``, what each payer pays: the rulebook's
+    points, which a cap limits), ``win_total`` (``wins.total``, the sum over a win's
+    payers: all it brought its winner), ``hand_points`` (money
     moved per hand: Σ of the positive ``hands.deltas``), ``hand_length``
     (``hands.n_events``) or ``wall_left``. Quantiles are linear
     (``quantile_cont``, as pandas' default).
@@ -1121,10 +1172,13 @@ def _sparse_estimates(
 
 def compare(runs) -> pd.DataFrame:
     """Headline figures side by side, one row per group (variants, sweep points, line-ups):
-    hands, drawn-hand rate, mean length, wins, points per win (mean, p90, max, share
-    capped), money moved per hand, the dealer's win rate, mean points and advantage,
-    and the shares of all money transferred (gross) by kong, settlement and win
-    transfers; rates and means with their 95% CI by match (``*_lo``, ``*_hi``)."""
+    hands, drawn-hand rate, mean length, wins, points per payer per win
+    (``mean_win_points``, ``p90_win_points``, ``max_win_points``: ``wins.points``, the
+    rulebook's points), the total a win brings over its payers (``mean_win_total``,
+    ``max_win_total``: ``wins.total``), the share capped, money moved per hand, the
+    dealer's win rate, mean points and advantage, and the shares of all money
+    transferred (gross) by kong, settlement and win transfers; rates and means with
+    their 95% CI by match (``*_lo``, ``*_hi``)."""
     runs = as_runs(runs)
     return _finish(
         runs,
@@ -1134,6 +1188,7 @@ def compare(runs) -> pd.DataFrame:
             distribution(runs, "hand_points"),
             dealer_advantage(runs),
             money_shares(runs, by="category"),
+            distribution(runs, "win_total"),
         ),
     )
 
@@ -1144,8 +1199,10 @@ def compare_from(
     hand_points: pd.DataFrame,
     dealer: pd.DataFrame,
     money_by_category: pd.DataFrame,
+    win_total: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """:func:`compare` from tables already computed."""
+    """:func:`compare` from tables already computed (``win_points``: the
+    :func:`distribution` of ``win_points``, per payer; ``win_total``, of ``win_total``)."""
     g = list(GROUP)
     ci = ("", "_lo", "_hi")
     d0 = dealer[dealer.position == 0][
@@ -1165,15 +1222,18 @@ def compare_from(
         }
     )
     cats: pd.DataFrame | None = None
-    for suffix in ci:
-        part = money_by_category.pivot_table(
-            index=g, columns="category", values=f"share_of_transfers{suffix}", aggfunc="sum"
-        ).add_prefix("share_")
-        part.columns = [f"{x}{suffix}" for x in part.columns]
-        cats = part if cats is None else cats.join(part)
-    assert cats is not None  # ci names one suffix at least
-    cats = cats.reset_index()
-    cats.columns.name = None
+    if "share_of_transfers" not in money_by_category:  # no transfer at all: no money moved
+        cats = outcomes_df[g].drop_duplicates()
+    else:
+        for suffix in ci:
+            part = money_by_category.pivot_table(
+                index=g, columns="category", values=f"share_of_transfers{suffix}", aggfunc="sum"
+            ).add_prefix("share_")
+            part.columns = [f"{x}{suffix}" for x in part.columns]
+            cats = part if cats is None else cats.join(part)
+        assert cats is not None  # ci names one suffix at least
+        cats = cats.reset_index()
+        cats.columns.name = None
     out = (
         outcomes_df[
             [
@@ -1215,6 +1275,14 @@ def compare_from(
         .merge(d0, on=g, how="left")
         .merge(cats, on=g, how="left")
     )
+    if win_total is not None:
+        out = out.merge(
+            win_total[[*g, *(f"mean{c}" for c in ci), "max"]].rename(
+                columns={**{f"mean{c}": f"mean_win_total{c}" for c in ci}, "max": "max_win_total"}
+            ),
+            on=g,
+            how="left",
+        )
     for c in ("share_win", "share_kong", "share_settlement"):
         out[c] = out[c].fillna(0.0) if c in out else 0.0
     out["wins"] = out["wins"].fillna(0).astype("int64")
@@ -1224,7 +1292,7 @@ def compare_from(
 def tables(runs) -> dict[str, pd.DataFrame]:
     """Every table the report and :func:`analysis.plots.figures` use, each query run once."""
     runs = as_runs(runs)
-    t: dict[str, pd.DataFrame] = {"runs": run_table(runs)}
+    t: dict[str, pd.DataFrame] = {"runs": run_table(runs), "caps": caps(runs)}
     t["outcomes"] = outcomes(runs)
     t["seats"] = seat_stats(runs, by="seat")
     t["agents"] = seat_stats(runs, by="agent")
@@ -1232,7 +1300,7 @@ def tables(runs) -> dict[str, pd.DataFrame]:
     t["dealer"] = dealer_advantage(runs)
     t["first_winner"] = first_winner(runs)
     t["patterns"] = pattern_frequencies(runs)
-    for what in ("win_points", "hand_points", "hand_length"):
+    for what in ("win_points", "win_total", "hand_points", "hand_length"):
         t[what] = distribution(runs, what)
         t[f"hist_{what}"] = histogram(runs, what)
     t["money"] = money_shares(runs, by="reason")
@@ -1240,7 +1308,12 @@ def tables(runs) -> dict[str, pd.DataFrame]:
     t["compare"] = _finish(
         runs,
         compare_from(
-            t["outcomes"], t["win_points"], t["hand_points"], t["dealer"], t["money_category"]
+            t["outcomes"],
+            t["win_points"],
+            t["hand_points"],
+            t["dealer"],
+            t["money_category"],
+            t["win_total"],
         ),
     )
     return t

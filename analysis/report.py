@@ -55,7 +55,7 @@ th.asc::after { content: " \\25B2"; } th.desc::after { content: " \\25BC"; }
 td:nth-child(-n+3) { text-align: left; }
 img { max-width: 100%; display: block; margin: 0.8em 0; }
 p.note { color: #555; font-size: 0.9em; }
-ul.findings li { margin: 0.35em 0; } .caveat { color: #a40; }
+ul.findings li, ul.answer li { margin: 0.35em 0; } .caveat { color: #a40; }
 nav ol { columns: 2; }
 """
 
@@ -173,7 +173,8 @@ def _sig(lo: float, hi: float) -> str:
 
 
 def _label(r) -> str:
-    cfg = "" if r["config"] == "default" else f" {r['config']}"
+    config = queries.mark_defaults(str(r["variant"]), str(r["config"]))
+    cfg = "" if config == "default" else f" {config}"
     return f"{r['variant']}{cfg} [{r['lineup']}]"
 
 
@@ -214,7 +215,170 @@ def findings(t: dict[str, pd.DataFrame]) -> list[str]:
     out += _skill_findings(enough(t.get("skill")))
     out += _paired_findings(t.get("paired", pd.DataFrame()))
     out += _precision_findings(enough(t.get("precision")))
+    return _once(out, [_label(r) for _, r in c.iterrows()])
+
+
+def _once(found: list[str], labels: list[str]) -> list[str]:
+    """Each finding once: sentences that say the same of several groups (``LABEL: the
+    same words``, say every point of a sweep the rule never touched) become one,
+    naming the groups it holds for, in the place of the first."""
+    by_label = sorted(set(labels), key=len, reverse=True)  # the longest label that fits
+    said: dict[str, list[str]] = {}
+    order: list[tuple[str, str | None]] = []
+    for f in found:
+        label = next((lb for lb in by_label if f.startswith(f"{lb}: ")), None)
+        if label is None:
+            order.append((f, None))
+            continue
+        rest = f[len(label) + 2 :]
+        if rest not in said:
+            said[rest] = []
+            order.append((rest, rest))
+        said[rest].append(label)
+    out = []
+    for text, said_of in order:
+        if said_of is None:
+            out.append(text)
+            continue
+        rest = said_of
+        groups = said[rest]
+        if len(groups) == 1:
+            out.append(f"{groups[0]}: {rest}")
+        else:
+            out.append(f"{_groups(groups)}, alike: {rest}")
     return out
+
+
+def _groups(labels: list[str]) -> str:
+    """Several group labels in few words: ``yuxi [agents] at cap=64 (default), cap=16``
+    when they share the variant and line-up, else the labels joined."""
+    import re
+
+    found = [re.fullmatch(r"(\S+)(?: (.*))? (\[[^\]]*\])", lb) for lb in labels]
+    parts = [m for m in found if m is not None]
+    if len(parts) == len(found) and len({(m.group(1), m.group(3)) for m in parts}) == 1:
+        head = parts[0]
+        configs = ", ".join(m.group(2) or "default" for m in parts)
+        return f"{head.group(1)} {head.group(3)} at {configs}"
+    return "; ".join(labels)
+
+
+def headline(t: dict[str, pd.DataFrame]) -> list[str]:
+    """The designer's answer, one sentence per comparison (``t["paired_all"]``: every
+    metric of each point against the first, :func:`analysis.compare.paired_comparison`):
+    how many hands end otherwise, which figures differ, which are identical or
+    equivalent, which are inconclusive and about how many hands would settle them.
+    Comparisons with the same answer are said once, naming their points. A cap no win
+    reached is said first."""
+    pc = t.get("paired_all")
+    out = _cap_headline(t)
+    if pc is None or pc.empty:
+        return out
+    said: dict[str, list[str]] = {}
+    labels = [_short(str(x)) for x in (pc["baseline_group"].iloc[0], *pc["group"].unique())]
+    common, configs = _common(labels)
+    name = dict(zip(labels, configs, strict=True))
+    base = name[labels[0]]
+    for (_b, g), rows in pc.groupby(["baseline_group", "group"], sort=False):
+        said.setdefault(_answer(rows), []).append(name[_short(str(g))])
+    for answer, points in said.items():
+        out.append(f"{common}{', '.join(points)} against {base}: {answer}")
+    return out
+
+
+def _short(group: str) -> str:
+    """A comparison's group without its directory: ``yuxi cap=16 [agents]``."""
+    return group.rsplit("] ", 1)[0] + "]" if "] " in group else group
+
+
+def _common(labels: list[str]) -> tuple[str, list[str]]:
+    """(``"yuxi [agents]: "``, the rule settings) when every label shares its variant
+    and line-up, else ("", the labels)."""
+    import re
+
+    found = [re.fullmatch(r"(\S+)(?: (.*))? (\[[^\]]*\])", lb) for lb in labels]
+    parts = [m for m in found if m is not None]
+    if len(parts) == len(found) and len({(m.group(1), m.group(3)) for m in parts}) == 1:
+        return f"{parts[0].group(1)} {parts[0].group(3)}: ", [
+            m.group(2) or "default" for m in parts
+        ]
+    return "", labels
+
+
+def _answer(rows: pd.DataFrame) -> str:
+    """One comparison's answer in words (:func:`headline`)."""
+    r0 = rows.iloc[0]
+    hands = int(r0["hands"])
+    out = []
+    if too_few(r0["units"]):
+        return f"{_few(r0['units'])}."
+    n = r0.get("hands_differing")
+    if bool(r0["paired"]) and n is not None and n == n:
+        hi = r0.get("hands_differing_hi")
+        bound = f"; 95% upper bound {hi:.1%} of hands" if hi == hi else ""
+        out.append(
+            f"no hand's outcome differs (0 of {hands:,}{bound})"
+            if n == 0
+            else f"the outcome of {int(n):,} of {hands:,} hands differs"
+        )
+    elif not bool(r0["paired"]):
+        out.append(f"unpaired ({r0['pairing_note']})")
+    by = {v: rows[rows.verdict == v] for v in ("differs", "identical", "equivalent")}
+    if len(by["identical"]) == len(rows):
+        out.append("every figure is identical")
+    else:
+        if len(by["differs"]):
+            out.append(
+                "differs: "
+                + "; ".join(
+                    f"{r.metric} {r['diff']:+.3g} [{r.lo:+.3g}, {r.hi:+.3g}] {r.unit}"
+                    for _, r in by["differs"].iterrows()
+                )
+            )
+        for v in ("identical", "equivalent"):
+            if len(by[v]):
+                out.append(f"{v}: {_names(by[v].metric)}")
+        inc = rows[rows.verdict == "inconclusive"]
+        if len(inc):
+            need = inc["hands_needed"].max()
+            settle = (
+                f" (about {max(need - hands, 0):,.0f} more hands a point would settle them all)"
+                if need == need
+                else ""
+            )
+            out.append(f"inconclusive: {_names(inc.metric)}{settle}")
+        other = rows[rows.verdict.isna() | (rows.verdict == "exploratory")]
+        if len(other):
+            out.append(f"not tested: {_names(other.metric)}")
+    return "; ".join(out) + "."
+
+
+def _names(metrics) -> str:
+    """Metric names, pattern rates gathered: ``draw_rate, pattern_rate[qidui, pinghu]``."""
+    plain: list[str] = []
+    pats: list[str] = []
+    for m in metrics:
+        (pats if m.startswith("pattern_rate[") else plain).append(m)
+    if pats:
+        plain.append("pattern_rate[" + ", ".join(p[len("pattern_rate[") : -1] for p in pats) + "]")
+    return ", ".join(plain)
+
+
+def _cap_headline(t: dict[str, pd.DataFrame]) -> list[str]:
+    """'The cap never bound' when groups of several caps (a cap study) capped no win."""
+    caps, c = t.get("caps"), t["compare"]
+    if caps is None or caps["cap"].nunique() < 2 or "share_capped" not in c:
+        return []
+    m = c[[*GROUP, "share_capped", "max_win_points"]].merge(caps, on=list(GROUP))
+    if m.empty or (m["share_capped"].fillna(0) > 0).any():
+        return []
+    most = ", ".join(
+        f"{x:.0f} under cap {cap}" for x, cap in zip(m["max_win_points"], m["cap"], strict=True)
+    )
+    return [
+        f"The cap never bound: no win was capped at any cap ({', '.join(map(str, m['cap']))}); "
+        f"the most one payer paid for a win was {most}."
+    ]
 
 
 def _few(matches) -> str:
@@ -309,6 +473,8 @@ def _skill_findings(sk: pd.DataFrame) -> list[str]:
 def _paired_findings(pc: pd.DataFrame) -> list[str]:
     out, told = [], set()
     for _, r in pc.iterrows():
+        if r.get("verdict") == "identical":  # the answer says it, once
+            continue
         what = f"{r.group} vs {r.baseline_group}: {r.metric}"
         if too_few(r.units):  # one sentence per pair of groups
             if (r.group, r.baseline_group) not in told:
@@ -349,17 +515,30 @@ def _n(v) -> str:
 
 
 def _win_points(t, r) -> str:
-    w = t["win_points"]
-    w = w[(w.variant == r.variant) & (w.config == r.config) & (w.lineup == r.lineup)]
-    if w.empty or pd.isna(w["mean"].iloc[0]):
+    """Points per payer per win (``wins.points``) and the total over payers."""
+
+    def row(name):
+        w = t.get(name)
+        if w is None:
+            return None
+        w = w[(w.variant == r.variant) & (w.config == r.config) & (w.lineup == r.lineup)]
+        return None if w.empty or pd.isna(w["mean"].iloc[0]) else w.iloc[0]
+
+    x, tot = row("win_points"), row("win_total")
+    if x is None:
         return "no wins"
-    x = w.iloc[0]
     if too_few(x.matches, x.mean_lo, x.mean_hi):
         return f"points per win: {_few(x.matches)}"
-    return (
-        f"a win brings {x['mean']:.2f} points on average (95% CI [{x.mean_lo:.2f}, "
-        f"{x.mean_hi:.2f}], points per win)"
+    out = (
+        f"a win pays {x['mean']:.2f} points per payer on average (95% CI "
+        f"[{x.mean_lo:.2f}, {x.mean_hi:.2f}], wins.points; at most {x['max']:.0f})"
     )
+    if tot is not None and not too_few(tot.matches, tot.mean_lo, tot.mean_hi):
+        out += (
+            f", {tot['mean']:.2f} in all over its payers (95% CI [{tot.mean_lo:.2f}, "
+            f"{tot.mean_hi:.2f}], wins.total)"
+        )
+    return out
 
 
 def render(
@@ -367,6 +546,7 @@ def render(
 ) -> str:
     """The HTML page for the tables ``t`` (:func:`analysis.queries.tables`, and
     optionally ``swing``, ``skill``, ``precision``, ``paired``) and figures."""
+    t = marked(t)
     runs = t["runs"]
     body: list[str] = []
     toc: list[tuple[str, str]] = []
@@ -381,6 +561,16 @@ def render(
             body.append(_img(figs[fig], fmt))
         body.extend(parts)
 
+    answer = headline(t)
+    if answer:
+        section(
+            "Answer 答案",
+            None,
+            '<ul class="answer">' + "".join(f"<li>{_e(a)}</li>" for a in answer) + "</ul>",
+            note="Each point against the first, every figure of mjlog compare, paired by "
+            "walls: identical = the same on every paired match; equivalent = within "
+            "the margin (two one-sided tests); differs; inconclusive = neither yet.",
+        )
     fs = findings(t)
     section(
         "Findings 结论",
@@ -421,13 +611,15 @@ def render(
                 "hands": "hands",
                 "matches": "matches",
                 "wins": "wins",
-                "p90_win_points": "p90 points/win",
-                "max_win_points": "max points/win",
+                "p90_win_points": "p90 points per payer per win",
+                "max_win_points": "max points per payer per win",
+                "max_win_total": "max total per win (all payers)",
             },
             {
                 "draw_rate": "drawn 流局率 (share of hands)",
                 "mean_length": "events/hand",
-                "mean_win_points": "points per win",
+                "mean_win_points": "points per payer per win",
+                "mean_win_total": "total per win (all payers)",
                 "share_capped": "capped (share of wins)",
                 "mean_moved_per_hand": "moved (points per hand)",
                 "dealer_win_rate": "dealer win rate",
@@ -475,6 +667,8 @@ def render(
         ("agents", "Per agent 每个智能体"),
         ("variants", "Per variant 每个玩法"),
     ):
+        if not _adds(t, key):
+            continue
         df = t[key]
         cols = {
             **_G,
@@ -563,15 +757,28 @@ def render(
         "max": "max",
     }
     section(
-        "Points per win 每次胡牌得分",
+        "Points per payer per win 每家支付",
         "win_points",
         _table(
             t["win_points"],
             dist_cols,
-            {"mean": "mean (points per win)", "share_capped": "share capped"},
+            {"mean": "mean (points per payer per win)", "share_capped": "share capped"},
         ),
-        note="wins.total: everything a win brought its winner.",
+        note="wins.points: what each payer of a win pays, the rulebook's points (a cap "
+        "limits this figure).",
     )
+    if "win_total" in t:
+        section(
+            "Total per win 每次胡牌总得分",
+            None,
+            _table(
+                t["win_total"],
+                dist_cols,
+                {"mean": "mean (points per win, all payers)", "share_capped": "share capped"},
+            ),
+            note="wins.total: the sum over a win's payers, everything it brought its winner "
+            "(a self-draw is paid by every other seat still in the hand).",
+        )
     section(
         "Points per hand 每局流动金额",
         "hand_points",
@@ -688,7 +895,12 @@ def render(
             {**_G, "category": "category", "amount": "amount", "hands_with": "hands with it"},
             {"share_of_transfers": "share of all money transferred"},
         ),
-        note="share of all money transferred = Σ amount of the reason's transfers / Σ amount "
+        note=(
+            "No money moved in these runs: not one transfer (every share below is undefined). "
+            if m.empty
+            else ""
+        )
+        + "share of all money transferred = Σ amount of the reason's transfers / Σ amount "
         "of every transfer (gross over gross: adds to 100%). Money moved (Σ positive "
         "deltas) is net: transfers within a hand cancel, so amount / money moved adds "
         "to more than 100% and is kept for reference only. 查大叫 not_ready, 查花猪 "
@@ -727,9 +939,36 @@ def render(
     return "\n".join([*head, *body, f"<script>{_JS}</script>", "</body></html>"]) + "\n"
 
 
+def _adds(t: dict[str, pd.DataFrame], key: str) -> bool:
+    """Whether the per-agent or per-variant section says anything the per-seat one
+    does not: one agent in every seat makes "per agent" the seats pooled, one variant
+    makes "per variant" the same pool (its mean points 0 by construction)."""
+    if key == "agents":
+        return t["agents"]["agent"].nunique() > 1 if "agent" in t["agents"] else True
+    if key == "variants":
+        return t["runs"]["variant"].nunique() > 1
+    return True
+
+
+def marked(t: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The tables with every rule value that is its variant's default marked
+    ``(default)`` in their ``config`` (:func:`analysis.queries.mark_defaults`)."""
+    out = {}
+    for k, df in t.items():
+        if isinstance(df, pd.DataFrame) and {"variant", "config"} <= set(df.columns):
+            df = df.assign(
+                config=[
+                    queries.mark_defaults(str(v), str(c))
+                    for v, c in zip(df["variant"], df["config"], strict=True)
+                ]
+            )
+        out[k] = df
+    return out
+
+
 def _paired(r: queries.Runs) -> pd.DataFrame | None:
     """Sweep points against the first, when the runs are one variant and line-up and
-    each group is one run (the report's paired section), key metrics only."""
+    each group is one run (the report's headline and paired section)."""
     info = r.info()
     if (
         len(info) < 2
@@ -738,7 +977,12 @@ def _paired(r: queries.Runs) -> pd.DataFrame | None:
         or info.config.nunique() != len(info)
     ):
         return None
-    pc = compare.paired_comparison([x.path for x in r.runs])
+    return compare.paired_comparison([x.path for x in r.runs])
+
+
+def _key_rows(pc: pd.DataFrame) -> pd.DataFrame:
+    """The paired comparison's key metrics, those of one figure each (the report's
+    table and findings; :func:`mjlog.metrics.plain`)."""
     return pc[pc.metric.isin(metrics.plain())].reset_index(drop=True)
 
 
@@ -797,8 +1041,10 @@ def write_report(
     t["precision"] = pr
     paired = _paired(r)
     if paired is not None:
-        t["paired"] = paired
+        t["paired_all"] = paired
+        t["paired"] = _key_rows(paired)
     say("drawing the figures")
+    t = marked(t)
     figs = plots.figures(t)
     page = render(t, figs, fmt, title)
     from mjlog.rundir import removing_new_dirs, write_atomic

@@ -13,7 +13,8 @@ is a row here and its arrays there, and ``tests/analysis/test_metrics.py`` check
 
 >>> names(2, ["qidui"])
 ['mean_points[0]', 'mean_points[1]', 'dealer_advantage', 'draw_rate', \
-'mean_points_per_win', 'money_moved_per_hand', 'pattern_rate[qidui]', 'capped_share']
+'mean_points_per_win', 'mean_total_per_win', 'money_moved_per_hand', 'pattern_rate[qidui]', \
+'capped_share']
 >>> family("pattern_rate[qidui]"), FAMILIES["draw_rate"].unit, margin("mean_points[2]")
 ('pattern_rate', 'share of hands', 0.1)
 """
@@ -98,8 +99,16 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "mean_points_per_win",
         "",
-        "points per win",
-        "what a win is worth: `wins.total` per win",
+        "points per payer per win",
+        "what each payer pays for a win (the rulebook's points): `wins.points` per win",
+        0.2,
+        "y = Σ wins.points, x = wins",
+    ),
+    Metric(
+        "mean_total_per_win",
+        "",
+        "points per win, all payers",
+        "what a win is worth over all its payers: `wins.total` per win",
         0.5,
         "y = Σ wins.total, x = wins",
     ),
@@ -158,8 +167,8 @@ def plain() -> tuple[str, ...]:
     """The families of one metric each (no index), in :data:`METRICS`' order.
 
     >>> plain()
-    ('dealer_advantage', 'draw_rate', 'mean_points_per_win', 'money_moved_per_hand', \
-'capped_share')
+    ('dealer_advantage', 'draw_rate', 'mean_points_per_win', 'mean_total_per_win', \
+'money_moved_per_hand', 'capped_share')
     """
     return tuple(m.family for m in METRICS if not m.index)
 

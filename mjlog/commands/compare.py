@@ -49,7 +49,9 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
     hands would settle it (docs/cli.md gives the margins).
     Runs with the same seed start every match from the same walls, so matches are
     paired by (seed, match), also where a changed result later moved a dealer (the
-    output says on how many hands the walls still agree); runs of another seed,
+    output says on how many hands the walls still agree, and on how many hands the
+    outcome differs: winner, patterns, points or transfers); a figure the paired
+    runs measure the same on every match is "identical", no test; runs of another seed,
     match size or tile set are compared unpaired (Welch), and the output says which
     of those holds. A sweep folder alone compares its points with its first; a
     numeric sweep key of three values or more gets a trend per unit of the key.
@@ -66,6 +68,7 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
 
     from analysis.compare import study, verdict_text
     from analysis.decide import parse_margins, parse_primary
+    from analysis.rates import RARE
     from mjlog.errors import MjlogError
 
     margins, primary = parse_margins(margins), parse_primary(primary)
@@ -95,6 +98,8 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
             else f"UNPAIRED: {note}; Welch test, {n} matches on the smaller side"
         )
         click.echo(f"baseline {base}\n   other {group}\n{how}; 95% CI")
+        if paired:
+            click.echo(_differing_line(g.iloc[0]))
         ok = g[g["comparable"]]
         t = pd.DataFrame(
             {
@@ -103,8 +108,10 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
                 "baseline": ok["baseline"].map(lambda v: f"{v:.4f}"),
                 "value": ok["value"].map(lambda v: f"{v:.4f}"),
                 "diff [95% CI]": [
-                    f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]"
-                    for d, lo, hi in zip(ok["diff"], ok["lo"], ok["hi"], strict=True)
+                    f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]" + (f" (n<{RARE})" if rare else "")
+                    for d, lo, hi, rare in zip(
+                        ok["diff"], ok["lo"], ok["hi"], ok["rare"], strict=True
+                    )
                 ],
                 "p_adj": ok["p_adjusted"].map(lambda v: "-" if math.isnan(v) else f"{v:.3g}"),
                 "paired_se": ok["paired_se"].map(lambda v: f"{v:.4f}"),
@@ -143,6 +150,19 @@ def compare_command(baseline, others, margins, primary, fmt) -> None:
         click.echo(f"caveat: {w}")
 
 
+def _differing_line(r) -> str:
+    """How many paired hands end otherwise (winner, patterns, points or transfers),
+    with the 95% upper bound of that share of hands."""
+    n, hands, hi = int(r["hands_differing"]), int(r["hands"]), float(r["hands_differing_hi"])
+    bound = f" (95% upper bound {hi:.1%} of hands)" if hi == hi else ""
+    if n == 0:
+        return (
+            f"outcome alike on every one of {hands:,} hands: no winner, pattern, point "
+            f"or transfer differs{bound}"
+        )
+    return f"outcome differs on {n:,} of {hands:,} hands (winner, patterns, points or transfers)"
+
+
 def _plain(row: dict) -> dict:
     """A row as JSON takes it: numpy scalars as Python's, NaN and infinities as null."""
     out = {}
@@ -177,10 +197,12 @@ def _trend_table(st, df) -> str:
 
 
 def _point_name(group: str, key: str) -> str:
-    """``cap=4`` from a group label (``xuezhan cap=4 [strategic,…] runs/…``)."""
-    for word in group.split():
+    """``cap=4`` from a group label (``xuezhan cap=4 [strategic,…] runs/…``), with
+    ``(default)`` when the label marks it so."""
+    words = group.split()
+    for i, word in enumerate(words):
         if word.startswith(f"{key}="):
-            return word
+            return f"{word} (default)" if words[i + 1 : i + 2] == ["(default)"] else word
     return group.split(" [")[0]
 
 
@@ -191,11 +213,17 @@ def _legend(df, primary) -> str:
         if primary
         else "every point × metric of this study"
     )
+    from analysis.rates import RARE
+
     tests = int(df["p_adjusted"].notna().sum())
+    fam = "the primary metrics" if primary else "the headline figures, or each other metric family"
     return (
         f"p_adj: Benjamini-Hochberg over {over} ({tests} tests); verdict at 5 %: "
-        f"equivalent within ±margin (two one-sided tests, adjusted alike; the text says "
+        f"equivalent within ±margin (two one-sided tests, adjusted within their family: "
+        f"{fam}; the text says "
         f"when it also differs from 0), else differs (p_adj), else inconclusive with "
-        f"about how many more hands each run needs"
+        f"about how many more hands each run needs; identical: paired runs measure the "
+        f"figure the same on every match (no test, not counted); (n<{RARE}): a rate "
+        f"resting on fewer than {RARE} events on a side, never called certain"
         + ("; exploratory: not a primary metric, not tested" if primary else "")
     )

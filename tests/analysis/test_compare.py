@@ -246,7 +246,6 @@ def test_two_runs_labels_name_the_key_they_differ_in_even_at_its_default(tmp_pat
     )
     assert r.exit_code == 0, r.output
     row = json.loads(r.stdout)[0]
-    assert (
-        row["baseline_group"].startswith("yuxi cap=64 [") and "default" not in row["baseline_group"]
-    )
+    # named by its value, not 'default', and marked as the variant's default
+    assert row["baseline_group"].startswith("yuxi cap=64 (default) [")
     assert row["group"].startswith("yuxi cap=8 [")

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from analysis import compare, queries
-from analysis.decide import adjust, decide, tost
+from analysis.decide import adjust, decide, equivalence_family, mde, tost
 from analysis.stats import Difference
 from analysis.studies.sample import data_dir
 from mjlog.cli import main
@@ -114,7 +114,11 @@ def test_paired_standard_errors_are_never_wider_on_the_sample_sweep():
     assert ok.sum() > 40
     assert (df.loc[ok, "paired_se"] <= df.loc[ok, "unpaired_se"] * (1 + 1e-9)).all()
     # and clearly narrower for the money figures, whose luck the pairs share
-    money = df[df.metric.str.startswith(("mean_points", "dealer_", "money_"))]
+    # (not the points per payer: at cap 1 every payer pays 1, no luck to share)
+    money = df[
+        df.metric.str.startswith(("mean_points", "dealer_", "money_"))
+        & (df.metric != "mean_points_per_win")
+    ]
     assert (money["paired_se"] < money["unpaired_se"]).all()
 
 
@@ -185,23 +189,39 @@ def test_every_metric_gets_a_verdict_resting_on_the_whole_study(bases):
     assert len({r["group"] for r in rows}) == 2
     assert all(VERDICT_KEYS <= set(r) for r in rows)
     by = {(r["group"].split()[1], r["metric"]): r for r in rows}
-    # nothing but money moves: the draws are the same hands, equivalent within ±0.01
+    # nothing but money moves: the draws are the same hands on every match, a fact
+    # (identical) rather than a test, and no test of the study's family
     draw = by[("base=2", "draw_rate")]
-    assert draw["diff"] == 0 and draw["verdict"] == "equivalent" and draw["margin"] == 0.01
+    assert draw["diff"] == 0 and draw["verdict"] == "identical"
+    assert draw["margin"] == pytest.approx(0.2 * min(draw["baseline"], 1 - draw["baseline"]))
+    assert draw["p_adjusted"] is None and draw["identical"] is True
     money = by[("base=3", "money_moved_per_hand")]
     assert money["verdict"] == "differs" and money["margin"] == 0.5
-    # p_adjusted is Benjamini-Hochberg over every point × metric, not per comparison
-    p = np.array([_nan(r["p"]) for r in rows])
-    assert np.allclose([_nan(r["p_adjusted"]) for r in rows], adjust(p), equal_nan=True)
-    eq = adjust([tost(_difference(r), r["margin"]) for r in rows])
-    assert np.allclose([_nan(r["p_equivalence"]) for r in rows], eq, equal_nan=True)
-    for r, pa, pe in zip(rows, adjust(p), eq, strict=True):
+    assert money["identical"] is False and money["hands_differing"] > 0
+    # p_adjusted is Benjamini-Hochberg over every point × metric that is not identical,
+    # not per comparison
+    tested = [r for r in rows if not r["identical"]]
+    assert all(r["verdict"] == "identical" for r in rows if r["identical"])
+    p = np.array([_nan(r["p"]) for r in tested])
+    assert np.allclose([_nan(r["p_adjusted"]) for r in tested], adjust(p), equal_nan=True)
+    # equivalence: adjusted within its family (the headline figures; each other
+    # metric family), not over every metric of the study
+    fam = [equivalence_family(r["metric"]) for r in tested]
+    assert {"headline", "mean_points"} <= set(fam)  # the patterns: identical here
+    eq = np.full(len(tested), np.nan)
+    for f in set(fam):
+        at = [i for i, x in enumerate(fam) if x == f]
+        eq[at] = adjust([tost(_difference(tested[i]), tested[i]["margin"]) for i in at])
+    assert np.allclose([_nan(r["p_equivalence"]) for r in tested], eq, equal_nan=True)
+    for r, pa, pe in zip(tested, adjust(p), eq, strict=True):
         dec = decide(_difference(r), r["margin"], r["hands"], p=pa, p_equivalence=pe)
         assert r["verdict"] == dec.verdict
         assert r["differs_from_zero"] is dec.differs_from_zero
-        assert r["mde"] == pytest.approx(dec.mde)
+        # the MDE at the level BH leaves a lone finding among the study's tests
+        assert r["mde"] == pytest.approx(mde(_difference(r), 0.05 / len(tested)))
+        assert r["mde"] > dec.mde
         assert _nan(r["hands_needed"]) == pytest.approx(dec.hands_needed, nan_ok=True)
-    assert {r["verdict"] for r in rows} == {"differs", "equivalent", "inconclusive"}
+    assert {r["verdict"] for r in rows} == {"differs", "identical", "inconclusive"}
     assert all(r["hands_needed"] > r["hands"] for r in rows if r["verdict"] == "inconclusive")
     assert all(r["hands_needed"] is None for r in rows if r["verdict"] != "inconclusive")
 
@@ -210,7 +230,7 @@ def test_the_text_gives_each_metric_its_verdict(bases):
     out = _cli(bases)
     assert "verdict" in out and "Benjamini-Hochberg over every point × metric" in out
     line = next(ln for ln in out.splitlines() if ln.strip().startswith("draw_rate"))
-    assert line.rstrip().endswith("equivalent ±0.01")
+    assert line.rstrip().endswith("identical on every one of 12 matches")
     assert any("inconclusive: ~" in ln and "more hands" in ln for ln in out.splitlines())
 
 
@@ -226,7 +246,7 @@ def test_a_difference_shown_within_a_wide_margin_is_equivalent_though_not_0(base
     assert money["verdict"] == "equivalent" and money["differs_from_zero"] is True
     assert money["p_equivalence"] < 0.05
     draw = next(r for r in rows if r["metric"] == "draw_rate" and "base=2" in r["group"])
-    assert draw["verdict"] == "equivalent" and draw["differs_from_zero"] is False
+    assert draw["verdict"] == "identical" and draw["differs_from_zero"] is False
     out = _cli(bases, "--margin", "money_moved_per_hand=1000")
     _, _, block = out.partition("base=3")
     line = next(ln for ln in block.splitlines() if ln.strip().startswith("money_moved"))
@@ -251,14 +271,29 @@ def test_margins_by_family_or_by_metric(bases):
             assert r["margin"] == want, r["metric"]
 
 
+def test_points_margins_are_in_units_of_the_baselines_base(bases):
+    """base 2 as the baseline: a point is worth twice base 1's, and so are the
+    points margins (the rates' margins follow their baseline rate)."""
+    at1 = {r["metric"]: r for r in _json(bases / "base=1", bases / "base=3")}
+    at2 = {r["metric"]: r for r in _json(bases / "base=2", bases / "base=3")}
+    for m in ("money_moved_per_hand", "mean_points_per_win", "dealer_advantage"):
+        assert at2[m]["margin"] == pytest.approx(2 * at1[m]["margin"]), m
+    assert at2["draw_rate"]["margin"] == at1["draw_rate"]["margin"]  # the same draws
+
+
 def test_primary_metrics_alone_are_adjusted_and_decided(bases):
     rows = _json(bases, "--primary", "draw_rate", "--primary", "money_moved_per_hand")
     primary = [r for r in rows if r["metric"] in ("draw_rate", "money_moved_per_hand")]
     rest = [r for r in rows if r not in primary]
     assert len(primary) == 4 and rest
-    assert np.allclose([r["p_adjusted"] for r in primary], adjust([r["p"] for r in primary]))
-    assert all(r["verdict"] == "exploratory" and r["p_adjusted"] is None for r in rest)
-    assert {r["verdict"] for r in primary} == {"differs", "equivalent"}
+    tested = [r for r in primary if not r["identical"]]  # the draws: identical, no test
+    assert len(tested) == 2
+    assert np.allclose([r["p_adjusted"] for r in tested], adjust([r["p"] for r in tested]))
+    # an identical figure is a fact, not a test: it is said, primary or not
+    assert all(r["p_adjusted"] is None for r in rest)
+    assert all(r["verdict"] == ("identical" if r["identical"] else "exploratory") for r in rest)
+    assert {r["verdict"] for r in rest} == {"identical", "exploratory"}
+    assert {r["verdict"] for r in primary} == {"differs", "identical"}
     assert "exploratory" in _cli(bases, "--primary", "draw_rate")
 
 
@@ -283,7 +318,7 @@ def test_a_money_only_key_has_the_trend_it_must(bases):
     assert trend["draw_rate"]["lo"] == trend["draw_rate"]["hi"] == trend["draw_rate"]["slope"]
     _, _, table = _cli(bases).partition("trend per unit of base over 3 points")
     head = table.splitlines()[1].split()
-    assert head[:4] == ["metric", "base=1", "base=2", "base=3"] and "slope" in head
+    assert head[:5] == ["metric", "base=1", "(default)", "base=2", "base=3"] and "slope" in head
     line = next(ln for ln in table.splitlines() if ln.strip().startswith("money_moved"))
     assert f"{first['money_moved_per_hand']:+.4f} [" in line
 

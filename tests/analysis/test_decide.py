@@ -85,7 +85,14 @@ def test_bh_adjusts_over_the_whole_study():
 
 
 def test_margins_default_by_family_and_are_overridden_by_metric():
-    assert margin_for("pattern_rate[qidui]") == 0.01
+    # a rate's default is relative to its baseline (a fifth of the rarer side), floored
+    assert margin_for("pattern_rate[qidui]", baseline=0.05) == pytest.approx(0.01)
+    assert margin_for("pattern_rate[pinghu]", baseline=0.98) == pytest.approx(0.004)
+    assert margin_for("pattern_rate[qidui]", baseline=0.004) == 0.002
+    assert margin_for("pattern_rate[qidui]") == 0.002  # no baseline: the floor
+    # points scale with the base
+    assert margin_for("money_moved_per_hand", base=4) == 2.0
+    assert margin_for("mean_points[0]", base=2) == 0.2
     assert margin_for("pattern_rate[qidui]", {"pattern_rate": 0.02}) == 0.02
     assert (
         margin_for("pattern_rate[qidui]", {"pattern_rate[qidui]": 0.005, "pattern_rate": 0.02})
@@ -125,3 +132,60 @@ def test_a_negligible_difference_shown_within_the_margin_is_equivalent_and_says_
     assert decide(d, margin=0.04).differs_from_zero is True
     zero = dataclasses.replace(d, value=0.0, diff=0.0, lo=-0.02, hi=0.02, p=1.0)
     assert (decide(zero, 0.1).verdict, decide(zero, 0.1).differs_from_zero) == ("equivalent", False)
+
+
+def _study(rng, n, shifts):
+    """One seeded study: a paired Difference per metric (60 matches), true shifts given."""
+    out = []
+    for s in shifts:
+        base, other = _paired(rng, n, s, sd=0.2)
+        out.append(compare_units(base, None, other, None, paired=True))
+    return out
+
+
+def test_equivalence_of_the_headline_figures_is_reachable_beside_many_patterns():
+    """Five headline figures that do not differ (true shift 0) beside 25
+    pattern rates far outside theirs (60 paired matches, a margin of 2.7 standard
+    errors): adjusting equivalence over all 30 tests (the
+    old rule) all but never calls a headline figure equivalent; within its family it
+    does, most of the time, and a figure truly at its margin stays rare."""
+    from analysis.decide import HEADLINE, decide_study
+
+    rng = np.random.default_rng(47)
+    metrics = [*HEADLINE, *(f"pattern_rate[p{i}]" for i in range(25))]
+    margins = {"pattern_rate": 0.01, **dict.fromkeys(HEADLINE, 0.035)}
+    new = old = at_margin = 0
+    runs = 100
+    for _ in range(runs):
+        diffs = _study(rng, 60, [0.0] * 5 + [0.5] * 25)
+        dec = decide_study(diffs, metrics, [1000] * 30, margins)
+        new += sum(d.verdict == "equivalent" for d in dec[:5])
+        p_all = adjust([tost(d, margins.get(m, 0.01)) for d, m in zip(diffs, metrics, strict=True)])
+        old += sum(p < ALPHA for p in p_all[:5])
+        edge = decide_study(
+            _study(rng, 60, [0.035] * 5 + [0.5] * 25), metrics, [1000] * 30, margins
+        )
+        at_margin += sum(d.verdict == "equivalent" for d in edge[:5])
+    assert new / (5 * runs) > 0.5 and old / (5 * runs) < 0.1  # measured: 0.62, 0.02
+    assert at_margin / (5 * runs) <= ALPHA + 0.02
+
+
+def test_an_effect_of_the_printed_mde_differs_four_times_in_five_in_the_study():
+    """A study of 30 tests, one with a true effect equal to the MDE it prints: the
+    verdict is *differs* at least 80 % of the time (at the unadjusted MDE it was not)."""
+    from analysis.decide import decide_study
+
+    rng = np.random.default_rng(48)
+    metrics = [f"mean_points[{i}]" for i in range(30)]
+    pilot = decide_study(_study(rng, 60, [0.0] * 30), metrics, [1000] * 30)
+    effect = float(np.median([d.mde for d in pilot]))
+    plain = mde(_study(rng, 60, [0.0])[0])
+    assert effect > plain * 1.25  # the adjusted level asks for more
+    hits = 0
+    runs = 300
+    for _ in range(runs):
+        dec = decide_study(
+            _study(rng, 60, [effect] + [0.0] * 29), metrics, [1000] * 30, {"mean_points": 1e-6}
+        )
+        hits += dec[0].verdict == "differs"
+    assert hits / runs >= 0.74  # 80 % less 2.5 binomial standard errors of 300 runs

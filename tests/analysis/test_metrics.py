@@ -57,10 +57,17 @@ def test_until_accepts_the_registry_names():
 
 
 def test_verdict_margins_are_the_registry_margins():
+    """A figure in points takes its registry margin at base 1 (scaled by the base);
+    a rate's registry margin is the rate of a 5 % baseline, which the scaled margin
+    (a fifth of the rarer side, docs/cli.md) gives there."""
     assert decide.DEFAULT_MARGINS == {m.family: m.margin for m in metrics.METRICS}
     for m in metrics.METRICS:
         name = f"{m.family}[1]" if m.index else m.family
-        assert decide.margin_for(name) == m.margin == metrics.margin(name)
+        if m.in_points:
+            assert decide.margin_for(name) == m.margin == metrics.margin(name)
+            assert decide.margin_for(name, base=4) == 4 * m.margin
+        else:
+            assert decide.margin_for(name, baseline=0.05) == m.margin == metrics.margin(name)
     assert decide.margin_for("draw_rate", {"draw_rate": 0.5}) == 0.5
 
 

@@ -144,3 +144,23 @@ def test_undefined_values_draw_no_whisker():
     fig = plots.seat_figure(df, ("self_draw_share",))
     ax = fig.axes[0]
     assert len(ax.patches) == 1 and "n/a" in plots.texts(fig)
+
+
+def test_a_run_beside_the_sample_at_its_default_draws_both_points(tmp_path):
+    """`mjlog report data/yuxi RUN`, RUN with one changed key (cap=8): the sample logs
+    no value for cap (its default, 64), so the line over cap had no x for it and the
+    comparison figure came out blank. The default is the variant's, and is drawn."""
+    from simulate.runner import RunSpec, simulate
+
+    spec = RunSpec.build(
+        "yuxi", seed=3, matches=4, hands_per_match=4, agents=["strategic"], sets=("cap=8",)
+    )
+    simulate(spec, tmp_path / "cap8", workers=1, progress=False)
+    c = queries.compare(queries.Runs([data_dir() / "yuxi", tmp_path / "cap8"]))
+    fig = plots.compare_figure(c)
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        line = ax.get_lines()[0]  # the line through the points (the rest: whiskers)
+        assert list(line.get_xdata()) == [8.0, 64.0], ax.get_title()
+        assert all(y == y for y in line.get_ydata()), ax.get_title()

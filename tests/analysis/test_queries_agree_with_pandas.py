@@ -235,7 +235,7 @@ def test_draw_rate_and_points_per_win_intervals_reproduced(frames):
     wins = (
         w.assign(one=1.0).groupby(GROUP + ["run_id", "match"])[["total", "one"]].sum().reset_index()
     )
-    dist = queries.distribution(queries.Runs(RUNS), "win_points")
+    dist = queries.distribution(queries.Runs(RUNS), "win_total")
     for (v, c, lu), g in units.groupby(GROUP):
         value, lo, hi = _wls_interval(g, "draw", "one")
         row = out[(out.variant == v) & (out.config == c) & (out.lineup == lu)].iloc[0]
@@ -342,11 +342,13 @@ def test_pattern_contributions_agree(runs, frames):
     assert len(ref) > 50
 
 
-@pytest.mark.parametrize("what", ["win_points", "win_base", "hand_points", "hand_length"])
+@pytest.mark.parametrize(
+    "what", ["win_points", "win_total", "win_base", "hand_points", "hand_length"]
+)
 def test_distributions_agree(runs, frames, what):
     h, w, _ = frames
-    if what.startswith("win"):
-        col = "total" if what == "win_points" else "points"
+    if what.startswith("win"):  # win_points: per payer, the rulebook's points
+        col = "total" if what == "win_total" else "points"
         v = w.assign(value=w[col], capped=w["capped"].astype(float))
     else:
         capped = w.groupby(["run_id", "match", "rotation", "hand"])["capped"].max()

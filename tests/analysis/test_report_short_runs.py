@@ -43,3 +43,36 @@ def test_a_group_without_wins_at_a_seat_leaves_the_other_groups_their_bars(tmp_p
     res = CliRunner().invoke(main, ["report", *runs, "--out", str(tmp_path / "r")])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "r" / "index.html").stat().st_size > 100_000
+
+
+def test_a_run_in_which_no_money_moved_is_reported(tmp_path):
+    """One huangmei hand of random play, drawn: no transfer at all (it once exited 3 on
+    a KeyError: 'share_of_transfers'). The page says the hand and that nothing moved."""
+    out = tmp_path / "still"
+    res = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "--variant",
+            "huangmei",
+            "--agents",
+            "random",
+            "--matches",
+            "1",
+            "--hands-per-match",
+            "1",
+            "--seed",
+            "1",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert Runs([out]).sql("SELECT count(*) AS n FROM read_parquet($transfers)")["n"][0] == 0
+    res = CliRunner().invoke(main, ["report", str(out), "--out", str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
+    assert page.rstrip().endswith("</html>") and "No money moved in these runs" in page

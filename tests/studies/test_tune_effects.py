@@ -39,7 +39,7 @@ def test_every_other_figure_is_a_side_effect_differs_first(money):
         set(e) >= {"metric", "before", "after", "diff", "lo", "hi", "verdict"} for e in effects
     )
     assert "money_moved_per_hand" not in {e["metric"] for e in effects}
-    order = {"differs": 0, "inconclusive": 1, "equivalent": 2}
+    order = {"differs": 0, "inconclusive": 1, "equivalent": 2, "identical": 3}
     assert [order[e["verdict"]] for e in effects] == sorted(order[e["verdict"]] for e in effects)
     by = {e["metric"]: e for e in effects}
     # points per win scale with base on the same hands: a side effect that differs
@@ -48,6 +48,7 @@ def test_every_other_figure_is_a_side_effect_differs_first(money):
     base = int(res["best"]["base"])
     assert per_win["after"] == pytest.approx(base * per_win["before"])
     assert by["draw_rate"]["diff"] == 0  # the same hands: not one draw more or less
+    assert by["draw_rate"]["verdict"] == "identical"  # compare's word for the same hands
 
 
 def test_the_side_effects_are_compares_own_decision(money):

@@ -24,7 +24,7 @@ from mjlog.errors import InputError
 from mjlog.rules import keys
 from mjlog.variants import get_variant
 
-VERDICT_ORDER = {"differs": 0, "inconclusive": 1, "equivalent": 2}
+VERDICT_ORDER = {"differs": 0, "inconclusive": 1, "equivalent": 2, "identical": 3}
 """How the side effects are listed: those that differ first."""
 
 
