@@ -56,9 +56,10 @@ class RuleKey:
     #: the key has always been recorded, and a manifest without it is incomplete.
     absent: Any = None
     #: The key only says what a hand pays (the base, a cap, a compensation): no legal
-    #: choice and no event but the payments depends on it, so hands played under one
-    #: value may be settled again under another (:mod:`mjlog.resettle`, proved for
-    #: every such key by tests/batch/test_resettle.py).
+    #: choice and no event but the payments depends on it, whatever a money-blind agent
+    #: chooses (a key a pass lock reads, as xuezhan's ``mult.*``, is not), so hands
+    #: played under one value may be settled again under another (:mod:`mjlog.resettle`,
+    #: proved for every such key by tests/batch/test_resettle.py).
     money_only: bool = False
 
     def parse(self, raw: Any, variant: str) -> Any:

@@ -104,8 +104,10 @@ class Xuezhan(Variant):
                 money_only=True,
             ),
         ]
+        # not money-only: the 过手胡 lock compares multipliers, so a seat that passed a
+        # win may take a later one under some values and not others (issue 46)
         + [
-            RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k}", money_only=True)
+            RuleKey(f"mult.{k}", v, "pow2", doc=f"multiplier of {k} (also decides 过手胡)")
             for k, v in MULT.items()
         ]
     )

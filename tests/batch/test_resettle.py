@@ -3,14 +3,21 @@
 For every variant and every money-blind agent, a run played under the defaults is
 settled under every money-only key changed at once, and the files are compared with
 those the same run writes when played: the proof that no choice and no event but
-the payments depends on those keys (mjlog.resettle).
+the payments depends on those keys (mjlog.resettle). And the counterexample that
+keeps xuezhan's ``mult.*`` out of them: a money-blind seat that passes a win (过手胡).
 """
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+from click.testing import CliRunner
+
+from mjlog.agent import GreedyAgent
+from mjlog.cli import main
 from mjlog.errors import MjlogError
+from mjlog.events import WIN
 from mjlog.logio import read_table
 from mjlog.resettle import NotResettled
 from mjlog.rules import keys
@@ -21,6 +28,31 @@ from simulate.runner import RunSpec, simulate
 AGENTS = [
     a for a in ("random", "greedy", "efficient") if make_agents([a])[0].money_blind
 ]  # the money-blind built-ins
+
+
+class PassFirstWin:
+    """A plugin seat (``tests.batch.test_resettle:PassFirstWin``) that never reads money
+    but passes the first win it is offered in a hand, then plays as greedy: under
+    xuezhan's 过手胡 it may later win only with a higher multiplier, so what it may take
+    depends on ``mult.*``."""
+
+    name = "pass-first-win"
+    params: dict = {}
+    money_blind = True
+
+    def start_hand(self, seat, rng):
+        self.greedy, self.passed = GreedyAgent(), False
+        self.greedy.start_hand(seat, rng)
+
+    def choose(self, view, options):
+        rest = [o for o in options if o is None or o.type != WIN]
+        if self.passed or len(rest) == len(options):
+            return self.greedy.choose(view, options)
+        self.passed = True
+        return self.greedy.choose(view, rest)
+
+
+PASSER = f"{__name__}:PassFirstWin"
 
 
 def _changed(variant: str) -> list[str]:
@@ -127,3 +159,50 @@ def test_a_shard_that_does_not_settle_is_played(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "resettled_hands", halfway)
     simulate(spec, tmp_path / "b", workers=1, progress=False, settle_from=tmp_path / "a")
     assert _files(tmp_path / "b") == _files(played)
+
+
+def _play(run) -> list[tuple]:
+    """A run's play: every event but the payments, without the run id."""
+    cols = ("match", "rotation", "hand", "seq", "type", "seat", "tile", "from_seat", "kind")
+    return [
+        tuple(e[c] for c in cols)
+        for e in read_table(run, "events").to_pylist()
+        if e["type"] != "transfer"
+    ]
+
+
+def test_xuezhan_multipliers_decide_the_pass_lock_so_they_are_not_money_only(tmp_path):
+    # the counterexample (issue 46): a money-blind seat that passes a win plays other
+    # hands under other multipliers, so a run settled from the defaults' play would
+    # not be the run play writes under mult.gen=1
+    assert not any(k.money_only for k in keys("xuezhan").values() if k.name.startswith("mult."))
+    sets = ["mult.gen=1"]  # a passed win with one 根 no longer locks out a later one with none
+    for agent, same in (("greedy", True), (PASSER, False)):  # greedy never passes a win
+        a, b = tmp_path / f"{agent[-5:]}-a", tmp_path / f"{agent[-5:]}-b"
+        simulate(_spec("xuezhan", agent, seed=12, matches=2), a, workers=1, progress=False)
+        simulate(_spec("xuezhan", agent, sets, seed=12, matches=2), b, workers=1, progress=False)
+        assert (_play(a) == _play(b)) is same, agent
+    # and so such a run is refused as a donor, not settled into a run play would not write
+    spec = _spec("xuezhan", PASSER, sets, seed=12, matches=2)
+    assert "not money-only" in donor_problem(spec, a)
+    with pytest.raises(MjlogError, match="not money-only"):
+        simulate(spec, tmp_path / "c", workers=1, progress=False, settle_from=a)
+
+
+def test_a_tune_over_multipliers_plays_every_trial_as_play_all_does(tmp_path):
+    def tune(*extra):
+        args = ["tune", "xuezhan", "--vary", "mult.gen=1:4", "--agents", PASSER]
+        args += ["--target", "money_moved_per_hand=30±1", "--budget", "600", "--trials", "3"]
+        args += ["--workers", "1", "--quiet", "--format", "json", *extra]
+        r = CliRunner().invoke(main, [*args, "--out", str(tmp_path / str(len(extra)))])
+        assert r.exit_code == 0, r.output
+        return json.loads(r.stdout)
+
+    res, played = tune(), tune("--play-all")
+    # mult.* is not money-only: nothing is settled, every trial is played
+    assert res["settled"] == {} and all("settled_from" not in t for t in res["trials"])
+    assert res["hands"] == played["hands"] > 0 and res["trials"] == played["trials"]
+    runs = {t["run"] for t in res["trials"]}
+    assert len(runs) > 1 and all(
+        _files(tmp_path / "0" / r) == _files(tmp_path / "1" / r) != {} for r in runs
+    )  # the same bytes as --play-all writes
