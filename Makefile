@@ -38,8 +38,8 @@ pure:
 compiled-check: $(STAMP)
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	git ls-files -z | xargs -0 cp --parents -t "$$d" && \
-	cd "$$d" && $(CURDIR)/$(BIN)/python build_compiled.py >/dev/null && \
-	MJLOG_REQUIRE_COMPILED=1 PYTHONPATH="$$d" $(CURDIR)/$(BIN)/python \
+	cd "$$d" && $(abspath $(BIN))/python build_compiled.py >/dev/null && \
+	MJLOG_REQUIRE_COMPILED=1 PYTHONPATH="$$d" $(abspath $(BIN))/python \
 		-m pytest -q -p no:cacheprovider tests/core/test_compiled_identity.py
 
 # A developer's quick loop: every test but those marked slow (tests/conftest.py).
