@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from run import machine  # bench/ is on the path, as for bench/run.py
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -61,7 +63,8 @@ def run(quick: bool = False) -> dict:
         "`make compiled` (mypyc: `mjlog/ukeire.py`, `mjlog/_hand_tables.py`), PURE a "
         "copy without the build; 'base' is pure, 'this tree' compiled; hands per "
         "CPU-second, median of the passes, and the speed-up as the ratio of the two "
-        "builds' ratios to the reference loop timed in the same process.\n\n" + table
+        "builds' ratios to the reference loop timed in the same process. "
+        f"Machine: {machine()}.\n\n" + table
     )
     return {"section": section}
 
