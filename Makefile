@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-fast research research-results bench lint format check lock data clean golden \
 	chromium notebooks docs \
-	dist wheel-check
+	dist wheel-check compiled pure compiled-check
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,6 +23,24 @@ chromium:
 
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -n auto
+
+# The optional compiled build (issue 48): build_compiled.py compiles the hot modules with
+# mypyc into .so files beside their source (needs a C compiler); `make pure` removes them.
+# Never needed: `make test` and `make demo` run the pure-Python package, the reference.
+compiled: $(STAMP)
+	$(BIN)/python build_compiled.py
+
+pure:
+	$(PY) build_compiled.py --clean
+
+# The other build, checked: the compiled modules built into a temporary copy of the
+# tracked files (never into the checkout) and held to the pure source's Parquet bytes there.
+compiled-check: $(STAMP)
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	git ls-files -z | xargs -0 cp --parents -t "$$d" && \
+	cd "$$d" && $(abspath $(BIN))/python build_compiled.py >/dev/null && \
+	MJLOG_REQUIRE_COMPILED=1 PYTHONPATH="$$d" $(abspath $(BIN))/python \
+		-m pytest -q -p no:cacheprovider tests/core/test_compiled_identity.py
 
 # A developer's quick loop: every test but those marked slow (tests/conftest.py).
 test-fast: $(STAMP)

@@ -131,7 +131,8 @@ def main() -> None:
         "--only",
         default=None,
         help="comma-separated parts to rerun (hand, engine, audit, batch, analysis, "
-        "ladder, compare, behaviour, env, import, balance, tune, settle, strategic); the "
+        "ladder, compare, behaviour, env, import, balance, tune, settle, strategic, "
+        "compiled); the "
         "others are taken from bench/results/",
     )
     args = ap.parse_args()
@@ -156,6 +157,7 @@ def main() -> None:
         "tune",
         "settle",
         "strategic",
+        "compiled",
     ):
         parts[name] = lambda name=name: __import__(f"bench_{name}").run(quick=q)["section"]
     sections = [
