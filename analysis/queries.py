@@ -31,6 +31,9 @@ True
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -252,6 +255,29 @@ def _same_content(a: RunFiles, b: RunFiles) -> None:
         )
 
 
+MEMORY_LIMIT = os.environ.get("MJLOG_DUCKDB_MEMORY", "256MB")
+"""DuckDB's memory limit per :class:`Runs` (``$MJLOG_DUCKDB_MEMORY``, DuckDB's units). By
+default DuckDB takes 80 % of the machine, and a join or grouping over every hand of a
+10M-hand run (the seat table, the walls of a paired comparison) grew with the run;
+under the limit DuckDB spills those to a temporary folder of its own instead."""
+
+
+def _connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB under :data:`MEMORY_LIMIT`, spilling to a temporary folder
+    removed with the connection's owner (never DuckDB's default ``.tmp`` in the
+    current folder)."""
+    con = duckdb.connect()
+    try:  # a library prints nothing (in Jupyter DuckDB draws no bar without ipywidgets)
+        con.execute("SET enable_progress_bar = false")
+    except duckdb.Error:
+        pass
+    spill = tempfile.mkdtemp(prefix="mjlog-duckdb-")
+    weakref.finalize(con, shutil.rmtree, spill, ignore_errors=True)
+    con.execute("SET temp_directory = $d", {"d": spill})
+    con.execute("SET memory_limit = $m", {"m": MEMORY_LIMIT})
+    return con
+
+
 class Runs:
     """A set of run directories, queried together through one DuckDB connection.
 
@@ -342,11 +368,7 @@ class Runs:
                     raise LogError(f"{rf.manifest_path}: the manifest lists no {t} files")
         self._checked: dict[str, list[str]] = {}
         self.runs = runs
-        self.con = duckdb.connect()
-        try:  # a library prints nothing (in Jupyter DuckDB draws no bar without ipywidgets)
-            self.con.execute("SET enable_progress_bar = false")
-        except duckdb.Error:
-            pass
+        self.con = _connect()
         self.con.register("runs", self.info()[["run_id", "config"]])
         self.con.execute("CREATE TEMP TABLE lineups (run_id VARCHAR, agents VARCHAR[])")
         if self.lineups:
@@ -405,17 +427,21 @@ class Runs:
         The views ``runs`` (run_id, config), ``reasons`` (reason, category) and
         ``lineups`` (run_id, agents: :attr:`lineups`; :data:`SEAT_AGENTS` reads it)
         are there to join."""
+        return self._in_run_order(self._execute(query, params).df())
+
+    def _execute(self, query: str, params: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+        """``query`` run with the file lists bound (:meth:`sql`), its result not fetched
+        (a ``CREATE TEMP TABLE`` keeps it in DuckDB, under :data:`MEMORY_LIMIT`)."""
         for t in ("hands", "wins", "transfers", "events"):
             if f"${t}" in query:
                 params.setdefault(t, self.files(t))
         try:
-            df = self.con.execute(query, params).df()
+            return self.con.execute(query, params)
         except duckdb.Error as e:  # a damaged file its manifest vouches for, say
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise LogError(
                 f"DuckDB could not run the query over the runs' Parquet files: {clip(first)}"
             ) from None
-        return self._in_run_order(df)
 
     def rule_columns(self) -> pd.DataFrame:
         """One row per (variant, config): a typed column per rule key any run changed
@@ -536,25 +562,74 @@ _SEAT_BY = {
 """``seat_stats(by=...)`` → the columns grouped on besides :data:`GROUP`."""
 
 
+_SEAT_COUNTS = [
+    "hands",
+    "hands_won",
+    "wins",
+    "self_draws",
+    "hands_dealt_in",
+    "deal_ins",
+    "points",
+    "points_sq",
+]
+_SEAT_RATES = {
+    "win_rate": ("hands_won", "hands"),
+    "self_draw_share": ("self_draws", "wins"),
+    "deal_in_rate": ("hands_dealt_in", "hands"),
+}
+
+
+def _by_cols(by: str) -> list[str]:
+    return [c.strip().strip('"') for c in _SEAT_BY[by].split(",") if c.strip()]
+
+
 def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
-    """Per group, ``by`` key and match: the seat sums (kept on ``runs``: the dealer and
-    position tables share them)."""
+    """Per group, ``by`` key and match: the seat sums (the rows of :func:`_seat_units`)."""
+    return runs.sql(f"SELECT * EXCLUDE (rn, tot, n) FROM {_seat_units(runs, by)} ORDER BY rn")
+
+
+def _q(col: str) -> str:
+    return f'"{col}"'
+
+
+def _seat_units(runs: Runs, by: str) -> str:
+    """The DuckDB temp table of the seat sums per group, ``by`` key and match: the
+    per-match rows every seat figure's interval needs stay in DuckDB (which spills
+    them past :data:`MEMORY_LIMIT`) and are fetched one key at a time
+    (:func:`_collapse_table`). ``rn`` is the row's place in the query's order, ``tot``
+    and ``n`` the points and positions of its match (``position`` only). Made once per
+    ``runs``: the dealer and position tables share it."""
     if by not in _SEAT_BY:
         raise ValueError(f"by must be one of {', '.join(_SEAT_BY)}, not {by!r}")
     cache = runs.__dict__.setdefault("_cache", {})
-    if ("seat_sums", by) not in cache:
-        if by in ("agent", "variant"):  # seats pooled: from the per-seat sums, no query
-            u = _seat_sums(runs, "seat")
-            keys = [*GROUP, *_by_cols(by), "run_id", "match"]
-            cache[("seat_sums", by)] = u.groupby(keys, sort=False)[_SEAT_COUNTS].sum().reset_index()
+    name = f"seat_units_{by}"
+    if name not in cache:
+        keys = ", ".join(_q(c) for c in (*GROUP, *_by_cols(by), "run_id", "match"))
+        if by in ("agent", "variant"):  # seats pooled: from the per-seat sums
+            sums = ", ".join(f"sum({c})::BIGINT AS {c}" for c in _SEAT_COUNTS)
+            runs._execute(
+                f"""CREATE TEMP TABLE {name} AS
+                SELECT {keys}, {sums}, min(rn) AS rn, NULL::BIGINT AS tot, NULL::BIGINT AS n
+                FROM {_seat_units(runs, "seat")} GROUP BY ALL""",
+                {},
+            )
         else:
-            cache[("seat_sums", by)] = _seat_sums_query(runs, by)
-    return cache[("seat_sums", by)].copy()
+            match = f"PARTITION BY {_G}, run_id, match"
+            runs._execute(
+                f"""CREATE TEMP TABLE {name} AS
+                SELECT *, row_number() OVER (ORDER BY {keys}) AS rn,
+                       sum(points) OVER ({match})::BIGINT AS tot,
+                       count(*) OVER ({match}) AS n
+                FROM ({_seat_sums_query(by)})""",
+                {},
+            )
+        cache[name] = name
+    return str(cache[name])
 
 
-def _seat_sums_query(runs: Runs, by: str) -> pd.DataFrame:
+def _seat_sums_query(by: str) -> str:
     extra = _SEAT_BY[by]
-    q = f"""
+    return f"""
     WITH {_HANDS},
     w AS (SELECT {_KEY}, seat, from_seat, method::VARCHAR AS method, win_order
           FROM read_parquet($wins)),
@@ -584,30 +659,50 @@ def _seat_sums_query(runs: Runs, by: str) -> pd.DataFrame:
            sum(n_dealin)::BIGINT AS deal_ins,
            sum(pts)::BIGINT AS points,
            sum(pts * pts)::BIGINT AS points_sq
-    FROM x GROUP BY ALL ORDER BY ALL
+    FROM x GROUP BY ALL
     """
-    return runs.sql(q)
 
 
-_SEAT_COUNTS = [
-    "hands",
-    "hands_won",
-    "wins",
-    "self_draws",
-    "hands_dealt_in",
-    "deal_ins",
-    "points",
-    "points_sq",
-]
-_SEAT_RATES = {
-    "win_rate": ("hands_won", "hands"),
-    "self_draw_share": ("self_draws", "wins"),
-    "deal_in_rate": ("hands_dealt_in", "hands"),
-}
-
-
-def _by_cols(by: str) -> list[str]:
-    return [c.strip().strip('"') for c in _SEAT_BY[by].split(",") if c.strip()]
+def _collapse_table(
+    runs: Runs,
+    table: str,
+    keys: list[str],
+    counts: list[str],
+    rates: dict[str, tuple[str, str]],
+    means: dict[str, tuple[str, str | None]],
+    derive: Any = None,
+) -> pd.DataFrame:
+    """:func:`_collapse` of the unit rows in the DuckDB table ``table`` (ordered by its
+    ``rn``): the sums by DuckDB, each key's intervals from its own rows alone, fetched
+    one key at a time, so no more than one key's matches is ever held here.
+    ``derive(rows)`` adds columns a spec needs to one key's rows. The same figures, in
+    the same order, as :func:`_collapse` of the whole table."""
+    k = ", ".join(_q(c) for c in keys)
+    sums = runs.sql(
+        f"SELECT {k}, "
+        + ", ".join(f"sum({_q(c)})::BIGINT AS {_q(c)}" for c in counts)
+        + f" FROM {table} GROUP BY ALL ORDER BY min(rn)"
+    )
+    need = list(dict.fromkeys([*counts, "tot", "n"]))
+    where = " AND ".join(f"{_q(c)} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(keys, 1))
+    parts: list[pd.DataFrame] = []
+    for key in sums[keys].itertuples(index=False):
+        g = runs.con.execute(
+            f"SELECT {', '.join(_q(c) for c in need)} FROM {table} WHERE {where} ORDER BY rn",
+            [None if pd.isna(v) else v.item() if hasattr(v, "item") else v for v in key],
+        ).df()
+        if derive is not None:
+            g = derive(g)
+        est = None
+        for specs, estimator in ((rates, rate_estimates), (means, estimates)):
+            if specs:
+                e = estimator(g, [], specs)
+                est = e if est is None else pd.concat([est, e.drop(columns="matches")], axis=1)
+        parts.append(est)
+    if not parts:  # no units: the empty table's own columns, as _collapse names them
+        u = runs.sql(f"SELECT * FROM {table}")
+        return _collapse(derive(u) if derive else u, keys, counts, rates, means)
+    return pd.concat([sums, pd.concat(parts, ignore_index=True)], axis=1)
 
 
 def _collapse(
@@ -648,9 +743,15 @@ def seat_stats(runs, by: str = "seat") -> pd.DataFrame:
     - ``mean_points`` = mean of its ``hands.deltas`` entry per hand.
     """
     runs = as_runs(runs)
-    units = _seat_sums(runs, by)
     keys = [*GROUP, *_by_cols(by)]
-    df = _collapse(units, keys, _SEAT_COUNTS, _SEAT_RATES, {"mean_points": ("points", "hands")})
+    df = _collapse_table(
+        runs,
+        _seat_units(runs, by),
+        keys,
+        _SEAT_COUNTS,
+        _SEAT_RATES,
+        {"mean_points": ("points", "hands")},
+    )
     return _finish(runs, df)
 
 
@@ -667,12 +768,20 @@ def position_advantage(runs) -> pd.DataFrame:
     the dealer advantage is position 0.
     """
     runs = as_runs(runs)
-    u = _seat_sums(runs, "position")
-    tot = u.groupby([*GROUP, "run_id", "match"], sort=False)["points"].transform("sum")
-    n = u.groupby([*GROUP, "run_id", "match"], sort=False)["position"].transform("nunique")
-    u = u.assign(adv_y=u["points"] - (tot - u["points"]) / (n - 1).clip(lower=1))
+
+    def adv_y(u: pd.DataFrame) -> pd.DataFrame:  # tot, n: the match's points and positions
+        return u.assign(adv_y=u["points"] - (u["tot"] - u["points"]) / (u["n"] - 1).clip(lower=1))
+
     keys = [*GROUP, "position"]
-    df = _collapse(u, keys, ["hands", "points"], {}, {"advantage": ("adv_y", "hands")})
+    df = _collapse_table(
+        runs,
+        _seat_units(runs, "position"),
+        keys,
+        ["hands", "points"],
+        {},
+        {"advantage": ("adv_y", "hands")},
+        derive=adv_y,
+    )
     df["mixed"] = df["lineup"].map(lambda s: len(set(s.split(","))) > 1)
     dup = {(r.variant, r.config): r.duplicate for r in runs.runs}
     df["duplicate"] = [dup.get((v, c), False) for v, c in zip(df.variant, df.config, strict=True)]
