@@ -65,35 +65,22 @@ def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
     runs = as_runs(runs)
     con = runs.con
     hands, wins = runs.files("hands"), runs.files("wins")
-    seats = ", ".join(f"coalesce(sum(h.deltas[{i + 1}]), 0)::BIGINT AS seat{i}" for i in range(4))
-    # per (match, dealer): each seat's points summed (plain column sums, cheap); the
-    # positions after the dealer are these rotated by the dealer, in numpy below
-    by_dealer = con.execute(
+    # each position after the dealer summed per match in DuckDB (exact integer sums),
+    # so no row per hand or per dealer reaches pandas
+    pts = ", ".join(
+        f"coalesce(sum(CASE WHEN {p} < h.players "
+        f"THEN h.deltas[(h.dealer + {p}) % h.players + 1] ELSE 0 END), 0)::BIGINT AS pts{p}"
+        for p in range(4)
+    )
+    units = con.execute(
         f"""
-    SELECT h.run_id::VARCHAR AS run_id, h.match, h.dealer, max(h.players) AS players,
-           count(*) AS hands, count(*) FILTER (WHERE h.outcome = 'draw') AS draws,
+    SELECT h.run_id::VARCHAR AS run_id, h.match, count(*) AS hands, max(h.players) AS players,
+           count(*) FILTER (WHERE h.outcome = 'draw') AS draws,
            sum(list_sum(list_transform(h.deltas, lambda d: greatest(d, 0))))::BIGINT AS moved,
-           {seats}
+           {pts}
     FROM read_parquet($hands) h GROUP BY ALL ORDER BY ALL""",
         {"hands": hands},
     ).df()
-    n = by_dealer["players"].to_numpy()
-    d = by_dealer["dealer"].to_numpy().astype(int)
-    seat = by_dealer[[f"seat{i}" for i in range(4)]].to_numpy()
-    for p in range(4):
-        col = (d + p) % np.maximum(n, 1)
-        by_dealer[f"pts{p}"] = np.where(p < n, seat[np.arange(len(d)), col], 0)
-    units = (
-        by_dealer.groupby(["run_id", "match"], sort=False)
-        .agg(
-            hands=("hands", "sum"),
-            players=("players", "max"),
-            draws=("draws", "sum"),
-            moved=("moved", "sum"),
-            **{f"pts{p}": (f"pts{p}", "sum") for p in range(4)},
-        )
-        .reset_index()
-    )
     w = con.execute(
         """
     SELECT run_id::VARCHAR AS run_id, match, count(*) AS wins, sum(total)::BIGINT AS win_total,

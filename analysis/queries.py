@@ -608,7 +608,7 @@ def _seat_units(runs: Runs, by: str) -> str:
         if by in ("agent", "variant"):  # seats pooled: from the per-seat sums
             sums = ", ".join(f"sum({c})::BIGINT AS {c}" for c in _SEAT_COUNTS)
             runs._execute(
-                f"""CREATE TEMP TABLE {name} AS
+                f"""CREATE OR REPLACE TEMP TABLE {name} AS
                 SELECT {keys}, {sums}, min(rn) AS rn, NULL::BIGINT AS tot, NULL::BIGINT AS n
                 FROM {_seat_units(runs, "seat")} GROUP BY ALL""",
                 {},
@@ -616,7 +616,7 @@ def _seat_units(runs: Runs, by: str) -> str:
         else:
             match = f"PARTITION BY {_G}, run_id, match"
             runs._execute(
-                f"""CREATE TEMP TABLE {name} AS
+                f"""CREATE OR REPLACE TEMP TABLE {name} AS
                 SELECT *, row_number() OVER (ORDER BY {keys}) AS rn,
                        sum(points) OVER ({match})::BIGINT AS tot,
                        count(*) OVER ({match}) AS n
@@ -901,7 +901,7 @@ def pattern_frequencies(runs) -> pd.DataFrame:
             seen.add(pat)
     long = pd.DataFrame(rows, columns=[*GROUP, "run_id", "match", "pattern", "added", "with"])
     long = long.groupby([*GROUP, "run_id", "match", "pattern"], sort=False).sum().reset_index()
-    out = []
+    out, out2 = [], []
     for (v, cfg, lu, pat), g in long.groupby([*GROUP, "pattern"], sort=False):
         u = units[(units.variant == v) & (units.config == cfg) & (units.lineup == lu)]
         g = (
@@ -921,15 +921,16 @@ def pattern_frequencies(runs) -> pd.DataFrame:
                 "added": g["added"].to_numpy(),
             }
         )
-        out.append(base)
+        # one pattern's matches at a time: never every pattern × every match at once
+        out.append(rate_estimates(base, [*GROUP, "pattern"], {"per_win": ("with_", "wins")}))
+        out2.append(
+            estimates(
+                base, [*GROUP, "pattern"], {"contribution": ("added", "points")}, clip=(0.0, 1.0)
+            )
+        )
     if out:
-        allu = pd.concat(out, ignore_index=True)
-        est = rate_estimates(allu, [*GROUP, "pattern"], {"per_win": ("with_", "wins")}).drop(
-            columns="matches"
-        )
-        est2 = estimates(
-            allu, [*GROUP, "pattern"], {"contribution": ("added", "points")}, clip=(0.0, 1.0)
-        )
+        est = pd.concat(out, ignore_index=True).drop(columns="matches")
+        est2 = pd.concat(out2, ignore_index=True)
         df = df.merge(est, on=[*GROUP, "pattern"], how="left").merge(
             est2, on=[*GROUP, "pattern"], how="left"
         )
@@ -1203,7 +1204,8 @@ def _sparse_estimates(
     with a non-zero ``value``: every match of the group (``units``) counts, the missing
     ones as 0. ``specs``: name → (numerator column, denominator column in ``units``,
     clip)."""
-    frames = []
+    parts = []
+    cols = [*GROUP, key]
     ucols = ["run_id", "match"]
     ugroups = {k: u for k, u in units.groupby(list(GROUP), sort=False)}
     for (v, cfg, lu, k), g in long.groupby([*GROUP, key], sort=False):
@@ -1212,16 +1214,14 @@ def _sparse_estimates(
         f = u.drop(columns=ucols).copy()
         f[key] = k
         f[value] = y.to_numpy(float)
-        frames.append(f)
-    cols = [*GROUP, key]
-    if not frames:
+        out = None  # one key's matches at a time: never every key × every match at once
+        for name, (yc, xc, bounds) in specs.items():
+            e = estimates(f, cols, {name: (yc, xc)}, clip=bounds)
+            out = e if out is None else out.merge(e.drop(columns="matches"), on=cols)
+        parts.append(out)
+    if not parts:
         return pd.DataFrame(columns=cols)
-    allu = pd.concat(frames, ignore_index=True)
-    out = None
-    for name, (yc, xc, bounds) in specs.items():
-        e = estimates(allu, cols, {name: (yc, xc)}, clip=bounds)
-        out = e if out is None else out.merge(e.drop(columns="matches"), on=cols)
-    return out
+    return pd.concat(parts, ignore_index=True)
 
 
 def compare(runs) -> pd.DataFrame:
