@@ -182,19 +182,30 @@ def _deals(a: Runs, b: Runs, matches: Sequence[int]) -> dict[str, int]:
     runs' files by (match, rotation, hand) and returns only the counts."""
     side = """SELECT match, rotation, hand, hash(wall) AS w, len(wall) AS n,
                      CASE WHEN hand = 0 AND rotation = 0 THEN hash(list_sort(wall)) END AS t
-              FROM read_parquet({}) WHERE wall IS NOT NULL AND match IN (SELECT unnest($m))"""
-    df = a.sql(
-        f"""
+              FROM read_parquet({}) WHERE wall IS NOT NULL AND match BETWEEN $lo AND $hi
+                   AND match IN (SELECT unnest($m))"""
+    query = f"""
     WITH a AS ({side.format("$hands")}), b AS ({side.format("$other")})
     SELECT count(*) AS shared, count(*) FILTER (WHERE a.w = b.w) AS same,
            count(a.t) AS firsts, count(a.t) FILTER (WHERE a.w = b.w) AS first_same,
            count(a.t) FILTER (WHERE a.t = b.t) AS first_tiles,
            coalesce(max(a.n), 0) AS tiles_a, coalesce(max(b.n), 0) AS tiles_b
-    FROM a JOIN b USING (match, rotation, hand)""",
-        other=b.files("hands"),
-        m=[int(x) for x in matches],
-    )
-    return {k: int(v) for k, v in df.iloc[0].items()}
+    FROM a JOIN b USING (match, rotation, hand)"""
+    # a block of matches at a time: the join holds one block's hands, not the run's,
+    # and each block reads only the row groups its match range can be in
+    got = dict.fromkeys(("shared", "same", "firsts", "first_same", "first_tiles"), 0)
+    got.update(tiles_a=0, tiles_b=0)
+    ms = sorted(int(x) for x in matches)
+    for i in range(0, len(ms), DEAL_BLOCK):
+        block = ms[i : i + DEAL_BLOCK]
+        df = a.sql(query, other=b.files("hands"), m=block, lo=block[0], hi=block[-1])
+        for k, v in df.iloc[0].items():
+            got[k] = max(got[k], int(v)) if k.startswith("tiles_") else got[k] + int(v)
+    return got
+
+
+DEAL_BLOCK = 20_000
+"""Matches whose walls :func:`_deals` compares in one DuckDB join."""
 
 
 def _why_apart(a: Runs, b: Runs) -> str:

@@ -134,7 +134,11 @@ def run(quick: bool = False, sizes: tuple[int, ...] = (10, 50)) -> dict:
     The targets are read at 1,000,000 hands; the peak RSS at every size shows whether
     memory grows with the hands."""
     load = os.getloadavg()[0]
-    got = [_measure(t) for t in ((1,) if quick else sizes)]
+    return section([_measure(t) for t in ((1,) if quick else sizes)], load, quick)
+
+
+def section(got: list[dict], load: float, quick: bool = False) -> dict:
+    """The section and figures of :func:`run` from its measurements (``_measure``'s)."""
     rows = []
     for g in got:
         for cmd, what in (

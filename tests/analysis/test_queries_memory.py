@@ -72,3 +72,17 @@ def test_the_figures_are_the_same_under_a_tiny_memory_limit(monkeypatch):
     monkeypatch.setattr(queries, "MEMORY_LIMIT", "48MB")
     for a, b in zip(default, figures(), strict=True):
         pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_walls_compared_a_block_of_matches_at_a_time_count_as_one_join(monkeypatch):
+    from analysis import compare
+
+    pair = [
+        data_dir() / "expert" / "skill-yuxi-expert",
+        data_dir() / "expert" / "skill-yuxi-strategic",
+    ]
+    cols = ["pairing", "pairing_note", "hands_same_walls", "hands_shared", "diff", "p"]
+    whole = compare.paired_comparison(pair)[cols]
+    assert (whole["pairing"] == "match").all()
+    monkeypatch.setattr(compare, "DEAL_BLOCK", 1)  # one match a join
+    pd.testing.assert_frame_equal(compare.paired_comparison(pair)[cols], whole, check_exact=True)
