@@ -278,6 +278,11 @@ def _connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
+LARGER_LIMITS = ("1GB", "4GB")
+"""The limits a query DuckDB cannot fit under :data:`MEMORY_LIMIT` is tried again with,
+in turn, then DuckDB's own default (80 % of the machine's memory)."""
+
+
 class Runs:
     """A set of run directories, queried together through one DuckDB connection.
 
@@ -369,6 +374,7 @@ class Runs:
         self._checked: dict[str, list[str]] = {}
         self.runs = runs
         self.con = _connect()
+        self._limit_step = 0
         self.con.register("runs", self.info()[["run_id", "config"]])
         self.con.execute("CREATE TEMP TABLE lineups (run_id VARCHAR, agents VARCHAR[])")
         if self.lineups:
@@ -429,6 +435,14 @@ class Runs:
         are there to join."""
         return self._in_run_order(self._execute(query, params).df())
 
+    def _raise_limit(self) -> None:
+        """DuckDB's memory limit one step up :data:`LARGER_LIMITS`, then its default."""
+        if self._limit_step < len(LARGER_LIMITS):
+            self.con.execute("SET memory_limit = $m", {"m": LARGER_LIMITS[self._limit_step]})
+        else:
+            self.con.execute("RESET memory_limit")
+        self._limit_step += 1
+
     def _execute(self, query: str, params: dict[str, Any]) -> duckdb.DuckDBPyConnection:
         """``query`` run with the file lists bound (:meth:`sql`), its result not fetched
         (a ``CREATE TEMP TABLE`` keeps it in DuckDB, under :data:`MEMORY_LIMIT`)."""
@@ -436,7 +450,14 @@ class Runs:
             if f"${t}" in query:
                 params.setdefault(t, self.files(t))
         try:
-            return self.con.execute(query, params)
+            while True:
+                try:
+                    return self.con.execute(query, params)
+                except duckdb.OutOfMemoryException:
+                    # an operator that cannot spill: a larger limit rather than no answer
+                    if self._limit_step > len(LARGER_LIMITS):
+                        raise
+                    self._raise_limit()
         except duckdb.Error as e:  # a damaged file its manifest vouches for, say
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise LogError(

@@ -57,8 +57,7 @@ def test_seat_figures_one_key_at_a_time_are_those_of_the_whole_table(runs, by):
 
 
 def test_the_figures_are_the_same_under_a_tiny_memory_limit(monkeypatch):
-    def figures():
-        r = queries.Runs(RUNS)
+    def figures(r):
         return [
             queries.seat_stats(r, "agent"),
             queries.dealer_advantage(r),
@@ -68,10 +67,14 @@ def test_the_figures_are_the_same_under_a_tiny_memory_limit(monkeypatch):
             balance.skill_share(r),
         ]
 
-    default = figures()
-    monkeypatch.setattr(queries, "MEMORY_LIMIT", "48MB")
-    for a, b in zip(default, figures(), strict=True):
+    default = figures(queries.Runs(RUNS))
+    monkeypatch.setattr(queries, "MEMORY_LIMIT", "16MB")  # too small for some queries
+    tiny = queries.Runs(RUNS)
+    for a, b in zip(default, figures(tiny), strict=True):
         pd.testing.assert_frame_equal(a, b, check_exact=True)
+    # what did not fit was run again under a larger limit, not refused
+    assert tiny._limit_step > 0
+    assert _setting(tiny, "memory_limit") != "15.2 MiB"
 
 
 def test_walls_compared_a_block_of_matches_at_a_time_count_as_one_join(monkeypatch):
