@@ -83,19 +83,24 @@ def _groups(runs):
     if "totals_table" not in cache:
         runs._execute(
             f"""CREATE OR REPLACE TEMP TABLE seat_totals AS
-            SELECT *, dense_rank() OVER (ORDER BY run_id)::INT AS run,
-                   row_number() OVER (ORDER BY run_id, match, rotation) AS rn
-            FROM ({_TOTALS.replace("ORDER BY ALL", "")})""",
+            SELECT t.*, k.run FROM ({_TOTALS.replace("ORDER BY ALL", "")}) t
+            JOIN (SELECT run_id, (row_number() OVER (ORDER BY run_id))::INT AS run
+                  FROM runs) k USING (run_id)""",
             {},
         )
         cache["totals_table"] = "seat_totals"
-    keys = runs.sql(f"SELECT {_G} FROM seat_totals GROUP BY ALL ORDER BY min(rn)")
+    # groups in their first row's order, rows by run, match and rotation (no window
+    # over every row: DuckDB cannot spill one)
+    keys = runs.sql(
+        f"SELECT {_G} FROM seat_totals GROUP BY ALL "
+        "ORDER BY min(struct_pack(r := run_id, m := match, t := rotation))"
+    )
     where = " AND ".join(f"{c} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(GROUP, 1))
 
     def fetch(key):
         w = runs.con.execute(
             f"""SELECT run AS run_id, match, rotation, players, hands, s0, s1, s2, s3
-            FROM seat_totals WHERE {where} ORDER BY rn""",
+            FROM seat_totals WHERE {where} ORDER BY run_id, match, rotation""",
             list(key),
         ).df()
         parts = []

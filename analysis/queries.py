@@ -606,7 +606,10 @@ def _by_cols(by: str) -> list[str]:
 
 def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
     """Per group, ``by`` key and match: the seat sums (the rows of :func:`_seat_units`)."""
-    return runs.sql(f"SELECT * EXCLUDE (rn, tot, n) FROM {_seat_units(runs, by)} ORDER BY rn")
+    t, by_keys = _seat_units(runs, by), "".join(f", {_q(c)}" for c in _by_cols(by))
+    return runs.sql(
+        f"SELECT * EXCLUDE (first, tot, n) FROM {t} ORDER BY {_G}, first{by_keys}, run_id, match"
+    )
 
 
 def _q(col: str) -> str:
@@ -617,9 +620,12 @@ def _seat_units(runs: Runs, by: str) -> str:
     """The DuckDB temp table of the seat sums per group, ``by`` key and match: the
     per-match rows every seat figure's interval needs stay in DuckDB (which spills
     them past :data:`MEMORY_LIMIT`) and are fetched one key at a time
-    (:func:`_collapse_table`). ``rn`` is the row's place in the query's order, ``tot``
-    and ``n`` the points and positions of its match (``position`` only). Made once per
-    ``runs``: the dealer and position tables share it."""
+    (:func:`_collapse_table`). ``first`` is the first seat a pooled row (``agent``,
+    ``variant``) sums, 0 otherwise: with the keys and then ``run_id`` and ``match`` it
+    orders the rows as pandas' first-appearance order of the seat table did (no window
+    over every row: DuckDB cannot spill one). ``tot`` and ``n`` are the points and
+    positions of the row's match (``position`` only). Made once per ``runs``: the
+    dealer and position tables share it."""
     if by not in _SEAT_BY:
         raise ValueError(f"by must be one of {', '.join(_SEAT_BY)}, not {by!r}")
     cache = runs.__dict__.setdefault("_cache", {})
@@ -630,17 +636,24 @@ def _seat_units(runs: Runs, by: str) -> str:
             sums = ", ".join(f"sum({c})::BIGINT AS {c}" for c in _SEAT_COUNTS)
             runs._execute(
                 f"""CREATE OR REPLACE TEMP TABLE {name} AS
-                SELECT {keys}, {sums}, min(rn) AS rn, NULL::BIGINT AS tot, NULL::BIGINT AS n
+                SELECT {keys}, {sums}, min(seat)::INT AS first, NULL::BIGINT AS tot,
+                       NULL::BIGINT AS n
                 FROM {_seat_units(runs, "seat")} GROUP BY ALL""",
                 {},
             )
-        else:
-            match = f"PARTITION BY {_G}, run_id, match"
+        elif by == "position":  # with its match's points and positions (a join: spills)
             runs._execute(
                 f"""CREATE OR REPLACE TEMP TABLE {name} AS
-                SELECT *, row_number() OVER (ORDER BY {keys}) AS rn,
-                       sum(points) OVER ({match})::BIGINT AS tot,
-                       count(*) OVER ({match}) AS n
+                WITH u AS ({_seat_sums_query(by)})
+                SELECT u.*, 0 AS first, m.tot, m.n FROM u JOIN (
+                    SELECT {_G}, run_id, match, sum(points)::BIGINT AS tot, count(*) AS n
+                    FROM u GROUP BY ALL) m USING ({_G}, run_id, match)""",
+                {},
+            )
+        else:
+            runs._execute(
+                f"""CREATE OR REPLACE TEMP TABLE {name} AS
+                SELECT *, 0 AS first, NULL::BIGINT AS tot, NULL::BIGINT AS n
                 FROM ({_seat_sums_query(by)})""",
                 {},
             )
@@ -693,8 +706,8 @@ def _collapse_table(
     means: dict[str, tuple[str, str | None]],
     derive: Any = None,
 ) -> pd.DataFrame:
-    """:func:`_collapse` of the unit rows in the DuckDB table ``table`` (ordered by its
-    ``rn``): the sums by DuckDB, each key's intervals from its own rows alone, fetched
+    """:func:`_collapse` of the unit rows in the DuckDB table ``table`` (of
+    :func:`_seat_units`, in its order): the sums by DuckDB, each key's intervals from its own rows alone, fetched
     one key at a time, so no more than one key's matches is ever held here.
     ``derive(rows)`` adds columns a spec needs to one key's rows. The same figures, in
     the same order, as :func:`_collapse` of the whole table."""
@@ -702,14 +715,16 @@ def _collapse_table(
     sums = runs.sql(
         f"SELECT {k}, "
         + ", ".join(f"sum({_q(c)})::BIGINT AS {_q(c)}" for c in counts)
-        + f" FROM {table} GROUP BY ALL ORDER BY min(rn)"
+        + f" FROM {table} GROUP BY ALL ORDER BY {_G}, min(first)"
+        + "".join(f", {_q(c)}" for c in keys[len(GROUP) :])
     )
     need = list(dict.fromkeys([*counts, "tot", "n"]))
     where = " AND ".join(f"{_q(c)} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(keys, 1))
     parts: list[pd.DataFrame] = []
     for key in sums[keys].itertuples(index=False):
         g = runs.con.execute(
-            f"SELECT {', '.join(_q(c) for c in need)} FROM {table} WHERE {where} ORDER BY rn",
+            f"SELECT {', '.join(_q(c) for c in need)} FROM {table} WHERE {where} "
+            "ORDER BY first, run_id, match",
             [None if pd.isna(v) else v.item() if hasattr(v, "item") else v for v in key],
         ).df()
         if derive is not None:
