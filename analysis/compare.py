@@ -204,7 +204,7 @@ def _deals(a: Runs, b: Runs, matches: Sequence[int]) -> dict[str, int]:
     return got
 
 
-DEAL_BLOCK = 20_000
+DEAL_BLOCK = 50_000
 """Matches whose walls :func:`_deals` compares in one DuckDB join."""
 
 
