@@ -375,6 +375,8 @@ class Runs:
         self.runs = runs
         self.con = _connect()
         self._limit_step = 0
+        self.raised = 0
+        """How many times a query was run again under a larger DuckDB limit."""
         self.con.register("runs", self.info()[["run_id", "config"]])
         self.con.execute("CREATE TEMP TABLE lineups (run_id VARCHAR, agents VARCHAR[])")
         if self.lineups:
@@ -442,6 +444,7 @@ class Runs:
         else:
             self.con.execute("RESET memory_limit")
         self._limit_step += 1
+        self.raised += 1
 
     def _execute(self, query: str, params: dict[str, Any]) -> duckdb.DuckDBPyConnection:
         """``query`` run with the file lists bound (:meth:`sql`), its result not fetched
@@ -449,6 +452,9 @@ class Runs:
         for t in ("hands", "wins", "transfers", "events"):
             if f"${t}" in query:
                 params.setdefault(t, self.files(t))
+        if self._limit_step:  # a larger limit was for one query: back under the usual one
+            self.con.execute("SET memory_limit = $m", {"m": MEMORY_LIMIT})
+            self._limit_step = 0
         try:
             while True:
                 try:
