@@ -36,6 +36,11 @@ __all__ = ["BOOTSTRAP", "skill_share", "skill_share_difference", "swing"]
 BOOTSTRAP = 999
 """Bootstrap resamples (percentile intervals, seeded: the same runs give the same CI)."""
 
+BATCH = 1_000_000
+"""Resampled indices drawn at once by a vectorised bootstrap (resamples × matches): its
+working memory is a few times 8 bytes × this, whatever the run's size. The draws are
+one stream however they are batched, so the interval does not depend on it."""
+
 _SEATS = ", ".join(f"sum(deltas[{i + 1}])::BIGINT AS s{i}" for i in range(4))
 _TOTALS = f"""
 WITH {_HANDS}
@@ -68,6 +73,52 @@ def _totals(runs):
     return runs, cache["totals"]
 
 
+def _groups(runs):
+    """(runs, [(group key, its seat match totals)]): the rows :func:`_totals` gives one
+    group, numbers only (``run_id`` a code in the runs' sort order), each group's
+    fetched from a DuckDB temp table only when the caller reaches it, so one group's
+    seat-matches are held at a time, not every group's with their labels."""
+    runs = as_runs(runs)
+    cache = runs.__dict__.setdefault("_cache", {})
+    if "totals_table" not in cache:
+        runs._execute(
+            f"""CREATE OR REPLACE TEMP TABLE seat_totals AS
+            SELECT t.*, k.run FROM ({_TOTALS.replace("ORDER BY ALL", "")}) t
+            JOIN (SELECT run_id, (row_number() OVER (ORDER BY run_id))::INT AS run
+                  FROM runs) k USING (run_id)""",
+            {},
+        )
+        cache["totals_table"] = "seat_totals"
+    # groups in their first row's order, rows by run, match and rotation (no window
+    # over every row: DuckDB cannot spill one)
+    keys = runs.sql(
+        f"SELECT {_G} FROM seat_totals GROUP BY ALL "
+        "ORDER BY min(struct_pack(r := run_id, m := match, t := rotation))"
+    )
+    where = " AND ".join(f"{c} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(GROUP, 1))
+
+    def fetch(key):
+        w = runs.con.execute(
+            f"""SELECT run AS run_id, match, rotation, players, hands, s0, s1, s2, s3
+            FROM seat_totals WHERE {where} ORDER BY run_id, match, rotation""",
+            list(key),
+        ).df()
+        parts = []
+        for i in range(4):
+            part = w[w["players"] > i][
+                ["run_id", "match", "rotation", "players", "hands", f"s{i}"]
+            ].rename(columns={f"s{i}": "total"})
+            part["seat"] = i
+            parts.append(part)
+        t = pd.concat(parts, ignore_index=True).sort_values(
+            ["run_id", "match", "rotation", "seat"], kind="stable"
+        )
+        t["spec"] = (t["seat"] - t["rotation"]) % t["players"]
+        return t.reset_index(drop=True)
+
+    return runs, ((tuple(k), fetch(k)) for k in keys.itertuples(index=False))
+
+
 def _boot(
     data: tuple[np.ndarray, ...], stat, seed: int = 0, vectorized: bool = False
 ) -> tuple[float, float]:
@@ -81,7 +132,7 @@ def _boot(
         paired=True,
         method="percentile",
         rng=np.random.default_rng(seed),
-        batch=max(1, 5_000_000 // len(data[0])) if vectorized else None,
+        batch=max(1, BATCH // len(data[0])) if vectorized else None,
     )
     return float(r.confidence_interval.low), float(r.confidence_interval.high)
 
@@ -90,11 +141,12 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
     """Per group: a seat's match total (points over one match's hands): ``sd`` with a
     bootstrap 95% CI (``sd_lo``, ``sd_hi``; matches resampled), ``mean_abs``, the
     quantiles ``p5`` … ``p95``, ``matches``, ``hands_per_match`` (mean)."""
-    runs, t = _totals(runs)
+    runs, groups = _groups(runs)
     rows = []
-    for key, g in t.groupby(list(GROUP), sort=False):
+    for key, g in groups:
+        # integer sums (exact, as the float sums of these integers are)
         per = (
-            g.assign(sq=g["total"].astype(float) ** 2, one=1.0)
+            g.assign(sq=g["total"].astype("int64") ** 2, one=1)
             .groupby(["run_id", "match"], sort=False)[["total", "sq", "one"]]
             .sum()
         )
@@ -170,10 +222,10 @@ def skill_share(runs) -> pd.DataFrame:
     Groups that are not duplicate play get NaN: there the agents' seats and walls are
     confounded. The unit is the agent's place in the line-up as given (two ``greedy``
     are two places)."""
-    runs, t = _totals(runs)
+    runs, groups = _groups(runs)
     dup = {(r.variant, r.config): r.duplicate for r in runs.runs}
     rows = []
-    for key, g in t.groupby(list(GROUP), sort=False):
+    for key, g in groups:
         row = {**dict(zip(GROUP, key, strict=True)), "duplicate": dup.get(key[:2], False)}
         k = int(g["spec"].max()) + 1
         m_index = pd.MultiIndex.from_frame(g[["run_id", "match"]].drop_duplicates())

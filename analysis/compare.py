@@ -66,35 +66,22 @@ def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
     runs = as_runs(runs)
     con = runs.con
     hands, wins = runs.files("hands"), runs.files("wins")
-    seats = ", ".join(f"coalesce(sum(h.deltas[{i + 1}]), 0)::BIGINT AS seat{i}" for i in range(4))
-    # per (match, dealer): each seat's points summed (plain column sums, cheap); the
-    # positions after the dealer are these rotated by the dealer, in numpy below
-    by_dealer = con.execute(
+    # each position after the dealer summed per match in DuckDB (exact integer sums),
+    # so no row per hand or per dealer reaches pandas
+    pts = ", ".join(
+        f"coalesce(sum(CASE WHEN {p} < h.players "
+        f"THEN h.deltas[(h.dealer + {p}) % h.players + 1] ELSE 0 END), 0)::BIGINT AS pts{p}"
+        for p in range(4)
+    )
+    units = con.execute(
         f"""
-    SELECT h.run_id::VARCHAR AS run_id, h.match, h.dealer, max(h.players) AS players,
-           count(*) AS hands, count(*) FILTER (WHERE h.outcome = 'draw') AS draws,
+    SELECT h.run_id::VARCHAR AS run_id, h.match, count(*) AS hands, max(h.players) AS players,
+           count(*) FILTER (WHERE h.outcome = 'draw') AS draws,
            sum(list_sum(list_transform(h.deltas, lambda d: greatest(d, 0))))::BIGINT AS moved,
-           {seats}
+           {pts}
     FROM read_parquet($hands) h GROUP BY ALL ORDER BY ALL""",
         {"hands": hands},
     ).df()
-    n = by_dealer["players"].to_numpy()
-    d = by_dealer["dealer"].to_numpy().astype(int)
-    seat = by_dealer[[f"seat{i}" for i in range(4)]].to_numpy()
-    for p in range(4):
-        col = (d + p) % np.maximum(n, 1)
-        by_dealer[f"pts{p}"] = np.where(p < n, seat[np.arange(len(d)), col], 0)
-    units = (
-        by_dealer.groupby(["run_id", "match"], sort=False)
-        .agg(
-            hands=("hands", "sum"),
-            players=("players", "max"),
-            draws=("draws", "sum"),
-            moved=("moved", "sum"),
-            **{f"pts{p}": (f"pts{p}", "sum") for p in range(4)},
-        )
-        .reset_index()
-    )
     w = con.execute(
         """
     SELECT run_id::VARCHAR AS run_id, match, count(*) AS wins, sum(total)::BIGINT AS win_total,
@@ -196,19 +183,31 @@ def _deals(a: Runs, b: Runs, matches: Sequence[int]) -> dict[str, int]:
     runs' files by (match, rotation, hand) and returns only the counts."""
     side = """SELECT match, rotation, hand, hash(wall) AS w, len(wall) AS n,
                      CASE WHEN hand = 0 AND rotation = 0 THEN hash(list_sort(wall)) END AS t
-              FROM read_parquet({}) WHERE wall IS NOT NULL AND match IN (SELECT unnest($m))"""
-    df = a.sql(
-        f"""
+              FROM read_parquet({}) WHERE wall IS NOT NULL AND match BETWEEN $lo AND $hi
+                   AND match IN (SELECT unnest($m))"""
+    query = f"""
     WITH a AS ({side.format("$hands")}), b AS ({side.format("$other")})
     SELECT count(*) AS shared, count(*) FILTER (WHERE a.w = b.w) AS same,
            count(a.t) AS firsts, count(a.t) FILTER (WHERE a.w = b.w) AS first_same,
            count(a.t) FILTER (WHERE a.t = b.t) AS first_tiles,
            coalesce(max(a.n), 0) AS tiles_a, coalesce(max(b.n), 0) AS tiles_b
-    FROM a JOIN b USING (match, rotation, hand)""",
-        other=b.files("hands"),
-        m=[int(x) for x in matches],
-    )
-    return {str(k): int(v) for k, v in df.iloc[0].items()}
+    FROM a JOIN b USING (match, rotation, hand)"""
+    # a block of matches at a time: the join holds one block's hands, not the run's,
+    # and each block reads only the row groups its match range can be in
+    got = dict.fromkeys(("shared", "same", "firsts", "first_same", "first_tiles"), 0)
+    got.update(tiles_a=0, tiles_b=0)
+    ms = sorted(int(x) for x in matches)
+    for i in range(0, len(ms), DEAL_BLOCK):
+        block = ms[i : i + DEAL_BLOCK]
+        df = a.sql(query, other=b.files("hands"), m=block, lo=block[0], hi=block[-1])
+        for k, v in df.iloc[0].items():
+            name = str(k)
+            got[name] = max(got[name], int(v)) if name.startswith("tiles_") else got[name] + int(v)
+    return got
+
+
+DEAL_BLOCK = 50_000
+"""Matches whose walls :func:`_deals` compares in one DuckDB join."""
 
 
 def _why_apart(a: Runs, b: Runs) -> str:

@@ -31,6 +31,9 @@ True
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -278,6 +281,34 @@ def _same_content(a: RunFiles, b: RunFiles) -> None:
         )
 
 
+MEMORY_LIMIT = os.environ.get("MJLOG_DUCKDB_MEMORY", "256MB")
+"""DuckDB's memory limit per :class:`Runs` (``$MJLOG_DUCKDB_MEMORY``, DuckDB's units). By
+default DuckDB takes 80 % of the machine, and a join or grouping over every hand of a
+10M-hand run (the seat table, the walls of a paired comparison) grew with the run;
+under the limit DuckDB spills those to a temporary folder of its own instead."""
+
+
+def _connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB under :data:`MEMORY_LIMIT`, spilling to a temporary folder
+    removed with the connection's owner (never DuckDB's default ``.tmp`` in the
+    current folder)."""
+    con = duckdb.connect()
+    try:  # a library prints nothing (in Jupyter DuckDB draws no bar without ipywidgets)
+        con.execute("SET enable_progress_bar = false")
+    except duckdb.Error:
+        pass
+    spill = tempfile.mkdtemp(prefix="mjlog-duckdb-")
+    weakref.finalize(con, shutil.rmtree, spill, ignore_errors=True)
+    con.execute("SET temp_directory = $d", {"d": spill})
+    con.execute("SET memory_limit = $m", {"m": MEMORY_LIMIT})
+    return con
+
+
+LARGER_LIMITS = ("1GB", "4GB")
+"""The limits a query DuckDB cannot fit under :data:`MEMORY_LIMIT` is tried again with,
+in turn, then DuckDB's own default (80 % of the machine's memory)."""
+
+
 class Runs:
     """A set of run directories, queried together through one DuckDB connection.
 
@@ -369,11 +400,10 @@ class Runs:
                     raise LogError(f"{rf.manifest_path}: the manifest lists no {t} files")
         self._checked: dict[str, list[str]] = {}
         self.runs = runs
-        self.con = duckdb.connect()
-        try:  # a library prints nothing (in Jupyter DuckDB draws no bar without ipywidgets)
-            self.con.execute("SET enable_progress_bar = false")
-        except duckdb.Error:
-            pass
+        self.con = _connect()
+        self._limit_step = 0
+        self.raised = 0
+        """How many times a query was run again under a larger DuckDB limit."""
         self.con.register("runs", self.info()[["run_id", "config"]])
         self.con.execute("CREATE TEMP TABLE lineups (run_id VARCHAR, agents VARCHAR[])")
         if self.lineups:
@@ -432,17 +462,40 @@ class Runs:
         The views ``runs`` (run_id, config), ``reasons`` (reason, category) and
         ``lineups`` (run_id, agents: :attr:`lineups`; :data:`SEAT_AGENTS` reads it)
         are there to join."""
+        return self._in_run_order(self._execute(query, params).df())
+
+    def _raise_limit(self) -> None:
+        """DuckDB's memory limit one step up :data:`LARGER_LIMITS`, then its default."""
+        if self._limit_step < len(LARGER_LIMITS):
+            self.con.execute("SET memory_limit = $m", {"m": LARGER_LIMITS[self._limit_step]})
+        else:
+            self.con.execute("RESET memory_limit")
+        self._limit_step += 1
+        self.raised += 1
+
+    def _execute(self, query: str, params: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+        """``query`` run with the file lists bound (:meth:`sql`), its result not fetched
+        (a ``CREATE TEMP TABLE`` keeps it in DuckDB, under :data:`MEMORY_LIMIT`)."""
         for t in ("hands", "wins", "transfers", "events"):
             if f"${t}" in query:
                 params.setdefault(t, self.files(t))
+        if self._limit_step:  # a larger limit was for one query: back under the usual one
+            self.con.execute("SET memory_limit = $m", {"m": MEMORY_LIMIT})
+            self._limit_step = 0
         try:
-            df = self.con.execute(query, params).df()
+            while True:
+                try:
+                    return self.con.execute(query, params)
+                except duckdb.OutOfMemoryException:
+                    # an operator that cannot spill: a larger limit rather than no answer
+                    if self._limit_step > len(LARGER_LIMITS):
+                        raise
+                    self._raise_limit()
         except duckdb.Error as e:  # a damaged file its manifest vouches for, say
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise LogError(
                 f"DuckDB could not run the query over the runs' Parquet files: {clip(first)}"
             ) from None
-        return self._in_run_order(df)
 
     def rule_columns(self) -> pd.DataFrame:
         """One row per (variant, config): a typed column per rule key any run changed
@@ -584,25 +637,87 @@ _SEAT_BY = {
 """``seat_stats(by=...)`` → the columns grouped on besides :data:`GROUP`."""
 
 
+_SEAT_COUNTS = [
+    "hands",
+    "hands_won",
+    "wins",
+    "self_draws",
+    "hands_dealt_in",
+    "deal_ins",
+    "points",
+    "points_sq",
+]
+_SEAT_RATES = {
+    "win_rate": ("hands_won", "hands"),
+    "self_draw_share": ("self_draws", "wins"),
+    "deal_in_rate": ("hands_dealt_in", "hands"),
+}
+
+
+def _by_cols(by: str) -> list[str]:
+    return [c.strip().strip('"') for c in _SEAT_BY[by].split(",") if c.strip()]
+
+
 def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
-    """Per group, ``by`` key and match: the seat sums (kept on ``runs``: the dealer and
-    position tables share them)."""
+    """Per group, ``by`` key and match: the seat sums (the rows of :func:`_seat_units`)."""
+    t, by_keys = _seat_units(runs, by), "".join(f", {_q(c)}" for c in _by_cols(by))
+    return runs.sql(
+        f"SELECT * EXCLUDE (first, tot, n) FROM {t} ORDER BY {_G}, first{by_keys}, run_id, match"
+    )
+
+
+def _q(col: str) -> str:
+    return f'"{col}"'
+
+
+def _seat_units(runs: Runs, by: str) -> str:
+    """The DuckDB temp table of the seat sums per group, ``by`` key and match: the
+    per-match rows every seat figure's interval needs stay in DuckDB (which spills
+    them past :data:`MEMORY_LIMIT`) and are fetched one key at a time
+    (:func:`_collapse_table`). ``first`` is the first seat a pooled row (``agent``,
+    ``variant``) sums, 0 otherwise: with the keys and then ``run_id`` and ``match`` it
+    orders the rows as pandas' first-appearance order of the seat table did (no window
+    over every row: DuckDB cannot spill one). ``tot`` and ``n`` are the points and
+    positions of the row's match (``position`` only). Made once per ``runs``: the
+    dealer and position tables share it."""
     if by not in _SEAT_BY:
         raise ValueError(f"by must be one of {', '.join(_SEAT_BY)}, not {by!r}")
     cache = runs.__dict__.setdefault("_cache", {})
-    if ("seat_sums", by) not in cache:
-        if by in ("agent", "variant"):  # seats pooled: from the per-seat sums, no query
-            u = _seat_sums(runs, "seat")
-            keys = [*GROUP, *_by_cols(by), "run_id", "match"]
-            cache[("seat_sums", by)] = u.groupby(keys, sort=False)[_SEAT_COUNTS].sum().reset_index()
+    name = f"seat_units_{by}"
+    if name not in cache:
+        keys = ", ".join(_q(c) for c in (*GROUP, *_by_cols(by), "run_id", "match"))
+        if by in ("agent", "variant"):  # seats pooled: from the per-seat sums
+            sums = ", ".join(f"sum({c})::BIGINT AS {c}" for c in _SEAT_COUNTS)
+            runs._execute(
+                f"""CREATE OR REPLACE TEMP TABLE {name} AS
+                SELECT {keys}, {sums}, min(seat)::INT AS first, NULL::BIGINT AS tot,
+                       NULL::BIGINT AS n
+                FROM {_seat_units(runs, "seat")} GROUP BY ALL""",
+                {},
+            )
+        elif by == "position":  # with its match's points and positions (a join: spills)
+            runs._execute(
+                f"""CREATE OR REPLACE TEMP TABLE {name} AS
+                WITH u AS ({_seat_sums_query(by)})
+                SELECT u.*, 0 AS first, m.tot, m.n FROM u JOIN (
+                    SELECT {_G}, run_id, match, sum(points)::BIGINT AS tot, count(*) AS n
+                    FROM u GROUP BY ALL) m USING ({_G}, run_id, match)""",
+                {},
+            )
         else:
-            cache[("seat_sums", by)] = _seat_sums_query(runs, by)
-    return cache[("seat_sums", by)].copy()
+            runs._execute(
+                f"""CREATE OR REPLACE TEMP TABLE {name} AS
+                SELECT *, 0 AS first, NULL::BIGINT AS tot, NULL::BIGINT AS n
+                FROM ({_seat_sums_query(by)})""",
+                {},
+            )
+        cache[name] = name
+    return str(cache[name])
 
 
-def _seat_sums_query(runs: Runs, by: str) -> pd.DataFrame:
+def _seat_sums_query(by: str) -> str:
     extra = _SEAT_BY[by]
-    q = f"""
+    return f"""
     WITH {_HANDS},
     w AS (SELECT {_KEY}, seat, from_seat, method::VARCHAR AS method, win_order
           FROM read_parquet($wins)),
@@ -632,30 +747,54 @@ def _seat_sums_query(runs: Runs, by: str) -> pd.DataFrame:
            sum(n_dealin)::BIGINT AS deal_ins,
            sum(pts)::BIGINT AS points,
            sum(pts * pts)::BIGINT AS points_sq
-    FROM x GROUP BY ALL ORDER BY ALL
+    FROM x GROUP BY ALL
     """
-    return runs.sql(q)
 
 
-_SEAT_COUNTS = [
-    "hands",
-    "hands_won",
-    "wins",
-    "self_draws",
-    "hands_dealt_in",
-    "deal_ins",
-    "points",
-    "points_sq",
-]
-_SEAT_RATES = {
-    "win_rate": ("hands_won", "hands"),
-    "self_draw_share": ("self_draws", "wins"),
-    "deal_in_rate": ("hands_dealt_in", "hands"),
-}
-
-
-def _by_cols(by: str) -> list[str]:
-    return [c.strip().strip('"') for c in _SEAT_BY[by].split(",") if c.strip()]
+def _collapse_table(
+    runs: Runs,
+    table: str,
+    keys: list[str],
+    counts: list[str],
+    rates: dict[str, tuple[str, str]],
+    means: dict[str, tuple[str, str | None]],
+    derive: Any = None,
+) -> pd.DataFrame:
+    """:func:`_collapse` of the unit rows in the DuckDB table ``table`` (of
+    :func:`_seat_units`, in its order): the sums by DuckDB, each key's intervals from its own rows alone, fetched
+    one key at a time, so no more than one key's matches is ever held here.
+    ``derive(rows)`` adds columns a spec needs to one key's rows. The same figures, in
+    the same order, as :func:`_collapse` of the whole table."""
+    k = ", ".join(_q(c) for c in keys)
+    sums = runs.sql(
+        f"SELECT {k}, "
+        + ", ".join(f"sum({_q(c)})::BIGINT AS {_q(c)}" for c in counts)
+        + f" FROM {table} GROUP BY ALL ORDER BY {_G}, min(first)"
+        + "".join(f", {_q(c)}" for c in keys[len(GROUP) :])
+    )
+    need = list(dict.fromkeys([*counts, "tot", "n"]))
+    where = " AND ".join(f"{_q(c)} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(keys, 1))
+    parts: list[pd.DataFrame] = []
+    for key in sums[keys].itertuples(index=False):
+        g = runs.con.execute(
+            f"SELECT {', '.join(_q(c) for c in need)} FROM {table} WHERE {where} "
+            "ORDER BY first, run_id, match",
+            [None if pd.isna(v) else v.item() if hasattr(v, "item") else v for v in key],
+        ).df()
+        if derive is not None:
+            g = derive(g)
+        est: pd.DataFrame | None = None
+        if rates:
+            est = rate_estimates(g, [], rates)
+        if means:
+            e = estimates(g, [], means)
+            est = e if est is None else pd.concat([est, e.drop(columns="matches")], axis=1)
+        assert est is not None  # a collapse names one figure at least
+        parts.append(est)
+    if not parts:  # no units: the empty table's own columns, as _collapse names them
+        u = runs.sql(f"SELECT * FROM {table}")
+        return _collapse(derive(u) if derive else u, keys, counts, rates, means)
+    return pd.concat([sums, pd.concat(parts, ignore_index=True)], axis=1)
 
 
 def _collapse(
@@ -698,9 +837,15 @@ def seat_stats(runs, by: str = "seat") -> pd.DataFrame:
     - ``mean_points`` = mean of its ``hands.deltas`` entry per hand.
     """
     runs = as_runs(runs)
-    units = _seat_sums(runs, by)
     keys = [*GROUP, *_by_cols(by)]
-    df = _collapse(units, keys, _SEAT_COUNTS, _SEAT_RATES, {"mean_points": ("points", "hands")})
+    df = _collapse_table(
+        runs,
+        _seat_units(runs, by),
+        keys,
+        _SEAT_COUNTS,
+        _SEAT_RATES,
+        {"mean_points": ("points", "hands")},
+    )
     return _finish(runs, df)
 
 
@@ -717,12 +862,20 @@ def position_advantage(runs) -> pd.DataFrame:
     the dealer advantage is position 0.
     """
     runs = as_runs(runs)
-    u = _seat_sums(runs, "position")
-    tot = u.groupby([*GROUP, "run_id", "match"], sort=False)["points"].transform("sum")
-    n = u.groupby([*GROUP, "run_id", "match"], sort=False)["position"].transform("nunique")
-    u = u.assign(adv_y=u["points"] - (tot - u["points"]) / (n - 1).clip(lower=1))
+
+    def adv_y(u: pd.DataFrame) -> pd.DataFrame:  # tot, n: the match's points and positions
+        return u.assign(adv_y=u["points"] - (u["tot"] - u["points"]) / (u["n"] - 1).clip(lower=1))
+
     keys = [*GROUP, "position"]
-    df = _collapse(u, keys, ["hands", "points"], {}, {"advantage": ("adv_y", "hands")})
+    df = _collapse_table(
+        runs,
+        _seat_units(runs, "position"),
+        keys,
+        ["hands", "points"],
+        {},
+        {"advantage": ("adv_y", "hands")},
+        derive=adv_y,
+    )
     df["mixed"] = df["lineup"].map(lambda s: len(set(s.split(","))) > 1)
     dup = {(r.variant, r.config): r.duplicate for r in runs.runs}
     df["duplicate"] = [dup.get((v, c), False) for v, c in zip(df.variant, df.config, strict=True)]
@@ -842,7 +995,7 @@ def pattern_frequencies(runs) -> pd.DataFrame:
             seen.add(pat)
     long = pd.DataFrame(rows, columns=[*GROUP, "run_id", "match", "pattern", "added", "with"])
     long = long.groupby([*GROUP, "run_id", "match", "pattern"], sort=False).sum().reset_index()
-    out = []
+    out, out2 = [], []
     for (v, cfg, lu, pat), g in long.groupby([*GROUP, "pattern"], sort=False):
         u = units[(units.variant == v) & (units.config == cfg) & (units.lineup == lu)]
         g = (
@@ -862,15 +1015,16 @@ def pattern_frequencies(runs) -> pd.DataFrame:
                 "added": g["added"].to_numpy(),
             }
         )
-        out.append(base)
+        # one pattern's matches at a time: never every pattern × every match at once
+        out.append(rate_estimates(base, [*GROUP, "pattern"], {"per_win": ("with_", "wins")}))
+        out2.append(
+            estimates(
+                base, [*GROUP, "pattern"], {"contribution": ("added", "points")}, clip=(0.0, 1.0)
+            )
+        )
     if out:
-        allu = pd.concat(out, ignore_index=True)
-        est = rate_estimates(allu, [*GROUP, "pattern"], {"per_win": ("with_", "wins")}).drop(
-            columns="matches"
-        )
-        est2 = estimates(
-            allu, [*GROUP, "pattern"], {"contribution": ("added", "points")}, clip=(0.0, 1.0)
-        )
+        est = pd.concat(out, ignore_index=True).drop(columns="matches")
+        est2 = pd.concat(out2, ignore_index=True)
         df = df.merge(est, on=[*GROUP, "pattern"], how="left").merge(
             est2, on=[*GROUP, "pattern"], how="left"
         )
@@ -1148,7 +1302,8 @@ def _sparse_estimates(
     with a non-zero ``value``: every match of the group (``units``) counts, the missing
     ones as 0. ``specs``: name → (numerator column, denominator column in ``units``,
     clip)."""
-    frames = []
+    parts: list[pd.DataFrame] = []
+    cols = [*GROUP, key]
     ucols = ["run_id", "match"]
     ugroups = {k: u for k, u in units.groupby(list(GROUP), sort=False)}
     for (v, cfg, lu, k), g in long.groupby([*GROUP, key], sort=False):
@@ -1157,17 +1312,16 @@ def _sparse_estimates(
         f = u.drop(columns=ucols).copy()
         f[key] = cast(Any, k)  # (a group key: the stubs type it Hashable)
         f[value] = y.to_numpy(float)
-        frames.append(f)
-    cols = [*GROUP, key]
-    if not frames:
+        # one key's matches at a time: never every key × every match at once
+        out: pd.DataFrame | None = None
+        for name, (yc, xc, bounds) in specs.items():
+            e = estimates(f, cols, {name: (yc, xc)}, clip=bounds)
+            out = e if out is None else out.merge(e.drop(columns="matches"), on=cols)
+        assert out is not None  # specs name one figure at least
+        parts.append(out)
+    if not parts:
         return pd.DataFrame(columns=cols)
-    allu = pd.concat(frames, ignore_index=True)
-    out: pd.DataFrame | None = None
-    for name, (yc, xc, bounds) in specs.items():
-        e = estimates(allu, cols, {name: (yc, xc)}, clip=bounds)
-        out = e if out is None else out.merge(e.drop(columns="matches"), on=cols)
-    assert out is not None  # specs name one figure at least
-    return out
+    return pd.concat(parts, ignore_index=True)
 
 
 def compare(runs) -> pd.DataFrame:

@@ -11,7 +11,7 @@ The Parquet files are the engine's own, so DuckDB reads exactly the columns, typ
 and sizes a played run has; the tiles are verified like any run when read. Cached
 in ``$MJLOG_BENCH_CACHE`` (default ``/tmp/mjlog-bench``).
 
-    python bench/bench_compare.py [--quick]
+    python bench/bench_compare.py [--quick] [--tiles 10,50,500]
 """
 
 from __future__ import annotations
@@ -105,62 +105,110 @@ def tiled_run(sets: tuple[str, ...], tiles: int) -> Path:
     return out
 
 
-def _cli(*args: str) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the command and its threads)."""
-    import resource
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def _cli(*args: str) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds of the command and its threads, peak RSS in MB) of
+    ``mjlog ARGS`` (``os.wait4``: this child's own figures, not every child's)."""
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "mjlog", *args], check=True, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "mjlog", *args], stdout=subprocess.DEVNULL)
+    _pid, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, proc.args)
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024  # Linux: ru_maxrss in KiB
 
 
-def run(quick: bool = False) -> dict:
-    tiles = 1 if quick else 50
+def _measure(tiles: int) -> dict:
+    """compare and report on runs of ``tiles`` × 20,000 hands."""
     a, b = tiled_run((), tiles), tiled_run(("cap=8",), tiles)
-    hands = SEED_MATCHES * HPM * tiles
-    load = os.getloadavg()[0]
-    t_cmp, c_cmp = _cli("compare", str(a), str(b), "--format", "json")
+    cmp = _cli("compare", str(a), str(b), "--format", "json")
+    print(f"compare {tiles * 20}k: {cmp}", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory() as d:
-        t_rep, c_rep = _cli("report", str(a), "--out", str(Path(d) / "r"))
-    rows = [
-        f"| `mjlog compare A B --format json` (2 × {hands:,} hands, paired) | "
-        f"{t_cmp:.1f} | {c_cmp:.1f} | < {TARGETS['compare']:.0f} s "
-        f"{'met' if t_cmp < TARGETS['compare'] else 'NOT met'} |",
-        f"| `mjlog report A` ({hands:,} hands, findings, swing, precision) | "
-        f"{t_rep:.1f} | {c_rep:.1f} | < {TARGETS['report']:.0f} s "
-        f"{'met' if t_rep < TARGETS['report'] else 'NOT met'} |",
-    ]
+        rep = _cli("report", str(a), "--out", str(Path(d) / "r"))
+    print(f"report {tiles * 20}k: {rep}", file=sys.stderr, flush=True)
+    return {"hands": SEED_MATCHES * HPM * tiles, "compare": cmp, "report": rep}
+
+
+def run(quick: bool = False, sizes: tuple[int, ...] = (10, 50)) -> dict:
+    """``sizes``: tiles per run (10: 200,000 hands; 50: 1,000,000; 500: 10,000,000).
+    The targets are read at 1,000,000 hands; the peak RSS at every size shows whether
+    memory grows with the hands."""
+    load = os.getloadavg()[0]
+    return section([_measure(t) for t in ((1,) if quick else sizes)], load, quick)
+
+
+def section(got: list[dict], load: float, quick: bool = False) -> dict:
+    """The section and figures of :func:`run` from its measurements (``_measure``'s)."""
+    rows = []
+    for g in got:
+        for cmd, what in (
+            ("compare", f"`mjlog compare A B --format json` (2 × {g['hands']:,} hands, paired)"),
+            ("report", f"`mjlog report A` ({g['hands']:,} hands, findings, swing, precision)"),
+        ):
+            wall, cpu, mb = g[cmd]
+            target = (
+                f"< {TARGETS[cmd]:.0f} s {'met' if wall < TARGETS[cmd] else 'NOT met'}"
+                if g["hands"] == 1_000_000
+                else "—"
+            )
+            rows.append(f"| {what} | {wall:.1f} | {cpu:.1f} | {mb:.0f} | {target} |")
+    slope = ""
+    if len(got) > 1:
+        lo, hi = got[0], got[-1]
+        per = {
+            c: (hi[c][2] - lo[c][2]) * 1024 / (hi["hands"] - lo["hands"])
+            for c in ("compare", "report")
+        }
+        slope = (
+            f"\n\nPeak RSS from {lo['hands']:,} to {hi['hands']:,} hands grows by "
+            f"{per['compare']:.3f} KB per hand for compare and {per['report']:.3f} KB per "
+            "hand for report (the difference of the two peaks over the difference of the "
+            "hands; one measurement each, so a few MB either way is noise)."
+        )
+    first = got[-1]["hands"] if got else 0
     section = (
         "## Balance analysis: paired comparison and report\n\n"
-        f"Two yuxi runs of {hands:,} hands (random agents, `--events none`; B with "
+        "Two yuxi runs (random agents, `--events none`; B with "
         "`--set cap=8`, same seed: every match paired by its walls)"
         + (
             ""
             if quick
-            else ", each a 20,000-hand run tiled 50 times (match numbers "
+            else ", each a 20,000-hand run tiled (match numbers "
             "shifted, the big run's id and manifest; see bench/bench_compare.py)"
         )
         + ". Wall-clock seconds of the command, Python start-up included, sha256 of every "
         "file verified on read; CPU seconds (user + system, every thread) beside them, "
-        f"since the machine was shared (load average {load:.1f} when the run started)."
-        "\n\n| command | wall s | CPU s | target (wall) |\n|---|---|---|---|\n"
-        + "\n".join(rows)
-        + "\n"
+        f"since the machine was shared (load average {load:.1f} when the run started); "
+        "peak RSS of the command's process (`ru_maxrss`, MB; imports alone take about "
+        "260 MB). DuckDB works under `MJLOG_DUCKDB_MEMORY` (default 256MB) and spills "
+        "beyond it."
+        "\n\n| command | wall s | CPU s | peak RSS MB | target (wall, at 1,000,000 hands) |\n"
+        "|---|---|---|---|---|\n" + "\n".join(rows) + slope + "\n"
     )
     return {
         "section": section,
         "figures": {
-            "hands": hands,
-            "compare": t_cmp,
-            "report": t_rep,
-            "compare_cpu": c_cmp,
-            "report_cpu": c_rep,
+            "hands": first,
+            **{
+                f"{c}{'' if g['hands'] == 1_000_000 else '_' + str(g['hands'])}{k}": g[c][i]
+                for g in got
+                for c in ("compare", "report")
+                for i, k in ((0, ""), (1, "_cpu"), (2, "_rss_mb"))
+            },
         },
     }
 
 
 if __name__ == "__main__":
-    print(run(quick="--quick" in sys.argv)["section"])
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="the 20,000-hand seed runs only")
+    ap.add_argument(
+        "--tiles",
+        default="10,50",
+        help="tiles per run, comma-separated (10: 200k hands, 50: 1M, 500: 10M; "
+        "the 10M tiles take ~1.2 GB of disk per run)",
+    )
+    ns = ap.parse_args()
+    print(run(quick=ns.quick, sizes=tuple(int(x) for x in ns.tiles.split(",")))["section"])

@@ -1,0 +1,91 @@
+"""The analytics in bounded memory: DuckDB under its limit with a spill folder of its
+own, and the seat figures collapsed one key at a time agreeing to the last bit with
+the whole table collapsed at once."""
+
+from __future__ import annotations
+
+import gc
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis import balance, queries
+from analysis.studies.sample import data_dir
+
+RUNS = [
+    data_dir() / "yuxi",
+    data_dir() / "xuezhan",
+    data_dir() / "expert" / "skill-yuxi-expert",  # duplicate play, a mixed line-up
+]
+
+
+def _setting(runs: queries.Runs, name: str) -> str:
+    return runs.con.execute("SELECT current_setting($n)", {"n": name}).fetchone()[0]
+
+
+def test_duckdb_spills_to_a_folder_of_its_own_removed_with_the_runs():
+    runs = queries.Runs(RUNS[0])
+    spill = Path(_setting(runs, "temp_directory"))
+    assert spill.is_dir() and spill.parent == Path(tempfile.gettempdir())
+    assert spill.name.startswith("mjlog-duckdb-")  # never DuckDB's ./.tmp
+    assert _setting(runs, "memory_limit") == "244.1 MiB"  # the default 256MB
+    del runs
+    gc.collect()
+    assert not spill.exists()
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return queries.Runs(RUNS)
+
+
+@pytest.mark.parametrize("by", ["seat", "agent", "variant", "position", "order"])
+def test_seat_figures_one_key_at_a_time_are_those_of_the_whole_table(runs, by):
+    keys = [*queries.GROUP, *queries._by_cols(by)]
+    whole = queries._collapse(
+        queries._seat_sums(runs, by),
+        keys,
+        queries._SEAT_COUNTS,
+        queries._SEAT_RATES,
+        {"mean_points": ("points", "hands")},
+    )
+    pd.testing.assert_frame_equal(
+        queries.seat_stats(runs, by), queries._finish(runs, whole), check_exact=True
+    )
+
+
+def test_the_figures_are_the_same_under_a_tiny_memory_limit(monkeypatch):
+    def figures(r):
+        return [
+            queries.seat_stats(r, "agent"),
+            queries.dealer_advantage(r),
+            queries.pattern_frequencies(r),
+            queries.money_shares(r),
+            balance.swing(r),
+            balance.skill_share(r),
+        ]
+
+    default = figures(queries.Runs(RUNS))
+    monkeypatch.setattr(queries, "MEMORY_LIMIT", "16MB")  # too small for some queries
+    tiny = queries.Runs(RUNS)
+    for a, b in zip(default, figures(tiny), strict=True):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+    # what did not fit was run again under a larger limit, not refused
+    assert tiny.raised > 0
+    assert _setting(tiny, "memory_limit") == "15.2 MiB"  # and back under it after
+
+
+def test_walls_compared_a_block_of_matches_at_a_time_count_as_one_join(monkeypatch):
+    from analysis import compare
+
+    pair = [
+        data_dir() / "expert" / "skill-yuxi-expert",
+        data_dir() / "expert" / "skill-yuxi-strategic",
+    ]
+    cols = ["pairing", "pairing_note", "hands_same_walls", "hands_shared", "diff", "p"]
+    whole = compare.paired_comparison(pair)[cols]
+    assert (whole["pairing"] == "match").all()
+    monkeypatch.setattr(compare, "DEAL_BLOCK", 1)  # one match a join
+    pd.testing.assert_frame_equal(compare.paired_comparison(pair)[cols], whole, check_exact=True)
