@@ -29,7 +29,7 @@ import pandas as pd
 from scipy import stats as st
 
 from analysis.compare import PAIR_KEY, match_units, same_walls
-from analysis.queries import _G, _HANDS, GROUP, _finish, as_runs
+from analysis.queries import GROUP, GROUP_SQL, HANDS_CTE, as_runs, finished_table
 
 __all__ = ["BOOTSTRAP", "skill_share", "skill_share_difference", "swing"]
 
@@ -43,8 +43,8 @@ one stream however they are batched, so the interval does not depend on it."""
 
 _SEATS = ", ".join(f"sum(deltas[{i + 1}])::BIGINT AS s{i}" for i in range(4))
 _TOTALS = f"""
-WITH {_HANDS}
-SELECT {_G}, run_id, match, rotation, max(players) AS players, count(*) AS hands, {_SEATS}
+WITH {HANDS_CTE}
+SELECT {GROUP_SQL}, run_id, match, rotation, max(players) AS players, count(*) AS hands, {_SEATS}
 FROM h GROUP BY ALL ORDER BY ALL
 """
 """Per (match, rotation): each seat's points summed (plain column sums)."""
@@ -92,7 +92,7 @@ def _groups(runs):
     # groups in their first row's order, rows by run, match and rotation (no window
     # over every row: DuckDB cannot spill one)
     keys = runs.sql(
-        f"SELECT {_G} FROM seat_totals GROUP BY ALL "
+        f"SELECT {GROUP_SQL} FROM seat_totals GROUP BY ALL "
         "ORDER BY min(struct_pack(r := run_id, m := match, t := rotation))"
     )
     where = " AND ".join(f"{c} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(GROUP, 1))
@@ -171,7 +171,7 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
         for q in quantiles:
             row[f"p{q * 100:g}"] = float(np.quantile(v, q))
         rows.append(row)
-    return _finish(runs, pd.DataFrame(rows))
+    return finished_table(runs, pd.DataFrame(rows))
 
 
 def _hands_per_match(g: pd.DataFrame) -> float:
@@ -248,7 +248,7 @@ def skill_share(runs) -> pd.DataFrame:
         lo, hi = _boot((np.arange(len(q)),), stat)
         row.update(skill_share=value, skill_share_lo=lo, skill_share_hi=hi, luck_share=1 - value)
         rows.append(row)
-    return _finish(runs, pd.DataFrame(rows))
+    return finished_table(runs, pd.DataFrame(rows))
 
 
 def skill_share_difference(a, b) -> dict:

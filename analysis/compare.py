@@ -20,12 +20,12 @@ import pandas as pd
 from analysis.queries import (
     GROUP,
     Runs,
-    _expand,
-    _finish,
-    _rules_of,
     as_runs,
     config_label,
+    expand_paths,
+    finished_table,
     mark_defaults,
+    rules_of_run,
 )
 from analysis.rates import RARE, is_rate, rate, rate_difference
 from analysis.stats import Difference, pseudo_values
@@ -400,7 +400,7 @@ def _side(runs: Runs) -> _Side:
             scales.add(f"points of {run.variant!r}, a variant this mjlog does not know")
             continue
         scales.add(v.points_scale)
-        has = frozenset(v.patterns(_rules_of(runs, run)))
+        has = frozenset(v.patterns(rules_of_run(runs, run)))
         patterns = has if patterns is None else patterns & has
     return _Side(patterns, frozenset(scales))
 
@@ -611,7 +611,7 @@ def _load(paths) -> list[_Loaded]:
         paths = [paths]
     varied: dict[Path, tuple[str, ...]] = {}
     for given in paths:
-        for p, keys in _expand(Path(given)):
+        for p, keys in expand_paths(Path(given)):
             varied.setdefault(p, keys)
     sides = list(varied)
     if len(sides) < 2:
@@ -666,10 +666,10 @@ def _agent_names(read: list[Runs]) -> dict[str, tuple[str, ...]]:
     side of the study (:mod:`analysis.agent_labels`), by run id; a run whose hands
     name their own seats (imported) is left out."""
     from analysis.agent_labels import labels
-    from analysis.queries import _manifest_lineup
+    from analysis.queries import manifest_lineup
 
     files = [rf for runs in read for rf in runs._runs]
-    lineups = labels([_manifest_lineup(rf.manifest) for rf in files])
+    lineups = labels([manifest_lineup(rf.manifest) for rf in files])
     return {
         str(rf.manifest.get("run_id")): lu
         for rf, lu in zip(files, lineups, strict=True)
@@ -684,9 +684,9 @@ def _with_agents(
     ``seat_hands@AGENT``), agents by their study-wide labels, and those agents in
     line-up order. In duplicate play an agent sits in every seat in turn: its figure
     is the agent's, where a seat number is not."""
-    from analysis.queries import _seat_sums
+    from analysis.queries import seat_sums
 
-    a = _seat_sums(runs, "agent")
+    a = seat_sums(runs, "agent")
     rename: dict[str, str] = {}
     for rid, local in runs.lineups.items():  # this side's labels → the study's
         rename.update(zip(local, names.get(rid, local), strict=True))
@@ -972,7 +972,7 @@ def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFr
                     "hands_needed": hands_needed(e.half_width, hands, t) if t else np.nan,
                 }
             )
-    return _finish(runs, pd.DataFrame(rows))
+    return finished_table(runs, pd.DataFrame(rows))
 
 
 def _patterns_of(runs: Runs, run, seen: pd.DataFrame) -> list[str]:
@@ -982,6 +982,6 @@ def _patterns_of(runs: Runs, run, seen: pd.DataFrame) -> list[str]:
     from mjlog.variants import VARIANTS as _BY_NAME
 
     v = _BY_NAME.get(run.variant)
-    rules = _rules_of(runs, run) if v is not None else None
+    rules = rules_of_run(runs, run) if v is not None else None
     can = set(v.patterns(rules)) if v is not None and rules is not None else set()
     return sorted(can | set(seen.pattern))

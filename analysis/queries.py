@@ -120,7 +120,7 @@ class Run:
     events: bool
 
 
-def _manifest_lineup(m: dict[str, Any]) -> list[Any] | None:
+def manifest_lineup(m: dict[str, Any]) -> list[Any] | None:
     """A simulated run's agents, seat by seat at rotation 0, from its manifest; None
     for an imported run (its hands name their own seats)."""
     agents = m.get("agents")
@@ -222,7 +222,7 @@ def _is_run(p: Path) -> bool:
     return (p / "manifest.json").is_file()
 
 
-def _expand(path: Path) -> list[tuple[Path, tuple[str, ...]]]:
+def expand_paths(path: Path) -> list[tuple[Path, tuple[str, ...]]]:
     """A run directory → itself; a sweep parent → its runs in order, each with the
     rule keys its sweep varies (always shown in the run's config label)."""
     if _is_run(path):
@@ -337,7 +337,7 @@ class Runs:
         """The logged rules of each run, by run id."""
         seen: dict[str, RunFiles] = {}
         for given in paths:
-            for p, varied in _expand(Path(given)):
+            for p, varied in expand_paths(Path(given)):
                 rf = RunFiles(p, hashes=verify_hashes)
                 m = rf.manifest
                 rid = str(m.get("run_id"))
@@ -386,7 +386,7 @@ class Runs:
             r.run_id: lineup
             for r, lineup in zip(
                 runs,
-                agent_labels([_manifest_lineup(rf.manifest) for rf in self._runs]),
+                agent_labels([manifest_lineup(rf.manifest) for rf in self._runs]),
                 strict=True,
             )
             if lineup is not None
@@ -536,7 +536,7 @@ class Runs:
         return df.iloc[order].reset_index(drop=True)
 
 
-def _finish(runs: Runs, df: pd.DataFrame) -> pd.DataFrame:
+def finished_table(runs: Runs, df: pd.DataFrame) -> pd.DataFrame:
     """The rule keys as typed columns after ``config`` (:meth:`Runs.rule_columns`), in
     run order."""
     rc = runs.rule_columns()
@@ -571,7 +571,7 @@ def caps(runs) -> pd.DataFrame:
     runs = as_runs(runs)
     found: dict[tuple[str, str, str], set] = {}
     for run in runs.runs:
-        rules = _rules_of(runs, run)
+        rules = rules_of_run(runs, run)
         if rules is None or "cap" not in rules:
             continue
         key = (run.variant, run.config, ",".join(run.agents))
@@ -593,7 +593,7 @@ def group_label(df: pd.DataFrame, with_config: bool | None = None) -> pd.Series:
     return label + " [" + df["lineup"].astype(str) + "]"
 
 
-_G = ", ".join(GROUP)
+GROUP_SQL = ", ".join(GROUP)
 _HG = ", ".join(f"h.{c}" for c in GROUP)  # where another table also has `variant`
 
 SEAT_AGENTS = """CASE WHEN l.agents IS NULL THEN h.agents
@@ -606,7 +606,7 @@ SEAT_AGENTS = """CASE WHEN l.agents IS NULL THEN h.agents
 
 # Hands with the group columns. The lineup is the run's agents seat by seat at rotation
 # 0 (in duplicate play the rotations of one match pool into one line-up), as labels.
-_HANDS = f"""
+HANDS_CTE = f"""
     h AS (
         SELECT h.run_id, h.match, h.rotation, h.hand, h.variant::VARCHAR AS variant,
                r.config,
@@ -658,11 +658,11 @@ def _by_cols(by: str) -> list[str]:
     return [c.strip().strip('"') for c in _SEAT_BY[by].split(",") if c.strip()]
 
 
-def _seat_sums(runs: Runs, by: str) -> pd.DataFrame:
+def seat_sums(runs: Runs, by: str) -> pd.DataFrame:
     """Per group, ``by`` key and match: the seat sums (the rows of :func:`_seat_units`)."""
     t, by_keys = _seat_units(runs, by), "".join(f", {_q(c)}" for c in _by_cols(by))
     return runs.sql(
-        f"SELECT * EXCLUDE (first, tot, n) FROM {t} ORDER BY {_G}, first{by_keys}, run_id, match"
+        f"SELECT * EXCLUDE (first, tot, n) FROM {t} ORDER BY {GROUP_SQL}, first{by_keys}, run_id, match"
     )
 
 
@@ -700,8 +700,8 @@ def _seat_units(runs: Runs, by: str) -> str:
                 f"""CREATE OR REPLACE TEMP TABLE {name} AS
                 WITH u AS ({_seat_sums_query(by)})
                 SELECT u.*, 0 AS first, m.tot, m.n FROM u JOIN (
-                    SELECT {_G}, run_id, match, sum(points)::BIGINT AS tot, count(*) AS n
-                    FROM u GROUP BY ALL) m USING ({_G}, run_id, match)""",
+                    SELECT {GROUP_SQL}, run_id, match, sum(points)::BIGINT AS tot, count(*) AS n
+                    FROM u GROUP BY ALL) m USING ({GROUP_SQL}, run_id, match)""",
                 {},
             )
         else:
@@ -718,7 +718,7 @@ def _seat_units(runs: Runs, by: str) -> str:
 def _seat_sums_query(by: str) -> str:
     extra = _SEAT_BY[by]
     return f"""
-    WITH {_HANDS},
+    WITH {HANDS_CTE},
     w AS (SELECT {_KEY}, seat, from_seat, method::VARCHAR AS method, win_order
           FROM read_parquet($wins)),
     ws AS (SELECT {_KEY}, seat, count(*) AS n_wins,
@@ -727,10 +727,10 @@ def _seat_sums_query(by: str) -> str:
            FROM w GROUP BY ALL),
     di AS (SELECT {_KEY}, from_seat AS seat, count(*) AS n_dealin
            FROM w WHERE from_seat IS NOT NULL GROUP BY ALL),
-    s AS (SELECT {_KEY}, {_G}, players, dealer, agents, deltas,
+    s AS (SELECT {_KEY}, {GROUP_SQL}, players, dealer, agents, deltas,
                  unnest(range(players::BIGINT))::TINYINT AS seat FROM h),
     x AS (
-        SELECT {_G}, run_id, match, s.seat, agents[s.seat + 1] AS agent,
+        SELECT {GROUP_SQL}, run_id, match, s.seat, agents[s.seat + 1] AS agent,
                ((s.seat - dealer + players) % players)::INT AS position,
                coalesce(CASE win_order WHEN 1 THEN '1st' WHEN 2 THEN '2nd' WHEN 3 THEN '3rd'
                         ELSE win_order::VARCHAR || 'th' END, 'none') AS "order",
@@ -738,7 +738,7 @@ def _seat_sums_query(by: str) -> str:
                coalesce(n_dealin, 0) AS n_dealin, deltas[s.seat + 1]::BIGINT AS pts
         FROM s LEFT JOIN ws USING ({_KEY}, seat) LEFT JOIN di USING ({_KEY}, seat)
     )
-    SELECT {_G}{extra}, run_id, match,
+    SELECT {GROUP_SQL}{extra}, run_id, match,
            count(*) AS hands,
            count(*) FILTER (WHERE n_wins > 0) AS hands_won,
            sum(n_wins)::BIGINT AS wins,
@@ -769,7 +769,7 @@ def _collapse_table(
     sums = runs.sql(
         f"SELECT {k}, "
         + ", ".join(f"sum({_q(c)})::BIGINT AS {_q(c)}" for c in counts)
-        + f" FROM {table} GROUP BY ALL ORDER BY {_G}, min(first)"
+        + f" FROM {table} GROUP BY ALL ORDER BY {GROUP_SQL}, min(first)"
         + "".join(f", {_q(c)}" for c in keys[len(GROUP) :])
     )
     need = list(dict.fromkeys([*counts, "tot", "n"]))
@@ -846,7 +846,7 @@ def seat_stats(runs, by: str = "seat") -> pd.DataFrame:
         _SEAT_RATES,
         {"mean_points": ("points", "hands")},
     )
-    return _finish(runs, df)
+    return finished_table(runs, df)
 
 
 def position_advantage(runs) -> pd.DataFrame:
@@ -879,7 +879,7 @@ def position_advantage(runs) -> pd.DataFrame:
     df["mixed"] = df["lineup"].map(lambda s: len(set(s.split(","))) > 1)
     dup = {(r.variant, r.config): r.duplicate for r in runs.runs}
     df["duplicate"] = [dup.get((v, c), False) for v, c in zip(df.variant, df.config, strict=True)]
-    return _finish(runs, df)
+    return finished_table(runs, df)
 
 
 def dealer_advantage(runs) -> pd.DataFrame:
@@ -932,21 +932,21 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     """
     runs = as_runs(runs)
     q = f"""
-    WITH {_HANDS},
-    g AS (SELECT {_G}, count(*) AS hands FROM h GROUP BY ALL),
+    WITH {HANDS_CTE},
+    g AS (SELECT {GROUP_SQL}, count(*) AS hands FROM h GROUP BY ALL),
     w AS (SELECT {_HG}, {_KEY}, w.seq, w.seat, w.patterns, w.total,
                  w.method::VARCHAR AS method
           FROM read_parquet($wins) w JOIN h USING ({_KEY})),
-    t AS (SELECT {_G}, count(*) AS wins, sum(total)::BIGINT AS points FROM w GROUP BY ALL),
-    u AS (SELECT {_G}, run_id, match, rotation, hand, seq, seat, total,
+    t AS (SELECT {GROUP_SQL}, count(*) AS wins, sum(total)::BIGINT AS points FROM w GROUP BY ALL),
+    u AS (SELECT {GROUP_SQL}, run_id, match, rotation, hand, seq, seat, total,
                  unnest(patterns) AS pattern FROM w),
-    per_win AS (SELECT {_G}, pattern, any_value(total) AS total, count(*) AS n
-                FROM u GROUP BY {_G}, run_id, match, rotation, hand, seq, seat, pattern),
-    p AS (SELECT {_G}, pattern, count(*) AS wins_with, sum(n)::BIGINT AS count,
+    per_win AS (SELECT {GROUP_SQL}, pattern, any_value(total) AS total, count(*) AS n
+                FROM u GROUP BY {GROUP_SQL}, run_id, match, rotation, hand, seq, seat, pattern),
+    p AS (SELECT {GROUP_SQL}, pattern, count(*) AS wins_with, sum(n)::BIGINT AS count,
                  sum(total)::BIGINT AS points_with FROM per_win GROUP BY ALL)
-    SELECT {_G}, p.pattern, p.wins_with, p.count, t.wins, g.hands, p.points_with, t.points
-    FROM p JOIN t USING ({_G}) JOIN g USING ({_G})
-    ORDER BY {_G}, wins_with DESC, pattern
+    SELECT {GROUP_SQL}, p.pattern, p.wins_with, p.count, t.wins, g.hands, p.points_with, t.points
+    FROM p JOIN t USING ({GROUP_SQL}) JOIN g USING ({GROUP_SQL})
+    ORDER BY {GROUP_SQL}, wins_with DESC, pattern
     """
     df = runs.sql(q)
     df.insert(
@@ -958,18 +958,18 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     df["points_share"] = (df["points_with"] / df["points"]).where(df["points"] > 0)
     # per match: wins, points, and per pattern wins carrying it and points it adds
     combos = runs.sql(f"""
-    WITH {_HANDS}
+    WITH {HANDS_CTE}
     SELECT {_HG}, w.run_id, w.match, w.method::VARCHAR AS method, w.patterns,
            count(*) AS n, sum(w.total)::BIGINT AS total
     FROM read_parquet($wins) w JOIN h USING ({_KEY})
     GROUP BY ALL ORDER BY ALL""")
     units = runs.sql(f"""
-    WITH {_HANDS}
+    WITH {HANDS_CTE}
     SELECT {_HG}, h.run_id, h.match, count(w.seq) AS wins,
            coalesce(sum(w.total), 0)::BIGINT AS points
     FROM h LEFT JOIN read_parquet($wins) w USING ({_KEY})
     GROUP BY ALL ORDER BY ALL""")
-    rules = {(r.variant, r.config): _rules_of(runs, r) for r in runs.runs}
+    rules = {(r.variant, r.config): rules_of_run(runs, r) for r in runs.runs}
     rows = []
     cache: dict = {}
     for c in combos.itertuples(index=False):
@@ -1034,10 +1034,10 @@ def pattern_frequencies(runs) -> pd.DataFrame:
                 df[c + suf] = np.nan
         df["per_win_count"], df["per_win_rare"] = 0, True
         df["matches"] = 0
-    return _finish(runs, df)
+    return finished_table(runs, df)
 
 
-def _rules_of(runs: Runs, run: Run):
+def rules_of_run(runs: Runs, run: Run):
     from mjlog.rules import Rules
 
     try:
@@ -1129,15 +1129,15 @@ def _values_cte(what: str) -> tuple[str, str]:
         raise ValueError(f"what must be one of {', '.join(_VALUES)}, not {what!r}")
     expr, src, capped = _VALUES[what]
     cte = f"""
-    WITH {_HANDS},
+    WITH {HANDS_CTE},
     wv AS (SELECT {_HG}, h.run_id, h.match, w.total, w.points, w.capped
            FROM read_parquet($wins) w JOIN h USING ({_KEY})),
     cw AS (SELECT {_KEY}, max(capped::INT) AS capped FROM read_parquet($wins) GROUP BY ALL),
-    hv AS (SELECT {_G}, run_id, match, n_events, wall_left,
+    hv AS (SELECT {GROUP_SQL}, run_id, match, n_events, wall_left,
                   list_sum(list_transform(deltas, lambda d: greatest(d, 0)))::BIGINT AS moved,
                   coalesce(cw.capped, 0) AS capped
            FROM h LEFT JOIN cw USING ({_KEY})),
-    v AS (SELECT {_G}, run_id, match, ({expr})::BIGINT AS value,
+    v AS (SELECT {GROUP_SQL}, run_id, match, ({expr})::BIGINT AS value,
                  ({capped})::DOUBLE AS capped FROM {src})"""
     return cte, src
 
@@ -1158,15 +1158,15 @@ def distribution(
     runs = as_runs(runs)
     cte, _ = _values_cte(what)
     q = f"""{cte}
-    SELECT {_G}, count(*) AS n, sum(value)::BIGINT AS sum,
+    SELECT {GROUP_SQL}, count(*) AS n, sum(value)::BIGINT AS sum,
            sum(value * value)::BIGINT AS sum_sq,
            quantile_cont(value, $qs) AS q, max(value) AS max,
            avg(capped) AS share_capped
     FROM v GROUP BY ALL ORDER BY ALL
     """
     df = runs.sql(q, qs=[float(x) for x in quantiles])
-    units = runs.sql(f"""{cte.replace("SELECT {_G}, (", "SELECT {_G}, run_id, match, (")}
-    SELECT {_G}, run_id, match, count(*) AS n, sum(value)::DOUBLE AS sum,
+    units = runs.sql(f"""{cte.replace("SELECT {GROUP_SQL}, (", "SELECT {GROUP_SQL}, run_id, match, (")}
+    SELECT {GROUP_SQL}, run_id, match, count(*) AS n, sum(value)::DOUBLE AS sum,
            sum(capped)::DOUBLE AS capped
     FROM v GROUP BY ALL ORDER BY ALL""")
     est = estimates(units, list(GROUP), {"mean": ("sum", "n")}).merge(
@@ -1182,7 +1182,7 @@ def distribution(
     for i, x in enumerate(quantiles):
         df[f"p{x * 100:g}"] = df["q"].map(lambda v, i=i: v[i] if v is not None else np.nan)
     df.insert(len(GROUP), "what", what)
-    return _finish(runs, df.drop(columns=["q"]))
+    return finished_table(runs, df.drop(columns=["q"]))
 
 
 def histogram(runs, what: str = "win_points") -> pd.DataFrame:
@@ -1191,9 +1191,9 @@ def histogram(runs, what: str = "win_points") -> pd.DataFrame:
     runs = as_runs(runs)
     cte, _ = _values_cte(what)
     df = runs.sql(f"""{cte}
-    SELECT {_G}, value, count(*) AS n FROM v GROUP BY ALL ORDER BY ALL""")
+    SELECT {GROUP_SQL}, value, count(*) AS n FROM v GROUP BY ALL ORDER BY ALL""")
     df["share"] = df["n"] / df.groupby(list(GROUP))["n"].transform("sum")
-    return _finish(runs, df)
+    return finished_table(runs, df)
 
 
 # ---------------------------------------------------------------- hands
@@ -1205,8 +1205,8 @@ def outcomes(runs) -> pd.DataFrame:
     hand."""
     runs = as_runs(runs)
     units = runs.sql(f"""
-    WITH {_HANDS}
-    SELECT {_G}, run_id, match, count(*) AS hands,
+    WITH {HANDS_CTE}
+    SELECT {GROUP_SQL}, run_id, match, count(*) AS hands,
            count(*) FILTER (WHERE outcome = 'draw') AS draws,
            sum(n_events)::BIGINT AS events, sum(wall_left)::BIGINT AS wall_left,
            sum(len(winners))::BIGINT AS winners
@@ -1220,7 +1220,7 @@ def outcomes(runs) -> pd.DataFrame:
     )
     df["mean_wall_left"] = df["wall_left"] / df["hands"]
     df["mean_winners"] = df["winners"] / df["hands"]
-    return _finish(runs, df.drop(columns=["events", "wall_left", "winners"]))
+    return finished_table(runs, df.drop(columns=["events", "wall_left", "winners"]))
 
 
 def money_shares(runs, by: str = "reason") -> pd.DataFrame:
@@ -1238,34 +1238,34 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
         raise ValueError(f"by must be reason or category, not {by!r}")
     runs = as_runs(runs)
     df = runs.sql(f"""
-    WITH {_HANDS},
-    g AS (SELECT {_G}, count(*) AS hands,
+    WITH {HANDS_CTE},
+    g AS (SELECT {GROUP_SQL}, count(*) AS hands,
                  sum(list_sum(list_transform(deltas, lambda d: greatest(d, 0))))::BIGINT AS moved
           FROM h GROUP BY ALL),
     t AS (SELECT {_HG}, {_KEY}, coalesce(c.category, 'other') AS category,
                  t.reason::VARCHAR AS reason, t.amount
           FROM read_parquet($transfers) t JOIN h USING ({_KEY})
           LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR),
-    a AS (SELECT {_G}, {by}, sum(amount)::BIGINT AS amount, count(*) AS transfers,
+    a AS (SELECT {GROUP_SQL}, {by}, sum(amount)::BIGINT AS amount, count(*) AS transfers,
                  count(DISTINCT (run_id, match, rotation, hand)) AS hands_with_n
           FROM t GROUP BY ALL),
-    all_t AS (SELECT {_G}, sum(amount)::BIGINT AS all_amount FROM t GROUP BY ALL)
-    SELECT {_G}, a.{by}, a.amount, a.transfers, a.hands_with_n, g.hands, g.moved,
+    all_t AS (SELECT {GROUP_SQL}, sum(amount)::BIGINT AS all_amount FROM t GROUP BY ALL)
+    SELECT {GROUP_SQL}, a.{by}, a.amount, a.transfers, a.hands_with_n, g.hands, g.moved,
            all_t.all_amount
-    FROM a JOIN g USING ({_G}) JOIN all_t USING ({_G}) ORDER BY {_G}, a.amount DESC, a.{by}
+    FROM a JOIN g USING ({GROUP_SQL}) JOIN all_t USING ({GROUP_SQL}) ORDER BY {GROUP_SQL}, a.amount DESC, a.{by}
     """)
     if by == "reason":
         df.insert(len(GROUP) + 1, "name", df["reason"].map(REASON_NAMES).fillna(df["reason"]))
     df["share"] = (df["amount"] / df["moved"]).where(df["moved"] > 0)
     df["hands_with"] = df["hands_with_n"] / df["hands"]
     units = runs.sql(f"""
-    WITH {_HANDS},
+    WITH {HANDS_CTE},
     t AS (SELECT {_KEY}, sum(amount)::BIGINT AS gross FROM read_parquet($transfers)
           GROUP BY ALL)
-    SELECT {_G}, run_id, match, count(*) AS hands, coalesce(sum(t.gross), 0)::BIGINT AS gross
+    SELECT {GROUP_SQL}, run_id, match, count(*) AS hands, coalesce(sum(t.gross), 0)::BIGINT AS gross
     FROM h LEFT JOIN t USING ({_KEY}) GROUP BY ALL ORDER BY ALL""")
     long = runs.sql(f"""
-    WITH {_HANDS}
+    WITH {HANDS_CTE}
     SELECT {_HG}, h.run_id, h.match, {
         "coalesce(c.category, 'other')" if by == "category" else "t.reason::VARCHAR"
     } AS {by},
@@ -1283,7 +1283,7 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
             "per_hand": ("amount", "hands", None),
         },
     )
-    return _finish(
+    return finished_table(
         runs,
         df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore").merge(
             est, on=[*GROUP, by], how="left"
@@ -1334,7 +1334,7 @@ def compare(runs) -> pd.DataFrame:
     transferred (gross) by kong, settlement and win transfers; rates and means with
     their 95% CI by match (``*_lo``, ``*_hi``)."""
     runs = as_runs(runs)
-    return _finish(
+    return finished_table(
         runs,
         compare_from(
             outcomes(runs),
@@ -1459,7 +1459,7 @@ def tables(runs) -> dict[str, pd.DataFrame]:
         t[f"hist_{what}"] = histogram(runs, what)
     t["money"] = money_shares(runs, by="reason")
     t["money_category"] = money_shares(runs, by="category")
-    t["compare"] = _finish(
+    t["compare"] = finished_table(
         runs,
         compare_from(
             t["outcomes"],
@@ -1501,7 +1501,7 @@ def biggest_wins(runs, n: int = 10) -> pd.DataFrame:
     runs = as_runs(runs)
     df = runs.sql(
         f"""
-    WITH {_HANDS}
+    WITH {HANDS_CTE}
     SELECT h.run_id, {_HG}, w.match, w.rotation, w.hand, w.seat,
            h.agents[w.seat + 1] AS agent, w.method::VARCHAR AS method, w.patterns, w.fan,
            w.points, w.total, w.capped

@@ -52,7 +52,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats as st
 
-from analysis.stats import LEVEL, Difference, Estimate, _sem, estimate, per_group, pseudo_values
+from analysis.stats import LEVEL, Difference, Estimate, estimate, mean_se, per_group, pseudo_values
 
 __all__ = [
     "RARE",
@@ -160,7 +160,7 @@ def rate(y: ArrayLike, x: ArrayLike | None) -> Rate:
     if n == 0:
         return Rate(nan, nan, nan, nan, m, k, n, nan, nan)
     p = k / n
-    se = _sem(pseudo_values(y, x))  # the standard error analysis.stats.estimate gives
+    se = mean_se(pseudo_values(y, x))  # the standard error analysis.stats.estimate gives
     if m < 2:
         return Rate(p, nan, nan, se, m, k, n, nan, nan)
     binomial = p * (1 - p) / n

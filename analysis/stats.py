@@ -125,7 +125,7 @@ def _constant(p: np.ndarray, scale: float | None = None) -> bool:
     return len(p) > 0 and float(np.ptp(p)) <= ROUNDING * scale
 
 
-def _sem(p: np.ndarray) -> float:
+def mean_se(p: np.ndarray) -> float:
     """Standard error of the mean of ``p``: NaN under two values or with a NaN, 0 for a
     constant sample (:func:`_constant`)."""
     if len(p) < 2 or np.isnan(p).any():
@@ -148,7 +148,7 @@ def _t_interval(p: np.ndarray) -> tuple[float, float, float, float]:
     mean = float(p.mean())
     if m < 2:
         return mean, math.nan, math.nan, math.nan
-    se = _sem(p)
+    se = mean_se(p)
     if se == 0 or not np.isfinite(se):
         return mean, mean, mean, 0.0
     ci = st.ttest_1samp(p, mean).confidence_interval(LEVEL)
@@ -243,14 +243,14 @@ def compare_units(
     b, o = (float(p.mean()) if len(p) else math.nan for p in (pb, po))
     diff = o - b
     nan = math.nan
-    se_b, se_o = _sem(pb), _sem(po)
+    se_b, se_o = mean_se(pb), mean_se(po)
     unpaired_se = math.hypot(se_b, se_o)  # NaN when either is
     both = np.concatenate([pb, po])
     scale = float(np.nanmax(np.abs(both))) if len(both) and not np.isnan(both).all() else 0.0
     if paired:
         d = po - pb
         m = len(d)
-        paired_se = _sem(d)
+        paired_se = mean_se(d)
         if m < 2 or np.isnan(d).any():
             lo = hi = p = nan
         elif _constant(d, scale):

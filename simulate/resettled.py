@@ -14,38 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Protocol
 
 from mjlog.engine import PlayedHand
 from mjlog.errors import MjlogError
 from mjlog.logio import LogError, RunFiles, iter_hands
 from mjlog.replay import to_event
 from mjlog.resettle import NotResettled, money_blind, money_keys, resettle
-from mjlog.rules import Rules
 from simulate.agents import make_agents
-
-
-class RunSpec(Protocol):
-    """What this module reads of :class:`simulate.runner.RunSpec` (which imports this
-    module: the protocol keeps the import one-way)."""
-
-    # read-only (properties): the run spec is a frozen dataclass
-    @property
-    def rules(self) -> Rules: ...
-
-    @property
-    def agents(self) -> tuple[str, ...]: ...
-
-    @property
-    def hands_per_match(self) -> int: ...
-
-    @property
-    def rotations(self) -> int: ...
-
-    def meta(self) -> dict[str, Any]: ...
-
-    def layout(self) -> dict[str, Any]: ...
-
+from simulate.spec import RunSpec
 
 __all__ = ["donor_problem", "resettled_hands"]
 

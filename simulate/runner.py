@@ -27,14 +27,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from mjlog import __version__
 from mjlog.engine import PlayedHand, play_match
-from mjlog.errors import InputError, MjlogError
+from mjlog.errors import MjlogError
 from mjlog.logio import (
     LogError,
     RunFiles,
@@ -45,21 +43,18 @@ from mjlog.logio import (
     hand_records,
     read_manifest,
     remove_temporaries,
-    run_id,
     shard_complete,
     shard_path,
     write_manifest,
 )
 from mjlog.resettle import NotResettled
-from mjlog.rng import RNG
-from mjlog.rules import Rules, resolve
 from mjlog.rundir import RunClaim
 from mjlog.schema import TABLES
-from simulate.agents import agent_entry, make_agents
+from simulate.agents import make_agents
 from simulate.dask_runner import run_on_dask
 from simulate.resettled import donor_problem, resettled_hands
+from simulate.spec import HANDS_PER_SHARD, RunSpec
 
-HANDS_PER_SHARD = 2000  # default target; a shard always holds whole matches
 _REPORT_EVERY = 0.25  # seconds between a worker's progress reports
 
 
@@ -69,203 +64,6 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, done: int, total: int, out: Path):
         super().__init__(f"{done} of {total} shards complete in {out}")
         self.done, self.total, self.out = done, total, out
-
-
-MAX_SHARDS = 2**20
-"""Shards in one run at most: a file per shard and table in one directory, and
-the run's plan held in memory (``--matches 10**12`` grew to 2.4 GB before this)."""
-
-
-def _check_numbers(
-    rules: Rules,
-    seed,
-    matches,
-    hands_per_match,
-    hands_per_shard,
-    duplicate=False,
-    max_hands: int | None = None,
-) -> None:
-    """Refuse, before anything is played or written, a number the log cannot hold:
-    the bounds come from the schema's integer widths (match int32, hand int16,
-    hand_seed uint64, money int32), and a run has at most :data:`MAX_SHARDS`.
-
-    ``max_hands``: ``matches`` is what ``--max-hands`` allows (``simulate --until``),
-    and the errors name that flag, in hands."""
-    from mjlog.errors import quote
-    from mjlog.schema import MONEY, int_max
-
-    top_matches = int_max("hands", "match") + 1
-    if max_hands is None:
-        count = ("--matches", matches, 1, top_matches, "match is int32")
-    else:  # the numbers of a RunSpec already built: hands_per_match is an int
-        per = hands_per_match * (rules.n if duplicate else 1)
-        count = (
-            "--max-hands",
-            max_hands,
-            per,
-            top_matches * per,
-            f"{per} hands a match; match is int32",
-        )
-    for name, v, low, top, why in (
-        ("--seed", seed, 0, int_max("hands", "hand_seed"), "seeds are 64-bit"),
-        count,
-        ("--hands-per-match", hands_per_match, 1, int_max("hands", "hand") + 1, "hand is int16"),
-        ("--hands-per-shard", hands_per_shard, 1, None, ""),
-    ):
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise InputError(f"{name} must be an integer, not {quote(v)}")
-        if v < low or (top is not None and v > top):
-            raise InputError(
-                f"{name} {quote(v)} is out of range {low}..{top} ({why} in the log)"
-                if top is not None
-                else f"{name} must be at least {low}"
-            )
-    per_shard = max(1, hands_per_shard // (hands_per_match * (rules.n if duplicate else 1)))
-    shards = -(-matches // per_shard)
-    if shards > MAX_SHARDS:
-        given, fix = (
-            (f"{matches} matches make", "")
-            if max_hands is None
-            else (f"--max-hands {max_hands} ({matches} matches) makes", " or lower --max-hands")
-        )
-        raise InputError(
-            f"{given} {shards} shards of {per_shard} match(es); a run has at "
-            f"most {MAX_SHARDS}: raise --hands-per-shard{fix}"
-        )
-    bound = rules.spec.money_bound(rules)
-    if bound is not None:
-        bound += rules.spec.compensation_bound(rules)
-    money_max = 2 ** (MONEY.bit_width - 1) - 1
-    if bound is not None and bound > money_max:
-        raise InputError(
-            f"base {rules['base']} with these rules can move up to {bound} in "
-            f"one hand, past the log's int32 money columns ({money_max}): "
-            f"lower base, cap or dealer_compensation"
-        )
-
-
-class Shards(Sequence[tuple[int, int, int]]):
-    """A run's shards as (shard, first match, end match), each computed on demand.
-
-    >>> list(Shards(5, 2)), len(Shards(10**9, 250)), Shards(10**9, 250)[-1]
-    ([(0, 0, 2), (1, 2, 4), (2, 4, 5)], 4000000, (3999999, 999999750, 1000000000))
-    """
-
-    def __init__(self, matches: int, per_shard: int):
-        self.matches, self.per_shard = matches, per_shard
-
-    def __len__(self) -> int:
-        return -(-self.matches // self.per_shard)
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(i)
-        a = i * self.per_shard
-        return (i, a, min(a + self.per_shard, self.matches))
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """Everything that determines a run's bytes.
-
-    ``hands_per_shard`` and ``events`` set the file layout, not the hands: they are
-    written into the manifest but not into the run id, so the rows (and their
-    ``run_id`` column) are the same whatever the layout.
-    """
-
-    rules: Rules
-    seed: int
-    matches: int
-    hands_per_match: int
-    agents: tuple[str, ...]
-    duplicate: bool = False
-    events: bool = True
-    hands_per_shard: int = HANDS_PER_SHARD
-
-    @classmethod
-    def build(
-        cls,
-        variant: str,
-        seed: int,
-        matches: int,
-        hands_per_match: int,
-        agents: Sequence[str],
-        players: int | None = None,
-        sets: Iterable[str] = (),
-        rules_file: str | None = None,
-        duplicate: bool = False,
-        events: bool = True,
-        hands_per_shard: int = HANDS_PER_SHARD,
-    ) -> RunSpec:
-        sets = list(sets)
-        if players is not None:
-            sets.append(f"players={players}")
-        rules = resolve(variant, file=rules_file, sets=sets)
-        agents = tuple(agents)
-        if len(agents) == 1:
-            agents = agents * rules.n
-        if len(agents) != rules.n:
-            raise InputError(
-                f"{len(agents)} agents given for {rules.n} players; give one "
-                f"per seat or a single one for all"
-            )
-        _check_numbers(rules, seed, matches, hands_per_match, hands_per_shard, duplicate)
-        make_agents(agents)  # fail early on an unknown agent or parameter
-        return cls(
-            rules, seed, matches, hands_per_match, agents, duplicate, events, hands_per_shard
-        )
-
-    @property
-    def variant(self) -> str:
-        return self.rules.variant
-
-    @property
-    def rotations(self) -> int:
-        return self.rules.n if self.duplicate else 1
-
-    @property
-    def total_hands(self) -> int:
-        return self.matches * self.rotations * self.hands_per_match
-
-    @property
-    def matches_per_shard(self) -> int:
-        return max(1, self.hands_per_shard // (self.hands_per_match * self.rotations))
-
-    def shards(self) -> Shards:
-        """(shard, first match, end match) for every shard, computed when asked (a
-        run of 10^9 matches has millions of shards: nothing walks them all up front)."""
-        return Shards(self.matches, self.matches_per_shard)
-
-    def shard_hands(self, first: int, end: int) -> int:
-        return (end - first) * self.rotations * self.hands_per_match
-
-    def meta(self) -> dict:
-        agents = [agent_entry(a) for a in self.agents]
-        return {
-            "variant": self.variant,
-            "rules": self.rules.to_json(),
-            "seed": self.seed,
-            "matches": self.matches,
-            "hands_per_match": self.hands_per_match,
-            "players": self.rules.n,
-            "agents": agents,
-            "duplicate": self.duplicate,
-            "rng": RNG,
-            "mjlog_version": __version__,
-        }
-
-    def layout(self) -> dict:
-        """The manifest keys that fix the files but not the rows."""
-        return {"hands_per_shard": self.hands_per_shard, "events": "all" if self.events else "none"}
-
-    @property
-    def run_id(self) -> str:
-        return run_id(self.meta())
 
 
 def play_shard(
@@ -363,7 +161,7 @@ def simulate(
     directory a sweep point is written in. Another writer, another run, or a
     directory inside a run raises :class:`~mjlog.rundir.LogError` (see
     :class:`~mjlog.rundir.RunClaim`). Shards already on disk are verified before
-    they are kept (:func:`_verified_shards`).
+    they are kept (:func:`verified_shards`).
 
     Ctrl-C raises :class:`RunInterrupted` once the workers are stopped; a worker
     that dies raises :class:`MjlogError`. Either way only complete shards are left.
@@ -379,19 +177,19 @@ def simulate(
         why = donor_problem(spec, donor)
         if why is not None:
             raise MjlogError(f"{settle_from}: cannot stand for the play of {out}: {why}")
-    with RunClaim(out, spec.run_id, _fmt(spec.layout()), inside=inside) as claim:
+    with RunClaim(out, spec.run_id, layout_text(spec.layout()), inside=inside) as claim:
         done_before = _finished_run(spec, out, shards)
         if done_before is not None:
             return done_before
-        _clean(out, shards)
-        good = _verified_shards(spec, out, shards, claim.journal())
+        clean_shards(out, shards)
+        good = verified_shards(spec, out, shards, claim.journal())
         todo = Todo(shards, set(good))
 
         def finished(shard: int, entries: list[dict] | None = None) -> None:
-            good[shard] = entries or _entries(spec, out, shard)
+            good[shard] = entries or written_entries(spec, out, shard)
             claim.record(shard, good[shard])
 
-        _play(spec, out, shards, todo, workers, progress, scheduler, desc, finished, donor)
+        play_shards(spec, out, shards, todo, workers, progress, scheduler, desc, finished, donor)
         entries = [e for shard, _a, _b in shards for e in good[shard]]
         manifest = build_manifest(spec.meta(), entries, **spec.layout())
         write_manifest(out, manifest)
@@ -417,7 +215,7 @@ class Todo:
         return (s for s in self.shards if s[0] not in self.done)
 
 
-def _play(
+def play_shards(
     spec: RunSpec,
     out: Path,
     shards,
@@ -477,10 +275,10 @@ def _play(
                 _run_local(spec, out, todo, workers, bar, placed, donor)
     except KeyboardInterrupt:
         if not scheduler:  # dask tasks already running finish their shard
-            _clean(out, shards)
+            clean_shards(out, shards)
         raise RunInterrupted(_complete(spec, out, shards), len(shards), out) from None
     except BrokenProcessPool:
-        _clean(out, shards)
+        clean_shards(out, shards)
         done = _complete(spec, out, shards)
         raise MjlogError(
             f"a worker process died (killed, or out of memory); {done} of "
@@ -636,7 +434,7 @@ def _tables(spec: RunSpec) -> tuple[str, ...]:
     )
 
 
-def _entries(spec: RunSpec, out: Path, shard: int) -> list[dict]:
+def written_entries(spec: RunSpec, out: Path, shard: int) -> list[dict]:
     """Manifest entries of a shard just written, computed from its files on disk."""
     import pyarrow.parquet as pq
 
@@ -651,7 +449,7 @@ def _entries(spec: RunSpec, out: Path, shard: int) -> list[dict]:
     ]
 
 
-def _fmt(layout: dict) -> str:
+def layout_text(layout: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in layout.items())
 
 
@@ -661,16 +459,16 @@ def _finished_run(spec: RunSpec, out: Path, shards) -> dict | None:
     if not (out / "manifest.json").exists():
         return None
     old = read_manifest(out)
-    old_layout = _fmt(
+    old_layout = layout_text(
         {
             "hands_per_shard": old.get("hands_per_shard", HANDS_PER_SHARD),
             "events": old.get("events", "all"),
         }
     )
-    if old_layout != _fmt(spec.layout()):
+    if old_layout != layout_text(spec.layout()):
         raise MjlogError(
             f"{out} holds run {spec.run_id} written with {old_layout}, "
-            f"not {_fmt(spec.layout())}: choose another --out"
+            f"not {layout_text(spec.layout())}: choose another --out"
         )
     try:
         files = RunFiles(out)
@@ -682,7 +480,7 @@ def _finished_run(spec: RunSpec, out: Path, shards) -> dict | None:
     return old if set(files.entries) == want else None
 
 
-def _verified_shards(
+def verified_shards(
     spec: RunSpec, out: Path, shards, journal: dict[int, list[dict]]
 ) -> dict[int, list[dict]]:
     """The manifest entries of every shard on disk that passes its checks: each file
@@ -770,7 +568,7 @@ def _complete(spec: RunSpec, out: Path, shards) -> int:
     return sum(shard_complete(out, s, events=spec.events) for s in _on_disk(out, shards))
 
 
-def _clean(out: Path, shards) -> None:
+def clean_shards(out: Path, shards) -> None:
     """Remove what unfinished shards left: temporary files, and the files of a shard
     whose writer died between its renames (its hands file, renamed last, is missing)."""
     remove_temporaries(out)

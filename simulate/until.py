@@ -132,6 +132,7 @@ def run_until(
     from mjlog.logio import build_manifest, read_manifest, write_manifest
     from mjlog.rundir import RunClaim
     from simulate import runner
+    from simulate.spec import check_numbers
 
     check_metric(metric, spec.rules)
     if not 0 < half_width < math.inf:
@@ -143,7 +144,7 @@ def run_until(
     if max_matches < 1:
         raise InputError(f"--max-hands {max_hands} is less than one match ({per_match} hands)")
     # the same limits as --matches (log widths, shard count), before anything is played
-    runner._check_numbers(
+    check_numbers(
         spec.rules,
         spec.seed,
         max_matches,
@@ -161,17 +162,17 @@ def run_until(
     scratch = out.parent / f".{out.name}.until-{full.run_id}"
     shards = full.shards()
     workers = max(1, workers or runner.default_workers())
-    with RunClaim(scratch, full.run_id, runner._fmt(full.layout())) as claim:
-        runner._clean(scratch, shards)
-        good = runner._verified_shards(full, scratch, shards, claim.journal())
+    with RunClaim(scratch, full.run_id, runner.layout_text(full.layout())) as claim:
+        runner.clean_shards(scratch, shards)
+        good = runner.verified_shards(full, scratch, shards, claim.journal())
 
         def finished(shard: int, entries: list[dict] | None = None) -> None:
-            good[shard] = entries or runner._entries(full, scratch, shard)
+            good[shard] = entries or runner.written_entries(full, scratch, shard)
             claim.record(shard, good[shard])
 
         def play(first: int, end: int) -> None:
             todo = [s for s in shards[first:end] if s[0] not in good]
-            runner._play(
+            runner.play_shards(
                 full,
                 scratch,
                 shards,

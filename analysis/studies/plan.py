@@ -131,7 +131,7 @@ def matches_needed(sd: float, effect: float, equivalence: bool = False, paired: 
 
 
 def _sides(paths: list[str | Path]) -> list[Path]:
-    sides = [p for given in paths for p, _ in queries._expand(Path(given))]
+    sides = [p for given in paths for p, _ in queries.expand_paths(Path(given))]
     return list(dict.fromkeys(sides))
 
 
@@ -201,7 +201,7 @@ def _seen(e, unit: str) -> str:
 def _check_metric(runs: queries.Runs, metric: str) -> None:
     """Refuse a metric the pilot cannot have, naming the valid ones."""
     run = runs.runs[0]
-    rules = queries._rules_of(runs, run)
+    rules = queries.rules_of_run(runs, run)
     if rules is None:
         raise InputError(f"{run.path}: its rules are not this mjlog's; cannot plan from it")
     valid = names(rules.n, rules.spec.patterns(rules))

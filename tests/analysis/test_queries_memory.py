@@ -45,14 +45,14 @@ def runs():
 def test_seat_figures_one_key_at_a_time_are_those_of_the_whole_table(runs, by):
     keys = [*queries.GROUP, *queries._by_cols(by)]
     whole = queries._collapse(
-        queries._seat_sums(runs, by),
+        queries.seat_sums(runs, by),
         keys,
         queries._SEAT_COUNTS,
         queries._SEAT_RATES,
         {"mean_points": ("points", "hands")},
     )
     pd.testing.assert_frame_equal(
-        queries.seat_stats(runs, by), queries._finish(runs, whole), check_exact=True
+        queries.seat_stats(runs, by), queries.finished_table(runs, whole), check_exact=True
     )
 
 

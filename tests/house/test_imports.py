@@ -197,3 +197,35 @@ def test_every_module_imports_first(pkg):
         timeout=bounded.WALL,  # CPU-bounded: a busy machine cannot fail it
     )
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_no_module_reads_another_modules_private_names():
+    """A leading underscore means "this module's own": no shipped module imports
+    another's private name, nor reads one through the module (``queries._finish``)."""
+    mods = modules()
+    bad = []
+    for name, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        aliases = {}  # local name -> project module it is bound to
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in mods and node.module != name:
+                for a in node.names:
+                    if a.name.startswith("_") and not a.name.startswith("__"):
+                        bad.append(f"{path.relative_to(ROOT)}:{node.lineno} {a.name}")
+                    if f"{node.module}.{a.name}" in mods:
+                        aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in mods and a.asname:
+                        aliases[a.asname] = a.name
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and aliases[node.value.id] != name
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value.id}.{node.attr}")
+    assert not bad, "private names read across modules:\n" + "\n".join(sorted(bad))
