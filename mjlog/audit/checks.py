@@ -25,7 +25,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from mjlog.audit.report import HandFindings, Problem
 from mjlog.audit.tables import (
@@ -179,88 +179,13 @@ def _audit(
     dealt: Dealt | None,
 ) -> int:
     m, _rot, k = out.key
-    # 0. identity
-    if ctx.run_id is not None and hand.get("run_id", ctx.run_id) != ctx.run_id:
-        out.add(Check.HAND_IDS, f"run_id {hand.get('run_id')}", f"the manifest's {ctx.run_id}")
-    if hand.get("variant", ctx.variant) != ctx.variant:
-        out.add(Check.HAND_IDS, f"variant {hand.get('variant')}", f"the manifest's {ctx.variant}")
-    if hand["players"] != n:
-        out.add(Check.PLAYERS, hand["players"], f"{n} players (rules)")
-    if len(hand["agents"]) != n:
-        out.add(Check.AGENTS, f"{len(hand['agents'])} agents", f"one per seat ({n})")
-    dealer = hand["dealer"]
-    if not 0 <= dealer < n:
-        out.add(Check.DEALER, dealer, f"a seat 0..{n - 1}")
+    if not _identity(out, ctx, n, hand):  # 0. identity
         return 0
-    evs: list[Event] | None = None  # None: the run logged no events
-    seqs: list[int] = []
-    if events is None:
-        pass
-    elif isinstance(events, LoggedEvents):
-        seqs, evs = events.seqs, events.events
-    else:
-        seqs = [e[0] if len(e) == 8 else i for i, e in enumerate(events)]
-        evs = [to_event(e) for e in events]
-
-    # 1. the wall
-    full = wall_tiles(rules)
-    N = len(full)
-    wall = list(hand["wall"] or ())
-    if wall:
-        # the seed's wall (dealt already in a batch) is a permutation by construction
-        if (dealt is None or dealt.wall != wall) and sorted(wall) != list(full):
-            out.add(
-                Check.WALL_PERMUTATION,
-                f"a wall of {len(wall)} tiles: {_counts_diff(wall, full)}",
-                f"a permutation of the {N}-tile set",
-            )
-    else:
-        out.note(
-            Check.WALL_PERMUTATION,
-            "not applicable: the wall is not logged; it is rebuilt from the deal and the draws",
-        )
-    # 2. dice → break
-    dice = tuple(hand["dice"])
-    if len(dice) != 2 or not all(1 <= d <= 6 for d in dice):
-        out.add(Check.DICE_BREAK, f"dice {list(dice)}", "two dice, 1..6 each")
-    else:
-        b = break_position(rules.variant, dice, dealer, n, N)
-        if hand["break"] != b:
-            out.add(
-                Check.DICE_BREAK,
-                f"break {hand['break']} for dice {list(dice)} and dealer S{dealer}",
-                f"break {b}",
-            )
-    # 3. the seed
-    _check_seed(out, ctx, rules, hand, wall, dice, dealer, m, k, dealt)
-
-    # 4. the events
-    state = None
-    checked = 0
-    stop: Discrepancy | None = None
-    if evs is None:
-        out.note(
-            Check.EVENTS,
-            "not logged (--events none): event legality, win scoring and "
-            "the hands row replay are not checked; wall, dice, seed, transfers, deltas, "
-            "winners, win totals and the next dealer are",
-        )
-    else:
-        on_wall, wall_problems = play_wall(rules, wall, evs)
-        for p in wall_problems:
-            out.add(Check.DRAWN_TILES, p, f"draws that fit one {N}-tile wall")
-        if seqs != list(range(len(seqs))):
-            i = first_diff(seqs, range(len(seqs)))
-            out.add(Check.EVENT_SEQ, f"seq {seqs[i]} at position {i}", f"seq {i}", seq=i)
-            stop = Discrepancy(i, Check.EVENT_SEQ, "", "")
-        if stop is None:
-            state = HandState(rules, on_wall, dealer, dice, hand["break"])
-            checked, stop = run_checked(state, evs)
-            if stop is None and not state.over:
-                stop = truncated(state)
-            if stop is not None:
-                out.add(stop.check, stop.log, stop.rules, seq=stop.seq)
-
+    dealer = hand["dealer"]
+    seqs, evs = _logged(events)
+    wall, dice = _wall_and_dice(out, rules, n, hand, dealt)  # 1. the wall, 2. dice → break
+    _check_seed(out, ctx, rules, hand, wall, dice, dealer, m, k, dealt)  # 3. the seed
+    state, checked, stop = _replay(out, rules, hand, wall, dice, evs, seqs)  # 4. the events
     # 5. the tables
     done = state if state is not None and stop is None and state.over else None
     books = done
@@ -277,6 +202,107 @@ def _audit(
         if exp is not None and hand["next_dealer"] != exp:
             out.add(Check.NEXT_DEALER, f"S{hand['next_dealer']}", f"S{exp}")
     return checked
+
+
+def _identity(out: HandFindings, ctx: RunContext, n: int, hand: Mapping[str, Any]) -> bool:
+    """The hand's ids, players, agents and dealer; False when the dealer is no seat
+    (nothing else can be checked)."""
+    if ctx.run_id is not None and hand.get("run_id", ctx.run_id) != ctx.run_id:
+        out.add(Check.HAND_IDS, f"run_id {hand.get('run_id')}", f"the manifest's {ctx.run_id}")
+    if hand.get("variant", ctx.variant) != ctx.variant:
+        out.add(Check.HAND_IDS, f"variant {hand.get('variant')}", f"the manifest's {ctx.variant}")
+    if hand["players"] != n:
+        out.add(Check.PLAYERS, hand["players"], f"{n} players (rules)")
+    if len(hand["agents"]) != n:
+        out.add(Check.AGENTS, f"{len(hand['agents'])} agents", f"one per seat ({n})")
+    dealer = hand["dealer"]
+    if not 0 <= dealer < n:
+        out.add(Check.DEALER, dealer, f"a seat 0..{n - 1}")
+        return False
+    return True
+
+
+def _logged(
+    events: Sequence[Sequence[Any]] | LoggedEvents | None,
+) -> tuple[list[int], list[Event] | None]:
+    """The logged events' seqs and events (None: the run logged no events)."""
+    if events is None:
+        return [], None
+    if isinstance(events, LoggedEvents):
+        return events.seqs, events.events
+    return [e[0] if len(e) == 8 else i for i, e in enumerate(events)], [to_event(e) for e in events]
+
+
+def _wall_and_dice(
+    out: HandFindings, rules: Rules, n: int, hand: Mapping[str, Any], dealt: Dealt | None
+) -> tuple[list[int], tuple[int, ...]]:
+    """The wall is a permutation of the tile set, the dice give the logged break."""
+    full = wall_tiles(rules)
+    N = len(full)
+    wall = list(hand["wall"] or ())
+    if wall:
+        # the seed's wall (dealt already in a batch) is a permutation by construction
+        if (dealt is None or dealt.wall != wall) and sorted(wall) != list(full):
+            out.add(
+                Check.WALL_PERMUTATION,
+                f"a wall of {len(wall)} tiles: {_counts_diff(wall, full)}",
+                f"a permutation of the {N}-tile set",
+            )
+    else:
+        out.note(
+            Check.WALL_PERMUTATION,
+            "not applicable: the wall is not logged; it is rebuilt from the deal and the draws",
+        )
+    dealer = hand["dealer"]
+    dice = tuple(hand["dice"])
+    if len(dice) != 2 or not all(1 <= d <= 6 for d in dice):
+        out.add(Check.DICE_BREAK, f"dice {list(dice)}", "two dice, 1..6 each")
+    else:
+        b = break_position(rules.variant, dice, dealer, n, N)
+        if hand["break"] != b:
+            out.add(
+                Check.DICE_BREAK,
+                f"break {hand['break']} for dice {list(dice)} and dealer S{dealer}",
+                f"break {b}",
+            )
+    return wall, dice
+
+
+def _replay(
+    out: HandFindings,
+    rules: Rules,
+    hand: Mapping[str, Any],
+    wall: list[int],
+    dice: tuple[int, ...],
+    evs: list[Event] | None,
+    seqs: list[int],
+) -> tuple[HandState | None, int, Discrepancy | None]:
+    """Every event through the one checked step, to the first discrepancy: the state
+    (None when none was built), the events checked, and the discrepancy."""
+    if evs is None:
+        out.note(
+            Check.EVENTS,
+            "not logged (--events none): event legality, win scoring and "
+            "the hands row replay are not checked; wall, dice, seed, transfers, deltas, "
+            "winners, win totals and the next dealer are",
+        )
+        return None, 0, None
+    N = len(wall_tiles(rules))
+    on_wall, wall_problems = play_wall(rules, wall, evs)
+    for p in wall_problems:
+        out.add(Check.DRAWN_TILES, p, f"draws that fit one {N}-tile wall")
+    if seqs != list(range(len(seqs))):
+        i = first_diff(seqs, range(len(seqs)))
+        out.add(Check.EVENT_SEQ, f"seq {seqs[i]} at position {i}", f"seq {i}", seq=i)
+        return None, 0, Discrepancy(i, Check.EVENT_SEQ, "", "")
+    # (the dice as logged: a bad pair is already a finding, the replay still runs)
+    state = HandState(rules, on_wall, hand["dealer"], cast(tuple[int, int], dice), hand["break"])
+    checked, stop = run_checked(state, evs)
+    if stop is None and not state.over:
+        stop = truncated(state)
+    if stop is not None:
+        out.add(stop.check, stop.log, stop.rules, seq=stop.seq)
+    return state, checked, stop
 
 
 #: What a hand's tables hold that the rules decide only for a hand replayed to its

@@ -87,36 +87,65 @@ def check_tables(
     disagree: a finding then quotes the rules' figure, never the log's."""
     rows = [(t["seq"], t["payer"], t["payee"], t["amount"], t["reason"]) for t in transfers]
     if evs is not None:
-        if hand["n_events"] != len(evs):
-            out.add(Check.HAND_N_EVENTS, hand["n_events"], f"{len(evs)} events logged")
-        want, win_seqs = _transfers_and_wins(evs, done)
-        if rows != want:
-            i = first_diff(rows, want)
-            got = rows[i] if i < len(rows) else "no row"
-            exp = want[i] if i < len(want) else "no row"
-            seq = want[i][0] if i < len(want) else rows[i][0]
-            out.add(Check.TRANSFERS_TABLE, _tr(got), f"{_tr(exp)} (the transfer event)", seq=seq)
-        by_seq = {w["seq"]: w for w in wins}
-        for i in win_seqs:
-            if i not in by_seq:
-                out.add(
-                    Check.WINS_ROWS,
-                    "no wins row",
-                    f"a row for the win event {describe(evs[i])}",
-                    seq=i,
-                )
-        for w in wins:
-            s = w["seq"]
-            e = evs[s] if 0 <= s < len(evs) else None
-            if e is None or e.type != WIN:
-                out.add(Check.WINS_ROWS, f"a wins row at seq {s}", "a win event there", seq=s)
-            elif (e.seat, e.tile, e.kind) != (w["seat"], w["tile"], w["method"]):
-                out.add(
-                    Check.WIN_EVENT,
-                    f"seat {w['seat']} tile {w['tile']} {w['method']}",
-                    f"{describe(e)} (the event)",
-                    seq=s,
-                )
+        _against_events(out, hand, evs, wins, rows, done)
+    _hand_row(out, n, hand, wins, rows, books)
+    _win_totals(out, evs, wins, rows, books)
+
+
+_Row = tuple[Any, Any, Any, Any, Any]  # a transfers row: (seq, payer, payee, amount, reason)
+
+
+def _against_events(
+    out: HandFindings,
+    hand: Mapping[str, Any],
+    evs: Sequence[Event],
+    wins: Sequence[Mapping[str, Any]],
+    rows: list[_Row],
+    done: HandState | None,
+) -> None:
+    """The event count, the transfers rows and the wins rows against the events."""
+    if hand["n_events"] != len(evs):
+        out.add(Check.HAND_N_EVENTS, hand["n_events"], f"{len(evs)} events logged")
+    want, win_seqs = _transfers_and_wins(evs, done)
+    if rows != want:
+        i = first_diff(rows, want)
+        got = rows[i] if i < len(rows) else "no row"
+        exp = want[i] if i < len(want) else "no row"
+        seq = want[i][0] if i < len(want) else rows[i][0]
+        out.add(Check.TRANSFERS_TABLE, _tr(got), f"{_tr(exp)} (the transfer event)", seq=seq)
+    by_seq = {w["seq"]: w for w in wins}
+    for i in win_seqs:
+        if i not in by_seq:
+            out.add(
+                Check.WINS_ROWS,
+                "no wins row",
+                f"a row for the win event {describe(evs[i])}",
+                seq=i,
+            )
+    for w in wins:
+        s = w["seq"]
+        e = evs[s] if 0 <= s < len(evs) else None
+        if e is None or e.type != WIN:
+            out.add(Check.WINS_ROWS, f"a wins row at seq {s}", "a win event there", seq=s)
+        elif (e.seat, e.tile, e.kind) != (w["seat"], w["tile"], w["method"]):
+            out.add(
+                Check.WIN_EVENT,
+                f"seat {w['seat']} tile {w['tile']} {w['method']}",
+                f"{describe(e)} (the event)",
+                seq=s,
+            )
+
+
+def _hand_row(
+    out: HandFindings,
+    n: int,
+    hand: Mapping[str, Any],
+    wins: Sequence[Mapping[str, Any]],
+    rows: list[_Row],
+    books: HandState | None,
+) -> None:
+    """Each transfers row between two seats; the hand's deltas, winners and outcome
+    against the rows."""
     for seq, payer, payee, amount, reason in rows:
         if not (0 <= payer < n and 0 <= payee < n) or payer == payee or amount <= 0:
             out.add(
@@ -143,6 +172,16 @@ def check_tables(
     outcome = "win" if wins else "draw"
     if hand["outcome"] != outcome:
         out.add(Check.HAND_OUTCOME, hand["outcome"], outcome)
+
+
+def _win_totals(
+    out: HandFindings,
+    evs: Sequence[Event] | None,
+    wins: Sequence[Mapping[str, Any]],
+    rows: list[_Row],
+    books: HandState | None,
+) -> None:
+    """Each win's total against its transfers (and, without events, its points)."""
     # totals: a win's transfers follow its event, before the next win of another tile
     ws = sorted(wins, key=lambda w: w["seq"])
     recomputed = {rec.seq: rec.total for rec in books.wins} if books is not None else {}

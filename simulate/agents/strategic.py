@@ -468,40 +468,37 @@ class StrategicAgent(EfficientCore):
         for o in options:
             if o is None or o.type not in (PON, KONG):
                 continue
-            t = o.tile
             if plan == "pairs":
                 return None
-            if o.type == KONG:
-                h, _ = without_void(view.hand, view.void[self.seat])
-                sh0 = accept(h, len(view.melds[self.seat]), unseen)[0]
-                if (
-                    plan not in ONE_SUIT or t // 9 == suit or (plan == "half" and t >= 27)
-                ) and self.kong_pays(view, o, unseen, sh0, plan, R):
-                    return o
-                continue
-            if R.zhongbai and t in (WHITE, RED):
-                return o  # the pon itself pays
-            if plan in ONE_SUIT and not (t // 9 == suit or (plan == "half" and t >= 27)):
-                continue
-            if plan == "triplets":
-                return o
-            if plan in ONE_SUIT:
-                if self.claim_helps(view, o, unseen):
-                    return o
-                continue
-            if R.open_ratio < 1 and not any(m.exposed for m in view.melds[self.seat]):
-                # opening costs worth: only a step nearer ready can pay for it (this
-                # implies claim_helps, whose shanten it computes itself)
-                if self.opening_pays(view, o, unseen, R):
-                    return o
-            elif R.closed_route and not view.melds[self.seat]:
-                # a pon that only widens acceptance speeds a hand that may only
-                # self-draw, and gives up the 七对 route that may win on a discard
-                if self.opening_pays(view, o, unseen, R, strict=True):
-                    return o
-            elif self.claim_helps(view, o, unseen):
+            if self._takes(view, o, unseen, plan, suit, R):
                 return o
         return None
+
+    def _takes(self, view, o, unseen, plan, suit, R: Reading) -> bool:
+        """Whether this pon or kong is worth making under ``plan``."""
+        t = o.tile
+        in_suit = plan not in ONE_SUIT or t // 9 == suit or (plan == "half" and t >= 27)
+        if o.type == KONG:
+            h, _ = without_void(view.hand, view.void[self.seat])
+            sh0 = accept(h, len(view.melds[self.seat]), unseen)[0]
+            return in_suit and self.kong_pays(view, o, unseen, sh0, plan, R)
+        if R.zhongbai and t in (WHITE, RED):
+            return True  # the pon itself pays
+        if not in_suit:
+            return False
+        if plan == "triplets":
+            return True
+        if plan in ONE_SUIT:
+            return self.claim_helps(view, o, unseen)
+        if R.open_ratio < 1 and not any(m.exposed for m in view.melds[self.seat]):
+            # opening costs worth: only a step nearer ready can pay for it (this
+            # implies claim_helps, whose shanten it computes itself)
+            return self.opening_pays(view, o, unseen, R)
+        if R.closed_route and not view.melds[self.seat]:
+            # a pon that only widens acceptance speeds a hand that may only
+            # self-draw, and gives up the 七对 route that may win on a discard
+            return self.opening_pays(view, o, unseen, R, strict=True)
+        return self.claim_helps(view, o, unseen)
 
     def opening_pays(self, view, o, unseen, R: Reading, strict: bool = False) -> bool:
         """A pon that opens a plain hand: worth it when the step it gains covers
@@ -590,28 +587,11 @@ class StrategicAgent(EfficientCore):
                 discards,
                 key=lambda o: (self.danger(view, o.tile, threats, unseen), -unseen[o.tile], o.tile),
             )
-        pool = None
         if plan == "pairs":
             singles = [o for o in discards if hand[o.tile] in (1, 3)]
             if singles:
                 return min(singles, key=lambda o: (hand[o.tile] != 1, unseen[o.tile], o.tile))
-        elif plan == "shilaotou":
-            pool = [o for o in discards if o.tile >= 27]
-        elif plan in ONE_SUIT:
-            pool = [
-                o for o in discards if o.tile // 9 != suit and not (plan == "half" and o.tile >= 27)
-            ]
-        elif plan == "triplets":
-            pool = [o for o in discards if hand[o.tile] == 1]
-        elif R.zhongbai:
-            pool = [o for o in discards if not (o.tile in (WHITE, RED) and hand[o.tile] >= 2)]
-        if pool:
-            order = {id(r[3]): i for i, r in enumerate(ranked)}
-            inrank = [o for o in pool if id(o) in order]
-            if inrank:
-                pool = inrank
-            elif not (plan == "shilaotou" or slack >= 1):
-                pool = None  # the plan would cost a step: not worth it yet
+        pool, order = self._plan_pool(hand, discards, ranked, plan, suit, slack, R)
         if pool:
             if threats:
                 return min(
@@ -635,6 +615,30 @@ class StrategicAgent(EfficientCore):
         if threats and len(top) > 1:
             return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
         return top[self.rng.below(len(top))][3]
+
+    def _plan_pool(self, hand, discards, ranked, plan, suit, slack, R):
+        """The discards the plan wants gone (None: no plan's pool, or one that would
+        cost a step not worth it yet), and each ranked discard's place."""
+        pool = None
+        if plan == "shilaotou":
+            pool = [o for o in discards if o.tile >= 27]
+        elif plan in ONE_SUIT:
+            pool = [
+                o for o in discards if o.tile // 9 != suit and not (plan == "half" and o.tile >= 27)
+            ]
+        elif plan == "triplets":
+            pool = [o for o in discards if hand[o.tile] == 1]
+        elif plan != "pairs" and R.zhongbai:
+            pool = [o for o in discards if not (o.tile in (WHITE, RED) and hand[o.tile] >= 2)]
+        order = {}
+        if pool:
+            order = {id(r[3]): i for i, r in enumerate(ranked)}
+            inrank = [o for o in pool if id(o) in order]
+            if inrank:
+                pool = inrank
+            elif not (plan == "shilaotou" or slack >= 1):
+                pool = None  # the plan would cost a step: not worth it yet
+        return pool, order
 
 
 def race(
