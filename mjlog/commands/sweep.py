@@ -84,7 +84,9 @@ def sweep_command(
         hands_per_shard=hands_per_shard,
     )
     grid = parse_grid(grids)
-    specs = [spec for _name, _point, spec in plan(variant, grid, sets, **build)]
+    planned = plan(variant, grid, sets, **build)
+    specs = [spec for _name, _point, spec in planned]
+    points = {name: point for name, point, _ in planned}
     refuse_inside(out)  # a refusal before the estimate: one line
     per = specs[0].total_hands
     what = f"{len(specs)} points × {per:,} hands, {matches:,} matches of {hands_per_match} a point"
@@ -92,8 +94,17 @@ def sweep_command(
 
     def done(name: str, manifest: dict) -> None:
         if not quiet and fmt == "text":
+            from analysis.queries import mark_defaults
+            from simulate.sweep import point_name
+
             hands = sum(f["rows"] for f in manifest["files"] if f["table"] == "hands")
-            click.echo(f"{name}: run {manifest['run_id']}, {hands} hands")
+            # a grid value that is the variant's default says so (cap=64 in yuxi)
+            shown = "__".join(
+                point_name({k: v})
+                + (" (default)" if "(" in mark_defaults(variant, f"{k}={v}") else "")
+                for k, v in points[name].items()
+            )
+            click.echo(f"{shown}: run {manifest['run_id']}, {hands} hands")
 
     try:
         doc = sweep(

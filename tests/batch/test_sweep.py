@@ -54,7 +54,15 @@ def test_sweep_runs_every_point_and_resumes(tmp_path):
     out = tmp_path / "sweep"
     res = CliRunner().invoke(main, ARGS + ["--out", str(out)])
     assert res.exit_code == 0, res.output
-    assert [line.split(":")[0] for line in res.stdout.splitlines()[:4]] == POINTS
+    said = [line.split(":")[0] for line in res.stdout.splitlines()[:4]]
+    # the directory names, each value at xuezhan's default marked (cap=16, no bonus)
+    assert [p.replace(" (default)", "") for p in said] == POINTS
+    assert said == [
+        "cap=8__zimo_bonus=none (default)",
+        "cap=8__zimo_bonus=add_base",
+        "cap=16 (default)__zimo_bonus=none (default)",
+        "cap=16 (default)__zimo_bonus=add_base",
+    ]
     doc = json.loads((out / "sweep.json").read_text())
     assert doc["variant"] == "xuezhan" and doc["sets"] == ["base=2"]
     assert doc["grid"] == {"cap": ["8", "16"], "zimo_bonus": ["none", "add_base"]}
@@ -136,3 +144,13 @@ def test_sweep_plays_strategic_by_default(tmp_path):
     assert doc["base"]["agents"] == ["strategic"]
     for p in doc["points"]:
         assert {a["name"] for a in read_manifest(out / p["dir"])["agents"]} == {"strategic"}
+
+
+def test_a_grid_value_at_the_variants_default_is_marked(tmp_path):
+    """`sweep --grid cap=64` in yuxi says 64 is yuxi's default (issue 47), and only there."""
+    args = ["sweep", "--variant", "yuxi", "--grid", "cap=64,16", "--matches", "2"]
+    args += ["--agents", "greedy", "--workers", "1", "--out", str(tmp_path / "sw")]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    lines = [ln for ln in r.stdout.splitlines() if ": run " in ln]
+    assert [ln.split(":")[0] for ln in lines] == ["cap=64 (default)", "cap=16"]
