@@ -91,8 +91,15 @@ class Plan:
     timing: str
     pilot: list[str]
 
+    @property
+    def compare_as(self) -> str:
+        """How the comparison must be run for this size to hold: the metric as the
+        study's one primary, so that its test is at α itself (a default compare adjusts
+        over every metric, and its level is α / m: docs/cli.md, "mjlog compare")."""
+        return f"mjlog compare RUN_A RUN_B --primary {self.metric}"
+
     def as_dict(self) -> dict:
-        return {**asdict(self), "alpha": ALPHA, "power": POWER}
+        return {**asdict(self), "alpha": ALPHA, "power": POWER, "compare_as": self.compare_as}
 
 
 def _quantiles(equivalence: bool) -> tuple[float, float]:

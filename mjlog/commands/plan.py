@@ -122,6 +122,10 @@ def plan_command(pilot, other, metric, detect, margin, paired, workers, time_han
     )
     click.echo(f"pilot: {', '.join(p.pilot)}: {p.how}; SD of a unit's difference {p.sd:.4g}")
     click.echo(
+        f"as run: {p.compare_as} (its one primary metric, tested at 5 %; a compare "
+        "without --primary adjusts over every metric and would need more)"
+    )
+    click.echo(
         f"needs: {p.matches:,} matches a side ({p.hands:,} hands a side, "
         f"{p.total_hands:,} in all; --matches {p.matches})"
     )

@@ -69,6 +69,8 @@ def test_plan_from_one_pilot_run_json():
     assert p["hands"] == 8 * p["matches"] and p["total_hands"] == 2 * p["hands"]
     assert "upper bound" in p["how"] and not p["pairing_measured"]  # one run cannot
     assert matches_needed(p["sd"], 0.02) == p["matches"]
+    # the size holds for the metric tested alone: the plan names the compare that does
+    assert p["compare_as"] == "mjlog compare RUN_A RUN_B --primary draw_rate"
     # time: linear in shards, the sides one after the other
     assert p["seconds_one_worker"] == pytest.approx(p["seconds_per_hand"] * p["total_hands"])
     assert p["seconds"] == pytest.approx(
