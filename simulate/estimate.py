@@ -17,7 +17,25 @@ from mjlog.engine import play_match
 from mjlog.logio import hand_records
 from simulate.agents import make_agents
 
-__all__ = ["seconds_per_hand"]
+__all__ = ["duration", "seconds_per_hand"]
+
+
+def duration(seconds: float) -> str:
+    """An estimated duration as a person reads it (every command that estimates says
+    it this way: the announcement, ``plan``, ``tune``'s ETA).
+
+    >>> duration(0.3), duration(42), duration(5400), duration(3 * 86400)
+    ('under 1 s', 'about 42 s', 'about 1.5 h', 'about 3.0 days')
+    """
+    if seconds < 1:
+        return "under 1 s"
+    if seconds < 90:
+        return f"about {seconds:.0f} s"
+    if seconds < 5400:
+        return f"about {seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"about {seconds / 3600:.1f} h"
+    return f"about {seconds / 86400:.1f} days"
 
 
 def seconds_per_hand(spec, hands: int, budget: float = 10.0) -> tuple[float, int]:

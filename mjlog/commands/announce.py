@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import click
 
 from mjlog.errors import InputError
+from simulate.estimate import duration
 
 __all__ = [
     "LONG_SECONDS",
@@ -44,19 +45,6 @@ class Estimate:
     @property
     def seconds(self) -> float:
         return self.hands * self.per_hand / self.workers
-
-
-def duration(seconds: float) -> str:
-    """A duration as a person reads it."""
-    if seconds < 1:
-        return "under 1 s"
-    if seconds < 90:
-        return f"about {seconds:.0f} s"
-    if seconds < 5400:
-        return f"about {seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
-        return f"about {seconds / 3600:.1f} h"
-    return f"about {seconds / 86400:.1f} days"
 
 
 def estimate(specs: Sequence, workers: int | None, hands: int | None = None) -> Estimate:

@@ -7,6 +7,7 @@ import json
 import click
 
 from mjlog.metrics import METRICS
+from simulate.estimate import duration
 
 
 def _number(option: str):
@@ -133,16 +134,7 @@ def plan_command(pilot, other, metric, detect, margin, paired, workers, time_han
         click.echo(f"time: {p.timing}")
     else:
         click.echo(
-            f"time: {_duration(p.seconds)} on {p.workers} worker(s), "
-            f"{_duration(p.seconds_one_worker)} on one ({p.shards:,} shard(s) a "
+            f"time: {duration(p.seconds)} on {p.workers} worker(s), "
+            f"{duration(p.seconds_one_worker)} on one ({p.shards:,} shard(s) a "
             f"side); {p.timing}"
         )
-
-
-def _duration(seconds: float) -> str:
-    """``42 s``, ``12.5 min``, ``3.2 h``."""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"

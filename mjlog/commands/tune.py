@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 
 import click
 from click.core import ParameterSource
@@ -246,7 +247,6 @@ def tune_command(
                 f"--rescore proposes a whole pattern table: it takes no "
                 f"{', '.join(mixed)} (tune those in a run of their own)"
             )
-        announced()
         _rescore(
             variant,
             patterns,
@@ -262,6 +262,7 @@ def tune_command(
             say,
             fmt,
             not play_all,
+            announced,
         )
         return
     require("optuna", "tune", "mjlog tune --vary")
@@ -382,8 +383,10 @@ def _rescore(
     say,
     fmt,
     settle: bool,
+    announced: Callable[[], None],
 ) -> None:
-    """``--rescore``: the table, to a fixed point, confirmed (analysis/studies/rescore.py)."""
+    """``--rescore``: the table, to a fixed point, confirmed (analysis/studies/rescore.py);
+    ``announced`` once the patterns are known good, before the first hand."""
     from analysis.studies import rescore
     from mjlog.rules import resolve
 
@@ -391,6 +394,7 @@ def _rescore(
     plan = rescore.RescorePlan(
         variant, named, seats, tuple(sets), budget, rounds, hands_per_match, seed
     )
+    announced()
     _finish(
         lambda: rescore.Rescorer(
             plan, out, workers=workers, scheduler=scheduler, progress=say, settle=settle

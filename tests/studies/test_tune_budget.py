@@ -38,7 +38,8 @@ def test_the_tune_says_so_before_the_first_hand_and_in_its_json(tmp_path):
     args += ["--agents", "greedy", "--budget", "512", "--trials", "2", "--workers", "1"]
     r = CliRunner().invoke(main, [*args, "--format", "json", "--out", str(tmp_path / "t")])
     assert r.exit_code == 0, r.output
-    lines = r.stderr.splitlines()
+    announced, *lines = r.stderr.splitlines()
+    assert announced.startswith("tune: 512 hands (--budget), ")  # every command that plays
     first = lines[0]
     assert first.startswith("tune: pattern_rate[qidui]=0.05±0.01 cannot be met at --budget 512")
     assert "--budget 19,965 would confirm it" in first  # before any hand: every hand a win

@@ -30,6 +30,7 @@ from analysis.studies.tune.journal import (
 from analysis.studies.tune.measuring import Measured, boot_best, loss, same_figures
 from analysis.studies.tune.study import Study, derived_seed
 from mjlog.rules import keys, resolve
+from simulate.estimate import duration
 
 
 @dataclass(frozen=True)
@@ -266,7 +267,7 @@ class Tuner(Study[Plan, TuneJournal]):
         if not n:
             return ""
         return (
-            f", ~{_duration(sec * self.planned_hands() / workers)} on {workers} worker(s) "
+            f", ~{duration(sec * self.planned_hands() / workers)} on {workers} worker(s) "
             f"(timed on {n} hands here)"
         )
 
@@ -286,7 +287,7 @@ class Tuner(Study[Plan, TuneJournal]):
         t0, h0 = start
         rate = (hands - h0) / (now - t0) if now > t0 and hands > h0 else 0.0
         left = max(self.planned_hands() - hands, 0)
-        eta = f", ETA {_duration(left / rate)}" if rate > 0 else ""
+        eta = f", ETA {duration(left / rate)}" if rate > 0 else ""
         return f"; {hands:,} of ~{self.planned_hands():,} hands{eta}"
 
     def _trial(self, point: Mapping[str, Any]) -> Trial:
@@ -597,11 +598,3 @@ class Tuner(Study[Plan, TuneJournal]):
             "confirm_seed": c.seed,
             "recheck": rechecks,
         }
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
