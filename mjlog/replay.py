@@ -20,8 +20,8 @@ importer use the same step.
 >>> last.event.type, list(last.deltas) == p.state.deltas, last.over
 ('end', True, True)
 >>> first = r.state_at(0)
->>> first.event.type, len(first.hands[first.event.seat]), first.live
-('deal', 14, 136)
+>>> first.event.type, len(first.hands[first.event.seat]), first.live   # 14 off the wall
+('deal', 14, 122)
 """
 
 from __future__ import annotations
