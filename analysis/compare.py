@@ -741,11 +741,11 @@ def _against(
     for metric in [m for m in mb if m in mo]:
         yb, xb, unit = mb[metric]
         yo, xo, _ = mo[metric]
-        d = compare_units(yb, xb, yo, xo, pair.paired, shared_walls=pair.paired)
-        if is_rate(unit):  # no rate difference is certain from a handful of events
-            d = rate_difference(d, yb, xb, yo, xo)
         # the figure the same on every paired match: a fact of these hands, no test
         same = pair.paired and np.array_equal(yb, yo) and np.array_equal(xb, xo)
+        d = compare_units(yb, xb, yo, xo, pair.paired, shared_walls=pair.paired)
+        if is_rate(unit) and not same:  # no rate difference is certain from a handful
+            d = rate_difference(d, yb, xb, yo, xo)  # of events, unless the hands are alike
         row = {
             "baseline_group": base.label,
             "group": other.label,
