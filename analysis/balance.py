@@ -50,6 +50,23 @@ FROM h GROUP BY ALL ORDER BY ALL
 """Per (match, rotation): each seat's points summed (plain column sums)."""
 
 
+def _by_seat(w: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """One row per seat of each (match, rotation) row of ``w`` (its ``s0``..``s3``
+    sums), with ``seat`` and ``spec`` (the agent's place in the line-up as given)."""
+    parts = []
+    for i in range(4):
+        part = w[w["players"] > i][
+            [*keys, "match", "rotation", "players", "hands", f"s{i}"]
+        ].rename(columns={f"s{i}": "total"})
+        part["seat"] = i
+        parts.append(part)
+    t = pd.concat(parts, ignore_index=True).sort_values(
+        ["run_id", "match", "rotation", "seat"], kind="stable"
+    )
+    t["spec"] = (t["seat"] - t["rotation"]) % t["players"]
+    return t.reset_index(drop=True)
+
+
 def _totals(runs):
     """A seat's match total per (match, rotation, seat); ``spec`` is the agent's place in
     the line-up as given (duplicate play seats it at (spec + rotation) mod n). Kept on
@@ -57,19 +74,8 @@ def _totals(runs):
     runs = as_runs(runs)
     cache = runs.__dict__.setdefault("_cache", {})
     if "totals" not in cache:
-        w = runs.sql(_TOTALS)
-        parts = []
-        for i in range(4):
-            part = w[w["players"] > i][
-                [*GROUP, "run_id", "match", "rotation", "players", "hands", f"s{i}"]
-            ].rename(columns={f"s{i}": "total"})
-            part["seat"] = i
-            parts.append(part)
-        t = pd.concat(parts, ignore_index=True).sort_values(
-            ["run_id", "match", "rotation", "seat"], kind="stable"
-        )
-        t["spec"] = (t["seat"] - t["rotation"]) % t["players"]
-        cache["totals"] = runs._in_run_order(t.reset_index(drop=True))
+        t = _by_seat(runs.sql(_TOTALS), [*GROUP, "run_id"])
+        cache["totals"] = runs._in_run_order(t)
     return runs, cache["totals"]
 
 
@@ -103,18 +109,7 @@ def _groups(runs):
             FROM seat_totals WHERE {where} ORDER BY run_id, match, rotation""",
             list(key),
         ).df()
-        parts = []
-        for i in range(4):
-            part = w[w["players"] > i][
-                ["run_id", "match", "rotation", "players", "hands", f"s{i}"]
-            ].rename(columns={f"s{i}": "total"})
-            part["seat"] = i
-            parts.append(part)
-        t = pd.concat(parts, ignore_index=True).sort_values(
-            ["run_id", "match", "rotation", "seat"], kind="stable"
-        )
-        t["spec"] = (t["seat"] - t["rotation"]) % t["players"]
-        return t.reset_index(drop=True)
+        return _by_seat(w, ["run_id"])
 
     return runs, ((tuple(k), fetch(k)) for k in keys.itertuples(index=False))
 

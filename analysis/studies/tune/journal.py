@@ -371,6 +371,19 @@ class Journal:
         return {"settled": dict(self.settled), "played": list(self.played)}
 
     @staticmethod
+    def _common(doc: Mapping[str, Any]) -> dict[str, Any]:
+        """Every journal's own fields from its JSON: whose it is and how its runs were
+        made (run names of this directory only)."""
+        settled, played = Journal._runs_from(doc)
+        return {
+            "tune_id": str(doc.get("tune_id")),
+            "variant": str(doc.get("variant")),
+            "settled": settled,
+            "played": played,
+            "lists_runs": "settled" in doc or "played" in doc,
+        }
+
+    @staticmethod
     def _runs_from(d: Mapping[str, Any]) -> tuple[dict[str, str], list[str]]:
         settled = _dict(d.get("settled", {}), "settled")
         return (
@@ -440,14 +453,9 @@ class TuneJournal(Journal):
         confirm = None if doc.get("confirm") is None else Confirmation.from_json(doc["confirm"])
         if confirm is not None and confirm.trial >= len(trials):
             raise DamagedJournal(f"the confirmation names trial {confirm.trial}, which is missing")
-        settled, played = cls._runs_from(doc)
         rechecks = _dict(doc.get("recheck", {}), "recheck")
         return cls(
-            tune_id=str(doc.get("tune_id")),
-            variant=str(doc.get("variant")),
-            settled=settled,
-            played=played,
-            lists_runs="settled" in doc or "played" in doc,
+            **cls._common(doc),
             trials=trials,
             race=race,
             confirm=confirm,
@@ -504,13 +512,8 @@ class RescoreJournal(Journal):
                 for p, r in _dict(_key(c, side, "the confirmation"), side).items():
                     for k, v in _dict(r, f"{side} of {p}").items():
                         _num(v, f"{side} {p}.{k}", none=True)
-        settled, played = cls._runs_from(doc)
         return cls(
-            tune_id=str(doc.get("tune_id")),
-            variant=str(doc.get("variant")),
-            settled=settled,
-            played=played,
-            lists_runs="settled" in doc or "played" in doc,
+            **cls._common(doc),
             rounds=rounds,
             confirm=confirm,
         )
