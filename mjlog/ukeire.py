@@ -226,9 +226,37 @@ def _less_one(key: bytes) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...]] 
     return tuple(out)
 
 
-# C901: the hot kernel, unrolled for speed and held to accept() by
-# tests/core/test_ukeire_memo.py; splitting it would add a call per suit and discard.
-def accept_after(  # noqa: C901
+#: What :func:`accept_after` reads of a hand once (:func:`_held`).
+_Held = tuple[
+    bytes,
+    tuple[bytes, ...],
+    list[tuple[int, tuple[int, ...]]],
+    list[tuple[int, ...]],
+    int,
+    int,
+    bool,
+]
+
+
+def _held(counts: Sequence[int], melds: int) -> _Held:
+    """What :func:`accept_after` reads of the hand once, whatever the discard: its
+    counts, per suit the counts' key, its reading (:func:`_more`) and its near ranks;
+    the tiles, the pairs, and whether the hand is short of tiles."""
+    b = bytes(counts)
+    keys = (b[0:9], b[9:18], b[18:27], b[27:34])
+    tiles = sum(b)
+    # a new isolated kind helps neither form, unless the hand is short of tiles
+    # (void tiles taken out): then any tile can fill a gap
+    short = tiles - 1 + 3 * melds < 13
+    nears = [tuple(range(len(k))) if short else near_in(k, 0) for k in keys]
+    pairs = (tiles - b.count(1) - b.count(3)) // 2  # Σ count // 2
+    return b, keys, [_more(k) for k in keys], nears, tiles, pairs, short
+
+
+# The hot kernel, unrolled for speed and held to accept() by
+# tests/core/test_ukeire_memo.py: the per-call reading is in _held (one call), the
+# per-suit loop stays inline (a call per suit and discard would cost ~15 %).
+def accept_after(
     counts: Sequence[int], melds: int, unseen: Sequence[int], kinds: Sequence[int]
 ) -> list[int]:
     """Per kind ``d`` of ``kinds`` (each held), ``accept(counts - d, melds,
@@ -249,17 +277,9 @@ def accept_after(  # noqa: C901
     """
     T = tables()
     pair12, add3, final, n, nh5 = T.pair12, T.add3, T.final, T.n_suit, T.n_honor * 5
-    b = bytes(counts)
-    keys = (b[0:9], b[9:18], b[18:27], b[27:34])
-    reads = [_more(k) for k in keys]
+    b, keys, reads, nears, tiles, pairs, short = _held(counts, melds)
     ids = [r[0] for r in reads]
-    tiles = sum(b)
-    # a new isolated kind helps neither form, unless the hand is short of tiles
-    # (void tiles taken out): then any tile can fill a gap
-    short = tiles - 1 + 3 * melds < 13
-    nears = [tuple(range(len(k))) if short else near_in(k, 0) for k in keys]
     seven = melds == 0
-    pairs = (tiles - b.count(1) - b.count(3)) // 2  # Σ count // 2
     done: dict[tuple[int, int, int, int], int] = {}  # (suit, discard's suit, its id, parity)
     out = []
     for dk in kinds:
@@ -285,10 +305,11 @@ def accept_after(  # noqa: C901
             even7 = seven_pairs_shanten(p, tl + 1)
         total = 0
         for u in range(4):
+            # stored for u == s too (never read there: a discard's own suit is its own)
+            memo = (u, s, ds, par)
             if u == s:
-                more, near, memo = more_s, (nears[u] if short else near_s), None
+                more, near = more_s, (nears[u] if short else near_s)
             else:
-                memo = (u, s, ds, par)
                 got = done.get(memo)
                 if got is not None:
                     total += got
@@ -298,11 +319,9 @@ def accept_after(  # noqa: C901
             part = 0
             for q in near:
                 x = more[q]
-                if x < 0:
-                    continue
                 t = first + q
                 w = unseen[t]
-                if w <= 0:
+                if x < 0 or w <= 0:
                     continue
                 if u == 0:
                     v = final[add3[pair12[x * n + i1] * n + i2] * nh5 + tail]
@@ -318,8 +337,7 @@ def accept_after(  # noqa: C901
                         v = v7
                 if v < best:
                     part += w
-            if memo is not None:
-                done[memo] = part
+            done[memo] = part
             total += part
         out.append(total)
     return out
