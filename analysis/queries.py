@@ -50,16 +50,15 @@ from mjlog.errors import cut as clip
 from mjlog.events import REASON_NAMES
 from mjlog.logio import LogError, RunFiles
 from mjlog.rundir import duckdb_path, read_json
-from mjlog.scoring.patterns import pattern_name
 
 
 def _pattern_name(variant: str, key: str) -> str:
     """A pattern's Chinese name as the variant's own table writes it (杠上花 in yuxi,
-    杠上开花 in xuezhan); the shared name for a variant this mjlog does not know."""
+    杠上开花 in xuezhan); the key itself for a variant this mjlog does not know."""
     from mjlog.variants import VARIANTS as _BY_NAME
 
     v = _BY_NAME.get(variant)
-    return v.pattern_name(key) if v is not None else pattern_name(key)
+    return v.pattern_name(key) if v is not None else key
 
 
 __all__ = [

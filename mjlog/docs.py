@@ -39,7 +39,6 @@ from mjlog import metrics, schema
 from mjlog.errors import InputError
 from mjlog.rulekeys import RuleKey
 from mjlog.rundir import replace_file
-from mjlog.scoring.patterns import pattern_name
 from mjlog.variants import VARIANTS, Variant
 
 __all__ = [
@@ -177,7 +176,7 @@ def pattern_table(name: str) -> str:
     for k in extra:  # a value that is no pattern of its own (huangmei fan.facai_all)
         key = k.name.split(".", 1)[1]
         rows.append(
-            f"| {pattern_name(key)} | (a value of `{key.split('_')[0]}`) "
+            f"| {v.pattern_name(key)} | (a value of `{key.split('_')[0]}`) "
             f"| `{k.name}` | {k.default} |"
         )
     return "\n".join(rows)

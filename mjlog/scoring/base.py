@@ -118,6 +118,9 @@ class Scorer(Protocol):
 
     #: pattern key -> the Chinese name the variant's rulebook writes, in table order
     NAMES: dict[str, str]
+    #: value keys that name no pattern row of their own (huangmei ``fan.facai_all``,
+    #: 四发财: what four 发财 pay), key -> Chinese name
+    VALUE_NAMES: dict[str, str]
 
     def score(self, ctx: WinContext, rules: Rules) -> Score: ...
 

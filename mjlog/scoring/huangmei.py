@@ -94,6 +94,7 @@ __all__ = [
     "TABLE",
     "PATTERNS",
     "NAMES",
+    "VALUE_NAMES",
     "CONTAINS",
     "STANDS_FOR",
     "score",
@@ -367,6 +368,8 @@ CONTAINS: dict[str, tuple[str, ...]] = {p.key: p.contains for p in TABLE if p.co
 #: Value keys that are what several counts of a pattern pay instead: four 发财 pay
 #: ``fan.facai_all``, not 4 × ``fan.facai`` (kept no lower by analysis/studies/rescore.py).
 STANDS_FOR: dict[str, tuple[str, int]] = {"facai_all": ("facai", 4)}
+#: Their names (:attr:`mjlog.scoring.base.Scorer.VALUE_NAMES`).
+VALUE_NAMES: dict[str, str] = {"facai_all": "四发财"}
 
 
 def _value(key: str, count: int, rules: Rules) -> int:

@@ -17,8 +17,9 @@ ones it counts and what they are worth.
 >>> is_one_suit(total), fours(total), has_exposed_meld(melds)
 (False, [13], True)
 
-:data:`PATTERN_NAMES` gives the shared Chinese name of every pattern key (docs/rules/);
-each scorer's ``NAMES`` is its own rulebook's spelling (yuxi 杠上花, huangmei 七一对).
+A pattern's Chinese name is its table row's (:mod:`mjlog.scoring.table`), as the
+variant's rulebook spells it (yuxi 杠上花, huangmei 七一对):
+:meth:`mjlog.variants.Variant.pattern_name`.
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ from mjlog.scoring.base import Method, WinContext
 from mjlog.tiles import NUM_KINDS, is_honor, is_terminal_or_honor
 
 __all__ = [
-    "PATTERN_NAMES",
-    "pattern_name",
     "meld_counts",
     "total_counts",
     "suits_of",
@@ -55,70 +54,6 @@ __all__ = [
     "is_kong_replacement_win",
     "is_discard_after_kong",
 ]
-
-#: Chinese name of every pattern key used by the three variants (docs/rules/<variant>.md,
-#: "Patterns").
-PATTERN_NAMES: dict[str, str] = {
-    # shared and yuxi
-    "pinghu": "平胡",
-    "pengpenghu": "碰碰胡",
-    "qingyise": "清一色",
-    "hunyise": "混一色",
-    "qidui": "七对",
-    "longqidui": "龙七对",
-    "menqing": "门清",
-    "gangshanghua": "杠上开花",
-    "gangshangpao": "杠上炮",
-    "qiangganghu": "抢杠胡",
-    "haidilaoyue": "海底捞月",
-    "shilaotou": "十老头",
-    "gen": "根",
-    "zimo": "自摸",
-    "facai": "发财",
-    # xuezhan main table
-    "jingougou": "金钩钩",
-    "qingpeng": "清碰",
-    "qingqidui": "清七对",
-    "qingjingougou": "清金钩钩",
-    "shuanglongqidui": "双龙七对",
-    "qinglongqidui": "清龙七对",
-    "sanlongqidui": "三龙七对",
-    "shibaluohan": "十八罗汉",
-    "qingshuanglongqidui": "清双龙七对",
-    "qingsanlongqidui": "清三龙七对",
-    "qingshibaluohan": "清十八罗汉",
-    # xuezhan extras
-    "daiyaojiu": "带幺九",
-    "duanyaojiu": "断幺九",
-    "qingyaojiu": "清幺九",
-    "jiangdui": "将对",
-    "jiangjingougou": "将金钩钩",
-    "tianhu": "天胡",
-    "dihu": "地胡",
-    # huangmei
-    "facai_all": "四发财",
-    "kadang": "卡档",
-    "bianzhang": "边张",
-    "dandiao": "单吊",
-    "peng_zhongbai": "碰红中/白板",
-    "minggang_shu": "明杠数牌",
-    "anke_zhongbai": "暗刻红中/白板",
-    "angang_shu": "暗杠数牌",
-    "caishangkaihua": "财上开花",
-    "minggang_zhongbai": "明杠红中/白板",
-    "angang_zhongbai": "暗杠红中/白板",
-    "quanqiuren": "全求人",
-}
-
-
-def pattern_name(key: str) -> str:
-    """The shared Chinese name of a pattern key, or the key itself when unknown
-    (a variant's own spelling: :meth:`mjlog.variants.Variant.pattern_name`).
-
-    >>> pattern_name("qingyise"), pattern_name("no_such_key")
-    ('清一色', 'no_such_key')
-    """
-    return PATTERN_NAMES.get(key, key)
 
 
 def meld_counts(melds: Iterable[Meld]) -> list[int]:

@@ -108,6 +108,7 @@ __all__ = [
     "Row",
     "MAIN",
     "NAMES",
+    "VALUE_NAMES",
     "CONTAINS",
     "XUEZHAN_EXTRAS",
     "CONTAINED_FOURS",
@@ -368,6 +369,8 @@ SITUATIONAL_EXTRAS: tuple[str, ...] = tuple(
 )
 #: The Chinese names of every pattern above (docs/rules/xuezhan.md: 七对, 杠上开花, 门清).
 NAMES: dict[str, str] = {p.key: p.name for p in TABLE}
+#: No value key here names anything but a pattern row (:attr:`mjlog.scoring.base.Scorer.VALUE_NAMES`).
+VALUE_NAMES: dict[str, str] = {}
 #: Pattern families: each pattern → those every hand of it also is, directly (清七对
 #: contains 七对 and 清一色; a table that tracks difficulty keeps a rarer pattern
 #: paying no less: analysis/studies/rescore.py).

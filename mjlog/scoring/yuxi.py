@@ -112,6 +112,7 @@ __all__ = [
     "ORDER",
     "FAN",
     "NAMES",
+    "VALUE_NAMES",
     "CONTAINS",
     "TABLE",
     "score",
@@ -208,6 +209,8 @@ _NO_READING = Decomposition("situation", None, (), ())  # what a situation row i
 ORDER: tuple[str, ...] = tuple(p.key for p in TABLE)
 #: The Chinese names (docs/rules/yuxi.md, "Patterns": 小七对, 杠上花).
 NAMES: dict[str, str] = {p.key: p.name for p in TABLE}
+#: No value key here names anything but a pattern row (:attr:`mjlog.scoring.base.Scorer.VALUE_NAMES`).
+VALUE_NAMES: dict[str, str] = {}
 #: The seed's 番 per pattern.
 FAN: dict[str, int] = {p.key: p.fan or 0 for p in TABLE}
 #: Pattern families: each pattern → those every hand of it also is (direct containment;

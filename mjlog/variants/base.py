@@ -77,7 +77,8 @@ class Variant:
 
     def pattern_name(self, key: str) -> str:
         """The Chinese name of a pattern key as this variant's rulebook writes it
-        (its scorer's ``NAMES``), or the key itself when unknown.
+        (its scorer's ``NAMES``; a value key's, ``VALUE_NAMES``), or the key itself
+        when unknown.
 
         >>> from mjlog.variants import VARIANTS
         >>> [v.pattern_name("gangshanghua") for v in VARIANTS.values()]
@@ -86,7 +87,7 @@ class Variant:
         ['小七对', '七对', '七一对']
         """
         names: dict[str, str] = self.scorer.NAMES
-        return names.get(key, key)
+        return names.get(key) or self.scorer.VALUE_NAMES.get(key, key)
 
     def patterns(self, rules: Rules | None = None) -> tuple[str, ...]:
         """The pattern keys a win can carry under ``rules`` (None: under some rules),
