@@ -12,7 +12,7 @@ hand), ``situation`` (how the hand was won: after a kong, robbing one; yuxi asks
 once per win), ``plain`` (holds when no other does), ``method`` (the win's method
 names it, whatever the hand), ``root`` (xuezhan's 根, counted per four) or ``extra``
 (xuezhan's optional patterns, key ``extras``). A row without a predicate is placed
-by its scorer's own reading (xuezhan's main table: its shape row and 清一色).
+by its kind alone: ``plain`` (yuxi's and huangmei's 平胡) and ``method`` (yuxi's 十老头).
 
 >>> from mjlog.scoring.yuxi import TABLE
 >>> row = by_key(TABLE)["longqidui"]

@@ -90,11 +90,12 @@ from mjlog.scoring.patterns import (
     is_all_258,
     is_all_simples,
     is_all_triplets,
+    is_discard_after_kong,
+    is_kong_replacement_win,
     is_one_suit,
     is_seven_pairs,
     is_single_tile_left,
     kong_count,
-    kong_situation,
     last_kong,
     total_counts,
 )
@@ -124,8 +125,12 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Row(Pattern["_Reading"]):
-    """A xuezhan pattern's row: what the scorer reads of it beyond a row's own."""
+class Row(Pattern[Any]):
+    """A xuezhan pattern's row: what the scorer reads of it beyond a row's own.
+
+    Its predicate reads, by kind: a main row (``shape``) a :class:`_Main`, 根
+    (``root``) a :class:`_Roots`, a bonus (``situation``) the
+    :class:`~mjlog.scoring.base.WinContext`, an extra a :class:`_Reading`."""
 
     fours: int = 0  # the fours a main pattern contains (not counted as 根)
     one_suit_of: str | None = None  # 清X: the main pattern X it is in one suit
@@ -133,8 +138,31 @@ class Row(Pattern["_Reading"]):
     in_ready: bool = True  # an extra counted in 查大叫 (not 天胡, 地胡, 海底捞月)
 
 
+class _Main(NamedTuple):
+    """What a main row's predicate reads of one reading of a hand: its shape row
+    (:func:`_shape`, the scorer's reading), whether the whole hand is in one suit,
+    and whether the reading is standard (four sets and a pair: not seven pairs)."""
+
+    shape: str
+    qing: bool
+    standard: bool
+
+
+class _Roots(NamedTuple):
+    """What 根's predicate reads: the candidate taken and the hand's own fours."""
+
+    taken: str
+    own_fours: int
+
+
 def _main_row(key: str, name: str, mult: int, holds: str, **kw: Any) -> Row:
-    return Row(key, name, mult, holds, kind="shape", **kw)
+    """A main row; its predicate, unless given: the reading's shape is this row
+    (the 清 rows: the hand is in one suit and the shape is the row it is 清 of)."""
+    of = kw.get("one_suit_of")
+    when = kw.pop("when", None) or (
+        (lambda m: m.qing and m.shape == of) if of else (lambda m: m.shape == key)
+    )
+    return Row(key, name, mult, holds, when, kind="shape", **kw)
 
 
 def _extra_row(key: str, name: str, mult: int, holds: str, when: Any, **kw: Any) -> Row:
@@ -142,13 +170,14 @@ def _extra_row(key: str, name: str, mult: int, holds: str, when: Any, **kw: Any)
 
 
 #: The xuezhan patterns, one row each: the main table (lowest first; the main pattern
-#: of a win is the highest valued that holds, ties to the later row; its reading of
-#: the hand is the scorer's, :func:`_shape`), 根, the bonuses (the win's situation,
-#: :func:`mjlog.scoring.patterns.kong_situation`), then the optional extras (key
+#: of a win is the highest valued that holds, ties to the later row; the shape its
+#: predicate reads is the scorer's reading of the hand, :func:`_shape`), 根, the
+#: bonuses (the win's situation), then the optional extras (key
 #: ``extras``) in the rulebook's order, each with its predicate. The values are the
 #: defaults of ``mult.<key>``; ``contains``: the patterns every hand of it also is.
 TABLE: tuple[Row, ...] = (
-    _main_row("pinghu", "平胡", 1, "four sets and a pair"),
+    # 平胡: any standard reading (a 碰碰胡 is also one)
+    _main_row("pinghu", "平胡", 1, "four sets and a pair", when=lambda m: m.standard),
     _main_row(
         "pengpenghu",
         "碰碰胡",
@@ -161,6 +190,7 @@ TABLE: tuple[Row, ...] = (
         "清一色",
         4,
         "one suit (melds included)",
+        when=lambda m: m.qing,  # whatever the shape: a 清七对 is also a 清一色
         one_suit_of="pinghu",
         contains=("pinghu",),
     ),
@@ -270,17 +300,31 @@ TABLE: tuple[Row, ...] = (
         2,
         "per kind held four times, kongs included, less the fours the main pattern "
         "contains (a robbed kong's four is none)",
+        lambda g: max(0, g.own_fours - CONTAINED_FOURS.get(g.taken, 0)),
         kind="root",
     ),
-    Row("qiangganghu", "抢杠胡", 2, "robbing a kong", kind="situation"),
     Row(
-        "gangshanghua", "杠上开花", 2, "self-draw on the last kong's replacement", kind="situation"
+        "qiangganghu",
+        "抢杠胡",
+        2,
+        "robbing a kong",
+        lambda c: c.method is Method.ROBBED_KONG,
+        kind="situation",
+    ),
+    Row(
+        "gangshanghua",
+        "杠上开花",
+        2,
+        "self-draw on the last kong's replacement",
+        is_kong_replacement_win,
+        kind="situation",
     ),
     Row(
         "gangshangpao",
         "杠上炮",
         2,
         "won on the discard made right after the discarder's kong",
+        is_discard_after_kong,
         kind="situation",
     ),
     _extra_row(
@@ -377,8 +421,10 @@ VALUE_NAMES: dict[str, str] = {}
 CONTAINS: dict[str, tuple[str, ...]] = {p.key: p.contains for p in TABLE if p.contains}
 # (key, predicate) of the extras, read once
 _EXTRA_TESTS = tuple((p.key, p.when) for p in TABLE if p.kind == "extra" and p.when)
+_MAIN_TESTS = tuple((p.key, p.when) for p in TABLE if p.kind == "shape" and p.when)
+_BONUS_TESTS = tuple((p.key, p.when) for p in TABLE if p.kind == "situation" and p.when)
+_ROOTS = next(p.when for p in TABLE if p.kind == "root" and p.when)
 
-_QING = {p.one_suit_of: p.key for p in TABLE if p.one_suit_of}
 _SEVEN_PAIRS = ("qidui", "longqidui", "shuanglongqidui", "sanlongqidui")  # by fours held
 
 
@@ -428,16 +474,13 @@ _MAIN_RANK = {k: i for i, k in enumerate(MAIN)}
 
 
 def _main(shape: str, qing: bool, standard: bool, t: _Table) -> str:
-    """The main pattern: the highest valued of the shape's candidates (ties to the
-    later row of the main table)."""
+    """The main pattern: the highest valued of the main rows whose predicate holds
+    (ties to the later row of the main table)."""
     key = (shape, qing, standard)
     got = t.main_of.get(key)
     if got is None:
-        cands = [shape]
-        if standard:
-            cands.append("pinghu")
-        if qing:
-            cands += ["qingyise", _QING[shape]]
+        m = _Main(shape, qing, standard)
+        cands = [k for k, holds in _MAIN_TESTS if holds(m)]
         mult = t.mult
         got = t.main_of[key] = max(cands, key=lambda k: (mult[k], _MAIN_RANK[k]))
     return got
@@ -554,7 +597,7 @@ def _value(
 ) -> tuple[int, tuple[str, ...]]:
     """(multiplier, patterns) of the taken candidate with the multiplying extras,
     根 (the hand's ``own_fours`` less those ``taken`` contains) and the bonuses."""
-    gen = max(0, own_fours - CONTAINED_FOURS.get(taken, 0))
+    gen = _ROOTS(_Roots(taken, own_fours))
     pats = (taken, *others, *("gen",) * gen, *bonuses)
     return _product(pats, mult), pats
 
@@ -644,7 +687,8 @@ def score(ctx: WinContext, rules: Rules) -> Score:
     if method is Method.SELF_DRAW and ctx.after_kong and last_kong(ctx.melds) is None:
         return Score(False, reason=Reason.NO_KONG_FOR_AFTER_KONG)
     t = _table(rules)
-    best = _best(ctx, t, t.extras, tuple(kong_situation(ctx)))
+    bonuses = tuple(k for k, holds in _BONUS_TESTS if holds(ctx))
+    best = _best(ctx, t, t.extras, bonuses)
     if best is None:
         return Score(False, reason=Reason.NOT_A_WIN)
     if holds_void(ctx.concealed, ctx.melds, ctx.void):

@@ -14,12 +14,12 @@ from mjlog.tiles import parse_counts, parse_tile
 from mjlog.variants import VARIANTS
 
 TABLED = [name for name, v in VARIANTS.items() if hasattr(v.scorer, "TABLE")]
-#: The kinds of row whose predicate each scorer asks (xuezhan's main table, 根 and
-#: bonuses are placed by its own reading of the hand and its situation).
+#: The kinds of row whose predicate each scorer asks (a ``plain`` row holds when no
+#: other does, a ``method`` row when the win's method names it).
 TESTED = {
     "yuxi": {"shape", "situation"},
     "huangmei": {"shape", "situation"},
-    "xuezhan": {"extra"},
+    "xuezhan": {"shape", "root", "situation", "extra"},
 }
 
 
@@ -154,3 +154,47 @@ def test_a_xuezhan_extra_is_its_rows_predicate_and_value(hand, tile, method, kw,
     for p in s.patterns:
         product *= table[p].value
     assert s.multiplier == product
+
+
+@pytest.mark.parametrize(
+    ("hand", "tile", "method", "sets", "main"),
+    [
+        # 清七对 by default; 清一色's predicate holds whatever the shape, so valued
+        # above it, 清一色 is the main pattern
+        ("11223344556677m", "7m", Method.SELF_DRAW, [], "qingqidui"),
+        ("11223344556677m", "7m", Method.SELF_DRAW, ["mult.qingyise=32"], "qingyise"),
+        # a 碰碰胡 is also a standard reading: 平胡 valued above it takes it
+        ("111m222p333s444s55m", "5m", Method.DISCARD, [], "pengpenghu"),
+        ("111m222p333s444s55m", "5m", Method.DISCARD, ["mult.pinghu=4"], "pinghu"),
+    ],
+)
+def test_a_xuezhan_main_pattern_is_the_best_row_whose_predicate_holds(
+    hand, tile, method, sets, main
+):
+    from mjlog.scoring import score
+
+    r = resolve("xuezhan", sets=sets)
+    s = score(WinContext(tuple(parse_counts(hand)), (), parse_tile(tile), method), r)
+    assert s.legal and s.patterns[0] == main, s
+
+
+@pytest.mark.parametrize(
+    ("method", "bonus"),
+    [
+        (Method.ROBBED_KONG, "qiangganghu"),
+        (Method.SELF_DRAW, "gangshanghua"),
+        (Method.DISCARD, "gangshangpao"),
+    ],
+)
+def test_a_xuezhan_bonus_is_its_rows_predicate(method, bonus):
+    """The win's situation, read by the bonus rows' predicates: one bonus a win."""
+    from mjlog.melds import Meld, MeldKind
+    from mjlog.scoring import score
+
+    table = {p.key: p for p in VARIANTS["xuezhan"].scorer.TABLE}
+    after = method is not Method.ROBBED_KONG
+    melds = (Meld(MeldKind.CONCEALED_KONG, parse_tile("9s")),) if after else ()
+    hand = "123m456m789m55p" if after else "123m456m789m11s456p"
+    ctx = WinContext(tuple(parse_counts(hand)), melds, parse_tile("5p"), method, after_kong=after)
+    s = score(ctx, resolve("xuezhan"))
+    assert s.legal and [p for p in s.patterns if table[p].kind == "situation"] == [bonus], s
