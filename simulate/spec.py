@@ -23,6 +23,24 @@ from simulate.agents import agent_entry, make_agents
 
 HANDS_PER_SHARD = 2000  # default target; a shard always holds whole matches
 
+#: A study's runs (a tune's trials, a balance's measure) hold at least this many
+#: shards: a trial of a few hundred matches is otherwise one shard, one busy core.
+STUDY_SHARDS = 8
+
+
+def study_shard_hands(matches: int, hands_per_match: int, rotations: int = 1) -> int:
+    """Hands per shard for a study's run of ``matches``: the default at most, and few
+    enough that the run has :data:`STUDY_SHARDS` shards or more (of whole matches; as
+    many as its matches when it has fewer), so that every worker is busy. It depends on the run alone, never on the workers: the
+    layout, and the answer, are the same whatever they are.
+
+    >>> study_shard_hands(150, 8), study_shard_hands(10_000, 8), study_shard_hands(3, 8)
+    (144, 2000, 8)
+    """
+    per_shard = max(1, matches // STUDY_SHARDS)
+    return min(HANDS_PER_SHARD, per_shard * hands_per_match * rotations)
+
+
 MAX_SHARDS = 2**20
 """Shards in one run at most: a file per shard and table in one directory, and
 the run's plan held in memory (``--matches 10**12`` grew to 2.4 GB before this)."""

@@ -54,6 +54,7 @@ def balance_study(
     ``mjlog balance --format json`` prints (docs/cli.md)."""
     from mjlog.rng import derive
     from simulate.runner import RunSpec, simulate
+    from simulate.spec import study_shard_hands
 
     if scheduler is not None and out is None:
         raise InputError(
@@ -76,6 +77,9 @@ def balance_study(
             sets=[*sets, *extra],
             duplicate=duplicate,
             events=False,
+            hands_per_shard=study_shard_hands(
+                matches, hands_per_match, per_match // hands_per_match
+            ),
         )
 
     spec = build(seed)

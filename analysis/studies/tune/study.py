@@ -20,6 +20,7 @@ from mjlog.rundir import write_atomic
 from simulate.agents import make_agents
 from simulate.resettled import donor_problem
 from simulate.runner import RunSpec, simulate
+from simulate.spec import study_shard_hands
 
 TUNE_FILE = "tune.json"
 RULES_FILE = "rules.toml"
@@ -152,6 +153,7 @@ class Study(Generic[P, J]):
             self.plan.hands_per_match,
             list(agents or self.plan.agents),
             sets=list(sets),
+            hands_per_shard=study_shard_hands(matches, self.plan.hands_per_match),
         )
         run = self.out / name
         if not (run / "manifest.json").exists():  # a run read back is verified like any

@@ -1,0 +1,79 @@
+"""A study's runs are split so that every worker has a shard to play (issue 48, "every
+core busy in a study"), by the run alone: the same layout and the same answer
+whatever the workers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from mjlog.cli import main
+from simulate.spec import STUDY_SHARDS, study_shard_hands
+
+ARGS = [
+    "tune",
+    "yuxi",
+    "--vary",
+    "base=1:6",
+    "--agents",
+    "greedy",
+    "--budget",
+    "640",
+    "--trials",
+    "4",
+    "--quiet",
+    "--format",
+    "json",
+    "--target",
+    "money_moved_per_hand=12±1",
+]
+
+
+def _tune(out, workers):
+    r = CliRunner().invoke(main, [*ARGS, "--workers", str(workers), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def _layouts(out):
+    """Per run of the tune: (matches, hands per shard, shards)."""
+    got = {}
+    for m in sorted(out.rglob("manifest.json")):
+        doc = json.loads(m.read_text(encoding="utf-8"))
+        shards = {f["path"].split("/")[-1] for f in doc["files"] if f["table"] == "hands"}
+        got[str(m.parent.relative_to(out))] = (
+            doc["matches"],
+            doc["hands_per_shard"],
+            len(shards),
+        )
+    return got
+
+
+def test_every_run_of_a_tune_has_a_shard_for_every_worker_and_one_answer(tmp_path):
+    one, two = _tune(tmp_path / "one", 1), _tune(tmp_path / "two", 2)
+    assert one == two  # the same proposal, trials, race and confirmation
+    layouts = _layouts(tmp_path / "one")
+    assert layouts == _layouts(tmp_path / "two") and len(layouts) >= 4
+    for run, (matches, per_shard, shards) in layouts.items():
+        assert per_shard == study_shard_hands(matches, 8), run
+        assert shards >= min(matches, STUDY_SHARDS), run  # never one shard for many matches
+
+
+@pytest.mark.parametrize(
+    ("matches", "hpm", "rotations", "shards"),
+    [
+        (1, 8, 1, 1),
+        (7, 8, 1, 7),
+        (8, 8, 1, 8),
+        (20, 8, 1, 10),
+        (150, 8, 1, 9),
+        (10_000, 8, 1, 40),
+        (9, 4, 4, 9),
+    ],
+)
+def test_a_study_runs_shards(matches, hpm, rotations, shards):
+    per_match = hpm * rotations
+    per_shard = study_shard_hands(matches, hpm, rotations) // per_match
+    assert -(-matches // per_shard) == shards
