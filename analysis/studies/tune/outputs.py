@@ -112,8 +112,8 @@ def _targets(result: Mapping[str, Any]) -> list[str]:
     lines: list[str] = []
     lines += [
         "",
-        f"targets on fresh walls (seed {result['confirm_seed']}), 95 % intervals; a "
-        f"verdict reads the 90 % one (each one-sided test at 5 %):",
+        f"targets on fresh walls (seed {result['confirm_seed']}), 95 % intervals "
+        f"(a verdict reads the 90 % one: docs/cli.md, verdicts):",
     ]
     before = {r["metric"]: r for r in result.get("targets_before") or []}
     for r in result["targets"]:
