@@ -29,6 +29,7 @@ from analysis.queries import (
 )
 from analysis.rates import RARE, is_rate, rate, rate_difference
 from analysis.stats import Difference, pseudo_values
+from mjlog.judgement import Verdict
 from mjlog.logio import LogError
 from mjlog.metrics import METRICS
 
@@ -912,17 +913,17 @@ def trends(
 def verdict_text(r: Mapping[Any, Any]) -> str:
     """A row's verdict in words, as compare's table and the report print it."""
     v = r["verdict"]
-    if v == "identical":
+    if v == Verdict.IDENTICAL:
         n = r.get("hands_differing")
         return (
             f"identical: all {r['hands']:,} hands alike"
             if n == 0
             else f"identical on every one of {r['units']:,} matches"
         )
-    if v == "equivalent":
+    if v == Verdict.EQUIVALENT:
         nonzero = " (differs from 0, by less than the margin)" if r["differs_from_zero"] else ""
         return f"equivalent ±{r['margin']:g}{nonzero}"
-    if v == "inconclusive" and math.isfinite(r["hands_needed"]):
+    if v == Verdict.INCONCLUSIVE and math.isfinite(r["hands_needed"]):
         return f"inconclusive: ~{max(r['hands_needed'] - r['hands'], 0):,.0f} more hands"
     return str(v)
 

@@ -67,6 +67,7 @@ from typing import Any
 from analysis.decide import DEFAULT_MARGINS, adjust, decide, from_zero, tost
 from analysis.queries import position_advantage
 from analysis.stats import Estimate
+from mjlog.judgement import Verdict
 from mjlog.rulekeys import INT32_MAX
 
 __all__ = [
@@ -255,22 +256,22 @@ def decide_positions(rows: Sequence[dict], margin: float, hands: int) -> list[di
     return out
 
 
-def study_verdict(rows: Sequence[dict]) -> tuple[str, float]:
+def study_verdict(rows: Sequence[dict]) -> tuple[Verdict, float]:
     """(verdict, hands_needed) of a set of rules from its positions' verdicts:
     ``differs`` when one position does, ``equivalent`` when every one is (some
     perhaps shown off 0, by less than the margin), else ``inconclusive`` with the most
     hands any of its positions needs."""
     verdicts = [r["verdict"] for r in rows]
-    if "differs" in verdicts:
-        return "differs", math.nan
-    if all(v == "equivalent" for v in verdicts):
-        return "equivalent", math.nan
+    if Verdict.DIFFERS in verdicts:
+        return Verdict.DIFFERS, math.nan
+    if all(v == Verdict.EQUIVALENT for v in verdicts):
+        return Verdict.EQUIVALENT, math.nan
     need = [
         r["hands_needed"]
         for r in rows
-        if r["verdict"] == "inconclusive" and not math.isnan(r["hands_needed"])
+        if r["verdict"] == Verdict.INCONCLUSIVE and not math.isnan(r["hands_needed"])
     ]
-    return "inconclusive", (max(need) if need else math.nan)
+    return Verdict.INCONCLUSIVE, (max(need) if need else math.nan)
 
 
 def interval(p: dict[str, Any]) -> dict[str, float]:

@@ -2,7 +2,10 @@
 
 Every comparison of two rule settings ends in one of three verdicts, each a stated
 test at level α = 0.05 (the match as the unit, as everywhere in
-:mod:`analysis.stats`), in this order:
+:mod:`analysis.stats`), in this order. The words, the level and the rule that turns
+the tests into a word are :mod:`mjlog.judgement`'s, which ``mjlog tune``'s targets
+share (``met`` is the same TOST, the tolerance as margin); this module does the
+tests' arithmetic:
 
 - ``equivalent``: the difference lies within ±``margin`` (two one-sided t tests,
   TOST: the 90 % interval inside the margin; their p-value adjusted within its
@@ -33,18 +36,18 @@ leaves, α / m for m tests, so that it holds for the comparison as run.
 ...                paired_se=0.015, unpaired_se=0.04, units=200, paired=True)
 >>> dec = decide(d, margin=0.1, hands=1600)
 >>> dec.verdict, round(dec.mde, 3)
-('equivalent', 0.042)
+(<Verdict.EQUIVALENT: 'equivalent'>, 0.042)
 >>> decide(d, margin=0.01, hands=1600).verdict
-'inconclusive'
+<Verdict.INCONCLUSIVE: 'inconclusive'>
 
 A difference of 0.02 known to ±0.005 is not 0, and well within ±0.1:
 
 >>> tight = Difference(1.0, 1.02, 0.02, 0.015, 0.025, 1e-9, 0.0025, 0.04, 8000, True)
 >>> dec = decide(tight, margin=0.1, hands=64000)
 >>> dec.verdict, dec.differs_from_zero
-('equivalent', True)
+(<Verdict.EQUIVALENT: 'equivalent'>, True)
 >>> decide(tight, margin=0.01).verdict
-'differs'
+<Verdict.DIFFERS: 'differs'>
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ from scipy import stats as st
 
 from analysis.stats import LEVEL, Difference, Estimate
 from mjlog.errors import InputError, finite_float, quote
+from mjlog.judgement import ALPHA, Verdict, of_difference
 from mjlog.metrics import default_margins, family
 
 __all__ = [
@@ -71,6 +75,7 @@ __all__ = [
     "HEADLINE",
     "IDENTICAL",
     "Decision",
+    "Verdict",
     "adjust",
     "check_names",
     "decide",
@@ -86,15 +91,12 @@ __all__ = [
     "tost",
 ]
 
-IDENTICAL = "identical"
+IDENTICAL = Verdict.IDENTICAL
 """The verdict of a figure that paired runs (the same walls) measure the same on
 every match: no difference in these hands, a fact rather than a test."""
 
-EXPLORATORY = "exploratory"
+EXPLORATORY = Verdict.EXPLORATORY
 """The verdict of a metric outside the ``--primary`` ones: looked at, not tested."""
-
-ALPHA = 0.05
-"""Level of every test: differs, and each one-sided test of equivalence."""
 
 POWER = 0.8
 """The power at which :attr:`Decision.mde` is stated."""
@@ -109,7 +111,7 @@ otherwise: a difference a designer would not change a rule for (the registry,
 class Decision:
     """The verdict on one difference, with what it rests on."""
 
-    verdict: str  # equivalent | differs | inconclusive | identical | exploratory
+    verdict: Verdict  # equivalent | differs | inconclusive | identical | exploratory
     margin: float  # the equivalence margin used
     p: float  # two-sided p of "no difference" (as adjusted, if given)
     p_equivalence: float  # TOST p of "outside the margin" (as adjusted, if given)
@@ -205,15 +207,10 @@ def decide(
     raw_eq = tost(d, margin)
     p = d.p if p is None else p
     p_eq = raw_eq if p_equivalence is None else p_equivalence
-    if p_eq < ALPHA:  # the margin is the question: answered, shown off 0 or not
-        verdict = "equivalent"
-    elif p < ALPHA:
-        verdict = "differs"
-    else:
-        verdict = "inconclusive"
+    verdict = of_difference(p, p_eq)
     need = (
         _hands_needed(d, margin, hands, _level(d.p, p), _level(raw_eq, p_eq))
-        if verdict == "inconclusive"
+        if verdict == Verdict.INCONCLUSIVE
         else math.nan
     )
     return Decision(verdict, margin, p, p_eq, mde(d), need, bool(p < ALPHA))

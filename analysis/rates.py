@@ -126,17 +126,23 @@ def wilson(k: Any, n: Any, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
     return mid - half, mid + half
 
 
+@lru_cache(maxsize=64)
+def _z(level: float) -> float:
+    """z of a two-sided interval at ``level`` (:data:`Z95` at 95 %, as it always was)."""
+    return Z95 if level == LEVEL else float(st.norm.ppf(0.5 + level / 2))
+
+
 @lru_cache(maxsize=4096)
-def _df_factor(m: int) -> float:
+def _df_factor(m: int, level: float = LEVEL) -> float:
     """``(z / t₍ₘ₋₁₎)²``: the share of the trials the matches' degrees of freedom leave."""
-    return (Z95 / float(st.t.ppf(0.5 + LEVEL / 2, m - 1))) ** 2
+    return (_z(level) / float(st.t.ppf(0.5 + level / 2, m - 1))) ** 2
 
 
-def _bounds(k: float, n: float) -> tuple[float, float]:
+def _bounds(k: float, n: float, level: float = LEVEL) -> tuple[float, float]:
     """Wilson's interval for ``k`` of ``n`` (effective, so not whole numbers), with the
     Poisson lower (upper) bound for up to three events (non-events)."""
-    alpha = 1 - LEVEL
-    lo, hi = (float(b) for b in wilson(k, n))
+    alpha = 1 - level
+    lo, hi = (float(b) for b in wilson(k, n, _z(level)))
     if 0 < k <= _POISSON_TAIL:
         lo = 0.5 * float(st.chi2.ppf(alpha, 2 * k)) / n
     if 0 < n - k <= _POISSON_TAIL:
@@ -145,9 +151,10 @@ def _bounds(k: float, n: float) -> tuple[float, float]:
     return (0.0 if k <= 0 else max(lo, 0.0)), (1.0 if k >= n else min(hi, 1.0))
 
 
-def rate(y: ArrayLike, x: ArrayLike | None) -> Rate:
+def rate(y: ArrayLike, x: ArrayLike | None, level: float = LEVEL) -> Rate:
     """The rate ``Σy / Σx`` of per-match counts ``y`` of events in ``x`` trials, with its
-    interval (module docstring). NaN interval under two matches (no spread to judge),
+    interval (module docstring; at ``level``: a verdict reads the 90 % one,
+    :mod:`mjlog.judgement`). NaN interval under two matches (no spread to judge),
     NaN throughout without a trial or with a NaN count."""
     y = np.asarray(y, dtype=float)
     x = np.asarray(x, dtype=float)
@@ -165,8 +172,8 @@ def rate(y: ArrayLike, x: ArrayLike | None) -> Rate:
         return Rate(p, nan, nan, se, m, k, n, nan, nan)
     binomial = p * (1 - p) / n
     deff = max(1.0, se**2 / binomial) if binomial > 0 else 1.0
-    n_eff = n / deff * _df_factor(m)
-    lo, hi = _bounds(p * n_eff, n_eff)
+    n_eff = n / deff * _df_factor(m, level)
+    lo, hi = _bounds(p * n_eff, n_eff, level)
     return Rate(p, lo, hi, se, m, k, n, deff, n_eff)
 
 
@@ -218,10 +225,12 @@ def is_rate(unit: str) -> bool:
     return unit.startswith("share of ")
 
 
-def metric_estimate(y: ArrayLike, x: ArrayLike | None, unit: str) -> Rate | Estimate:
-    """A headline metric's figure with its 95% interval: a rate's by :func:`rate`, any
-    other's (a mean of points) by :func:`analysis.stats.estimate`."""
-    return rate(y, x) if is_rate(unit) else estimate(y, x)
+def metric_estimate(
+    y: ArrayLike, x: ArrayLike | None, unit: str, level: float = LEVEL
+) -> Rate | Estimate:
+    """A headline metric's figure with its 95% interval (at ``level``): a rate's by
+    :func:`rate`, any other's (a mean of points) by :func:`analysis.stats.estimate`."""
+    return rate(y, x, level) if is_rate(unit) else estimate(y, x, level)
 
 
 def rate_estimates(

@@ -39,6 +39,7 @@ from analysis.caveats import MIN_MATCHES, TOO_FEW, lineup_warnings, too_few
 from analysis.queries import GROUP
 from analysis.rates import rare_note
 from mjlog import metrics
+from mjlog.judgement import Verdict
 from mjlog.viewer import csp as _csp
 
 __all__ = ["CSP", "findings", "render", "write_report"]
@@ -323,22 +324,24 @@ def _answer(rows: pd.DataFrame) -> str:
         )
     elif not bool(r0["paired"]):
         out.append(f"unpaired ({r0['pairing_note']})")
-    by = {v: rows[rows.verdict == v] for v in ("differs", "identical", "equivalent")}
-    if len(by["identical"]) == len(rows):
+    by = {
+        v: rows[rows.verdict == v] for v in (Verdict.DIFFERS, Verdict.IDENTICAL, Verdict.EQUIVALENT)
+    }
+    if len(by[Verdict.IDENTICAL]) == len(rows):
         out.append("every figure is identical")
     else:
-        if len(by["differs"]):
+        if len(by[Verdict.DIFFERS]):
             out.append(
                 "differs: "
                 + "; ".join(
                     f"{r.metric} {r['diff']:+.3g} [{r.lo:+.3g}, {r.hi:+.3g}] {r.unit}"
-                    for _, r in by["differs"].iterrows()
+                    for _, r in by[Verdict.DIFFERS].iterrows()
                 )
             )
-        for v in ("identical", "equivalent"):
+        for v in (Verdict.IDENTICAL, Verdict.EQUIVALENT):
             if len(by[v]):
                 out.append(f"{v}: {_names(by[v].metric)}")
-        inc = rows[rows.verdict == "inconclusive"]
+        inc = rows[rows.verdict == Verdict.INCONCLUSIVE]
         if len(inc):
             need = inc["hands_needed"].max()
             settle = (
@@ -347,7 +350,7 @@ def _answer(rows: pd.DataFrame) -> str:
                 else ""
             )
             out.append(f"inconclusive: {_names(inc.metric)}{settle}")
-        other = rows[rows.verdict.isna() | (rows.verdict == "exploratory")]
+        other = rows[rows.verdict.isna() | (rows.verdict == Verdict.EXPLORATORY)]
         if len(other):
             out.append(f"not tested: {_names(other.metric)}")
     return "; ".join(out) + "."
@@ -473,7 +476,7 @@ def _skill_findings(sk: pd.DataFrame) -> list[str]:
 def _paired_findings(pc: pd.DataFrame) -> list[str]:
     out, told = [], set()
     for _, r in pc.iterrows():
-        if r.get("verdict") == "identical":  # the answer says it, once
+        if r.get("verdict") == Verdict.IDENTICAL:  # the answer says it, once
             continue
         what = f"{r.group} vs {r.baseline_group}: {r.metric}"
         if too_few(r.units):  # one sentence per pair of groups

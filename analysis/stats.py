@@ -140,8 +140,9 @@ def _certain(diff: float, scale: float) -> float:
     return 1.0 if abs(diff) <= ROUNDING * scale else 0.0
 
 
-def _t_interval(p: np.ndarray) -> tuple[float, float, float, float]:
-    """(mean, lo, hi, se) of the pseudo-values ``p`` by the one-sample t test."""
+def _t_interval(p: np.ndarray, level: float = LEVEL) -> tuple[float, float, float, float]:
+    """(mean, lo, hi, se) of the pseudo-values ``p`` by the one-sample t test, the
+    interval at ``level``."""
     m = len(p)
     if m == 0 or np.isnan(p).any():
         return (math.nan,) * 4
@@ -151,14 +152,15 @@ def _t_interval(p: np.ndarray) -> tuple[float, float, float, float]:
     se = mean_se(p)
     if se == 0 or not np.isfinite(se):
         return mean, mean, mean, 0.0
-    ci = st.ttest_1samp(p, mean).confidence_interval(LEVEL)
+    ci = st.ttest_1samp(p, mean).confidence_interval(level)
     return mean, float(ci.low), float(ci.high), se
 
 
-def estimate(y: ArrayLike, x: ArrayLike | None = None) -> Estimate:
-    """``Σy/Σx`` over units (mean of ``y`` without ``x``) with its 95% t interval."""
+def estimate(y: ArrayLike, x: ArrayLike | None = None, level: float = LEVEL) -> Estimate:
+    """``Σy/Σx`` over units (mean of ``y`` without ``x``) with its 95% t interval (at
+    ``level``: a verdict reads the 90 % one, :mod:`mjlog.judgement`)."""
     p = pseudo_values(y, x)
-    mean, lo, hi, se = _t_interval(p)
+    mean, lo, hi, se = _t_interval(p, level)
     return Estimate(mean, lo, hi, se, len(p))
 
 

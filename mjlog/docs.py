@@ -13,7 +13,8 @@ variant), ``keys`` (a variant's other rule keys), ``patterns`` (a variant's
 patterns: its own Chinese name, key, value rule key and default, and where its scorer
 has a pattern table, :mod:`mjlog.scoring.table`, the row's 番 and what the hand holds), ``vocabularies``
 (the closed string columns of the log), ``metrics`` (the headline metrics of
-:mod:`mjlog.metrics`) and ``columns TABLE`` (a log table's
+:mod:`mjlog.metrics`), ``verdicts`` (every verdict word of :mod:`mjlog.judgement`)
+and ``columns TABLE`` (a log table's
 columns with their types; the meaning column stays hand-written). A variant page
 is ``docs/rules/<variant>.md``. ``tests/house/test_docs.py`` renders every page in
 memory and compares it with the file.
@@ -35,7 +36,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from mjlog import metrics, schema
+from mjlog import judgement, metrics, schema
 from mjlog.errors import InputError
 from mjlog.rulekeys import RuleKey
 from mjlog.rundir import replace_file
@@ -240,6 +241,8 @@ def _render(region: str, old: str, page_variant: str | None) -> str:
         return vocabulary_table()
     if word == "metrics":
         return metrics.table()
+    if word == "verdicts":
+        return judgement.table()
     if word == "columns" and (arg == "id" or arg in schema.TABLES):
         return column_table(arg, old)
     raise InputError(f"unknown generated region '{region}'")

@@ -23,6 +23,7 @@ from analysis.compensation import (
     study_verdict,
 )
 from mjlog.errors import InputError
+from mjlog.judgement import Verdict
 
 
 def balance_study(
@@ -164,7 +165,7 @@ def balance_study(
                 "confirmed": interval(confirmed[0]),
                 "confirmed_positions": confirmed,
                 "verdict": verdict,
-                "equivalent": verdict == "equivalent",
+                "equivalent": verdict == Verdict.EQUIVALENT,
                 "hands_needed": need,
                 "largest": {"position": top["position"], **interval(top)},
                 "runs": (

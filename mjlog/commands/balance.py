@@ -11,6 +11,7 @@ import click
 
 from mjlog.commands.announce import announce, estimate, yes_option
 from mjlog.commands.simulate import AgentsOption, interrupted, scheduler_callback
+from mjlog.judgement import Verdict
 from mjlog.rules import VARIANTS
 
 
@@ -52,14 +53,14 @@ def _short(lever: dict) -> str:
 
 
 def _why(p: dict) -> str:
-    if p["verdict"] == "equivalent":
+    if p["verdict"] == Verdict.EQUIVALENT:
         nonzero = (
             f"; differs from 0 (p_adj {p['p_adjusted']:.2g}), by less than the margin"
             if p["differs_from_zero"]
             else ""
         )
         return f"equivalent (TOST p_adj {p['p_equivalence']:.2g}){nonzero}"
-    if p["verdict"] == "differs":
+    if p["verdict"] == Verdict.DIFFERS:
         return f"differs from 0 (p_adj {p['p_adjusted']:.2g}), not shown within the margin"
     need = p["hands_needed"]
     more = f"; about {need:,.0f} hands would settle it" if need and math.isfinite(need) else ""
@@ -130,7 +131,7 @@ def _headline(r: dict) -> str:
     n, m = r["players"], f"±{r['margin']:.3f} points/hand"
     rules = _short(r["compensation"])
     rows = r["confirmed_positions"]
-    if r["verdict"] == "equivalent":
+    if r["verdict"] == Verdict.EQUIVALENT:
         head = f"verdict: equivalent: every position within {m} with {rules}"
         nonzero = [p for p in rows if p["differs_from_zero"]]
         if nonzero:
@@ -142,11 +143,11 @@ def _headline(r: dict) -> str:
                 )
                 + " differ from 0, by less than the margin)"
             )
-    elif r["verdict"] == "differs":
+    elif r["verdict"] == Verdict.DIFFERS:
         off = ", ".join(
             f"position {p['position']} ({position_name(p['position'], n)}) {_ci(p)}"
             for p in rows
-            if p["verdict"] == "differs"
+            if p["verdict"] == Verdict.DIFFERS
         )
         head = f"verdict: differs from 0 (margin {m}) with {rules}: {off}"
     else:

@@ -192,7 +192,8 @@ def tune_command(
 
     Every candidate is played on the same walls (paired), the best few race on
     more, and the winner is confirmed on a fresh seed: each target is called met,
-    not met or inconclusive there, with its interval. Writes OUT/rules.toml
+    not met or inconclusive there, with its interval (met: its 90 % interval inside
+    the tolerance, compare's test of equivalence at 5 %). Writes OUT/rules.toml
     (the proposal, each key with its evidence, for --rules) and OUT/tune.json
     (every trial). Rerun the same command to resume; how it searches:
     analysis/studies/tune/.

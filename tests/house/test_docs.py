@@ -94,6 +94,20 @@ def test_every_rule_key_and_pattern_is_on_a_page():
             assert f"### {v.pattern_name(p)} `{p}`" in page, (name, p)
 
 
+def test_the_verdict_table_is_the_vocabulary_of_the_code():
+    """docs/cli.md's verdict table is generated from mjlog.judgement: a row per word,
+    its JSON value as written, at the one level (a word added or renamed in the code
+    and not in the docs fails here or in the regions' check above)."""
+    from mjlog.judgement import ALPHA, INTERVAL, Verdict, table
+
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    region = text.split("<!-- generated: verdicts -->\n", 1)[1].split("<!-- end generated -->")[0]
+    rows = [r for r in region.splitlines() if r.startswith("| *")]
+    assert [r.split(" | ")[1] for r in rows] == [f'`"{v.value}"`' for v in Verdict]
+    assert f"at {ALPHA * 100:g} %" in region and f"the {INTERVAL * 100:g} % interval" in region
+    assert region == table() + "\n"
+
+
 @pytest.mark.parametrize(
     ("variant", "cmd", "want"),
     _examples(),

@@ -16,10 +16,12 @@ move (``--vary fan.qidui=5:60``). The search:
    clearly best (in at least 95 % of paired bootstrap resamples of the matches
    its loss is the lowest) or the race's budget is spent.
 3. **Confirms** the winner on a **fresh seed** (hands the search never saw): each
-   target is tested there as an equivalence within its tolerance (its 95 %
-   interval inside ``V ± T``: two one-sided tests at 2.5 % each; a rate's interval
-   is never zero-width, :mod:`analysis.rates`), or as a one-sided bound, and
-   called ``met``, ``not met`` (the interval wholly outside) or ``inconclusive``.
+   target is tested there as an equivalence within its tolerance (its 90 %
+   interval inside ``V ± T``: two one-sided tests at 5 % each, ``compare``'s test
+   of equivalence, :mod:`mjlog.judgement`; a rate's interval is never zero-width,
+   :mod:`analysis.rates`), or as a one-sided bound, and called ``met``, ``not
+   met`` (the interval wholly outside) or ``inconclusive``; the figure is shown
+   with its 95 % interval, as every figure.
 
 The loss a candidate is ranked by is ``Σ wᵢ · (missᵢ / scaleᵢ)²`` over the
 targets: for ``METRIC=V±T`` the miss is ``value − V`` and the scale ``T``; for

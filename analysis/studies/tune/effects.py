@@ -21,10 +21,16 @@ from analysis.studies.pattern_table import containment, level, pays_at_least, va
 from analysis.studies.tune.grammar import Target
 from analysis.studies.tune.journal import finite
 from mjlog.errors import InputError
+from mjlog.judgement import Verdict
 from mjlog.rules import keys
 from mjlog.variants import get_variant
 
-VERDICT_ORDER = {"differs": 0, "inconclusive": 1, "equivalent": 2, "identical": 3}
+VERDICT_ORDER = {
+    Verdict.DIFFERS: 0,
+    Verdict.INCONCLUSIVE: 1,
+    Verdict.EQUIVALENT: 2,
+    Verdict.IDENTICAL: 3,
+}
 """How the side effects are listed: those that differ first."""
 
 

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from analysis import compare, queries
-from analysis.stats import estimate
+from analysis.stats import LEVEL, estimate
 from analysis.studies.tune.grammar import Target
+from mjlog.judgement import INTERVAL, met, of_target
 from mjlog.metrics import patterns_in
 
 
@@ -121,15 +122,29 @@ def same_figures(a: Measured, b: Measured) -> bool:
 
 # ------------------------------------------------------------------ judging a target
 def judge(t: Target, y: np.ndarray, x: np.ndarray | None, unit: str = "") -> dict[str, Any]:
-    """A target tested on the confirmation's matches: its value with its 95 % interval
-    (a rate's never zero-width, :func:`analysis.rates.metric_estimate`), and ``met``:
-    ``true`` when the interval lies inside the tolerance (``V ± T``: two one-sided
-    tests, 2.5 % each; ``<= V``: its upper bound at most ``V``), ``false`` when it lies
-    wholly outside, else ``null`` (inconclusive)."""
+    """A target tested on the confirmation's matches (:func:`mjlog.judgement.of_target`,
+    the test ``compare`` calls equivalence): its value with its 95 % interval
+    (``lo``, ``hi``: what the figure is known to, as every interval shown; a rate's
+    never zero-width, :func:`analysis.rates.metric_estimate`), and the 90 % one the
+    verdict reads (``judged_lo``, ``judged_hi``: each one-sided test at α = 5 %).
+    ``met``: ``true`` when that interval lies inside the tolerance (``V ± T``: two
+    one-sided tests, TOST; ``<= V``: its upper bound at most ``V``), ``false`` when it
+    lies wholly outside, else ``null`` (inconclusive).
+
+    >>> from analysis.studies.tune.grammar import parse_target
+    >>> y = np.array([5.9, 6.3, 6.0, 6.2, 5.8, 6.1])
+    >>> row = judge(parse_target("money_moved_per_hand=6±0.5"), y, None)
+    >>> row["verdict"], row["met"], row["lo"] < row["judged_lo"]
+    (<Verdict.MET: 'met'>, True, True)
+    """
     from analysis.rates import metric_estimate
 
-    e = metric_estimate(y, x, unit) if x is not None else estimate(y, x)
-    row = {
+    def at(level: float) -> Any:
+        return metric_estimate(y, x, unit, level) if x is not None else estimate(y, x, level)
+
+    e, judged = at(LEVEL), at(INTERVAL)
+    verdict = of_target(judged.lo, judged.hi, t.op, t.value, t.tol)
+    return {
         "metric": t.metric,
         "op": t.op,
         "target": t.value,
@@ -137,22 +152,9 @@ def judge(t: Target, y: np.ndarray, x: np.ndarray | None, unit: str = "") -> dic
         "value": e.value,
         "lo": e.lo,
         "hi": e.hi,
+        "judged_lo": judged.lo,
+        "judged_hi": judged.hi,
         "matches": e.units,
+        "met": met(verdict),
+        "verdict": verdict,
     }
-    if not (math.isfinite(e.lo) and math.isfinite(e.hi)):
-        return {**row, "met": None, "verdict": "inconclusive"}
-    if t.op == "=":
-        band = (t.value - (t.tol or 0.0), t.value + (t.tol or 0.0))
-        met = (
-            True
-            if band[0] <= e.lo and e.hi <= band[1]
-            else False
-            if e.hi < band[0] or e.lo > band[1]
-            else None
-        )
-    elif t.op == "<=":
-        met = True if e.hi <= t.value else False if e.lo > t.value else None
-    else:
-        met = True if e.lo >= t.value else False if e.hi < t.value else None
-    verdict = {True: "met", False: "not met", None: "inconclusive"}[met]
-    return {**row, "met": met, "verdict": verdict}

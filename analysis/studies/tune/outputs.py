@@ -8,6 +8,7 @@ from typing import Any
 
 from analysis.studies.tune.search import Plan
 from analysis.studies.tune.study import RULES_FILE
+from mjlog.judgement import Verdict
 from mjlog.rules import keys
 from mjlog.rundir import write_atomic
 
@@ -109,7 +110,11 @@ def _proposal(result: Mapping[str, Any]) -> list[str]:
 def _targets(result: Mapping[str, Any]) -> list[str]:
     """Each target before and after, and its paired difference from the rulebook."""
     lines: list[str] = []
-    lines += ["", f"targets on fresh walls (seed {result['confirm_seed']}), 95 % intervals:"]
+    lines += [
+        "",
+        f"targets on fresh walls (seed {result['confirm_seed']}), 95 % intervals "
+        f"(a verdict reads the 90 % one: docs/cli.md, verdicts):",
+    ]
     before = {r["metric"]: r for r in result.get("targets_before") or []}
     for r in result["targets"]:
         want = f"{r['metric']}{r['op']}{r['target']:g}" + (f"±{r['tol']:g}" if r["tol"] else "")
@@ -147,7 +152,7 @@ def _side_effects(result: Mapping[str, Any]) -> list[str]:
     lines: list[str] = []
     effects = result.get("side_effects") or []
     if effects:
-        n = sum(e["verdict"] == "differs" for e in effects)
+        n = sum(e["verdict"] == Verdict.DIFFERS for e in effects)
         lines += [
             "",
             f"side effects (proposal − rules as they are, paired on the same fresh walls, "
@@ -223,9 +228,9 @@ def _history(result: Mapping[str, Any]) -> list[str]:
 
 def _said(row: Mapping[str, Any]) -> str:
     """A paired difference's verdict in words (compare's)."""
-    if row["verdict"] == "equivalent" and row.get("margin") is not None:
+    if row["verdict"] == Verdict.EQUIVALENT and row.get("margin") is not None:
         return f"equivalent ±{row['margin']:g}"
-    return str(row["verdict"]).upper() if row["verdict"] == "differs" else str(row["verdict"])
+    return str(row["verdict"]).upper() if row["verdict"] == Verdict.DIFFERS else str(row["verdict"])
 
 
 def _order(shown: str) -> tuple:

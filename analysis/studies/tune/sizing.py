@@ -1,13 +1,15 @@
-"""Whether a tune's budget can decide: each target's expected 95 % half-width on the
-confirmation, whether ``met`` is reachable, and the budget that would reach it.
+"""Whether a tune's budget can decide: each target's expected half-width on the
+confirmation (of the 90 % interval its verdict reads), whether ``met`` is reachable,
+and the budget that would reach it.
 
-A target ``V ± T`` is ``met`` when its 95 % interval lies inside ``V ± T``: only
-possible when the half-width ``h`` is below ``T``, and four times in five (80 % power,
-the true value at ``V``) when ``T ≥ (z₀.₉₇₅ + z₀.₉) · se``. The confirmation plays a
-quarter of ``--budget``.
+A target ``V ± T`` is ``met`` when its 90 % interval lies inside ``V ± T`` (two
+one-sided tests at α = 5 %, :mod:`mjlog.judgement`, whose level this module reads):
+only possible when the half-width ``h`` is below ``T``, and four times in five (80 %
+power, the true value at ``V``) when ``T ≥ (z₀.₉₅ + z₀.₉) · se``. The confirmation
+plays a quarter of ``--budget``.
 
 - **Before the first hand** a rate's half-width has a floor: a share of wins rests on
-  ``W ≤ H`` wins (``H``: the confirmation's hands), so ``h ≥ 1.96 · √(V(1−V)/H)``; a
+  ``W ≤ H`` wins (``H``: the confirmation's hands), so ``h ≥ 1.645 · √(V(1−V)/H)``; a
   target whose floor is already ``T`` or more cannot be met at this budget, whatever
   play does (:func:`floor`).
 - **After trial 0** (the rules as they are, always played first) the pilot gives the
@@ -26,7 +28,7 @@ decides): ``confirmable`` is None for them.
 >>> t = parse_target("pattern_rate[qidui]=0.05±0.01")
 >>> f = floor(t, budget=4000, hands_per_match=8)
 >>> f["confirmable"], round(f["half_width"], 4), f["hands_needed"]
-(False, 0.0135, 19965)
+(False, 0.0113, 16272)
 >>> floor(t, budget=40000, hands_per_match=8)["confirmable"] is None  # not ruled out
 True
 """
@@ -38,8 +40,8 @@ from typing import Any
 
 from analysis.studies.tune.grammar import Target
 from analysis.studies.tune.measuring import Measured
+from mjlog.judgement import Z
 
-Z = 1.959963984540054  # two-sided 95 %
 Z_POWER = Z + 1.2815515655446004  # + z₀.₉: both one-sided tests pass 80 % of the time
 CONFIRM_SHARE = 4  # the confirmation plays 1/4 of --budget
 
@@ -131,7 +133,7 @@ def said(row: dict[str, Any], t: Target, budget: int) -> str | None:
     if row["confirmable"] is not False:
         return None
     return (
-        f"tune: {t.show()} cannot be met at --budget {budget}: the confirmation's 95 % "
+        f"tune: {t.show()} cannot be met at --budget {budget}: the confirmation's 90 % "
         f"interval is about ±{row['half_width']:.3g} wide ({row['basis']}), not under "
         f"±{t.tol:g}; --budget {row['hands_needed']:,} would confirm it 80 % of the time"
     )
@@ -163,7 +165,7 @@ def auto_budget(
     >>> y, x = np.array([1.0, 0.0] * 32), np.full(64, 8.0)  # one 七对 in 16 wins
     >>> pilot = Measured({"pattern_rate[qidui]": (y, x)}, 512)
     >>> auto_budget((parse_target("pattern_rate[qidui]=0.05±0.01"),), pilot, 8, 10**6)[0]
-    19965
+    16272
     >>> auto_budget((parse_target("pattern_rate[qidui]=0.05±0.01"),), pilot, 8, 8000)[0]
     8000
     """
