@@ -285,9 +285,13 @@ def _check_points(j: TuneJournal) -> None:
             raise DamagedJournal(f"trial {t.trial} varies {sorted(t.point)}, not {sorted(keys)}")
 
 
-def read(path: str | Path, intervals: bool = True) -> TuneRead:
+def read(
+    path: str | Path, intervals: bool = True, result: Mapping[str, Any] | None = None
+) -> TuneRead:
     """The tune in directory ``path``, validated (a damaged or unfinished one is
-    refused in one line); ``intervals``: measure each trial's run still here."""
+    refused in one line); ``intervals``: measure each trial's run still here;
+    ``result``: the tune's answer (:meth:`Tuner.run`), checked as ``result.json`` is,
+    instead of the directory's ``result.json``."""
     path = Path(path)
     doc = _json(path / TUNE_FILE)
     if not isinstance(doc, dict):
@@ -311,9 +315,10 @@ def read(path: str | Path, intervals: bool = True) -> TuneRead:
         raise DamagedJournal(f"{path / TUNE_FILE}: a damaged tune journal: {e}") from None
     targets = [Target(r["metric"], r["op"], r["target"], r["tol"]) for r in judged]
     tune = TuneRead(path, j, targets, judged, before, compared)
-    if (path / RESULT_FILE).is_file():
+    if result is not None or (path / RESULT_FILE).is_file():
         try:
-            tune.extras = _extras(_json(path / RESULT_FILE), j, path / RESULT_FILE)
+            doc = dict(result) if result is not None else _json(path / RESULT_FILE)
+            tune.extras = _extras(doc, j, path / RESULT_FILE)
         except DamagedJournal as e:
             raise DamagedJournal(f"{path / RESULT_FILE}: a damaged tune result: {e}") from None
     if intervals:
