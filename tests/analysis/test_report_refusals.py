@@ -224,6 +224,16 @@ TUNE_DAMAGE = [
     ("variant", lambda d: d.update(variant="<b>"), None, None, "its variant is '<b>'"),
     ("stopped", _stopped, None, None, "a tune stopped after 4 trial(s) (4 played), before"),
     ("rescore", lambda d: d.update(mode="rescore"), None, None, "a --rescore tune"),
+    ("sized", lambda d: d.update(sizing=[{"half_width": "1"}]), None, None, "sizing 0's half"),
+    (
+        "recheck",
+        lambda d: d.update(
+            recheck={"x": {"agents": "x", "hands": 0, "targets": [{}], "before": []}}
+        ),
+        None,
+        None,
+        "recheck 'x''s op",
+    ),
     ("other result", None, None, lambda d: '{"tune_id": "0"}', "not this journal's result"),
     (
         "kept",

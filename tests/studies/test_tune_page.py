@@ -127,3 +127,16 @@ def test_a_hostile_result_is_shown_escaped(tuned, tmp_path):
     _cli("report", str(tmp_path / "t"), "--out", str(tmp_path / "r"))
     html = (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
     assert "<script>alert" not in html and "&lt;script&gt;alert(" in html
+
+
+def test_a_changed_trial_run_is_named_not_drawn(tuned, tmp_path):
+    # a trial's run is measured for its interval with its files verified
+    d, _, _ = tuned
+    shutil.copytree(d / "t", tmp_path / "t")
+    f = next((tmp_path / "t" / "trials" / "000").rglob("*.parquet"))
+    data = bytearray(f.read_bytes())
+    data[100:140] = bytes(40)
+    f.write_bytes(bytes(data))
+    r = CliRunner().invoke(main, ["report", str(tmp_path / "t"), "--out", str(tmp_path / "r")])
+    assert r.exit_code == 2 and str(f) in r.output and len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()

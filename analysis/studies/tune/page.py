@@ -311,10 +311,14 @@ def read(
         judged = [_judged(r, f"target {i}") for i, r in enumerate(c.targets)]
         before = None if c.before is None else [_judged(r, "before") for r in c.before]
         compared = None if c.compared is None else [_paired(r, "compared") for r in c.compared]
+        for rc in j.recheck.values():  # shown as they are: checked like the confirmation's
+            for r in [*rc.targets, *rc.before]:
+                _judged(r, f"recheck {quote(rc.agents)}")
+        targets = [Target(r["metric"], r["op"], r["target"], r["tol"]) for r in judged]
+        tune = TuneRead(path, j, targets, judged, before, compared)
+        tune.sizing()
     except DamagedJournal as e:
         raise DamagedJournal(f"{path / TUNE_FILE}: a damaged tune journal: {e}") from None
-    targets = [Target(r["metric"], r["op"], r["target"], r["tol"]) for r in judged]
-    tune = TuneRead(path, j, targets, judged, before, compared)
     if result is not None or (path / RESULT_FILE).is_file():
         try:
             doc = dict(result) if result is not None else _json(path / RESULT_FILE)
