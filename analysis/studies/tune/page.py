@@ -160,7 +160,7 @@ def _sized(row: Mapping[str, Any], what: str) -> dict[str, Any]:
         "half_width": _num(row.get("half_width"), f"{what}'s half_width"),
         "confirmable": confirmable,
         "hands_needed": _count(row.get("hands_needed"), f"{what}'s hands_needed"),
-        "basis": _text(row.get("basis", "result"), f"{what}'s basis"),
+        "basis": _text(row.get("basis", "the tune's result"), f"{what}'s basis"),
     }
 
 
@@ -373,21 +373,29 @@ def _position(shown: Sequence[str]) -> tuple[dict[str, float], bool]:
         return {s: float(i) for i, s in enumerate(sorted(set(shown), key=order))}, False
 
 
-def _key_label(variant: str, key: str) -> str:
-    """``fan.qidui 七对``: a pattern value key with its pattern's name."""
+def _named(variant: str, pattern: str) -> str:
+    """``qidui 七一对``: a pattern key with its name in ``variant`` (the key alone when
+    it is no pattern)."""
     from mjlog.variants import get_variant
 
-    pattern = key.partition(".")[2]
-    name = get_variant(variant).pattern_name(pattern) if pattern else pattern
-    return key if name == pattern else f"{key} {name}"
+    name = get_variant(variant).pattern_name(pattern)
+    return pattern if name == pattern else f"{pattern} {name}"
+
+
+def _key_label(variant: str, key: str) -> str:
+    """``fan.qidui 七一对``: a pattern value key with its pattern's name."""
+    stem, _, pattern = key.partition(".")
+    return f"{stem}.{_named(variant, pattern)}" if pattern else key
 
 
 def _metric_label(variant: str, metric: str) -> str:
+    """``pattern_rate[qidui] 七一对``: a pattern's rate with the pattern's name."""
     from mjlog.metrics import pattern_of
     from mjlog.variants import get_variant
 
     p = pattern_of(metric)
-    return metric if p is None else f"{metric} {get_variant(variant).pattern_name(p)}"
+    name = None if p is None else get_variant(variant).pattern_name(p)
+    return metric if name in (None, p) else f"{metric} {name}"
 
 
 def _band(ax, t: Target) -> None:
@@ -523,7 +531,8 @@ def _proposal(tune: TuneRead) -> tuple[pd.DataFrame, list[str]]:
         where = [f"now above {', '.join(s['passes'])}"] if s["passes"] else []
         where += [f"now below {', '.join(s['falls_below'])}"] if s["falls_below"] else []
         if where:
-            notes.append(f"{s['pattern']} at {s['value']} (was {s['was']}): {'; '.join(where)}.")
+            name = _named(tune.journal.variant, s["pattern"])
+            notes.append(f"{name} at {s['value']} (was {s['was']}): {'; '.join(where)}.")
     for k, why in tune.extras.get("left_out", {}).items():
         notes.append(f"Trial {k} left out (--keep-order): {'; '.join(why)}.")
     if tune.extras.get("broken"):
