@@ -42,7 +42,7 @@ from mjlog import metrics
 from mjlog.judgement import Verdict
 from mjlog.viewer import csp as _csp
 
-__all__ = ["CSP", "findings", "render", "write_report"]
+__all__ = ["CSP", "figure", "findings", "page", "render", "table", "write_report"]
 
 _CSS = """
 body { font-family: "Noto Sans", "WenQuanYi Micro Hei", "PingFang SC", "Microsoft YaHei",
@@ -922,24 +922,52 @@ def render(
         "winners leave and play goes on, so later winners face fewer payers.",
     )
 
+    lead = (
+        f"{len(runs)} run(s), {int(runs.hands.sum()):,} hands; variants "
+        f"{', '.join(dict.fromkeys(map(str, runs.variant)))}; agents "
+        f"{'; '.join(dict.fromkeys(map(str, runs.agents)))}. Groups pool runs of the same "
+        "variant, rules and agent line-up (agents listed seat by seat). Intervals are 95% "
+        "and take the match as the unit, as mjlog ladder and mjlog compare do "
+        "(cluster-robust t interval of a ratio of per-match sums). Click a column head to "
+        "sort a table."
+    )
+    return page(title, lead, toc, body)
+
+
+def page(title: str, lead: str, toc: list[tuple[str, str]], body: list[str]) -> str:
+    """A whole report page: ``title`` and the ``lead`` paragraph (plain text, escaped
+    here), a table of contents of ``toc`` (anchor, heading), then ``body`` (HTML), under
+    the report's style, sorting script and Content-Security-Policy (:data:`CSP`). Every
+    page of mjlog report is built here (the runs' :func:`render`, a tune's
+    :mod:`analysis.studies.tune.page`).
+
+    >>> page("t", "a < b", [("s1", "One")], ["<h2 id=s1>One</h2>"]).count("a &lt; b")
+    1
+    """
     head = [
         "<!doctype html>",
         '<html lang="zh"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">',
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{_e(title)}</h1>",
-        f"<p>{len(runs)} run(s), {int(runs.hands.sum()):,} hands; variants "
-        f"{_e(', '.join(dict.fromkeys(map(str, runs.variant))))}; agents "
-        f"{_e('; '.join(dict.fromkeys(map(str, runs.agents))))}. Groups pool runs of the same "
-        "variant, rules and agent line-up (agents listed seat by seat). Intervals are 95% "
-        "and take the match as the unit, as mjlog ladder and mjlog compare do "
-        "(cluster-robust t interval of a ratio of per-match sums). Click a column head to "
-        "sort a table.</p>",
+        f"<p>{_e(lead)}</p>",
         "<nav><h2>Contents 目录</h2><ol>"
         + "".join(f'<li><a href="#{a}">{_e(h)}</a></li>' for a, h in toc)
         + "</ol></nav>",
     ]
     return "\n".join([*head, *body, f"<script>{_JS}</script>", "</body></html>"]) + "\n"
+
+
+def table(df: pd.DataFrame, columns: dict[str, str] | None = None, floats: int = 3) -> str:
+    """``df`` as the report's escaped, sortable HTML table (``columns``: the columns
+    shown, renamed; floats with ``floats`` decimals)."""
+    return _table(df, columns, floats=floats)
+
+
+def figure(fig, fmt: str = "png") -> str:
+    """A matplotlib figure as the report embeds it: an ``<img>`` with the PNG (or SVG)
+    inline as a ``data:`` URI, its suptitle as the ``alt`` text."""
+    return _img(fig, fmt)
 
 
 def _adds(t: dict[str, pd.DataFrame], key: str) -> bool:

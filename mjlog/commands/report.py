@@ -1,4 +1,4 @@
-"""``mjlog report``: one self-contained HTML report comparing runs."""
+"""``mjlog report``: one self-contained HTML report comparing runs, or a tune's page."""
 
 from __future__ import annotations
 
@@ -50,16 +50,39 @@ def report_command(runs, out, figures, fmt, title, quiet) -> None:
     matches reads "too few hands to say"; a seat that never wins, or a penalty
     that carries most of the money, is flagged as a caveat.
 
+    Given a tune's directory (one holding tune.json, as `mjlog tune --out`
+    writes it), the page shows the tune instead: the proposal against the rules as
+    they are, each target on fresh walls, what the budget could confirm, every side
+    effect, how each target responded to each varied key, the trials and the race.
+    A tune not confirmed yet is refused, naming the stage it reached.
+
     Example: mjlog report runs/yuxi runs/xuezhan --out runs/report
     """
+    from pathlib import Path
+
+    from mjlog.errors import InputError
     from mjlog.rundir import check_output
 
     check_output(out, "--out")  # before the heavy imports: a refusal is instant
-    from analysis.report import write_report
+    tunes = [r for r in runs if (Path(r) / "tune.json").is_file()]
+    if tunes and len(runs) > 1:
+        raise InputError(f"{tunes[0]} is a tune's directory: report it alone")
+    if tunes:
+        from analysis.studies.tune.page import write_page
 
-    path = write_report(
-        list(runs), out, fmt=figures, title=title, progress=False if quiet else None
-    )
+        default = click.get_current_context().get_parameter_source("title")
+        path = write_page(
+            tunes[0],
+            out,
+            fmt=figures,
+            title=None if default is click.core.ParameterSource.DEFAULT else title,
+        )
+    else:
+        from analysis.report import write_report
+
+        path = write_report(
+            list(runs), out, fmt=figures, title=title, progress=False if quiet else None
+        )
     if fmt == "json":
         import json
 

@@ -191,3 +191,96 @@ def test_an_interrupted_sweep_given_with_one_of_its_own_runs(sweep, tmp_path):
     shutil.rmtree(sweep / "cap=16")
     page = _renders([str(sweep), str(sweep / "cap=2")], tmp_path)
     assert "3 run(s)" in page and "cap=16" not in page.split("Contents")[0]
+
+
+# ------------------------------------------------------------------ a tune's directory
+# `mjlog report TUNE_DIR` (analysis/studies/tune/page.py): a tune directory from
+# elsewhere is untrusted; a damaged or unfinished one is refused in one line, exit 2.
+
+
+def _stopped(doc: dict) -> None:
+    # as a tune killed after its fourth trial: no race, no confirmation yet
+    doc["trials"], doc["race"], doc["confirm"] = doc["trials"][:4], [], None
+    doc.pop("finished")
+
+
+def _result(doc: dict, **fields) -> str:
+    return json.dumps({"tune_id": doc["tune_id"], "best": {"fan.qidui": "40"}, **fields})
+
+
+# (id, what it does to the journal's JSON, the journal's text (None: the JSON), the
+# result's text (None: no result.json), the one line's needle)
+TUNE_DAMAGE = [
+    ("not json", None, lambda d: '{"trials": [', None, "not a tune's JSON"),
+    ("nan", None, lambda d: '{"trials": NaN}', None, "NaN is not a JSON number"),
+    ("a list", None, lambda d: "[1, 2]", None, "not an object"),
+    ("deep", None, lambda d: "[" * 100_000, None, "not a tune's JSON"),
+    ("run outside", lambda d: d["trials"][2].update(run="../x"), None, None, "'../x'"),
+    ("loss text", lambda d: d["trials"][3].update(loss="0.1"), None, None, "3's loss is '0.1'"),
+    ("op", lambda d: d["confirm"]["targets"][0].update(op="≈"), None, None, "target 0's op"),
+    ("target", lambda d: d["confirm"]["targets"][0].update(target="x"), None, None, "target"),
+    ("keys", lambda d: d["trials"][5]["point"].update(cap="8"), None, None, "trial 5 varies"),
+    ("no trial", lambda d: d["confirm"].update(trial=99), None, None, "trial 99, which is"),
+    ("variant", lambda d: d.update(variant="<b>"), None, None, "its variant is '<b>'"),
+    ("stopped", _stopped, None, None, "a tune stopped after 4 trial(s) (4 played), before"),
+    ("rescore", lambda d: d.update(mode="rescore"), None, None, "a --rescore tune"),
+    ("sized", lambda d: d.update(sizing=[{"half_width": "1"}]), None, None, "sizing 0's half"),
+    (
+        "recheck",
+        lambda d: d.update(
+            recheck={"x": {"agents": "x", "hands": 0, "targets": [{}], "before": []}}
+        ),
+        None,
+        None,
+        "recheck 'x''s op",
+    ),
+    ("other result", None, None, lambda d: '{"tune_id": "0"}', "not this journal's result"),
+    (
+        "kept",
+        None,
+        None,
+        lambda d: _result(d, kept={"fan.qidui": 5}, targets=[{}]),
+        "a damaged tune result: the result's kept fan.qidui is 5, not text",
+    ),
+    (
+        "sizing",
+        None,
+        None,
+        lambda d: _result(d, targets=[{"confirmable": "yes"}]),
+        "target 0's confirmable is 'yes'",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "journal,text,result,needle", [c[1:] for c in TUNE_DAMAGE], ids=[c[0] for c in TUNE_DAMAGE]
+)
+def test_a_damaged_or_unfinished_tune_directory_is_refused(tmp_path, journal, text, result, needle):
+    tune = tmp_path / "tune"
+    shutil.copytree(data_dir() / "tune" / "huangmei-qidui", tune)
+    doc = json.loads((tune / "tune.json").read_text(encoding="utf-8"))
+    if journal:
+        journal(doc)
+    raw = text(doc) if text else json.dumps(doc)
+    (tune / "tune.json").write_text(raw, encoding="utf-8")
+    if result:
+        (tune / "result.json").write_text(result(doc), encoding="utf-8")
+    res = refused(
+        ["report", str(tune), "--out", str(tmp_path / "r")],
+        tmp_path,
+        inputs=[tune],
+        needle=needle,
+        isolate=False,
+    )
+    assert res.code == 2 and "a bug" not in res.stderr
+
+
+def test_a_tune_directory_is_reported_alone(tmp_path):
+    tune = data_dir() / "tune" / "huangmei-qidui"
+    refused(
+        ["report", str(tune), str(data_dir() / "huangmei"), "--out", str(tmp_path / "r")],
+        tmp_path,
+        inputs=[tune],
+        needle="is a tune's directory: report it alone",
+        isolate=False,
+    )

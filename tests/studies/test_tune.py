@@ -80,7 +80,12 @@ def test_a_finished_tune_answers_from_its_journal_alone(money, tmp_path):
         _tune(tmp_path, *BASE, "--target", "money_moved_per_hand=30±1", "--recheck", "random")
         == res
     )
-    assert sorted(p.name for p in out.iterdir()) == ["report.txt", "rules.toml", "tune.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "report.txt",
+        "result.json",
+        "rules.toml",
+        "tune.json",
+    ]
 
 
 def test_a_rerun_is_the_same_answer_and_plays_nothing(money):

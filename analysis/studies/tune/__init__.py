@@ -48,8 +48,9 @@ Varying keys (``--vary``):
 The parts: :mod:`.grammar` (``--vary``, ``--target``), :mod:`.measuring` (a run's
 figures, the loss, a target judged), :mod:`.journal` (``tune.json`` as typed records,
 validated on load), :mod:`.study` (a directory of runs and its journal),
-:mod:`.search` (explore, race, confirm) and :mod:`.outputs` (``rules.toml``, the
-summary).
+:mod:`.search` (explore, race, confirm), :mod:`.outputs` (``rules.toml``, the
+summary, ``result.json``), and :mod:`.reading` and :mod:`.page` (``mjlog report
+TUNE_DIR``: the directory read as untrusted input, drawn as a page).
 
 >>> [v.values for v in parse_vary(["fan.qidui=5:60:5"], "huangmei")][0][:3]
 (5, 10, 15)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,10 @@ from analysis.studies.tune.study import RULES_FILE
 from mjlog.judgement import Verdict
 from mjlog.rules import keys
 from mjlog.rundir import write_atomic
+
+RESULT_FILE = "result.json"
+"""The tune's answer as ``--format json`` prints it, written beside the journal (what
+``mjlog report TUNE_DIR`` reads besides it: :mod:`analysis.studies.tune.page`)."""
 
 
 def rules_toml(result: Mapping[str, Any], plan: Plan) -> str:
@@ -241,6 +246,12 @@ def _order(shown: str) -> tuple:
 
 
 def write_outputs(result: Mapping[str, Any], plan: Plan, out: str | Path) -> None:
-    """``rules.toml`` (the proposal with its evidence) and ``report.txt`` (the summary)."""
+    """``rules.toml`` (the proposal with its evidence), ``report.txt`` (the summary) and
+    ``result.json`` (the answer as ``--format json`` prints it)."""
     write_atomic(Path(out) / RULES_FILE, rules_toml(result, plan), "--out")
+    write_atomic(
+        Path(out) / RESULT_FILE,
+        json.dumps(result, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+        "--out",
+    )
     write_atomic(Path(out) / "report.txt", summary(result) + "\n", "--out")
