@@ -5,16 +5,21 @@ difference to detect (``detect``: the comparison should show it differs from 0
 four times in five when the true difference is that large, a two-sided t test at
 α = 5 %; its verdict *differs* unless that is within the margin)
 or an equivalence margin (``margin``: the two one-sided tests should say
-*equivalent* four times in five when the true difference is 0). These are the
+*equivalent* four times in five when the true difference is 0), or a *level*
+(``within``: one run whose figure should be shown within ±``within`` of its true
+value four times in five, the test of :func:`mjlog.judgement.met` that ``mjlog
+tune`` confirms a target ``V ± T`` by: its 90 % interval inside the band). These are the
 tests :mod:`analysis.decide` ends a comparison in, at its :data:`~analysis.decide.
 ALPHA` and :data:`~analysis.decide.POWER`; the matches a side needs are the
 fewest ``m`` with
 
     ``(t₁₋α/₂ + t_power) · sd / √m ≤ detect``     (differs: :func:`analysis.decide.mde`)
     ``(t₁₋α + t₁₋₍₁₋power₎/₂) · sd / √m ≤ margin`` (equivalent: TOST at 0)
+    ``(t₁₋α + t₁₋₍₁₋power₎/₂) · sd / √m ≤ within`` (a level: TOST at its truth)
 
 on ``m − 1`` degrees of freedom (paired) or ``2(m − 1)`` (unpaired), where ``sd``
-is the spread of one unit's difference, measured on a *pilot*:
+is the spread of one unit's difference (for a level: of one unit's figure, one run,
+no second side), measured on a *pilot*:
 
 - **one pilot run** (a run directory or a sweep point): each side's per-match
   spread is the pilot's (the pseudo-values of :mod:`analysis.stats`; a rate's at
@@ -74,8 +79,8 @@ class Plan:
 
     metric: str
     unit: str
-    question: str  # detect | equivalence
-    effect: float  # the difference to detect, or the margin
+    question: str  # detect | equivalence | level
+    effect: float  # the difference to detect, the margin, or the level's ±within
     paired: bool
     pairing_measured: bool  # False: one pilot run, no pairing gain assumed
     sd: float
@@ -95,7 +100,10 @@ class Plan:
     def compare_as(self) -> str:
         """How the comparison must be run for this size to hold: the metric as the
         study's one primary, so that its test is at α itself (a default compare adjusts
-        over every metric, and its level is α / m: docs/cli.md, "mjlog compare")."""
+        over every metric, and its level is α / m: docs/cli.md, "mjlog compare").
+        A level is one run's figure, judged as ``mjlog tune`` judges a target."""
+        if self.question == "level":
+            return f"mjlog tune ... --target '{self.metric}=V±{self.effect:g}'"
         return f"mjlog compare RUN_A RUN_B --primary {self.metric}"
 
     def as_dict(self) -> dict:
@@ -142,13 +150,15 @@ def _sides(paths: list[str | Path]) -> list[Path]:
     return list(dict.fromkeys(sides))
 
 
-def spread(paths: list[str | Path], metric: str, paired: bool = True) -> Spread:
+def spread(
+    paths: list[str | Path], metric: str, paired: bool = True, level: bool = False
+) -> Spread:
     """The spread of a unit's difference in ``metric`` from the pilot ``paths`` (one
-    run, or two: module docstring)."""
+    run, or two: module docstring); ``level``: of a unit's figure, from the first."""
     sides = _sides(paths)
     base = queries.Runs(sides[0])
     _check_metric(base, metric)
-    if len(sides) == 1:
+    if len(sides) == 1 or level:
         units, pats = compare.match_units(base)
         if len(units) < 2:
             raise InputError(
@@ -159,13 +169,17 @@ def spread(paths: list[str | Path], metric: str, paired: bool = True) -> Spread:
         se = e.se
         if is_rate(unit) and x.sum() > 0:  # a rate spreads at least as a binomial one
             se = math.sqrt(max(se**2, e.value * (1 - e.value) / x.sum()))
-        sd = math.sqrt(2) * se * math.sqrt(len(units))
+        # a difference of two independent sides spreads √2 times one side
+        sd = (1.0 if level else math.sqrt(2)) * se * math.sqrt(len(units))
         if not sd > 0:
             raise MjlogError(
                 f"{sides[0]}: {metric} does not vary in the pilot "
                 f"({_seen(e, unit)}): nothing to size a study from; run a "
                 f"longer pilot"
             )
+        if level:
+            how = f"one pilot run, {len(units)} matches: a match's spread is the pilot's"
+            return Spread(metric, unit, sd, False, False, how)
         how = f"one pilot run, {len(units)} matches: a side's spread is the pilot's; " + (
             "paired, the pairing gain not measured (taken as none: an upper bound; "
             "a second run on the same seed measures it)"
@@ -269,44 +283,49 @@ def plan(
     paired: bool = True,
     workers: int = 1,
     time_hands: int = 16,
+    within: float | None = None,
 ) -> Plan:
     """The plan for one question on the pilot ``paths`` (module docstring): exactly
-    one of ``detect`` and ``margin``, each a finite number above 0; ``time_hands``
-    hands timed here (0: none)."""
-    if (detect is None) == (margin is None):
-        raise InputError("give one question: --detect DIFFERENCE or --margin MARGIN")
-    effect = detect if detect is not None else margin
-    name = "--detect" if detect is not None else "--margin"
+    one of ``detect``, ``margin`` and ``within``, each a finite number above 0;
+    ``time_hands`` hands timed here (0: none)."""
+    asked = {"--detect": detect, "--margin": margin, "--within": within}
+    given = [(k, v) for k, v in asked.items() if v is not None]
+    if len(given) != 1:
+        raise InputError(
+            "give one question: --detect DIFFERENCE, --margin MARGIN or --within TOLERANCE"
+        )
+    name, effect = given[0]
     if not (isinstance(effect, (int, float)) and math.isfinite(effect) and effect > 0):
         raise InputError(f"{name} must be a finite number above 0, got {quote(effect)}")
     if not workers >= 1:
         raise InputError(f"--workers must be at least 1, got {quote(workers)}")
-    equivalence = margin is not None
-    s = spread(paths, metric, paired)
-    m = matches_needed(s.sd, effect, equivalence, s.paired)
+    level = within is not None
+    equivalence = margin is not None or level  # a level is TOST around its own truth
+    s = spread(paths, metric, paired, level=level)
+    m = matches_needed(s.sd, effect, equivalence, s.paired or level)
     if m >= MAX_MATCHES:
         raise MjlogError(
             f"{metric}: {'more than' if m == MAX_MATCHES else 'about'} {m:.3g} matches a "
             f"side; no run holds that many "
             f"(ask for a larger {name})"
         )
-    pilots = [queries.Runs(p).runs[0] for p in _sides(paths)[:2]]
+    pilots = [queries.Runs(p).runs[0] for p in _sides(paths)[: 1 if level else 2]]
     run = pilots[0]
     per_match = run.hands // max(run.matches, 1)  # rotations included (duplicate play)
     hands = m * per_match
-    sides = 2
+    sides = 1 if level else 2
     timing = "not timed (--time-hands 0)"
     sph = secs = one = None
     # a side is played as its pilot was: two pilots of different variants, line-ups or
     # match lengths are timed each on its own, never the first for both
     alike = len(pilots) == 1 or _played_alike(pilots[0], pilots[1])
     try:
-        specs = [_spec(r, m) for r in (pilots * 2 if alike else pilots)[:2]]
+        specs = [_spec(r, m) for r in (pilots * 2 if alike else pilots)[:sides]]
         shards = len(specs[0].shards())
         if time_hands > 0:
             timed = [seconds_per_hand(sp, time_hands) for sp in (specs[:1] if alike else specs)]
-            per_side = [t[0] for t in timed] * (2 if alike else 1)
-            sph = sum(per_side) / 2  # a hand of either side, on average
+            per_side = [t[0] for t in timed] * (sides if alike else 1)
+            sph = sum(per_side) / sides  # a hand of either side, on average
             said = [
                 f"{n} hands of {r.variant} [{','.join(r.agents)}] played here, {t:.3g} s a hand"
                 for (t, n), r in zip(timed, pilots, strict=False)
@@ -332,7 +351,7 @@ def plan(
     return Plan(
         metric,
         s.unit,
-        "equivalence" if equivalence else "detect",
+        "level" if level else "equivalence" if equivalence else "detect",
         float(effect),
         s.paired,
         s.measured,
@@ -347,5 +366,5 @@ def plan(
         one,
         workers,
         timing,
-        [str(p) for p in _sides(paths)[:2]],
+        [str(p) for p in _sides(paths)[:sides]],
     )

@@ -54,6 +54,15 @@ def _number(option: str):
     "when there is no difference (two one-sided tests).",
 )
 @click.option(
+    "--within",
+    default=None,
+    metavar="TOLERANCE",
+    callback=_number("--within"),
+    help="A level to within ±TOLERANCE: one run whose figure is shown within "
+    "±TOLERANCE of its true value (its 90 % interval inside the band, as mjlog tune "
+    "confirms a target V±T) 80 % of the time; the pilot's value is taken as the truth.",
+)
+@click.option(
     "--paired/--unpaired",
     default=True,
     show_default=True,
@@ -75,7 +84,9 @@ def _number(option: str):
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
-def plan_command(pilot, other, metric, detect, margin, paired, workers, time_hands, fmt) -> None:
+def plan_command(
+    pilot, other, metric, detect, margin, within, paired, workers, time_hands, fmt
+) -> None:
     """How many hands a question needs, from a PILOT run, and how long they take.
 
     PILOT is a run directory (a sweep point is one) or a sweep folder (its first two
@@ -83,9 +94,12 @@ def plan_command(pilot, other, metric, detect, margin, paired, workers, time_han
     cannot know what pairing gains (it assumes nothing: an upper bound); with OTHER
     (a run on the same seed under the other rules), or a sweep folder, the paired
     spread is measured. The answer is matches and hands a side (two sides: the
-    baseline and the change), at a two-sided 5 % test and 80 % power.
+    baseline and the change), at a two-sided 5 % test and 80 % power. With --within the
+    answer is one run's size (a level, not a difference: OTHER is not read).
 
     Example: mjlog plan runs/pilot --metric draw_rate --detect 0.01 --workers 8
+
+    Example: mjlog plan runs/pilot --metric 'pattern_rate[qidui]' --within 0.01
     """
     import duckdb
 
@@ -93,8 +107,10 @@ def plan_command(pilot, other, metric, detect, margin, paired, workers, time_han
     from mjlog.errors import InputError, MjlogError
     from simulate.runner import default_workers
 
-    if (detect is None) == (margin is None):
-        raise InputError("give one question: --detect DIFFERENCE or --margin MARGIN")
+    if sum(x is not None for x in (detect, margin, within)) != 1:
+        raise InputError(
+            "give one question: --detect DIFFERENCE, --margin MARGIN or --within TOLERANCE"
+        )
     workers = workers or default_workers()
     try:
         p = plan(
@@ -102,6 +118,7 @@ def plan_command(pilot, other, metric, detect, margin, paired, workers, time_han
             metric.strip(),
             detect=detect,
             margin=margin,
+            within=within,
             paired=paired,
             workers=workers,
             time_hands=time_hands,
@@ -110,6 +127,9 @@ def plan_command(pilot, other, metric, detect, margin, paired, workers, time_han
         raise MjlogError(f"cannot read the pilot: {str(e).splitlines()[0]}") from None
     if fmt == "json":
         click.echo(json.dumps(p.as_dict(), ensure_ascii=False, allow_nan=False))
+        return
+    if p.question == "level":
+        _say_level(p)
         return
     what = (
         f"detect a difference of {p.effect:g}"
@@ -130,11 +150,30 @@ def plan_command(pilot, other, metric, detect, margin, paired, workers, time_han
         f"needs: {p.matches:,} matches a side ({p.hands:,} hands a side, "
         f"{p.total_hands:,} in all; --matches {p.matches})"
     )
+    _say_time(p, "a side")
+
+
+def _say_level(p) -> None:
+    """The text answer to --within: one run's size."""
+    from mjlog.judgement import INTERVAL
+
+    click.echo(
+        f"question: {p.metric} ({p.unit}) shown within ±{p.effect:g} of its true value "
+        f"by one run (its {INTERVAL:.0%} interval inside the band, as mjlog tune confirms "
+        f"a target); 80 % power, the pilot's value taken as the truth"
+    )
+    click.echo(f"pilot: {', '.join(p.pilot)}: {p.how}; SD of a match's figure {p.sd:.4g}")
+    click.echo(f"as run: {p.compare_as}, or any run of this size")
+    click.echo(f"needs: {p.matches:,} matches ({p.hands:,} hands; --matches {p.matches})")
+    _say_time(p, "")
+
+
+def _say_time(p, per: str) -> None:
     if p.seconds is None or p.seconds_one_worker is None:
         click.echo(f"time: {p.timing}")
     else:
         click.echo(
             f"time: {duration(p.seconds)} on {p.workers} worker(s), "
-            f"{duration(p.seconds_one_worker)} on one ({p.shards:,} shard(s) a "
-            f"side); {p.timing}"
+            f"{duration(p.seconds_one_worker)} on one ({p.shards:,} shard(s)"
+            f"{' ' + per if per else ''}); {p.timing}"
         )

@@ -179,3 +179,57 @@ def test_two_pilots_of_different_variants_are_timed_each_on_its_own(tmp_path):
     assert "timed apart" in p["timing"] and "differ in variant" in p["timing"]
     assert "of yuxi [" in p["timing"] and "of xuezhan [" in p["timing"]
     assert p["seconds_one_worker"] > 0 and not p["paired"]
+
+
+def test_a_level_within_a_tolerance_is_one_runs_size():
+    """--within: one run whose figure's 90 % interval lies within ±TOL of its truth
+    80 % of the time (TOST around the truth, as mjlog tune confirms a target): the
+    fewest matches m with (t₀.₉₅ + t₀.₉)·sd/√m ≤ TOL on m − 1 degrees of freedom, sd a
+    match's spread; one side, not two."""
+    p = _plan(
+        data_dir() / "huangmei",
+        "--metric",
+        "pattern_rate[qidui]",
+        "--within",
+        "0.01",
+        "--time-hands",
+        "0",
+    )
+    assert p["question"] == "level" and p["total_hands"] == p["hands"]
+    m, sd = p["matches"], p["sd"]
+
+    def width(n: int) -> float:
+        return (st.t.ppf(0.95, n - 1) + st.t.ppf(0.9, n - 1)) * sd / math.sqrt(n)
+
+    assert width(m) <= 0.01 < width(m - 1)
+    assert p["hands"] == m * 8 and p["pilot"] == [str(data_dir() / "huangmei")]
+    # a difference of two such runs needs twice the matches a side and more: √2 the sd
+    d = _plan(
+        data_dir() / "huangmei",
+        "--metric",
+        "pattern_rate[qidui]",
+        "--margin",
+        "0.01",
+        "--time-hands",
+        "0",
+    )
+    assert abs(d["matches"] - 2 * m) <= 3 and d["total_hands"] > 3.9 * p["hands"]
+
+
+def test_a_level_says_what_it_sizes():
+    res = CliRunner().invoke(
+        main,
+        [
+            "plan",
+            str(data_dir() / "yuxi"),
+            "--metric",
+            "draw_rate",
+            "--within",
+            "0.02",
+            "--time-hands",
+            "0",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "within ±0.02 of its true value by one run" in res.output
+    assert "90% interval" in res.output and "--target 'draw_rate=V±0.02'" in res.output

@@ -157,7 +157,7 @@ def test_plan_refuses_an_unknown_metric(pilot, tmp_path, metric, named):
     assert "dealer_advantage" in line  # the valid ones are named
 
 
-@pytest.mark.parametrize("option", ["--detect", "--margin"])
+@pytest.mark.parametrize("option", ["--detect", "--margin", "--within"])
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e309", "abc"])
 def test_plan_refuses_a_number_that_is_not_finite(pilot, tmp_path, option, value):
     line = plan_refused(
@@ -169,7 +169,7 @@ def test_plan_refuses_a_number_that_is_not_finite(pilot, tmp_path, option, value
     assert option in line
 
 
-@pytest.mark.parametrize("option", ["--detect", "--margin"])
+@pytest.mark.parametrize("option", ["--detect", "--margin", "--within"])
 @pytest.mark.parametrize("value", ["-0.01", "0", "-1e-300"])
 def test_plan_refuses_a_number_not_above_zero(pilot, tmp_path, option, value):
     plan_refused(
@@ -181,7 +181,9 @@ def test_plan_refuses_a_number_not_above_zero(pilot, tmp_path, option, value):
 
 
 @pytest.mark.parametrize(
-    "args", [[], ["--detect", "0.01", "--margin", "0.01"]], ids=["neither", "both"]
+    "args",
+    [[], ["--detect", "0.01", "--margin", "0.01"], ["--within", "0.01", "--detect", "0.01"]],
+    ids=["neither", "both", "level-and-detect"],
 )
 def test_plan_asks_one_question(pilot, tmp_path, args):
     plan_refused(
