@@ -29,6 +29,7 @@ from analysis import fonts, report
 from analysis.studies.tune.grammar import Target
 from analysis.studies.tune.journal import TuneJournal
 from analysis.studies.tune.reading import MAX_BYTES, TuneRead, is_tune, read
+from mjlog.judgement import INTERVAL
 
 __all__ = ["MAX_BYTES", "TuneRead", "is_tune", "read", "render", "response_figure", "write_page"]
 
@@ -380,9 +381,10 @@ def render(tune: TuneRead, fmt: str = "png", title: str | None = None) -> str:
         "Targets 目标",
         report.table(_targets(tune)),
         note=f"On fresh walls (seed {j.confirm.seed if j.confirm else '–'}, hands the search "
-        "never saw), 95% intervals, the match as the unit: met = the interval inside the "
-        "tolerance, not met = wholly outside, inconclusive = neither. The paired difference "
-        "is compare's, on the same walls.",
+        "never saw), 95% intervals shown, the match as the unit; the verdict reads the "
+        f"{INTERVAL:.0%} interval (docs/cli.md, verdicts): met = inside the tolerance, "
+        "not met = wholly outside, inconclusive = neither. The paired difference is "
+        "compare's, on the same walls.",
     )
     section(
         "Budget 预算",
