@@ -79,6 +79,13 @@ from mjlog.rng import derive  # noqa: E402
 from mjlog.rules import resolve  # noqa: E402
 
 VARIANT, HPM, WIN_RATE, SHARED = "huangmei", 8, 0.95, 0.5
+COUPLINGS = (0.0, 0.9)  # SHARED's alternatives, measured beside it
+STATE = (
+    "These are the *before* figures of issue 46's search and judgement: main's "
+    "search (each explored value judged on its own trial's loss, the race on fresh "
+    "walls, least change) and its `met` (a 95 % interval inside the tolerance)."
+)
+"""What the tune measured here is: say what changed when rerunning after a change."""
 METRIC = "pattern_rate[qidui]"
 TARGET = f"{METRIC}=0.05±0.01"
 V, T = 0.05, 0.01
@@ -138,12 +145,14 @@ def draw(
     seed: int,
     matches: int,
     hands_per_match: int = HPM,
+    shared: float = SHARED,
 ) -> Measured:
-    """The emulated figures of one run: per match, its wins and its 七对 among them
-    (see the module's docstring for how candidates on the same walls are coupled)."""
+    """The emulated figures of one run: per match, its wins and its 七对 among them,
+    each 七对 decided by the walls with probability ``shared`` (see the module's
+    docstring for how candidates on the same walls are coupled)."""
     walls = np.random.default_rng([seed, 7])
     wins = walls.binomial(hands_per_match, WIN_RATE, matches)
-    decided_by_walls = walls.random((matches, hands_per_match)) < SHARED
+    decided_by_walls = walls.random((matches, hands_per_match)) < shared
     u_walls = walls.random((matches, hands_per_match))
     own = zlib.crc32(repr(sorted(point.items())).encode())
     u_play = np.random.default_rng([seed, 11, own]).random((matches, hands_per_match))
@@ -161,8 +170,14 @@ class Emulated(Tuner):
     """The tune with play replaced by draws from ``truth``: ``_run`` records what it
     would play, ``_measure`` draws it (the same run always draws the same figures)."""
 
-    def __init__(self, plan: Plan, out: str | Path, truth: Callable[[Mapping[str, str]], float]):
-        self.truth = truth
+    def __init__(
+        self,
+        plan: Plan,
+        out: str | Path,
+        truth: Callable[[Mapping[str, str]], float],
+        shared: float = SHARED,
+    ):
+        self.truth, self.shared = truth, shared
         self.runs: dict[str, tuple[dict[str, str], int, int]] = {}
         super().__init__(plan, out)
 
@@ -180,7 +195,7 @@ class Emulated(Tuner):
 
     def _measure(self, name: str, metrics: Sequence[str]) -> Measured:
         point, seed, matches = self.runs[name]
-        return draw(self.truth, point, seed, matches, self.plan.hands_per_match)
+        return draw(self.truth, point, seed, matches, self.plan.hands_per_match, self.shared)
 
 
 def auto_budget(
@@ -197,7 +212,9 @@ def auto_budget(
     return sizing.auto_budget(targets, pilot, HPM, max_hands)[0]
 
 
-def replicate(s: Scenario, seed: int, budget: int | None = None) -> dict[str, Any]:
+def replicate(
+    s: Scenario, seed: int, budget: int | None = None, shared: float = SHARED
+) -> dict[str, Any]:
     """One whole tune on ``s``'s truth (``budget`` None: ``--budget auto``), and what
     it proposed against the truth."""
     targets = (parse_target(TARGET),)
@@ -218,7 +235,7 @@ def replicate(s: Scenario, seed: int, budget: int | None = None) -> dict[str, An
     # the confirm and confirm-before run directories on disk (effects.compared), which
     # an emulated tune has not written. None of the figures here reads them.
     with tempfile.TemporaryDirectory() as d, mock.patch.object(effects, "compared", _no_runs):
-        res = Emulated(plan, Path(d) / "tune", s.truth).run()
+        res = Emulated(plan, Path(d) / "tune", s.truth, shared).run()
     best = res["best"]
     truth = s.truth(best)
     row = res["targets"][0]
@@ -317,6 +334,16 @@ def run(quick: bool = False, reps: int | None = None) -> dict[str, Any]:
     reps = reps or size.reps
     c0, t0 = _cpu(), time.perf_counter()
     rows = {s.name: [replicate(s, seed) for seed in range(reps)] for s in SCENARIOS}
+    # how much the figures owe to the coupling chosen: the rising and two-key curves
+    # again with every 七对 decided by play (0) or nearly all by the walls (0.9)
+    coupling = {
+        shared: {
+            s.name: [replicate(s, seed, shared=shared) for seed in range(reps // 2)]
+            for s in SCENARIOS
+            if s.name in ("rising", "two keys")
+        }
+        for shared in COUPLINGS
+    }
     cpu, seconds = _cpu() - c0, time.perf_counter() - t0
     rising_rows, two = rows["rising"], rows["two keys"]
     edge_rows = rows["lower edge"] + rows["upper edge"]
@@ -328,8 +355,9 @@ def run(quick: bool = False, reps: int | None = None) -> dict[str, Any]:
         "covers": share([r for rs in rows.values() for r in rs], "covers"),
     }
     return {
-        "section": _section(rows, figures, reps, cpu, seconds),
+        "section": _section(rows, figures, reps, cpu, seconds, coupling),
         "rows": rows,
+        "coupling": coupling,
         "figures": figures,
         "reps": reps,
         "cpu_seconds": cpu,
@@ -348,7 +376,68 @@ def _proposals(rows: Sequence[Mapping[str, Any]], key: str = "fan.qidui") -> str
     return ", ".join(f"{v}: {c}" for v, c in zip(values, counts, strict=True))
 
 
-def _section(rows, figures, reps, cpu, seconds) -> str:
+def _commit() -> str:
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return f"`{out.stdout.strip()}`" if out.returncode == 0 else "(not a git checkout)"
+
+
+def _by_value(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The rising curve's proposals by value: how many, their truth, `met` among them."""
+    now = rulebook()["fan.qidui"]
+    out = [
+        "Rising curve, by proposal: how often each value was proposed, its truth, and "
+        "how often the confirmation called it `met`.\n",
+        "| fan.qidui | proposed | truth | within | `met` |",
+        "|---|---|---|---|---|",
+    ]
+    for v in sorted({r["best"]["fan.qidui"] for r in rows}, key=int):
+        picked = [r for r in rows if r["best"]["fan.qidui"] == v]
+        mark = " (the rulebook's)" if v == now else ""
+        out.append(
+            f"| {v}{mark} | {len(picked)} | {picked[0]['truth']:.4f} | "
+            f"{'yes' if picked[0]['within'] else 'no'} | {share(picked, 'met').show()} |"
+        )
+    return out
+
+
+def _edges(rows: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
+    lo = share(rows["lower edge"], "met", where="edge")
+    hi = share(rows["upper edge"], "met", where="edge")
+    return [
+        f"False `met` by edge, among the proposals whose truth sits exactly on it: "
+        f"V − T = 0.04 (lower-edge curve) {lo.show()}; V + T = 0.06 (upper-edge "
+        f"curve) {hi.show()}. A `met` that is a 95 % interval inside the band (two "
+        f"one-sided tests at 2.5 % each) expects about 2.5 % at an edge; a 90 % one "
+        f"(at 5 % each), about 5 %."
+    ]
+
+
+def _coupling(coupling: Mapping[float, Mapping[str, Sequence[Mapping[str, Any]]]]) -> list[str]:
+    out = [
+        f"How much the figures owe to the coupling (the share of 七对 the shared walls "
+        f"decide, {SHARED} above): the rising and two-key curves again, "
+        f"{len(next(iter(coupling.values()))['rising'])} replicates each.\n",
+        "| walls decide | within (rising) | `met` when within (rising) | 清一色 kept (two keys) |",
+        "|---|---|---|---|",
+    ]
+    for shared, rows in coupling.items():
+        out.append(
+            f"| {shared:g} | {share(rows['rising'], 'within').show()} | "
+            f"{share(rows['rising'], 'met', where='within').show()} | "
+            f"{share(rows['two keys'], 'kept').show()} |"
+        )
+    return out
+
+
+def _section(rows, figures, reps, cpu, seconds, coupling) -> str:
     names = {
         "within": ("proposal truly within 0.05 ± 0.01 (rising)", 0.95, True),
         "met_within": ("`met` when the proposal is truly within (rising)", 0.80, True),
@@ -368,11 +457,9 @@ def _section(rows, figures, reps, cpu, seconds) -> str:
         f"`--budget auto` throughout, sized as `mjlog tune` sizes it (an emulated "
         f"{sizing.PILOT_HANDS}-hand pilot of the rules as they are, "
         f"sizing.auto_budget, at most {MAX_HANDS:,}). Each share with its 95 % Wilson "
-        f"interval over the replicates. **Before** figures: main's search (per-trial "
-        f"losses, the race, least change) and its `met` (a 95 % interval inside the "
-        f"tolerance); the pooled fit and the 90 % interval (TOST at α = 0.05) are to be "
-        f"measured by rerunning this after they land. Time: {seconds:.0f} s wall clock, "
-        f"{cpu:.0f} CPU seconds on {os.cpu_count()} cores.\n",
+        f"interval over the replicates. Measured at commit {_commit()}. {STATE} "
+        f"Time: {seconds:.0f} s wall clock, {cpu:.0f} CPU seconds on {os.cpu_count()} "
+        f"cores (load average {os.getloadavg()[0]:.1f} at the end).\n",
         "| figure | share [95 % CI] (replicates) | target | |",
         "|---|---|---|---|",
     ]
@@ -403,6 +490,12 @@ def _section(rows, figures, reps, cpu, seconds) -> str:
         f"not read `fan.qingyise`, but a candidate's own-play draws do (its point seeds "
         f"them), so two values of it read differently on the same walls, as real "
         f"play under other rules would.",
+        "",
+        *_by_value(rows["rising"]),
+        "",
+        *_edges(rows),
+        "",
+        *_coupling(coupling),
         "",
         f"The emulation checked: the confirmation's 95 % interval covers the "
         f"proposal's truth in {figures['covers'].show()} of all replicates (the "
