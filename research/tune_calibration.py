@@ -26,7 +26,8 @@ with a higher ``p`` has every 七对 a lower one has) or the play under the cand
 own rules does (a uniform drawn from the seed and the candidate's point). So the
 candidates on one seed share a common deviation, as the issue saw on real walls,
 while two points the target does not tell apart still read differently, as real
-play under other rules does. ``SHARED = 0.5`` is a choice, not a measurement.
+play under other rules does. ``SHARED = 0.5`` is a choice, not a measurement: the
+study measures the rising and two-key curves again at 0 and 0.9 beside it.
 
 The truth curves (share of wins against ``fan.qidui``):
 
@@ -38,6 +39,14 @@ The truth curves (share of wins against ``fan.qidui``):
   on ``V + T``;
 - **two keys**: the rising curve with ``fan.qingyise`` varied over 5:40:5 too (the
   rulebook's 15), which moves nothing: does the proposal keep 清一色 at 15?
+
+**Where the seam is not enough.** Two reads bypass ``_run``/``_measure``: the
+confirmation's side effects (``Tuner.confirm`` hands the ``confirm`` and
+``confirm-before`` directories to :func:`analysis.studies.tune.effects.compared`,
+which reads them from disk; here it is replaced by an empty list for the run, and no
+figure of this study reads it), and ``--budget auto``'s pilot (played by the command,
+``mjlog.commands.tune``, before a Tuner exists; here :func:`auto_budget` repeats its
+seed, its hands and its sizing). Should either move, this harness follows it.
 
 **Monte-Carlo error.** Each share is given with its 95 % Wilson interval over the R
 replicates (seeds 0 … R−1, each in its own temporary directory); a share is shown to
