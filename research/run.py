@@ -6,7 +6,7 @@
 figure with its interval). ``bench/run.py`` puts both into ``BENCHMARKS.md``: the
 timings it reruns, then the studies' sections as this script last wrote them.
 
-    python research/run.py [--only expert,calibration] [--quick]
+    python research/run.py [--only expert,calibration,verdicts] [--quick]
 
 Each study also runs alone with its own options (``python research/expert_study.py
 --help``, ``python research/calibration.py``).
@@ -24,7 +24,11 @@ sys.path.insert(0, str(ROOT))
 
 RESULTS = ROOT / "research" / "results"
 
-STUDIES = {"expert": "research.expert_study", "calibration": "research.calibration"}
+STUDIES = {
+    "expert": "research.expert_study",
+    "calibration": "research.calibration",
+    "verdicts": "research.verdict_calibration",
+}
 """Each part of BENCHMARKS.md that measures, and the module whose ``run(quick)``
 writes it (``research/results/NAME.md``)."""
 
