@@ -445,7 +445,7 @@ def _known_lines(r: dict, checked: list) -> list[str]:
             mdes = [rows[m].mde for rows in reps if m in rows]
             right = share(reps, m, lambda r, v=d.diff: r.differs_from_zero and r.diff * v > 0)
             cells += [
-                _fmt(A, m, float(np.median(mdes))) if mdes else "—",
+                _fmt(A, m, float(np.median(mdes))).lstrip("+") if mdes else "—",
                 _pct(right, POWER),
                 _pct(share(reps, m, _equivalent), POWER),
             ]
