@@ -332,7 +332,11 @@ def _ctrl_c_held() -> Iterator[None]:
     workers forked meanwhile start with SIGINT blocked until :func:`_init_worker`
     ignores it."""
     caught: list[int] = []
-    note = threading.current_thread() is threading.main_thread()
+    # (a handler set outside Python, which getsignal cannot hand back, is left alone)
+    note = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is not None
+    )
     old = signal.signal(signal.SIGINT, lambda sig, _frame: caught.append(sig)) if note else None
     block = hasattr(signal, "pthread_sigmask")
     if block:
