@@ -22,7 +22,8 @@ hand as A does and only the money differs: the draw rate and every pattern rate 
 *identical* hand for hand, and the points figures carry a real, random effect whose
 *truth* is the paired difference over all of B. Disjoint stretches of A compared
 with each other (unpaired, as runs of two seeds) are the A/A comparisons; stretch k
-of A against the same matches of B (paired) the known-effect ones.
+of A against the same matches of pool F (:data:`ROTATION`, paired) the A/A of one
+seed; stretch k of A against the same matches of B (paired) the known-effect ones.
 
     python research/verdict_calibration.py [--quick]
 """
@@ -58,6 +59,13 @@ from research.calibration import (  # noqa: E402
 CHANGE = ("points.qidui=4/5",)
 """The rule change with a known effect (yuxi's default is 3/4: on a discard, self-drawn)."""
 
+ROTATION = ("dealer_rotation=fixed",)
+"""A rule change that cannot matter to the figures, yet changes play (the paired A/A):
+the dealer keeps the deal, where yuxi passes it to the winner. With one agent in every
+seat every hand's figures relative to its dealer have one distribution whoever
+deals; on the same seed the first hand of every match is the same, then play
+diverges (research/calibration.py, its pool F, measured its truth at 0)."""
+
 FALSE_DIFFERS = 0.05  # A/A: a figure, or any figure, called differs at most this often
 POWER = 0.8  # an effect of the printed MDE: shown off 0 this often
 NEAR = (0.8, 1.25)
@@ -71,12 +79,13 @@ class Plan:
 
     base: int
     changed: int
+    fixed: int  # matches of pool F (dealer_rotation=fixed: the paired A/A)
     sizes: tuple[int, int]
     mde_sizes: tuple[int, ...]  # the sizes of the MDE study (one where the effect is near it)
 
 
-FULL = Plan(base=16_000, changed=9_600, sizes=(40, 160), mde_sizes=(20, 40, 160))
-QUICK = Plan(base=160, changed=80, sizes=(10, 20), mde_sizes=(10, 20))
+FULL = Plan(base=16_000, changed=9_600, fixed=10_000, sizes=(40, 160), mde_sizes=(20, 40, 160))
+QUICK = Plan(base=160, changed=80, fixed=80, sizes=(10, 20), mde_sizes=(10, 20))
 
 
 # ------------------------------------------------------------------ compare, emulated
@@ -209,6 +218,18 @@ def truths(a: Pool, b: Pool) -> dict[str, object]:
     }
 
 
+def rotation_note(whole: Mapping[str, Row], matches: int) -> str:
+    """What compare says of F against A over all their ``matches`` paired matches: the
+    paired A/A's truth of 0, checked."""
+    differ = [m for m, r in whole.items() if r.verdict == "differs"]
+    p = min((r.p for r in whole.values() if math.isfinite(r.p)), default=math.nan)
+    return (
+        f"over all {matches:,} paired matches compare calls "
+        + (f"{', '.join(differ)} *differs*" if differ else "no figure *differs*")
+        + f" (smallest adjusted p {p:.2f}). "
+    )
+
+
 def expected_power(ratio: float, tests: int, units: int) -> float:
     """The chance a lone test at α / ``tests`` (the level the printed MDE is stated
     at) finds a true effect of ``ratio`` × that MDE, its standard error known:
@@ -325,6 +346,7 @@ def _fmt(A: Pool, m: str, v: float) -> str:
 
 def _intro_lines(r: dict, checked: list) -> list[str]:
     A, B, s1, s2, gap = r["A"], r["B"], r["s1"], r["s2"], r["gap"]
+    fixed = r["fixed_matches"]
     seconds, cpu, play_cpu, cached = r["seconds"], r["cpu"], r["play_cpu"], r["cached"]
     lines = [
         "## Verdicts on real play: A/A, a known effect, and the MDE as printed (issue 47)\n",
@@ -336,7 +358,8 @@ def _intro_lines(r: dict, checked: list) -> list[str]:
         f"more; default 3/4). greedy does not read the points, so B plays every hand as A "
         f"does: its draw and pattern rates are *identical* hand for hand, and its points "
         f"figures carry a real effect, random from hand to hand, whose *truth* is the "
-        f"paired difference over all of B. Every comparison is decided as `mjlog compare` "
+        f"paired difference over all of B. Pool F: the same seed's first {fixed:,} "
+        f"matches with `{' '.join(ROTATION)}`, for an A/A on the same walls. Every comparison is decided as `mjlog compare` "
         f"decides it (analysis.stats.compare_units, analysis.rates.rate_difference, "
         f"*identical* rows, analysis.decide.decide_study over the rest, no `--primary`); "
         f"the emulation gives `analysis.compare.paired_comparison`'s verdict, adjusted "
@@ -354,16 +377,28 @@ def _intro_lines(r: dict, checked: list) -> list[str]:
     return lines
 
 
-def _aa_lines(r: dict, checked: list) -> list[str]:
+def _aa_lines(r: dict, checked: list, key: str = "aa_runs") -> list[str]:
     from analysis.decide import equivalence_family
 
-    plan, A, s1, s2, aa_runs = r["plan"], r["A"], r["s1"], r["s2"], r["aa_runs"]
+    plan, A, s1, s2, aa_runs = r["plan"], r["A"], r["s1"], r["s2"], r[key]
     headline = [m for m in A.arrays if equivalence_family(m) == "headline"]
     shown = [m for m in A.arrays if any(m in rows for rows in aa_runs[s1])]
+    paired = key == "paired_aa"
+    kind = "paired" if paired else "unpaired"
     lines = [
-        "### A/A: two runs of the same rules\n",
-        f"Disjoint stretches of A compared unpaired, as `compare` compares runs of two "
-        f"seeds ({len(aa_runs[s1])} and {len(aa_runs[s2])} comparisons). *differs*: the "
+        "### A/A, the same seed: a rule change that cannot matter, paired\n"
+        if paired
+        else "### A/A: two runs of the same rules, other seeds\n",
+        (
+            f"Stretch k of A against the same matches of F (`{' '.join(ROTATION)}`: the "
+            f"dealer keeps the deal; the first hand of every match is the same, then play "
+            f"diverges), paired by match as `compare` pairs runs of one seed "
+            f"({len(aa_runs[s1])} and {len(aa_runs[s2])} comparisons); " + r["rotation_truth"]
+            if paired
+            else f"Disjoint stretches of A compared unpaired, as `compare` compares runs of "
+            f"two seeds ({len(aa_runs[s1])} and {len(aa_runs[s2])} comparisons). "
+        )
+        + f"*differs*: the "
         f"verdict; *off 0*: shown to differ from 0 (the verdict *differs*, or "
         f"*equivalent* by less than the margin); *equivalent*: the verdict, for the "
         f"headline family (`equivalence_family`: {', '.join(headline)}), whose right "
@@ -379,10 +414,16 @@ def _aa_lines(r: dict, checked: list) -> list[str]:
             reps = aa_runs[s]
             cells += [
                 _at_most(
-                    checked, share(reps, m, _differs), f"A/A {m} differs, {s} m", FALSE_DIFFERS
+                    checked,
+                    share(reps, m, _differs),
+                    f"A/A {kind} {m} differs, {s} m",
+                    FALSE_DIFFERS,
                 ),
                 _at_most(
-                    checked, share(reps, m, _off_zero), f"A/A {m} off 0, {s} m", FALSE_DIFFERS
+                    checked,
+                    share(reps, m, _off_zero),
+                    f"A/A {kind} {m} off 0, {s} m",
+                    FALSE_DIFFERS,
                 ),
                 _pct(share(reps, m, _equivalent), FALSE_DIFFERS) if m in headline else "",
             ]
@@ -392,10 +433,16 @@ def _aa_lines(r: dict, checked: list) -> list[str]:
         reps = aa_runs[s]
         cells += [
             _at_most(
-                checked, any_share(reps, _differs), f"A/A any figure differs, {s} m", FALSE_DIFFERS
+                checked,
+                any_share(reps, _differs),
+                f"A/A {kind} any figure differs, {s} m",
+                FALSE_DIFFERS,
             ),
             _at_most(
-                checked, any_share(reps, _off_zero), f"A/A any figure off 0, {s} m", FALSE_DIFFERS
+                checked,
+                any_share(reps, _off_zero),
+                f"A/A {kind} any figure off 0, {s} m",
+                FALSE_DIFFERS,
             ),
             "",
         ]
@@ -403,7 +450,8 @@ def _aa_lines(r: dict, checked: list) -> list[str]:
     tests = {s: np.mean([next(iter(r.values())).tests for r in aa_runs[s]]) for s in plan.sizes}
     lines.append(
         f"\nTests adjusted together a comparison (Benjamini–Hochberg, every figure with "
-        f"a row): {tests[s1]:.1f} at {s1} matches, {tests[s2]:.1f} at {s2}.\n"
+        f"a row but an *identical* one): {tests[s1]:.1f} at {s1} matches, "
+        f"{tests[s2]:.1f} at {s2}.\n"
     )
 
     return lines
@@ -552,7 +600,8 @@ def run(quick: bool = False) -> dict:
     patterns = list(rules.spec.patterns(rules))
     a_dir, a_took = play_pool(plan.base)
     b_dir, b_took = play_pool(plan.changed, CHANGE)
-    A, B = read_pool(a_dir, patterns), read_pool(b_dir, patterns)
+    f_dir, f_took = play_pool(plan.fixed, ROTATION)
+    A, B, F = (read_pool(d, patterns) for d in (a_dir, b_dir, f_dir))
     gap = check_against_compare(a_dir, b_dir, A, B, base)
     s1, s2 = plan.sizes
 
@@ -562,14 +611,17 @@ def run(quick: bool = False) -> dict:
     at_truth = {m: abs(v) for m, v in effects.items()}
 
     aa_runs = {s: aa(A, s, base) for s in plan.sizes}
+    paired_aa = {s: known(A, F, s, base) for s in plan.sizes}
+    whole = compared(A, slice(0, F.matches), F, slice(0, F.matches), True, base=base)
+    rotation_truth = rotation_note(whole, F.matches)
     known_runs = {s: known(A, B, s, base) for s in plan.sizes}
     edge_runs = {s: known(A, B, s, base, at_truth) for s in plan.sizes}
     mde_runs = {s: known_runs.get(s) or known(A, B, s, base) for s in plan.mde_sizes}
     mde_as_run = at_mde(mde_runs, effects)
     mde_alone = at_mde({s: known_alone(A, B, s, base, effects) for s in plan.mde_sizes}, effects)
     seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
-    play_cpu = sum(t.get("cpu", math.nan) for t in (a_took, b_took))
-    cached = a_took["cached"] and b_took["cached"]
+    play_cpu = sum(t.get("cpu", math.nan) for t in (a_took, b_took, f_took))
+    cached = a_took["cached"] and b_took["cached"] and f_took["cached"]
 
     r = dict(
         plan=plan,
@@ -582,6 +634,9 @@ def run(quick: bool = False) -> dict:
         nulls=nulls,
         at_truth=at_truth,
         aa_runs=aa_runs,
+        paired_aa=paired_aa,
+        fixed_matches=F.matches,
+        rotation_truth=rotation_truth,
         known_runs=known_runs,
         edge_runs=edge_runs,
         mde_as_run=mde_as_run,
@@ -596,6 +651,7 @@ def run(quick: bool = False) -> dict:
     lines = [
         *_intro_lines(r, checked),
         *_aa_lines(r, checked),
+        *_aa_lines(r, checked, "paired_aa"),
         *_known_lines(r, checked),
         *_mde_lines(r, checked),
         *_edge_lines(r, checked),
@@ -605,6 +661,8 @@ def run(quick: bool = False) -> dict:
     return {
         "section": "\n".join(lines) + "\n",
         "aa": aa_runs,
+        "paired_aa": paired_aa,
+        "rotation": whole,
         "known": known_runs,
         "edge": edge_runs,
         "mde_as_run": mde_as_run,

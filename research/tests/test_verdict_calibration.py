@@ -38,6 +38,7 @@ def test_the_study_sizes_and_figures(quick):
     s1, s2 = vc.QUICK.sizes
     assert len(quick["aa"][s1]) == vc.QUICK.base // (2 * s1)
     assert len(quick["known"][s2]) == vc.QUICK.changed // s2
+    assert len(quick["paired_aa"][s1]) == vc.QUICK.fixed // s1
     assert [(x["size"], x["metric"]) for x in quick["mde_as_run"]] == [
         (s, m) for s in vc.QUICK.mde_sizes for m in quick["effects"]
     ]
