@@ -37,7 +37,11 @@ COLUMNS = [
     "win_rate",
     "deal_in_rate",
     "mean_points_per_win",
+    "mean_total_per_win",
 ]
+"""The standings' columns; per win, as everywhere (:mod:`mjlog.metrics`), the points
+each payer pays (``wins.points``, the rulebook's points, what a cap limits) and the
+total over the win's payers (``wins.total``) are two figures."""
 GAP_COLUMNS = ["ahead", "behind", "matches", "difference", "ci_low", "ci_high", "p"]
 
 # one row per seat of each hand: the rows both the standings and the hand-by-hand
@@ -55,7 +59,8 @@ WHERE s < players
 
 _PER_SEAT = f"""
 WITH seats AS ({_SEATS}), w AS (
-    SELECT run_id, match, rotation, hand, seat, sum(total) AS win_total, count(*) AS n_wins
+    SELECT run_id, match, rotation, hand, seat, sum(points) AS win_points, sum(total) AS win_total,
+           count(*) AS n_wins
     FROM read_parquet($wins) GROUP BY ALL
 ), dealt AS (
     SELECT run_id, match, rotation, hand, from_seat AS seat, count(*) AS n_dealt
@@ -65,7 +70,8 @@ WITH seats AS ({_SEATS}), w AS (
 )
 SELECT seats.match, seats.agent, seats.points, seats.won,
        coalesce(dealt.n_dealt, 0) > 0 AS dealt_in,
-       coalesce(w.win_total, 0) AS win_total, coalesce(w.n_wins, 0) AS n_wins
+       coalesce(w.win_points, 0) AS win_points, coalesce(w.win_total, 0) AS win_total,
+       coalesce(w.n_wins, 0) AS n_wins
 FROM seats
 LEFT JOIN w USING (run_id, match, rotation, hand, seat)
 LEFT JOIN dealt USING (run_id, match, rotation, hand, seat)
@@ -224,7 +230,8 @@ def _standings(df: pd.DataFrame) -> pd.DataFrame:
                 "ci_high": e.hi,
                 "win_rate": float(g["won"].mean()),
                 "deal_in_rate": float(g["dealt_in"].mean()),
-                "mean_points_per_win": float(g["win_total"].sum() / wins) if wins else 0.0,
+                "mean_points_per_win": float(g["win_points"].sum() / wins) if wins else 0.0,
+                "mean_total_per_win": float(g["win_total"].sum() / wins) if wins else 0.0,
             }
         )
     out = pd.DataFrame(rows, columns=COLUMNS)

@@ -268,14 +268,14 @@ def blind_section(quick: bool) -> str:
         t = ladder(v, lineup, hands=hands, seed=SEED, sets=sets, workers=None, seating="cyclic")
         rows = "\n".join(
             f"| {r.agent} | {r.hands} | {r.mean_points:.3f} | [{r.ci_low:.3f}, {r.ci_high:.3f}] "
-            f"| {r.win_rate:.3f} | {r.mean_points_per_win:.2f} |"
+            f"| {r.win_rate:.3f} | {r.mean_total_per_win:.2f} |"
             for r in t.itertuples()
         )
         parts.append(
             f"### {v}, `{' '.join(sets)}`\n\n`mjlog ladder --variant {v} --agents "
             f"{','.join(lineup)} --hands {hands} --seed {SEED} "
             f"{' '.join('--set ' + s for s in sets)} --seating cyclic`\n\n"
-            "| agent | seat-hands | mean points/hand | 95% CI | win rate | points/win |\n"
+            "| agent | seat-hands | mean points/hand | 95% CI | win rate | total/win, all payers |\n"
             "|---|---|---|---|---|---|\n"
             + rows
             + "\n"

@@ -50,7 +50,7 @@ def run(
         )
         rows = "\n".join(
             f"| {r.agent} | {r.hands} | {r.mean_points:.3f} | [{r.ci_low:.3f}, {r.ci_high:.3f}] "
-            f"| {r.win_rate:.3f} | {r.deal_in_rate:.3f} | {r.mean_points_per_win:.2f} |"
+            f"| {r.win_rate:.3f} | {r.deal_in_rate:.3f} | {r.mean_total_per_win:.2f} |"
             for r in t.itertuples()
         )
         parts.append(
@@ -58,7 +58,7 @@ def run(
             f"`mjlog ladder --variant {variant} --agents {','.join(LINEUP)} --hands {n} "
             f"--seed 2026 --seating {SEATING}`\n\n"
             "| agent | seat-hands | mean points/hand | 95% CI | win rate | deal-in rate "
-            "| points/win |\n|---|---|---|---|---|---|---|\n" + rows + "\n\n"
+            "| total/win, all payers |\n|---|---|---|---|---|---|---|\n" + rows + "\n\n"
             "Lead over the next agent down, paired by match:\n\n"
             "| agent | over | points/hand | 95% CI | p |\n|---|---|---|---|---|\n" + leads + "\n"
         )

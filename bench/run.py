@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 BARELOOP = ROOT.parent / "shared" / "bench" / "bareloop.py"
-STUDIES = ("expert", "calibration", "tune_calibration")
+STUDIES = ("expert", "calibration", "tune_calibration", "verdicts")
 """The statistical studies (``research/run.py`` writes them), shown after the timings."""
 
 

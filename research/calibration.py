@@ -100,17 +100,17 @@ QUICK = Plan(
 )
 
 
-def _cache() -> Path:
+def cache() -> Path:
     return Path(os.environ.get("MJLOG_BENCH_CACHE", Path(tempfile.gettempdir()) / "mjlog-bench"))
 
 
-def _cpu() -> float:
+def cpu_seconds() -> float:
     """CPU seconds of this process and its finished children."""
     s, c = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
 
 
-def _spec(matches: int, sets: tuple[str, ...] = ()):
+def pool_spec(matches: int, sets: tuple[str, ...] = ()):
     from simulate.runner import RunSpec
 
     return RunSpec.build(
@@ -124,7 +124,7 @@ def _spec(matches: int, sets: tuple[str, ...] = ()):
     )
 
 
-def _pool(matches: int, sets: tuple[str, ...] = ()) -> tuple[Path, dict]:
+def play_pool(matches: int, sets: tuple[str, ...] = ()) -> tuple[Path, dict]:
     """The pool run, played into the cache unless it is there, and what playing it
     took: ``cpu`` and ``wall`` seconds, ``cached`` (recorded beside the run when it
     was played; empty when the record is gone)."""
@@ -132,16 +132,16 @@ def _pool(matches: int, sets: tuple[str, ...] = ()) -> tuple[Path, dict]:
 
     from simulate.runner import simulate
 
-    spec = _spec(matches, sets)
-    out = _cache() / f"calibration-{spec.run_id}"
+    spec = pool_spec(matches, sets)
+    out = cache() / f"calibration-{spec.run_id}"
     record = out.with_suffix(".json")
     if (out / "manifest.json").exists():
         simulate(spec, out, workers=None, progress=False)  # verified, not replayed
         took = json.loads(record.read_text()) if record.exists() else {}
         return out, {**took, "cached": True}
-    c0, t0 = _cpu(), time.perf_counter()
+    c0, t0 = cpu_seconds(), time.perf_counter()
     simulate(spec, out, workers=None, progress=None, desc="calibration pool")
-    took = {"cpu": _cpu() - c0, "wall": time.perf_counter() - t0}
+    took = {"cpu": cpu_seconds() - c0, "wall": time.perf_counter() - t0}
     record.write_text(json.dumps(took))
     return out, {**took, "cached": False}
 
@@ -164,7 +164,7 @@ class Pool:
         return len(self.hands)
 
 
-def _read(run: Path, patterns: list[str]) -> Pool:
+def read_pool(run: Path, patterns: list[str]) -> Pool:
     from analysis.compare import match_units, metric_arrays
     from analysis.queries import Runs
 
@@ -191,11 +191,11 @@ def _truth(pool: Pool) -> dict[str, float]:
     return {m: estimate(y, x).value for m, (y, x, _u) in pool.arrays.items()}
 
 
-def _blocks(total: int, size: int, start: int = 0) -> list[slice]:
+def stretches(total: int, size: int, start: int = 0) -> list[slice]:
     return [slice(a, a + size) for a in range(start, total - size + 1, size)]
 
 
-def _pm(reps: int, p: float = NOMINAL) -> float:
+def mc_error(reps: int, p: float = NOMINAL) -> float:
     """The Monte-Carlo error of a share near ``p`` from ``reps`` replicates (95 %)."""
     return 1.96 * math.sqrt(p * (1 - p) / reps) if reps else math.nan
 
@@ -209,7 +209,7 @@ def _pct(share: float, reps: int, p: float = NOMINAL) -> str:
         return "—"
     if p == 1.0:  # a target of every replicate: the count itself
         return f"{100 * share:.1f} % ({round(share * reps)} of {reps})"
-    return f"{100 * share:.1f} % ±{100 * _pm(reps, p):.1f}"
+    return f"{100 * share:.1f} % ±{100 * mc_error(reps, p):.1f}"
 
 
 # ------------------------------------------------------------------ 2. coverage
@@ -226,7 +226,7 @@ def coverage(pool: Pool, truth: dict[str, float], size: int) -> dict[str, dict]:
     out = {}
     for m, (y, x, unit) in pool.arrays.items():
         hits, old, events, zero, undefined = [], [], [], [], 0
-        for b in _blocks(pool.matches, size):
+        for b in stretches(pool.matches, size):
             e = metric_estimate(y[b], x[b], unit)
             if math.isnan(e.lo):
                 undefined += 1
@@ -262,7 +262,7 @@ def aa_independent(pool: Pool, size: int) -> dict[str, dict]:
     metric's difference interval that covers 0 (pairs compare has a row for)."""
     from analysis.stats import compare_units
 
-    blocks = _blocks(pool.matches, size)
+    blocks = stretches(pool.matches, size)
     out = {}
     for m, (y, x, _u) in pool.arrays.items():
         hits = []
@@ -287,7 +287,7 @@ def aa_same_seed(rules: Pool, fixed: Pool, size: int) -> dict[str, dict]:
     for m, (y, x, _u) in rules.arrays.items():
         yf, xf, _ = fixed.arrays[m]
         hits, narrower, ratio, floored = [], [], [], []
-        for b in _blocks(fixed.matches, size):
+        for b in stretches(fixed.matches, size):
             if not _compared(m, y[b], yf[b]):
                 continue
             d = compare_units(y[b], x[b], yf[b], xf[b], paired=True, shared_walls=True)
@@ -339,7 +339,7 @@ def grid(pool: Pool, size: int, points: int = 9) -> dict[str, object]:
     from analysis.decide import adjust, decide_study
     from analysis.stats import compare_units, pseudo_values, slope
 
-    blocks = _blocks(pool.matches, size)
+    blocks = stretches(pool.matches, size)
     runs = points + 1
     whole, per_point, raw, tests = [], [], [], []
     trend: dict[str, list[bool]] = {m: [] for m in pool.arrays}
@@ -581,7 +581,7 @@ def balance(pool: Pool, hands: int, bootstrap: int, rng: np.random.Generator) ->
     resampling P's matches (with replacement: P stands for the population, its
     advantages the truth)."""
     m = max(2, -(-hands // HPM))
-    blocks = _blocks(pool.matches, m)
+    blocks = stretches(pool.matches, m)
     real: list[Verdict] = []
     i = 0
     while i < len(blocks):
@@ -651,7 +651,7 @@ def balance_cli(pool: Pool, hands: int) -> dict:
                 events=False,
             )
             simulate(spec, f"{d}/confirm", workers=None, progress=False)
-            c = _read(Path(d) / "confirm", [])
+            c = read_pool(Path(d) / "confirm", [])
             confirm = (c.pts, c.hands)
     ours = balance_verdict((pool.pts[:m], pool.hands[:m]), confirm)
     cli = Verdict(
@@ -853,15 +853,15 @@ def run(quick: bool = False) -> dict:
     from simulate.until import MIN_MATCHES
 
     plan = QUICK if quick else FULL
-    t0, c0 = time.perf_counter(), _cpu()
-    rules = _spec(plan.pool).rules
+    t0, c0 = time.perf_counter(), cpu_seconds()
+    rules = pool_spec(plan.pool).rules
     patterns = list(rules.spec.patterns(rules))
-    p_dir, p_took = _pool(plan.pool)
-    f_dir, f_took = _pool(plan.fixed, ("dealer_rotation=fixed",))
+    p_dir, p_took = play_pool(plan.pool)
+    f_dir, f_took = play_pool(plan.fixed, ("dealer_rotation=fixed",))
     cached = p_took["cached"] and f_took["cached"]
     play_cpu = sum(t.get("cpu", math.nan) for t in (p_took, f_took))
     play_s = sum(t.get("wall", math.nan) for t in (p_took, f_took))
-    P, F = _read(p_dir, patterns), _read(f_dir, patterns)
+    P, F = read_pool(p_dir, patterns), read_pool(f_dir, patterns)
     seen = {m for m, (y, _x, u) in P.arrays.items() if not _is_rate(u) or y.sum() > 0}
     never = [m for m in P.arrays if m not in seen]
     P.arrays = {m: P.arrays[m] for m in P.arrays if m in seen}
@@ -894,7 +894,7 @@ def run(quick: bool = False) -> dict:
     rng = np.random.default_rng(SEED)
     bal = [balance(P, h, plan.bootstrap, rng) for h in plan.balance]
     bal_cli = balance_cli(P, plan.balance[0])
-    seconds, cpu = time.perf_counter() - t0, _cpu() - c0
+    seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
 
     hands_p, hands_f = int(P.hands.sum()), int(F.hands.sum())
     checked: list[tuple[str, float, int, float, float, float]] = []
@@ -911,7 +911,7 @@ def run(quick: bool = False) -> dict:
         share, n = share_n
         text = _pct(share, n, p)
         if n and not math.isnan(share):
-            checked.append((what, share, n, lo, hi, _pm(n, p)))
+            checked.append((what, share, n, lo, hi, mc_error(n, p)))
             if not _in_target(share, lo, hi):
                 text = f"**{text}**"
         return text

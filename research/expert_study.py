@@ -150,7 +150,7 @@ def ladder_part(
     )
     rows = "\n".join(
         f"| {r.agent} | {r.hands} | {r.mean_points:.3f} | [{r.ci_low:.3f}, {r.ci_high:.3f}] "
-        f"| {r.win_rate:.3f} | {r.deal_in_rate:.3f} | {r.mean_points_per_win:.2f} |"
+        f"| {r.win_rate:.3f} | {r.deal_in_rate:.3f} | {r.mean_total_per_win:.2f} |"
         for r in t.itertuples()
     )
     text = (
@@ -159,7 +159,7 @@ def ladder_part(
         f"--seed {seed} --seating {seating} --workers {workers}`: {dt:.0f} s wall "
         "clock\n\n"
         "| agent | seat-hands | mean points/hand | 95% CI | win rate | deal-in rate "
-        "| points/win |\n|---|---|---|---|---|---|---|\n" + rows + "\n\n"
+        "| total/win, all payers |\n|---|---|---|---|---|---|---|\n" + rows + "\n\n"
         f"expert's lead over strategic, paired by match ({lead.matches} matches): "
         f"{lead.difference:+.3f} [{lead.ci_low:+.3f}, {lead.ci_high:+.3f}] points per hand, "
         f"p = {lead.p:.2g}. The search's own worth at this table, expert against its "

@@ -6,7 +6,11 @@
 figure with its interval). ``bench/run.py`` puts both into ``BENCHMARKS.md``: the
 timings it reruns, then the studies' sections as this script last wrote them.
 
+<<<<<<< HEAD
     python research/run.py [--only expert,calibration,tune_calibration] [--quick]
+=======
+    python research/run.py [--only expert,calibration,verdicts] [--quick]
+>>>>>>> h22-verdictcal
 
 Each study also runs alone with its own options (``python research/expert_study.py
 --help``, ``python research/calibration.py``).
@@ -28,6 +32,7 @@ STUDIES = {
     "expert": "research.expert_study",
     "calibration": "research.calibration",
     "tune_calibration": "research.tune_calibration",
+    "verdicts": "research.verdict_calibration",
 }
 """Each part of BENCHMARKS.md that measures, and the module whose ``run(quick)``
 writes it (``research/results/NAME.md``)."""

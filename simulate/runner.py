@@ -321,20 +321,35 @@ def _worker_shard(
 
 @contextmanager
 def _ctrl_c_held() -> Iterator[None]:
-    """Hold SIGINT back (pending, delivered on leaving), or where a platform cannot
-    block a signal, ignore it meanwhile."""
-    if hasattr(signal, "pthread_sigmask"):
+    """Hold SIGINT back meanwhile and deliver it on leaving (to the handler in place
+    before: Ctrl-C pressed meanwhile still stops the run).
+
+    Blocking it (``pthread_sigmask``) holds it for this thread only: the kernel hands
+    a process's signal to any thread that does not block it (DuckDB's, tqdm's
+    monitor, a test runner's), and Python then runs the handler in the main thread
+    at once, mid-fork. So a handler that only notes the signal stands in meanwhile
+    (in the main thread, where a handler can be set); the block stays, so that the
+    workers forked meanwhile start with SIGINT blocked until :func:`_init_worker`
+    ignores it."""
+    caught: list[int] = []
+    # (a handler set outside Python, which getsignal cannot hand back, is left alone)
+    note = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is not None
+    )
+    old = signal.signal(signal.SIGINT, lambda sig, _frame: caught.append(sig)) if note else None
+    block = hasattr(signal, "pthread_sigmask")
+    if block:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            yield
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # pragma: no cover - not POSIX
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
+        if block:  # one held back in this thread reaches a handler now, noted or not
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if note:
+            signal.signal(signal.SIGINT, old)
+            if caught:  # the handler before decides: KeyboardInterrupt, as a rule
+                signal.raise_signal(signal.SIGINT)
 
 
 def _run_local(

@@ -59,6 +59,10 @@ def chromium_path() -> str:
     pytest.fail(INSTALL_HINT, pytrace=False)
 
 
+WAIT_MS = 300_000
+"""Milliseconds any Playwright wait of a test may take before it fails."""
+
+
 @contextmanager
 def chromium(viewport: tuple[int, int] = (1400, 1000)) -> Iterator:
     """A Playwright page in a fresh headless Chromium with its own empty profile.
@@ -84,8 +88,13 @@ def chromium(viewport: tuple[int, int] = (1400, 1000)) -> Iterator:
                 args=list(FLAGS),
                 ignore_default_args=["--enable-automation"],
                 viewport={"width": viewport[0], "height": viewport[1]},
-                timeout=300_000,  # a browser start on a busy machine is slow
+                timeout=WAIT_MS,  # a browser start on a busy machine is slow
             )
+            # every wait of a test (a selector, a function, a navigation) waits for a
+            # sign of progress: generous, so that a busy machine is slow, not failed
+            # (Playwright's default is 30 s; issue 47)
+            ctx.set_default_timeout(WAIT_MS)
+            ctx.set_default_navigation_timeout(WAIT_MS)
             try:
                 page = ctx.pages[0] if ctx.pages else ctx.new_page()
                 yield page

@@ -14,7 +14,7 @@ most of the wall's luck from the comparison; the interval is the t interval of
 ...            workers=1, out=tempfile.mkdtemp())
 >>> list(t.columns)
 ['agent', 'hands', 'mean_points', 'ci_low', 'ci_high', 'win_rate', 'deal_in_rate', \
-'mean_points_per_win']
+'mean_points_per_win', 'mean_total_per_win']
 >>> sorted(t["agent"])
 ['greedy', 'random']
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests import bounded
 
 SCRIPT = Path(__file__).resolve().parents[2] / "research" / "expert_study.py"
 
@@ -38,11 +39,14 @@ def test_a_budget_spec_gets_its_own_fragment():
 )
 def test_a_bad_budget_spec_is_refused_before_any_part_runs(spec, needle, tmp_path):
     r = subprocess.run(
-        [sys.executable, str(SCRIPT), "--parts", "budget", "--budget-spec", spec, "yuxi"],
+        # CPU bounded, not the wall clock (tests/bounded.py: a loaded machine is slow)
+        bounded.python(
+            120, "-m", "research.expert_study", "--parts", "budget", "--budget-spec", spec, "yuxi"
+        ),
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=bounded.WALL,
     )
     assert r.returncode == 2
     assert needle in r.stderr

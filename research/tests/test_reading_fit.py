@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from research import reading_fit as reading
 from simulate.agents.reading import FEATURES
+from tests import bounded
 
 
 def test_learning_beats_the_uniform_reading_on_unseen_hands():
@@ -33,11 +33,11 @@ def test_learning_beats_the_uniform_reading_on_unseen_hands():
 
 def _learner(args, cwd):
     return subprocess.run(
-        [sys.executable, "-m", "research.reading_fit", *args],
+        bounded.python(300, "-m", "research.reading_fit", *args),  # CPU, not wall time
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=bounded.WALL,
     )
 
 

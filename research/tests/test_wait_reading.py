@@ -6,7 +6,6 @@ tests/cli/test_bad_input_refusals.py)."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from dataclasses import replace
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 
 from research import wait_reading
 from simulate.agents import reading
+from tests import bounded
 
 F = len(reading.FEATURES)
 
@@ -92,8 +92,8 @@ def test_auc_counts_the_pairs(yuxi):
 
 def test_the_command_prints_the_table(tmp_path):
     r = subprocess.run(
-        [
-            sys.executable,
+        bounded.python(  # CPU, not wall time (tests/bounded.py)
+            300,
             "-m",
             "research.wait_reading",
             "--variant",
@@ -102,11 +102,11 @@ def test_the_command_prints_the_table(tmp_path):
             "20",
             "--seed",
             "4",
-        ],
+        ),
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=bounded.WALL,
     )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()

@@ -118,6 +118,7 @@ def test_ladder_cli_writes_the_csv(tmp_path):
         "win_rate",
         "deal_in_rate",
         "mean_points_per_win",
+        "mean_total_per_win",
     ]
     by = {r["agent"]: r for r in rows}
     assert set(by) == {"efficient", "greedy", "random"}

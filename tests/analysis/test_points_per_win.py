@@ -75,3 +75,16 @@ FIGURES = (
     "money",
     "first_winner",
 )
+
+
+def test_the_ladder_names_the_points_per_payer_and_the_total_apart():
+    from analysis import ladder
+
+    for point in ("cap=1", "cap=16"):
+        w = _wins(point)
+        # one agent in every seat: its row holds every win of the run
+        row = ladder.standings(CAPS / point).set_index("agent").loc["strategic"]
+        assert row["mean_points_per_win"] == pytest.approx(w["points"].sum() / len(w)), point
+        assert row["mean_total_per_win"] == pytest.approx(w["total"].sum() / len(w)), point
+    # a cap of 1 holds every payer to 1 point; the total over the payers is more
+    assert ladder.standings(CAPS / "cap=1").loc[0, "mean_points_per_win"] == 1.0

@@ -9,7 +9,6 @@ import pty
 import select
 import struct
 import subprocess
-import sys
 import termios
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from click.testing import CliRunner
 from mjlog.cli import main
 from mjlog.logio import read_manifest, read_table, verify_manifest
 from simulate.runner import RunSpec, simulate
+from tests import bounded
 
 # 6 shards of 4 matches × 5 hands: enough for two workers to interleave.
 SPEC = dict(
@@ -157,8 +157,10 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     # --quiet: nothing at all.
     r = CliRunner().invoke(main, args + ["--quiet", "--out", str(tmp_path / "b")])
     assert r.exit_code == 0 and r.output == ""
-    # A terminal: tqdm's bar with the hands done, the rate and the ETA.
-    cmd = [sys.executable, "-m", "mjlog", *args]
+    # A terminal: tqdm's bar with the hands done, the rate and the ETA. Its CPU is
+    # bounded, not the wall clock: on a loaded machine the child may print nothing
+    # for a minute (tests/bounded.py); the end of its output is the sign it is done.
+    cmd = bounded.python(120, "-m", "mjlog", *args)
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     p = subprocess.Popen(
@@ -170,7 +172,7 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     os.close(slave)
     seen = b""
     while True:
-        ready, _, _ = select.select([master], [], [], 30)
+        ready, _, _ = select.select([master], [], [], bounded.WALL)
         try:
             chunk = os.read(master, 4096) if ready else b""
         except OSError:  # the child closed the terminal
@@ -179,6 +181,6 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
             break
         seen += chunk
     os.close(master)
-    assert p.wait(30) == 0
+    assert p.wait(bounded.WALL) == 0
     text = seen.decode()
     assert "10/10" in text and "hand/s" in text and "<00:00" in text

@@ -9,9 +9,10 @@ refuses them, as a bare ``pip install mjlog`` would leave them missing.
 
 import os
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
+
+from tests import bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,12 +36,12 @@ sys.meta_path.insert(0, _Missing())
 def _run(code: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-c", BLOCKER + code, *args],
+        bounded.python(300, "-c", BLOCKER + code, *args),  # CPU, not wall time
         capture_output=True,
         text=True,
         cwd=ROOT,
         env=env,
-        timeout=300,
+        timeout=bounded.WALL,
     )
 
 

@@ -284,7 +284,9 @@ def test_a_killed_imports_spill_is_swept_by_the_next_import(tmp_path, name):
         "from mjlog.interchange import import_sources\n"
         "def lines():\n"
         f"    yield from enumerate(open({str(src)!r}, encoding='utf-8').read().split('\\n'), 1)\n"
-        "    time.sleep(120)\n"
+        # held mid-read until killed, however slow the machine (a finite nap could
+        # end before this test kills it, and the import finish and sweep its spill)
+        f"    time.sleep({bounded.WALL})\n"
         f"import_sources([('a.jsonl', lines)], {str(tmp_path / name)!r})\n"
     )
     p = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parents[2])

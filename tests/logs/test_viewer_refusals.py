@@ -246,7 +246,7 @@ def _walk(page, path: Path, problems: list[str]) -> list:
     """Open ``path`` and step through every event; fails if anything was injected."""
     page.goto(path.as_uri())
     try:
-        page.wait_for_selector("body[data-ready='1']", timeout=120_000)
+        page.wait_for_selector("body[data-ready='1']")
     except Exception:
         pytest.fail(f"{path.name} did not render: {problems}", pytrace=False)
     steps = page.evaluate(WALK)
@@ -311,7 +311,7 @@ def test_hostile_run_executes_nothing_in_chromium(hostile_run, tmp_path):
         # the --html page (the second hand again), opened with a hostile fragment:
         # it is ignored, the page opens at --at; then the controls, keys, play
         page.goto(one.as_uri() + "#seq=\"><img src=x onerror=pwned('hash')>")
-        page.wait_for_selector("body[data-ready='1']", timeout=120_000)
+        page.wait_for_selector("body[data-ready='1']")
         assert page.evaluate("() => document.getElementById('table').dataset.seq") == "3"
         page.click("#b-start")
         page.keyboard.press("End")
