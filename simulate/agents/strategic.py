@@ -249,14 +249,20 @@ class StrategicAgent(EfficientCore):
         """(plan, suit, slack): slack is how many tiles off the plan the hand is
         short of its allowance (a plan with slack ≥ 1 may cost a step of shanten).
         ``plain_speed``: (tiles a plain hand still needs, chance a draw helps it);
-        ``unseen``: :func:`unseen_counts` of the view, when the caller has it."""
-        return self.choose_plan(*self.plan_options(view, R, plain_speed, unseen))
+        ``unseen``: :func:`unseen_counts` of the view, when the caller has it.
+        :meth:`choose_plan` of :meth:`plan_options`, but the plain hand is priced
+        only when some plan is eligible (it is the bar they must clear)."""
+        forced, price, cands = self._plans(view, R, plain_speed, unseen)
+        plain_value = price.plain() if cands and price is not None else 0.0
+        return self.choose_plan(forced, plain_value, cands)
 
     def choose_plan(
         self, forced: tuple[str, int | None, float] | None, plain_value: float, cands: list[tuple]
     ) -> tuple[str, int | None, float]:
         """The plan to play, of :meth:`plan_options`' answer: the best valued,
-        unless the plain hand is worth as much."""
+        unless the plain hand is worth as much. From :meth:`plan`,
+        ``plain_value`` is 0.0 when no plan is eligible (``cands`` empty: nothing
+        to weigh the plain hand against)."""
         if forced is not None:
             return forced
         if cands:
@@ -276,79 +282,86 @@ class StrategicAgent(EfficientCore):
         the plain hand's value; the eligible plans as (value, tie order, plan,
         suit, slack)). ``unseen``: :func:`unseen_counts` of the view, when the
         caller has it."""
+        forced, price, cands = self._plans(view, R, plain_speed, unseen)
+        if forced is not None or price is None:
+            return forced, 0.0, []
+        return None, price.plain(), cands
+
+    def _plans(
+        self,
+        view: SeatView,
+        R: Reading,
+        plain_speed: tuple[int, float],
+        unseen: list[int] | None,
+    ) -> tuple[tuple[str, int | None, float] | None, Pricing | None, list[tuple]]:
+        """(a plan the hand is held to, or None; the decision's :class:`Pricing`;
+        the eligible plans, valued)."""
         hand, seat, v = view.hand, self.seat, view.spec
         melds = view.melds[seat]
+        honors = sum(hand[27:34])
+        if (
+            honors >= 7
+            and not melds
+            and v.counts_honor_discards(R.rules)
+            and (R.rules["points.shilaotou"][0] or 0) > 0
+        ):
+            return ("shilaotou", None, 1.0), None, []
+        wall_left = view.wall_left
+        # late in the wall, 查大叫 pays a ready hand: a far one plays for speed
+        if R.V.ready_owed and wall_left < 12 and len(melds) < 2:
+            return ("plain", None, 0.0), None, []
         # tiles per suit, a meld counted three (a kong too)
         suits = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27])]
-        honors = sum(hand[27:34])
         honors_held = honors
+        opened = False
         for m in melds:
             if m.tile < 27:
                 suits[m.tile // 9] += 3
             else:
                 honors_held += 3
-        pairs = 34 - hand.count(0) - hand.count(1)  # kinds held twice or more
-        if (
-            v.counts_honor_discards(R.rules)
-            and honors >= 7
-            and not melds
-            and (R.rules["points.shilaotou"][0] or 0) > 0
-        ):
-            return ("shilaotou", None, 1.0), 0.0, []
-        # late in the wall, 查大叫 pays a ready hand: a far one plays for speed
-        if R.V.ready_owed and view.wall_left < 12 and len(melds) < 2:
-            return ("plain", None, 0.0), 0.0, []
+            if m.exposed:
+                opened = True
         # every eligible plan, and the plain hand, valued at its worth × the chance
         # it wins in the draws the hand is likely to last, less what a rival's win
         # first costs (see race)
         if unseen is None:
             unseen = unseen_counts(view)
         total = sum(unseen) or 1
-        d_p, q_p = plain_speed
-        opened = bool(melds) and any(m.exposed for m in melds)
+        d_p = plain_speed[0]
         won = view.won
         still = won.count(False)  # seats still in (won holds bools)
-        horizon = view.wall_left // max(1, still)
         # the first win ends the hand: a plan races every other seat still in; in
         # a blood battle only the wall ends it
-        rivals = 0 if v.blood_battle else still - (not won[seat])
-        n = view.n
-        target = R.V.target
-
-        def steps(d: int, q: float, key: str) -> list[float]:
-            # a draw helps less as the hand nears a win (fewer tiles still wanted:
-            # seven pairs' singles, a ready hand's wait); the last tile may also
-            # come off any discard where the rules let the target win on one
-            d = max(1, d)  # seven pairs held but not won (a void tile, a passed win)
-            # x if x < 0.95 else 0.95: min(0.95, x), without the call
-            out = [x if (x := q * (d - j) / d) < 0.95 else 0.95 for j in range(d)]
-            if target[key][1] is not None:
-                out[-1] = x if (x := out[-1] * n) < 0.95 else 0.95
-            return out
-
-        plain_key = "plain_open" if opened else "plain"
-        rival = steps(d_p, q_p, "plain")
-
-        def value(worth: float, d: int, q: float, key: str) -> float:
-            win, lose = race(steps(d, q, key), horizon, rivals, rival)
-            return worth * win - lose / max(1, n - 1)
-
-        plain_value = value(R.open_ratio if opened else 1.0, d_p, q_p, plain_key)
+        price = Pricing(
+            R,
+            plain_speed,
+            opened,
+            wall_left // max(1, still),
+            0 if v.blood_battle else still - (not won[seat]),
+            view.n,
+        )
+        value = price.value
+        ratio, allow_of = R.ratio, R.allow
         cands: list[tuple] = []
-        if not melds and pairs >= 7 - int(R.allow["pairs"]):
-            q = sum(u for u, x in zip(unseen, hand, strict=True) if x & 1) / total  # 1 or 3
-            cands.append(
-                (value(R.ratio["pairs"], 7 - min(7, pairs), q, "pairs"), 2, "pairs", None, 0.0)
-            )
+        if not melds:
+            pairs = 34 - hand.count(0) - hand.count(1)  # kinds held twice or more
+            if pairs >= 7 - int(allow_of["pairs"]):
+                q = sum(u for u, x in zip(unseen, hand, strict=True) if x & 1) / total  # 1 or 3
+                cands.append(
+                    (value(ratio["pairs"], 7 - min(7, pairs), q, "pairs"), 2, "pairs", None, 0.0)
+                )
         # one suit: 混一色 (honors kept) alone when it pays about as much as 清一色,
         # else 清一色, and 混一色 beside it when it pays at all (many honors may make
         # the cheaper one-suit hand the nearer and better one)
+        void = view.void[seat]
         for key in R.one_suit:
             half = key == "half"
             counts = [x + honors_held for x in suits] if half else suits
-            s = max(range(3), key=lambda i: (counts[i], -i))
+            c0, c1, c2 = counts
+            # the fullest suit, the first of equals
+            s = 0 if c0 >= c1 and c0 >= c2 else 1 if c1 >= c2 else 2
             off = 14 - counts[s]  # tiles short of a one-suit hand (a kong counts three)
-            allow = -1.0 if view.void[seat] == s else R.allow[key]
+            allow = -1.0 if void == s else allow_of[key]
             if off <= allow and all(m.tile // 9 == s or (half and m.tile >= 27) for m in melds):
                 # a draw helps when it joins the suit's shapes (held or within two
                 # of a held rank), or pairs an honor held
@@ -356,14 +369,14 @@ class StrategicAgent(EfficientCore):
                 if half:
                     q += sum(unseen[t] for t in range(27, 34) if hand[t])
                 cands.append(
-                    (value(R.ratio[key], max(off, d_p), q / total, key), 1, key, s, allow - off)
+                    (value(ratio[key], max(off, d_p), q / total, key), 1, key, s, allow - off)
                 )
         tkey = "triplets_open" if opened else "triplets"
         d = triplets_distance(hand, len(melds))
-        if d <= 4 + int(R.allow[tkey] + 0.4) - (self.aggression < 0.5):
+        if d <= 4 + int(allow_of[tkey] + 0.4) - (self.aggression < 0.5):
             q = sum(u for u, x in zip(unseen, hand, strict=True) if 1 <= x <= 2) / total
-            cands.append((value(R.ratio[tkey], max(1, d), q, tkey), 0, "triplets", None, 0.0))
-        return None, plain_value, cands
+            cands.append((value(ratio[tkey], max(1, d), q, tkey), 0, "triplets", None, 0.0))
+        return None, price, cands
 
     def plain_speed(self, view: SeatView, unseen: list[int], ranked) -> tuple[int, float]:
         """(tiles the plain hand still needs to win, chance one draw lowers its
@@ -639,6 +652,56 @@ class StrategicAgent(EfficientCore):
             elif not (plan == "shilaotou" or slack >= 1):
                 pool = None  # the plan would cost a step: not worth it yet
         return pool, order
+
+
+class Pricing:
+    """One decision's plan pricing (see :func:`race`): a plan's value is its worth
+    × the chance it wins within ``horizon`` draws, less what a rival's win first
+    costs. The rivals' steps (the agent's own plain hand) are worked out when a
+    value first needs them."""
+
+    __slots__ = ("R", "d_p", "q_p", "opened", "horizon", "rivals", "n", "rival")
+
+    def __init__(
+        self,
+        R: Reading,
+        plain_speed: tuple[int, float],
+        opened: bool,
+        horizon: int,
+        rivals: int,
+        n: int,
+    ) -> None:
+        self.R = R
+        self.d_p, self.q_p = plain_speed
+        self.opened, self.horizon, self.rivals, self.n = opened, horizon, rivals, n
+        self.rival: list[float] | None = None
+
+    def steps(self, d: int, q: float, key: str) -> list[float]:
+        """Each step's chance on a draw: a draw helps less as the hand nears a win
+        (fewer tiles still wanted: seven pairs' singles, a ready hand's wait); the
+        last tile may also come off any discard where the rules let the target
+        win on one."""
+        d = max(1, d)  # seven pairs held but not won (a void tile, a passed win)
+        # x if x < 0.95 else 0.95: min(0.95, x), without the call
+        out = [x if (x := q * (d - j) / d) < 0.95 else 0.95 for j in range(d)]
+        if self.R.V.target[key][1] is not None:
+            out[-1] = x if (x := out[-1] * self.n) < 0.95 else 0.95
+        return out
+
+    def value(self, worth: float, d: int, q: float, key: str) -> float:
+        """What a plan ``d`` steps away, a draw helping it with chance ``q``, is worth."""
+        rival = self.rival
+        if rival is None:
+            rival = self.rival = self.steps(self.d_p, self.q_p, "plain") if self.rivals else []
+        win, lose = race(self.steps(d, q, key), self.horizon, self.rivals, rival)
+        n = self.n
+        return worth * win - lose / (n - 1 if n > 1 else 1)
+
+    def plain(self) -> float:
+        """The plain hand's value: the bar every other plan must clear."""
+        if self.opened:
+            return self.value(self.R.open_ratio, self.d_p, self.q_p, "plain_open")
+        return self.value(1.0, self.d_p, self.q_p, "plain")
 
 
 def race(
