@@ -95,6 +95,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
@@ -439,20 +440,34 @@ class StrategicAgent(EfficientCore):
         R = self.reading(view)
         unseen = unseen_counts(view)
         if options[-1] is None:
+            if not any(o is not None and o.type in (PON, KONG) for o in options):
+                return None  # nothing to claim: no plan to weigh
             plan, suit, _ = self.plan(view, R, self.plain_speed(view, unseen, None), unseen)
             return self.claim(view, options, unseen, plan, suit, R)
         discards = [o for o in options if o is not None and o.type == DISCARD]
+        kongs = [o for o in options if o is not None and o.type == KONG]
+        if not kongs:
+            # void tiles go first whatever the plan: no plan to weigh
+            vd = self.void_discard(view, discards, unseen)
+            if vd is not None:
+                return vd
         ranked = self.rank_discards(view, discards, unseen)
         plan, suit, slack = self.plan(view, R, self.plain_speed(view, unseen, ranked), unseen)
-        for o in options:
-            if (
-                o is not None
-                and o.type == KONG
-                and plan != "pairs"
-                and self.kong_pays(view, o, unseen, ranked[0][0], plan, R)
-            ):
-                return o
+        if plan != "pairs":
+            for o in kongs:
+                if self.kong_pays(view, o, unseen, ranked[0][0], plan, R):
+                    return o
         return self.discard(view, discards, ranked, unseen, plan, suit, slack, R)
+
+    def void_discard(self, view: SeatView, discards: Sequence[Any], unseen: list[int]) -> Any:
+        """The void-suit tile to throw (the fewest unseen, then the lowest), None
+        when the hand holds none."""
+        void = view.void[self.seat]
+        if void is not None:
+            vd = [o for o in discards if o.tile // 9 == void]
+            if vd:
+                return min(vd, key=lambda o: (unseen[o.tile], o.tile))
+        return None
 
     def choose_void(self, view: SeatView, options: list[Event]) -> Event:
         """Void the suit whose loss costs the fewest *connected* tiles (in a pair,
@@ -587,11 +602,9 @@ class StrategicAgent(EfficientCore):
 
     def discard(self, view, discards, ranked, unseen, plan, suit, slack, R) -> Event:
         hand = view.hand
-        void = view.void[self.seat]
-        if void is not None:
-            vd = [o for o in discards if o.tile // 9 == void]
-            if vd:
-                return min(vd, key=lambda o: (unseen[o.tile], o.tile))
+        vd = self.void_discard(view, discards, unseen)
+        if vd is not None:
+            return vd
         threats = self.threats(view)
         best_sh = ranked[0][0]
         late = view.wall_left < 30 * self.defense
