@@ -673,7 +673,7 @@ class Pricing:
     costs. The rivals' steps (the agent's own plain hand) are worked out when a
     value first needs them."""
 
-    __slots__ = ("R", "d_p", "q_p", "opened", "horizon", "rivals", "n", "rival")
+    __slots__ = ("R", "d_p", "q_p", "opened", "horizon", "rivals", "n", "alive")
 
     def __init__(
         self,
@@ -687,7 +687,7 @@ class Pricing:
         self.R = R
         self.d_p, self.q_p = plain_speed
         self.opened, self.horizon, self.rivals, self.n = opened, horizon, rivals, n
-        self.rival: list[float] | None = None
+        self.alive: tuple[float, ...] | None = None
 
     def steps(self, d: int, q: float, key: str) -> list[float]:
         """Each step's chance on a draw: a draw helps less as the hand nears a win
@@ -703,10 +703,11 @@ class Pricing:
 
     def value(self, worth: float, d: int, q: float, key: str) -> float:
         """What a plan ``d`` steps away, a draw helping it with chance ``q``, is worth."""
-        rival = self.rival
-        if rival is None:
-            rival = self.rival = self.steps(self.d_p, self.q_p, "plain") if self.rivals else []
-        win, lose = race(self.steps(d, q, key), self.horizon, self.rivals, rival)
+        alive = self.alive
+        if alive is None:  # the rivals' table, once a decision
+            rival = self.steps(self.d_p, self.q_p, "plain") if self.rivals else []
+            alive = self.alive = _none_finished(tuple(rival), self.horizon, self.rivals)
+        win, lose = race_against(tuple(self.steps(d, q, key)), self.horizon, alive)
         n = self.n
         return worth * win - lose / (n - 1 if n > 1 else 1)
 
@@ -733,21 +734,113 @@ def race(
     >>> race([0.3] * 4, 3, 0, [])                            # too far for the wall left
     (0.0, 0.0)
     """
-    # the same few step lists recur within a decision (the rival's, every plan)
-    # and across decisions: both tables are cached, their floats unchanged
-    mine = _finished_by(tuple(steps), draws)
+    # the rivals' table recurs within a decision (every plan races the same
+    # rivals) and across decisions: it is cached, its floats unchanged
+    return race_against(tuple(steps), draws, _none_finished(tuple(rival_steps), draws, rivals))
+
+
+def race_against(
+    steps: tuple[float, ...], draws: int, alive: tuple[float, ...]
+) -> tuple[float, float]:
+    """:func:`race` against the rivals' table ``alive`` (the chance no rival is
+    done by each draw 0..draws: :func:`_none_finished`), this hand's chance of
+    being done worked out draw by draw as it goes (:func:`_finished_by`'s
+    products and sums, in the same order) instead of tabled first.
+
+    >>> race_against((0.5, 0.5), 2, (1.0, 1.0, 1.0))
+    (0.25, 0.0)
+    """
+    n = len(steps)
+    if n == 1:
+        return _race1(steps[0], draws, alive)
+    if n == 2:
+        return _race2(steps[0], steps[1], draws, alive)
+    if n == 3:
+        return _race3(steps[0], steps[1], steps[2], draws, alive)
+    return _race_n(steps, draws, alive)
+
+
+# The loops below are race's over draws k = 1..draws, with mine[k] (the chance
+# every step is done by draw k) the last step's share after the draw's moves:
+#   win += (mine[k] - mine[k-1]) * alive[k-1]
+#   lose += (alive[k-1] - alive[k]) * (1 - mine[k])
+# each step's move as _finished_by makes it, last step first. With no rivals
+# every alive is 1.0: win adds mine[k] - mine[k-1] exactly, lose stays 0.0.
+def _race1(s0: float, draws: int, alive: tuple[float, ...]) -> tuple[float, float]:
+    a0, a1 = 1.0, 0.0
     win = lose = 0.0
-    if not rivals:  # nobody else ends the hand: every rival factor is exactly 1.0
-        prev = mine[0]
-        for m in mine[1 : draws + 1]:
-            win += m - prev
-            prev = m
-        return win, lose
-    alive = _none_finished(tuple(rival_steps), draws, rivals)
-    # by this draw of its own each rival has had about as many
-    for before, after, m0, m1 in zip(alive, alive[1:], mine, mine[1:], strict=False):
-        win += (m1 - m0) * before
-        lose += (before - after) * (1 - m1)
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a1
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a1 - prev) * before
+        lose += (before - after) * (1 - a1)
+        before = after
+    return win, lose
+
+
+def _race2(s0: float, s1: float, draws: int, alive: tuple[float, ...]) -> tuple[float, float]:
+    a0, a1, a2 = 1.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a2
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a2 - prev) * before
+        lose += (before - after) * (1 - a2)
+        before = after
+    return win, lose
+
+
+def _race3(
+    s0: float, s1: float, s2: float, draws: int, alive: tuple[float, ...]
+) -> tuple[float, float]:
+    a0, a1, a2, a3 = 1.0, 0.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a3
+        m = a2 * s2
+        a2 -= m
+        a3 += m
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a3 - prev) * before
+        lose += (before - after) * (1 - a3)
+        before = after
+    return win, lose
+
+
+def _race_n(steps: tuple[float, ...], draws: int, alive: tuple[float, ...]) -> tuple[float, float]:
+    n = len(steps)
+    at = [1.0] + [0.0] * n  # chance of standing at each step
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = at[n]
+        for j in range(n - 1, -1, -1):
+            m = at[j] * steps[j]
+            at[j] -= m
+            at[j + 1] += m
+        done = at[n]
+        after = alive[k]
+        win += (done - prev) * before
+        lose += (before - after) * (1 - done)
+        before = after
     return win, lose
 
 
