@@ -95,6 +95,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import compress
 from typing import Any
 
 from mjlog.agent import SeatView
@@ -109,6 +110,10 @@ WHITE, RED = 31, 33
 DEFAULTS = {"aggression": 0.6, "defense": 0.5, "fold": 3, "rules": "in_force"}
 RULES_CHOICES = ("in_force", "default")
 ONE_SUIT = ("flush", "half")  # the one-suit plans: 清一色, 混一色
+#: per count of a kind held (0..4): odd (a draw pairs it: 七对), one or two (a
+#: draw brings it nearer a triplet: 碰碰胡)
+ODD = (False, True, False, True, False)
+ONE_OR_TWO = (False, True, True, False, False)
 #: share of wins taken by self-draw, for a target's expected money per win
 P_SELF = 0.4
 
@@ -347,7 +352,7 @@ class StrategicAgent(EfficientCore):
         if not melds:
             pairs = 34 - hand.count(0) - hand.count(1)  # kinds held twice or more
             if pairs >= 7 - int(allow_of["pairs"]):
-                q = sum(u for u, x in zip(unseen, hand, strict=True) if x & 1) / total  # 1 or 3
+                q = sum(compress(unseen, map(ODD.__getitem__, hand))) / total  # 1 or 3
                 cands.append(
                     (value(ratio["pairs"], 7 - min(7, pairs), q, "pairs"), 2, "pairs", None, 0.0)
                 )
@@ -366,16 +371,16 @@ class StrategicAgent(EfficientCore):
             if off <= allow and all(m.tile // 9 == s or (half and m.tile >= 27) for m in melds):
                 # a draw helps when it joins the suit's shapes (held or within two
                 # of a held rank), or pairs an honor held
-                q = sum(unseen[t] for t in near_in(bytes(hand[9 * s : 9 * s + 9]), 9 * s))
+                q = sum(map(unseen.__getitem__, near_in(bytes(hand[9 * s : 9 * s + 9]), 9 * s)))
                 if half:
-                    q += sum(unseen[t] for t in range(27, 34) if hand[t])
+                    q += sum(compress(unseen[27:34], hand[27:34]))  # honors held
                 cands.append(
                     (value(ratio[key], max(off, d_p), q / total, key), 1, key, s, allow - off)
                 )
         tkey = "triplets_open" if opened else "triplets"
         d = triplets_distance(hand, len(melds))
         if d <= 4 + int(allow_of[tkey] + 0.4) - (self.aggression < 0.5):
-            q = sum(u for u, x in zip(unseen, hand, strict=True) if 1 <= x <= 2) / total
+            q = sum(compress(unseen, map(ONE_OR_TWO.__getitem__, hand))) / total
             cands.append((value(ratio[tkey], max(1, d), q, tkey), 0, "triplets", None, 0.0))
         return None, price, cands
 
@@ -745,7 +750,8 @@ def race_against(
     """:func:`race` against the rivals' table ``alive`` (the chance no rival is
     done by each draw 0..draws: :func:`_none_finished`), this hand's chance of
     being done worked out draw by draw as it goes (:func:`_finished_by`'s
-    products and sums, in the same order) instead of tabled first.
+    products and sums, in the same order; unrolled for one to five steps)
+    instead of tabled first.
 
     >>> race_against((0.5, 0.5), 2, (1.0, 1.0, 1.0))
     (0.25, 0.0)
@@ -757,6 +763,10 @@ def race_against(
         return _race2(steps[0], steps[1], draws, alive)
     if n == 3:
         return _race3(steps[0], steps[1], steps[2], draws, alive)
+    if n == 4:
+        return _race4(steps[0], steps[1], steps[2], steps[3], draws, alive)
+    if n == 5:
+        return _race5(steps[0], steps[1], steps[2], steps[3], steps[4], draws, alive)
     return _race_n(steps, draws, alive)
 
 
@@ -821,6 +831,63 @@ def _race3(
         after = alive[k]
         win += (a3 - prev) * before
         lose += (before - after) * (1 - a3)
+        before = after
+    return win, lose
+
+
+def _race4(
+    s0: float, s1: float, s2: float, s3: float, draws: int, alive: tuple[float, ...]
+) -> tuple[float, float]:
+    a0, a1, a2, a3, a4 = 1.0, 0.0, 0.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a4
+        m = a3 * s3
+        a3 -= m
+        a4 += m
+        m = a2 * s2
+        a2 -= m
+        a3 += m
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a4 - prev) * before
+        lose += (before - after) * (1 - a4)
+        before = after
+    return win, lose
+
+
+def _race5(
+    s0: float, s1: float, s2: float, s3: float, s4: float, draws: int, alive: tuple[float, ...]
+) -> tuple[float, float]:
+    a0, a1, a2, a3, a4, a5 = 1.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a5
+        m = a4 * s4
+        a4 -= m
+        a5 += m
+        m = a3 * s3
+        a3 -= m
+        a4 += m
+        m = a2 * s2
+        a2 -= m
+        a3 += m
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a5 - prev) * before
+        lose += (before - after) * (1 - a5)
         before = after
     return win, lose
 
