@@ -622,17 +622,17 @@ class StrategicAgent(EfficientCore):
             singles = [o for o in discards if hand[o.tile] in (1, 3)]
             if singles:
                 return min(singles, key=lambda o: (hand[o.tile] != 1, unseen[o.tile], o.tile))
-        pool, order = self._plan_pool(hand, discards, ranked, plan, suit, slack, R)
+        pool = self._plan_pool(hand, discards, plan, suit, R)
         if pool:
-            if threats:
-                return min(
-                    pool,
-                    key=lambda o: (
-                        order.get(id(o), 99),
-                        self.danger(view, o.tile, threats, unseen),
-                    ),
-                )
-            return min(pool, key=lambda o: (order.get(id(o), 99), o.tile))
+            wanted = {id(o) for o in pool}
+            for r in ranked:  # the best ranked discard the plan wants gone
+                if id(r[3]) in wanted:
+                    return r[3]
+            # none ranked: the plan would cost a step, worth it only with slack
+            if plan == "shilaotou" or slack >= 1:
+                if threats:
+                    return min(pool, key=lambda o: self.danger(view, o.tile, threats, unseen))
+                return min(pool, key=lambda o: o.tile)
         if (
             plan == "half"
             and R.keep_honors
@@ -647,29 +647,19 @@ class StrategicAgent(EfficientCore):
             return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
         return top[self.rng.below(len(top))][3]
 
-    def _plan_pool(self, hand, discards, ranked, plan, suit, slack, R):
-        """The discards the plan wants gone (None: no plan's pool, or one that would
-        cost a step not worth it yet), and each ranked discard's place."""
-        pool = None
+    def _plan_pool(self, hand, discards, plan, suit, R):
+        """The discards the plan wants gone (None: no plan's pool)."""
         if plan == "shilaotou":
-            pool = [o for o in discards if o.tile >= 27]
-        elif plan in ONE_SUIT:
-            pool = [
+            return [o for o in discards if o.tile >= 27]
+        if plan in ONE_SUIT:
+            return [
                 o for o in discards if o.tile // 9 != suit and not (plan == "half" and o.tile >= 27)
             ]
-        elif plan == "triplets":
-            pool = [o for o in discards if hand[o.tile] == 1]
-        elif plan != "pairs" and R.zhongbai:
-            pool = [o for o in discards if not (o.tile in (WHITE, RED) and hand[o.tile] >= 2)]
-        order = {}
-        if pool:
-            order = {id(r[3]): i for i, r in enumerate(ranked)}
-            inrank = [o for o in pool if id(o) in order]
-            if inrank:
-                pool = inrank
-            elif not (plan == "shilaotou" or slack >= 1):
-                pool = None  # the plan would cost a step: not worth it yet
-        return pool, order
+        if plan == "triplets":
+            return [o for o in discards if hand[o.tile] == 1]
+        if plan != "pairs" and R.zhongbai:
+            return [o for o in discards if not (o.tile in (WHITE, RED) and hand[o.tile] >= 2)]
+        return None
 
 
 class Pricing:

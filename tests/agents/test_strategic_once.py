@@ -1,7 +1,8 @@
 """strategic does its work once per decision (issue 48): the plain hand priced
 only when some plan is eligible, no plan weighed where none is read (a void
-tile to throw, a claim window without a pon or kong), the race run draw by draw
-against the rivals' table. Each is held here to the plain version it replaces,
+tile to throw, a claim window without a pon or kong), the plan's discard the
+first ranked one it wants gone, the race run draw by draw against the rivals'
+table. Each is held here to the plain version it replaces,
 over seeded hands of every variant: the same plan at every decision, the same
 events in every hand, the same race figures bit for bit."""
 
@@ -37,7 +38,8 @@ class Checked(StrategicAgent):
 
 class Reference(StrategicAgent):
     """strategic's choice as first written: every decision weighs the plans
-    (the plain hand always priced), whatever of them the choice reads."""
+    (the plain hand always priced), whatever of them the choice reads, and its
+    discard reads the plan's pool through every ranked discard's place."""
 
     def choose(self, view, options):
         first = options[0]
@@ -65,7 +67,58 @@ class Reference(StrategicAgent):
                 and self.kong_pays(view, o, unseen, ranked[0][0], plan, R)
             ):
                 return o
-        return self.discard(view, discards, ranked, unseen, plan, suit, slack, R)
+        return self.discard_plain(view, discards, ranked, unseen, plan, suit, slack, R)
+
+    def discard_plain(self, view, discards, ranked, unseen, plan, suit, slack, R):
+        """strategic's discard as first written: the plan's pool ordered by rank
+        through a table of every ranked discard's place."""
+        hand = view.hand
+        void = view.void[self.seat]
+        if void is not None:
+            vd = [o for o in discards if o.tile // 9 == void]
+            if vd:
+                return min(vd, key=lambda o: (unseen[o.tile], o.tile))
+        threats = self.threats(view)
+        late = view.wall_left < 30 * self.defense
+        if threats and (ranked[0][0] >= self.fold - (1 if late else 0)):
+            return min(
+                discards,
+                key=lambda o: (self.danger(view, o.tile, threats, unseen), -unseen[o.tile], o.tile),
+            )
+        if plan == "pairs":
+            singles = [o for o in discards if hand[o.tile] in (1, 3)]
+            if singles:
+                return min(singles, key=lambda o: (hand[o.tile] != 1, unseen[o.tile], o.tile))
+        pool = self._plan_pool(hand, discards, plan, suit, R)
+        order = {}
+        if pool:
+            order = {id(r[3]): i for i, r in enumerate(ranked)}
+            inrank = [o for o in pool if id(o) in order]
+            if inrank:
+                pool = inrank
+            elif not (plan == "shilaotou" or slack >= 1):
+                pool = None
+        if pool:
+            if threats:
+                return min(
+                    pool,
+                    key=lambda o: (
+                        order.get(id(o), 99),
+                        self.danger(view, o.tile, threats, unseen),
+                    ),
+                )
+            return min(pool, key=lambda o: (order.get(id(o), 99), o.tile))
+        if (
+            plan == "half"
+            and R.keep_honors
+            and not any(m.tile >= 27 for m in view.melds[self.seat])
+        ):
+            kept = [r for r in ranked if r[3].tile < 27 or sum(hand[27:34]) > 2]
+            ranked = kept or ranked
+        top = [r for r in ranked if r[:3] == ranked[0][:3]]
+        if threats and len(top) > 1:
+            return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
+        return top[self.rng.below(len(top))][3]
 
 
 def _events(variant, agents, seed, hands):
