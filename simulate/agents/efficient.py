@@ -23,6 +23,9 @@ from mjlog.agent import SeatView, obvious_choice
 from mjlog.events import DISCARD, KONG, PON, Event, tile_of
 from mjlog.ukeire import accept, accept_after, after_discards
 
+#: what :func:`mjlog.ukeire.accept` answers: (shanten, tiles that lower it, their kinds)
+Accepted = tuple[int, int, list[int]]
+
 
 def unseen_counts(view: SeatView) -> list[int]:
     """4 minus the copies this seat can see: its hand, every discard, every meld."""
@@ -91,12 +94,17 @@ class EfficientCore:
         ranked.sort(key=_BY_COUNT_AND_SUIT)  # best_sh is every discard's
         return ranked
 
-    def claim_helps(self, view: SeatView, o: Event, unseen: list[int]) -> bool:
+    def claim_helps(
+        self, view: SeatView, o: Event, unseen: list[int], now: Accepted | None = None
+    ) -> bool:
+        """A pon that lowers shanten, or keeps it while accepting more; a kong that
+        keeps it. ``now``: :func:`~mjlog.ukeire.accept` of the hand as it stands
+        (void tiles taken out), when the caller has it."""
         hand = view.hand
         nm = len(view.melds[view.seat])
         h, _ = without_void(hand, view.void[view.seat])
         t = tile_of(o)
-        sh0, n0, _ = accept(h, nm, unseen)
+        sh0, n0, _ = now or accept(h, nm, unseen)
         if o.type == PON:
             h[t] -= 2
             after = after_discards(h, nm + 1)

@@ -102,7 +102,7 @@ from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.rules import Rules
 from mjlog.ukeire import accept, accept_after, after_discards, near_in
-from simulate.agents.efficient import EfficientCore, unseen_counts, without_void
+from simulate.agents.efficient import Accepted, EfficientCore, unseen_counts, without_void
 from simulate.agents.params import parse_params
 from simulate.agents.values import RuleValues, kong_money, values
 
@@ -384,10 +384,13 @@ class StrategicAgent(EfficientCore):
             cands.append((value(ratio[tkey], max(1, d), q, tkey), 0, "triplets", None, 0.0))
         return None, price, cands
 
-    def plain_speed(self, view: SeatView, unseen: list[int], ranked) -> tuple[int, float]:
+    def plain_speed(
+        self, view: SeatView, unseen: list[int], ranked, now: Accepted | None = None
+    ) -> tuple[int, float]:
         """(tiles the plain hand still needs to win, chance one draw lowers its
         shanten): from the best discard's rank when the hand holds a tile to
-        throw, else from the hand as it stands (void tiles taken out)."""
+        throw, else from the hand as it stands (void tiles taken out; ``now``:
+        its :func:`~mjlog.ukeire.accept`, when the caller has it)."""
         total = sum(unseen) or 1
         if ranked and ranked[0][1] != 0:
             return ranked[0][0] + 1, -ranked[0][1] / total
@@ -400,7 +403,7 @@ class StrategicAgent(EfficientCore):
             sh = min(after.values())
             n = max(accept_after(h, nm, unseen, [t for t, v in after.items() if v == sh]))
         else:
-            sh, n = accept(h, nm, unseen)[:2]
+            sh, n = (now or accept(h, nm, unseen))[:2]
         return max(0, sh) + 1, n / total
 
     # ------------------------------------------------------------ danger
@@ -447,8 +450,12 @@ class StrategicAgent(EfficientCore):
         if options[-1] is None:
             if not any(o is not None and o.type in (PON, KONG) for o in options):
                 return None  # nothing to claim: no plan to weigh
-            plan, suit, _ = self.plan(view, R, self.plain_speed(view, unseen, None), unseen)
-            return self.claim(view, options, unseen, plan, suit, R)
+            # the hand as it stands, read once for the window (the plan's speed,
+            # every pon's and kong's weighing)
+            h, _ = without_void(view.hand, view.void[self.seat])
+            now = accept(h, len(view.melds[self.seat]), unseen)
+            plan, suit, _ = self.plan(view, R, self.plain_speed(view, unseen, None, now), unseen)
+            return self.claim(view, options, unseen, plan, suit, R, now)
         discards = [o for o in options if o is not None and o.type == DISCARD]
         kongs = [o for o in options if o is not None and o.type == KONG]
         if not kongs:
@@ -497,23 +504,27 @@ class StrategicAgent(EfficientCore):
             ),
         )
 
-    def claim(self, view, options, unseen, plan, suit, R: Reading) -> Event | None:
+    def claim(
+        self, view, options, unseen, plan, suit, R: Reading, now: Accepted | None = None
+    ) -> Event | None:
+        """The pon or kong to make, if any (``now``: :func:`~mjlog.ukeire.accept`
+        of the hand as it stands, void tiles taken out, when the caller has it)."""
         for o in options:
             if o is None or o.type not in (PON, KONG):
                 continue
             if plan == "pairs":
                 return None
-            if self._takes(view, o, unseen, plan, suit, R):
+            if self._takes(view, o, unseen, plan, suit, R, now):
                 return o
         return None
 
-    def _takes(self, view, o, unseen, plan, suit, R: Reading) -> bool:
+    def _takes(self, view, o, unseen, plan, suit, R: Reading, now: Accepted | None) -> bool:
         """Whether this pon or kong is worth making under ``plan``."""
         t = o.tile
         in_suit = plan not in ONE_SUIT or t // 9 == suit or (plan == "half" and t >= 27)
         if o.type == KONG:
             h, _ = without_void(view.hand, view.void[self.seat])
-            sh0 = accept(h, len(view.melds[self.seat]), unseen)[0]
+            sh0 = (now or accept(h, len(view.melds[self.seat]), unseen))[0]
             return in_suit and self.kong_pays(view, o, unseen, sh0, plan, R)
         if R.zhongbai and t in (WHITE, RED):
             return True  # the pon itself pays
@@ -522,18 +533,20 @@ class StrategicAgent(EfficientCore):
         if plan == "triplets":
             return True
         if plan in ONE_SUIT:
-            return self.claim_helps(view, o, unseen)
+            return self.claim_helps(view, o, unseen, now)
         if R.open_ratio < 1 and not any(m.exposed for m in view.melds[self.seat]):
             # opening costs worth: only a step nearer ready can pay for it (this
             # implies claim_helps, whose shanten it computes itself)
-            return self.opening_pays(view, o, unseen, R)
+            return self.opening_pays(view, o, unseen, R, now=now)
         if R.closed_route and not view.melds[self.seat]:
             # a pon that only widens acceptance speeds a hand that may only
             # self-draw, and gives up the 七对 route that may win on a discard
-            return self.opening_pays(view, o, unseen, R, strict=True)
-        return self.claim_helps(view, o, unseen)
+            return self.opening_pays(view, o, unseen, R, strict=True, now=now)
+        return self.claim_helps(view, o, unseen, now)
 
-    def opening_pays(self, view, o, unseen, R: Reading, strict: bool = False) -> bool:
+    def opening_pays(
+        self, view, o, unseen, R: Reading, strict: bool = False, now: Accepted | None = None
+    ) -> bool:
         """A pon that opens a plain hand: worth it when the step it gains covers
         what opening costs (``open_ratio``; 1 when the hand is open already);
         ``strict``: a step must be gained, whatever opening costs."""
@@ -544,7 +557,7 @@ class StrategicAgent(EfficientCore):
             return False
         h, _ = without_void(view.hand, view.void[self.seat])
         nm = len(melds)
-        sh0 = accept(h, nm, unseen)[0]
+        sh0 = (now or accept(h, nm, unseen))[0]
         h[o.tile] -= 2
         after = after_discards(h, nm + 1)
         h[o.tile] += 2
