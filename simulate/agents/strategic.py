@@ -753,7 +753,7 @@ def race_against(
     """:func:`race` against the rivals' table ``alive`` (the chance no rival is
     done by each draw 0..draws: :func:`_none_finished`), this hand's chance of
     being done worked out draw by draw as it goes (:func:`_finished_by`'s
-    products and sums, in the same order; unrolled for one to five steps)
+    products and sums, in the same order; unrolled for one to seven steps)
     instead of tabled first.
 
     >>> race_against((0.5, 0.5), 2, (1.0, 1.0, 1.0))
@@ -770,6 +770,12 @@ def race_against(
         return _race4(steps[0], steps[1], steps[2], steps[3], draws, alive)
     if n == 5:
         return _race5(steps[0], steps[1], steps[2], steps[3], steps[4], draws, alive)
+    if n == 6:
+        return _race6(steps[0], steps[1], steps[2], steps[3], steps[4], steps[5], draws, alive)
+    if n == 7:
+        return _race7(
+            steps[0], steps[1], steps[2], steps[3], steps[4], steps[5], steps[6], draws, alive
+        )
     return _race_n(steps, draws, alive)
 
 
@@ -891,6 +897,90 @@ def _race5(
         after = alive[k]
         win += (a5 - prev) * before
         lose += (before - after) * (1 - a5)
+        before = after
+    return win, lose
+
+
+def _race6(
+    s0: float,
+    s1: float,
+    s2: float,
+    s3: float,
+    s4: float,
+    s5: float,
+    draws: int,
+    alive: tuple[float, ...],
+) -> tuple[float, float]:
+    a0, a1, a2, a3, a4, a5, a6 = 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a6
+        m = a5 * s5
+        a5 -= m
+        a6 += m
+        m = a4 * s4
+        a4 -= m
+        a5 += m
+        m = a3 * s3
+        a3 -= m
+        a4 += m
+        m = a2 * s2
+        a2 -= m
+        a3 += m
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a6 - prev) * before
+        lose += (before - after) * (1 - a6)
+        before = after
+    return win, lose
+
+
+def _race7(
+    s0: float,
+    s1: float,
+    s2: float,
+    s3: float,
+    s4: float,
+    s5: float,
+    s6: float,
+    draws: int,
+    alive: tuple[float, ...],
+) -> tuple[float, float]:
+    a0, a1, a2, a3, a4, a5, a6, a7 = 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a7
+        m = a6 * s6
+        a6 -= m
+        a7 += m
+        m = a5 * s5
+        a5 -= m
+        a6 += m
+        m = a4 * s4
+        a4 -= m
+        a5 += m
+        m = a3 * s3
+        a3 -= m
+        a4 += m
+        m = a2 * s2
+        a2 -= m
+        a3 += m
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a7 - prev) * before
+        lose += (before - after) * (1 - a7)
         before = after
     return win, lose
 
