@@ -623,10 +623,11 @@ class StrategicAgent(EfficientCore):
         vd = self.void_discard(view, discards, unseen)
         if vd is not None:
             return vd
-        threats = self.threats(view)
-        best_sh = ranked[0][0]
+        # the threats are read where a choice turns on them (hopeless, a plan's
+        # slack, ties), not before
+        threats = None
         late = view.wall_left < 30 * self.defense
-        if threats and (best_sh >= self.fold - (1 if late else 0)):
+        if ranked[0][0] >= self.fold - (1 if late else 0) and (threats := self.threats(view)):
             return min(
                 discards,
                 key=lambda o: (self.danger(view, o.tile, threats, unseen), -unseen[o.tile], o.tile),
@@ -643,6 +644,8 @@ class StrategicAgent(EfficientCore):
                     return r[3]
             # none ranked: the plan would cost a step, worth it only with slack
             if plan == "shilaotou" or slack >= 1:
+                if threats is None:
+                    threats = self.threats(view)
                 if threats:
                     return min(pool, key=lambda o: self.danger(view, o.tile, threats, unseen))
                 return min(pool, key=lambda o: o.tile)
@@ -656,8 +659,11 @@ class StrategicAgent(EfficientCore):
             kept = [r for r in ranked if r[3].tile < 27 or sum(hand[27:34]) > 2]
             ranked = kept or ranked
         top = [r for r in ranked if r[:3] == ranked[0][:3]]
-        if threats and len(top) > 1:
-            return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
+        if len(top) > 1:
+            if threats is None:
+                threats = self.threats(view)
+            if threats:
+                return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
         return top[self.rng.below(len(top))][3]
 
     def _plan_pool(self, hand, discards, plan, suit, R):
