@@ -684,8 +684,9 @@ class StrategicAgent(EfficientCore):
 class Pricing:
     """One decision's plan pricing (see :func:`race`): a plan's value is its worth
     × the chance it wins within ``horizon`` draws, less what a rival's win first
-    costs. The rivals' steps (the agent's own plain hand) are worked out when a
-    value first needs them."""
+    costs. The rivals' table (each taken to be the agent's own plain hand: the
+    chance none is done by each draw) is worked out when a value first needs it,
+    once for every plan of the decision."""
 
     __slots__ = ("R", "d_p", "q_p", "opened", "horizon", "rivals", "n", "alive")
 
