@@ -16,11 +16,15 @@ discards void tiles first.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from mjlog.agent import SeatView, obvious_choice
 from mjlog.events import DISCARD, KONG, PON, Event, tile_of
 from mjlog.ukeire import accept, accept_after, after_discards
+
+#: what :func:`mjlog.ukeire.accept` answers: (shanten, tiles that lower it, their kinds)
+Accepted = tuple[int, int, list[int]]
 
 
 def unseen_counts(view: SeatView) -> list[int]:
@@ -45,6 +49,11 @@ def without_void(hand: list[int], void: int | None) -> tuple[list[int], int]:
     return h, k
 
 
+#: a ranked discard's sort key past its (common) shanten: more accepted, then the
+#: longer suit kept
+_BY_COUNT_AND_SUIT = itemgetter(1, 2)
+
+
 class EfficientCore:
     """The acceptance arithmetic shared by ``efficient`` and ``strategic``."""
 
@@ -61,29 +70,41 @@ class EfficientCore:
         # the shanten after each discard (void suit emptied: of the rest), then the
         # acceptance of every discard that keeps it lowest, all in one pass
         sh_after = after_discards(h, nm)
-        best_sh = min(sh_after[o.tile] for o in discards)
-        best = [o for o in discards if sh_after[o.tile] == best_sh]
+        best_sh = 99
+        best: list[Any] = []
+        for o in discards:  # the lowest shanten's discards, in the options' order
+            sh = sh_after[o.tile]
+            if sh < best_sh:
+                best_sh, best = sh, [o]
+            elif sh == best_sh:
+                best.append(o)
         counts = accept_after(h, nm, unseen, [o.tile for o in best])
-        suits = [sum(h[0:9]), sum(h[9:18]), sum(h[18:27])]
-        ranked = []
-        for o, n in zip(best, counts, strict=True):
-            s = o.tile // 9
-            if s < 3:  # the longest suit of the hand without the discard
-                suits[s] -= 1
-                val = max(suits)
-                suits[s] += 1
-            else:
-                val = max(suits)
-            ranked.append((best_sh, -n, -val, o))
-        ranked.sort(key=lambda r: r[:3])
+        # the longest suit of the hand without the discard, per the discard's suit
+        s0, s1, s2 = sum(h[0:9]), sum(h[9:18]), sum(h[18:27])
+        longest = (
+            max(s0 - 1, s1, s2),
+            max(s0, s1 - 1, s2),
+            max(s0, s1, s2 - 1),
+            max(s0, s1, s2),
+        )
+        ranked = [
+            (best_sh, -n, -longest[o.tile // 9], o)  # honors: 27 // 9 == 3
+            for o, n in zip(best, counts, strict=True)
+        ]
+        ranked.sort(key=_BY_COUNT_AND_SUIT)  # best_sh is every discard's
         return ranked
 
-    def claim_helps(self, view: SeatView, o: Event, unseen: list[int]) -> bool:
+    def claim_helps(
+        self, view: SeatView, o: Event, unseen: list[int], now: Accepted | None = None
+    ) -> bool:
+        """A pon that lowers shanten, or keeps it while accepting more; a kong that
+        keeps it. ``now``: :func:`~mjlog.ukeire.accept` of the hand as it stands
+        (void tiles taken out), when the caller has it."""
         hand = view.hand
         nm = len(view.melds[view.seat])
         h, _ = without_void(hand, view.void[view.seat])
         t = tile_of(o)
-        sh0, n0, _ = accept(h, nm, unseen)
+        sh0, n0, _ = now or accept(h, nm, unseen)
         if o.type == PON:
             h[t] -= 2
             after = after_discards(h, nm + 1)

@@ -95,12 +95,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import compress
+from typing import Any
 
 from mjlog.agent import SeatView
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.rules import Rules
 from mjlog.ukeire import accept, accept_after, after_discards, near_in
-from simulate.agents.efficient import EfficientCore, unseen_counts, without_void
+from simulate.agents.efficient import Accepted, EfficientCore, unseen_counts, without_void
 from simulate.agents.params import parse_params
 from simulate.agents.values import RuleValues, kong_money, values
 
@@ -108,6 +110,10 @@ WHITE, RED = 31, 33
 DEFAULTS = {"aggression": 0.6, "defense": 0.5, "fold": 3, "rules": "in_force"}
 RULES_CHOICES = ("in_force", "default")
 ONE_SUIT = ("flush", "half")  # the one-suit plans: 清一色, 混一色
+#: per count of a kind held (0..4): odd (a draw pairs it: 七对), one or two (a
+#: draw brings it nearer a triplet: 碰碰胡)
+ODD = (False, True, False, True, False)
+ONE_OR_TWO = (False, True, True, False, False)
 #: share of wins taken by self-draw, for a target's expected money per win
 P_SELF = 0.4
 
@@ -249,14 +255,20 @@ class StrategicAgent(EfficientCore):
         """(plan, suit, slack): slack is how many tiles off the plan the hand is
         short of its allowance (a plan with slack ≥ 1 may cost a step of shanten).
         ``plain_speed``: (tiles a plain hand still needs, chance a draw helps it);
-        ``unseen``: :func:`unseen_counts` of the view, when the caller has it."""
-        return self.choose_plan(*self.plan_options(view, R, plain_speed, unseen))
+        ``unseen``: :func:`unseen_counts` of the view, when the caller has it.
+        :meth:`choose_plan` of :meth:`plan_options`, but the plain hand is priced
+        only when some plan is eligible (it is the bar they must clear)."""
+        forced, price, cands = self._plans(view, R, plain_speed, unseen)
+        plain_value = price.plain() if cands and price is not None else 0.0
+        return self.choose_plan(forced, plain_value, cands)
 
     def choose_plan(
         self, forced: tuple[str, int | None, float] | None, plain_value: float, cands: list[tuple]
     ) -> tuple[str, int | None, float]:
         """The plan to play, of :meth:`plan_options`' answer: the best valued,
-        unless the plain hand is worth as much."""
+        unless the plain hand is worth as much. From :meth:`plan`,
+        ``plain_value`` is 0.0 when no plan is eligible (``cands`` empty: nothing
+        to weigh the plain hand against)."""
         if forced is not None:
             return forced
         if cands:
@@ -276,99 +288,109 @@ class StrategicAgent(EfficientCore):
         the plain hand's value; the eligible plans as (value, tie order, plan,
         suit, slack)). ``unseen``: :func:`unseen_counts` of the view, when the
         caller has it."""
+        forced, price, cands = self._plans(view, R, plain_speed, unseen)
+        if forced is not None or price is None:
+            return forced, 0.0, []
+        return None, price.plain(), cands
+
+    def _plans(
+        self,
+        view: SeatView,
+        R: Reading,
+        plain_speed: tuple[int, float],
+        unseen: list[int] | None,
+    ) -> tuple[tuple[str, int | None, float] | None, Pricing | None, list[tuple]]:
+        """(a plan the hand is held to, or None; the decision's :class:`Pricing`;
+        the eligible plans, valued)."""
         hand, seat, v = view.hand, self.seat, view.spec
         melds = view.melds[seat]
+        honors = sum(hand[27:34])
+        if (
+            honors >= 7
+            and not melds
+            and v.counts_honor_discards(R.rules)
+            and (R.rules["points.shilaotou"][0] or 0) > 0
+        ):
+            return ("shilaotou", None, 1.0), None, []
+        wall_left = view.wall_left
+        # late in the wall, 查大叫 pays a ready hand: a far one plays for speed
+        if R.V.ready_owed and wall_left < 12 and len(melds) < 2:
+            return ("plain", None, 0.0), None, []
         # tiles per suit, a meld counted three (a kong too)
         suits = [sum(hand[0:9]), sum(hand[9:18]), sum(hand[18:27])]
-        honors = sum(hand[27:34])
         honors_held = honors
+        opened = False
         for m in melds:
             if m.tile < 27:
                 suits[m.tile // 9] += 3
             else:
                 honors_held += 3
-        pairs = 34 - hand.count(0) - hand.count(1)  # kinds held twice or more
-        if (
-            v.counts_honor_discards(R.rules)
-            and honors >= 7
-            and not melds
-            and (R.rules["points.shilaotou"][0] or 0) > 0
-        ):
-            return ("shilaotou", None, 1.0), 0.0, []
-        # late in the wall, 查大叫 pays a ready hand: a far one plays for speed
-        if R.V.ready_owed and view.wall_left < 12 and len(melds) < 2:
-            return ("plain", None, 0.0), 0.0, []
+            if m.exposed:
+                opened = True
         # every eligible plan, and the plain hand, valued at its worth × the chance
         # it wins in the draws the hand is likely to last, less what a rival's win
         # first costs (see race)
         if unseen is None:
             unseen = unseen_counts(view)
         total = sum(unseen) or 1
-        d_p, q_p = plain_speed
-        opened = bool(melds) and any(m.exposed for m in melds)
+        d_p = plain_speed[0]
         won = view.won
         still = won.count(False)  # seats still in (won holds bools)
-        horizon = view.wall_left // max(1, still)
         # the first win ends the hand: a plan races every other seat still in; in
         # a blood battle only the wall ends it
-        rivals = 0 if v.blood_battle else still - (not won[seat])
-        n = view.n
-        target = R.V.target
-
-        def steps(d: int, q: float, key: str) -> list[float]:
-            # a draw helps less as the hand nears a win (fewer tiles still wanted:
-            # seven pairs' singles, a ready hand's wait); the last tile may also
-            # come off any discard where the rules let the target win on one
-            d = max(1, d)  # seven pairs held but not won (a void tile, a passed win)
-            # x if x < 0.95 else 0.95: min(0.95, x), without the call
-            out = [x if (x := q * (d - j) / d) < 0.95 else 0.95 for j in range(d)]
-            if target[key][1] is not None:
-                out[-1] = x if (x := out[-1] * n) < 0.95 else 0.95
-            return out
-
-        plain_key = "plain_open" if opened else "plain"
-        rival = steps(d_p, q_p, "plain")
-
-        def value(worth: float, d: int, q: float, key: str) -> float:
-            win, lose = race(steps(d, q, key), horizon, rivals, rival)
-            return worth * win - lose / max(1, n - 1)
-
-        plain_value = value(R.open_ratio if opened else 1.0, d_p, q_p, plain_key)
+        price = Pricing(
+            R,
+            plain_speed,
+            opened,
+            wall_left // max(1, still),
+            0 if v.blood_battle else still - (not won[seat]),
+            view.n,
+        )
+        value = price.value
+        ratio, allow_of = R.ratio, R.allow
         cands: list[tuple] = []
-        if not melds and pairs >= 7 - int(R.allow["pairs"]):
-            q = sum(u for u, x in zip(unseen, hand, strict=True) if x & 1) / total  # 1 or 3
-            cands.append(
-                (value(R.ratio["pairs"], 7 - min(7, pairs), q, "pairs"), 2, "pairs", None, 0.0)
-            )
+        if not melds:
+            pairs = 34 - hand.count(0) - hand.count(1)  # kinds held twice or more
+            if pairs >= 7 - int(allow_of["pairs"]):
+                q = sum(compress(unseen, map(ODD.__getitem__, hand))) / total  # 1 or 3
+                cands.append(
+                    (value(ratio["pairs"], 7 - min(7, pairs), q, "pairs"), 2, "pairs", None, 0.0)
+                )
         # one suit: 混一色 (honors kept) alone when it pays about as much as 清一色,
         # else 清一色, and 混一色 beside it when it pays at all (many honors may make
         # the cheaper one-suit hand the nearer and better one)
+        void = view.void[seat]
         for key in R.one_suit:
             half = key == "half"
             counts = [x + honors_held for x in suits] if half else suits
-            s = max(range(3), key=lambda i: (counts[i], -i))
+            c0, c1, c2 = counts
+            # the fullest suit, the first of equals
+            s = 0 if c0 >= c1 and c0 >= c2 else 1 if c1 >= c2 else 2
             off = 14 - counts[s]  # tiles short of a one-suit hand (a kong counts three)
-            allow = -1.0 if view.void[seat] == s else R.allow[key]
+            allow = -1.0 if void == s else allow_of[key]
             if off <= allow and all(m.tile // 9 == s or (half and m.tile >= 27) for m in melds):
                 # a draw helps when it joins the suit's shapes (held or within two
                 # of a held rank), or pairs an honor held
-                q = sum(unseen[t] for t in near_in(bytes(hand[9 * s : 9 * s + 9]), 9 * s))
+                q = sum(map(unseen.__getitem__, near_in(bytes(hand[9 * s : 9 * s + 9]), 9 * s)))
                 if half:
-                    q += sum(unseen[t] for t in range(27, 34) if hand[t])
+                    q += sum(compress(unseen[27:34], hand[27:34]))  # honors held
                 cands.append(
-                    (value(R.ratio[key], max(off, d_p), q / total, key), 1, key, s, allow - off)
+                    (value(ratio[key], max(off, d_p), q / total, key), 1, key, s, allow - off)
                 )
         tkey = "triplets_open" if opened else "triplets"
         d = triplets_distance(hand, len(melds))
-        if d <= 4 + int(R.allow[tkey] + 0.4) - (self.aggression < 0.5):
-            q = sum(u for u, x in zip(unseen, hand, strict=True) if 1 <= x <= 2) / total
-            cands.append((value(R.ratio[tkey], max(1, d), q, tkey), 0, "triplets", None, 0.0))
-        return None, plain_value, cands
+        if d <= 4 + int(allow_of[tkey] + 0.4) - (self.aggression < 0.5):
+            q = sum(compress(unseen, map(ONE_OR_TWO.__getitem__, hand))) / total
+            cands.append((value(ratio[tkey], max(1, d), q, tkey), 0, "triplets", None, 0.0))
+        return None, price, cands
 
-    def plain_speed(self, view: SeatView, unseen: list[int], ranked) -> tuple[int, float]:
+    def plain_speed(
+        self, view: SeatView, unseen: list[int], ranked, now: Accepted | None = None
+    ) -> tuple[int, float]:
         """(tiles the plain hand still needs to win, chance one draw lowers its
         shanten): from the best discard's rank when the hand holds a tile to
-        throw, else from the hand as it stands (void tiles taken out)."""
+        throw, else from the hand as it stands (void tiles taken out; ``now``:
+        its :func:`~mjlog.ukeire.accept`, when the caller has it)."""
         total = sum(unseen) or 1
         if ranked and ranked[0][1] != 0:
             return ranked[0][0] + 1, -ranked[0][1] / total
@@ -381,7 +403,7 @@ class StrategicAgent(EfficientCore):
             sh = min(after.values())
             n = max(accept_after(h, nm, unseen, [t for t, v in after.items() if v == sh]))
         else:
-            sh, n = accept(h, nm, unseen)[:2]
+            sh, n = (now or accept(h, nm, unseen))[:2]
         return max(0, sh) + 1, n / total
 
     # ------------------------------------------------------------ danger
@@ -426,20 +448,38 @@ class StrategicAgent(EfficientCore):
         R = self.reading(view)
         unseen = unseen_counts(view)
         if options[-1] is None:
-            plan, suit, _ = self.plan(view, R, self.plain_speed(view, unseen, None), unseen)
-            return self.claim(view, options, unseen, plan, suit, R)
+            if not any(o is not None and o.type in (PON, KONG) for o in options):
+                return None  # nothing to claim: no plan to weigh
+            # the hand as it stands, read once for the window (the plan's speed,
+            # every pon's and kong's weighing)
+            h, _ = without_void(view.hand, view.void[self.seat])
+            now = accept(h, len(view.melds[self.seat]), unseen)
+            plan, suit, _ = self.plan(view, R, self.plain_speed(view, unseen, None, now), unseen)
+            return self.claim(view, options, unseen, plan, suit, R, now)
         discards = [o for o in options if o is not None and o.type == DISCARD]
+        kongs = [o for o in options if o is not None and o.type == KONG]
+        if not kongs:
+            # void tiles go first whatever the plan: no plan to weigh
+            vd = self.void_discard(view, discards, unseen)
+            if vd is not None:
+                return vd
         ranked = self.rank_discards(view, discards, unseen)
         plan, suit, slack = self.plan(view, R, self.plain_speed(view, unseen, ranked), unseen)
-        for o in options:
-            if (
-                o is not None
-                and o.type == KONG
-                and plan != "pairs"
-                and self.kong_pays(view, o, unseen, ranked[0][0], plan, R)
-            ):
-                return o
+        if plan != "pairs":
+            for o in kongs:
+                if self.kong_pays(view, o, unseen, ranked[0][0], plan, R):
+                    return o
         return self.discard(view, discards, ranked, unseen, plan, suit, slack, R)
+
+    def void_discard(self, view: SeatView, discards: Sequence[Any], unseen: list[int]) -> Any:
+        """The void-suit tile to throw (the fewest unseen, then the lowest), None
+        when the hand holds none."""
+        void = view.void[self.seat]
+        if void is not None:
+            vd = [o for o in discards if o.tile // 9 == void]
+            if vd:
+                return min(vd, key=lambda o: (unseen[o.tile], o.tile))
+        return None
 
     def choose_void(self, view: SeatView, options: list[Event]) -> Event:
         """Void the suit whose loss costs the fewest *connected* tiles (in a pair,
@@ -464,23 +504,27 @@ class StrategicAgent(EfficientCore):
             ),
         )
 
-    def claim(self, view, options, unseen, plan, suit, R: Reading) -> Event | None:
+    def claim(
+        self, view, options, unseen, plan, suit, R: Reading, now: Accepted | None = None
+    ) -> Event | None:
+        """The pon or kong to make, if any (``now``: :func:`~mjlog.ukeire.accept`
+        of the hand as it stands, void tiles taken out, when the caller has it)."""
         for o in options:
             if o is None or o.type not in (PON, KONG):
                 continue
             if plan == "pairs":
                 return None
-            if self._takes(view, o, unseen, plan, suit, R):
+            if self._takes(view, o, unseen, plan, suit, R, now):
                 return o
         return None
 
-    def _takes(self, view, o, unseen, plan, suit, R: Reading) -> bool:
+    def _takes(self, view, o, unseen, plan, suit, R: Reading, now: Accepted | None) -> bool:
         """Whether this pon or kong is worth making under ``plan``."""
         t = o.tile
         in_suit = plan not in ONE_SUIT or t // 9 == suit or (plan == "half" and t >= 27)
         if o.type == KONG:
             h, _ = without_void(view.hand, view.void[self.seat])
-            sh0 = accept(h, len(view.melds[self.seat]), unseen)[0]
+            sh0 = (now or accept(h, len(view.melds[self.seat]), unseen))[0]
             return in_suit and self.kong_pays(view, o, unseen, sh0, plan, R)
         if R.zhongbai and t in (WHITE, RED):
             return True  # the pon itself pays
@@ -489,18 +533,20 @@ class StrategicAgent(EfficientCore):
         if plan == "triplets":
             return True
         if plan in ONE_SUIT:
-            return self.claim_helps(view, o, unseen)
+            return self.claim_helps(view, o, unseen, now)
         if R.open_ratio < 1 and not any(m.exposed for m in view.melds[self.seat]):
             # opening costs worth: only a step nearer ready can pay for it (this
             # implies claim_helps, whose shanten it computes itself)
-            return self.opening_pays(view, o, unseen, R)
+            return self.opening_pays(view, o, unseen, R, now=now)
         if R.closed_route and not view.melds[self.seat]:
             # a pon that only widens acceptance speeds a hand that may only
             # self-draw, and gives up the 七对 route that may win on a discard
-            return self.opening_pays(view, o, unseen, R, strict=True)
-        return self.claim_helps(view, o, unseen)
+            return self.opening_pays(view, o, unseen, R, strict=True, now=now)
+        return self.claim_helps(view, o, unseen, now)
 
-    def opening_pays(self, view, o, unseen, R: Reading, strict: bool = False) -> bool:
+    def opening_pays(
+        self, view, o, unseen, R: Reading, strict: bool = False, now: Accepted | None = None
+    ) -> bool:
         """A pon that opens a plain hand: worth it when the step it gains covers
         what opening costs (``open_ratio``; 1 when the hand is open already);
         ``strict``: a step must be gained, whatever opening costs."""
@@ -511,7 +557,7 @@ class StrategicAgent(EfficientCore):
             return False
         h, _ = without_void(view.hand, view.void[self.seat])
         nm = len(melds)
-        sh0 = accept(h, nm, unseen)[0]
+        sh0 = (now or accept(h, nm, unseen))[0]
         h[o.tile] -= 2
         after = after_discards(h, nm + 1)
         h[o.tile] += 2
@@ -574,15 +620,14 @@ class StrategicAgent(EfficientCore):
 
     def discard(self, view, discards, ranked, unseen, plan, suit, slack, R) -> Event:
         hand = view.hand
-        void = view.void[self.seat]
-        if void is not None:
-            vd = [o for o in discards if o.tile // 9 == void]
-            if vd:
-                return min(vd, key=lambda o: (unseen[o.tile], o.tile))
-        threats = self.threats(view)
-        best_sh = ranked[0][0]
+        vd = self.void_discard(view, discards, unseen)
+        if vd is not None:
+            return vd
+        # the threats are read where a choice turns on them (hopeless, a plan's
+        # slack, ties), not before
+        threats = None
         late = view.wall_left < 30 * self.defense
-        if threats and (best_sh >= self.fold - (1 if late else 0)):
+        if ranked[0][0] >= self.fold - (1 if late else 0) and (threats := self.threats(view)):
             return min(
                 discards,
                 key=lambda o: (self.danger(view, o.tile, threats, unseen), -unseen[o.tile], o.tile),
@@ -591,17 +636,19 @@ class StrategicAgent(EfficientCore):
             singles = [o for o in discards if hand[o.tile] in (1, 3)]
             if singles:
                 return min(singles, key=lambda o: (hand[o.tile] != 1, unseen[o.tile], o.tile))
-        pool, order = self._plan_pool(hand, discards, ranked, plan, suit, slack, R)
+        pool = self._plan_pool(hand, discards, plan, suit, R)
         if pool:
-            if threats:
-                return min(
-                    pool,
-                    key=lambda o: (
-                        order.get(id(o), 99),
-                        self.danger(view, o.tile, threats, unseen),
-                    ),
-                )
-            return min(pool, key=lambda o: (order.get(id(o), 99), o.tile))
+            wanted = {id(o) for o in pool}
+            for r in ranked:  # the best ranked discard the plan wants gone
+                if id(r[3]) in wanted:
+                    return r[3]
+            # none ranked: the plan would cost a step, worth it only with slack
+            if plan == "shilaotou" or slack >= 1:
+                if threats is None:
+                    threats = self.threats(view)
+                if threats:
+                    return min(pool, key=lambda o: self.danger(view, o.tile, threats, unseen))
+                return min(pool, key=lambda o: o.tile)
         if (
             plan == "half"
             and R.keep_honors
@@ -612,33 +659,78 @@ class StrategicAgent(EfficientCore):
             kept = [r for r in ranked if r[3].tile < 27 or sum(hand[27:34]) > 2]
             ranked = kept or ranked
         top = [r for r in ranked if r[:3] == ranked[0][:3]]
-        if threats and len(top) > 1:
-            return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
+        if len(top) > 1:
+            if threats is None:
+                threats = self.threats(view)
+            if threats:
+                return min(top, key=lambda r: self.danger(view, r[3].tile, threats, unseen))[3]
         return top[self.rng.below(len(top))][3]
 
-    def _plan_pool(self, hand, discards, ranked, plan, suit, slack, R):
-        """The discards the plan wants gone (None: no plan's pool, or one that would
-        cost a step not worth it yet), and each ranked discard's place."""
-        pool = None
+    def _plan_pool(self, hand, discards, plan, suit, R):
+        """The discards the plan wants gone (None: no plan's pool)."""
         if plan == "shilaotou":
-            pool = [o for o in discards if o.tile >= 27]
-        elif plan in ONE_SUIT:
-            pool = [
+            return [o for o in discards if o.tile >= 27]
+        if plan in ONE_SUIT:
+            return [
                 o for o in discards if o.tile // 9 != suit and not (plan == "half" and o.tile >= 27)
             ]
-        elif plan == "triplets":
-            pool = [o for o in discards if hand[o.tile] == 1]
-        elif plan != "pairs" and R.zhongbai:
-            pool = [o for o in discards if not (o.tile in (WHITE, RED) and hand[o.tile] >= 2)]
-        order = {}
-        if pool:
-            order = {id(r[3]): i for i, r in enumerate(ranked)}
-            inrank = [o for o in pool if id(o) in order]
-            if inrank:
-                pool = inrank
-            elif not (plan == "shilaotou" or slack >= 1):
-                pool = None  # the plan would cost a step: not worth it yet
-        return pool, order
+        if plan == "triplets":
+            return [o for o in discards if hand[o.tile] == 1]
+        if plan != "pairs" and R.zhongbai:
+            return [o for o in discards if not (o.tile in (WHITE, RED) and hand[o.tile] >= 2)]
+        return None
+
+
+class Pricing:
+    """One decision's plan pricing (see :func:`race`): a plan's value is its worth
+    × the chance it wins within ``horizon`` draws, less what a rival's win first
+    costs. The rivals' table (each taken to be the agent's own plain hand: the
+    chance none is done by each draw) is worked out when a value first needs it,
+    once for every plan of the decision."""
+
+    __slots__ = ("R", "d_p", "q_p", "opened", "horizon", "rivals", "n", "alive")
+
+    def __init__(
+        self,
+        R: Reading,
+        plain_speed: tuple[int, float],
+        opened: bool,
+        horizon: int,
+        rivals: int,
+        n: int,
+    ) -> None:
+        self.R = R
+        self.d_p, self.q_p = plain_speed
+        self.opened, self.horizon, self.rivals, self.n = opened, horizon, rivals, n
+        self.alive: tuple[float, ...] | None = None
+
+    def steps(self, d: int, q: float, key: str) -> list[float]:
+        """Each step's chance on a draw: a draw helps less as the hand nears a win
+        (fewer tiles still wanted: seven pairs' singles, a ready hand's wait); the
+        last tile may also come off any discard where the rules let the target
+        win on one."""
+        d = max(1, d)  # seven pairs held but not won (a void tile, a passed win)
+        # x if x < 0.95 else 0.95: min(0.95, x), without the call
+        out = [x if (x := q * (d - j) / d) < 0.95 else 0.95 for j in range(d)]
+        if self.R.V.target[key][1] is not None:
+            out[-1] = x if (x := out[-1] * self.n) < 0.95 else 0.95
+        return out
+
+    def value(self, worth: float, d: int, q: float, key: str) -> float:
+        """What a plan ``d`` steps away, a draw helping it with chance ``q``, is worth."""
+        alive = self.alive
+        if alive is None:  # the rivals' table, once a decision
+            rival = self.steps(self.d_p, self.q_p, "plain") if self.rivals else []
+            alive = self.alive = _none_finished(tuple(rival), self.horizon, self.rivals)
+        win, lose = race_against(tuple(self.steps(d, q, key)), self.horizon, alive)
+        n = self.n
+        return worth * win - lose / (n - 1 if n > 1 else 1)
+
+    def plain(self) -> float:
+        """The plain hand's value: the bar every other plan must clear."""
+        if self.opened:
+            return self.value(self.R.open_ratio, self.d_p, self.q_p, "plain_open")
+        return self.value(1.0, self.d_p, self.q_p, "plain")
 
 
 def race(
@@ -657,21 +749,265 @@ def race(
     >>> race([0.3] * 4, 3, 0, [])                            # too far for the wall left
     (0.0, 0.0)
     """
-    # the same few step lists recur within a decision (the rival's, every plan)
-    # and across decisions: both tables are cached, their floats unchanged
-    mine = _finished_by(tuple(steps), draws)
+    # the rivals' table recurs within a decision (every plan races the same
+    # rivals) and across decisions: it is cached, its floats unchanged
+    return race_against(tuple(steps), draws, _none_finished(tuple(rival_steps), draws, rivals))
+
+
+def race_against(
+    steps: tuple[float, ...], draws: int, alive: tuple[float, ...]
+) -> tuple[float, float]:
+    """:func:`race` against the rivals' table ``alive`` (the chance no rival is
+    done by each draw 0..draws: :func:`_none_finished`), this hand's chance of
+    being done worked out draw by draw as it goes (:func:`_finished_by`'s
+    products and sums, in the same order; unrolled for one to seven steps)
+    instead of tabled first.
+
+    >>> race_against((0.5, 0.5), 2, (1.0, 1.0, 1.0))
+    (0.25, 0.0)
+    """
+    n = len(steps)
+    if n == 1:
+        return _race1(steps[0], draws, alive)
+    if n == 2:
+        return _race2(steps[0], steps[1], draws, alive)
+    if n == 3:
+        return _race3(steps[0], steps[1], steps[2], draws, alive)
+    if n == 4:
+        return _race4(steps[0], steps[1], steps[2], steps[3], draws, alive)
+    if n == 5:
+        return _race5(steps[0], steps[1], steps[2], steps[3], steps[4], draws, alive)
+    if n == 6:
+        return _race6(steps[0], steps[1], steps[2], steps[3], steps[4], steps[5], draws, alive)
+    if n == 7:
+        return _race7(
+            steps[0], steps[1], steps[2], steps[3], steps[4], steps[5], steps[6], draws, alive
+        )
+    return _race_n(steps, draws, alive)
+
+
+# The loops below are race's over draws k = 1..draws, with mine[k] (the chance
+# every step is done by draw k) the last step's share after the draw's moves:
+#   win += (mine[k] - mine[k-1]) * alive[k-1]
+#   lose += (alive[k-1] - alive[k]) * (1 - mine[k])
+# each step's move as _finished_by makes it, last step first. With no rivals
+# every alive is 1.0: win adds mine[k] - mine[k-1] exactly, lose stays 0.0.
+def _race1(s0: float, draws: int, alive: tuple[float, ...]) -> tuple[float, float]:
+    a0, a1 = 1.0, 0.0
     win = lose = 0.0
-    if not rivals:  # nobody else ends the hand: every rival factor is exactly 1.0
-        prev = mine[0]
-        for m in mine[1 : draws + 1]:
-            win += m - prev
-            prev = m
-        return win, lose
-    alive = _none_finished(tuple(rival_steps), draws, rivals)
-    # by this draw of its own each rival has had about as many
-    for before, after, m0, m1 in zip(alive, alive[1:], mine, mine[1:], strict=False):
-        win += (m1 - m0) * before
-        lose += (before - after) * (1 - m1)
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a1
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a1 - prev) * before
+        lose += (before - after) * (1 - a1)
+        before = after
+    return win, lose
+
+
+def _race2(s0: float, s1: float, draws: int, alive: tuple[float, ...]) -> tuple[float, float]:
+    a0, a1, a2 = 1.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a2
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a2 - prev) * before
+        lose += (before - after) * (1 - a2)
+        before = after
+    return win, lose
+
+
+def _race3(
+    s0: float, s1: float, s2: float, draws: int, alive: tuple[float, ...]
+) -> tuple[float, float]:
+    a0, a1, a2, a3 = 1.0, 0.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a3
+        m = a2 * s2
+        a2 -= m
+        a3 += m
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a3 - prev) * before
+        lose += (before - after) * (1 - a3)
+        before = after
+    return win, lose
+
+
+def _race4(
+    s0: float, s1: float, s2: float, s3: float, draws: int, alive: tuple[float, ...]
+) -> tuple[float, float]:
+    a0, a1, a2, a3, a4 = 1.0, 0.0, 0.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a4
+        m = a3 * s3
+        a3 -= m
+        a4 += m
+        m = a2 * s2
+        a2 -= m
+        a3 += m
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a4 - prev) * before
+        lose += (before - after) * (1 - a4)
+        before = after
+    return win, lose
+
+
+def _race5(
+    s0: float, s1: float, s2: float, s3: float, s4: float, draws: int, alive: tuple[float, ...]
+) -> tuple[float, float]:
+    a0, a1, a2, a3, a4, a5 = 1.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a5
+        m = a4 * s4
+        a4 -= m
+        a5 += m
+        m = a3 * s3
+        a3 -= m
+        a4 += m
+        m = a2 * s2
+        a2 -= m
+        a3 += m
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a5 - prev) * before
+        lose += (before - after) * (1 - a5)
+        before = after
+    return win, lose
+
+
+def _race6(
+    s0: float,
+    s1: float,
+    s2: float,
+    s3: float,
+    s4: float,
+    s5: float,
+    draws: int,
+    alive: tuple[float, ...],
+) -> tuple[float, float]:
+    a0, a1, a2, a3, a4, a5, a6 = 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a6
+        m = a5 * s5
+        a5 -= m
+        a6 += m
+        m = a4 * s4
+        a4 -= m
+        a5 += m
+        m = a3 * s3
+        a3 -= m
+        a4 += m
+        m = a2 * s2
+        a2 -= m
+        a3 += m
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a6 - prev) * before
+        lose += (before - after) * (1 - a6)
+        before = after
+    return win, lose
+
+
+def _race7(
+    s0: float,
+    s1: float,
+    s2: float,
+    s3: float,
+    s4: float,
+    s5: float,
+    s6: float,
+    draws: int,
+    alive: tuple[float, ...],
+) -> tuple[float, float]:
+    a0, a1, a2, a3, a4, a5, a6, a7 = 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = a7
+        m = a6 * s6
+        a6 -= m
+        a7 += m
+        m = a5 * s5
+        a5 -= m
+        a6 += m
+        m = a4 * s4
+        a4 -= m
+        a5 += m
+        m = a3 * s3
+        a3 -= m
+        a4 += m
+        m = a2 * s2
+        a2 -= m
+        a3 += m
+        m = a1 * s1
+        a1 -= m
+        a2 += m
+        m = a0 * s0
+        a0 -= m
+        a1 += m
+        after = alive[k]
+        win += (a7 - prev) * before
+        lose += (before - after) * (1 - a7)
+        before = after
+    return win, lose
+
+
+def _race_n(steps: tuple[float, ...], draws: int, alive: tuple[float, ...]) -> tuple[float, float]:
+    n = len(steps)
+    at = [1.0] + [0.0] * n  # chance of standing at each step
+    win = lose = 0.0
+    before = alive[0]
+    for k in range(1, draws + 1):
+        prev = at[n]
+        for j in range(n - 1, -1, -1):
+            m = at[j] * steps[j]
+            at[j] -= m
+            at[j + 1] += m
+        done = at[n]
+        after = alive[k]
+        win += (done - prev) * before
+        lose += (before - after) * (1 - done)
+        before = after
     return win, lose
 
 
