@@ -349,38 +349,61 @@ class Journal:
     #: Whether the journal lists its runs (a journal of an older tune may not, until
     #: it makes one): kept so that such a journal is rewritten as it was read.
     lists_runs: bool = True
+    #: Of each settled run, the hands settled (as its manifest says: a shard that fell
+    #: back to play is played); a journal before it has none, and its settled runs
+    #: count as settled whole.
+    settled_hands: dict[str, int] = field(default_factory=dict)
 
     def made(self, name: str) -> Made | None:
         return Made.of(self.settled, self.played, name)
+
+    def hands_settled(self, name: str, hands: int) -> int:
+        """Of run ``name``'s ``hands``, those settled rather than played."""
+        if self.made(name) is not Made.SETTLED:
+            return 0
+        return min(self.settled_hands.get(name, hands), hands)
 
     def to_json(self) -> dict[str, Any]:
         """The journal as the JSON of ``DIR/tune.json`` (each kind of study its own)."""
         raise NotImplementedError
 
-    def record(self, name: str, donor: str | None) -> None:
-        """Run ``name`` was just made: settled from ``donor``, or played."""
+    def record(self, name: str, donor: str | None, settled: int | None = None) -> None:
+        """Run ``name`` was just made: ``settled`` of its hands settled from ``donor``
+        (the rest played), or played."""
         self.lists_runs = True
         if donor:
             self.settled[name] = donor
+            if settled is not None:
+                self.settled_hands[name] = settled
         elif self.made(name) is None:
             self.played.append(name)
 
     def _runs_json(self) -> dict[str, Any]:
         if not self.lists_runs:
             return {}
-        return {"settled": dict(self.settled), "played": list(self.played)}
+        doc: dict[str, Any] = {"settled": dict(self.settled), "played": list(self.played)}
+        if self.settled_hands:  # named only when known, so older journals read as written
+            doc["settled_hands"] = dict(self.settled_hands)
+        return doc
 
     @staticmethod
     def _common(doc: Mapping[str, Any]) -> dict[str, Any]:
         """Every journal's own fields from its JSON: whose it is and how its runs were
         made (run names of this directory only)."""
         settled, played = Journal._runs_from(doc)
+        counts = {
+            k: _int(n, f"the settled hands of {quote(k)}")
+            for k, n in _dict(doc.get("settled_hands", {}), "settled_hands").items()
+        }
+        # a count of a run not settled says nothing (its hands are played): dropped
+        counts = {k: n for k, n in counts.items() if k in settled}
         return {
             "tune_id": str(doc.get("tune_id")),
             "variant": str(doc.get("variant")),
             "settled": settled,
             "played": played,
             "lists_runs": "settled" in doc or "played" in doc,
+            "settled_hands": dict(counts),
         }
 
     @staticmethod

@@ -310,8 +310,8 @@ class Tuner(Study[Plan, TuneJournal]):
                 loss=loss(plan.targets, m),
                 values={x: finite(m.value(x)) for x in self.metrics},
             )
-            if m.played < m.hands:
-                row.settled_from, row.settled = self.journal.settled[name], m.hands
+            if m.played < m.hands:  # hands: those played; settled: the rest
+                row.settled_from, row.settled = self.journal.settled[name], m.hands - m.played
         trials.append(row)
         self._save()
         return row
