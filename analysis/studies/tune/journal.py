@@ -231,7 +231,7 @@ class Choice:
     trial of the lowest loss on all its hands, ``close`` the candidates the evidence
     cannot tell from it on the targets, ``chosen`` the close one nearest the rulebook;
     ``unmoved`` the targets no varied key moves (every candidate the same on every
-    match)."""
+    match); ``fit`` the pooled fit the race's candidates came from."""
 
     best: int
     close: list[int]
@@ -239,6 +239,10 @@ class Choice:
     unmoved: list[str] = field(default_factory=list)
     #: Candidates left out because they would break a containment order (--keep-order).
     broken: list[int] = field(default_factory=list)
+    #: The pooled fit the race's candidates were chosen from
+    #: (:mod:`analysis.studies.tune.fit`): per trial and target its fitted figure and
+    #: 95 % band; None in a journal of a tune before it.
+    fit: list[dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -247,6 +251,7 @@ class Choice:
             "chosen": self.chosen,
             "unmoved": list(self.unmoved),
             **({"broken": list(self.broken)} if self.broken else {}),
+            **({} if self.fit is None else {"fit": self.fit}),
         }
 
     @classmethod
@@ -261,6 +266,7 @@ class Choice:
             chosen=_int(_key(d, "chosen", what), f"{what}'s chosen"),
             unmoved=unmoved,
             broken=[_int(k, f"{what}'s broken") for k in _list(d.get("broken", []), what)],
+            fit=_rows(d.get("fit"), f"{what}'s fit"),
         )
 
 
