@@ -11,10 +11,13 @@ move (``--vary fan.qidui=5:60``). The search:
    all instead (a sweep: nothing to guess). Every
    candidate is played on the **same walls** (one seed for all: common random
    numbers), so two candidates differ by their rules, not their luck.
-2. **Races** the best few, the rules as they are and the best with each changed key
-   put back, on fresh shared walls (ranked on those alone), until the best is
-   clearly best (in at least 95 % of paired bootstrap resamples of the matches
-   its loss is the lowest) or the race's budget is spent.
+2. **Pools** what every explored trial says: each target fitted against the keys
+   (an additive model of isotonic fits, :mod:`.fit`) with a bootstrap band, and
+   **races** the points whose band overlaps the tolerances (nearest the rulebook
+   first) and the best fitted point, the rules as they are and the best with each
+   changed key put back, on fresh shared walls (ranked on those alone), until the
+   best is clearly best (in at least 95 % of paired bootstrap resamples of the
+   matches its loss is the lowest) or the race's budget is spent.
 3. **Confirms** the winner on a **fresh seed** (hands the search never saw): each
    target is tested there as an equivalence within its tolerance (its 95 %
    interval inside ``V ± T``: two one-sided tests at 2.5 % each; a rate's interval
@@ -44,8 +47,9 @@ Varying keys (``--vary``):
 - any key: ``KEY=a|b|c``, one of the values given.
 
 The parts: :mod:`.grammar` (``--vary``, ``--target``), :mod:`.measuring` (a run's
-figures, the loss, a target judged), :mod:`.journal` (``tune.json`` as typed records,
-validated on load), :mod:`.study` (a directory of runs and its journal),
+figures, the loss, a target judged), :mod:`.fit` (the pooled fit), :mod:`.journal`
+(``tune.json`` as typed records, validated on load), :mod:`.study` (a directory of
+runs and its journal),
 :mod:`.search` (explore, race, confirm) and :mod:`.outputs` (``rules.toml``, the
 summary).
 

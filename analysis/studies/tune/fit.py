@@ -54,8 +54,8 @@ from analysis.studies.tune.grammar import Target, Vary
 from analysis.studies.tune.measuring import Measured
 
 DRAWS = 200
-"""Bootstrap draws of the fit's band (its percentiles move by < 0.5 % of the band
-from 200 draws to 1,000 on the benchmark tunes' trials)."""
+"""Bootstrap draws of the fit's band: the band only admits candidates to the race,
+whose own fresh hands then rank them, so a coarse percentile does no harm."""
 SWEEPS = 25
 """Backfitting passes over the keys (one is exact for one key; a few settle two)."""
 

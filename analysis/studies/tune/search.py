@@ -578,6 +578,8 @@ class Tuner(Study[Plan, TuneJournal]):
         for k, v in chosen.point.items():
             if v != before[k]:
                 continue
+            # a candidate as good as the best that moved this key, if any was raced
+            other = next((j.trials[c] for c in ch.close if j.trials[c].point[k] != v), None)
             kept[k] = (
                 f"kept at {v} (the rulebook's): {top.point[k]} (trial {top.trial}, the "
                 f"lowest loss) breaks the containment order (--keep-order)"
@@ -585,6 +587,9 @@ class Tuner(Study[Plan, TuneJournal]):
                 else f"kept at {v} (the rulebook's): the targets cannot tell it from "
                 f"{top.point[k]} (trial {top.trial}, the lowest loss)"
                 if top.point[k] != v
+                else f"kept at {v} (the rulebook's): the targets cannot tell it from "
+                f"{other.point[k]} (trial {other.trial})"
+                if other is not None
                 else f"kept at {v} (the rulebook's): the lowest loss has it there"
             )
         no_change = None
