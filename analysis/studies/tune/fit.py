@@ -48,7 +48,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import isotonic_regression
 
 from analysis.studies.tune.grammar import Target, Vary
 from analysis.studies.tune.measuring import Measured
@@ -215,8 +214,26 @@ def _one(r: np.ndarray, w: np.ndarray, x: np.ndarray, sign: int) -> np.ndarray:
     if sign and len(levels) > 1:
         keep = wl > 0  # a level without weight takes its neighbours' value
         g = np.zeros(len(levels))
-        g[keep] = isotonic_regression(rl[keep], weights=wl[keep], increasing=sign > 0).x
+        g[keep] = sign * isotonic(sign * rl[keep], wl[keep])
         if not keep.all():
             g[~keep] = np.interp(levels[~keep], levels[keep], g[keep]) if keep.any() else 0.0
         rl = g
     return rl[inv]
+
+
+def isotonic(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The non-decreasing sequence nearest ``y`` in weighted least squares (pool
+    adjacent violators; scipy has it only from 1.12, the project asks for 1.11).
+
+    >>> isotonic(np.array([1.0, 3.0, 2.0, 4.0]), np.array([1.0, 1.0, 1.0, 1.0])).tolist()
+    [1.0, 2.5, 2.5, 4.0]
+    """
+    blocks: list[list[float]] = []  # [mean, weight, count]
+    for v, wt in zip(y.tolist(), w.tolist(), strict=True):
+        blocks.append([v, wt, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            m2, w2, n2 = blocks.pop()
+            m1, w1, n1 = blocks.pop()
+            wt = w1 + w2
+            blocks.append([(m1 * w1 + m2 * w2) / wt if wt > 0 else (m1 + m2) / 2, wt, n1 + n2])
+    return np.repeat([b[0] for b in blocks], [int(b[2]) for b in blocks]).astype(float)
