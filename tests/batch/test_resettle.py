@@ -207,22 +207,33 @@ def _play(run) -> list[tuple]:
     ]
 
 
+def _differs(agent: str, sets: list[str], seed: int, where) -> bool:
+    """Whether ``agent`` plays other hands under ``sets`` than under the defaults, on
+    the walls of ``seed`` (8 matches); the runs are left in ``where``."""
+    a, b = where / f"{seed}-a", where / f"{seed}-b"
+    simulate(_spec("xuezhan", agent, seed=seed, matches=8), a, workers=1, progress=False)
+    simulate(_spec("xuezhan", agent, sets, seed=seed, matches=8), b, workers=1, progress=False)
+    return _play(a) != _play(b)
+
+
 def test_xuezhan_multipliers_decide_the_pass_lock_so_they_are_not_money_only(tmp_path):
     # the counterexample (issue 46): a money-blind seat that passes a win plays other
     # hands under other multipliers, so a run settled from the defaults' play would
     # not be the run play writes under mult.gen=1
     assert not any(k.money_only for k in keys("xuezhan").values() if k.name.startswith("mult."))
     sets = ["mult.gen=1"]  # a passed win with one 根 no longer locks out a later one with none
-    for agent, same in (("greedy", True), (PASSER, False)):  # greedy never passes a win
-        a, b = tmp_path / f"{agent[-5:]}-a", tmp_path / f"{agent[-5:]}-b"
-        simulate(_spec("xuezhan", agent, seed=12, matches=2), a, workers=1, progress=False)
-        simulate(_spec("xuezhan", agent, sets, seed=12, matches=2), b, workers=1, progress=False)
-        assert (_play(a) == _play(b)) is same, agent
+    # the walls where the pass bites are searched for, not pinned (one hand in a few
+    # hundred: a later win the lock decides); then greedy, which never passes a win,
+    # plays those walls alike under both
+    passer = tmp_path / "passer"
+    seed = next((s for s in range(1, 41) if _differs(PASSER, sets, s, passer)), None)
+    assert seed is not None, "no walls of seeds 1-40 where the pass lock bites"
+    assert not _differs("greedy", sets, seed, tmp_path / "greedy")
     # and so such a run is refused as a donor, not settled into a run play would not write
-    spec = _spec("xuezhan", PASSER, sets, seed=12, matches=2)
-    assert "not money-only" in donor_problem(spec, a)
+    spec = _spec("xuezhan", PASSER, sets, seed=seed, matches=8)
+    assert "not money-only" in donor_problem(spec, passer / f"{seed}-a")
     with pytest.raises(MjlogError, match="not money-only"):
-        simulate(spec, tmp_path / "c", workers=1, progress=False, settle_from=a)
+        simulate(spec, tmp_path / "c", workers=1, progress=False, settle_from=passer / f"{seed}-a")
 
 
 def test_a_tune_over_multipliers_plays_every_trial_as_play_all_does(tmp_path):
