@@ -8,6 +8,7 @@ search that races each trial's own figure races that trial; the pooled fit does 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -134,3 +135,16 @@ def test_the_race_ranks_on_its_own_walls_only(tuned):
     last = j.race[-1]
     # the best is the lowest loss on the race's hands, whatever the explored said
     assert j.choice.best == last.trials[int(np.argmin(last.losses))]
+
+
+def test_the_sampler_never_repeats_a_point_so_every_trial_plays_its_share(tmp_path):
+    # 11 values, 8 trials: the sampler explores (no grid), and a point it proposes
+    # again is replaced by the nearest untried one, not played as a repeat of 0 hands
+    plan = dataclasses.replace(_plan(), trials=8)
+    assert plan.grid() is None
+    t = Emulated(plan, tmp_path / "t")
+    t.made = {}
+    t.explore()
+    points = [r.point["fan.qidui"] for r in t.journal.trials]
+    assert len(points) == 8 == len(set(points))
+    assert all(r.same_as is None and r.hands > 0 for r in t.journal.trials)
