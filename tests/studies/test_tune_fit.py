@@ -148,3 +148,20 @@ def test_the_sampler_never_repeats_a_point_so_every_trial_plays_its_share(tmp_pa
     points = [r.point["fan.qidui"] for r in t.journal.trials]
     assert len(points) == 8 == len(set(points))
     assert all(r.same_as is None and r.hands > 0 for r in t.journal.trials)
+
+
+def test_a_budget_too_small_to_race_chooses_by_the_fit(tmp_path):
+    # two values, one match each: nothing is left for a race (a round needs a match
+    # for each), so the fit chooses, never a trial's own figure alone
+    plan = dataclasses.replace(
+        _plan(), vary=tuple(parse_vary(["fan.qidui=15|45"], "huangmei")), budget=40
+    )
+    assert plan.split()[:2] == (1, 1)
+    t = Emulated(plan, tmp_path / "t")
+    t.made = {}
+    t.explore()
+    choice = t.race()
+    assert t.journal.race == [] and choice.fit is not None
+    fit = {r["trial"]: r["fit"] for r in choice.fit}
+    assert sorted(fit) == [0, 1]
+    assert choice.best == min(fit, key=lambda k: abs(fit[k] - 0.05))  # the fitted loss

@@ -67,6 +67,21 @@ class Fit:
     value: dict[str, np.ndarray]
     lo: dict[str, np.ndarray]
     hi: dict[str, np.ndarray]
+    #: The refitted values of each bootstrap draw (draws × points), per metric.
+    draws: dict[str, np.ndarray]
+
+    def apart(self, targets: Sequence[Target], i: int, j: int) -> list[str]:
+        """The targets on which points ``i`` and ``j`` are told apart by the fit: the
+        95 % interval of their fitted difference over the (paired) draws excludes 0."""
+        out = []
+        for t in targets:
+            d = self.draws[t.metric][:, i] - self.draws[t.metric][:, j]
+            d = d[np.isfinite(d)]
+            if len(d):
+                lo, hi = np.quantile(d, [0.025, 0.975])
+                if lo > 0 or hi < 0:
+                    out.append(t.metric)
+        return out
 
     def plausible(self, targets: Sequence[Target]) -> list[int]:
         """The points whose fitted band overlaps every target's tolerance."""
@@ -123,7 +138,7 @@ def fitted(
     n = min(len(m.arrays[metrics[0]][0]) for m in measured)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, (draws, n))
-    value, lo, hi = {}, {}, {}
+    value, lo, hi, boots = {}, {}, {}, {}
     for metric in metrics:
         y, w = _figures(measured, metric, np.arange(n)[None, :])
         signs = _directions(y[0], w[0], xs, numeric)
@@ -131,7 +146,8 @@ def fitted(
         ys, ws = _figures(measured, metric, idx)
         boot = np.array([_additive(ys[d], ws[d], xs, signs) for d in range(draws)])
         lo[metric], hi[metric] = np.quantile(boot, [0.025, 0.975], axis=0)
-    return Fit(value, lo, hi)
+        boots[metric] = boot
+    return Fit(value, lo, hi, boots)
 
 
 def _positions(v: Vary, points: Sequence[Mapping[str, Any]]) -> np.ndarray:

@@ -419,8 +419,8 @@ class Tuner(Study[Plan, TuneJournal]):
         winner's curse). The proposal is then the candidate nearest the rulebook among
         those the evidence cannot tell from the best on the targets
         (:mod:`analysis.studies.tune.choice`). A budget too small to race leaves the
-        choice to the fit: the best fitted loss, and the candidates whose fitted band
-        overlaps every tolerance as close to it."""
+        choice to the fit: the best fitted loss, and as close to it the candidates
+        whose fitted difference from it the fit's draws cannot tell from 0."""
         plan, j = self.plan, self.journal
         per_trial, race_matches, _ = plan.split()
         ks, f = self.fit(self.explored)
@@ -484,7 +484,6 @@ class Tuner(Study[Plan, TuneJournal]):
         by the fit ``f`` of the trials ``ks``."""
         plan, j = self.plan, self.journal
         fitted_loss = {k: f.loss(plan.targets, i) for i, k in enumerate(ks)}
-        plausible = {ks[i] for i in f.plausible(plan.targets)}
         ranked = (
             {k: loss(plan.targets, raced[k]) for k in field}
             if raced
@@ -499,7 +498,7 @@ class Tuner(Study[Plan, TuneJournal]):
                 return True
             if raced:
                 return not apart(plan.targets, raced[k], raced[best], seed)
-            return k in plausible
+            return not f.apart(plan.targets, ks.index(k), ks.index(best))
 
         close = [k for k in field if k not in broken and close_to_best(k)]
         if not close:  # the best breaks the order and so do the ones close to it
