@@ -2,7 +2,9 @@
 
 The journal is what makes a tune resumable and its answer reproducible: every trial,
 race round, confirmation and recheck is written there as soon as it is known, and how
-each run of the directory was made (:class:`Made`). Each record turns into the JSON
+each run of the directory was made (:class:`Made`; ``settled_hands``: of a settled run,
+the hands its manifest says were settled, a shard that fell back to play counted as
+played). Each record turns into the JSON
 the journal holds (``to_json``) and back (``from_json``); the JSON keys and their order
 are the journal's format, so a journal written by one version reads the same in the
 next.
@@ -130,7 +132,8 @@ def _key(doc: Mapping[str, Any], k: str, what: str) -> Any:
 class Trial:
     """One explored candidate on the shared walls: its point (each varied key as its
     rules-file text), the run it was played in, its hands played, loss and figures;
-    ``settled_from`` the run whose play it was settled from (``settled`` its hands),
+    ``settled_from`` the run whose play it was settled from (``settled`` the hands
+    settled, as the runner's manifest says; ``hands`` counts the rest, played),
     ``same_as`` the earlier trial of the same point (not replayed, 0 hands)."""
 
     trial: int

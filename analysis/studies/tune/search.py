@@ -110,6 +110,32 @@ def _grid(vary: Sequence[Vary], now: Mapping[str, Any]) -> list[dict[str, Any]]:
     return first + [p for p in points if p not in first]
 
 
+def _untried(
+    plan: Plan, rulebook: Mapping[str, Any], tried: Sequence[Mapping[str, str]], point: dict
+) -> dict[str, Any]:
+    """``point``, or when it was ``tried`` already the untried point nearest it (in
+    steps along each key's values; the first in grid order among equals): a repeat
+    would leave its share of the exploration's hands unplayed. A space too large to
+    list (over 100,000 points) keeps the repeat."""
+
+    def shown(p: Mapping[str, Any]) -> dict[str, str]:
+        return {v.key: v.show(p[v.key]) for v in plan.vary}
+
+    if shown(point) not in tried or math.prod(len(v.values) for v in plan.vary) > 100_000:
+        return point
+
+    def steps(p: Mapping[str, Any]) -> int:
+        return sum(
+            abs(v.values.index(p[v.key]) - v.values.index(point[v.key]))
+            if v.numeric
+            else int(p[v.key] != point[v.key])
+            for v in plan.vary
+        )
+
+    fresh = (p for p in _grid(plan.vary, rulebook) if shown(p) not in tried)
+    return min(fresh, key=steps, default=point)
+
+
 def _sets(plan: Plan, point: Mapping[str, Any]) -> list[str]:
     return [*plan.sets, *(f"{v.key}={v.show(point[v.key])}" for v in plan.vary)]
 
@@ -212,7 +238,12 @@ class Tuner(Study[Plan, TuneJournal]):
                     seed=derived_seed(plan, 1, k), n_startup_trials=5
                 )
                 proposed = study.ask(dist)
-                point = self._untried({v.key: v.values[proposed.params[v.key]] for v in plan.vary})
+                point = _untried(
+                    plan,
+                    now,
+                    [t.point for t in self.journal.trials],
+                    {v.key: v.values[proposed.params[v.key]] for v in plan.vary},
+                )
                 study.tell(proposed, state=optuna.trial.TrialState.PRUNED)
             row = self._trial(point)
             if inside(point):
@@ -223,31 +254,6 @@ class Tuner(Study[Plan, TuneJournal]):
             )
             if k == 0:
                 self._size()
-
-    def _untried(self, point: dict[str, Any]) -> dict[str, Any]:
-        """``point``, or when it was tried already the untried point nearest it (in
-        steps along each key's values; the first in grid order among equals): a
-        repeat would leave its share of the exploration's hands unplayed. A space too
-        large to list (over 100,000 points) keeps the repeat."""
-        plan = self.plan
-
-        def shown(p: Mapping[str, Any]) -> dict[str, str]:
-            return {v.key: v.show(p[v.key]) for v in plan.vary}
-
-        tried = [t.point for t in self.journal.trials]
-        if shown(point) not in tried or math.prod(len(v.values) for v in plan.vary) > 100_000:
-            return point
-
-        def steps(p: Mapping[str, Any]) -> int:
-            return sum(
-                abs(v.values.index(p[v.key]) - v.values.index(point[v.key]))
-                if v.numeric
-                else int(p[v.key] != point[v.key])
-                for v in plan.vary
-            )
-
-        fresh = (p for p in _grid(plan.vary, self.rulebook) if shown(p) not in tried)
-        return min(fresh, key=steps, default=point)
 
     def _size(self) -> None:
         """What the budget can confirm, per target, sized on trial 0 (the rules as
