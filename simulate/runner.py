@@ -213,9 +213,16 @@ def settled_shards(manifest: Mapping[str, Any]) -> dict[int, str]:
 
     >>> settled_shards({"settled": [{"shard": 1, "from": "ab12"}]}), settled_shards({})
     ({1: 'ab12'}, {})
+    >>> settled_shards({"settled": [{"shard": "1"}, 7]})
+    {}
     """
-    rows = manifest.get("settled") or []
-    return {int(r["shard"]): str(r["from"]) for r in rows}
+    rows = manifest.get("settled")
+    return {
+        r["shard"]: r["from"]
+        for r in (rows if isinstance(rows, list) else [])
+        # a row not as the runner writes it says nothing: its shard counts as played
+        if isinstance(r, dict) and type(r.get("shard")) is int and isinstance(r.get("from"), str)
+    }
 
 
 def settled_hands(manifest: Mapping[str, Any]) -> int:
