@@ -398,13 +398,20 @@ class Tuner(Study[Plan, TuneJournal]):
 
     def _field(self, ks: Sequence[int], f: Fit, top: int) -> list[int]:
         """The race's candidates from the pooled fit: the points whose fitted band
-        overlaps every target's tolerance, nearest the rulebook first (``top`` − 1 of
-        them), then the lowest fitted losses, to ``top`` in all (the lowest always)."""
+        overlaps every target's tolerance (those whose fitted figures meet the targets
+        first), nearest the rulebook first (``top`` − 1 of them; the rules as they are
+        race anyway), then the lowest fitted losses, to ``top`` in all (the lowest
+        always)."""
         plan, j = self.plan, self.journal
         fl = {k: f.loss(plan.targets, i) for i, k in enumerate(ks)}
         near = sorted(
-            (ks[i] for i in f.plausible(plan.targets)),
-            key=lambda k: (distance(plan.vary, self._point(j.trials[k]), self.rulebook), fl[k], k),
+            (ks[i] for i in f.plausible(plan.targets) if ks[i] != 0),
+            key=lambda k: (
+                not f.on_target(plan.targets, ks.index(k)),
+                distance(plan.vary, self._point(j.trials[k]), self.rulebook),
+                fl[k],
+                k,
+            ),
         )
         by_loss = sorted(ks, key=lambda k: (fl[k], k))
         return list(dict.fromkeys([*near[: top - 1], *by_loss]))[:top]
