@@ -13,8 +13,8 @@ move (``--vary fan.qidui=5:60``). The search:
    numbers), so two candidates differ by their rules, not their luck.
 2. **Pools** what every explored trial says: each target fitted against the keys
    (an additive model of isotonic fits, :mod:`.fit`) with a bootstrap band, and
-   **races** the points whose band overlaps the tolerances (nearest the rulebook
-   first) and the best fitted point, the rules as they are and the best with each
+   **races** the points whose band overlaps the tolerances (by fitted loss, nearest
+   the rulebook among equal fits), the rules as they are and the best with each
    changed key put back, on fresh shared walls (ranked on those alone), until the
    best is clearly best (in at least 95 % of paired bootstrap resamples of the
    matches its loss is the lowest) or the race's budget is spent.

@@ -88,15 +88,6 @@ class Fit:
         n = len(next(iter(self.value.values()))) if self.value else 0
         return [i for i in range(n) if all(self._overlaps(t, i) for t in targets)]
 
-    def on_target(self, targets: Sequence[Target], i: int) -> bool:
-        """Whether point ``i``'s fitted figures themselves meet every target."""
-        return all(
-            np.isfinite(self.value[t.metric][i]) and t.miss(float(self.value[t.metric][i])) == 0
-            if t.op != "="
-            else abs(self.value[t.metric][i] - t.value) <= (t.tol or 0.0)
-            for t in targets
-        )
-
     def _overlaps(self, t: Target, i: int) -> bool:
         lo, hi = self.lo[t.metric][i], self.hi[t.metric][i]
         if not (np.isfinite(lo) and np.isfinite(hi)):
