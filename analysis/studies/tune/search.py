@@ -402,8 +402,8 @@ class Tuner(Study[Plan, TuneJournal]):
         pools neighbours into steps) nearest the rulebook; then, when fewer than
         ``top`` overlap, the lowest fitted losses. The rules as they are race anyway.
 
-        By fitted loss, not nearest the rulebook first: on emulated tunes (truth
-        0.001·q, 0.05 ± 0.01, /tmp scripts of issue 46's search work) nearest-first
+        By fitted loss, not nearest the rulebook first: on emulated tunes (as
+        tests/studies/test_tune_fit.py emulates them, 40 seeds) nearest-first
         raced values at the tolerance's edge that the race could not tell from the
         best, and least change then proposed them (31 of 40 proposals truly within
         tolerance, against 35 of 40 by fitted loss; the final choice stays nearest
