@@ -48,7 +48,8 @@ class StudyPlan(Protocol):
 
 def derived_seed(plan: StudyPlan, *parts: int) -> int:
     """The seed of a study's stage ``parts`` (1: the sampler, 2: a race round, 3: its
-    bootstrap, 4: the confirmation), derived from the plan's seed.
+    bootstrap, 4: the confirmation, 5: least change's bootstrap, 6: the pooled fit's
+    bootstrap), derived from the plan's seed.
 
     >>> from types import SimpleNamespace
     >>> derived_seed(SimpleNamespace(seed=0), 4) == derived_seed(SimpleNamespace(seed=0), 4)
