@@ -452,31 +452,49 @@ class RunClaim:
                 f"holds run {clip(str(rid), 40)}, not {self.run_id}: choose another directory"
             )
 
-    def record(self, shard: int, entries: list[dict[str, Any]]) -> None:
+    def record(
+        self, shard: int, entries: list[dict[str, Any]], settled_from: str | None = None
+    ) -> None:
         """Journal a finished shard's manifest entries in the marker (after its line
         of run id and layout), so a resumed run checks the shard against the hashes
-        it was written with. Only the claim's holder writes here."""
+        it was written with; ``settled_from``: the id of the run its hands were
+        settled from (not played). Only the claim's holder writes here."""
         assert self._fd is not None, "record() needs the claim"
-        line = (
-            json.dumps({"shard": shard, "files": entries}, sort_keys=True, allow_nan=False) + "\n"
-        )
+        doc: dict[str, Any] = {"shard": shard, "files": entries}
+        if settled_from is not None:
+            doc["settled_from"] = settled_from
+        line = json.dumps(doc, sort_keys=True, allow_nan=False) + "\n"
         with naming(self.out / self.marker):
             os.write(self._fd, line.encode())
             os.fsync(self._fd)
 
-    def journal(self) -> dict[int, list[dict[str, Any]]]:
-        """The shards journalled by :meth:`record` (this writer's and earlier ones');
-        a torn last line (a writer killed mid-write) is ignored."""
+    def _lines(self) -> list[dict[str, Any]]:
+        """The shard lines journalled by :meth:`record`, in order; a torn last line (a
+        writer killed mid-write) is ignored."""
         assert self._fd is not None, "journal() needs the claim"
         size = os.fstat(self._fd).st_size
         text = os.pread(self._fd, size, 0).decode("utf-8", "replace")
-        out: dict[int, list[dict[str, Any]]] = {}
+        out = []
         for line in text.splitlines()[1:]:
             try:
                 d = json.loads(line)
-                out[int(d["shard"])] = list(d["files"])
+                out.append({**d, "shard": int(d["shard"]), "files": list(d["files"])})
             except (ValueError, KeyError, TypeError):
                 continue
+        return out
+
+    def journal(self) -> dict[int, list[dict[str, Any]]]:
+        """The shards journalled by :meth:`record` (this writer's and earlier ones')."""
+        return {d["shard"]: d["files"] for d in self._lines()}
+
+    def settled(self) -> dict[int, str]:
+        """The journalled shards whose hands were settled from another run's play, each
+        with that run's id (a shard journalled again, played, is not among them)."""
+        out: dict[int, str] = {}
+        for d in self._lines():
+            out.pop(d["shard"], None)
+            if isinstance(d.get("settled_from"), str):
+                out[d["shard"]] = d["settled_from"]
         return out
 
     def release(self) -> None:

@@ -65,14 +65,15 @@ def check_address(address: str, probe: bool = True) -> str:
 
 def _dask_shard(
     play: Callable[..., object], spec, out: str, shard: int, first: int, end: int, rid: str
-) -> int:
+) -> tuple[int, bool]:
     if spec.run_id != rid:
         raise MjlogError(
             f"a dask worker computes run id {spec.run_id}, the client {rid}: "
             f"install the same mjlog version on every worker"
         )
-    play(spec, out, shard, first, end)
-    return shard
+    made = play(spec, out, shard, first, end)
+    # play_shard says as its third value whether the shard was settled, not played
+    return shard, isinstance(made, tuple) and len(made) > 2 and made[2] is True
 
 
 def run_on_dask(
@@ -80,13 +81,14 @@ def run_on_dask(
     spec,
     out: str | os.PathLike,
     todo_shards: Sequence[tuple[int, int, int]],
-    on_done: Callable[[int], None],
+    on_done: Callable[[int, bool], None],
     play: Callable[..., object],
 ) -> None:
     """Play ``todo_shards`` ((shard, first match, end match) each) on the cluster
     whose scheduler listens at ``address`` with ``play(spec, out, shard, first,
     end)`` (the batch runner's ``play_shard``, passed in so this module needs
-    nothing above it); call ``on_done(shard)`` as each finishes.
+    nothing above it); call ``on_done(shard, settled)`` as each finishes (``settled``:
+    ``play`` said its hands were settled, not played).
 
     Ctrl-C cancels the tasks not yet started; running ones finish their shard.
     """
@@ -124,7 +126,7 @@ def run_on_dask(
         ]
         for fut in as_completed(futures, loop=client.loop):
             try:
-                shard = fut.result()
+                shard, settled = fut.result()
             except KilledWorker as e:
                 raise MjlogError(
                     f"dask workers died running a shard ({e}); complete shards "
@@ -135,7 +137,7 @@ def run_on_dask(
                     "a shard's task was cancelled on the dask cluster; rerun "
                     "the same command to finish"
                 ) from None
-            on_done(shard)
+            on_done(shard, settled)
     except BaseException:
         client.cancel(futures)
         raise

@@ -23,7 +23,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -74,14 +74,15 @@ def play_shard(
     end: int,
     report: Callable[[int], None] | None = None,
     settle_from: str | None = None,
-) -> tuple[list[dict], int]:
+) -> tuple[list[dict], int, bool]:
     """Play matches [first, end) and write them as one shard; returns its manifest
-    entries and the number of hands. ``report(n)`` is told of the hands played, at
-    most every quarter second and once at the end. Memory is bounded by the
-    writer's row group. With ``settle_from`` (a run :func:`donor_problem` accepts)
-    the hands are settled from that run's shard instead of played
-    (:func:`resettled_hands`): the same bytes, at the cost of a replay; should a hand
-    not settle, the writer drops what it had and the shard is played."""
+    entries, the number of hands and whether they were settled (not played).
+    ``report(n)`` is told of the hands played, at most every quarter second and once
+    at the end. Memory is bounded by the writer's row group. With ``settle_from`` (a
+    run :func:`donor_problem` accepts) the hands are settled from that run's shard
+    instead of played (:func:`resettled_hands`): the same bytes, at the cost of a
+    replay; should a hand not settle, the writer drops what it had and the shard is
+    played (and said to be)."""
     if settle_from:
         try:  # told once at the end: a shard abandoned halfway reports nothing twice
             entries, hands = _write(
@@ -92,8 +93,8 @@ def play_shard(
         else:
             if report is not None:
                 report(hands)
-            return entries, hands
-    return _write(spec, out, shard, _played(spec, first, end), report)
+            return entries, hands, True
+    return (*_write(spec, out, shard, _played(spec, first, end), report), False)
 
 
 def _write(
@@ -168,32 +169,77 @@ def simulate(
 
     ``settle_from`` names a finished run whose play this one may reuse (only money
     rules differ: :mod:`simulate.resettled`); a run it cannot stand for is an error.
+    The manifest then says which shards were settled, and from which run
+    (:func:`settled_shards`); a shard that did not settle was played and is not
+    listed.
     """
     out = Path(out)
     shards = spec.shards()
-    donor = None
+    donor = donor_id = None
     if settle_from is not None:
         donor = str(Path(settle_from).resolve())
         why = donor_problem(spec, donor)
         if why is not None:
             raise MjlogError(f"{settle_from}: cannot stand for the play of {out}: {why}")
+        donor_id = str(read_manifest(donor)["run_id"])
     with RunClaim(out, spec.run_id, layout_text(spec.layout()), inside=inside) as claim:
         done_before = _finished_run(spec, out, shards)
         if done_before is not None:
             return done_before
         clean_shards(out, shards)
         good = verified_shards(spec, out, shards, claim.journal())
+        # how the shards kept from an earlier attempt were made, as it journalled them
+        made = {s: d for s, d in claim.settled().items() if s in good}
         todo = Todo(shards, set(good))
 
-        def finished(shard: int, entries: list[dict] | None = None) -> None:
+        def finished(shard: int, entries: list[dict] | None = None, settled: bool = False) -> None:
             good[shard] = entries or written_entries(spec, out, shard)
-            claim.record(shard, good[shard])
+            made.pop(shard, None)
+            if settled and donor_id:
+                made[shard] = donor_id
+            claim.record(shard, good[shard], made.get(shard))
 
         play_shards(spec, out, shards, todo, workers, progress, scheduler, desc, finished, donor)
         entries = [e for shard, _a, _b in shards for e in good[shard]]
-        manifest = build_manifest(spec.meta(), entries, **spec.layout())
+        extra = {"settled": [{"shard": s, "from": made[s]} for s in sorted(made)]} if made else {}
+        manifest = build_manifest(spec.meta(), entries, **extra, **spec.layout())
         write_manifest(out, manifest)
     return manifest
+
+
+def settled_shards(manifest: Mapping[str, Any]) -> dict[int, str]:
+    """The shards of a run that were settled from another run's logged play (each with
+    that run's id), by its manifest: none for a run played throughout.
+
+    >>> settled_shards({"settled": [{"shard": 1, "from": "ab12"}]}), settled_shards({})
+    ({1: 'ab12'}, {})
+    >>> settled_shards({"settled": [{"shard": "1"}, 7]})
+    {}
+    """
+    rows = manifest.get("settled")
+    return {
+        r["shard"]: r["from"]
+        for r in (rows if isinstance(rows, list) else [])
+        # a row not as the runner writes it says nothing: its shard counts as played
+        if isinstance(r, dict) and type(r.get("shard")) is int and isinstance(r.get("from"), str)
+    }
+
+
+def settled_hands(manifest: Mapping[str, Any]) -> int:
+    """How many of a run's hands were settled, not played (:func:`settled_shards`).
+
+    >>> settled_hands({"settled": [{"shard": 1, "from": "ab12"}], "files": [
+    ...     {"table": "hands", "path": "hands/part-00001.parquet", "rows": 12},
+    ...     {"table": "hands", "path": "hands/part-00000.parquet", "rows": 12}]})
+    12
+    """
+    shards = settled_shards(manifest)
+    return sum(
+        int(f["rows"])
+        for f in manifest.get("files", [])
+        if f.get("table") == "hands"
+        and any(f.get("path") == shard_path("hands", s) for s in shards)
+    )
 
 
 class Todo:
@@ -227,8 +273,8 @@ def play_shards(
     finished: Callable[..., None],
     donor: str | None = None,
 ) -> None:
-    """Play (or settle from ``donor``) the ``todo`` shards; ``finished(shard, entries)``
-    as each is in place."""
+    """Play (or settle from ``donor``) the ``todo`` shards; ``finished(shard, entries,
+    settled)`` as each is in place (``settled``: its hands were settled, not played)."""
     if isinstance(todo, Todo):  # counted from the shards done: no walk of the rest
         left = spec.total_hands - sum(
             spec.shard_hands(a, b) for _, a, b in (shards[s] for s in todo.done)
@@ -243,17 +289,17 @@ def play_shards(
         shards=(len(shards) - len(todo), len(shards)),
     )
 
-    def placed(shard: int, entries: list[dict] | None = None) -> None:
-        finished(shard, entries)
+    def placed(shard: int, entries: list[dict] | None = None, settled: bool = False) -> None:
+        finished(shard, entries, settled)
         bar.shard_done()
 
     try:
         if scheduler:
 
-            def on_done(shard: int) -> None:
+            def on_done(shard: int, settled: bool = False) -> None:
                 _, a, b = shards[shard]
                 bar.update(spec.shard_hands(a, b))
-                placed(shard)
+                placed(shard, settled=settled)
 
             run_on_dask(
                 scheduler,
@@ -267,10 +313,10 @@ def play_shards(
             workers = min(workers or default_workers(), len(todo))
             if workers <= 1:
                 for shard, a, b in todo:
-                    placed(
-                        shard,
-                        play_shard(spec, out, shard, a, b, report=bar.update, settle_from=donor)[0],
+                    entries, _, settled = play_shard(
+                        spec, out, shard, a, b, report=bar.update, settle_from=donor
                     )
+                    placed(shard, entries, settled)
             elif todo:
                 _run_local(spec, out, todo, workers, bar, placed, donor)
     except KeyboardInterrupt:
@@ -312,11 +358,12 @@ def _init_worker(queue) -> None:
 
 def _worker_shard(
     spec: RunSpec, out: str, shard: int, first: int, end: int, donor: str | None = None
-) -> tuple[int, list[dict]]:
+) -> tuple[int, list[dict], bool]:
     def report(n: int) -> None:
         _queue.put((shard, n))
 
-    return shard, play_shard(spec, out, shard, first, end, report=report, settle_from=donor)[0]
+    entries, _, settled = play_shard(spec, out, shard, first, end, report=report, settle_from=donor)
+    return shard, entries, settled
 
 
 @contextmanager
@@ -399,9 +446,9 @@ def _run_local(
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             drain()
             for f in done:
-                shard, entries = f.result()
+                shard, entries, settled = f.result()
                 bar.update(sizes.pop(shard) - reported.pop(shard))
-                finished(shard, entries)
+                finished(shard, entries, settled)
             submit(pending)
     except BaseException:
         # Killing workers mid-write can make the pool's own threads hit a closed pipe

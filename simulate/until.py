@@ -166,7 +166,7 @@ def run_until(
         runner.clean_shards(scratch, shards)
         good = runner.verified_shards(full, scratch, shards, claim.journal())
 
-        def finished(shard: int, entries: list[dict] | None = None) -> None:
+        def finished(shard: int, entries: list[dict] | None = None, _settled: bool = False) -> None:
             good[shard] = entries or runner.written_entries(full, scratch, shard)
             claim.record(shard, good[shard])
 

@@ -226,6 +226,7 @@ _META_TYPES: dict[str, tuple[type, ...]] = {
     "events": (str,),
     "imported": (bool,),
     "content": (str,),
+    "settled": (list,),
 }
 
 

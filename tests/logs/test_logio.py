@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import random
+import re
 from pathlib import Path
 
 import duckdb
@@ -788,6 +789,22 @@ def test_docs_list_every_column():
     for table, schema in TABLES.items():
         want = [(f.name, _doc_type(f.type), f.nullable) for f in schema]
         assert sections["id"] + sections[table] == want, table
+
+
+def test_docs_list_every_manifest_key_a_reader_checks():
+    """docs/log-schema.md's manifest table names every key RunFiles checks the type of
+    (the run's arguments, the layout, an import's and a settled run's own keys)."""
+    from mjlog.logio.manifest import _META_TYPES
+
+    text = (Path(__file__).parents[2] / "docs" / "log-schema.md").read_text(encoding="utf-8")
+    table = text.split("### manifest.json", 1)[1].split("The manifest may hold more keys", 1)[0]
+    named = {
+        k
+        for row in table.splitlines()
+        if row.startswith("| `")
+        for k in re.findall(r"`([a-z_]+)`", row.split("|")[1])
+    }
+    assert set(_META_TYPES) | {"run_id", "files"} <= named, set(_META_TYPES) - named
 
 
 def test_docs_duckdb_example_runs(tmp_path):

@@ -60,12 +60,23 @@ def test_a_key_no_target_responds_to_keeps_the_rulebooks_value(two_keys):
     out, res = two_keys
     assert res["changed"] == ["base"] and res["best"]["points.longqidui"] == "6/7"
     assert "kept at 6/7 (the rulebook's)" in res["kept"]["points.longqidui"]
-    # the lowest loss had another 龙七对 value: the evidence could not tell them apart
+    # candidates of another 龙七对 value were raced: the evidence could not tell them
+    # from the one that keeps it (the same base, the same figures), nor the fit
     choice = res["choice"]
-    assert choice["best"] != choice["chosen"] and choice["chosen"] in choice["close"]
-    lowest = res["trials"][choice["best"]]
-    assert lowest["point"]["base"] == res["best"]["base"]
-    assert lowest["values"] == res["trials"][choice["chosen"]]["values"]
+    assert choice["chosen"] in choice["close"]
+    others = [
+        res["trials"][k]
+        for k in choice["close"]
+        if res["trials"][k]["point"]["points.longqidui"] != "6/7"
+    ]
+    assert others and all(
+        o["point"]["base"] == res["best"]["base"]
+        and o["values"] == res["trials"][choice["chosen"]]["values"]
+        for o in others
+    )
+    assert "the targets cannot tell it from" in res["kept"]["points.longqidui"]
+    fit = {r["trial"]: r["fit"] for r in choice["fit"]}
+    assert {fit[o["trial"]] for o in others} == {fit[choice["chosen"]]}
     rules = (out / "rules.toml").read_text(encoding="utf-8")
     assert "points.longqidui: 6/7 before" in rules and "kept at 6/7" in rules
 

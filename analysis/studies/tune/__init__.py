@@ -11,10 +11,13 @@ move (``--vary fan.qidui=5:60``). The search:
    all instead (a sweep: nothing to guess). Every
    candidate is played on the **same walls** (one seed for all: common random
    numbers), so two candidates differ by their rules, not their luck.
-2. **Races** the best few, the rules as they are and the best with each changed key
-   put back, on fresh shared walls (ranked on those alone), until the best is
-   clearly best (in at least 95 % of paired bootstrap resamples of the matches
-   its loss is the lowest) or the race's budget is spent.
+2. **Pools** what every explored trial says: each target fitted against the keys
+   (an additive model of isotonic fits, :mod:`.fit`) with a bootstrap band, and
+   **races** the points whose band overlaps the tolerances (by fitted loss, nearest
+   the rulebook among equal fits), the rules as they are and the best with each
+   changed key put back, on fresh shared walls (ranked on those alone), until the
+   best is clearly best (in at least 95 % of paired bootstrap resamples of the
+   matches its loss is the lowest) or the race's budget is spent.
 3. **Confirms** the winner on a **fresh seed** (hands the search never saw): each
    target is tested there as an equivalence within its tolerance (its 90 %
    interval inside ``V ± T``: two one-sided tests at 5 % each, ``compare``'s test
@@ -46,11 +49,11 @@ Varying keys (``--vary``):
 - any key: ``KEY=a|b|c``, one of the values given.
 
 The parts: :mod:`.grammar` (``--vary``, ``--target``), :mod:`.measuring` (a run's
-figures, the loss, a target judged), :mod:`.journal` (``tune.json`` as typed records,
-validated on load), :mod:`.study` (a directory of runs and its journal),
-:mod:`.search` (explore, race, confirm), :mod:`.outputs` (``rules.toml``, the
-summary, ``result.json``), and :mod:`.reading` and :mod:`.page` (``mjlog report
-TUNE_DIR``: the directory read as untrusted input, drawn as a page).
+figures, the loss, a target judged), :mod:`.fit` (the pooled fit), :mod:`.journal`
+(``tune.json`` as typed records, validated on load), :mod:`.study` (a directory of
+runs and its journal), :mod:`.search` (explore, race, confirm), :mod:`.outputs`
+(``rules.toml``, the summary, ``result.json``), and :mod:`.reading` and :mod:`.page`
+(``mjlog report TUNE_DIR``: the directory read as untrusted input, drawn as a page).
 
 >>> [v.values for v in parse_vary(["fan.qidui=5:60:5"], "huangmei")][0][:3]
 (5, 10, 15)

@@ -2,7 +2,9 @@
 
 The journal is what makes a tune resumable and its answer reproducible: every trial,
 race round, confirmation and recheck is written there as soon as it is known, and how
-each run of the directory was made (:class:`Made`). Each record turns into the JSON
+each run of the directory was made (:class:`Made`; ``settled_hands``: of a settled run,
+the hands its manifest says were settled, a shard that fell back to play counted as
+played). Each record turns into the JSON
 the journal holds (``to_json``) and back (``from_json``); the JSON keys and their order
 are the journal's format, so a journal written by one version reads the same in the
 next.
@@ -130,7 +132,8 @@ def _key(doc: Mapping[str, Any], k: str, what: str) -> Any:
 class Trial:
     """One explored candidate on the shared walls: its point (each varied key as its
     rules-file text), the run it was played in, its hands played, loss and figures;
-    ``settled_from`` the run whose play it was settled from (``settled`` its hands),
+    ``settled_from`` the run whose play it was settled from (``settled`` the hands
+    settled, as the runner's manifest says; ``hands`` counts the rest, played),
     ``same_as`` the earlier trial of the same point (not replayed, 0 hands)."""
 
     trial: int
@@ -231,7 +234,7 @@ class Choice:
     trial of the lowest loss on all its hands, ``close`` the candidates the evidence
     cannot tell from it on the targets, ``chosen`` the close one nearest the rulebook;
     ``unmoved`` the targets no varied key moves (every candidate the same on every
-    match)."""
+    match); ``fit`` the pooled fit the race's candidates came from."""
 
     best: int
     close: list[int]
@@ -239,6 +242,10 @@ class Choice:
     unmoved: list[str] = field(default_factory=list)
     #: Candidates left out because they would break a containment order (--keep-order).
     broken: list[int] = field(default_factory=list)
+    #: The pooled fit the race's candidates were chosen from
+    #: (:mod:`analysis.studies.tune.fit`): per trial and target its fitted figure and
+    #: 95 % band; None in a journal of a tune before it.
+    fit: list[dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -247,6 +254,7 @@ class Choice:
             "chosen": self.chosen,
             "unmoved": list(self.unmoved),
             **({"broken": list(self.broken)} if self.broken else {}),
+            **({} if self.fit is None else {"fit": self.fit}),
         }
 
     @classmethod
@@ -261,6 +269,7 @@ class Choice:
             chosen=_int(_key(d, "chosen", what), f"{what}'s chosen"),
             unmoved=unmoved,
             broken=[_int(k, f"{what}'s broken") for k in _list(d.get("broken", []), what)],
+            fit=_rows(d.get("fit"), f"{what}'s fit"),
         )
 
 
@@ -349,38 +358,61 @@ class Journal:
     #: Whether the journal lists its runs (a journal of an older tune may not, until
     #: it makes one): kept so that such a journal is rewritten as it was read.
     lists_runs: bool = True
+    #: Of each settled run, the hands settled (as its manifest says: a shard that fell
+    #: back to play is played); a journal before it has none, and its settled runs
+    #: count as settled whole.
+    settled_hands: dict[str, int] = field(default_factory=dict)
 
     def made(self, name: str) -> Made | None:
         return Made.of(self.settled, self.played, name)
+
+    def hands_settled(self, name: str, hands: int) -> int:
+        """Of run ``name``'s ``hands``, those settled rather than played."""
+        if self.made(name) is not Made.SETTLED:
+            return 0
+        return min(self.settled_hands.get(name, hands), hands)
 
     def to_json(self) -> dict[str, Any]:
         """The journal as the JSON of ``DIR/tune.json`` (each kind of study its own)."""
         raise NotImplementedError
 
-    def record(self, name: str, donor: str | None) -> None:
-        """Run ``name`` was just made: settled from ``donor``, or played."""
+    def record(self, name: str, donor: str | None, settled: int | None = None) -> None:
+        """Run ``name`` was just made: ``settled`` of its hands settled from ``donor``
+        (the rest played), or played."""
         self.lists_runs = True
         if donor:
             self.settled[name] = donor
+            if settled is not None:
+                self.settled_hands[name] = settled
         elif self.made(name) is None:
             self.played.append(name)
 
     def _runs_json(self) -> dict[str, Any]:
         if not self.lists_runs:
             return {}
-        return {"settled": dict(self.settled), "played": list(self.played)}
+        doc: dict[str, Any] = {"settled": dict(self.settled), "played": list(self.played)}
+        if self.settled_hands:  # named only when known, so older journals read as written
+            doc["settled_hands"] = dict(self.settled_hands)
+        return doc
 
     @staticmethod
     def _common(doc: Mapping[str, Any]) -> dict[str, Any]:
         """Every journal's own fields from its JSON: whose it is and how its runs were
         made (run names of this directory only)."""
         settled, played = Journal._runs_from(doc)
+        counts = {
+            k: _int(n, f"the settled hands of {quote(k)}")
+            for k, n in _dict(doc.get("settled_hands", {}), "settled_hands").items()
+        }
+        # a count of a run not settled says nothing (its hands are played): dropped
+        counts = {k: n for k, n in counts.items() if k in settled}
         return {
             "tune_id": str(doc.get("tune_id")),
             "variant": str(doc.get("variant")),
             "settled": settled,
             "played": played,
             "lists_runs": "settled" in doc or "played" in doc,
+            "settled_hands": dict(counts),
         }
 
     @staticmethod

@@ -16,6 +16,7 @@ import numpy as np
 
 from analysis.studies.tune import effects, sizing
 from analysis.studies.tune.choice import apart, distance, same_everywhere
+from analysis.studies.tune.fit import Fit, fitted
 from analysis.studies.tune.grammar import Target, Vary
 from analysis.studies.tune.journal import (
     Choice,
@@ -109,6 +110,32 @@ def _grid(vary: Sequence[Vary], now: Mapping[str, Any]) -> list[dict[str, Any]]:
     return first + [p for p in points if p not in first]
 
 
+def _untried(
+    plan: Plan, rulebook: Mapping[str, Any], tried: Sequence[Mapping[str, str]], point: dict
+) -> dict[str, Any]:
+    """``point``, or when it was ``tried`` already the untried point nearest it (in
+    steps along each key's values; the first in grid order among equals): a repeat
+    would leave its share of the exploration's hands unplayed. A space too large to
+    list (over 100,000 points) keeps the repeat."""
+
+    def shown(p: Mapping[str, Any]) -> dict[str, str]:
+        return {v.key: v.show(p[v.key]) for v in plan.vary}
+
+    if shown(point) not in tried or math.prod(len(v.values) for v in plan.vary) > 100_000:
+        return point
+
+    def steps(p: Mapping[str, Any]) -> int:
+        return sum(
+            abs(v.values.index(p[v.key]) - v.values.index(point[v.key]))
+            if v.numeric
+            else int(p[v.key] != point[v.key])
+            for v in plan.vary
+        )
+
+    fresh = (p for p in _grid(plan.vary, rulebook) if shown(p) not in tried)
+    return min(fresh, key=steps, default=point)
+
+
 def _sets(plan: Plan, point: Mapping[str, Any]) -> list[str]:
     return [*plan.sets, *(f"{v.key}={v.show(point[v.key])}" for v in plan.vary)]
 
@@ -136,6 +163,8 @@ class Tuner(Study[Plan, TuneJournal]):
         super().__init__(plan, out, workers, scheduler, progress, settle)
         self.metrics = [t.metric for t in plan.targets]
         self.explored = plan.trials  # the trials explore() plays (fewer on a grid)
+        #: Each explored run's figures, read once (:meth:`fit` reads them all).
+        self._figures: dict[str, Measured] = {}
 
     def _fresh(self) -> TuneJournal:
         return TuneJournal(self.plan.tune_id, self.plan.variant)
@@ -209,7 +238,12 @@ class Tuner(Study[Plan, TuneJournal]):
                     seed=derived_seed(plan, 1, k), n_startup_trials=5
                 )
                 proposed = study.ask(dist)
-                point = {v.key: v.values[proposed.params[v.key]] for v in plan.vary}
+                point = _untried(
+                    plan,
+                    now,
+                    [t.point for t in self.journal.trials],
+                    {v.key: v.values[proposed.params[v.key]] for v in plan.vary},
+                )
                 study.tell(proposed, state=optuna.trial.TrialState.PRUNED)
             row = self._trial(point)
             if inside(point):
@@ -244,7 +278,7 @@ class Tuner(Study[Plan, TuneJournal]):
         return (self.plan.explored() * per_trial + race + 2 * confirm) * hm
 
     def _timed(self) -> str:
-        """``, ~T on N workers`` as ``mjlog plan`` times it (a few hands of the rules as
+        """``, about T on N workers`` as ``mjlog plan`` times it (a few hands of the rules as
         they are, played here), or nothing when no progress is shown."""
         if not self.verbose:
             return ""
@@ -267,8 +301,8 @@ class Tuner(Study[Plan, TuneJournal]):
         if not n:
             return ""
         return (
-            f", ~{duration(sec * self.planned_hands() / workers)} on {workers} worker(s) "
-            f"(timed on {n} hands here)"
+            f", {duration(sec * self.planned_hands() / workers)} on {workers} worker(s) "
+            f"(timed on {n} hands here, more than the first estimate's)"
         )
 
     def _eta(self) -> str:
@@ -310,22 +344,47 @@ class Tuner(Study[Plan, TuneJournal]):
                 loss=loss(plan.targets, m),
                 values={x: finite(m.value(x)) for x in self.metrics},
             )
-            if m.played < m.hands:
-                row.settled_from, row.settled = self.journal.settled[name], m.hands
+            if m.played < m.hands:  # hands: those played; settled: the rest
+                row.settled_from, row.settled = self.journal.settled[name], m.hands - m.played
         trials.append(row)
         self._save()
         return row
 
-    def nearer(self) -> list[int]:
-        """The best explored trial with each changed key put back at the rulebook's
-        value, one key at a time, played on the shared walls when not tried yet: the
-        candidates that say whether the targets need that key moved at all."""
+    def _explored_figures(self, k: int) -> Measured:
+        """Trial ``k``'s figures on the shared walls, read once per tune process."""
+        run = self.journal.trials[k].run
+        if run not in self._figures:
+            self._figures[run] = self._measure(run, self.metrics)
+        return self._figures[run]
+
+    def fit(self, upto: int | None = None) -> tuple[list[int], Fit]:
+        """What every explored value says, pooled: each target fitted against the
+        keys over every distinct trial (the first ``upto`` only, when given), with its
+        band (:mod:`analysis.studies.tune.fit`); the trials fitted, in order."""
+        plan, j = self.plan, self.journal
+        ks = [t.trial for t in j.trials[:upto] if t.same_as is None]
+        f = fitted(
+            plan.vary,
+            [self._point(j.trials[k]) for k in ks],
+            [self._explored_figures(k) for k in ks],
+            self.metrics,
+            derived_seed(plan, 6),
+        )
+        return ks, f
+
+    def nearer(self, best: int | None = None) -> list[int]:
+        """The best explored trial (by the pooled fit, unless ``best`` names it) with
+        each changed key put back at the rulebook's value, one key at a time, played on
+        the shared walls when not tried yet: the candidates that say whether the
+        targets need that key moved at all."""
         j = self.journal
-        explored = j.trials[: self.explored]  # not the nearer ones of a resumed tune
-        best = min((t for t in explored if t.same_as is None), key=lambda t: (t.loss, t.trial))
+        if best is None:
+            ks, f = self.fit(self.explored)  # not the nearer ones of a resumed tune
+            best = min(range(len(ks)), key=lambda i: (f.loss(self.plan.targets, i), ks[i]))
+            best = ks[best]
         out = []
         for v in self.plan.vary:
-            point = self._point(best)
+            point = self._point(j.trials[best])
             if point[v.key] == self.rulebook[v.key]:
                 continue
             point[v.key] = self.rulebook[v.key]
@@ -337,6 +396,27 @@ class Tuner(Study[Plan, TuneJournal]):
             out.append(row.trial)
         return out
 
+    def _field(self, ks: Sequence[int], f: Fit, top: int) -> list[int]:
+        """The race's candidates from the pooled fit: the points whose fitted band
+        overlaps every target's tolerance, by fitted loss and among equals (the fit
+        pools neighbours into steps) nearest the rulebook; then, when fewer than
+        ``top`` overlap, the lowest fitted losses. The rules as they are race anyway.
+
+        By fitted loss, not nearest the rulebook first: on emulated tunes (as
+        tests/studies/test_tune_fit.py emulates them, 40 seeds) nearest-first
+        raced values at the tolerance's edge that the race could not tell from the
+        best, and least change then proposed them (31 of 40 proposals truly within
+        tolerance, against 35 of 40 by fitted loss; the final choice stays nearest
+        the rulebook among those the race cannot tell apart)."""
+        plan, j = self.plan, self.journal
+        fl = {k: f.loss(plan.targets, i) for i, k in enumerate(ks)}
+
+        def order(k: int) -> tuple[float, tuple[int, float], int]:
+            return fl[k], distance(plan.vary, self._point(j.trials[k]), self.rulebook), k
+
+        near = sorted((ks[i] for i in f.plausible(plan.targets) if ks[i] != 0), key=order)
+        return list(dict.fromkeys([*near, *sorted(ks, key=order)]))[:top]
+
     def _breaks(self, trial: Trial) -> list[str]:
         """The containment orders ``trial`` breaks, when --keep-order holds them."""
         if not self.plan.keep_order or trial.trial == 0:  # the rulebook is as it is
@@ -344,24 +424,29 @@ class Tuner(Study[Plan, TuneJournal]):
         return effects.broken_order(self.base_rules, self._point(trial))
 
     def race(self, top: int = 3) -> Choice:
-        """The best few distinct trials, the rules as they are and the best one nearer
-        them (:meth:`nearer`), played again on fresh shared walls, round after round,
-        until one is clearly best (the lowest loss in 95 % of paired bootstrap
-        resamples); then the proposal is the candidate nearest the rulebook among those
-        the evidence cannot tell from the best on the targets
-        (:mod:`analysis.studies.tune.choice`)."""
+        """The candidates the pooled fit of every explored trial points to
+        (:meth:`fit`, :meth:`_field`: never a trial's own noisy figure), the rules as
+        they are and the best one nearer them (:meth:`nearer`), played again on fresh
+        shared walls, round after round, until one is clearly best (the lowest loss in
+        95 % of paired bootstrap resamples); ranked on the race's own hands only (the
+        explored ones chose the field: pooling them would favour the luckiest, a
+        winner's curse). The proposal is then the candidate nearest the rulebook among
+        those the evidence cannot tell from the best on the targets
+        (:mod:`analysis.studies.tune.choice`). A budget too small to race leaves the
+        choice to the fit: the best fitted loss, and as close to it the candidates
+        whose fitted difference from it the fit's draws cannot tell from 0."""
         plan, j = self.plan, self.journal
         per_trial, race_matches, _ = plan.split()
-        extra = [0, *self.nearer()]
-        field: list[int] = []
-        for t in sorted(j.trials, key=lambda t: (t.loss, t.trial)):
-            if t.same_as is None and len(field) < top:
-                field.append(t.trial)
+        ks, f = self.fit(self.explored)
+        first = ks[min(range(len(ks)), key=lambda i: (f.loss(plan.targets, i), ks[i]))]
+        extra = [0, *self.nearer(first)]
+        ks, f = self.fit()  # every distinct trial, the nearer ones too
+        field = self._field(ks, f, top)
         field += [k for k in dict.fromkeys(extra) if k not in field]
-        rounds = race_matches // (max(len(field), 1) * per_trial)
-        explored = {k: self._measure(j.trials[k].run, self.metrics) for k in field}
-        # the race ranks on its own fresh walls only: the explored matches chose the
-        # field, and pooling them would favour the luckiest (a winner's curse)
+        # each candidate's share of a round: the explored share, or less so that the
+        # race's budget holds at least one round
+        per_round = min(per_trial, race_matches // max(len(field), 1))
+        rounds = race_matches // (len(field) * per_round) if per_round else 0
         raced: dict[int, Measured] = {}
         j.race = []
         share = np.zeros(len(field))
@@ -373,7 +458,7 @@ class Tuner(Study[Plan, TuneJournal]):
                     f"race/{r:02d}/{k:03d}",
                     self._point(j.trials[k]),
                     derived_seed(plan, 2, r),
-                    per_trial,
+                    per_round,
                 )
                 raced[k] = raced[k].merged(more) if k in raced else more
                 hands += more.played
@@ -402,36 +487,52 @@ class Tuner(Study[Plan, TuneJournal]):
             )
             if share.max() >= 0.95 or tied:
                 break
-        # the best by the loss on the race's hands (the explored ones without a race)
-        data = raced or explored
-        pooled = {k: loss(plan.targets, data[k]) for k in field}
-        best = min(field, key=lambda k: (pooled[k], field.index(k)))
+        j.choice = self._chosen(field, raced, ks, f)
+        self._save()
+        return j.choice
+
+    def _chosen(
+        self, field: list[int], raced: Mapping[int, Measured], ks: Sequence[int], f: Fit
+    ) -> Choice:
+        """The choice among the raced ``field``: by the race's hands, or without a race
+        by the fit ``f`` of the trials ``ks``."""
+        plan, j = self.plan, self.journal
+        fitted_loss = {k: f.loss(plan.targets, i) for i, k in enumerate(ks)}
+        ranked = (
+            {k: loss(plan.targets, raced[k]) for k in field}
+            if raced
+            else {k: fitted_loss[k] for k in field}
+        )
+        best = min(field, key=lambda k: (ranked[k], field.index(k)))
         seed = derived_seed(plan, 5)
         broken = [k for k in field if self._breaks(j.trials[k])]
-        close = [
-            k
-            for k in field
-            if k not in broken and (k == best or not apart(plan.targets, data[k], data[best], seed))
-        ]
+
+        def close_to_best(k: int) -> bool:
+            if k == best:
+                return True
+            if raced:
+                return not apart(plan.targets, raced[k], raced[best], seed)
+            return not f.apart(plan.targets, ks.index(k), ks.index(best))
+
+        close = [k for k in field if k not in broken and close_to_best(k)]
         if not close:  # the best breaks the order and so do the ones close to it
-            close = [min((k for k in field if k not in broken), key=lambda k: pooled[k])]
+            close = [min((k for k in field if k not in broken), key=lambda k: ranked[k])]
         chosen = min(
             close,
             key=lambda k: (
                 distance(plan.vary, self._point(j.trials[k]), self.rulebook),
-                pooled[k],
+                ranked[k],
                 field.index(k),
             ),
         )
+        data = raced or {k: self._explored_figures(k) for k in field}
         unmoved = [
             t.metric
             for t in plan.targets
             if len({tr.values.get(t.metric) for tr in j.trials}) == 1
             and same_everywhere([data[k] for k in field], t.metric)
         ]
-        j.choice = Choice(best, close, chosen, unmoved, broken)
-        self._save()
-        return j.choice
+        return Choice(best, close, chosen, unmoved, broken, f.rows(ks))
 
     def confirm(self, best: int) -> Confirmation:
         """The winner, and the rules as they were, on a fresh seed: each target judged."""
@@ -491,7 +592,8 @@ class Tuner(Study[Plan, TuneJournal]):
                     if line := sizing.said(row, t, self.plan.budget):
                         self.say(line)
                 self.say(
-                    f"tune: about {self.planned_hands():,} hands to play or settle{self._timed()}"
+                    f"tune: about {self.planned_hands():,} hands to play or settle with the "
+                    f"race and the confirmation's two runs{self._timed()}"
                 )
             self.explore()
             chosen = self.race().chosen
@@ -515,6 +617,8 @@ class Tuner(Study[Plan, TuneJournal]):
         for k, v in chosen.point.items():
             if v != before[k]:
                 continue
+            # a candidate as good as the best that moved this key, if any was raced
+            other = next((j.trials[c] for c in ch.close if j.trials[c].point[k] != v), None)
             kept[k] = (
                 f"kept at {v} (the rulebook's): {top.point[k]} (trial {top.trial}, the "
                 f"lowest loss) breaks the containment order (--keep-order)"
@@ -522,6 +626,9 @@ class Tuner(Study[Plan, TuneJournal]):
                 else f"kept at {v} (the rulebook's): the targets cannot tell it from "
                 f"{top.point[k]} (trial {top.trial}, the lowest loss)"
                 if top.point[k] != v
+                else f"kept at {v} (the rulebook's): the targets cannot tell it from "
+                f"{other.point[k]} (trial {other.trial})"
+                if other is not None
                 else f"kept at {v} (the rulebook's): the lowest loss has it there"
             )
         no_change = None

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from analysis.studies.tune.journal import DamagedJournal, Journal, Made
+from analysis.studies.tune.journal import DamagedJournal, Journal
 from analysis.studies.tune.measuring import Measured, measure
 from mjlog.errors import MjlogError
 from mjlog.resettle import money_blind
@@ -19,7 +19,7 @@ from mjlog.rng import derive
 from mjlog.rundir import write_atomic
 from simulate.agents import make_agents
 from simulate.resettled import donor_problem
-from simulate.runner import RunSpec, simulate
+from simulate.runner import RunSpec, settled_hands, simulate
 from simulate.spec import study_shard_hands
 
 TUNE_FILE = "tune.json"
@@ -49,7 +49,8 @@ class StudyPlan(Protocol):
 
 def derived_seed(plan: StudyPlan, *parts: int) -> int:
     """The seed of a study's stage ``parts`` (1: the sampler, 2: a race round, 3: its
-    bootstrap, 4: the confirmation), derived from the plan's seed.
+    bootstrap, 4: the confirmation, 5: least change's bootstrap, 6: the pooled fit's
+    bootstrap), derived from the plan's seed.
 
     >>> from types import SimpleNamespace
     >>> derived_seed(SimpleNamespace(seed=0), 4) == derived_seed(SimpleNamespace(seed=0), 4)
@@ -145,7 +146,8 @@ class Study(Generic[P, J]):
         here differs from it only in money-only keys and the line-up never reads money,
         the run is settled from that one's logged play instead (the same bytes, at the
         cost of a replay: :mod:`simulate.resettled`); the journal records how each run
-        was made (:class:`Made`)."""
+        was made (:class:`~analysis.studies.tune.journal.Made`), hands played and
+        hands settled, as the runner's manifest says."""
         spec = RunSpec.build(
             self.plan.variant,
             seed,
@@ -159,7 +161,7 @@ class Study(Generic[P, J]):
         if not (run / "manifest.json").exists():  # a run read back is verified like any
             self.written.add(name)
         donor = self._donor(spec, name) if self.settle else None
-        simulate(
+        manifest = simulate(
             spec,
             run,
             workers=self.workers,
@@ -167,7 +169,10 @@ class Study(Generic[P, J]):
             progress=False,
             settle_from=self.out / donor if donor else None,
         )
-        self.journal.record(name, donor)
+        # as the runner made it: a shard that did not settle was played, and a run
+        # none of whose shards settled is a played run (and may be a donor itself)
+        settled = settled_hands(manifest)
+        self.journal.record(name, donor if settled else None, settled)
         return run
 
     def _donor(self, spec: RunSpec, name: str) -> str | None:
@@ -189,7 +194,7 @@ class Study(Generic[P, J]):
         return measure(self.out / name, metrics, verify=name not in self.written)
 
     def _counted(self, name: str, m: Measured) -> Measured:
-        """``m``, measured on run ``name``, with its hands counted as played or not."""
-        if self.journal.made(name) is Made.SETTLED:
-            m.played = 0
+        """``m``, measured on run ``name``, with its hands counted as played or settled
+        (as the journal recorded the runner's word)."""
+        m.played = m.hands - self.journal.hands_settled(name, m.hands)
         return m

@@ -1,0 +1,255 @@
+"""What every explored value says, pooled: a fit of each target against the keys.
+
+Each explored trial's own figure is noisy (a few hundred hands), so the race's
+candidates are not chosen by it: a trial that read high by luck would be raced, and
+its neighbours that read true would not. Instead each target is fitted against the
+varied keys over **all** the explored trials, and the candidates are the points
+whose fitted band overlaps the target's tolerance.
+
+**The model.** A target is taken to move monotonically with each numeric key (a
+pattern's value, a cap, a base: more of the key, never less of the figure, or never
+more), and the keys' effects to add up: ``y ≈ c + Σₖ fₖ(xₖ)``, each ``fₖ`` an
+isotonic (monotone, otherwise free) step function of key ``k``, fitted by
+backfitting (each ``fₖ`` refitted in turn to what the others leave, weighted by each
+trial's denominator: its matches, or a rate's wins or hands), its direction the one
+that fits the data better. A key of named values (``KEY=a|b|c``) gets one free level
+each. With one key the fit is the isotonic regression of the trials' figures. The
+model makes no assumption of shape beyond monotony, so it cannot invent a curve, and
+pooling neighbours is what tames the noise: a lone high figure among low ones is
+pulled back to its neighbours.
+
+**Its uncertainty** is a bootstrap over matches, the match being the unit: the
+trials share their walls, so each resample takes the same matches for every trial
+(the walls' common deviation moves every figure together, and so widens the band),
+every trial's figure is recomputed on them and the model refitted. The band is the
+2.5–97.5 % percentiles of the refitted values at each point, over draws seeded from
+the plan's seed (:func:`analysis.studies.tune.study.derived_seed`): a rerun or a
+resumed tune fits the same band.
+
+>>> import numpy as np
+>>> from analysis.studies.tune.grammar import parse_target, parse_vary
+>>> from analysis.studies.tune.measuring import Measured
+>>> v = parse_vary(["base=1:4"], "yuxi")
+>>> rng = np.random.default_rng(0)
+>>> def run(mean):
+...     y = rng.normal(mean, 1.0, 200)
+...     return Measured({"m": (y, None)}, 200)
+>>> f = fitted(v, [{"base": b} for b in (1, 2, 3, 4)], [run(0), run(1), run(5), run(3)], ["m"], 1)
+>>> f.value["m"].round(1).tolist()  # the lone high 3rd pooled with the 4th
+[0.0, 0.9, 4.0, 4.0]
+>>> f.plausible([parse_target("m=4±0.5")])
+[2, 3]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from analysis.studies.tune.grammar import Target, Vary
+from analysis.studies.tune.measuring import Measured
+
+DRAWS = 200
+"""Bootstrap draws of the fit's band: the band only admits candidates to the race,
+whose own fresh hands then rank them, so a coarse percentile does no harm."""
+SWEEPS = 25
+"""Backfitting passes over the keys (one is exact for one key; a few settle two)."""
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The fitted figures at each point: ``value[metric][i]`` with its band
+    ``lo``/``hi`` (95 % bootstrap percentiles) at point ``i``."""
+
+    value: dict[str, np.ndarray]
+    lo: dict[str, np.ndarray]
+    hi: dict[str, np.ndarray]
+    #: The refitted values of each bootstrap draw (draws × points), per metric.
+    draws: dict[str, np.ndarray]
+
+    def apart(self, targets: Sequence[Target], i: int, j: int) -> list[str]:
+        """The targets on which points ``i`` and ``j`` are told apart by the fit: the
+        95 % interval of their fitted difference over the (paired) draws excludes 0."""
+        out = []
+        for t in targets:
+            d = self.draws[t.metric][:, i] - self.draws[t.metric][:, j]
+            d = d[np.isfinite(d)]
+            if len(d):
+                lo, hi = np.quantile(d, [0.025, 0.975])
+                if lo > 0 or hi < 0:
+                    out.append(t.metric)
+        return out
+
+    def plausible(self, targets: Sequence[Target]) -> list[int]:
+        """The points whose fitted band overlaps every target's tolerance."""
+        n = len(next(iter(self.value.values()))) if self.value else 0
+        return [i for i in range(n) if all(self._overlaps(t, i) for t in targets)]
+
+    def _overlaps(self, t: Target, i: int) -> bool:
+        lo, hi = self.lo[t.metric][i], self.hi[t.metric][i]
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            return False
+        if t.op == "=":
+            return bool(lo <= t.value + (t.tol or 0.0) and hi >= t.value - (t.tol or 0.0))
+        return bool(lo <= t.value) if t.op == "<=" else bool(hi >= t.value)
+
+    def loss(self, targets: Sequence[Target], i: int) -> float:
+        """The loss of point ``i``'s fitted figures (:func:`measuring.loss`'s sum)."""
+        v = [float(self.value[t.metric][i]) for t in targets]
+        if not all(np.isfinite(v)):
+            return float("inf")
+        return float(sum(t.weight * t.miss(x) ** 2 for t, x in zip(targets, v, strict=True)))
+
+    def rows(self, trials: Sequence[int]) -> list[dict[str, Any]]:
+        """The fit as the journal keeps it: one row per point (``trials[i]``) and
+        metric, rounded to 6 significant figures."""
+        return [
+            {
+                "trial": k,
+                "metric": m,
+                "fit": _round(self.value[m][i]),
+                "lo": _round(self.lo[m][i]),
+                "hi": _round(self.hi[m][i]),
+            }
+            for m in self.value
+            for i, k in enumerate(trials)
+        ]
+
+
+def _round(x: float) -> float | None:
+    return float(f"{x:.6g}") if np.isfinite(x) else None
+
+
+def fitted(
+    vary: Sequence[Vary],
+    points: Sequence[Mapping[str, Any]],
+    measured: Sequence[Measured],
+    metrics: Sequence[str],
+    seed: int,
+    draws: int = DRAWS,
+) -> Fit:
+    """Each metric fitted against the keys of ``vary`` over the points ``points``
+    (each played as ``measured[i]`` on the same walls), with its bootstrap band."""
+    xs = [_positions(v, points) for v in vary]
+    numeric = [v.numeric for v in vary]
+    n = min(len(m.arrays[metrics[0]][0]) for m in measured)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, (draws, n))
+    value, lo, hi, boots = {}, {}, {}, {}
+    for metric in metrics:
+        y, w = _figures(measured, metric, np.arange(n)[None, :])
+        signs = _directions(y[0], w[0], xs, numeric)
+        value[metric] = _additive(y[0], w[0], xs, signs)
+        ys, ws = _figures(measured, metric, idx)
+        boot = np.array([_additive(ys[d], ws[d], xs, signs) for d in range(draws)])
+        lo[metric], hi[metric] = np.quantile(boot, [0.025, 0.975], axis=0)
+        boots[metric] = boot
+    return Fit(value, lo, hi, boots)
+
+
+def _positions(v: Vary, points: Sequence[Mapping[str, Any]]) -> np.ndarray:
+    """Each point's place on key ``v``: its number (a pair's sum), or for named values
+    the value's rank among those seen."""
+    vals = [p[v.key] for p in points]
+    if v.numeric:
+        return np.array([sum(x) if isinstance(x, tuple) else float(x) for x in vals], float)
+    seen = list(dict.fromkeys(vals))
+    return np.array([seen.index(x) for x in vals], float)
+
+
+def _figures(
+    measured: Sequence[Measured], metric: str, idx: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's figure on each row of matches ``idx`` (draws × n) and its weight
+    (the denominator: a rate's total, or the matches): arrays of draws × points. A
+    figure without a denominator weighs nothing."""
+    ys, ws = [], []
+    for m in measured:
+        y, x = m.arrays[metric]
+        if x is None:
+            ys.append(y[idx].mean(axis=1))
+            ws.append(np.full(len(idx), float(idx.shape[1])))
+        else:
+            den = x[idx].sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ys.append(np.where(den > 0, y[idx].sum(axis=1) / den, 0.0))
+            ws.append(den.astype(float))
+    y2, w2 = np.array(ys).T, np.array(ws).T
+    bad = ~np.isfinite(y2)
+    return np.where(bad, 0.0, y2), np.where(bad, 0.0, w2)
+
+
+def _directions(
+    y: np.ndarray, w: np.ndarray, xs: Sequence[np.ndarray], numeric: Sequence[bool]
+) -> list[int]:
+    """Per key, +1 (the figure rises with it) or −1 (falls), as fits the data better
+    (0 for a key of named values: free levels). Fixed once, on all the matches."""
+    signs = [0 if not num else 1 for num in numeric]
+    for k, num in enumerate(numeric):
+        if not num:
+            continue
+        best = None
+        for s in (1, -1):
+            trial = [*signs[:k], s, *signs[k + 1 :]]
+            fit = _additive(y, w, xs, trial)
+            sse = float(np.sum(w * (y - fit) ** 2))
+            if best is None or sse < best[0] - 1e-12:
+                best = (sse, s)
+        assert best is not None
+        signs[k] = best[1]
+    return signs
+
+
+def _additive(
+    y: np.ndarray, w: np.ndarray, xs: Sequence[np.ndarray], signs: Sequence[int]
+) -> np.ndarray:
+    """The additive fit ``c + Σ fₖ(xₖ)`` at the points, by backfitting."""
+    total = w.sum()
+    if total <= 0:
+        return np.full(len(y), np.nan)
+    c = float(np.sum(w * y) / total)
+    parts = [np.zeros(len(y)) for _ in xs]
+    for _ in range(SWEEPS if len(xs) > 1 else 1):
+        for k, x in enumerate(xs):
+            rest = y - c - (np.sum(parts, axis=0) - parts[k])
+            f = _one(rest, w, x, signs[k])
+            parts[k] = f - np.sum(w * f) / total
+    return c + np.sum(parts, axis=0)
+
+
+def _one(r: np.ndarray, w: np.ndarray, x: np.ndarray, sign: int) -> np.ndarray:
+    """``r`` fitted against one key: monotone in ``x`` (``sign``), or a free level per
+    value (``sign`` 0), weighted by ``w``; at each point."""
+    levels, inv = np.unique(x, return_inverse=True)
+    wl = np.bincount(inv, w, len(levels))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rl = np.where(wl > 0, np.bincount(inv, w * r, len(levels)) / wl, 0.0)
+    if sign and len(levels) > 1:
+        keep = wl > 0  # a level without weight takes its neighbours' value
+        g = np.zeros(len(levels))
+        g[keep] = sign * isotonic(sign * rl[keep], wl[keep])
+        if not keep.all():
+            g[~keep] = np.interp(levels[~keep], levels[keep], g[keep]) if keep.any() else 0.0
+        rl = g
+    return rl[inv]
+
+
+def isotonic(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The non-decreasing sequence nearest ``y`` in weighted least squares (pool
+    adjacent violators; scipy has it only from 1.12, the project asks for 1.11).
+
+    >>> isotonic(np.array([1.0, 3.0, 2.0, 4.0]), np.array([1.0, 1.0, 1.0, 1.0])).tolist()
+    [1.0, 2.5, 2.5, 4.0]
+    """
+    blocks: list[list[float]] = []  # [mean, weight, count]
+    for v, wt in zip(y.tolist(), w.tolist(), strict=True):
+        blocks.append([v, wt, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            m2, w2, n2 = blocks.pop()
+            m1, w1, n1 = blocks.pop()
+            wt = w1 + w2
+            blocks.append([(m1 * w1 + m2 * w2) / wt if wt > 0 else (m1 + m2) / 2, wt, n1 + n2])
+    return np.repeat([b[0] for b in blocks], [int(b[2]) for b in blocks]).astype(float)

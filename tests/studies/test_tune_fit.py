@@ -1,0 +1,167 @@
+"""The tune's choice pools what every explored value says (analysis.studies.tune.fit).
+
+An emulated tune (the Tuner's ``_run``/``_measure`` seam, as a calibration study
+uses it): a figure that rises with 七对's value, shared walls whose luck moves every
+candidate together, and one explored trial whose figure reads on target by luck. A
+search that races each trial's own figure races that trial; the pooled fit does not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis.studies.tune import Measured, Plan, Tuner, parse_target, parse_vary
+
+METRIC = "money_moved_per_hand"
+LUCKY = 10  # the value whose explored figure reads on target by luck
+
+
+def truth(q: int) -> float:
+    """The emulated figure's true level at 七对 = q: on target (0.05 ± 0.01) from 40."""
+    return 0.001 * q
+
+
+class Emulated(Tuner):
+    """A tune whose runs are drawn, not played: per match, the truth, plus the walls'
+    luck (the same for every candidate on one seed), plus the candidate's own."""
+
+    made: dict[str, tuple[int, int, int]]  # run → (七对, seed, matches)
+
+    def _run(
+        self,
+        name: str,
+        sets: Sequence[str],
+        seed: int,
+        matches: int,
+        agents: Sequence[str] | None = None,
+    ) -> Path:
+        q = int(next(s for s in sets if s.startswith("fan.qidui=")).split("=")[1])
+        self.made[name] = (q, seed, matches)
+        return self.out / name
+
+    def _measure(self, name: str, metrics: Sequence[str]) -> Measured:
+        q, seed, matches = self.made[name]
+        walls = np.random.default_rng(seed).normal(0, 0.01, matches)
+        own = np.random.default_rng([seed, q]).normal(0, 0.004, matches)
+        y = truth(q) + walls + own
+        if q == LUCKY and seed == self.plan.seed:  # lucky on the explored walls only
+            y = y + 0.04
+        return Measured({METRIC: (y, None)}, matches * self.plan.hands_per_match)
+
+
+def _plan(seed: int = 3) -> Plan:
+    return Plan(
+        "huangmei",
+        tuple(parse_vary(["fan.qidui=10:60:5"], "huangmei")),
+        (parse_target(f"{METRIC}=0.05±0.01"),),
+        ("greedy",),
+        (),
+        budget=7040,  # 40 matches of 8 hands for each of the 11 values
+        trials=12,
+        hands_per_match=8,
+        seed=seed,
+    )
+
+
+def _tune(out: Path, made: dict) -> Emulated:
+    t = Emulated(_plan(), out)
+    t.made = made
+    t.explore()
+    t.race()
+    return t
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    made: dict = {}
+    return _tune(tmp_path_factory.mktemp("fit") / "t", made), made
+
+
+def test_a_trial_lucky_on_the_explored_walls_is_not_raced(tuned):
+    t, _ = tuned
+    j = t.journal
+    lucky = next(r for r in j.trials if r.point["fan.qidui"] == str(LUCKY))
+    # its own figure is on target: ranked by it, it would be among the best three
+    own = sorted((r for r in j.trials if r.same_as is None), key=lambda r: (r.loss, r.trial))
+    assert lucky.trial in [r.trial for r in own[:3]]
+    assert abs(lucky.values[METRIC] - 0.05) < 0.01
+    # the pooled fit puts it with its neighbours, far below the tolerance
+    assert j.choice is not None and j.choice.fit is not None
+    row = next(r for r in j.choice.fit if r["trial"] == lucky.trial)
+    assert row["hi"] < 0.04 and row["lo"] <= row["fit"] <= row["hi"]
+    assert j.race and all(lucky.trial not in r.trials for r in j.race)
+    # and the proposal is truly within the tolerance
+    chosen = int(j.trials[j.choice.chosen].point["fan.qidui"])
+    assert 0.04 <= truth(chosen) <= 0.06
+
+
+def test_the_fit_is_monotone_and_its_band_holds_the_truth(tuned):
+    t, _ = tuned
+    j = t.journal
+    assert j.choice is not None and j.choice.fit is not None
+    by_q = {int(j.trials[r["trial"]].point["fan.qidui"]): r for r in j.choice.fit}
+    qs = sorted(by_q)
+    fits = [by_q[q]["fit"] for q in qs]
+    assert fits == sorted(fits)  # the figure rises with 七对's value: so does the fit
+    # away from the lucky trial's pool, the band covers the truth
+    assert sum(by_q[q]["lo"] <= truth(q) <= by_q[q]["hi"] for q in qs if q >= 30) >= 6
+
+
+def test_the_fit_is_the_same_on_a_rerun_and_on_resume(tuned, tmp_path):
+    t, made = tuned
+    first = t.journal.to_json()
+    again = _tune(tmp_path / "t", dict(made))
+    assert again.journal.to_json() == first
+    # resumed from the journal: the race and the choice are recomputed from the runs
+    doc = json.loads((t.out / "tune.json").read_text(encoding="utf-8"))
+    assert doc["choice"]["fit"] == first["choice"]["fit"]
+    resumed = Emulated(_plan(), t.out)
+    resumed.made = made
+    resumed.explore()
+    resumed.race()
+    assert resumed.journal.to_json() == first
+
+
+def test_the_race_ranks_on_its_own_walls_only(tuned):
+    t, _ = tuned
+    j = t.journal
+    assert j.choice is not None and j.race
+    last = j.race[-1]
+    # the best is the lowest loss on the race's hands, whatever the explored said
+    assert j.choice.best == last.trials[int(np.argmin(last.losses))]
+
+
+def test_the_sampler_never_repeats_a_point_so_every_trial_plays_its_share(tmp_path):
+    # 11 values, 8 trials: the sampler explores (no grid), and a point it proposes
+    # again is replaced by the nearest untried one, not played as a repeat of 0 hands
+    plan = dataclasses.replace(_plan(), trials=8)
+    assert plan.grid() is None
+    t = Emulated(plan, tmp_path / "t")
+    t.made = {}
+    t.explore()
+    points = [r.point["fan.qidui"] for r in t.journal.trials]
+    assert len(points) == 8 == len(set(points))
+    assert all(r.same_as is None and r.hands > 0 for r in t.journal.trials)
+
+
+def test_a_budget_too_small_to_race_chooses_by_the_fit(tmp_path):
+    # two values, one match each: nothing is left for a race (a round needs a match
+    # for each), so the fit chooses, never a trial's own figure alone
+    plan = dataclasses.replace(
+        _plan(), vary=tuple(parse_vary(["fan.qidui=15|45"], "huangmei")), budget=40
+    )
+    assert plan.split()[:2] == (1, 1)
+    t = Emulated(plan, tmp_path / "t")
+    t.made = {}
+    t.explore()
+    choice = t.race()
+    assert t.journal.race == [] and choice.fit is not None
+    fit = {r["trial"]: r["fit"] for r in choice.fit}
+    assert sorted(fit) == [0, 1]
+    assert choice.best == min(fit, key=lambda k: abs(fit[k] - 0.05))  # the fitted loss
