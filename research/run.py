@@ -6,11 +6,7 @@
 figure with its interval). ``bench/run.py`` puts both into ``BENCHMARKS.md``: the
 timings it reruns, then the studies' sections as this script last wrote them.
 
-<<<<<<< HEAD
-    python research/run.py [--only expert,calibration,tune_calibration] [--quick]
-=======
-    python research/run.py [--only expert,calibration,verdicts] [--quick]
->>>>>>> h22-verdictcal
+    python research/run.py [--only expert,calibration,tune_calibration,verdicts] [--quick]
 
 Each study also runs alone with its own options (``python research/expert_study.py
 --help``, ``python research/calibration.py``).
