@@ -77,10 +77,10 @@ dist: $(STAMP)
 	$(BIN)/python -m build --outdir dist .
 
 # A wheel with the compiled modules (setup.py, MJLOG_COMPILE=1) for this platform and
-# Python, built in this environment (mypy reads the types of what it compiles).
+# Python; needs a C compiler, else the wheel is pure Python.
 dist-compiled: $(STAMP)
 	rm -rf dist
-	MJLOG_COMPILE=1 $(BIN)/python -m build --wheel --no-isolation --outdir dist .
+	MJLOG_COMPILE=1 $(BIN)/python -m build --wheel --outdir dist .
 
 # The wheel installed into a clean virtualenv outside the checkout and driven end
 # to end from an empty folder, with the plugin template (.ci/wheel-check).

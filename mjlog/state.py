@@ -173,9 +173,7 @@ class HandState:
         p = self.pos
         for fixed in (p.rules, p.spec, p.wall, *p.events):
             memo[id(fixed)] = fixed
-        # the class's own __new__ (object's in the pure build): a compiled class
-        # refuses object.__new__; neither runs __init__
-        new = HandState.__new__(HandState)
+        new = object.__new__(HandState)
         memo[id(self)] = new
         for k in _COPIED:
             setattr(new, k, deepcopy(getattr(self, k), memo))

@@ -1,21 +1,7 @@
 """strategic's race ranking: a plan's chance to win in the draws left."""
 
-from mjlog.agent import SeatView
-from mjlog.rules import Rules
-from mjlog.state import HandState
-from mjlog.tiles import parse_counts
 from simulate.agents import make_agent
-
-
-def _view(variant: str, hand: str, wall_left: int, void=None):
-    """Seat 0's view of a hand set by hand: its tiles, its void and the live wall (a real
-    view, as the engine gives: the compiled build's agent takes no stand-in)."""
-    rules = Rules(variant)
-    st = HandState(rules, rules.spec.wall_tiles(rules), 0)
-    st.hands[0][:] = parse_counts(hand)
-    st.void[0] = void
-    st.pos.front = st.pos.back + 1 - wall_left
-    return SeatView(st, 0)
+from tests.agents.seatviews import seat_view as _view
 
 
 def test_seven_pairs_held_but_not_won_is_a_plan_not_a_crash():
