@@ -17,7 +17,6 @@ from pathlib import Path
 
 from setuptools import setup
 
-
 COMPILE = os.environ.get("MJLOG_COMPILE") == "1"
 
 
