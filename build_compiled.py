@@ -21,33 +21,27 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 #: Chosen by measurement (bench/results/compiled.md, cProfile with a CPU timer of a
-#: strategic run): the acceptance kernel and its tables, the hand analysis, the agents
-#: and the hand's state and parts that every decision reads. Left out, and why:
+#: strategic run): the acceptance kernel and its tables, the hand analysis, the events,
+#: the seat's view and the agents. Left out, and why:
 #: - mjlog/rng.py: tests/core/test_rng.py replaces its internals (``_TOPS_U``,
 #:   ``Stream._shuffle_loop``, ``_shuffled_with``), which compiled calls would bypass;
 #:   under 1 % of a strategic hand.
 #: - mjlog/engine.py: tests/core/test_xuezhan_flow.py replaces ``engine.deal``, which a
 #:   compiled ``play_match`` calls directly; about 1 % of a strategic hand.
-#: - mjlog/state.py: ``HandState.__deepcopy__`` (expert's search, the checked step)
-#:   makes a blank state with ``object.__new__``; a compiled class refuses it, and its
-#:   own ``__new__`` runs ``__init__``. Tests watch a hand go with a weak reference,
-#:   which compiled classes do not take. About 2 % of a strategic hand.
+#: - mjlog/state.py and the hand's parts it deep-copies (position, seats, ledger,
+#:   claims, choices, calls, wins, melds): ``copy.deepcopy`` of a state (the checked
+#:   step's test, calibrations) makes blank objects, which a compiled class refuses (its
+#:   ``__new__`` runs ``__init__``; a compiled frozen dataclass, ``Meld``, refuses the
+#:   copy's ``__setstate__``), and tests watch a hand go with a weak reference, which
+#:   compiled classes do not take. About 4 % of a strategic hand (more of a random one).
 #: - scoring, rules, the log writer: about 1 % each.
 MODULES = (
     "mjlog/ukeire.py",
     "mjlog/_hand_tables.py",
     "mjlog/hand.py",
     "mjlog/tiles.py",
-    "mjlog/melds.py",
     "mjlog/events.py",
     "mjlog/phase.py",
-    "mjlog/position.py",
-    "mjlog/seats.py",
-    "mjlog/ledger.py",
-    "mjlog/claims.py",
-    "mjlog/choices.py",
-    "mjlog/calls.py",
-    "mjlog/wins.py",
     "mjlog/agent.py",
     "simulate/agents/params.py",
     "simulate/agents/values.py",
