@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-fast research research-results bench lint format check lock data clean golden \
 	chromium notebooks docs \
-	dist wheel-check compiled pure compiled-check
+	dist dist-compiled wheel-check compiled pure compiled-check
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -75,6 +75,12 @@ docs: $(STAMP)
 dist: $(STAMP)
 	rm -rf dist
 	$(BIN)/python -m build --outdir dist .
+
+# A wheel with the compiled modules (setup.py, MJLOG_COMPILE=1) for this platform and
+# Python; needs a C compiler, else the wheel is pure Python.
+dist-compiled: $(STAMP)
+	rm -rf dist
+	MJLOG_COMPILE=1 $(BIN)/python -m build --wheel --outdir dist .
 
 # The wheel installed into a clean virtualenv outside the checkout and driven end
 # to end from an empty folder, with the plugin template (.ci/wheel-check).

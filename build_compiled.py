@@ -20,9 +20,36 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-#: Chosen by measurement (bench/results/compiled.md): the acceptance kernel and the
-#: tables it reads, ~half of a strategic hand's time.
-MODULES = ("mjlog/ukeire.py", "mjlog/_hand_tables.py")
+#: Chosen by measurement (bench/results/compiled.md, cProfile with a CPU timer of a
+#: strategic run): the acceptance kernel and its tables, the hand analysis, the events,
+#: the seat's view and the agents. Left out, and why:
+#: - mjlog/rng.py: tests/core/test_rng.py replaces its internals (``_TOPS_U``,
+#:   ``Stream._shuffle_loop``, ``_shuffled_with``), which compiled calls would bypass;
+#:   under 1 % of a strategic hand.
+#: - mjlog/engine.py: tests/core/test_xuezhan_flow.py replaces ``engine.deal``, which a
+#:   compiled ``play_match`` calls directly; about 1 % of a strategic hand.
+#: - mjlog/state.py and the hand's parts it deep-copies (position, seats, ledger,
+#:   claims, choices, calls, wins, melds): ``copy.deepcopy`` of a state (the checked
+#:   step's test, calibrations) makes blank objects, which a compiled class refuses (its
+#:   ``__new__`` runs ``__init__``; a compiled frozen dataclass, ``Meld``, refuses the
+#:   copy's ``__setstate__``), and tests watch a hand go with a weak reference, which
+#:   compiled classes do not take. About 4 % of a strategic hand (more of a random one).
+#: - mjlog/tiles.py: tests/core/test_tiles.py gives ``fmt_tile`` and ``name`` a float and
+#:   a string and expects the ``ValueError`` of their range check; compiled, the
+#:   ``int`` argument refuses them first with a ``TypeError``. Not in the profile.
+#: - scoring, rules, the log writer: about 1 % each.
+MODULES = (
+    "mjlog/ukeire.py",
+    "mjlog/_hand_tables.py",
+    "mjlog/hand.py",
+    "mjlog/events.py",
+    "mjlog/phase.py",
+    "mjlog/agent.py",
+    "simulate/agents/params.py",
+    "simulate/agents/values.py",
+    "simulate/agents/efficient.py",
+    "simulate/agents/strategic.py",
+)
 
 
 def built() -> list[Path]:
@@ -32,18 +59,32 @@ def built() -> list[Path]:
     )
 
 
+def compiler() -> bool:
+    """Whether a C compiler is on the path (``$CC``, else ``cc``)."""
+    return shutil.which(os.environ.get("CC", "cc")) is not None
+
+
+def extensions(*more_flags: str) -> list:
+    """:data:`MODULES` as setuptools extensions (mypyc writes their C under build/);
+    run from the checkout's root, whose pyproject.toml holds mypy's settings."""
+    from mypyc.build import mypycify
+
+    # --no-warn-unused-configs: the project's mypy overrides name modules not built here;
+    # annotation-unchecked: a note on the untyped defs of the non-strict modules (the
+    # agents), which mypyc would otherwise count as an error.
+    flags = ["--no-warn-unused-configs", "--disable-error-code=annotation-unchecked"]
+    return mypycify([*flags, *more_flags, *MODULES], opt_level="3")
+
+
 def build() -> None:
     """Compile :data:`MODULES` in place (build/ holds the C sources)."""
-    if shutil.which(os.environ.get("CC", "cc")) is None:
+    if not compiler():
         sys.exit("build_compiled: no C compiler (cc): the pure-Python package is used")
-    from mypyc.build import mypycify
     from setuptools import Distribution
 
     os.chdir(ROOT)
-    # --no-warn-unused-configs: the project's mypy overrides name modules not built here.
-    exts = mypycify(["--no-warn-unused-configs", *MODULES], opt_level="3")
     # A bare Distribution: setuptools does not read pyproject.toml's [project] here.
-    dist = Distribution({"name": "mjlog-compiled", "ext_modules": exts})
+    dist = Distribution({"name": "mjlog-compiled", "ext_modules": extensions()})
     cmd = dist.get_command_obj("build_ext")
     cmd.inplace = True
     dist.run_command("build_ext")

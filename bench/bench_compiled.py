@@ -14,6 +14,7 @@ never in the checkout. ``run(quick)`` returns ``{"section": markdown}`` for
 from __future__ import annotations
 
 import argparse
+import ast
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,15 @@ def _copy(dest: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name.decode(), target)
     return dest
+
+
+def _modules() -> str:
+    """The modules the build compiles (build_compiled.MODULES), as the section names them."""
+    tree = ast.parse((ROOT / "build_compiled.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "MODULES":
+            return ", ".join(f"`{m}`" for m in ast.literal_eval(node.value))
+    raise LookupError("build_compiled.py names no MODULES")
 
 
 def run(quick: bool = False) -> dict:
@@ -60,7 +70,7 @@ def run(quick: bool = False) -> dict:
         "## Agents: pure Python against the compiled build\n\n"
         f"`python bench/bench_compiled.py{' --quick' if quick else ''}`: "
         "`bench/bench_strategic.py --base PURE` run on a copy of the checkout built by "
-        "`make compiled` (mypyc: `mjlog/ukeire.py`, `mjlog/_hand_tables.py`), PURE a "
+        f"`make compiled` (mypyc: {_modules()}), PURE a "
         "copy without the build; 'base' is pure, 'this tree' compiled; hands per "
         "CPU-second, median of the passes, and the speed-up as the ratio of the two "
         "builds' ratios to the reference loop timed in the same process. "

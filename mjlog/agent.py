@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mjlog.compiled import mypyc_attr
 from mjlog.errors import InputError
 from mjlog.events import DEAL, DISCARD, DRAW, KONG, PON, VOID, WIN, Event
 from mjlog.hand import shanten
@@ -220,6 +221,7 @@ def obvious_choice(view: SeatView, options: Sequence[Event | None]) -> Event | N
     return None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # so may its subclasses be
 class _Base:
     name = "base"
     rng: Stream  # the hand's stream, from start_hand
@@ -234,6 +236,7 @@ class _Base:
         self.seat, self.rng = seat, rng
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # users' agents extend it
 class RandomAgent(_Base):
     """Uniform over the legal choices, from its own stream."""
 
@@ -244,6 +247,7 @@ class RandomAgent(_Base):
         return options[self.rng.below(len(options))]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # users' agents extend it
 class GreedyAgent(_Base):
     """Wins when it can; otherwise keeps shanten as low as it can."""
 

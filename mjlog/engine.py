@@ -144,7 +144,7 @@ def play(
         if pos.phase is ACT:  # the common case, without the per-seat dict
             s = pos.turn
             o = act_options()
-            pick = agents[s].choose(views[s], o)
+            pick: Event | None = agents[s].choose(views[s], o)
             if pick is None or pick not in o:
                 _refuse(agents[s], s, pick, o)
             apply(pick)

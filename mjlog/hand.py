@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from enum import IntEnum
 from functools import lru_cache
 from itertools import product
+from types import FunctionType
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from mjlog._hand_tables import F_PAIR, F_STD, TILES_SHIFT, tables, win_table
@@ -176,7 +177,8 @@ def _make_is_win() -> _CountsTest:
             return True
         return melds == 0 and s & mask_7p == target_7p
 
-    is_win.__qualname__ = is_win.__name__  # the module's own function, to doctest and docs
+    if isinstance(is_win, FunctionType):  # compiled (mypyc) closures are not functions
+        is_win.__qualname__ = is_win.__name__  # the module's own function, to doctest and docs
     return is_win
 
 
@@ -553,7 +555,8 @@ def _make_shanten() -> tuple[_Shanten, _ShantenBoth]:
         return sp if sp < s else s
 
     for f in (shanten_standard, shanten):
-        f.__qualname__ = f.__name__  # the module's own functions, to doctest and docs
+        if isinstance(f, FunctionType):  # compiled (mypyc) closures are not functions
+            f.__qualname__ = f.__name__  # the module's own functions, to doctest and docs
     return shanten_standard, shanten
 
 

@@ -20,6 +20,7 @@ from operator import itemgetter
 from typing import Any
 
 from mjlog.agent import SeatView, obvious_choice
+from mjlog.compiled import mypyc_attr
 from mjlog.events import DISCARD, KONG, PON, Event, tile_of
 from mjlog.ukeire import accept, accept_after, after_discards
 
@@ -54,6 +55,7 @@ def without_void(hand: list[int], void: int | None) -> tuple[list[int], int]:
 _BY_COUNT_AND_SUIT = itemgetter(1, 2)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # so may StrategicAgent's subclasses be
 class EfficientCore:
     """The acceptance arithmetic shared by ``efficient`` and ``strategic``."""
 

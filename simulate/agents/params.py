@@ -53,6 +53,7 @@ def parse_params(
                 )
             out[k] = v
             continue
+        val: Any  # not inferred: a compiled (mypyc) float local would make an int a float
         if isinstance(defaults[k], float):
             val = finite_float(v, f"{agent} parameter {quote(k)}")
         else:

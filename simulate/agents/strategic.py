@@ -99,6 +99,7 @@ from itertools import compress
 from typing import Any
 
 from mjlog.agent import SeatView
+from mjlog.compiled import mypyc_attr
 from mjlog.events import DISCARD, KONG, PON, VOID, WIN, Event
 from mjlog.rules import Rules
 from mjlog.ukeire import accept, accept_after, after_discards, near_in
@@ -211,6 +212,7 @@ class Reading:
         )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # rollouts.Committed extends it
 class StrategicAgent(EfficientCore):
     name = "strategic"
 
@@ -589,7 +591,7 @@ class StrategicAgent(EfficientCore):
         h[t] += k
         others = view.n - 1 - sum(view.won[x] for x in range(view.n) if x != seat)
         late = kind == "added" and view.drawn != t
-        money: float = kong_money(R.rules, kind, late, others)
+        money = float(kong_money(R.rules, kind, late, others))  # mypyc: a float from here
         if view.void[seat] is not None and sh1 > 0:
             money *= 0.7  # 退税: a hand not ready at the end hands it back
         # a win's worth now, roughly: the plan's money per win, a third of the time

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 from mjlog.melds import Meld, MeldKind
 from mjlog.rules import Rules
@@ -196,7 +197,7 @@ class _KongSpot:
     kong, on a tile seat 1 fed; the seats after ``1 + others`` have won."""
 
     rules: Rules
-    spec: object
+    spec: Any  # not `object`: a compiled (mypyc) dataclass reads its annotations by name
     n: int
     melds: list
     won: list

@@ -11,9 +11,9 @@ from mjlog.engine import play_hand
 from mjlog.errors import InputError
 from mjlog.events import VOID
 from mjlog.rules import Rules
-from mjlog.tiles import parse_counts
 from simulate.agents import agent_names, make_agent, make_agents
 from simulate.agents.strategic import StrategicAgent
+from tests.agents.seatviews import seat_view
 from tests.conformance import play_checked
 
 AGENTS = ["random", "greedy", "efficient", "strategic"]
@@ -59,25 +59,10 @@ def test_same_seed_same_hand(agent):
     assert a.state.events == b.state.events
 
 
-class _View:
-    """A stand-in seat view for a single decision."""
-
-    def __init__(self, hand, variant="xuezhan"):
-        self.hand = parse_counts(hand)
-        self.variant = variant
-        self.seat = 0
-        self.n = 4
-        self.melds = [[], [], [], []]
-        self.discards = [[], [], [], []]
-        self.void = [None] * 4
-        self.won = [False] * 4
-        self.wall_left = 60
-
-
 def test_strategic_void_looks_at_what_the_hand_becomes():
     # fewest tiles are in s (3), but s holds a ready-made run while p is scattered:
     # voiding p leaves a better hand than voiding s
-    view = _View("1112345m1479p789s")
+    view = seat_view("xuezhan", "1112345m1479p789s")
     agent = StrategicAgent()
     opts = [(VOID, 0, None, None, c) for c in "mps"]
     from mjlog.events import Event

@@ -149,23 +149,10 @@ def test_a_committed_rollout_player_holds_to_its_plan():
     """``plans=1`` plays each plan strategic passes over with :class:`Committed`:
     strategic held to that plan while the hand is eligible for it, and strategic
     itself once it is not."""
-    from types import SimpleNamespace
-
-    from mjlog.tiles import parse_counts
     from simulate.agents.rollouts import Committed
+    from tests.agents.seatviews import seat_view
 
-    rules = Rules("yuxi")
-    v = SimpleNamespace(
-        rules=rules,
-        spec=rules.spec,
-        hand=list(parse_counts("11223m4456p7899s1z")),
-        melds=[[], [], [], []],
-        discards=[[], [], [], []],
-        n=4,
-        won=[False] * 4,
-        void=[None] * 4,
-        wall_left=60,
-    )
+    v = seat_view("yuxi", "11223m4456p7899s1z")
     plans = {}
     for who in ("strategic", "triplets", "pairs", "plain"):
         a = make_agent("strategic") if who == "strategic" else Committed(who)

@@ -1,25 +1,7 @@
 """strategic's race ranking: a plan's chance to win in the draws left."""
 
-from types import SimpleNamespace
-
-from mjlog.rules import Rules
-from mjlog.tiles import parse_counts
 from simulate.agents import make_agent
-
-
-def _view(variant: str, hand: str, wall_left: int, void=None):
-    rules = Rules(variant)
-    return SimpleNamespace(
-        rules=rules,
-        spec=rules.spec,
-        hand=list(parse_counts(hand)),
-        melds=[[], [], [], []],
-        discards=[[], [], [], []],
-        n=4,
-        won=[False] * 4,
-        void=[void, None, None, None],
-        wall_left=wall_left,
-    )
+from tests.agents.seatviews import seat_view as _view
 
 
 def test_seven_pairs_held_but_not_won_is_a_plan_not_a_crash():

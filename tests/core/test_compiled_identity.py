@@ -1,5 +1,5 @@
 """The compiled build (``make compiled``, ``build_compiled.py``) against the pure-Python
-reference: seeded ``strategic`` and ``greedy`` runs in every variant write the same
+reference: seeded ``strategic``, ``greedy`` and ``random`` runs in every variant write the same
 Parquet bytes with the compiled modules as with the pure source forced.
 
 It builds nothing: where no compiled build is importable it skips (CI builds one in a
@@ -46,7 +46,7 @@ from simulate.runner import RunSpec, simulate
 out = {"ukeire": mjlog.ukeire.__file__}
 with tempfile.TemporaryDirectory() as d:
     for variant in ("yuxi", "xuezhan", "huangmei"):
-        for agent, matches in (("strategic", 2), ("greedy", 4)):
+        for agent, matches in (("strategic", 2), ("greedy", 4), ("random", 4)):
             spec = RunSpec.build(variant, seed=4807, matches=matches, hands_per_match=8,
                                  agents=[agent])
             run = Path(d) / f"{variant}-{agent}"
@@ -98,5 +98,5 @@ def test_compiled_and_pure_write_the_same_bytes(tmp_path: Path) -> None:
     compiled, pure = _play(ROOT), _play(tmp_path)
     assert compiled.pop("ukeire").endswith((".so", ".pyd"))
     assert pure.pop("ukeire") == str(tmp_path / "mjlog" / "ukeire.py")
-    assert len(compiled) == 6
+    assert len(compiled) == 9
     assert compiled == pure
