@@ -1095,17 +1095,17 @@ def _split_patterns(
         WHERE {where} AND run_id = $rid AND match BETWEEN $lo AND $hi
         ORDER BY match, method, patterns""",
         {**at, "rid": rid, "lo": lo, "hi": hi},
-    ).df()
+    ).fetchall()
     rows = []
-    for c in combos.itertuples(index=False):
-        key = (at["variant"], at["config"], c.method, tuple(c.patterns))
+    for run, match, method, patterns, n, total in combos:
+        key = (at["variant"], at["config"], method, tuple(patterns))
         if key not in cache:
             cache[key] = pattern_weights(
-                at["variant"], rules.get((at["variant"], at["config"])), c.method, list(c.patterns)
+                at["variant"], rules.get((at["variant"], at["config"])), method, list(patterns)
             )
         seen = set()
         for pat, share in cache[key].items():
-            rows.append((c.run, c.match, pat, share * c.total, c.n if pat not in seen else 0))
+            rows.append((run, match, pat, share * total, n if pat not in seen else 0))
             seen.add(pat)
     if not rows:
         return
