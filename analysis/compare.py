@@ -597,7 +597,8 @@ def _load(paths) -> list[_Loaded]:
             "compare needs a baseline and at least one other run (or a sweep "
             "folder with two points or more)"
         )
-    read = {side: Runs(side) for side in sides}
+    first = Runs(sides[0])
+    read = {side: first if i == 0 else Runs(side, share=first) for i, side in enumerate(sides)}
     names = _agent_names(list(read.values()))
     per_agent = any(len(set(a)) > 1 for a in names.values())
     shown = _differing_keys(read)

@@ -322,11 +322,17 @@ class Runs:
     field type or a wrong run id is refused (:class:`LogError`, one line), and a
     file's sha256 is checked the first time a query reads its table.
     ``verify_hashes=False`` skips the sha256 (sizes are still checked): for data
-    you trust and read often, say a run you just wrote.
+    you trust and read often, say a run you just wrote. ``share``: another
+    :class:`Runs` whose DuckDB database these query through a connection of their own
+    (their temp tables apart): the two are held under one memory limit, not one each
+    (``mjlog compare`` reads its sides so).
     """
 
     def __init__(
-        self, paths: str | os.PathLike | Iterable[str | os.PathLike], verify_hashes: bool = True
+        self,
+        paths: str | os.PathLike | Iterable[str | os.PathLike],
+        verify_hashes: bool = True,
+        share: Runs | None = None,
     ):
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
@@ -400,7 +406,10 @@ class Runs:
                     raise LogError(f"{rf.manifest_path}: the manifest lists no {t} files")
         self._checked: dict[str, list[str]] = {}
         self.runs = runs
-        self.con = _connect()
+        # a cursor is a connection of its own to the same database: its own temp tables
+        # and views, the database's memory limit and spill folder (kept alive with it)
+        self._shared = share
+        self.con = _connect() if share is None else share.con.cursor()
         self._limit_step = 0
         self.raised = 0
         """How many times a query was run again under a larger DuckDB limit."""
