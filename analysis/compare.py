@@ -193,15 +193,12 @@ def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
     pair up (:class:`Pairing`): by match when they share :data:`PAIR_KEY` matches
     (one seed, match size and duplicate flag) and the first hand of each of those was
     dealt the same tiles; with the rows of ``ua`` and ``ub`` that pair, in order."""
-    both = (
-        ua[PAIR_KEY]
-        .assign(_a=np.arange(len(ua)))
-        .merge(ub[PAIR_KEY].assign(_b=np.arange(len(ub))), on=PAIR_KEY)
-    )
-    if both.empty:
+    rows_a, rows_b = _pairs(ua, ub)
+    if not len(rows_a):
         return Pairing("none", _why_apart(a, b))
-    every = len(both) == len(ua) == len(ub)  # no match left out: no list to filter by
-    f, differing = _deals(a, b, np.unique(both["match"].to_numpy(np.int64)).tolist(), every)
+    every = len(rows_a) == len(ua) == len(ub)  # no match left out: no list to filter by
+    matches = np.unique(ua["match"].to_numpy(np.int64)[rows_a]).tolist()
+    f, differing = _deals(a, b, matches, every)
     if f["firsts"] and f["first_tiles"] < f["firsts"]:
         sizes = f" ({f['tiles_a']} vs {f['tiles_b']} tiles)" if f["tiles_a"] != f["tiles_b"] else ""
         return Pairing("none", f"another tile set{sizes}: the same seed deals other walls")
@@ -221,10 +218,44 @@ def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
         text,
         f["same"],
         f["shared"],
-        both["_a"].to_numpy(),
-        both["_b"].to_numpy(),
+        rows_a,
+        rows_b,
         differing,
     )
+
+
+def _pairs(ua: pd.DataFrame, ub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``ua`` and ``ub`` with one :data:`PAIR_KEY`, in ``ua``'s order (an
+    inner merge's). Where each side's matches are unique (one run a side) the keys are
+    matched as arrays, not as a merge of frames of every match."""
+    one = ["hands_per_match", "duplicate"]
+    if not (
+        ua["match"].is_unique
+        and ub["match"].is_unique
+        and all(u[c].nunique() <= 1 for u in (ua, ub) for c in one)
+    ):
+        both = (
+            ua[PAIR_KEY]
+            .assign(_a=np.arange(len(ua)))
+            .merge(ub[PAIR_KEY].assign(_b=np.arange(len(ub))), on=PAIR_KEY)
+        )
+        return both["_a"].to_numpy(), both["_b"].to_numpy()
+    none = np.zeros(0, dtype=np.int64)
+    if not len(ua) or not len(ub) or any(ua[c].iloc[0] != ub[c].iloc[0] for c in one):
+        return none, none
+    _, ia, ib = np.intersect1d(
+        ua["match"].to_numpy(np.int64),
+        ub["match"].to_numpy(np.int64),
+        assume_unique=True,
+        return_indices=True,
+    )
+    sa, sb = ua["seed0"].to_numpy()[ia], ub["seed0"].to_numpy()[ib]
+    same = sa == sb
+    if sa.dtype.kind == "f" or sb.dtype.kind == "f":  # a merge matches NaN with NaN
+        same |= pd.isna(sa) & pd.isna(sb)
+    ia, ib = ia[same], ib[same]
+    order = np.argsort(ia, kind="stable")
+    return ia[order], ib[order]
 
 
 def _outcomes(side: str, every: bool = False) -> str:
