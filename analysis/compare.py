@@ -33,6 +33,7 @@ from analysis.rates import RARE, is_rate, rate, rate_difference
 from analysis.stats import Difference, pseudo_values
 from mjlog.logio import LogError
 from mjlog.metrics import METRICS
+from mjlog.rundir import duckdb_path
 
 __all__ = [
     "COMPARE_METRICS",
@@ -136,20 +137,25 @@ def _deals(
            coalesce(max(na) FILTER (WHERE walls), 0) AS tiles_a,
            coalesce(max(nb) FILTER (WHERE walls), 0) AS tiles_b
     FROM j GROUP BY match ORDER BY match"""
-    params: dict[str, Any] = {}
-    for side, runs in (("a", a), ("b", b)):
-        for t in ("hands", "wins", "transfers"):
-            params[f"{side}_{t}"] = runs.files(t)
+    spans = {
+        f"{side}_{t}": _match_spans(a, runs.files(t))
+        for side, runs in (("a", a), ("b", b))
+        for t in ("hands", "wins", "transfers")
+    }
     # a block of matches at a time: the join holds one block's hands, not the run's,
-    # and each block reads only the row groups its match range can be in
+    # and each block reads only the files its match range can be in (a run's files
+    # named to every block would have every footer read once a block)
     got = dict.fromkeys(("shared", "same", "firsts", "first_same", "first_tiles"), 0)
     got.update(tiles_a=0, tiles_b=0)
     per: list[pd.DataFrame] = []
     ms = sorted(int(x) for x in matches)
+    params: dict[str, Any] = {}
     for i in range(0, len(ms), DEAL_BLOCK):
         block = ms[i : i + DEAL_BLOCK]
         if not every:
             params["m"] = block
+        for name, files in spans.items():
+            params[name] = _overlapping(files, block[0], block[-1])
         df = a.sql(query, **params, lo=block[0], hi=block[-1])
         for name in got:
             col = df[name].to_numpy()
@@ -161,6 +167,29 @@ def _deals(
     if not per:
         return got, pd.DataFrame({"match": [], "hands": [], "differing": []})
     return got, pd.concat(per, ignore_index=True)
+
+
+def _match_spans(runs: Runs, files: list[str]) -> list[tuple[str, float, float]]:
+    """Each of ``files`` with the lowest and highest match its row groups' statistics
+    give (−∞, ∞ where a file has none: read for every block)."""
+    got = runs.con.execute(
+        """SELECT file_name, min(stats_min_value::BIGINT), max(stats_max_value::BIGINT)
+        FROM parquet_metadata($files) WHERE path_in_schema = 'match' GROUP BY file_name""",
+        {"files": files},
+    ).fetchall()
+    span = {duckdb_path(name): (lo, hi) for name, lo, hi in got}
+    out = []
+    for f in files:
+        lo, hi = span.get(f, (None, None))
+        out.append((f, -math.inf if lo is None else lo, math.inf if hi is None else hi))
+    return out
+
+
+def _overlapping(files: list[tuple[str, float, float]], lo: int, hi: int) -> list[str]:
+    """The files whose matches can be in ``lo`` … ``hi`` (one file at least: a query
+    reads none of its rows outside the range, and names a file to read)."""
+    got = [f for f, a, b in files if a <= hi and b >= lo]
+    return got or [files[0][0]]
 
 
 DEAL_BLOCK = 50_000
