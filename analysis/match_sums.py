@@ -114,6 +114,9 @@ class MatchSums:
         got: MatchSums = cache["match_sums"]
         return got
 
+    table = "match_sums"
+    """The DuckDB temp table (with ``match_pats``) the sums are kept in."""
+
     def __len__(self) -> int:
         return len(self.run)
 

@@ -409,7 +409,7 @@ class Runs:
         # a cursor is a connection of its own to the same database: its own temp tables
         # and views, the database's memory limit and spill folder (kept alive with it)
         self._shared = share
-        self.con = _connect() if share is None else share.con.cursor()
+        self.con: duckdb.DuckDBPyConnection = _connect() if share is None else share.con.cursor()
         self._limit_step = 0
         self.raised = 0
         """How many times a query was run again under a larger DuckDB limit."""
@@ -429,6 +429,29 @@ class Runs:
 
     def __repr__(self) -> str:
         return f"Runs({[str(r.path) for r in self.runs]!r})"
+
+    def release(self, prefix: str = "") -> None:
+        """Drop the temp tables whose names start with ``prefix`` (all of them by
+        default) and what was kept from them: DuckDB's memory goes back to its pool
+        (a report draws its figures after), and a later query makes them anew."""
+        names = [
+            str(n)
+            for (n,) in self.con.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE temporary AND starts_with(table_name, $p)",
+                {"p": prefix},
+            ).fetchall()
+        ]
+        cache = self.__dict__.get("_cache", {})
+
+        def table(kept: Any) -> str | None:  # a table's name, or an object's that has one
+            if isinstance(kept, str):
+                return kept
+            return getattr(kept, "table", None) if hasattr(type(kept), "table") else None
+
+        for key in [k for k, v in cache.items() if table(v) in names]:
+            del cache[key]
+        for n in names:
+            self.con.execute(f'DROP TABLE IF EXISTS "{n}"')
 
     def __len__(self) -> int:
         return len(self.runs)
@@ -1050,6 +1073,7 @@ def pattern_frequencies(runs) -> pd.DataFrame:
                     axis=1,
                 )
             )
+    runs.release("pattern_")
     if out:
         est = pd.concat(out, ignore_index=True).drop(columns="matches")
         est2 = pd.concat(out2, ignore_index=True)
@@ -1296,6 +1320,7 @@ def distribution(
             on=list(GROUP),
         )
     )
+    runs.release("value_units")
     df = df.merge(est, on=list(GROUP), how="left")
     n = df["n"].astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1344,6 +1369,7 @@ def outcomes(runs) -> pd.DataFrame:
         {"draw_rate": ("draws", "hands")},
         {"mean_length": ("events", "hands")},
     )
+    runs.release("outcome_units")
     df["mean_wall_left"] = df["wall_left"] / df["hands"]
     df["mean_winners"] = df["winners"] / df["hands"]
     return finished_table(runs, df.drop(columns=["events", "wall_left", "winners"]))
@@ -1419,6 +1445,7 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
             "per_hand": ("amount", "hands", None),
         },
     )
+    runs.release("money_")
     return finished_table(
         runs,
         df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore").merge(
@@ -1611,6 +1638,7 @@ def tables(runs) -> dict[str, pd.DataFrame]:
     t["variants"] = seat_stats(runs, by="variant")
     t["dealer"] = dealer_advantage(runs)
     t["first_winner"] = first_winner(runs)
+    runs.release("seat_units_")  # every seat figure is made: their rows go
     t["patterns"] = pattern_frequencies(runs)
     for what in ("win_points", "win_total", "hand_points", "hand_length"):
         t[what] = distribution(runs, what)
