@@ -1389,6 +1389,8 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     if by not in ("reason", "category"):
         raise ValueError(f"by must be reason or category, not {by!r}")
     runs = as_runs(runs)
+    # hands with a transfer of each kind counted per hand first: a plain grouping,
+    # which DuckDB spills, where count(DISTINCT …) over every hand cannot be
     df = runs.sql(f"""
     WITH {HANDS_CTE},
     g AS (SELECT {GROUP_SQL}, count(*) AS hands,
@@ -1398,9 +1400,12 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
                  t.reason::VARCHAR AS reason, t.amount
           FROM read_parquet($transfers) t JOIN h USING ({_KEY})
           LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR),
-    a AS (SELECT {GROUP_SQL}, {by}, sum(amount)::BIGINT AS amount, count(*) AS transfers,
-                 count(DISTINCT (run_id, match, rotation, hand)) AS hands_with_n
-          FROM t GROUP BY ALL),
+    a AS (SELECT {GROUP_SQL}, {by}, sum(amount)::BIGINT AS amount, sum(n)::BIGINT AS transfers,
+                 count(*) AS hands_with_n
+          FROM (SELECT {GROUP_SQL}, {by}, run_id, match, rotation, hand, sum(amount) AS amount,
+                       count(*) AS n
+                FROM t GROUP BY ALL)
+          GROUP BY ALL),
     all_t AS (SELECT {GROUP_SQL}, sum(amount)::BIGINT AS all_amount FROM t GROUP BY ALL)
     SELECT {GROUP_SQL}, a.{by}, a.amount, a.transfers, a.hands_with_n, g.hands, g.moved,
            all_t.all_amount
