@@ -80,10 +80,12 @@ def _totals(runs):
 
 
 def _groups(runs):
-    """(runs, [(group key, its seat match totals)]): the rows :func:`_totals` gives one
-    group, numbers only (``run_id`` a code in the runs' sort order), each group's
-    fetched from a DuckDB temp table only when the caller reaches it, so one group's
-    seat-matches are held at a time, not every group's with their labels."""
+    """(runs, [(group key, its seats' sums per match and rotation)]): per (match,
+    rotation) of one group, numpy columns ``run_id`` (a code in the runs' sort order),
+    ``match``, ``rotation``, ``players``, ``hands`` and ``s0`` … ``s3`` (each seat's
+    points), in that order; each group's fetched from a DuckDB temp table only when the
+    caller reaches it, so one group's matches are held at a time, not every group's
+    with their labels. :func:`_seats` makes them one row per seat."""
     runs = as_runs(runs)
     cache = runs.__dict__.setdefault("_cache", {})
     if "totals_table" not in cache:
@@ -104,12 +106,11 @@ def _groups(runs):
     where = " AND ".join(f"{c} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(GROUP, 1))
 
     def fetch(key):
-        w = runs.con.execute(
+        return runs.con.execute(
             f"""SELECT run AS run_id, match, rotation, players, hands, s0, s1, s2, s3
             FROM seat_totals WHERE {where} ORDER BY run_id, match, rotation""",
             list(key),
-        ).df()
-        return _by_seat(w, ["run_id"])
+        ).fetchnumpy()
 
     return runs, ((tuple(k), fetch(k)) for k in keys.itertuples(index=False))
 
@@ -138,26 +139,25 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
     quantiles ``p5`` … ``p95``, ``matches``, ``hands_per_match`` (mean)."""
     runs, groups = _groups(runs)
     rows = []
-    for key, g in groups:
-        # integer sums (exact, as the float sums of these integers are)
-        per = (
-            g.assign(sq=g["total"].astype("int64") ** 2, one=1)
-            .groupby(["run_id", "match"], sort=False)[["total", "sq", "one"]]
-            .sum()
-        )
-        ms, mq, mn = (per[c].to_numpy(float) for c in ("total", "sq", "one"))
+    for key, w in groups:
+        totals = _seat_values(w)
+        # integer sums per match (exact, as the float sums of these integers are)
+        ms, mq, mn = (x.astype(float) for x in _per_match(w, totals))
+        hands_per_match = _mean_hands(w)
+        del w
 
         def sd(i, ms=ms, mq=mq, mn=mn, axis=-1):  # from per-match sums, resamples at once
             i = i.astype(int)
             n, t = mn[i].sum(axis), ms[i].sum(axis)
             return np.sqrt(np.maximum(mq[i].sum(axis) - t * t / n, 0) / (n - 1))
 
-        v = g["total"].to_numpy(float)
-        lo, hi = _boot((np.arange(len(per)),), sd, vectorized=True)
+        v = totals.astype(float)
+        del totals
+        lo, hi = _boot((np.arange(len(ms)),), sd, vectorized=True)
         row = {
             **dict(zip(GROUP, key, strict=True)),
-            "matches": len(per),
-            "hands_per_match": _hands_per_match(g),
+            "matches": len(ms),
+            "hands_per_match": hands_per_match,
             "sd": float(v.std(ddof=1)) if len(v) > 1 else np.nan,
             "sd_lo": lo,
             "sd_hi": hi,
@@ -169,9 +169,40 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
     return finished_table(runs, pd.DataFrame(rows))
 
 
-def _hands_per_match(g: pd.DataFrame) -> float:
-    """The mean length of a match (of one rotation, in duplicate play) in hands."""
-    return float(g.groupby(["run_id", "match", "rotation"])["hands"].max().mean())
+def _seat_values(w: dict[str, np.ndarray]) -> np.ndarray:
+    """Every seat's match total of the rows ``w`` (:func:`_groups`), row by row and seat
+    by seat (the order of :func:`_by_seat`'s rows)."""
+    seats = np.column_stack([np.asarray(w[f"s{i}"], dtype=np.int64) for i in range(4)])
+    sat = np.arange(4) < np.asarray(w["players"])[:, None]
+    out: np.ndarray = seats[sat]
+    return out
+
+
+def _per_match(w: dict[str, np.ndarray], totals: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per match of the rows ``w`` (in order; ``totals``: :func:`_seat_values`): the
+    seats' totals summed, their squares summed, and the seats counted (integers)."""
+    players = np.asarray(w["players"], dtype=np.int64)
+    if not len(players):
+        return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))
+    run, match = np.asarray(w["run_id"], np.int64), np.asarray(w["match"], np.int64)
+    first = np.flatnonzero(np.r_[True, (run[1:] != run[:-1]) | (match[1:] != match[:-1])])
+    seat_first = np.r_[0, np.cumsum(players)[:-1]][first]  # a match's first seat row
+    return (
+        np.add.reduceat(totals, seat_first),
+        np.add.reduceat(totals * totals, seat_first),
+        np.add.reduceat(players, first),
+    )
+
+
+def _mean_hands(w: dict[str, np.ndarray]) -> float:
+    """The mean length of a match (of one rotation, in duplicate play) in hands, of
+    the rows ``w`` (:func:`_groups`)."""
+    return float(pd.Series(np.asarray(w["hands"])).mean())
+
+
+def _seats(w: dict[str, np.ndarray]) -> pd.DataFrame:
+    """The rows ``w`` (:func:`_groups`) one row per seat (:func:`_by_seat`)."""
+    return _by_seat(pd.DataFrame({k: np.asarray(v) for k, v in w.items()}), ["run_id"])
 
 
 def _omega2(s: np.ndarray, q: np.ndarray, n: np.ndarray) -> float:
@@ -220,21 +251,22 @@ def skill_share(runs) -> pd.DataFrame:
     runs, groups = _groups(runs)
     dup = {(r.variant, r.config): r.duplicate for r in runs.runs}
     rows = []
-    for key, g in groups:
+    for key, w in groups:
         row = {**dict(zip(GROUP, key, strict=True)), "duplicate": dup.get(key[:2], False)}
-        k = int(g["spec"].max()) + 1
-        m_index = pd.MultiIndex.from_frame(g[["run_id", "match"]].drop_duplicates())
+        # a row's seats take every place of the line-up: (seat − rotation) mod players
+        k = int(np.asarray(w["players"]).max())
+        matches = len(_per_match(w, _seat_values(w))[2])
         # ω² grows with match length (a longer match averages more luck away): the
         # figure means nothing without it, so it travels with the figure
-        row["matches"], row["agents"] = len(m_index), k
-        row["hands_per_match"] = _hands_per_match(g)
-        if not row["duplicate"] or len(m_index) < 2:
+        row["matches"], row["agents"] = matches, k
+        row["hands_per_match"] = _mean_hands(w)
+        if not row["duplicate"] or matches < 2:
             row.update(
                 skill_share=np.nan, skill_share_lo=np.nan, skill_share_hi=np.nan, luck_share=np.nan
             )
             rows.append(row)
             continue
-        s, q, n = _layout(g)
+        s, q, n = _layout(_seats(w))
         value = _omega2(s, q, n)
 
         def stat(i, s=s, q=q, n=n):

@@ -11,12 +11,14 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from analysis.match_sums import MatchSums, Metrics, metric_specs
 from analysis.queries import (
     GROUP,
     Runs,
@@ -32,6 +34,7 @@ from analysis.stats import Difference, pseudo_values
 from mjlog.judgement import Verdict
 from mjlog.logio import LogError
 from mjlog.metrics import METRICS
+from mjlog.rundir import duckdb_path
 
 __all__ = [
     "COMPARE_METRICS",
@@ -54,87 +57,19 @@ COMPARE_METRICS = {m.shown: m.description for m in METRICS}
 
 def match_units(runs) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per match (the unit of every interval): its group, run and ``seed``; the
-    :data:`PAIR_KEY` columns (match size, duplicate flag, match index and ``seed0``,
-    the seed of its first hand: equal keys mean the same walls when the tile sets
-    agree, which :func:`paired_comparison` checks); and the sums the
-    headline figures are ratios of: ``hands``, ``draws``, ``moved``, ``pts0`` …
-    ``pts3`` (points by position after the dealer), ``players``, ``wins``,
-    ``win_total`` (Σ ``wins.total``), ``win_points`` (Σ ``wins.points``, per payer),
-    ``capped``. Second frame: per match and pattern, ``with_`` = wins
-    carrying it. DuckDB aggregates by match, reading only the columns it needs; the
-    group columns come from each run's manifest (a run's line-up is its agents as
-    given, which is also what duplicate play turns back to rotation 0)."""
-    runs = as_runs(runs)
-    con = runs.con
-    hands, wins = runs.files("hands"), runs.files("wins")
-    # each position after the dealer summed per match in DuckDB (exact integer sums),
-    # so no row per hand or per dealer reaches pandas
-    pts = ", ".join(
-        f"coalesce(sum(CASE WHEN {p} < h.players "
-        f"THEN h.deltas[(h.dealer + {p}) % h.players + 1] ELSE 0 END), 0)::BIGINT AS pts{p}"
-        for p in range(4)
-    )
-    units = con.execute(
-        f"""
-    SELECT h.run_id::VARCHAR AS run_id, h.match, count(*) AS hands, max(h.players) AS players,
-           count(*) FILTER (WHERE h.outcome = 'draw') AS draws,
-           sum(list_sum(list_transform(h.deltas, lambda d: greatest(d, 0))))::BIGINT AS moved,
-           {pts}
-    FROM read_parquet($hands) h GROUP BY ALL ORDER BY ALL""",
-        {"hands": hands},
-    ).df()
-    w = con.execute(
-        """
-    SELECT run_id::VARCHAR AS run_id, match, count(*) AS wins, sum(total)::BIGINT AS win_total,
-           sum(points)::BIGINT AS win_points, count(*) FILTER (WHERE capped) AS capped
-    FROM read_parquet($wins) GROUP BY ALL""",
-        {"wins": wins},
-    ).df()
-    units = units.merge(w, on=["run_id", "match"], how="left")
-    for c in ("wins", "win_total", "win_points", "capped"):
-        units[c] = units[c].fillna(0).astype("int64")
-    walls = con.execute(
-        """
-    SELECT run_id::VARCHAR AS run_id, match, hand_seed AS seed0 FROM read_parquet($hands)
-    WHERE hand = 0 AND rotation = 0""",
-        {"hands": hands},
-    ).df()
-    units = units.merge(walls, on=["run_id", "match"], how="left")
-    info = {r.run_id: r for r in runs.runs}
-    for i, c in enumerate(GROUP):
-        units.insert(
-            i,
-            c,
-            units["run_id"].map(
-                {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}
-            ),
-        )
-    units["seed"] = units["run_id"].map({rid: r.seed for rid, r in info.items()})
-    # the same walls: same match size, duplicate flag, match index and first wall (a
-    # different variant or tile set deals other walls from the same seed)
-    units["hands_per_match"] = units["run_id"].map(
-        {rid: r.hands_per_match for rid, r in info.items()}
-    )
-    units["duplicate"] = units["run_id"].map({rid: r.duplicate for rid, r in info.items()})
-    pats = con.execute(
-        """
-    SELECT run_id::VARCHAR AS run_id, match, pattern, count(*) AS with_
-    FROM (SELECT run_id, match, unnest(list_distinct(patterns)) AS pattern
-          FROM read_parquet($wins))
-    GROUP BY ALL ORDER BY ALL""",
-        {"wins": wins},
-    ).df()
-    for i, c in enumerate(GROUP):
-        pats.insert(
-            i,
-            c,
-            pats["run_id"].map(
-                {rid: (r.variant, r.config, ",".join(r.agents))[i] for rid, r in info.items()}
-            ),
-        )
-    units["_order"] = units["run_id"].map({rid: i for i, rid in enumerate(info)})
-    units = units.sort_values(["_order", "match"], kind="stable").drop(columns="_order")
-    return units.reset_index(drop=True), pats
+        :data:`PAIR_KEY` columns (match size, duplicate flag, match index and ``seed0``,
+        the seed of its first hand: equal keys mean the same walls when the tile sets
+        agree, which :func:`paired_comparison` checks); and the sums the
+        headline figures are ratios of: ``hands``, ``draws``, ``moved``, ``pts0`` …
+        ``pts3`` (points by position after the dealer), ``players``, ``wins``,
+        ``win_total`` (Σ ``wins.total``), ``win_points`` (Σ ``wins.points``, per payer),
+        ``capped``. Second frame: per match and pattern, ``with_`` = wins
+        carrying it. DuckDB aggregates by match, reading only the columns it needs; the
+        group columns come from each run's manifest (a run's line-up is its agents as
+        given, which is also what duplicate play turns back to rotation 0). A command
+    over a large run reads the sums column by column instead (:class:`MatchSums`)."""
+    # read once into DuckDB (analysis.match_sums), as compare and precision read them
+    return MatchSums.of(as_runs(runs)).frame()
 
 
 PAIR_KEY = ["hands_per_match", "duplicate", "match", "seed0"]
@@ -163,6 +98,8 @@ class Pairing:
     hands_shared: int | None = None
     base_rows: np.ndarray | None = None
     other_rows: np.ndarray | None = None
+    differing: pd.DataFrame | None = None
+    """Per paired match, :func:`hands_differing` (found by the same join)."""
 
     @property
     def paired(self) -> bool:
@@ -177,38 +114,87 @@ def _tiles(runs: Runs) -> int | None:
     return int(n.iloc[0]) if len(n) else None
 
 
-def _deals(a: Runs, b: Runs, matches: Sequence[int]) -> dict[str, int]:
+def _deals(
+    a: Runs, b: Runs, matches: Sequence[int], every: bool = False
+) -> tuple[dict[str, int], pd.DataFrame]:
     """Over the hands both runs hold in ``matches``: ``shared`` hands, ``same`` walls;
     of the first hands, ``firsts``, ``first_same`` walls and ``first_tiles`` with one
-    multiset of tiles; ``tiles_a``, ``tiles_b`` (wall sizes). DuckDB joins the two
-    runs' files by (match, rotation, hand) and returns only the counts."""
-    side = """SELECT match, rotation, hand, hash(wall) AS w, len(wall) AS n,
-                     CASE WHEN hand = 0 AND rotation = 0 THEN hash(list_sort(wall)) END AS t
-              FROM read_parquet({}) WHERE wall IS NOT NULL AND match BETWEEN $lo AND $hi
-                   AND match IN (SELECT unnest($m))"""
+    multiset of tiles; ``tiles_a``, ``tiles_b`` (wall sizes). And per match,
+    :func:`hands_differing`'s ``hands`` and ``differing``. One DuckDB join of the two
+    runs' hands by (match, rotation, hand) gives both; only counts come back.
+    ``every``: ``matches`` are every match of both runs (no list to filter by)."""
     query = f"""
-    WITH a AS ({side.format("$hands")}), b AS ({side.format("$other")})
-    SELECT count(*) AS shared, count(*) FILTER (WHERE a.w = b.w) AS same,
-           count(a.t) AS firsts, count(a.t) FILTER (WHERE a.w = b.w) AS first_same,
-           count(a.t) FILTER (WHERE a.t = b.t) AS first_tiles,
-           coalesce(max(a.n), 0) AS tiles_a, coalesce(max(b.n), 0) AS tiles_b
-    FROM a JOIN b USING (match, rotation, hand)"""
+    WITH a AS ({_outcomes("a", every)}), b AS ({_outcomes("b", every)}),
+    j AS (SELECT match, a.f IS DISTINCT FROM b.f AS differs,
+                 a.wh IS NOT NULL AND b.wh IS NOT NULL AS walls, a.wh = b.wh AS same,
+                 a.t AS ta, a.t = b.t AS same_tiles, a.n AS na, b.n AS nb
+          FROM a FULL JOIN b USING (match, rotation, hand))
+    SELECT match, count(*) AS hands, count(*) FILTER (WHERE differs) AS differing,
+           count(*) FILTER (WHERE walls) AS shared,
+           count(*) FILTER (WHERE walls AND same) AS same,
+           count(ta) FILTER (WHERE walls) AS firsts,
+           count(ta) FILTER (WHERE walls AND same) AS first_same,
+           count(ta) FILTER (WHERE walls AND same_tiles) AS first_tiles,
+           coalesce(max(na) FILTER (WHERE walls), 0) AS tiles_a,
+           coalesce(max(nb) FILTER (WHERE walls), 0) AS tiles_b
+    FROM j GROUP BY match ORDER BY match"""
+    spans = {
+        f"{side}_{t}": _match_spans(a, runs.files(t))
+        for side, runs in (("a", a), ("b", b))
+        for t in ("hands", "wins", "transfers")
+    }
     # a block of matches at a time: the join holds one block's hands, not the run's,
-    # and each block reads only the row groups its match range can be in
+    # and each block reads only the files its match range can be in (a run's files
+    # named to every block would have every footer read once a block)
     got = dict.fromkeys(("shared", "same", "firsts", "first_same", "first_tiles"), 0)
     got.update(tiles_a=0, tiles_b=0)
+    per: list[pd.DataFrame] = []
     ms = sorted(int(x) for x in matches)
+    params: dict[str, Any] = {}
     for i in range(0, len(ms), DEAL_BLOCK):
         block = ms[i : i + DEAL_BLOCK]
-        df = a.sql(query, other=b.files("hands"), m=block, lo=block[0], hi=block[-1])
-        for k, v in df.iloc[0].items():
-            name = str(k)
-            got[name] = max(got[name], int(v)) if name.startswith("tiles_") else got[name] + int(v)
-    return got
+        if not every:
+            params["m"] = block
+        for name, files in spans.items():
+            params[name] = _overlapping(files, block[0], block[-1])
+        df = a.sql(query, **params, lo=block[0], hi=block[-1])
+        for name in got:
+            col = df[name].to_numpy()
+            if name.startswith("tiles_"):
+                got[name] = max(got[name], int(col.max()) if len(col) else 0)
+            else:
+                got[name] += int(col.sum())
+        per.append(df[["match", "hands", "differing"]])
+    if not per:
+        return got, pd.DataFrame({"match": [], "hands": [], "differing": []})
+    return got, pd.concat(per, ignore_index=True)
+
+
+def _match_spans(runs: Runs, files: list[str]) -> list[tuple[str, float, float]]:
+    """Each of ``files`` with the lowest and highest match its row groups' statistics
+    give (−∞, ∞ where a file has none: read for every block)."""
+    got = runs.con.execute(
+        """SELECT file_name, min(stats_min_value::BIGINT), max(stats_max_value::BIGINT)
+        FROM parquet_metadata($files) WHERE path_in_schema = 'match' GROUP BY file_name""",
+        {"files": files},
+    ).fetchall()
+    span = {duckdb_path(name): (lo, hi) for name, lo, hi in got}
+    out = []
+    for f in files:
+        lo, hi = span.get(f, (None, None))
+        out.append((f, -math.inf if lo is None else lo, math.inf if hi is None else hi))
+    return out
+
+
+def _overlapping(files: list[tuple[str, float, float]], lo: int, hi: int) -> list[str]:
+    """The files whose matches can be in ``lo`` … ``hi`` (one file at least: a query
+    reads none of its rows outside the range, and names a file to read)."""
+    got = [f for f, a, b in files if a <= hi and b >= lo]
+    return got or [files[0][0]]
 
 
 DEAL_BLOCK = 50_000
-"""Matches whose walls :func:`_deals` compares in one DuckDB join."""
+"""Matches whose hands :func:`_deals` compares in one DuckDB join."""
 
 
 def _why_apart(a: Runs, b: Runs) -> str:
@@ -237,14 +223,12 @@ def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
     pair up (:class:`Pairing`): by match when they share :data:`PAIR_KEY` matches
     (one seed, match size and duplicate flag) and the first hand of each of those was
     dealt the same tiles; with the rows of ``ua`` and ``ub`` that pair, in order."""
-    both = (
-        ua[PAIR_KEY]
-        .assign(_a=np.arange(len(ua)))
-        .merge(ub[PAIR_KEY].assign(_b=np.arange(len(ub))), on=PAIR_KEY)
-    )
-    if both.empty:
+    rows_a, rows_b = _pairs(ua, ub)
+    if not len(rows_a):
         return Pairing("none", _why_apart(a, b))
-    f = _deals(a, b, sorted(set(both["match"].astype(int))))
+    every = len(rows_a) == len(ua) == len(ub)  # no match left out: no list to filter by
+    matches = np.unique(ua["match"].to_numpy(np.int64)[rows_a]).tolist()
+    f, differing = _deals(a, b, matches, every)
     if f["firsts"] and f["first_tiles"] < f["firsts"]:
         sizes = f" ({f['tiles_a']} vs {f['tiles_b']} tiles)" if f["tiles_a"] != f["tiles_b"] else ""
         return Pairing("none", f"another tile set{sizes}: the same seed deals other walls")
@@ -260,20 +244,67 @@ def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
                 else ", the same tiles shuffled alike but the first dealer or the break differs"
             )
     return Pairing(
-        "match", text, f["same"], f["shared"], both["_a"].to_numpy(), both["_b"].to_numpy()
+        "match",
+        text,
+        f["same"],
+        f["shared"],
+        rows_a,
+        rows_b,
+        differing,
     )
 
 
-def _outcomes(side: str) -> str:
+def _pairs(ua: pd.DataFrame, ub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``ua`` and ``ub`` with one :data:`PAIR_KEY`, in ``ua``'s order (an
+    inner merge's). Where each side's matches are unique (one run a side) the keys are
+    matched as arrays, not as a merge of frames of every match."""
+    one = ["hands_per_match", "duplicate"]
+    if not (
+        ua["match"].is_unique
+        and ub["match"].is_unique
+        and all(u[c].nunique() <= 1 for u in (ua, ub) for c in one)
+    ):
+        both = (
+            ua[PAIR_KEY]
+            .assign(_a=np.arange(len(ua)))
+            .merge(ub[PAIR_KEY].assign(_b=np.arange(len(ub))), on=PAIR_KEY)
+        )
+        return both["_a"].to_numpy(), both["_b"].to_numpy()
+    none = np.zeros(0, dtype=np.int64)
+    if not len(ua) or not len(ub) or any(ua[c].iloc[0] != ub[c].iloc[0] for c in one):
+        return none, none
+    _, ia, ib = np.intersect1d(
+        ua["match"].to_numpy(np.int64),
+        ub["match"].to_numpy(np.int64),
+        assume_unique=True,
+        return_indices=True,
+    )
+    sa, sb = ua["seed0"].to_numpy()[ia], ub["seed0"].to_numpy()[ib]
+    same = sa == sb
+    if sa.dtype.kind == "f" or sb.dtype.kind == "f":  # a merge matches NaN with NaN
+        same |= pd.isna(sa) & pd.isna(sb)
+    ia, ib = ia[same], ib[same]
+    order = np.argsort(ia, kind="stable")
+    return ia[order], ib[order]
+
+
+def _outcomes(side: str, every: bool = False) -> str:
     """SQL: per hand of one side (its files bound to ``$SIDE_hands`` and so on, its
-    matches to ``$m``) a hash of the hand's outcome: the result, winners and every
+    matches to ``$lo`` … ``$hi`` and, unless ``every``, to ``$m``) a hash of its wall
+    ``wh`` (NULL without one), the wall's size ``n``, a hash of the first hand's
+    tiles ``t``, and a hash ``f`` of the hand's outcome: the result, winners and every
     seat's delta; each win's winner, feeder, method, patterns and points; and every
     transfer (payer, payee, amount, reason)."""
-    where = "WHERE match IN (SELECT unnest($m))"
+    where = "WHERE match BETWEEN $lo AND $hi" + (
+        "" if every else " AND match IN (SELECT unnest($m))"
+    )
     return f"""
     SELECT h.match, h.rotation, h.hand,
+           CASE WHEN h.wall IS NOT NULL THEN hash(h.wall) END AS wh, len(h.wall) AS n,
+           CASE WHEN h.hand = 0 AND h.rotation = 0 AND h.wall IS NOT NULL
+                THEN hash(list_sort(h.wall)) END AS t,
            hash(h.outcome, h.winners, h.deltas, w.wins, t.pays) AS f
-    FROM (SELECT match, rotation, hand, outcome, winners, deltas
+    FROM (SELECT match, rotation, hand, wall, outcome, winners, deltas
           FROM read_parquet(${side}_hands) {where}) h
     LEFT JOIN (SELECT match, rotation, hand,
                       list((seat, from_seat, method, list_sort(patterns), points, total)
@@ -298,18 +329,7 @@ def hands_differing(a: Runs, b: Runs, matches: Sequence[int]) -> pd.DataFrame:
     >>> int(d["hands"].sum()), int(d["differing"].sum())
     (400, 0)
     """
-    params: dict[str, Any] = {"m": [int(x) for x in matches]}
-    for side, runs in (("a", a), ("b", b)):
-        for t in ("hands", "wins", "transfers"):
-            params[f"{side}_{t}"] = runs.files(t)
-    return a.sql(
-        f"""
-    WITH a AS ({_outcomes("a")}), b AS ({_outcomes("b")})
-    SELECT match, count(*) AS hands,
-           count(*) FILTER (WHERE a.f IS DISTINCT FROM b.f) AS differing
-    FROM a FULL JOIN b USING (match, rotation, hand) GROUP BY ALL ORDER BY ALL""",
-        **params,
-    )
+    return _deals(a, b, matches)[1]
 
 
 def same_walls(a: Runs, b: Runs, matches: Sequence[int] | None = None) -> bool:
@@ -343,36 +363,19 @@ def metric_arrays(
     that starts with ``points`` (:func:`_in_points`) counts the variant's points, the
     others are shares. ``mean_points[p]`` is position p after the dealer, or with
     ``agents`` (columns of :func:`_with_agents`) ``mean_points[AGENT]`` per agent."""
-    n = int(u["players"].max())
-    hands = u["hands"].to_numpy(float)
-    wins = u["wins"].to_numpy(float)
-    out: dict[str, tuple[np.ndarray, np.ndarray, str]] = {}
-    for a in agents:
-        out[f"mean_points[{a}]"] = (
-            u[f"points@{a}"].to_numpy(float),
-            u[f"seat_hands@{a}"].to_numpy(float),
-            "points per seat-hand",
-        )
-    for p in range(0 if agents else n):
-        out[f"mean_points[{p}]"] = (u[f"pts{p}"].to_numpy(float), hands, "points per seat-hand")
-    others = sum(u[f"pts{p}"].to_numpy(float) for p in range(1, n)) / max(n - 1, 1)
-    out["dealer_advantage"] = (u["pts0"].to_numpy(float) - others, hands, "points per hand")
-    out["draw_rate"] = (u["draws"].to_numpy(float), hands, "share of hands")
-    out["mean_points_per_win"] = (u["win_points"].to_numpy(float), wins, "points per payer per win")
-    out["mean_total_per_win"] = (u["win_total"].to_numpy(float), wins, "points per win, all payers")
-    out["money_moved_per_hand"] = (u["moved"].to_numpy(float), hands, "points per hand")
     idx = pd.MultiIndex.from_frame(u[["run_id", "match"]])
     by_pat = dict(tuple(pats.groupby("pattern", sort=False)))
-    for pat in patterns:
+
+    def pattern(pat: str) -> np.ndarray:
         g = by_pat.get(pat)
-        y = (
-            np.zeros(len(u))
-            if g is None
-            else g.set_index(["run_id", "match"])["with_"].reindex(idx).fillna(0).to_numpy(float)
-        )
-        out[f"pattern_rate[{pat}]"] = (y, wins, "share of wins")
-    out["capped_share"] = (u["capped"].to_numpy(float), wins, "share of wins")
-    return out
+        if g is None:
+            return np.zeros(len(u))
+        return g.set_index(["run_id", "match"])["with_"].reindex(idx).fillna(0).to_numpy(float)
+
+    specs = metric_specs(
+        lambda c: u[c].to_numpy(float), pattern, int(u["players"].max()), patterns, agents
+    )
+    return dict(specs)
 
 
 def _in_points(unit: str) -> bool:
@@ -591,18 +594,53 @@ COLUMNS = [
 
 @dataclass(frozen=True)
 class _Loaded:
-    """One side of a study, read: its runs, what it measures, its match units."""
+    """One side of a study, read: its runs, what it measures, its per-match sums (in
+    DuckDB: :class:`MatchSums`)."""
 
     path: Path
     runs: Runs
     what: _Side
-    units: pd.DataFrame
-    pats: pd.DataFrame
+    sums: MatchSums
     label: str
     rules: dict[str, Any]
     agents: tuple[str, ...]
     """The agents whose points are compared instead of the positions' (a study of
     mixed line-ups), else empty."""
+    lineup: str
+    by_agent: dict[str, np.ndarray]
+    """``points@AGENT`` and ``seat_hands@AGENT`` per match (:func:`_with_agents`)."""
+
+    def column(self, name: str, rows: np.ndarray | None = None) -> np.ndarray:
+        """A per-match sum (of ``rows``), as floats."""
+        if name in self.by_agent:
+            got = self.by_agent[name]
+            return got if rows is None else got[rows]
+        return self.sums.column(name, rows)
+
+    def metrics(self, patterns: list[str], rows: np.ndarray | None = None) -> Metrics:
+        """:func:`metric_arrays` of this side's matches (``rows``, default all), each
+        metric's arrays fetched when it is read."""
+        players = int(self.column("players", rows).max())
+        return metric_specs(
+            lambda c: self.column(c, rows),
+            lambda p: self.sums.pattern(p, rows),
+            players,
+            patterns,
+            self.agents,
+        )
+
+    def keys(self) -> pd.DataFrame:
+        """The :data:`PAIR_KEY` of every match, in order."""
+        info = self.runs.runs
+        run = self.sums.run
+        return pd.DataFrame(
+            {
+                "hands_per_match": np.array([r.hands_per_match for r in info])[run],
+                "duplicate": np.array([r.duplicate for r in info])[run],
+                "match": self.sums.match,
+                "seed0": self.sums.seed0(),
+            }
+        )
 
 
 def _load(paths) -> list[_Loaded]:
@@ -620,32 +658,35 @@ def _load(paths) -> list[_Loaded]:
             "compare needs a baseline and at least one other run (or a sweep "
             "folder with two points or more)"
         )
-    read = {side: Runs(side) for side in sides}
+    first = Runs(sides[0])
+    read = {side: first if i == 0 else Runs(side, share=first) for i, side in enumerate(sides)}
     names = _agent_names(list(read.values()))
     per_agent = any(len(set(a)) > 1 for a in names.values())
     shown = _differing_keys(read)
     out = []
     for side, runs in read.items():
-        u, pats = match_units(runs)
-        if u.empty:
+        sums = MatchSums.of(runs)
+        if not len(sums):
             raise LogError(f"{side}: the run has no hands")
-        u = u.reset_index(drop=True)
         agents: tuple[str, ...] = ()
+        by_agent: dict[str, np.ndarray] = {}
         if per_agent:
-            u, agents = _with_agents(runs, u, names)
+            by_agent, agents = _with_agents(runs, sums, names)
         run = runs.runs[0]
         rules = runs.rules[run.run_id]
         config = config_label(run.variant, rules, run.duplicate, (*varied[side], *shown))
+        lineup = ",".join(runs.runs[int(sums.run[0])].agents)
         out.append(
             _Loaded(
                 side,
                 runs,
                 _side(runs),
-                u,
-                pats,
-                f"{run.variant} {mark_defaults(run.variant, config)} [{u.lineup.iloc[0]}] {side}",
+                sums,
+                f"{run.variant} {mark_defaults(run.variant, config)} [{lineup}] {side}",
                 rules,
                 agents,
+                lineup,
+                by_agent,
             )
         )
     return out
@@ -679,9 +720,9 @@ def _agent_names(read: list[Runs]) -> dict[str, tuple[str, ...]]:
 
 
 def _with_agents(
-    runs: Runs, u: pd.DataFrame, names: dict[str, tuple[str, ...]]
-) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """``u`` with each agent's points and seat-hands per match (``points@AGENT``,
+    runs: Runs, sums: MatchSums, names: dict[str, tuple[str, ...]]
+) -> tuple[dict[str, np.ndarray], tuple[str, ...]]:
+    """Each agent's points and seat-hands per match of ``sums`` (``points@AGENT``,
     ``seat_hands@AGENT``), agents by their study-wide labels, and those agents in
     line-up order. In duplicate play an agent sits in every seat in turn: its figure
     is the agent's, where a seat number is not."""
@@ -699,16 +740,18 @@ def _with_agents(
         aggfunc="sum",
         fill_value=0,
     )
-    idx = pd.MultiIndex.from_frame(u[["run_id", "match"]])
-    agents = tuple(dict.fromkeys(names.get(str(u.run_id.iloc[0])) or sorted(set(a.agent))))
+    ids = np.array([r.run_id for r in runs.runs], dtype=object)
+    idx = pd.MultiIndex.from_arrays([ids[sums.run], sums.match])
+    first = str(ids[sums.run[0]])
+    agents = tuple(dict.fromkeys(names.get(first) or sorted(set(a.agent))))
     cols = {}
     for agent in agents:
         for what, col in (("points", "points"), ("seat_hands", "hands")):
             got = wide[(col, agent)] if (col, agent) in wide else None
             cols[f"{what}@{agent}"] = (
-                np.zeros(len(u)) if got is None else got.reindex(idx).fillna(0).to_numpy(float)
+                np.zeros(len(sums)) if got is None else got.reindex(idx).fillna(0).to_numpy(float)
             )
-    return u.assign(**cols), agents
+    return cols, agents
 
 
 def _against(
@@ -718,24 +761,26 @@ def _against(
     the two scales forbid one) and the patterns left out (only one side has them)."""
     from analysis.stats import compare_units
 
-    ub, uo = base.units, other.units
-    pair = pairing(base.runs, other.runs, ub, uo)
+    pair = pairing(base.runs, other.runs, base.keys(), other.keys())
+    rb = ro = None
     if pair.paired and pair.base_rows is not None and pair.other_rows is not None:
-        ub = ub.iloc[pair.base_rows].reset_index(drop=True)
-        uo = uo.iloc[pair.other_rows].reset_index(drop=True)
-    seen = set(base.pats.pattern) | set(other.pats.pattern)
+        rb, ro = pair.base_rows, pair.other_rows
+    seen = set(base.sums.patterns) | set(other.sums.patterns)
     names = sorted(
         k
         for k in seen
         if all(s.what.patterns is None or k in s.what.patterns for s in (base, other))
     )
     note = _scales_note(base.what, other.what)
-    mb = metric_arrays(ub, base.pats, names, base.agents)
-    mo = metric_arrays(uo, other.pats, names, other.agents)
-    hands = int(min(ub["hands"].sum(), uo["hands"].sum()))
+    mb = base.metrics(names, rb)
+    mo = other.metrics(names, ro)
+    hands = int(min(base.column("hands", rb).sum(), other.column("hands", ro).sum()))
     differing, differing_hi = None, math.nan
     if pair.paired:
-        hd = hands_differing(base.runs, other.runs, sorted(set(ub["match"].astype(int))))
+        hd = pair.differing
+        if hd is None:
+            matches = np.unique(base.column("match", rb).astype(np.int64)).tolist()
+            hd = hands_differing(base.runs, other.runs, matches)
         differing = int(hd["differing"].sum())
         differing_hi = rate(hd["differing"].to_numpy(float), hd["hands"].to_numpy(float)).hi
     rows, diffs = [], []
@@ -802,7 +847,7 @@ def _swept_key(sides: list[_Loaded]) -> tuple[str | None, str]:
     :data:`TREND_POINTS` values or more; else None and why there is no trend."""
     if len({s.runs.runs[0].variant for s in sides}) > 1:
         return None, "no trend: the points are of several variants"
-    if len({s.units.lineup.iloc[0] for s in sides}) > 1:
+    if len({s.lineup for s in sides}) > 1:
         return None, "no trend: the points have other line-ups"
     keys = sorted({k for s in sides for k in s.rules})
     differ = [k for k in keys if len({repr(s.rules.get(k)) for s in sides}) > 1]
@@ -861,26 +906,30 @@ def trends(
     key, why = _swept_key(sides)
     if key is None:
         return None, pd.DataFrame(columns=cols), why
-    seen = set().union(*(set(s.pats.pattern) for s in sides))
+    seen = set().union(*(set(s.sums.patterns) for s in sides))
     names = sorted(
         k for k in seen if all(s.what.patterns is None or k in s.what.patterns for s in sides)
     )
-    arrays = [metric_arrays(s.units, s.pats, names, s.agents) for s in sides]
+    arrays = [s.metrics(names) for s in sides]
     xs = [float(s.rules[key]) for s in sides]
     rows = []
-    for metric, (_y, _x, unit) in arrays[0].items():
+    clusters = [list(map(tuple, s.keys()[PAIR_KEY].itertuples(index=False))) for s in sides]
+    for metric in arrays[0]:
         if not all(metric in a for a in arrays):
             continue
+        unit = arrays[0].unit(metric)
         ps, x, values = [], [], []
         cl: list[Any] = []
-        for s, a, v in zip(sides, arrays, xs, strict=True):
+        events = 0.0
+        for a, v, keys in zip(arrays, xs, clusters, strict=True):
             y, w, _ = a[metric]
             ps.append(pseudo_values(y, w))
             values.append(estimate(y, w).value)
             x.append(np.full(len(y), v))
-            cl.extend(map(tuple, s.units[PAIR_KEY].itertuples(index=False)))
+            cl.extend(keys)
+            events += y.sum()
         fit = slope(np.concatenate(ps), np.concatenate(x), cl).as_dict()
-        if is_rate(unit) and sum(a[metric][0].sum() for a in arrays) < RARE:
+        if is_rate(unit) and events < RARE:
             fit.update(dict.fromkeys(("lo", "hi", "se", "p"), math.nan))
         rows.append(
             {
@@ -945,15 +994,20 @@ def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFr
     from analysis.stats import hands_needed
 
     runs = as_runs(runs)
-    units, pats = match_units(runs)
+    sums = MatchSums.of(runs)
     first = {(r.variant, r.config, ",".join(r.agents)): r for r in reversed(runs.runs)}
     rows = []
-    for key, u in units.groupby(list(GROUP), sort=False):
-        u = u.reset_index(drop=True)
-        p = pats[(pats.variant == key[0]) & (pats.config == key[1]) & (pats.lineup == key[2])]
-        hands = int(u["hands"].sum())
-        run = first[key]  # type: ignore[index]  # (pandas types a group key Hashable)
-        for metric, (y, x, unit) in metric_arrays(u, p, _patterns_of(runs, run, p)).items():
+    for key, at in sums.groups():
+        hands = int(sums.column("hands", at).sum())
+        run = first[key]
+        patterns = _patterns_of(runs, run, sums.patterns_in(at))
+        metrics = metric_specs(
+            partial(sums.column, rows=at),
+            partial(sums.pattern, rows=at),
+            int(sums.column("players", at).max()),
+            patterns,
+        )
+        for metric, (y, x, unit) in metrics.items():
             e = metric_estimate(y, x, unit)
             t = target.get(metric) if isinstance(target, dict) else target
             rows.append(
@@ -976,7 +1030,7 @@ def precision(runs, target: float | dict[str, float] | None = None) -> pd.DataFr
     return finished_table(runs, pd.DataFrame(rows))
 
 
-def _patterns_of(runs: Runs, run, seen: pd.DataFrame) -> list[str]:
+def _patterns_of(runs: Runs, run, seen: set[str]) -> list[str]:
     """The patterns a group's rules can score (its first run's; a rare one no win
     carried is a rate of 0 with an upper bound, not a missing row), and any other it
     logged, sorted."""
@@ -985,4 +1039,4 @@ def _patterns_of(runs: Runs, run, seen: pd.DataFrame) -> list[str]:
     v = _BY_NAME.get(run.variant)
     rules = rules_of_run(runs, run) if v is not None else None
     can = set(v.patterns(rules)) if v is not None and rules is not None else set()
-    return sorted(can | set(seen.pattern))
+    return sorted(can | seen)

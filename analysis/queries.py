@@ -321,11 +321,17 @@ class Runs:
     field type or a wrong run id is refused (:class:`LogError`, one line), and a
     file's sha256 is checked the first time a query reads its table.
     ``verify_hashes=False`` skips the sha256 (sizes are still checked): for data
-    you trust and read often, say a run you just wrote.
+    you trust and read often, say a run you just wrote. ``share``: another
+    :class:`Runs` whose DuckDB database these query through a connection of their own
+    (their temp tables apart): the two are held under one memory limit, not one each
+    (``mjlog compare`` reads its sides so).
     """
 
     def __init__(
-        self, paths: str | os.PathLike | Iterable[str | os.PathLike], verify_hashes: bool = True
+        self,
+        paths: str | os.PathLike | Iterable[str | os.PathLike],
+        verify_hashes: bool = True,
+        share: Runs | None = None,
     ):
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
@@ -399,7 +405,10 @@ class Runs:
                     raise LogError(f"{rf.manifest_path}: the manifest lists no {t} files")
         self._checked: dict[str, list[str]] = {}
         self.runs = runs
-        self.con = _connect()
+        # a cursor is a connection of its own to the same database: its own temp tables
+        # and views, the database's memory limit and spill folder (kept alive with it)
+        self._shared = share
+        self.con: duckdb.DuckDBPyConnection = _connect() if share is None else share.con.cursor()
         self._limit_step = 0
         self.raised = 0
         """How many times a query was run again under a larger DuckDB limit."""
@@ -419,6 +428,29 @@ class Runs:
 
     def __repr__(self) -> str:
         return f"Runs({[str(r.path) for r in self.runs]!r})"
+
+    def release(self, prefix: str = "") -> None:
+        """Drop the temp tables whose names start with ``prefix`` (all of them by
+        default) and what was kept from them: DuckDB's memory goes back to its pool
+        (a report draws its figures after), and a later query makes them anew."""
+        names = [
+            str(n)
+            for (n,) in self.con.execute(
+                "SELECT table_name FROM duckdb_tables() WHERE temporary AND starts_with(table_name, $p)",
+                {"p": prefix},
+            ).fetchall()
+        ]
+        cache = self.__dict__.get("_cache", {})
+
+        def table(kept: Any) -> str | None:  # a table's name, or an object's that has one
+            if isinstance(kept, str):
+                return kept
+            return getattr(kept, "table", None) if hasattr(type(kept), "table") else None
+
+        for key in [k for k, v in cache.items() if table(v) in names]:
+            del cache[key]
+        for n in names:
+            self.con.execute(f'DROP TABLE IF EXISTS "{n}"')
 
     def __len__(self) -> int:
         return len(self.runs)
@@ -771,7 +803,12 @@ def _collapse_table(
         + f" FROM {table} GROUP BY ALL ORDER BY {GROUP_SQL}, min(first)"
         + "".join(f", {_q(c)}" for c in keys[len(GROUP) :])
     )
-    need = list(dict.fromkeys([*counts, "tot", "n"]))
+    # only the columns the figures read (a key's rows are every match of a group)
+    has = {d[0] for d in runs.con.execute(f"SELECT * FROM {table} LIMIT 0").description}
+    used = [c for specs in (rates, means) for yx in specs.values() for c in yx if c is not None]
+    if derive is not None:
+        used += [*counts, "tot", "n"]
+    need = [c for c in dict.fromkeys(used) if c in has]
     where = " AND ".join(f"{_q(c)} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(keys, 1))
     parts: list[pd.DataFrame] = []
     for key in sums[keys].itertuples(index=False):
@@ -955,72 +992,87 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     )
     df["per_hand"] = df["wins_with"] / df["hands"]
     df["points_share"] = (df["points_with"] / df["points"]).where(df["points"] > 0)
-    # per match: wins, points, and per pattern wins carrying it and points it adds
-    combos = runs.sql(f"""
+    # per match: wins, points, and per pattern wins carrying it and points it adds,
+    # kept in DuckDB and split among the patterns a block of matches at a time
+    ids = [r.run_id for r in runs.runs]
+    run_code = "(list_position($ids, h.run_id::VARCHAR) - 1)::INT AS run"
+    runs._execute(
+        f"""CREATE OR REPLACE TEMP TABLE pattern_combos AS
     WITH {HANDS_CTE}
-    SELECT {_HG}, w.run_id, w.match, w.method::VARCHAR AS method, w.patterns,
-           count(*) AS n, sum(w.total)::BIGINT AS total
+    SELECT {_HG}, w.run_id::VARCHAR AS run_id, {run_code}, w.match,
+           w.method::VARCHAR AS method, w.patterns, count(*) AS n, sum(w.total)::BIGINT AS total
     FROM read_parquet($wins) w JOIN h USING ({_KEY})
-    GROUP BY ALL ORDER BY ALL""")
-    units = runs.sql(f"""
+    GROUP BY ALL""",
+        {"ids": ids},
+    )
+    runs._execute(
+        f"""CREATE OR REPLACE TEMP TABLE pattern_units AS
     WITH {HANDS_CTE}
-    SELECT {_HG}, h.run_id, h.match, count(w.seq) AS wins,
+    SELECT {_HG}, h.run_id::VARCHAR AS run_id, {run_code}, h.match, count(w.seq) AS wins,
            coalesce(sum(w.total), 0)::BIGINT AS points
     FROM h LEFT JOIN read_parquet($wins) w USING ({_KEY})
-    GROUP BY ALL ORDER BY ALL""")
+    GROUP BY ALL""",
+        {"ids": ids},
+    )
+    runs.con.execute(
+        "CREATE OR REPLACE TEMP TABLE pattern_long "
+        "(run INT, match INT, pattern VARCHAR, with_ DOUBLE, added DOUBLE)"
+    )
     rules = {(r.variant, r.config): rules_of_run(runs, r) for r in runs.runs}
-    rows = []
     cache: dict = {}
-    for c in combos.itertuples(index=False):
-        key = (c.variant, c.config, c.method, tuple(c.patterns))
-        if key not in cache:
-            cache[key] = pattern_weights(
-                c.variant, rules.get((c.variant, c.config)), c.method, list(c.patterns)
+    where = " AND ".join(f"{c} = ${c}" for c in GROUP)
+    out, out2 = [], []
+    for key in runs.con.execute(
+        f"SELECT DISTINCT {GROUP_SQL} FROM pattern_units ORDER BY ALL"
+    ).fetchall():
+        at = dict(zip(GROUP, key, strict=True))
+        u = runs.con.execute(
+            f"SELECT run, match, wins, points FROM pattern_units WHERE {where} "
+            "ORDER BY run_id, match",
+            at,
+        ).df()
+        runs.con.execute("DELETE FROM pattern_long")
+        for rid, lo, hi in _match_blocks(runs, "pattern_units", where, at):
+            _split_patterns(runs, at, rid, lo, hi, rules, cache)
+        pats = [
+            p
+            for (p,) in runs.con.execute(
+                "SELECT pattern FROM pattern_long GROUP BY pattern ORDER BY min(match), pattern"
+            ).fetchall()
+        ]
+        ukey = (u["run"].to_numpy(np.int64) << 32) + u["match"].to_numpy(np.int64)
+        order = np.argsort(ukey, kind="stable")
+        for pat in pats:
+            g = runs.con.execute(
+                "SELECT run, match, with_, added FROM pattern_long WHERE pattern = $p", {"p": pat}
+            ).fetchnumpy()
+            gkey = (np.asarray(g["run"], np.int64) << 32) + np.asarray(g["match"], np.int64)
+            rows = order[np.searchsorted(ukey, gkey, sorter=order)]
+            with_, added = np.zeros(len(u)), np.zeros(len(u))
+            with_[rows], added[rows] = g["with_"], g["added"]
+            base = pd.DataFrame(
+                {
+                    "wins": u["wins"].to_numpy(),
+                    "points": u["points"].to_numpy(),
+                    "with_": with_,
+                    "added": added,
+                }
             )
-        seen = set()
-        for pat, share in cache[key].items():
-            rows.append(
-                (
-                    c.variant,
-                    c.config,
-                    c.lineup,
-                    c.run_id,
-                    c.match,
-                    pat,
-                    share * c.total,
-                    c.n if pat not in seen else 0,
+            head = pd.DataFrame([{**at, "pattern": pat}])
+            # one pattern's matches at a time: never every pattern × every match at once
+            out.append(
+                pd.concat([head, rate_estimates(base, [], {"per_win": ("with_", "wins")})], axis=1)
+            )
+            out2.append(
+                pd.concat(
+                    [
+                        head,
+                        estimates(base, [], {"contribution": ("added", "points")}, clip=(0.0, 1.0)),
+                    ],
+                    axis=1,
                 )
             )
-            seen.add(pat)
-    long = pd.DataFrame(rows, columns=[*GROUP, "run_id", "match", "pattern", "added", "with"])
-    long = long.groupby([*GROUP, "run_id", "match", "pattern"], sort=False).sum().reset_index()
-    out, out2 = [], []
-    for (v, cfg, lu, pat), g in long.groupby([*GROUP, "pattern"], sort=False):
-        u = units[(units.variant == v) & (units.config == cfg) & (units.lineup == lu)]
-        g = (
-            g.set_index(["run_id", "match"])[["with", "added"]]
-            .reindex(pd.MultiIndex.from_frame(u[["run_id", "match"]]))
-            .fillna(0)
-        )
-        base = pd.DataFrame(
-            {
-                "variant": v,
-                "config": cfg,
-                "lineup": lu,
-                "pattern": pat,
-                "wins": u["wins"].to_numpy(),
-                "points": u["points"].to_numpy(),
-                "with_": g["with"].to_numpy(),
-                "added": g["added"].to_numpy(),
-            }
-        )
-        # one pattern's matches at a time: never every pattern × every match at once
-        out.append(rate_estimates(base, [*GROUP, "pattern"], {"per_win": ("with_", "wins")}))
-        out2.append(
-            estimates(
-                base, [*GROUP, "pattern"], {"contribution": ("added", "points")}, clip=(0.0, 1.0)
-            )
-        )
+    runs.release("pattern_")
     if out:
         est = pd.concat(out, ignore_index=True).drop(columns="matches")
         est2 = pd.concat(out2, ignore_index=True)
@@ -1034,6 +1086,70 @@ def pattern_frequencies(runs) -> pd.DataFrame:
         df["per_win_count"], df["per_win_rare"] = 0, True
         df["matches"] = 0
     return finished_table(runs, df)
+
+
+PATTERN_BLOCK = 20_000
+"""Matches whose wins :func:`pattern_frequencies` splits among their patterns at a time
+(in Python: a few rows per match)."""
+
+
+def _match_blocks(
+    runs: Runs, table: str, where: str, at: dict[str, Any]
+) -> list[tuple[str, int, int]]:
+    """(run id, first match, last match) of blocks of :data:`PATTERN_BLOCK` matches of
+    the rows ``where`` of ``table``, in order of run id and match."""
+    got = runs.con.execute(
+        f"""SELECT run_id, min(match), max(match) FROM (
+            SELECT run_id, match, (row_number() OVER (PARTITION BY run_id ORDER BY match) - 1)
+                                  // $b AS block
+            FROM {table} WHERE {where})
+        GROUP BY run_id, block ORDER BY run_id, block""",
+        {**at, "b": PATTERN_BLOCK},
+    ).fetchall()
+    return [(str(r), int(lo), int(hi)) for r, lo, hi in got]
+
+
+def _split_patterns(
+    runs: Runs,
+    at: dict[str, Any],
+    rid: str,
+    lo: int,
+    hi: int,
+    rules: dict,
+    cache: dict,
+) -> None:
+    """Each win of run ``rid``'s matches ``lo`` … ``hi`` (of group ``at``) split among
+    its patterns (:func:`pattern_weights`): per match and pattern, the wins carrying it
+    and the points it adds, appended to the DuckDB table ``pattern_long``."""
+    where = " AND ".join(f"{c} = ${c}" for c in GROUP)
+    combos = runs.con.execute(
+        f"""SELECT run, match, method, patterns, n, total FROM pattern_combos
+        WHERE {where} AND run_id = $rid AND match BETWEEN $lo AND $hi
+        ORDER BY match, method, patterns""",
+        {**at, "rid": rid, "lo": lo, "hi": hi},
+    ).fetchall()
+    rows = []
+    for run, match, method, patterns, n, total in combos:
+        key = (at["variant"], at["config"], method, tuple(patterns))
+        if key not in cache:
+            cache[key] = pattern_weights(
+                at["variant"], rules.get((at["variant"], at["config"])), method, list(patterns)
+            )
+        seen = set()
+        for pat, share in cache[key].items():
+            rows.append((run, match, pat, share * total, n if pat not in seen else 0))
+            seen.add(pat)
+    if not rows:
+        return
+    long = pd.DataFrame(rows, columns=["run", "match", "pattern", "added", "with_"])
+    long = long.groupby(["run", "match", "pattern"], sort=False).sum().reset_index()
+    runs.con.register("pattern_block", long)
+    try:
+        runs.con.execute(
+            "INSERT INTO pattern_long SELECT run, match, pattern, with_, added FROM pattern_block"
+        )
+    finally:
+        runs.con.unregister("pattern_block")
 
 
 def rules_of_run(runs: Runs, run: Run):
@@ -1164,16 +1280,46 @@ def distribution(
     FROM v GROUP BY ALL ORDER BY ALL
     """
     df = runs.sql(q, qs=[float(x) for x in quantiles])
-    units = runs.sql(f"""{cte.replace("SELECT {GROUP_SQL}, (", "SELECT {GROUP_SQL}, run_id, match, (")}
+    # per match in DuckDB, fetched one group at a time (numbers only)
+    runs._execute(
+        f"""CREATE OR REPLACE TEMP TABLE value_units AS {cte}
     SELECT {GROUP_SQL}, run_id, match, count(*) AS n, sum(value)::DOUBLE AS sum,
            sum(capped)::DOUBLE AS capped
-    FROM v GROUP BY ALL ORDER BY ALL""")
-    est = estimates(units, list(GROUP), {"mean": ("sum", "n")}).merge(
-        rate_estimates(units, list(GROUP), {"share_capped": ("capped", "n")}).drop(
-            columns=["matches", "share_capped"]
-        ),
-        on=list(GROUP),
+    FROM v GROUP BY ALL""",
+        {},
     )
+    parts = []
+    where = " AND ".join(f"{c} = ${c}" for c in GROUP)
+    for group in runs.con.execute(
+        f"SELECT DISTINCT {GROUP_SQL} FROM value_units ORDER BY ALL"
+    ).fetchall():
+        at = dict(zip(GROUP, group, strict=True))
+        g = runs.con.execute(
+            f"SELECT n, sum, capped FROM value_units WHERE {where} ORDER BY run_id, match", at
+        ).df()
+        mean = estimates(g, [], {"mean": ("sum", "n")})
+        capped = rate_estimates(g, [], {"share_capped": ("capped", "n")})
+        parts.append(
+            pd.concat(
+                [pd.DataFrame([at]), mean, capped.drop(columns=["matches", "share_capped"])],
+                axis=1,
+            )
+        )
+    est = (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else estimates(
+            pd.DataFrame(columns=[*GROUP, "n", "sum"]), list(GROUP), {"mean": ("sum", "n")}
+        ).merge(
+            rate_estimates(
+                pd.DataFrame(columns=[*GROUP, "n", "capped"]),
+                list(GROUP),
+                {"share_capped": ("capped", "n")},
+            ).drop(columns=["matches", "share_capped"]),
+            on=list(GROUP),
+        )
+    )
+    runs.release("value_units")
     df = df.merge(est, on=list(GROUP), how="left")
     n = df["n"].astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -1203,20 +1349,26 @@ def outcomes(runs) -> pd.DataFrame:
     per hand (each with a 95% CI by match), mean tiles left in the wall and winners per
     hand."""
     runs = as_runs(runs)
-    units = runs.sql(f"""
+    # per match in DuckDB, fetched one group at a time (numbers only)
+    runs._execute(
+        f"""CREATE OR REPLACE TEMP TABLE outcome_units AS
     WITH {HANDS_CTE}
     SELECT {GROUP_SQL}, run_id, match, count(*) AS hands,
            count(*) FILTER (WHERE outcome = 'draw') AS draws,
            sum(n_events)::BIGINT AS events, sum(wall_left)::BIGINT AS wall_left,
-           sum(len(winners))::BIGINT AS winners
-    FROM h GROUP BY ALL ORDER BY ALL""")
-    df = _collapse(
-        units,
+           sum(len(winners))::BIGINT AS winners, 0 AS first
+    FROM h GROUP BY ALL""",
+        {},
+    )
+    df = _collapse_table(
+        runs,
+        "outcome_units",
         list(GROUP),
         ["hands", "draws", "events", "wall_left", "winners"],
         {"draw_rate": ("draws", "hands")},
         {"mean_length": ("events", "hands")},
     )
+    runs.release("outcome_units")
     df["mean_wall_left"] = df["wall_left"] / df["hands"]
     df["mean_winners"] = df["winners"] / df["hands"]
     return finished_table(runs, df.drop(columns=["events", "wall_left", "winners"]))
@@ -1236,6 +1388,8 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     if by not in ("reason", "category"):
         raise ValueError(f"by must be reason or category, not {by!r}")
     runs = as_runs(runs)
+    # hands with a transfer of each kind counted per hand first: a plain grouping,
+    # which DuckDB spills, where count(DISTINCT …) over every hand cannot be
     df = runs.sql(f"""
     WITH {HANDS_CTE},
     g AS (SELECT {GROUP_SQL}, count(*) AS hands,
@@ -1245,9 +1399,12 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
                  t.reason::VARCHAR AS reason, t.amount
           FROM read_parquet($transfers) t JOIN h USING ({_KEY})
           LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR),
-    a AS (SELECT {GROUP_SQL}, {by}, sum(amount)::BIGINT AS amount, count(*) AS transfers,
-                 count(DISTINCT (run_id, match, rotation, hand)) AS hands_with_n
-          FROM t GROUP BY ALL),
+    a AS (SELECT {GROUP_SQL}, {by}, sum(amount)::BIGINT AS amount, sum(n)::BIGINT AS transfers,
+                 count(*) AS hands_with_n
+          FROM (SELECT {GROUP_SQL}, {by}, run_id, match, rotation, hand, sum(amount) AS amount,
+                       count(*) AS n
+                FROM t GROUP BY ALL)
+          GROUP BY ALL),
     all_t AS (SELECT {GROUP_SQL}, sum(amount)::BIGINT AS all_amount FROM t GROUP BY ALL)
     SELECT {GROUP_SQL}, a.{by}, a.amount, a.transfers, a.hands_with_n, g.hands, g.moved,
            all_t.all_amount
@@ -1257,24 +1414,34 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
         df.insert(len(GROUP) + 1, "name", df["reason"].map(REASON_NAMES).fillna(df["reason"]))
     df["share"] = (df["amount"] / df["moved"]).where(df["moved"] > 0)
     df["hands_with"] = df["hands_with_n"] / df["hands"]
-    units = runs.sql(f"""
+    ids = {"ids": [r.run_id for r in runs.runs]}
+    runs._execute(
+        f"""CREATE OR REPLACE TEMP TABLE money_units AS
     WITH {HANDS_CTE},
     t AS (SELECT {_KEY}, sum(amount)::BIGINT AS gross FROM read_parquet($transfers)
           GROUP BY ALL)
-    SELECT {GROUP_SQL}, run_id, match, count(*) AS hands, coalesce(sum(t.gross), 0)::BIGINT AS gross
-    FROM h LEFT JOIN t USING ({_KEY}) GROUP BY ALL ORDER BY ALL""")
-    long = runs.sql(f"""
+    SELECT {GROUP_SQL}, run_id::VARCHAR AS run_id, {_RUN_CODE}, match, count(*) AS hands,
+           coalesce(sum(t.gross), 0)::BIGINT AS gross
+    FROM h LEFT JOIN t USING ({_KEY}) GROUP BY ALL""",
+        dict(ids),
+    )
+    runs._execute(
+        f"""CREATE OR REPLACE TEMP TABLE money_long AS
     WITH {HANDS_CTE}
-    SELECT {_HG}, h.run_id, h.match, {
-        "coalesce(c.category, 'other')" if by == "category" else "t.reason::VARCHAR"
-    } AS {by},
+    SELECT {_HG}, h.run_id::VARCHAR AS run_id, {_RUN_CODE.replace("run_id", "h.run_id")},
+           h.match, {
+            "coalesce(c.category, 'other')" if by == "category" else "t.reason::VARCHAR"
+        } AS {by},
            sum(t.amount)::BIGINT AS amount
     FROM read_parquet($transfers) t JOIN h USING ({_KEY})
     LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR
-    GROUP BY ALL ORDER BY ALL""")
+    GROUP BY ALL""",
+        dict(ids),
+    )
     est = _sparse_estimates(
-        long,
-        units,
+        runs,
+        "money_long",
+        "money_units",
         by,
         "amount",
         {
@@ -1282,6 +1449,7 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
             "per_hand": ("amount", "hands", None),
         },
     )
+    runs.release("money_")
     return finished_table(
         runs,
         df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore").merge(
@@ -1290,34 +1458,56 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     )
 
 
+_RUN_CODE = "(list_position($ids, run_id::VARCHAR) - 1)::INT AS run"
+"""SQL: a row's run as a number (its place among the runs given, ``$ids``)."""
+
+
 def _sparse_estimates(
-    long: pd.DataFrame,
-    units: pd.DataFrame,
+    runs: Runs,
+    long: str,
+    units: str,
     key: str,
     value: str,
     specs: dict[str, tuple[str, str, tuple[float, float] | None]],
 ) -> pd.DataFrame:
-    """Match-unit estimates per (group, ``key``) where ``long`` lists only the matches
-    with a non-zero ``value``: every match of the group (``units``) counts, the missing
-    ones as 0. ``specs``: name → (numerator column, denominator column in ``units``,
-    clip)."""
+    """Match-unit estimates per (group, ``key``) where the DuckDB table ``long`` lists
+    only the matches with a non-zero ``value``: every match of the group (the table
+    ``units``) counts, the missing ones as 0. ``specs``: name → (numerator column,
+    denominator column in ``units``, clip). One group's matches are fetched at a time,
+    numbers only."""
     parts: list[pd.DataFrame] = []
     cols = [*GROUP, key]
-    ucols = ["run_id", "match"]
-    ugroups = {k: u for k, u in units.groupby(list(GROUP), sort=False)}
-    for (v, cfg, lu, k), g in long.groupby([*GROUP, key], sort=False):
-        u = ugroups[(v, cfg, lu)]
-        y = g.set_index(ucols)[value].reindex(pd.MultiIndex.from_frame(u[ucols])).fillna(0)
-        f = u.drop(columns=ucols).copy()
-        f[key] = cast(Any, k)  # (a group key: the stubs type it Hashable)
-        f[value] = y.to_numpy(float)
-        # one key's matches at a time: never every key × every match at once
-        out: pd.DataFrame | None = None
-        for name, (yc, xc, bounds) in specs.items():
-            e = estimates(f, cols, {name: (yc, xc)}, clip=bounds)
-            out = e if out is None else out.merge(e.drop(columns="matches"), on=cols)
-        assert out is not None  # specs name one figure at least
-        parts.append(out)
+    where = " AND ".join(f"{c} = ${c}" for c in GROUP)
+    xs = list(dict.fromkeys(xc for _, xc, _ in specs.values()))
+    for group in runs.con.execute(
+        f"SELECT DISTINCT {GROUP_SQL} FROM {long} ORDER BY ALL"
+    ).fetchall():
+        at = dict(zip(GROUP, group, strict=True))
+        u = runs.con.execute(
+            f"SELECT run, match, {', '.join(xs)} FROM {units} WHERE {where} ORDER BY run_id, match",
+            at,
+        ).df()
+        ukey = (u["run"].to_numpy(np.int64) << 32) + u["match"].to_numpy(np.int64)
+        order = np.argsort(ukey, kind="stable")
+        f = u[xs].copy()
+        found = runs.con.execute(
+            f"SELECT DISTINCT {_q(key)} FROM {long} WHERE {where} ORDER BY ALL", at
+        ).fetchall()
+        for (k,) in found:
+            g = runs.con.execute(
+                f"SELECT run, match, {value} FROM {long} WHERE {where} AND {_q(key)} = $k",
+                {**at, "k": k},
+            ).fetchnumpy()
+            gkey = (np.asarray(g["run"], np.int64) << 32) + np.asarray(g["match"], np.int64)
+            y = np.zeros(len(u))
+            y[order[np.searchsorted(ukey, gkey, sorter=order)]] = g[value]
+            f[value] = y
+            # one key's matches at a time: never every key × every match at once
+            row = [pd.DataFrame([{**at, key: k}])]
+            for name, (yc, xc, bounds) in specs.items():
+                e = estimates(f, [], {name: (yc, xc)}, clip=bounds)
+                row.append(e if len(row) == 1 else e.drop(columns="matches"))
+            parts.append(pd.concat(row, axis=1))
     if not parts:
         return pd.DataFrame(columns=cols)
     return pd.concat(parts, ignore_index=True)
@@ -1452,6 +1642,7 @@ def tables(runs) -> dict[str, pd.DataFrame]:
     t["variants"] = seat_stats(runs, by="variant")
     t["dealer"] = dealer_advantage(runs)
     t["first_winner"] = first_winner(runs)
+    runs.release("seat_units_")  # every seat figure is made: their rows go
     t["patterns"] = pattern_frequencies(runs)
     for what in ("win_points", "win_total", "hand_points", "hand_length"):
         t[what] = distribution(runs, what)

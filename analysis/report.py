@@ -1074,6 +1074,7 @@ def write_report(
     if paired is not None:
         t["paired_all"] = paired
         t["paired"] = _key_rows(paired)
+    r.release()  # every table is made: DuckDB's rows go before the figures are drawn
     say("drawing the figures")
     t = marked(t)
     figs = plots.figures(t)
