@@ -429,6 +429,18 @@ class Runs:
     def __repr__(self) -> str:
         return f"Runs({[str(r.path) for r in self.runs]!r})"
 
+    def close(self) -> None:
+        """Close the DuckDB connection now, its threads with it (a process that forks
+        workers next must not fork DuckDB's threads' locks into them); a connection
+        left for the collector lives until a cycle collection."""
+        self.con.close()
+
+    def __enter__(self) -> Runs:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
     def release(self, prefix: str = "") -> None:
         """Drop the temp tables whose names start with ``prefix`` (all of them by
         default) and what was kept from them: DuckDB's memory goes back to its pool

@@ -19,6 +19,7 @@ left by a killed worker are removed when the run is started again.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
@@ -432,6 +433,11 @@ def _run_local(
                 reported[shard] += n
                 bar.update(n)
 
+    # Forked workers inherit every lock of the parent's threads but not the threads: a
+    # DuckDB connection a study read its last run through, unreachable but not yet
+    # collected (a cycle), keeps a pool of threads whose locks a worker would then
+    # wait on for ever (a worker "died"). Collect it before forking.
+    gc.collect()
     pool = ProcessPoolExecutor(
         workers, mp_context=ctx, initializer=_init_worker, initargs=(progress,)
     )

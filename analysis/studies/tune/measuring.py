@@ -69,8 +69,9 @@ def measure(run: str | Path, metrics: Sequence[str], verify: bool = True) -> Mea
     """The figures ``metrics`` of one run, per match (a pattern that never occurred
     is a rate of 0 on every match, not a missing figure). ``verify=False`` skips the
     files' sha256: only for a run this process just wrote."""
-    runs = queries.Runs(run, verify_hashes=verify)
-    units, pats = compare.match_units(runs)
+    # closed on return: the study forks the next run's workers right after
+    with queries.Runs(run, verify_hashes=verify) as runs:
+        units, pats = compare.match_units(runs)
     units = units.sort_values("match").reset_index(drop=True)
     patterns = patterns_in(metrics)
     arrays = compare.metric_arrays(units, pats, patterns)
