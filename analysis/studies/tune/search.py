@@ -30,6 +30,7 @@ from analysis.studies.tune.journal import (
 )
 from analysis.studies.tune.measuring import Measured, boot_best, loss, same_figures
 from analysis.studies.tune.study import Study, derived_seed
+from mjlog.judgement import Verdict
 from mjlog.rules import keys, resolve
 from simulate.estimate import duration
 
@@ -507,10 +508,19 @@ class Tuner(Study[Plan, TuneJournal]):
         seed = derived_seed(plan, 5)
         broken = [k for k in field if self._breaks(j.trials[k])]
 
+        def off_target(k: int) -> bool:
+            """Shown to miss a target on the race's hands (``not met`` there, at the one
+            judgement's level): told apart on the targets from a best that is not."""
+            return any(raced[k].judge(t)["verdict"] == Verdict.NOT_MET for t in plan.targets)
+
+        best_off = bool(raced) and off_target(best)
+
         def close_to_best(k: int) -> bool:
             if k == best:
                 return True
             if raced:
+                if not best_off and off_target(k):
+                    return False
                 return not apart(plan.targets, raced[k], raced[best], seed)
             return not f.apart(plan.targets, ks.index(k), ks.index(best))
 
