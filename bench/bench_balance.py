@@ -67,7 +67,9 @@ def run(quick: bool = False) -> dict:
     runs = 2 if r["changes"] else 1
     played = runs * r["hands"]
     load = os.getloadavg()[0]
-    busy = load > (os.cpu_count() or 1)  # more runnable jobs than cores: others share them
+    # the load counts this command's own workers: other jobs shared the cores when the
+    # wall clock is well past the CPU seconds spread over them
+    busy = seconds > 1.25 * cpu / (os.cpu_count() or 1)
     section = (
         "## Balance: `mjlog balance`\n\n"
         f"`mjlog {' '.join(a for a in args if a not in ('--format', 'json', '--quiet'))}` "
@@ -76,7 +78,7 @@ def run(quick: bool = False) -> dict:
         f"{r['hands']} hands ({played / seconds:.0f} hands/s); {cpu:.0f} CPU seconds in all "
         f"(command and workers; {played / cpu:.0f} hands per CPU second; the machine's load "
         f"average was {load:.1f} on {os.cpu_count()} cores at the end"
-        f"{', so the wall clock mostly measures the other jobs' if busy else ''}). "
+        f"{', and the wall clock is past 1.25 × the CPU seconds over the cores: other jobs shared them' if busy else ', the wall clock about the CPU seconds over the cores'}). "
         f"One agent in every seat needs "
         f"no rotations (they would replay the same hands), so the {r['hands']} hands are "
         f"{r['matches']} matches of {r['hands_per_match']} distinct deals; the "
