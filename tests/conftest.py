@@ -33,6 +33,11 @@ SLOW = (
     "tests/studies/test_tune.py",
     "tests/cli/test_run_dir_refusals.py::test_kill_9",
     "tests/core/test_hand.py::test_every_one_suit_hand_against_recursive_reference",
+    "tests/studies/test_study_shards.py::test_every_run_of_a_tune",
+    "tests/analysis/test_decide.py::test_an_effect_of_the_printed_mde",
+    "tests/batch/test_resettle.py::test_a_tune_over_multipliers",
+    "tests/studies/test_tune_page.py",
+    "tests/studies/test_tune_journal_runs.py",
 )
 
 
