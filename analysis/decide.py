@@ -183,13 +183,17 @@ def _hands_needed(
     if not (hands > 0) or math.isnan(se) or se == 0 or math.isnan(d.diff):
         return math.nan
     a = abs(d.diff)
-    goals = [a / st.norm.ppf(1 - alpha / 2)] if a > 0 else []
+    # t quantiles at the run's degrees of freedom, as the tests read them (z's would
+    # call a difference at the edge settled by the hands that left it undecided)
+    goals = [a / st.t.ppf(1 - alpha / 2, df)] if a > 0 else []
     if a < margin:
-        goals.append((margin - a) / st.norm.ppf(1 - alpha_eq))
+        goals.append((margin - a) / st.t.ppf(1 - alpha_eq, df))
     if not goals:
         return math.nan
     target = max(goals)
-    return float(math.ceil(hands * (se / target) ** 2))
+    # undecided now: a match more at least, never "0 more hands"
+    least = hands + hands / d.units if d.units > 0 else hands
+    return float(max(math.ceil(hands * (se / target) ** 2), math.ceil(least)))
 
 
 def decide(

@@ -12,7 +12,7 @@ from scipy.stats import norm
 from statsmodels.stats.weightstats import ttost_paired
 
 from analysis.decide import ALPHA, adjust, decide, margin_for, mde, parse_margins, tost
-from analysis.stats import compare_units
+from analysis.stats import Difference, compare_units
 from mjlog.errors import InputError
 
 
@@ -189,3 +189,13 @@ def test_an_effect_of_the_printed_mde_differs_four_times_in_five_in_the_study():
         )
         hits += dec[0].verdict == "differs"
     assert hits / runs >= 0.74  # 80 % less 2.5 binomial standard errors of 300 runs
+
+
+def test_an_undecided_difference_at_its_edge_needs_more_hands_not_none():
+    """A sweep's dealer_advantage, -0.044 [-0.107, +0.018] on 60 matches (480 hands):
+    its raw TOST passes, the family's adjusted one does not; the hands that would
+    settle it are more than it has (it said "~0 more hands": z where the test reads t)."""
+    d = Difference(0.0056, -0.0389, -0.0444, -0.1068, 0.0179, 0.186, 0.0312, 0.3343, 60, True)
+    dec = decide(d, margin=0.1, hands=480, p=0.186, p_equivalence=0.0532)
+    assert dec.verdict == "inconclusive"
+    assert dec.hands_needed >= 480 + 8  # a match more at least
