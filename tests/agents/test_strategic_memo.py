@@ -15,21 +15,14 @@ from simulate.agents.strategic import (
     race,
     triplets_distance,
 )
-
-
-def _steps(rng, n):
-    q = rng.choice([0.0, 0.95, rng.random(), rng.random() / 10])
-    out = [min(0.95, q * (n - j) / n) for j in range(n)]
-    if rng.random() < 0.5:
-        out[-1] = min(0.95, out[-1] * rng.choice([2, 3, 4]))
-    return out
+from tests.agents.races import random_steps
 
 
 @pytest.mark.parametrize("n", range(1, 9))
 def test_finished_by_matches_plain(n):
     rng = random.Random(n)
     for _ in range(300):
-        steps = tuple(_steps(rng, n))
+        steps = tuple(random_steps(rng, n))
         draws = rng.randint(0, 40)
         assert _finished_by(steps, draws) == _finished_by_plain(steps, draws)
 
@@ -37,8 +30,8 @@ def test_finished_by_matches_plain(n):
 def test_race_matches_plain():
     rng = random.Random(1)
     for _ in range(3000):
-        steps = _steps(rng, rng.randint(1, 7))
-        rival = _steps(rng, rng.randint(1, 7))
+        steps = random_steps(rng, rng.randint(1, 7))
+        rival = random_steps(rng, rng.randint(1, 7))
         draws, rivals = rng.randint(0, 35), rng.choice([0, 0, 1, 2, 3])
         assert race(steps, draws, rivals, rival) == _race_plain(steps, draws, rivals, rival)
 

@@ -19,6 +19,7 @@ from simulate.agents.strategic import (
     _race_plain,
     race_against,
 )
+from tests.agents.races import random_steps
 
 VARIANTS = ("yuxi", "xuezhan", "huangmei")
 
@@ -145,20 +146,12 @@ def test_every_hand_plays_as_the_reference_choice(variant):
     assert sum(len(h) for h in fast) > 300
 
 
-def _steps(rng, n):
-    q = rng.choice([0.0, 0.95, rng.random(), rng.random() / 10])
-    out = [min(0.95, q * (n - j) / n) for j in range(n)]
-    if rng.random() < 0.5:
-        out[-1] = min(0.95, out[-1] * rng.choice([2, 3, 4]))
-    return out
-
-
 @pytest.mark.parametrize("n", range(1, 9))
 def test_race_against_the_rivals_table_is_the_plain_race(n):
     rng = random.Random(100 + n)
     for _ in range(500):
-        steps = _steps(rng, n)
-        rival = _steps(rng, rng.randint(1, 6))
+        steps = random_steps(rng, n)
+        rival = random_steps(rng, rng.randint(1, 6))
         draws, rivals = rng.randint(0, 40), rng.choice([0, 0, 1, 2, 3])
         alive = _none_finished(tuple(rival), draws, rivals)
         assert race_against(tuple(steps), draws, alive) == _race_plain(steps, draws, rivals, rival)
