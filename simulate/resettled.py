@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from mjlog.engine import PlayedHand
+from mjlog.engine import PlayedHand, deal_wall
 from mjlog.errors import MjlogError
 from mjlog.logio import LogError, RunFiles, iter_hands
 from mjlog.replay import to_event
@@ -88,8 +88,11 @@ def resettled_hands(
             key = (h["match"], h["rotation"], h["hand"])
             if done >= len(want) or key != want[done] or tuple(h["agents"]) != names[h["rotation"]]:
                 raise NotResettled(f"{donor}: shard {shard} holds hand {key} out of place")
-            state = resettle(spec.rules, h, [to_event(e[1:]) for e in b.events])
             rolls = tuple(h["dealer_rolls"]) if h["dealer_rolls"] else None
+            why = _not_dealt(spec, h, rolls)
+            if why:
+                raise NotResettled(f"{donor}: shard {shard}: hand {key}: {why}")
+            state = resettle(spec.rules, h, [to_event(e[1:]) for e in b.events])
             yield PlayedHand(
                 state,
                 h["match"],
@@ -104,3 +107,36 @@ def resettled_hands(
         raise NotResettled(f"{donor}: shard {shard}: {e}") from None
     if done != len(want):
         raise NotResettled(f"{donor}: shard {shard} holds {done} of {len(want)} hands")
+
+
+def _not_dealt(spec: RunSpec, h: dict, rolls: tuple[int, ...] | None) -> str | None:
+    """What of the donor's hand row ``h`` is not what ``spec``'s seed deals, or None.
+
+    The manifests agreeing (:func:`donor_problem`) says the donor *claims* this run's
+    seed; this checks each hand holds it (a donor edited or damaged on disk would
+    otherwise lend its walls to the new run). A later hand's dealer follows the play,
+    which a money-only key does not change, so it is taken from the row; hand 0's is
+    drawn from the seed and checked."""
+    dealt = deal_wall(
+        spec.rules, spec.seed, h["match"], h["hand"], h["dealer"] if h["hand"] else None
+    )
+    logged = {
+        "hand_seed": h["hand_seed"],
+        "wall": list(h["wall"]),
+        "dealer": h["dealer"],
+        "dice": tuple(h["dice"]),
+        "break": h["break"],
+        "dealer_rolls": rolls,
+    }
+    seeded = {
+        "hand_seed": dealt.hand_seed,
+        "wall": dealt.wall,
+        "dealer": dealt.dealer,
+        "dice": dealt.dice,
+        "break": dealt.break_pos,
+        "dealer_rolls": dealt.rolls or None,
+    }
+    for k, v in seeded.items():
+        if logged[k] != v:
+            return f"its {k} is not what seed {spec.seed} deals"
+    return None

@@ -19,6 +19,7 @@ from mjlog.cli import main
 from mjlog.errors import MjlogError
 from mjlog.events import WIN
 from mjlog.logio import read_table
+from mjlog.logio.ids import run_id
 from mjlog.resettle import NotResettled
 from mjlog.rules import keys
 from simulate.agents import make_agents
@@ -166,6 +167,26 @@ def test_a_shard_that_does_not_settle_is_played(tmp_path, monkeypatch):
     assert _files(tmp_path / "b") == _files(played)
     # and the manifest says so: no shard is listed as settled, none of its hands
     assert "settled" not in m and runner.settled_hands(m) == 0
+
+
+def test_a_donor_whose_hands_another_seed_dealt_lends_none(tmp_path):
+    # its manifest claims this run's seed (so donor_problem accepts it), but its hands
+    # were dealt from seed 6: each hand is checked against the seed, none is lent, and
+    # the run falls back to play, writing what play writes
+    simulate(_spec("yuxi", "random", seed=6), tmp_path / "a", workers=1, progress=False)
+    manifest = tmp_path / "a" / "manifest.json"
+    claimed = json.loads(manifest.read_text())
+    claimed["seed"] = 5
+    claimed["run_id"] = run_id(claimed)  # a forger who knows the hash
+    manifest.write_text(json.dumps(claimed))
+    spec = _spec("yuxi", "random", ["base=3"])
+    assert donor_problem(spec, tmp_path / "a") is None
+    shard, first, end = spec.shards()[0]
+    with pytest.raises(NotResettled, match=r"hand \(0, 0, 0\): its hand_seed is not what seed 5"):
+        next(resettled_hands(spec, tmp_path / "a", shard, first, end))
+    m = simulate(spec, tmp_path / "b", workers=1, progress=False, settle_from=tmp_path / "a")
+    simulate(spec, tmp_path / "played", workers=1, progress=False)
+    assert "settled" not in m and _files(tmp_path / "b") == _files(tmp_path / "played")
 
 
 def test_the_manifest_says_which_shards_were_settled(tmp_path, monkeypatch):
