@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from mjlog.agent import GreedyAgent
-from mjlog.engine import play_hand
+from mjlog.engine import play, play_hand
+from mjlog.phase import Phase
 from mjlog.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,3 +124,26 @@ def test_the_hand_modules_import_one_way_even_for_the_type_checker():
 
 # The size of every class and the strict types of these modules are held for all of
 # mjlog by tests/house/test_class_size.py and tests/house/test_types.py.
+
+
+@pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
+def test_a_deep_copy_plays_on_as_the_original(variant):
+    # hands copied (with their agents, whose seeded streams have moved on) on acting
+    # turns and each played to the end end as the original did: the copy holds the
+    # whole state, in both builds (compiled, it is filled in by __setstate__ and the
+    # frozen parts' __reduce__)
+    rules = Rules(variant)
+    agents = [GreedyAgent() for _ in range(rules.n)]
+    copies = []
+
+    def watch(s):
+        if s.phase is Phase.ACT and len(s.events) % 5 == 0:
+            copies.append(copy.deepcopy((s, agents)))
+
+    st = play_hand(rules, agents, 5, 0, 0, 0, observe=watch).state
+    assert len(copies) > 3 and st.over
+    for twin, their_agents in copies:
+        assert twin.events != st.events and not twin.over
+        play(twin, their_agents)
+        assert twin.events == st.events and twin.hand_row() == st.hand_row()
+        assert twin.melds == st.melds and twin.wins == st.wins and twin.ledger is not st.ledger
