@@ -21,23 +21,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 #: Chosen by measurement (bench/results/compiled.md, cProfile with a CPU timer of a
-#: strategic run): the acceptance kernel and its tables, the hand analysis, the events,
-#: the seat's view and the agents. Left out, and why:
+#: strategic run): the acceptance kernel and its tables, the hand analysis, the tiles,
+#: the events, the seat's view, the agents, the scorers and the engine's hand state
+#: with the parts it composes. What compiling them asked of the source:
+#: - a deep copy of a hand (the checked step's test, calibrations) makes blank objects:
+#:   the hand's classes are ``mypyc_attr(serializable=True)`` (compiled, their
+#:   ``__new__`` then skips ``__init__`` and they copy by ``__getstate__``) and a
+#:   ``Meld`` copies through its constructor (``Meld.__reduce__``);
+#: - a compiled dataclass evaluates its annotations at import: the huangmei scorer's
+#:   ``_Win`` is a plain class (``Rules`` is imported for the type checker alone), and
+#:   the generic pattern rows are not native classes (``mypyc_attr(native_class=False)``);
+#: - the tile functions that check a tile take ``object`` (a compiled ``int`` parameter
+#:   would refuse a float with a TypeError before their ValueError).
+#: Left out, and why:
 #: - mjlog/rng.py: tests/core/test_rng.py replaces its internals (``_TOPS_U``,
 #:   ``Stream._shuffle_loop``, ``_shuffled_with``), which compiled calls would bypass;
 #:   under 1 % of a strategic hand.
 #: - mjlog/engine.py: tests/core/test_xuezhan_flow.py replaces ``engine.deal``, which a
 #:   compiled ``play_match`` calls directly; about 1 % of a strategic hand.
-#: - mjlog/state.py and the hand's parts it deep-copies (position, seats, ledger,
-#:   claims, choices, calls, wins, melds): ``copy.deepcopy`` of a state (the checked
-#:   step's test, calibrations) makes blank objects, which a compiled class refuses (its
-#:   ``__new__`` runs ``__init__``; a compiled frozen dataclass, ``Meld``, refuses the
-#:   copy's ``__setstate__``), and tests watch a hand go with a weak reference, which
-#:   compiled classes do not take. About 4 % of a strategic hand (more of a random one).
-#: - mjlog/tiles.py: tests/core/test_tiles.py gives ``fmt_tile`` and ``name`` a float and
-#:   a string and expects the ``ValueError`` of their range check; compiled, the
-#:   ``int`` argument refuses them first with a ``TypeError``. Not in the profile.
-#: - scoring, rules, the log writer: about 1 % each.
+#: - rules, the variants, the log writer: about 1 % each.
 MODULES = (
     "mjlog/ukeire.py",
     "mjlog/_hand_tables.py",
@@ -45,6 +47,24 @@ MODULES = (
     "mjlog/events.py",
     "mjlog/phase.py",
     "mjlog/agent.py",
+    "mjlog/tiles.py",
+    "mjlog/melds.py",
+    "mjlog/scoring/__init__.py",
+    "mjlog/scoring/base.py",
+    "mjlog/scoring/breakdown.py",
+    "mjlog/scoring/patterns.py",
+    "mjlog/scoring/table.py",
+    "mjlog/scoring/yuxi.py",
+    "mjlog/scoring/xuezhan.py",
+    "mjlog/scoring/huangmei.py",
+    "mjlog/ledger.py",
+    "mjlog/position.py",
+    "mjlog/seats.py",
+    "mjlog/claims.py",
+    "mjlog/choices.py",
+    "mjlog/calls.py",
+    "mjlog/wins.py",
+    "mjlog/state.py",
     "simulate/agents/params.py",
     "simulate/agents/values.py",
     "simulate/agents/efficient.py",

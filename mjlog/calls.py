@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from mjlog.claims import Claims
+from mjlog.compiled import mypyc_attr
 from mjlog.events import Event, transfer
 from mjlog.phase import Phase
 from mjlog.position import Position
@@ -37,6 +38,7 @@ def kong_payments(st: Any, s: int, kind: str, t: int, late: bool) -> list[tuple[
     return payments
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # see mjlog/compiled.py
 class Calls:
     """The pons and kongs of one hand, applied to its position."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from itertools import compress
 
 from mjlog.claims import Claims
+from mjlog.compiled import mypyc_attr
 from mjlog.events import BONUS, DEAL, DISCARD, DRAW, KONG, VOID, WIN, Event
 from mjlog.melds import MeldKind
 from mjlog.phase import LIVE, SUIT_LETTERS, TAIL, Phase
@@ -30,6 +31,7 @@ _LIVE_EV = [[Event(DRAW, s, t, None, LIVE) for t in range(34)] for s in range(4)
 _TAIL_EV = [[Event(DRAW, s, t, None, TAIL) for t in range(34)] for s in range(4)]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # see mjlog/compiled.py
 class Choices:
     """The next forced event and the legal choices of one hand's seats, read from
     its position and its claims."""

@@ -24,6 +24,7 @@ from operator import getitem
 from typing import Any
 
 from mjlog import scoring
+from mjlog.compiled import mypyc_attr
 from mjlog.events import DISCARD, KONG, PON, WIN, Event
 from mjlog.hand import MISS_OTHER_SUITS, is_win
 from mjlog.position import Position
@@ -48,6 +49,7 @@ _REFUSED: dict[Reason | None, str] = {
 PASS = Event("pass")
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # see mjlog/compiled.py
 @dataclass(slots=True)
 class Window:
     """An open claim window: a discard, or a kong that may be robbed."""
@@ -78,6 +80,7 @@ def claim_order(n: int) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, .
     return rank, tuple(tuple(sorted(range(n), key=r.__getitem__)[1:]) for r in rank)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # see mjlog/compiled.py
 class Claims:
     """The claims and wins of one hand's seats, judged on its position, with the
     open claim window and the pass locks (changed only while an event applies)."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mjlog.compiled import mypyc_attr
 from mjlog.events import Event, TransferReason, transfer
 from mjlog.scoring.base import Score
 
@@ -59,6 +60,7 @@ def win_totals(
     return out
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # see mjlog/compiled.py
 @dataclass(slots=True)
 class WinRecord:
     """One row of the ``wins`` table, filled as the win and its transfers apply."""
@@ -77,6 +79,7 @@ class WinRecord:
     capped: bool
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # see mjlog/compiled.py
 class Ledger:
     """The books of one hand of ``n`` seats."""
 

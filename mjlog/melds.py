@@ -40,3 +40,14 @@ class Meld:
     def exposed(self) -> bool:
         """Pon, exposed or added kong: what breaks 门清."""
         return self.kind is not MeldKind.CONCEALED_KONG
+
+    def __reduce__(self) -> tuple[type[Meld], tuple[MeldKind, int, int | None]]:
+        """Copied and pickled through its constructor: compiled, a frozen dataclass
+        refuses the field-by-field ``__setstate__`` a copy would otherwise call.
+
+        >>> import copy
+        >>> m = Meld(MeldKind.EXPOSED_KONG, 3, from_seat=1)
+        >>> copy.deepcopy(m) == m and copy.copy(m) == m
+        True
+        """
+        return (Meld, (self.kind, self.tile, self.from_seat))

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from mjlog.compiled import mypyc_attr
 from mjlog.events import Event
 from mjlog.ledger import Ledger, WinRecord
 from mjlog.phase import Phase
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["Position"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # see mjlog/compiled.py
 class Position:
     """One hand's data: seats are 0..n-1; hands are 34-count lists."""
 

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from mjlog.compiled import mypyc_attr
 from mjlog.hand import MISS_OTHER_SUITS, holds_void, suit_misses
 from mjlog.melds import Meld, MeldKind
 
 __all__ = ["Seats"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # see mjlog/compiled.py
 class Seats:
     """The tiles of ``n`` seats (0..n-1)."""
 

@@ -47,6 +47,7 @@ from typing import Any
 from mjlog.calls import Calls, kong_payments
 from mjlog.choices import Choices
 from mjlog.claims import PASS, Claims, Window
+from mjlog.compiled import mypyc_attr
 from mjlog.events import (
     BONUS,
     DEAL,
@@ -120,6 +121,7 @@ FIELDS = (
 )
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # see mjlog/compiled.py
 class HandState:
     """Everything about one hand in play. Seats are 0..n-1; hands are 34-count lists."""
 
@@ -173,7 +175,7 @@ class HandState:
         p = self.pos
         for fixed in (p.rules, p.spec, p.wall, *p.events):
             memo[id(fixed)] = fixed
-        new = object.__new__(HandState)
+        new = HandState.__new__(HandState)  # blank: compiled, serializable skips __init__
         memo[id(self)] = new
         for k in _COPIED:
             setattr(new, k, deepcopy(getattr(self, k), memo))

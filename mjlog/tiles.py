@@ -69,13 +69,17 @@ class TileNotationError(InputError):
     """Malformed tile notation; the message quotes the bad part and the whole input."""
 
 
-def _check(t: int) -> int:
+def _check(t: object) -> int:
+    """``t`` as a tile kind, else a ValueError. The functions that check their tile
+    take ``object``: compiled (build_compiled.py), an ``int`` parameter would refuse a
+    float or a string with a TypeError before this check, and both builds must raise
+    the same error."""
     if not (type(t) is int and 0 <= t < NUM_KINDS):
         raise ValueError(f"not a tile kind: {t!r} (expected an int 0..33)")
     return t
 
 
-def suit(t: Tile) -> int:
+def suit(t: object) -> int:
     """Suit index: 0 万 m, 1 筒 p, 2 条 s, 3 honors z.
 
     >>> [suit(t) for t in (0, 9, 26, 27)]
@@ -84,7 +88,7 @@ def suit(t: Tile) -> int:
     return _check(t) // 9
 
 
-def rank(t: Tile) -> int:
+def rank(t: object) -> int:
     """Rank within the suit: 1..9, or 1..7 for honors (东 南 西 北 白 发 中).
 
     >>> rank(0), rank(17), rank(EAST), rank(RED)
@@ -93,7 +97,7 @@ def rank(t: Tile) -> int:
     return _check(t) % 9 + 1
 
 
-def is_honor(t: Tile) -> bool:
+def is_honor(t: object) -> bool:
     """True for winds and dragons (27..33).
 
     >>> is_honor(26), is_honor(27)
@@ -102,16 +106,17 @@ def is_honor(t: Tile) -> bool:
     return _check(t) >= 27
 
 
-def is_terminal(t: Tile) -> bool:
+def is_terminal(t: object) -> bool:
     """True for a 1 or 9 of a suit (never an honor).
 
     >>> [fmt_tile(t) for t in range(34) if is_terminal(t)]
     ['1m', '9m', '1p', '9p', '1s', '9s']
     """
-    return _check(t) < 27 and t % 9 in (0, 8)
+    k = _check(t)
+    return k < 27 and k % 9 in (0, 8)
 
 
-def is_terminal_or_honor(t: Tile) -> bool:
+def is_terminal_or_honor(t: object) -> bool:
     """幺九: a terminal or an honor.
 
     >>> is_terminal_or_honor(0), is_terminal_or_honor(4), is_terminal_or_honor(WHITE)
@@ -196,7 +201,8 @@ def to_counts(tiles: Iterable[Tile]) -> list[int]:
     (2, 1)
     """
     counts = [0] * NUM_KINDS
-    for t in tiles:
+    items: Iterable[object] = tiles  # each checked by _check, in both builds
+    for t in items:
         counts[_check(t)] += 1
     return counts
 
@@ -261,14 +267,14 @@ def fmt(tiles: Iterable[Tile]) -> str:
     return fmt_counts(to_counts(tiles))
 
 
-def fmt_tile(t: Tile) -> str:
+def fmt_tile(t: object) -> str:
     """Notation of one tile.
 
     >>> fmt_tile(13), fmt_tile(EAST)
     ('5p', '1z')
     """
-    _check(t)
-    return f"{t % 9 + 1}{SUITS[t // 9]}"
+    k = _check(t)
+    return f"{k % 9 + 1}{SUITS[k // 9]}"
 
 
 # ---------------------------------------------------------------- names and glyphs
@@ -290,7 +296,7 @@ _GLYPHS: tuple[str, ...] = (
 )
 
 
-def name(t: Tile) -> str:
+def name(t: object) -> str:
     """Chinese name.
 
     >>> name(0), name(13), name(26), name(EAST), name(GREEN)
@@ -299,7 +305,7 @@ def name(t: Tile) -> str:
     return _NAMES[_check(t)]
 
 
-def glyph(t: Tile) -> str:
+def glyph(t: object) -> str:
     """Unicode mahjong glyph (U+1F000 block).
 
     >>> glyph(0) + glyph(9) + glyph(18) + glyph(EAST) + glyph(WHITE)
@@ -314,7 +320,8 @@ def glyphs(tiles: Iterable[Tile]) -> str:
     >>> glyphs(parse("1z1m"))
     '🀇🀀'
     """
-    return "".join(_GLYPHS[t] for t in sorted(_check(t) for t in tiles))
+    items: Iterable[object] = tiles  # each checked by _check, in both builds
+    return "".join(_GLYPHS[t] for t in sorted(_check(t) for t in items))
 
 
 # ---------------------------------------------------------------- tile sets

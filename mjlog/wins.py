@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from mjlog.choices import Choices
 from mjlog.claims import Claims, Window
+from mjlog.compiled import mypyc_attr
 from mjlog.events import END, HORSE, Event, IllegalEvent
 from mjlog.phase import Phase
 from mjlog.position import Position
@@ -23,6 +24,7 @@ from mjlog.variants import horse_seat_number
 __all__ = ["WinFlow"]
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # see mjlog/compiled.py
 class WinFlow:
     """The wins and the end of one hand, applied to its position."""
 

@@ -111,6 +111,32 @@ class Score:
     #: figures a scorer adds for its callers (``units``, ``why``, ...), by name
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
+    def __reduce__(self) -> tuple[type[Score], tuple[Any, ...]]:
+        """Copied and pickled through its constructor (its ``extra`` copied too, in a
+        deep copy): compiled, a frozen dataclass refuses the field-by-field
+        ``__setstate__`` a copy would otherwise call.
+
+        >>> import copy
+        >>> s = Score(True, ("pinghu",), points=4, extra={"units": 2})
+        >>> t = copy.deepcopy(s)
+        >>> t == s and t.extra == s.extra and t.extra is not s.extra
+        True
+        """
+        return (
+            Score,
+            (
+                self.legal,
+                self.patterns,
+                self.fan,
+                self.multiplier,
+                self.points,
+                self.capped,
+                self.reason,
+                self.feeder_pays,
+                self.extra,
+            ),
+        )
+
 
 class Scorer(Protocol):
     """What a variant's scorer module provides (:attr:`mjlog.variants.Variant.scorer`):

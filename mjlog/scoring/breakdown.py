@@ -99,6 +99,11 @@ class Term:
     value: int | None
     role: Role
 
+    def __reduce__(self) -> tuple[type[Term], tuple[Any, ...]]:
+        """Copied and pickled through its constructor (a compiled frozen dataclass
+        refuses a copy's ``__setstate__``)."""
+        return (Term, (self.key, self.name, self.count, self.value, self.role))
+
 
 @dataclass(frozen=True, slots=True)
 class Breakdown:
@@ -119,6 +124,25 @@ class Breakdown:
     capped: bool
     payers: Payer
     payer_text: str  # who pays, in words: "each other player pays"
+
+    def __reduce__(self) -> tuple[type[Breakdown], tuple[Any, ...]]:
+        """Copied and pickled through its constructor (a compiled frozen dataclass
+        refuses a copy's ``__setstate__``)."""
+        return (
+            Breakdown,
+            (
+                self.variant,
+                self.terms,
+                self.formula,
+                self.figure,
+                self.points,
+                self.fan,
+                self.multiplier,
+                self.capped,
+                self.payers,
+                self.payer_text,
+            ),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (the shape docs/cli.md documents): what ``json.loads``

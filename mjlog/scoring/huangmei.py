@@ -69,7 +69,6 @@ holds only 平胡 and cannot win; by self-draw it is 平胡 + 自摸.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mjlog.errors import InputError
@@ -110,15 +109,27 @@ _EXPOSED_KONGS = (MeldKind.EXPOSED_KONG, MeldKind.ADDED_KONG)
 # ---------------------------------------------------------------- one win, one decomposition
 
 
-@dataclass(frozen=True, slots=True)
 class _Win:
-    """A win read through one decomposition of its concealed tiles."""
+    """A win read through one decomposition of its concealed tiles. A plain class, not a
+    dataclass: a compiled dataclass evaluates its field annotations when the module
+    loads, and ``Rules`` is imported for the type checker alone (mjlog.rules imports
+    the variants, which import this scorer)."""
 
-    ctx: WinContext
-    rules: Rules
-    d: Decomposition
-    single_wait: bool
-    replacement: str | None  # "gangshanghua" | "caishangkaihua" | "haidilaoyue" | None
+    __slots__ = ("ctx", "rules", "d", "single_wait", "replacement")
+
+    def __init__(
+        self,
+        ctx: WinContext,
+        rules: Rules,
+        d: Decomposition,
+        single_wait: bool,
+        replacement: str | None,  # "gangshanghua" | "caishangkaihua" | "haidilaoyue" | None
+    ) -> None:
+        self.ctx = ctx
+        self.rules = rules
+        self.d = d
+        self.single_wait = single_wait
+        self.replacement = replacement
 
     @property
     def seven_pairs(self) -> bool:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
+from mjlog.compiled import mypyc_attr
 from mjlog.hand import Decomposition
 from mjlog.scoring.base import WinContext
 
@@ -49,6 +50,9 @@ class Finished(NamedTuple):
 H = TypeVar("H")
 
 
+# Not a native class in the compiled build: mypyc cannot make a generic dataclass one
+# (its class object refuses the generic alias's attributes); a row is read, not hot.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Pattern(Generic[H]):
     """One row of a variant's pattern table; ``H`` is what its predicate reads (yuxi:

@@ -79,6 +79,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from mjlog.compiled import mypyc_attr
 from mjlog.hand import check_counts, decompositions, holds_void, is_standard_win, suit_misses, waits
 from mjlog.hand import is_seven_pairs as is_seven_pairs_counts
 from mjlog.melds import Meld, MeldKind
@@ -124,6 +125,7 @@ __all__ = [
 ]
 
 
+@mypyc_attr(native_class=False)  # as its base, Pattern (mjlog/scoring/table.py)
 @dataclass(frozen=True)
 class Row(Pattern[Any]):
     """A xuezhan pattern's row: what the scorer reads of it beyond a row's own.
