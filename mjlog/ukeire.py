@@ -44,7 +44,9 @@ def _reads_walk(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
     return prefix[-1], tuple(out)
 
 
-_PLACE = {n: tuple(5 ** (n - 1 - r) for r in range(n)) for n in (7, 9)}
+#: a rank's place value in a suit pattern's base-5 number (typed: ``int ** int``
+#: reads as Any, which a compiled build would do in generic arithmetic)
+_PLACE: dict[int, tuple[int, ...]] = {n: tuple(5 ** (n - 1 - r) for r in range(n)) for n in (7, 9)}
 
 
 def _reads(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
@@ -286,14 +288,18 @@ def accept_after(
     ids = [suit_ids[index[0]], suit_ids[index[1]], suit_ids[index[2]], honor_ids[index[3]]]
     # per suit: its id table, its ranks' place values, the ranks tried per held mask
     # (every rank when the hand is short of tiles)
-    uids_of = (suit_ids, suit_ids, suit_ids, honor_ids)
-    place_of = (place9, place9, place9, place7)
+    # (lists with their types named: a compiled build reads a tuple of mixed
+    # types, indexed by a variable, as an object, and its arithmetic as generic)
+    uids_of: list[bytes] = [suit_ids, suit_ids, suit_ids, honor_ids]
+    place_of: list[tuple[int, ...]] = [place9, place9, place9, place7]
     all9, all7 = (tuple(range(9)),) * 512, (tuple(range(7)),) * 128
-    near_of = (all9, all9, all9, all7) if short else (near9, near9, near9, near7)
+    near_of: list[tuple[tuple[int, ...], ...]] = (
+        [all9, all9, all9, all7] if short else [near9, near9, near9, near7]
+    )
     # seven pairs after the discard, per the parity of the copies it leaves: the
     # hand's shanten, and with a copy more of a kind held odd / even times
     # (a copy fewer: a pair fewer when even); out of reach with melds
-    sevens = [(99, 99, 99), (99, 99, 99)]
+    sevens: list[tuple[int, int, int]] = [(99, 99, 99), (99, 99, 99)]
     if melds == 0:
         for par in (0, 1):
             p, tl = pairs - (not par), tiles - 1

@@ -1149,7 +1149,7 @@ def _none_finished(steps: tuple[float, ...], draws: int, rivals: int) -> tuple[f
     """Chance none of ``rivals`` seats, each as ``steps``, is done by each draw."""
     if not rivals:
         return (1.0,) * (draws + 1)
-    return tuple((1 - p) ** rivals for p in _finished_by(steps, draws))
+    return tuple([(1 - p) ** rivals for p in _finished_by(steps, draws)])
 
 
 _READINGS: dict = {}
