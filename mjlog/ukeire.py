@@ -44,7 +44,9 @@ def _reads_walk(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
     return prefix[-1], tuple(out)
 
 
-_PLACE = {n: tuple(5 ** (n - 1 - r) for r in range(n)) for n in (7, 9)}
+#: a rank's place value in a suit pattern's base-5 number (typed: ``int ** int``
+#: reads as Any, which a compiled build would do in generic arithmetic)
+_PLACE: dict[int, tuple[int, ...]] = {n: tuple(5 ** (n - 1 - r) for r in range(n)) for n in (7, 9)}
 
 
 def _reads(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
@@ -62,7 +64,6 @@ def _reads(key: bytes, delta: int) -> tuple[int, tuple[int, ...]]:
 
 
 # Worked out once per suit pattern (hands change a tile at a time).
-_fewer = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, -1))
 _more = lru_cache(maxsize=1 << 15)(lambda key: _reads(key, 1))
 
 
@@ -166,30 +167,38 @@ def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
     (0, 1)
     """
     # combine's lookups unrolled (the same tables, the same order): the suits a
-    # discard leaves alone are joined once
+    # discard leaves alone are joined once; a suit's id with a copy fewer is one
+    # lookup in the id tables (its pattern's base-5 number less the rank's place)
     T = tables()
     pair12, add3, final, n, nh5 = T.pair12, T.add3, T.final, T.n_suit, T.n_honor * 5
+    sids, hids, place9, place7 = T.suit_ids, T.honor_ids, _PLACE[9], _PLACE[7]
     b = bytes(counts)
-    dm, fm = _fewer(b[0:9])
-    dp, fp = _fewer(b[9:18])
-    ds, fs = _fewer(b[18:27])
-    dz, fz = _fewer(b[27:34])
+    digits = b.translate(_DIGIT)
+    im, ip, js, jz = (
+        int(digits[0:9], 5),
+        int(digits[9:18], 5),
+        int(digits[18:27], 5),
+        int(digits[27:34], 5),
+    )
+    dm, dp, ds, dz = sids[im], sids[ip], sids[js], hids[jz]
     tail = dz * 5 + melds
     g12 = pair12[dm * n + dp] * n
     g = add3[g12 + ds] * nh5 + melds
     out: dict[int, int] = {}
-    for r, x in enumerate(fm):
-        if x >= 0:
+    for r in range(9):
+        if b[r]:
+            x = sids[im - place9[r]]
             out[r] = final[add3[pair12[x * n + dp] * n + ds] * nh5 + tail]
-    for r, x in enumerate(fp):
-        if x >= 0:
+    for r in range(9):
+        if b[9 + r]:
+            x = sids[ip - place9[r]]
             out[9 + r] = final[add3[pair12[dm * n + x] * n + ds] * nh5 + tail]
-    for r, x in enumerate(fs):
-        if x >= 0:
-            out[18 + r] = final[add3[g12 + x] * nh5 + tail]
-    for r, x in enumerate(fz):
-        if x >= 0:
-            out[27 + r] = final[g + x * 5]
+    for r in range(9):
+        if b[18 + r]:
+            out[18 + r] = final[add3[g12 + sids[js - place9[r]]] * nh5 + tail]
+    for r in range(7):
+        if b[27 + r]:
+            out[27 + r] = final[g + hids[jz - place7[r]] * 5]
     if melds == 0:
         tiles = sum(b)
         pairs = (tiles - b.count(1) - b.count(3)) // 2  # Σ count // 2
@@ -203,54 +212,44 @@ def after_discards(counts: Sequence[int], melds: int) -> dict[int, int]:
     return out
 
 
-@lru_cache(maxsize=1 << 15)
-def _less_one(key: bytes) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...]] | None, ...]:
-    """Per rank of one suit's counts: None where none is held, else, for the suit
-    with one copy of that rank fewer, what :func:`accept` reads of it: its id and
-    per-rank ids with one copy more (:func:`_more`, here from the id table
-    directly), and its near ranks (:func:`near_in`, from rank 0)."""
-    ids = tables().suit_ids if len(key) == 9 else tables().honor_ids
-    place = _PLACE[len(key)]
-    i = 0
-    for x in key:
-        i = i * 5 + x
-    out: list[tuple[int, tuple[int, ...], tuple[int, ...]] | None] = []
-    for r, x in enumerate(key):
-        if not x:
-            out.append(None)
-            continue
-        k = key[:r] + bytes((x - 1,)) + key[r + 1 :]
-        j = i - place[r]
-        more = tuple(ids[j + w] if y < 4 else -1 for y, w in zip(k, place, strict=True))
-        out.append((ids[j], more, near_in(k, 0)))
-    return tuple(out)
+def _near_of_mask(mask: int, n: int) -> tuple[int, ...]:
+    """The ranks :func:`near_in` reads of a suit of ``n`` kinds whose held ranks are
+    the bits of ``mask`` (a number suit: within two of a held rank; honors: held)."""
+    if n == 7:
+        return tuple(r for r in range(7) if mask >> r & 1)
+    near = mask | mask << 1 | mask << 2 | mask >> 1 | mask >> 2
+    return tuple(r for r in range(9) if near >> r & 1)
 
+
+#: :func:`near_in` from rank 0 of every held-ranks mask, per suit length (a table:
+#: what a suit can take depends on which ranks it holds, not how many copies)
+_NEAR = {n: tuple(_near_of_mask(m, n) for m in range(1 << n)) for n in (7, 9)}
+
+
+#: ``bytes.translate`` tables of the counts 0..4: as base-5 digits, and as held or not
+_DIGIT = bytes(range(48, 53)).ljust(256, b"?")
+_HELD = b"01111".ljust(256, b"?")
 
 #: What :func:`accept_after` reads of a hand once (:func:`_held`).
-_Held = tuple[
-    bytes,
-    tuple[bytes, ...],
-    list[tuple[int, tuple[int, ...]]],
-    list[tuple[int, ...]],
-    int,
-    int,
-    bool,
-]
+_Held = tuple[bytes, list[int], list[int], int, int, bool]
 
 
 def _held(counts: Sequence[int], melds: int) -> _Held:
     """What :func:`accept_after` reads of the hand once, whatever the discard: its
-    counts, per suit the counts' key, its reading (:func:`_more`) and its near ranks;
-    the tiles, the pairs, and whether the hand is short of tiles."""
+    counts; per suit its pattern's number in the id tables (base 5, rank 1 the most
+    significant digit: :func:`_reads`) and the mask of its held ranks; the tiles,
+    the pairs, and whether the hand is short of tiles."""
     b = bytes(counts)
-    keys = (b[0:9], b[9:18], b[18:27], b[27:34])
+    d = b.translate(_DIGIT)  # the counts as digits, read by int() in C
+    index = [int(d[0:9], 5), int(d[9:18], 5), int(d[18:27], 5), int(d[27:34], 5)]
+    h = b.translate(_HELD)[::-1]  # a held kind's bit, rank 1 the least significant
+    masks = [int(h[25:34], 2), int(h[16:25], 2), int(h[7:16], 2), int(h[0:7], 2)]
     tiles = sum(b)
     # a new isolated kind helps neither form, unless the hand is short of tiles
     # (void tiles taken out): then any tile can fill a gap
     short = tiles - 1 + 3 * melds < 13
-    nears = [tuple(range(len(k))) if short else near_in(k, 0) for k in keys]
     pairs = (tiles - b.count(1) - b.count(3)) // 2  # Σ count // 2
-    return b, keys, [_more(k) for k in keys], nears, tiles, pairs, short
+    return b, index, masks, tiles, pairs, short
 
 
 # The hot kernel, unrolled for speed and held to accept() by
@@ -266,9 +265,12 @@ def accept_after(
 
     All discards at once: the suits a discard leaves alone are read once, the
     combine step is unrolled over its tables (the same lookups, in the same
-    order), and a suit's count is shared by the discards that leave the other
-    suits with the same ids. ``tests/core/test_ukeire_memo.py`` holds it to
-    :func:`accept`.
+    order), and the other suits' count is shared by the discards that leave the
+    same id in their own suit. Each suit's id, and its id with a copy more of a
+    rank, is one lookup in the id tables (the pattern's base-5 number, moved by
+    the rank's place value), and the ranks tried one lookup by the held ranks'
+    mask: nothing is cached per suit pattern. ``tests/core/test_ukeire_memo.py``
+    holds it to :func:`accept`.
 
     >>> from mjlog.tiles import parse_counts, parse_tile
     >>> h = parse_counts("123m456p789s11223z")
@@ -277,52 +279,74 @@ def accept_after(
     """
     T = tables()
     pair12, add3, final, n, nh5 = T.pair12, T.add3, T.final, T.n_suit, T.n_honor * 5
-    b, keys, reads, nears, tiles, pairs, short = _held(counts, melds)
-    ids = [r[0] for r in reads]
-    seven = melds == 0
-    done: dict[tuple[int, int, int, int], int] = {}  # (suit, discard's suit, its id, parity)
+    suit_ids, honor_ids = T.suit_ids, T.honor_ids
+    place9, place7 = _PLACE[9], _PLACE[7]
+    near9, near7 = _NEAR[9], _NEAR[7]
+    b, index, masks, tiles, pairs, short = _held(counts, melds)
+    # a list, read by index per tile tried (compiled: the list's own fast path)
+    un = unseen if isinstance(unseen, list) else list(unseen)
+    ids = [suit_ids[index[0]], suit_ids[index[1]], suit_ids[index[2]], honor_ids[index[3]]]
+    # per suit: its id table, its ranks' place values, the ranks tried per held mask
+    # (every rank when the hand is short of tiles)
+    # (lists with their types named: a compiled build reads a tuple of mixed
+    # types, indexed by a variable, as an object, and its arithmetic as generic)
+    uids_of: list[bytes] = [suit_ids, suit_ids, suit_ids, honor_ids]
+    place_of: list[tuple[int, ...]] = [place9, place9, place9, place7]
+    all9, all7 = (tuple(range(9)),) * 512, (tuple(range(7)),) * 128
+    near_of: list[tuple[tuple[int, ...], ...]] = (
+        [all9, all9, all9, all7] if short else [near9, near9, near9, near7]
+    )
+    # seven pairs after the discard, per the parity of the copies it leaves: the
+    # hand's shanten, and with a copy more of a kind held odd / even times
+    # (a copy fewer: a pair fewer when even); out of reach with melds
+    sevens: list[tuple[int, int, int]] = [(99, 99, 99), (99, 99, 99)]
+    if melds == 0:
+        for par in (0, 1):
+            p, tl = pairs - (not par), tiles - 1
+            sevens[par] = (
+                seven_pairs_shanten(p, tl),
+                seven_pairs_shanten(p + 1, tl + 1),
+                seven_pairs_shanten(p, tl + 1),
+            )
+    # the other three suits' count per (the discard's suit, its id after the
+    # discard, the parity of the copies it leaves): they read nothing else
+    done: dict[int, int] = {}
     out = []
     for dk in kinds:
         s = dk // 9 if dk < 27 else 3
-        sub = _less_one(keys[s])[dk - 9 * s]
-        assert sub is not None, "a discard must be held"
-        ds, more_s, near_s = sub
+        r = dk - 9 * s
+        assert b[dk] > 0, "a discard must be held"
         i = ids[:]
-        i[s] = ds
+        # the discard's suit with a copy fewer: its number, its id, its held ranks
+        j = index[s] - place_of[s][r]
+        i[s] = ds = uids_of[s][j]
+        own_mask = masks[s] & ~(1 << r) if b[dk] == 1 else masks[s]
         i0, i1, i2, i3 = i
         g12 = pair12[i0 * n + i1]
         tail = i3 * 5 + melds
         gz = add3[g12 * n + i2] * nh5 + melds
         best = final[gz + i3 * 5]
         par = b[dk] & 1
-        odd7 = even7 = 99
-        if seven:
-            p, tl = pairs - (not par), tiles - 1  # a copy fewer: a pair fewer when even
-            base7 = seven_pairs_shanten(p, tl)
-            if base7 < best:
-                best = base7
-            odd7 = seven_pairs_shanten(p + 1, tl + 1)
-            even7 = seven_pairs_shanten(p, tl + 1)
-        total = 0
-        for u in range(4):
-            # stored for u == s too (never read there: a discard's own suit is its own)
-            memo = (u, s, ds, par)
-            if u == s:
-                more, near = more_s, (nears[u] if short else near_s)
-            else:
-                got = done.get(memo)
-                if got is not None:
-                    total += got
-                    continue
-                more, near = reads[u][1], nears[u]
+        base7, odd7, even7 = sevens[par]
+        if base7 < best:
+            best = base7
+        memo = (ds * 4 + s) * 2 + par
+        rest = done.get(memo)
+        parts = [0, 0, 0, 0]
+        for u in (s,) if rest is not None else (0, 1, 2, 3):
+            base = j if u == s else index[u]
+            uids, place = uids_of[u], place_of[u]
             first = 9 * u
             part = 0
-            for q in near:
-                x = more[q]
+            for q in near_of[u][own_mask if u == s else masks[u]]:
                 t = first + q
-                w = unseen[t]
-                if x < 0 or w <= 0:
+                w = un[t]
+                if w <= 0:
                     continue
+                c = b[t] - (t == dk)  # held after the discard
+                if c >= 4:
+                    continue  # a fifth copy: no such hand
+                x = uids[base + place[q]]
                 if u == 0:
                     v = final[add3[pair12[x * n + i1] * n + i2] * nh5 + tail]
                 elif u == 1:
@@ -331,13 +355,13 @@ def accept_after(
                     v = final[add3[g12 * n + x] * nh5 + tail]
                 else:
                     v = final[gz + x * 5]
-                if seven:
-                    v7 = odd7 if (b[t] - (t == dk)) & 1 else even7
-                    if v7 < v:
-                        v = v7
+                v7 = odd7 if c & 1 else even7
+                if v7 < v:
+                    v = v7
                 if v < best:
                     part += w
-            done[memo] = part
-            total += part
-        out.append(total)
+            parts[u] = part
+        if rest is None:
+            done[memo] = rest = sum(parts) - parts[s]
+        out.append(parts[s] + rest)
     return out

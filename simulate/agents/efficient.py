@@ -30,7 +30,7 @@ Accepted = tuple[int, int, list[int]]
 
 def unseen_counts(view: SeatView) -> list[int]:
     """4 minus the copies this seat can see: its hand, every discard, every meld."""
-    seen = list(view.hand)
+    seen: list[int] = list(view.hand)
     for pile in view.discards:
         for t in pile:
             seen[t] += 1

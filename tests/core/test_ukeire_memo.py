@@ -123,16 +123,18 @@ def test_near_in_mask_matches_the_rule():
         assert near_in(key, 27) == _near_in_plain(key, 27)
 
 
-def test_less_one_matches_more_of_each_reduced_suit():
-    from mjlog.ukeire import _less_one, _more, near_in
+def test_near_table_matches_near_in_of_every_held_mask():
+    """accept_after reads the ranks to try by the held ranks' mask: the table is
+    near_in (held to the rule above) of every pattern, whatever the copies held."""
+    from mjlog.ukeire import _NEAR, near_in
 
     rng = random.Random(4)
     for _ in range(5000):
         n = rng.choice([7, 9])
         key = bytes(rng.choice([0, 0, 1, 1, 2, 3, 4]) for _ in range(n))
-        for r, got in enumerate(_less_one(key)):
-            if not key[r]:
-                assert got is None
-                continue
-            k = key[:r] + bytes((key[r] - 1,)) + key[r + 1 :]
-            assert got == (*_more(k), near_in(k, 0))
+        mask = sum(1 << r for r, x in enumerate(key) if x)
+        assert _NEAR[n][mask] == near_in(key, 0)
+    for n in (7, 9):
+        for mask in range(1 << n):
+            key = bytes(1 if mask >> r & 1 else 0 for r in range(n))
+            assert _NEAR[n][mask] == near_in(key, 0)
