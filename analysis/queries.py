@@ -667,6 +667,27 @@ HANDS_CTE = f"""
 _KEY = "run_id, match, rotation, hand"
 
 
+def run_groups(runs: Runs) -> str | None:
+    """The DuckDB temp table of each run's group (``run_id`` and :data:`GROUP`) when every
+    hand of a run is of one group, as a simulated run's are (its line-up is its
+    manifest's); None when a run's hands name several (an imported run's seats). A
+    figure then sums a run's rows and joins the few per-run sums to their groups,
+    where joining every hand's row to its group's labels would hold a row per hand.
+    Made once per ``runs``."""
+    cache = runs.__dict__.setdefault("_cache", {})
+    if "run_groups" not in cache:
+        runs._execute(
+            f"""CREATE OR REPLACE TEMP TABLE run_groups AS
+            WITH {HANDS_CTE}
+            SELECT DISTINCT run_id::VARCHAR AS run_id, {GROUP_SQL} FROM h""",
+            {},
+        )
+        got = runs.con.execute("SELECT count(*), count(DISTINCT run_id) FROM run_groups").fetchone()
+        cache["run_groups"] = "run_groups" if got is not None and got[0] == got[1] else None
+    found: str | None = cache["run_groups"]
+    return found
+
+
 # ---------------------------------------------------------------- per seat
 
 
@@ -1400,9 +1421,90 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     if by not in ("reason", "category"):
         raise ValueError(f"by must be reason or category, not {by!r}")
     runs = as_runs(runs)
+    kind = "coalesce(c.category, 'other')" if by == "category" else "t.reason::VARCHAR"
+    ids = {"ids": [r.run_id for r in runs.runs]}
+    per_run = run_groups(runs)
+    if per_run is not None:
+        # every hand of a run is of the run's group: the transfers are summed per run
+        # (a hand with a transfer of a kind counted per hand first, integer keys only)
+        # and the groups joined to those few rows, never a join of transfers to hands
+        df = runs.sql(f"""
+        WITH {HANDS_CTE},
+        g AS (SELECT {GROUP_SQL}, count(*) AS hands,
+                     sum(list_sum(list_transform(deltas, lambda d: greatest(d, 0))))::BIGINT
+                         AS moved
+              FROM h GROUP BY ALL),
+        per_hand AS (SELECT run_id, match, rotation, hand, {kind} AS {by},
+                            sum(t.amount) AS amount, count(*) AS n
+                     FROM read_parquet($transfers) t
+                     LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR GROUP BY ALL),
+        a AS (SELECT {GROUP_SQL}, {by}, sum(amount)::BIGINT AS amount,
+                     sum(transfers)::BIGINT AS transfers, sum(hands_with_n)::BIGINT AS hands_with_n
+              FROM (SELECT run_id::VARCHAR AS run_id, {by}, sum(amount) AS amount,
+                           sum(n) AS transfers, count(*) AS hands_with_n
+                    FROM per_hand GROUP BY ALL) JOIN {per_run} USING (run_id)
+              GROUP BY ALL),
+        all_t AS (SELECT {GROUP_SQL}, sum(amount)::BIGINT AS all_amount FROM a GROUP BY ALL)
+        SELECT {GROUP_SQL}, a.{by}, a.amount, a.transfers, a.hands_with_n, g.hands, g.moved,
+               all_t.all_amount
+        FROM a JOIN g USING ({GROUP_SQL}) JOIN all_t USING ({GROUP_SQL})
+        ORDER BY {GROUP_SQL}, a.amount DESC, a.{by}
+        """)
+        # per match: the hands and transfers summed apart, joined match to match
+        runs._execute(
+            f"""CREATE OR REPLACE TEMP TABLE money_units AS
+        WITH m AS (SELECT run_id::VARCHAR AS run_id, match, count(*) AS hands
+                   FROM read_parquet($hands) GROUP BY ALL),
+        t AS (SELECT run_id::VARCHAR AS run_id, match, sum(amount) AS gross
+              FROM read_parquet($transfers) GROUP BY ALL)
+        SELECT {GROUP_SQL}, run_id, {_RUN_CODE}, match, hands,
+               coalesce(t.gross, 0)::BIGINT AS gross
+        FROM m LEFT JOIN t USING (run_id, match) JOIN {per_run} USING (run_id)""",
+            dict(ids),
+        )
+        runs._execute(
+            f"""CREATE OR REPLACE TEMP TABLE money_long AS
+        SELECT {GROUP_SQL}, run_id, {_RUN_CODE}, match, {by}, amount
+        FROM (SELECT t.run_id::VARCHAR AS run_id, t.match, {kind} AS {by},
+                     sum(t.amount)::BIGINT AS amount
+              FROM read_parquet($transfers) t
+              LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR GROUP BY ALL)
+        JOIN {per_run} USING (run_id)""",
+            dict(ids),
+        )
+    else:
+        _money_tables(runs, by, ids)
+        df = runs.sql(_money_query(by))
+    if by == "reason":
+        df.insert(len(GROUP) + 1, "name", df["reason"].map(REASON_NAMES).fillna(df["reason"]))
+    df["share"] = (df["amount"] / df["moved"]).where(df["moved"] > 0)
+    df["hands_with"] = df["hands_with_n"] / df["hands"]
+    est = _sparse_estimates(
+        runs,
+        "money_long",
+        "money_units",
+        by,
+        "amount",
+        {
+            "share_of_transfers": ("amount", "gross", (0.0, 1.0)),
+            "per_hand": ("amount", "hands", None),
+        },
+    )
+    runs.release("money_")
+    return finished_table(
+        runs,
+        df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore").merge(
+            est, on=[*GROUP, by], how="left"
+        ),
+    )
+
+
+def _money_query(by: str) -> str:
+    """SQL: :func:`money_shares`' sums per group and ``by`` key, each transfer joined to
+    its hand's group (runs whose hands name their own groups)."""
     # hands with a transfer of each kind counted per hand first: a plain grouping,
     # which DuckDB spills, where count(DISTINCT …) over every hand cannot be
-    df = runs.sql(f"""
+    return f"""
     WITH {HANDS_CTE},
     g AS (SELECT {GROUP_SQL}, count(*) AS hands,
                  sum(list_sum(list_transform(deltas, lambda d: greatest(d, 0))))::BIGINT AS moved
@@ -1421,12 +1523,11 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     SELECT {GROUP_SQL}, a.{by}, a.amount, a.transfers, a.hands_with_n, g.hands, g.moved,
            all_t.all_amount
     FROM a JOIN g USING ({GROUP_SQL}) JOIN all_t USING ({GROUP_SQL}) ORDER BY {GROUP_SQL}, a.amount DESC, a.{by}
-    """)
-    if by == "reason":
-        df.insert(len(GROUP) + 1, "name", df["reason"].map(REASON_NAMES).fillna(df["reason"]))
-    df["share"] = (df["amount"] / df["moved"]).where(df["moved"] > 0)
-    df["hands_with"] = df["hands_with_n"] / df["hands"]
-    ids = {"ids": [r.run_id for r in runs.runs]}
+    """
+
+
+def _money_tables(runs: Runs, by: str, ids: dict[str, Any]) -> None:
+    """:func:`money_shares`' per-match tables, each transfer joined to its hand's group."""
     runs._execute(
         f"""CREATE OR REPLACE TEMP TABLE money_units AS
     WITH {HANDS_CTE},
@@ -1449,24 +1550,6 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR
     GROUP BY ALL""",
         dict(ids),
-    )
-    est = _sparse_estimates(
-        runs,
-        "money_long",
-        "money_units",
-        by,
-        "amount",
-        {
-            "share_of_transfers": ("amount", "gross", (0.0, 1.0)),
-            "per_hand": ("amount", "hands", None),
-        },
-    )
-    runs.release("money_")
-    return finished_table(
-        runs,
-        df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore").merge(
-            est, on=[*GROUP, by], how="left"
-        ),
     )
 
 
