@@ -30,7 +30,7 @@ def test_duckdb_spills_to_a_folder_of_its_own_removed_with_the_runs():
     spill = Path(_setting(runs, "temp_directory"))
     assert spill.is_dir() and spill.parent == Path(tempfile.gettempdir())
     assert spill.name.startswith("mjlog-duckdb-")  # never DuckDB's ./.tmp
-    assert _setting(runs, "memory_limit") == "244.1 MiB"  # the default 256MB
+    assert _setting(runs, "memory_limit") == "122.0 MiB"  # the default 128MB
     del runs
     gc.collect()
     assert not spill.exists()
