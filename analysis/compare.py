@@ -260,9 +260,9 @@ def _pairs(ua: pd.DataFrame, ub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     matched as arrays, not as a merge of frames of every match."""
     one = ["hands_per_match", "duplicate"]
     if not (
-        ua["match"].is_unique
-        and ub["match"].is_unique
-        and all(u[c].nunique() <= 1 for u in (ua, ub) for c in one)
+        _unique(ua["match"])
+        and _unique(ub["match"])
+        and all(_one_value(u[c]) for u in (ua, ub) for c in one)
     ):
         both = (
             ua[PAIR_KEY]
@@ -273,12 +273,7 @@ def _pairs(ua: pd.DataFrame, ub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     none = np.zeros(0, dtype=np.int64)
     if not len(ua) or not len(ub) or any(ua[c].iloc[0] != ub[c].iloc[0] for c in one):
         return none, none
-    _, ia, ib = np.intersect1d(
-        ua["match"].to_numpy(np.int64),
-        ub["match"].to_numpy(np.int64),
-        assume_unique=True,
-        return_indices=True,
-    )
+    ia, ib = _common(ua["match"].to_numpy(np.int64), ub["match"].to_numpy(np.int64))
     sa, sb = ua["seed0"].to_numpy()[ia], ub["seed0"].to_numpy()[ib]
     same = sa == sb
     if sa.dtype.kind == "f" or sb.dtype.kind == "f":  # a merge matches NaN with NaN
@@ -286,6 +281,39 @@ def _pairs(ua: pd.DataFrame, ub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     ia, ib = ia[same], ib[same]
     order = np.argsort(ia, kind="stable")
     return ia[order], ib[order]
+
+
+def _increasing(m: np.ndarray) -> bool:
+    return len(m) < 2 or bool((m[1:] > m[:-1]).all())
+
+
+def _unique(col: pd.Series) -> bool:
+    """Whether ``col`` holds no value twice: a strictly increasing integer column (a
+    run's matches, as :class:`MatchSums` orders them) without a hash table of it."""
+    if col.dtype.kind in "iu" and _increasing(col.to_numpy()):
+        return True
+    return bool(col.is_unique)
+
+
+def _one_value(col: pd.Series) -> bool:
+    """``col.nunique() <= 1``, without a hash table for an integer or boolean column."""
+    if col.dtype.kind in "biu":
+        a = col.to_numpy()
+        return len(a) == 0 or bool((a == a[0]).all())
+    return bool(col.nunique() <= 1)
+
+
+def _common(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The places in ``a`` and in ``b`` of the values both hold (each side's values
+    unique), in the order of the common values: :func:`numpy.intersect1d`'s indices,
+    found by a binary search where both sides are increasing (no sorted copy of the
+    two joined)."""
+    if not (_increasing(a) and _increasing(b)) or not len(b):
+        _, ia, ib = np.intersect1d(a, b, assume_unique=True, return_indices=True)
+        return ia, ib
+    at = np.minimum(np.searchsorted(b, a), len(b) - 1)
+    ia = np.flatnonzero(b[at] == a)
+    return ia, at[ia]
 
 
 def _outcomes(side: str, every: bool = False) -> str:

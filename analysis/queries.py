@@ -794,24 +794,38 @@ def _seat_units(runs: Runs, by: str) -> str:
                 FROM {_seat_units(runs, "seat")} GROUP BY ALL""",
                 {},
             )
-        elif by == "position":  # with its match's points and positions (a join: spills)
-            runs.store(
-                f"""CREATE OR REPLACE TABLE {name} AS
-                WITH u AS ({_seat_sums_query(by, run_groups(runs))})
+        else:
+            per_run = run_groups(runs)
+            query = _seat_sums_query(by, per_run)
+            if by == "position":  # with its match's points and positions (a join: spills)
+                select = f"""WITH u AS ({query})
                 SELECT u.*, 0 AS first, m.tot, m.n FROM u JOIN (
                     SELECT {GROUP_SQL}, run_id, match, sum(points)::BIGINT AS tot, count(*) AS n
-                    FROM u GROUP BY ALL) m USING ({GROUP_SQL}, run_id, match)""",
-                {},
-            )
-        else:
-            runs.store(
-                f"""CREATE OR REPLACE TABLE {name} AS
-                SELECT *, 0 AS first, NULL::BIGINT AS tot, NULL::BIGINT AS n
-                FROM ({_seat_sums_query(by, run_groups(runs))})""",
-                {},
-            )
+                    FROM u GROUP BY ALL) m USING ({GROUP_SQL}, run_id, match)"""
+            else:
+                select = f"""SELECT *, 0 AS first, NULL::BIGINT AS tot, NULL::BIGINT AS n
+                FROM ({query})"""
+            # runs of one group each: a block of matches at a time (a grouping of every
+            # seat and match of a 10M-hand run is more than DuckDB spills under its limit)
+            blocks = _match_blocks_of(runs) if per_run is not None else [None]
+            for i, block in enumerate(blocks):
+                head = f"CREATE OR REPLACE TABLE {name} AS" if i == 0 else f"INSERT INTO {name}"
+                runs.store(f"{head} {select}", {} if block is None else block)
         cache[name] = name
     return str(cache[name])
+
+
+SEAT_BLOCK = 200_000
+"""Matches (of every run) whose seat sums one DuckDB query makes, for runs of one
+group each (:func:`_seat_units`)."""
+
+
+def _match_blocks_of(runs: Runs) -> list[dict[str, int]]:
+    """Ranges ``{"lo": …, "hi": …}`` of :data:`SEAT_BLOCK` match numbers covering every
+    match of ``runs`` (one at least)."""
+    got = runs._execute("SELECT min(match), max(match) FROM read_parquet($hands)", {}).fetchone()
+    lo, hi = (0, 0) if got is None or got[0] is None else (int(got[0]), int(got[1]))
+    return [{"lo": a, "hi": min(a + SEAT_BLOCK - 1, hi)} for a in range(lo, hi + 1, SEAT_BLOCK)]
 
 
 def _seat_sums_query(by: str, per_run: str | None = None) -> str:
@@ -872,9 +886,10 @@ def _seat_sums_per_run(by: str, per_run: str) -> str:
     WITH h AS (
         SELECT h.run_id, h.match, h.rotation, h.hand, h.players, h.dealer, h.deltas{agent}
         FROM read_parquet($hands) h LEFT JOIN lineups l USING (run_id)
+        WHERE h.match BETWEEN $lo AND $hi
     ),
     w AS (SELECT {_KEY}, seat, from_seat, method::VARCHAR AS method, win_order
-          FROM read_parquet($wins)),
+          FROM read_parquet($wins) WHERE match BETWEEN $lo AND $hi),
     ws AS (SELECT {_KEY}, seat, count(*) AS n_wins,
                   count(*) FILTER (WHERE method = 'self_draw') AS n_self,
                   min(win_order) AS win_order
