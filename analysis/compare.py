@@ -115,7 +115,7 @@ def _tiles(runs: Runs) -> int | None:
 
 
 def _deals(
-    a: Runs, b: Runs, matches: Sequence[int], every: bool = False
+    a: Runs, b: Runs, matches: Sequence[int] | np.ndarray, every: bool = False
 ) -> tuple[dict[str, int], pd.DataFrame]:
     """Over the hands both runs hold in ``matches``: ``shared`` hands, ``same`` walls;
     of the first hands, ``firsts``, ``first_same`` walls and ``first_tiles`` with one
@@ -149,15 +149,16 @@ def _deals(
     got = dict.fromkeys(("shared", "same", "firsts", "first_same", "first_tiles"), 0)
     got.update(tiles_a=0, tiles_b=0)
     per: list[pd.DataFrame] = []
-    ms = sorted(int(x) for x in matches)
+    ms = np.sort(np.asarray(matches, dtype=np.int64))  # an array: 1.25M ints as a list are 45 MB
     params: dict[str, Any] = {}
     for i in range(0, len(ms), DEAL_BLOCK):
         block = ms[i : i + DEAL_BLOCK]
+        lo, hi = int(block[0]), int(block[-1])
         if not every:
-            params["m"] = block
+            params["m"] = block.tolist()
         for name, files in spans.items():
-            params[name] = _overlapping(files, block[0], block[-1])
-        df = a.sql(query, **params, lo=block[0], hi=block[-1])
+            params[name] = _overlapping(files, lo, hi)
+        df = a.sql(query, **params, lo=lo, hi=hi)
         for name in got:
             col = df[name].to_numpy()
             if name.startswith("tiles_"):
@@ -223,11 +224,26 @@ def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
     pair up (:class:`Pairing`): by match when they share :data:`PAIR_KEY` matches
     (one seed, match size and duplicate flag) and the first hand of each of those was
     dealt the same tiles; with the rows of ``ua`` and ``ub`` that pair, in order."""
+    return _paired_by(a, b, *_pair_rows(ua, ub))
+
+
+def _pair_rows(
+    ua: pd.DataFrame, ub: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The rows of ``ua`` and ``ub`` that pair (:func:`_pairs`), their matches (sorted)
+    and whether those are every match of both: all :func:`_paired_by` needs, so the
+    two key frames can go before the runs' hands are joined."""
     rows_a, rows_b = _pairs(ua, ub)
+    every = len(rows_a) == len(ua) == len(ub)  # no match left out: no list to filter by
+    return rows_a, rows_b, np.unique(ua["match"].to_numpy(np.int64)[rows_a]), every
+
+
+def _paired_by(
+    a: Runs, b: Runs, rows_a: np.ndarray, rows_b: np.ndarray, matches: np.ndarray, every: bool
+) -> Pairing:
+    """:func:`pairing` of the rows :func:`_pair_rows` found."""
     if not len(rows_a):
         return Pairing("none", _why_apart(a, b))
-    every = len(rows_a) == len(ua) == len(ub)  # no match left out: no list to filter by
-    matches = np.unique(ua["match"].to_numpy(np.int64)[rows_a]).tolist()
     f, differing = _deals(a, b, matches, every)
     if f["firsts"] and f["first_tiles"] < f["firsts"]:
         sizes = f" ({f['tiles_a']} vs {f['tiles_b']} tiles)" if f["tiles_a"] != f["tiles_b"] else ""
@@ -789,7 +805,8 @@ def _against(
     the two scales forbid one) and the patterns left out (only one side has them)."""
     from analysis.stats import compare_units
 
-    pair = pairing(base.runs, other.runs, base.keys(), other.keys())
+    # the key frames (both runs' every match) go before the hands are joined
+    pair = _paired_by(base.runs, other.runs, *_pair_rows(base.keys(), other.keys()))
     rb = ro = None
     if pair.paired and pair.base_rows is not None and pair.other_rows is not None:
         rb, ro = pair.base_rows, pair.other_rows
