@@ -89,8 +89,8 @@ def _groups(runs):
     runs = as_runs(runs)
     cache = runs.__dict__.setdefault("_cache", {})
     if "totals_table" not in cache:
-        runs._execute(
-            f"""CREATE OR REPLACE TEMP TABLE seat_totals AS
+        runs.store(
+            f"""CREATE OR REPLACE TABLE seat_totals AS
             SELECT t.*, k.run FROM ({_TOTALS.replace("ORDER BY ALL", "")}) t
             JOIN (SELECT run_id, (row_number() OVER (ORDER BY run_id))::INT AS run
                   FROM runs) k USING (run_id)""",

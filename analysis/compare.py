@@ -115,7 +115,7 @@ def _tiles(runs: Runs) -> int | None:
 
 
 def _deals(
-    a: Runs, b: Runs, matches: Sequence[int], every: bool = False
+    a: Runs, b: Runs, matches: Sequence[int] | np.ndarray, every: bool = False
 ) -> tuple[dict[str, int], pd.DataFrame]:
     """Over the hands both runs hold in ``matches``: ``shared`` hands, ``same`` walls;
     of the first hands, ``firsts``, ``first_same`` walls and ``first_tiles`` with one
@@ -149,15 +149,16 @@ def _deals(
     got = dict.fromkeys(("shared", "same", "firsts", "first_same", "first_tiles"), 0)
     got.update(tiles_a=0, tiles_b=0)
     per: list[pd.DataFrame] = []
-    ms = sorted(int(x) for x in matches)
+    ms = np.sort(np.asarray(matches, dtype=np.int64))  # an array: 1.25M ints as a list are 45 MB
     params: dict[str, Any] = {}
     for i in range(0, len(ms), DEAL_BLOCK):
         block = ms[i : i + DEAL_BLOCK]
+        lo, hi = int(block[0]), int(block[-1])
         if not every:
-            params["m"] = block
+            params["m"] = block.tolist()
         for name, files in spans.items():
-            params[name] = _overlapping(files, block[0], block[-1])
-        df = a.sql(query, **params, lo=block[0], hi=block[-1])
+            params[name] = _overlapping(files, lo, hi)
+        df = a.sql(query, **params, lo=lo, hi=hi)
         for name in got:
             col = df[name].to_numpy()
             if name.startswith("tiles_"):
@@ -223,11 +224,26 @@ def pairing(a: Runs, b: Runs, ua: pd.DataFrame, ub: pd.DataFrame) -> Pairing:
     pair up (:class:`Pairing`): by match when they share :data:`PAIR_KEY` matches
     (one seed, match size and duplicate flag) and the first hand of each of those was
     dealt the same tiles; with the rows of ``ua`` and ``ub`` that pair, in order."""
+    return _paired_by(a, b, *_pair_rows(ua, ub))
+
+
+def _pair_rows(
+    ua: pd.DataFrame, ub: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The rows of ``ua`` and ``ub`` that pair (:func:`_pairs`), their matches (sorted)
+    and whether those are every match of both: all :func:`_paired_by` needs, so the
+    two key frames can go before the runs' hands are joined."""
     rows_a, rows_b = _pairs(ua, ub)
+    every = len(rows_a) == len(ua) == len(ub)  # no match left out: no list to filter by
+    return rows_a, rows_b, np.unique(ua["match"].to_numpy(np.int64)[rows_a]), every
+
+
+def _paired_by(
+    a: Runs, b: Runs, rows_a: np.ndarray, rows_b: np.ndarray, matches: np.ndarray, every: bool
+) -> Pairing:
+    """:func:`pairing` of the rows :func:`_pair_rows` found."""
     if not len(rows_a):
         return Pairing("none", _why_apart(a, b))
-    every = len(rows_a) == len(ua) == len(ub)  # no match left out: no list to filter by
-    matches = np.unique(ua["match"].to_numpy(np.int64)[rows_a]).tolist()
     f, differing = _deals(a, b, matches, every)
     if f["firsts"] and f["first_tiles"] < f["firsts"]:
         sizes = f" ({f['tiles_a']} vs {f['tiles_b']} tiles)" if f["tiles_a"] != f["tiles_b"] else ""
@@ -260,9 +276,9 @@ def _pairs(ua: pd.DataFrame, ub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     matched as arrays, not as a merge of frames of every match."""
     one = ["hands_per_match", "duplicate"]
     if not (
-        ua["match"].is_unique
-        and ub["match"].is_unique
-        and all(u[c].nunique() <= 1 for u in (ua, ub) for c in one)
+        _unique(ua["match"])
+        and _unique(ub["match"])
+        and all(_one_value(u[c]) for u in (ua, ub) for c in one)
     ):
         both = (
             ua[PAIR_KEY]
@@ -273,12 +289,7 @@ def _pairs(ua: pd.DataFrame, ub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     none = np.zeros(0, dtype=np.int64)
     if not len(ua) or not len(ub) or any(ua[c].iloc[0] != ub[c].iloc[0] for c in one):
         return none, none
-    _, ia, ib = np.intersect1d(
-        ua["match"].to_numpy(np.int64),
-        ub["match"].to_numpy(np.int64),
-        assume_unique=True,
-        return_indices=True,
-    )
+    ia, ib = _common(ua["match"].to_numpy(np.int64), ub["match"].to_numpy(np.int64))
     sa, sb = ua["seed0"].to_numpy()[ia], ub["seed0"].to_numpy()[ib]
     same = sa == sb
     if sa.dtype.kind == "f" or sb.dtype.kind == "f":  # a merge matches NaN with NaN
@@ -286,6 +297,39 @@ def _pairs(ua: pd.DataFrame, ub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     ia, ib = ia[same], ib[same]
     order = np.argsort(ia, kind="stable")
     return ia[order], ib[order]
+
+
+def _increasing(m: np.ndarray) -> bool:
+    return len(m) < 2 or bool((m[1:] > m[:-1]).all())
+
+
+def _unique(col: pd.Series) -> bool:
+    """Whether ``col`` holds no value twice: a strictly increasing integer column (a
+    run's matches, as :class:`MatchSums` orders them) without a hash table of it."""
+    if col.dtype.kind in "iu" and _increasing(col.to_numpy()):
+        return True
+    return bool(col.is_unique)
+
+
+def _one_value(col: pd.Series) -> bool:
+    """``col.nunique() <= 1``, without a hash table for an integer or boolean column."""
+    if col.dtype.kind in "biu":
+        a = col.to_numpy()
+        return len(a) == 0 or bool((a == a[0]).all())
+    return bool(col.nunique() <= 1)
+
+
+def _common(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The places in ``a`` and in ``b`` of the values both hold (each side's values
+    unique), in the order of the common values: :func:`numpy.intersect1d`'s indices,
+    found by a binary search where both sides are increasing (no sorted copy of the
+    two joined)."""
+    if not (_increasing(a) and _increasing(b)) or not len(b):
+        _, ia, ib = np.intersect1d(a, b, assume_unique=True, return_indices=True)
+        return ia, ib
+    at = np.minimum(np.searchsorted(b, a), len(b) - 1)
+    ia = np.flatnonzero(b[at] == a)
+    return ia, at[ia]
 
 
 def _outcomes(side: str, every: bool = False) -> str:
@@ -761,7 +805,8 @@ def _against(
     the two scales forbid one) and the patterns left out (only one side has them)."""
     from analysis.stats import compare_units
 
-    pair = pairing(base.runs, other.runs, base.keys(), other.keys())
+    # the key frames (both runs' every match) go before the hands are joined
+    pair = _paired_by(base.runs, other.runs, *_pair_rows(base.keys(), other.keys()))
     rb = ro = None
     if pair.paired and pair.base_rows is not None and pair.other_rows is not None:
         rb, ro = pair.base_rows, pair.other_rows

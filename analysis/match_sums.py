@@ -64,7 +64,7 @@ class MatchSums:
         # each position after the dealer summed per match in DuckDB (exact integer sums);
         # ORDER BY fixes the table's order, which every scan of it keeps
         runs._execute(
-            f"""CREATE OR REPLACE TEMP TABLE match_sums AS
+            f"""CREATE OR REPLACE TABLE match_sums AS
             WITH h AS (
                 SELECT {_RUN} AS run, match, count(*) AS hands, max(players) AS players,
                        count(*) FILTER (WHERE outcome = 'draw') AS draws,
@@ -85,7 +85,7 @@ class MatchSums:
             {"ids": ids},
         )
         runs._execute(
-            f"""CREATE OR REPLACE TEMP TABLE match_pats AS
+            f"""CREATE OR REPLACE TABLE match_pats AS
             SELECT run, match, pattern, count(*) AS with_
             FROM (SELECT {_RUN} AS run, match, unnest(list_distinct(patterns)) AS pattern
                   FROM read_parquet($wins))

@@ -30,6 +30,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -280,7 +281,7 @@ def _same_content(a: RunFiles, b: RunFiles) -> None:
         )
 
 
-MEMORY_LIMIT = os.environ.get("MJLOG_DUCKDB_MEMORY", "256MB")
+MEMORY_LIMIT = os.environ.get("MJLOG_DUCKDB_MEMORY", "128MB")
 """DuckDB's memory limit per :class:`Runs` (``$MJLOG_DUCKDB_MEMORY``, DuckDB's units). By
 default DuckDB takes 80 % of the machine, and a join or grouping over every hand of a
 10M-hand run (the seat table, the walls of a paired comparison) grew with the run;
@@ -301,6 +302,24 @@ def _connect() -> duckdb.DuckDBPyConnection:
     con.execute("SET temp_directory = $d", {"d": spill})
     con.execute("SET memory_limit = $m", {"m": MEMORY_LIMIT})
     return con
+
+
+_WORK = itertools.count()
+
+
+def _work_database(con: duckdb.DuckDBPyConnection) -> str:
+    """Attach a DuckDB database file of the connection's own in its spill folder and
+    make it the connection's default, returning its name: the per-match tables a figure
+    keeps (``CREATE TABLE``) are written there, compressed, and DuckDB evicts their
+    blocks to the file under :data:`MEMORY_LIMIT`, where an in-memory temp table
+    larger than the limit cannot be written at all. The spill folder goes with the
+    connection (:func:`_connect`), the file with it."""
+    (spill,) = cast(tuple, con.execute("SELECT current_setting('temp_directory')").fetchone())
+    name = f"mjlog_work_{os.getpid()}_{next(_WORK)}"
+    path = os.path.join(str(spill), f"{name}.duckdb").replace("'", "''")
+    con.execute(f"ATTACH '{path}' AS {name}")
+    con.execute(f"USE {name}")
+    return name
 
 
 LARGER_LIMITS = ("1GB", "4GB")
@@ -409,6 +428,8 @@ class Runs:
         # and views, the database's memory limit and spill folder (kept alive with it)
         self._shared = share
         self.con: duckdb.DuckDBPyConnection = _connect() if share is None else share.con.cursor()
+        self.work = _work_database(self.con)
+        """The DuckDB database (a file in the spill folder) the figures' tables are kept in."""
         self._limit_step = 0
         self.raised = 0
         """How many times a query was run again under a larger DuckDB limit."""
@@ -448,8 +469,9 @@ class Runs:
         names = [
             str(n)
             for (n,) in self.con.execute(
-                "SELECT table_name FROM duckdb_tables() WHERE temporary AND starts_with(table_name, $p)",
-                {"p": prefix},
+                "SELECT table_name FROM duckdb_tables() "
+                "WHERE (temporary OR database_name = $db) AND starts_with(table_name, $p)",
+                {"p": prefix, "db": self.work},
             ).fetchall()
         ]
         cache = self.__dict__.get("_cache", {})
@@ -506,6 +528,17 @@ class Runs:
         ``lineups`` (run_id, agents: :attr:`lineups`; :data:`SEAT_AGENTS` reads it)
         are there to join."""
         return self._in_run_order(self._execute(query, params).df())
+
+    def store(self, query: str, params: dict[str, Any]) -> None:
+        """Run ``query``, a ``CREATE TABLE … AS`` whose rows DuckDB may write in any
+        order (every reader of the table orders or keys its rows itself): a table
+        written in the order of its query is buffered while it is written, and at
+        10M hands a seat table's buffer alone was past :data:`MEMORY_LIMIT`."""
+        self.con.execute("SET preserve_insertion_order = false")
+        try:
+            self._execute(query, params)
+        finally:
+            self.con.execute("RESET preserve_insertion_order")
 
     def _raise_limit(self) -> None:
         """DuckDB's memory limit one step up :data:`LARGER_LIMITS`, then its default."""
@@ -667,6 +700,29 @@ HANDS_CTE = f"""
 _KEY = "run_id, match, rotation, hand"
 
 
+def run_groups(runs: Runs) -> str | None:
+    """The DuckDB temp table of each run's group (``run_id`` and :data:`GROUP`) when every
+    hand of a run is of one group, as a simulated run's are (its line-up is its
+    manifest's); None when a run's hands name several (an imported run's seats). A
+    figure then sums a run's rows and joins the few per-run sums to their groups,
+    where joining every hand's row to its group's labels would hold a row per hand.
+    Made once per ``runs``."""
+    cache = runs.__dict__.setdefault("_cache", {})
+    if "run_groups" not in cache and any(r.run_id not in runs.lineups for r in runs.runs):
+        cache["run_groups"] = None  # an imported run: its hands name their seats
+    if "run_groups" not in cache:
+        runs._execute(
+            f"""CREATE OR REPLACE TABLE run_groups AS
+            WITH {HANDS_CTE}
+            SELECT DISTINCT run_id::VARCHAR AS run_id, {GROUP_SQL} FROM h""",
+            {},
+        )
+        got = runs.con.execute("SELECT count(*), count(DISTINCT run_id) FROM run_groups").fetchone()
+        cache["run_groups"] = "run_groups" if got is not None and got[0] == got[1] else None
+    found: str | None = cache["run_groups"]
+    return found
+
+
 # ---------------------------------------------------------------- per seat
 
 
@@ -731,34 +787,54 @@ def _seat_units(runs: Runs, by: str) -> str:
         keys = ", ".join(_q(c) for c in (*GROUP, *_by_cols(by), "run_id", "match"))
         if by in ("agent", "variant"):  # seats pooled: from the per-seat sums
             sums = ", ".join(f"sum({c})::BIGINT AS {c}" for c in _SEAT_COUNTS)
-            runs._execute(
-                f"""CREATE OR REPLACE TEMP TABLE {name} AS
+            runs.store(
+                f"""CREATE OR REPLACE TABLE {name} AS
                 SELECT {keys}, {sums}, min(seat)::INT AS first, NULL::BIGINT AS tot,
                        NULL::BIGINT AS n
                 FROM {_seat_units(runs, "seat")} GROUP BY ALL""",
                 {},
             )
-        elif by == "position":  # with its match's points and positions (a join: spills)
-            runs._execute(
-                f"""CREATE OR REPLACE TEMP TABLE {name} AS
-                WITH u AS ({_seat_sums_query(by)})
+        else:
+            per_run = run_groups(runs)
+            query = _seat_sums_query(by, per_run)
+            if by == "position":  # with its match's points and positions (a join: spills)
+                select = f"""WITH u AS ({query})
                 SELECT u.*, 0 AS first, m.tot, m.n FROM u JOIN (
                     SELECT {GROUP_SQL}, run_id, match, sum(points)::BIGINT AS tot, count(*) AS n
-                    FROM u GROUP BY ALL) m USING ({GROUP_SQL}, run_id, match)""",
-                {},
-            )
-        else:
-            runs._execute(
-                f"""CREATE OR REPLACE TEMP TABLE {name} AS
-                SELECT *, 0 AS first, NULL::BIGINT AS tot, NULL::BIGINT AS n
-                FROM ({_seat_sums_query(by)})""",
-                {},
-            )
+                    FROM u GROUP BY ALL) m USING ({GROUP_SQL}, run_id, match)"""
+            else:
+                select = f"""SELECT *, 0 AS first, NULL::BIGINT AS tot, NULL::BIGINT AS n
+                FROM ({query})"""
+            # runs of one group each: a block of matches at a time (a grouping of every
+            # seat and match of a 10M-hand run is more than DuckDB spills under its limit)
+            blocks = _match_blocks_of(runs) if per_run is not None else [None]
+            for i, block in enumerate(blocks):
+                head = f"CREATE OR REPLACE TABLE {name} AS" if i == 0 else f"INSERT INTO {name}"
+                runs.store(f"{head} {select}", {} if block is None else block)
         cache[name] = name
     return str(cache[name])
 
 
-def _seat_sums_query(by: str) -> str:
+SEAT_BLOCK = 200_000
+"""Matches (of every run) whose seat sums one DuckDB query makes, for runs of one
+group each (:func:`_seat_units`)."""
+
+
+def _match_blocks_of(runs: Runs) -> list[dict[str, int]]:
+    """Ranges ``{"lo": …, "hi": …}`` of :data:`SEAT_BLOCK` match numbers covering every
+    match of ``runs`` (one at least)."""
+    got = runs._execute("SELECT min(match), max(match) FROM read_parquet($hands)", {}).fetchone()
+    lo, hi = (0, 0) if got is None or got[0] is None else (int(got[0]), int(got[1]))
+    return [{"lo": a, "hi": min(a + SEAT_BLOCK - 1, hi)} for a in range(lo, hi + 1, SEAT_BLOCK)]
+
+
+def _seat_sums_query(by: str, per_run: str | None = None) -> str:
+    """SQL: the seat sums per group, ``by`` key and match. With ``per_run`` (the table
+    of :func:`run_groups`) a run's seats are summed without their group's labels and
+    the sums joined to their groups after: each of the hands' seat rows (4 a hand)
+    carries its keys and numbers only."""
+    if per_run is not None:
+        return _seat_sums_per_run(by, per_run)
     extra = _SEAT_BY[by]
     return f"""
     WITH {HANDS_CTE},
@@ -791,6 +867,65 @@ def _seat_sums_query(by: str) -> str:
            sum(pts)::BIGINT AS points,
            sum(pts * pts)::BIGINT AS points_sq
     FROM x GROUP BY ALL
+    """
+
+
+def _seat_sums_per_run(by: str, per_run: str) -> str:
+    """:func:`_seat_sums_query` of runs whose hands are each of their run's group."""
+    extra = _SEAT_BY[by]
+    # a seat's agent as a number (the first place of its label in the run's line-up),
+    # named after the sums: a string key in a grouping of every seat and match is
+    # more than DuckDB can hold under its limit at 10M hands
+    agent = ", l.agents AS lineup" if by in ("seat", "agent") else ""
+    seat_agent = (
+        ", agent := list_position(lineup, lineup[(s - rotation + players) % players + 1])"
+        if agent
+        else ""
+    )
+    return f"""
+    WITH h AS (
+        SELECT h.run_id, h.match, h.rotation, h.hand, h.players, h.dealer, h.deltas{agent}
+        FROM read_parquet($hands) h LEFT JOIN lineups l USING (run_id)
+        WHERE h.match BETWEEN $lo AND $hi
+    ),
+    w AS (SELECT {_KEY}, seat, from_seat, method::VARCHAR AS method, win_order
+          FROM read_parquet($wins) WHERE match BETWEEN $lo AND $hi),
+    ws AS (SELECT {_KEY}, seat, count(*) AS n_wins,
+                  count(*) FILTER (WHERE method = 'self_draw') AS n_self,
+                  min(win_order) AS win_order
+           FROM w GROUP BY ALL),
+    di AS (SELECT {_KEY}, from_seat AS seat, count(*) AS n_dealin
+           FROM w WHERE from_seat IS NOT NULL GROUP BY ALL),
+    s AS (SELECT {_KEY}, u.seat AS seat{", u.agent AS agent" if agent else ""},
+                 u.position AS position, u.pts AS pts
+          FROM (SELECT {_KEY}, unnest(list_transform(range(players::BIGINT),
+                    lambda s: struct_pack(seat := s::TINYINT{seat_agent},
+                                          position := ((s - dealer + players) % players)::INT,
+                                          pts := deltas[s + 1]::BIGINT))) AS u
+                FROM h)),
+    x AS (
+        SELECT run_id, match, seat, {"agent, " if agent else ""}position,
+               coalesce(CASE win_order WHEN 1 THEN '1st' WHEN 2 THEN '2nd' WHEN 3 THEN '3rd'
+                        ELSE win_order::VARCHAR || 'th' END, 'none') AS "order",
+               coalesce(n_wins, 0) AS n_wins, coalesce(n_self, 0) AS n_self,
+               coalesce(n_dealin, 0) AS n_dealin, pts
+        FROM s LEFT JOIN ws USING ({_KEY}, seat) LEFT JOIN di USING ({_KEY}, seat)
+    ),
+    m AS (
+        SELECT run_id::VARCHAR AS run_id{extra}, match,
+               count(*) AS hands,
+               count(*) FILTER (WHERE n_wins > 0) AS hands_won,
+               sum(n_wins)::BIGINT AS wins,
+               sum(n_self)::BIGINT AS self_draws,
+               count(*) FILTER (WHERE n_dealin > 0) AS hands_dealt_in,
+               sum(n_dealin)::BIGINT AS deal_ins,
+               sum(pts)::BIGINT AS points,
+               sum(pts * pts)::BIGINT AS points_sq
+        FROM x GROUP BY ALL
+    )
+    SELECT {GROUP_SQL}{extra.replace(", agent", ", l.agents[agent] AS agent")}, run_id, match,
+           hands, hands_won, wins, self_draws, hands_dealt_in, deal_ins, points, points_sq
+    FROM m JOIN {per_run} USING (run_id){" JOIN lineups l USING (run_id)" if agent else ""}
     """
 
 
@@ -1008,8 +1143,8 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     # kept in DuckDB and split among the patterns a block of matches at a time
     ids = [r.run_id for r in runs.runs]
     run_code = "(list_position($ids, h.run_id::VARCHAR) - 1)::INT AS run"
-    runs._execute(
-        f"""CREATE OR REPLACE TEMP TABLE pattern_combos AS
+    runs.store(
+        f"""CREATE OR REPLACE TABLE pattern_combos AS
     WITH {HANDS_CTE}
     SELECT {_HG}, w.run_id::VARCHAR AS run_id, {run_code}, w.match,
            w.method::VARCHAR AS method, w.patterns, count(*) AS n, sum(w.total)::BIGINT AS total
@@ -1017,8 +1152,8 @@ def pattern_frequencies(runs) -> pd.DataFrame:
     GROUP BY ALL""",
         {"ids": ids},
     )
-    runs._execute(
-        f"""CREATE OR REPLACE TEMP TABLE pattern_units AS
+    runs.store(
+        f"""CREATE OR REPLACE TABLE pattern_units AS
     WITH {HANDS_CTE}
     SELECT {_HG}, h.run_id::VARCHAR AS run_id, {run_code}, h.match, count(w.seq) AS wins,
            coalesce(sum(w.total), 0)::BIGINT AS points
@@ -1027,7 +1162,7 @@ def pattern_frequencies(runs) -> pd.DataFrame:
         {"ids": ids},
     )
     runs.con.execute(
-        "CREATE OR REPLACE TEMP TABLE pattern_long "
+        "CREATE OR REPLACE TABLE pattern_long "
         "(run INT, match INT, pattern VARCHAR, with_ DOUBLE, added DOUBLE)"
     )
     rules = {(r.variant, r.config): rules_of_run(runs, r) for r in runs.runs}
@@ -1293,8 +1428,8 @@ def distribution(
     """
     df = runs.sql(q, qs=[float(x) for x in quantiles])
     # per match in DuckDB, fetched one group at a time (numbers only)
-    runs._execute(
-        f"""CREATE OR REPLACE TEMP TABLE value_units AS {cte}
+    runs.store(
+        f"""CREATE OR REPLACE TABLE value_units AS {cte}
     SELECT {GROUP_SQL}, run_id, match, count(*) AS n, sum(value)::DOUBLE AS sum,
            sum(capped)::DOUBLE AS capped
     FROM v GROUP BY ALL""",
@@ -1362,8 +1497,8 @@ def outcomes(runs) -> pd.DataFrame:
     hand."""
     runs = as_runs(runs)
     # per match in DuckDB, fetched one group at a time (numbers only)
-    runs._execute(
-        f"""CREATE OR REPLACE TEMP TABLE outcome_units AS
+    runs.store(
+        f"""CREATE OR REPLACE TABLE outcome_units AS
     WITH {HANDS_CTE}
     SELECT {GROUP_SQL}, run_id, match, count(*) AS hands,
            count(*) FILTER (WHERE outcome = 'draw') AS draws,
@@ -1400,9 +1535,90 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     if by not in ("reason", "category"):
         raise ValueError(f"by must be reason or category, not {by!r}")
     runs = as_runs(runs)
+    kind = "coalesce(c.category, 'other')" if by == "category" else "t.reason::VARCHAR"
+    ids = {"ids": [r.run_id for r in runs.runs]}
+    per_run = run_groups(runs)
+    if per_run is not None:
+        # every hand of a run is of the run's group: the transfers are summed per run
+        # (a hand with a transfer of a kind counted per hand first, integer keys only)
+        # and the groups joined to those few rows, never a join of transfers to hands
+        df = runs.sql(f"""
+        WITH {HANDS_CTE},
+        g AS (SELECT {GROUP_SQL}, count(*) AS hands,
+                     sum(list_sum(list_transform(deltas, lambda d: greatest(d, 0))))::BIGINT
+                         AS moved
+              FROM h GROUP BY ALL),
+        per_hand AS (SELECT run_id, match, rotation, hand, {kind} AS {by},
+                            sum(t.amount) AS amount, count(*) AS n
+                     FROM read_parquet($transfers) t
+                     LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR GROUP BY ALL),
+        a AS (SELECT {GROUP_SQL}, {by}, sum(amount)::BIGINT AS amount,
+                     sum(transfers)::BIGINT AS transfers, sum(hands_with_n)::BIGINT AS hands_with_n
+              FROM (SELECT run_id::VARCHAR AS run_id, {by}, sum(amount) AS amount,
+                           sum(n) AS transfers, count(*) AS hands_with_n
+                    FROM per_hand GROUP BY ALL) JOIN {per_run} USING (run_id)
+              GROUP BY ALL),
+        all_t AS (SELECT {GROUP_SQL}, sum(amount)::BIGINT AS all_amount FROM a GROUP BY ALL)
+        SELECT {GROUP_SQL}, a.{by}, a.amount, a.transfers, a.hands_with_n, g.hands, g.moved,
+               all_t.all_amount
+        FROM a JOIN g USING ({GROUP_SQL}) JOIN all_t USING ({GROUP_SQL})
+        ORDER BY {GROUP_SQL}, a.amount DESC, a.{by}
+        """)
+        # per match: the hands and transfers summed apart, joined match to match
+        runs.store(
+            f"""CREATE OR REPLACE TABLE money_units AS
+        WITH m AS (SELECT run_id::VARCHAR AS run_id, match, count(*) AS hands
+                   FROM read_parquet($hands) GROUP BY ALL),
+        t AS (SELECT run_id::VARCHAR AS run_id, match, sum(amount) AS gross
+              FROM read_parquet($transfers) GROUP BY ALL)
+        SELECT {GROUP_SQL}, run_id, {_RUN_CODE}, match, hands,
+               coalesce(t.gross, 0)::BIGINT AS gross
+        FROM m LEFT JOIN t USING (run_id, match) JOIN {per_run} USING (run_id)""",
+            dict(ids),
+        )
+        runs.store(
+            f"""CREATE OR REPLACE TABLE money_long AS
+        SELECT {GROUP_SQL}, run_id, {_RUN_CODE}, match, {by}, amount
+        FROM (SELECT t.run_id::VARCHAR AS run_id, t.match, {kind} AS {by},
+                     sum(t.amount)::BIGINT AS amount
+              FROM read_parquet($transfers) t
+              LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR GROUP BY ALL)
+        JOIN {per_run} USING (run_id)""",
+            dict(ids),
+        )
+    else:
+        _money_tables(runs, by, ids)
+        df = runs.sql(_money_query(by))
+    if by == "reason":
+        df.insert(len(GROUP) + 1, "name", df["reason"].map(REASON_NAMES).fillna(df["reason"]))
+    df["share"] = (df["amount"] / df["moved"]).where(df["moved"] > 0)
+    df["hands_with"] = df["hands_with_n"] / df["hands"]
+    est = _sparse_estimates(
+        runs,
+        "money_long",
+        "money_units",
+        by,
+        "amount",
+        {
+            "share_of_transfers": ("amount", "gross", (0.0, 1.0)),
+            "per_hand": ("amount", "hands", None),
+        },
+    )
+    runs.release("money_")
+    return finished_table(
+        runs,
+        df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore").merge(
+            est, on=[*GROUP, by], how="left"
+        ),
+    )
+
+
+def _money_query(by: str) -> str:
+    """SQL: :func:`money_shares`' sums per group and ``by`` key, each transfer joined to
+    its hand's group (runs whose hands name their own groups)."""
     # hands with a transfer of each kind counted per hand first: a plain grouping,
     # which DuckDB spills, where count(DISTINCT …) over every hand cannot be
-    df = runs.sql(f"""
+    return f"""
     WITH {HANDS_CTE},
     g AS (SELECT {GROUP_SQL}, count(*) AS hands,
                  sum(list_sum(list_transform(deltas, lambda d: greatest(d, 0))))::BIGINT AS moved
@@ -1421,14 +1637,13 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     SELECT {GROUP_SQL}, a.{by}, a.amount, a.transfers, a.hands_with_n, g.hands, g.moved,
            all_t.all_amount
     FROM a JOIN g USING ({GROUP_SQL}) JOIN all_t USING ({GROUP_SQL}) ORDER BY {GROUP_SQL}, a.amount DESC, a.{by}
-    """)
-    if by == "reason":
-        df.insert(len(GROUP) + 1, "name", df["reason"].map(REASON_NAMES).fillna(df["reason"]))
-    df["share"] = (df["amount"] / df["moved"]).where(df["moved"] > 0)
-    df["hands_with"] = df["hands_with_n"] / df["hands"]
-    ids = {"ids": [r.run_id for r in runs.runs]}
-    runs._execute(
-        f"""CREATE OR REPLACE TEMP TABLE money_units AS
+    """
+
+
+def _money_tables(runs: Runs, by: str, ids: dict[str, Any]) -> None:
+    """:func:`money_shares`' per-match tables, each transfer joined to its hand's group."""
+    runs.store(
+        f"""CREATE OR REPLACE TABLE money_units AS
     WITH {HANDS_CTE},
     t AS (SELECT {_KEY}, sum(amount)::BIGINT AS gross FROM read_parquet($transfers)
           GROUP BY ALL)
@@ -1437,8 +1652,8 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     FROM h LEFT JOIN t USING ({_KEY}) GROUP BY ALL""",
         dict(ids),
     )
-    runs._execute(
-        f"""CREATE OR REPLACE TEMP TABLE money_long AS
+    runs.store(
+        f"""CREATE OR REPLACE TABLE money_long AS
     WITH {HANDS_CTE}
     SELECT {_HG}, h.run_id::VARCHAR AS run_id, {_RUN_CODE.replace("run_id", "h.run_id")},
            h.match, {
@@ -1449,24 +1664,6 @@ def money_shares(runs, by: str = "reason") -> pd.DataFrame:
     LEFT JOIN reasons c ON c.reason = t.reason::VARCHAR
     GROUP BY ALL""",
         dict(ids),
-    )
-    est = _sparse_estimates(
-        runs,
-        "money_long",
-        "money_units",
-        by,
-        "amount",
-        {
-            "share_of_transfers": ("amount", "gross", (0.0, 1.0)),
-            "per_hand": ("amount", "hands", None),
-        },
-    )
-    runs.release("money_")
-    return finished_table(
-        runs,
-        df.drop(columns=["share_of_transfers", "per_hand"], errors="ignore").merge(
-            est, on=[*GROUP, by], how="left"
-        ),
     )
 
 

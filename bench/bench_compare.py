@@ -180,7 +180,7 @@ def section(got: list[dict], load: float, quick: bool = False) -> dict:
         "file verified on read; CPU seconds (user + system, every thread) beside them, "
         f"since the machine was shared (load average {load:.1f} when the run started); "
         "peak RSS of the command's process (`ru_maxrss`, MB; imports alone take about "
-        "260 MB). DuckDB works under `MJLOG_DUCKDB_MEMORY` (default 256MB) and spills "
+        "260 MB). DuckDB works under `MJLOG_DUCKDB_MEMORY` (default 128MB) and spills "
         "beyond it."
         "\n\n| command | wall s | CPU s | peak RSS MB | target (wall, at 1,000,000 hands) |\n"
         "|---|---|---|---|---|\n" + "\n".join(rows) + slope + "\n"

@@ -30,7 +30,7 @@ def test_duckdb_spills_to_a_folder_of_its_own_removed_with_the_runs():
     spill = Path(_setting(runs, "temp_directory"))
     assert spill.is_dir() and spill.parent == Path(tempfile.gettempdir())
     assert spill.name.startswith("mjlog-duckdb-")  # never DuckDB's ./.tmp
-    assert _setting(runs, "memory_limit") == "244.1 MiB"  # the default 256MB
+    assert _setting(runs, "memory_limit") == "122.0 MiB"  # the default 128MB
     del runs
     gc.collect()
     assert not spill.exists()
@@ -89,3 +89,44 @@ def test_walls_compared_a_block_of_matches_at_a_time_count_as_one_join(monkeypat
     assert (whole["pairing"] == "match").all()
     monkeypatch.setattr(compare, "DEAL_BLOCK", 1)  # one match a join
     pd.testing.assert_frame_equal(compare.paired_comparison(pair)[cols], whole, check_exact=True)
+
+
+def test_runs_of_one_group_each_are_summed_per_run_as_every_hand_joined_to_its_group(
+    monkeypatch,
+):
+    """money_shares and the seat sums of runs whose hands are their run's group (every
+    simulated run) skip the join of each transfer and seat to its hand's labels, and
+    the seat sums are made a block of matches at a time: the same figures, to the bit,
+    as the join of every row (the path of runs whose hands name their own seats)."""
+
+    def figures(r):
+        return [queries.money_shares(r, by) for by in ("reason", "category")] + [
+            queries.seat_stats(r, by) for by in ("seat", "agent", "position", "order")
+        ]
+
+    per_run = queries.Runs(RUNS)
+    assert queries.run_groups(per_run) is not None
+    monkeypatch.setattr(queries, "SEAT_BLOCK", 7)  # blocks of 7 matches: many of them
+    fast = figures(per_run)
+    assert len(queries._match_blocks_of(per_run)) > 10
+    monkeypatch.setattr(queries, "run_groups", lambda runs: None)
+    for a, b in zip(fast, figures(queries.Runs(RUNS)), strict=True):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_kept_tables_are_in_a_file_of_the_connection_s_own_in_its_spill_folder():
+    runs = queries.Runs(RUNS[0])
+    queries.seat_stats(runs, "position")
+    spill = Path(_setting(runs, "temp_directory"))
+    (path,) = runs.con.execute(
+        "SELECT path FROM duckdb_databases() WHERE database_name = $d", {"d": runs.work}
+    ).fetchone()
+    assert Path(path).parent == spill
+    kept = runs.con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = $d", {"d": runs.work}
+    ).fetchall()
+    assert ("seat_units_position",) in kept
+    runs.release()
+    assert not runs.con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = $d", {"d": runs.work}
+    ).fetchall()
