@@ -9,7 +9,14 @@ kernel, or a child process playing a run.
 
 from __future__ import annotations
 
+import importlib.util
+import re
+from functools import cache
+from pathlib import Path
+
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: Test node ids (a file, or a file and a test name's start) that are slow.
 SLOW = (
@@ -45,7 +52,53 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: 10 s or more; `make test-fast` leaves it out")
 
 
+#: What makes a test file's tests share work: a fixture made once per module (or
+#: session), or a cache of runs or references kept for the process.
+SHARED = re.compile(r'scope="(module|session|package)"|@(functools\.)?(lru_)?cache\b')
+
+
+@cache
+def shares_work(nodeid: str) -> bool:
+    """Whether the test file of ``nodeid`` (under tests/) shares work among its tests."""
+    path = nodeid.split("::")[0]
+    return (
+        path.startswith("tests/")
+        and path.endswith(".py")
+        and bool(SHARED.search((ROOT / path).read_text(encoding="utf-8")))
+    )
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    slow_files = set()
     for item in items:
         if item.nodeid.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
+            slow_files.add(item.nodeid.split("::")[0])
+    # The files with slow tests first, then those that share work (each file's own
+    # order kept): under -n the workers start on the long ones, and the last minute is
+    # short tests shared out one by one.
+    items.sort(
+        key=lambda item: (
+            item.nodeid.split("::")[0] not in slow_files,
+            not shares_work(item.nodeid),
+        )
+    )
+
+
+if importlib.util.find_spec("xdist") is not None:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ShareWorkScheduling(LoadScopeScheduling):
+        """xdist's ``load`` but for a file that shares work among its tests: it goes
+        to one worker whole, so that its module fixture (runs played, a report
+        rendered) is made once, not once on each worker that draws one of its tests.
+        The units go out in the collection's order (above)."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid.split("::")[0] if shares_work(nodeid) else nodeid
+
+    def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadScopeScheduling | None:
+        if config.getvalue("dist") != "load":
+            return None  # --dist asked for by name: xdist's own
+        config.option.loadscopereorder = False  # the collection's order, not by size
+        return ShareWorkScheduling(config, log)
