@@ -1,10 +1,15 @@
-"""The suite's one shared hook: the slowest tests carry the ``slow`` marker, so that a
-developer's loop can leave them out (``make test-fast``: ``pytest -m "not slow"``);
-``make test`` and CI run everything.
+"""The suite's shared hooks.
 
+The slowest tests carry the ``slow`` marker, so that a developer's loop can leave them
+out (``make test-fast``: ``pytest -m "not slow"``); ``make test`` and CI run everything.
 The list is by measure, not by kind: each entry took 10 s or more of a two-core run
 (``pytest -n 2 --durations=60``), most of it matplotlib drawing a report, a notebook
 kernel, or a child process playing a run.
+
+The rest is the suite's CPU time, none of it a test's meaning: the files with slow tests
+run first, a file whose tests share a module fixture runs on one worker under ``-n``
+(:class:`ShareWorkScheduling`), and what a test process holds once collected is frozen
+out of the garbage collector (:func:`pytest_collection_finish`).
 """
 
 from __future__ import annotations
