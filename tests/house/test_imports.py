@@ -20,6 +20,7 @@ import them, which the layer map enforces by knowing no layer for them.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
@@ -134,6 +135,7 @@ def imports(name: str, path: Path, known: set[str], typing: bool = False) -> dic
     return found
 
 
+@functools.cache  # parsed once per process: three tests read it, none changes it
 def graph() -> dict[str, dict[str, int]]:
     mods = modules()
     return {n: imports(n, p, set(mods)) for n, p in mods.items()}
@@ -176,7 +178,19 @@ def test_every_module_imports_first(pkg):
     # one is the first of the project to be imported (what a cycle breaks).
     names = [n for n in modules() if n.split(".")[0] == pkg and not n.endswith("__main__")]
     script = (
-        "import importlib, sys\n"
+        "import importlib, importlib.machinery as mach, sys\n"
+        # Each module's source is compiled once and its code object reused when a later
+        # round imports it again: every round still executes every module afresh (a new
+        # module object), and without .pyc files (PYTHONDONTWRITEBYTECODE) compiling the
+        # same sources again each round was most of this test's time.
+        "compiled = {}\n"
+        "to_code = mach.SourceFileLoader.source_to_code\n"
+        "def once(self, data, path, **kw):\n"
+        "    key = (path, bytes(data))\n"
+        "    if key not in compiled:\n"
+        "        compiled[key] = to_code(self, data, path, **kw)\n"
+        "    return compiled[key]\n"
+        "mach.SourceFileLoader.source_to_code = once\n"
         "bad = []\n"
         "own = ('mjlog', 'simulate', 'analysis')\n"
         "for name in sys.argv[1:]:\n"
