@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as st
 
-from analysis.stats import LEVEL, Difference, Estimate
+from analysis.stats import LEVEL, Difference, Estimate, t_quantile
 from mjlog.errors import InputError, finite_float, quote
 from mjlog.judgement import ALPHA, Verdict, of_difference
 from mjlog.metrics import default_margins, family
@@ -161,7 +161,7 @@ def mde(d: Difference, alpha: float = ALPHA) -> float:
     se, df = _se_df(d)
     if math.isnan(se):
         return math.nan
-    return float((st.t.ppf(1 - alpha / 2, df) + st.t.ppf(POWER, df)) * se)
+    return float((t_quantile(1 - alpha / 2, df) + t_quantile(POWER, df)) * se)
 
 
 def _level(raw: float, adjusted: float) -> float:
@@ -185,9 +185,9 @@ def _hands_needed(
     a = abs(d.diff)
     # t quantiles at the run's degrees of freedom, as the tests read them (z's would
     # call a difference at the edge settled by the hands that left it undecided)
-    goals = [a / st.t.ppf(1 - alpha / 2, df)] if a > 0 else []
+    goals = [a / t_quantile(1 - alpha / 2, df)] if a > 0 else []
     if a < margin:
-        goals.append((margin - a) / st.t.ppf(1 - alpha_eq, df))
+        goals.append((margin - a) / t_quantile(1 - alpha_eq, df))
     if not goals:
         return math.nan
     target = max(goals)
@@ -328,7 +328,7 @@ def from_zero(e: Estimate) -> Difference:
         lo = hi = e.value
         p = 1.0 if e.value == 0 else 0.0
     else:
-        half = float(st.t.ppf(0.5 + LEVEL / 2, df)) * se
+        half = t_quantile(0.5 + LEVEL / 2, df) * se
         lo, hi = e.value - half, e.value + half
         p = float(2 * st.t.sf(abs(e.value) / se, df))
     return Difference(0.0, e.value, e.value, lo, hi, p, se, nan, e.units, True)

@@ -33,6 +33,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -54,10 +55,23 @@ __all__ = [
     "hands_needed",
     "pseudo_values",
     "slope",
+    "t_quantile",
 ]
 
 LEVEL = 0.95
 """Confidence level of every interval."""
+
+
+@functools.lru_cache(maxsize=4096)
+def t_quantile(q: float, df: float) -> float:
+    """Student's t quantile ``q`` at ``df`` degrees of freedom (``scipy.stats.t.ppf``),
+    remembered: a study decides thousands of comparisons at a few levels and degrees of
+    freedom, and one ppf costs more than the rest of a decision.
+
+    >>> round(t_quantile(0.975, 10), 4)
+    2.2281
+    """
+    return float(st.t.ppf(q, df))
 
 
 @dataclass(frozen=True)
@@ -261,7 +275,7 @@ def compare_units(
             p = _certain(diff, scale)
         elif shared_walls and paired_se > unpaired_se:  # taken as 0 (see above)
             paired_se = unpaired_se
-            t = float(st.t.ppf(0.5 + LEVEL / 2, m - 1))
+            t = t_quantile(0.5 + LEVEL / 2, m - 1)
             lo, hi = diff - t * paired_se, diff + t * paired_se
             p = float(2 * st.t.sf(abs(diff) / paired_se, m - 1))
         else:
@@ -356,5 +370,5 @@ def slope(p: ArrayLike, x: ArrayLike, clusters: Iterable[Any]) -> Slope:
     # statsmodels' t on G − 1 degrees of freedom, from the slope's variance alone
     # (its bse would take the root of the intercept's too, rounding noise maybe below 0)
     se, df = math.sqrt(var), g - 1
-    half = float(st.t.ppf((1 + LEVEL) / 2, df)) * se
+    half = t_quantile((1 + LEVEL) / 2, df) * se
     return Slope(b, b - half, b + half, se, float(2 * st.t.sf(abs(b) / se, df)), g)
