@@ -101,7 +101,8 @@ class Plan:
 
 
 RACE_ROUNDS = 2
-"""The race's rounds at most: its share of the budget split evenly between them."""
+"""The race's rounds at most: its share of the budget split evenly between them (one
+when a round would give a candidate fewer matches than an explored trial had)."""
 
 
 def _grid(vary: Sequence[Vary], now: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -454,10 +455,13 @@ class Tuner(Study[Plan, TuneJournal]):
         extra = [0, *self.nearer(field[0] if field else None)]
         field += [k for k in dict.fromkeys(extra) if k not in field]
         ks, f = self.fit()  # every distinct trial, the nearer ones too: the journal's
-        # the race plays its whole share (a round per trial's share left a third of it
-        # unplayed), in up to RACE_ROUNDS rounds: a candidate clearly best after the
-        # first ends it early
-        rounds = min(RACE_ROUNDS, race_matches // max(len(field), 1))
+        # the race plays its whole share (a round of a trial's share each left a third
+        # of it unplayed): in RACE_ROUNDS rounds when each still gives a candidate at
+        # least an explored trial's matches (a candidate clearly best after the first
+        # ends it early), else in one
+        per_trial = plan.split()[0]
+        rounds = RACE_ROUNDS if race_matches // (RACE_ROUNDS * len(field)) >= per_trial else 1
+        rounds = rounds if race_matches >= len(field) else 0
         per_round = race_matches // (len(field) * rounds) if rounds else 0
         raced: dict[int, Measured] = {}
         j.race = []
@@ -737,7 +741,7 @@ class Tuner(Study[Plan, TuneJournal]):
                     **r,
                     **({"vs_rulebook": vs.get(r["metric"])} if c.compared is not None else {}),
                     **{k: size[i][k] for k in ("half_width", "confirmable", "hands_needed")},
-                    "hands_to_choose": size[i].get("hands_to_choose"),
+                    "hands_to_propose": size[i].get("hands_to_propose"),
                 }
                 for i, r in enumerate(c.targets)
             ],
