@@ -53,12 +53,15 @@ replicates (seeds 0 … R−1, each in its own temporary directory); a share is 
 meet its target only when that interval lies on the right side of it.
 
     python research/tune_calibration.py [--quick]
+    # or side by side: --shard 0/2 --save a.pkl, --shard 1/2 --save b.pkl, then
+    python research/tune_calibration.py --merge a.pkl b.pkl
 """
 
 from __future__ import annotations
 
 import math
 import os
+import pickle
 import resource
 import sys
 import tempfile
@@ -350,20 +353,26 @@ def _cpu() -> float:
     return s.ru_utime + s.ru_stime
 
 
-def run(quick: bool = False, reps: int | None = None) -> dict[str, Any]:
-    """Every scenario ``reps`` times at ``--budget auto``; the section and the rows."""
+def measure(reps: int, shard: tuple[int, int] = (0, 1)) -> dict[str, Any]:
+    """The replicates of shard ``i`` of ``n`` (the seeds ``≡ i`` mod ``n``; all of them
+    by default): every scenario ``reps`` times at ``--budget auto``, the coupling's
+    ``reps // 2`` and the centre-only budget's ``reps // 5``, with the CPU and wall
+    seconds they took."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    size = QUICK if quick else FULL
-    reps = reps or size.reps
+    i, n = shard
+
+    def seeds(k: int) -> range:
+        return range(i, k, n)
+
     c0, t0 = _cpu(), time.perf_counter()
-    rows = {s.name: [replicate(s, seed) for seed in range(reps)] for s in SCENARIOS}
+    rows = {s.name: [replicate(s, seed) for seed in seeds(reps)] for s in SCENARIOS}
     # how much the figures owe to the coupling chosen: the rising and two-key curves
     # again with every 七对 decided by play (0) or nearly all by the walls (0.9)
     coupling = {
         shared: {
-            s.name: [replicate(s, seed, shared=shared) for seed in range(reps // 2)]
+            s.name: [replicate(s, seed, shared=shared) for seed in seeds(reps // 2)]
             for s in SCENARIOS
             if s.name in ("rising", "two keys")
         }
@@ -372,9 +381,46 @@ def run(quick: bool = False, reps: int | None = None) -> dict[str, Any]:
     # how much the figures owe to the budget: the rising curve at the budget sized for
     # the confirmation at the target's centre only (--budget auto before this session)
     centre = [
-        replicate(SCENARIOS[0], seed, budget=centre_budget(seed)) for seed in range(reps // 5)
+        replicate(SCENARIOS[0], seed, budget=centre_budget(seed)) for seed in seeds(reps // 5)
     ]
-    cpu, seconds = _cpu() - c0, time.perf_counter() - t0
+    return {
+        "reps": reps,
+        "rows": rows,
+        "coupling": coupling,
+        "centre": centre,
+        "cpu_seconds": _cpu() - c0,
+        "seconds": time.perf_counter() - t0,
+    }
+
+
+def merged(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The shards of :func:`measure` as one: the rows by seed, the CPU seconds summed,
+    the wall seconds the longest shard's (they ran side by side)."""
+
+    def by_seed(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return sorted(rs, key=lambda r: r["seed"])
+
+    first = parts[0]
+    return {
+        "reps": first["reps"],
+        "rows": {k: by_seed([r for p in parts for r in p["rows"][k]]) for k in first["rows"]},
+        "coupling": {
+            c: {k: by_seed([r for p in parts for r in p["coupling"][c][k]]) for k in v}
+            for c, v in first["coupling"].items()
+        },
+        "centre": by_seed([r for p in parts for r in p["centre"]]),
+        "cpu_seconds": sum(p["cpu_seconds"] for p in parts),
+        "seconds": max(p["seconds"] for p in parts),
+    }
+
+
+def run(quick: bool = False, reps: int | None = None, parts: Sequence[Mapping] = ()) -> dict:
+    """Every scenario ``reps`` times at ``--budget auto`` (or the shards ``parts``
+    measured already); the section and the rows."""
+    size = QUICK if quick else FULL
+    m = merged(parts) if parts else measure(reps or size.reps)
+    rows, coupling, centre, reps = m["rows"], m["coupling"], m["centre"], m["reps"]
+    cpu, seconds = m["cpu_seconds"], m["seconds"]
     rising_rows, two = rows["rising"], rows["two keys"]
     edge_rows = rows["lower edge"] + rows["upper edge"]
     figures = {
@@ -552,8 +598,21 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"{QUICK.reps} replicates a curve")
     ap.add_argument("--reps", type=int, default=None, help=f"replicates a curve ({FULL.reps})")
+    ap.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="measure only the seeds ≡ I mod N and pickle them to --save (run N side by side)",
+    )
+    ap.add_argument("--save", metavar="FILE", help="where --shard writes its replicates")
+    ap.add_argument("--merge", nargs="+", metavar="FILE", help="the section from saved shards")
     args = ap.parse_args()
-    print(run(quick=args.quick, reps=args.reps)["section"])
+    reps = args.reps or (QUICK if args.quick else FULL).reps
+    if args.shard:
+        i, n = (int(x) for x in args.shard.split("/"))
+        Path(args.save).write_bytes(pickle.dumps(measure(reps, (i, n))))
+        return
+    parts = [pickle.loads(Path(f).read_bytes()) for f in args.merge or ()]
+    print(run(quick=args.quick, reps=reps, parts=parts)["section"])
 
 
 if __name__ == "__main__":

@@ -70,19 +70,6 @@ class Fit:
     #: The refitted values of each bootstrap draw (draws × points), per metric.
     draws: dict[str, np.ndarray]
 
-    def apart(self, targets: Sequence[Target], i: int, j: int) -> list[str]:
-        """The targets on which points ``i`` and ``j`` are told apart by the fit: the
-        95 % interval of their fitted difference over the (paired) draws excludes 0."""
-        out = []
-        for t in targets:
-            d = self.draws[t.metric][:, i] - self.draws[t.metric][:, j]
-            d = d[np.isfinite(d)]
-            if len(d):
-                lo, hi = np.quantile(d, [0.025, 0.975])
-                if lo > 0 or hi < 0:
-                    out.append(t.metric)
-        return out
-
     def plausible(self, targets: Sequence[Target]) -> list[int]:
         """The points whose fitted band overlaps every target's tolerance."""
         n = len(next(iter(self.value.values()))) if self.value else 0
