@@ -430,16 +430,16 @@ class Tuner(Study[Plan, TuneJournal]):
 
     def race(self, top: int = 3) -> Choice:
         """The candidates the pooled fit of every explored trial points to
-        (:meth:`fit`, :meth:`_field`: never a trial's own noisy figure), the rules as
-        they are and the best one nearer them (:meth:`nearer`), played again on fresh
-        shared walls, round after round, until one is clearly best (the lowest loss in
-        95 % of paired bootstrap resamples); ranked on the race's own hands only (the
+        (:meth:`fit`, :meth:`_field`: never a trial's own noisy figure), each with the
+        keys no target responds to put back at the rulebook's value (:meth:`held`),
+        the rules as they are and the best one nearer them (:meth:`nearer`), played
+        again on fresh shared walls: the race's whole quarter of the budget, in one
+        round or two (the second skipped when one candidate has the lowest loss in
+        95 % of paired bootstrap resamples). Ranked on the race's own hands only (the
         explored ones chose the field: pooling them would favour the luckiest, a
-        winner's curse). The proposal is then the candidate nearest the rulebook among
-        those the evidence cannot tell from the best on the targets
-        (:mod:`analysis.studies.tune.choice`). A budget too small to race leaves the
-        choice to the fit: the best fitted loss, and as close to it the candidates
-        whose fitted difference from it the fit's draws cannot tell from 0."""
+        winner's curse), by its own pooled fit; least change breaks ties only
+        (:meth:`_chosen`). A budget too small to race leaves the choice to the
+        explored fit."""
         plan, j = self.plan, self.journal
         _, race_matches, _ = plan.split()
         ks, f = self.fit(self.explored)
