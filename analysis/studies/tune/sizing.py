@@ -29,12 +29,11 @@ half of the tolerance (``|truth − V| ≤ T/2``) is confirmed with 80 % power, 
 one at the centre: the values a tune can propose are its grid's, which rarely fall
 on ``V``. The race plays as many hands as the confirmation, so at this budget each
 raced candidate is also known to about ``±0.8 T`` (95 %). Measured on the tune
-calibration (research/results/tune_calibration.md, ``pattern_rate[qidui]=0.05±0.01``):
-sized for the centre only (~17,100 hands) the race proposed a value truly outside the
-tolerance in ~40 % of tunes and ``met`` came in 45 % of those within; sized for the
-race's candidates to ±T (~30,700) in 2 % and 80 %; at ``hands_to_propose``
-(~49,500) in 0 % and 88 % (100 replicates each). ``--budget auto`` takes the larger
-of the two.
+calibration (research/results/tune_calibration.md, ``pattern_rate[qidui]=0.05±0.01``,
+the choice of this version): at the budget for the centre (~17,100 hands) proposals
+were truly within the tolerance in 94 % of tunes and ``met`` in 50 % of those (100
+replicates); at ``hands_to_propose`` (~49,500) in 99.2 % and 88.9 % (500).
+``--budget auto`` takes the larger of the two.
 
 >>> from analysis.studies.tune.grammar import parse_target
 >>> t = parse_target("pattern_rate[qidui]=0.05±0.01")
