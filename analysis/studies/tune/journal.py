@@ -238,8 +238,10 @@ class RaceRound:
 @dataclass
 class Choice:
     """How the proposal was chosen (:mod:`analysis.studies.tune.choice`): ``best`` the
-    trial of the lowest loss on all its hands, ``close`` the candidates the evidence
-    cannot tell from it on the targets, ``chosen`` the close one nearest the rulebook;
+    trial of the lowest loss on the race's own fit (without a race, the explored fit),
+    ``close`` the candidates that fit cannot tell from it (the same fitted loss),
+    ``chosen`` among them the rules as they are, else the race's own figure nearest
+    the targets, then the least change;
     ``unmoved`` the targets no varied key moves (every candidate the same on every
     match); ``fit`` the pooled fit the race's candidates came from."""
 
