@@ -260,3 +260,26 @@ def test_the_race_plays_its_whole_share(tuned):
     assert planned == 1 or per == race_matches // (2 * len(field)) >= per_trial
     if len(j.race) == planned:  # not stopped early: all but the rounding played
         assert sum(r.hands for r in j.race) > (race_matches - planned * len(field)) * 8
+
+
+def test_a_key_that_moves_nothing_is_called_moved_about_once_in_a_hundred():
+    # 清一色 must keep its value in 95 % of tunes or more: a slope's 95 % interval
+    # calls a key that moves nothing "moved" one time in twenty, a 99 % one once in
+    # a hundred (fit.MOVED), while a key that moves the figure is still seen
+    from analysis.studies.tune.fit import moved
+
+    vary = parse_vary(["fan.qidui=10:40:10", "fan.qingyise=5:20:5"], "huangmei")
+    points = [
+        {"fan.qidui": q, "fan.qingyise": y} for q in (10, 20, 30, 40) for y in (5, 10, 15, 20)
+    ]
+    calls = []
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        walls = rng.normal(0, 0.01, 60)
+        runs = [
+            Measured({METRIC: (truth(p["fan.qidui"]) + walls + rng.normal(0, 0.01, 60), None)}, 480)
+            for p in points
+        ]
+        calls.append(moved(vary, points, runs, [METRIC], seed))
+    assert all(c["fan.qidui"] for c in calls)
+    assert sum(c["fan.qingyise"] for c in calls) / len(calls) <= 0.025
