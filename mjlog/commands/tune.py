@@ -336,7 +336,8 @@ def _auto(variant, goal, seats, sets, hands_per_match, seed, max_hands, out, say
     )
     if say:
         why = ", ".join(
-            f"{t.metric} needs {r['hands_needed']:,}"
+            f"{t.metric} needs {max(r['hands_needed'], r['hands_to_propose']):,} to propose "
+            f"and confirm it, {r['hands_needed']:,} to confirm it at its centre"
             for t, r in zip(goal, rows, strict=True)
             if r["hands_needed"] is not None
         )

@@ -62,7 +62,8 @@ def test_budget_auto_sizes_on_a_pilot_within_max_hands(tmp_path):
     r = CliRunner().invoke(main, [*AUTO, "--max-hands", "600", "--format", "json", "--out", out])
     assert r.exit_code == 0, r.output
     res = json.loads(r.stdout)
-    # money at 30 spreads ~8× the rulebook's (base 1): ~885 hands, capped at 600
+    # money at 30 spreads ~8× the rulebook's (base 1): ~885 hands to confirm it at its
+    # centre, ~2.9 times that to propose it (hands_to_propose), capped at 600
     assert res["budget"] == 600
     assert "--budget auto: 600 hands (capped by --max-hands), sized on a pilot of 512" in r.stderr
     assert (out / "pilot" / "manifest.json").exists()
@@ -78,3 +79,34 @@ def test_budget_auto_is_not_for_rescore(tmp_path):
         main, ["tune", "yuxi", "--rescore", "--budget", "auto", "--out", str(tmp_path / "t")]
     )
     assert r.exit_code == 2 and "--budget auto" in r.output
+
+
+def test_budget_auto_confirms_a_proposal_off_the_centre_four_times_in_five():
+    # a grid's values rarely fall on the target's centre: --budget auto is sized so that
+    # a proposal whose truth lies T/2 from it (0.045 or 0.055 for 0.05 ± 0.01) is still
+    # called met about 80 % of the time (the spread taken at the centre: a little less
+    # on the side nearer 0.5, a little more on the other), not only one at 0.05
+    import numpy as np
+
+    from analysis.studies.tune import Measured
+    from analysis.studies.tune.measuring import judge
+    from analysis.studies.tune.sizing import auto_budget, confirm_hands
+
+    t = parse_target("pattern_rate[qidui]=0.05±0.01")
+    y, x = np.array([1.0, 0.0] * 32), np.full(64, 8.0)  # a pilot: every hand a win
+    budget, (row,) = auto_budget((t,), Measured({t.metric: (y, x)}, 512), 8, 10**6)
+    matches = confirm_hands(budget, 8) // 8
+    rng = np.random.default_rng(46)
+    met = {
+        p: np.mean(
+            [
+                judge(t, rng.binomial(8, p, matches).astype(float), np.full(matches, 8.0))["met"]
+                is True
+                for _ in range(300)
+            ]
+        )
+        for p in (0.045, 0.055)
+    }
+    assert 0.76 <= (met[0.045] + met[0.055]) / 2 <= 0.86, met
+    assert min(met.values()) >= 0.7, met
+    assert budget == row["hands_to_propose"] > 2.8 * row["hands_needed"]

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from analysis.studies.tune import Measured, parse_target, parse_vary
-from analysis.studies.tune.choice import apart, distance
+from analysis.studies.tune import parse_target, parse_vary
+from analysis.studies.tune.choice import distance
 from mjlog.cli import main
 
 QUIET = ["--agents", "greedy", "--workers", "1", "--quiet", "--format", "json"]
@@ -59,24 +58,17 @@ def test_a_key_no_target_responds_to_keeps_the_rulebooks_value(two_keys):
     # these walls: the proposal moves base and leaves points.longqidui at 6/7
     out, res = two_keys
     assert res["changed"] == ["base"] and res["best"]["points.longqidui"] == "6/7"
-    assert "kept at 6/7 (the rulebook's)" in res["kept"]["points.longqidui"]
-    # candidates of another 龙七对 value were raced: the evidence could not tell them
-    # from the one that keeps it (the same base, the same figures), nor the fit
+    # held with evidence: over the explored trials money's slope on it is 0, so the
+    # race only ran candidates with it at the rulebook's value
     choice = res["choice"]
+    assert choice["held"] == ["points.longqidui"]
+    assert "no target responds to it" in res["kept"]["points.longqidui"]
+    raced = {k for r in res["race"] for k in r["trials"]}
+    assert raced and all(res["trials"][k]["point"]["points.longqidui"] == "6/7" for k in raced)
+    # explored values of it were many, and read as the same base at 6/7 does
+    explored = {t["point"]["points.longqidui"] for t in res["trials"]}
+    assert len(explored) > 1
     assert choice["chosen"] in choice["close"]
-    others = [
-        res["trials"][k]
-        for k in choice["close"]
-        if res["trials"][k]["point"]["points.longqidui"] != "6/7"
-    ]
-    assert others and all(
-        o["point"]["base"] == res["best"]["base"]
-        and o["values"] == res["trials"][choice["chosen"]]["values"]
-        for o in others
-    )
-    assert "the targets cannot tell it from" in res["kept"]["points.longqidui"]
-    fit = {r["trial"]: r["fit"] for r in choice["fit"]}
-    assert {fit[o["trial"]] for o in others} == {fit[choice["chosen"]]}
     rules = (out / "rules.toml").read_text(encoding="utf-8")
     assert "points.longqidui: 6/7 before" in rules and "kept at 6/7" in rules
 
@@ -99,21 +91,6 @@ def test_the_distance_counts_keys_changed_then_how_far():
     one_far = distance(vary, {"base": 10, "zimo_bonus": "none"}, rule)
     two_near = distance(vary, {"base": 2, "zimo_bonus": "add_base"}, rule)
     assert one_far < two_near  # fewer keys changed wins before distance moved
-
-
-def test_candidates_are_told_apart_only_where_their_figures_differ():
-    rng = np.random.default_rng(0)
-    y = rng.poisson(3, 200).astype(float)
-    x = np.full(200, 8.0)
-
-    def m(yy):
-        return Measured({"money_moved_per_hand": (yy, x)}, 1600)
-
-    t = [parse_target("money_moved_per_hand=1±0.1")]
-    assert apart(t, m(y), m(y.copy()), seed=1) == []  # the same on every match
-    noise = rng.permutation([1.0] * 10 + [-1.0] * 10 + [0.0] * 180)  # either way, net 0
-    assert apart(t, m(y), m(y + noise), seed=1) == []
-    assert apart(t, m(y), m(2 * y), seed=1) == ["money_moved_per_hand"]
 
 
 def test_a_grid_smaller_than_the_trials_gives_its_points_the_whole_half():

@@ -1,13 +1,17 @@
-"""Least change: among the candidates the evidence cannot tell apart on the targets,
-the one closest to the rulebook.
+"""Least change, a tie-break: the distance of a candidate to the rulebook, and whether
+no varied key moved a target at all.
 
-A candidate is **told apart** from the best (the lowest loss on all its hands) when,
-on some target, the paired difference of their figures (the same matches, resampled
-together: :func:`apart`) has a 95 % bootstrap interval that excludes 0. The others are
-**close**: the data cannot say which of them the targets prefer, so the proposal is
-the close candidate with the least :func:`distance` to the rules as they are — the
-rulebook itself when it is close (then no change is proposed), and a key no target
-responds to keeps its rulebook value.
+The proposal is the candidate whose fitted figures lie nearest the targets (the
+race's own pooled fit, :meth:`analysis.studies.tune.Tuner.race`). Only among the
+candidates that fit cannot tell apart (the same fitted loss: pooled into one step)
+does the change count: the rules as they are win when they are among them (no
+change is proposed), else the one nearest the targets on the race's own figures,
+then the least :func:`distance`. It was once a preference among every candidate
+a paired bootstrap could not tell from the best; on emulated tunes that proposed
+the rulebook's 七对 15, truly outside the tolerance, in 27–38 % of tunes
+(research/results/tune_calibration.md). A key no target responds to is held at
+the rulebook's value with evidence before the race
+(:func:`analysis.studies.tune.fit.moved`).
 
 The distance of a point to the rulebook is ``(keys changed, Σ |Δ|/span)``, compared
 in that order: first how many keys differ, then how far they moved, each key's move
@@ -27,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.studies.tune.grammar import Target, Vary
+from analysis.studies.tune.grammar import Vary
 from analysis.studies.tune.measuring import Measured
 
 
@@ -56,36 +60,6 @@ def distance(
             width = max(s[i] for s in span) - min(s[i] for s in span)
             moved += abs(na[i] - nb[i]) / width / len(na) if width else 0.0
     return changed, round(moved, 4)
-
-
-def apart(
-    targets: Sequence[Target], a: Measured, b: Measured, seed: int, draws: int = 400
-) -> list[str]:
-    """The targets on which ``a`` and ``b`` are told apart: the 95 % paired bootstrap
-    interval of their difference (the same matches resampled for both) excludes 0.
-    Candidates whose figures agree on every match are apart on none."""
-    n = min(len(a.arrays[t.metric][0]) for t in targets)
-    n = min(n, *(len(b.arrays[t.metric][0]) for t in targets))
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, (draws, n))
-    out = []
-    for t in targets:
-        diffs = _values(a, t.metric, idx) - _values(b, t.metric, idx)
-        diffs = diffs[np.isfinite(diffs)]
-        if not len(diffs):
-            continue
-        lo, hi = np.quantile(diffs, [0.025, 0.975])
-        if lo > 0 or hi < 0:
-            out.append(t.metric)
-    return out
-
-
-def _values(m: Measured, metric: str, idx: np.ndarray) -> np.ndarray:
-    y, x = m.arrays[metric]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if x is None:
-            return y[idx].mean(axis=1)
-        return y[idx].sum(axis=1) / x[idx].sum(axis=1)
 
 
 def same_everywhere(ms: Sequence[Measured], metric: str) -> bool:

@@ -106,6 +106,13 @@ def _list(v: Any, what: str) -> list[Any]:
     return v
 
 
+def _texts(v: Any, what: str) -> list[str]:
+    out = _list(v, what)
+    if not all(isinstance(x, str) for x in out):
+        raise DamagedJournal(f"{what} {quote(out)} holds a non-text entry")
+    return out
+
+
 def _rows(v: Any, what: str) -> list[dict[str, Any]] | None:
     """Judged target rows: objects whose numbers are finite (a figure that had none
     is null)."""
@@ -231,8 +238,10 @@ class RaceRound:
 @dataclass
 class Choice:
     """How the proposal was chosen (:mod:`analysis.studies.tune.choice`): ``best`` the
-    trial of the lowest loss on all its hands, ``close`` the candidates the evidence
-    cannot tell from it on the targets, ``chosen`` the close one nearest the rulebook;
+    trial of the lowest loss on the race's own fit (without a race, the explored fit),
+    ``close`` the candidates that fit cannot tell from it (the same fitted loss),
+    ``chosen`` among them the rules as they are, else the race's own figure nearest
+    the targets, then the least change;
     ``unmoved`` the targets no varied key moves (every candidate the same on every
     match); ``fit`` the pooled fit the race's candidates came from."""
 
@@ -246,6 +255,9 @@ class Choice:
     #: (:mod:`analysis.studies.tune.fit`): per trial and target its fitted figure and
     #: 95 % band; None in a journal of a tune before it.
     fit: list[dict[str, Any]] | None = None
+    #: The keys no target responds to (:func:`analysis.studies.tune.fit.moved`), held
+    #: at the rulebook's value in the race and the proposal.
+    held: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -255,6 +267,7 @@ class Choice:
             "unmoved": list(self.unmoved),
             **({"broken": list(self.broken)} if self.broken else {}),
             **({} if self.fit is None else {"fit": self.fit}),
+            **({"held": list(self.held)} if self.held else {}),
         }
 
     @classmethod
@@ -270,6 +283,7 @@ class Choice:
             unmoved=unmoved,
             broken=[_int(k, f"{what}'s broken") for k in _list(d.get("broken", []), what)],
             fit=_rows(d.get("fit"), f"{what}'s fit"),
+            held=_texts(d.get("held", []), f"{what}'s held"),
         )
 
 

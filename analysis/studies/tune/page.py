@@ -256,6 +256,9 @@ def _budget(tune: TuneRead) -> pd.DataFrame:
                 "budget needed (80% power)": "–"
                 if s is None or s["hands_needed"] is None
                 else f"{s['hands_needed']:,}",
+                "budget to propose (80% power at T/2 off)": "–"
+                if s is None or s.get("hands_to_propose") is None
+                else f"{s['hands_to_propose']:,}",
                 "sized on": "–" if s is None else s["basis"],
             }
         )
@@ -390,8 +393,9 @@ def render(tune: TuneRead, fmt: str = "png", title: str | None = None) -> str:
         "Budget 预算",
         report.table(_budget(tune)),
         note="What the budget could confirm, per target: the confirmation's expected 95% "
-        "half-width and the --budget at which the target is confirmable with 80% power "
-        "(a one-sided target has no width to reach).",
+        "half-width, the --budget at which the target is confirmable with 80% power, "
+        "and the one at which a proposal half the tolerance off the target's centre is "
+        "(what --budget auto takes; a one-sided target has no width to reach).",
     )
     effects = tune.side_effects()
     n = sum(e["verdict"] == "differs" for e in effects)

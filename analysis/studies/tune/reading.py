@@ -147,6 +147,7 @@ def _sized(row: Mapping[str, Any], what: str) -> dict[str, Any]:
         "half_width": _num(row.get("half_width"), f"{what}'s half_width"),
         "confirmable": confirmable,
         "hands_needed": _count(row.get("hands_needed"), f"{what}'s hands_needed"),
+        "hands_to_propose": _count(row.get("hands_to_propose"), f"{what}'s hands_to_propose"),
         "basis": _text(row.get("basis", "the tune's result"), f"{what}'s basis"),
     }
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from analysis.studies.tune import effects, sizing
-from analysis.studies.tune.choice import apart, distance, same_everywhere
-from analysis.studies.tune.fit import Fit, fitted
+from analysis.studies.tune.choice import distance, same_everywhere
+from analysis.studies.tune.fit import Fit, fitted, fitted_loss, fitted_values, moved
 from analysis.studies.tune.grammar import Target, Vary
 from analysis.studies.tune.journal import (
     Choice,
@@ -30,7 +30,6 @@ from analysis.studies.tune.journal import (
 )
 from analysis.studies.tune.measuring import Measured, boot_best, loss, same_figures
 from analysis.studies.tune.study import Study, derived_seed
-from mjlog.judgement import Verdict
 from mjlog.rules import keys, resolve
 from simulate.estimate import duration
 
@@ -99,6 +98,11 @@ class Plan:
     def shown(self) -> dict[str, list[str]]:
         """Each varied key's values as the journal shows them."""
         return {v.key: [v.show(x) for x in v.values] for v in self.vary}
+
+
+RACE_ROUNDS = 2
+"""The race's rounds at most: its share of the budget split evenly between them (one
+when a round would give a candidate fewer matches than an explored trial had)."""
 
 
 def _grid(vary: Sequence[Vary], now: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -397,11 +401,11 @@ class Tuner(Study[Plan, TuneJournal]):
             out.append(row.trial)
         return out
 
-    def _field(self, ks: Sequence[int], f: Fit, top: int) -> list[int]:
-        """The race's candidates from the pooled fit: the points whose fitted band
-        overlaps every target's tolerance, by fitted loss and among equals (the fit
-        pools neighbours into steps) nearest the rulebook; then, when fewer than
-        ``top`` overlap, the lowest fitted losses. The rules as they are race anyway.
+    def _field(self, ks: Sequence[int], f: Fit) -> list[int]:
+        """The race's candidates from the pooled fit, in order: the points whose fitted
+        band overlaps every target's tolerance, by fitted loss and among equals (the
+        fit pools neighbours into steps) nearest the rulebook; then the others by
+        fitted loss. :meth:`race` takes the first few. The rules as they are race anyway.
 
         By fitted loss, not nearest the rulebook first: on emulated tunes (as
         tests/studies/test_tune_fit.py emulates them, 40 seeds) nearest-first
@@ -416,7 +420,7 @@ class Tuner(Study[Plan, TuneJournal]):
             return fl[k], distance(plan.vary, self._point(j.trials[k]), self.rulebook), k
 
         near = sorted((ks[i] for i in f.plausible(plan.targets) if ks[i] != 0), key=order)
-        return list(dict.fromkeys([*near, *sorted(ks, key=order)]))[:top]
+        return list(dict.fromkeys([*near, *sorted(ks, key=order)]))
 
     def _breaks(self, trial: Trial) -> list[str]:
         """The containment orders ``trial`` breaks, when --keep-order holds them."""
@@ -426,28 +430,39 @@ class Tuner(Study[Plan, TuneJournal]):
 
     def race(self, top: int = 3) -> Choice:
         """The candidates the pooled fit of every explored trial points to
-        (:meth:`fit`, :meth:`_field`: never a trial's own noisy figure), the rules as
-        they are and the best one nearer them (:meth:`nearer`), played again on fresh
-        shared walls, round after round, until one is clearly best (the lowest loss in
-        95 % of paired bootstrap resamples); ranked on the race's own hands only (the
+        (:meth:`fit`, :meth:`_field`: never a trial's own noisy figure), each with the
+        keys no target responds to put back at the rulebook's value (:meth:`held`),
+        the rules as they are and the best one nearer them (:meth:`nearer`), played
+        again on fresh shared walls: the race's whole quarter of the budget, in one
+        round or two (the second skipped when one candidate has the lowest loss in
+        95 % of paired bootstrap resamples). Ranked on the race's own hands only (the
         explored ones chose the field: pooling them would favour the luckiest, a
-        winner's curse). The proposal is then the candidate nearest the rulebook among
-        those the evidence cannot tell from the best on the targets
-        (:mod:`analysis.studies.tune.choice`). A budget too small to race leaves the
-        choice to the fit: the best fitted loss, and as close to it the candidates
-        whose fitted difference from it the fit's draws cannot tell from 0."""
+        winner's curse), by its own pooled fit; least change breaks ties only
+        (:meth:`_chosen`). A budget too small to race leaves the choice to the
+        explored fit."""
         plan, j = self.plan, self.journal
-        per_trial, race_matches, _ = plan.split()
+        _, race_matches, _ = plan.split()
         ks, f = self.fit(self.explored)
-        first = ks[min(range(len(ks)), key=lambda i: (f.loss(plan.targets, i), ks[i]))]
-        extra = [0, *self.nearer(first)]
-        ks, f = self.fit()  # every distinct trial, the nearer ones too
-        field = self._field(ks, f, top)
+        held = self.held(ks)
+        order = self._field(ks, f)
+        field: list[int] = []
+        for k in order:  # the best fitted, each with the keys no target moves put back
+            p = self._projected(k, held)
+            if p not in field:
+                field.append(p)
+            if len(field) == top:
+                break
+        extra = [0, *self.nearer(field[0] if field else None)]
         field += [k for k in dict.fromkeys(extra) if k not in field]
-        # each candidate's share of a round: the explored share, or less so that the
-        # race's budget holds at least one round
-        per_round = min(per_trial, race_matches // max(len(field), 1))
-        rounds = race_matches // (len(field) * per_round) if per_round else 0
+        ks, f = self.fit()  # every distinct trial, the nearer ones too: the journal's
+        # the race plays its whole share (a round of a trial's share each left a third
+        # of it unplayed): in RACE_ROUNDS rounds when each still gives a candidate at
+        # least an explored trial's matches (a candidate clearly best after the first
+        # ends it early), else in one
+        per_trial = plan.split()[0]
+        rounds = RACE_ROUNDS if race_matches // (RACE_ROUNDS * len(field)) >= per_trial else 1
+        rounds = rounds if race_matches >= len(field) else 0
+        per_round = race_matches // (len(field) * rounds) if rounds else 0
         raced: dict[int, Measured] = {}
         j.race = []
         share = np.zeros(len(field))
@@ -489,49 +504,79 @@ class Tuner(Study[Plan, TuneJournal]):
             if share.max() >= 0.95 or tied:
                 break
         j.choice = self._chosen(field, raced, ks, f)
+        j.choice.held = [v.key for v in plan.vary if v.key in held]
         self._save()
         return j.choice
+
+    def held(self, ks: Sequence[int]) -> list[str]:
+        """The varied keys no target is shown to respond to over the trials ``ks``
+        (:func:`analysis.studies.tune.fit.moved`): the proposal keeps their rulebook
+        values."""
+        j = self.journal
+        response = moved(
+            self.plan.vary,
+            [self._point(j.trials[k]) for k in ks],
+            [self._explored_figures(k) for k in ks],
+            self.metrics,
+            derived_seed(self.plan, 7),
+        )
+        return [k for k, yes in response.items() if not yes]
+
+    def _projected(self, k: int, held: Sequence[str]) -> int:
+        """Trial ``k`` with the ``held`` keys at the rulebook's value: itself when they
+        are there already, else that point's trial (played on the shared walls when
+        not tried yet)."""
+        j, plan = self.journal, self.plan
+        point = self._point(j.trials[k])
+        if all(point[key] == self.rulebook[key] for key in held):
+            return k
+        point.update({key: self.rulebook[key] for key in held})
+        shown = {v.key: v.show(point[v.key]) for v in plan.vary}
+        row = next((t for t in j.trials if t.point == shown and t.same_as is None), None)
+        if row is None:
+            row = self._trial(point)
+            self.say(f"tune: trial {row.trial + 1} {row.point} (the keys no target moves kept)")
+        return row.trial
 
     def _chosen(
         self, field: list[int], raced: Mapping[int, Measured], ks: Sequence[int], f: Fit
     ) -> Choice:
-        """The choice among the raced ``field``: by the race's hands, or without a race
-        by the fit ``f`` of the trials ``ks``."""
+        """The choice among the raced ``field``: the lowest loss of the race's own fit
+        (the pooled monotone fit of :mod:`analysis.studies.tune.fit`, on the race's
+        hands only), or without a race of the explored fit ``f`` of the trials ``ks``.
+        Least change breaks ties only: among the candidates the fit cannot tell
+        apart (the same fitted loss: pooled into one step), the nearest the rulebook.
+        A candidate the fit places further from the target is not chosen for being
+        nearer the rulebook: the proposal is where the evidence puts the target."""
         plan, j = self.plan, self.journal
-        fitted_loss = {k: f.loss(plan.targets, i) for i, k in enumerate(ks)}
-        ranked = (
-            {k: loss(plan.targets, raced[k]) for k in field}
-            if raced
-            else {k: fitted_loss[k] for k in field}
-        )
+        own = {k: loss(plan.targets, raced[k]) for k in raced}  # the race's raw figures
+        if raced:
+            value = fitted_values(
+                plan.vary,
+                [self._point(j.trials[k]) for k in field],
+                [raced[k] for k in field],
+                self.metrics,
+            )
+            ranked = {k: fitted_loss(plan.targets, value, i) for i, k in enumerate(field)}
+        else:
+            ranked = {k: f.loss(plan.targets, ks.index(k)) for k in field}
         best = min(field, key=lambda k: (ranked[k], field.index(k)))
-        seed = derived_seed(plan, 5)
         broken = [k for k in field if self._breaks(j.trials[k])]
 
-        def off_target(k: int) -> bool:
-            """Shown to miss a target on the race's hands (``not met`` there, at the one
-            judgement's level): told apart on the targets from a best that is not."""
-            return any(raced[k].judge(t)["verdict"] == Verdict.NOT_MET for t in plan.targets)
+        def tied(k: int) -> bool:
+            return math.isclose(ranked[k], ranked[best], rel_tol=1e-9, abs_tol=1e-300)
 
-        best_off = bool(raced) and off_target(best)
-
-        def close_to_best(k: int) -> bool:
-            if k == best:
-                return True
-            if raced:
-                if not best_off and off_target(k):
-                    return False
-                return not apart(plan.targets, raced[k], raced[best], seed)
-            return not f.apart(plan.targets, ks.index(k), ks.index(best))
-
-        close = [k for k in field if k not in broken and close_to_best(k)]
-        if not close:  # the best breaks the order and so do the ones close to it
+        close = [k for k in field if k not in broken and tied(k)]
+        if not close:  # the best breaks the order and so do the ones tied with it
             close = [min((k for k in field if k not in broken), key=lambda k: ranked[k])]
+        # no change when the rules as they are are tied with the best; else among the
+        # tied, the race's own figure nearest the targets, then the least change
         chosen = min(
             close,
             key=lambda k: (
+                distance(plan.vary, self._point(j.trials[k]), self.rulebook) != (0, 0.0),
+                own.get(k, 0.0),
                 distance(plan.vary, self._point(j.trials[k]), self.rulebook),
-                ranked[k],
                 field.index(k),
             ),
         )
@@ -630,7 +675,10 @@ class Tuner(Study[Plan, TuneJournal]):
             # a candidate as good as the best that moved this key, if any was raced
             other = next((j.trials[c] for c in ch.close if j.trials[c].point[k] != v), None)
             kept[k] = (
-                f"kept at {v} (the rulebook's): {top.point[k]} (trial {top.trial}, the "
+                f"kept at {v} (the rulebook's): no target responds to it (over the explored "
+                f"trials each target's slope on it is indistinguishable from 0)"
+                if k in ch.held
+                else f"kept at {v} (the rulebook's): {top.point[k]} (trial {top.trial}, the "
                 f"lowest loss) breaks the containment order (--keep-order)"
                 if top.point[k] != v and top.trial in ch.broken
                 else f"kept at {v} (the rulebook's): the targets cannot tell it from "
@@ -693,6 +741,7 @@ class Tuner(Study[Plan, TuneJournal]):
                     **r,
                     **({"vs_rulebook": vs.get(r["metric"])} if c.compared is not None else {}),
                     **{k: size[i][k] for k in ("half_width", "confirmable", "hands_needed")},
+                    "hands_to_propose": size[i].get("hands_to_propose"),
                 }
                 for i, r in enumerate(c.targets)
             ],
