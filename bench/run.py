@@ -26,6 +26,52 @@ sys.path.insert(0, str(ROOT / "bench"))
 BARELOOP = ROOT.parent / "shared" / "bench" / "bareloop.py"
 STUDIES = ("expert", "calibration", "tune_calibration", "verdicts")
 """The statistical studies (``research/run.py`` writes them), shown after the timings."""
+NOTES = {"compare": ("verdicts-synthetic",), "strategic": ("strategic-profile",)}
+"""Sections no bench writes (``bench/results/NAME.md``, kept by hand), each shown after
+the part it follows: a profile, the seeded decision studies of the test suite."""
+HEADER = (
+    "# Benchmarks\n\nCommand: `make bench` (runs `python bench/run.py --out "
+    "BENCHMARKS.md`; `--only engine,ladder` reruns some parts and reuses the "
+    "others from `bench/results/`).\nMachine: {machine}.\n"
+)
+STUDIES_HEADER = (
+    "# Studies\n\nWhat the agents and the statistics do, measured by `research/` "
+    "(not timings): each section as `python research/run.py` last wrote it to "
+    "`research/results/`; `make bench` does not rerun them.\n"
+)
+PARTS = (
+    "hand",
+    "engine",
+    "audit",
+    "batch",
+    "analysis",
+    "ladder",
+    "compare",
+    "behaviour",
+    "env",
+    "import",
+    "balance",
+    "tune",
+    "settle",
+    "strategic",
+    "compiled",
+)
+"""The timed parts, in BENCHMARKS.md's order; each caches its section in
+``bench/results/NAME.md``."""
+
+
+def assembled(parts: dict[str, str], machine_line: str) -> str:
+    """BENCHMARKS.md from each part's section (``parts``), the hand-kept notes and the
+    studies' sections as ``research/results/`` holds them (a test holds the committed
+    file to this, so no section lives only there)."""
+    results = ROOT / "bench" / "results"
+    sections = [HEADER.format(machine=machine_line)]
+    for name in PARTS:
+        sections.append(parts[name])
+        sections += [(results / f"{n}.md").read_text() for n in NOTES.get(name, ())]
+    sections.append(STUDIES_HEADER)
+    sections += [(ROOT / "research" / "results" / f"{n}.md").read_text() for n in STUDIES]
+    return "\n".join(sections)
 
 
 def machine() -> str:
@@ -144,34 +190,9 @@ def main() -> None:
         "hand": lambda: __import__("bench_hand").run(quick=q)["section"],
         "engine": lambda: engine_section(q),
     }
-    for name in (
-        "audit",
-        "batch",
-        "analysis",
-        "ladder",
-        "compare",
-        "behaviour",
-        "env",
-        "import",
-        "balance",
-        "tune",
-        "settle",
-        "strategic",
-        "compiled",
-    ):
+    for name in PARTS[2:]:
         parts[name] = lambda name=name: __import__(f"bench_{name}").run(quick=q)["section"]
-    sections = [
-        f"# Benchmarks\n\nCommand: `make bench` (runs `python bench/run.py --out "
-        f"BENCHMARKS.md`; `--only engine,ladder` reruns some parts and reuses the "
-        f"others from `bench/results/`).\nMachine: {machine()}.\n"
-    ]
-    studies = [
-        "# Studies\n\nWhat the agents and the statistics do, measured by `research/` "
-        "(not timings): each section as `python research/run.py` last wrote it to "
-        "`research/results/`; `make bench` does not rerun them.\n"
-    ]
-    for name in STUDIES:
-        studies.append((ROOT / "research" / "results" / f"{name}.md").read_text())
+    texts = {}
     for name, fn in parts.items():
         cached = results / f"{name}.md"
         if only is None or name in only or not cached.exists():
@@ -184,8 +205,8 @@ def main() -> None:
                 cached.write_text(text)
         else:
             text = cached.read_text()
-        sections.append(text)
-    text = "\n".join(sections + studies)
+        texts[name] = text
+    text = assembled(texts, machine())
     print(text)
     if args.out:
         Path(args.out).write_text(text)
