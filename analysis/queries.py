@@ -532,7 +532,8 @@ class Runs:
     def numbers(self, query: str, **params: Any) -> dict[str, np.ndarray]:
         """:meth:`sql`'s result as one NumPy array a column, in the query's order (no
         frame, no reordering by run): for queries of numbers a caller reduces."""
-        return dict(self._execute(query, params).fetchnumpy())
+        got = self._execute(query, params).fetchnumpy()
+        return {c: np.asarray(v) for c, v in got.items()}
 
     def store(self, query: str, params: dict[str, Any]) -> None:
         """Run ``query``, a ``CREATE TABLE … AS`` whose rows DuckDB may write in any
@@ -963,27 +964,38 @@ def _collapse_table(
     need = [c for c in dict.fromkeys(used) if c in has]
     where = " AND ".join(f"{_q(c)} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(keys, 1))
     parts: list[pd.DataFrame] = []
+    query = (
+        f"SELECT {', '.join(_q(c) for c in need)} FROM {table} WHERE {where} "
+        "ORDER BY first, run_id, match"
+    )
     for key in sums[keys].itertuples(index=False):
-        g = _key_rows(
-            runs,
-            f"SELECT {', '.join(_q(c) for c in need)} FROM {table} WHERE {where} "
-            "ORDER BY first, run_id, match",
-            [None if pd.isna(v) else v.item() if hasattr(v, "item") else v for v in key],
-        )
-        if derive is not None:
-            g = derive(g)
-        est: pd.DataFrame | None = None
-        if rates:
-            est = rate_estimates(g, [], rates)
-        if means:
-            e = estimates(g, [], means)
-            est = e if est is None else pd.concat([est, e.drop(columns="matches")], axis=1)
-        assert est is not None  # a collapse names one figure at least
-        parts.append(est)
+        params = [None if pd.isna(v) else v.item() if hasattr(v, "item") else v for v in key]
+        # one key's rows at a time: gone before the next key's are fetched
+        parts.append(_key_estimates(_key_rows(runs, query, params), rates, means, derive))
     if not parts:  # no units: the empty table's own columns, as _collapse names them
         u = runs.sql(f"SELECT * FROM {table}")
         return _collapse(derive(u) if derive else u, keys, counts, rates, means)
     return pd.concat([sums, pd.concat(parts, ignore_index=True)], axis=1)
+
+
+def _key_estimates(
+    g: pd.DataFrame,
+    rates: dict[str, tuple[str, str]],
+    means: dict[str, tuple[str, str | None]],
+    derive: Any = None,
+) -> pd.DataFrame:
+    """One key's row of :func:`_collapse_table`: ``matches`` and each figure with its
+    interval, from that key's per-match rows ``g``."""
+    if derive is not None:
+        g = derive(g)
+    est: pd.DataFrame | None = None
+    if rates:
+        est = rate_estimates(g, [], rates)
+    if means:
+        e = estimates(g, [], means)
+        est = e if est is None else pd.concat([est, e.drop(columns="matches")], axis=1)
+    assert est is not None  # a collapse names one figure at least
+    return est
 
 
 KEY_BATCH = 1 << 17
@@ -1001,11 +1013,12 @@ def _key_rows(runs: Runs, query: str, params: list[Any]) -> pd.DataFrame:
     for batch in reader:
         for c, col in zip(names, batch.columns, strict=True):
             chunks[c].append(col.to_numpy(zero_copy_only=False))
-    cols = {
-        c: np.concatenate(v) if v else np.empty(0, reader.schema.field(c).type.to_pandas_dtype())
-        for c, v in chunks.items()
-    }
-    chunks.clear()
+    cols = {}
+    for c in names:  # a column's batches let go as soon as it is one array
+        v = chunks.pop(c)
+        cols[c] = (
+            np.concatenate(v) if v else np.empty(0, reader.schema.field(c).type.to_pandas_dtype())
+        )
     # copy=False: each column stays its own array (no 2-D block copied from them)
     return pd.DataFrame(cols, copy=False)
 
