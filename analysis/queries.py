@@ -1002,11 +1002,17 @@ KEY_BATCH = 1 << 17
 """Rows of one key :func:`_key_rows` takes from DuckDB at a time."""
 
 
-def _key_rows(runs: Runs, query: str, params: list[Any]) -> pd.DataFrame:
+def _key_rows(runs: Runs, query: str, params: list[Any] | dict[str, Any]) -> pd.DataFrame:
     """The numeric rows of ``query`` (one key's matches, :func:`_collapse_table`) as a
-    frame of one array a column, fetched :data:`KEY_BATCH` rows at a time: neither
-    DuckDB's whole result nor a consolidated copy of it is held beside the arrays (at
-    10M hands a key is 1.25M matches)."""
+    frame of one array a column (:func:`_columns`)."""
+    # copy=False: each column stays its own array (no 2-D block copied from them)
+    return pd.DataFrame(_columns(runs, query, params), copy=False)
+
+
+def _columns(runs: Runs, query: str, params: list[Any] | dict[str, Any]) -> dict[str, np.ndarray]:
+    """The rows of ``query`` as one NumPy array a column, fetched :data:`KEY_BATCH` rows
+    at a time: neither DuckDB's whole result nor a frame's copy of it is held beside
+    the arrays (at 10M hands a key is 1.25M matches)."""
     reader = runs.con.sql(query, params=params).to_arrow_reader(KEY_BATCH)
     names = list(reader.schema.names)
     chunks: dict[str, list[np.ndarray]] = {c: [] for c in names}
@@ -1019,8 +1025,7 @@ def _key_rows(runs: Runs, query: str, params: list[Any]) -> pd.DataFrame:
         cols[c] = (
             np.concatenate(v) if v else np.empty(0, reader.schema.field(c).type.to_pandas_dtype())
         )
-    # copy=False: each column stays its own array (no 2-D block copied from them)
-    return pd.DataFrame(cols, copy=False)
+    return cols
 
 
 def _collapse(
@@ -1735,23 +1740,26 @@ def _sparse_estimates(
         f"SELECT DISTINCT {GROUP_SQL} FROM {long} ORDER BY ALL"
     ).fetchall():
         at = dict(zip(GROUP, group, strict=True))
-        u = runs.con.execute(
+        u = _columns(
+            runs,
             f"SELECT run, match, {', '.join(xs)} FROM {units} WHERE {where} ORDER BY run_id, match",
             at,
-        ).df()
-        ukey = (u["run"].to_numpy(np.int64) << 32) + u["match"].to_numpy(np.int64)
+        )
+        ukey = (u.pop("run").astype(np.int64) << 32) + u.pop("match").astype(np.int64)
         order = np.argsort(ukey, kind="stable")
-        f = u[xs].copy()
+        f = pd.DataFrame(u, copy=False)  # the group's matches, numbers only
+        del u
         found = runs.con.execute(
             f"SELECT DISTINCT {_q(key)} FROM {long} WHERE {where} ORDER BY ALL", at
         ).fetchall()
         for (k,) in found:
-            g = runs.con.execute(
+            g = _columns(
+                runs,
                 f"SELECT run, match, {value} FROM {long} WHERE {where} AND {_q(key)} = $k",
                 {**at, "k": k},
-            ).fetchnumpy()
+            )
             gkey = (np.asarray(g["run"], np.int64) << 32) + np.asarray(g["match"], np.int64)
-            y = np.zeros(len(u))
+            y = np.zeros(len(f))
             y[order[np.searchsorted(ukey, gkey, sorter=order)]] = g[value]
             f[value] = y
             # one key's matches at a time: never every key × every match at once
