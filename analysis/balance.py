@@ -29,7 +29,7 @@ import pandas as pd
 from scipy import stats as st
 
 from analysis.compare import PAIR_KEY, match_units, same_walls
-from analysis.queries import GROUP, GROUP_SQL, HANDS_CTE, as_runs, finished_table
+from analysis.queries import GROUP, GROUP_SQL, HANDS_CTE, as_runs, fetch_columns, finished_table
 
 __all__ = ["BOOTSTRAP", "skill_share", "skill_share_difference", "swing"]
 
@@ -106,11 +106,14 @@ def _groups(runs):
     where = " AND ".join(f"{c} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(GROUP, 1))
 
     def fetch(key):
-        return runs.con.execute(
+        # in batches, as fetchnumpy gives them: not DuckDB's whole result beside the arrays
+        return fetch_columns(
+            runs,
             f"""SELECT run AS run_id, match, rotation, players, hands, s0, s1, s2, s3
             FROM seat_totals WHERE {where} ORDER BY run_id, match, rotation""",
             list(key),
-        ).fetchnumpy()
+            masked=True,
+        )
 
     return runs, ((tuple(k), fetch(k)) for k in keys.itertuples(index=False))
 

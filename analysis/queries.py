@@ -43,6 +43,7 @@ from typing import Any, cast
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from analysis.agent_labels import labels as agent_labels
 from analysis.rates import rate_estimates, wilson
@@ -1004,27 +1005,40 @@ KEY_BATCH = 1 << 17
 
 def _key_rows(runs: Runs, query: str, params: list[Any] | dict[str, Any]) -> pd.DataFrame:
     """The numeric rows of ``query`` (one key's matches, :func:`_collapse_table`) as a
-    frame of one array a column (:func:`_columns`)."""
+    frame of one array a column (:func:`fetch_columns`)."""
     # copy=False: each column stays its own array (no 2-D block copied from them)
-    return pd.DataFrame(_columns(runs, query, params), copy=False)
+    return pd.DataFrame(fetch_columns(runs, query, params), copy=False)
 
 
-def _columns(runs: Runs, query: str, params: list[Any] | dict[str, Any]) -> dict[str, np.ndarray]:
+def fetch_columns(
+    runs: Runs, query: str, params: list[Any] | dict[str, Any], masked: bool = False
+) -> dict[str, np.ndarray]:
     """The rows of ``query`` as one NumPy array a column, fetched :data:`KEY_BATCH` rows
     at a time: neither DuckDB's whole result nor a frame's copy of it is held beside
-    the arrays (at 10M hands a key is 1.25M matches)."""
+    the arrays (at 10M hands a key is 1.25M matches). NULLs are NaN, or with
+    ``masked`` as DuckDB's ``fetchnumpy`` gives them: masked, 0 beneath the mask."""
     reader = runs.con.sql(query, params=params).to_arrow_reader(KEY_BATCH)
     names = list(reader.schema.names)
     chunks: dict[str, list[np.ndarray]] = {c: [] for c in names}
     for batch in reader:
         for c, col in zip(names, batch.columns, strict=True):
-            chunks[c].append(col.to_numpy(zero_copy_only=False))
+            if masked and col.null_count:
+                data = pc.fill_null(col, 0).to_numpy(zero_copy_only=False)
+                mask = col.is_null().to_numpy(zero_copy_only=False)
+                chunks[c].append(np.ma.masked_array(data, mask=mask))
+            else:
+                chunks[c].append(col.to_numpy(zero_copy_only=False))
     cols = {}
     for c in names:  # a column's batches let go as soon as it is one array
         v = chunks.pop(c)
-        cols[c] = (
-            np.concatenate(v) if v else np.empty(0, reader.schema.field(c).type.to_pandas_dtype())
-        )
+        if any(isinstance(x, np.ma.MaskedArray) for x in v):
+            cols[c] = np.ma.concatenate(v)
+        else:
+            cols[c] = (
+                np.concatenate(v)
+                if v
+                else np.empty(0, reader.schema.field(c).type.to_pandas_dtype())
+            )
     return cols
 
 
@@ -1740,7 +1754,7 @@ def _sparse_estimates(
         f"SELECT DISTINCT {GROUP_SQL} FROM {long} ORDER BY ALL"
     ).fetchall():
         at = dict(zip(GROUP, group, strict=True))
-        u = _columns(
+        u = fetch_columns(
             runs,
             f"SELECT run, match, {', '.join(xs)} FROM {units} WHERE {where} ORDER BY run_id, match",
             at,
@@ -1753,7 +1767,7 @@ def _sparse_estimates(
             f"SELECT DISTINCT {_q(key)} FROM {long} WHERE {where} ORDER BY ALL", at
         ).fetchall()
         for (k,) in found:
-            g = _columns(
+            g = fetch_columns(
                 runs,
                 f"SELECT run, match, {value} FROM {long} WHERE {where} AND {_q(key)} = $k",
                 {**at, "k": k},
