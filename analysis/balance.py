@@ -29,7 +29,7 @@ import pandas as pd
 from scipy import stats as st
 
 from analysis.compare import PAIR_KEY, match_units, same_walls
-from analysis.queries import GROUP, GROUP_SQL, HANDS_CTE, as_runs, finished_table
+from analysis.queries import GROUP, GROUP_SQL, HANDS_CTE, as_runs, fetch_columns, finished_table
 
 __all__ = ["BOOTSTRAP", "skill_share", "skill_share_difference", "swing"]
 
@@ -106,11 +106,14 @@ def _groups(runs):
     where = " AND ".join(f"{c} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(GROUP, 1))
 
     def fetch(key):
-        return runs.con.execute(
+        # in batches, as fetchnumpy gives them: not DuckDB's whole result beside the arrays
+        return fetch_columns(
+            runs,
             f"""SELECT run AS run_id, match, rotation, players, hands, s0, s1, s2, s3
             FROM seat_totals WHERE {where} ORDER BY run_id, match, rotation""",
             list(key),
-        ).fetchnumpy()
+            masked=True,
+        )
 
     return runs, ((tuple(k), fetch(k)) for k in keys.itertuples(index=False))
 
@@ -172,9 +175,13 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
 def _seat_values(w: dict[str, np.ndarray]) -> np.ndarray:
     """Every seat's match total of the rows ``w`` (:func:`_groups`), row by row and seat
     by seat (the order of :func:`_by_seat`'s rows)."""
-    seats = np.column_stack([np.asarray(w[f"s{i}"], dtype=np.int64) for i in range(4)])
-    sat = np.arange(4) < np.asarray(w["players"])[:, None]
-    out: np.ndarray = seats[sat]
+    players = np.asarray(w["players"], dtype=np.int64)
+    first = np.cumsum(players) - players  # a row's first place in the output
+    out: np.ndarray = np.empty(int(players.sum()), dtype=np.int64)
+    # seat by seat into its places (no rows × 4 table beside the output: 40 MB at 10M)
+    for i in range(4):
+        sat = players > i
+        out[first[sat] + i] = np.asarray(w[f"s{i}"], dtype=np.int64)[sat]
     return out
 
 

@@ -43,6 +43,7 @@ from typing import Any, cast
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
 from analysis.agent_labels import labels as agent_labels
 from analysis.rates import rate_estimates, wilson
@@ -529,6 +530,12 @@ class Runs:
         are there to join."""
         return self._in_run_order(self._execute(query, params).df())
 
+    def numbers(self, query: str, **params: Any) -> dict[str, np.ndarray]:
+        """:meth:`sql`'s result as one NumPy array a column, in the query's order (no
+        frame, no reordering by run): for queries of numbers a caller reduces."""
+        got = self._execute(query, params).fetchnumpy()
+        return {c: np.asarray(v) for c, v in got.items()}
+
     def store(self, query: str, params: dict[str, Any]) -> None:
         """Run ``query``, a ``CREATE TABLE … AS`` whose rows DuckDB may write in any
         order (every reader of the table orders or keys its rows itself): a table
@@ -958,26 +965,81 @@ def _collapse_table(
     need = [c for c in dict.fromkeys(used) if c in has]
     where = " AND ".join(f"{_q(c)} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(keys, 1))
     parts: list[pd.DataFrame] = []
+    query = (
+        f"SELECT {', '.join(_q(c) for c in need)} FROM {table} WHERE {where} "
+        "ORDER BY first, run_id, match"
+    )
     for key in sums[keys].itertuples(index=False):
-        g = runs.con.execute(
-            f"SELECT {', '.join(_q(c) for c in need)} FROM {table} WHERE {where} "
-            "ORDER BY first, run_id, match",
-            [None if pd.isna(v) else v.item() if hasattr(v, "item") else v for v in key],
-        ).df()
-        if derive is not None:
-            g = derive(g)
-        est: pd.DataFrame | None = None
-        if rates:
-            est = rate_estimates(g, [], rates)
-        if means:
-            e = estimates(g, [], means)
-            est = e if est is None else pd.concat([est, e.drop(columns="matches")], axis=1)
-        assert est is not None  # a collapse names one figure at least
-        parts.append(est)
+        params = [None if pd.isna(v) else v.item() if hasattr(v, "item") else v for v in key]
+        # one key's rows at a time: gone before the next key's are fetched
+        parts.append(_key_estimates(_key_rows(runs, query, params), rates, means, derive))
     if not parts:  # no units: the empty table's own columns, as _collapse names them
         u = runs.sql(f"SELECT * FROM {table}")
         return _collapse(derive(u) if derive else u, keys, counts, rates, means)
     return pd.concat([sums, pd.concat(parts, ignore_index=True)], axis=1)
+
+
+def _key_estimates(
+    g: pd.DataFrame,
+    rates: dict[str, tuple[str, str]],
+    means: dict[str, tuple[str, str | None]],
+    derive: Any = None,
+) -> pd.DataFrame:
+    """One key's row of :func:`_collapse_table`: ``matches`` and each figure with its
+    interval, from that key's per-match rows ``g``."""
+    if derive is not None:
+        g = derive(g)
+    est: pd.DataFrame | None = None
+    if rates:
+        est = rate_estimates(g, [], rates)
+    if means:
+        e = estimates(g, [], means)
+        est = e if est is None else pd.concat([est, e.drop(columns="matches")], axis=1)
+    assert est is not None  # a collapse names one figure at least
+    return est
+
+
+KEY_BATCH = 1 << 17
+"""Rows of one key :func:`_key_rows` takes from DuckDB at a time."""
+
+
+def _key_rows(runs: Runs, query: str, params: list[Any] | dict[str, Any]) -> pd.DataFrame:
+    """The numeric rows of ``query`` (one key's matches, :func:`_collapse_table`) as a
+    frame of one array a column (:func:`fetch_columns`)."""
+    # copy=False: each column stays its own array (no 2-D block copied from them)
+    return pd.DataFrame(fetch_columns(runs, query, params), copy=False)
+
+
+def fetch_columns(
+    runs: Runs, query: str, params: list[Any] | dict[str, Any], masked: bool = False
+) -> dict[str, np.ndarray]:
+    """The rows of ``query`` as one NumPy array a column, fetched :data:`KEY_BATCH` rows
+    at a time: neither DuckDB's whole result nor a frame's copy of it is held beside
+    the arrays (at 10M hands a key is 1.25M matches). NULLs are NaN, or with
+    ``masked`` as DuckDB's ``fetchnumpy`` gives them: masked, 0 beneath the mask."""
+    reader = runs.con.sql(query, params=params).to_arrow_reader(KEY_BATCH)
+    names = list(reader.schema.names)
+    chunks: dict[str, list[np.ndarray]] = {c: [] for c in names}
+    for batch in reader:
+        for c, col in zip(names, batch.columns, strict=True):
+            if masked and col.null_count:
+                data = pc.fill_null(col, 0).to_numpy(zero_copy_only=False)
+                mask = col.is_null().to_numpy(zero_copy_only=False)
+                chunks[c].append(np.ma.masked_array(data, mask=mask))
+            else:
+                chunks[c].append(col.to_numpy(zero_copy_only=False))
+    cols = {}
+    for c in names:  # a column's batches let go as soon as it is one array
+        v = chunks.pop(c)
+        if any(isinstance(x, np.ma.MaskedArray) for x in v):
+            cols[c] = np.ma.concatenate(v)
+        else:
+            cols[c] = (
+                np.concatenate(v)
+                if v
+                else np.empty(0, reader.schema.field(c).type.to_pandas_dtype())
+            )
+    return cols
 
 
 def _collapse(
@@ -1692,23 +1754,26 @@ def _sparse_estimates(
         f"SELECT DISTINCT {GROUP_SQL} FROM {long} ORDER BY ALL"
     ).fetchall():
         at = dict(zip(GROUP, group, strict=True))
-        u = runs.con.execute(
+        u = fetch_columns(
+            runs,
             f"SELECT run, match, {', '.join(xs)} FROM {units} WHERE {where} ORDER BY run_id, match",
             at,
-        ).df()
-        ukey = (u["run"].to_numpy(np.int64) << 32) + u["match"].to_numpy(np.int64)
+        )
+        ukey = (u.pop("run").astype(np.int64) << 32) + u.pop("match").astype(np.int64)
         order = np.argsort(ukey, kind="stable")
-        f = u[xs].copy()
+        f = pd.DataFrame(u, copy=False)  # the group's matches, numbers only
+        del u
         found = runs.con.execute(
             f"SELECT DISTINCT {_q(key)} FROM {long} WHERE {where} ORDER BY ALL", at
         ).fetchall()
         for (k,) in found:
-            g = runs.con.execute(
+            g = fetch_columns(
+                runs,
                 f"SELECT run, match, {value} FROM {long} WHERE {where} AND {_q(key)} = $k",
                 {**at, "k": k},
-            ).fetchnumpy()
+            )
             gkey = (np.asarray(g["run"], np.int64) << 32) + np.asarray(g["match"], np.int64)
-            y = np.zeros(len(u))
+            y = np.zeros(len(f))
             y[order[np.searchsorted(ukey, gkey, sorter=order)]] = g[value]
             f[value] = y
             # one key's matches at a time: never every key × every match at once

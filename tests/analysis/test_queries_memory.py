@@ -130,3 +130,28 @@ def test_kept_tables_are_in_a_file_of_the_connection_s_own_in_its_spill_folder()
     assert not runs.con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = $d", {"d": runs.work}
     ).fetchall()
+
+
+@pytest.mark.parametrize("figure", ["seat", "position", "outcomes"])
+def test_a_key_s_matches_fetched_a_few_rows_at_a_time_give_the_same_figures(monkeypatch, figure):
+    def table(runs: queries.Runs) -> pd.DataFrame:
+        if figure == "position":  # derived per-match values (the match's points)
+            return queries.position_advantage(runs)
+        if figure == "outcomes":
+            return queries.outcomes(runs)
+        return queries.seat_stats(runs, "seat")
+
+    whole = table(queries.Runs(RUNS))
+    monkeypatch.setattr(queries, "KEY_BATCH", 3)  # every key in many batches
+    pd.testing.assert_frame_equal(table(queries.Runs(RUNS)), whole, check_exact=True)
+
+
+def test_hands_differing_a_match_a_block_is_every_match_s_count(monkeypatch):
+    from analysis import compare
+
+    caps = data_dir() / "sweep" / "xuezhan-cap"
+    a, b = queries.Runs(caps / "cap=16"), queries.Runs(caps / "cap=1")
+    whole = compare.hands_differing(a, b, range(50))
+    assert len(whole) == 50 and 0 < whole["differing"].sum() < whole["hands"].sum()
+    monkeypatch.setattr(compare, "DEAL_BLOCK", 1)  # one match a join
+    pd.testing.assert_frame_equal(compare.hands_differing(a, b, range(50)), whole, check_exact=True)
