@@ -835,6 +835,18 @@ def _match_blocks_of(runs: Runs) -> list[dict[str, int]]:
     return [{"lo": a, "hi": min(a + SEAT_BLOCK - 1, hi)} for a in range(lo, hi + 1, SEAT_BLOCK)]
 
 
+#: A seat's sums over a match's hands from the per-hand rows ``x``
+#: that both seat-sum queries build.
+_SEAT_SUMS = """count(*) AS hands,
+           count(*) FILTER (WHERE n_wins > 0) AS hands_won,
+           sum(n_wins)::BIGINT AS wins,
+           sum(n_self)::BIGINT AS self_draws,
+           count(*) FILTER (WHERE n_dealin > 0) AS hands_dealt_in,
+           sum(n_dealin)::BIGINT AS deal_ins,
+           sum(pts)::BIGINT AS points,
+           sum(pts * pts)::BIGINT AS points_sq"""
+
+
 def _seat_sums_query(by: str, per_run: str | None = None) -> str:
     """SQL: the seat sums per group, ``by`` key and match. With ``per_run`` (the table
     of :func:`run_groups`) a run's seats are summed without their group's labels and
@@ -865,14 +877,7 @@ def _seat_sums_query(by: str, per_run: str | None = None) -> str:
         FROM s LEFT JOIN ws USING ({_KEY}, seat) LEFT JOIN di USING ({_KEY}, seat)
     )
     SELECT {GROUP_SQL}{extra}, run_id, match,
-           count(*) AS hands,
-           count(*) FILTER (WHERE n_wins > 0) AS hands_won,
-           sum(n_wins)::BIGINT AS wins,
-           sum(n_self)::BIGINT AS self_draws,
-           count(*) FILTER (WHERE n_dealin > 0) AS hands_dealt_in,
-           sum(n_dealin)::BIGINT AS deal_ins,
-           sum(pts)::BIGINT AS points,
-           sum(pts * pts)::BIGINT AS points_sq
+           {_SEAT_SUMS}
     FROM x GROUP BY ALL
     """
 
@@ -920,14 +925,7 @@ def _seat_sums_per_run(by: str, per_run: str) -> str:
     ),
     m AS (
         SELECT run_id::VARCHAR AS run_id{extra}, match,
-               count(*) AS hands,
-               count(*) FILTER (WHERE n_wins > 0) AS hands_won,
-               sum(n_wins)::BIGINT AS wins,
-               sum(n_self)::BIGINT AS self_draws,
-               count(*) FILTER (WHERE n_dealin > 0) AS hands_dealt_in,
-               sum(n_dealin)::BIGINT AS deal_ins,
-               sum(pts)::BIGINT AS points,
-               sum(pts * pts)::BIGINT AS points_sq
+               {_SEAT_SUMS}
         FROM x GROUP BY ALL
     )
     SELECT {GROUP_SQL}{extra.replace(", agent", ", l.agents[agent] AS agent")}, run_id, match,
