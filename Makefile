@@ -21,11 +21,8 @@ demo: $(STAMP)
 chromium:
 	@sh tests/ensure_chromium.sh
 
-# The suite starts many Python processes (the CLI as a user runs it, import checks):
-# they reuse bytecode caches (__pycache__/, ignored by git) even where the environment
-# sets PYTHONDONTWRITEBYTECODE, which would make each compile the package again.
 test: $(STAMP) chromium
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n auto
+	$(BIN)/python -m pytest -q -n auto
 
 # The optional compiled build (issue 48): build_compiled.py compiles the hot modules with
 # mypyc into .so files beside their source (needs a C compiler); `make pure` removes them.
