@@ -140,3 +140,19 @@ def test_a_changed_trial_run_is_named_not_drawn(tuned, tmp_path):
     r = CliRunner().invoke(main, ["report", str(tmp_path / "t"), "--out", str(tmp_path / "r")])
     assert r.exit_code == 2 and str(f) in r.output and len(r.output.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()
+
+
+def test_no_change_because_no_key_moves_a_target_is_said_once(tmp_path):
+    # greedy ignores 七对's value, so no candidate moves the target: the page gives
+    # the reason for no change once, not again as a note of its own
+    tune = ["tune", "huangmei", "--vary", "fan.qidui=5:60:5"]
+    tune += ["--target", "pattern_rate[qidui]=0.05±0.01", "--agents", "greedy"]
+    tune += ["--budget", "256", "--trials", "4", "--workers", "1", "--quiet", "--format", "json"]
+    res = json.loads(_cli(*tune, "--out", str(tmp_path / "t")).stdout)
+    assert "pattern_rate[qidui]" in res["no_change"]
+    _cli("report", str(tmp_path / "t"), "--out", str(tmp_path / "r"))
+    proposal = _section(
+        (tmp_path / "r" / "index.html").read_text(encoding="utf-8"), "Proposal 提案"
+    )
+    assert proposal.count("No change proposed") == 1
+    assert proposal.count("moves pattern_rate[qidui]") == 1

@@ -200,10 +200,12 @@ def _proposal(tune: TuneRead) -> tuple[pd.DataFrame, list[str]]:
         for k in tune.keys
     ]
     notes = []
-    if tune.extras.get("no_change"):
-        notes.append(f"No change proposed: {tune.extras['no_change']}.")
+    no_change = tune.extras.get("no_change") or ""
+    if no_change:
+        notes.append(f"No change proposed: {no_change}.")
     ch = tune.journal.choice
-    if ch is not None and ch.unmoved:
+    # said once: the reason for no change often is that no varied key moves a target
+    if ch is not None and ch.unmoved and not all(m in no_change for m in ch.unmoved):
         notes.append(f"No varied key moves {', '.join(ch.unmoved)} (the same on every match).")
     for s in tune.extras.get("standing", []):
         where = [f"now above {', '.join(s['passes'])}"] if s["passes"] else []
