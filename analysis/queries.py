@@ -835,6 +835,15 @@ def _match_blocks_of(runs: Runs) -> list[dict[str, int]]:
     return [{"lo": a, "hi": min(a + SEAT_BLOCK - 1, hi)} for a in range(lo, hi + 1, SEAT_BLOCK)]
 
 
+#: A seat's wins, self-draws and first win order per hand (``ws``) and the wins it
+#: dealt in (``di``), from the wins ``w`` that both seat-sum queries read.
+_WIN_COUNTS = f"""ws AS (SELECT {_KEY}, seat, count(*) AS n_wins,
+                  count(*) FILTER (WHERE method = 'self_draw') AS n_self,
+                  min(win_order) AS win_order
+           FROM w GROUP BY ALL),
+    di AS (SELECT {_KEY}, from_seat AS seat, count(*) AS n_dealin
+           FROM w WHERE from_seat IS NOT NULL GROUP BY ALL)"""
+
 #: A seat's sums over a match's hands from the per-hand rows ``x``
 #: that both seat-sum queries build.
 _SEAT_SUMS = """count(*) AS hands,
@@ -859,12 +868,7 @@ def _seat_sums_query(by: str, per_run: str | None = None) -> str:
     WITH {HANDS_CTE},
     w AS (SELECT {_KEY}, seat, from_seat, method::VARCHAR AS method, win_order
           FROM read_parquet($wins)),
-    ws AS (SELECT {_KEY}, seat, count(*) AS n_wins,
-                  count(*) FILTER (WHERE method = 'self_draw') AS n_self,
-                  min(win_order) AS win_order
-           FROM w GROUP BY ALL),
-    di AS (SELECT {_KEY}, from_seat AS seat, count(*) AS n_dealin
-           FROM w WHERE from_seat IS NOT NULL GROUP BY ALL),
+    {_WIN_COUNTS},
     s AS (SELECT {_KEY}, {GROUP_SQL}, players, dealer, agents, deltas,
                  unnest(range(players::BIGINT))::TINYINT AS seat FROM h),
     x AS (
@@ -902,12 +906,7 @@ def _seat_sums_per_run(by: str, per_run: str) -> str:
     ),
     w AS (SELECT {_KEY}, seat, from_seat, method::VARCHAR AS method, win_order
           FROM read_parquet($wins) WHERE match BETWEEN $lo AND $hi),
-    ws AS (SELECT {_KEY}, seat, count(*) AS n_wins,
-                  count(*) FILTER (WHERE method = 'self_draw') AS n_self,
-                  min(win_order) AS win_order
-           FROM w GROUP BY ALL),
-    di AS (SELECT {_KEY}, from_seat AS seat, count(*) AS n_dealin
-           FROM w WHERE from_seat IS NOT NULL GROUP BY ALL),
+    {_WIN_COUNTS},
     s AS (SELECT {_KEY}, u.seat AS seat{", u.agent AS agent" if agent else ""},
                  u.position AS position, u.pts AS pts
           FROM (SELECT {_KEY}, unnest(list_transform(range(players::BIGINT),
