@@ -35,7 +35,7 @@ The truth curves (share of wins against ``fan.qidui``):
   23⅓ ≤ fan ≤ 41⅔ (the grid's 25, 30, 35, 40);
 - **lower edge**: ``min(rising, 0.04)``: nothing is inside; 25…60 sit exactly on
   ``V − T``;
-- **upper edge**: ``max(rising, 0.06)``: 5…25 (the rulebook among them) sit exactly
+- **upper edge**: ``max(rising, 0.06)``: 5…40 (the rulebook among them) sit exactly
   on ``V + T``;
 - **two keys**: the rising curve with ``fan.qingyise`` varied over 5:40:5 too (the
   rulebook's 15), which moves nothing: does the proposal keep 清一色 at 15?
@@ -48,13 +48,23 @@ figure of this study reads it), and ``--budget auto``'s pilot (played by the com
 ``mjlog.commands.tune``, before a Tuner exists; here :func:`auto_budget` repeats its
 seed, its hands and its sizing). Should either move, this harness follows it.
 
+**The confirmation alone** (``--part size``). A false ``met`` at an edge is the size
+of the confirmation's test: the confirmation plays fresh walls (its own seed), so what
+the search did does not change it. :func:`confirmation` draws it as the whole tune
+would (the seed's ``--budget auto``, the plan's confirmation matches, its seed) for a
+proposal on the edge, and judges it with :func:`analysis.studies.tune.judge`: thousands
+of replicates a second, where a whole tune takes about a third of one.
+
 **Monte-Carlo error.** Each share is given with its 95 % Wilson interval over the R
 replicates (seeds 0 … R−1, each in its own temporary directory); a share is shown to
 meet its target only when that interval lies on the right side of it.
 
-    python research/tune_calibration.py [--quick]
+    python research/tune_calibration.py [--quick] [--part all|edges|size] [--reps N]
     # or side by side: --shard 0/2 --save a.pkl, --shard 1/2 --save b.pkl, then
     python research/tune_calibration.py --merge a.pkl b.pkl
+
+``--part edges`` runs the whole tune on the two edge curves only, ``--part size`` the
+confirmation alone at each edge; each prints its own lines of the section.
 """
 
 from __future__ import annotations
@@ -69,6 +79,7 @@ import time
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -77,16 +88,20 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from analysis.rates import rate  # noqa: E402
 from analysis.studies.tune import (  # noqa: E402
     Measured,
     Plan,
     Target,
     Tuner,
+    derived_seed,
     effects,
+    judge,
     parse_target,
     parse_vary,
     sizing,
 )
+from mjlog.judgement import ALPHA, INTERVAL  # noqa: E402
 from mjlog.rng import derive  # noqa: E402
 from mjlog.rules import resolve  # noqa: E402
 
@@ -112,6 +127,8 @@ QIDUI, QINGYISE = "fan.qidui=5:60:5", "fan.qingyise=5:40:5"
 MAX_HANDS = 200_000  # mjlog tune's default --max-hands
 TRIALS = 16  # mjlog tune's default --trials
 LEVEL = 0.05  # the false `met` a tune may say at the tolerance's edge
+EDGES = {"lower edge": V - T, "upper edge": V + T}  # the edge curves and the edge they sit on
+CONFIRMATION = 4  # the confirmation's stage of derived_seed (Tuner.confirm)
 TARGETS = {"within": 0.95, "met_within": 0.80, "edge": LEVEL, "kept": 0.95}
 
 
@@ -240,15 +257,13 @@ def centre_budget(plan_seed: int) -> int:
     return int(min(row["hands_needed"], MAX_HANDS))
 
 
-def replicate(
-    s: Scenario, seed: int, budget: int | None = None, shared: float = SHARED
-) -> dict[str, Any]:
-    """One whole tune on ``s``'s truth (``budget`` None: ``--budget auto``), and what
-    it proposed against the truth."""
+def plan_of(s: Scenario, seed: int, budget: int | None = None) -> Plan:
+    """The plan ``mjlog tune`` makes for ``s`` on ``seed`` (``budget`` None:
+    ``--budget auto``, :func:`auto_budget`)."""
     targets = (parse_target(TARGET),)
     if budget is None:
         budget = auto_budget(seed, s.truth, targets)
-    plan = Plan(
+    return Plan(
         VARIANT,
         tuple(parse_vary(list(s.vary), VARIANT)),
         targets,
@@ -259,6 +274,14 @@ def replicate(
         HPM,
         seed,
     )
+
+
+def replicate(
+    s: Scenario, seed: int, budget: int | None = None, shared: float = SHARED
+) -> dict[str, Any]:
+    """One whole tune on ``s``'s truth (``budget`` None: ``--budget auto``), and what
+    it proposed against the truth."""
+    plan = plan_of(s, seed, budget)
     # The one read that bypasses _measure: the confirmation's side effects compare
     # the confirm and confirm-before run directories on disk (effects.compared), which
     # an emulated tune has not written. None of the figures here reads them.
@@ -269,7 +292,7 @@ def replicate(
     row = res["targets"][0]
     return {
         "seed": seed,
-        "budget": budget,
+        "budget": plan.budget,
         "hands": res["hands"],
         "best": best,
         "truth": truth,
@@ -280,8 +303,49 @@ def replicate(
         "value": row["value"],
         "lo": row["lo"],
         "hi": row["hi"],
+        "judged_lo": row["judged_lo"],
+        "judged_hi": row["judged_hi"],
         "kept": best.get("fan.qingyise") in (None, rulebook()["fan.qingyise"]),
         "covers": row["lo"] <= truth <= row["hi"],
+    }
+
+
+def edge_points(s: Scenario) -> list[dict[str, str]]:
+    """The grid points of ``s`` (one varied key) whose truth sits exactly on its edge."""
+    (v,) = parse_vary(list(s.vary), VARIANT)
+    points = [{v.key: v.show(x)} for x in v.values]
+    return [p for p in points if math.isclose(s.truth(p), EDGES[s.name], abs_tol=1e-12)]
+
+
+def confirmation(
+    s: Scenario, seed: int, point: Mapping[str, str] | None = None, shared: float = SHARED
+) -> dict[str, Any]:
+    """The confirmation alone, as the whole tune on ``s`` with ``seed`` draws it when it
+    proposes ``point`` (by default an edge point of ``s``, taken in turn by seed): the
+    seed's ``--budget auto``, the plan's confirmation matches on the confirmation's
+    own seed, judged by :func:`analysis.studies.tune.judge` (the search is not run:
+    the confirmation's walls are fresh, so it does not change what they draw)."""
+    plan = plan_of(s, seed)
+    if point is None:
+        edges = edge_points(s)
+        point = edges[seed % len(edges)]
+    _, _, matches = plan.split()
+    m = draw(s.truth, point, derived_seed(plan, CONFIRMATION), matches, HPM, shared)
+    (t,) = plan.targets
+    y, x = m.arrays[METRIC]
+    row = judge(t, y, x, m.units[METRIC])
+    r = rate(y, x, INTERVAL)  # the interval the verdict read: its design effect, unfloored
+    return {
+        "seed": seed,
+        "budget": plan.budget,
+        "matches": matches,
+        "wins": r.trials,
+        "truth": s.truth(point),
+        "value": row["value"],
+        "judged_lo": row["judged_lo"],
+        "judged_hi": row["judged_hi"],
+        "met": _met(row),
+        "deff": r.se**2 / (r.value * (1 - r.value) / r.trials),
     }
 
 
@@ -342,10 +406,24 @@ def verdict(s: Share, target: float, above: bool) -> str:
 
 @dataclass(frozen=True)
 class Sizes:
-    reps: int  # replicates per truth curve
+    reps: int  # whole tunes per truth curve
+    edge_reps: int  # whole tunes per edge curve: a false `met` near 5 % wants more
+    size_reps: int  # confirmations alone per edge (--part size)
 
 
-FULL, QUICK = Sizes(reps=500), Sizes(reps=6)
+FULL, QUICK = Sizes(500, 3000, 50_000), Sizes(6, 6, 200)
+PARTS = ("all", "edges", "size")
+"""What a run measures: everything, the whole tune on the edge curves only, or the
+confirmation alone at each edge."""
+
+
+def sizes_for(quick: bool, reps: int | None, part: str) -> Sizes:
+    """The sizes of a run: ``reps``, when given, is the part's own count (whole tunes a
+    curve, the edge curves too; with ``size``, confirmations an edge)."""
+    sizes = QUICK if quick else FULL
+    if not reps:
+        return sizes
+    return Sizes(0, 0, reps) if part == "size" else Sizes(reps, reps, sizes.size_reps)
 
 
 def _cpu() -> float:
@@ -353,11 +431,13 @@ def _cpu() -> float:
     return s.ru_utime + s.ru_stime
 
 
-def measure(reps: int, shard: tuple[int, int] = (0, 1)) -> dict[str, Any]:
+def measure(sizes: Sizes, shard: tuple[int, int] = (0, 1), part: str = "all") -> dict[str, Any]:
     """The replicates of shard ``i`` of ``n`` (the seeds ``≡ i`` mod ``n``; all of them
-    by default): every scenario ``reps`` times at ``--budget auto``, the coupling's
-    ``reps // 2`` and the centre-only budget's ``reps // 5``, with the CPU and wall
-    seconds they took."""
+    by default) of ``part``: ``all``, every scenario at ``--budget auto`` (``reps`` times,
+    the edge curves ``edge_reps``), the coupling's ``reps // 2``, the centre-only
+    budget's ``reps // 5`` and the confirmation alone ``size_reps`` times per edge;
+    ``edges``, the edge curves only; ``size``, the confirmation alone only. With the
+    CPU and wall seconds they took."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -367,84 +447,115 @@ def measure(reps: int, shard: tuple[int, int] = (0, 1)) -> dict[str, Any]:
         return range(i, k, n)
 
     c0, t0 = _cpu(), time.perf_counter()
-    rows = {s.name: [replicate(s, seed) for seed in seeds(reps)] for s in SCENARIOS}
-    # how much the figures owe to the coupling chosen: the rising and two-key curves
-    # again with every 七对 decided by play (0) or nearly all by the walls (0.9)
-    coupling = {
-        shared: {
-            s.name: [replicate(s, seed, shared=shared) for seed in seeds(reps // 2)]
+    out: dict[str, Any] = {"part": part, "sizes": sizes, "reps": sizes.reps}
+    if part in ("all", "edges"):
+        out["rows"] = {
+            s.name: [
+                replicate(s, seed)
+                for seed in seeds(sizes.edge_reps if s.name in EDGES else sizes.reps)
+            ]
             for s in SCENARIOS
-            if s.name in ("rising", "two keys")
+            if part == "all" or s.name in EDGES
         }
-        for shared in COUPLINGS
-    }
-    # how much the figures owe to the budget: the rising curve at the budget sized for
-    # the confirmation at the target's centre only (--budget auto before this session)
-    centre = [
-        replicate(SCENARIOS[0], seed, budget=centre_budget(seed)) for seed in seeds(reps // 5)
-    ]
-    return {
-        "reps": reps,
-        "rows": rows,
-        "coupling": coupling,
-        "centre": centre,
-        "cpu_seconds": _cpu() - c0,
-        "seconds": time.perf_counter() - t0,
-    }
+    if part == "all":
+        # how much the figures owe to the coupling chosen: the rising and two-key
+        # curves again with every 七对 decided by play (0) or nearly all by the walls
+        out["coupling"] = {
+            shared: {
+                s.name: [replicate(s, seed, shared=shared) for seed in seeds(sizes.reps // 2)]
+                for s in SCENARIOS
+                if s.name in ("rising", "two keys")
+            }
+            for shared in COUPLINGS
+        }
+        # how much the figures owe to the budget: the rising curve at the budget sized
+        # for the confirmation at the target's centre only (--budget auto before)
+        out["centre"] = [
+            replicate(SCENARIOS[0], seed, budget=centre_budget(seed))
+            for seed in seeds(sizes.reps // 5)
+        ]
+    if part in ("all", "size"):
+        out["size"] = {
+            s.name: [confirmation(s, seed) for seed in seeds(sizes.size_reps)]
+            for s in SCENARIOS
+            if s.name in EDGES
+        }
+    out["cpu_seconds"], out["seconds"] = _cpu() - c0, time.perf_counter() - t0
+    return out
+
+
+def _by_seed(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(rs, key=lambda r: r["seed"])
+
+
+def _joined(parts: Sequence[Mapping[str, Any]], key: str) -> dict[str, list[dict[str, Any]]]:
+    """Each curve's rows under ``key`` over the shards, by seed."""
+    return {k: _by_seed([r for p in parts for r in p[key][k]]) for k in parts[0][key]}
 
 
 def merged(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The shards of :func:`measure` as one: the rows by seed, the CPU seconds summed,
-    the wall seconds the longest shard's (they ran side by side)."""
-
-    def by_seed(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return sorted(rs, key=lambda r: r["seed"])
-
+    """The shards of :func:`measure` (one part) as one: the rows by seed, the CPU
+    seconds summed, the wall seconds the longest shard's (they ran side by side)."""
     first = parts[0]
-    return {
-        "reps": first["reps"],
-        "rows": {k: by_seed([r for p in parts for r in p["rows"][k]]) for k in first["rows"]},
-        "coupling": {
-            c: {k: by_seed([r for p in parts for r in p["coupling"][c][k]]) for k in v}
-            for c, v in first["coupling"].items()
-        },
-        "centre": by_seed([r for p in parts for r in p["centre"]]),
-        "cpu_seconds": sum(p["cpu_seconds"] for p in parts),
-        "seconds": max(p["seconds"] for p in parts),
-    }
+    out = {k: first[k] for k in ("part", "sizes", "reps")}
+    for key in ("rows", "size"):
+        if key in first:
+            out[key] = _joined(parts, key)
+    if "coupling" in first:
+        out["coupling"] = {c: _joined([p["coupling"] for p in parts], c) for c in first["coupling"]}
+    if "centre" in first:
+        out["centre"] = _by_seed([r for p in parts for r in p["centre"]])
+    out["cpu_seconds"] = sum(p["cpu_seconds"] for p in parts)
+    out["seconds"] = max(p["seconds"] for p in parts)
+    return out
 
 
-def run(quick: bool = False, reps: int | None = None, parts: Sequence[Mapping] = ()) -> dict:
-    """Every scenario ``reps`` times at ``--budget auto`` (or the shards ``parts``
-    measured already); the section and the rows."""
-    size = QUICK if quick else FULL
-    m = merged(parts) if parts else measure(reps or size.reps)
-    rows, coupling, centre, reps = m["rows"], m["coupling"], m["centre"], m["reps"]
-    cpu, seconds = m["cpu_seconds"], m["seconds"]
-    rising_rows, two = rows["rising"], rows["two keys"]
-    edge_rows = rows["lower edge"] + rows["upper edge"]
-    figures = {
-        "within": share(rising_rows, "within"),
-        "met_within": share(rising_rows, "met", where="within"),
-        "edge": share(edge_rows, "met", where="edge"),
-        "kept": share(two, "kept"),
-        "covers": share([r for rs in rows.values() for r in rs], "covers"),
-    }
+def run(
+    quick: bool = False,
+    reps: int | None = None,
+    parts: Sequence[Mapping] = (),
+    part: str = "all",
+) -> dict:
+    """``part`` of the study (:data:`PARTS`), ``reps`` replicates of it (or the shards
+    ``parts`` measured already); the section (for ``edges`` and ``size``, their lines of
+    it), the rows and the figures."""
+    m = merged(parts) if parts else measure(sizes_for(quick, reps, part), part=part)
+    part, cpu, seconds = m["part"], m["cpu_seconds"], m["seconds"]
+    rows, size = m.get("rows", {}), m.get("size", {})
+    figures: dict[str, Share] = {}
+    if rows:
+        figures["edge"] = share(rows["lower edge"] + rows["upper edge"], "met", where="edge")
+    if size:
+        figures["size"] = share(size["lower edge"] + size["upper edge"], "met")
+    if part == "all":
+        figures |= {
+            "within": share(rows["rising"], "within"),
+            "met_within": share(rows["rising"], "met", where="within"),
+            "kept": share(rows["two keys"], "kept"),
+            "covers": share([r for rs in rows.values() for r in rs], "covers"),
+        }
+        section = _section(m, figures)
+    elif part == "edges":
+        section = "\n".join(_edge_part(rows, figures["edge"], cpu, seconds)) + "\n"
+    else:
+        section = "\n".join(_size_lines(size, (cpu, seconds))) + "\n"
     return {
-        "section": _section(rows, figures, reps, cpu, seconds, coupling, centre),
+        "section": section,
+        "part": part,
         "rows": rows,
-        "coupling": coupling,
+        "size": size,
+        "coupling": m.get("coupling", {}),
         "figures": figures,
-        "reps": reps,
+        "reps": m["reps"],
+        "sizes": m["sizes"],
         "cpu_seconds": cpu,
         "seconds": seconds,
     }
 
 
 def _budgets(rows: Sequence[Mapping[str, Any]]) -> str:
-    b = [r["budget"] for r in rows]
     h = [r["hands"] for r in rows]
-    return f"{np.mean(b):,.0f} ({min(b):,}–{max(b):,}); hands {np.mean(h):,.0f}"
+    return f"{_budgets_only(rows)}; hands {np.mean(h):,.0f}"
 
 
 def _proposals(rows: Sequence[Mapping[str, Any]], key: str = "fan.qidui") -> str:
@@ -496,6 +607,101 @@ def _edges(rows: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
     ]
 
 
+def _curve_row(s: Scenario, r: Sequence[Mapping[str, Any]]) -> str:
+    """A truth curve's row of the per-curve table."""
+    return (
+        f"| {s.name}: {s.what} | {_budgets(r)} | {_proposals(r)} | "
+        f"{share(r, 'within').show()} | {share(r, 'met').show()} | "
+        f"{share(r, 'met', where='outside').show()} | {share(r, 'edge').show()} |"
+    )
+
+
+CURVES_HEAD = [
+    "| truth curve | `--budget auto`: mean (range); hands played or drawn, mean | "
+    "proposals (fan.qidui: count) | within | `met` | `met`, not within | at an edge |",
+    "|---|---|---|---|---|---|---|",
+]
+
+
+def _edge_part(
+    rows: Mapping[str, Sequence[Mapping[str, Any]]], edge: Share, cpu: float, seconds: float
+) -> list[str]:
+    """``--part edges``: the false `met` of the whole tune at the edges, its rows."""
+    reps = max(len(r) for r in rows.values())
+    return [
+        f"`python research/tune_calibration.py --part edges --reps {reps}` at commit "
+        f"{_commit()}: the whole tune on the two edge curves, seeds 0–{reps - 1}. "
+        f"False `met` (both edges): {edge.show()}, ≤ {100 * LEVEL:.0f} %: "
+        f"{verdict(edge, LEVEL, above=False)}. Time: {seconds:.0f} s wall clock, "
+        f"{cpu:.0f} CPU seconds.\n",
+        *_edges(rows),
+        "",
+        *CURVES_HEAD,
+        *(_curve_row(s, rows[s.name]) for s in SCENARIOS if s.name in rows),
+    ]
+
+
+@cache
+def _score_size(n: int, p0: float, lower: bool) -> float:
+    """The size at ``p0`` of Wilson's one-sided test at α on ``n`` independent wins (exact
+    binomial): the chance that its :data:`INTERVAL` interval's lower bound lies above
+    ``p0`` (``lower``), or its upper bound below: a lattice's and a skew's share."""
+    from scipy import stats as st
+
+    from mjlog.judgement import Z
+
+    half = Z * math.sqrt(n * p0 * (1 - p0))
+    if lower:
+        return float(st.binom.sf(math.floor(n * p0 + half), n, p0))
+    return float(st.binom.cdf(math.ceil(n * p0 - half) - 1, n, p0))
+
+
+def _size_lines(
+    size: Mapping[str, Sequence[Mapping[str, Any]]], time: tuple[float, float] | None = None
+) -> list[str]:
+    """The confirmation alone at each edge; with ``time`` (CPU and wall seconds), as
+    ``--part size`` prints it."""
+    lo, hi = size["lower edge"], size["upper edge"]
+    both = [*lo, *hi]
+    deff = np.array([r["deff"] for r in both])
+    ref = {  # over each confirmation's own count of wins: the lattice moves with it
+        name: np.mean([_score_size(int(r["wins"]), EDGES[name], name == "lower edge") for r in rs])
+        for name, rs in size.items()
+    }
+    how = (
+        f"`python research/tune_calibration.py --part size --reps {len(lo)}` at commit "
+        f"{_commit()}, `confirmation`"
+        if time
+        else "`confirmation`"
+    )
+    took = f" Time: {time[1]:.0f} s wall clock, {time[0]:.0f} CPU seconds." if time else ""
+    return [
+        f"The confirmation's test alone ({how}): per edge, {len(lo):,} "
+        f"confirmations (seeds 0–{len(lo) - 1:,}) drawn as the whole tune on the edge "
+        f"curve with that seed draws its confirmation (its `--budget auto`, "
+        f"{_budgets_only(both)}; the plan's confirmation matches, "
+        f"{np.mean([r['matches'] for r in both]):,.0f} on average, "
+        f"{np.mean([r['wins'] for r in both]):,.0f} wins, on the confirmation's own "
+        f"seed) for a proposal whose truth sits on the edge, and judged by "
+        f"`analysis.studies.tune.judge` (`met`: the {100 * INTERVAL:.0f} % interval "
+        f"inside [0.04, 0.06], a TOST at α = {100 * ALPHA:.0f} %). False `met` at "
+        f"V − T = 0.04: {share(lo, 'met').show()}; at V + T = 0.06: "
+        f"{share(hi, 'met').show()}; both: {share(both, 'met').show()}. A test of size "
+        f"α at the exact edge says `met` there {100 * ALPHA:.0f} % of the time by "
+        f"construction; Wilson's one-sided test on as many independent wins (each "
+        f"confirmation's count), exactly (binomial): {100 * ref['lower edge']:.2f} % at 0.04, "
+        f"{100 * ref['upper edge']:.2f} % at 0.06 (the count's lattice and skew). The "
+        f"design effect the interval estimated (unfloored): median "
+        f"{np.median(deff):.3f}, below 1 (so floored at 1, a wider interval) in "
+        f"{100 * np.mean(deff < 1):.0f} % of confirmations.{took}",
+    ]
+
+
+def _budgets_only(rows: Sequence[Mapping[str, Any]]) -> str:
+    b = [r["budget"] for r in rows]
+    return f"{np.mean(b):,.0f} ({min(b):,}–{max(b):,})"
+
+
 def _coupling(coupling: Mapping[float, Mapping[str, Sequence[Mapping[str, Any]]]]) -> list[str]:
     out = [
         f"How much the figures owe to the coupling (the share of 七对 the shared walls "
@@ -513,18 +719,24 @@ def _coupling(coupling: Mapping[float, Mapping[str, Sequence[Mapping[str, Any]]]
     return out
 
 
-def _section(rows, figures, reps, cpu, seconds, coupling, centre) -> str:
+def _section(m: Mapping[str, Any], figures: Mapping[str, Share]) -> str:
+    """The whole study's section, from :func:`measure`'s ``all``."""
+    rows, coupling, centre, sizes = m["rows"], m["coupling"], m["centre"], m["sizes"]
+    reps, edge_reps = sizes.reps, sizes.edge_reps
+    cpu, seconds = m["cpu_seconds"], m["seconds"]
     names = {
         "within": ("proposal truly within 0.05 ± 0.01 (rising)", 0.95, True),
         "met_within": ("`met` when the proposal is truly within (rising)", 0.80, True),
         "edge": ("false `met`, the proposal's truth exactly at V ± T (both edges)", LEVEL, False),
+        "size": ("false `met` at V ± T, the confirmation alone (both edges)", LEVEL, False),
         "kept": ("清一色 (moves nothing) kept at the rulebook's value (two keys)", 0.95, True),
     }
     lines = [
         "## Tune: does its proposal mean what it says? (issue 46)\n",
         f"`python research/tune_calibration.py` (`research/tune_calibration.py`). The "
         f"whole tune (analysis.studies.tune.Tuner: explore, race, least change, confirm) "
-        f"run {reps} times per truth curve (seeds 0–{reps - 1}), on emulated data: its "
+        f"run {reps} times per truth curve (seeds 0–{reps - 1}; the two edge curves "
+        f"{edge_reps} times, seeds 0–{edge_reps - 1}), on emulated data: its "
         f"runs are not played, their per-match figures are drawn from a known truth "
         f"curve of 七对's share of wins against `fan.qidui` (huangmei, "
         f"`--vary {QIDUI}`, the rulebook's 15, `--target '{TARGET}'`, `--trials "
@@ -545,19 +757,7 @@ def _section(rows, figures, reps, cpu, seconds, coupling, centre) -> str:
         lines.append(
             f"| {what} | {s.show()} | {sign} {100 * target:.0f} % | {verdict(s, target, above)} |"
         )
-    lines += [
-        "",
-        "| truth curve | `--budget auto`: mean (range); hands played or drawn, mean | "
-        "proposals (fan.qidui: count) | within | `met` | `met`, not within | at an edge |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for s in SCENARIOS:
-        r = rows[s.name]
-        lines.append(
-            f"| {s.name}: {s.what} | {_budgets(r)} | {_proposals(r)} | "
-            f"{share(r, 'within').show()} | {share(r, 'met').show()} | "
-            f"{share(r, 'met', where='outside').show()} | {share(r, 'edge').show()} |"
-        )
+    lines += ["", *CURVES_HEAD, *(_curve_row(s, rows[s.name]) for s in SCENARIOS)]
     two = rows["two keys"]
     lines += [
         "",
@@ -570,6 +770,8 @@ def _section(rows, figures, reps, cpu, seconds, coupling, centre) -> str:
         *_by_value(rows["rising"]),
         "",
         *_edges(rows),
+        "",
+        *_size_lines(m["size"]),
         "",
         *_coupling(coupling),
         "",
@@ -597,7 +799,19 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"{QUICK.reps} replicates a curve")
-    ap.add_argument("--reps", type=int, default=None, help=f"replicates a curve ({FULL.reps})")
+    ap.add_argument(
+        "--part",
+        choices=PARTS,
+        default="all",
+        help="the whole study, the whole tune on the edge curves, or the confirmation alone",
+    )
+    ap.add_argument(
+        "--reps",
+        type=int,
+        default=None,
+        help=f"replicates a curve ({FULL.reps}; the edge curves {FULL.edge_reps}); with "
+        f"--part size, confirmations an edge ({FULL.size_reps})",
+    )
     ap.add_argument(
         "--shard",
         metavar="I/N",
@@ -606,13 +820,13 @@ def main() -> None:
     ap.add_argument("--save", metavar="FILE", help="where --shard writes its replicates")
     ap.add_argument("--merge", nargs="+", metavar="FILE", help="the section from saved shards")
     args = ap.parse_args()
-    reps = args.reps or (QUICK if args.quick else FULL).reps
     if args.shard:
         i, n = (int(x) for x in args.shard.split("/"))
-        Path(args.save).write_bytes(pickle.dumps(measure(reps, (i, n))))
+        sizes = sizes_for(args.quick, args.reps, args.part)
+        Path(args.save).write_bytes(pickle.dumps(measure(sizes, (i, n), args.part)))
         return
     parts = [pickle.loads(Path(f).read_bytes()) for f in args.merge or ()]
-    print(run(quick=args.quick, reps=reps, parts=parts)["section"])
+    print(run(quick=args.quick, reps=args.reps, parts=parts, part=args.part)["section"])
 
 
 if __name__ == "__main__":
