@@ -60,5 +60,33 @@ def test_the_quick_study_counts_every_replicate(quick):
             assert 0.0 <= lo <= s.value <= hi <= 1.0
         else:
             assert math.isnan(s.value)
+    for name, rows in quick["size"].items():  # the confirmation alone, on the edge
+        assert [r["seed"] for r in rows] == list(range(tc.QUICK.size_reps))
+        assert all(math.isclose(r["truth"], tc.EDGES[name]) for r in rows)
+    assert f["size"].n == 2 * tc.QUICK.size_reps
     assert quick["section"].startswith("## Tune: does its proposal mean what it says?")
+    assert f"both: {f['size'].show()}" in quick["section"]
     assert f"({f['within'].k} of {reps})" in quick["section"]
+
+
+def test_the_edge_points_are_those_on_the_edge():
+    lower, upper = (next(s for s in tc.SCENARIOS if s.name == n) for n in tc.EDGES)
+    assert [p["fan.qidui"] for p in tc.edge_points(lower)] == [str(v) for v in range(25, 61, 5)]
+    assert [p["fan.qidui"] for p in tc.edge_points(upper)] == [str(v) for v in range(5, 41, 5)]
+
+
+@pytest.mark.parametrize("name", list(tc.EDGES))
+def test_the_confirmation_alone_is_the_whole_tunes(name):
+    # The size part draws the confirmation without the search: for the proposal the
+    # whole tune made on the same seed it must draw the very figures and verdict the
+    # tune's own confirmation drew (its budget, its matches, its seed).
+    s = next(s for s in tc.SCENARIOS if s.name == name)
+    r = tc.replicate(s, seed=1)
+    c = tc.confirmation(s, seed=1, point=r["best"])
+    assert (c["budget"], c["truth"], c["met"]) == (r["budget"], r["truth"], r["met"])
+    assert (c["value"], c["judged_lo"], c["judged_hi"]) == (
+        r["value"],
+        r["judged_lo"],
+        r["judged_hi"],
+    )
+    assert c["wins"] > 0.9 * c["matches"] * tc.HPM  # a win in 95 % of hands
