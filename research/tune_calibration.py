@@ -383,11 +383,11 @@ class Share:
         # Wilson's bounds at k = 0 or n are 0 and 1 exactly, up to rounding
         return min(float(lo), self.value), max(float(hi), self.value)
 
-    def show(self) -> str:
+    def show(self, digits: int = 1) -> str:
         if not self.n:
             return "— (0 replicates)"
-        lo, hi = self.interval
-        return f"{100 * self.value:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}] ({self.k} of {self.n})"
+        lo, hi = (f"{100 * b:.{digits}f}" for b in self.interval)
+        return f"{100 * self.value:.{digits}f} % [{lo}, {hi}] ({self.k:,} of {self.n:,})"
 
 
 def share(rows: Sequence[Mapping[str, Any]], field: str, where: str | None = None) -> Share:
@@ -411,7 +411,7 @@ class Sizes:
     size_reps: int  # confirmations alone per edge (--part size)
 
 
-FULL, QUICK = Sizes(500, 3000, 50_000), Sizes(6, 6, 200)
+FULL, QUICK = Sizes(500, 3000, 200_000), Sizes(6, 6, 200)
 PARTS = ("all", "edges", "size")
 """What a run measures: everything, the whole tune on the edge curves only, or the
 confirmation alone at each edge."""
@@ -447,7 +447,7 @@ def measure(sizes: Sizes, shard: tuple[int, int] = (0, 1), part: str = "all") ->
         return range(i, k, n)
 
     c0, t0 = _cpu(), time.perf_counter()
-    out: dict[str, Any] = {"part": part, "sizes": sizes, "reps": sizes.reps}
+    out: dict[str, Any] = {"part": part, "sizes": sizes, "reps": sizes.reps, "commit": _commit()}
     if part in ("all", "edges"):
         out["rows"] = {
             s.name: [
@@ -498,6 +498,7 @@ def merged(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     seconds summed, the wall seconds the longest shard's (they ran side by side)."""
     first = parts[0]
     out = {k: first[k] for k in ("part", "sizes", "reps")}
+    out["commit"] = first.get("commit", _commit())  # the code measured, not the merging one
     for key in ("rows", "size"):
         if key in first:
             out[key] = _joined(parts, key)
@@ -536,9 +537,9 @@ def run(
         }
         section = _section(m, figures)
     elif part == "edges":
-        section = "\n".join(_edge_part(rows, figures["edge"], cpu, seconds)) + "\n"
+        section = "\n".join(_edge_part(rows, figures["edge"], cpu, seconds, m["commit"])) + "\n"
     else:
-        section = "\n".join(_size_lines(size, (cpu, seconds))) + "\n"
+        section = "\n".join(_size_lines(size, (cpu, seconds, m["commit"]))) + "\n"
     return {
         "section": section,
         "part": part,
@@ -624,13 +625,17 @@ CURVES_HEAD = [
 
 
 def _edge_part(
-    rows: Mapping[str, Sequence[Mapping[str, Any]]], edge: Share, cpu: float, seconds: float
+    rows: Mapping[str, Sequence[Mapping[str, Any]]],
+    edge: Share,
+    cpu: float,
+    seconds: float,
+    commit: str,
 ) -> list[str]:
     """``--part edges``: the false `met` of the whole tune at the edges, its rows."""
     reps = max(len(r) for r in rows.values())
     return [
         f"`python research/tune_calibration.py --part edges --reps {reps}` at commit "
-        f"{_commit()}: the whole tune on the two edge curves, seeds 0–{reps - 1}. "
+        f"{commit}: the whole tune on the two edge curves, seeds 0–{reps - 1}. "
         f"False `met` (both edges): {edge.show()}, ≤ {100 * LEVEL:.0f} %: "
         f"{verdict(edge, LEVEL, above=False)}. Time: {seconds:.0f} s wall clock, "
         f"{cpu:.0f} CPU seconds.\n",
@@ -657,10 +662,10 @@ def _score_size(n: int, p0: float, lower: bool) -> float:
 
 
 def _size_lines(
-    size: Mapping[str, Sequence[Mapping[str, Any]]], time: tuple[float, float] | None = None
+    size: Mapping[str, Sequence[Mapping[str, Any]]], time: tuple[float, float, str] | None = None
 ) -> list[str]:
-    """The confirmation alone at each edge; with ``time`` (CPU and wall seconds), as
-    ``--part size`` prints it."""
+    """The confirmation alone at each edge; with ``time`` (CPU and wall seconds, the
+    commit measured), as ``--part size`` prints it."""
     lo, hi = size["lower edge"], size["upper edge"]
     both = [*lo, *hi]
     deff = np.array([r["deff"] for r in both])
@@ -670,7 +675,7 @@ def _size_lines(
     }
     how = (
         f"`python research/tune_calibration.py --part size --reps {len(lo)}` at commit "
-        f"{_commit()}, `confirmation`"
+        f"{time[2]}, `confirmation`"
         if time
         else "`confirmation`"
     )
@@ -685,8 +690,8 @@ def _size_lines(
         f"seed) for a proposal whose truth sits on the edge, and judged by "
         f"`analysis.studies.tune.judge` (`met`: the {100 * INTERVAL:.0f} % interval "
         f"inside [0.04, 0.06], a TOST at α = {100 * ALPHA:.0f} %). False `met` at "
-        f"V − T = 0.04: {share(lo, 'met').show()}; at V + T = 0.06: "
-        f"{share(hi, 'met').show()}; both: {share(both, 'met').show()}. A test of size "
+        f"V − T = 0.04: {_against(share(lo, 'met'))}; at V + T = 0.06: "
+        f"{_against(share(hi, 'met'))}; both: {_against(share(both, 'met'))}. A test of size "
         f"α at the exact edge says `met` there {100 * ALPHA:.0f} % of the time by "
         f"construction; Wilson's one-sided test on as many independent wins (each "
         f"confirmation's count), exactly (binomial): {100 * ref['lower edge']:.2f} % at 0.04, "
@@ -695,6 +700,12 @@ def _size_lines(
         f"{np.median(deff):.3f}, below 1 (so floored at 1, a wider interval) in "
         f"{100 * np.mean(deff < 1):.0f} % of confirmations.{took}",
     ]
+
+
+def _against(s: Share) -> str:
+    """A false `met` share to two decimals (many draws resolve a tenth of a point) and
+    whether it is shown at most :data:`LEVEL`."""
+    return f"{s.show(2)}, ≤ {100 * LEVEL:.0f} %: {verdict(s, LEVEL, above=False)}"
 
 
 def _budgets_only(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -745,7 +756,7 @@ def _section(m: Mapping[str, Any], figures: Mapping[str, Share]) -> str:
         f"`--budget auto` throughout, sized as `mjlog tune` sizes it (an emulated "
         f"{sizing.PILOT_HANDS}-hand pilot of the rules as they are, "
         f"sizing.auto_budget, at most {MAX_HANDS:,}). Each share with its 95 % Wilson "
-        f"interval over the replicates. Measured at commit {_commit()}. {STATE} "
+        f"interval over the replicates. Measured at commit {m['commit']}. {STATE} "
         f"Time: {seconds:.0f} s wall clock, {cpu:.0f} CPU seconds on {os.cpu_count()} "
         f"cores (load average {os.getloadavg()[0]:.1f} at the end).\n",
         "| figure | share [95 % CI] (replicates) | target | |",
@@ -755,7 +766,7 @@ def _section(m: Mapping[str, Any], figures: Mapping[str, Share]) -> str:
         s = figures[k]
         sign = "≥" if above else "≤"
         lines.append(
-            f"| {what} | {s.show()} | {sign} {100 * target:.0f} % | {verdict(s, target, above)} |"
+            f"| {what} | {s.show(2 if k == 'size' else 1)} | {sign} {100 * target:.0f} % | {verdict(s, target, above)} |"
         )
     lines += ["", *CURVES_HEAD, *(_curve_row(s, rows[s.name]) for s in SCENARIOS)]
     two = rows["two keys"]

@@ -65,7 +65,7 @@ def test_the_quick_study_counts_every_replicate(quick):
         assert all(math.isclose(r["truth"], tc.EDGES[name]) for r in rows)
     assert f["size"].n == 2 * tc.QUICK.size_reps
     assert quick["section"].startswith("## Tune: does its proposal mean what it says?")
-    assert f"both: {f['size'].show()}" in quick["section"]
+    assert f"both: {f['size'].show(2)}" in quick["section"]
     assert f"({f['within'].k} of {reps})" in quick["section"]
 
 
