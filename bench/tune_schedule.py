@@ -16,6 +16,7 @@ fraction of the workers' time busy in that schedule. Wall-clock figures of this
 run are shown too, for what the load leaves of them.
 
     python bench/tune_schedule.py [--quick] [--workers 2] [--out DIR]
+    python bench/tune_schedule.py --balance 4000    # mjlog balance yuxi --hands 4000
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class Calls:
     def __init__(self) -> None:
         self.spans: list[tuple[float, float, list[str]]] = []
         self.cpu_inside = 0.0
+        self.depth = 0  # simulate_runs calls simulate for one run: time the outer call
 
     def hook(self) -> None:
         import simulate.runner as runner
@@ -86,12 +88,15 @@ class Calls:
     def _wrap(self, fn, name):
         def timed(*a, **k):
             c0, t0 = time.process_time(), time.monotonic()
+            self.depth += 1
             try:
                 return fn(*a, **k)
             finally:
-                self.cpu_inside += time.process_time() - c0
-                runs = [str(a[1])] if name == "simulate" else [str(r[1]) for r in a[0]]
-                self.spans.append((t0, time.monotonic(), runs))
+                self.depth -= 1
+                if not self.depth:
+                    self.cpu_inside += time.process_time() - c0
+                    runs = [str(a[1])] if name == "simulate" else [str(j.out) for j in a[0]]
+                    self.spans.append((t0, time.monotonic(), runs))
 
         return timed
 
@@ -135,6 +140,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out")
+    ap.add_argument("--balance", type=int, metavar="HANDS", help="time mjlog balance instead")
     o = ap.parse_args()
     budget, trials = (480, 4) if o.quick else (8000, 16)
     LOG.unlink(missing_ok=True)
@@ -145,7 +151,10 @@ def main() -> None:
     _hook_phases(phases)
     out = o.out or tempfile.mkdtemp(prefix="tune-schedule-")
     args = [*ARGS, "--budget", str(budget), "--trials", str(trials)]
-    args += ["--workers", str(o.workers), "--out", f"{out}/tune"]
+    if o.balance:
+        args = ["balance", "yuxi", "--hands", str(o.balance), "--seed", "2026", "--quiet"]
+        args += ["--format", "json"]
+    args += ["--workers", str(o.workers), "--out", f"{out}/study"]
     from click.testing import CliRunner
 
     from mjlog.cli import main as cli
@@ -175,7 +184,7 @@ def main() -> None:
     print(
         json.dumps(
             {
-                "answer": json.loads(got.output)["best"],
+                "answer": json.loads(got.output).get("best" if not o.balance else "compensation"),
                 "runner_calls": len(calls.spans),
                 "shards": len(rows),
                 "shard_cpu": round(shard_cpu, 2),

@@ -205,7 +205,10 @@ class RunJob:
 
 
 def simulate_runs(
-    jobs: Sequence[RunJob], workers: int | None = None, scheduler: str | None = None
+    jobs: Sequence[RunJob],
+    workers: int | None = None,
+    scheduler: str | None = None,
+    on_run: Callable[[int, dict], None] | None = None,
 ) -> list[dict]:
     """Play several runs at once: every shard of every run to one pool of ``workers``
     local processes (or to the dask.distributed ``scheduler``), so that the workers
@@ -213,6 +216,8 @@ def simulate_runs(
     each. Each run is written, resumed and verified as :func:`simulate` writes it
     (the same bytes: its shards depend on the run alone); returns each run's
     manifest, in order. No progress is shown (a study's own lines say it).
+    ``on_run(i, manifest)`` is told as soon as run ``i`` is complete (its manifest
+    written), while the others still play: a study reads it meanwhile.
 
     >>> import tempfile
     >>> d = Path(tempfile.mkdtemp())
@@ -223,44 +228,39 @@ def simulate_runs(
     """
     if len({Path(j.out).resolve() for j in jobs}) < len(jobs):
         raise MjlogError("simulate_runs: two runs share a directory")
+    told = on_run or (lambda _i, _manifest: None)
     if len(jobs) == 1:
         j = jobs[0]
-        return [simulate(j.spec, j.out, workers, False, scheduler, settle_from=j.settle_from)]
+        made = simulate(j.spec, j.out, workers, False, scheduler, settle_from=j.settle_from)
+        told(0, made)
+        return [made]
     with ExitStack() as stack:
         runs = [_OpenRun(j.spec, j.out, j.settle_from, None, stack) for j in jobs]
+        for i, r in enumerate(runs):
+            if r.manifest is not None:
+                told(i, r.manifest)
         live = [r for r in runs if r.manifest is None]
-        tasks = [(r, shard, a, b) for r in live for shard, a, b in r.todo]
+        left = {id(r): len(r.todo) for r in live}
+
+        def placed(r: _OpenRun, shard: int, entries=None, settled: bool = False) -> None:
+            r.finished(shard, entries, settled)
+            left[id(r)] -= 1
+            if not left[id(r)]:  # its last shard: the run is complete
+                told(runs.index(r), r.close())
+
+        for r in live:
+            if not left[id(r)]:  # every shard verified on disk: only its manifest left
+                told(runs.index(r), r.close())
         try:
-            if scheduler:
-                run_many_on_dask(
-                    scheduler,
-                    [
-                        (r.spec, r.out, list(r.todo), partial(play_shard, settle_from=r.donor))
-                        for r in live
-                    ],
-                    lambda i, shard, settled: live[i].finished(shard, settled=settled),
-                )
-            elif min(workers or default_workers(), len(tasks)) <= 1:
-                for r, shard, a, b in tasks:
-                    entries, _, settled = play_shard(
-                        r.spec, r.out, shard, a, b, settle_from=r.donor
-                    )
-                    r.finished(shard, entries, settled)
-            elif tasks:
-                _run_local(
-                    [(r.spec, r.out, s, a, b, r.donor) for r, s, a, b in tasks],
-                    min(workers or default_workers(), len(tasks)),
-                    _Silent(),
-                    lambda i, shard, entries, settled: tasks[i][0].finished(
-                        shard, entries, settled
-                    ),
-                )
+            _play_runs(live, workers, scheduler, placed)
         except KeyboardInterrupt:
             if not scheduler:
                 for r in live:
                     clean_shards(r.out, r.shards)
             done = sum(_complete(r.spec, r.out, r.shards) for r in runs)
-            raise RunInterrupted(done, sum(len(r.shards) for r in runs), live[0].out) from None
+            raise RunInterrupted(
+                done, sum(len(r.shards) for r in runs), (live or runs)[0].out
+            ) from None
         except BrokenProcessPool:
             for r in live:
                 clean_shards(r.out, r.shards)
@@ -269,6 +269,35 @@ def simulate_runs(
                 "shards are kept: rerun the same command to finish the runs"
             ) from None
         return [r.close() for r in runs]
+
+
+def _play_runs(
+    live: Sequence[_OpenRun],
+    workers: int | None,
+    scheduler: str | None,
+    placed: Callable[..., None],
+) -> None:
+    """Every shard left of the runs ``live``, on the cluster or one local pool, in
+    order; ``placed(run, shard, entries, settled)`` as each is in place."""
+    tasks = [(r, shard, a, b) for r in live for shard, a, b in r.todo]
+    workers = min(workers or default_workers(), len(tasks))
+    if scheduler:
+        run_many_on_dask(
+            scheduler,
+            [(r.spec, r.out, list(r.todo), partial(play_shard, settle_from=r.donor)) for r in live],
+            lambda i, shard, settled: placed(live[i], shard, settled=settled),
+        )
+    elif workers <= 1:
+        for r, shard, a, b in tasks:
+            entries, _, settled = play_shard(r.spec, r.out, shard, a, b, settle_from=r.donor)
+            placed(r, shard, entries, settled)
+    elif tasks:
+        _run_local(
+            [(r.spec, r.out, s, a, b, r.donor) for r, s, a, b in tasks],
+            workers,
+            _Silent(),
+            lambda i, shard, entries, settled: placed(tasks[i][0], shard, entries, settled),
+        )
 
 
 class _Silent:
@@ -322,6 +351,7 @@ class _OpenRun:
         self.claim.record(shard, self.good[shard], self.made.get(shard))
 
     def close(self) -> dict:
+        """The run's manifest, written once its shards are all in place."""
         if self.manifest is None:
             entries = [e for shard, _a, _b in self.shards for e in self.good[shard]]
             made = self.made

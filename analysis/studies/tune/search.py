@@ -191,9 +191,15 @@ class Tuner(Study[Plan, TuneJournal]):
         self, asked: Sequence[tuple[str, Mapping[str, Any], int, int, Sequence[str] | None]]
     ) -> list[Measured]:
         """Several runs (name, point, seed, matches, line-up) played side by side
-        (:meth:`Study._runs`), then each measured."""
-        self._runs([(n, _sets(self.plan, p), seed, m, a) for n, p, seed, m, a in asked])
-        return [self._counted(n, self._measure(n, self.metrics)) for n, *_ in asked]
+        (:meth:`Study._runs`), each measured as soon as it is complete, while the
+        others play (the study's reading overlaps the workers' playing)."""
+        got: dict[str, Measured] = {}
+
+        def read(name: str) -> None:
+            got[name] = self._measure(name, self.metrics)
+
+        self._runs([(n, _sets(self.plan, p), seed, m, a) for n, p, seed, m, a in asked], read)
+        return [self._counted(n, got[n]) for n, *_ in asked]
 
     def _point(self, trial: Trial) -> dict[str, Any]:
         table = keys(self.plan.variant)

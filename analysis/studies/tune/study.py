@@ -154,17 +154,23 @@ class Study(Generic[P, J]):
         hands settled, as the runner's manifest says."""
         return self._runs([(name, sets, seed, matches, agents)])[0]
 
-    def _runs(self, asked: Sequence[RunAsked]) -> list[Path]:
+    def _runs(
+        self, asked: Sequence[RunAsked], done: Callable[[str], None] | None = None
+    ) -> list[Path]:
         """Play (or finish) several runs (each as :meth:`_run` takes one) side by
         side: every shard of every one to the same workers, so that none waits for
-        the last shard of a run (issue 48). A line-up that never reads money plays
-        them one after another instead, each free to settle from those before it."""
+        the last shard of a run (issue 48). ``done(name)`` as each run is complete,
+        while the others play (the study reads it meanwhile; the journal says how
+        each was made once all are). A line-up that never
+        reads money plays them one after another instead, each free to settle from
+        those before it."""
         specs = [self._spec(*a) for a in asked]
+        runs = [(a[0], spec) for a, spec in zip(asked, specs, strict=True)]
         if self.settle and any(money_blind(make_agents(s.agents)) for s in specs):
-            for (name, *_), spec in zip(asked, specs, strict=True):
-                self._simulate([(name, spec)])
+            for run in runs:
+                self._simulate([run], done)
         else:
-            self._simulate([(a[0], spec) for a, spec in zip(asked, specs, strict=True)])
+            self._simulate(runs, done)
         return [self.out / a[0] for a in asked]
 
     def _spec(
@@ -186,9 +192,11 @@ class Study(Generic[P, J]):
             hands_per_shard=study_shard_hands(matches, self.plan.hands_per_match),
         )
 
-    def _simulate(self, runs: Sequence[tuple[str, RunSpec]]) -> None:
+    def _simulate(
+        self, runs: Sequence[tuple[str, RunSpec]], done: Callable[[str], None] | None = None
+    ) -> None:
         """Play ``runs`` (name, spec) together, each settled from a donor when it may
-        be, and journal how each was made."""
+        be, and journal how each was made (``done(name)`` as each is complete)."""
         jobs, donors = [], []
         for name, spec in runs:
             run = self.out / name
@@ -197,7 +205,14 @@ class Study(Generic[P, J]):
             donor = self._donor(spec, name) if self.settle else None
             donors.append(donor)
             jobs.append(RunJob(spec, run, self.out / donor if donor else None))
-        manifests = simulate_runs(jobs, workers=self.workers, scheduler=self.scheduler)
+        manifests = simulate_runs(
+            jobs,
+            workers=self.workers,
+            scheduler=self.scheduler,
+            on_run=None if done is None else lambda i, _manifest: done(runs[i][0]),
+        )
+        # journaled in the order asked, not as they finished: the same journal
+        # whatever the workers
         for (name, _), donor, manifest in zip(runs, donors, manifests, strict=True):
             # as the runner made it: a shard that did not settle was played, and a run
             # none of whose shards settled is a played run (and may be a donor itself)
