@@ -11,7 +11,8 @@ process on ``--workers`` local workers and records:
 then says what a quiet machine of ``--workers`` cores would take: the parent's
 serial CPU plus, for each call of the runner, the makespan of its shards' CPU
 dealt to the workers in the order the runner submits them (a free worker takes the
-next). ``ratio`` is that against the ideal ``CPU ÷ workers``; ``busy`` is the
+next), or when longer its shards' CPU and the parent's meanwhile over the workers
+(the parent reads a run while the others play: it shares the cores). ``ratio`` is that against the ideal ``CPU ÷ workers``; ``busy`` is the
 fraction of the workers' time busy in that schedule. Wall-clock figures of this
 run are shown too, for what the load leaves of them.
 
@@ -67,7 +68,7 @@ class Calls:
     """The runner's calls: each one's wall span and the parent's CPU inside it."""
 
     def __init__(self) -> None:
-        self.spans: list[tuple[float, float, list[str]]] = []
+        self.spans: list[tuple[float, list[str]]] = []  # (parent CPU inside, runs)
         self.cpu_inside = 0.0
         self.depth = 0  # simulate_runs calls simulate for one run: time the outer call
 
@@ -87,16 +88,17 @@ class Calls:
 
     def _wrap(self, fn, name):
         def timed(*a, **k):
-            c0, t0 = time.process_time(), time.monotonic()
+            c0 = time.process_time()
             self.depth += 1
             try:
                 return fn(*a, **k)
             finally:
                 self.depth -= 1
                 if not self.depth:
-                    self.cpu_inside += time.process_time() - c0
+                    cpu = time.process_time() - c0
+                    self.cpu_inside += cpu
                     runs = [str(a[1])] if name == "simulate" else [str(j.out) for j in a[0]]
-                    self.spans.append((t0, time.monotonic(), runs))
+                    self.spans.append((cpu, runs))
 
         return timed
 
@@ -173,10 +175,11 @@ def main() -> None:
     shard_cpu = sum(r["cpu"] for r in rows)
     serial = parent - calls.cpu_inside
     spans = 0.0
-    for _t0, _t1, runs in calls.spans:
-        # the runner submits each run's shards in order, the runs in order
+    for inside, runs in calls.spans:
+        # the runner submits each run's shards in order, the runs in order; the
+        # parent's own CPU meanwhile (reading the runs done) shares the same cores
         cpus = [r["cpu"] for run in runs for r in sorted(by_run[run], key=lambda r: r["shard"])]
-        spans += makespan(cpus, o.workers)
+        spans += max(makespan(cpus, o.workers), (sum(cpus) + inside) / o.workers)
     ideal_cpu = shard_cpu + parent
     model = serial + spans
     ideal = ideal_cpu / o.workers
