@@ -415,21 +415,9 @@ class Tuner(Study[Plan, TuneJournal]):
         )
         return ks, f
 
-    def nearer(self, best: int | None = None) -> list[int]:
-        """The best explored trial (by the pooled fit, unless ``best`` names it) with
-        each changed key put back at the rulebook's value, one key at a time, played on
-        the shared walls when not tried yet: the candidates that say whether the
-        targets need that key moved at all."""
-        j = self.journal
-        if best is None:
-            ks, f = self.fit(self.explored)  # not the nearer ones of a resumed tune
-            best = min(range(len(ks)), key=lambda i: (f.loss(self.plan.targets, i), ks[i]))
-            best = ks[best]
-        points = self._nearer_points(self._point(j.trials[best]))
-        return self._trials_of(points, ["nearer the rulebook"] * len(points))
-
     def _nearer_points(self, point: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """``point`` with each changed key put back at the rulebook's value, one at a time."""
+        """``point`` with each changed key put back at the rulebook's value, one key at a
+        time: the candidates that say whether the targets need that key moved at all."""
         out = []
         for v in self.plan.vary:
             if point[v.key] != self.rulebook[v.key]:
@@ -490,7 +478,7 @@ class Tuner(Study[Plan, TuneJournal]):
         """The candidates the pooled fit of every explored trial points to
         (:meth:`fit`, :meth:`_field`: never a trial's own noisy figure), each with the
         keys no target responds to put back at the rulebook's value (:meth:`held`),
-        the rules as they are and the best one nearer them (:meth:`nearer`), played
+        the rules as they are and the best one nearer them (:meth:`_nearer_points`), played
         again on fresh shared walls: the race's whole quarter of the budget, in one
         round or two (the second skipped when one candidate has the lowest loss in
         95 % of paired bootstrap resamples). Ranked on the race's own hands only (the
