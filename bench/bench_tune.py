@@ -8,6 +8,7 @@ this machine; its trials, hands, wall-clock time, and what it proposed.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -57,17 +58,25 @@ def run(quick: bool = False) -> dict:
     budget, trials = (480, 4) if quick else (8000, 16)
     args = [*ARGS, "--budget", str(budget), "--trials", str(trials)]
     with tempfile.TemporaryDirectory() as d:
+        load = [os.getloadavg()[0]]
         local, local_s, local_cpu = _timed(
             [*args, "--workers", str(WORKERS), "--out", f"{d}/local"]
         )
+        load.append(os.getloadavg()[0])
         from distributed import LocalCluster
 
+        # the cluster's worker processes are this process's children: their CPU is
+        # counted once the cluster is closed (their start-up included)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         with LocalCluster(
             n_workers=WORKERS, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster:
             there, dask_s, _ = _timed(
                 [*args, "--scheduler", cluster.scheduler_address, "--out", f"{d}/dask"]
             )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        dask_cpu = sum(getattr(after, f) - getattr(before, f) for f in ("ru_utime", "ru_stime"))
+        load.append(os.getloadavg()[0])
     same = there == local
     shown = [a for a in args if a not in ("--quiet", "--format", "json")]
 
@@ -83,11 +92,17 @@ def run(quick: bool = False) -> dict:
         f"`mjlog {' '.join(shown)} --out DIR` (two keys, two targets, strategic in every "
         f"seat): {len(local['trials'])} trials, {len(local['race'])} race round(s), "
         f"{local['hands']} hands in all.\n\n"
-        "| where | wall clock | CPU seconds | hands/s |\n|---|---|---|---|\n"
+        "| where | wall clock | CPU seconds | wall ÷ (CPU ÷ workers) | hands/s |\n"
+        "|---|---|---|---|---|\n"
         f"| {WORKERS} local workers | {local_s:.1f} s | {local_cpu:.0f} | "
-        f"{local['hands'] / local_s:.0f} |\n"
-        f"| dask LocalCluster, {WORKERS} worker processes | {dask_s:.1f} s | — | "
-        f"{there['hands'] / dask_s:.0f} |\n\n"
+        f"{local_s / (local_cpu / WORKERS):.2f} | {local['hands'] / local_s:.0f} |\n"
+        f"| dask LocalCluster, {WORKERS} worker processes | {dask_s:.1f} s | "
+        f"{dask_cpu:.0f} (the cluster's start-up included) | "
+        f"{dask_s / (dask_cpu / WORKERS):.2f} | {there['hands'] / dask_s:.0f} |\n\n"
+        f"Load average (1 min) at the start, between the two and at the end: "
+        + ", ".join(f"{x:.1f}" for x in load)
+        + f" on {os.cpu_count()} cores (the machine is shared: above 2, other jobs "
+        "shared the cores and the wall clock says more about them than about the tune).\n\n"
         f"The same answer on both: {'yes' if same else 'NO'}. Proposed: "
         + ", ".join(f"`{k}={v}` (was {local['before'][k]})" for k, v in local["best"].items())
         + f"; on fresh walls (seed {local['confirm_seed']}):\n\n"

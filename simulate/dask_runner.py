@@ -92,15 +92,28 @@ def run_on_dask(
 
     Ctrl-C cancels the tasks not yet started; running ones finish their shard.
     """
-    if not todo_shards:
+    run_many_on_dask(
+        address,
+        [(spec, out, todo_shards, play)],
+        lambda _run, shard, settled: on_done(shard, settled),
+    )
+
+
+def run_many_on_dask(
+    address: str,
+    runs: Sequence[tuple[object, str | os.PathLike, Sequence[tuple[int, int, int]], Callable]],
+    on_done: Callable[[int, int, bool], None],
+) -> None:
+    """Every shard of several runs ((spec, out, shards, play) each, as
+    :func:`run_on_dask` takes one) submitted to the cluster at once, through one
+    client: ``on_done(run, shard, settled)`` as each finishes (``run``: its index)."""
+    if not any(todo for _spec, _out, todo, _play in runs):
         return
     require("distributed", "dask", "--scheduler")
     from distributed import Client, as_completed
     from distributed.client import FutureCancelledError
     from distributed.scheduler import KilledWorker
 
-    out = str(Path(out).resolve())
-    rid = spec.run_id
     try:
         client = Client(
             check_address(address), timeout=f"{CONNECT_TIMEOUT:g}s", set_as_default=False
@@ -108,22 +121,28 @@ def run_on_dask(
     except (OSError, TimeoutError) as e:
         raise MjlogError(f"cannot reach the dask scheduler at {address}: {e}") from None
     futures = []
+    which = {}
     try:
-        futures = [
-            client.submit(
-                _dask_shard,
-                play,
-                spec,
-                out,
-                s,
-                a,
-                b,
-                rid,
-                pure=False,
-                key=f"mjlog-{rid}-{spec.hands_per_shard}-shard-{s:05d}",
-            )
-            for s, a, b in todo_shards
-        ]
+        for i, (spec, out, todo, play) in enumerate(runs):
+            rid = spec.run_id  # type: ignore[attr-defined]
+            for s, a, b in todo:
+                fut = client.submit(
+                    _dask_shard,
+                    play,
+                    spec,
+                    str(Path(out).resolve()),
+                    s,
+                    a,
+                    b,
+                    rid,
+                    pure=False,
+                    # one task per shard: two runs of one spec in one call kept apart
+                    key=f"mjlog-{rid}-{spec.hands_per_shard}"  # type: ignore[attr-defined]
+                    + (f"-run-{i}" if len(runs) > 1 else "")
+                    + f"-shard-{s:05d}",
+                )
+                which[fut.key] = i
+                futures.append(fut)
         for fut in as_completed(futures, loop=client.loop):
             try:
                 shard, settled = fut.result()
@@ -137,7 +156,7 @@ def run_on_dask(
                     "a shard's task was cancelled on the dask cluster; rerun "
                     "the same command to finish"
                 ) from None
-            on_done(shard, settled)
+            on_done(which[fut.key], shard, settled)
     except BaseException:
         client.cancel(futures)
         raise

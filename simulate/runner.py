@@ -27,7 +27,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ from mjlog.resettle import NotResettled
 from mjlog.rundir import RunClaim
 from mjlog.schema import TABLES
 from simulate.agents import make_agents
-from simulate.dask_runner import run_on_dask
+from simulate.dask_runner import run_many_on_dask, run_on_dask
 from simulate.resettled import donor_problem, resettled_hands
 from simulate.spec import HANDS_PER_SHARD, RunSpec
 
@@ -174,38 +175,192 @@ def simulate(
     (:func:`settled_shards`); a shard that did not settle was played and is not
     listed.
     """
-    out = Path(out)
-    shards = spec.shards()
-    donor = donor_id = None
-    if settle_from is not None:
-        donor = str(Path(settle_from).resolve())
-        why = donor_problem(spec, donor)
-        if why is not None:
-            raise MjlogError(f"{settle_from}: cannot stand for the play of {out}: {why}")
-        donor_id = str(read_manifest(donor)["run_id"])
-    with RunClaim(out, spec.run_id, layout_text(spec.layout()), inside=inside) as claim:
-        done_before = _finished_run(spec, out, shards)
-        if done_before is not None:
-            return done_before
-        clean_shards(out, shards)
-        good = verified_shards(spec, out, shards, claim.journal())
+    with ExitStack() as stack:
+        run = _OpenRun(spec, out, settle_from, inside, stack)
+        if run.manifest is not None:
+            return run.manifest
+        play_shards(
+            spec,
+            run.out,
+            run.shards,
+            run.todo,
+            workers,
+            progress,
+            scheduler,
+            desc,
+            run.finished,
+            run.donor,
+        )
+        return run.close()
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """One run of :func:`simulate_runs`: its spec, its directory, and the finished run
+    whose play it may reuse (``settle_from``, as :func:`simulate`'s)."""
+
+    spec: RunSpec
+    out: Path
+    settle_from: Path | None = None
+
+
+def simulate_runs(
+    jobs: Sequence[RunJob],
+    workers: int | None = None,
+    scheduler: str | None = None,
+    on_run: Callable[[int, dict], None] | None = None,
+) -> list[dict]:
+    """Play several runs at once: every shard of every run to one pool of ``workers``
+    local processes (or to the dask.distributed ``scheduler``), so that the workers
+    stay busy to the last shard of the last run rather than waiting at the end of
+    each. Each run is written, resumed and verified as :func:`simulate` writes it
+    (the same bytes: its shards depend on the run alone); returns each run's
+    manifest, in order. No progress is shown (a study's own lines say it).
+    ``on_run(i, manifest)`` is told as soon as run ``i`` is complete (its manifest
+    written), while the others still play: a study reads it meanwhile.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> jobs = [RunJob(RunSpec.build("yuxi", seed, 2, 2, ["greedy"]), d / str(seed))
+    ...         for seed in (1, 2)]
+    >>> [m["seed"] for m in simulate_runs(jobs, workers=1)]
+    [1, 2]
+    """
+    if len({Path(j.out).resolve() for j in jobs}) < len(jobs):
+        raise MjlogError("simulate_runs: two runs share a directory")
+    told = on_run or (lambda _i, _manifest: None)
+    if len(jobs) == 1:
+        j = jobs[0]
+        made = simulate(j.spec, j.out, workers, False, scheduler, settle_from=j.settle_from)
+        told(0, made)
+        return [made]
+    with ExitStack() as stack:
+        runs = [_OpenRun(j.spec, j.out, j.settle_from, None, stack) for j in jobs]
+        for i, r in enumerate(runs):
+            if r.manifest is not None:
+                told(i, r.manifest)
+        live = [r for r in runs if r.manifest is None]
+        left = {id(r): len(r.todo) for r in live}
+
+        def placed(r: _OpenRun, shard: int, entries=None, settled: bool = False) -> None:
+            r.finished(shard, entries, settled)
+            left[id(r)] -= 1
+            if not left[id(r)]:  # its last shard: the run is complete
+                told(runs.index(r), r.close())
+
+        for r in live:
+            if not left[id(r)]:  # every shard verified on disk: only its manifest left
+                told(runs.index(r), r.close())
+        try:
+            _play_runs(live, workers, scheduler, placed)
+        except KeyboardInterrupt:
+            if not scheduler:
+                for r in live:
+                    clean_shards(r.out, r.shards)
+            done = sum(_complete(r.spec, r.out, r.shards) for r in runs)
+            raise RunInterrupted(
+                done, sum(len(r.shards) for r in runs), (live or runs)[0].out
+            ) from None
+        except BrokenProcessPool:
+            for r in live:
+                clean_shards(r.out, r.shards)
+            raise MjlogError(
+                "a worker process died (killed, or out of memory); the complete "
+                "shards are kept: rerun the same command to finish the runs"
+            ) from None
+        return [r.close() for r in runs]
+
+
+def _play_runs(
+    live: Sequence[_OpenRun],
+    workers: int | None,
+    scheduler: str | None,
+    placed: Callable[..., None],
+) -> None:
+    """Every shard left of the runs ``live``, on the cluster or one local pool, in
+    order; ``placed(run, shard, entries, settled)`` as each is in place."""
+    tasks = [(r, shard, a, b) for r in live for shard, a, b in r.todo]
+    workers = min(workers or default_workers(), len(tasks))
+    if scheduler:
+        run_many_on_dask(
+            scheduler,
+            [(r.spec, r.out, list(r.todo), partial(play_shard, settle_from=r.donor)) for r in live],
+            lambda i, shard, settled: placed(live[i], shard, settled=settled),
+        )
+    elif workers <= 1:
+        for r, shard, a, b in tasks:
+            entries, _, settled = play_shard(r.spec, r.out, shard, a, b, settle_from=r.donor)
+            placed(r, shard, entries, settled)
+    elif tasks:
+        _run_local(
+            [(r.spec, r.out, s, a, b, r.donor) for r, s, a, b in tasks],
+            workers,
+            _Silent(),
+            lambda i, shard, entries, settled: placed(tasks[i][0], shard, entries, settled),
+        )
+
+
+class _Silent:
+    """No progress: what :func:`_run_local` reports to when nothing is shown."""
+
+    def update(self, n: int) -> None:
+        pass
+
+
+class _OpenRun:
+    """A run claimed for writing (held by ``stack``): ``manifest`` when it is already
+    complete, else the shards ``todo`` to play (or settle from ``donor``); tell it of
+    each shard in place (:meth:`finished`), then :meth:`close` writes its manifest."""
+
+    def __init__(
+        self,
+        spec: RunSpec,
+        out: str | os.PathLike,
+        settle_from: str | os.PathLike | None,
+        inside: str | os.PathLike | None,
+        stack: ExitStack,
+    ):
+        self.spec, self.out = spec, Path(out)
+        self.shards = shards = spec.shards()
+        self.donor = self.donor_id = None
+        if settle_from is not None:
+            self.donor = str(Path(settle_from).resolve())
+            why = donor_problem(spec, self.donor)
+            if why is not None:
+                raise MjlogError(f"{settle_from}: cannot stand for the play of {out}: {why}")
+            self.donor_id = str(read_manifest(self.donor)["run_id"])
+        self.claim = stack.enter_context(
+            RunClaim(self.out, spec.run_id, layout_text(spec.layout()), inside=inside)
+        )
+        self.manifest = _finished_run(spec, self.out, shards)
+        if self.manifest is not None:
+            return
+        clean_shards(self.out, shards)
+        self.good = verified_shards(spec, self.out, shards, self.claim.journal())
         # how the shards kept from an earlier attempt were made, as it journalled them
-        made = {s: d for s, d in claim.settled().items() if s in good}
-        todo = Todo(shards, set(good))
+        self.made = {s: d for s, d in self.claim.settled().items() if s in self.good}
+        self.todo = Todo(shards, set(self.good))
 
-        def finished(shard: int, entries: list[dict] | None = None, settled: bool = False) -> None:
-            good[shard] = entries or written_entries(spec, out, shard)
-            made.pop(shard, None)
-            if settled and donor_id:
-                made[shard] = donor_id
-            claim.record(shard, good[shard], made.get(shard))
+    def finished(
+        self, shard: int, entries: list[dict] | None = None, settled: bool = False
+    ) -> None:
+        self.good[shard] = entries or written_entries(self.spec, self.out, shard)
+        self.made.pop(shard, None)
+        if settled and self.donor_id:
+            self.made[shard] = self.donor_id
+        self.claim.record(shard, self.good[shard], self.made.get(shard))
 
-        play_shards(spec, out, shards, todo, workers, progress, scheduler, desc, finished, donor)
-        entries = [e for shard, _a, _b in shards for e in good[shard]]
-        extra = {"settled": [{"shard": s, "from": made[s]} for s in sorted(made)]} if made else {}
-        manifest = build_manifest(spec.meta(), entries, **extra, **spec.layout())
-        write_manifest(out, manifest)
-    return manifest
+    def close(self) -> dict:
+        """The run's manifest, written once its shards are all in place."""
+        if self.manifest is None:
+            entries = [e for shard, _a, _b in self.shards for e in self.good[shard]]
+            made = self.made
+            extra = (
+                {"settled": [{"shard": s, "from": made[s]} for s in sorted(made)]} if made else {}
+            )
+            self.manifest = build_manifest(self.spec.meta(), entries, **extra, **self.spec.layout())
+            write_manifest(self.out, self.manifest)
+        return self.manifest
 
 
 def settled_shards(manifest: Mapping[str, Any]) -> dict[int, str]:
@@ -319,7 +474,12 @@ def play_shards(
                     )
                     placed(shard, entries, settled)
             elif todo:
-                _run_local(spec, out, todo, workers, bar, placed, donor)
+                _run_local(
+                    ((spec, out, s, a, b, donor) for s, a, b in todo),
+                    workers,
+                    bar,
+                    lambda _i, shard, entries, settled: placed(shard, entries, settled),
+                )
     except KeyboardInterrupt:
         if not scheduler:  # dask tasks already running finish their shard
             clean_shards(out, shards)
@@ -359,12 +519,12 @@ def _init_worker(queue) -> None:
 
 def _worker_shard(
     spec: RunSpec, out: str, shard: int, first: int, end: int, donor: str | None = None
-) -> tuple[int, list[dict], bool]:
+) -> tuple[list[dict], bool]:
     def report(n: int) -> None:
-        _queue.put((shard, n))
+        _queue.put(((out, shard), n))
 
     entries, _, settled = play_shard(spec, out, shard, first, end, report=report, settle_from=donor)
-    return shard, entries, settled
+    return entries, settled
 
 
 @contextmanager
@@ -401,36 +561,46 @@ def _ctrl_c_held() -> Iterator[None]:
 
 
 def _run_local(
-    spec: RunSpec, out: Path, todo, workers: int, bar, finished, donor: str | None = None
+    tasks: Iterable[tuple[RunSpec, Path, int, int, int, str | None]],
+    workers: int,
+    bar,
+    finished: Callable[[int, int, list[dict], bool], None],
 ) -> None:
+    """Play ``tasks`` ((spec, run directory, shard, first match, end match, donor)
+    each) on a pool of ``workers`` processes; ``finished(i, shard, entries, settled)``
+    as task ``i`` (that shard) is in place, ``bar.update(hands)`` as hands are played."""
     import multiprocessing as mp
     import queue as queue_mod
 
     ctx = mp.get_context()
     progress = ctx.Queue()
-    reported: dict[int, int] = {}  # the shards in flight: hands reported so far
-    sizes: dict[int, int] = {}
-    shards = iter(todo)
+    reported: dict[tuple[str, int], int] = {}  # the shards in flight: hands reported so far
+    sizes: dict[tuple[str, int], int] = {}
+    running: dict[Any, tuple[int, tuple[str, int]]] = {}  # future -> (task, its shard)
+    queued = enumerate(tasks)
 
     def submit(pending: set) -> None:
         """Keep two shards a worker in flight: a run of millions of shards is never
         queued whole (its set-up would take minutes before the first hand)."""
         while len(pending) < 2 * workers:
-            nxt = next(shards, None)
+            nxt = next(queued, None)
             if nxt is None:
                 return
-            s, a, b = nxt
-            reported[s], sizes[s] = 0, spec.shard_hands(a, b)
-            pending.add(pool.submit(_worker_shard, spec, str(out), s, a, b, donor))
+            i, (spec, out, s, a, b, donor) = nxt
+            tag = (str(out), s)
+            reported[tag], sizes[tag] = 0, spec.shard_hands(a, b)
+            f = pool.submit(_worker_shard, spec, str(out), s, a, b, donor)
+            running[f] = (i, tag)
+            pending.add(f)
 
     def drain() -> None:
         while True:
             try:
-                shard, n = progress.get_nowait()
+                tag, n = progress.get_nowait()
             except queue_mod.Empty:
                 return
-            if shard in reported:  # not yet finished: late reports are dropped
-                reported[shard] += n
+            if tag in reported:  # not yet finished: late reports are dropped
+                reported[tag] += n
                 bar.update(n)
 
     # Forked workers inherit every lock of the parent's threads but not the threads: a
@@ -452,9 +622,10 @@ def _run_local(
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             drain()
             for f in done:
-                shard, entries, settled = f.result()
-                bar.update(sizes.pop(shard) - reported.pop(shard))
-                finished(shard, entries, settled)
+                entries, settled = f.result()
+                i, tag = running.pop(f)
+                bar.update(sizes.pop(tag) - reported.pop(tag))
+                finished(i, tag[1], entries, settled)
             submit(pending)
     except BaseException:
         # Killing workers mid-write can make the pool's own threads hit a closed pipe

@@ -184,3 +184,40 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     assert p.wait(bounded.WALL) == 0
     text = seen.decode()
     assert "10/10" in text and "hand/s" in text and "<00:00" in text
+
+
+@pytest.mark.parametrize("where", ["workers", "dask"])
+def test_runs_played_side_by_side_write_each_run_as_alone(one_worker, tmp_path, where):
+    """simulate_runs: the shards of several runs on one pool (or cluster) write each
+    run's bytes as simulate writes it alone, and tell of each run once complete."""
+    from simulate.runner import RunJob, simulate_runs
+
+    other = RunSpec.build(**{**SPEC, "seed": 6, "matches": 9})
+    alone = tmp_path / "alone"
+    simulate(other, alone, workers=1, progress=False)
+    jobs = [RunJob(RunSpec.build(**SPEC), tmp_path / "a"), RunJob(other, tmp_path / "b")]
+    told: list[int] = []
+
+    def run(scheduler=None):
+        return simulate_runs(
+            jobs,
+            workers=2,
+            scheduler=scheduler,
+            on_run=lambda i, m: told.append(i) or (tmp_path / "ab"[i] / "manifest.json").exists(),
+        )
+
+    if where == "dask":
+        from distributed import LocalCluster
+
+        with LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster:
+            made = run(cluster.scheduler_address)
+    else:
+        made = run()
+    assert sorted(told) == [0, 1]  # each told once, its manifest written by then
+    assert [m["seed"] for m in made] == [5, 6]
+    assert files(tmp_path / "a") == files(one_worker)
+    assert files(tmp_path / "b") == files(alone)
+    told.clear()  # complete already: told again, nothing replayed
+    assert run() == made and sorted(told) == [0, 1]

@@ -5,6 +5,7 @@ whatever the workers."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -57,6 +58,10 @@ def _layouts(out):
 def test_every_run_of_a_tune_has_a_shard_for_every_worker_and_one_answer(tmp_path):
     one, two = _tune(tmp_path / "one", 1), _tune(tmp_path / "two", 2)
     assert one == two  # the same proposal, trials, race and confirmation
+    # and the same journal: trials asked in batches and played side by side, each
+    # run journaled in the order asked, not as the workers finished them
+    journal = (tmp_path / "one" / "tune.json").read_bytes()
+    assert (tmp_path / "two" / "tune.json").read_bytes() == journal
     layouts = _layouts(tmp_path / "one")
     assert layouts == _layouts(tmp_path / "two") and len(layouts) >= 4
     for run, (matches, per_shard, shards) in layouts.items():
@@ -80,3 +85,26 @@ def test_a_study_runs_shards(matches, hpm, rotations, shards):
     per_match = hpm * rotations
     per_shard = study_shard_hands(matches, hpm, rotations) // per_match
     assert -(-matches // per_shard) == shards
+
+
+def test_a_tune_killed_inside_a_batch_of_trials_resumes_to_the_same_answer(tmp_path):
+    """Past the sampler's start-up trials (8 trials: the rules as they are, then
+    batches of 4 and 3), a tune killed with half a batch journaled asks the sampler
+    the same points again: a trial's point depends on the batches before its own."""
+    args = [a if a != "4" else "8" for a in ARGS]  # --trials 8
+    first = CliRunner().invoke(main, [*args, "--workers", "2", "--out", str(tmp_path / "a")])
+    assert first.exit_code == 0, first.output
+    done = json.loads(first.stdout)
+    assert len(done["trials"]) >= 8
+    doc = json.loads((tmp_path / "a" / "tune.json").read_text(encoding="utf-8"))
+    # as killed after trial 6: the first two of the last batch (5, 6, 7) journaled
+    doc["trials"], doc["race"], doc["confirm"] = doc["trials"][:7], [], None
+    for key in ("recheck", "finished", "choice", "settled", "played", "settled_hands"):
+        doc.pop(key, None)
+    out = tmp_path / "b"
+    for k in range(7):  # their runs, and none after
+        shutil.copytree(tmp_path / "a" / "trials" / f"{k:03d}", out / "trials" / f"{k:03d}")
+    (out / "tune.json").write_text(json.dumps(doc), encoding="utf-8")
+    again = CliRunner().invoke(main, [*args, "--workers", "1", "--out", str(out)])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout) == done

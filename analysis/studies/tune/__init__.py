@@ -34,7 +34,8 @@ and the scale ``T`` when given (``draw_rate<=0.02±0.005``), else ``|V|/10``.
 cannot both hold show as a trade-off: the confirmation calls one ``not met``.
 
 Deterministic and resumable: trial ``k``'s candidate depends only on the seed,
-``k`` and the losses of trials ``0 … k−1`` (a sampler seeded per trial), every run
+``k`` and the losses of the trials before its batch (a sampler seeded per trial;
+after trial 0, batches of 4 played side by side, :data:`.search.BATCH`), every run
 is an ordinary run directory (``DIR/trials/NNN``, resumed shard by shard), and
 ``DIR/tune.json`` is rewritten atomically after every trial, so a killed tune
 rerun with the same command continues where it stopped and ends with the same

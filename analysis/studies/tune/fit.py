@@ -141,7 +141,7 @@ def fitted(
         signs = _directions(y[0], w[0], xs, numeric)
         value[metric] = _additive(y[0], w[0], xs, signs)
         ys, ws = _figures(measured, metric, idx)
-        boot = np.array([_additive(ys[d], ws[d], xs, signs) for d in range(draws)])
+        boot = _additive(ys, ws, xs, signs)  # every draw at once
         lo[metric], hi[metric] = np.quantile(boot, [0.025, 0.975], axis=0)
         boots[metric] = boot
     return Fit(value, lo, hi, boots)
@@ -275,35 +275,68 @@ def _directions(
 def _additive(
     y: np.ndarray, w: np.ndarray, xs: Sequence[np.ndarray], signs: Sequence[int]
 ) -> np.ndarray:
-    """The additive fit ``c + Σ fₖ(xₖ)`` at the points, by backfitting."""
-    total = w.sum()
-    if total <= 0:
-        return np.full(len(y), np.nan)
-    c = float(np.sum(w * y) / total)
-    parts = [np.zeros(len(y)) for _ in xs]
+    """The additive fit ``c + Σ fₖ(xₖ)`` at the points, by backfitting: of one row of
+    figures ``y`` (weights ``w``), or of each row of a draws × points array at once
+    (the bootstrap's draws refitted together: the study's reading between runs is on
+    one core while the workers wait)."""
+    one = y.ndim == 1
+    y2, w2 = np.atleast_2d(y), np.atleast_2d(w)
+    total = w2.sum(axis=1)
+    ok = total > 0
+    safe = np.where(ok, total, 1.0)[:, None]
+    c = np.sum(w2 * y2, axis=1)[:, None] / safe
+    parts = np.zeros((len(xs), *y2.shape))
     for _ in range(SWEEPS if len(xs) > 1 else 1):
         for k, x in enumerate(xs):
-            rest = y - c - (np.sum(parts, axis=0) - parts[k])
-            f = _one(rest, w, x, signs[k])
-            parts[k] = f - np.sum(w * f) / total
-    return c + np.sum(parts, axis=0)
+            rest = y2 - c - (np.sum(parts, axis=0) - parts[k])
+            f = _one(rest, w2, x, signs[k])
+            parts[k] = f - np.sum(w2 * f, axis=1)[:, None] / safe
+    out = np.where(ok[:, None], c + np.sum(parts, axis=0), np.nan)
+    return out[0] if one else out
 
 
 def _one(r: np.ndarray, w: np.ndarray, x: np.ndarray, sign: int) -> np.ndarray:
-    """``r`` fitted against one key: monotone in ``x`` (``sign``), or a free level per
-    value (``sign`` 0), weighted by ``w``; at each point."""
+    """Each row of ``r`` (draws × points) fitted against one key: monotone in ``x``
+    (``sign``), or a free level per value (``sign`` 0), weighted by ``w``; at each
+    point."""
     levels, inv = np.unique(x, return_inverse=True)
-    wl = np.bincount(inv, w, len(levels))
+    member = (inv[:, None] == np.arange(len(levels))[None, :]).astype(float)  # points × levels
+    wl = w @ member
     with np.errstate(invalid="ignore", divide="ignore"):
-        rl = np.where(wl > 0, np.bincount(inv, w * r, len(levels)) / wl, 0.0)
+        rl = np.where(wl > 0, ((w * r) @ member) / wl, 0.0)
     if sign and len(levels) > 1:
-        keep = wl > 0  # a level without weight takes its neighbours' value
-        g = np.zeros(len(levels))
-        g[keep] = sign * isotonic(sign * rl[keep], wl[keep])
-        if not keep.all():
-            g[~keep] = np.interp(levels[~keep], levels[keep], g[keep]) if keep.any() else 0.0
-        rl = g
-    return rl[inv]
+        rl = sign * _monotone(sign * rl, wl, levels)
+    return rl[:, inv]
+
+
+def _monotone(y: np.ndarray, w: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Each row's non-decreasing fit (:func:`isotonic`) over the levels of positive
+    weight, every row at once: ``g_i = max over a ≤ i of min over b ≥ i`` of the
+    weighted mean of levels ``a … b`` (the min–max form of the isotonic regression,
+    exact). A level without weight takes its neighbours' value (linearly, by level).
+
+    >>> y = np.array([[1.0, 3.0, 2.0, 4.0], [4.0, 3.0, 2.0, 1.0]])
+    >>> _monotone(y, np.ones_like(y), np.arange(4.0)).tolist()
+    [[1.0, 2.5, 2.5, 4.0], [2.5, 2.5, 2.5, 2.5]]
+    """
+    keep = w > 0
+    cw = np.concatenate([np.zeros((len(y), 1)), np.cumsum(w, axis=1)], axis=1)
+    cy = np.concatenate([np.zeros((len(y), 1)), np.cumsum(w * y, axis=1)], axis=1)
+    span_w = cw[:, None, 1:] - cw[:, :-1, None]  # [row, a, b]: the weight of a … b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (cy[:, None, 1:] - cy[:, :-1, None]) / span_w
+    n = y.shape[1]
+    ends = keep[:, :, None] & keep[:, None, :] & np.triu(np.ones((n, n), bool))[None]
+    # for each a and i: min over b >= i (b kept) of mean(a, b)
+    high = np.where(ends, mean, np.inf)
+    tail = np.minimum.accumulate(high[:, :, ::-1], axis=2)[:, :, ::-1]  # [row, a, i]
+    low = np.where(keep[:, :, None] & np.tril(np.ones((n, n), bool)).T[None], tail, -np.inf)
+    g = np.max(low, axis=1)  # [row, i]: max over a <= i (a kept)
+    if not keep.all():
+        for d in np.flatnonzero(~keep.all(axis=1)):
+            k = keep[d]
+            g[d, ~k] = np.interp(levels[~k], levels[k], g[d, k]) if k.any() else 0.0
+    return g
 
 
 def isotonic(y: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -100,6 +100,12 @@ class Plan:
         return {v.key: [v.show(x) for x in v.values] for v in self.vary}
 
 
+BATCH = 4
+"""Explored trials asked of the search at once and played side by side, after the
+rules as they are (played alone first): a trial's point depends on the losses of the
+batches before its own. Fixed by the study, never by the workers, so that the answer
+is the same whatever they are; a few, so that the search still learns as it goes."""
+
 RACE_ROUNDS = 2
 """The race's rounds at most: its share of the budget split evenly between them (one
 when a round would give a candidate fewer matches than an explored trial had)."""
@@ -181,16 +187,19 @@ class Tuner(Study[Plan, TuneJournal]):
         }
         return TuneJournal.from_json(doc, allowed)
 
-    def _play(
-        self,
-        name: str,
-        point: Mapping[str, Any],
-        seed: int,
-        matches: int,
-        agents: Sequence[str] | None = None,
-    ) -> Measured:
-        self._run(name, _sets(self.plan, point), seed, matches, agents)
-        return self._counted(name, self._measure(name, self.metrics))
+    def _play_all(
+        self, asked: Sequence[tuple[str, Mapping[str, Any], int, int, Sequence[str] | None]]
+    ) -> list[Measured]:
+        """Several runs (name, point, seed, matches, line-up) played side by side
+        (:meth:`Study._runs`), each measured as soon as it is complete, while the
+        others play (the study's reading overlaps the workers' playing)."""
+        got: dict[str, Measured] = {}
+
+        def read(name: str) -> None:
+            got[name] = self._measure(name, self.metrics)
+
+        self._runs([(n, _sets(self.plan, p), seed, m, a) for n, p, seed, m, a in asked], read)
+        return [self._counted(n, got[n]) for n, *_ in asked]
 
     def _point(self, trial: Trial) -> dict[str, Any]:
         table = keys(self.plan.variant)
@@ -212,9 +221,6 @@ class Tuner(Study[Plan, TuneJournal]):
             for v in plan.vary
         }
 
-        def inside(point: Mapping[str, Any]) -> bool:
-            return all(point[v.key] in v.values for v in plan.vary)
-
         def told(point: Mapping[str, Any], value: float):
             return optuna.trial.create_trial(
                 params={v.key: v.values.index(point[v.key]) for v in plan.vary},
@@ -222,43 +228,59 @@ class Tuner(Study[Plan, TuneJournal]):
                 value=value,
             )
 
-        study = optuna.create_study(direction="minimize")
-        for t in trials:
-            if inside(self._point(t)):  # the rulebook may lie outside the searched range
-                study.add_trial(told(self._point(t), t.loss))
-        now = self.rulebook
         # the rules as they are come first, searched or not: "before", and the
         # candidate of no change
         grid = plan.grid()
         self.explored = len(grid) if grid else plan.trials
-        for k in range(len(trials), self.explored):
-            if grid:  # every point fits the trials: try them all, as a sweep would
-                point = grid[k]
-            elif k == 0:
-                point = now
+        start = 0
+        while start < self.explored:
+            # a batch of trials asked at once and played side by side: trial 0 alone
+            # (the sizing reads it, and money-only tunes settle from it), then
+            # BATCH at a time; its size is the study's, never the workers'
+            end = min(self.explored, 1 if start == 0 else start + BATCH)
+            if len(trials) < end:
+                points = grid[start:end] if grid else self._asked(start, end, dist, told)
+                for row in self._trials(points[len(trials) - start :]):
+                    self.say(
+                        f"tune: trial {row.trial + 1}/{self.explored} {row.point}: "
+                        f"loss {row.loss:.3g}{self._eta()}"
+                    )
+                if start == 0:
+                    self._size()
+            start = end
+
+    def _asked(self, start: int, end: int, dist: dict[str, Any], told) -> list[dict]:
+        """The points of trials ``start … end − 1``, asked of the sampler at once: trial
+        ``k``'s depends on the seed, ``k`` and the losses of the trials before
+        ``start`` only (a study rebuilt from the journal for each batch, a sampler
+        seeded per trial), so a resumed tune, or one on other workers, asks the same."""
+        import optuna
+
+        plan, trials = self.plan, self.journal.trials
+        study = optuna.create_study(direction="minimize")
+        for t in trials[:start]:
+            if all(self._point(t)[v.key] in v.values for v in plan.vary):
+                study.add_trial(told(self._point(t), t.loss))  # the rulebook may lie outside
+        tried = [t.point for t in trials[:start]]
+        points: list[dict] = []
+        for k in range(start, end):
+            if k == 0:
+                point = dict(self.rulebook)
             else:
-                # a sampler seeded per trial: trial k depends on the seed, k and the
-                # losses before it only, so a resumed tune proposes what it would have
                 study.sampler = optuna.samplers.TPESampler(
                     seed=derived_seed(plan, 1, k), n_startup_trials=5
                 )
                 proposed = study.ask(dist)
                 point = _untried(
                     plan,
-                    now,
-                    [t.point for t in self.journal.trials],
+                    self.rulebook,
+                    tried,
                     {v.key: v.values[proposed.params[v.key]] for v in plan.vary},
                 )
                 study.tell(proposed, state=optuna.trial.TrialState.PRUNED)
-            row = self._trial(point)
-            if inside(point):
-                study.add_trial(told(point, row.loss))
-            self.say(
-                f"tune: trial {k + 1}/{len(grid) if grid else plan.trials} {row.point}: "
-                f"loss {row.loss:.3g}{self._eta()}"
-            )
-            if k == 0:
-                self._size()
+            tried.append({v.key: v.show(point[v.key]) for v in plan.vary})
+            points.append(point)
+        return points
 
     def _size(self) -> None:
         """What the budget can confirm, per target, sized on trial 0 (the rules as
@@ -330,30 +352,46 @@ class Tuner(Study[Plan, TuneJournal]):
         return f"; {hands:,} of ~{self.planned_hands():,} hands{eta}"
 
     def _trial(self, point: Mapping[str, Any]) -> Trial:
-        """The next trial: ``point`` on the shared walls (a point already tried is not
-        replayed: the same rules on the same walls give the same figures), journaled."""
+        """The next trial: ``point`` on the shared walls, journaled (:meth:`_trials`)."""
+        return self._trials([point])[0]
+
+    def _trials(self, points: Sequence[Mapping[str, Any]]) -> list[Trial]:
+        """The next trials: ``points`` on the shared walls, played side by side (a point
+        already tried is not replayed: the same rules on the same walls give the same
+        figures), journaled in order."""
         plan, trials = self.plan, self.journal.trials
-        k = len(trials)
-        shown = {v.key: v.show(point[v.key]) for v in plan.vary}
-        again = next((t for t in trials if t.point == shown), None)
-        if again is not None:
-            row = dataclasses.replace(again, trial=k, hands=0, same_as=again.trial)
-        else:
-            name = f"trials/{k:03d}"
-            m = self._play(name, point, plan.seed, plan.split()[0])
-            row = Trial(
-                trial=k,
-                point=shown,
-                run=name,
-                hands=m.played,
-                loss=loss(plan.targets, m),
-                values={x: finite(m.value(x)) for x in self.metrics},
-            )
-            if m.played < m.hands:  # hands: those played; settled: the rest
-                row.settled_from, row.settled = self.journal.settled[name], m.hands - m.played
-        trials.append(row)
+        shown = [{v.key: v.show(p[v.key]) for v in plan.vary} for p in points]
+        fresh: dict[int, str] = {}  # the points to play, by their place in ``points``
+        for i, sh in enumerate(shown):
+            if not any(t.point == sh for t in trials) and sh not in shown[:i]:
+                fresh[i] = f"trials/{len(trials) + i:03d}"
+        matches = plan.split()[0]
+        played = self._play_all(
+            [(fresh[i], points[i], plan.seed, matches, None) for i in sorted(fresh)]
+        )
+        measured = dict(zip(sorted(fresh), played, strict=True))
+        rows = []
+        for i, sh in enumerate(shown):
+            k = len(trials)
+            again = next((t for t in trials if t.point == sh), None)
+            if again is not None:
+                row = dataclasses.replace(again, trial=k, hands=0, same_as=again.trial)
+            else:
+                name, m = fresh[i], measured[i]
+                row = Trial(
+                    trial=k,
+                    point=sh,
+                    run=name,
+                    hands=m.played,
+                    loss=loss(plan.targets, m),
+                    values={x: finite(m.value(x)) for x in self.metrics},
+                )
+                if m.played < m.hands:  # hands: those played; settled: the rest
+                    row.settled_from, row.settled = self.journal.settled[name], m.hands - m.played
+            trials.append(row)
+            rows.append(row)
         self._save()
-        return row
+        return rows
 
     def _explored_figures(self, k: int) -> Measured:
         """Trial ``k``'s figures on the shared walls, read once per tune process."""
@@ -377,29 +415,37 @@ class Tuner(Study[Plan, TuneJournal]):
         )
         return ks, f
 
-    def nearer(self, best: int | None = None) -> list[int]:
-        """The best explored trial (by the pooled fit, unless ``best`` names it) with
-        each changed key put back at the rulebook's value, one key at a time, played on
-        the shared walls when not tried yet: the candidates that say whether the
-        targets need that key moved at all."""
-        j = self.journal
-        if best is None:
-            ks, f = self.fit(self.explored)  # not the nearer ones of a resumed tune
-            best = min(range(len(ks)), key=lambda i: (f.loss(self.plan.targets, i), ks[i]))
-            best = ks[best]
+    def _nearer_points(self, point: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """``point`` with each changed key put back at the rulebook's value, one key at a
+        time: the candidates that say whether the targets need that key moved at all."""
         out = []
         for v in self.plan.vary:
-            point = self._point(j.trials[best])
-            if point[v.key] == self.rulebook[v.key]:
-                continue
-            point[v.key] = self.rulebook[v.key]
-            shown = {x.key: x.show(point[x.key]) for x in self.plan.vary}
-            row = next((t for t in j.trials if t.point == shown and t.same_as is None), None)
-            if row is None:
-                row = self._trial(point)
-                self.say(f"tune: trial {row.trial + 1} {row.point} (nearer the rulebook)")
-            out.append(row.trial)
+            if point[v.key] != self.rulebook[v.key]:
+                out.append({**point, v.key: self.rulebook[v.key]})
         return out
+
+    def _trials_of(self, points: Sequence[Mapping[str, Any]], whys: Sequence[str]) -> list[int]:
+        """The trial of each of ``points`` (the first of that point), those not tried
+        yet played on the shared walls side by side (``whys[i]`` says why point ``i``
+        is tried, in its progress line)."""
+        j, vary = self.journal, self.plan.vary
+
+        def shown(p: Mapping[str, Any]) -> dict[str, str]:
+            return {v.key: v.show(p[v.key]) for v in vary}
+
+        def found(p: Mapping[str, Any]) -> int | None:
+            sh = shown(p)
+            return next((t.trial for t in j.trials if t.point == sh and t.same_as is None), None)
+
+        new: list[int] = []  # the places in ``points`` of those to play
+        for i, p in enumerate(points):
+            if found(p) is None and all(shown(p) != shown(points[n]) for n in new):
+                new.append(i)
+        for i, row in zip(new, self._trials([points[i] for i in new]), strict=True):
+            self.say(f"tune: trial {row.trial + 1} {row.point} ({whys[i]})")
+        got = [found(p) for p in points]
+        assert all(t is not None for t in got)
+        return [t for t in got if t is not None]
 
     def _field(self, ks: Sequence[int], f: Fit) -> list[int]:
         """The race's candidates from the pooled fit, in order: the points whose fitted
@@ -432,7 +478,7 @@ class Tuner(Study[Plan, TuneJournal]):
         """The candidates the pooled fit of every explored trial points to
         (:meth:`fit`, :meth:`_field`: never a trial's own noisy figure), each with the
         keys no target responds to put back at the rulebook's value (:meth:`held`),
-        the rules as they are and the best one nearer them (:meth:`nearer`), played
+        the rules as they are and the best one nearer them (:meth:`_nearer_points`), played
         again on fresh shared walls: the race's whole quarter of the budget, in one
         round or two (the second skipped when one candidate has the lowest loss in
         95 % of paired bootstrap resamples). Ranked on the race's own hands only (the
@@ -445,14 +491,23 @@ class Tuner(Study[Plan, TuneJournal]):
         ks, f = self.fit(self.explored)
         held = self.held(ks)
         order = self._field(ks, f)
-        field: list[int] = []
-        for k in order:  # the best fitted, each with the keys no target moves put back
+        # the best fitted, each with the keys no target moves put back; then the rules
+        # as they are and the best nearer them: those not tried yet played together
+        shown: list[dict[str, str]] = []
+        points: list[dict[str, Any]] = []
+        for k in order:
             p = self._projected(k, held)
-            if p not in field:
-                field.append(p)
-            if len(field) == top:
+            sh = {v.key: v.show(p[v.key]) for v in plan.vary}
+            if sh not in shown:
+                shown.append(sh)
+                points.append(p)
+            if len(points) == top:
                 break
-        extra = [0, *self.nearer(field[0] if field else None)]
+        nearer = self._nearer_points(points[0])  # (trial 0 is always among ``order``)
+        whys = ["the keys no target moves kept"] * len(points)
+        got = self._trials_of([*points, *nearer], whys + ["nearer the rulebook"] * len(nearer))
+        field = list(dict.fromkeys(got[: len(points)]))
+        extra = [0, *got[len(points) :]]
         field += [k for k in dict.fromkeys(extra) if k not in field]
         ks, f = self.fit()  # every distinct trial, the nearer ones too: the journal's
         # the race plays its whole share (a round of a trial's share each left a third
@@ -469,13 +524,20 @@ class Tuner(Study[Plan, TuneJournal]):
         for r in range(rounds if len(field) >= 2 else 0):
             # a resumed race replays nothing: its runs are complete
             hands = 0
-            for k in field:
-                more = self._play(
-                    f"race/{r:02d}/{k:03d}",
-                    self._point(j.trials[k]),
-                    derived_seed(plan, 2, r),
-                    per_round,
-                )
+            # the round's candidates side by side
+            played = self._play_all(
+                [
+                    (
+                        f"race/{r:02d}/{k:03d}",
+                        self._point(j.trials[k]),
+                        derived_seed(plan, 2, r),
+                        per_round,
+                        None,
+                    )
+                    for k in field
+                ]
+            )
+            for k, more in zip(field, played, strict=True):
                 raced[k] = raced[k].merged(more) if k in raced else more
                 hands += more.played
             share = boot_best(plan.targets, [raced[k] for k in field], derived_seed(plan, 3, r))
@@ -522,21 +584,9 @@ class Tuner(Study[Plan, TuneJournal]):
         )
         return [k for k, yes in response.items() if not yes]
 
-    def _projected(self, k: int, held: Sequence[str]) -> int:
-        """Trial ``k`` with the ``held`` keys at the rulebook's value: itself when they
-        are there already, else that point's trial (played on the shared walls when
-        not tried yet)."""
-        j, plan = self.journal, self.plan
-        point = self._point(j.trials[k])
-        if all(point[key] == self.rulebook[key] for key in held):
-            return k
-        point.update({key: self.rulebook[key] for key in held})
-        shown = {v.key: v.show(point[v.key]) for v in plan.vary}
-        row = next((t for t in j.trials if t.point == shown and t.same_as is None), None)
-        if row is None:
-            row = self._trial(point)
-            self.say(f"tune: trial {row.trial + 1} {row.point} (the keys no target moves kept)")
-        return row.trial
+    def _projected(self, k: int, held: Sequence[str]) -> dict[str, Any]:
+        """Trial ``k``'s point with the ``held`` keys at the rulebook's value."""
+        return {**self._point(self.journal.trials[k]), **{key: self.rulebook[key] for key in held}}
 
     def _chosen(
         self, field: list[int], raced: Mapping[int, Measured], ks: Sequence[int], f: Fit
@@ -594,14 +644,17 @@ class Tuner(Study[Plan, TuneJournal]):
         plan, j = self.plan, self.journal
         _, _, matches = plan.split()
         seed = derived_seed(plan, 4)
-        m = self._play("confirm", self._point(j.trials[best]), seed, matches)
-        rows = [m.judge(t) for t in plan.targets]
         first = j.trials[0]
-        before, hands, compared = None, m.played, None
+        asked = [("confirm", self._point(j.trials[best]), seed, matches, None)]
         if best != 0 and all(
             first.point[v.key] == v.show(self.base_rules[v.key]) for v in plan.vary
-        ):
-            b = self._play("confirm-before", self._point(first), seed, matches)
+        ):  # the rules as they are beside it, side by side
+            asked.append(("confirm-before", self._point(first), seed, matches, None))
+        m, *other = self._play_all(asked)
+        rows = [m.judge(t) for t in plan.targets]
+        before, hands, compared = None, m.played, None
+        if other:
+            b = other[0]
             before, hands = [b.judge(t) for t in plan.targets], hands + b.played
             self.say("tune: comparing the proposal with the rules as they are")
             compared = effects.compared(
@@ -623,8 +676,12 @@ class Tuner(Study[Plan, TuneJournal]):
         _, _, matches = plan.split()
         label = ",".join(agents)
         tag = hashlib.sha256(label.encode()).hexdigest()[:8]
-        m = self._play(f"recheck-{tag}", self._point(j.trials[c.trial]), c.seed, matches, agents)
-        b = self._play(f"recheck-{tag}-before", self._point(j.trials[0]), c.seed, matches, agents)
+        m, b = self._play_all(
+            [
+                (f"recheck-{tag}", self._point(j.trials[c.trial]), c.seed, matches, agents),
+                (f"recheck-{tag}-before", self._point(j.trials[0]), c.seed, matches, agents),
+            ]
+        )
         entry = Recheck(
             label,
             m.played + b.played,

@@ -19,7 +19,7 @@ from mjlog.rng import derive
 from mjlog.rundir import write_atomic
 from simulate.agents import make_agents
 from simulate.resettled import donor_problem
-from simulate.runner import RunSpec, settled_hands, simulate
+from simulate.runner import RunJob, RunSpec, settled_hands, simulate_runs
 from simulate.spec import study_shard_hands
 
 TUNE_FILE = "tune.json"
@@ -58,6 +58,10 @@ def derived_seed(plan: StudyPlan, *parts: int) -> int:
     """
     return derive(plan.seed, *parts) % SEED_SPACE
 
+
+RunAsked = tuple[str, Sequence[str], int, int, Sequence[str] | None]
+"""A run a study asks for: its name, its ``--set``s, seed, matches and line-up (None:
+the plan's)."""
 
 J = TypeVar("J", bound=Journal)
 P = TypeVar("P", bound=StudyPlan)
@@ -148,7 +152,43 @@ class Study(Generic[P, J]):
         cost of a replay: :mod:`simulate.resettled`); the journal records how each run
         was made (:class:`~analysis.studies.tune.journal.Made`), hands played and
         hands settled, as the runner's manifest says."""
-        spec = RunSpec.build(
+        return self._runs([(name, sets, seed, matches, agents)])[0]
+
+    def _runs(
+        self, asked: Sequence[RunAsked], done: Callable[[str], None] | None = None
+    ) -> list[Path]:
+        """Play (or finish) several runs (each as :meth:`_run` takes one) side by
+        side: every shard of every one to the same workers, so that none waits for
+        the last shard of a run (issue 48). ``done(name)`` as each run is complete,
+        while the others play (the study reads it meanwhile; the journal says how
+        each was made once all are). A line-up that never
+        reads money plays them one after another instead, each free to settle from
+        those before it."""
+        if type(self)._run is not Study._run:  # a study emulated run by run (its seam)
+            for a in asked:
+                self._run(*a)
+                if done is not None:
+                    done(a[0])
+            return [self.out / a[0] for a in asked]
+        specs = [self._spec(*a) for a in asked]
+        runs = [(a[0], spec) for a, spec in zip(asked, specs, strict=True)]
+        if self.settle and any(money_blind(make_agents(s.agents)) for s in specs):
+            for run in runs:
+                self._simulate([run], done)
+        else:
+            self._simulate(runs, done)
+        return [self.out / a[0] for a in asked]
+
+    def _spec(
+        self,
+        name: str,
+        sets: Sequence[str],
+        seed: int,
+        matches: int,
+        agents: Sequence[str] | None = None,
+    ) -> RunSpec:
+        """The spec of run ``name`` (its shards sized by the run alone)."""
+        return RunSpec.build(
             self.plan.variant,
             seed,
             matches,
@@ -157,23 +197,33 @@ class Study(Generic[P, J]):
             sets=list(sets),
             hands_per_shard=study_shard_hands(matches, self.plan.hands_per_match),
         )
-        run = self.out / name
-        if not (run / "manifest.json").exists():  # a run read back is verified like any
-            self.written.add(name)
-        donor = self._donor(spec, name) if self.settle else None
-        manifest = simulate(
-            spec,
-            run,
+
+    def _simulate(
+        self, runs: Sequence[tuple[str, RunSpec]], done: Callable[[str], None] | None = None
+    ) -> None:
+        """Play ``runs`` (name, spec) together, each settled from a donor when it may
+        be, and journal how each was made (``done(name)`` as each is complete)."""
+        jobs, donors = [], []
+        for name, spec in runs:
+            run = self.out / name
+            if not (run / "manifest.json").exists():  # a run read back is verified like any
+                self.written.add(name)
+            donor = self._donor(spec, name) if self.settle else None
+            donors.append(donor)
+            jobs.append(RunJob(spec, run, self.out / donor if donor else None))
+        manifests = simulate_runs(
+            jobs,
             workers=self.workers,
             scheduler=self.scheduler,
-            progress=False,
-            settle_from=self.out / donor if donor else None,
+            on_run=None if done is None else lambda i, _manifest: done(runs[i][0]),
         )
-        # as the runner made it: a shard that did not settle was played, and a run
-        # none of whose shards settled is a played run (and may be a donor itself)
-        settled = settled_hands(manifest)
-        self.journal.record(name, donor if settled else None, settled)
-        return run
+        # journaled in the order asked, not as they finished: the same journal
+        # whatever the workers
+        for (name, _), donor, manifest in zip(runs, donors, manifests, strict=True):
+            # as the runner made it: a shard that did not settle was played, and a run
+            # none of whose shards settled is a played run (and may be a donor itself)
+            settled = settled_hands(manifest)
+            self.journal.record(name, donor if settled else None, settled)
 
     def _donor(self, spec: RunSpec, name: str) -> str | None:
         """The first run played here whose play ``spec`` may reuse, if any."""
