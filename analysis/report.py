@@ -1058,6 +1058,8 @@ def write_report(
     hands = sum(x.hands for x in r.runs)
     say = _steps(progress, hands)
     say(f"{len(r.runs)} runs, {hands:,} hands: computing the tables")
+    for table in queries.COPIED:  # every query reads them: their files once, here
+        r.copy(table)
     t = queries.tables(r)
     say("tables done; swing, skill and precision")
     t["swing"] = balance.swing(r)
