@@ -328,6 +328,9 @@ COPIED = ("hands", "wins", "transfers")
 """The tables :meth:`Runs.copy` reads once into DuckDB (the events table, large and
 read by a few figures, is read from its files)."""
 
+COPY_ROWS = 500_000
+"""Rows (about: whole files) :meth:`Runs.copy` reads into its copy at a time."""
+
 NOT_COPIED = {"hands": ("wall",)}
 """Columns a copy leaves out: the wall (136 tiles a hand, most of a run's bytes) is
 read by the few queries that name it (``compare``'s pairing), from the files."""
@@ -604,13 +607,19 @@ class Runs:
             name = f"parquet_{table}"
             left_out = ", ".join(f"'{c}'" for c in NOT_COPIED.get(table, ()))
             cols = f"COLUMNS(lambda c: c NOT IN ({left_out}))" if left_out else "*"
+            files = self.files(table)
+            rows = sum(rf.rows(table) for rf in self._runs)
+            step = max(1, len(files) * COPY_ROWS // max(rows, 1))
             # the rows in the files' order (insertion order kept, as read_parquet gives
-            # them): a query without an ORDER BY sees them as it did the files
-            self._run(
-                f"CREATE OR REPLACE TABLE {self.work}.{name} AS "
-                f"SELECT {cols} FROM read_parquet($files)",
-                {"files": self.files(table)},
-            )
+            # them): a query without an ORDER BY sees them as it did the files. A block
+            # of files at a time: an ordered insert of 10M hands at once held 700 MB
+            for i in range(0, len(files), step):
+                into = f"{self.work}.{name}"
+                self._run(
+                    (f"CREATE OR REPLACE TABLE {into} AS " if i == 0 else f"INSERT INTO {into} ")
+                    + f"SELECT {cols} FROM read_parquet($files)",
+                    {"files": files[i : i + step]},
+                )
             self._copies[table] = name
         return f"{self.work}.{self._copies[table]}"
 
