@@ -328,8 +328,9 @@ COPIED = ("hands", "wins", "transfers")
 """The tables :meth:`Runs.copy` reads once into DuckDB (the events table, large and
 read by a few figures, is read from its files)."""
 
-COPY_ROWS = 500_000
-"""Rows (about: whole files) :meth:`Runs.copy` reads into its copy at a time."""
+COPY_ROWS, COPY_FILES = 500_000, 250
+"""At most the files of about this many rows, and this many files, :meth:`Runs.copy`
+reads into its copy at a time."""
 
 NOT_COPIED = {"hands": ("wall",)}
 """Columns a copy leaves out: the wall (136 tiles a hand, most of a run's bytes) is
@@ -609,10 +610,11 @@ class Runs:
             cols = f"COLUMNS(lambda c: c NOT IN ({left_out}))" if left_out else "*"
             files = self.files(table)
             rows = sum(rf.rows(table) for rf in self._runs)
-            step = max(1, len(files) * COPY_ROWS // max(rows, 1))
+            step = max(1, min(COPY_FILES, len(files) * COPY_ROWS // max(rows, 1)))
             # the rows in the files' order (insertion order kept, as read_parquet gives
             # them): a query without an ORDER BY sees them as it did the files. A block
-            # of files at a time: an ordered insert of 10M hands at once held 700 MB
+            # of files at a time: an ordered insert of 10M hands' 5,000 files at once
+            # held 700 MB, as did the 5,000 files of their 40,000 wins
             for i in range(0, len(files), step):
                 into = f"{self.work}.{name}"
                 self._run(

@@ -1077,6 +1077,8 @@ def write_report(
         t["paired_all"] = paired
         t["paired"] = _key_rows(paired)
     r.release()  # every table is made: DuckDB's rows go before the figures are drawn
+    if r is not runs:  # and DuckDB itself, when the runs are ours (at 1M hands: 60 MB)
+        r.close()
     say("drawing the figures")
     t = marked(t)
     figs = plots.figures(t)
