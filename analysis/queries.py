@@ -4,7 +4,9 @@ Every function takes ``runs``: a run directory, a sweep parent (a folder with
 ``sweep.json``, or whose sub-folders are runs), a list of those, or a
 :class:`Runs`. DuckDB reads the Parquet files itself (``read_parquet($hands)``
 with the file lists passed as query *parameters*, never pasted into the SQL) and
-only aggregates come back, so a run of millions of hands never sits in memory.
+only aggregates come back, so a run of millions of hands never sits in memory. A
+table queried twice is read from its files once: its second query copies it into the
+connection's work database (:meth:`Runs.copy`) and later ones read the copy.
 No figure needs the events table: hand length is ``hands.n_events``.
 
 Every figure is given per group: ``variant``, ``config`` (the rule keys a run
