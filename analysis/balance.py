@@ -80,12 +80,12 @@ def _totals(runs):
 
 
 def _groups(runs):
-    """(runs, [(group key, its seats' sums per match and rotation)]): per (match,
-    rotation) of one group, numpy columns ``run_id`` (a code in the runs' sort order),
-    ``match``, ``rotation``, ``players``, ``hands`` and ``s0`` … ``s3`` (each seat's
-    points), in that order; each group's fetched from a DuckDB temp table only when the
-    caller reaches it, so one group's matches are held at a time, not every group's
-    with their labels. :func:`_seats` makes them one row per seat."""
+    """(runs, [(group key, its rows' filter)]): the groups of the DuckDB table
+    ``seat_totals`` (per (match, rotation): ``run`` (a code in the runs' sort order),
+    ``match``, ``rotation``, ``players``, ``hands`` and ``s0`` … ``s3``, each seat's
+    points), in their first row's order; a group's rows are fetched (:func:`_fetch`)
+    only when the caller reaches it, so one group's matches are held at a time, not
+    every group's with their labels."""
     runs = as_runs(runs)
     cache = runs.__dict__.setdefault("_cache", {})
     if "totals_table" not in cache:
@@ -103,19 +103,33 @@ def _groups(runs):
         f"SELECT {GROUP_SQL} FROM seat_totals GROUP BY ALL "
         "ORDER BY min(struct_pack(r := run_id, m := match, t := rotation))"
     )
-    where = " AND ".join(f"{c} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(GROUP, 1))
+    return runs, [tuple(k) for k in keys.itertuples(index=False)]
 
-    def fetch(key):
-        # in batches, as fetchnumpy gives them: not DuckDB's whole result beside the arrays
-        return fetch_columns(
-            runs,
-            f"""SELECT run AS run_id, match, rotation, players, hands, s0, s1, s2, s3
-            FROM seat_totals WHERE {where} ORDER BY run_id, match, rotation""",
-            list(key),
-            masked=True,
-        )
 
-    return runs, ((tuple(k), fetch(k)) for k in keys.itertuples(index=False))
+_WHERE = " AND ".join(f"{c} IS NOT DISTINCT FROM ${i}" for i, c in enumerate(GROUP, 1))
+
+
+def _fetch(runs, key: tuple, select: str, tail: str = "ORDER BY run, match, rotation"):
+    """``SELECT select`` over the rows of group ``key`` of ``seat_totals``, then ``tail``,
+    as one NumPy array a column (in batches, as ``fetchnumpy`` gives them: not DuckDB's
+    whole result beside the arrays; NULLs masked, 0 beneath)."""
+    return fetch_columns(
+        runs, f"SELECT {select} FROM seat_totals WHERE {_WHERE} {tail}", list(key), masked=True
+    )
+
+
+_ROWS = "run AS run_id, match, rotation, players, hands, s0, s1, s2, s3"
+"""A group's rows as :func:`_seats` reads them."""
+
+# a seat's total where it sat (players > i; a NULL there counts 0, as masked it did)
+_SEAT = [f"CASE WHEN players > {i} THEN coalesce(s{i}, 0) ELSE 0 END" for i in range(4)]
+_PER_MATCH = f"""sum({" + ".join(_SEAT)})::BIGINT AS ms,
+    sum({" + ".join(f"({x}) * ({x})" for x in _SEAT)})::BIGINT AS mq,
+    sum(players)::BIGINT AS mn, sum(hands)::BIGINT AS hands, count(*)::BIGINT AS n"""
+"""Per match of a group (``GROUP BY run, match``), made by DuckDB: ``ms`` its seats'
+totals summed, ``mq`` their squares summed, ``mn`` the seats counted (integers), and the
+``hands`` and rows ``n`` (rotations) of the match: only these per-match arrays come
+back for swing's bootstrap, not a row per (match, rotation) and its squares."""
 
 
 def _boot(
@@ -140,13 +154,18 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
     """Per group: a seat's match total (points over one match's hands): ``sd`` with a
     bootstrap 95% CI (``sd_lo``, ``sd_hi``; matches resampled), ``mean_abs``, the
     quantiles ``p5`` … ``p95``, ``matches``, ``hands_per_match`` (mean)."""
-    runs, groups = _groups(runs)
+    runs, keys = _groups(runs)
     rows = []
-    for key, w in groups:
-        totals = _seat_values(w)
-        # integer sums per match (exact, as the float sums of these integers are)
-        ms, mq, mn = (x.astype(float) for x in _per_match(w, totals))
-        hands_per_match = _mean_hands(w)
+    for key in keys:
+        # the per-match sums the bootstrap needs, summed by DuckDB (integers, exact as
+        # the float sums of these integers are)
+        m = _fetch(runs, key, _PER_MATCH, "GROUP BY run, match ORDER BY run, match")
+        ms, mq, mn = (np.asarray(m[c]).astype(float) for c in ("ms", "mq", "mn"))
+        hands_per_match = _mean(m["hands"], m["n"])
+        del m
+        # every seat's total, as floats in their order (the SD sums them in it)
+        w = _fetch(runs, key, "players, s0, s1, s2, s3")
+        v = _seat_values(w, float)
         del w
 
         def sd(i, ms=ms, mq=mq, mn=mn, axis=-1):  # from per-match sums, resamples at once
@@ -154,8 +173,6 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
             n, t = mn[i].sum(axis), ms[i].sum(axis)
             return np.sqrt(np.maximum(mq[i].sum(axis) - t * t / n, 0) / (n - 1))
 
-        v = totals.astype(float)
-        del totals
         lo, hi = _boot((np.arange(len(ms)),), sd, vectorized=True)
         row = {
             **dict(zip(GROUP, key, strict=True)),
@@ -172,12 +189,13 @@ def swing(runs, quantiles=(0.05, 0.25, 0.5, 0.75, 0.95)) -> pd.DataFrame:
     return finished_table(runs, pd.DataFrame(rows))
 
 
-def _seat_values(w: dict[str, np.ndarray]) -> np.ndarray:
-    """Every seat's match total of the rows ``w`` (:func:`_groups`), row by row and seat
-    by seat (the order of :func:`_by_seat`'s rows)."""
+def _seat_values(w: dict[str, np.ndarray], dtype: type = np.int64) -> np.ndarray:
+    """Every seat's match total of the rows ``w`` (:func:`_fetch`: ``players``,
+    ``s0`` … ``s3``), row by row and seat by seat (the order of :func:`_by_seat`'s
+    rows), as ``dtype`` (a float is exact: sums of points)."""
     players = np.asarray(w["players"], dtype=np.int64)
     first = np.cumsum(players) - players  # a row's first place in the output
-    out: np.ndarray = np.empty(int(players.sum()), dtype=np.int64)
+    out: np.ndarray = np.empty(int(players.sum()), dtype=dtype)
     # seat by seat into its places (no rows × 4 table beside the output: 40 MB at 10M)
     for i in range(4):
         sat = players > i
@@ -185,30 +203,16 @@ def _seat_values(w: dict[str, np.ndarray]) -> np.ndarray:
     return out
 
 
-def _per_match(w: dict[str, np.ndarray], totals: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Per match of the rows ``w`` (in order; ``totals``: :func:`_seat_values`): the
-    seats' totals summed, their squares summed, and the seats counted (integers)."""
-    players = np.asarray(w["players"], dtype=np.int64)
-    if not len(players):
-        return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))
-    run, match = np.asarray(w["run_id"], np.int64), np.asarray(w["match"], np.int64)
-    first = np.flatnonzero(np.r_[True, (run[1:] != run[:-1]) | (match[1:] != match[:-1])])
-    seat_first = np.r_[0, np.cumsum(players)[:-1]][first]  # a match's first seat row
-    return (
-        np.add.reduceat(totals, seat_first),
-        np.add.reduceat(totals * totals, seat_first),
-        np.add.reduceat(players, first),
-    )
-
-
-def _mean_hands(w: dict[str, np.ndarray]) -> float:
-    """The mean length of a match (of one rotation, in duplicate play) in hands, of
-    the rows ``w`` (:func:`_groups`)."""
-    return float(pd.Series(np.asarray(w["hands"])).mean())
+def _mean(hands: np.ndarray, rows: np.ndarray) -> float:
+    """The mean length of a match (of one rotation, in duplicate play) in hands, from
+    the per-match ``hands`` and ``rows`` (rotations) of :data:`_PER_MATCH`: the total
+    over the rows, the float pandas' mean of the rows' hands gives (its float sum of
+    these integers is exact)."""
+    return float(int(np.sum(hands)) / int(np.sum(rows)))
 
 
 def _seats(w: dict[str, np.ndarray]) -> pd.DataFrame:
-    """The rows ``w`` (:func:`_groups`) one row per seat (:func:`_by_seat`)."""
+    """The rows ``w`` (:func:`_fetch` of :data:`_ROWS`) one row per seat (:func:`_by_seat`)."""
     return _by_seat(pd.DataFrame({k: np.asarray(v) for k, v in w.items()}), ["run_id"])
 
 
@@ -255,24 +259,31 @@ def skill_share(runs) -> pd.DataFrame:
     Groups that are not duplicate play get NaN: there the agents' seats and walls are
     confounded. The unit is the agent's place in the line-up as given (two ``greedy``
     are two places)."""
-    runs, groups = _groups(runs)
+    runs, keys = _groups(runs)
     dup = {(r.variant, r.config): r.duplicate for r in runs.runs}
     rows = []
-    for key, w in groups:
+    for key in keys:
         row = {**dict(zip(GROUP, key, strict=True)), "duplicate": dup.get(key[:2], False)}
         # a row's seats take every place of the line-up: (seat − rotation) mod players
-        k = int(np.asarray(w["players"]).max())
-        matches = len(_per_match(w, _seat_values(w))[2])
+        g = _fetch(
+            runs,
+            key,
+            "max(players)::BIGINT AS k, count(DISTINCT (run, match))::BIGINT AS matches, "
+            "sum(hands)::BIGINT AS hands, count(*)::BIGINT AS n",
+            "",
+        )
+        k, matches = int(g["k"][0]), int(g["matches"][0])
         # ω² grows with match length (a longer match averages more luck away): the
         # figure means nothing without it, so it travels with the figure
         row["matches"], row["agents"] = matches, k
-        row["hands_per_match"] = _mean_hands(w)
+        row["hands_per_match"] = _mean(g["hands"], g["n"])
         if not row["duplicate"] or matches < 2:
             row.update(
                 skill_share=np.nan, skill_share_lo=np.nan, skill_share_hi=np.nan, luck_share=np.nan
             )
             rows.append(row)
             continue
+        w = _fetch(runs, key, _ROWS)
         s, q, n = _layout(_seats(w))
         value = _omega2(s, q, n)
 

@@ -4,7 +4,9 @@ Every function takes ``runs``: a run directory, a sweep parent (a folder with
 ``sweep.json``, or whose sub-folders are runs), a list of those, or a
 :class:`Runs`. DuckDB reads the Parquet files itself (``read_parquet($hands)``
 with the file lists passed as query *parameters*, never pasted into the SQL) and
-only aggregates come back, so a run of millions of hands never sits in memory.
+only aggregates come back, so a run of millions of hands never sits in memory. A
+table queried twice is read from its files once: its second query copies it into the
+connection's work database (:meth:`Runs.copy`) and later ones read the copy.
 No figure needs the events table: hand length is ``hands.n_events``.
 
 Every figure is given per group: ``variant``, ``config`` (the rule keys a run
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import tempfile
 import weakref
@@ -323,6 +326,18 @@ def _work_database(con: duckdb.DuckDBPyConnection) -> str:
     return name
 
 
+COPIED = ("hands", "wins", "transfers")
+"""The tables :meth:`Runs.copy` reads once into DuckDB (the events table, large and
+read by a few figures, is read from its files)."""
+
+COPY_ROWS, COPY_FILES = 500_000, 250
+"""At most the files of about this many rows, and this many files, :meth:`Runs.copy`
+reads into its copy at a time."""
+
+NOT_COPIED = {"hands": ("wall",)}
+"""Columns a copy leaves out: the wall (136 tiles a hand, most of a run's bytes) is
+read by the few queries that name it (``compare``'s pairing), from the files."""
+
 LARGER_LIMITS = ("1GB", "4GB")
 """The limits a query DuckDB cannot fit under :data:`MEMORY_LIMIT` is tried again with,
 in turn, then DuckDB's own default (80 % of the machine's memory)."""
@@ -424,6 +439,8 @@ class Runs:
                 if not rf.by_table[t]:
                     raise LogError(f"{rf.manifest_path}: the manifest lists no {t} files")
         self._checked: dict[str, list[str]] = {}
+        self._copies: dict[str, str] = {}
+        self._reads: dict[str, int] = {}
         self.runs = runs
         # a cursor is a connection of its own to the same database: its own temp tables
         # and views, the database's memory limit and spill folder (kept alive with it)
@@ -484,6 +501,8 @@ class Runs:
 
         for key in [k for k, v in cache.items() if table(v) in names]:
             del cache[key]
+        for t in [t for t, n in self._copies.items() if n in names]:
+            del self._copies[t]  # read from the files again, once, if asked again
         for n in names:
             self.con.execute(f'DROP TABLE IF EXISTS "{n}"')
 
@@ -558,10 +577,59 @@ class Runs:
 
     def _execute(self, query: str, params: dict[str, Any]) -> duckdb.DuckDBPyConnection:
         """``query`` run with the file lists bound (:meth:`sql`), its result not fetched
-        (a ``CREATE TEMP TABLE`` keeps it in DuckDB, under :data:`MEMORY_LIMIT`)."""
+        (a ``CREATE TEMP TABLE`` keeps it in DuckDB, under :data:`MEMORY_LIMIT`). A
+        table's ``read_parquet($TABLE)`` reads :meth:`copy` of it from the table's
+        second query on (its files read twice at most, however many queries read
+        them), unless the caller bound ``$TABLE`` itself or the query needs a column
+        the copy leaves out (:data:`NOT_COPIED`)."""
+        for t in COPIED:
+            if f"read_parquet(${t})" in query and t not in params:
+                if any(re.search(rf"\b{c}\b", query) for c in NOT_COPIED.get(t, ())):
+                    continue
+                # the first query reads the files, as it would alone; a second makes
+                # the copy (a command that reads a table once pays no copy for it)
+                self._reads[t] = self._reads.get(t, 0) + 1
+                if t in self._copies or self._reads[t] > 1:
+                    query = query.replace(f"read_parquet(${t})", self.copy(t))
         for t in ("hands", "wins", "transfers", "events"):
             if f"${t}" in query:
                 params.setdefault(t, self.files(t))
+        return self._run(query, params)
+
+    def copy(self, table: str) -> str:
+        """The name of a table of :attr:`work` holding every row of ``table``
+        (``hands``, ``wins`` or ``transfers``; every column but :data:`NOT_COPIED`), in
+        the files' order: its files are read (and verified, :meth:`files`) the first
+        time, and every later query reads DuckDB's compressed copy (evicted to the
+        work file under :data:`MEMORY_LIMIT`), not the Parquet files again. At 10M
+        hands a report's queries read a run's files some forty times.
+        :meth:`release` drops it with the rest."""
+        if table not in COPIED:
+            raise ValueError(f"table must be one of {', '.join(COPIED)}, not {table!r}")
+        if table not in self._copies:
+            name = f"parquet_{table}"
+            left_out = ", ".join(f"'{c}'" for c in NOT_COPIED.get(table, ()))
+            cols = f"COLUMNS(lambda c: c NOT IN ({left_out}))" if left_out else "*"
+            files = self.files(table)
+            rows = sum(rf.rows(table) for rf in self._runs)
+            step = max(1, min(COPY_FILES, len(files) * COPY_ROWS // max(rows, 1)))
+            # the rows in the files' order (insertion order kept, as read_parquet gives
+            # them): a query without an ORDER BY sees them as it did the files. A block
+            # of files at a time: an ordered insert of 10M hands' 5,000 files at once
+            # held 700 MB, as did the 5,000 files of their 40,000 wins
+            for i in range(0, len(files), step):
+                into = f"{self.work}.{name}"
+                self._run(
+                    (f"CREATE OR REPLACE TABLE {into} AS " if i == 0 else f"INSERT INTO {into} ")
+                    + f"SELECT {cols} FROM read_parquet($files)",
+                    {"files": files[i : i + step]},
+                )
+            self._copies[table] = name
+        return f"{self.work}.{self._copies[table]}"
+
+    def _run(self, query: str, params: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+        """``query`` run under :data:`MEMORY_LIMIT` (then :data:`LARGER_LIMITS`); a
+        DuckDB error is one line (:class:`LogError`)."""
         if self._limit_step:  # a larger limit was for one query: back under the usual one
             self.con.execute("SET memory_limit = $m", {"m": MEMORY_LIMIT})
             self._limit_step = 0
@@ -699,7 +767,7 @@ HANDS_CTE = f"""
                         lambda j: h.agents[(j + h.rotation) % h.players + 1]), ',')
                END AS lineup,
                h.players, h.dealer, {SEAT_AGENTS} AS agents, h.winners, h.deltas,
-               h.outcome::VARCHAR AS outcome, h.n_events, h.wall_left, h.wall
+               h.outcome::VARCHAR AS outcome, h.n_events, h.wall_left
         FROM read_parquet($hands) h JOIN runs r USING (run_id)
              LEFT JOIN lineups l USING (run_id)
     )"""

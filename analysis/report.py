@@ -1058,6 +1058,8 @@ def write_report(
     hands = sum(x.hands for x in r.runs)
     say = _steps(progress, hands)
     say(f"{len(r.runs)} runs, {hands:,} hands: computing the tables")
+    for table in queries.COPIED:  # every query reads them: their files once, here
+        r.copy(table)
     t = queries.tables(r)
     say("tables done; swing, skill and precision")
     t["swing"] = balance.swing(r)
@@ -1075,6 +1077,8 @@ def write_report(
         t["paired_all"] = paired
         t["paired"] = _key_rows(paired)
     r.release()  # every table is made: DuckDB's rows go before the figures are drawn
+    if r is not runs:  # and DuckDB itself, when the runs are ours (at 1M hands: 60 MB)
+        r.close()
     say("drawing the figures")
     t = marked(t)
     figs = plots.figures(t)

@@ -174,3 +174,16 @@ def test_seat_positions_and_the_proposal_recomputed_from_the_hands():
     a = got[0]["value"]
     exact, lever, step = propose(a, n, Lever(1, "base", 0), margin=0.1)
     assert exact == pytest.approx(a / n) and abs(lever.points - exact) <= step / n / 2 + 1e-12
+
+
+def test_swing_figures_are_those_of_every_seat_s_match_total_to_the_last_bit():
+    # DuckDB sums per match; the SD, mean |total| and quantiles are NumPy's over the
+    # seats' totals in their order (match, seat), exactly as computed here
+    got = balance.swing(queries.as_runs(data_dir() / "yuxi")).iloc[0]
+    h = read_table(data_dir() / "yuxi", "hands", columns=["match", "deltas"]).to_pandas()
+    h = h.sort_values("match", kind="stable")
+    per = h.groupby("match")["deltas"].apply(lambda d: np.sum(np.vstack(d), 0))
+    v = np.vstack(per).ravel().astype(float)
+    assert got.sd == v.std(ddof=1) and got.mean_abs == np.abs(v).mean()
+    assert [got.p5, got.p50, got.p95] == [np.quantile(v, q) for q in (0.05, 0.5, 0.95)]
+    assert got.matches == len(per) and got.hands_per_match == len(h) / len(per)
