@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from analysis.match_sums import MatchSums, Metrics, metric_specs
 from analysis.queries import (
@@ -35,7 +37,6 @@ from analysis.stats import Difference, pseudo_values
 from mjlog.judgement import Verdict
 from mjlog.logio import LogError
 from mjlog.metrics import METRICS
-from mjlog.rundir import duckdb_path
 
 __all__ = [
     "COMPARE_METRICS",
@@ -128,14 +129,15 @@ def _deals(
     list to filter by)."""
     ms = np.sort(np.asarray(matches, dtype=np.int64))  # an array: 1.25M ints as a list are 45 MB
     spans = {
-        f"{side}_{t}": _match_spans(a, runs.files(t))
+        f"{side}_{t}": _match_spans(runs.files(t))
         for side, runs in (("a", a), ("b", b))
         for t in ("hands", "wins", "transfers")
     }
     got = dict.fromkeys(("shared", "same", "firsts", "first_same"), 0)
     got.update(tiles_a=0, tiles_b=0)
     # per block only its reduced counts and its matches' three columns as arrays (a
-    # block's frame kept each time grew a 10M-hand compare by ~2 MB a block)
+    # block's frame kept each time grew a 10M-hand compare by ~2 MB a block), the
+    # counts as 32-bit integers (a match's hands: 10 MB less at 10M than as 64-bit)
     per: dict[str, list[np.ndarray]] = {"match": [], "hands": [], "differing": []}
     odd, query = _odd_query(every), _deals_query(every)
     for params in _blocks(ms, every, spans):
@@ -193,19 +195,24 @@ def _bound(query: str, params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k in named}
 
 
-def _match_spans(runs: Runs, files: list[str]) -> list[tuple[str, float, float]]:
-    """Each of ``files`` with the lowest and highest match its row groups' statistics
-    give (−∞, ∞ where a file has none: read for every block)."""
-    got = runs.con.execute(
-        """SELECT file_name, min(stats_min_value::BIGINT), max(stats_max_value::BIGINT)
-        FROM parquet_metadata($files) WHERE path_in_schema = 'match' GROUP BY file_name""",
-        {"files": files},
-    ).fetchall()
-    span = {duckdb_path(name): (lo, hi) for name, lo, hi in got}
+def _match_spans(files: list[str]) -> list[tuple[str, float, float]]:
+    """Each of ``files`` (as DuckDB names them: :func:`mjlog.rundir.duckdb_path`) with
+    the lowest and highest match its row groups' statistics give (−∞, ∞ where a file
+    has none, or no footer pyarrow can read: read for every block, and DuckDB says
+    what is wrong with it). pyarrow reads the footers in half DuckDB's time
+    (``parquet_metadata`` makes a row of every column chunk)."""
     out = []
     for f in files:
-        lo, hi = span.get(f, (None, None))
-        out.append((f, -math.inf if lo is None else lo, math.inf if hi is None else hi))
+        lo, hi = -math.inf, math.inf
+        try:
+            md = pq.read_metadata(re.sub(r"\[([\[*?])\]", r"\1", f))  # duckdb_path undone
+            j = [md.schema.column(k).path for k in range(md.num_columns)].index("match")
+            stats = [md.row_group(g).column(j).statistics for g in range(md.num_row_groups)]
+            if stats and all(st is not None and st.has_min_max for st in stats):
+                lo, hi = min(st.min for st in stats), max(st.max for st in stats)
+        except (OSError, ValueError, pa.ArrowException):
+            pass
+        out.append((f, lo, hi))
     return out
 
 
@@ -430,17 +437,18 @@ def _rows_differing(name: str, table: str, row: Mapping[str, str], every: bool) 
 
 def _deals_query(every: bool) -> str:
     """SQL: per match of a block, :func:`_deals`' counts. The two runs' hands are
-    joined carrying hashes only; their wins and transfers, which few hands have, are
-    compared table by table, and a hand whose wins or transfers differ (``odd``) is
-    found by its key, not joined to every hand of both runs."""
+    joined carrying hashes only (their walls', and their results'); a hand whose wins
+    or transfers differ is looked up by its key in the block's :data:`_ODD`
+    (:func:`_odd_query`), where before every hand carried its wins and transfers as
+    lists into the join."""
     return f"""
     WITH j AS (SELECT match, rotation, hand, a.f IS DISTINCT FROM b.f AS differs,
                  a.wh IS NOT NULL AND b.wh IS NOT NULL AS walls, a.wh = b.wh AS same,
                  rotation = 0 AND hand = 0 AS first, a.n AS na, b.n AS nb
           FROM ({_hands("a", every)}) a FULL JOIN ({_hands("b", every)}) b
                USING (match, rotation, hand))
-    SELECT match, count(*) AS hands,
-           count(*) FILTER (WHERE differs OR odd.match IS NOT NULL) AS differing,
+    SELECT match, count(*)::INTEGER AS hands,
+           (count(*) FILTER (WHERE differs OR odd.match IS NOT NULL))::INTEGER AS differing,
            count(*) FILTER (WHERE walls) AS shared,
            count(*) FILTER (WHERE walls AND same) AS same,
            count(*) FILTER (WHERE walls AND first) AS firsts,

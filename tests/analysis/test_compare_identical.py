@@ -201,3 +201,30 @@ def test_first_walls_of_another_dealer_are_paired_and_said_to_share_the_tiles(tm
         .iloc[0]
         .endswith("the same tiles shuffled alike but the first dealer or the break differs")
     )
+
+
+def test_runs_under_names_with_glob_characters_are_joined_block_by_block(tmp_path, monkeypatch):
+    """A run whose folder name holds glob characters is read literally, its files cut
+    to each block's matches as any run's are: the counts are those of its original."""
+    a, b = CAPS / "cap=16", CAPS / "cap=1"
+    whole = compare.hands_differing(Runs(a), Runs(b), range(50))
+    odd = tmp_path / "cap[*?]16"
+    shutil.copytree(a, odd)
+    monkeypatch.setattr(compare, "DEAL_BLOCK", 7)
+    got = compare.hands_differing(Runs(odd), Runs(b), range(50))
+    pd.testing.assert_frame_equal(got, whole, check_exact=True)
+    assert 0 < int(whole["differing"].sum()) < int(whole["hands"].sum())
+
+
+def test_a_damaged_footer_unchecked_by_hash_is_one_line_error(tmp_path):
+    """With the sha256 check off, a transfers file whose footer is damaged: the
+    comparison refuses it in one line, no traceback."""
+    run = tmp_path / "r"
+    shutil.copytree(CAPS / "cap=16", run)
+    p = run / "transfers" / "part-00000.parquet"
+    data = bytearray(p.read_bytes())
+    data[-12] ^= 0x01  # in the footer's length field: the file is still its size
+    p.write_bytes(data)
+    with pytest.raises(logio.LogError, match="Parquet") as e:
+        compare.hands_differing(Runs(run, verify_hashes=False), Runs(CAPS / "cap=1"), range(50))
+    assert "\n" not in str(e.value)
