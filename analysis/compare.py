@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -17,6 +18,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from analysis.match_sums import MatchSums, Metrics, metric_specs
 from analysis.queries import (
@@ -34,7 +37,6 @@ from analysis.stats import Difference, pseudo_values
 from mjlog.judgement import Verdict
 from mjlog.logio import LogError
 from mjlog.metrics import METRICS
-from mjlog.rundir import duckdb_path
 
 __all__ = [
     "COMPARE_METRICS",
@@ -120,47 +122,29 @@ def _deals(
     """Over the hands both runs hold in ``matches``: ``shared`` hands, ``same`` walls;
     of the first hands, ``firsts``, ``first_same`` walls and ``first_tiles`` with one
     multiset of tiles; ``tiles_a``, ``tiles_b`` (wall sizes). And per match,
-    :func:`hands_differing`'s ``hands`` and ``differing``. One DuckDB join of the two
-    runs' hands by (match, rotation, hand) gives both; only counts come back.
-    ``every``: ``matches`` are every match of both runs (no list to filter by)."""
-    query = f"""
-    WITH a AS ({_outcomes("a", every)}), b AS ({_outcomes("b", every)}),
-    j AS (SELECT match, a.f IS DISTINCT FROM b.f AS differs,
-                 a.wh IS NOT NULL AND b.wh IS NOT NULL AS walls, a.wh = b.wh AS same,
-                 a.t AS ta, a.t = b.t AS same_tiles, a.n AS na, b.n AS nb
-          FROM a FULL JOIN b USING (match, rotation, hand))
-    SELECT match, count(*) AS hands, count(*) FILTER (WHERE differs) AS differing,
-           count(*) FILTER (WHERE walls) AS shared,
-           count(*) FILTER (WHERE walls AND same) AS same,
-           count(ta) FILTER (WHERE walls) AS firsts,
-           count(ta) FILTER (WHERE walls AND same) AS first_same,
-           count(ta) FILTER (WHERE walls AND same_tiles) AS first_tiles,
-           coalesce(max(na) FILTER (WHERE walls), 0) AS tiles_a,
-           coalesce(max(nb) FILTER (WHERE walls), 0) AS tiles_b
-    FROM j GROUP BY match ORDER BY match"""
+    :func:`hands_differing`'s ``hands`` and ``differing``. Per block of matches, DuckDB
+    finds the hands whose wins or transfers differ (:func:`_odd_query`), then joins the
+    two runs' hands by (match, rotation, hand), hashes only (:func:`_deals_query`);
+    only counts come back. ``every``: ``matches`` are every match of both runs (no
+    list to filter by)."""
+    ms = np.sort(np.asarray(matches, dtype=np.int64))  # an array: 1.25M ints as a list are 45 MB
     spans = {
-        f"{side}_{t}": _match_spans(a, runs.files(t))
+        f"{side}_{t}": _match_spans(runs.files(t))
         for side, runs in (("a", a), ("b", b))
         for t in ("hands", "wins", "transfers")
     }
-    # a block of matches at a time: the join holds one block's hands, not the run's,
-    # and each block reads only the files its match range can be in (a run's files
-    # named to every block would have every footer read once a block)
-    got = dict.fromkeys(("shared", "same", "firsts", "first_same", "first_tiles"), 0)
+    got = dict.fromkeys(("shared", "same", "firsts", "first_same"), 0)
     got.update(tiles_a=0, tiles_b=0)
     # per block only its reduced counts and its matches' three columns as arrays (a
-    # block's frame kept each time grew a 10M-hand compare by ~2 MB a block)
+    # block's frame kept each time grew a 10M-hand compare by ~2 MB a block), the
+    # counts as 32-bit integers (a match's hands: 10 MB less at 10M than as 64-bit)
     per: dict[str, list[np.ndarray]] = {"match": [], "hands": [], "differing": []}
-    ms = np.sort(np.asarray(matches, dtype=np.int64))  # an array: 1.25M ints as a list are 45 MB
-    params: dict[str, Any] = {}
-    for i in range(0, len(ms), DEAL_BLOCK):
-        block = ms[i : i + DEAL_BLOCK]
-        lo, hi = int(block[0]), int(block[-1])
-        if not every:
-            params["m"] = block.tolist()
-        for name, files in spans.items():
-            params[name] = _overlapping(files, lo, hi)
-        cols = a.numbers(query, **params, lo=lo, hi=hi)
+    odd, query = _odd_query(every), _deals_query(every)
+    for params in _blocks(ms, every, spans):
+        # a block's hands whose wins or transfers differ, kept apart before its hands
+        # are joined: the two in one query held both tables' readers at once (+50 MB)
+        a.store(odd, _bound(odd, params))
+        cols = a.numbers(query, **_bound(query, params))
         for name in got:
             col = cols[name]
             if name.startswith("tiles_"):
@@ -170,24 +154,65 @@ def _deals(
         for name, kept in per.items():
             kept.append(cols[name])
         del cols
+    a.con.execute(f"DROP TABLE IF EXISTS {_ODD}")
+    # one wall a first hand alike on both sides is one multiset of tiles: only the first
+    # hands dealt otherwise have their tiles sorted (a sort of every first wall was a
+    # sixth of the join's time)
+    got["first_tiles"] = got["first_same"]
+    if got["first_same"] < got["firsts"]:
+        tiles = _first_tiles_query(every)
+        got["first_tiles"] = sum(
+            int(a.numbers(tiles, **_bound(tiles, params))["n"].sum())
+            for params in _blocks(ms, every, spans)
+        )
     if not per["match"]:
         return got, pd.DataFrame({"match": [], "hands": [], "differing": []})
     return got, pd.DataFrame({name: np.concatenate(kept) for name, kept in per.items()}, copy=False)
 
 
-def _match_spans(runs: Runs, files: list[str]) -> list[tuple[str, float, float]]:
-    """Each of ``files`` with the lowest and highest match its row groups' statistics
-    give (−∞, ∞ where a file has none: read for every block)."""
-    got = runs.con.execute(
-        """SELECT file_name, min(stats_min_value::BIGINT), max(stats_max_value::BIGINT)
-        FROM parquet_metadata($files) WHERE path_in_schema = 'match' GROUP BY file_name""",
-        {"files": files},
-    ).fetchall()
-    span = {duckdb_path(name): (lo, hi) for name, lo, hi in got}
+def _blocks(
+    ms: np.ndarray, every: bool, spans: dict[str, list[tuple[str, float, float]]]
+) -> Iterator[dict[str, Any]]:
+    """The parameters of each block of :data:`DEAL_BLOCK` matches of ``ms`` (sorted):
+    ``lo`` … ``hi``, ``m`` (unless ``every``) and each of ``spans``' file lists cut to
+    the files the block's matches can be in. A block's joins hold its hands, not the
+    run's, and it reads only its files (a run's files named to every block would have
+    every footer read once a block)."""
+    for i in range(0, len(ms), DEAL_BLOCK):
+        block = ms[i : i + DEAL_BLOCK]
+        lo, hi = int(block[0]), int(block[-1])
+        params: dict[str, Any] = {"lo": lo, "hi": hi}
+        if not every:
+            params["m"] = block.tolist()
+        for name, files in spans.items():
+            params[name] = _overlapping(files, lo, hi)
+        yield params
+
+
+def _bound(query: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The ``params`` that ``query`` names (DuckDB refuses any other)."""
+    named = set(re.findall(r"\$(\w+)", query))
+    return {k: v for k, v in params.items() if k in named}
+
+
+def _match_spans(files: list[str]) -> list[tuple[str, float, float]]:
+    """Each of ``files`` (as DuckDB names them: :func:`mjlog.rundir.duckdb_path`) with
+    the lowest and highest match its row groups' statistics give (−∞, ∞ where a file
+    has none, or no footer pyarrow can read: read for every block, and DuckDB says
+    what is wrong with it). pyarrow reads the footers in half DuckDB's time
+    (``parquet_metadata`` makes a row of every column chunk)."""
     out = []
     for f in files:
-        lo, hi = span.get(f, (None, None))
-        out.append((f, -math.inf if lo is None else lo, math.inf if hi is None else hi))
+        lo, hi = -math.inf, math.inf
+        try:
+            md = pq.read_metadata(re.sub(r"\[([\[*?])\]", r"\1", f))  # duckdb_path undone
+            j = [md.schema.column(k).path for k in range(md.num_columns)].index("match")
+            stats = [md.row_group(g).column(j).statistics for g in range(md.num_row_groups)]
+            if stats and all(st is not None and st.has_min_max for st in stats):
+                lo, hi = min(st.min for st in stats), max(st.max for st in stats)
+        except (OSError, ValueError, pa.ArrowException):
+            pass
+        out.append((f, lo, hi))
     return out
 
 
@@ -336,33 +361,126 @@ def _common(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ia, at[ia]
 
 
-def _outcomes(side: str, every: bool = False) -> str:
-    """SQL: per hand of one side (its files bound to ``$SIDE_hands`` and so on, its
-    matches to ``$lo`` … ``$hi`` and, unless ``every``, to ``$m``) a hash of its wall
-    ``wh`` (NULL without one), the wall's size ``n``, a hash of the first hand's
-    tiles ``t``, and a hash ``f`` of the hand's outcome: the result, winners and every
-    seat's delta; each win's winner, feeder, method, patterns and points; and every
-    transfer (payer, payee, amount, reason)."""
-    where = "WHERE match BETWEEN $lo AND $hi" + (
+def _where(every: bool) -> str:
+    """SQL: the rows of a block's matches (``$lo`` … ``$hi`` and, unless ``every``,
+    ``$m``)."""
+    return "WHERE match BETWEEN $lo AND $hi" + (
         "" if every else " AND match IN (SELECT unnest($m))"
     )
+
+
+def _hands(side: str, every: bool) -> str:
+    """SQL: per hand of one side (its files bound to ``$SIDE_hands``) a hash of its wall
+    ``wh`` (NULL without one), the wall's size ``n`` and a hash ``f`` of the hand's
+    result, winners and every seat's delta."""
+    return f"""SELECT match, rotation, hand,
+           CASE WHEN wall IS NOT NULL THEN hash(wall) END AS wh, len(wall) AS n,
+           hash(outcome, winners, deltas) AS f
+    FROM read_parquet(${side}_hands) {_where(every)}"""
+
+
+_WINS_ROW = {
+    "q": "seq",
+    "s": "seat",
+    "f": "from_seat",
+    "m": "method",
+    "p": "list_sort(patterns)",
+    "v": "points",
+    "t": "total",
+}
+"""A win as :func:`_deals` compares it: its winner, feeder, method, patterns and
+points, ordered by ``q`` (seq, then seat), which is not compared."""
+
+_PAYS_ROW = {"q": "seq", "a": "payer", "b": "payee", "m": "amount", "r": "reason"}
+"""A transfer as :func:`_deals` compares it: payer, payee, amount and reason, ordered
+by ``q`` (seq, then payer and payee), which is not compared."""
+
+
+def _rows_differing(name: str, table: str, row: Mapping[str, str], every: bool) -> str:
+    """SQL: the CTEs ``{name}a``, ``{name}b`` … ending in ``{name}``, the hands (match,
+    rotation, hand) whose rows of ``table`` differ between the two sides: other rows
+    in their order, or rows on one side only. Rows are compared as ``row`` gives them,
+    its first field their order (not compared).
+
+    In two steps, as almost every hand's rows are alike: a hash of a hand's rows as a
+    multiset with their order field (a sum of row hashes) tells the hands alike in
+    both; only the others are compared exactly, each hand's rows sorted as a list (by
+    ``row``'s fields in turn), the order field dropped after. An aggregate with ORDER
+    BY, or a list of every hand's rows, took three to six times as long."""
+    first, *rest = row
+    fields = ", ".join(f"'{k}': {v}" for k, v in row.items())
+    kept = ", ".join(f"x.{k}" for k in rest)
+    key = "match, rotation, hand"
+    sides = "\n".join(
+        f"""{name}{s} AS MATERIALIZED (
+            SELECT {key}, {{{fields}}} AS r
+            FROM read_parquet(${s}_{table}) {_where(every)}),
+        {name}{s}_sum AS (SELECT {key}, sum(hash(r)) AS h FROM {name}{s} GROUP BY ALL),"""
+        for s in "ab"
+    )
+    exact = "\n".join(
+        f"""{name}{s}_list AS (
+            SELECT {key}, hash(list_transform(list_sort(list(r)), lambda x: ({kept}))) AS x
+            FROM {name}{s} SEMI JOIN {name}_maybe USING ({key}) GROUP BY ALL),"""
+        for s in "ab"
+    )
+    return f"""{sides}
+        {name}_maybe AS (
+            SELECT {key} FROM {name}a_sum FULL JOIN {name}b_sum USING ({key})
+            WHERE {name}a_sum.h IS DISTINCT FROM {name}b_sum.h),
+        {exact}
+        {name} AS (
+            SELECT {key} FROM {name}_maybe
+            LEFT JOIN {name}a_list USING ({key}) LEFT JOIN {name}b_list USING ({key})
+            WHERE {name}a_list.x IS DISTINCT FROM {name}b_list.x)"""
+
+
+def _deals_query(every: bool) -> str:
+    """SQL: per match of a block, :func:`_deals`' counts. The two runs' hands are
+    joined carrying hashes only (their walls', and their results'); a hand whose wins
+    or transfers differ is looked up by its key in the block's :data:`_ODD`
+    (:func:`_odd_query`), where before every hand carried its wins and transfers as
+    lists into the join."""
     return f"""
-    SELECT h.match, h.rotation, h.hand,
-           CASE WHEN h.wall IS NOT NULL THEN hash(h.wall) END AS wh, len(h.wall) AS n,
-           CASE WHEN h.hand = 0 AND h.rotation = 0 AND h.wall IS NOT NULL
-                THEN hash(list_sort(h.wall)) END AS t,
-           hash(h.outcome, h.winners, h.deltas, w.wins, t.pays) AS f
-    FROM (SELECT match, rotation, hand, wall, outcome, winners, deltas
-          FROM read_parquet(${side}_hands) {where}) h
-    LEFT JOIN (SELECT match, rotation, hand,
-                      list((seat, from_seat, method, list_sort(patterns), points, total)
-                           ORDER BY seq, seat) AS wins
-               FROM read_parquet(${side}_wins) {where} GROUP BY ALL) w
-           USING (match, rotation, hand)
-    LEFT JOIN (SELECT match, rotation, hand,
-                      list((payer, payee, amount, reason) ORDER BY seq, payer, payee) AS pays
-               FROM read_parquet(${side}_transfers) {where} GROUP BY ALL) t
-           USING (match, rotation, hand)"""
+    WITH j AS (SELECT match, rotation, hand, a.f IS DISTINCT FROM b.f AS differs,
+                 a.wh IS NOT NULL AND b.wh IS NOT NULL AS walls, a.wh = b.wh AS same,
+                 rotation = 0 AND hand = 0 AS first, a.n AS na, b.n AS nb
+          FROM ({_hands("a", every)}) a FULL JOIN ({_hands("b", every)}) b
+               USING (match, rotation, hand))
+    SELECT match, count(*)::INTEGER AS hands,
+           (count(*) FILTER (WHERE differs OR odd.match IS NOT NULL))::INTEGER AS differing,
+           count(*) FILTER (WHERE walls) AS shared,
+           count(*) FILTER (WHERE walls AND same) AS same,
+           count(*) FILTER (WHERE walls AND first) AS firsts,
+           count(*) FILTER (WHERE walls AND same AND first) AS first_same,
+           coalesce(max(na) FILTER (WHERE walls), 0) AS tiles_a,
+           coalesce(max(nb) FILTER (WHERE walls), 0) AS tiles_b
+    FROM j LEFT JOIN {_ODD} odd USING (match, rotation, hand) GROUP BY match ORDER BY match"""
+
+
+_ODD = "deals_odd"
+"""The temp table of a block's hands whose wins or transfers differ (:func:`_odd_query`)."""
+
+
+def _odd_query(every: bool) -> str:
+    """SQL: the hands of a block (match, rotation, hand) whose wins or transfers differ
+    between the two sides, into the temp table :data:`_ODD`."""
+    return f"""CREATE OR REPLACE TEMP TABLE {_ODD} AS
+    WITH {_rows_differing("wins", "wins", _WINS_ROW, every)},
+    {_rows_differing("pays", "transfers", _PAYS_ROW, every)}
+    SELECT * FROM wins UNION SELECT * FROM pays"""
+
+
+def _first_tiles_query(every: bool) -> str:
+    """SQL: ``n``, the first hands of a block (wall on both sides) whose walls hold one
+    multiset of tiles, however shuffled."""
+
+    def firsts(side: str) -> str:
+        return f"""SELECT match, hash(list_sort(wall)) AS t FROM read_parquet(${side}_hands)
+        {_where(every)} AND rotation = 0 AND hand = 0 AND wall IS NOT NULL"""
+
+    return f"""SELECT count(*) FILTER (WHERE a.t = b.t) AS n
+    FROM ({firsts("a")}) a JOIN ({firsts("b")}) b USING (match)"""
 
 
 def hands_differing(a: Runs, b: Runs, matches: Sequence[int]) -> pd.DataFrame:

@@ -5,15 +5,22 @@ Every run here is tiny and seeded, or the sample sweep."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 from analysis import compare
+from analysis.queries import Runs
 from analysis.studies.sample import data_dir
+from mjlog import logio
 from mjlog.cli import main
 from mjlog.logio import read_table
+from simulate.runner import RunSpec, simulate
 from simulate.sweep import parse_grid, sweep
 
 CAPS = data_dir() / "sweep" / "xuezhan-cap"
@@ -119,3 +126,105 @@ def test_a_figure_the_same_on_every_match_is_identical_though_hands_differ():
         rows.loc["money_moved_per_hand", "p_adjusted"]
         == rows.loc["money_moved_per_hand", "p_adjusted"]
     )
+
+
+def _with_transfers(run: Path, out: Path, change) -> Runs:
+    """A copy of ``run`` whose transfers ``change`` rewrites (a table in, a table
+    out), sealed with a manifest of its files as they now are (same run id)."""
+    shutil.copytree(run, out)
+    for f in sorted((out / "transfers").glob("part-*.parquet")):
+        tab = pq.read_table(f)
+        pq.write_table(change(tab), f, **logio.write_options("transfers"))
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    meta = {k: manifest[k] for k in logio.RUN_ID_KEYS}
+    extra = {
+        k: v
+        for k, v in manifest.items()
+        if k not in meta and k not in ("run_id", "schema_version", "files")
+    }
+    shards = sorted(int(p.stem.rsplit("-", 1)[1]) for p in (out / "hands").glob("part-*.parquet"))
+    events = manifest.get("events") != "none"
+    files = [e for s in shards for e in logio.shard_entries(out, s, events=events)]
+    logio.write_manifest(out, logio.build_manifest(meta, files, **extra))
+    return Runs(out)
+
+
+def _seq(tab: pa.Table, seq) -> pa.Table:
+    """``tab`` with its ``seq`` column made ``seq(frame)`` (a frame of the table)."""
+    i = tab.schema.get_field_index("seq")
+    new = pa.array(seq(tab.to_pandas()), type=tab.schema.field(i).type)
+    return tab.set_column(i, tab.schema.field(i), new)
+
+
+def test_transfers_alike_but_for_their_event_numbers_are_alike(tmp_path):
+    """A hand's transfers are compared in their order, not by the number of the event
+    that made each: every transfer's seq moved on by 3, no hand differs."""
+    a = CAPS / "cap=16"
+    b = _with_transfers(a, tmp_path / "b", lambda t: _seq(t, lambda df: df["seq"] + 3))
+    got = compare.hands_differing(Runs(a), b, range(50))
+    assert int(got["hands"].sum()) == 400 and int(got["differing"].sum()) == 0
+
+
+def test_transfers_in_another_order_differ(tmp_path):
+    """Each hand's transfers in the reverse order of their events: the hands whose
+    transfers read otherwise in order differ, as the tables say (read without DuckDB)."""
+    a = CAPS / "cap=16"
+    key = ["match", "rotation", "hand"]
+
+    def reverse(df: pd.DataFrame) -> pd.Series:
+        by = df.groupby(key)["seq"]
+        return by.transform("max") + by.transform("min") - df["seq"]
+
+    b = _with_transfers(a, tmp_path / "b", lambda t: _seq(t, reverse))
+    oa, ob = _outcomes(a), _outcomes(b.runs[0].path)
+    want = sum(oa[k] != ob[k] for k in oa.index)
+    assert 0 < want < 400
+    got = compare.hands_differing(Runs(a), b, range(50))
+    assert int(got["differing"].sum()) == want
+
+
+def test_first_walls_of_another_dealer_are_paired_and_said_to_share_the_tiles(tmp_path):
+    """xuezhan with another first dealer: the same seed shuffles the same tiles, but the
+    first walls differ (the break moves): paired by match, and the note says why the
+    walls differ, never that the tile set does."""
+    for fd in ("seat0", "random"):
+        spec = RunSpec.build(
+            "xuezhan", 3, 6, 2, ["random"], sets=[f"first_dealer={fd}"], events=False
+        )
+        simulate(spec, tmp_path / fd, workers=1, progress=False)
+    df = compare.paired_comparison([tmp_path / "seat0", tmp_path / "random"])
+    assert (df["pairing"] == "match").all()
+    same, shared = int(df["hands_same_walls"].iloc[0]), int(df["hands_shared"].iloc[0])
+    assert 0 < same < shared == 12
+    assert (
+        df["pairing_note"]
+        .iloc[0]
+        .endswith("the same tiles shuffled alike but the first dealer or the break differs")
+    )
+
+
+def test_runs_under_names_with_glob_characters_are_joined_block_by_block(tmp_path, monkeypatch):
+    """A run whose folder name holds glob characters is read literally, its files cut
+    to each block's matches as any run's are: the counts are those of its original."""
+    a, b = CAPS / "cap=16", CAPS / "cap=1"
+    whole = compare.hands_differing(Runs(a), Runs(b), range(50))
+    odd = tmp_path / "cap[*?]16"
+    shutil.copytree(a, odd)
+    monkeypatch.setattr(compare, "DEAL_BLOCK", 7)
+    got = compare.hands_differing(Runs(odd), Runs(b), range(50))
+    pd.testing.assert_frame_equal(got, whole, check_exact=True)
+    assert 0 < int(whole["differing"].sum()) < int(whole["hands"].sum())
+
+
+def test_a_damaged_footer_unchecked_by_hash_is_one_line_error(tmp_path):
+    """With the sha256 check off, a transfers file whose footer is damaged: the
+    comparison refuses it in one line, no traceback."""
+    run = tmp_path / "r"
+    shutil.copytree(CAPS / "cap=16", run)
+    p = run / "transfers" / "part-00000.parquet"
+    data = bytearray(p.read_bytes())
+    data[-12] ^= 0x01  # in the footer's length field: the file is still its size
+    p.write_bytes(data)
+    with pytest.raises(logio.LogError, match="Parquet") as e:
+        compare.hands_differing(Runs(run, verify_hashes=False), Runs(CAPS / "cap=1"), range(50))
+    assert "\n" not in str(e.value)
