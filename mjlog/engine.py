@@ -183,7 +183,7 @@ def _one_choice(
         raise MjlogError(f"no legal action for the seat to act in {pos.phase.name}")
     ((s, evs),) = opts.items()
     offered: list[Event | None] = list(evs)
-    pick = _ask(agents[s], views[s], offered)
+    pick: Event | None = _ask(agents[s], views[s], offered)
     if pick is None:  # not among the options: no pass outside a claim window
         _refuse(agents[s], s, pick, offered)
     return pick
