@@ -21,25 +21,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 #: Chosen by measurement (bench/results/compiled.md, cProfile with a CPU timer of a
-#: strategic run): the acceptance kernel and its tables, the hand analysis, the tiles,
-#: the events, the seat's view, the agents, the scorers and the engine's hand state
-#: with the parts it composes. What compiling them asked of the source:
+#: strategic run, callgrind of random and greedy runs): the acceptance kernel and its
+#: tables, the hand analysis, the tiles, the events, the seat's view, the agents, the
+#: scorers, the engine's hand state with the parts it composes, the engine's loop, the
+#: random routine and the log writer. What compiling them asked of the source:
 #: - a deep copy of a hand (the checked step's test, calibrations) makes blank objects:
 #:   the hand's classes are ``mypyc_attr(serializable=True)`` (compiled, their
 #:   ``__new__`` then skips ``__init__`` and they copy by ``__getstate__``) and a
-#:   ``Meld`` copies through its constructor (``Meld.__reduce__``);
+#:   ``Meld`` and a ``Stream`` copy through their constructors (``__reduce__``);
 #: - a compiled dataclass evaluates its annotations at import: the huangmei scorer's
 #:   ``_Win`` is a plain class (``Rules`` is imported for the type checker alone), and
 #:   the generic pattern rows are not native classes (``mypyc_attr(native_class=False)``);
 #: - the tile functions that check a tile take ``object`` (a compiled ``int`` parameter
-#:   would refuse a float with a TypeError before their ValueError).
-#: Left out, and why:
-#: - mjlog/rng.py: tests/core/test_rng.py replaces its internals (``_TOPS_U``,
-#:   ``Stream._shuffle_loop``, ``_shuffled_with``), which compiled calls would bypass;
-#:   under 1 % of a strategic hand.
-#: - mjlog/engine.py: tests/core/test_xuezhan_flow.py replaces ``engine.deal``, which a
-#:   compiled ``play_match`` calls directly; about 1 % of a strategic hand.
-#: - rules, the variants, the log writer: about 1 % each.
+#:   would refuse a float with a TypeError before their ValueError);
+#: - compiled calls between these modules are direct: a test replaces no function of
+#:   theirs (tests/core/test_rng.py makes a real rejected draw by inverting SplitMix64's
+#:   output function; tests/core/test_xuezhan_flow.py plays its scripted hands in turn).
+#: Left out: the rules and the variants (under 1 % of a random hand each).
 MODULES = (
     "mjlog/ukeire.py",
     "mjlog/_hand_tables.py",
@@ -65,6 +63,9 @@ MODULES = (
     "mjlog/calls.py",
     "mjlog/wins.py",
     "mjlog/state.py",
+    "mjlog/rng.py",
+    "mjlog/engine.py",
+    "mjlog/logio/writer.py",
     "simulate/agents/params.py",
     "simulate/agents/values.py",
     "simulate/agents/efficient.py",

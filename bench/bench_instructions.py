@@ -99,6 +99,7 @@ def main() -> None:
                         "hands": n,
                         "same": same,
                         "m_per_hand": {t: got[t][0] for t in names},
+                        "sha256": {t: got[t][1] for t in names},
                     }
                 )
     finally:

@@ -231,7 +231,7 @@ class Choices:
                 opts.append(self.self_draw_event(s, sc))
             if st.back >= st.front:  # a kong needs a tile to replace it
                 void = st.void[s]
-                if 4 in h:
+                if st.seats.fours[s]:  # some kind held four times
                     opts += [
                         Event(KONG, s, t, None, "concealed")
                         for t in range(34)

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple, NoReturn
 from mjlog.agent import Agent, SeatView
 from mjlog.errors import MjlogError
 from mjlog.events import WIN, Event
+from mjlog.position import Position
 from mjlog.rng import Stream, agent_seed, hand_seed, shuffle_many
 from mjlog.rules import Rules
 from mjlog.state import HandState, Phase
@@ -131,54 +132,61 @@ def play(
     ``observe(state)``, if given, runs after every change of state (tests use it)."""
     views = [SeatView(state, s) for s in range(state.n)]
     pos = state.pos  # the position, read straight (its phase and turn) in this loop
-    apply = state.apply if observe is None else _observed(state, observe)
     choices = state.choices
-    auto = choices.auto  # bound once: the loop calls them for every event
-    act_options = choices.act_options  # the acting seat's options: no pass among them
     over = Phase.OVER
+    # state.apply and the choices are called as methods, not bound once to locals:
+    # compiled (build_compiled.py), such a call is a direct call
     while pos.phase is not over:
-        ev = auto()
-        if ev is not None:
-            apply(ev)
-            continue
-        if pos.phase is ACT:  # the common case, without the per-seat dict
-            s = pos.turn
-            o = act_options()
-            pick: Event | None = agents[s].choose(views[s], o)
-            if pick is None or pick not in o:
-                _refuse(agents[s], s, pick, o)
-            apply(pick)
-            continue
-        opts = choices.options()
-        if pos.phase is CLAIM or pos.phase is ROB:
-            picks: dict[int, Event | None] = {}
-            for s, evs in opts.items():
-                picks[s] = _ask(agents[s], views[s], [*evs, None])  # None: pass
-            for ev in state.claims.resolve(picks):  # claim priority is the state's
-                apply(ev)
-                while state.pending and ev.type == WIN:  # a win's payments come first
-                    apply(state.pending[0])
-            continue
-        if not opts:
-            raise MjlogError(f"no legal action for the seat to act in {pos.phase.name}")
-        ((s, evs),) = opts.items()
-        offered: list[Event | None] = list(evs)
-        pick = _ask(agents[s], views[s], offered)
-        if pick is None:  # not among the options: no pass outside a claim window
-            _refuse(agents[s], s, pick, offered)
-        apply(pick)
+        ev = choices.auto()
+        if ev is None:
+            if pos.phase is not ACT:
+                opts = choices.options()
+                if pos.phase is CLAIM or pos.phase is ROB:
+                    # claim priority is the state's
+                    for ev in state.claims.resolve(_claims(opts, agents, views)):
+                        state.apply(ev)
+                        if observe is not None:
+                            observe(state)
+                        while state.pending and ev.type == WIN:  # a win's payments first
+                            state.apply(state.pending[0])
+                            if observe is not None:
+                                observe(state)
+                    continue
+                ev = _one_choice(pos, opts, agents, views)
+            else:  # the common case, without the per-seat dict
+                s = pos.turn
+                o = choices.act_options()  # the acting seat's options: no pass among them
+                ev = agents[s].choose(views[s], o)
+                if ev is None or ev not in o:
+                    _refuse(agents[s], s, ev, o)
+        state.apply(ev)
+        if observe is not None:
+            observe(state)
     return state
 
 
-def _observed(state: HandState, observe: Callable[[HandState], None]) -> Callable[[Event], None]:
-    """``state.apply``, then ``observe(state)``."""
-    apply = state.apply
+def _claims(
+    opts: dict[int, list[Event]], agents: Sequence[Agent], views: list[SeatView]
+) -> dict[int, Event | None]:
+    """Each seat's answer to an open window: a claim among its options, or None (pass)."""
+    picks: dict[int, Event | None] = {}
+    for s, evs in opts.items():
+        picks[s] = _ask(agents[s], views[s], [*evs, None])  # None: pass
+    return picks
 
-    def observed(ev: Event) -> None:
-        apply(ev)
-        observe(state)
 
-    return observed
+def _one_choice(
+    pos: Position, opts: dict[int, list[Event]], agents: Sequence[Agent], views: list[SeatView]
+) -> Event:
+    """The one seat's choice outside the acting turn and the claim windows (a void...)."""
+    if not opts:
+        raise MjlogError(f"no legal action for the seat to act in {pos.phase.name}")
+    ((s, evs),) = opts.items()
+    offered: list[Event | None] = list(evs)
+    pick: Event | None = _ask(agents[s], views[s], offered)
+    if pick is None:  # not among the options: no pass outside a claim window
+        _refuse(agents[s], s, pick, offered)
+    return pick
 
 
 def _ask(agent: Agent, view: SeatView, options: list[Event | None]) -> Event | None:

@@ -32,7 +32,7 @@ from enum import IntEnum
 from functools import lru_cache
 from itertools import product
 from types import FunctionType
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Final, NamedTuple, Protocol
 
 from mjlog._hand_tables import F_PAIR, F_STD, TILES_SHIFT, tables, win_table
 
@@ -49,6 +49,9 @@ __all__ = [
     "is_seven_pairs",
     "suit_misses",
     "MISS_OTHER_SUITS",
+    "KEY_UNITS",
+    "suit_keys",
+    "key_misses",
     "waits",
     "shanten",
     "shanten_standard",
@@ -245,6 +248,60 @@ suit_misses = _make_suit_misses()
 
 MISS_OTHER_SUITS: tuple[int, ...] = tuple(15 & ~(1 << (t // 9)) for t in range(34))
 """Per tile kind, the bits of :func:`suit_misses` that rule out a win with it."""
+
+# The win tables' patterns as ints (int.from_bytes, big-endian), for a hand kept as
+# one such key per suit (mjlog.seats): a tile in or out changes its suit's key by the
+# tile's unit, and a suit is checked by one set lookup, with no bytes built.
+_SUIT_KEYS: Final = frozenset(map(int.from_bytes, _WIN))
+_HONOR_KEYS: Final = frozenset(map(int.from_bytes, _WIN_Z))
+
+KEY_UNITS: Final[tuple[int, ...]] = tuple(
+    256 ** (8 - t % 9) if t < 27 else 256 ** (33 - t) for t in range(34)
+)
+"""Per tile kind, what one tile of it adds to its suit's key (:func:`suit_keys`)."""
+
+
+def suit_keys(counts: Sequence[int]) -> list[int]:
+    """The 34 ``counts`` as four keys (m, p, s, honours): each suit's counts read as
+    one big-endian base-256 int, so that a tile ``t`` in or out adds or takes
+    ``KEY_UNITS[t]`` from key ``t // 9``.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> c = parse_counts("123m11p")
+    >>> k = suit_keys(c)
+    >>> c[0] += 1; k[0] += KEY_UNITS[0]
+    >>> k == suit_keys(c)
+    True
+    """
+    b = bytes(counts)
+    return [
+        int.from_bytes(b[0:9], "big"),
+        int.from_bytes(b[9:18], "big"),
+        int.from_bytes(b[18:27], "big"),
+        int.from_bytes(b[27:34], "big"),
+    ]
+
+
+def key_misses(keys: list[int]) -> int:
+    """:func:`suit_misses` of the hand whose :func:`suit_keys` are ``keys``.
+
+    >>> from mjlog.tiles import parse_counts
+    >>> all(key_misses(suit_keys(parse_counts(h))) == suit_misses(parse_counts(h))
+    ...     for h in ("123m11p", "123m45p11z", "1m45p11z", "11z", "5p5p5p7s"))
+    True
+    """
+    m = 0 if keys[0] in _SUIT_KEYS else 1
+    if keys[1] not in _SUIT_KEYS:
+        if m:
+            return 15
+        m = 2
+    if keys[2] not in _SUIT_KEYS:
+        if m:
+            return 15
+        m = 4
+    if keys[3] not in _HONOR_KEYS:
+        return 15 if m else 8
+    return m
 
 
 def holds_void(concealed: Sequence[int], melds: Sequence[Meld], void: int | None) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TypeVar
+from typing import Final, TypeVar
 
 import numpy as np
 
@@ -28,15 +28,15 @@ RNG = "splitmix64-fy/1"
 
 _T = TypeVar("_T")
 
-_M64 = (1 << 64) - 1
-_GAMMA = 0x9E3779B97F4A7C15
+_M64: Final = (1 << 64) - 1
+_GAMMA: Final = 0x9E3779B97F4A7C15
 # below(n) rejects draws at or above the largest multiple of n (no modulo bias)
-_LIMITS = [0] + [_M64 + 1 - (_M64 + 1) % n for n in range(1, 256)]
+_LIMITS: Final = [0] + [_M64 + 1 - (_M64 + 1) % n for n in range(1, 256)]
 # numpy's uint64 arithmetic wraps modulo 2**64: SplitMix64's own arithmetic
 _GAMMA_U, _MUL1, _MUL2 = (np.uint64(v) for v in (_GAMMA, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB))
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 # the largest draw below(n) accepts, per n (limit - 1: a limit of 2**64 is no uint64)
-_TOPS_U = np.array([0, *(_M64 - (_M64 + 1) % n for n in range(1, 257))], dtype=np.uint64)
+_TOPS_U: Final = np.array([0, *(_M64 - (_M64 + 1) % n for n in range(1, 257))], dtype=np.uint64)
 
 
 def mix64(z: int) -> int:
@@ -124,6 +124,18 @@ class Stream:
 
     def __init__(self, seed: int):
         self._s = seed & _M64
+
+    def __reduce__(self) -> tuple[type[Stream], tuple[int]]:
+        """Copied and pickled through its constructor, at the state it has reached
+        (compiled, a class with slots has no default copy).
+
+        >>> import copy
+        >>> s = Stream(5)
+        >>> _ = s.next64()
+        >>> copy.copy(s).next64() == copy.deepcopy(s).next64() == s.next64()
+        True
+        """
+        return (Stream, (self._s,))
 
     def next64(self) -> int:
         self._s = s = (self._s + _GAMMA) & _M64

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mjlog.compiled import mypyc_attr
-from mjlog.hand import MISS_OTHER_SUITS, holds_void, suit_misses
+from mjlog.hand import KEY_UNITS, MISS_OTHER_SUITS, holds_void, key_misses, suit_keys
 from mjlog.melds import Meld, MeldKind
 
 __all__ = ["Seats"]
@@ -43,6 +43,8 @@ class Seats:
         "bonus",
         "draws",
         "misses",
+        "keys",
+        "fours",
         "_next",
     )
 
@@ -59,6 +61,11 @@ class Seats:
         # that cannot complete a hand skips is_win (the hands change far less often
         # than they are checked). Read it (hot loops do); only this class writes it.
         self.misses: list[int | None] = [None] * n
+        # per seat, the hand as suit_keys() and how many kinds it holds four of, kept
+        # as tiles come and go: the misses and the kong check read them, not the
+        # 34 counts (what a hand changes by is one or a few tiles at a time)
+        self.keys = [[0, 0, 0, 0] for _ in range(n)]
+        self.fours = [0] * n
         self._next = [(s + 1) % n for s in range(n)]  # next_active(), kept as seats win
 
     # ------------------------------------------------------------ reading
@@ -66,14 +73,14 @@ class Seats:
         """suit_misses() of seat ``s``'s hand, computed once per change of it."""
         m = self.misses[s]
         if m is None:
-            m = self.misses[s] = suit_misses(self.hands[s])
+            m = self.misses[s] = key_misses(self.keys[s])
         return m
 
     def may_complete(self, s: int, t: int) -> bool:
         """Tile ``t`` might complete seat ``s``'s hand (False: it surely cannot)."""
         m = self.misses[s]
         if m is None:
-            m = self.misses[s] = suit_misses(self.hands[s])
+            m = self.misses[s] = key_misses(self.keys[s])
         return not m & MISS_OTHER_SUITS[t]
 
     def held(self, s: int) -> list[int]:
@@ -104,22 +111,32 @@ class Seats:
                 if k == 2
                 else f"S{s} holds {h[t]} of tile {t}, not {k}"
             )
+        if h[t] == 4:
+            self.fours[s] -= 1
         h[t] -= k
+        self.keys[s][t // 9] -= k * KEY_UNITS[t]
         self.misses[s] = None
 
     def deal(self, s: int, tiles: Iterable[int]) -> None:
         h = self.hands[s]
         for t in tiles:
             h[t] += 1
+        self.keys[s] = suit_keys(h)
+        self.fours[s] = h.count(4)
         self.misses[s] = None
 
     def draw(self, s: int, t: int) -> bool:
         """Seat ``s`` draws ``t``; returns :meth:`may_complete` of the hand before
         (whether the drawn tile may have completed it), read in the same step."""
         m = self.misses[s]
+        keys = self.keys[s]
         if m is None:
-            m = suit_misses(self.hands[s])
-        self.hands[s][t] += 1
+            m = key_misses(keys)
+        h = self.hands[s]
+        h[t] += 1
+        keys[t // 9] += KEY_UNITS[t]
+        if h[t] == 4:
+            self.fours[s] += 1
         self.misses[s] = None
         self.draws[s] += 1
         return not m & MISS_OTHER_SUITS[t]
@@ -133,10 +150,14 @@ class Seats:
         h = self.hands[s]
         if h[t] < 1:
             raise ValueError(f"S{s} holds no tile {t} to discard")
+        if h[t] == 4:
+            self.fours[s] -= 1
         h[t] -= 1
+        keys = self.keys[s]
+        keys[t // 9] -= KEY_UNITS[t]
         # computed now, not when first asked: the discard windows that follow ask
         # for it at once, and the hot loop then reads it without a call
-        self.misses[s] = suit_misses(h)
+        self.misses[s] = key_misses(keys)
         self.discards[s].append(t)
 
     def take_discard(self, d: int) -> None:
@@ -176,7 +197,11 @@ class Seats:
             ms[i] = Meld(MeldKind.PON, t, ms[i].from_seat)
         else:
             ms.pop()
-            self.hands[s][t] += 3
+            h = self.hands[s]
+            h[t] += 3
+            self.keys[s][t // 9] += 3 * KEY_UNITS[t]
+            if h[t] == 4:
+                self.fours[s] += 1
             self.misses[s] = None
 
     def win(self, batch: Iterable[int]) -> None:

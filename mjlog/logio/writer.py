@@ -220,7 +220,8 @@ class ShardWriter:
                 f"the previous hand was {self._last_key}"
             )
         if hand_row.keys() != self._hand_keys:
-            missing = sorted(self._hand_keys - hand_row.keys())
+            # a set first: a frozenset less a keys view is a set (not a frozenset)
+            missing = sorted(set(self._hand_keys) - hand_row.keys())
             extra = sorted(hand_row.keys() - self._hand_keys)
             raise ValueError(f"{where}: hand_row columns wrong; missing {missing}, unknown {extra}")
         new_counts: dict[str, int] = {}
@@ -303,8 +304,8 @@ class ShardWriter:
             lo_hi = pc.min_max(flat)
             lo, hi = lo_hi["min"].as_py(), lo_hi["max"].as_py()
             if lo is not None and (lo < bounds[0] or hi > bounds[1]):
-                bad = lo if lo < bounds[0] else hi
-                raise ValueError(f"value {bad} outside {bounds[0]}..{bounds[1]}")
+                off = lo if lo < bounds[0] else hi  # not `bad`: compiled, that is a list here
+                raise ValueError(f"value {off} outside {bounds[0]}..{bounds[1]}")
         return arr
 
     def _id_arrays(self, table: str, n_rows: int) -> list[pa.Array]:

@@ -22,9 +22,11 @@ from mjlog.hand import (
     is_seven_pairs,
     is_standard_win,
     is_win,
+    key_misses,
     shanten,
     shanten_seven_pairs,
     shanten_standard,
+    suit_keys,
     suit_misses,
     waits,
 )
@@ -302,6 +304,18 @@ def test_suit_misses_never_rules_out_a_winning_tile(hand):
             assert not miss & MISS_OTHER_SUITS[t], (fmt(counts), t)
     # and it does rule out: two suits that fit no complete hand leave no wait
     assert miss != 15 or not waits(counts, melds)
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(hands())
+def test_the_misses_of_a_hands_keys_are_its_suit_misses(hand):
+    # the seats keep a hand as suit_keys() and read its misses from them
+    counts, _melds = hand
+    assert key_misses(suit_keys(counts)) == suit_misses(counts)
+    for t in range(34):
+        if counts[t]:
+            fewer = add(counts, t, -1)
+            assert key_misses(suit_keys(fewer)) == suit_misses(fewer)
 
 
 @settings(derandomize=True, max_examples=300, deadline=None)

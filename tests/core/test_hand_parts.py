@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from mjlog.agent import GreedyAgent
+from mjlog.agent import GreedyAgent, RandomAgent
 from mjlog.engine import play, play_hand
+from mjlog.hand import suit_keys, suit_misses
 from mjlog.phase import Phase
 from mjlog.rules import Rules
 
@@ -147,3 +148,24 @@ def test_a_deep_copy_plays_on_as_the_original(variant):
         play(twin, their_agents)
         assert twin.events == st.events and twin.hand_row() == st.hand_row()
         assert twin.melds == st.melds and twin.wins == st.wins and twin.ledger is not st.ledger
+
+
+@pytest.mark.parametrize("variant", ["yuxi", "xuezhan", "huangmei"])
+def test_the_seats_keys_and_fours_follow_every_change_of_a_hand(variant):
+    # kept tile by tile (draws, discards, pons, kongs, a robbed kong's undoing, a
+    # laid out 发): after every event they equal what the hand's counts give
+    rules = Rules(variant)
+    kongs = 0
+
+    def check(st):
+        seats = st.seats
+        for s in range(st.n):
+            h = seats.hands[s]
+            assert seats.keys[s] == suit_keys(h) and seats.fours[s] == h.count(4), (s, h)
+            assert seats.misses[s] in (None, suit_misses(h))
+
+    for seed in range(40):
+        agents = [RandomAgent() for _ in range(rules.n)]
+        st = play_hand(rules, agents, seed, 0, 0, 0, observe=check).state
+        kongs += sum(ev.type == "kong" for ev in st.events)
+    assert kongs >= 10

@@ -55,27 +55,63 @@ def test_vectorised_shuffle_equals_the_plain_loop():
             assert s1.next64() == s2.next64()  # the stream goes on from the same state
 
 
-def test_a_rejected_draw_falls_back_to_the_plain_loop(monkeypatch, request):
-    import numpy as np
+M64 = (1 << 64) - 1
+GAMMA = 0x9E3779B97F4A7C15
 
-    import mjlog.rng as rng
 
-    # pretend every draw above 2**63 is rejected: the vectorised check must notice
-    # and hand over to the loop, whose own (true) limits then decide
-    monkeypatch.setattr(rng, "_TOPS_U", np.full(257, 1 << 63, dtype=np.uint64))
-    rng._shuffle_plan.cache_clear()  # plans hold bounds read from _TOPS_U
-    request.addfinalizer(rng._shuffle_plan.cache_clear)
-    calls = []
-    real = Stream._shuffle_loop
-    monkeypatch.setattr(
-        Stream, "_shuffle_loop", lambda self, items: (calls.append(len(items)), real(self, items))
-    )
-    a = list(range(136))
-    Stream(7).shuffle(a)
-    assert calls == [136]
-    b = list(range(136))
-    real(Stream(7), b)
-    assert a == b
+def _unshift(z, k):
+    """The x with x ^ (x >> k) == z (64 bits)."""
+    x = z
+    for _ in range(64 // k + 1):
+        x = z ^ (x >> k)
+    return x
+
+
+def _unmix64(z):
+    """The inverse of SplitMix64's output function (:func:`mjlog.rng.mix64`)."""
+    z = _unshift(z, 31)
+    z = (z * pow(0x94D049BB133111EB, -1, 1 << 64)) & M64
+    z = _unshift(z, 27)
+    z = (z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64)) & M64
+    return _unshift(z, 30)
+
+
+def _rejecting_seed(draw):
+    """A seed whose stream's ``draw``-th output (1-based) is 2**64 - 1, which below(n)
+    rejects for every n but a power of two."""
+    return (_unmix64(M64) - draw * GAMMA) & M64
+
+
+def _unchecked_shuffle(seed, n):
+    """Fisher-Yates taking every draw's remainder, rejected or not (the wrong shuffle)."""
+    s, a = Stream(seed), list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = s.next64() % (i + 1)
+        a[i], a[j] = a[j], a[i]
+    return a
+
+
+def test_a_rejected_draw_is_drawn_again():
+    # a real rejection (odds about 1 in 10**17 per tile), made by inverting the output
+    # function: the shuffle draws again, as the one-at-a-time loop does (a shuffle
+    # that took the rejected draw's remainder would differ)
+    from mjlog.rng import mix64, shuffle_many
+
+    assert mix64(_unmix64(M64)) == M64 and mix64(_unmix64(12345)) == 12345
+    # (the draw rejected, the items shuffled): its bound n - draw + 1 is no power of two
+    for draw, n in ((1, 136), (1, 3), (40, 108)):
+        assert (1 << 64) % (n - draw + 1)
+        seed = _rejecting_seed(draw)
+        s = Stream(seed)
+        assert [s.next64() for _ in range(draw)][-1] == M64
+        a, b = list(range(n)), list(range(n))
+        s1, s2 = Stream(seed), Stream(seed)
+        s1.shuffle(a)
+        s2._shuffle_loop(b)
+        assert a == b != _unchecked_shuffle(seed, n) and sorted(a) == list(range(n))
+        ((c, s3),) = shuffle_many([seed], list(range(n)))
+        assert c == a
+        assert s1.next64() == s2.next64() == s3.next64()  # each goes on from one state
 
 
 def test_shuffle_many_equals_one_shuffle_per_seed():
@@ -92,24 +128,30 @@ def test_shuffle_many_equals_one_shuffle_per_seed():
             assert stream.next64() == s.next64()  # each stream goes on from its state
 
 
-def test_shuffle_many_redoes_only_a_stream_with_a_rejected_draw(monkeypatch, request):
-    import numpy as np
+def test_shuffle_many_redoes_a_stream_with_a_rejected_draw_among_others():
+    # one stream among many draws a rejected value: it alone differs from the
+    # vectorised draws, and every stream still ends as its one-at-a-time loop
+    from mjlog.rng import shuffle_many
 
-    import mjlog.rng as rng
-
-    # about half the streams now see a "rejected" draw: those alone must be redone
-    monkeypatch.setattr(rng, "_TOPS_U", np.full(257, (1 << 64) - (1 << 57), dtype=np.uint64))
-    rng._shuffle_plan.cache_clear()
-    request.addfinalizer(rng._shuffle_plan.cache_clear)
-    redone = []
-    real = rng._shuffled_with
-    monkeypatch.setattr(
-        rng, "_shuffled_with", lambda seed, items: (redone.append(seed), real(seed, items))[1]
-    )
-    seeds = _seeds()[:60]
-    got = rng.shuffle_many(seeds, list(range(108)))
-    assert 0 < len(redone) < len(seeds)
-    for seed, (items, _s) in zip(seeds, got, strict=True):
-        want = list(range(108))
-        Stream(seed)._shuffle_loop(want)
+    seeds = _seeds()[:30] + [_rejecting_seed(1)] + _seeds()[30:60]
+    got = shuffle_many(seeds, list(range(108)))
+    for seed, (items, stream) in zip(seeds, got, strict=True):
+        want, s = list(range(108)), Stream(seed)
+        s._shuffle_loop(want)
         assert items == want
+        assert stream.next64() == s.next64()
+
+
+def test_a_stream_copies_at_its_state():
+    # agents' streams are copied with a hand (tests/core/test_hand_parts.py) and by
+    # the expert's search: in both builds a copy goes on from the state reached
+    import copy
+    import pickle
+
+    s = Stream(77)
+    s.below(9)
+    want = [Stream(s._s).below(100) for _ in range(1)]
+    for twin in (copy.copy(s), copy.deepcopy(s), pickle.loads(pickle.dumps(s))):
+        assert twin is not s and type(twin) is Stream and twin._s == s._s
+        assert [twin.below(100)] == want
+    assert [s.below(100)] == want  # the original did not move

@@ -784,8 +784,10 @@ class PerHand:
         return self.inner.choose(view, options)
 
 
-def test_dealer_rotation_across_a_match(monkeypatch):
-    import mjlog.engine as engine
+def test_dealer_rotation_across_a_match():
+    # scripted hands played in turn, each dealt by the hand before's next dealer (how
+    # play_match hands the dealer on is the real-play test below)
+    from mjlog.engine import play
     from mjlog.state import HandState
 
     # hand 0 (dealer 0): seat 2 wins first, seat 1 later → seat 2 deals
@@ -806,18 +808,18 @@ def test_dealer_rotation_across_a_match(monkeypatch):
         3: [["void m", "pass 5p"]],
     }
 
-    def fake_deal(rules, root_seed, match, hand, dealer):
-        hands, draws = layouts[hand]
-        dealer = 0 if dealer is None else dealer
-        wall = build_wall(rules, hands, dealer, draws)
-        return HandState(rules, wall, dealer), 0, None
-
-    monkeypatch.setattr(engine, "deal", fake_deal)
     agents = [PerHand(scripts[s]) for s in range(4)]
-    played = list(play_match(XZ(), agents, seed=1, match=0, hands=4))
-    assert [p.state.dealer for p in played] == [0, 2, 3, 3]
-    assert [p.state.winners[:2] for p in played[:2]] == [[2, 1], [0, 1]]
-    assert played[2].state.winners == [] and played[2].state.next_dealer == 3
+    r = XZ()
+    dealer, played = 0, []
+    for hands, draws in layouts:
+        for s, a in enumerate(agents):
+            a.start_hand(s, Stream(0))
+        st = play(HandState(r, build_wall(r, hands, dealer, draws), dealer), agents)
+        played.append(st)
+        dealer = st.next_dealer
+    assert [st.dealer for st in played] == [0, 2, 3, 3]
+    assert [st.winners[:2] for st in played[:2]] == [[2, 1], [0, 1]]
+    assert played[2].winners == [] and played[2].next_dealer == 3
 
 
 def test_dealer_rotation_follows_the_first_winning_batch_in_real_play():

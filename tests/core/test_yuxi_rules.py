@@ -20,7 +20,7 @@ import pytest
 
 from mjlog.engine import deal, play_match
 from mjlog.events import DEAL, DRAW, HORSE, KONG, WIN
-from mjlog.hand import waits
+from mjlog.hand import suit_keys, waits
 from mjlog.melds import Meld, MeldKind
 from mjlog.replay import Replay, ReplayError
 from mjlog.rng import Stream, hand_seed
@@ -603,6 +603,8 @@ def test_rob_exposed_kong_true():
     # no kong money; the robbed kong player pays as the discarder, the dealer nothing
     assert pays(st) == [(1, 3, 4, "win")] and st.deltas == [0, -4, 0, 4]
     assert st.melds[1] == [] and st.hands[1][parse_tile("5m")] == 3  # three stay concealed
+    # and the seat's kept keys have them back (mjlog.seats: the misses read the keys)
+    assert st.seats.keys[1] == suit_keys(st.hands[1]) and st.seats.fours[1] == 0
     assert st.next_dealer == 3
 
 
