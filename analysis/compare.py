@@ -974,7 +974,7 @@ def _against(
     the two scales forbid one) and the patterns left out (only one side has them)."""
     from analysis.stats import compare_units
 
-    # the key frames (both runs' every match) go before the hands are joined
+    # no frame of both runs' every match held while their hands are joined
     pair = _paired_by(base.runs, other.runs, *_sides_pair_rows(base, other))
     rb = ro = None
     if pair.paired and pair.base_rows is not None and pair.other_rows is not None:
