@@ -11,7 +11,7 @@ import math
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -318,14 +318,52 @@ def _pairs(ua: pd.DataFrame, ub: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     none = np.zeros(0, dtype=np.int64)
     if not len(ua) or not len(ub) or any(ua[c].iloc[0] != ub[c].iloc[0] for c in one):
         return none, none
-    ia, ib = _common(ua["match"].to_numpy(np.int64), ub["match"].to_numpy(np.int64))
-    sa, sb = ua["seed0"].to_numpy()[ia], ub["seed0"].to_numpy()[ib]
+    return _matched(
+        ua["match"].to_numpy(np.int64),
+        ub["match"].to_numpy(np.int64),
+        ua["seed0"].to_numpy(),
+        ub["seed0"].to_numpy(),
+    )
+
+
+def _matched(
+    ma: np.ndarray, mb: np.ndarray, seed_a: np.ndarray, seed_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The places in ``ma`` and ``mb`` (each side's matches unique) of the matches both
+    hold with one first seed (``seed_a``, ``seed_b``), in ``ma``'s order: :func:`_pairs`
+    of one run a side."""
+    ia, ib = _common(ma, mb)
+    sa, sb = seed_a[ia], seed_b[ib]
     same = sa == sb
     if sa.dtype.kind == "f" or sb.dtype.kind == "f":  # a merge matches NaN with NaN
         same |= pd.isna(sa) & pd.isna(sb)
-    ia, ib = ia[same], ib[same]
-    order = np.argsort(ia, kind="stable")
-    return ia[order], ib[order]
+    del sa, sb
+    if not same.all():  # every match paired (runs of one seed): no copies of the rows
+        ia, ib = ia[same], ib[same]
+    if not _increasing(ia):
+        order = np.argsort(ia, kind="stable")
+        ia, ib = ia[order], ib[order]
+    return ia, ib
+
+
+def _sides_pair_rows(
+    base: _Loaded, other: _Loaded
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """:func:`_pair_rows` of two sides' :meth:`_Loaded.keys`. Where each side is one
+    run (its matches increasing), from the match sums' arrays: no frame of every
+    match's key (at 10M hands the two frames and their columns' copies took ~150 MB,
+    the command's peak before the join)."""
+    ra, rb = base.runs.runs, other.runs.runs
+    ma, mb = base.sums.match, other.sums.match
+    if not (len(ra) == len(rb) == 1 and _increasing(ma) and _increasing(mb)):
+        return _pair_rows(base.keys(), other.keys())
+    rows_a = rows_b = np.zeros(0, dtype=np.int64)
+    alike = (ra[0].hands_per_match, ra[0].duplicate) == (rb[0].hands_per_match, rb[0].duplicate)
+    if len(ma) and len(mb) and alike:
+        rows_a, rows_b = _matched(ma, mb, base.sums.seed0(), other.sums.seed0())
+    every = len(rows_a) == len(ma) == len(mb)
+    # increasing rows of increasing matches: their matches sorted and unique already
+    return rows_a, rows_b, ma[rows_a], every
 
 
 def _increasing(m: np.ndarray) -> bool:
@@ -920,6 +958,15 @@ def _with_agents(
     return cols, agents
 
 
+def _rows_of(rows: np.ndarray, n: int) -> np.ndarray | None:
+    """``rows`` of a side's ``n`` matches, or None where they are every match in order
+    (runs paired match for match): each metric's arrays are then the sums as fetched,
+    not a copy of them by ``rows`` (at 10M hands 10 MB an array, four a metric)."""
+    if len(rows) == n and _increasing(rows) and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1)):
+        return None
+    return rows
+
+
 def _against(
     base: _Loaded, other: _Loaded
 ) -> tuple[list[dict[str, Any]], list[Difference | None], list[str]]:
@@ -927,11 +974,14 @@ def _against(
     the two scales forbid one) and the patterns left out (only one side has them)."""
     from analysis.stats import compare_units
 
-    # the key frames (both runs' every match) go before the hands are joined
-    pair = _paired_by(base.runs, other.runs, *_pair_rows(base.keys(), other.keys()))
+    # no frame of both runs' every match held while their hands are joined
+    pair = _paired_by(base.runs, other.runs, *_sides_pair_rows(base, other))
     rb = ro = None
     if pair.paired and pair.base_rows is not None and pair.other_rows is not None:
-        rb, ro = pair.base_rows, pair.other_rows
+        rb, ro = (
+            _rows_of(pair.base_rows, len(base.sums)),
+            _rows_of(pair.other_rows, len(other.sums)),
+        )
     seen = set(base.sums.patterns) | set(other.sums.patterns)
     names = sorted(
         k
@@ -950,6 +1000,10 @@ def _against(
             hd = hands_differing(base.runs, other.runs, matches)
         differing = int(hd["differing"].sum())
         differing_hi = rate(hd["differing"].to_numpy(float), hd["hands"].to_numpy(float)).hi
+        del hd
+    # the pairing's per-match arrays are read: its counts and words are all the rows
+    # need (at 10M hands its rows and per-match counts are 40 MB held through the metrics)
+    pair = replace(pair, base_rows=None, other_rows=None, differing=None)
     rows, diffs = [], []
     for metric in [m for m in mb if m in mo]:
         yb, xb, unit = mb[metric]
@@ -995,6 +1049,9 @@ def _against(
             )
         rows.append(row)
         diffs.append(None if row["note"] is not None else d)
+        # one metric's arrays at a time: the next metric's are made before a name
+        # bound to these would let them go
+        del yb, xb, yo, xo
     return rows, diffs, sorted(seen - set(names))
 
 

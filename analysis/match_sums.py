@@ -96,7 +96,7 @@ class MatchSums:
         self.run: np.ndarray = np.asarray(got["run"], dtype=np.int32)
         """Each row's run (its place in ``runs.runs``)."""
         self.match: np.ndarray = np.asarray(got["match"], dtype=np.int64)
-        self._key = _key(self.run, self.match)
+        del got
         self.patterns: list[str] = [
             str(p)
             for (p,) in runs.con.execute(
@@ -135,8 +135,12 @@ class MatchSums:
         ).fetchnumpy()
         out = np.zeros(len(self))
         keys = _key(np.asarray(got["run"]), np.asarray(got["match"]))
-        at = np.minimum(np.searchsorted(self._key, keys), max(len(self) - 1, 0))
-        hit = self._key[at] == keys if len(self) else np.zeros(len(keys), bool)
+        # every match's key made for the look-up and dropped after (kept, both runs'
+        # would be 20 MB held through the command at 10M hands)
+        every = _key(self.run, self.match)
+        at = np.minimum(np.searchsorted(every, keys), max(len(self) - 1, 0))
+        hit = every[at] == keys if len(self) else np.zeros(len(keys), bool)
+        del every
         out[at[hit]] = np.asarray(got["with_"], dtype=float)[hit]
         return out if rows is None else out[rows]
 

@@ -71,3 +71,21 @@ def test_shared_runs_have_one_memory_limit_and_their_own_tables():
     assert len(got[0]) == len(got[1]) == 1  # each its own run's sums
     assert MatchSums.of(a).column("hands").sum() == a.runs[0].hands
     assert MatchSums.of(b).column("hands").sum() == b.runs[0].hands
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [
+        (SWEEP / "cap=1", SWEEP / "cap=16"),  # one seed: every match paired
+        (data_dir() / "yuxi", data_dir() / "xuezhan"),  # another seed
+        (data_dir() / "expert" / "skill-yuxi-expert", data_dir() / "yuxi"),  # duplicate vs not
+    ],
+)
+def test_pairs_of_one_run_sides_from_arrays_are_those_of_their_key_frames(paths):
+    base, other = compare._load(list(paths))
+    got = compare._sides_pair_rows(base, other)
+    want = compare._pair_rows(base.keys(), other.keys())
+    for g, w in zip(got[:3], want[:3], strict=True):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == w.dtype
+    assert got[3] == want[3]
