@@ -68,12 +68,26 @@ CATEGORY_NAMES = {
 }
 
 
-def _fig(nrows: int = 1, ncols: int = 1, w: float = 6.4, h: float = 4.0, **kw):
+def _fig(nrows: int = 1, ncols: int = 1, w: float = 6.4, h: float = 4.0, n: int | None = None):
+    """A figure of ``nrows`` × ``ncols`` cells, each ``w`` × ``h`` inches, and axes in its
+    first ``n`` cells (all by default), row by row: a cell left empty costs nothing to
+    draw or lay out, where a hidden axes is still made (some 20 ms each)."""
     fonts.use()
     # A bare Figure, not pyplot: no backend or global list of open figures involved.
     fig = Figure(figsize=(w * ncols, h * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
-    return fig, axes.ravel()
+    grid = fig.add_gridspec(nrows, ncols)
+    n = nrows * ncols if n is None else n
+    axes = [fig.add_subplot(grid[i // ncols, i % ncols]) for i in range(n)]
+    for ax in axes:
+        # Two measurements the layout would redo at every pass and draw for nothing (the
+        # page is the same, byte for byte): the top and right spines carry no ticks, so
+        # they never reach past the axes; and no y axis here has a label (the tests hold
+        # it so), and an empty label takes no room, so it is not placed beside the tick
+        # labels, which would be measured again for that. (A y label would need this
+        # line gone.)
+        ax.spines[["top", "right"]].set_in_layout(False)
+        ax.yaxis.set_label_coords(0, 0.5)
+    return fig, axes
 
 
 def _labels(df: pd.DataFrame) -> pd.Series:
@@ -174,15 +188,13 @@ def seat_figure(
     x, xlabel = _x_labels(df)
     ncols = 2 if len(metrics) > 1 else 1
     nrows = (len(metrics) + ncols - 1) // ncols
-    fig, axes = _fig(nrows, ncols, w=5.6, h=3.4)
-    for ax, m in zip(axes, metrics, strict=False):
+    fig, axes = _fig(nrows, ncols, w=5.6, h=3.4, n=len(metrics))
+    for ax, m in zip(axes, metrics, strict=True):
         _grouped_bars(ax, df, x, m)
         ax.set_title(METRICS[m])
         ax.set_xlabel(xlabel)
         if m == "mean_points":
             ax.axhline(0, color="black", lw=0.8)
-    for ax in axes[len(metrics) :]:
-        ax.set_visible(False)
     _legend(fig, axes[0])
     if title:
         fig.suptitle(title)
@@ -438,7 +450,7 @@ def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) ->
             df = df.assign(**{key: filled})
     ncols = 4
     nrows = (len(metrics) + ncols - 1) // ncols
-    fig, axes = _fig(nrows, ncols, w=3.4, h=2.8)
+    fig, axes = _fig(nrows, ncols, w=3.4, h=2.8, n=len(metrics))
     if key is None:
         short = _key_legend(fig, _labels(df))
         xs: np.ndarray = np.arange(len(df))
@@ -447,7 +459,7 @@ def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) ->
         numeric = str(vals.dtype) in ("Int64", "Float64")
         xs = vals.astype(float).to_numpy() if numeric else np.arange(len(df))
         order = np.argsort(xs, kind="stable")
-    for ax, m in zip(axes, metrics, strict=False):
+    for ax, m in zip(axes, metrics, strict=True):
         y = df[m].astype(float).to_numpy()
         lo, hi = df.get(f"{m}_lo"), df.get(f"{m}_hi")
         yerr = (
@@ -488,8 +500,6 @@ def compare_figure(df: pd.DataFrame, metrics: Iterable[str] = tuple(COMPARE)) ->
             ax.set_xlabel(key)
         ax.set_title(f"{COMPARE[m]}\n({COMPARE_UNITS.get(m, '')}, 95% CI)", fontsize="medium")
         ax.grid(axis="y", alpha=0.3)
-    for ax in axes[len(metrics) :]:
-        ax.set_visible(False)
     if key is not None:
         fig.legend(
             handles=[],
@@ -527,8 +537,24 @@ def figures(runs_or_tables) -> dict[str, Figure]:
 
 def to_png(fig: Figure, dpi: int = 100) -> bytes:
     """PNG bytes (the same figure gives the same bytes)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
+    engine, was = fig.get_layout_engine(), fig.dpi
+    # savefig with a layout engine draws the figure twice, the first time drawing
+    # nothing, only to lay it out; laid out here on the canvas that draws it, at its
+    # dpi, it is drawn once: the same bytes for some 15% less of a report's drawing.
+    try:
+        if engine is not None:
+            fig.set_dpi(dpi)
+            FigureCanvasAgg(fig)
+            engine.execute(fig)
+            fig.set_layout_engine(None)
+        fig.savefig(buf, format="png", dpi=dpi)
+    finally:
+        if engine is not None:
+            fig.set_layout_engine(engine)
+            fig.set_dpi(was)
     return buf.getvalue()
 
 
