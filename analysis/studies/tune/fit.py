@@ -130,16 +130,12 @@ def fitted(
 ) -> Fit:
     """Each metric fitted against the keys of ``vary`` over the points ``points``
     (each played as ``measured[i]`` on the same walls), with its bootstrap band."""
-    xs = [_positions(v, points) for v in vary]
-    numeric = [v.numeric for v in vary]
-    n = min(len(m.arrays[metrics[0]][0]) for m in measured)
+    xs, numeric, n = _design(vary, points, measured, metrics)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, (draws, n))
     value, lo, hi, boots = {}, {}, {}, {}
     for metric in metrics:
-        y, w = _figures(measured, metric, np.arange(n)[None, :])
-        signs = _directions(y[0], w[0], xs, numeric)
-        value[metric] = _additive(y[0], w[0], xs, signs)
+        signs, value[metric] = _point_fit(measured, metric, n, xs, numeric)
         ys, ws = _figures(measured, metric, idx)
         boot = _additive(ys, ws, xs, signs)  # every draw at once
         lo[metric], hi[metric] = np.quantile(boot, [0.025, 0.975], axis=0)
@@ -155,14 +151,34 @@ def fitted_values(
 ) -> dict[str, np.ndarray]:
     """The fit alone, without its band: each metric's fitted figure at each point
     (the race's ranking: its candidates on its own matches)."""
+    xs, numeric, n = _design(vary, points, measured, metrics)
+    return {m: _point_fit(measured, m, n, xs, numeric)[1] for m in metrics}
+
+
+def _design(
+    vary: Sequence[Vary],
+    points: Sequence[Mapping[str, Any]],
+    measured: Sequence[Measured],
+    metrics: Sequence[str],
+) -> tuple[list[np.ndarray], list[bool], int]:
+    """Each key's positions of the points, whether it is numeric, and the matches
+    every point was measured on (the fewest)."""
     xs = [_positions(v, points) for v in vary]
-    numeric = [v.numeric for v in vary]
     n = min(len(m.arrays[metrics[0]][0]) for m in measured)
-    out = {}
-    for metric in metrics:
-        y, w = _figures(measured, metric, np.arange(n)[None, :])
-        out[metric] = _additive(y[0], w[0], xs, _directions(y[0], w[0], xs, numeric))
-    return out
+    return xs, [v.numeric for v in vary], n
+
+
+def _point_fit(
+    measured: Sequence[Measured],
+    metric: str,
+    n: int,
+    xs: list[np.ndarray],
+    numeric: list[bool],
+) -> tuple[list[int], np.ndarray]:
+    """One metric's fit on all ``n`` matches: its directions and its fitted figures."""
+    y, w = _figures(measured, metric, np.arange(n)[None, :])
+    signs = _directions(y[0], w[0], xs, numeric)
+    return signs, _additive(y[0], w[0], xs, signs)
 
 
 def moved(
