@@ -240,11 +240,17 @@ def _sides(a: Runs, b: Runs) -> Iterator[tuple[str, Runs]]:
 def _sources(a: Runs, b: Runs) -> dict[str, str]:
     """SQL: what :func:`_deals` reads each side's table from (:func:`_sides`' names):
     its copy, where the side has one (the hands' with their walls hashed,
-    :data:`DEAL_COPY`), else ``read_parquet($a_hands)`` (…) of its files."""
+    :data:`DEAL_COPY`) in a database ``a``'s connection sees (two :class:`Runs` made
+    apart are two DuckDB databases), else ``read_parquet($a_hands)`` (…) of its files."""
     out = {}
+    seen = {
+        str(n) for (n,) in a.con.execute("SELECT database_name FROM duckdb_databases()").fetchall()
+    }
     for name, runs in _sides(a, b):
         table = name[2:]
-        if table == "hands":
+        if runs.work not in seen:
+            copy = None
+        elif table == "hands":
             copy = _hashed(runs)
         else:
             copy = runs.copy(table) if runs.copy_columns(table) is not None else None
