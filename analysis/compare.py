@@ -23,7 +23,9 @@ import pyarrow.parquet as pq
 
 from analysis.match_sums import MatchSums, Metrics, metric_specs
 from analysis.queries import (
+    COPY_PREFIX,
     GROUP,
+    CopyColumns,
     Runs,
     as_runs,
     config_label,
@@ -108,8 +110,57 @@ class Pairing:
         return self.unit == "match"
 
 
+_FOR_SEATS = ("agents", "variant", "winners", "n_events", "wall_left")
+"""Columns of the hands only a study of mixed line-ups reads (its seat sums)."""
+
+DEAL_COPY_AGENTS = CopyColumns(
+    ("wall", "dice", "dealer_rolls", "break", "next_dealer"),
+    (
+        ("wall_hash", "CASE WHEN wall IS NOT NULL THEN hash(wall) END"),
+        ("wall_tiles", "len(wall)"),
+        ("result_hash", "hash(outcome, winners, deltas)"),
+    ),
+    ordered=False,
+)
+"""What a side of ``mjlog compare`` of mixed line-ups keeps of its hands
+(:meth:`Runs.copy`), read once: every column its match sums and seat sums read, and
+instead of the wall its hash and size and a hash of the hand's result (:func:`_deals`
+joins those), computed in the same read. The dice, break and next dealer no query
+of compare names. In any order: every query of compare orders or keys its rows
+(a tenth of the copy's time at 1M hands)."""
+
+DEAL_COPY = replace(DEAL_COPY_AGENTS, left_out=(*DEAL_COPY_AGENTS.left_out, *_FOR_SEATS))
+""":data:`DEAL_COPY_AGENTS` without the columns only seat sums read: what a side keeps
+where every seat of a line-up is one agent (the seats' agents were a fifth of the
+copy's time at 1M hands)."""
+
+
+def _copy_side(runs: Runs, agents: bool, joins: int) -> None:
+    """Copy a side's tables into its work database (:meth:`Runs.copy`), each run's
+    files read once for the whole study: hands (:data:`DEAL_COPY`) and wins, which its
+    match sums and every join read; transfers only where more than one join reads
+    them (the baseline of three sides or more), a single join reading them from
+    their files."""
+    runs.copy("hands", DEAL_COPY_AGENTS if agents else DEAL_COPY)
+    runs.copy("wins")
+    if joins > 1:
+        runs.copy("transfers")
+
+
+def _hashed(runs: Runs) -> str | None:
+    """The copy of ``runs``' hands with their walls' hashes (:data:`DEAL_COPY`), if made."""
+    kept = runs.copy_columns("hands")
+    return runs.copy("hands") if kept is not None and "wall_hash" in kept.names() else None
+
+
 def _tiles(runs: Runs) -> int | None:
     """Tiles in a wall of ``runs`` (one hand read), None without walls."""
+    copy = _hashed(runs)
+    if copy is not None:  # the copy's wall sizes: no file read again
+        got = runs.con.execute(
+            f"SELECT wall_tiles FROM {copy} WHERE wall_tiles IS NOT NULL LIMIT 1"
+        ).fetchall()
+        return int(got[0][0]) if got else None
     n = runs.sql("SELECT len(wall) AS n FROM read_parquet($hands) WHERE wall IS NOT NULL LIMIT 1")[
         "n"
     ]
@@ -126,12 +177,20 @@ def _deals(
     finds the hands whose wins or transfers differ (:func:`_odd_query`), then joins the
     two runs' hands by (match, rotation, hand), hashes only (:func:`_deals_query`);
     only counts come back. ``every``: ``matches`` are every match of both runs (no
-    list to filter by)."""
+    list to filter by).
+
+    A side's table is read from its copy where :func:`_copy_side` made one (its files
+    read once for the whole study), else from its files, a block's files at a time.
+    Only the first walls of a block that differ between the sides are read from the
+    files again, for their tiles (:func:`_first_tiles_query`): a check of the tile
+    set that runs only for deals that differ from their first hand, whose walls the
+    copy does not keep."""
     ms = np.sort(np.asarray(matches, dtype=np.int64))  # an array: 1.25M ints as a list are 45 MB
+    src = _sources(a, b)
     spans = {
-        f"{side}_{t}": _match_spans(runs.files(t))
-        for side, runs in (("a", a), ("b", b))
-        for t in ("hands", "wins", "transfers")
+        name: _match_spans(runs.files(name[2:]))
+        for name, runs in _sides(a, b)
+        if src[name] == f"read_parquet(${name})"
     }
     got = dict.fromkeys(("shared", "same", "firsts", "first_same"), 0)
     got.update(tiles_a=0, tiles_b=0)
@@ -139,7 +198,7 @@ def _deals(
     # block's frame kept each time grew a 10M-hand compare by ~2 MB a block), the
     # counts as 32-bit integers (a match's hands: 10 MB less at 10M than as 64-bit)
     per: dict[str, list[np.ndarray]] = {"match": [], "hands": [], "differing": []}
-    odd, query = _odd_query(every), _deals_query(every)
+    odd, query = _odd_query(every, src), _deals_query(every, src)
     for params in _blocks(ms, every, spans):
         # a block's hands whose wins or transfers differ, kept apart before its hands
         # are joined: the two in one query held both tables' readers at once (+50 MB)
@@ -161,13 +220,42 @@ def _deals(
     got["first_tiles"] = got["first_same"]
     if got["first_same"] < got["firsts"]:
         tiles = _first_tiles_query(every)
+        walls = {f"{s}_hands": _match_spans(r.files("hands")) for s, r in (("a", a), ("b", b))}
         got["first_tiles"] = sum(
             int(a.numbers(tiles, **_bound(tiles, params))["n"].sum())
-            for params in _blocks(ms, every, spans)
+            for params in _blocks(ms, every, walls)
         )
     if not per["match"]:
         return got, pd.DataFrame({"match": [], "hands": [], "differing": []})
     return got, pd.DataFrame({name: np.concatenate(kept) for name, kept in per.items()}, copy=False)
+
+
+def _sides(a: Runs, b: Runs) -> Iterator[tuple[str, Runs]]:
+    """``a_hands``, ``a_wins`` … ``b_transfers``, each with its side's runs."""
+    for side, runs in (("a", a), ("b", b)):
+        for t in ("hands", "wins", "transfers"):
+            yield f"{side}_{t}", runs
+
+
+def _sources(a: Runs, b: Runs) -> dict[str, str]:
+    """SQL: what :func:`_deals` reads each side's table from (:func:`_sides`' names):
+    its copy, where the side has one (the hands' with their walls hashed,
+    :data:`DEAL_COPY`) in a database ``a``'s connection sees (two :class:`Runs` made
+    apart are two DuckDB databases), else ``read_parquet($a_hands)`` (…) of its files."""
+    out = {}
+    seen = {
+        str(n) for (n,) in a.con.execute("SELECT database_name FROM duckdb_databases()").fetchall()
+    }
+    for name, runs in _sides(a, b):
+        table = name[2:]
+        if runs.work not in seen:
+            copy = None
+        elif table == "hands":
+            copy = _hashed(runs)
+        else:
+            copy = runs.copy(table) if runs.copy_columns(table) is not None else None
+        out[name] = copy or f"read_parquet(${name})"
+    return out
 
 
 def _blocks(
@@ -407,14 +495,18 @@ def _where(every: bool) -> str:
     )
 
 
-def _hands(side: str, every: bool) -> str:
-    """SQL: per hand of one side (its files bound to ``$SIDE_hands``) a hash of its wall
-    ``wh`` (NULL without one), the wall's size ``n`` and a hash ``f`` of the hand's
-    result, winners and every seat's delta."""
-    return f"""SELECT match, rotation, hand,
-           CASE WHEN wall IS NOT NULL THEN hash(wall) END AS wh, len(wall) AS n,
-           hash(outcome, winners, deltas) AS f
-    FROM read_parquet(${side}_hands) {_where(every)}"""
+def _hands(side: str, every: bool, src: Mapping[str, str]) -> str:
+    """SQL: per hand of one side (:func:`_sources`) a hash of its wall ``wh`` (NULL
+    without one), the wall's size ``n`` and a hash ``f`` of the hand's result, winners
+    and every seat's delta: as its copy keeps them (:data:`DEAL_COPY`), or computed
+    from its files."""
+    table = src[f"{side}_hands"]
+    if table.startswith("read_parquet("):
+        cols = ", ".join(f"{sql} AS {name}" for name, sql in DEAL_COPY.added)
+    else:
+        cols = ", ".join(DEAL_COPY.names())
+    return f"""SELECT match, rotation, hand, wall_hash AS wh, wall_tiles AS n, result_hash AS f
+    FROM (SELECT match, rotation, hand, {cols} FROM {table} {_where(every)})"""
 
 
 _WINS_ROW = {
@@ -434,7 +526,9 @@ _PAYS_ROW = {"q": "seq", "a": "payer", "b": "payee", "m": "amount", "r": "reason
 by ``q`` (seq, then payer and payee), which is not compared."""
 
 
-def _rows_differing(name: str, table: str, row: Mapping[str, str], every: bool) -> str:
+def _rows_differing(
+    name: str, table: str, row: Mapping[str, str], every: bool, src: Mapping[str, str]
+) -> str:
     """SQL: the CTEs ``{name}a``, ``{name}b`` … ending in ``{name}``, the hands (match,
     rotation, hand) whose rows of ``table`` differ between the two sides: other rows
     in their order, or rows on one side only. Rows are compared as ``row`` gives them,
@@ -444,7 +538,8 @@ def _rows_differing(name: str, table: str, row: Mapping[str, str], every: bool) 
     multiset with their order field (a sum of row hashes) tells the hands alike in
     both; only the others are compared exactly, each hand's rows sorted as a list (by
     ``row``'s fields in turn), the order field dropped after. An aggregate with ORDER
-    BY, or a list of every hand's rows, took three to six times as long."""
+    BY, or a list of every hand's rows, took three to six times as long. ``src``: what
+    each side's table is read from (:func:`_sources`)."""
     first, *rest = row
     fields = ", ".join(f"'{k}': {v}" for k, v in row.items())
     kept = ", ".join(f"x.{k}" for k in rest)
@@ -452,7 +547,7 @@ def _rows_differing(name: str, table: str, row: Mapping[str, str], every: bool) 
     sides = "\n".join(
         f"""{name}{s} AS MATERIALIZED (
             SELECT {key}, {{{fields}}} AS r
-            FROM read_parquet(${s}_{table}) {_where(every)}),
+            FROM {src[f"{s}_{table}"]} {_where(every)}),
         {name}{s}_sum AS (SELECT {key}, sum(hash(r)) AS h FROM {name}{s} GROUP BY ALL),"""
         for s in "ab"
     )
@@ -473,7 +568,7 @@ def _rows_differing(name: str, table: str, row: Mapping[str, str], every: bool) 
             WHERE {name}a_list.x IS DISTINCT FROM {name}b_list.x)"""
 
 
-def _deals_query(every: bool) -> str:
+def _deals_query(every: bool, src: Mapping[str, str]) -> str:
     """SQL: per match of a block, :func:`_deals`' counts. The two runs' hands are
     joined carrying hashes only (their walls', and their results'); a hand whose wins
     or transfers differ is looked up by its key in the block's :data:`_ODD`
@@ -483,7 +578,7 @@ def _deals_query(every: bool) -> str:
     WITH j AS (SELECT match, rotation, hand, a.f IS DISTINCT FROM b.f AS differs,
                  a.wh IS NOT NULL AND b.wh IS NOT NULL AS walls, a.wh = b.wh AS same,
                  rotation = 0 AND hand = 0 AS first, a.n AS na, b.n AS nb
-          FROM ({_hands("a", every)}) a FULL JOIN ({_hands("b", every)}) b
+          FROM ({_hands("a", every, src)}) a FULL JOIN ({_hands("b", every, src)}) b
                USING (match, rotation, hand))
     SELECT match, count(*)::INTEGER AS hands,
            (count(*) FILTER (WHERE differs OR odd.match IS NOT NULL))::INTEGER AS differing,
@@ -500,18 +595,21 @@ _ODD = "deals_odd"
 """The temp table of a block's hands whose wins or transfers differ (:func:`_odd_query`)."""
 
 
-def _odd_query(every: bool) -> str:
+def _odd_query(every: bool, src: Mapping[str, str]) -> str:
     """SQL: the hands of a block (match, rotation, hand) whose wins or transfers differ
     between the two sides, into the temp table :data:`_ODD`."""
     return f"""CREATE OR REPLACE TEMP TABLE {_ODD} AS
-    WITH {_rows_differing("wins", "wins", _WINS_ROW, every)},
-    {_rows_differing("pays", "transfers", _PAYS_ROW, every)}
+    WITH {_rows_differing("wins", "wins", _WINS_ROW, every, src)},
+    {_rows_differing("pays", "transfers", _PAYS_ROW, every, src)}
     SELECT * FROM wins UNION SELECT * FROM pays"""
 
 
 def _first_tiles_query(every: bool) -> str:
     """SQL: ``n``, the first hands of a block (wall on both sides) whose walls hold one
-    multiset of tiles, however shuffled."""
+    multiset of tiles, however shuffled. Read from the files (the copies keep no
+    wall), and only where some first walls differ: the first hand of each match, its
+    wall alone, to tell another tile set from another first dealer or break; not a
+    second read of the runs, whose figures all come from the copies."""
 
     def firsts(side: str) -> str:
         return f"""SELECT match, hash(list_sort(wall)) AS t FROM read_parquet(${side}_hands)
@@ -702,8 +800,11 @@ def _rows(
     rows: list[dict[str, Any]] = []
     diffs: list[Difference | None] = []
     not_compared: dict[tuple[str, str], list[str]] = {}
-    for other in sides[1:]:
-        block, ds, left_out = _against(sides[0], other)
+    for i, other in enumerate(sides[1:], start=2):
+        # the copies a side's joins read go after its last join (the baseline's after
+        # the last side's)
+        done = [other.runs] + ([sides[0].runs] if i == len(sides) else [])
+        block, ds, left_out = _against(sides[0], other, done)
         rows.extend(block)
         diffs.extend(ds)
         not_compared[(sides[0].label, other.label)] = left_out
@@ -868,7 +969,9 @@ def _load(paths) -> list[_Loaded]:
     per_agent = any(len(set(a)) > 1 for a in names.values())
     shown = _differing_keys(read)
     out = []
-    for side, runs in read.items():
+    for i, (side, runs) in enumerate(read.items()):
+        # the baseline is joined with every other side, each other side once
+        _copy_side(runs, per_agent, len(read) - 1 if i == 0 else 1)
         sums = MatchSums.of(runs)
         if not len(sums):
             raise LogError(f"{side}: the run has no hands")
@@ -968,14 +1071,17 @@ def _rows_of(rows: np.ndarray, n: int) -> np.ndarray | None:
 
 
 def _against(
-    base: _Loaded, other: _Loaded
+    base: _Loaded, other: _Loaded, done: Sequence[Runs] = ()
 ) -> tuple[list[dict[str, Any]], list[Difference | None], list[str]]:
     """The rows of ``other`` against ``base``, the difference behind each (None where
-    the two scales forbid one) and the patterns left out (only one side has them)."""
+    the two scales forbid one) and the patterns left out (only one side has them).
+    ``done``: the sides no later join reads, whose copies go once the two are paired."""
     from analysis.stats import compare_units
 
     # no frame of both runs' every match held while their hands are joined
     pair = _paired_by(base.runs, other.runs, *_sides_pair_rows(base, other))
+    for runs in done:  # their blocks out of DuckDB's pool before the metrics' arrays
+        runs.release(COPY_PREFIX)
     rb = ro = None
     if pair.paired and pair.base_rows is not None and pair.other_rows is not None:
         rb, ro = (

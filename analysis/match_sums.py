@@ -7,7 +7,9 @@ hands out one column at a time as a numpy array, in the order of
 1.25M matches: its two dozen sums as pandas columns would be a few hundred MB
 held for the whole command, where one figure's arrays are a few tens of MB held
 while its interval is computed. DuckDB keeps the tables under its memory limit and
-spills the rest (:data:`analysis.queries.MEMORY_LIMIT`).
+spills the rest (:data:`analysis.queries.MEMORY_LIMIT`). ``mjlog compare`` copies each
+side's hands and wins first (:data:`analysis.compare.DEAL_COPY`): the sums read those
+copies, and the join of the two sides' deals reads them again, not the files.
 
 >>> from analysis.queries import Runs
 >>> from analysis.studies.sample import data_dir

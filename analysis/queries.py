@@ -67,7 +67,9 @@ def _pattern_name(variant: str, key: str) -> str:
 
 
 __all__ = [
+    "COPY_PREFIX",
     "GROUP",
+    "CopyColumns",
     "Run",
     "Runs",
     "biggest_wins",
@@ -330,13 +332,47 @@ COPIED = ("hands", "wins", "transfers")
 """The tables :meth:`Runs.copy` reads once into DuckDB (the events table, large and
 read by a few figures, is read from its files)."""
 
+COPY_PREFIX = "parquet_"
+"""The start of every copy's name (``parquet_hands`` …): :meth:`Runs.release` of it
+drops the copies alone."""
+
 COPY_ROWS, COPY_FILES = 500_000, 250
 """At most the files of about this many rows, and this many files, :meth:`Runs.copy`
 reads into its copy at a time."""
 
 NOT_COPIED = {"hands": ("wall",)}
-"""Columns a copy leaves out: the wall (136 tiles a hand, most of a run's bytes) is
-read by the few queries that name it (``compare``'s pairing), from the files."""
+"""Columns a copy leaves out by default: the wall (136 tiles a hand, most of a run's
+bytes) is read by the few queries that name it, from the files (``compare`` copies a
+hash of it instead: :class:`CopyColumns`)."""
+
+
+@dataclass(frozen=True)
+class CopyColumns:
+    """What :meth:`Runs.copy` keeps of a table: every column but ``left_out``, and the
+    columns ``added`` (name → SQL over the file's columns), computed in the same read
+    of the files. A query that names a column left out reads the files instead.
+    ``ordered``: the rows kept in the files' order (for the queries without an ``ORDER
+    BY``); a copy only queries that order or key their rows read may be written in
+    any order, which DuckDB does faster, holding less.
+
+    >>> CopyColumns(("wall",), (("wall_tiles", "len(wall)"),)).select()
+    "COLUMNS(lambda c: c NOT IN ('wall')), len(wall) AS wall_tiles"
+    """
+
+    left_out: tuple[str, ...] = ()
+    added: tuple[tuple[str, str], ...] = ()
+    ordered: bool = True
+
+    def select(self) -> str:
+        """SQL: the copy's select list over ``read_parquet``."""
+        left_out = ", ".join(f"'{c}'" for c in self.left_out)
+        cols = f"COLUMNS(lambda c: c NOT IN ({left_out}))" if left_out else "*"
+        return ", ".join([cols, *(f"{sql} AS {name}" for name, sql in self.added)])
+
+    def names(self) -> tuple[str, ...]:
+        """The added columns' names."""
+        return tuple(name for name, _ in self.added)
+
 
 LARGER_LIMITS = ("1GB", "4GB")
 """The limits a query DuckDB cannot fit under :data:`MEMORY_LIMIT` is tried again with,
@@ -440,6 +476,7 @@ class Runs:
                     raise LogError(f"{rf.manifest_path}: the manifest lists no {t} files")
         self._checked: dict[str, list[str]] = {}
         self._copies: dict[str, str] = {}
+        self._copy_columns: dict[str, CopyColumns] = {}
         self._reads: dict[str, int] = {}
         self.runs = runs
         # a cursor is a connection of its own to the same database: its own temp tables
@@ -503,6 +540,7 @@ class Runs:
             del cache[key]
         for t in [t for t, n in self._copies.items() if n in names]:
             del self._copies[t]  # read from the files again, once, if asked again
+            self._copy_columns.pop(t, None)
         for n in names:
             self.con.execute(f'DROP TABLE IF EXISTS "{n}"')
 
@@ -581,10 +619,10 @@ class Runs:
         table's ``read_parquet($TABLE)`` reads :meth:`copy` of it from the table's
         second query on (its files read twice at most, however many queries read
         them), unless the caller bound ``$TABLE`` itself or the query needs a column
-        the copy leaves out (:data:`NOT_COPIED`)."""
+        the copy leaves out (:data:`NOT_COPIED`, or the copy's :class:`CopyColumns`)."""
         for t in COPIED:
             if f"read_parquet(${t})" in query and t not in params:
-                if any(re.search(rf"\b{c}\b", query) for c in NOT_COPIED.get(t, ())):
+                if any(re.search(rf"\b{c}\b", query) for c in self._left_out(t)):
                     continue
                 # the first query reads the files, as it would alone; a second makes
                 # the copy (a command that reads a table once pays no copy for it)
@@ -596,20 +634,32 @@ class Runs:
                 params.setdefault(t, self.files(t))
         return self._run(query, params)
 
-    def copy(self, table: str) -> str:
+    def _left_out(self, table: str) -> tuple[str, ...]:
+        """The columns of ``table`` its copy has not (or will not have) kept."""
+        kept = self._copy_columns.get(table)
+        return kept.left_out if kept is not None else NOT_COPIED.get(table, ())
+
+    def copy_columns(self, table: str) -> CopyColumns | None:
+        """What the copy of ``table`` keeps (:class:`CopyColumns`), None before it is made."""
+        return self._copy_columns.get(table) if table in self._copies else None
+
+    def copy(self, table: str, columns: CopyColumns | None = None) -> str:
         """The name of a table of :attr:`work` holding every row of ``table``
-        (``hands``, ``wins`` or ``transfers``; every column but :data:`NOT_COPIED`), in
-        the files' order: its files are read (and verified, :meth:`files`) the first
-        time, and every later query reads DuckDB's compressed copy (evicted to the
-        work file under :data:`MEMORY_LIMIT`), not the Parquet files again. At 10M
-        hands a report's queries read a run's files some forty times.
-        :meth:`release` drops it with the rest."""
+        (``hands``, ``wins`` or ``transfers``; every column but :data:`NOT_COPIED`, or
+        what ``columns`` keeps), in the files' order: its files are read (and
+        verified, :meth:`files`) the first time, and every later query reads DuckDB's
+        compressed copy (evicted to the work file under :data:`MEMORY_LIMIT`), not the
+        Parquet files again. At 10M hands a report's queries read a run's files some
+        forty times. ``columns`` is for the first call (a copy made otherwise is
+        refused, :class:`ValueError`). :meth:`release` drops it with the rest."""
         if table not in COPIED:
             raise ValueError(f"table must be one of {', '.join(COPIED)}, not {table!r}")
+        kept = columns or CopyColumns(NOT_COPIED.get(table, ()))
+        if table in self._copies and columns is not None and columns != self._copy_columns[table]:
+            raise ValueError(f"the copy of {table} was made with other columns")
         if table not in self._copies:
-            name = f"parquet_{table}"
-            left_out = ", ".join(f"'{c}'" for c in NOT_COPIED.get(table, ()))
-            cols = f"COLUMNS(lambda c: c NOT IN ({left_out}))" if left_out else "*"
+            name = f"{COPY_PREFIX}{table}"
+            cols = kept.select()
             files = self.files(table)
             rows = sum(rf.rows(table) for rf in self._runs)
             step = max(1, min(COPY_FILES, len(files) * COPY_ROWS // max(rows, 1)))
@@ -617,14 +667,25 @@ class Runs:
             # them): a query without an ORDER BY sees them as it did the files. A block
             # of files at a time: an ordered insert of 10M hands' 5,000 files at once
             # held 700 MB, as did the 5,000 files of their 40,000 wins
-            for i in range(0, len(files), step):
-                into = f"{self.work}.{name}"
-                self._run(
-                    (f"CREATE OR REPLACE TABLE {into} AS " if i == 0 else f"INSERT INTO {into} ")
-                    + f"SELECT {cols} FROM read_parquet($files)",
-                    {"files": files[i : i + step]},
-                )
+            if not kept.ordered:
+                self.con.execute("SET preserve_insertion_order = false")
+            try:
+                for i in range(0, len(files), step):
+                    into = f"{self.work}.{name}"
+                    self._run(
+                        (
+                            f"CREATE OR REPLACE TABLE {into} AS "
+                            if i == 0
+                            else f"INSERT INTO {into} "
+                        )
+                        + f"SELECT {cols} FROM read_parquet($files)",
+                        {"files": files[i : i + step]},
+                    )
+            finally:
+                if not kept.ordered:
+                    self.con.execute("RESET preserve_insertion_order")
             self._copies[table] = name
+            self._copy_columns[table] = kept
         return f"{self.work}.{self._copies[table]}"
 
     def _run(self, query: str, params: dict[str, Any]) -> duckdb.DuckDBPyConnection:

@@ -131,3 +131,18 @@ def test_a_copy_made_a_file_at_a_time_holds_the_rows_in_the_files_order(monkeypa
     got = [queries.seat_stats(runs, by="position"), queries.outcomes(runs)]
     for g, w in zip(got, want, strict=True):
         pd.testing.assert_frame_equal(g, w, check_exact=True)
+
+
+def test_a_copy_keeps_the_columns_it_is_given_and_a_query_of_another_reads_the_files(tmp_path):
+    run = _copy_run(data_dir() / "yuxi", tmp_path)
+    runs = queries.Runs(run)
+    kept = queries.CopyColumns(("wall", "agents"), (("wall_tiles", "len(wall)"),), ordered=False)
+    runs.copy("hands", kept)
+    assert runs.copy_columns("hands") == kept and runs.copy("hands", kept) == runs.copy("hands")
+    with pytest.raises(ValueError, match="other columns"):
+        runs.copy("hands", queries.CopyColumns(("wall",)))
+    _hide(run, "hands")
+    tiles = "SELECT sum(wall_tiles) AS n FROM read_parquet($hands)"
+    assert runs.sql(tiles).n.iloc[0] == 3000 * 136  # computed in the copy's one read
+    with pytest.raises(LogError):  # agents were left out: the (gone) files
+        runs.sql("SELECT count(agents) AS n FROM read_parquet($hands)")
