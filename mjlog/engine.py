@@ -156,9 +156,15 @@ def play(
             else:  # the common case, without the per-seat dict
                 s = pos.turn
                 o = choices.act_options()  # the acting seat's options: no pass among them
-                ev = agents[s].choose(views[s], o)
-                if ev is None or ev not in o:
-                    _refuse(agents[s], s, ev, o)
+                # the agent as Any: compiled, a call through the Agent protocol checks
+                # the answer is an Event | None, and a plugin's stray one would fail
+                # there (a TypeError) before reaching _refuse (one line); found among
+                # o, it is an Event
+                agent: Any = agents[s]
+                pick: object = agent.choose(views[s], o)
+                if pick is None or pick not in o:
+                    _refuse(agent, s, pick, o)
+                ev = pick
         state.apply(ev)
         if observe is not None:
             observe(state)
@@ -190,7 +196,8 @@ def _one_choice(
 
 
 def _ask(agent: Agent, view: SeatView, options: list[Event | None]) -> Event | None:
-    pick = agent.choose(view, options)
+    asked: Any = agent  # its answer unchecked until found among the options: see play()
+    pick: object = asked.choose(view, options)
     if pick not in options:
         _refuse(agent, view.seat, pick, options)
     return pick

@@ -92,6 +92,7 @@ from analysis.rates import rate  # noqa: E402
 from analysis.studies.tune import (  # noqa: E402
     Measured,
     Plan,
+    RunAsked,
     Target,
     Tuner,
     derived_seed,
@@ -217,17 +218,10 @@ class Emulated(Tuner):
         self.runs: dict[str, tuple[dict[str, str], int, int]] = {}
         super().__init__(plan, out)
 
-    def _run(
-        self,
-        name: str,
-        sets: Sequence[str],
-        seed: int,
-        matches: int,
-        agents: Sequence[str] | None = None,
-    ) -> Path:
-        self.runs[name] = (_point(sets), seed, matches)
-        self.journal.record(name, None)  # played, as far as the journal knows
-        return self.out / name
+    def _run(self, run: RunAsked) -> Path:
+        self.runs[run.name] = (_point(run.sets), run.seed, run.matches)
+        self.journal.record(run.name, None)  # played, as far as the journal knows
+        return self.out / run.name
 
     def _measure(self, name: str, metrics: Sequence[str]) -> Measured:
         point, seed, matches = self.runs[name]

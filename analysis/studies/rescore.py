@@ -74,7 +74,7 @@ from analysis import queries
 from analysis.compensation import round_units
 from analysis.stats import estimate
 from analysis.studies.pattern_table import level, pays_at_least, value_key
-from analysis.studies.tune import RULES_FILE, Study, derived_seed, toml_value
+from analysis.studies.tune import RULES_FILE, RunAsked, Study, derived_seed, toml_value
 from analysis.studies.tune.journal import RescoreJournal, finite
 from mjlog.errors import InputError, MjlogError, quote
 from mjlog.rulekeys import INT32_MAX, RuleKey
@@ -455,7 +455,7 @@ class Rescorer(Study[RescorePlan, RescoreJournal]):
             if r < len(self.journal.rounds):  # journaled: the same walls, the same answer
                 return self._parsed(self.journal.rounds[r]["proposed"])
             name = f"rounds/{r:02d}"
-            run = self._run(name, self._sets(table), plan.seed, per_round)
+            run = self._run(RunAsked(name, self._sets(table), plan.seed, per_round))
             m = self._counted(name, self._measure(name, self.metrics))
             counts, wins = self._counts(m)
             if not wins:
@@ -492,14 +492,16 @@ class Rescorer(Study[RescorePlan, RescoreJournal]):
         old = self._counted(
             "confirm-before",
             self._measure(
-                self._run("confirm-before", self._sets(self.rule.original), seed, matches).name,
+                self._run(
+                    RunAsked("confirm-before", self._sets(self.rule.original), seed, matches)
+                ).name,
                 self.metrics,
             ),
         )
         run = self.out / "confirm-before"
         new = old
         if table != self.rule.original:
-            run = self._run("confirm", self._sets(table), seed, matches)
+            run = self._run(RunAsked("confirm", self._sets(table), seed, matches))
             new = self._counted("confirm", self._measure("confirm", self.metrics))
         counts, wins = self._counts(new)
         fresh = (

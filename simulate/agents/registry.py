@@ -14,6 +14,7 @@ random, strategic, or package.module:factory
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Sequence
 
@@ -30,7 +31,12 @@ def register(name: str):
 
     def deco(cls):
         _REGISTRY[name] = cls
-        cls.name = name
+        # A class whose ``name`` is a data descriptor (a compiled agent's native attribute,
+        # a property) names its own instances: rebinding it on the class would hide each
+        # instance's own (``strategic:rules=default`` read back as ``strategic``, a deep
+        # copy refused as "read-only").
+        if not hasattr(inspect.getattr_static(cls, "name", None), "__set__"):
+            cls.name = name
         return cls
 
     return deco

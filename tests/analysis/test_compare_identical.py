@@ -22,6 +22,7 @@ from mjlog.cli import main
 from mjlog.logio import read_table
 from simulate.runner import RunSpec, simulate
 from simulate.sweep import parse_grid, sweep
+from tests.sealed import seal
 
 CAPS = data_dir() / "sweep" / "xuezhan-cap"
 
@@ -135,17 +136,7 @@ def _with_transfers(run: Path, out: Path, change) -> Runs:
     for f in sorted((out / "transfers").glob("part-*.parquet")):
         tab = pq.read_table(f)
         pq.write_table(change(tab), f, **logio.write_options("transfers"))
-    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
-    meta = {k: manifest[k] for k in logio.RUN_ID_KEYS}
-    extra = {
-        k: v
-        for k, v in manifest.items()
-        if k not in meta and k not in ("run_id", "schema_version", "files")
-    }
-    shards = sorted(int(p.stem.rsplit("-", 1)[1]) for p in (out / "hands").glob("part-*.parquet"))
-    events = manifest.get("events") != "none"
-    files = [e for s in shards for e in logio.shard_entries(out, s, events=events)]
-    logio.write_manifest(out, logio.build_manifest(meta, files, **extra))
+    seal(out)
     return Runs(out)
 
 

@@ -1,6 +1,7 @@
 """The compiled build (``make compiled``, ``build_compiled.py``) against the pure-Python
 reference: seeded ``strategic``, ``greedy`` and ``random`` runs in every variant write the same
-Parquet bytes with the compiled modules as with the pure source forced.
+Parquet bytes with the compiled modules as with the pure source forced, and the
+registered agents keep their own names and copy as in the pure source.
 
 It builds nothing: where no compiled build is importable it skips (CI builds one in a
 temporary copy of the checkout and sets ``MJLOG_REQUIRE_COMPILED=1``, which turns the
@@ -9,6 +10,7 @@ skip into a failure).
 
 from __future__ import annotations
 
+import copy
 import importlib
 import importlib.util
 import json
@@ -100,3 +102,18 @@ def test_compiled_and_pure_write_the_same_bytes(tmp_path: Path) -> None:
     assert pure.pop("ukeire") == str(tmp_path / "mjlog" / "ukeire.py")
     assert len(compiled) == 9
     assert compiled == pure
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "efficient", "strategic:rules=default"])
+def test_a_registered_agent_keeps_its_own_name_and_copies(spec: str) -> None:
+    # Both builds (it needs no build): registering the built-in agents (importing
+    # simulate.agents) once rebound ``name`` on their classes, which, compiled, hid
+    # each instance's native attribute: the rules-blind strategic agent read back as
+    # plain "strategic" and a deep copy of any of them (a hand copied with its agents)
+    # was refused, "attribute 'name' is read-only".
+    from simulate.agents import make_agent
+
+    agent = make_agent(spec)
+    assert agent.name == spec
+    twin = copy.deepcopy(agent)
+    assert twin.name == spec and twin.params == agent.params

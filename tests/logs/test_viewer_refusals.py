@@ -4,7 +4,8 @@ pages as text, never as markup or script (issue 15, point 4).
 The run is written by mjlog, then rewritten with pyarrow as an attacker would
 (the Parquet writer refuses values outside the log's vocabularies; a run from
 elsewhere need not come from that writer), and sealed with a manifest that
-matches its files (:func:`_seal`, the one place that knows the manifest's form).
+matches its files (:func:`tests.sealed.seal`, the one place that knows the
+manifest's form).
 A markup payload calls ``pwned()`` or sets ``window.__pwned`` if it ever runs.
 
 In Chromium (tests/browser.py) every event of every page is stepped through with
@@ -29,6 +30,7 @@ from mjlog import logio
 from mjlog.cli import main
 from mjlog.replay import load_hand
 from mjlog.viewer import hand_data, render_hand_page, render_index
+from tests.sealed import seal
 
 # The markup would call pwned(<its name>) or set window.__pwned if it ever ran; the
 # rest probe entities (shown as typed), the page's {{PLACEHOLDERS}}, line separators in
@@ -91,28 +93,6 @@ def _rewrite(run: Path, table: str, change) -> None:
         pq.write_table(pa.Table.from_pylist(rows, schema=tab.schema), f)
 
 
-def _seal(run: Path, manifest: dict) -> str:
-    """Make a rewritten run load: the manifest's run id recomputed from its
-    arguments, its file entries from the files on disk (``logio.shard_entries``:
-    sizes and hashes in whatever form the readers check), the run marker updated.
-    The only place that knows the manifest's form. Returns the run id."""
-    meta = {k: manifest[k] for k in logio.RUN_ID_KEYS}
-    extra = {
-        k: v
-        for k, v in manifest.items()
-        if k not in meta and k not in ("run_id", "schema_version", "files")
-    }
-    shards = sorted(int(p.stem.rsplit("-", 1)[1]) for p in (run / "hands").glob("part-*.parquet"))
-    files = [e for s in shards for e in logio.shard_entries(run, s)]
-    new = logio.build_manifest(meta, files, **extra)
-    logio.write_manifest(run, new)
-    marker = run / ".run_id"
-    if marker.is_file():
-        rest = marker.read_text("utf-8").split(" ", 1)[1:]
-        marker.write_text(" ".join([new["run_id"], *rest]), "utf-8")
-    return new["run_id"]
-
-
 def _p(i: int) -> str:
     return PAYLOADS[i % len(PAYLOADS)]
 
@@ -146,7 +126,7 @@ def make_hostile(run: Path) -> Path:
     _rewrite(run, "wins", wins)
     _rewrite(run, "transfers", transfers)
     _rewrite(run, "events", lambda r, i: ids(r))
-    assert _seal(run, manifest) == rid
+    assert seal(run, manifest) == rid
     return run
 
 

@@ -16,7 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.studies.tune import Measured, Plan, Tuner, parse_target, parse_vary
+from analysis.studies.tune import (
+    Measured,
+    Plan,
+    RunAsked,
+    Tuner,
+    parse_target,
+    parse_vary,
+)
 
 METRIC = "money_moved_per_hand"
 LUCKY = 10  # the value whose explored figure reads on target by luck
@@ -27,23 +34,20 @@ def truth(q: int) -> float:
     return 0.001 * q
 
 
+def _value(run: RunAsked, key: str) -> int:
+    """The value ``run`` sets ``key`` to."""
+    return int(next(s for s in run.sets if s.startswith(f"{key}=")).split("=")[1])
+
+
 class Emulated(Tuner):
     """A tune whose runs are drawn, not played: per match, the truth, plus the walls'
     luck (the same for every candidate on one seed), plus the candidate's own."""
 
     made: dict[str, tuple[int, int, int]]  # run → (七对, seed, matches)
 
-    def _run(
-        self,
-        name: str,
-        sets: Sequence[str],
-        seed: int,
-        matches: int,
-        agents: Sequence[str] | None = None,
-    ) -> Path:
-        q = int(next(s for s in sets if s.startswith("fan.qidui=")).split("=")[1])
-        self.made[name] = (q, seed, matches)
-        return self.out / name
+    def _run(self, run: RunAsked) -> Path:
+        self.made[run.name] = (_value(run, "fan.qidui"), run.seed, run.matches)
+        return self.out / run.name
 
     def _measure(self, name: str, metrics: Sequence[str]) -> Measured:
         q, seed, matches = self.made[name]
@@ -171,11 +175,10 @@ class TwoKeys(Emulated):
     """The same truth, with 清一色 varied too: it moves nothing, but each of its values
     plays its own hands (its own noise), as real play under other rules would."""
 
-    def _run(self, name, sets, seed, matches, agents=None):
-        q = int(next(s for s in sets if s.startswith("fan.qidui=")).split("=")[1])
-        y = int(next(s for s in sets if s.startswith("fan.qingyise=")).split("=")[1])
-        self.made[name] = (q, seed, matches, y)
-        return self.out / name
+    def _run(self, run):
+        q, y = _value(run, "fan.qidui"), _value(run, "fan.qingyise")
+        self.made[run.name] = (q, run.seed, run.matches, y)
+        return self.out / run.name
 
     def _measure(self, name, metrics):
         q, seed, matches, y = self.made[name]

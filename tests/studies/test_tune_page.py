@@ -142,17 +142,40 @@ def test_a_changed_trial_run_is_named_not_drawn(tuned, tmp_path):
     assert not (tmp_path / "r").exists()
 
 
-def test_no_change_because_no_key_moves_a_target_is_said_once(tmp_path):
-    # greedy ignores 七对's value, so no candidate moves the target: the page gives
-    # the reason for no change once, not again as a note of its own
+@pytest.fixture(scope="module")
+def unchanged(tmp_path_factory):
+    """A tune that proposes no change (greedy ignores 七对's value, so no candidate
+    moves the target): its answer and its page."""
+    d = tmp_path_factory.mktemp("unchanged")
     tune = ["tune", "huangmei", "--vary", "fan.qidui=5:60:5"]
     tune += ["--target", "pattern_rate[qidui]=0.05±0.01", "--agents", "greedy"]
     tune += ["--budget", "256", "--trials", "4", "--workers", "1", "--quiet", "--format", "json"]
-    res = json.loads(_cli(*tune, "--out", str(tmp_path / "t")).stdout)
+    res = json.loads(_cli(*tune, "--out", str(d / "t")).stdout)
+    _cli("report", str(d / "t"), "--out", str(d / "r"))
+    text = (d / "t" / "report.txt").read_text(encoding="utf-8")
+    return res, (d / "r" / "index.html").read_text(encoding="utf-8"), text
+
+
+def test_no_change_because_no_key_moves_a_target_is_said_once(unchanged):
+    # the page gives the reason for no change once, not again as a note of its own
+    res, html, _ = unchanged
     assert "pattern_rate[qidui]" in res["no_change"]
-    _cli("report", str(tmp_path / "t"), "--out", str(tmp_path / "r"))
-    proposal = _section(
-        (tmp_path / "r" / "index.html").read_text(encoding="utf-8"), "Proposal 提案"
-    )
+    proposal = _section(html, "Proposal 提案")
     assert proposal.count("No change proposed") == 1
     assert proposal.count("moves pattern_rate[qidui]") == 1
+
+
+def test_with_no_change_the_rules_as_they_are_show_their_confirmed_figures(unchanged):
+    # the proposal is the rules as they are: the confirmation measured them, so their
+    # column holds its figure and interval (and verdict), not a dash; nothing to pair;
+    # the tune's own report.txt says so too (not "after")
+    res, html, text = unchanged
+    assert not res["changed"] and not res["targets_before"]
+    row = res["targets"][0]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", _section(html, "Targets 目标"))
+    target, rules, before, proposal, verdict, paired, matches = cells
+    figure = f"{row['value']:.4g} [{row['lo']:.4g}, {row['hi']:.4g}]"
+    assert rules == proposal == figure
+    assert before == row["verdict"] and verdict == row["verdict"].upper()
+    assert paired == "none: the same rules" and matches == str(row["matches"])
+    assert f"0.05±0.01: the rules as they are {row['value']:.4g} [" in text

@@ -74,7 +74,7 @@ from analysis.studies.tune.journal import DamagedJournal, Made, TuneJournal
 from analysis.studies.tune.measuring import Measured, judge, loss, measure
 from analysis.studies.tune.outputs import rules_toml, summary, toml_value, write_outputs
 from analysis.studies.tune.search import Plan, Tuner
-from analysis.studies.tune.study import RULES_FILE, TUNE_FILE, Study, derived_seed
+from analysis.studies.tune.study import RULES_FILE, TUNE_FILE, RunAsked, Study, derived_seed
 
 __all__ = [
     "RULES_FILE",
@@ -83,6 +83,7 @@ __all__ = [
     "Made",
     "Measured",
     "Plan",
+    "RunAsked",
     "Study",
     "Target",
     "TuneJournal",

@@ -121,6 +121,8 @@ def _targets(result: Mapping[str, Any]) -> list[str]:
         f"(a verdict reads the 90 % one: docs/cli.md, verdicts):",
     ]
     before = {r["metric"]: r for r in result.get("targets_before") or []}
+    # no change proposed: the confirmation measured the rules as they are
+    now = "after" if result.get("changed") else "the rules as they are"
     for r in result["targets"]:
         want = f"{r['metric']}{r['op']}{r['target']:g}" + (f"±{r['tol']:g}" if r["tol"] else "")
         was = before.get(r["metric"])
@@ -133,7 +135,7 @@ def _targets(result: Mapping[str, Any]) -> list[str]:
             else ""
         )
         lines.append(
-            f"  {want}: {was_text}after {_num(r['value'])} [{_num(r['lo'])}, "
+            f"  {want}: {was_text}{now} {_num(r['value'])} [{_num(r['lo'])}, "
             f"{_num(r['hi'])}]: {r['verdict'].upper()}"
         )
     for r in result["targets"]:

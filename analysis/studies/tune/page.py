@@ -223,7 +223,9 @@ def _proposal(tune: TuneRead) -> tuple[pd.DataFrame, list[str]]:
 
 
 def _targets(tune: TuneRead) -> pd.DataFrame:
-    before = {r["metric"]: r for r in tune.before or []}
+    # no change proposed: the confirmation measured the rules as they are, so its
+    # figures fill that column (none was played beside them to pair with)
+    before = {r["metric"]: r for r in (tune.judged if tune.unchanged else tune.before or [])}
     vs = {r["metric"]: r for r in tune.compared or []}
     rows = []
     for t, r in zip(tune.targets, tune.judged, strict=True):
@@ -235,7 +237,9 @@ def _targets(tune: TuneRead) -> pd.DataFrame:
                 "verdict before": "–" if b is None else b["verdict"],
                 "proposal": _ci(r["value"], r["lo"], r["hi"]),
                 "verdict": str(r["verdict"]).upper(),
-                "proposal − rules as they are (paired)": "–"
+                "proposal − rules as they are (paired)": "none: the same rules"
+                if tune.unchanged
+                else "–"
                 if d is None
                 else f"{_ci(d['diff'], d['lo'], d['hi'])}: {_said(d)}",
                 "matches": r["matches"],

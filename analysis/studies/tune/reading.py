@@ -241,6 +241,12 @@ class TuneRead:
         """Trial 0: the rules as they are, always played first."""
         return self.journal.trials[0]
 
+    @property
+    def unchanged(self) -> bool:
+        """Whether the proposal is the rules as they are (trial 0): its confirmation's
+        figures are then the rules' own, and there is no paired difference."""
+        return self.proposal is self.rulebook
+
     def stage(self) -> str:
         j = self.journal
         explored = sum(t.same_as is None for t in j.trials)

@@ -29,7 +29,7 @@ from analysis.studies.tune.journal import (
     finite,
 )
 from analysis.studies.tune.measuring import Measured, boot_best, loss, same_figures
-from analysis.studies.tune.study import Study, derived_seed
+from analysis.studies.tune.study import RunAsked, Study, derived_seed
 from mjlog.rules import keys, resolve
 from simulate.estimate import duration
 
@@ -198,7 +198,9 @@ class Tuner(Study[Plan, TuneJournal]):
         def read(name: str) -> None:
             got[name] = self._measure(name, self.metrics)
 
-        self._runs([(n, _sets(self.plan, p), seed, m, a) for n, p, seed, m, a in asked], read)
+        self._runs(
+            [RunAsked(n, _sets(self.plan, p), seed, m, a) for n, p, seed, m, a in asked], read
+        )
         return [self._counted(n, got[n]) for n, *_ in asked]
 
     def _point(self, trial: Trial) -> dict[str, Any]:

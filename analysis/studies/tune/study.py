@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -59,9 +60,17 @@ def derived_seed(plan: StudyPlan, *parts: int) -> int:
     return derive(plan.seed, *parts) % SEED_SPACE
 
 
-RunAsked = tuple[str, Sequence[str], int, int, Sequence[str] | None]
-"""A run a study asks for: its name, its ``--set``s, seed, matches and line-up (None:
-the plan's)."""
+@dataclass(frozen=True)
+class RunAsked:
+    """A run a study asks for: its name (``DIR/name``), its ``--set``s, seed, matches
+    and line-up (None: the plan's)."""
+
+    name: str
+    sets: Sequence[str]
+    seed: int
+    matches: int
+    agents: Sequence[str] | None = None
+
 
 J = TypeVar("J", bound=Journal)
 P = TypeVar("P", bound=StudyPlan)
@@ -137,22 +146,15 @@ class Study(Generic[P, J]):
             "--out",
         )
 
-    def _run(
-        self,
-        name: str,
-        sets: Sequence[str],
-        seed: int,
-        matches: int,
-        agents: Sequence[str] | None = None,
-    ) -> Path:
-        """Play (or finish) the run ``DIR/name`` under the plan's rules and ``sets``, by
-        the plan's line-up unless ``agents`` names another. When a run already played
+    def _run(self, run: RunAsked) -> Path:
+        """Play (or finish) ``run`` under the plan's rules and its ``sets``, by the
+        plan's line-up unless it names another. When a run already played
         here differs from it only in money-only keys and the line-up never reads money,
         the run is settled from that one's logged play instead (the same bytes, at the
         cost of a replay: :mod:`simulate.resettled`); the journal records how each run
         was made (:class:`~analysis.studies.tune.journal.Made`), hands played and
         hands settled, as the runner's manifest says."""
-        return self._runs([(name, sets, seed, matches, agents)])[0]
+        return self._runs([run])[0]
 
     def _runs(
         self, asked: Sequence[RunAsked], done: Callable[[str], None] | None = None
@@ -166,36 +168,29 @@ class Study(Generic[P, J]):
         those before it."""
         if type(self)._run is not Study._run:  # a study emulated run by run (its seam)
             for a in asked:
-                self._run(*a)
+                self._run(a)
                 if done is not None:
-                    done(a[0])
-            return [self.out / a[0] for a in asked]
-        specs = [self._spec(*a) for a in asked]
-        runs = [(a[0], spec) for a, spec in zip(asked, specs, strict=True)]
+                    done(a.name)
+            return [self.out / a.name for a in asked]
+        specs = [self._spec(a) for a in asked]
+        runs = [(a.name, spec) for a, spec in zip(asked, specs, strict=True)]
         if self.settle and any(money_blind(make_agents(s.agents)) for s in specs):
             for run in runs:
                 self._simulate([run], done)
         else:
             self._simulate(runs, done)
-        return [self.out / a[0] for a in asked]
+        return [self.out / a.name for a in asked]
 
-    def _spec(
-        self,
-        name: str,
-        sets: Sequence[str],
-        seed: int,
-        matches: int,
-        agents: Sequence[str] | None = None,
-    ) -> RunSpec:
-        """The spec of run ``name`` (its shards sized by the run alone)."""
+    def _spec(self, run: RunAsked) -> RunSpec:
+        """The spec of ``run`` (its shards sized by the run alone)."""
         return RunSpec.build(
             self.plan.variant,
-            seed,
-            matches,
+            run.seed,
+            run.matches,
             self.plan.hands_per_match,
-            list(agents or self.plan.agents),
-            sets=list(sets),
-            hands_per_shard=study_shard_hands(matches, self.plan.hands_per_match),
+            list(run.agents or self.plan.agents),
+            sets=list(run.sets),
+            hands_per_shard=study_shard_hands(run.matches, self.plan.hands_per_match),
         )
 
     def _simulate(
