@@ -34,13 +34,17 @@ pure:
 	$(PY) build_compiled.py --clean
 
 # The other build, checked: the compiled modules built into a temporary copy of the
-# tracked files (never into the checkout) and held to the pure source's Parquet bytes there.
+# tracked files (never into the checkout) and held to the pure source's Parquet bytes there,
+# then the core's and the agents' tests run on it (what compiling can change: slots, copies,
+# types at a call; about a minute of CPU).
 compiled-check: $(STAMP)
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
 	git ls-files -z | xargs -0 cp --parents -t "$$d" && \
 	cd "$$d" && $(abspath $(BIN))/python build_compiled.py >/dev/null && \
 	MJLOG_REQUIRE_COMPILED=1 PYTHONPATH="$$d" $(abspath $(BIN))/python \
-		-m pytest -q -p no:cacheprovider tests/core/test_compiled_identity.py
+		-m pytest -q -p no:cacheprovider tests/core/test_compiled_identity.py && \
+	MJLOG_REQUIRE_COMPILED=1 PYTHONPATH="$$d" $(abspath $(BIN))/python \
+		-m pytest -q -n 2 -p no:cacheprovider tests/core tests/agents
 
 # A developer's quick loop: every test but those marked slow (tests/conftest.py).
 test-fast: $(STAMP)
