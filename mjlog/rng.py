@@ -160,15 +160,16 @@ def shuffle_many(seeds: list[int], items: list[_T]) -> list[tuple[list[_T], Stre
     z = (z ^ (z >> _S30)) * _MUL1
     z = (z ^ (z >> _S27)) * _MUL2
     z ^= z >> _S31
-    rejected = (z > tops).any(axis=1).tolist()
-    js = (z % ns).tolist()
+    rejected: list[bool] = (z > tops).any(axis=1).tolist()
+    js: list[list[int]] = (z % ns).tolist()
     out = []
     for seed, bad, j in zip(seeds, rejected, js, strict=True):
         if bad:
             out.append(_shuffled_with(seed, items))
             continue
         a = list(items)
-        for i, k in zip(range(m, 0, -1), j, strict=True):
+        for i in range(m, 0, -1):  # typed indices: compiled, plain list operations
+            k = j[m - i]
             a[i], a[k] = a[k], a[i]
         out.append((a, Stream((seed + m * _GAMMA) & _M64)))
     return out
