@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final, TypeVar
@@ -108,6 +109,25 @@ def _steps(k: int) -> np.ndarray:
     return np.arange(1, k + 1, dtype=np.uint64) * _GAMMA_U
 
 
+# A buffered stream keeps each draw x as x mod _SMALL_LCM (every n up to _SMALL
+# divides it, so x % n is that residue % n, in small ints), or -1 for a draw among
+# the top _SMALL values of 64 bits, the only ones below(n) may reject for n <= _SMALL
+# (its limit, 2**64 less 2**64 % n, is above all the others): such a draw, and
+# every draw for a larger n or next64(), is computed whole from the state.
+_SMALL: Final = 32
+_SMALL_LCM: Final = math.lcm(*range(1, _SMALL + 1))  # under 2**48
+
+
+def _residues(states: np.ndarray, k: int) -> list[list[int]]:
+    """The next ``k`` draws of the streams at each of ``states`` (uint64), as kept
+    by a buffered stream (see _SMALL above)."""
+    z = _mix_np(states[:, None] + _steps(k))
+    kept = (z % np.uint64(_SMALL_LCM)).astype(np.int64)
+    kept[z > np.uint64(_M64 - _SMALL)] = -1
+    out: list[list[int]] = kept.tolist()
+    return out
+
+
 def buffered(seeds: Sequence[int], k: int = 32) -> list[Stream]:
     """``Stream(seed)`` for every seed, each with its next ``k`` draws computed
     at once (numpy), and ``k`` more each time they run out: the same draws as the
@@ -119,8 +139,7 @@ def buffered(seeds: Sequence[int], k: int = 32) -> list[Stream]:
     True
     """
     states = [x & _M64 for x in seeds]
-    z = np.array(states, dtype=np.uint64)[:, None] + _steps(k)
-    draws: list[list[int]] = _mix_np(z).tolist()
+    draws = _residues(np.array(states, dtype=np.uint64), k)
     out = []
     for s, d in zip(states, draws, strict=True):
         st = Stream(s)
@@ -187,8 +206,9 @@ class Stream:
     """A SplitMix64 stream. Only :meth:`next64`, :meth:`below`, :meth:`shuffle` exist.
 
     A stream made by :func:`buffered` holds its next draws, computed at once
-    (``_buf``, of which ``_i`` are taken; ``_s`` is the state before the first):
-    the same draws, in the same order, as one that computes each when asked.
+    (``_buf``, of which ``_i`` are taken, as residues (see ``_SMALL``); ``_s`` is the
+    state before the first): the same draws, in the same order, as one that
+    computes each when asked.
     """
 
     __slots__ = ("_s", "_buf", "_i", "_fill")
@@ -223,22 +243,24 @@ class Stream:
             self._i = 0
 
     def _next(self) -> int:
-        """The next draw: the buffered one, else computed (several at once when
-        the stream is buffered, else this one)."""
+        """The next draw, whole: computed from the state (its residue, if buffered,
+        is taken with it), several residues at once when a buffered stream runs out."""
         i = self._i
+        if i == len(self._buf) and self._fill:
+            self._refill()
+            i = 0
         if i < len(self._buf):
             self._i = i + 1
-            return self._buf[i]
-        self._drop()
-        if self._fill:
-            z = np.array([self._s], dtype=np.uint64)[:, None] + _steps(self._fill)
-            self._buf = _mix_np(z)[0].tolist()
-            self._i = 1
-            return self._buf[0]
+            return mix64((self._s + (i + 1) * _GAMMA) & _M64)
         self._s = s = (self._s + _GAMMA) & _M64
         s = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _M64
         s = ((s ^ (s >> 27)) * 0x94D049BB133111EB) & _M64
         return s ^ (s >> 31)
+
+    def _refill(self) -> None:
+        """The next ``_fill`` residues, once those buffered are all taken."""
+        self._drop()
+        (self._buf,) = _residues(np.array([self._s], dtype=np.uint64), self._fill)
 
     def next64(self) -> int:
         return self._next()
@@ -247,14 +269,19 @@ class Stream:
         """Uniform integer in [0, n), by rejection from the top 64 bits."""
         if n <= 0:
             raise ValueError("n must be positive")
+        if n <= _SMALL:  # a buffered draw's residue: the random agent's every call
+            i = self._i
+            if i == len(self._buf) and self._fill:
+                self._refill()
+                i = 0
+            if i < len(self._buf):
+                r = self._buf[i]
+                if r >= 0:  # not among the top values: below every such n's limit
+                    self._i = i + 1
+                    return r % n
         limit = _LIMITS[n] if n < 256 else _M64 + 1 - (_M64 + 1) % n
         while True:
-            i = self._i
-            if i < len(self._buf):  # a buffered draw: the common case, inlined
-                self._i = i + 1
-                x = self._buf[i]
-            else:
-                x = self._next()
+            x = self._next()
             if x < limit:
                 return x % n
 

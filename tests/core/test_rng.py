@@ -231,3 +231,20 @@ def test_seeds_at_once_equal_derive():
             assert got == [hand_seed(root, match, h) for h in hands]
             seats = seat_seeds(got, 4)
             assert seats == [[agent_seed(root, match, h, s) for s in range(4)] for h in hands]
+
+
+def test_buffered_draws_at_the_top_of_64_bits():
+    # a buffered stream keeps residues, and computes whole the draws among the top
+    # values, which below(n) may reject: draws just inside and outside that range,
+    # for every small bound and a few large ones, as the plain stream and by hand
+    from mjlog.rng import buffered, mix64
+
+    for top in (M64, M64 - 1, M64 - 5, M64 - 31, M64 - 32, M64 - 33, 1 << 63):
+        for draw in (1, 2, 4):
+            seed = (_unmix64(top) - draw * GAMMA) & M64
+            draws = [mix64((seed + i * GAMMA) & M64) for i in range(1, 60)]
+            assert draws[draw - 1] == top
+            for n in [*range(1, 40), 255, 1000, (1 << 63) + 5]:
+                want = [d % n for d in draws if d < (1 << 64) - (1 << 64) % n][:6]
+                for s in (buffered([seed], 3)[0], Stream(seed)):
+                    assert [s.below(n) for _ in range(6)] == want, (top, draw, n)
