@@ -6,8 +6,8 @@ streams may change between library versions (numpy's plain uint64 arithmetic
 computes a shuffle's SplitMix64 draws at once, and a seat's next draws in the
 engine, :func:`buffered`; tests hold both to the one-at-a-time loop). The
 algorithm is SplitMix64 (Steele, Lea and Flood 2014) for both seed derivation and
-the stream; integers below ``n`` by
-rejection (no modulo bias); shuffles by Fisher–Yates from the last position down.
+the stream; integers below ``n`` by rejection (no modulo bias); shuffles by
+Fisher–Yates from the last position down.
 Its name and version, :data:`RNG`, is written into every log.
 
 >>> s = Stream(hand_seed(42, 0, 0))
