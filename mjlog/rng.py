@@ -243,14 +243,14 @@ class Stream:
             self._buf = []
             self._i = 0
 
-    def _next(self) -> int:
-        """The next draw, whole: computed from the state (its residue, if buffered,
-        is taken with it), several residues at once when a buffered stream runs out."""
-        i = self._i
-        if i == len(self._buf) and self._fill:
-            self._refill()
-            i = 0
-        if i < len(self._buf):
+    def next64(self) -> int:
+        """The next draw, whole: computed from the state (a buffered stream takes
+        its residue with it, and computes several at once when it runs out)."""
+        if self._fill:
+            i = self._i
+            if i == len(self._buf):
+                self._refill()
+                i = 0
             self._i = i + 1
             return mix64((self._s + (i + 1) * _GAMMA) & _M64)
         self._s = s = (self._s + _GAMMA) & _M64
@@ -263,26 +263,30 @@ class Stream:
         self._drop()
         (self._buf,) = _residues(np.array([self._s], dtype=np.uint64), self._fill)
 
-    def next64(self) -> int:
-        return self._next()
-
     def below(self, n: int) -> int:
         """Uniform integer in [0, n), by rejection from the top 64 bits."""
         if n <= 0:
             raise ValueError("n must be positive")
-        if n <= _SMALL:  # a buffered draw's residue: the random agent's every call
+        if self._fill and n <= _SMALL:  # a buffered draw's residue (the random agent)
             i = self._i
-            if i == len(self._buf) and self._fill:
+            if i == len(self._buf):
                 self._refill()
                 i = 0
-            if i < len(self._buf):
-                r = self._buf[i]
-                if r >= 0:  # not among the top values: below every such n's limit
-                    self._i = i + 1
-                    return r % n
+            r = self._buf[i]
+            if r >= 0:  # not among the top values: below every such n's limit
+                self._i = i + 1
+                return r % n
         limit = _LIMITS[n] if n < 256 else _M64 + 1 - (_M64 + 1) % n
-        while True:
-            x = self._next()
+        if self._fill:  # a buffered stream (the engine's seats), drawn whole
+            while True:
+                x = self.next64()
+                if x < limit:
+                    return x % n
+        while True:  # next64() inlined: the hottest call of the expert's sampling
+            self._s = x = (self._s + _GAMMA) & _M64
+            x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+            x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+            x ^= x >> 31
             if x < limit:
                 return x % n
 
