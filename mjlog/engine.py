@@ -23,7 +23,7 @@ from mjlog.agent import Agent, SeatView
 from mjlog.errors import MjlogError
 from mjlog.events import WIN, Event
 from mjlog.position import Position
-from mjlog.rng import Stream, agent_seed, hand_seed, shuffle_many
+from mjlog.rng import Stream, buffered, hand_seed, hand_seeds, seat_seeds, shuffle_many
 from mjlog.rules import Rules
 from mjlog.state import HandState, Phase
 
@@ -158,17 +158,28 @@ def play(
                 o = choices.act_options()  # the acting seat's options: no pass among them
                 # the agent as Any: compiled, a call through the Agent protocol checks
                 # the answer is an Event | None, and a plugin's stray one would fail
-                # there (a TypeError) before reaching _refuse (one line); found among
-                # o, it is an Event
+                # there (a TypeError) before reaching _refuse (one line)
                 agent: Any = agents[s]
                 pick: object = agent.choose(views[s], o)
-                if pick is None or pick not in o:
+                ev = _offered(pick, o)
+                if ev is None:
                     _refuse(agent, s, pick, o)
-                ev = pick
         state.apply(ev)
         if observe is not None:
             observe(state)
     return state
+
+
+def _offered(pick: object, options: list[Event]) -> Event | None:
+    """The option ``pick`` is, or None: an agent returns one of the very objects
+    offered, found by identity before the equality that ``in`` tries on each."""
+    for o in options:
+        if o is pick:
+            return o
+    for o in options:
+        if o == pick:
+            return o
+    return None
 
 
 def _claims(
@@ -223,11 +234,55 @@ def play_hand(
     """Deal and play one hand; each agent gets its seeded stream for this hand.
     ``observe``: as for :func:`play` (``mjlog validate --reproduce`` compares the
     log with the play event by event)."""
-    state, hs, rolls = deal(rules, seed, match, hand, dealer)
+    (seeded,) = _seeded(rules, seed, match, [hand], len(agents))
+    return _play_seeded(rules, agents, seeded, match, hand, dealer, rotation, observe)
+
+
+class _Seeded(NamedTuple):
+    """What a hand's seed gives before its dealer is known: the hand seed, the
+    shuffled wall with the stream after the shuffle, and the seats' streams."""
+
+    hand_seed: int
+    ring: list[int]
+    stream: Stream
+    seats: list[Stream]
+
+
+def _seeded(rules: Rules, seed: int, match: int, hands: list[int], n: int) -> list[_Seeded]:
+    """:class:`_Seeded` of each of a match's ``hands``, their seeds, shuffles and
+    seats' first draws computed together (:mod:`mjlog.rng`'s numpy routines, the
+    same numbers as :func:`deal_wall` and ``Stream(agent_seed(...))``)."""
+    seeds = hand_seeds(seed, match, hands)
+    shuffled = shuffle_many(seeds, list(rules.spec.wall_tiles(rules)))
+    streams = buffered([x for per_hand in seat_seeds(seeds, n) for x in per_hand])
+    return [
+        _Seeded(hs, ring, stream, streams[i * n : i * n + n])
+        for i, (hs, (ring, stream)) in enumerate(zip(seeds, shuffled, strict=True))
+    ]
+
+
+def _play_seeded(
+    rules: Rules,
+    agents: Sequence[Agent],
+    seeded: _Seeded,
+    match: int,
+    hand: int,
+    dealer: int | None,
+    rotation: int,
+    observe: Callable[[HandState], None] | None = None,
+) -> PlayedHand:
+    """:func:`play_hand` of a hand whose seeds are drawn (:func:`_seeded`)."""
+    d = _dealt(rules, seeded.hand_seed, seeded.ring, seeded.stream, dealer)
+    state = HandState(rules, d.wall, d.dealer, d.dice, d.break_pos)
     for s, a in enumerate(agents):
-        a.start_hand(s, Stream(agent_seed(seed, match, hand, s)))
+        a.start_hand(s, seeded.seats[s])
     play(state, agents, observe)
-    return PlayedHand(state, match, hand, rotation, hs, tuple(a.name for a in agents), rolls)
+    names = tuple(a.name for a in agents)
+    return PlayedHand(state, match, hand, rotation, d.hand_seed, names, d.rolls)
+
+
+#: How many hands of a match have their seeds drawn together (memory stays small).
+_SEEDED_AT_ONCE = 16
 
 
 def play_match(
@@ -249,10 +304,15 @@ def play_match(
     n = rules.n
     if len(agents) != n:
         raise MjlogError(f"{len(agents)} agents for {n} players")
+    seeded: list[_Seeded] = []
     for k in range(hands):
         if duplicate and first is not None:
             dealer = (first + k) % n
-        played = play_hand(rules, agents, seed, match, k, dealer, rotation)
+        if k % _SEEDED_AT_ONCE == 0:
+            seeded = _seeded(rules, seed, match, list(range(k, min(hands, k + _SEEDED_AT_ONCE))), n)
+        played = _play_seeded(
+            rules, agents, seeded[k % _SEEDED_AT_ONCE], match, k, dealer, rotation
+        )
         if first is None:
             first = played.state.dealer
         dealer = played.state.next_dealer

@@ -32,6 +32,16 @@ if TYPE_CHECKING:
 EVENT_COLUMNS = data_columns("events")
 """The order of the fields of an event tuple, as written and as read back."""
 
+# An event's fields after seq, as one struct: pyarrow converts a row group's event
+# tuples in one pass (a dictionary column's strings are encoded after).
+_EVENT_FIELDS = [TABLES["events"].field(c) for c in EVENT_COLUMNS[1:]]
+_EVENT_STRUCT = pa.struct(
+    [
+        pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
+        for f in _EVENT_FIELDS
+    ]
+)
+
 # Parquet writer settings, chosen for small files (measured in tests/logs/test_logio.py
 # and docs/log-schema.md): zstd level 3 (level 12 saves under 2% of the bytes and
 # costs 7% of a random-agent simulation's time); dictionary encoding on every leaf column
@@ -167,8 +177,10 @@ class ShardWriter:
 
     def _reset(self) -> None:
         self._buf: dict[str, dict[str, list[Any]]] = {
-            t: {c: [] for c in cols} for t, cols in self._cols.items()
+            t: {c: [] for c in cols} for t, cols in self._cols.items() if t != "events"
         }
+        # the events as tuples without seq (seq counts 0, 1, 2 … within each hand)
+        self._events: list[Sequence[Any]] = []
         self._keys: list[tuple[int, int, int]] = []
         self._counts: dict[str, list[int]] = {t: [] for t in self.tables if t != "hands"}
 
@@ -225,9 +237,9 @@ class ShardWriter:
             extra = sorted(hand_row.keys() - self._hand_keys)
             raise ValueError(f"{where}: hand_row columns wrong; missing {missing}, unknown {extra}")
         new_counts: dict[str, int] = {}
-        cols: list[Sequence[Any]] = []
+        event_rows: Sequence[Sequence[Any]] = ()
         if self.events:
-            cols = _event_columns(where, hand_row, events)
+            event_rows = _event_rows(where, hand_row, events)
             new_counts["events"] = len(events)
         wins = list(wins)
         transfers = list(transfers)
@@ -238,14 +250,11 @@ class ShardWriter:
         buf = self._buf["hands"]
         for c in self._cols["hands"]:
             buf[c].append(hand_row[c])
-        if self.events and new_counts["events"]:
-            buf = self._buf["events"]
-            for c, vals in zip(EVENT_COLUMNS, cols, strict=True):
-                buf[c].extend(vals)
-        for name, rows in (("wins", wins), ("transfers", transfers)):
+        self._events.extend(event_rows)
+        for name, table_rows in (("wins", wins), ("transfers", transfers)):
             buf = self._buf[name]
             for c in self._cols[name]:
-                buf[c].extend([r[c] for r in rows])
+                buf[c].extend([r[c] for r in table_rows])
         for name, n in new_counts.items():
             self._counts[name].append(n)
         self._keys.append(key)
@@ -280,15 +289,7 @@ class ShardWriter:
     def _convert(self, table: str, field: pa.Field, values: list[Any]) -> pa.Array:
         try:
             if pa.types.is_dictionary(field.type):
-                arr = pa.array(values, type=field.type.value_type).dictionary_encode()
-                allowed = ALLOWED_VALUES.get((table, field.name))
-                if allowed is not None:
-                    bad = sorted(set(arr.dictionary.to_pylist()) - allowed)
-                    if bad:
-                        raise ValueError(
-                            f"unknown value(s) {bad}; valid: {', '.join(sorted(allowed))}"
-                        )
-                arr = arr.cast(field.type)
+                arr = pa.array(values, type=field.type.value_type)
             else:
                 if field.type == _STRING_LIST and any(isinstance(v, str) for v in values):
                     # pyarrow would split a bare string into characters.
@@ -296,17 +297,27 @@ class ShardWriter:
                 arr = pa.array(values, type=field.type)
         except (pa.ArrowException, TypeError, ValueError, OverflowError) as e:
             raise ValueError(one_line(e)) from None
-        if not field.nullable and arr.null_count:
-            raise ValueError("null in a non-nullable column")
-        bounds = VALUE_RANGES.get((table, field.name))
-        if bounds is not None:
-            flat = arr.flatten() if pa.types.is_list(arr.type) else arr
-            lo_hi = pc.min_max(flat)
-            lo, hi = lo_hi["min"].as_py(), lo_hi["max"].as_py()
-            if lo is not None and (lo < bounds[0] or hi > bounds[1]):
-                off = lo if lo < bounds[0] else hi  # not `bad`: compiled, that is a list here
-                raise ValueError(f"value {off} outside {bounds[0]}..{bounds[1]}")
-        return arr
+        return _checked(table, field, arr)
+
+    def _event_arrays(self) -> list[pa.Array]:
+        """The events columns after the id columns: the buffered tuples converted
+        in one pass (:data:`_EVENT_STRUCT`), seq from the hands' counts; a value that
+        does not convert or check is named the slow way, column by column."""
+        counts = np.array(self._counts["events"], dtype=np.int64)
+        ends = np.cumsum(counts)
+        seq = np.arange(len(self._events), dtype=np.int64) - np.repeat(ends - counts, counts)
+        try:
+            rows = pa.array(self._events, type=_EVENT_STRUCT)
+            return [
+                _checked("events", TABLES["events"].field("seq"), pa.array(seq, pa.int32()))
+            ] + [_checked("events", f, rows.field(i)) for i, f in enumerate(_EVENT_FIELDS)]
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            cols = [seq.tolist(), *(list(c) for c in zip(*self._events, strict=True))]
+            schema = TABLES["events"]
+            return [
+                self._column("events", schema.field(c), v)
+                for c, v in zip(EVENT_COLUMNS, cols, strict=True)
+            ]
 
     def _id_arrays(self, table: str, n_rows: int) -> list[pa.Array]:
         keys = np.array(self._keys, dtype=np.int64).reshape(-1, 3)
@@ -325,12 +336,18 @@ class ShardWriter:
     def _flush(self) -> None:
         for table in self.tables:
             schema = TABLES[table]
-            buf = self._buf[table]
-            n_rows = len(buf[self._cols[table][0]])
+            events = table == "events"
+            n_rows = len(self._events) if events else len(self._buf[table][self._cols[table][0]])
             batch = None
             if n_rows:
                 arrays = self._id_arrays(table, n_rows)
-                arrays += [self._column(table, schema.field(c), buf[c]) for c in self._cols[table]]
+                if events:
+                    arrays += self._event_arrays()
+                else:
+                    buf = self._buf[table]
+                    arrays += [
+                        self._column(table, schema.field(c), buf[c]) for c in self._cols[table]
+                    ]
                 batch = pa.Table.from_arrays(arrays, schema=schema)
             self._write(table, batch)
         self._reset()
@@ -528,30 +545,31 @@ def _fsync_dir(run_dir: Path, tables: Iterable[str]) -> None:
             os.close(fd)
 
 
-def _event_columns(
+def _event_rows(
     where: str, hand_row: Mapping[str, Any], events: Sequence[Sequence[Any]]
-) -> list[Sequence[Any]]:
-    """A hand's events as the events table's columns, seq first (numbered when the
-    events are :class:`mjlog.events.Event` tuples without it), checked against
-    ``hand_row``'s ``n_events``; none for a hand without events."""
+) -> Sequence[tuple[Any, ...]]:
+    """A hand's events as tuples without seq (:class:`mjlog.events.Event` tuples
+    as they are), checked: ``hand_row``'s ``n_events`` of them, each of the events
+    table's fields after seq, or all of them with seq 0, 1, 2 …"""
     n = len(events)
     if hand_row["n_events"] != n:
         raise ValueError(f"{where}: n_events is {hand_row['n_events']} but {n} events")
-    if not n:
-        return []
+    width = len(EVENT_COLUMNS) - 1
+    if all(isinstance(e, tuple) and len(e) == width for e in events):
+        return events  # type: ignore[return-value]  # tuples, checked just above
     cols: list[Sequence[Any]]
     try:
         cols = list(zip(*events, strict=True))
-    except ValueError:
+    except (TypeError, ValueError):
         cols = []
-    if len(cols) == len(EVENT_COLUMNS) - 1:  # mjlog.events.Event: no seq
-        cols.insert(0, range(n))
-    elif len(cols) != len(EVENT_COLUMNS) or cols[0] != tuple(range(n)):
+    if len(cols) == width + 1 and cols[0] == tuple(range(n)):
+        cols = cols[1:]
+    elif len(cols) != width:
         raise ValueError(
             f"{where}: events must be tuples ({', '.join(EVENT_COLUMNS)}) with "
             f"seq 0, 1, 2 …, or the same without seq"
         )
-    return cols
+    return list(zip(*cols, strict=True))
 
 
 def _check_rows(where: str, name: str, rows: list[Mapping[str, Any]], want: Set[str]) -> None:
@@ -563,3 +581,31 @@ def _check_rows(where: str, name: str, rows: list[Mapping[str, Any]], want: Set[
             raise ValueError(
                 f"{where}: {name} row columns wrong; missing {missing}, unknown {extra}"
             )
+
+
+def _checked(table: str, field: pa.Field, arr: pa.Array) -> pa.Array:
+    """``arr``, converted from ``table``'s column ``field``, checked against the
+    schema's nullability, allowed values and value range (a ``ValueError`` if
+    not) and dictionary-encoded where the column is."""
+    try:
+        if pa.types.is_dictionary(field.type):
+            arr = arr.dictionary_encode()
+            allowed = ALLOWED_VALUES.get((table, field.name))
+            if allowed is not None:
+                bad = sorted(set(arr.dictionary.to_pylist()) - allowed)
+                if bad:
+                    raise ValueError(f"unknown value(s) {bad}; valid: {', '.join(sorted(allowed))}")
+            arr = arr.cast(field.type)
+    except (pa.ArrowException, TypeError, OverflowError) as e:
+        raise ValueError(one_line(e)) from None
+    if not field.nullable and arr.null_count:
+        raise ValueError("null in a non-nullable column")
+    bounds = VALUE_RANGES.get((table, field.name))
+    if bounds is not None:
+        flat = arr.flatten() if pa.types.is_list(arr.type) else arr
+        lo_hi = pc.min_max(flat)
+        lo, hi = lo_hi["min"].as_py(), lo_hi["max"].as_py()
+        if lo is not None and (lo < bounds[0] or hi > bounds[1]):
+            off = lo if lo < bounds[0] else hi  # not `bad`: compiled, that is a list here
+            raise ValueError(f"value {off} outside {bounds[0]}..{bounds[1]}")
+    return arr

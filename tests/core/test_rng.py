@@ -155,3 +155,96 @@ def test_a_stream_copies_at_its_state():
         assert twin is not s and type(twin) is Stream and twin._s == s._s
         assert [twin.below(100)] == want
     assert [s.below(100)] == want  # the original did not move
+
+
+def _drive(stream, ops):
+    """Apply ``ops`` (from :func:`_ops`) to ``stream``; every value it gave."""
+    import copy
+
+    out = []
+    for op, arg in ops:
+        if op == "below":
+            out.append(stream.below(arg))
+        elif op == "next64":
+            out.append(stream.next64())
+        elif op == "random":
+            out.append(stream.random())
+        elif op == "choice":
+            out.append(stream.choice("abcdefg"[:arg]))
+        elif op == "shuffle":
+            a = list(range(arg))
+            stream.shuffle(a)
+            out.append(a)
+        else:  # a copy goes on from the state reached, and so does the original
+            out.append(copy.copy(stream).next64())
+    return out
+
+
+def _ops(seed, n):
+    """``n`` calls of a stream's methods, with bounds from tiny to past 2**64's
+    divisors, drawn from their own stream."""
+    pick = Stream(seed)
+    bounds = [1, 2, 3, 6, 7, 14, 136, 255, 256, 257, 1000, 3**30, (1 << 63) + 5]
+    kinds = ["below"] * 12 + ["next64", "random", "choice", "shuffle", "copy"]
+    ops = []
+    for _ in range(n):
+        k = kinds[pick.below(len(kinds))]
+        arg = {"below": bounds[pick.below(len(bounds))], "choice": 1 + pick.below(7)}.get(
+            k, pick.below(140)
+        )
+        ops.append((k, arg))
+    return ops
+
+
+def test_buffered_streams_draw_as_plain_ones():
+    # the engine's seats draw from buffered streams (their next draws computed at
+    # once): held to plain streams over many seeds, fills and calls, rejected draws
+    # at the first, a middle and a refill's first place among them
+    from mjlog.rng import buffered
+
+    seeds = _seeds()[:60] + [_rejecting_seed(d) for d in (1, 2, 5, 9, 33)]
+    for k in (1, 2, 8, 32):
+        streams = buffered(seeds, k)
+        for i, (seed, st) in enumerate(zip(seeds, streams, strict=True)):
+            ops = _ops(seed ^ k, 80 if i < 20 else 20)
+            assert _drive(st, ops) == _drive(Stream(seed), ops), (seed, k)
+    # a rejected draw is skipped: the draw after it is below()'s answer, in both
+    from mjlog.rng import mix64
+
+    seed = _rejecting_seed(3)
+    draws = [mix64((seed + i * GAMMA) & M64) for i in range(1, 9)]
+    assert draws[2] == M64
+    want = [d % 7 for d in draws[:2] + draws[3:7]]
+    for s in (buffered([seed], 4)[0], Stream(seed)):
+        assert [s.below(7) for _ in range(6)] == want
+        assert s.next64() == draws[7]
+
+
+def test_seeds_at_once_equal_derive():
+    from mjlog.rng import hand_seeds, seat_seeds
+
+    roots = [0, 1, 12345, (1 << 63) + 7, M64, 1 << 70]
+    for root in roots:
+        for match in (0, 3, M64, 1 << 40):
+            hands = [0, 1, 2, 15, 16, 1000, M64]
+            got = hand_seeds(root, match, hands)
+            assert got == [hand_seed(root, match, h) for h in hands]
+            seats = seat_seeds(got, 4)
+            assert seats == [[agent_seed(root, match, h, s) for s in range(4)] for h in hands]
+
+
+def test_buffered_draws_at_the_top_of_64_bits():
+    # a buffered stream keeps residues, and computes whole the draws among the top
+    # values, which below(n) may reject: draws just inside and outside that range,
+    # for every small bound and a few large ones, as the plain stream and by hand
+    from mjlog.rng import buffered, mix64
+
+    for top in (M64, M64 - 1, M64 - 5, M64 - 31, M64 - 32, M64 - 33, 1 << 63):
+        for draw in (1, 2, 4):
+            seed = (_unmix64(top) - draw * GAMMA) & M64
+            draws = [mix64((seed + i * GAMMA) & M64) for i in range(1, 60)]
+            assert draws[draw - 1] == top
+            for n in [*range(1, 40), 255, 1000, (1 << 63) + 5]:
+                want = [d % n for d in draws if d < (1 << 64) - (1 << 64) % n][:6]
+                for s in (buffered([seed], 3)[0], Stream(seed)):
+                    assert [s.below(n) for _ in range(6)] == want, (top, draw, n)
