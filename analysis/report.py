@@ -1057,9 +1057,10 @@ def write_report(
     r = queries.as_runs(runs)
     if r is not runs:
         # DuckDB's allocator (jemalloc) hands back what a query freed only when DuckDB
-        # next allocates, unless its background thread does it within a second: between
-        # the queries the report works in Python, where a 10M-hand run's pages DuckDB
-        # held (~100 MB) would stay. Global to the process: only for runs that are ours.
+        # next allocates, unless its background thread does it (after its decay time,
+        # 1 s unless mjlog report set it lower): between the queries the report works
+        # in Python, where a 10M-hand run's pages DuckDB held (~100 MB) would stay.
+        # Global to the process: only for runs that are ours.
         r.con.execute("SET allocator_background_threads = true")
     hands = sum(x.hands for x in r.runs)
     say = _steps(progress, hands)

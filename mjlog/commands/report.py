@@ -93,15 +93,17 @@ def report_command(runs, out, figures, fmt, title, quiet) -> None:
 
 
 def _purging_duckdb() -> None:
-    """Have DuckDB's allocator (jemalloc) hand freed pages back to the system at once
-    (``dirty_decay_ms:0`` in ``DUCKDB_JE_MALLOC_CONF``, DuckDB's documented way to
-    configure it, read when DuckDB loads; unless set already, or DuckDB is loaded).
+    """Have DuckDB's allocator (jemalloc) hand freed pages back to the system within
+    0.1 s, not 1 s (``dirty_decay_ms:100`` in ``DUCKDB_JE_MALLOC_CONF``, DuckDB's
+    documented way to configure it, read when DuckDB loads; unless set already, or
+    DuckDB is loaded).
 
-    Why: by default it keeps what a query freed for a second and more; at 10M hands a
-    seat figure's sorted rows freed while they are fetched (~100 MB) stayed in the
-    process at the report's peak. The same bytes are written."""
+    Why: at 10M hands a seat figure's sorted rows, freed while they are fetched
+    (~100 MB), stayed in the process at the report's peak. At 0 (at once) the peak was
+    ~20 MB lower again, for ~20 s more system time at 10M (bench/results/compare.md).
+    The same bytes are written."""
     import os
     import sys
 
     if "duckdb" not in sys.modules:
-        os.environ.setdefault("DUCKDB_JE_MALLOC_CONF", "dirty_decay_ms:0")
+        os.environ.setdefault("DUCKDB_JE_MALLOC_CONF", "dirty_decay_ms:100")
