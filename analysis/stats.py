@@ -337,7 +337,8 @@ def quantiles_counted(values: ArrayLike, counts: ArrayLike, qs: Iterable[float])
     v = np.asarray(values, dtype=np.int64)
     ends = np.cumsum(np.asarray(counts, dtype=np.int64))  # rank after each value's last
     n = int(ends[-1]) if len(ends) else 0
-    out = []
+    out: list[float] = []
+    between: dict[int, tuple[list[int], float]] = {}  # place in out: the two values, d
     for q in qs:
         if n == 0:
             out.append(math.nan)
@@ -347,14 +348,19 @@ def quantiles_counted(values: ArrayLike, counts: ArrayLike, qs: Iterable[float])
             int(v[np.searchsorted(ends, r, side="right")])
             for r in (math.floor(rank), math.ceil(rank))
         ]
-        if at[0] == at[1]:
-            out.append(float(at[0]))
-            continue
-        (got,) = duckdb.execute(
-            "SELECT quantile_cont(x, $d) FROM (SELECT unnest($at::BIGINT[]) AS x)",
-            {"d": rank - math.floor(rank), "at": at},
-        ).fetchall()[0]
-        out.append(float(got))
+        if at[0] != at[1]:
+            between[len(out)] = (at, rank - math.floor(rank))
+        out.append(float(at[0]))
+    if between:
+        # a connection of its own, closed here: no DuckDB threads left behind in a
+        # process that may fork workers next
+        with duckdb.connect() as con:
+            for i, (at, d) in between.items():
+                (got,) = con.execute(
+                    "SELECT quantile_cont(x, $d) FROM (SELECT unnest($at::BIGINT[]) AS x)",
+                    {"d": d, "at": at},
+                ).fetchall()[0]
+                out[i] = float(got)
     return out
 
 
