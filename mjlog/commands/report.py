@@ -100,7 +100,7 @@ def _purging_duckdb() -> None:
 
     Why: at 10M hands a seat figure's sorted rows, freed while they are fetched
     (~100 MB), stayed in the process at the report's peak. At 0 (at once) the peak was
-    ~20 MB lower again, for ~20 s more system time at 10M (bench/results/compare.md).
+    ~20-45 MB lower again, for ~27 % more CPU at 10M (bench/results/compare.md).
     The same bytes are written."""
     import os
     import sys
