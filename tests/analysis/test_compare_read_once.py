@@ -8,7 +8,6 @@ sha256 before DuckDB opens it."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from collections import Counter, defaultdict
@@ -21,6 +20,7 @@ from click.testing import CliRunner
 from analysis import compare
 from analysis.studies.sample import data_dir
 from mjlog.cli import main
+from tests.sealed import damage
 
 DATA = data_dir()
 CAPS = DATA / "sweep" / "xuezhan-cap"
@@ -99,26 +99,10 @@ def test_first_walls_that_differ_are_read_again_for_their_tiles_alone(opened):
         assert _reads(counts, files[t]) == {1: len(files[t])}, t
 
 
-def _flip(run: Path, rehash: bool) -> Path:
-    """Zero 40 bytes inside the first hands file's pages (and, with ``rehash``, vouch
-    for the result in the manifest): the file DuckDB or the sha256 must refuse."""
-    f = run / "hands" / "part-00000.parquet"
-    data = bytearray(f.read_bytes())
-    data[100:140] = bytes(40)
-    f.write_bytes(bytes(data))
-    if rehash:
-        m = json.loads((run / "manifest.json").read_text())
-        for e in m["files"]:
-            if e["path"] == "hands/part-00000.parquet":
-                e["sha256"] = hashlib.sha256(bytes(data)).hexdigest()
-        (run / "manifest.json").write_text(json.dumps(m))
-    return f
-
-
 def _refused(tmp_path: Path, rehash: bool) -> tuple[str, Path]:
     run = tmp_path / "cap=4"
     shutil.copytree(CAPS / "cap=4", run)
-    f = _flip(run, rehash)
+    f = damage(run / "hands" / "part-00000.parquet", vouched_by=run if rehash else None)
     res = CliRunner().invoke(main, ["compare", str(CAPS / "cap=16"), str(run)])
     assert res.exit_code == 2, res.output
     (line,) = res.output.strip().splitlines()  # one line, no traceback

@@ -5,8 +5,6 @@ needs the wall still reads the files; a damaged file is refused in one line nami
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 from analysis import balance, queries
 from analysis.studies.sample import data_dir
 from mjlog.logio import LogError
+from tests.sealed import damage
 
 RUNS = [
     data_dir() / "yuxi",
@@ -90,15 +89,7 @@ def test_release_drops_the_copies_and_a_later_query_reads_the_files_again(tmp_pa
 
 def test_a_damaged_file_its_manifest_vouches_for_is_refused_in_one_line_naming_it(tmp_path):
     run = _copy_run(data_dir() / "yuxi", tmp_path)
-    f = run / "wins" / "part-00000.parquet"
-    data = bytearray(f.read_bytes())
-    data[100:140] = bytes(40)
-    f.write_bytes(bytes(data))
-    m = json.loads((run / "manifest.json").read_text())
-    for e in m["files"]:
-        if e["path"] == "wins/part-00000.parquet":
-            e["sha256"] = hashlib.sha256(bytes(data)).hexdigest()
-    (run / "manifest.json").write_text(json.dumps(m))
+    f = damage(run / "wins" / "part-00000.parquet", vouched_by=run)
     with pytest.raises(LogError) as e:
         queries.Runs(run).copy("wins")
     assert str(f) in str(e.value) and "\n" not in str(e.value)
@@ -106,10 +97,7 @@ def test_a_damaged_file_its_manifest_vouches_for_is_refused_in_one_line_naming_i
 
 def test_a_changed_file_is_refused_by_its_hash_before_it_is_copied(tmp_path):
     run = _copy_run(data_dir() / "yuxi", tmp_path)
-    f = run / "hands" / "part-00000.parquet"
-    data = bytearray(f.read_bytes())
-    data[100:140] = bytes(40)
-    f.write_bytes(bytes(data))
+    damage(run / "hands" / "part-00000.parquet")
     with pytest.raises(LogError, match="sha256"):
         queries.Runs(run).copy("hands")
 

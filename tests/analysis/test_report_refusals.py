@@ -7,7 +7,6 @@ which `--debug` then shows.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 
 from analysis.studies.sample import data_dir
 from tests.hostile import refused, run
+from tests.sealed import damage
 
 TINY = ["--matches", "2", "--hands-per-match", "2", "--seed", "3", "--workers", "1", "--quiet"]
 
@@ -86,10 +86,7 @@ def test_a_usage_error_is_still_no_bug(tmp_path):
 
 
 def test_a_changed_file_inside_a_sweep_is_named(sweep, tmp_path):
-    f = sweep / "cap=4" / "wins" / "part-00000.parquet"
-    data = bytearray(f.read_bytes())
-    data[100:140] = bytes(40)
-    f.write_bytes(bytes(data))
+    f = damage(sweep / "cap=4" / "wins" / "part-00000.parquet")
     refused(
         ["report", str(sweep), "--out", str(tmp_path / "r")],
         tmp_path,
@@ -101,15 +98,7 @@ def test_a_changed_file_inside_a_sweep_is_named(sweep, tmp_path):
 
 def test_an_unreadable_file_inside_a_sweep_is_named(sweep, tmp_path):
     # its manifest vouches for it (the hash matches), but it is no Parquet file
-    f = sweep / "cap=4" / "wins" / "part-00000.parquet"
-    data = bytearray(f.read_bytes())
-    data[100:140] = bytes(40)
-    f.write_bytes(bytes(data))
-    m = json.loads((sweep / "cap=4" / "manifest.json").read_text())
-    for e in m["files"]:
-        if e["path"] == "wins/part-00000.parquet":
-            e["sha256"] = hashlib.sha256(bytes(data)).hexdigest()
-    (sweep / "cap=4" / "manifest.json").write_text(json.dumps(m))
+    f = damage(sweep / "cap=4" / "wins" / "part-00000.parquet", vouched_by=sweep / "cap=4")
     refused(
         ["report", str(sweep), "--out", str(tmp_path / "r")],
         tmp_path,

@@ -20,6 +20,7 @@ from analysis import fonts, plots
 from analysis.studies.sample import data_dir
 from analysis.studies.tune import page
 from mjlog.cli import main
+from tests.sealed import damage
 
 TUNE = ["tune", "yuxi", "--vary", "base=1:10", "--vary", "points.qingyise=3/4:13/14"]
 TUNE += ["--target", "money_moved_per_hand=30±1", "--target", "pattern_rate[qidui]<=0.5"]
@@ -133,10 +134,7 @@ def test_a_changed_trial_run_is_named_not_drawn(tuned, tmp_path):
     # a trial's run is measured for its interval with its files verified
     d, _, _ = tuned
     shutil.copytree(d / "t", tmp_path / "t")
-    f = next((tmp_path / "t" / "trials" / "000").rglob("*.parquet"))
-    data = bytearray(f.read_bytes())
-    data[100:140] = bytes(40)
-    f.write_bytes(bytes(data))
+    f = damage(next((tmp_path / "t" / "trials" / "000").rglob("*.parquet")))
     r = CliRunner().invoke(main, ["report", str(tmp_path / "t"), "--out", str(tmp_path / "r")])
     assert r.exit_code == 2 and str(f) in r.output and len(r.output.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()
